@@ -1,0 +1,458 @@
+/**
+ * encodeRecord / decodeRecord: one record <-> one journal line (without the
+ * newline). For every line the format's writer produces,
+ * encodeRecord(decodeRecord(line)) === line.
+ */
+import { LogbookError } from './errors.js';
+import { quote } from './json-text.js';
+import { RawJson } from './raw-json.js';
+import {
+  PAYLOAD_KINDS,
+  PROTOCOL_IDS,
+  TERMINAL_REASONS,
+  VERSION,
+  payloadKind,
+  type AssistantPayload,
+  type Block,
+  type Fingerprint,
+  type JournalRecord,
+  type Message,
+  type MetaPayload,
+  type PayloadKind,
+  type TerminalPayload,
+  type ToolResultBody,
+  type ToolResultPayload,
+  type UserPayload,
+} from './records.js';
+
+// ---- encoding ---------------------------------------------------------------
+
+function int(n: number, what: string): string {
+  if (!Number.isSafeInteger(n) || n < 0) throw new TypeError(`${what} must be a non-negative integer, got ${n}`);
+  return String(n);
+}
+
+export function encodeToolResultBody(r: ToolResultBody): string {
+  return `{"tool_use_id":${quote(r.tool_use_id)},"content":${quote(r.content)}${r.is_error ? ',"is_error":true' : ''}}`;
+}
+
+export function encodeBlock(b: Block): string {
+  if ('text' in b) return `{"text":{"text":${quote(b.text.text)}}}`;
+  if ('tool_use' in b) {
+    const t = b.tool_use;
+    return `{"tool_use":{"id":${quote(t.id)},"name":${quote(t.name)},"input":${t.input.text}}}`;
+  }
+  if ('tool_result' in b) return `{"tool_result":${encodeToolResultBody(b.tool_result)}}`;
+  if ('thinking' in b) {
+    const { text, signature } = b.thinking;
+    const parts: string[] = [];
+    if (text) parts.push(`"text":${quote(text)}`);
+    if (signature) parts.push(`"signature":${quote(signature)}`);
+    return `{"thinking":{${parts.join(',')}}}`;
+  }
+  if ('provider' in b) return `{"provider":{"kind":${quote(b.provider.kind)},"raw":${b.provider.raw.text}}}`;
+  throw new TypeError('block has no known kind');
+}
+
+export function encodeMessage(m: Message): string {
+  return `{"role":${quote(m.role)},"content":[${m.content.map(encodeBlock).join(',')}]}`;
+}
+
+export function encodeFingerprint(f: Fingerprint): string {
+  return (
+    `{"provider":${quote(f.provider)},"model":${quote(f.model)},"system_hash":${quote(f.system_hash)},` +
+    `"tools_hash":${quote(f.tools_hash)},"thinking_mode":${quote(f.thinking_mode)},` +
+    `"max_tokens":${int(f.max_tokens, 'max_tokens')},"max_iterations":${int(f.max_iterations, 'max_iterations')}}`
+  );
+}
+
+function encodeMeta(m: MetaPayload): string {
+  if (m.version !== VERSION) {
+    throw new LogbookError('version', `refusing to write record format version ${m.version}; this build writes version ${VERSION}`);
+  }
+  return (
+    `{"version":${VERSION},"run_id":${quote(m.run_id)},"created":${quote(m.created)},` +
+    `"fingerprint":${encodeFingerprint(m.fingerprint)},"prompt":${quote(m.prompt)}${m.interactive ? ',"interactive":true' : ''}}`
+  );
+}
+
+function encodeAssistant(a: AssistantPayload): string {
+  let s = `{"iteration":${int(a.iteration, 'iteration')},"message":${encodeMessage(a.message)}`;
+  if (a.stop_reason) s += `,"stop_reason":${quote(a.stop_reason)}`;
+  s += `,"in_tokens":${int(a.in_tokens, 'in_tokens')},"out_tokens":${int(a.out_tokens, 'out_tokens')}`;
+  if (a.cache_read_tokens !== undefined) s += `,"cache_read_tokens":${int(a.cache_read_tokens, 'cache_read_tokens')}`;
+  if (a.cache_create_tokens !== undefined) s += `,"cache_create_tokens":${int(a.cache_create_tokens, 'cache_create_tokens')}`;
+  return `${s}}`;
+}
+
+function encodeToolResult(t: ToolResultPayload): string {
+  return `{"tool_use_id":${quote(t.tool_use_id)},"result":${encodeToolResultBody(t.result)}${t.remote ? ',"remote":true' : ''}}`;
+}
+
+export function encodeTerminal(t: TerminalPayload): string {
+  return `{"reason":${quote(t.reason)}${t.message ? `,"message":${quote(t.message)}` : ''}}`;
+}
+
+/** The record's journal line, without the trailing newline. */
+export function encodeRecord(record: JournalRecord): string {
+  const kind = payloadKind(record);
+  let body: string;
+  switch (kind) {
+    case 'meta':
+      body = encodeMeta((record as { meta: MetaPayload }).meta);
+      break;
+    case 'assistant':
+      body = encodeAssistant((record as { assistant: AssistantPayload }).assistant);
+      break;
+    case 'user':
+      body = `{"message":${encodeMessage((record as { user: UserPayload }).user.message)}}`;
+      break;
+    case 'tool_result':
+      body = encodeToolResult((record as { tool_result: ToolResultPayload }).tool_result);
+      break;
+    case 'terminal':
+      body = encodeTerminal((record as { terminal: TerminalPayload }).terminal);
+      break;
+  }
+  return `{"seq":${int(record.seq, 'seq')},"protocol":"${PROTOCOL_IDS[kind]}","${kind}":${body}}`;
+}
+
+// ---- decoding ---------------------------------------------------------------
+
+class Refusal extends Error {}
+
+function refuse(what: string): never {
+  throw new Refusal(what);
+}
+
+type Obj = Record<string, unknown>;
+
+function obj(v: unknown, what: string): Obj {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) refuse(`${what} must be an object`);
+  return v as Obj;
+}
+
+/** Refuses keys outside `allowed`; a record we cannot re-encode is not one we accept. */
+function keys(o: Obj, allowed: readonly string[], what: string): void {
+  for (const k in o) if (!allowed.includes(k)) refuse(`${what} has unknown field "${k}"`);
+}
+
+function str(o: Obj, k: string, what: string): string {
+  const v = o[k];
+  if (typeof v !== 'string') refuse(`${what}.${k} must be a string`);
+  return v;
+}
+
+function optStr(o: Obj, k: string, what: string): string | undefined {
+  return o[k] === undefined ? undefined : str(o, k, what);
+}
+
+function uint(o: Obj, k: string, what: string): number {
+  const v = o[k];
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) refuse(`${what}.${k} must be a non-negative integer`);
+  return v;
+}
+
+function optUint(o: Obj, k: string, what: string): number | undefined {
+  return o[k] === undefined ? undefined : uint(o, k, what);
+}
+
+function optBool(o: Obj, k: string, what: string): boolean | undefined {
+  const v = o[k];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'boolean') refuse(`${what}.${k} must be a boolean`);
+  return v;
+}
+
+/** Hands out the raw spans of a line in textual order, as blocks ask for them. */
+class RawSpans {
+  private next = 0;
+  constructor(private readonly spans: string[]) {}
+  take(what: string): RawJson {
+    const span = this.spans[this.next++];
+    if (span === undefined) refuse(`${what} has no raw JSON value`);
+    return RawJson.fromValidText(span);
+  }
+  assertAllTaken(): void {
+    if (this.next !== this.spans.length) refuse('raw JSON fields outside tool_use or provider blocks');
+  }
+}
+
+function decodeToolResultBody(v: unknown, what: string): ToolResultBody {
+  const o = obj(v, what);
+  keys(o, ['tool_use_id', 'content', 'is_error'], what);
+  const body: ToolResultBody = { tool_use_id: str(o, 'tool_use_id', what), content: str(o, 'content', what) };
+  if (optBool(o, 'is_error', what)) body.is_error = true;
+  return body;
+}
+
+function decodeBlock(v: unknown, raws: RawSpans, what: string): Block {
+  const o = obj(v, what);
+  const ks = Object.keys(o);
+  if (ks.length !== 1) refuse(`${what} must have exactly one key, has ${ks.length}`);
+  const kind = ks[0]!;
+  const body = obj(o[kind], `${what}.${kind}`);
+  const w = `${what}.${kind}`;
+  switch (kind) {
+    case 'text':
+      keys(body, ['text'], w);
+      return { text: { text: str(body, 'text', w) } };
+    case 'thinking': {
+      keys(body, ['text', 'signature'], w);
+      const thinking: { text?: string; signature?: string } = {};
+      const text = optStr(body, 'text', w);
+      const signature = optStr(body, 'signature', w);
+      if (text) thinking.text = text;
+      if (signature) thinking.signature = signature;
+      return { thinking };
+    }
+    case 'tool_use':
+      keys(body, ['id', 'name', 'input'], w);
+      if (!('input' in body)) refuse(`${w}.input is missing`);
+      return { tool_use: { id: str(body, 'id', w), name: str(body, 'name', w), input: raws.take(w) } };
+    case 'tool_result':
+      return { tool_result: decodeToolResultBody(body, w) };
+    case 'provider':
+      keys(body, ['kind', 'raw'], w);
+      if (!('raw' in body)) refuse(`${w}.raw is missing`);
+      return { provider: { kind: str(body, 'kind', w), raw: raws.take(w) } };
+    default:
+      return refuse(`${what} has unknown block kind "${kind}"`);
+  }
+}
+
+function decodeMessage(v: unknown, raws: RawSpans, what: string): Message {
+  const o = obj(v, what);
+  keys(o, ['role', 'content'], what);
+  const role = str(o, 'role', what);
+  if (role !== 'user' && role !== 'assistant') refuse(`${what}.role must be "user" or "assistant"`);
+  const content = o.content;
+  if (!Array.isArray(content)) refuse(`${what}.content must be an array`);
+  return { role, content: content.map((b, i) => decodeBlock(b, raws, `${what}.content[${i}]`)) };
+}
+
+function decodeFingerprint(v: unknown): Fingerprint {
+  const w = 'meta.fingerprint';
+  const o = obj(v, w);
+  keys(o, ['provider', 'model', 'system_hash', 'tools_hash', 'thinking_mode', 'max_tokens', 'max_iterations'], w);
+  return {
+    provider: str(o, 'provider', w),
+    model: str(o, 'model', w),
+    system_hash: str(o, 'system_hash', w),
+    tools_hash: str(o, 'tools_hash', w),
+    thinking_mode: str(o, 'thinking_mode', w),
+    max_tokens: uint(o, 'max_tokens', w),
+    max_iterations: uint(o, 'max_iterations', w),
+  };
+}
+
+function decodeMeta(v: unknown): MetaPayload {
+  const o = obj(v, 'meta');
+  keys(o, ['version', 'run_id', 'created', 'fingerprint', 'prompt', 'interactive'], 'meta');
+  const version = uint(o, 'version', 'meta');
+  if (version !== VERSION) {
+    throw new LogbookError(
+      'version',
+      `journal is record format version ${version}; this build reads only version ${VERSION}`,
+    );
+  }
+  const meta: MetaPayload = {
+    version,
+    run_id: str(o, 'run_id', 'meta'),
+    created: str(o, 'created', 'meta'),
+    fingerprint: decodeFingerprint(o.fingerprint),
+    prompt: str(o, 'prompt', 'meta'),
+  };
+  if (optBool(o, 'interactive', 'meta')) meta.interactive = true;
+  return meta;
+}
+
+function decodeAssistant(v: unknown, raws: RawSpans): AssistantPayload {
+  const w = 'assistant';
+  const o = obj(v, w);
+  keys(o, ['iteration', 'message', 'stop_reason', 'in_tokens', 'out_tokens', 'cache_read_tokens', 'cache_create_tokens'], w);
+  const a: AssistantPayload = {
+    iteration: uint(o, 'iteration', w),
+    message: decodeMessage(o.message, raws, `${w}.message`),
+    in_tokens: uint(o, 'in_tokens', w),
+    out_tokens: uint(o, 'out_tokens', w),
+  };
+  const stop = optStr(o, 'stop_reason', w);
+  if (stop) a.stop_reason = stop;
+  const cacheRead = optUint(o, 'cache_read_tokens', w);
+  const cacheCreate = optUint(o, 'cache_create_tokens', w);
+  if (cacheRead !== undefined) a.cache_read_tokens = cacheRead;
+  if (cacheCreate !== undefined) a.cache_create_tokens = cacheCreate;
+  if (a.message.role !== 'assistant') refuse('assistant.message.role must be "assistant"');
+  return a;
+}
+
+function decodeUser(v: unknown, raws: RawSpans): UserPayload {
+  const o = obj(v, 'user');
+  keys(o, ['message'], 'user');
+  const message = decodeMessage(o.message, raws, 'user.message');
+  if (message.role !== 'user') refuse('user.message.role must be "user"');
+  return { message };
+}
+
+function decodeToolResult(v: unknown): ToolResultPayload {
+  const w = 'tool_result';
+  const o = obj(v, w);
+  keys(o, ['tool_use_id', 'result', 'remote'], w);
+  const t: ToolResultPayload = {
+    tool_use_id: str(o, 'tool_use_id', w),
+    result: decodeToolResultBody(o.result, `${w}.result`),
+  };
+  if (optBool(o, 'remote', w)) t.remote = true;
+  return t;
+}
+
+function decodeTerminal(v: unknown): TerminalPayload {
+  const o = obj(v, 'terminal');
+  keys(o, ['reason', 'message'], 'terminal');
+  const reason = str(o, 'reason', 'terminal');
+  if (!(TERMINAL_REASONS as readonly string[]).includes(reason)) {
+    refuse(`terminal.reason "${reason}" is not one of ${TERMINAL_REASONS.join(', ')}`);
+  }
+  const t: TerminalPayload = { reason: reason as TerminalPayload['reason'] };
+  const message = optStr(o, 'message', 'terminal');
+  if (message) t.message = message;
+  return t;
+}
+
+const KIND_BY_PROTOCOL = new Map<string, PayloadKind>(PAYLOAD_KINDS.map((k) => [PROTOCOL_IDS[k], k]));
+
+/**
+ * Parses one journal line into a record, refusing anything that is not exactly
+ * one well-typed record: no payload, two payloads, a payload that does not match
+ * its protocol, an unknown field. Errors carry code `corrupt` (or `version` for a
+ * meta of another format version).
+ */
+export function decodeRecord(line: string): JournalRecord {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch (err) {
+    throw new LogbookError('corrupt', `not a JSON record: ${(err as Error).message}`, { cause: err });
+  }
+  try {
+    return decodeParsed(parsed, line);
+  } catch (err) {
+    if (err instanceof Refusal) throw new LogbookError('corrupt', `invalid record: ${err.message}`);
+    throw err;
+  }
+}
+
+function decodeParsed(parsed: unknown, line: string): JournalRecord {
+  const o = obj(parsed, 'record');
+  const seq = uint(o, 'seq', 'record');
+  const protocol = str(o, 'protocol', 'record');
+  const kind = KIND_BY_PROTOCOL.get(protocol);
+  if (kind === undefined) refuse(`unknown protocol "${protocol}"`);
+  let payloads = 0;
+  for (const k in o) {
+    if (k === 'seq' || k === 'protocol') continue;
+    if (!(PAYLOAD_KINDS as readonly string[]).includes(k)) refuse(`unknown field "${k}"`);
+    payloads++;
+  }
+  if (payloads === 0) refuse(`no payload (protocol ${protocol} needs "${kind}")`);
+  if (payloads > 1) refuse('more than one payload');
+  if (!(kind in o)) refuse(`payload does not match protocol ${protocol}`);
+
+  switch (kind) {
+    case 'meta':
+      return { seq, meta: decodeMeta(o.meta) };
+    case 'tool_result':
+      return { seq, tool_result: decodeToolResult(o.tool_result) };
+    case 'terminal':
+      return { seq, terminal: decodeTerminal(o.terminal) };
+    case 'assistant': {
+      const raws = new RawSpans(rawSpans(line));
+      const record = { seq, assistant: decodeAssistant(o.assistant, raws) };
+      raws.assertAllTaken();
+      return record;
+    }
+    case 'user': {
+      const raws = new RawSpans(rawSpans(line));
+      const record = { seq, user: decodeUser(o.user, raws) };
+      raws.assertAllTaken();
+      return record;
+    }
+  }
+}
+
+// ---- raw spans ----------------------------------------------------------------
+
+/** Index just past the string literal whose opening quote is at `start`. */
+function stringEnd(text: string, start: number): number {
+  let i = start;
+  for (;;) {
+    i = text.indexOf('"', i + 1);
+    if (i < 0) return text.length;
+    let backslashes = 0;
+    for (let j = i - 1; text.charCodeAt(j) === 0x5c; j--) backslashes++;
+    if (backslashes % 2 === 0) return i + 1;
+  }
+}
+
+/** Index just past the JSON value starting at `start` (after any whitespace). */
+function valueEnd(text: string, start: number): number {
+  const c = text.charCodeAt(start);
+  if (c === 0x22) return stringEnd(text, start);
+  if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+    let depth = 0;
+    for (let i = start; i < text.length; i++) {
+      const d = text.charCodeAt(i);
+      if (d === 0x22) i = stringEnd(text, i) - 1;
+      else if (d === 0x7b || d === 0x5b) depth++;
+      else if (d === 0x7d || d === 0x5d) {
+        if (--depth === 0) return i + 1;
+      }
+    }
+    return text.length;
+  }
+  let i = start;
+  while (i < text.length) {
+    const d = text.charCodeAt(i);
+    if (d === 0x2c || d === 0x7d || d === 0x5d || d === 0x20 || d === 0x09 || d === 0x0a || d === 0x0d) break;
+    i++;
+  }
+  return i;
+}
+
+function skipSpace(text: string, i: number): number {
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) break;
+    i++;
+  }
+  return i;
+}
+
+/**
+ * The text of every `"input":` and `"raw":` value in a line that JSON.parse
+ * accepted, in textual order, without descending into them. Outside raw values
+ * those keys occur only in tool_use and provider blocks, and textual order is the
+ * order in which decoding meets those blocks.
+ */
+function rawSpans(line: string): string[] {
+  const spans: string[] = [];
+  if (!line.includes('"input"') && !line.includes('"raw"')) return spans;
+  let i = line.indexOf('"');
+  while (i >= 0) {
+    const end = stringEnd(line, i);
+    const len = end - i;
+    if ((len === 7 && line.startsWith('"input"', i)) || (len === 5 && line.startsWith('"raw"', i))) {
+      const colon = skipSpace(line, end);
+      if (line.charCodeAt(colon) === 0x3a /* : */) {
+        const start = skipSpace(line, colon + 1);
+        const stop = valueEnd(line, start);
+        spans.push(line.slice(start, stop));
+        i = line.indexOf('"', stop);
+        continue;
+      }
+    }
+    i = line.indexOf('"', end);
+  }
+  return spans;
+}

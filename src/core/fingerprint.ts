@@ -1,0 +1,81 @@
+/**
+ * The fingerprint records the configuration a journal was written against, so a
+ * resume can refuse to continue a conversation the current config cannot honour.
+ * The system prompt is only ever hashed: its text never reaches a journal.
+ */
+import { createHash } from 'node:crypto';
+import { canonicalJson } from './json-text.js';
+import type { Fingerprint } from './records.js';
+
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+export function systemHash(systemPrompt: string): string {
+  return sha256Hex(systemPrompt);
+}
+
+/** What the model is told about a tool; all of it is part of the tool set's identity. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  input_schema: unknown;
+}
+
+/**
+ * Hash of the tool set as the model sees it, independent of declaration order and
+ * of key order inside schemas: the definitions sorted by name, each serialized
+ * with sorted keys.
+ */
+export function toolsHash(tools: readonly ToolDefinition[]): string {
+  const sorted = [...tools]
+    .map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return sha256Hex(canonicalJson(sorted));
+}
+
+export interface FingerprintInput {
+  provider: string;
+  model: string;
+  systemPrompt: string;
+  tools: readonly ToolDefinition[];
+  thinkingMode: string;
+  maxTokens: number;
+  maxIterations: number;
+}
+
+export function computeFingerprint(input: FingerprintInput): Fingerprint {
+  return {
+    provider: input.provider,
+    model: input.model,
+    system_hash: systemHash(input.systemPrompt),
+    tools_hash: toolsHash(input.tools),
+    thinking_mode: input.thinkingMode,
+    max_tokens: input.maxTokens,
+    max_iterations: input.maxIterations,
+  };
+}
+
+/**
+ * One line per forceable difference, journal value first. The provider is left
+ * out on purpose: a provider change is its own, unforceable gate.
+ */
+export function fingerprintDiff(recorded: Fingerprint, current: Fingerprint): string[] {
+  const diff: string[] = [];
+  if (recorded.model !== current.model) diff.push(`model: ${recorded.model} -> ${current.model}`);
+  if (recorded.system_hash !== current.system_hash) diff.push('system prompt: changed');
+  if (recorded.tools_hash !== current.tools_hash) diff.push('tool set: changed');
+  if (recorded.thinking_mode !== current.thinking_mode) {
+    diff.push(`thinking: ${recorded.thinking_mode} -> ${current.thinking_mode}`);
+  }
+  if (recorded.max_tokens !== current.max_tokens) diff.push(`max_tokens: ${recorded.max_tokens} -> ${current.max_tokens}`);
+  if (recorded.max_iterations !== current.max_iterations) {
+    diff.push(`max_iterations: ${recorded.max_iterations} -> ${current.max_iterations}`);
+  }
+  return diff;
+}
+
+/** Equal in everything a resume may be forced past; the provider is not compared. */
+export function fingerprintsEqual(recorded: Fingerprint, current: Fingerprint): boolean {
+  return fingerprintDiff(recorded, current).length === 0;
+}

@@ -1,0 +1,52 @@
+/**
+ * The resume gates, in their fixed order. Each refusal is a typed error a person
+ * can act on. The order matters: the provider is checked before drift so its
+ * message is unambiguous, and it is the one change --force cannot override.
+ */
+import { LogbookError } from './errors.js';
+import { fingerprintDiff } from './fingerprint.js';
+import type { RunState } from './fold.js';
+import type { Fingerprint } from './records.js';
+
+export interface ResumeRequest {
+  /** The fingerprint of the configuration the resume would run with. */
+  fingerprint: Fingerprint;
+  interactive: boolean;
+  /** Accept configuration drift other than a provider change. */
+  force: boolean;
+}
+
+export function checkResume(state: RunState, req: ResumeRequest): void {
+  const id = state.run_id;
+
+  if (state.terminal?.reason === 'completed') {
+    throw new LogbookError('already_completed', `run ${id} already completed; start a new run instead of resuming it`);
+  }
+
+  if (state.interactive !== req.interactive) {
+    throw new LogbookError(
+      'interactivity_mismatch',
+      state.interactive
+        ? `run ${id} is an interactive chat; resume it with --chat`
+        : `run ${id} is a one-shot run; resume it without --chat`,
+    );
+  }
+
+  const recorded = state.fingerprint;
+  if (recorded.provider !== req.fingerprint.provider) {
+    throw new LogbookError(
+      'provider_changed',
+      `run ${id} was written with provider ${recorded.provider}, the config now uses ${req.fingerprint.provider}; ` +
+        `a conversation cannot move between providers (--force does not apply)`,
+    );
+  }
+
+  const diff = fingerprintDiff(recorded, req.fingerprint);
+  if (diff.length > 0 && !req.force) {
+    throw new LogbookError(
+      'config_drift',
+      `run ${id} was written with a different configuration (${diff.join('; ')}); ` +
+        `restore it, or pass --force to resume anyway`,
+    );
+  }
+}

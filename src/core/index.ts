@@ -1,0 +1,14 @@
+/** The pure core: record format, codec, fold, fingerprint, gates, id and append rules. No IO. */
+export * from './errors.js';
+export * from './records.js';
+export { RawJson } from './raw-json.js';
+export { quote, canonicalRawText, canonicalJson } from './json-text.js';
+export { encodeRecord, decodeRecord, encodeMessage, encodeBlock } from './codec.js';
+export { parseJournal, type ParsedJournal } from './journal-text.js';
+export * from './fold.js';
+export * from './fingerprint.js';
+export * from './gates.js';
+export { checkAppend, type AppendDecision } from './append.js';
+export { validateId, isValidId, MAX_ID_LENGTH } from './ids.js';
+export { defaultDir, runsDir } from './paths.js';
+export { stateToJson } from './state-json.js';

@@ -1,0 +1,52 @@
+import { LogbookError } from './errors.js';
+import { canonicalRawText } from './json-text.js';
+
+/**
+ * JSON carried as text (tool `input`, provider `raw`). It is never parsed into JS
+ * values and re-serialized on the way through a journal, so key order, big
+ * integers and number spellings such as `1.0` survive byte for byte.
+ */
+export class RawJson {
+  private constructor(
+    /** Canonical JSON text: compact, with the format's extra escapes. */
+    readonly text: string,
+  ) {}
+
+  /** From JSON text as received (a provider's bytes, a journal line); validated. */
+  static fromText(text: string): RawJson {
+    try {
+      JSON.parse(text);
+    } catch (err) {
+      throw new LogbookError('corrupt', `not valid JSON: ${(err as Error).message}`, { cause: err });
+    }
+    return new RawJson(canonicalRawText(text));
+  }
+
+  /**
+   * From text already known to be one well-formed JSON value, such as a span of a
+   * line that JSON.parse accepted as a whole. Skips re-validation on the hot path.
+   */
+  static fromValidText(text: string): RawJson {
+    return new RawJson(canonicalRawText(text));
+  }
+
+  /** From a JS value (a tool's input built in code). */
+  static fromValue(value: unknown): RawJson {
+    const text = JSON.stringify(value);
+    if (text === undefined) throw new TypeError('value has no JSON representation');
+    return new RawJson(canonicalRawText(text));
+  }
+
+  /** The value as plain JS (big integers lose precision here, not in the journal). */
+  value(): unknown {
+    return JSON.parse(this.text);
+  }
+
+  equals(other: RawJson): boolean {
+    return this.text === other.text;
+  }
+
+  toString(): string {
+    return this.text;
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * The journal record format, version 3 (spec/record-format.md).
+ *
+ * Types that are written to a journal keep the format's own snake_case keys, so a
+ * value's shape is its bytes' shape and nothing translates between the two.
+ */
+import type { RawJson } from './raw-json.js';
+
+/** The only record format version this build reads or writes. */
+export const VERSION = 3;
+
+/**
+ * Protocol ids live under the A2A session namespace. Spelled out here rather than
+ * imported, so storage does not depend on a protocol package; it must track it.
+ */
+export const PROTOCOL_NAMESPACE = 'io.choria.fisk-ai.v1.session';
+
+export const PAYLOAD_KINDS = ['meta', 'assistant', 'user', 'tool_result', 'terminal'] as const;
+export type PayloadKind = (typeof PAYLOAD_KINDS)[number];
+
+export const PROTOCOL_IDS: { readonly [K in PayloadKind]: `${typeof PROTOCOL_NAMESPACE}.${K}` } = {
+  meta: `${PROTOCOL_NAMESPACE}.meta`,
+  assistant: `${PROTOCOL_NAMESPACE}.assistant`,
+  user: `${PROTOCOL_NAMESPACE}.user`,
+  tool_result: `${PROTOCOL_NAMESPACE}.tool_result`,
+  terminal: `${PROTOCOL_NAMESPACE}.terminal`,
+};
+
+export type ProtocolId = (typeof PROTOCOL_IDS)[PayloadKind];
+
+// ---- messages (provider-neutral) -------------------------------------------
+
+export interface TextBlock {
+  text: { text: string };
+}
+export interface ThinkingBlock {
+  /** Either part may be absent: redacted or signature-only thinking. */
+  thinking: { text?: string; signature?: string };
+}
+export interface ToolUseBlock {
+  tool_use: { id: string; name: string; input: RawJson };
+}
+export interface ToolResultBody {
+  tool_use_id: string;
+  content: string;
+  is_error?: boolean;
+}
+export interface ToolResultBlock {
+  tool_result: ToolResultBody;
+}
+/** A provider's own block (server tool, redacted thinking), carried verbatim. */
+export interface ProviderBlock {
+  provider: { kind: string; raw: RawJson };
+}
+
+export type Block = TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock | ProviderBlock;
+export type BlockKind = 'text' | 'thinking' | 'tool_use' | 'tool_result' | 'provider';
+
+export type Role = 'user' | 'assistant';
+
+export interface Message {
+  role: Role;
+  content: Block[];
+}
+
+// ---- payloads ---------------------------------------------------------------
+
+export type ThinkingMode = 'off' | 'summarized';
+
+/** The configuration a journal was written against; see fingerprint.ts. */
+export interface Fingerprint {
+  provider: string;
+  model: string;
+  system_hash: string;
+  tools_hash: string;
+  thinking_mode: string;
+  max_tokens: number;
+  max_iterations: number;
+}
+
+export interface MetaPayload {
+  version: number;
+  run_id: string;
+  /** RFC 3339 with fractional seconds, kept as the string that was read. */
+  created: string;
+  fingerprint: Fingerprint;
+  prompt: string;
+  interactive?: boolean;
+}
+
+export interface AssistantPayload {
+  iteration: number;
+  message: Message;
+  stop_reason?: string;
+  in_tokens: number;
+  out_tokens: number;
+  /** Absent and zero are different bytes, so absence is kept; it folds as 0. */
+  cache_read_tokens?: number;
+  cache_create_tokens?: number;
+}
+
+export interface UserPayload {
+  /** Only the newly typed blocks, never a merged view. */
+  message: Message;
+}
+
+export interface ToolResultPayload {
+  tool_use_id: string;
+  result: ToolResultBody;
+  remote?: boolean;
+}
+
+export const TERMINAL_REASONS = ['completed', 'suspended', 'error', 'budget', 'max_iterations'] as const;
+export type TerminalReason = (typeof TERMINAL_REASONS)[number];
+
+export interface TerminalPayload {
+  reason: TerminalReason;
+  message?: string;
+}
+
+export type Payload =
+  | { meta: MetaPayload }
+  | { assistant: AssistantPayload }
+  | { user: UserPayload }
+  | { tool_result: ToolResultPayload }
+  | { terminal: TerminalPayload };
+
+/** One journal record: a sequence number and exactly one payload. */
+export type JournalRecord = { seq: number } & Payload;
+
+export function payloadKind(p: Payload): PayloadKind {
+  if ('assistant' in p) return 'assistant';
+  if ('tool_result' in p) return 'tool_result';
+  if ('user' in p) return 'user';
+  if ('terminal' in p) return 'terminal';
+  return 'meta';
+}
+
+export function blockKind(b: Block): BlockKind {
+  if ('text' in b) return 'text';
+  if ('tool_use' in b) return 'tool_use';
+  if ('tool_result' in b) return 'tool_result';
+  if ('thinking' in b) return 'thinking';
+  return 'provider';
+}
+
+/** The tool_use blocks of a message, in order. */
+export function toolUses(message: Message): ToolUseBlock['tool_use'][] {
+  const out: ToolUseBlock['tool_use'][] = [];
+  for (const b of message.content) if ('tool_use' in b) out.push(b.tool_use);
+  return out;
+}

@@ -1,0 +1,30 @@
+/**
+ * The folded state as one JSON object, in the spec's Fold keys, with raw JSON
+ * (`input`, `raw`) written as carried. This is `session show --json`.
+ */
+import { encodeFingerprint, encodeMessage, encodeTerminal, encodeToolResultBody } from './codec.js';
+import type { RunState } from './fold.js';
+import { quote } from './json-text.js';
+
+export function stateToJson(state: RunState, extra: { created?: string; updated?: string } = {}): string {
+  const p = state.pending;
+  const pending =
+    p === null
+      ? 'null'
+      : `{"assistant":${encodeMessage(p.assistant)},"iteration":${p.iteration},"stop_reason":${quote(p.stop_reason)},` +
+        `"results":[${p.results.map(encodeToolResultBody).join(',')}],"answered":[${p.answered.map(quote).join(',')}]}`;
+  const terminal = state.terminal === null ? 'null' : encodeTerminal(state.terminal);
+  const c = state.counters;
+  const counters =
+    `{"llm_calls":${c.llm_calls},"tool_calls":${c.tool_calls},"remote_tool_calls":${c.remote_tool_calls},` +
+    `"in_tokens":${c.in_tokens},"out_tokens":${c.out_tokens},"cache_read_tokens":${c.cache_read_tokens},` +
+    `"cache_create_tokens":${c.cache_create_tokens}}`;
+  let out =
+    `{"run_id":${quote(state.run_id)},"version":${state.version},"fingerprint":${encodeFingerprint(state.fingerprint)},` +
+    `"prompt":${quote(state.prompt)},"interactive":${state.interactive},` +
+    `"messages":[${state.messages.map(encodeMessage).join(',')}],"pending":${pending},"counters":${counters},` +
+    `"next_iteration":${state.next_iteration},"last_stop_reason":${quote(state.last_stop_reason)},"terminal":${terminal}`;
+  if (extra.created !== undefined) out += `,"created":${quote(extra.created)}`;
+  if (extra.updated !== undefined) out += `,"updated":${quote(extra.updated)}`;
+  return `${out}}`;
+}

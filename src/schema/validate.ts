@@ -1,0 +1,51 @@
+/**
+ * The published JSON Schemas (2020-12) of the five record kinds, and a validator.
+ * Not on any read or write path (the codec is the authority there); it is the
+ * contract for other consumers of journals, and the tests hold every record this
+ * project writes, and every fixture, to it.
+ */
+import { createRequire } from 'node:module';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { PAYLOAD_KINDS, PROTOCOL_IDS, type PayloadKind } from '../core/index.js';
+
+const require = createRequire(import.meta.url);
+
+export type RecordSchemaName = PayloadKind | 'common';
+
+/** A schema document as shipped in the package's `schemas/` directory. */
+export function recordSchema(name: RecordSchemaName): Record<string, unknown> {
+  return require(`../../schemas/${name}.json`) as Record<string, unknown>;
+}
+
+let validators: Map<string, ValidateFunction> | null = null;
+
+function compiled(): Map<string, ValidateFunction> {
+  if (validators !== null) return validators;
+  const ajv = new Ajv2020({ allErrors: true, strict: true });
+  ajv.addFormat('date-time', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/);
+  ajv.addSchema(recordSchema('common'));
+  validators = new Map(PAYLOAD_KINDS.map((kind) => [PROTOCOL_IDS[kind], ajv.compile(recordSchema(kind))]));
+  return validators;
+}
+
+export type ValidationResult = { valid: true } | { valid: false; errors: string[] };
+
+/** Validates one record, given as a journal line or as parsed JSON. */
+export function validateRecord(record: string | unknown): ValidationResult {
+  let value: unknown = record;
+  if (typeof record === 'string') {
+    try {
+      value = JSON.parse(record);
+    } catch (err) {
+      return { valid: false, errors: [`not JSON: ${(err as Error).message}`] };
+    }
+  }
+  const protocol = (value as { protocol?: unknown } | null)?.protocol;
+  const validate = typeof protocol === 'string' ? compiled().get(protocol) : undefined;
+  if (validate === undefined) return { valid: false, errors: [`unknown protocol ${JSON.stringify(protocol)}`] };
+  if (validate(value)) return { valid: true };
+  return {
+    valid: false,
+    errors: (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`),
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * Exclusive, non-blocking advisory locks on a lock file, through flock(2).
+ *
+ * A flock belongs to the open file description, so a second open of the same
+ * lock file fails whether it comes from this process or another, and the kernel
+ * drops the lock when its holder exits or is killed: a crashed run never needs
+ * unlocking. Because of that, a refusal cannot say who holds the lock.
+ */
+import { closeSync, openSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { LogbookError } from '../../core/index.js';
+
+interface FlockAddon {
+  tryLockExclusive(fd: number): number;
+  unlock(fd: number): number;
+  EWOULDBLOCK: number;
+}
+
+let addon: FlockAddon | null = null;
+
+function flock(): FlockAddon {
+  if (addon !== null) return addon;
+  if (process.platform === 'win32') {
+    // No flock here: this stub does not exclude. On such platforms the operator
+    // must not resume one run twice at the same time.
+    addon = { tryLockExclusive: () => 0, unlock: () => 0, EWOULDBLOCK: -1 };
+    return addon;
+  }
+  try {
+    addon = createRequire(import.meta.url)('../../../build/Release/flock.node') as FlockAddon;
+  } catch (err) {
+    throw new LogbookError(
+      'unavailable',
+      'the file store lock addon is not built; run `npm rebuild` in the logbook package (needs python3, make and a C compiler)',
+      { cause: err },
+    );
+  }
+  return addon;
+}
+
+export class LockHeld extends Error {}
+
+export interface FileLock {
+  release(): void;
+}
+
+/** Takes the lock on `path` (created 0600 if absent) or throws `locked`. */
+export function acquireLock(path: string): FileLock {
+  const lib = flock();
+  const fd = openSync(path, 'a', 0o600);
+  const rc = lib.tryLockExclusive(fd);
+  if (rc !== 0) {
+    closeSync(fd);
+    if (rc === lib.EWOULDBLOCK) {
+      throw new LogbookError('locked', 'run is locked by another writer; wait for it to finish, or stop it first');
+    }
+    throw new LogbookError('unavailable', `cannot lock ${path}: flock failed with errno ${rc}`);
+  }
+  let held = true;
+  return {
+    release(): void {
+      if (!held) return;
+      held = false;
+      closeSync(fd); // closing the descriptor is what releases the lock
+    },
+  };
+}

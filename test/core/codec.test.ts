@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import {
+  LogbookError,
+  PROTOCOL_IDS,
+  RawJson,
+  decodeRecord,
+  encodeRecord,
+  type JournalRecord,
+} from '../../src/index.js';
+
+const FP =
+  '{"provider":"script","model":"m","system_hash":"' +
+  'a'.repeat(64) +
+  '","tools_hash":"' +
+  'b'.repeat(64) +
+  '","thinking_mode":"off","max_tokens":10,"max_iterations":5}';
+
+function metaLine(version = 3): string {
+  return `{"seq":1,"protocol":"${PROTOCOL_IDS.meta}","meta":{"version":${version},"run_id":"r1","created":"2026-11-30T01:02:03.12Z","fingerprint":${FP},"prompt":"p"}}`;
+}
+
+function codeOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof LogbookError) return err.code;
+    throw err;
+  }
+  return 'no error';
+}
+
+describe('encodeRecord', () => {
+  it('writes keys in format order with no whitespace and omits empty optional fields', () => {
+    const rec: JournalRecord = {
+      seq: 2,
+      assistant: {
+        iteration: 0,
+        message: { role: 'assistant', content: [{ text: { text: 'hi' } }, { thinking: { signature: 'c2ln' } }] },
+        in_tokens: 3,
+        out_tokens: 4,
+      },
+    };
+    expect(encodeRecord(rec)).toBe(
+      `{"seq":2,"protocol":"${PROTOCOL_IDS.assistant}","assistant":{"iteration":0,"message":{"role":"assistant","content":[{"text":{"text":"hi"}},{"thinking":{"signature":"c2ln"}}]},"in_tokens":3,"out_tokens":4}}`,
+    );
+  });
+
+  it('keeps zero cache counts that are present, because absence is different bytes', () => {
+    const line = encodeRecord({
+      seq: 2,
+      assistant: {
+        iteration: 0,
+        message: { role: 'assistant', content: [] },
+        in_tokens: 1,
+        out_tokens: 1,
+        cache_read_tokens: 0,
+        cache_create_tokens: 0,
+      },
+    });
+    expect(line).toContain('"cache_read_tokens":0,"cache_create_tokens":0');
+  });
+
+  it('escapes <, >, &, U+2028 and U+2029 in strings and in raw JSON, lowercase hex', () => {
+    const line = encodeRecord({
+      seq: 2,
+      assistant: {
+        iteration: 0,
+        message: {
+          role: 'assistant',
+          content: [
+            { text: { text: 'a<b>&\u2028\u2029\n\t"\\' } },
+            { tool_use: { id: 't', name: 'n', input: RawJson.fromText('{ "s" : "<x>" ,\n "n": 1.0 }') } },
+          ],
+        },
+        in_tokens: 0,
+        out_tokens: 0,
+      },
+    });
+    expect(line).toContain('"text":"a\\u003cb\\u003e\\u0026\\u2028\\u2029\\n\\t\\"\\\\"');
+    expect(line).toContain('"input":{"s":"\\u003cx\\u003e","n":1.0}');
+    expect(line).not.toMatch(/[<>&\u2028\u2029]/);
+  });
+
+  it('refuses to write a meta of another format version', () => {
+    const rec = decodeRecord(metaLine()) as { seq: number; meta: { version: number } };
+    expect(codeOf(() => encodeRecord({ ...rec, meta: { ...rec.meta, version: 4 } } as JournalRecord))).toBe('version');
+    expect(codeOf(() => encodeRecord({ ...rec, meta: { ...rec.meta, version: 2 } } as JournalRecord))).toBe('version');
+  });
+});
+
+describe('decodeRecord', () => {
+  it('carries tool input and provider raw as the exact JSON text', () => {
+    const input = '{"z":1,"a":1.0,"e":1e3,"big":12345678901234567890,"nested":{"input":[1,{"raw":"x"}]},"s":"\\"input\\":"}';
+    const raw = '{"id":"srv","input":{"q":"\\u0041"}}';
+    const line = `{"seq":2,"protocol":"${PROTOCOL_IDS.assistant}","assistant":{"iteration":0,"message":{"role":"assistant","content":[{"tool_use":{"id":"t1","name":"calc","input":${input}}},{"provider":{"kind":"server_tool_use","raw":${raw}}},{"tool_use":{"id":"t2","name":"n","input":"str"}}]},"in_tokens":1,"out_tokens":2}}`;
+    const rec = decodeRecord(line) as Extract<JournalRecord, { assistant: unknown }>;
+    const [a, b, c] = rec.assistant.message.content as unknown as [
+      { tool_use: { input: RawJson } },
+      { provider: { raw: RawJson } },
+      { tool_use: { input: RawJson } },
+    ];
+    expect(a.tool_use.input.text).toBe(input);
+    expect(b.provider.raw.text).toBe(raw);
+    expect(c.tool_use.input.text).toBe('"str"');
+    expect(encodeRecord(rec)).toBe(line);
+  });
+
+  it('accepts insignificant whitespace and writes it back canonical', () => {
+    const line = `{ "seq" : 1 , "protocol":"${PROTOCOL_IDS.terminal}", "terminal": { "reason": "completed" } }`.replace('1 ,', '3 ,');
+    expect(encodeRecord(decodeRecord(line))).toBe(`{"seq":3,"protocol":"${PROTOCOL_IDS.terminal}","terminal":{"reason":"completed"}}`);
+  });
+
+  it.each([
+    ['no payload', `{"seq":2,"protocol":"${PROTOCOL_IDS.terminal}"}`],
+    ['two payloads', `{"seq":2,"protocol":"${PROTOCOL_IDS.terminal}","terminal":{"reason":"completed"},"user":{"message":{"role":"user","content":[]}}}`],
+    ['payload not matching protocol', `{"seq":2,"protocol":"${PROTOCOL_IDS.terminal}","user":{"message":{"role":"user","content":[]}}}`],
+    ['unknown protocol', '{"seq":2,"protocol":"io.example.other","terminal":{"reason":"completed"}}'],
+    ['seq as a string', `{"seq":"2","protocol":"${PROTOCOL_IDS.terminal}","terminal":{"reason":"completed"}}`],
+    ['negative seq', `{"seq":-1,"protocol":"${PROTOCOL_IDS.terminal}","terminal":{"reason":"completed"}}`],
+    ['fractional tokens', `{"seq":2,"protocol":"${PROTOCOL_IDS.assistant}","assistant":{"iteration":0,"message":{"role":"assistant","content":[]},"in_tokens":1.5,"out_tokens":1}}`],
+    ['unknown terminal reason', `{"seq":2,"protocol":"${PROTOCOL_IDS.terminal}","terminal":{"reason":"bored"}}`],
+    ['unknown field', `{"seq":2,"protocol":"${PROTOCOL_IDS.terminal}","terminal":{"reason":"completed","why":"x"}}`],
+    ['block with two kinds', `{"seq":2,"protocol":"${PROTOCOL_IDS.user}","user":{"message":{"role":"user","content":[{"text":{"text":"a"},"thinking":{}}]}}}`],
+    ['unknown block kind', `{"seq":2,"protocol":"${PROTOCOL_IDS.user}","user":{"message":{"role":"user","content":[{"image":{}}]}}}`],
+    ['user payload with an assistant message', `{"seq":2,"protocol":"${PROTOCOL_IDS.user}","user":{"message":{"role":"assistant","content":[]}}}`],
+    ['tool_use without input', `{"seq":2,"protocol":"${PROTOCOL_IDS.assistant}","assistant":{"iteration":0,"message":{"role":"assistant","content":[{"tool_use":{"id":"t","name":"n"}}]},"in_tokens":1,"out_tokens":1}}`],
+    ['is_error not a boolean', `{"seq":2,"protocol":"${PROTOCOL_IDS.tool_result}","tool_result":{"tool_use_id":"t","result":{"tool_use_id":"t","content":"x","is_error":"yes"}}}`],
+    ['not JSON', '{"seq":2,'],
+    ['an array', '[1,2]'],
+  ])('refuses %s as corrupt', (_name, line) => {
+    expect(codeOf(() => decodeRecord(line))).toBe('corrupt');
+  });
+
+  it('refuses format versions 2 and 4 with code version', () => {
+    expect(codeOf(() => decodeRecord(metaLine(2)))).toBe('version');
+    expect(codeOf(() => decodeRecord(metaLine(4)))).toBe('version');
+    expect(encodeRecord(decodeRecord(metaLine(3)))).toBe(metaLine(3));
+  });
+});

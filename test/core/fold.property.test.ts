@@ -1,0 +1,118 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { RawJson, decodeRecord, encodeRecord, fold, toolUses, type Message } from '../../src/index.js';
+import { journal, rawText, text } from '../helpers/journals.js';
+
+const runs = { numRuns: 300 };
+
+function toolResultIds(m: Message): string[] {
+  return m.content.flatMap((b) => ('tool_result' in b ? [b.tool_result.tool_use_id] : []));
+}
+
+describe('fold over random valid journals', () => {
+  it('encode after decode is the identity on the bytes of every record', () => {
+    fc.assert(
+      fc.property(journal, ({ records }) => {
+        for (const rec of records) {
+          const line = encodeRecord(rec);
+          expect(encodeRecord(decodeRecord(line))).toBe(line);
+        }
+      }),
+      runs,
+    );
+  });
+
+  it('messages alternate roles and end on a boundary the model API accepts', () => {
+    fc.assert(
+      fc.property(journal, ({ records }) => {
+        const { messages } = fold(records);
+        expect(messages[0]!.role).toBe('user');
+        for (let i = 1; i < messages.length; i++) expect(messages[i]!.role).not.toBe(messages[i - 1]!.role);
+        messages.forEach((m, i) => {
+          const calls = m.role === 'assistant' ? toolUses(m).map((t) => t.id) : [];
+          if (calls.length === 0) return;
+          // every call is answered by the very next message, in the same set
+          const next = messages[i + 1];
+          expect(next?.role).toBe('user');
+          expect(new Set(toolResultIds(next!))).toEqual(new Set(calls));
+        });
+      }),
+      runs,
+    );
+  });
+
+  it('has a pending turn exactly when the trailing batch is incomplete', () => {
+    fc.assert(
+      fc.property(journal, ({ records, plans }) => {
+        const state = fold(records);
+        const last = plans[plans.length - 1];
+        const incomplete = last !== undefined && last.answerOrder.length < last.toolInputs.length;
+        expect(state.pending !== null).toBe(incomplete);
+        if (state.pending !== null && last !== undefined) {
+          expect(state.pending.answered.length).toBe(last.answerOrder.length);
+          expect(state.pending.results.map((r) => r.tool_use_id)).toEqual(state.pending.answered);
+          // the in-flight turn never leaks into the committed conversation
+          const pendingIds = new Set(toolUses(state.pending.assistant).map((t) => t.id));
+          for (const m of state.messages) for (const t of toolUses(m)) expect(pendingIds.has(t.id)).toBe(false);
+        }
+      }),
+      runs,
+    );
+  });
+
+  it('derives every counter from the records it counts', () => {
+    fc.assert(
+      fc.property(journal, ({ records }) => {
+        const state = fold(records);
+        const assistants = records.flatMap((r) => ('assistant' in r ? [r.assistant] : []));
+        const results = records.flatMap((r) => ('tool_result' in r ? [r.tool_result] : []));
+        expect(state.counters).toEqual({
+          llm_calls: assistants.length,
+          tool_calls: results.length,
+          remote_tool_calls: results.filter((r) => r.remote).length,
+          in_tokens: assistants.reduce((n, a) => n + a.in_tokens, 0),
+          out_tokens: assistants.reduce((n, a) => n + a.out_tokens, 0),
+          cache_read_tokens: assistants.reduce((n, a) => n + (a.cache_read_tokens ?? 0), 0),
+          cache_create_tokens: assistants.reduce((n, a) => n + (a.cache_create_tokens ?? 0), 0),
+        });
+        const lastAssistant = assistants[assistants.length - 1];
+        expect(state.next_iteration).toBe(lastAssistant ? lastAssistant.iteration + 1 : 0);
+        expect(state.last_stop_reason).toBe(lastAssistant?.stop_reason ?? '');
+      }),
+      runs,
+    );
+  });
+
+  it('is pure: folding twice gives the same state and leaves the records untouched', () => {
+    fc.assert(
+      fc.property(journal, ({ records }) => {
+        const before = records.map(encodeRecord);
+        expect(fold(records)).toEqual(fold(records));
+        expect(records.map(encodeRecord)).toEqual(before);
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
+
+describe('raw JSON canonicalization', () => {
+  it('is idempotent, removes whitespace between tokens and keeps the value', () => {
+    fc.assert(
+      fc.property(rawText, (t) => {
+        const canonical = RawJson.fromText(t);
+        expect(RawJson.fromText(canonical.text).text).toBe(canonical.text);
+        expect(canonical.value()).toEqual(JSON.parse(t));
+        expect(canonical.text.replace(/"(?:[^"\\]|\\.)*"/g, '')).not.toMatch(/\s/);
+      }),
+    );
+  });
+
+  it('never leaves <, >, &, U+2028 or U+2029 unescaped', () => {
+    fc.assert(
+      fc.property(text, (t) => {
+        const line = encodeRecord({ seq: 2, terminal: { reason: 'error', message: t } });
+        expect(line).not.toMatch(/[<>&\u2028\u2029]/);
+      }),
+    );
+  });
+});

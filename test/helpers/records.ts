@@ -1,0 +1,44 @@
+import { RawJson, computeFingerprint, type MetaPayload, type Payload } from '../../src/index.js';
+
+export function meta(runId: string, extra: Partial<MetaPayload> = {}): MetaPayload {
+  return {
+    version: 3,
+    run_id: runId,
+    created: '2026-11-30T01:02:03.123Z',
+    fingerprint: computeFingerprint({
+      provider: 'script',
+      model: 'test-model',
+      systemPrompt: 'system',
+      tools: [],
+      thinkingMode: 'off',
+      maxTokens: 100,
+      maxIterations: 10,
+    }),
+    prompt: 'do the thing',
+    ...extra,
+  };
+}
+
+export function assistant(iteration: number, toolIds: string[] = [], text = 'thinking out loud'): Payload {
+  return {
+    assistant: {
+      iteration,
+      message: {
+        role: 'assistant',
+        content: [
+          { text: { text } },
+          ...toolIds.map((id) => ({ tool_use: { id, name: 'echo', input: RawJson.fromText('{"n":1.0,"big":12345678901234567890}') } })),
+        ],
+      },
+      stop_reason: toolIds.length ? 'tool_use' : 'end_turn',
+      in_tokens: 10,
+      out_tokens: 5,
+    },
+  };
+}
+
+export function toolResult(id: string, content = `result of ${id}`): Payload {
+  return { tool_result: { tool_use_id: id, result: { tool_use_id: id, content } } };
+}
+
+export const completed: Payload = { terminal: { reason: 'completed' } };

@@ -1,0 +1,217 @@
+import { spawn } from 'node:child_process';
+import { appendFileSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  FileStore,
+  LogbookError,
+  computeFingerprint,
+  defaultDir,
+  encodeRecord,
+  fileStoreFromOptions,
+  runsDir,
+} from '../../src/index.js';
+import { assistant, completed, meta, toolResult } from '../helpers/records.js';
+import { tempDir } from '../helpers/tmp.js';
+import { storeContract } from './contract.js';
+
+const root = tempDir();
+let stores = 0;
+/** A directory no other test uses. */
+function freshDir(): string {
+  return join(root, `s${stores++}`, 'runs');
+}
+
+storeContract('file', async () => new FileStore(freshDir()));
+
+async function code(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (err) {
+    return (err as LogbookError).code;
+  }
+  return 'no error';
+}
+
+/** A run with a few records, closed; returns the journal path and its lines. */
+async function seeded(store: FileStore, id: string): Promise<{ path: string; lines: string[] }> {
+  const j = await store.create(id, meta(id));
+  await j.append(2, assistant(0, ['t1', 't2']));
+  await j.append(3, toolResult('t1', 'tool output with <html> & "quotes"'));
+  await j.close();
+  const path = join(store.directory, `${id}.jsonl`);
+  return { path, lines: readFileSync(path, 'utf8').split('\n').slice(0, -1) };
+}
+
+describe('file store', () => {
+  it('writes exactly the encoded lines, one per record, newline-terminated', async () => {
+    const store = new FileStore(freshDir());
+    const { path, lines } = await seeded(store, 'bytes');
+    const loaded = await store.load('bytes');
+    expect(readFileSync(path, 'utf8')).toBe(loaded.records.map((r) => `${encodeRecord(r)}\n`).join(''));
+    expect(lines).toHaveLength(3);
+  });
+
+  it('keeps runs private: directory 0700, journal 0600', async () => {
+    const dir = freshDir();
+    const store = new FileStore(dir);
+    await seeded(store, 'modes');
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dir, 'modes.jsonl')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, 'modes.lock')).mode & 0o777).toBe(0o600);
+  });
+
+  it('loads the records before a torn final line, whatever byte the tear is at', async () => {
+    const store = new FileStore(freshDir());
+    const { path, lines } = await seeded(store, 'torn');
+    const whole = Buffer.from(readFileSync(path));
+    const lastLine = Buffer.from(`${lines[2]}\n`);
+    const lastStart = whole.length - lastLine.length;
+    // Every cut strictly inside the last line, including one that keeps all but its newline.
+    for (let cut = 1; cut < lastLine.length; cut++) {
+      writeFileSync(path, whole.subarray(0, lastStart + cut));
+      const loaded = await store.load('torn');
+      const expected = cut === lastLine.length - 1 ? 3 : 2; // only the newline missing: the record is whole
+      expect(loaded.records.length, `cut at byte ${cut}`).toBe(expected);
+    }
+  });
+
+  it('cuts a torn tail away on open, so the same seq is appended again', async () => {
+    const store = new FileStore(freshDir());
+    const { path, lines } = await seeded(store, 'retorn');
+    const intact = readFileSync(path, 'utf8');
+    appendFileSync(path, lines[2]!.slice(0, 17)); // half of a would-be seq 4
+    const j = await store.open('retorn');
+    expect(j.lastSeq).toBe(3);
+    expect(readFileSync(path, 'utf8')).toBe(intact);
+    await j.append(4, toolResult('t2'));
+    await j.close();
+    expect((await store.load('retorn')).records.map((r) => r.seq)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('finishes a final record that lost only its newline before appending after it', async () => {
+    const store = new FileStore(freshDir());
+    const { path } = await seeded(store, 'nonl');
+    truncateSync(path, statSync(path).size - 1);
+    const j = await store.open('nonl');
+    expect(j.lastSeq).toBe(3);
+    await j.append(4, toolResult('t2'));
+    await j.close();
+    expect((await store.load('nonl')).records.map((r) => r.seq)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('refuses a journal with a broken interior line as corrupt, naming the line', async () => {
+    const store = new FileStore(freshDir());
+    const { path, lines } = await seeded(store, 'broken');
+    writeFileSync(path, `${lines[0]}\n${lines[1]!.slice(0, 30)}\n${lines[2]}\n`);
+    try {
+      await store.load('broken');
+      expect.unreachable();
+    } catch (err) {
+      expect((err as LogbookError).code).toBe('corrupt');
+      expect((err as Error).message).toContain('line 2');
+    }
+  });
+
+  it('excludes a second open of the same run in this process', async () => {
+    const store = new FileStore(freshDir());
+    const j = await store.create('mine', meta('mine'));
+    const other = new FileStore(store.directory); // a separate store object changes nothing
+    expect(await code(other.open('mine'))).toBe('locked');
+    try {
+      await other.open('mine');
+    } catch (err) {
+      expect((err as Error).message).not.toContain('mine');
+      expect((err as Error).message).not.toMatch(/pid|process \d/i);
+    }
+    await j.close();
+    await (await other.open('mine')).close();
+  });
+
+  it('lists without reading whole journals: an unreadable body does not matter, a missing meta does', async () => {
+    const store = new FileStore(freshDir());
+    const { path, lines } = await seeded(store, 'lazy');
+    // Corrupt an interior line: list reads only the first and last lines, so it still describes the run.
+    writeFileSync(path, `${lines[0]}\n{"garbage\n${lines[2]}\n${encodeRecord({ seq: 4, ...completed })}\n`);
+    writeFileSync(join(store.directory, 'not a run.jsonl'), 'x');
+    writeFileSync(join(store.directory, 'empty.jsonl'), '');
+    const runs = await store.list();
+    const byId = Object.fromEntries(runs.map((r) => [r.runId, r]));
+    expect(Object.keys(byId).sort()).toEqual(['empty', 'lazy']);
+    expect(byId.lazy!.status).toBe('completed');
+    expect(byId.empty!.status).toBe('unreadable');
+  });
+
+  it('never writes the system prompt text to disk', async () => {
+    const secret = 'SECRET-SYSTEM-PROMPT: the vault code is 4711';
+    const store = new FileStore(freshDir());
+    const fingerprint = computeFingerprint({
+      provider: 'script',
+      model: 'm',
+      systemPrompt: secret,
+      tools: [],
+      thinkingMode: 'off',
+      maxTokens: 1,
+      maxIterations: 1,
+    });
+    const j = await store.create('secret', meta('secret', { fingerprint }));
+    await j.append(2, assistant(0));
+    await j.close();
+    const onDisk = readFileSync(join(store.directory, 'secret.jsonl'), 'utf8');
+    expect(onDisk).toContain(fingerprint.system_hash);
+    expect(onDisk).not.toContain('vault code');
+  });
+
+  it('removes the half-made journal when the meta cannot be written', async () => {
+    const store = new FileStore(freshDir());
+    const bad = meta('halfmade', { version: 4 });
+    expect(await code(store.create('halfmade', bad))).toBe('version');
+    expect(await code(store.load('halfmade'))).toBe('not_found');
+    await (await store.create('halfmade', meta('halfmade'))).close();
+  });
+});
+
+describe('where journals live', () => {
+  it('defaults to $XDG_STATE_HOME/logbook/runs, else ~/.local/state/logbook/runs', () => {
+    expect(defaultDir({ XDG_STATE_HOME: '/xdg' }, '/home/u')).toBe('/xdg/logbook/runs');
+    expect(defaultDir({}, '/home/u')).toBe('/home/u/.local/state/logbook/runs');
+    expect(defaultDir({ XDG_STATE_HOME: 'relative' }, '/home/u')).toBe('/home/u/.local/state/logbook/runs');
+  });
+
+  it('uses the directory option against the config dir, else D/runs for a state dir, else the default', () => {
+    expect(fileStoreFromOptions({ directory: 'j' }, { configDir: '/etc/lb', stateDir: '/s' }).directory).toBe('/etc/lb/j');
+    expect(fileStoreFromOptions({ directory: '/abs' }, { configDir: '/etc/lb' }).directory).toBe('/abs');
+    expect(fileStoreFromOptions({}, { stateDir: '/s' }).directory).toBe(runsDir('/s'));
+    expect(fileStoreFromOptions({}, {}).directory).toBe(defaultDir());
+  });
+
+  it('refuses unknown or mistyped options at construction', () => {
+    expect(() => fileStoreFromOptions({ dir: 'x' }, {})).toThrowError(/unknown file backend option "dir"/);
+    expect(() => fileStoreFromOptions({ directory: 3 }, {})).toThrowError(/must be a string/);
+  });
+});
+
+describe('file lock across processes', () => {
+  const holder = resolve(__dirname, '../helpers/lock-holder.mjs');
+
+  function startHolder(dir: string, id: string): Promise<ReturnType<typeof spawn>> {
+    const child = spawn(process.execPath, [holder, dir, id], { stdio: ['ignore', 'pipe', 'inherit'] });
+    return new Promise((ok, fail) => {
+      child.stdout!.once('data', (d: Buffer) => (d.toString().includes('holding') ? ok(child) : fail(new Error(d.toString()))));
+      child.once('exit', (c) => fail(new Error(`lock holder exited with ${c}`)));
+    });
+  }
+
+  it('refuses a run another process holds, and gets it once the holder is SIGKILLed', async () => {
+    const store = new FileStore(freshDir());
+    await (await store.create('shared', meta('shared'))).close();
+    const child = await startHolder(store.directory, 'shared');
+    expect(await code(store.open('shared'))).toBe('locked');
+    const exited = new Promise((ok) => child.once('exit', (_c, signal) => ok(signal)));
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    const j = await store.open('shared');
+    expect(j.lastSeq).toBe(2); // the holder appended seq 2 before announcing itself
+    await j.close();
+  });
+});
