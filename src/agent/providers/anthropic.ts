@@ -1,0 +1,10 @@
+// Placeholder until the anthropic provider lands; see issue 3.
+import { LogbookError } from '../../core/index.js';
+import type { ProviderSettings } from './index.js';
+import type { Provider } from '../provider.js';
+
+export class AnthropicProvider {
+  static fromSettings(_settings: ProviderSettings): Provider {
+    throw new LogbookError('unavailable', 'the anthropic provider is not built yet');
+  }
+}

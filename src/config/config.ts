@@ -1,0 +1,163 @@
+/**
+ * agent.yaml: what a run is configured with. Everything a resume checks is
+ * rebuilt from here, never stored in the journal (only its fingerprint is).
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { Ajv, type ErrorObject } from 'ajv';
+import { parse as parseYaml, YAMLParseError } from 'yaml';
+import { LogbookError } from '../core/index.js';
+import { CONFIG_SCHEMA } from './schema.js';
+
+export const DEFAULT_CONFIG_FILE = 'agent.yaml';
+
+export type ProviderName = 'anthropic' | 'openai' | 'script';
+
+export interface CommandToolConfig {
+  name: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+  /** argv; an element that is exactly `{{param}}` becomes that input value, as one argument. */
+  command: string[];
+  /** Seconds. */
+  timeout: number;
+  /** Bytes of combined output kept; the rest is cut. */
+  max_output: number;
+  /** Absolute working directory for the command, when set. */
+  cwd?: string;
+}
+
+export interface LogbookConfig {
+  /** Absolute path of the file this came from. */
+  path: string;
+  /** Its directory: relative paths in the file resolve against it. */
+  dir: string;
+  provider: ProviderName;
+  model: string;
+  system: string;
+  max_tokens: number;
+  max_iterations: number;
+  budget?: number;
+  thinking: 'off' | 'summarized';
+  prompt_cache: boolean;
+  base_url?: string;
+  api_key_env?: string;
+  /** Absolute path of the script file (provider `script`). */
+  script?: string;
+  tools: CommandToolConfig[];
+  session: { backend: string; options: Record<string, unknown> };
+  nats?: { url: string; creds?: string };
+}
+
+export const DEFAULTS = {
+  max_tokens: 4096,
+  max_iterations: 20,
+  tool_timeout: 60,
+  tool_max_output: 100_000,
+} as const;
+
+let validator: ReturnType<Ajv['compile']> | null = null;
+
+function describeError(e: ErrorObject): string {
+  const where = e.instancePath
+    ? e.instancePath
+        .slice(1)
+        .split('/')
+        .map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`))
+        .join('')
+        .replace(/^\./, '')
+    : '';
+  const at = where ? ` in ${where}` : ' at the top level';
+  switch (e.keyword) {
+    case 'additionalProperties':
+      return `unknown key "${(e.params as { additionalProperty: string }).additionalProperty}"${at}`;
+    case 'required':
+      return `missing key "${(e.params as { missingProperty: string }).missingProperty}"${at}`;
+    case 'enum':
+      return `${where || 'value'} must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+    default:
+      return `${where || 'config'} ${e.message ?? 'is invalid'}`;
+  }
+}
+
+function resolveFrom(dir: string, p: string): string {
+  return isAbsolute(p) ? p : resolve(dir, p);
+}
+
+/** Reads and checks a config file; every problem is one line naming the file. */
+export function loadConfig(file: string): LogbookConfig {
+  const path = resolve(file);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') {
+      throw new LogbookError('config', `config file ${file} not found; pass --config FILE, or start from one in examples/`);
+    }
+    throw new LogbookError('config', `cannot read config file ${file}: ${(err as Error).message}`);
+  }
+  return parseConfig(text, path);
+}
+
+/** Checks config text as if read from `path`. */
+export function parseConfig(text: string, path: string): LogbookConfig {
+  let raw: unknown;
+  try {
+    raw = parseYaml(text, { strict: true, uniqueKeys: true });
+  } catch (err) {
+    const detail = err instanceof YAMLParseError ? err.message.split('\n')[0] : (err as Error).message;
+    throw new LogbookError('config', `${path}: not valid YAML: ${detail}`);
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new LogbookError('config', `${path}: expected a mapping of settings (provider, model, ...)`);
+  }
+  validator ??= new Ajv({ allErrors: false, strict: true }).compile(CONFIG_SCHEMA);
+  if (!validator(raw)) {
+    throw new LogbookError('config', `${path}: ${describeError(validator.errors![0]!)}`);
+  }
+  const c = raw as Record<string, any>; // shape guaranteed by the schema above
+  const dir = dirname(path);
+  const provider = c.provider as ProviderName;
+  if (provider !== 'script' && !c.model) {
+    throw new LogbookError('config', `${path}: missing key "model" (provider ${provider} needs a model name)`);
+  }
+  if (provider === 'script' && !c.script) {
+    throw new LogbookError('config', `${path}: missing key "script" (provider script reads its model turns from that file)`);
+  }
+  const names = new Set<string>();
+  const tools: CommandToolConfig[] = (c.tools ?? []).map((t: Record<string, any>, i: number) => {
+    if (names.has(t.name)) throw new LogbookError('config', `${path}: tools[${i}]: a second tool named "${t.name}"`);
+    names.add(t.name);
+    return {
+      name: t.name,
+      description: t.description ?? '',
+      input_schema: t.input_schema ?? { type: 'object', properties: {} },
+      command: t.command,
+      timeout: t.timeout ?? DEFAULTS.tool_timeout,
+      max_output: t.max_output ?? DEFAULTS.tool_max_output,
+      ...(t.cwd ? { cwd: resolveFrom(dir, t.cwd) } : {}),
+    };
+  });
+  const config: LogbookConfig = {
+    path,
+    dir,
+    provider,
+    model: c.model ?? 'script',
+    system: c.system ?? '',
+    max_tokens: c.max_tokens ?? DEFAULTS.max_tokens,
+    max_iterations: c.max_iterations ?? DEFAULTS.max_iterations,
+    thinking: c.thinking ?? 'off',
+    prompt_cache: c.prompt_cache ?? false,
+    tools,
+    session: { backend: c.session?.backend ?? 'file', options: c.session?.options ?? {} },
+  };
+  if (c.budget !== undefined) config.budget = c.budget;
+  if (c.base_url !== undefined) config.base_url = c.base_url;
+  if (c.api_key_env !== undefined) config.api_key_env = c.api_key_env;
+  if (c.script !== undefined) config.script = resolveFrom(dir, c.script);
+  if (c.nats !== undefined) {
+    config.nats = { url: c.nats.url, ...(c.nats.creds ? { creds: resolveFrom(dir, c.nats.creds) } : {}) };
+  }
+  return config;
+}
