@@ -12,3 +12,4 @@ export { checkAppend, type AppendDecision } from './append.js';
 export { validateId, isValidId, MAX_ID_LENGTH } from './ids.js';
 export { defaultDir, runsDir } from './paths.js';
 export { stateToJson } from './state-json.js';
+export { formatTimestamp } from './time.js';

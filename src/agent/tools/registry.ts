@@ -1,0 +1,91 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import { LogbookError, type RawJson, type ToolDefinition } from '../../core/index.js';
+import type { Tool, ToolContext, ToolOutcome } from './tool.js';
+
+/**
+ * Settles with `work`, or rejects as interrupted as soon as `signal` aborts, so a
+ * tool that ignores its signal cannot hold a suspend up. Its result, if it comes
+ * later, is dropped: the resume runs that call again.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal, name: string): Promise<T> {
+  if (signal.aborted) return Promise.reject(new LogbookError('interrupted', `${name} interrupted`));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new LogbookError('interrupted', `${name} interrupted`));
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+/**
+ * The tools of a run, by name. Input is checked against each tool's JSON Schema
+ * before the tool sees it; a mismatch is a tool error result, not a crash.
+ */
+export class ToolRegistry {
+  private readonly tools = new Map<string, { tool: Tool; validate: ValidateFunction }>();
+  private readonly ajv = new Ajv({ allErrors: true, strict: false });
+
+  constructor(tools: readonly Tool[] = []) {
+    for (const t of tools) this.register(t);
+  }
+
+  register(tool: Tool): this {
+    const name = tool.definition.name;
+    if (this.tools.has(name)) throw new LogbookError('config', `a second tool named "${name}"`);
+    let validate: ValidateFunction;
+    try {
+      validate = this.ajv.compile(tool.definition.input_schema as object);
+    } catch (err) {
+      throw new LogbookError('config', `tool "${name}" has an invalid input_schema: ${(err as Error).message}`);
+    }
+    this.tools.set(name, { tool, validate });
+    return this;
+  }
+
+  get(name: string): Tool | undefined {
+    return this.tools.get(name)?.tool;
+  }
+
+  /** What the model is told, in registration order; the fingerprint hashes these. */
+  definitions(): ToolDefinition[] {
+    return [...this.tools.values()].map(({ tool }) => tool.definition);
+  }
+
+  /** The resolved invocation for narration, when the tool is known and can say. */
+  describe(name: string, input: RawJson): string | undefined {
+    const tool = this.get(name);
+    if (tool?.describe === undefined) return undefined;
+    try {
+      return tool.describe(input.value());
+    } catch {
+      return undefined;
+    }
+  }
+
+  async run(name: string, input: RawJson, context: ToolContext): Promise<ToolOutcome> {
+    const entry = this.tools.get(name);
+    if (entry === undefined) {
+      const known = [...this.tools.keys()];
+      return { content: `unknown tool "${name}"${known.length ? `; available: ${known.join(', ')}` : ''}`, isError: true };
+    }
+    const value = input.value();
+    if (!entry.validate(value)) {
+      const problems = (entry.validate.errors ?? []).map((e) => `${e.instancePath || 'input'} ${e.message}`).join('; ');
+      return { content: `input for ${name} does not match its schema: ${problems}`, isError: true };
+    }
+    try {
+      return await untilAborted(entry.tool.run(value, context), context.signal, name);
+    } catch (err) {
+      if (context.signal.aborted) throw err;
+      return { content: `${name} failed: ${err instanceof Error ? err.message : String(err)}`, isError: true };
+    }
+  }
+}

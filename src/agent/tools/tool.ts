@@ -1,0 +1,46 @@
+/**
+ * Tools the model can call. A tool never crashes a run: whatever goes wrong
+ * (bad input, a failing command, a timeout) becomes an error result the model
+ * sees and the journal records.
+ */
+import type { ToolDefinition } from '../../core/index.js';
+
+export interface ToolOutcome {
+  content: string;
+  isError: boolean;
+}
+
+export interface ToolContext {
+  /** Aborted when the run is being suspended: stop, and the result is not journaled. */
+  signal: AbortSignal;
+}
+
+export interface Tool {
+  readonly definition: ToolDefinition;
+  /** `input` has already been checked against the definition's input_schema. */
+  run(input: unknown, context: ToolContext): Promise<ToolOutcome>;
+  /** What calling it with `input` would actually do (a resolved command line), for narration. */
+  describe?(input: unknown): string;
+}
+
+/** A tool implemented by a TypeScript function, for programs that embed logbook. */
+export interface FunctionToolSpec {
+  name: string;
+  description?: string;
+  input_schema?: Record<string, unknown>;
+  run(input: unknown, context: ToolContext): Promise<string | ToolOutcome> | string | ToolOutcome;
+}
+
+export function defineTool(spec: FunctionToolSpec): Tool {
+  return {
+    definition: {
+      name: spec.name,
+      description: spec.description ?? '',
+      input_schema: spec.input_schema ?? { type: 'object', properties: {} },
+    },
+    async run(input, context) {
+      const out = await spec.run(input, context);
+      return typeof out === 'string' ? { content: out, isError: false } : out;
+    },
+  };
+}

@@ -1,0 +1,79 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CommandTool, checkCommandTemplate, resolveArgv, shellQuote } from '../../src/agent/tools/command-tool.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const schema = { type: 'object', properties: { text: { type: 'string' }, n: { type: 'number' } } };
+
+function tool(command: string[], extra: Partial<{ timeout: number; max_output: number }> = {}): CommandTool {
+  return new CommandTool({ name: 't', description: '', input_schema: schema, command, timeout: 10, max_output: 10_000, ...extra });
+}
+
+const ctx = () => ({ signal: new AbortController().signal });
+
+describe('command tools', () => {
+  it('pass an input value as one whole argument, with no shell in between', async () => {
+    const hostile = 'a b; echo pwned $(id) `x` > /tmp/nope';
+    const out = await tool(['printf', '%s|', '{{text}}', '{{n}}']).run({ text: hostile, n: 3 }, ctx());
+    expect(out.isError).toBe(false);
+    expect(JSON.parse(out.content)).toEqual({ command: ['printf', '%s|', hostile, '3'], exit_code: 0, output: `${hostile}|3|` });
+  });
+
+  it('drop the argument of an absent optional parameter', () => {
+    expect(resolveArgv(['ls', '-l', '{{ text }}'], {})).toEqual(['ls', '-l']);
+    expect(resolveArgv(['echo', '{{text}}'], { text: { a: [1] } })).toEqual(['echo', '{"a":[1]}']);
+  });
+
+  it('report a non-zero exit as an error result carrying the output', async () => {
+    const out = await tool(['sh', '-c', 'echo to-out; echo to-err >&2; exit 3']).run({}, ctx());
+    expect(out.isError).toBe(true);
+    const body = JSON.parse(out.content);
+    expect(body.exit_code).toBe(3);
+    expect(body.output).toContain('to-out');
+    expect(body.output).toContain('to-err');
+  });
+
+  it('kill a command that runs past its timeout, with everything it started', async () => {
+    const dir = tempDir();
+    const marker = join(dir, 'survivor');
+    const out = await tool(['sh', '-c', `(sleep 1; touch ${marker}) & sleep 30`], { timeout: 0.3 }).run({}, ctx());
+    expect(out.isError).toBe(true);
+    const body = JSON.parse(out.content);
+    expect(body.timed_out).toBe(true);
+    expect(body.exit_code).toBeNull();
+    await new Promise((r) => setTimeout(r, 1500)); // the background child would have touched it by now
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('cap the output and say how much was cut', async () => {
+    const out = await tool(['sh', '-c', 'head -c 5000 /dev/zero | tr "\\0" x'], { max_output: 100 }).run({}, ctx());
+    const body = JSON.parse(out.content);
+    expect(body.output.startsWith('x'.repeat(100))).toBe(true);
+    expect(body.output).toContain('[output truncated: 4900 more bytes]');
+  });
+
+  it('turn a program that cannot start into an error result', async () => {
+    const out = await tool(['/nonexistent/program']).run({}, ctx());
+    expect(out.isError).toBe(true);
+    expect(JSON.parse(out.content).error).toBe('cannot run /nonexistent/program: not found');
+  });
+
+  it('stop when the run is suspended, without a result', async () => {
+    const ac = new AbortController();
+    const running = tool(['sleep', '30']).run({}, { signal: ac.signal });
+    setTimeout(() => ac.abort(), 100);
+    await expect(running).rejects.toMatchObject({ code: 'interrupted' });
+  });
+
+  it('refuse templates that could not be passed as whole arguments', () => {
+    expect(() => checkCommandTemplate({ name: 'x', command: ['ls', '--dir={{text}}'], input_schema: schema })).toThrow(/whole argument/);
+    expect(() => checkCommandTemplate({ name: 'x', command: ['{{text}}'], input_schema: schema })).toThrow(/program/);
+    expect(() => checkCommandTemplate({ name: 'x', command: ['ls', '{{nope}}'], input_schema: schema })).toThrow(/does not declare/);
+  });
+
+  it('describe the resolved command line as a shell would show it', () => {
+    expect(tool(['grep', '-n', '{{text}}', 'file name']).describe({ text: "it's" })).toBe(`grep -n 'it'\\''s' 'file name'`);
+    expect(shellQuote(['a', ''])).toBe("a ''");
+  });
+});

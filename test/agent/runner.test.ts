@@ -1,0 +1,302 @@
+import { describe, expect, it } from 'vitest';
+import { JournalWriter } from '../../src/agent/journal-writer.js';
+import type { ModelRequest, Provider } from '../../src/agent/provider.js';
+import { ScriptProvider } from '../../src/agent/providers/script.js';
+import { RESUME_REMINDER, runAgent, type AgentConfig, type RunObserver } from '../../src/agent/runner.js';
+import { freshStart, newRunMeta, resumeRun, resumeStart } from '../../src/agent/session.js';
+import { ToolRegistry } from '../../src/agent/tools/registry.js';
+import { defineTool } from '../../src/agent/tools/tool.js';
+import {
+  MemoryStore,
+  computeFingerprint,
+  fold,
+  payloadKind,
+  type JournalRecord,
+  type Store,
+} from '../../src/index.js';
+
+type Turn = ConstructorParameters<typeof ScriptProvider>[2] extends (infer T)[] | undefined ? T : never;
+
+/** A script provider that also remembers every request it was sent. */
+function scripted(turns: Turn[]): ScriptProvider & { requests: ModelRequest[] } {
+  const p = new ScriptProvider('script-model', 'test-script', turns) as ScriptProvider & { requests: ModelRequest[] };
+  p.requests = [];
+  const complete = p.complete.bind(p);
+  p.complete = async (req, obs) => {
+    p.requests.push({ ...req, messages: structuredClone(req.messages) });
+    return complete(req, obs);
+  };
+  return p;
+}
+
+const echo = (log: string[]) =>
+  defineTool({
+    name: 'echo',
+    input_schema: { type: 'object', properties: { say: { type: 'string' } }, required: ['say'] },
+    run: (input) => {
+      const say = (input as { say: string }).say;
+      log.push(say);
+      return `echo: ${say}`;
+    },
+  });
+
+function config(provider: Provider, tools: ToolRegistry, extra: Partial<AgentConfig> = {}): AgentConfig {
+  return { provider, tools, system: 'be brief', maxTokens: 100, maxIterations: 10, thinking: 'off', promptCache: false, ...extra };
+}
+
+const fingerprint = (tools: ToolRegistry, extra = {}) =>
+  computeFingerprint({ provider: 'script', model: 'script-model', systemPrompt: 'be brief', tools: tools.definitions(), thinkingMode: 'off', maxTokens: 100, maxIterations: 10, ...extra });
+
+async function started(store: Store, id: string, tools: ToolRegistry, prompt: string, interactive = false) {
+  return store.create(id, newRunMeta(id, fingerprint(tools), prompt, interactive));
+}
+
+const kinds = (records: JournalRecord[]) => records.map((r) => payloadKind(r));
+
+const batchThenAnswer: Turn[] = [
+  { text: 'Looking.', tool_calls: [{ name: 'echo', input: { say: 'one' } }, { name: 'echo', input: { say: 'two' } }, { name: 'echo', input: { say: 'three' } }] },
+  { text: 'All three said something.' },
+];
+
+describe('the agent loop', () => {
+  it('journals in write order and rebuilds, by fold, the conversation it had live', async () => {
+    const store = new MemoryStore();
+    const ran: string[] = [];
+    const tools = new ToolRegistry([echo(ran)]);
+    const journal = await started(store, 'r', tools, 'say three things');
+    const result = await runAgent(config(scripted(batchThenAnswer), tools), freshStart('say three things'), {
+      writer: new JournalWriter(journal),
+      interactive: false,
+    });
+    await journal.close();
+    expect(result.reason).toBe('completed');
+    expect(result.finalText).toBe('All three said something.');
+    expect(ran).toEqual(['one', 'two', 'three']);
+    const { records, state } = await store.load('r');
+    expect(kinds(records)).toEqual(['meta', 'assistant', 'tool_result', 'tool_result', 'tool_result', 'assistant', 'terminal']);
+    expect(state.messages).toEqual(result.messages);
+    expect(state.counters).toEqual(result.counters);
+    expect(state.terminal).toEqual({ reason: 'completed' });
+  });
+
+  it('makes the assistant turn durable before any of its tools runs', async () => {
+    const store = new MemoryStore();
+    const seen: string[][] = [];
+    const probe = defineTool({
+      name: 'echo',
+      run: async () => {
+        seen.push(kinds((await store.load('d')).records));
+        return 'ok';
+      },
+    });
+    const tools = new ToolRegistry([probe]);
+    const journal = await started(store, 'd', tools, 'p');
+    await runAgent(config(scripted([{ tool_calls: [{ name: 'echo' }, { name: 'echo' }] }, { text: 'done' }]), tools), freshStart('p'), {
+      writer: new JournalWriter(journal),
+      interactive: false,
+    });
+    expect(seen).toEqual([
+      ['meta', 'assistant'],
+      ['meta', 'assistant', 'tool_result'],
+    ]);
+  });
+
+  it('runs without a journal at all', async () => {
+    const tools = new ToolRegistry([echo([])]);
+    const result = await runAgent(config(scripted(batchThenAnswer), tools), freshStart('p'), { writer: new JournalWriter(null), interactive: false });
+    expect(result.reason).toBe('completed');
+    expect(result.counters).toMatchObject({ llm_calls: 2, tool_calls: 3 });
+  });
+
+  it('turns bad tool calls into error results the model sees', async () => {
+    const tools = new ToolRegistry([echo([])]);
+    const provider = scripted([{ tool_calls: [{ name: 'nope' }, { name: 'echo', input: { say: 5 } }] }, { text: 'ok' }]);
+    const result = await runAgent(config(provider, tools), freshStart('p'), { writer: new JournalWriter(null), interactive: false });
+    expect(result.reason).toBe('completed');
+    const results = provider.requests[1]!.messages.at(-1)!.content.map((b) => ('tool_result' in b ? b.tool_result : null));
+    expect(results[0]).toMatchObject({ is_error: true, content: expect.stringContaining('unknown tool "nope"') });
+    expect(results[1]).toMatchObject({ is_error: true, content: expect.stringContaining('does not match its schema') });
+  });
+
+  it('ends at the iteration cap and at the token budget, journaling why', async () => {
+    const store = new MemoryStore();
+    const tools = new ToolRegistry([echo([])]);
+    const loop = Array.from({ length: 5 }, () => ({ tool_calls: [{ name: 'echo', input: { say: 'again' } }], usage: { input: 50, output: 50 } }));
+    const j1 = await started(store, 'cap', tools, 'p');
+    const capped = await runAgent(config(scripted(loop), tools, { maxIterations: 2 }), freshStart('p'), { writer: new JournalWriter(j1), interactive: false });
+    expect(capped.reason).toBe('max_iterations');
+    expect((await store.load('cap')).state.terminal?.reason).toBe('max_iterations');
+    expect(capped.counters.llm_calls).toBe(2);
+
+    const j2 = await started(store, 'budget', tools, 'p');
+    const broke = await runAgent(config(scripted(loop), tools, { budget: 250 }), freshStart('p'), { writer: new JournalWriter(j2), interactive: false });
+    expect(broke.reason).toBe('budget');
+    expect(broke.counters.llm_calls).toBe(3); // 300 tokens spent when the check stops the 4th call
+    expect((await store.load('budget')).state.terminal).toMatchObject({ reason: 'budget', message: expect.stringContaining('250') });
+  });
+
+  it('chats: journals each typed follow-up, ends on /exit, and folds to the live conversation', async () => {
+    const store = new MemoryStore();
+    const tools = new ToolRegistry([echo([])]);
+    const lines = ['first question', '', 'second', '/exit'];
+    const journal = await started(store, 'chat', tools, 'hello', true);
+    const result = await runAgent(
+      config(scripted([{ text: 'hi' }, { tool_calls: [{ name: 'echo', input: { say: 'x' } }] }, { text: 'answer one' }, { text: 'answer two' }]), tools),
+      freshStart('hello'),
+      { writer: new JournalWriter(journal), interactive: true, input: { next: async () => lines.shift() ?? null } },
+    );
+    await journal.close();
+    expect(result).toMatchObject({ reason: 'suspended', interrupted: false, finalText: 'answer two' });
+    const { records, state } = await store.load('chat');
+    expect(kinds(records)).toEqual(['meta', 'assistant', 'user', 'assistant', 'tool_result', 'assistant', 'user', 'assistant', 'terminal']);
+    expect(state.messages).toEqual(result.messages);
+  });
+
+  it('suspends on a signal: a tool cut short gets no result record', async () => {
+    const store = new MemoryStore();
+    const ac = new AbortController();
+    // A tool that never finishes by itself and ignores its signal: the suspend must not wait for it.
+    const slow = defineTool({
+      name: 'echo',
+      run: () => {
+        setTimeout(() => ac.abort(), 20);
+        return new Promise<string>(() => {});
+      },
+    });
+    const tools = new ToolRegistry([slow]);
+    const journal = await started(store, 'sig', tools, 'p');
+    const result = await runAgent(config(scripted(batchThenAnswer), tools), freshStart('p'), {
+      writer: new JournalWriter(journal),
+      interactive: false,
+      signal: ac.signal,
+    });
+    expect(result).toMatchObject({ reason: 'suspended', interrupted: true });
+    const { records, state } = await store.load('sig');
+    expect(kinds(records)).toEqual(['meta', 'assistant', 'terminal']);
+    expect(state.pending?.answered).toEqual([]);
+  });
+});
+
+describe('resume', () => {
+  async function interruptedBatch(store: Store, tools: ToolRegistry) {
+    // A run that died after the assistant turn and the first of its three results.
+    const journal = await started(store, 'res', tools, 'say three things');
+    const first = await scripted(batchThenAnswer).complete({ system: '', messages: [], tools: [], maxTokens: 1, thinking: 'off', promptCache: false });
+    await journal.append(2, { assistant: { iteration: 0, message: first.message, stop_reason: 'tool_use', in_tokens: 1, out_tokens: 1 } });
+    await journal.append(3, { tool_result: { tool_use_id: 'toolu_0_0', result: { tool_use_id: 'toolu_0_0', content: 'echo: one (journaled)' } } });
+    await journal.close();
+  }
+
+  it('completes the pending turn first: reuses journaled results, runs only the rest, in tool_use order', async () => {
+    const store = new MemoryStore();
+    const ran: string[] = [];
+    const tools = new ToolRegistry([echo(ran)]);
+    await interruptedBatch(store, tools);
+    const resumed = await resumeRun(store, 'res', { fingerprint: fingerprint(tools), interactive: false, force: false });
+    const provider = scripted(batchThenAnswer);
+    const observed: string[] = [];
+    const observer: RunObserver = { toolReused: (c) => observed.push(`reused ${c.id}`), toolStart: (c) => observed.push(`ran ${c.id}`) };
+    const result = await runAgent(config(provider, tools), resumeStart(resumed.state), {
+      writer: new JournalWriter(resumed.journal),
+      interactive: false,
+      observer,
+    });
+    await resumed.journal.close();
+    expect(result.reason).toBe('completed');
+    expect(ran).toEqual(['two', 'three']);
+    expect(observed).toEqual(['reused toolu_0_0', 'ran toolu_0_1', 'ran toolu_0_2']);
+    // the model was asked once, for turn 2 only, with all three results in order
+    expect(provider.requests).toHaveLength(1);
+    const sent = provider.requests[0]!;
+    expect(sent.messages.at(-1)!.content.map((b) => ('tool_result' in b ? b.tool_result.content : ''))).toEqual([
+      'echo: one (journaled)',
+      'echo: two',
+      'echo: three',
+    ]);
+    expect(sent.system).toBe(`be brief${RESUME_REMINDER}`);
+    const { state, records } = await store.load('res');
+    expect(state.messages).toEqual(result.messages);
+    expect(kinds(records).slice(3)).toEqual(['tool_result', 'tool_result', 'assistant', 'terminal']);
+  });
+
+  it('answers a one-shot run whose last turn is already journaled without asking the model again', async () => {
+    const store = new MemoryStore();
+    const tools = new ToolRegistry([echo([])]);
+    const journal = await started(store, 'done', tools, 'p');
+    await journal.append(2, { assistant: { iteration: 0, message: { role: 'assistant', content: [{ text: { text: 'the answer' } }] }, stop_reason: 'end_turn', in_tokens: 1, out_tokens: 1 } });
+    await journal.close();
+    const resumed = await resumeRun(store, 'done', { fingerprint: fingerprint(tools), interactive: false, force: false });
+    const provider = scripted([]);
+    const result = await runAgent(config(provider, tools), resumeStart(resumed.state), { writer: new JournalWriter(resumed.journal), interactive: false });
+    expect(result).toMatchObject({ reason: 'completed', finalText: 'the answer' });
+    expect(provider.requests).toHaveLength(0);
+  });
+
+  it('lands a chat at the input boundary without a model call, with a fresh per-turn budget', async () => {
+    const store = new MemoryStore();
+    const tools = new ToolRegistry([echo([])]);
+    const journal = await started(store, 'c', tools, 'hello', true);
+    for (let i = 0; i < 3; i++) {
+      await journal.append(journal.lastSeq + 1, { assistant: { iteration: i, message: { role: 'assistant', content: [{ text: { text: `reply ${i}` } }] }, stop_reason: 'end_turn', in_tokens: 1, out_tokens: 1 } });
+      await journal.append(journal.lastSeq + 1, { user: { message: { role: 'user', content: [{ text: { text: `more ${i}` } }] } } });
+    }
+    await journal.append(journal.lastSeq + 1, { assistant: { iteration: 3, message: { role: 'assistant', content: [{ text: { text: 'reply 3' } }] }, stop_reason: 'end_turn', in_tokens: 1, out_tokens: 1 } });
+    await journal.append(journal.lastSeq + 1, { terminal: { reason: 'suspended' } });
+    await journal.close();
+
+    const resumed = await resumeRun(store, 'c', { fingerprint: fingerprint(tools, { maxIterations: 2 }), interactive: true, force: true });
+    const turns: Turn[] = [...Array(4).fill({ text: 'unused' }), { tool_calls: [{ name: 'echo', input: { say: 'a' } }] }, { text: 'after one tool' }];
+    const provider = scripted(turns);
+    let asked = 0;
+    const result = await runAgent(config(provider, tools, { maxIterations: 2 }), resumeStart(resumed.state), {
+      writer: new JournalWriter(resumed.journal),
+      interactive: true,
+      input: {
+        next: async () => {
+          asked++;
+          return asked === 1 ? (provider.requests.length === 0 ? 'next question' : 'model was called first!') : null;
+        },
+      },
+    });
+    // iteration 4 and 5 fit in the fresh budget of 2 from position 4; an absolute cap of 2 would have refused
+    expect(result).toMatchObject({ reason: 'suspended', finalText: 'after one tool' });
+    expect(provider.requests).toHaveLength(2);
+    expect(provider.requests[0]!.messages.at(-1)!.content).toEqual([{ text: { text: 'next question' } }]);
+  });
+
+  it('keeps the cumulative cap for a one-shot resume', async () => {
+    const store = new MemoryStore();
+    const tools = new ToolRegistry([echo([])]);
+    await interruptedBatch(store, tools);
+    const resumed = await resumeRun(store, 'res', { fingerprint: fingerprint(tools, { maxIterations: 1 }), interactive: false, force: true });
+    const provider = scripted(batchThenAnswer);
+    const result = await runAgent(config(provider, tools, { maxIterations: 1 }), resumeStart(resumed.state), { writer: new JournalWriter(resumed.journal), interactive: false });
+    expect(result.reason).toBe('max_iterations');
+    expect(provider.requests).toHaveLength(0);
+  });
+
+  it('warns when the run rests on a paused turn', async () => {
+    const store = new MemoryStore();
+    const tools = new ToolRegistry([]);
+    const journal = await started(store, 'paused', tools, 'search');
+    await journal.append(2, { assistant: { iteration: 0, message: { role: 'assistant', content: [{ text: { text: 'searching' } }] }, stop_reason: 'pause_turn', in_tokens: 1, out_tokens: 1 } });
+    await journal.close();
+    const resumed = await resumeRun(store, 'paused', { fingerprint: fingerprint(tools), interactive: false, force: false });
+    expect(resumed.warnings.join()).toMatch(/paused turn/);
+    const provider = scripted([{ text: 'unused' }, { text: 'continued' }]);
+    const result = await runAgent(config(provider, tools), resumeStart(resumed.state), { writer: new JournalWriter(resumed.journal), interactive: false });
+    expect(result.finalText).toBe('continued');
+    expect(provider.requests[0]!.messages.at(-1)!.role).toBe('assistant'); // the paused turn is sent back to be continued
+    expect(fold((await store.load('paused')).records).terminal?.reason).toBe('completed');
+  });
+
+  it('runs the gates before taking the lock', async () => {
+    const store = new MemoryStore();
+    const tools = new ToolRegistry([echo([])]);
+    await interruptedBatch(store, tools);
+    const writer = await store.open('res'); // someone else is running it
+    await expect(resumeRun(store, 'res', { fingerprint: fingerprint(tools, { model: 'other' }), interactive: false, force: false })).rejects.toMatchObject({ code: 'config_drift' });
+    await expect(resumeRun(store, 'res', { fingerprint: fingerprint(tools), interactive: false, force: false })).rejects.toMatchObject({ code: 'locked' });
+    await writer.close();
+  });
+});
