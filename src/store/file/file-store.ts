@@ -1,7 +1,8 @@
 /**
  * The file backend: one JSON-lines journal per run, `<id>.jsonl`, beside a
- * `<id>.lock` that a writer holds with flock. Appends are written and fsynced one
- * record at a time; reads treat only the final line as possibly torn.
+ * `<id>.lock` that a writer holds with flock. A run is created whole (meta
+ * included, directory entry fsynced); after that, appends are written and fsynced
+ * one record at a time, and reads treat only the final line as possibly torn.
  */
 import {
   closeSync,
@@ -9,6 +10,7 @@ import {
   fstatSync,
   fsyncSync,
   ftruncateSync,
+  linkSync,
   mkdirSync,
   openSync,
   readdirSync,
@@ -25,6 +27,7 @@ import {
   defaultDir,
   encodeRecord,
   fold,
+  isLogbookError,
   isValidId,
   parseJournal,
   runsDir,
@@ -51,6 +54,11 @@ function ioError(what: string, err: unknown): LogbookError {
   return new LogbookError('unavailable', `${what}: ${(err as Error).message}`, { cause: err });
 }
 
+/** A record's line, newline included, as bytes. */
+function recordBytes(seq: number, payload: Payload): Buffer {
+  return Buffer.from(`${encodeRecord({ seq, ...payload } as JournalRecord)}\n`, 'utf8');
+}
+
 /** Writes all of `buf`, looping over short writes. */
 function writeAll(fd: number, buf: Uint8Array): void {
   let off = 0;
@@ -72,15 +80,12 @@ class FileJournal implements Journal {
   constructor(
     readonly runId: string,
     private readonly path: string,
-    private readonly dir: string,
     private readonly fd: number,
     private readonly lock: FileLock,
     /** Advanced only after fsync, so a failed write re-appends the same seq. */
     private last: number,
     /** Bytes of whole, durable records: where a failed write is cut back to. */
     private size: number,
-    /** A new journal's directory entry is fsynced with its first record. */
-    private dirSynced: boolean,
   ) {}
 
   get lastSeq(): number {
@@ -90,7 +95,7 @@ class FileJournal implements Journal {
   async append(seq: number, payload: Payload): Promise<void> {
     if (this.closed) throw new LogbookError('unavailable', `journal ${this.runId} is closed`);
     if (checkAppend(this.last, seq) === 'duplicate') return;
-    const bytes = Buffer.from(`${encodeRecord({ seq, ...payload } as JournalRecord)}\n`, 'utf8');
+    const bytes = recordBytes(seq, payload);
     if (shouldTear(seq)) {
       writeAll(this.fd, bytes.subarray(0, Math.max(1, bytes.length >> 1)));
       fsyncSync(this.fd);
@@ -99,10 +104,6 @@ class FileJournal implements Journal {
     try {
       writeAll(this.fd, bytes);
       fsyncSync(this.fd);
-      if (!this.dirSynced) {
-        fsyncDir(this.dir);
-        this.dirSynced = true;
-      }
     } catch (err) {
       // Cut any partial line away so the journal still ends on a whole record and
       // the same seq can be appended again.
@@ -159,34 +160,54 @@ export class FileStore implements Store {
     }
   }
 
+  /**
+   * A run appears whole or not at all: its meta is written and fsynced in a
+   * temporary file, which is then linked into place (link fails if the run
+   * exists, so two creators cannot both win) and the directory is fsynced.
+   */
   async create(id: string, meta: MetaPayload): Promise<Journal> {
     validateId(id);
     if (meta.run_id !== id) throw new LogbookError('corrupt', `meta run_id ${meta.run_id} does not match run id ${id}`);
+    const bytes = recordBytes(1, { meta });
     this.ensureDirectory();
     const lock = acquireLock(this.lockPath(id));
     const path = this.journalPath(id);
-    let fd: number;
+    const tmp = join(this.directory, `.${id}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
+    let fd = -1;
     try {
-      fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL, 0o600);
-    } catch (err) {
-      lock.release();
-      if (errno(err) === 'EEXIST') throw new LogbookError('exists', `run ${id} already exists; pick another id or remove it with \`logbook session rm ${id}\``);
-      throw ioError(`cannot create ${path}`, err);
-    }
-    const journal = new FileJournal(id, path, this.directory, fd, lock, 0, 0, false);
-    try {
-      await journal.append(1, { meta });
-    } catch (err) {
-      // A run without its meta is no run: leave nothing half-made behind.
-      await journal.close();
+      fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+      if (shouldTear(1)) {
+        writeAll(fd, bytes.subarray(0, Math.max(1, bytes.length >> 1)));
+        fsyncSync(fd);
+        tornDeath();
+      }
+      writeAll(fd, bytes);
+      fsyncSync(fd);
+      closeSync(fd);
+      fd = -1;
       try {
-        unlinkSync(path);
+        linkSync(tmp, path);
+      } catch (err) {
+        if (errno(err) === 'EEXIST') {
+          throw new LogbookError('exists', `run ${id} already exists; pick another id or remove it with \`logbook session rm ${id}\``);
+        }
+        throw ioError(`cannot create ${path}`, err);
+      }
+      unlinkSync(tmp);
+      fsyncDir(this.directory);
+      fd = openSync(path, constants.O_WRONLY | constants.O_APPEND);
+    } catch (err) {
+      if (fd >= 0) closeSync(fd);
+      try {
+        unlinkSync(tmp);
       } catch {
         /* already gone */
       }
-      throw err;
+      lock.release();
+      throw isLogbookError(err) ? err : ioError(`cannot create ${path}`, err);
     }
-    return journal;
+    afterDurable(1);
+    return new FileJournal(id, path, fd, lock, 1, bytes.length);
   }
 
   async open(id: string): Promise<Journal> {
@@ -203,7 +224,7 @@ export class FileStore implements Store {
     try {
       fd = openSync(path, constants.O_RDWR | constants.O_APPEND);
       const { lastSeq, size } = repairTail(fd, path);
-      return new FileJournal(id, path, this.directory, fd, lock, lastSeq, size, true);
+      return new FileJournal(id, path, fd, lock, lastSeq, size);
     } catch (err) {
       if (fd >= 0) closeSync(fd);
       lock.release();
