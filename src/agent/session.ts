@@ -48,7 +48,8 @@ export function generateRunId(now = new Date()): string {
 
 export interface ResumeRequestOptions {
   fingerprint: Fingerprint;
-  interactive: boolean;
+  /** Undefined: keep the interactivity the run was journaled with. */
+  interactive: boolean | undefined;
   force: boolean;
 }
 
@@ -62,14 +63,15 @@ export interface ResumedRun {
 /** The gates, in order, against the current configuration; then the lock. */
 export async function resumeRun(store: Store, id: string, request: ResumeRequestOptions): Promise<ResumedRun> {
   const loaded = await store.load(id);
-  checkResume(loaded.state, request);
+  const gates = { ...request, interactive: request.interactive ?? loaded.state.interactive };
+  checkResume(loaded.state, gates);
   const journal = await store.open(id);
   let state = loaded.state;
   try {
     if (journal.lastSeq !== loaded.lastSeq) {
       // Another writer finished between our read and our lock: read again, under the lock.
       const reread = await store.load(id);
-      checkResume(reread.state, request);
+      checkResume(reread.state, gates);
       if (reread.lastSeq !== journal.lastSeq) {
         throw new LogbookError('locked', `run ${id} changed while it was being opened; try again`);
       }

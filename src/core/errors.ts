@@ -20,6 +20,7 @@ export type ErrorCode =
   | 'provider_changed'
   | 'config_drift'
   // configuration and wiring
+  | 'usage'
   | 'config'
   | 'unknown_backend'
   | 'backend_options'
