@@ -1,10 +1,84 @@
-// Placeholder until the anthropic provider lands; see issue 3.
-import { LogbookError } from '../../core/index.js';
+/**
+ * The `anthropic` provider: the Messages API through the official SDK, always
+ * streamed. The key comes from ANTHROPIC_API_KEY (or the variable `api_key_env`
+ * names); the base URL from the config's `base_url`, else ANTHROPIC_BASE_URL,
+ * else the SDK's default. Retries are ours (see retry.ts), so the SDK's are off.
+ */
+import Anthropic, { APIConnectionError, APIError, APIUserAbortError, type Middleware } from '@anthropic-ai/sdk';
+import type { ModelRequest, ModelResponse, Provider, StreamObserver } from '../provider.js';
+import { AnthropicStreamReader, toAnthropicParams } from './anthropic-map.js';
+import { envValue, missingKeyError } from './credentials.js';
 import type { ProviderSettings } from './index.js';
-import type { Provider } from '../provider.js';
+import { RawSplicer } from './raw-splice.js';
+import { interrupted, retryPolicyFromEnv, withRetries, type Failure, type RetryPolicy } from './retry.js';
+import { classifySdkError, type ApiErrorFields } from './sdk-errors.js';
 
-export class AnthropicProvider {
-  static fromSettings(_settings: ProviderSettings): Provider {
-    throw new LogbookError('unavailable', 'the anthropic provider is not built yet');
+export interface AnthropicOptions {
+  model: string;
+  apiKey: string;
+  /** Unset: the SDK's default. */
+  baseUrl?: string;
+  retry: RetryPolicy;
+}
+
+export class AnthropicProvider implements Provider {
+  readonly id = 'anthropic';
+  readonly model: string;
+  private readonly client: Anthropic;
+  private readonly retry: RetryPolicy;
+
+  static fromSettings(settings: ProviderSettings): Provider {
+    const keyEnv = settings.apiKeyEnv ?? 'ANTHROPIC_API_KEY';
+    const apiKey = envValue(keyEnv);
+    if (apiKey === undefined) throw missingKeyError('anthropic', keyEnv);
+    const baseUrl = settings.baseUrl ?? envValue('ANTHROPIC_BASE_URL');
+    return new AnthropicProvider({
+      model: settings.model,
+      apiKey,
+      ...(baseUrl !== undefined ? { baseUrl } : {}),
+      retry: retryPolicyFromEnv(),
+    });
   }
+
+  constructor(options: AnthropicOptions) {
+    this.model = options.model;
+    this.retry = options.retry;
+    this.client = new Anthropic({
+      apiKey: options.apiKey,
+      ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}),
+      maxRetries: 0,
+      openTelemetry: false,
+    });
+  }
+
+  async complete(request: ModelRequest, observer?: StreamObserver): Promise<ModelResponse> {
+    const splicer = new RawSplicer();
+    const params = toAnthropicParams(request, this.model, splicer);
+    // The SDK serializes the body; the stand-ins for raw JSON are swapped in after.
+    const splice: Middleware = (req, next) => next(typeof req.body === 'string' ? { ...req, body: splicer.splice(req.body) } : req);
+    const signal = request.signal;
+    const attempt = async (): Promise<ModelResponse> => {
+      const stream = await this.client.messages.create(params, { signal: signal ?? null, middleware: [splice] });
+      const reader = new AnthropicStreamReader(observer);
+      for await (const event of stream) reader.add(event);
+      // The SDK ends an aborted stream quietly rather than throwing.
+      if (signal?.aborted) throw interrupted(signal.reason);
+      return reader.result();
+    };
+    return withRetries(this.id, attempt, classifyAnthropicError, this.retry, signal);
+  }
+}
+
+const SDK_ERRORS = { APIError, APIUserAbortError, APIConnectionError };
+
+/** The API's error body is `{"type":"error","error":{"type":...,"message":...}}`. */
+function describe(e: ApiErrorFields): { type?: string; message: string } {
+  const inner = (e.error as { error?: { type?: unknown; message?: unknown } } | undefined)?.error;
+  const type = typeof inner?.type === 'string' ? inner.type : undefined;
+  const message = typeof inner?.message === 'string' ? inner.message : e.message;
+  return { ...(type !== undefined ? { type } : {}), message };
+}
+
+export function classifyAnthropicError(err: unknown): Failure {
+  return classifySdkError(err, SDK_ERRORS, describe);
 }

@@ -1,10 +1,97 @@
-// Placeholder until the openai provider lands; see issue 3.
-import { LogbookError } from '../../core/index.js';
+/**
+ * The `openai` provider: Chat Completions (not Responses) through the official
+ * SDK, always streamed, so any compatible server works: Ollama, vLLM, llama.cpp's
+ * server, LM Studio. The base URL is the config's `base_url`, else OPENAI_BASE_URL,
+ * else the SDK's default. The key comes from OPENAI_API_KEY (or the variable
+ * `api_key_env` names); with a base URL set and OPENAI_API_KEY unset, a placeholder
+ * key is sent, since local servers check none. Retries are ours (see retry.ts).
+ */
+import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
+import type { ModelRequest, ModelResponse, Provider, StreamObserver } from '../provider.js';
+import { envValue, missingKeyError } from './credentials.js';
 import type { ProviderSettings } from './index.js';
-import type { Provider } from '../provider.js';
+import { OpenAIStreamReader, toOpenAIParams } from './openai-map.js';
+import { interrupted, retryPolicyFromEnv, withRetries, type Failure, type RetryPolicy } from './retry.js';
+import { classifySdkError, type ApiErrorFields } from './sdk-errors.js';
 
-export class OpenAIProvider {
-  static fromSettings(_settings: ProviderSettings): Provider {
-    throw new LogbookError('unavailable', 'the openai provider is not built yet');
+/** Sent as the key to a server at a custom base URL when no key is set. */
+export const PLACEHOLDER_API_KEY = 'logbook-no-key';
+
+export interface OpenAIOptions {
+  model: string;
+  apiKey: string;
+  /** Unset: OpenAI itself, the SDK's default. */
+  baseUrl?: string;
+  retry: RetryPolicy;
+}
+
+export class OpenAIProvider implements Provider {
+  readonly id = 'openai';
+  readonly model: string;
+  private readonly client: OpenAI;
+  private readonly retry: RetryPolicy;
+  /** Compatible servers know `max_tokens`; OpenAI's reasoning models want `max_completion_tokens`. */
+  private readonly legacyMaxTokens: boolean;
+
+  static fromSettings(settings: ProviderSettings): Provider {
+    const baseUrl = settings.baseUrl ?? envValue('OPENAI_BASE_URL');
+    const keyEnv = settings.apiKeyEnv ?? 'OPENAI_API_KEY';
+    let apiKey = envValue(keyEnv);
+    if (apiKey === undefined) {
+      // A variable the config names explicitly must be set; only the default may fall back.
+      if (baseUrl === undefined || settings.apiKeyEnv !== undefined) throw missingKeyError('openai', keyEnv);
+      apiKey = PLACEHOLDER_API_KEY;
+    }
+    return new OpenAIProvider({
+      model: settings.model,
+      apiKey,
+      ...(baseUrl !== undefined ? { baseUrl } : {}),
+      retry: retryPolicyFromEnv(),
+    });
   }
+
+  constructor(options: OpenAIOptions) {
+    this.model = options.model;
+    this.retry = options.retry;
+    this.legacyMaxTokens = options.baseUrl !== undefined;
+    this.client = new OpenAI({
+      apiKey: options.apiKey,
+      ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}),
+      maxRetries: 0,
+    });
+  }
+
+  async complete(request: ModelRequest, observer?: StreamObserver): Promise<ModelResponse> {
+    const params = toOpenAIParams(request, this.model, { legacyMaxTokens: this.legacyMaxTokens });
+    const signal = request.signal;
+    const attempt = async (): Promise<ModelResponse> => {
+      const stream = await this.client.chat.completions.create(params, { signal: signal ?? null });
+      const reader = new OpenAIStreamReader(observer);
+      for await (const chunk of stream) reader.add(chunk);
+      // The SDK ends an aborted stream quietly rather than throwing.
+      if (signal?.aborted) throw interrupted(signal.reason);
+      return reader.result();
+    };
+    return withRetries(this.id, attempt, classifyOpenAIError, this.retry, signal);
+  }
+}
+
+const SDK_ERRORS = { APIError, APIUserAbortError, APIConnectionError };
+
+/**
+ * The SDK keeps the body's `error` member: `{"message","type","param","code"}` from
+ * OpenAI, a bare string from some compatible servers. The code names the cause
+ * more precisely than the type (`invalid_api_key`, `rate_limit_exceeded`).
+ */
+function describe(e: ApiErrorFields): { type?: string; message: string } {
+  const body = e.error;
+  if (typeof body === 'string') return { message: body };
+  const inner = body as { message?: unknown; type?: unknown; code?: unknown } | undefined;
+  const name = [inner?.code, inner?.type].find((x): x is string => typeof x === 'string' && x !== '');
+  const message = typeof inner?.message === 'string' ? inner.message : e.message;
+  return { ...(name !== undefined ? { type: name } : {}), message };
+}
+
+export function classifyOpenAIError(err: unknown): Failure {
+  return classifySdkError(err, SDK_ERRORS, describe);
 }

@@ -1,0 +1,39 @@
+/**
+ * Puts raw JSON text (a tool input, a provider block) into a JSON document without
+ * parsing it: the document is serialized with unique stand-in strings, which are
+ * then replaced by the raw text. So `1.0`, big integers and key order reach the
+ * API exactly as the journal holds them.
+ */
+import { randomUUID } from 'node:crypto';
+
+export class RawSplicer {
+  /** Random per splicer, so no string a user or model wrote can look like a stand-in. */
+  private readonly tag = `\u0000raw-${randomUUID()}:`;
+  private readonly texts: string[] = [];
+
+  /** A value that JSON.stringify writes as a stand-in for `rawText` (one JSON value). */
+  slot(rawText: string): unknown {
+    const stand = this.tag + String(this.texts.push(rawText) - 1);
+    return { toJSON: () => stand };
+  }
+
+  /** JSON text with every stand-in replaced by its raw text. */
+  splice(json: string): string {
+    if (this.texts.length === 0) return json;
+    const quoted = JSON.stringify(this.tag).slice(0, -1); // the tag as JSON writes it, opening quote included
+    let out = '';
+    let from = 0;
+    for (let at = json.indexOf(quoted); at !== -1; at = json.indexOf(quoted, from)) {
+      const end = json.indexOf('"', at + quoted.length);
+      const index = Number(json.slice(at + quoted.length, end));
+      out += json.slice(from, at) + this.texts[index]!;
+      from = end + 1;
+    }
+    return out + json.slice(from);
+  }
+
+  /** JSON.stringify, then splice. */
+  stringify(value: unknown): string {
+    return this.splice(JSON.stringify(value));
+  }
+}

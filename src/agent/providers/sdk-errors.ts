@@ -1,0 +1,82 @@
+/**
+ * Classifies the errors of the official SDKs, which share one error design: an
+ * `APIError` with the HTTP status (none when the error arrived inside an event
+ * stream), a connection error, and a user-abort error.
+ */
+import type { Failure } from './retry.js';
+import { retryAfterMs } from './retry.js';
+
+type ErrorClass = abstract new (...args: never[]) => Error;
+
+export interface SdkErrorClasses {
+  APIError: ErrorClass;
+  APIUserAbortError: ErrorClass;
+  APIConnectionError: ErrorClass;
+}
+
+/** The status, headers and body an SDK's APIError carries. */
+export interface ApiErrorFields {
+  status: number | undefined;
+  headers: Headers | undefined;
+  error: unknown;
+  message: string;
+}
+
+/** An API's own name and text for an error, from its JSON body. */
+export interface ErrorDescription {
+  type?: string;
+  message: string;
+}
+
+/** Error types an API may send inside a stream that another attempt can fix. */
+const TRANSIENT_STREAM_TYPES = new Set([
+  'overloaded_error',
+  'api_error',
+  'rate_limit_error',
+  'rate_limit_exceeded',
+  'server_error',
+  'timeout_error',
+]);
+
+/** A response that ended before it was complete: worth another attempt. */
+export class IncompleteResponse extends Error {
+  override readonly name = 'IncompleteResponse';
+}
+
+export function classifySdkError(
+  err: unknown,
+  sdk: SdkErrorClasses,
+  describe: (e: ApiErrorFields) => ErrorDescription,
+): Failure {
+  if (err instanceof sdk.APIUserAbortError || (err instanceof Error && err.name === 'AbortError')) return { kind: 'aborted' };
+  if (err instanceof sdk.APIConnectionError) {
+    const cause = err.cause instanceof Error && err.cause.message !== err.message ? `: ${causeChain(err.cause)}` : '';
+    return { kind: 'transient', label: 'connection error', detail: `${err.message}${cause}` };
+  }
+  if (err instanceof IncompleteResponse) return { kind: 'transient', label: 'incomplete response', detail: err.message };
+  if (err instanceof sdk.APIError) {
+    const fields = err as unknown as ApiErrorFields;
+    const { type, message } = describe(fields);
+    const status = fields.status;
+    const label = [status, type].filter((x) => x !== undefined && x !== '').join(' ') || 'stream error';
+    const transient =
+      status === undefined
+        ? type === undefined || TRANSIENT_STREAM_TYPES.has(type)
+        : status === 408 || status === 409 || status === 429 || status >= 500;
+    return transient
+      ? { kind: 'transient', label, detail: message, retryAfterMs: retryAfterMs(fields.headers) }
+      : { kind: 'refused', label, detail: message };
+  }
+  return { kind: 'fatal', detail: err instanceof Error ? err.message : String(err) };
+}
+
+/** `fetch failed: connect ECONNREFUSED 127.0.0.1:9`, from an error and its causes. */
+function causeChain(err: Error): string {
+  const parts = [err.message];
+  let cause = err.cause;
+  while (cause instanceof Error && parts.length < 4) {
+    parts.push(cause.message);
+    cause = cause.cause;
+  }
+  return parts.join(': ');
+}
