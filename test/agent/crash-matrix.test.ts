@@ -1,0 +1,206 @@
+/**
+ * The crash matrix: a scripted run of several turns with multi-tool batches,
+ * killed by SIGKILL right after each record becomes durable, and torn in the
+ * middle of writing each record, then resumed to completion through the real
+ * binary. Every time the final conversation must equal the uninterrupted run's,
+ * no journaled model turn may be requested again, and at most one tool may run
+ * twice.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { FileStore, encodeMessage, type LoadedRun } from '../../src/index.js';
+import { runCli, spawnCli, finished, type CliResult } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const dir = tempDir('logbook-crash-');
+const stateDir = join(dir, 'state');
+const store = new FileStore(join(stateDir, 'runs'));
+
+const SCRIPT = {
+  turns: [
+    { text: 'Two notes first.', tool_calls: [{ name: 'note', input: { text: 'a' } }, { name: 'note', input: { text: 'b' } }] },
+    {
+      text: 'Three more.',
+      tool_calls: [{ name: 'note', input: { text: 'c' } }, { name: 'note', input: { text: 'd' } }, { name: 'note', input: { text: 'e' } }],
+    },
+    { text: 'Noted a to e.' },
+  ],
+};
+
+/**
+ * The tool appends its argument to $NOTES_FILE (one line per execution) and says
+ * so. The note named by $SLOW_NOTE sleeps the first time it runs, long enough to
+ * be interrupted.
+ */
+const NOTE =
+  'printf "%s\\n" "$1" >> "$NOTES_FILE"; ' +
+  'if [ "$1" = "$SLOW_NOTE" ] && [ ! -e "$NOTES_FILE.slept" ]; then touch "$NOTES_FILE.slept"; sleep 30; fi; ' +
+  'echo "noted $1"';
+
+function writeConfig(name: string, o: { system?: string; maxIterations?: number } = {}): string {
+  const path = join(dir, `${name}.yaml`);
+  writeFileSync(
+    path,
+    `provider: script
+script: script.json
+system: ${o.system ?? 'You take notes.'}
+max_iterations: ${o.maxIterations ?? 10}
+tools:
+  - name: note
+    description: Write a note down
+    input_schema: { type: object, properties: { text: { type: string } }, required: [text] }
+    command: [sh, -c, '${NOTE}', sh, '{{text}}']
+`,
+  );
+  return path;
+}
+
+const lines = (path: string): string[] => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean) : []);
+const turnsAsked = (log: string): number[] => lines(log).map((l) => (JSON.parse(l) as { turn: number }).turn);
+const conversation = (run: LoadedRun): string[] => run.state.messages.map(encodeMessage);
+
+/** One run's id and the files that witness what it did: notes taken and model turns asked for. */
+interface Attempt {
+  id: string;
+  notes: string;
+  turns: string;
+}
+
+const attempt = (id: string): Attempt => ({ id, notes: join(dir, `${id}.notes`), turns: join(dir, `${id}.turns`) });
+
+function witnesses(a: Attempt, env: Record<string, string> = {}): Record<string, string> {
+  return { LOGBOOK_SCRIPT_LOG: a.turns, NOTES_FILE: a.notes, ...env };
+}
+
+function run(a: Attempt, args: string[], env: Record<string, string> = {}, config = join(dir, 'agent.yaml')): Promise<CliResult> {
+  return runCli(['run', '--config', config, '--state-dir', stateDir, ...args], { cwd: dir, env: witnesses(a, env) });
+}
+
+let reference: LoadedRun;
+let referenceNotes: string[];
+
+beforeAll(async () => {
+  writeFileSync(join(dir, 'script.json'), JSON.stringify(SCRIPT));
+  writeConfig('agent');
+  const a = attempt('reference');
+  const r = await run(a, ['--name', a.id, 'Take five notes.']);
+  expect(r.stderr).not.toMatch(/logbook:/);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toBe('Noted a to e.\n');
+  reference = await store.load(a.id);
+  referenceNotes = lines(a.notes);
+  expect(referenceNotes).toEqual(['a', 'b', 'c', 'd', 'e']);
+  expect(turnsAsked(a.turns)).toEqual([0, 1, 2]);
+}, 60_000);
+
+describe('crash matrix', () => {
+  it('the uninterrupted run journals meta, 3 assistant turns, 5 results and the terminal', () => {
+    expect(reference.records).toHaveLength(10);
+    expect(reference.state.terminal).toEqual({ reason: 'completed' });
+  });
+
+  for (const mode of ['kill-after-seq', 'tear-seq'] as const) {
+    it(`${mode}: every crash point resumes to the same conversation without paying twice`, async () => {
+      for (let n = 1; n <= reference.records.length; n++) {
+        const a = attempt(`${mode}-${n}`);
+        const crashed = await run(a, ['--name', a.id, 'Take five notes.'], { LOGBOOK_FAILPOINT: `${mode}:${n}` });
+        expect(crashed.signal, `${mode}:${n} should die by SIGKILL`).toBe('SIGKILL');
+        const askedBeforeCrash = turnsAsked(a.turns);
+        const notesBeforeCrash = lines(a.notes).length;
+
+        if (mode === 'tear-seq' && n === 1) {
+          // A torn meta means the run was never created: nothing to resume, and nothing half-made left behind.
+          const r = await run(a, ['--resume', a.id]);
+          expect(r.code).toBe(1);
+          expect(r.stderr).toMatch(/^logbook: no run tear-seq-1/m);
+          expect((await store.list()).map((x) => x.runId)).not.toContain(a.id);
+          continue;
+        }
+
+        const journaledTurns = (await store.load(a.id)).state.counters.llm_calls;
+        const resumed = await run(a, ['--resume', a.id]);
+        if (mode === 'kill-after-seq' && n === reference.records.length) {
+          // Killed after the terminal record: the run is complete and says so.
+          expect(resumed.code).toBe(1);
+          expect(resumed.stderr).toMatch(/already completed/);
+        } else {
+          expect(resumed.stderr, `${mode}:${n}`).not.toMatch(/^logbook:/m);
+          expect(resumed.code, `${mode}:${n}`).toBe(0);
+          expect(resumed.stdout).toBe('Noted a to e.\n');
+        }
+
+        const final = await store.load(a.id);
+        expect(conversation(final), `${mode}:${n}`).toEqual(conversation(reference));
+        expect(final.state.terminal).toEqual({ reason: 'completed' });
+
+        // No journaled turn was asked for again: the resume asked only for later turns.
+        const askedOnResume = turnsAsked(a.turns).slice(askedBeforeCrash.length);
+        for (const t of askedOnResume) expect(t, `${mode}:${n} asked for turn ${t} again`).toBeGreaterThanOrEqual(journaledTurns);
+        // Each turn was paid for once, except a turn whose record was torn before it was durable.
+        const asked = turnsAsked(a.turns);
+        expect(asked.length - new Set(asked).size, `${mode}:${n}`).toBeLessThanOrEqual(mode === 'tear-seq' ? 1 : 0);
+
+        // At most one tool ran twice, and every note was taken.
+        const notes = lines(a.notes);
+        expect(notes.length - referenceNotes.length, `${mode}:${n} notes ${notes.join()}`).toBeLessThanOrEqual(1);
+        expect(new Set(notes)).toEqual(new Set(referenceNotes));
+        expect(notesBeforeCrash).toBeLessThanOrEqual(referenceNotes.length);
+      }
+    }, 300_000);
+  }
+});
+
+describe('suspend and resume by signal', () => {
+  it('SIGINT in the middle of a tool journals suspended without that result; the resume runs it again', async () => {
+    const a = attempt('sigint');
+    const child = spawnCli(['run', '--config', join(dir, 'agent.yaml'), '--state-dir', stateDir, '--name', a.id, 'Take five notes.'], {
+      cwd: dir,
+      env: witnesses(a, { SLOW_NOTE: 'b' }),
+    });
+    const done = finished(child);
+    const deadline = Date.now() + 20_000;
+    while (!existsSync(`${a.notes}.slept`) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    child.kill('SIGINT');
+    const r = await done;
+    expect(r.code).toBe(130);
+    expect(r.stderr).toMatch(/suspended; resume with: logbook run --resume sigint/);
+    const suspended = await store.load(a.id);
+    expect(suspended.state.terminal).toEqual({ reason: 'suspended' });
+    expect(suspended.state.pending?.answered).toEqual(['toolu_0_0']);
+
+    const resumed = await run(a, ['--resume', a.id], { SLOW_NOTE: 'b' });
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toMatch(/resuming run sigint/);
+    expect(resumed.stderr).toMatch(/continuing/);
+    expect(conversation(await store.load(a.id))).toEqual(conversation(reference));
+    expect(lines(a.notes)).toEqual(['a', 'b', 'b', 'c', 'd', 'e']); // b was interrupted, so it ran again
+    expect(turnsAsked(a.turns)).toEqual([0, 1, 2]);
+  }, 60_000);
+});
+
+describe('resume gates through the command', () => {
+  it('refuses a completed run, a chat/one-shot mismatch and drift; --force overrides drift only', async () => {
+    const a = attempt('gates');
+    const done = await run(a, ['--name', a.id, 'Take five notes.']);
+    expect(done.code).toBe(0);
+    const again = await run(a, ['--resume', a.id]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/^logbook: run gates already completed/m);
+
+    const b = attempt('gates-b');
+    expect((await run(b, ['--name', b.id, 'Take five notes.'], { LOGBOOK_FAILPOINT: 'kill-after-seq:3' })).signal).toBe('SIGKILL');
+    const chat = await run(b, ['--resume', b.id, '--chat']);
+    expect(chat.code).toBe(1);
+    expect(chat.stderr).toMatch(/one-shot run; resume it without --chat/);
+
+    const drifted = writeConfig('drifted', { system: 'You take many notes.', maxIterations: 12 });
+    const refused = await run(b, ['--resume', b.id], {}, drifted);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/system prompt: changed; max_iterations: 10 -> 12/);
+    expect(refused.stderr).toMatch(/--force/);
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    const forced = await run(b, ['--resume', b.id, '--force'], {}, drifted);
+    expect(forced.code).toBe(0);
+  }, 60_000);
+});
