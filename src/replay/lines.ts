@@ -1,0 +1,38 @@
+/** Small text layout helpers shared by the renderings. */
+import type { Style } from './style.js';
+import { gapBefore, type TranscriptItem } from './transcript.js';
+
+/** `first` before the first line of `text`, `rest` before every other line. */
+export function hang(text: string, first: string, rest: string): string[] {
+  return text.split('\n').map((line, i) => (i === 0 ? first : rest) + line);
+}
+
+/** The line that starts the pending turn. */
+export function pendingLine(item: { answered: number; total: number }): string {
+  return `in-flight turn: ${item.answered} of ${item.total} tool calls answered; a resume completes it first`;
+}
+
+/** The line that tells how the run stopped. */
+export function endLine(item: { reason: string; message?: string }): string {
+  return item.message ? `run ${item.reason}: ${item.message}` : `run ${item.reason}`;
+}
+
+/**
+ * Joins rendered items, with a blank line wherever the conversation changes
+ * sides (operator, model, or a marker line).
+ */
+export function joinItems(rendered: { item: TranscriptItem; lines: string[] }[]): string {
+  const out: string[] = [];
+  let last: TranscriptItem | undefined;
+  for (const { item, lines } of rendered) {
+    if (lines.length === 0) continue;
+    if (gapBefore(last, item)) out.push('');
+    last = item;
+    out.push(...lines);
+  }
+  return out.length === 0 ? '' : `${out.join('\n')}\n`;
+}
+
+export function marker(style: Style, text: string): string {
+  return style.note(`\u2500\u2500 ${text}`);
+}

@@ -1,0 +1,54 @@
+/**
+ * What a resumed run tells the operator on stderr before it goes on: where it
+ * stands (the run, its LLM calls so far, the prompt, each turn's prose and tool
+ * calls, the in-flight turn) and then `continuing`.
+ */
+import type { RunState } from '../core/index.js';
+import { formatCall } from './calls.js';
+import { hang, joinItems, marker, pendingLine } from './lines.js';
+import { sanitizeLine } from './sanitize.js';
+import { plain, type Style } from './style.js';
+import { transcriptItems, type TranscriptItem } from './transcript.js';
+
+export interface NarrationOptions {
+  /**
+   * What a call would actually do (a resolved command line) when its tool is
+   * still known; undefined to fall back to its name and JSON arguments.
+   */
+  describeCall?: (name: string, inputJson: string) => string | undefined;
+  /** stderr's width when it is a terminal: long arguments are elided to fit. */
+  width?: number;
+  style?: Style;
+}
+
+function callLine(item: Extract<TranscriptItem, { kind: 'call' }>, options: NarrationOptions): string {
+  const described = options.describeCall?.(item.name, item.input);
+  const width = options.width === undefined ? undefined : options.width - 2;
+  let text = described !== undefined ? sanitizeLine(described) : formatCall(item.name, item.input, width);
+  if (item.pending && item.answered) text += ' (answered)';
+  return `\u00bb ${text}`;
+}
+
+function narrateItem(item: TranscriptItem, options: NarrationOptions, style: Style): string[] {
+  switch (item.kind) {
+    case 'prompt':
+    case 'user':
+      return hang(item.text, '> ', '  ').map(style.strong);
+    case 'text':
+      return item.text.split('\n');
+    case 'call':
+      return [style.call(callLine(item, options))];
+    case 'pending':
+      return [marker(style, pendingLine(item))];
+    default:
+      return []; // thinking, results, provider blocks and old terminal records are not narrated
+  }
+}
+
+export function resumeNarration(state: RunState, options: NarrationOptions = {}): string {
+  const style = options.style ?? plain;
+  const calls = state.counters.llm_calls;
+  const header = style.strong(`resuming run ${sanitizeLine(state.run_id)} (${calls} LLM call${calls === 1 ? '' : 's'} so far)`);
+  const body = joinItems(transcriptItems(state).map((item) => ({ item, lines: narrateItem(item, options, style) })));
+  return `${header}\n${body}${style.note('continuing')}\n`;
+}

@@ -1,0 +1,47 @@
+/**
+ * Journal text (model prose, tool output, arguments) is untrusted: a journal can
+ * hold anything a model or a command produced. Everything shown on a terminal
+ * passes through here first, so no byte from a journal can move the cursor,
+ * retitle the window, rewrite earlier output or hide or reorder text.
+ */
+
+/**
+ * Whole escape sequences, 7-bit and 8-bit forms: strings (OSC, DCS, SOS, PM, APC)
+ * up to their terminator, CSI with its parameters, and two-byte ESC sequences.
+ * An unterminated string sequence is not matched here: its introducer alone is
+ * removed below and its payload stays visible, which can hide nothing.
+ */
+const SEQUENCE = new RegExp(
+  [
+    '(?:\\u001b[\\]PX^_]|[\\u0090\\u0098\\u009d\\u009e\\u009f])[^\\u0007\\u001b\\u009c]*(?:\\u0007|\\u001b\\\\|\\u009c)',
+    '(?:\\u001b\\[|\\u009b)[\\u0030-\\u003f]*[\\u0020-\\u002f]*[\\u0040-\\u007e]',
+    '\\u001b[\\u0020-\\u002f]*[\\u0030-\\u007e]',
+  ].join('|'),
+  'g',
+);
+
+/** C0 controls but tab and newline, DEL, C1 controls, and bidi embeddings, overrides and isolates. */
+// eslint-disable-next-line no-control-regex
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+function visible(ch: string): string {
+  const code = ch.charCodeAt(0);
+  if (code < 0x20) return String.fromCharCode(0x2400 + code); // control pictures: ␀ ␇ ␛ ...
+  if (code === 0x7f) return '\u2421'; // ␡
+  if (code <= 0x9f) return '\ufffd';
+  return ''; // bidi controls: dropped, they have no glyph
+}
+
+/**
+ * Multi-line text safe for a terminal: escape sequences removed, carriage
+ * returns turned into line breaks (so `\r` cannot overwrite what a line shows),
+ * other controls shown as visible symbols. Newlines and tabs are kept.
+ */
+export function sanitize(text: string): string {
+  return text.replace(/\r\n?/g, '\n').replace(SEQUENCE, '').replace(UNSAFE, visible);
+}
+
+/** One line of safe text: line breaks and tabs become spaces. */
+export function sanitizeLine(text: string): string {
+  return sanitize(text).replace(/[\n\t]/g, ' ');
+}

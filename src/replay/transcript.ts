@@ -1,0 +1,117 @@
+/**
+ * The one walk over a folded run that every rendering shares. Each tool call is
+ * paired with its result by tool_use id across the whole conversation, so calls
+ * and results interleave as they did live; the pending (in-flight) turn comes
+ * after the committed messages, where an unanswered call stands alone.
+ *
+ * All text in an item is sanitized; a call's `input` is raw JSON text, which
+ * formatCall sanitizes when it renders it.
+ */
+import type { Block, Message, RunState, TerminalReason, ToolResultBody } from '../core/index.js';
+import { showResult, type ShownResult } from './results.js';
+import { sanitize, sanitizeLine } from './sanitize.js';
+
+export type TranscriptItem =
+  | { kind: 'prompt'; text: string }
+  /** Text the operator typed as a follow-up. */
+  | { kind: 'user'; text: string }
+  /** Empty text for redacted or signature-only thinking. */
+  | { kind: 'thinking'; text: string }
+  | { kind: 'text'; text: string }
+  | {
+      kind: 'call';
+      id: string;
+      name: string;
+      /** The arguments as raw JSON text. */
+      input: string;
+      /** True for a call of the pending turn. */
+      pending: boolean;
+      answered: boolean;
+    }
+  | ({ kind: 'result'; id: string; name: string } & ShownResult)
+  /** A provider's own block (server tool, redacted thinking), shown by kind. */
+  | { kind: 'provider'; providerKind: string }
+  /** Starts the pending turn: what a resume completes first. */
+  | { kind: 'pending'; answered: number; total: number }
+  | { kind: 'end'; reason: TerminalReason; message?: string };
+
+export type ItemKind = TranscriptItem['kind'];
+
+function resultItem(body: ToolResultBody, name: string): TranscriptItem {
+  const shown = showResult(body.content, body.is_error === true);
+  const item: TranscriptItem = { kind: 'result', id: sanitizeLine(body.tool_use_id), name, ...shown, output: sanitize(shown.output) };
+  if (shown.command !== undefined) item.command = shown.command.map(sanitizeLine);
+  if (shown.signal !== undefined) item.signal = sanitizeLine(shown.signal);
+  if (shown.error !== undefined) item.error = sanitizeLine(shown.error);
+  return item;
+}
+
+export function transcriptItems(state: RunState): TranscriptItem[] {
+  const results = new Map<string, ToolResultBody>();
+  const names = new Map<string, string>();
+  const all: Message[] = state.pending ? [...state.messages, state.pending.assistant] : state.messages;
+  for (const m of all) {
+    for (const b of m.content) {
+      if ('tool_result' in b) results.set(b.tool_result.tool_use_id, b.tool_result);
+      if ('tool_use' in b) names.set(b.tool_use.id, sanitizeLine(b.tool_use.name));
+    }
+  }
+  for (const r of state.pending?.results ?? []) results.set(r.tool_use_id, r);
+
+  const items: TranscriptItem[] = [];
+  const shown = new Set<string>();
+  const walk = (m: Message, skipFirst: boolean, pending: boolean): void => {
+    m.content.forEach((b: Block, i) => {
+      if (skipFirst && i === 0) return;
+      if ('text' in b) items.push({ kind: m.role === 'user' ? 'user' : 'text', text: sanitize(b.text.text) });
+      else if ('thinking' in b) items.push({ kind: 'thinking', text: sanitize(b.thinking.text ?? '') });
+      else if ('provider' in b) items.push({ kind: 'provider', providerKind: sanitizeLine(b.provider.kind) });
+      else if ('tool_use' in b) {
+        const { id, input } = b.tool_use;
+        const result = results.get(id);
+        items.push({ kind: 'call', id: sanitizeLine(id), name: names.get(id)!, input: input.text, pending, answered: result !== undefined });
+        if (result !== undefined && !shown.has(id)) {
+          shown.add(id);
+          items.push(resultItem(result, names.get(id)!));
+        }
+      } else if (!shown.has(b.tool_result.tool_use_id)) {
+        // A result whose call is not in the conversation: shown where it stands.
+        shown.add(b.tool_result.tool_use_id);
+        items.push(resultItem(b.tool_result, '?'));
+      }
+    });
+  };
+
+  if (state.prompt !== '') items.push({ kind: 'prompt', text: sanitize(state.prompt) });
+  state.messages.forEach((m, i) => walk(m, i === 0 && state.prompt !== '', false));
+  const p = state.pending;
+  if (p !== null) {
+    const total = p.assistant.content.filter((b) => 'tool_use' in b).length;
+    items.push({ kind: 'pending', answered: p.answered.length, total });
+    walk(p.assistant, false, true);
+  }
+  if (state.terminal !== null) {
+    const end: TranscriptItem = { kind: 'end', reason: state.terminal.reason };
+    if (state.terminal.message !== undefined) end.message = sanitize(state.terminal.message);
+    items.push(end);
+  }
+  return items;
+}
+
+/** Which side of the conversation an item belongs to; renderers separate the sides. */
+export function side(item: TranscriptItem): 'user' | 'assistant' | 'marker' {
+  if (item.kind === 'prompt' || item.kind === 'user') return 'user';
+  if (item.kind === 'pending' || item.kind === 'end') return 'marker';
+  return 'assistant';
+}
+
+/**
+ * Whether a blank line goes before `item`: where the conversation changes sides,
+ * and before a marker line, but not right after one.
+ */
+export function gapBefore(previous: TranscriptItem | undefined, item: TranscriptItem): boolean {
+  if (previous === undefined) return false;
+  const was = side(previous);
+  const now = side(item);
+  return now === 'marker' || (was !== 'marker' && now !== was);
+}

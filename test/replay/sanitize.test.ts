@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { sanitize, sanitizeLine } from '../../src/replay/index.js';
+import { HOSTILE, UNSAFE_CHARS } from '../helpers/runs.js';
+
+describe('sanitize', () => {
+  it('keeps ordinary text, newlines, tabs and non-ASCII as they are', () => {
+    const s = 'line one\n\tindented é 🦜 <b> & "q"\u2028x';
+    expect(sanitize(s)).toBe(s);
+  });
+
+  it('removes whole escape sequences: CSI, OSC (BEL or ST), DCS, and their 8-bit forms', () => {
+    expect(sanitize('a\u001b[2J\u001b[1;31mb\u001b[0mc')).toBe('abc');
+    expect(sanitize('a\u001b]0;title\u0007b\u001b]8;;http://x\u001b\\link\u001b]8;;\u001b\\c')).toBe('ablinkc');
+    expect(sanitize('a\u001bP1$qm\u001b\\b')).toBe('ab');
+    expect(sanitize('a\u009b31mb\u009d2;t\u009cc')).toBe('abc');
+    expect(sanitize('a\u001b7b\u001b8c\u001b(0d\u001bce')).toBe('abcde');
+  });
+
+  it('reveals text an SGR sequence would conceal', () => {
+    expect(sanitize('x \u001b[8msecret\u001b[28m y')).toBe('x secret y');
+  });
+
+  it('keeps the payload of an unterminated string sequence visible, without its introducer', () => {
+    expect(sanitize('a\u001b]0;never ends')).toBe('a0;never ends');
+    expect(sanitize('a\u009dstill visible')).toBe('a\ufffdstill visible');
+  });
+
+  it('turns carriage returns into line breaks so nothing is overwritten', () => {
+    expect(sanitize('progress 10%\rprogress 90%\r\ndone')).toBe('progress 10%\nprogress 90%\ndone');
+  });
+
+  it('shows stray controls as visible symbols and drops bidi overrides and isolates', () => {
+    expect(sanitize('a\bb\u0007c\u0000d\u007fe\u0085f')).toBe('a\u2408b\u2407c\u2400d\u2421e\ufffdf');
+    expect(sanitize('\u202eevil\u202c \u2066iso\u2069 \u202atext')).toBe('evil iso text');
+    expect(sanitize('lone \u001b')).toBe('lone \u241b');
+  });
+
+  it('leaves nothing a terminal acts on in a hostile string, and keeps its words', () => {
+    const out = sanitize(HOSTILE);
+    expect(out).not.toMatch(UNSAFE_CHARS);
+    expect(out).not.toContain('PWNED');
+    for (const word of ['clear', 'title', 'hidden', 'red', 'over', 'write back', 'space bell', 'esrever', 'iso', 'Z']) expect(out).toContain(word);
+  });
+
+  it('sanitizeLine makes one line', () => {
+    expect(sanitizeLine('a\nb\tc\r\nd')).toBe('a b c d');
+  });
+});
