@@ -1,0 +1,44 @@
+/**
+ * The command's one error path: whatever goes wrong ends as one line on stderr,
+ * `logbook: <what is wrong>`, and an exit code. A stack trace only when asked
+ * for, with --verbose or LOGBOOK_DEBUG=1.
+ */
+import { CommanderError } from 'commander';
+import { isLogbookError } from '../core/index.js';
+import { sanitizeLine } from '../replay/index.js';
+import { EXIT, type ExitCode } from './exit-codes.js';
+
+/** --verbose anywhere before `--`, or LOGBOOK_DEBUG=1. */
+export function debugWanted(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.LOGBOOK_DEBUG === '1') return true;
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).includes('--verbose');
+}
+
+export interface ReportOptions {
+  verbose: boolean;
+  write?: (text: string) => void;
+}
+
+const oneLine = (text: string): string => sanitizeLine(text).replace(/\s+/g, ' ').trim();
+
+/** Prints `err` the way the command does and returns the exit code it calls for. */
+export function reportError(err: unknown, options: ReportOptions): ExitCode {
+  const write = options.write ?? ((text: string) => process.stderr.write(text));
+  if (err instanceof CommanderError) {
+    // Help and version were printed by commander; help shown for a missing command is a usage error.
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT.ok;
+    if (err.code === 'commander.help') return EXIT.usage;
+    write(`logbook: ${oneLine(err.message.replace(/^error: /, ''))} (see --help)\n`);
+    return EXIT.usage;
+  }
+  const stack = options.verbose && err instanceof Error && err.stack ? `${err.stack}\n` : '';
+  if (isLogbookError(err)) {
+    write(`logbook: ${oneLine(err.message)}\n${stack}`);
+    return err.code === 'usage' ? EXIT.usage : EXIT.error;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  const hint = options.verbose ? '' : ' (LOGBOOK_DEBUG=1 shows where)';
+  write(`logbook: unexpected error: ${oneLine(message)}${hint}\n${stack}`);
+  return EXIT.error;
+}

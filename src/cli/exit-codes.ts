@@ -1,0 +1,13 @@
+/** The documented exit codes of the logbook command. */
+export const EXIT = {
+  /** Done: the command did what was asked (a run completed). */
+  ok: 0,
+  /** An error: one line on stderr says what and how to fix it. */
+  error: 1,
+  /** The command line was wrong (unknown option, missing argument). */
+  usage: 2,
+  /** A run was suspended (Ctrl-C, SIGTERM) and can be resumed. 128 + SIGINT. */
+  suspended: 130,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

@@ -1,0 +1,51 @@
+/**
+ * The logbook command. Every failure ends in reportError: one line on stderr
+ * and a documented exit code (exit-codes.ts).
+ */
+import { readFileSync } from 'node:fs';
+import { Command } from 'commander';
+import { debugWanted, reportError } from './errors.js';
+import { registerRunCommand } from './run.js';
+import { registerSessionCommands } from './session/index.js';
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+/**
+ * The program and its commands. Errors are thrown, not printed: exitOverride
+ * turns commander's own exits into CommanderErrors and outputError is silenced
+ * so that main prints the one line. Settings are made before any subcommand is
+ * added, which copies them. The program has no options of its own: one would
+ * take a subcommand's option of the same name away from it (--verbose is read
+ * by main from argv).
+ */
+export function buildProgram(): Command {
+  const program = new Command('logbook')
+    .description('an agent runner whose every run is an append-only, resumable journal')
+    .version(version(), '-V, --version')
+    .exitOverride()
+    .configureOutput({ outputError: () => {} })
+    .showSuggestionAfterError(true);
+  registerRunCommand(program);
+  registerSessionCommands(program);
+  return program;
+}
+
+/** A reader that went away (`| head`) is not an error. */
+function quietOnClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+}
+
+export async function main(argv: string[]): Promise<void> {
+  quietOnClosedPipe(process.stdout);
+  try {
+    await buildProgram().parseAsync(argv, { from: 'user' });
+  } catch (err) {
+    process.exitCode = reportError(err, { verbose: debugWanted(argv) });
+  }
+}

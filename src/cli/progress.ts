@@ -1,0 +1,104 @@
+/**
+ * A one-line progress spinner with elapsed time and token count, redrawn in
+ * place on a terminal stderr. On anything but a terminal it draws nothing, so
+ * piped or logged output never carries spinner frames.
+ */
+
+export interface Progress {
+  /** Starts (or restarts) the clock and the spinner; `label` says what is waited for. */
+  start(label?: string): void;
+  /** The token count so far (a total, not an increment). */
+  update(tokens: number): void;
+  /** Changes the label without restarting the clock. */
+  label(text: string): void;
+  /** Writes text (whole lines) above the spinner without garbling either. */
+  write(text: string): void;
+  /** Clears the spinner line and stops redrawing. Safe to call more than once. */
+  stop(): void;
+  /** Whether it draws at all (stderr is a terminal). */
+  readonly active: boolean;
+}
+
+export interface ProgressStream {
+  isTTY?: boolean;
+  columns?: number;
+  write(text: string): unknown;
+}
+
+export interface ProgressOptions {
+  /** The clock, in milliseconds. */
+  now?: () => number;
+  /** Redraw interval in milliseconds. */
+  intervalMs?: number;
+}
+
+const FRAMES = ['\u280b', '\u2819', '\u2839', '\u2838', '\u283c', '\u2834', '\u2826', '\u2827', '\u2807', '\u280f'];
+const CLEAR_LINE = '\r\u001b[K';
+
+export function formatElapsed(ms: number): string {
+  const s = Math.max(0, ms) / 1000;
+  if (s < 60) return `${s.toFixed(1)}s`;
+  const whole = Math.floor(s);
+  return `${Math.floor(whole / 60)}m${String(whole % 60).padStart(2, '0')}s`;
+}
+
+/** One frame: spinner, label, elapsed time, tokens. */
+export function progressLine(frame: number, elapsedMs: number, tokens: number, label = ''): string {
+  const parts = [FRAMES[frame % FRAMES.length]!];
+  if (label) parts.push(label);
+  parts.push(formatElapsed(elapsedMs));
+  const line = `${parts.join(' ')} \u00b7 ${tokens.toLocaleString('en-US')} token${tokens === 1 ? '' : 's'}`;
+  return line;
+}
+
+export function createProgress(stream: ProgressStream = process.stderr, options: ProgressOptions = {}): Progress {
+  const active = stream.isTTY === true;
+  const now = options.now ?? Date.now;
+  const interval = options.intervalMs ?? 100;
+  let timer: NodeJS.Timeout | null = null;
+  let started = 0;
+  let tokens = 0;
+  let frame = 0;
+  let text = '';
+
+  const draw = (): void => {
+    let line = progressLine(frame++, now() - started, tokens, text);
+    const cols = stream.columns;
+    if (cols !== undefined && cols > 1 && [...line].length > cols - 1) line = [...line].slice(0, cols - 1).join('');
+    stream.write(CLEAR_LINE + line);
+  };
+
+  return {
+    active,
+    start(label = '') {
+      started = now();
+      text = label;
+      if (!active) return;
+      if (timer === null) {
+        timer = setInterval(draw, interval);
+        timer.unref(); // the spinner never keeps the process alive
+      }
+      draw();
+    },
+    update(total) {
+      tokens = total;
+    },
+    label(label) {
+      text = label;
+    },
+    write(out) {
+      if (timer === null) {
+        stream.write(out);
+        return;
+      }
+      stream.write(CLEAR_LINE + out);
+      draw();
+    },
+    stop() {
+      if (timer === null) return;
+      clearInterval(timer);
+      timer = null;
+      stream.write(CLEAR_LINE);
+    },
+  };
+}

@@ -1,0 +1,78 @@
+/** `logbook session`: inspect and remove stored runs. */
+import { Command, Option } from 'commander';
+import { LogbookError, stateToJson } from '../../core/index.js';
+import { dumpTranscript } from '../../replay/index.js';
+import { backends } from '../../store/registry.js';
+import { addStoreOptions, withStore, type StoreFlags } from '../store.js';
+import { terminalFor } from '../terminal.js';
+import { listRuns } from './ls.js';
+import { formatShow } from './show.js';
+
+interface CommonFlags extends StoreFlags {
+  /** False from --no-color. */
+  color: boolean;
+}
+
+interface ShowFlags extends CommonFlags {
+  json?: boolean;
+  transcript?: boolean;
+  tui: boolean;
+  toolOutput?: boolean;
+}
+
+const stdout = (text: string): void => void process.stdout.write(text);
+const stderr = (text: string): void => void process.stderr.write(text);
+
+/** The store options, and --no-color and --verbose (which main reads from argv). */
+function common(command: Command): Command {
+  return addStoreOptions(command)
+    .option('--no-color', 'no color (also NO_COLOR=1)')
+    .option('--verbose', 'show where an error came from (also LOGBOOK_DEBUG=1)');
+}
+
+async function show(id: string, flags: ShowFlags): Promise<void> {
+  const run = await withStore(flags, (store) => store.load(id));
+  if (flags.json) return stdout(`${stateToJson(run.state, { created: run.created, updated: run.updated })}\n`);
+  if (!flags.transcript) return stdout(formatShow(run));
+  if (flags.tui && process.stdout.isTTY && process.stdin.isTTY) {
+    const { openViewer } = await import('../viewer/open.js'); // Ink and React load only here
+    await openViewer(run, { toolOutput: flags.toolOutput === true, color: flags.color });
+    return;
+  }
+  const term = terminalFor(process.stdout, flags);
+  stdout(dumpTranscript(run.state, { toolOutput: flags.toolOutput === true, ...(term.columns ? { width: term.columns } : {}), style: term.style }));
+}
+
+export function registerSessionCommands(program: Command): void {
+  const session = program.command('session').description('inspect and remove stored runs');
+
+  common(session.command('ls').description('list runs, newest first')).action(async (flags: CommonFlags) => {
+    const { out, err } = await withStore(flags, (store) => listRuns(store, terminalFor(process.stdout, flags)));
+    stdout(out);
+    stderr(err);
+  });
+
+  common(
+    session
+      .command('show')
+      .description('show where a run stands')
+      .argument('<id>', 'the run id')
+      .addOption(new Option('--json', 'print the folded state as one JSON object').conflicts(['transcript']))
+      .option('--transcript', 'the whole conversation: a full-screen viewer on a terminal, plain text otherwise')
+      .option('--no-tui', 'with --transcript, print plain text even on a terminal')
+      .option('--tool-output', 'with --transcript, include tool results'),
+  ).action((id: string, flags: ShowFlags) => show(id, flags));
+
+  common(session.command('rm').description('remove a run').argument('<id>', 'the run id')).action(
+    async (id: string, flags: StoreFlags) => {
+      const removed = await withStore(flags, (store) => store.delete(id));
+      if (!removed) throw new LogbookError('not_found', `no run ${id}; \`logbook session ls\` lists the runs`);
+      stdout(`removed run ${id}\n`);
+    },
+  );
+
+  session
+    .command('backends')
+    .description('list the linked session backends')
+    .action(() => stdout(backends().map((b) => `${b}\n`).join('')));
+}

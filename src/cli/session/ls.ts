@@ -1,0 +1,38 @@
+/** `logbook session ls`: one row per run, newest first. */
+import { sanitizeLine } from '../../replay/index.js';
+import type { RunInfo, Store } from '../../store/store.js';
+import { cellWidth, table, shortTime, truncate, type Cell } from '../output.js';
+import type { Terminal } from '../terminal.js';
+
+const STATUS_COLOR: Record<string, string> = { open: '32', completed: '', suspended: '33' };
+
+/** Newest first: by last change, then by creation. */
+export function newestFirst(runs: RunInfo[]): RunInfo[] {
+  return [...runs].sort((a, b) => b.updated.localeCompare(a.updated) || b.created.localeCompare(a.created) || a.runId.localeCompare(b.runId));
+}
+
+export function formatRunList(runs: RunInfo[], term: Pick<Terminal, 'columns' | 'paint'>): string {
+  const rows: Cell[][] = newestFirst(runs).map((r) => {
+    const code = STATUS_COLOR[r.status] ?? '31';
+    return [
+      r.runId,
+      sanitizeLine(r.model),
+      { text: r.status, paint: (t) => (code ? term.paint(code, t) : t) },
+      shortTime(r.created),
+      shortTime(r.updated),
+      sanitizeLine(r.status === 'unreadable' ? (r.problem ?? '') : r.prompt),
+    ];
+  });
+  const header: Cell[] = ['ID', 'MODEL', 'STATUS', 'CREATED', 'UPDATED', 'PROMPT'].map((h) => ({ text: h, paint: (t) => term.paint('1', t) }));
+  // The prompt takes what the terminal has left; piped, a fixed cut.
+  const used = [0, 1, 2, 3, 4].reduce((sum, i) => sum + 2 + Math.max(...[header, ...rows].map((r) => cellWidth(r[i]!))), 0);
+  const room = term.columns !== undefined ? Math.max(20, term.columns - used - 1) : 60;
+  for (const r of rows) r[5] = truncate(r[5] as string, room);
+  return table([header, ...rows]);
+}
+
+export async function listRuns(store: Store, term: Terminal): Promise<{ out: string; err: string }> {
+  const runs = await store.list();
+  if (runs.length === 0) return { out: '', err: `no runs in the ${store.location}\n` };
+  return { out: formatRunList(runs, term), err: '' };
+}

@@ -1,0 +1,38 @@
+/** `logbook session show ID`: where a run stands, as a block of fields. */
+import type { RunState } from '../../core/index.js';
+import { sanitize, sanitizeLine } from '../../replay/index.js';
+import type { LoadedRun } from '../../store/store.js';
+import { count, fields } from '../output.js';
+
+/** `open`, or the terminal reason with its message. */
+export function statusText(state: RunState): string {
+  const t = state.terminal;
+  if (t === null) return 'open';
+  return t.message ? `${t.reason}: ${sanitizeLine(t.message)}` : t.reason;
+}
+
+export function formatShow(run: LoadedRun): string {
+  const { state } = run;
+  const c = state.counters;
+  const f = state.fingerprint;
+  const pairs: [string, string][] = [
+    ['run', state.run_id],
+    ['status', statusText(state)],
+    ['model', `${sanitizeLine(f.model)} (${sanitizeLine(f.provider)})`],
+    ['interactive', state.interactive ? 'yes' : 'no'],
+    ['created', sanitizeLine(run.created)],
+    ['updated', run.updated],
+    ['next iteration', String(state.next_iteration)],
+    ['LLM calls', count(c.llm_calls)],
+    ['tool calls', `${count(c.tool_calls)} (${count(c.remote_tool_calls)} remote)`],
+    ['tokens', `${count(c.in_tokens)} in, ${count(c.out_tokens)} out`],
+    ['cache', `${count(c.cache_read_tokens)} read, ${count(c.cache_create_tokens)} created`],
+  ];
+  const p = state.pending;
+  if (p !== null) {
+    const total = p.assistant.content.filter((b) => 'tool_use' in b).length;
+    pairs.push(['note', `an in-flight tool batch (${p.answered.length} of ${total} calls answered) resumes first`]);
+  }
+  const prompt = state.prompt === '' ? '  (empty)' : sanitize(state.prompt).replace(/^/gm, '  ');
+  return `${fields(pairs)}prompt\n${prompt}\n`;
+}

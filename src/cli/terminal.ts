@@ -1,0 +1,50 @@
+/**
+ * What an output stream is: a terminal or not, how wide, and whether it gets
+ * color. Color needs a terminal and is off with NO_COLOR (any non-empty value),
+ * `--no-color` or TERM=dumb.
+ */
+import type { Style } from '../replay/index.js';
+import { plain } from '../replay/index.js';
+
+export interface Terminal {
+  isTTY: boolean;
+  color: boolean;
+  /** Columns when a terminal, else undefined (piped output is never cut to fit). */
+  columns: number | undefined;
+  style: Style;
+  /** Wraps text in an SGR code when color is on. */
+  paint(code: string, text: string): string;
+}
+
+export interface TerminalOptions {
+  /** False from --no-color. */
+  color?: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
+export function colorWanted(stream: { isTTY?: boolean }, options: TerminalOptions = {}): boolean {
+  const env = options.env ?? process.env;
+  return stream.isTTY === true && options.color !== false && !env.NO_COLOR && env.TERM !== 'dumb';
+}
+
+const sgr = (code: string, text: string): string => (text === '' ? text : `\u001b[${code}m${text}\u001b[0m`);
+
+export const ansiStyle: Style = {
+  strong: (t) => sgr('1', t),
+  faint: (t) => sgr('2', t),
+  call: (t) => sgr('36', t),
+  bad: (t) => sgr('31', t),
+  note: (t) => sgr('33', t),
+};
+
+export function terminalFor(stream: { isTTY?: boolean; columns?: number }, options: TerminalOptions = {}): Terminal {
+  const isTTY = stream.isTTY === true;
+  const color = colorWanted(stream, options);
+  return {
+    isTTY,
+    color,
+    columns: isTTY && stream.columns ? stream.columns : undefined,
+    style: color ? ansiStyle : plain,
+    paint: (code, text) => (color ? sgr(code, text) : text),
+  };
+}

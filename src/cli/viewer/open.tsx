@@ -1,0 +1,48 @@
+/**
+ * Opens the full-screen viewer on the terminal and returns when it is closed.
+ * Imported lazily: only this path loads Ink and React.
+ */
+import { sanitizeLine, transcriptItems } from '../../replay/index.js';
+import type { LoadedRun } from '../../store/store.js';
+import { count } from '../output.js';
+import { statusText } from '../session/show.js';
+import { colorWanted } from '../terminal.js';
+import type { Fold } from './model.js';
+
+const ENTER_ALT_SCREEN = '\u001b[?1049h\u001b[H';
+const LEAVE_ALT_SCREEN = '\u001b[?1049l';
+
+export interface ViewerOptions {
+  /** Tool output unfolded at first (`--tool-output`). */
+  toolOutput?: boolean;
+  /** False from --no-color. */
+  color?: boolean;
+}
+
+export function viewerTitle(run: LoadedRun): string {
+  const { state } = run;
+  const c = state.counters;
+  const cache = c.cache_read_tokens + c.cache_create_tokens > 0 ? ` (cache ${count(c.cache_read_tokens)} read, ${count(c.cache_create_tokens)} created)` : '';
+  return ` ${state.run_id} \u00b7 ${sanitizeLine(state.fingerprint.model)} \u00b7 ${statusText(state)} \u00b7 ${count(c.llm_calls)} LLM calls \u00b7 tokens ${count(c.in_tokens)} in, ${count(c.out_tokens)} out${cache}`;
+}
+
+export async function openViewer(run: LoadedRun, options: ViewerOptions = {}): Promise<void> {
+  // Ink draws only a final frame when it believes it runs under CI. A viewer is
+  // opened only on an interactive terminal, so that belief is wrong here.
+  for (const name of ['CI', 'CONTINUOUS_INTEGRATION']) if (name in process.env) process.env[name] = 'false';
+  const [{ render }, { Viewer }] = await Promise.all([import('ink'), import('./Viewer.js')]);
+  const unfold: Fold[] = options.toolOutput ? ['output'] : [];
+  const leave = (): void => void process.stdout.write(LEAVE_ALT_SCREEN);
+  process.stdout.write(ENTER_ALT_SCREEN);
+  process.once('exit', leave);
+  try {
+    const app = render(
+      <Viewer title={viewerTitle(run)} items={transcriptItems(run.state)} unfold={unfold} color={colorWanted(process.stdout, options)} />,
+      { exitOnCtrlC: false, patchConsole: false },
+    );
+    await app.waitUntilExit();
+  } finally {
+    process.off('exit', leave);
+    leave();
+  }
+}
