@@ -10,8 +10,9 @@ import { AnthropicStreamReader, toAnthropicParams } from './anthropic-map.js';
 import { envValue, missingKeyError } from './credentials.js';
 import type { ProviderSettings } from './index.js';
 import { RawSplicer } from './raw-splice.js';
-import { interrupted, retryPolicyFromEnv, withRetries, type Failure, type RetryPolicy } from './retry.js';
+import { retryPolicyFromEnv, type Failure, type RetryPolicy } from './retry.js';
 import { classifySdkError, type ApiErrorFields } from './sdk-errors.js';
+import { completeStreaming } from './streaming.js';
 
 export interface AnthropicOptions {
   model: string;
@@ -56,16 +57,14 @@ export class AnthropicProvider implements Provider {
     const params = toAnthropicParams(request, this.model, splicer);
     // The SDK serializes the body; the stand-ins for raw JSON are swapped in after.
     const splice: Middleware = (req, next) => next(typeof req.body === 'string' ? { ...req, body: splicer.splice(req.body) } : req);
-    const signal = request.signal;
-    const attempt = async (): Promise<ModelResponse> => {
-      const stream = await this.client.messages.create(params, { signal: signal ?? null, middleware: [splice] });
-      const reader = new AnthropicStreamReader(observer);
-      for await (const event of stream) reader.add(event);
-      // The SDK ends an aborted stream quietly rather than throwing.
-      if (signal?.aborted) throw interrupted(signal.reason);
-      return reader.result();
-    };
-    return withRetries(this.id, attempt, classifyAnthropicError, this.retry, signal);
+    return completeStreaming({
+      providerId: this.id,
+      open: (signal) => this.client.messages.create(params, { signal: signal ?? null, middleware: [splice] }),
+      reader: () => new AnthropicStreamReader(observer),
+      classify: classifyAnthropicError,
+      policy: this.retry,
+      signal: request.signal,
+    });
   }
 }
 

@@ -11,8 +11,9 @@ import type { ModelRequest, ModelResponse, Provider, StreamObserver } from '../p
 import { envValue, missingKeyError } from './credentials.js';
 import type { ProviderSettings } from './index.js';
 import { OpenAIStreamReader, toOpenAIParams } from './openai-map.js';
-import { interrupted, retryPolicyFromEnv, withRetries, type Failure, type RetryPolicy } from './retry.js';
+import { retryPolicyFromEnv, type Failure, type RetryPolicy } from './retry.js';
 import { classifySdkError, type ApiErrorFields } from './sdk-errors.js';
+import { completeStreaming } from './streaming.js';
 
 /** Sent as the key to a server at a custom base URL when no key is set. */
 export const PLACEHOLDER_API_KEY = 'logbook-no-key';
@@ -63,16 +64,14 @@ export class OpenAIProvider implements Provider {
 
   async complete(request: ModelRequest, observer?: StreamObserver): Promise<ModelResponse> {
     const params = toOpenAIParams(request, this.model, { legacyMaxTokens: this.legacyMaxTokens });
-    const signal = request.signal;
-    const attempt = async (): Promise<ModelResponse> => {
-      const stream = await this.client.chat.completions.create(params, { signal: signal ?? null });
-      const reader = new OpenAIStreamReader(observer);
-      for await (const chunk of stream) reader.add(chunk);
-      // The SDK ends an aborted stream quietly rather than throwing.
-      if (signal?.aborted) throw interrupted(signal.reason);
-      return reader.result();
-    };
-    return withRetries(this.id, attempt, classifyOpenAIError, this.retry, signal);
+    return completeStreaming({
+      providerId: this.id,
+      open: (signal) => this.client.chat.completions.create(params, { signal: signal ?? null }),
+      reader: () => new OpenAIStreamReader(observer),
+      classify: classifyOpenAIError,
+      policy: this.retry,
+      signal: request.signal,
+    });
   }
 }
 

@@ -2,7 +2,7 @@
  * The anthropic provider: the real SDK against a local server speaking the
  * Messages API (test/helpers/fake-anthropic.ts). No network.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AnthropicProvider } from '../../../src/agent/providers/anthropic.js';
 import { createProvider } from '../../../src/agent/providers/index.js';
 import { LogbookError, RawJson, type Message } from '../../../src/core/index.js';
@@ -15,19 +15,10 @@ import {
   sseWire,
   streamErrorEvent,
 } from '../../helpers/fake-anthropic.js';
-import { deadPort, FAST_RETRY, modelRequest, rejection } from './request.js';
+import { deadPort, expectAbortHangsUp, FAST_RETRY, modelRequest, rejection, useFake } from './request.js';
 
-let api: FakeAnthropic;
-beforeAll(async () => {
-  api = await FakeAnthropic.start();
-});
-afterAll(async () => {
-  await api.close();
-});
-afterEach(() => {
-  api.reset();
-  vi.unstubAllEnvs();
-});
+let api!: FakeAnthropic;
+useFake(FakeAnthropic.start, (a) => (api = a));
 
 function provider(retry = FAST_RETRY): AnthropicProvider {
   return new AnthropicProvider({ model: 'claude-test', apiKey: 'sk-test', baseUrl: api.url, retry });
@@ -119,6 +110,21 @@ describe('anthropic: a streamed response to the neutral model', () => {
     api.reply({ raw: sseWire(events) });
     const res = await provider().complete(modelRequest());
     expect(res.usage).toEqual({ inTokens: 9, outTokens: 5, cacheReadTokens: 0, cacheCreateTokens: 0 });
+  });
+
+  it('takes whole-message usage from message_delta when the API sends it there', async () => {
+    const events = anthropicEvents({ content: [{ type: 'text', text: 'ok' }], usage: { input_tokens: 3 } }, 'claude-test').map((e) =>
+      e.startsWith('event: message_delta')
+        ? sseEvent('message_delta', {
+            type: 'message_delta',
+            delta: { stop_reason: 'end_turn', stop_sequence: null },
+            usage: { input_tokens: 50, cache_creation_input_tokens: 11, cache_read_input_tokens: 22, output_tokens: 44 },
+          })
+        : e,
+    );
+    api.reply({ raw: sseWire(events) });
+    const res = await provider().complete(modelRequest());
+    expect(res.usage).toEqual({ inTokens: 50, outTokens: 44, cacheReadTokens: 22, cacheCreateTokens: 11 });
   });
 
   it('names a cut-off tool input instead of journaling broken JSON', async () => {
@@ -324,14 +330,7 @@ describe('anthropic: failures', () => {
 
   it('is interrupted by abort while waiting for the response, and hangs up', async () => {
     api.reply({ hang: true });
-    const controller = new AbortController();
-    const call = provider().complete(modelRequest({ signal: controller.signal }));
-    await api.waitForRequests(1);
-    controller.abort();
-    const err = await rejection(call);
-    expect(err).toBeInstanceOf(LogbookError);
-    expect(err.code).toBe('interrupted');
-    await api.requests[0]!.closedEarly; // the HTTP request really was cancelled
+    await expectAbortHangsUp(api, (signal) => provider().complete(modelRequest({ signal })));
   });
 
   it('is interrupted by abort in the middle of a stream, and hangs up', async () => {
