@@ -14,6 +14,9 @@ export {
 } from './store/registry.js';
 export { decodeOptions, type OptionKind } from './store/options.js';
 export { FileStore, fileStoreFromOptions } from './store/file/file-store.js';
+// The NATS client itself loads only when a JetStreamStore connects.
+export { JetStreamStore, jetStreamStoreFromOptions, type JetStreamStoreOptions } from './store/jetstream/jetstream-store.js';
+export { copyRun } from './store/copy.js';
 export { validateRecord, recordSchema, type ValidationResult, type RecordSchemaName } from './schema/validate.js';
 // Last: it is written against the exports above.
 export { MemoryStore } from './store/memory/memory-store.js';

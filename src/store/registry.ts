@@ -48,4 +48,7 @@ export async function openStore(
 }
 
 registerBackend('file', async (options, context) => (await import('./file/file-store.js')).fileStoreFromOptions(options, context));
+registerBackend('jetstream', async (options, context) =>
+  (await import('./jetstream/jetstream-store.js')).jetStreamStoreFromOptions(options, context),
+);
 registerBackend('memory', async (options) => (await import('./memory/memory-store.js')).memoryStoreFromOptions(options));

@@ -1,0 +1,149 @@
+/**
+ * Binding a stream: the backend never creates or edits one, because the operator
+ * owns its durability (replicas, storage, placement). It only checks, at
+ * construction, that the stream can hold journals, and derives the subject
+ * prefix from the stream's single `<prefix>.>` wildcard subject rather than
+ * taking it as an option, so the two can never disagree. Each refusal names the
+ * `nats` command that fixes it.
+ */
+import { LogbookError } from '../../core/index.js';
+
+/**
+ * The smallest per-message limit a stream may set: a record is one message, and a
+ * tool result or an assistant turn can be large. This is the server's default
+ * max_payload, so a stream at the floor takes any record a default server does.
+ */
+export const RECORD_FLOOR_BYTES = 1024 * 1024;
+
+/** The stream configuration fields the check reads (a subset of the server's). */
+export interface StreamShape {
+  name: string;
+  subjects?: string[];
+  max_msgs_per_subject?: number;
+  discard?: string;
+  discard_new_per_subject?: boolean;
+  /** Nanoseconds; 0 is no limit. */
+  max_age?: number;
+  /** Bytes; -1 or 0 is no limit. */
+  max_msg_size?: number;
+  no_ack?: boolean;
+}
+
+export interface StreamBinding {
+  stream: string;
+  prefix: string;
+}
+
+/** The subject prefix a new stream gets in the suggested `nats stream add` line. */
+export function suggestedPrefix(stream: string): string {
+  return `logbook.${stream.toLowerCase()}`;
+}
+
+/** A ready-to-run command that creates a stream fit for journals. */
+export function streamAddCommand(stream: string, prefix = suggestedPrefix(stream)): string {
+  return (
+    `nats stream add ${stream} --subjects '${prefix}.>' --max-msgs-per-subject=1 ` +
+    `--discard=new --discard-per-subject --defaults`
+  );
+}
+
+export function missingStream(stream: string, url: string): LogbookError {
+  return new LogbookError(
+    'unavailable',
+    `stream ${stream} does not exist on ${url}; the jetstream backend never creates one, create it with: ${streamAddCommand(stream)}`,
+  );
+}
+
+function isWildcardToken(token: string): boolean {
+  return token === '*' || token === '>';
+}
+
+function editSubjects(stream: string, subjects: string[]): string {
+  return `nats stream edit ${stream} ${subjects.map((s) => `--subjects '${s}'`).join(' ')}`;
+}
+
+/**
+ * The prefix of the stream's one wildcard subject, which must be `<prefix>.>` with
+ * literal tokens before it. Literal subjects are the operator's and are ignored.
+ */
+export function derivePrefix(stream: string, subjects: readonly string[]): string {
+  const literal = subjects.filter((s) => !s.split('.').some(isWildcardToken));
+  const wild = subjects.filter((s) => s.split('.').some(isWildcardToken));
+  if (wild.length === 0) {
+    const fix = editSubjects(stream, [...literal, `${suggestedPrefix(stream)}.>`]);
+    throw new LogbookError(
+      'unavailable',
+      `stream ${stream} has no wildcard subject; journals need exactly one '<prefix>.>' subject, add one with: ${fix}`,
+    );
+  }
+  if (wild.length > 1) {
+    const fix = editSubjects(stream, [...literal, wild[0]!]);
+    throw new LogbookError(
+      'unavailable',
+      `stream ${stream} has ${wild.length} wildcard subjects (${wild.join(', ')}); journals need exactly one '<prefix>.>' subject, keep one with: ${fix}`,
+    );
+  }
+  const subject = wild[0]!;
+  const tokens = subject.split('.');
+  const head = tokens.slice(0, -1);
+  if (tokens[tokens.length - 1] !== '>' || head.length === 0 || head.some((t) => t === '' || isWildcardToken(t))) {
+    // Suggest the literal tokens before the first wildcard as the prefix.
+    const cut = head.findIndex(isWildcardToken);
+    const literalHead = (cut >= 0 ? head.slice(0, cut) : head).filter((t) => t !== '');
+    const prefix = literalHead.length > 0 ? literalHead.join('.') : suggestedPrefix(stream);
+    const fix = editSubjects(stream, [...literal, `${prefix}.>`]);
+    throw new LogbookError(
+      'unavailable',
+      `stream ${stream} wildcard subject '${subject}' is not of the form '<prefix>.>'; replace it with: ${fix}`,
+    );
+  }
+  return head.join('.');
+}
+
+function describeAge(nanos: number): string {
+  const seconds = nanos / 1e9;
+  return seconds >= 1 ? `${seconds}s` : `${nanos}ns`;
+}
+
+/**
+ * Checks that the stream keeps every record, once, forever, and returns the
+ * binding. Refuses a stream whose subjects are unusable, that keeps more than one
+ * message per subject, that discards old messages or does not discard new ones
+ * per subject, that expires messages, whose message size limit is below
+ * RECORD_FLOOR_BYTES, or that does not acknowledge publishes (the fence needs the
+ * ack). Every problem is named with its fix, on one line.
+ */
+export function checkStreamConfig(config: StreamShape): StreamBinding {
+  const stream = config.name;
+  const prefix = derivePrefix(stream, config.subjects ?? []);
+  const problems: string[] = [];
+  const edit = (flag: string) => `nats stream edit ${stream} ${flag}`;
+  const perSubject = config.max_msgs_per_subject ?? 0;
+  if (perSubject !== 1) {
+    problems.push(
+      `it keeps ${perSubject > 0 ? perSubject : 'unlimited'} messages per subject but records are write-once (fix: ${edit('--max-msgs-per-subject=1')})`,
+    );
+  }
+  if (config.discard !== 'new') {
+    problems.push(`its discard policy is ${config.discard ?? 'old'}, so records could be dropped (fix: ${edit('--discard=new')})`);
+  }
+  if (config.discard_new_per_subject !== true) {
+    problems.push(`it does not discard new messages per subject, so a record could be overwritten (fix: ${edit('--discard-per-subject')})`);
+  }
+  if ((config.max_age ?? 0) > 0) {
+    problems.push(`it expires messages after ${describeAge(config.max_age!)} but journals must not expire (fix: ${edit('--max-age=0')})`);
+  }
+  const size = config.max_msg_size ?? -1;
+  if (size > 0 && size < RECORD_FLOOR_BYTES) {
+    problems.push(
+      `its max message size ${size} is below the ${RECORD_FLOOR_BYTES}-byte record floor (fix: ${edit('--max-msg-size=-1')})`,
+    );
+  }
+  if (config.no_ack === true) {
+    problems.push(`it does not acknowledge publishes, which appends need (fix: ${edit('--ack')})`);
+  }
+  if (problems.length > 0) {
+    throw new LogbookError('unavailable', `stream ${stream} cannot hold journals: ${problems.join('; ')}`);
+  }
+  return { stream, prefix };
+}

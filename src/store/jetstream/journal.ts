@@ -1,0 +1,168 @@
+/**
+ * Appending to a run in a stream. A record is one message on its own subject,
+ * which the stream keeps write-once (one message per subject, discard new per
+ * subject). Every publish is fenced:
+ *
+ * - on every server, it expects the record's subject to be empty (expected last
+ *   subject sequence 0), so a second writer's record for the same seq is refused;
+ * - on 2.11 and newer, where the fence can name a wildcard subject, it instead
+ *   expects the last message under `<prefix>.<run>.>` to be this writer's last
+ *   record, so a stale writer is refused even where its subject is still free
+ *   (say the run was deleted and created again). The record subject lies under
+ *   that filter, so a message already on it would also break the fence, and the
+ *   stream's per-subject limit still makes it write-once.
+ *
+ * Each open mints a nonce and publishes seq N with message id `<nonce>-N`. When a
+ * publish is refused, or its ack is lost (timeout, dropped connection), the
+ * subject is read back: this writer's message id there means the record is
+ * stored and it is adopted; another id is another writer (`locked`, or `exists`
+ * for a meta record). lastSeq advances only after the ack or the adoption.
+ */
+import { randomBytes } from 'node:crypto';
+import type { PubAck, StoredMsg } from '@nats-io/jetstream';
+import { LogbookError, checkAppend, encodeRecord, type JournalRecord, type Payload } from '../../core/index.js';
+import { afterDurable } from '../../util/failpoints.js';
+import type { Journal } from '../store.js';
+import type { StreamBinding } from './binding.js';
+import { unavailable, type Link } from './connection.js';
+import { lastMessage, readRun } from './reads.js';
+import { recordSubject, runFilter } from './subjects.js';
+
+const MSG_ID_HEADER = 'Nats-Msg-Id';
+
+/** API error codes that mean the fence or the per-subject limit refused the publish. */
+const FENCE_CODES = new Set([10071, 10164, 10077]);
+
+/** The publish never reached a stream: nothing was stored. */
+function notStored(err: unknown): boolean {
+  const name = (err as Error | undefined)?.name;
+  return name === 'JetStreamNotEnabled' || (name === 'JetStreamApiError' && !isFenced(err));
+}
+
+function isFenced(err: unknown): boolean {
+  const e = err as { name?: string; code?: number };
+  return e?.name === 'JetStreamApiError' && typeof e.code === 'number' && FENCE_CODES.has(e.code);
+}
+
+class ConnectionDropped extends Error {
+  override readonly name = 'ConnectionDropped';
+}
+
+export function mintNonce(): string {
+  return randomBytes(9).toString('base64url');
+}
+
+export interface JournalState {
+  /** The seq of the last durable record (0 before the meta). */
+  lastSeq: number;
+  /** The stream sequence of that record's message (0 when none). */
+  tail: number;
+}
+
+export class JetStreamJournal implements Journal {
+  private closed = false;
+  private last: number;
+  private tail: number;
+  private readonly nonce = mintNonce();
+
+  constructor(
+    readonly runId: string,
+    private readonly link: Link,
+    private readonly binding: StreamBinding,
+    state: JournalState,
+    private readonly release: () => void,
+  ) {
+    this.last = state.lastSeq;
+    this.tail = state.tail;
+  }
+
+  get lastSeq(): number {
+    return this.last;
+  }
+
+  async append(seq: number, payload: Payload): Promise<void> {
+    if (this.closed) throw new LogbookError('unavailable', `journal ${this.runId} is closed`);
+    if (checkAppend(this.last, seq) === 'duplicate') return;
+    const subject = recordSubject(this.binding.prefix, this.runId, seq);
+    const msgId = `${this.nonce}-${seq}`;
+    const body = encodeRecord({ seq, ...payload } as JournalRecord);
+    const what = `cannot append seq ${seq} to run ${this.runId} in stream ${this.binding.stream}`;
+    const size = Buffer.byteLength(body);
+    if (this.link.maxPayload > 0 && size > this.link.maxPayload) {
+      throw unavailable(`${what}: the record is ${size} bytes and the NATS server takes at most ${this.link.maxPayload} (its max_payload setting)`);
+    }
+    await this.link.ensureConnected(what);
+    let stored: number;
+    try {
+      const ack = await this.publish(subject, body, msgId);
+      // A duplicate ack means the stream already holds this very message id: ours.
+      stored = ack.seq;
+    } catch (err) {
+      if (notStored(err)) throw this.link.failure(what, err);
+      stored = await this.settle(seq, subject, msgId, err, what);
+    }
+    this.tail = stored;
+    this.last = seq;
+    afterDurable(seq);
+  }
+
+  private async publish(subject: string, body: string, msgId: string): Promise<PubAck> {
+    const fence = this.link.tailFence
+      ? { lastSubjectSequence: this.tail, lastSubjectSequenceSubject: runFilter(this.binding.prefix, this.runId) }
+      : { lastSubjectSequence: 0 };
+    const sent = this.link.js.publish(subject, body, { msgID: msgId, expect: fence, timeout: this.link.timeoutMs });
+    sent.catch(() => {}); // settled below, or abandoned when the connection drops first
+    const drop = this.link.onDrop();
+    try {
+      return await Promise.race([
+        sent,
+        drop.dropped.then(() => {
+          throw new ConnectionDropped('the connection dropped before the ack arrived');
+        }),
+      ]);
+    } finally {
+      drop.cancel();
+    }
+  }
+
+  /**
+   * After a refused or unacknowledged publish: reads the subject back and returns
+   * the stream sequence of our message when it is there.
+   */
+  private async settle(seq: number, subject: string, msgId: string, cause: unknown, what: string): Promise<number> {
+    const fenced = isFenced(cause);
+    let found: StoredMsg | null;
+    try {
+      await this.link.ensureConnected(`${what} (the ack was lost, so it may or may not be stored)`);
+      found = await lastMessage(this.link, this.binding, subject);
+    } catch (err) {
+      throw unavailable(`${(err as Error).message}; open the run again to find out: a stored record is kept, a missing one is appended again`, err);
+    }
+    if (found !== null && found.header?.get(MSG_ID_HEADER) === msgId) return found.seq;
+    if (found === null && !fenced) {
+      throw this.link.failure(`${what}: it was not stored`, cause);
+    }
+    if (seq === 1) {
+      throw new LogbookError(
+        'exists',
+        `run ${this.runId} already exists in stream ${this.binding.stream}; pick another id or remove it with \`logbook session rm ${this.runId}\``,
+      );
+    }
+    throw new LogbookError(
+      'locked',
+      `run ${this.runId} is being written by another writer: stream ${this.binding.stream} already holds ` +
+        `${found === null ? `records past seq ${this.last}` : `seq ${seq}`}; inspect it with \`nats stream view ${this.binding.stream} --subject '${runFilter(this.binding.prefix, this.runId)}'\``,
+    );
+  }
+
+  async records(): Promise<JournalRecord[]> {
+    const read = await readRun(this.link, this.binding, this.runId);
+    return read?.records ?? [];
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.release();
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * Where a run's records live in the stream: meta at `<prefix>.<run>._meta`, every
+ * other record at `<prefix>.<run>.<seq>`. A run id is a valid subject token
+ * (validateId guarantees it), so a run is exactly the subjects under
+ * `<prefix>.<run>.>`.
+ */
+import { LogbookError, isValidId, type JournalRecord } from '../../core/index.js';
+
+export const META_TOKEN = '_meta';
+
+export function metaSubject(prefix: string, id: string): string {
+  return `${prefix}.${id}.${META_TOKEN}`;
+}
+
+/** Seq 1 is the meta record; every later record has its own numbered subject. */
+export function recordSubject(prefix: string, id: string, seq: number): string {
+  return seq === 1 ? metaSubject(prefix, id) : `${prefix}.${id}.${seq}`;
+}
+
+/** Every subject of one run. */
+export function runFilter(prefix: string, id: string): string {
+  return `${prefix}.${id}.>`;
+}
+
+/** The meta subject of every run. */
+export function allMetaFilter(prefix: string): string {
+  return `${prefix}.*.${META_TOKEN}`;
+}
+
+/** The run id of a meta subject, or null when it is not one or the id is invalid. */
+export function runIdOfMetaSubject(prefix: string, subject: string): string | null {
+  const head = `${prefix}.`;
+  const tail = `.${META_TOKEN}`;
+  if (!subject.startsWith(head) || !subject.endsWith(tail)) return null;
+  const id = subject.slice(head.length, subject.length - tail.length);
+  return isValidId(id) ? id : null;
+}
+
+/** A record must sit on the subject its seq names; anything else is corrupt. */
+export function checkRecordSubject(subject: string, record: JournalRecord, stream: string): void {
+  const token = subject.slice(subject.lastIndexOf('.') + 1);
+  const want = record.seq === 1 ? META_TOKEN : String(record.seq);
+  if (token !== want) {
+    throw new LogbookError('corrupt', `stream ${stream}: subject ${subject} holds record seq ${record.seq}`);
+  }
+}

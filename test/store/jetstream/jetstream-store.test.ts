@@ -1,0 +1,227 @@
+/**
+ * The JetStream store against a real nats-server this file starts.
+ */
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JetStreamStore, encodeRecord, openStore, type Store } from '../../../src/index.js';
+import { addStream, freshJetStreamStore, journalStream } from '../../helpers/jetstream.js';
+import { natsTestsEnabled, startNatsServer, type NatsServer } from '../../helpers/nats-server.js';
+import { assistant, completed, meta, toolResult } from '../../helpers/records.js';
+import { storeContract } from '../contract.js';
+
+const enabled = natsTestsEnabled();
+let server: NatsServer;
+
+beforeAll(async () => {
+  if (enabled) server = await startNatsServer();
+});
+afterAll(async () => {
+  await server?.dispose();
+});
+
+async function failure(p: Promise<unknown>): Promise<{ code: string; message: string }> {
+  try {
+    await p;
+  } catch (err) {
+    return err as { code: string; message: string };
+  }
+  return { code: 'no error', message: '' };
+}
+
+/** The raw message bodies of one run, by subject. */
+async function bodies(store: JetStreamStore, id: string): Promise<Map<string, string>> {
+  const nc = await connect({ servers: server.url });
+  try {
+    const jsm = await jetstreamManager(nc);
+    const { stream, prefix } = store.binding;
+    const info = await jsm.streams.info(stream, { subjects_filter: `${prefix}.${id}.>` });
+    const out = new Map<string, string>();
+    for (const [subject, count] of Object.entries(info.state.subjects ?? {})) {
+      expect(count, subject).toBe(1);
+      out.set(subject, (await jsm.streams.getMessage(stream, { last_by_subj: subject }))!.string());
+    }
+    return out;
+  } finally {
+    await nc.close();
+  }
+}
+
+describe.skipIf(!enabled)('jetstream store', () => {
+  storeContract('jetstream', () => freshJetStreamStore(server.url));
+
+  describe('binding', () => {
+    it('is registered as `jetstream` and built from options and the nats settings', async () => {
+      await addStream(server.url, journalStream('REGISTRY', 'reg.runs'));
+      const store = await openStore('jetstream', { stream: 'REGISTRY' }, { nats: { url: server.url } });
+      expect(store).toBeInstanceOf(JetStreamStore);
+      expect(store.backend).toBe('jetstream');
+      expect(store.location).toBe(`jetstream stream REGISTRY (subjects reg.runs.>) at ${server.url}`);
+      await store.close();
+    });
+
+    it('refuses bad options and missing nats settings', async () => {
+      expect((await failure(openStore('jetstream', {}, { nats: { url: server.url } }))).code).toBe('backend_options');
+      expect((await failure(openStore('jetstream', { stream: 'X', subject: 'y' }, { nats: { url: server.url } }))).code).toBe('backend_options');
+      expect((await failure(openStore('jetstream', { stream: 'A.B' }, { nats: { url: server.url } }))).code).toBe('backend_options');
+      const noNats = await failure(openStore('jetstream', { stream: 'X' }, {}));
+      expect(noNats.code).toBe('config');
+      expect(noNats.message).toContain('`nats:`');
+    });
+
+    it('names a missing stream with a ready-to-run `nats stream add` line', async () => {
+      const err = await failure(JetStreamStore.connect({ stream: 'NOSUCH', nats: { url: server.url } }));
+      expect(err.code).toBe('unavailable');
+      expect(err.message).toContain(
+        "nats stream add NOSUCH --subjects 'logbook.nosuch.>' --max-msgs-per-subject=1 --discard=new --discard-per-subject",
+      );
+    });
+
+    it('fails cleanly when no server answers', async () => {
+      const err = await failure(JetStreamStore.connect({ stream: 'X', nats: { url: 'nats://127.0.0.1:1' }, timeoutMs: 1000 }));
+      expect(err.code).toBe('unavailable');
+      expect(err.message).toContain('cannot connect to NATS at nats://127.0.0.1:1');
+    });
+
+    it.each<[string, Record<string, unknown>, string]>([
+      ['several messages per subject', { max_msgs_per_subject: 3 }, '--max-msgs-per-subject=1'],
+      ['discard old', { discard: 'old', discard_new_per_subject: false }, '--discard=new'],
+      ['no discard new per subject', { discard_new_per_subject: false }, '--discard-per-subject'],
+      ['a max age', { max_age: 3600 * 1e9 }, '--max-age=0'],
+      ['a max message size below the floor', { max_msg_size: 4096 }, '--max-msg-size=-1'],
+      ['no wildcard subject', { subjects: ['bad.literal'] }, `--subjects 'bad.literal'`],
+      ['two wildcard subjects', { subjects: ['bad1.>', 'bad2.>'] }, '2 wildcard subjects'],
+      ['a malformed wildcard subject', { subjects: ['bad3.*'] }, `--subjects 'bad3.>'`],
+    ])('refuses a real stream with %s, naming the fix', async (_name, change, fix) => {
+      const stream = `MIS_${Math.random().toString(36).slice(2, 8)}`;
+      await addStream(server.url, { ...journalStream(stream, `${stream.toLowerCase()}.runs`), ...change });
+      const err = await failure(JetStreamStore.connect({ stream, nats: { url: server.url } }));
+      expect(err.code).toBe('unavailable');
+      expect(err.message).toContain(`stream ${stream}`);
+      expect(err.message).toContain(fix);
+    });
+
+    it('detects whether the server can fence on a run tail', async () => {
+      const store = await freshJetStreamStore(server.url);
+      const [major, minor] = store.serverVersion.split('.').map(Number) as [number, number];
+      expect(store.tailFence).toBe(major > 2 || (major === 2 && minor >= 11));
+      await store.close();
+    });
+  });
+
+  describe('records', () => {
+    let store: JetStreamStore;
+    beforeAll(async () => {
+      store = await freshJetStreamStore(server.url);
+    });
+    afterAll(async () => {
+      await store.close();
+    });
+
+    it('stores each record as the exact encoded line on its own subject', async () => {
+      const j = await store.create('bytes', meta('bytes'));
+      await j.append(2, assistant(0, ['t1']));
+      await j.append(3, toolResult('t1', 'output with <html> & "quotes" and \u2028'));
+      await j.append(4, completed);
+      await j.close();
+      const loaded = await store.load('bytes');
+      const { prefix } = store.binding;
+      const want = new Map(loaded.records.map((r) => [r.seq === 1 ? `${prefix}.bytes._meta` : `${prefix}.bytes.${r.seq}`, encodeRecord(r)]));
+      expect(await bodies(store, 'bytes')).toEqual(want);
+      expect(loaded.state.terminal).toEqual({ reason: 'completed' });
+      expect(loaded.lastSeq).toBe(4);
+    });
+
+    it('resumes with lastSeq from the tail and keeps appending', async () => {
+      const j = await store.create('resume', meta('resume'));
+      await j.append(2, assistant(0, ['a', 'b']));
+      await j.append(3, toolResult('a'));
+      await j.close();
+      const again = await store.open('resume');
+      expect(again.lastSeq).toBe(3);
+      await again.append(3, toolResult('a', 'a different body'));
+      expect(again.lastSeq).toBe(3);
+      expect((await failure(again.append(5, toolResult('b')))).code).toBe('seq_gap');
+      await again.append(4, toolResult('b'));
+      await again.close();
+      const loaded = await store.load('resume');
+      expect(loaded.records.map((r) => r.seq)).toEqual([1, 2, 3, 4]);
+      expect(JSON.stringify(loaded.state)).not.toContain('a different body');
+      expect(loaded.state.pending).toBeNull();
+    });
+
+    it('appends nothing after close', async () => {
+      const j = await store.create('closed', meta('closed'));
+      await j.close();
+      await j.close();
+      expect((await failure(j.append(2, assistant(0)))).code).toBe('unavailable');
+    });
+
+    it('refuses a meta whose run_id is not the id', async () => {
+      expect((await failure(store.create('one', meta('two')))).code).toBe('corrupt');
+    });
+  });
+
+  describe('two writers', () => {
+    let a: Store;
+    let b: Store;
+    beforeAll(async () => {
+      a = await freshJetStreamStore(server.url);
+      b = await JetStreamStore.connect({ stream: (a as JetStreamStore).binding.stream, nats: { url: server.url }, timeoutMs: 2000 });
+    });
+    afterAll(async () => {
+      await a.close();
+      await b.close();
+    });
+
+    it('fences a second writer out at its first conflicting append', async () => {
+      const first = await a.create('shared', meta('shared'));
+      await first.append(2, assistant(0, ['t1']));
+      const second = await b.open('shared'); // nothing to lock: both may open
+      expect(second.lastSeq).toBe(2);
+      await first.append(3, toolResult('t1'));
+      const err = await failure(second.append(3, toolResult('t1', 'from the second writer')));
+      expect(err.code).toBe('locked');
+      expect(err.message).toContain(`stream ${(a as JetStreamStore).binding.stream}`);
+      expect(err.message).toContain('nats stream view');
+      expect(second.lastSeq).toBe(2);
+      await first.append(4, completed);
+      const loaded = await a.load('shared');
+      expect(loaded.records.map((r) => r.seq)).toEqual([1, 2, 3, 4]);
+      expect(JSON.stringify(loaded.records)).not.toContain('from the second writer');
+      await first.close();
+      await second.close();
+    });
+
+    it('lets a stale writer that lost its place go no further', async () => {
+      const first = await a.create('stale', meta('stale'));
+      const second = await b.open('stale');
+      await first.append(2, assistant(0));
+      await first.append(3, completed);
+      expect((await failure(second.append(2, assistant(0, [], 'late')))).code).toBe('locked');
+      expect((await failure(second.append(2, assistant(0, [], 'later')))).code).toBe('locked');
+      expect((await a.load('stale')).records.map((r) => r.seq)).toEqual([1, 2, 3]);
+      await first.close();
+      await second.close();
+    });
+
+    it('turns a concurrent create into `exists`', async () => {
+      const [x, y] = await Promise.allSettled([a.create('race', meta('race')), b.create('race', meta('race'))]);
+      const outcomes = [x, y].map((r) => (r.status === 'fulfilled' ? 'created' : (r.reason as { code: string }).code)).sort();
+      expect(outcomes).toEqual(['created', 'exists']);
+      for (const r of [x, y]) if (r.status === 'fulfilled') await r.value.close();
+    });
+
+    it('lists runs written by any store, and a delete is seen by both', async () => {
+      const j = await b.create('listed', meta('listed', { prompt: 'from b' }));
+      await j.append(2, assistant(0));
+      await j.close();
+      const seen = (await a.list()).find((r) => r.runId === 'listed');
+      expect(seen).toMatchObject({ runId: 'listed', status: 'open', prompt: 'from b', model: 'test-model' });
+      expect(await a.delete('listed')).toBe(true);
+      expect(await b.delete('listed')).toBe(false);
+      expect((await failure(b.open('listed'))).code).toBe('not_found');
+      expect((await b.list()).map((r) => r.runId)).not.toContain('listed');
+    });
+  });
+});

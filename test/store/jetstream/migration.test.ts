@@ -1,0 +1,129 @@
+/**
+ * Runs move between the file and JetStream backends unchanged, and both fold the
+ * same journal identically. Against a real nats-server this file starts.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  FileStore,
+  copyRun,
+  fold,
+  parseJournal,
+  stateToJson,
+  type JournalRecord,
+  type MetaPayload,
+  type Payload,
+  type Store,
+} from '../../../src/index.js';
+import { fixtures } from '../../helpers/fixtures.js';
+import { freshJetStreamStore } from '../../helpers/jetstream.js';
+import { natsTestsEnabled, startNatsServer, type NatsServer } from '../../helpers/nats-server.js';
+import { assistant, completed, meta, toolResult } from '../../helpers/records.js';
+import { tempDir } from '../../helpers/tmp.js';
+
+const enabled = natsTestsEnabled();
+let server: NatsServer;
+const root = tempDir();
+let dirs = 0;
+
+beforeAll(async () => {
+  if (enabled) server = await startNatsServer();
+});
+afterAll(async () => {
+  await server?.dispose();
+});
+
+function freshFileStore(): FileStore {
+  return new FileStore(join(root, `s${dirs++}`));
+}
+
+/** Writes records through a store's own create and append. */
+async function write(store: Store, records: JournalRecord[]): Promise<string> {
+  const [first, ...rest] = records;
+  const id = (first as { meta: MetaPayload }).meta.run_id;
+  const j = await store.create(id, (first as { meta: MetaPayload }).meta);
+  for (const { seq, ...payload } of rest) await j.append(seq, payload as Payload);
+  await j.close();
+  return id;
+}
+
+describe.skipIf(!enabled)('moving runs between backends', () => {
+  it('copies file -> JetStream -> file with every byte unchanged', async () => {
+    const source = freshFileStore();
+    const j = await source.create('trip', meta('trip', { prompt: 'escapes <&> \u2028 and "quotes"' }));
+    await j.append(2, assistant(0, ['t1', 't2'], 'raw and <tags>'));
+    await j.append(3, toolResult('t1', 'first\nresult'));
+    await j.append(4, toolResult('t2'));
+    await j.append(5, completed);
+    await j.close();
+    const middle = await freshJetStreamStore(server.url);
+    const back = freshFileStore();
+    await copyRun(source, middle, 'trip');
+    await copyRun(middle, back, 'trip');
+    const original = readFileSync(join(source.directory, 'trip.jsonl'));
+    expect(readFileSync(join(back.directory, 'trip.jsonl')).equals(original)).toBe(true);
+    expect((await middle.list()).map((r) => [r.runId, r.status])).toEqual([['trip', 'completed']]);
+    await middle.close();
+  });
+
+  it('refuses to overwrite a run in the target', async () => {
+    const source = freshFileStore();
+    await (await source.create('taken', meta('taken'))).close();
+    const target = await freshJetStreamStore(server.url);
+    const there = await target.create('taken', meta('taken', { prompt: 'already here' }));
+    await there.append(2, assistant(0));
+    await there.close();
+    await expect(copyRun(source, target, 'taken')).rejects.toMatchObject({ code: 'exists' });
+    const kept = await target.load('taken');
+    expect(kept.state.prompt).toBe('already here');
+    expect(kept.lastSeq).toBe(2);
+    await target.close();
+  });
+
+  it('leaves no partial copy when the target refuses a record', async () => {
+    const source = freshFileStore();
+    const j = await source.create('huge', meta('huge'));
+    await j.append(2, assistant(0, ['t1']));
+    await j.append(3, toolResult('t1', 'x'.repeat(2 * 1024 * 1024))); // over the server's max payload
+    await j.close();
+    const target = await freshJetStreamStore(server.url);
+    await expect(copyRun(source, target, 'huge')).rejects.toMatchObject({ code: 'unavailable' });
+    await expect(target.load('huge')).rejects.toMatchObject({ code: 'not_found' });
+    expect(await target.list()).toEqual([]);
+    await target.close();
+  });
+
+  describe('both backends fold every conformance journal identically', () => {
+    const foldable = fixtures().filter((fx) => {
+      try {
+        fold(parseJournal(fx.journal).records);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+
+    it('has journals to compare', () => {
+      expect(foldable.length).toBeGreaterThanOrEqual(5);
+    });
+
+    for (const fx of foldable) {
+      it(fx.name, async () => {
+        const records = parseJournal(fx.journal).records;
+        const file = freshFileStore();
+        const js = await freshJetStreamStore(server.url);
+        try {
+          const id = await write(file, records);
+          await write(js, records);
+          const [a, b] = [await file.load(id), await js.load(id)];
+          expect(stateToJson(b.state)).toBe(stateToJson(a.state));
+          expect(stateToJson(a.state)).toBe(stateToJson(fold(records)));
+          expect(b.records).toEqual(a.records);
+        } finally {
+          await js.close();
+        }
+      });
+    }
+  });
+});
