@@ -8,6 +8,7 @@ import { spawnSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 
 const INSTALL_HINT = 'install it with `apt-get install -y nats-server`';
 
@@ -115,6 +116,28 @@ export async function startNatsServer(): Promise<NatsServer> {
     async dispose() {
       await stop();
       rmSync(storeDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * One server for the calling test file: started in beforeAll (when the tests are
+ * enabled here) and disposed of in afterAll. `server()` is valid inside tests.
+ */
+export function useNatsServer(): { enabled: boolean; server: () => NatsServer } {
+  const enabled = natsTestsEnabled();
+  let started: NatsServer | undefined;
+  beforeAll(async () => {
+    if (enabled) started = await startNatsServer();
+  });
+  afterAll(async () => {
+    await started?.dispose();
+  });
+  return {
+    enabled,
+    server: () => {
+      if (started === undefined) throw new Error('the nats-server is not running');
+      return started;
     },
   };
 }

@@ -131,9 +131,10 @@ export class JetStreamJournal implements Journal {
    */
   private async settle(seq: number, subject: string, msgId: string, cause: unknown, what: string): Promise<number> {
     const fenced = isFenced(cause);
+    const outcome = fenced ? 'the fence refused it' : 'its ack never came, so it may or may not be stored';
     let found: StoredMsg | null;
     try {
-      await this.link.ensureConnected(`${what} (the ack was lost, so it may or may not be stored)`);
+      await this.link.ensureConnected(`${what}: ${outcome}`);
       found = await lastMessage(this.link, this.binding, subject);
     } catch (err) {
       throw unavailable(`${(err as Error).message}; open the run again to find out: a stored record is kept, a missing one is appended again`, err);
@@ -148,10 +149,12 @@ export class JetStreamJournal implements Journal {
         `run ${this.runId} already exists in stream ${this.binding.stream}; pick another id or remove it with \`logbook session rm ${this.runId}\``,
       );
     }
+    const inspect = `inspect it with \`nats stream view ${this.binding.stream} --subject '${runFilter(this.binding.prefix, this.runId)}'\``;
     throw new LogbookError(
       'locked',
-      `run ${this.runId} is being written by another writer: stream ${this.binding.stream} already holds ` +
-        `${found === null ? `records past seq ${this.last}` : `seq ${seq}`}; inspect it with \`nats stream view ${this.binding.stream} --subject '${runFilter(this.binding.prefix, this.runId)}'\``,
+      found !== null
+        ? `run ${this.runId} has another writer: stream ${this.binding.stream} already holds its seq ${seq}; ${inspect}`
+        : `run ${this.runId} changed under this writer in stream ${this.binding.stream} (another writer appended to it, or it was removed); ${inspect}`,
     );
   }
 

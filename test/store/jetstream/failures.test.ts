@@ -6,36 +6,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JetStreamStore, type Journal } from '../../../src/index.js';
 import { addStream, journalStream } from '../../helpers/jetstream.js';
-import { natsTestsEnabled, startNatsServer, type NatsServer } from '../../helpers/nats-server.js';
+import { caught as failure } from '../../helpers/errors.js';
+import { useNatsServer } from '../../helpers/nats-server.js';
 import { assistant, completed, meta, toolResult } from '../../helpers/records.js';
 import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.js';
 
-const enabled = natsTestsEnabled();
+const nats = useNatsServer();
 const TIMEOUT_MS = 1500;
-let server: NatsServer;
 let streams = 0;
-
-beforeAll(async () => {
-  if (enabled) server = await startNatsServer();
-});
-afterAll(async () => {
-  await server?.dispose();
-});
-
-async function failure(p: Promise<unknown>): Promise<{ code: string; message: string }> {
-  try {
-    await p;
-  } catch (err) {
-    return err as { code: string; message: string };
-  }
-  return { code: 'no error', message: '' };
-}
 
 /** A new journal stream; returns its name. */
 async function newStream(overrides: Record<string, unknown> = {}): Promise<{ stream: string; prefix: string }> {
   const stream = `FAIL_${streams++}`;
   const prefix = `fail${streams}.runs`;
-  await addStream(server.url, { ...journalStream(stream, prefix), ...overrides });
+  await addStream(nats.server().url, { ...journalStream(stream, prefix), ...overrides });
   return { stream, prefix };
 }
 
@@ -43,11 +27,11 @@ function seqs(records: { seq: number }[]): number[] {
   return records.map((r) => r.seq);
 }
 
-describe.skipIf(!enabled)('jetstream store failures', () => {
+describe.skipIf(!nats.enabled)('jetstream store failures', () => {
   describe('lost acks', () => {
     let proxy: TcpProxy;
     beforeAll(async () => {
-      proxy = await startTcpProxy(server.port);
+      proxy = await startTcpProxy(nats.server().port);
     });
     afterAll(async () => {
       await proxy.close();
@@ -129,26 +113,26 @@ describe.skipIf(!enabled)('jetstream store failures', () => {
   describe('a server restart mid-run', () => {
     it('fails appends cleanly while it is down, and a fresh open resumes with nothing lost or duplicated', async () => {
       const { stream } = await newStream();
-      const store = await JetStreamStore.connect({ stream, nats: { url: server.url }, timeoutMs: TIMEOUT_MS });
+      const store = await JetStreamStore.connect({ stream, nats: { url: nats.server().url }, timeoutMs: TIMEOUT_MS });
       const j: Journal = await store.create('bounce', meta('bounce'));
       await j.append(2, assistant(0, ['t1', 't2']));
       await j.append(3, toolResult('t1'));
-      await server.stop();
+      await nats.server().stop();
       let down: { code: string; message: string };
       try {
         down = await failure(j.append(4, toolResult('t2')));
         expect((await failure(store.load('bounce'))).code).toBe('unavailable');
       } finally {
-        await server.restart();
+        await nats.server().restart();
       }
       expect(down.code).toBe('unavailable');
-      expect(down.message).toContain(server.url);
+      expect(down.message).toContain(nats.server().url);
       expect(j.lastSeq).toBe(3);
       await j.close();
       await store.close();
 
       // A new process: its own store and connection.
-      const fresh = await JetStreamStore.connect({ stream, nats: { url: server.url }, timeoutMs: TIMEOUT_MS });
+      const fresh = await JetStreamStore.connect({ stream, nats: { url: nats.server().url }, timeoutMs: TIMEOUT_MS });
       const resumed = await fresh.open('bounce');
       expect(resumed.lastSeq).toBe(3);
       await resumed.append(4, toolResult('t2'));
@@ -162,11 +146,11 @@ describe.skipIf(!enabled)('jetstream store failures', () => {
 
     it('lets the same store carry on once its connection is back', async () => {
       const { stream } = await newStream();
-      const store = await JetStreamStore.connect({ stream, nats: { url: server.url }, timeoutMs: 10_000 });
+      const store = await JetStreamStore.connect({ stream, nats: { url: nats.server().url }, timeoutMs: 10_000 });
       const j = await store.create('carry', meta('carry'));
       await j.append(2, assistant(0));
       await j.close();
-      await server.restart();
+      await nats.server().restart();
       const again = await store.open('carry');
       expect(again.lastSeq).toBe(2);
       await again.append(3, completed);

@@ -6,32 +6,17 @@ import { connect } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JetStreamStore, encodeRecord, openStore, type Store } from '../../../src/index.js';
 import { addStream, freshJetStreamStore, journalStream } from '../../helpers/jetstream.js';
-import { natsTestsEnabled, startNatsServer, type NatsServer } from '../../helpers/nats-server.js';
+import { caught as failure } from '../../helpers/errors.js';
+import { useNatsServer } from '../../helpers/nats-server.js';
 import { assistant, completed, meta, toolResult } from '../../helpers/records.js';
 import { storeContract } from '../contract.js';
 
-const enabled = natsTestsEnabled();
-let server: NatsServer;
-
-beforeAll(async () => {
-  if (enabled) server = await startNatsServer();
-});
-afterAll(async () => {
-  await server?.dispose();
-});
-
-async function failure(p: Promise<unknown>): Promise<{ code: string; message: string }> {
-  try {
-    await p;
-  } catch (err) {
-    return err as { code: string; message: string };
-  }
-  return { code: 'no error', message: '' };
-}
+const nats = useNatsServer();
+const url = (): string => nats.server().url;
 
 /** The raw message bodies of one run, by subject. */
 async function bodies(store: JetStreamStore, id: string): Promise<Map<string, string>> {
-  const nc = await connect({ servers: server.url });
+  const nc = await connect({ servers: url() });
   try {
     const jsm = await jetstreamManager(nc);
     const { stream, prefix } = store.binding;
@@ -47,30 +32,30 @@ async function bodies(store: JetStreamStore, id: string): Promise<Map<string, st
   }
 }
 
-describe.skipIf(!enabled)('jetstream store', () => {
-  storeContract('jetstream', () => freshJetStreamStore(server.url));
+describe.skipIf(!nats.enabled)('jetstream store', () => {
+  storeContract('jetstream', () => freshJetStreamStore(url()));
 
   describe('binding', () => {
     it('is registered as `jetstream` and built from options and the nats settings', async () => {
-      await addStream(server.url, journalStream('REGISTRY', 'reg.runs'));
-      const store = await openStore('jetstream', { stream: 'REGISTRY' }, { nats: { url: server.url } });
+      await addStream(url(), journalStream('REGISTRY', 'reg.runs'));
+      const store = await openStore('jetstream', { stream: 'REGISTRY' }, { nats: { url: url() } });
       expect(store).toBeInstanceOf(JetStreamStore);
       expect(store.backend).toBe('jetstream');
-      expect(store.location).toBe(`jetstream stream REGISTRY (subjects reg.runs.>) at ${server.url}`);
+      expect(store.location).toBe(`jetstream stream REGISTRY (subjects reg.runs.>) at ${url()}`);
       await store.close();
     });
 
     it('refuses bad options and missing nats settings', async () => {
-      expect((await failure(openStore('jetstream', {}, { nats: { url: server.url } }))).code).toBe('backend_options');
-      expect((await failure(openStore('jetstream', { stream: 'X', subject: 'y' }, { nats: { url: server.url } }))).code).toBe('backend_options');
-      expect((await failure(openStore('jetstream', { stream: 'A.B' }, { nats: { url: server.url } }))).code).toBe('backend_options');
+      expect((await failure(openStore('jetstream', {}, { nats: { url: url() } }))).code).toBe('backend_options');
+      expect((await failure(openStore('jetstream', { stream: 'X', subject: 'y' }, { nats: { url: url() } }))).code).toBe('backend_options');
+      expect((await failure(openStore('jetstream', { stream: 'A.B' }, { nats: { url: url() } }))).code).toBe('backend_options');
       const noNats = await failure(openStore('jetstream', { stream: 'X' }, {}));
       expect(noNats.code).toBe('config');
       expect(noNats.message).toContain('`nats:`');
     });
 
     it('names a missing stream with a ready-to-run `nats stream add` line', async () => {
-      const err = await failure(JetStreamStore.connect({ stream: 'NOSUCH', nats: { url: server.url } }));
+      const err = await failure(JetStreamStore.connect({ stream: 'NOSUCH', nats: { url: url() } }));
       expect(err.code).toBe('unavailable');
       expect(err.message).toContain(
         "nats stream add NOSUCH --subjects 'logbook.nosuch.>' --max-msgs-per-subject=1 --discard=new --discard-per-subject",
@@ -94,15 +79,15 @@ describe.skipIf(!enabled)('jetstream store', () => {
       ['a malformed wildcard subject', { subjects: ['bad3.*'] }, `--subjects 'bad3.>'`],
     ])('refuses a real stream with %s, naming the fix', async (_name, change, fix) => {
       const stream = `MIS_${Math.random().toString(36).slice(2, 8)}`;
-      await addStream(server.url, { ...journalStream(stream, `${stream.toLowerCase()}.runs`), ...change });
-      const err = await failure(JetStreamStore.connect({ stream, nats: { url: server.url } }));
+      await addStream(url(), { ...journalStream(stream, `${stream.toLowerCase()}.runs`), ...change });
+      const err = await failure(JetStreamStore.connect({ stream, nats: { url: url() } }));
       expect(err.code).toBe('unavailable');
       expect(err.message).toContain(`stream ${stream}`);
       expect(err.message).toContain(fix);
     });
 
     it('detects whether the server can fence on a run tail', async () => {
-      const store = await freshJetStreamStore(server.url);
+      const store = await freshJetStreamStore(url());
       const [major, minor] = store.serverVersion.split('.').map(Number) as [number, number];
       expect(store.tailFence).toBe(major > 2 || (major === 2 && minor >= 11));
       await store.close();
@@ -112,7 +97,7 @@ describe.skipIf(!enabled)('jetstream store', () => {
   describe('records', () => {
     let store: JetStreamStore;
     beforeAll(async () => {
-      store = await freshJetStreamStore(server.url);
+      store = await freshJetStreamStore(url());
     });
     afterAll(async () => {
       await store.close();
@@ -150,6 +135,22 @@ describe.skipIf(!enabled)('jetstream store', () => {
       expect(loaded.state.pending).toBeNull();
     });
 
+    it('reads a run longer than one fetch batch whole and in order', async () => {
+      const j = await store.create('long', meta('long'));
+      const last = 1 + 2 * 350; // 700 records after the meta: more than one pull
+      for (let seq = 2; seq < last; seq += 2) {
+        await j.append(seq, assistant(seq, [`t${seq}`]));
+        await j.append(seq + 1, toolResult(`t${seq}`));
+      }
+      await j.close();
+      const loaded = await store.load('long');
+      expect(loaded.records.map((r) => r.seq)).toEqual(Array.from({ length: last }, (_, i) => i + 1));
+      expect(loaded.state.counters.tool_calls).toBe(350);
+      const again = await store.open('long');
+      expect(again.lastSeq).toBe(last);
+      await again.close();
+    });
+
     it('appends nothing after close', async () => {
       const j = await store.create('closed', meta('closed'));
       await j.close();
@@ -166,8 +167,8 @@ describe.skipIf(!enabled)('jetstream store', () => {
     let a: Store;
     let b: Store;
     beforeAll(async () => {
-      a = await freshJetStreamStore(server.url);
-      b = await JetStreamStore.connect({ stream: (a as JetStreamStore).binding.stream, nats: { url: server.url }, timeoutMs: 2000 });
+      a = await freshJetStreamStore(url());
+      b = await JetStreamStore.connect({ stream: (a as JetStreamStore).binding.stream, nats: { url: url() }, timeoutMs: 2000 });
     });
     afterAll(async () => {
       await a.close();

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   FileStore,
   copyRun,
@@ -18,21 +18,13 @@ import {
 } from '../../../src/index.js';
 import { fixtures } from '../../helpers/fixtures.js';
 import { freshJetStreamStore } from '../../helpers/jetstream.js';
-import { natsTestsEnabled, startNatsServer, type NatsServer } from '../../helpers/nats-server.js';
+import { useNatsServer } from '../../helpers/nats-server.js';
 import { assistant, completed, meta, toolResult } from '../../helpers/records.js';
 import { tempDir } from '../../helpers/tmp.js';
 
-const enabled = natsTestsEnabled();
-let server: NatsServer;
+const nats = useNatsServer();
 const root = tempDir();
 let dirs = 0;
-
-beforeAll(async () => {
-  if (enabled) server = await startNatsServer();
-});
-afterAll(async () => {
-  await server?.dispose();
-});
 
 function freshFileStore(): FileStore {
   return new FileStore(join(root, `s${dirs++}`));
@@ -48,7 +40,7 @@ async function write(store: Store, records: JournalRecord[]): Promise<string> {
   return id;
 }
 
-describe.skipIf(!enabled)('moving runs between backends', () => {
+describe.skipIf(!nats.enabled)('moving runs between backends', () => {
   it('copies file -> JetStream -> file with every byte unchanged', async () => {
     const source = freshFileStore();
     const j = await source.create('trip', meta('trip', { prompt: 'escapes <&> \u2028 and "quotes"' }));
@@ -57,7 +49,7 @@ describe.skipIf(!enabled)('moving runs between backends', () => {
     await j.append(4, toolResult('t2'));
     await j.append(5, completed);
     await j.close();
-    const middle = await freshJetStreamStore(server.url);
+    const middle = await freshJetStreamStore(nats.server().url);
     const back = freshFileStore();
     await copyRun(source, middle, 'trip');
     await copyRun(middle, back, 'trip');
@@ -70,7 +62,7 @@ describe.skipIf(!enabled)('moving runs between backends', () => {
   it('refuses to overwrite a run in the target', async () => {
     const source = freshFileStore();
     await (await source.create('taken', meta('taken'))).close();
-    const target = await freshJetStreamStore(server.url);
+    const target = await freshJetStreamStore(nats.server().url);
     const there = await target.create('taken', meta('taken', { prompt: 'already here' }));
     await there.append(2, assistant(0));
     await there.close();
@@ -87,7 +79,7 @@ describe.skipIf(!enabled)('moving runs between backends', () => {
     await j.append(2, assistant(0, ['t1']));
     await j.append(3, toolResult('t1', 'x'.repeat(2 * 1024 * 1024))); // over the server's max payload
     await j.close();
-    const target = await freshJetStreamStore(server.url);
+    const target = await freshJetStreamStore(nats.server().url);
     await expect(copyRun(source, target, 'huge')).rejects.toMatchObject({ code: 'unavailable' });
     await expect(target.load('huge')).rejects.toMatchObject({ code: 'not_found' });
     expect(await target.list()).toEqual([]);
@@ -112,7 +104,7 @@ describe.skipIf(!enabled)('moving runs between backends', () => {
       it(fx.name, async () => {
         const records = parseJournal(fx.journal).records;
         const file = freshFileStore();
-        const js = await freshJetStreamStore(server.url);
+        const js = await freshJetStreamStore(nats.server().url);
         try {
           const id = await write(file, records);
           await write(js, records);
