@@ -128,7 +128,7 @@ export class Link {
     const message = (err as Error | undefined)?.message ?? String(err);
     if (name === 'TimeoutError') return unavailable(`${what}: NATS at ${this.url} did not answer within ${this.timeoutMs} ms`, err);
     if (name === 'JetStreamNotEnabled') {
-      return unavailable(`${what}: no JetStream answered at ${this.url} (${message}); run nats-server with -js`, err);
+      return unavailable(`${what}: no stream answered at ${this.url} (${message}); check that the stream still exists and the server runs with -js`, err);
     }
     return unavailable(`${what}: ${message}`, err);
   }

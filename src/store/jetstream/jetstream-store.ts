@@ -106,6 +106,14 @@ export class JetStreamStore implements Store {
     if (this.held.has(id)) throw new LogbookError('exists', `run ${id} already exists in stream ${this.binding.stream}`);
     const journal = new JetStreamJournal(id, this.link, this.binding, { lastSeq: 0, tail: 0 }, this.hold(id));
     try {
+      // The 2.11 fence expects the whole run to be empty; before 2.11 only the
+      // meta subject is fenced, so look for records a removed run left behind.
+      if (!this.link.tailFence && (await lastMessage(this.link, this.binding, runFilter(this.binding.prefix, id))) !== null) {
+        throw new LogbookError(
+          'exists',
+          `run ${id} already has records in stream ${this.binding.stream}; pick another id or remove them with \`logbook session rm ${id}\``,
+        );
+      }
       await journal.append(1, { meta });
     } catch (err) {
       await journal.close();

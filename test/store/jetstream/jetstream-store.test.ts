@@ -206,6 +206,28 @@ describe.skipIf(!nats.enabled)('jetstream store', () => {
       await second.close();
     });
 
+    it('deals with a writer left holding a run that another store removed', async () => {
+      const first = await a.create('gone', meta('gone'));
+      await first.append(2, assistant(0, ['t1']));
+      expect(await b.delete('gone')).toBe(true);
+      const late = await failure(first.append(3, toolResult('t1')));
+      if ((a as JetStreamStore).tailFence) {
+        expect(late.code).toBe('locked'); // the tail moved: fenced out
+      } else {
+        // Before 2.11 the fence is the record subject alone, which is free: the
+        // record lands without a run, and nothing can be created on top of it.
+        expect(late.code).toBe('no error');
+        expect((await failure(b.create('gone', meta('gone')))).code).toBe('exists');
+        expect((await failure(b.load('gone'))).code).toBe('no_meta');
+        expect((await failure(b.open('gone'))).code).toBe('no_meta');
+        expect((await b.list()).map((r) => r.runId)).not.toContain('gone');
+        expect(await b.delete('gone')).toBe(true);
+      }
+      await first.close();
+      await (await b.create('gone', meta('gone'))).close();
+      expect((await b.load('gone')).lastSeq).toBe(1);
+    });
+
     it('turns a concurrent create into `exists`', async () => {
       const [x, y] = await Promise.allSettled([a.create('race', meta('race')), b.create('race', meta('race'))]);
       const outcomes = [x, y].map((r) => (r.status === 'fulfilled' ? 'created' : (r.reason as { code: string }).code)).sort();
