@@ -2,7 +2,8 @@
  * Small builders for replay and CLI tests: runs with named tools, command
  * results, follow-ups, and a journal full of terminal escape sequences.
  */
-import { RawJson, fold, type Block, type JournalRecord, type Payload, type RunState } from '../../src/index.js';
+import { join } from 'node:path';
+import { FileStore, RawJson, fold, type Block, type JournalRecord, type Payload, type RunState } from '../../src/index.js';
 import { meta } from './records.js';
 
 export const call = (id: string, name: string, input: unknown): Block => ({ tool_use: { id, name, input: RawJson.fromValue(input) } });
@@ -29,6 +30,13 @@ export const followUp = (t: string): Payload => ({ user: { message: { role: 'use
 
 export function records(runId: string, payloads: Payload[], prompt = 'do the thing'): JournalRecord[] {
   return [{ meta: meta(runId, { prompt }) }, ...payloads].map((p, i) => ({ seq: i + 1, ...p }) as JournalRecord);
+}
+
+/** Writes a run into the file store of state dir `state` (D/runs/<id>.jsonl). */
+export async function writeRun(state: string, id: string, payloads: Payload[], prompt?: string): Promise<void> {
+  const journal = await new FileStore(join(state, 'runs')).create(id, meta(id, prompt === undefined ? {} : { prompt }));
+  for (const [i, payload] of payloads.entries()) await journal.append(i + 2, payload);
+  await journal.close();
 }
 
 export function runOf(payloads: Payload[], prompt = 'do the thing', runId = 'r1'): RunState {

@@ -1,0 +1,109 @@
+import { CommanderError } from 'commander';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { debugWanted, reportError } from '../../src/cli/errors.js';
+import { EXIT } from '../../src/cli/exit-codes.js';
+import { LogbookError } from '../../src/index.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
+
+function report(err: unknown, verbose = false): { code: number; text: string } {
+  let text = '';
+  const code = reportError(err, { verbose, write: (t) => (text += t) });
+  return { code, text };
+}
+
+describe('reportError', () => {
+  it('prints a LogbookError as one line and exits 1 (2 for a usage error)', () => {
+    expect(report(new LogbookError('not_found', 'no run x'))).toEqual({ code: EXIT.error, text: 'logbook: no run x\n' });
+    expect(report(new LogbookError('usage', '--force only applies to --resume'))).toEqual({ code: EXIT.usage, text: 'logbook: --force only applies to --resume\n' });
+  });
+
+  it('keeps a multi-line or hostile message to one safe line', () => {
+    expect(report(new LogbookError('corrupt', 'bad\nline \u001b]0;x\u0007end')).text).toBe('logbook: bad line end\n');
+  });
+
+  it('prints an unexpected error as one line, and its stack only when verbose', () => {
+    const quiet = report(new TypeError('cannot read x of undefined'));
+    expect(quiet).toEqual({ code: EXIT.error, text: 'logbook: unexpected error: cannot read x of undefined (LOGBOOK_DEBUG=1 shows where)\n' });
+    const loud = report(new TypeError('boom'), true);
+    expect(loud.text).toMatch(/^logbook: unexpected error: boom\nTypeError: boom\n\s+at /);
+    expect(report('a string').text).toBe('logbook: unexpected error: a string (LOGBOOK_DEBUG=1 shows where)\n');
+  });
+
+  it('maps commander errors: usage 2, help and version 0', () => {
+    expect(report(new CommanderError(1, 'commander.unknownOption', "error: unknown option '--x'"))).toEqual({
+      code: EXIT.usage,
+      text: "logbook: unknown option '--x' (see --help)\n",
+    });
+    expect(report(new CommanderError(0, 'commander.helpDisplayed', '(outputHelp)'))).toEqual({ code: EXIT.ok, text: '' });
+    expect(report(new CommanderError(0, 'commander.version', '0.1.0'))).toEqual({ code: EXIT.ok, text: '' });
+  });
+
+  it('wants the stack for --verbose before --, or LOGBOOK_DEBUG=1', () => {
+    expect(debugWanted(['session', 'ls', '--verbose'], {})).toBe(true);
+    expect(debugWanted(['run', '--', '--verbose'], {})).toBe(false);
+    expect(debugWanted([], { LOGBOOK_DEBUG: '1' })).toBe(true);
+    expect(debugWanted([], {})).toBe(false);
+  });
+});
+
+describe('the binary', () => {
+  const cwd = tempDir();
+
+  it('exits 2 with one line for a usage error', async () => {
+    for (const [args, line] of [
+      [['nope'], "logbook: unknown command 'nope' (see --help)"],
+      [['session', 'ls', '--nope'], "logbook: unknown option '--nope' (see --help)"],
+      [['session', 'show'], "logbook: missing required argument 'id' (see --help)"],
+      [['session', 'show', 'a', 'b'], 'logbook: too many arguments for \'show\'. Expected 1 argument but got 2. (see --help)'],
+    ] as const) {
+      const r = await runCli([...args], { cwd });
+      expect(r.code, args.join(' ')).toBe(EXIT.usage);
+      expect(r.stderr).toBe(`${line}\n`);
+      expect(r.stdout).toBe('');
+    }
+  });
+
+  it('prints help and the version with exit 0', async () => {
+    const help = await runCli(['--help'], { cwd });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/Usage: logbook/);
+    expect(help.stdout).toMatch(/\bsession\b/);
+    const version = await runCli(['--version'], { cwd });
+    expect(version).toMatchObject({ code: 0, stdout: '0.1.0\n' });
+  });
+
+  it('shows help as a usage error when no command is given', async () => {
+    const r = await runCli([], { cwd });
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.stderr).toMatch(/Usage: logbook/);
+  });
+
+  it('does not load Ink or React for plain commands', async () => {
+    const log = join(tempDir(), 'loaded.txt');
+    const state = tempDir();
+    const r = await runCli(['session', 'show', 'nope', '--transcript', '--state-dir', state], {
+      cwd,
+      env: { NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(LOAD_PROBE)}`, LOADED_LOG: log },
+    });
+    expect(r.code).toBe(1);
+    const loaded = readFileSync(log, 'utf8');
+    expect(loaded).toMatch(/node_modules\/commander\//); // the probe sees what loads
+    expect(loaded).toMatch(/dist\/cli\/session\/index\.js/);
+    expect(loaded).not.toMatch(/node_modules\/(ink|react|yoga-layout)\//);
+    expect(loaded).not.toMatch(/dist\/cli\/viewer\//);
+  });
+});
+
+/** Module hooks that append every resolved module URL to $LOADED_LOG. */
+const HOOKS = `
+import { appendFileSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const r = await next(specifier, context);
+  appendFileSync(process.env.LOADED_LOG, r.url + '\\n');
+  return r;
+}
+`;
+const LOAD_PROBE = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOKS)}`)});`;

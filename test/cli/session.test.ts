@@ -1,0 +1,250 @@
+/**
+ * `logbook session ...` through the real binary (built dist/), against real
+ * file stores in temporary state directories.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { copyFileSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli, type CliResult } from '../helpers/cli.js';
+import { FIXTURES_DIR, fixtures } from '../helpers/fixtures.js';
+import { hostileRun, HOSTILE, UNSAFE_CHARS, writeRun } from '../helpers/runs.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const FIXTURE_RUNS = ['completed', 'pending-batch', 'escapes-and-raw', 'followup-merge', 'paused-turn', 'corrupt-interior'];
+
+/** A state dir holding copies of conformance fixtures: D/runs/<name>.jsonl. */
+function fixtureState(names: string[]): string {
+  const state = tempDir();
+  mkdirSync(join(state, 'runs'));
+  for (const n of names) copyFileSync(join(FIXTURES_DIR, 'runs', `${n}.jsonl`), join(state, 'runs', `${n}.jsonl`));
+  return state;
+}
+
+const cwd = tempDir(); // no agent.yaml here
+const cli = (args: string[], env: Record<string, string> = {}): Promise<CliResult> => runCli(args, { cwd, env: { TZ: 'UTC', ...env } });
+
+/** One line on stderr, no stack trace. */
+function oneLine(r: CliResult): string {
+  expect(r.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+  expect(r.stderr).not.toMatch(/\n\s+at /);
+  return r.stderr.trim();
+}
+
+describe('session ls', () => {
+  const state = fixtureState(FIXTURE_RUNS);
+
+  it('lists every run with model, status, times and prompt, newest first', async () => {
+    // Distinct modification times, so "newest first" has one answer.
+    FIXTURE_RUNS.forEach((n, i) => utimesSync(join(state, 'runs', `${n}.jsonl`), 1_800_000_000 + i * 60, 1_800_000_000 + i * 60));
+    const r = await cli(['session', 'ls', '--state-dir', state]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^ID\s+MODEL\s+STATUS\s+CREATED\s+UPDATED\s+PROMPT$/);
+    expect(lines.slice(1).map((l) => l.split(/\s+/)[0])).toEqual([...FIXTURE_RUNS].reverse());
+    const row = (id: string) => lines.find((l) => l.startsWith(`${id} `))!;
+    expect(row('completed')).toMatch(/^completed\s+claude-sonnet-4-5\s+completed\s+2026-11-30 09:15\s+2027-01-15 08:\d\d\s+How big is the repo\?$/);
+    expect(row('pending-batch')).toMatch(/\sopen\s.*Check three hosts$/);
+    expect(row('paused-turn')).toMatch(/\ssuspended\s/);
+  });
+
+  it('truncates long prompts and keeps each run on one line', async () => {
+    const s = tempDir();
+    await writeRun(s, 'long', [], `first line\nsecond ${'y'.repeat(200)}`);
+    const r = await cli(['session', 'ls', '--state-dir', s]);
+    const row = r.stdout.split('\n')[1]!;
+    expect(row).toMatch(/first line second y+\u2026$/);
+    expect([...row.split('first line')[1]!].length).toBeLessThan(60);
+  });
+
+  it('says which store it looked in when there are no runs', async () => {
+    const empty = tempDir();
+    const r = await cli(['session', 'ls', '--state-dir', empty]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(`no runs in the file store in ${join(empty, 'runs')}\n`);
+  });
+
+  it('uses the backend of --config, or of ./agent.yaml when present', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'agent.yaml'), 'provider: script\nscript: turns.yaml\nsession:\n  backend: file\n  options:\n    directory: journals\n');
+    const viaCwd = await runCli(['session', 'ls'], { cwd: dir });
+    expect(viaCwd.stderr).toBe(`no runs in the file store in ${join(dir, 'journals')}\n`);
+    const viaFlag = await cli(['session', 'ls', '--config', join(dir, 'agent.yaml')]);
+    expect(viaFlag.stderr).toBe(viaCwd.stderr);
+    mkdirSync(join(dir, 'journals'), { recursive: true });
+    copyFileSync(join(FIXTURES_DIR, 'runs', 'completed.jsonl'), join(dir, 'journals', 'completed.jsonl'));
+    const listed = await runCli(['session', 'ls'], { cwd: dir });
+    expect(listed.stdout).toMatch(/\ncompleted\s/);
+  });
+
+  it('names an unknown backend and the linked ones', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'agent.yaml'), 'provider: script\nscript: t.yaml\nsession:\n  backend: carrier-pigeon\n');
+    const r = await runCli(['session', 'ls'], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(oneLine(r)).toMatch(/^logbook: unknown session backend "carrier-pigeon"; linked backends: .*file.*memory/);
+  });
+});
+
+describe('session show', () => {
+  const state = fixtureState(FIXTURE_RUNS);
+
+  it('shows status, model, iteration, counters, the pending note and the prompt', async () => {
+    const r = await cli(['session', 'show', 'pending-batch', '--state-dir', state]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(
+      new RegExp(
+        [
+          '^run +pending-batch',
+          'status +open',
+          'model +claude-sonnet-4-5 \\(anthropic\\)',
+          'interactive +no',
+          'created +2026-11-30T09:15:02.25Z',
+          'updated +\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z',
+          'next iteration +1',
+          'LLM calls +1',
+          'tool calls +2 \\(1 remote\\)',
+          'tokens +100 in, 20 out',
+          'cache +0 read, 0 created',
+          'note +an in-flight tool batch \\(2 of 3 calls answered\\) resumes first',
+          'prompt',
+          '  Check three hosts\n$',
+        ].join('\n'),
+      ),
+    );
+  });
+
+  it('shows the terminal reason as the status, and cache tokens', async () => {
+    const r = await cli(['session', 'show', 'escapes-and-raw', '--state-dir', state]);
+    expect(r.stdout).toMatch(/^status +completed$/m);
+    expect(r.stdout).toMatch(/^cache +7 read, 3 created$/m);
+    expect(r.stdout).not.toMatch(/^note/m);
+  });
+
+  it('--json prints the folded state with created and updated', async () => {
+    for (const f of fixtures().filter((x) => FIXTURE_RUNS.includes(x.name) && !('error' in x.expected))) {
+      const r = await cli(['session', 'show', f.name, '--json', '--state-dir', state]);
+      expect(r.code, f.name).toBe(0);
+      const { created, updated, ...folded } = JSON.parse(r.stdout) as Record<string, unknown>;
+      const pending = folded.pending as { answered: string[] } | null;
+      if (pending) pending.answered.sort();
+      expect(folded, f.name).toEqual(f.expected);
+      expect(created).toMatch(/^2026-11-30T/);
+      expect(typeof updated).toBe('string');
+    }
+  });
+
+  it('--transcript prints the plain transcript when not on a terminal, with --tool-output the results', async () => {
+    const r = await cli(['session', 'show', 'pending-batch', '--transcript', '--state-dir', state]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('\u00bb ping {"host":"a"}\n\u00bb ping {"host":"b"}\n\u00bb ping {"host":"c"}\n');
+    const withOutput = await cli(['session', 'show', 'pending-batch', '--transcript', '--tool-output', '--state-dir', state]);
+    expect(withOutput.stdout).toContain('\u00bb ping {"host":"b"}\n  timeout\n  (error)\n\u00bb ping {"host":"c"}\n  (no result yet)\n');
+  });
+
+  it('refuses --json with --transcript as a usage error', async () => {
+    const r = await cli(['session', 'show', 'completed', '--json', '--transcript', '--state-dir', state]);
+    expect(r.code).toBe(2);
+    expect(oneLine(r)).toMatch(/^logbook: option '--json' cannot be used with option '--transcript'/);
+  });
+
+  it('a hostile journal reaches the terminal with no escape sequence, in every view', async () => {
+    const s = tempDir();
+    await writeRun(s, 'hostile', hostileRun(), `prompt ${HOSTILE}`);
+    for (const args of [['ls'], ['show', 'hostile'], ['show', 'hostile', '--transcript', '--tool-output']]) {
+      const r = await cli(['session', ...args, '--state-dir', s]);
+      expect(r.code, args.join(' ')).toBe(0);
+      expect(r.stdout, args.join(' ')).not.toMatch(UNSAFE_CHARS);
+      expect(r.stdout).toContain('hidden');
+    }
+  });
+});
+
+describe('session errors: one clear line, non-zero, no stack', () => {
+  const state = fixtureState(FIXTURE_RUNS);
+
+  it('an unknown id', async () => {
+    for (const cmd of ['show', 'rm']) {
+      const r = await cli(['session', cmd, 'nope', '--state-dir', state]);
+      expect(r.code).toBe(1);
+      expect(oneLine(r)).toBe('logbook: no run nope; `logbook session ls` lists the runs');
+    }
+  });
+
+  it('an invalid id', async () => {
+    const r = await cli(['session', 'show', '../../etc/passwd', '--state-dir', state]);
+    expect(r.code).toBe(1);
+    expect(oneLine(r)).toMatch(/^logbook: invalid run id "..\/..\/etc\/passwd": use letters, digits/);
+  });
+
+  it('a corrupt journal', async () => {
+    const r = await cli(['session', 'show', 'corrupt-interior', '--state-dir', state]);
+    expect(r.code).toBe(1);
+    expect(oneLine(r)).toMatch(/^logbook: .*corrupt-interior\.jsonl line 2 is corrupt/);
+  });
+
+  it('a journal of another format version', async () => {
+    const s = fixtureState(['version-4']);
+    const r = await cli(['session', 'show', 'version-4', '--state-dir', s]);
+    expect(r.code).toBe(1);
+    expect(oneLine(r)).toMatch(/^logbook: journal is record format version 4; this build reads only version 3$/);
+  });
+
+  it('a locked run cannot be removed, but can still be inspected', async () => {
+    const s = fixtureState(['pending-batch']);
+    const holder = await startHolder(join(s, 'runs'), 'pending-batch');
+    try {
+      const rm = await cli(['session', 'rm', 'pending-batch', '--state-dir', s]);
+      expect(rm.code).toBe(1);
+      expect(oneLine(rm)).toMatch(/^logbook: run is locked by another writer/);
+      const show = await cli(['session', 'show', 'pending-batch', '--state-dir', s]);
+      expect(show.code).toBe(0);
+      expect(show.stdout).toMatch(/^status +suspended$/m); // the holder appended a terminal record
+    } finally {
+      holder.kill('SIGKILL');
+    }
+  });
+
+  it('--verbose and LOGBOOK_DEBUG=1 add the stack', async () => {
+    const verbose = await cli(['session', 'show', 'nope', '--verbose', '--state-dir', state]);
+    expect(verbose.stderr).toMatch(/^logbook: no run nope;.*\nLogbookError: no run nope.*\n\s+at /);
+    const debug = await cli(['session', 'show', 'nope', '--state-dir', state], { LOGBOOK_DEBUG: '1' });
+    expect(debug.stderr).toMatch(/\n\s+at /);
+    expect(debug.code).toBe(1);
+  });
+});
+
+describe('session rm and backends', () => {
+  it('removes a run, which is then gone', async () => {
+    const s = fixtureState(['completed']);
+    const r = await cli(['session', 'rm', 'completed', '--state-dir', s]);
+    expect(r).toMatchObject({ code: 0, stdout: 'removed run completed\n', stderr: '' });
+    const again = await cli(['session', 'show', 'completed', '--state-dir', s]);
+    expect(again.code).toBe(1);
+  });
+
+  it('lists the linked backends', async () => {
+    const r = await cli(['session', 'backends']);
+    expect(r.code).toBe(0);
+    const names = r.stdout.trim().split('\n');
+    expect(names).toEqual([...names].sort());
+    expect(names).toEqual(expect.arrayContaining(['file', 'memory']));
+  });
+});
+
+const holderScript = resolve(here, '../helpers/lock-holder.mjs');
+const holders: ChildProcess[] = [];
+afterAll(() => holders.forEach((h) => h.kill('SIGKILL')));
+
+function startHolder(dir: string, id: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [holderScript, dir, id], { stdio: ['ignore', 'pipe', 'inherit'] });
+  holders.push(child);
+  return new Promise((ok, fail) => {
+    child.stdout!.once('data', (d: Buffer) => (d.toString().includes('holding') ? ok(child) : fail(new Error(d.toString()))));
+    child.once('exit', (c) => fail(new Error(`lock holder exited with ${c}`)));
+  });
+}

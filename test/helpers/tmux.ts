@@ -1,0 +1,94 @@
+/**
+ * Drives a program on a real terminal: a tmux server on a private socket with a
+ * fixed window size, keys sent with send-keys, the screen read with
+ * capture-pane. Waits poll the screen until what is expected appears, up to a
+ * deadline: the deadline bounds the test, it asserts nothing about speed.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { tempDir } from './tmp.js';
+
+export interface TmuxOptions {
+  width?: number;
+  height?: number;
+  cwd?: string;
+  /** The whole environment of the program (tmux's server gets it). */
+  env: Record<string, string>;
+}
+
+export class Tmux {
+  private readonly socket = `logbook-test-${process.pid}-${randomBytes(4).toString('hex')}`;
+
+  private constructor(private readonly env: Record<string, string>) {}
+
+  /** Starts `argv` in a new session; a pane stays after its program exits, so its status can be read. */
+  static start(argv: string[], options: TmuxOptions): Tmux {
+    const t = new Tmux(options.env);
+    const conf = join(tempDir(), 'tmux.conf');
+    writeFileSync(conf, 'set -g remain-on-exit on\nset -g status off\nset -g history-limit 0\n');
+    const command = argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    t.tmux(['-f', conf, 'new-session', '-d', '-s', 'main', '-x', String(options.width ?? 100), '-y', String(options.height ?? 30), ...(options.cwd ? ['-c', options.cwd] : []), command]);
+    return t;
+  }
+
+  private tmux(args: string[]): string {
+    return execFileSync('tmux', ['-u', '-L', this.socket, ...args], { env: this.env, encoding: 'utf8' });
+  }
+
+  /** The visible screen, one string per row, trailing blanks removed. */
+  screen(): string[] {
+    return this.tmux(['capture-pane', '-p', '-t', 'main']).replace(/\n$/, '').split('\n').map((l) => l.trimEnd());
+  }
+
+  text(): string {
+    return this.screen().join('\n');
+  }
+
+  /** Sends tmux key names (`j`, `Enter`, `NPage`). */
+  keys(...keys: string[]): void {
+    this.tmux(['send-keys', '-t', 'main', ...keys]);
+  }
+
+  /** Types text literally. */
+  type(text: string): void {
+    this.tmux(['send-keys', '-t', 'main', '-l', text]);
+  }
+
+  format(spec: string): string {
+    return this.tmux(['display-message', '-p', '-t', 'main', spec]).trim();
+  }
+
+  /** Polls the screen until `test` holds, and returns it; fails with the last screen at the deadline. */
+  async waitFor(test: string | RegExp | ((screen: string) => boolean), what = String(test), deadlineMs = 15_000): Promise<string> {
+    const ok = typeof test === 'function' ? test : (s: string) => (typeof test === 'string' ? s.includes(test) : test.test(s));
+    const end = Date.now() + deadlineMs;
+    let last = '';
+    for (;;) {
+      last = this.text();
+      if (ok(last)) return last;
+      if (Date.now() > end) throw new Error(`screen never showed ${what}; last screen:\n${last}`);
+      await sleep(25);
+    }
+  }
+
+  /** Waits for the program to exit and returns its exit status. */
+  async exitStatus(deadlineMs = 15_000): Promise<number> {
+    const end = Date.now() + deadlineMs;
+    while (this.format('#{pane_dead}') !== '1') {
+      if (Date.now() > end) throw new Error(`the program did not exit; last screen:\n${this.text()}`);
+      await sleep(25);
+    }
+    return Number(this.format('#{pane_dead_status}'));
+  }
+
+  kill(): void {
+    try {
+      this.tmux(['kill-server']);
+    } catch {
+      /* already gone */
+    }
+  }
+}
