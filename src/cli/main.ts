@@ -5,8 +5,16 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { debugWanted, reportError } from './errors.js';
+import { EXIT } from './exit-codes.js';
 import { registerRunCommand } from './run.js';
 import { registerSessionCommands } from './session/index.js';
+
+const EXIT_HELP = `
+Exit codes:
+  ${EXIT.ok}    done
+  ${EXIT.error}    an error (one line on stderr says what; --verbose or LOGBOOK_DEBUG=1 adds where)
+  ${EXIT.usage}    a usage error (unknown option, missing argument)
+  ${EXIT.suspended}  a run was suspended (Ctrl-C, SIGTERM); resume it with logbook run --resume ID`;
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -25,6 +33,7 @@ export function buildProgram(): Command {
   const program = new Command('logbook')
     .description('an agent runner whose every run is an append-only, resumable journal')
     .version(version(), '-V, --version')
+    .addHelpText('after', EXIT_HELP)
     .exitOverride()
     .configureOutput({ outputError: () => {} })
     .showSuggestionAfterError(true);

@@ -71,6 +71,7 @@ describe('the binary', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/Usage: logbook/);
     expect(help.stdout).toMatch(/\bsession\b/);
+    expect(help.stdout).toMatch(/Exit codes:\n  0 +done\n  1 +an error.*\n  2 +a usage error.*\n  130 +a run was suspended/);
     const version = await runCli(['--version'], { cwd });
     expect(version).toMatchObject({ code: 0, stdout: '0.1.0\n' });
   });
