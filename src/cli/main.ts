@@ -42,11 +42,11 @@ export function buildProgram(): Command {
   return program;
 }
 
-/** A reader that went away (`| head`) is not an error. */
+/** A reader that went away (`| head`) is not an error; any other write failure is one line. */
 function quietOnClosedPipe(stream: NodeJS.WriteStream): void {
   stream.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw err;
+    if (err.code !== 'EPIPE') process.stderr.write(`logbook: cannot write the output: ${err.message}\n`);
+    process.exit(err.code === 'EPIPE' ? (process.exitCode ?? EXIT.ok) : EXIT.error);
   });
 }
 

@@ -57,7 +57,7 @@ export function formatCall(name: string, inputJson: string, maxWidth?: number): 
   const line = (cap: number): string => sanitizeLine(`${name} ${render(segs, cap)}`);
   const full = line(Infinity);
   if (maxWidth === undefined || width(full) <= maxWidth) return full;
-  const longest = Math.max(0, ...segs.map((s) => ('value' in s && !s.key ? [...s.value].length : 0)));
+  const longest = segs.reduce((n, s) => ('value' in s && !s.key ? Math.max(n, [...s.value].length) : n), 0);
   let lo = MIN_KEEP;
   let hi = longest;
   if (hi <= lo) return full;

@@ -28,7 +28,7 @@ export function joinItems(rendered: { item: TranscriptItem; lines: string[] }[])
     if (lines.length === 0) continue;
     if (gapBefore(last, item)) out.push('');
     last = item;
-    out.push(...lines);
+    for (const line of lines) out.push(line); // not push(...lines): a long text has more lines than a call takes arguments
   }
   return out.length === 0 ? '' : `${out.join('\n')}\n`;
 }

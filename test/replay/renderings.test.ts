@@ -126,3 +126,14 @@ describe('resumeNarration', () => {
     expect(out).toContain('run A');
   });
 });
+
+describe('large runs', () => {
+  it('render texts of many lines and calls of many arguments', () => {
+    const many = 'line\n'.repeat(300_000);
+    const args = Object.fromEntries(Array.from({ length: 200_000 }, (_, i) => [`k${i}`, `v${i}`]));
+    const state = runOf([turn(0, [text(many), call('a', 'sh', args)]), result('a', many)], many);
+    const dump = dumpTranscript(state, { toolOutput: true, width: 80 });
+    expect(dump.split('\n').length).toBeGreaterThan(900_000);
+    expect(resumeNarration(state).endsWith('continuing\n')).toBe(true);
+  });
+});

@@ -25,7 +25,7 @@ export function formatRunList(runs: RunInfo[], term: Pick<Terminal, 'columns' | 
   });
   const header: Cell[] = ['ID', 'MODEL', 'STATUS', 'CREATED', 'UPDATED', 'PROMPT'].map((h) => ({ text: h, paint: (t) => term.paint('1', t) }));
   // The prompt takes what the terminal has left; piped, a fixed cut.
-  const used = [0, 1, 2, 3, 4].reduce((sum, i) => sum + 2 + Math.max(...[header, ...rows].map((r) => cellWidth(r[i]!))), 0);
+  const used = [0, 1, 2, 3, 4].reduce((sum, i) => sum + 2 + [header, ...rows].reduce((w, r) => Math.max(w, cellWidth(r[i]!)), 0), 0);
   const room = term.columns !== undefined ? Math.max(20, term.columns - used - 1) : 60;
   for (const r of rows) r[5] = truncate(r[5] as string, room);
   return table([header, ...rows]);

@@ -63,7 +63,7 @@ export function Viewer({ title, items, unfold, color }: ViewerProps) {
   const entries = useMemo(() => entriesFor(items, width), [items, width]);
   const frame: Frame = { entries, width, height: Math.max(1, height - 3) };
   const [state, setState] = useState<ViewState>(() => initialState(entries, unfold));
-  const rows = useMemo(() => rowsFor(state, frame), [state.open, entries, width]);
+  const rows = rowsFor(state, frame);
 
   useInput((input, key) => setState((s) => pressAll(s, frame, input, key)));
   useEffect(() => {

@@ -93,14 +93,21 @@ export function shownLines(entry: Entry, open: ReadonlySet<number>, index: numbe
   return entry.fold !== null && open.has(index) ? entry.unfolded : entry.folded;
 }
 
+const NARROW = /^[\u0020-\u007e]*$/;
+
+/** A line as rows of at most `width` columns. */
+function wrap(line: string, width: number): string[] {
+  if (line.length <= width && NARROW.test(line)) return [line]; // most lines: no measuring needed
+  return wrapAnsi(expandTabs(line), Math.max(1, width), { hard: true, trim: false }).split('\n');
+}
+
 /** Every entry's shown lines, wrapped to `width`. */
 export function layout(entries: Entry[], open: ReadonlySet<number>, width: number): Row[] {
   const rows: Row[] = [];
   entries.forEach((entry, i) => {
     if (entry.gap) rows.push({ entry: i, line: -1, text: '', tone: 'blank' });
     shownLines(entry, open, i).forEach((line, n) => {
-      const wrapped = wrapAnsi(expandTabs(line), Math.max(1, width), { hard: true, trim: false }).split('\n');
-      for (const text of wrapped) rows.push({ entry: i, line: n, text, tone: entry.tone });
+      for (const text of wrap(line, width)) rows.push({ entry: i, line: n, text, tone: entry.tone });
     });
   });
   return rows;

@@ -48,8 +48,15 @@ export function initialState(entries: Entry[], unfold: Fold[] = []): ViewState {
   return { open, cursor: 0, top: 0, searching: false, input: '', query: '', message: '', quit: false };
 }
 
+/** Layouts by folding state: keys that only move reuse the rows (a long run has many). */
+const layouts = new WeakMap<ReadonlySet<number>, { entries: Entry[]; width: number; rows: Row[] }>();
+
 export function rowsFor(s: ViewState, f: Frame): Row[] {
-  return layout(f.entries, s.open, f.width);
+  const cached = layouts.get(s.open);
+  if (cached !== undefined && cached.entries === f.entries && cached.width === f.width) return cached.rows;
+  const rows = layout(f.entries, s.open, f.width);
+  layouts.set(s.open, { entries: f.entries, width: f.width, rows });
+  return rows;
 }
 
 /** Keeps the cursor on a row and in view, and the view within the rows. */
