@@ -6,9 +6,12 @@ import type { Terminal } from '../terminal.js';
 
 const STATUS_COLOR: Record<string, string> = { open: '32', completed: '', suspended: '33' };
 
-/** Newest first: by last change, then by creation. */
+/** Milliseconds since the epoch; 0 for a time that does not parse (sorts last). */
+const when = (rfc3339: string): number => Date.parse(rfc3339) || 0;
+
+/** Newest first: by last change, then by creation, as times (backends write them differently). */
 export function newestFirst(runs: RunInfo[]): RunInfo[] {
-  return [...runs].sort((a, b) => b.updated.localeCompare(a.updated) || b.created.localeCompare(a.created) || a.runId.localeCompare(b.runId));
+  return [...runs].sort((a, b) => when(b.updated) - when(a.updated) || when(b.created) - when(a.created) || a.runId.localeCompare(b.runId));
 }
 
 export function formatRunList(runs: RunInfo[], term: Pick<Terminal, 'columns' | 'paint'>): string {
