@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { tempDir } from './tmp.js';
@@ -84,9 +84,12 @@ export class Tmux {
     return Number(this.format('#{pane_dead_status}'));
   }
 
+  /** Stops the server and removes its socket file. */
   kill(): void {
     try {
+      const socket = this.format('#{socket_path}');
       this.tmux(['kill-server']);
+      rmSync(socket, { force: true });
     } catch {
       /* already gone */
     }
