@@ -1,0 +1,139 @@
+/**
+ * `logbook run` with the real provider SDKs, end to end: the binary talks HTTP to
+ * local servers that speak the Messages and Chat Completions APIs.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RESUME_REMINDER } from '../../src/agent/runner.js';
+import { FileStore } from '../../src/index.js';
+import { FakeAnthropic, rawJson } from '../helpers/fake-anthropic.js';
+import { FakeOpenAI } from '../helpers/fake-openai.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const dir = tempDir('logbook-providers-');
+const stateDir = join(dir, 'state');
+const store = new FileStore(join(stateDir, 'runs'));
+let anthropic: FakeAnthropic;
+let openai: FakeOpenAI;
+
+const TOOLS = `tools:
+  - name: echo
+    description: Print its text
+    input_schema: { type: object, properties: { text: { type: string } } }
+    command: [echo, "{{text}}"]
+`;
+
+function config(name: string, body: string): string {
+  const path = join(dir, `${name}.yaml`);
+  writeFileSync(path, `${body}system: You echo.\nmax_tokens: 2048\n${TOOLS}`);
+  return path;
+}
+
+beforeAll(async () => {
+  anthropic = await FakeAnthropic.start();
+  openai = await FakeOpenAI.start();
+});
+afterAll(async () => {
+  await anthropic.close();
+  await openai.close();
+});
+
+const env = () => ({ ANTHROPIC_BASE_URL: anthropic.origin, ANTHROPIC_API_KEY: 'test-key', LOGBOOK_PROVIDER_MAX_RETRIES: '0' });
+
+describe('logbook run with the anthropic provider', () => {
+  const toolTurn = {
+    message: {
+      content: [
+        { type: 'text', text: 'Echoing.' },
+        { type: 'tool_use', id: 'toolu_big', name: 'echo', input: rawJson('{"text":"hi","n":1.0,"big":12345678901234567890}') },
+      ],
+      usage: { input_tokens: 120, output_tokens: 30, cache_read_input_tokens: 100, cache_creation_input_tokens: 7 },
+    },
+  };
+  const answerTurn = { message: { content: [{ type: 'text', text: 'It said hi.' }], usage: { input_tokens: 160, output_tokens: 8 } } };
+
+  it('journals the raw tool input bytes and cache usage, and resumes without asking for that turn again', async () => {
+    const cfg = config('anthropic', 'provider: anthropic\nmodel: claude-test\nprompt_cache: true\n');
+    anthropic.reset();
+    anthropic.reply(toolTurn);
+    const crashed = await runCli(['run', '--config', cfg, '--state-dir', stateDir, '--name', 'a1', 'say hi'], {
+      cwd: dir,
+      env: { ...env(), LOGBOOK_FAILPOINT: 'kill-after-seq:2' },
+    });
+    expect(crashed.signal).toBe('SIGKILL');
+    const journal = readFileSync(join(stateDir, 'runs', 'a1.jsonl'), 'utf8');
+    expect(journal).toContain('"input":{"text":"hi","n":1.0,"big":12345678901234567890}');
+    expect(journal).toContain('"cache_read_tokens":100,"cache_create_tokens":7');
+    expect(journal).not.toContain('You echo.');
+
+    anthropic.reply(answerTurn);
+    const resumed = await runCli(['run', '--config', cfg, '--state-dir', stateDir, '--resume', 'a1'], { cwd: dir, env: env() });
+    expect(resumed.stderr).not.toMatch(/^logbook:/m);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toBe('It said hi.\n');
+    expect(anthropic.requests).toHaveLength(2);
+    // The resume sent the journaled turn back byte for byte, with the tool's result, and the reminder.
+    const sent = anthropic.requests[1]!;
+    expect(sent.body).toContain('"input":{"text":"hi","n":1.0,"big":12345678901234567890}');
+    const body = sent.json as { system: unknown; messages: { role: string; content: { type: string; content?: unknown }[] }[] };
+    expect(JSON.stringify(body.system)).toContain(JSON.stringify(RESUME_REMINDER.trim()).slice(1, -1));
+    const last = body.messages.at(-1)!;
+    expect(last.role).toBe('user');
+    const result = last.content.find((b) => b.type === 'tool_result')!;
+    expect(JSON.parse(String(result.content))).toMatchObject({ command: ['echo', 'hi'], exit_code: 0, output: 'hi\n' });
+    const state = (await store.load('a1')).state;
+    expect(state.counters).toMatchObject({ llm_calls: 2, tool_calls: 1, cache_read_tokens: 100, cache_create_tokens: 7 });
+    expect(state.terminal).toEqual({ reason: 'completed' });
+  });
+
+  it('refuses to resume a run under another provider, before any request', async () => {
+    anthropic.reset();
+    anthropic.reply(toolTurn);
+    const cfg = config('anthropic2', 'provider: anthropic\nmodel: claude-test\n');
+    const crashed = await runCli(['run', '--config', cfg, '--state-dir', stateDir, '--name', 'a2', 'say hi'], {
+      cwd: dir,
+      env: { ...env(), LOGBOOK_FAILPOINT: 'kill-after-seq:2' },
+    });
+    expect(crashed.signal).toBe('SIGKILL');
+    const other = config('openai', `provider: openai\nmodel: claude-test\nbase_url: ${openai.origin}/v1\n`);
+    const refused = await runCli(['run', '--config', other, '--state-dir', stateDir, '--resume', 'a2', '--force'], { cwd: dir, env: env() });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^logbook: run a2 was written with provider anthropic, the config now uses openai/m);
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(openai.requests).toHaveLength(0);
+  });
+
+  it('turns a refused request into one line and a resumable error', async () => {
+    anthropic.reset();
+    anthropic.reply({ error: { status: 401, type: 'authentication_error', message: 'invalid x-api-key' } });
+    const cfg = config('anthropic3', 'provider: anthropic\nmodel: claude-test\n');
+    const r = await runCli(['run', '--config', cfg, '--state-dir', stateDir, '--name', 'a3', 'say hi'], { cwd: dir, env: env() });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^logbook: anthropic refused the request \(401 authentication_error\): invalid x-api-key/m);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect((await store.load('a3')).state.terminal).toMatchObject({ reason: 'error' });
+  });
+});
+
+describe('logbook run with the openai provider', () => {
+  it('maps tool calls both ways and answers on stdout', async () => {
+    openai.reset();
+    openai.reply(
+      { chat: { content: 'Echoing.', tool_calls: [{ id: 'call_1', name: 'echo', arguments: '{"text":"yo"}' }], usage: { prompt_tokens: 50, completion_tokens: 9 } } },
+      { chat: { content: 'It said yo.', usage: { prompt_tokens: 80, completion_tokens: 5, cached_tokens: 40 } } },
+    );
+    const cfg = config('openai-run', `provider: openai\nmodel: local-model\nbase_url: ${openai.origin}/v1\n`);
+    const r = await runCli(['run', '--config', cfg, '--state-dir', stateDir, '--name', 'o1', 'say yo'], { cwd: dir });
+    expect(r.stderr).not.toMatch(/^logbook:/m);
+    expect(r.stdout).toBe('It said yo.\n');
+    const second = openai.requests[1]!.json as { messages: { role: string; tool_call_id?: string; content?: string }[] };
+    const toolMessage = second.messages.find((m) => m.role === 'tool')!;
+    expect(toolMessage.tool_call_id).toBe('call_1');
+    expect(toolMessage.content).toContain('"output":"yo\\n"');
+    const state = (await store.load('o1')).state;
+    expect(state.fingerprint.provider).toBe('openai');
+    expect(state.counters).toMatchObject({ llm_calls: 2, in_tokens: 130, out_tokens: 14, cache_read_tokens: 40 });
+  });
+});
