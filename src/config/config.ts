@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
+import type { CommandToolSpec } from '../agent/tools/command-tool.js';
 import { LogbookError } from '../core/index.js';
 import { CONFIG_SCHEMA } from './schema.js';
 
@@ -13,19 +14,8 @@ export const DEFAULT_CONFIG_FILE = 'agent.yaml';
 
 export type ProviderName = 'anthropic' | 'openai' | 'script';
 
-export interface CommandToolConfig {
-  name: string;
-  description: string;
-  input_schema: Record<string, unknown>;
-  /** argv; an element that is exactly `{{param}}` becomes that input value, as one argument. */
-  command: string[];
-  /** Seconds. */
-  timeout: number;
-  /** Bytes of combined output kept; the rest is cut. */
-  max_output: number;
-  /** Absolute working directory for the command, when set. */
-  cwd?: string;
-}
+/** A command tool as agent.yaml declares it (see CommandTool for what each field does). */
+export type CommandToolConfig = CommandToolSpec;
 
 export interface LogbookConfig {
   /** Absolute path of the file this came from. */

@@ -4,7 +4,7 @@ export * from './records.js';
 export { RawJson } from './raw-json.js';
 export { quote, canonicalRawText, canonicalJson } from './json-text.js';
 export { encodeRecord, decodeRecord, encodeMessage, encodeBlock } from './codec.js';
-export { parseJournal, type ParsedJournal } from './journal-text.js';
+export { parseJournal, isUnparsable, type ParsedJournal } from './journal-text.js';
 export * from './fold.js';
 export * from './fingerprint.js';
 export * from './gates.js';

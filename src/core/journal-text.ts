@@ -50,7 +50,8 @@ export function parseJournal(text: string, source = 'journal'): ParsedJournal {
   return { records, goodLength, tornTail: false, missingNewline: false };
 }
 
-function isUnparsable(line: string): boolean {
+/** A line that is not even JSON: the shape of a torn write. */
+export function isUnparsable(line: string): boolean {
   try {
     JSON.parse(line);
     return false;

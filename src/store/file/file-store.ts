@@ -28,6 +28,7 @@ import {
   encodeRecord,
   fold,
   isLogbookError,
+  isUnparsable,
   isValidId,
   parseJournal,
   runsDir,
@@ -213,12 +214,7 @@ export class FileStore implements Store {
   async open(id: string): Promise<Journal> {
     validateId(id);
     const path = this.journalPath(id);
-    try {
-      statSync(path);
-    } catch (err) {
-      if (errno(err) === 'ENOENT') throw notFound(id);
-      throw ioError(`cannot open ${path}`, err);
-    }
+    if (!exists(path)) throw notFound(id);
     const lock = acquireLock(this.lockPath(id));
     let fd = -1;
     try {
@@ -309,12 +305,7 @@ export class FileStore implements Store {
   async delete(id: string): Promise<boolean> {
     validateId(id);
     const path = this.journalPath(id);
-    try {
-      statSync(path);
-    } catch (err) {
-      if (errno(err) === 'ENOENT') return false;
-      throw ioError(`cannot remove ${path}`, err);
-    }
+    if (!exists(path)) return false;
     const lock = acquireLock(this.lockPath(id));
     try {
       unlinkSync(path);
@@ -335,12 +326,14 @@ function notFound(id: string): LogbookError {
   return new LogbookError('not_found', `no run ${id}; \`logbook session ls\` lists the runs`);
 }
 
-function isUnparsable(line: string): boolean {
+/** Whether a journal is there; any other failure to look is an IO error. */
+function exists(path: string): boolean {
   try {
-    JSON.parse(line);
-    return false;
-  } catch {
+    statSync(path);
     return true;
+  } catch (err) {
+    if (errno(err) === 'ENOENT') return false;
+    throw ioError(`cannot read ${path}`, err);
   }
 }
 
