@@ -12,13 +12,18 @@
  *   that filter, so a message already on it would also break the fence, and the
  *   stream's per-subject limit still makes it write-once.
  *
- * Each open mints a nonce and publishes seq N with message id `<nonce>-N`. When a
- * publish is refused, or its ack is lost (timeout, dropped connection), the
- * subject is read back: this writer's message id there means the record is
- * stored and it is adopted; another id is another writer (`locked`, or `exists`
- * for a meta record). lastSeq advances only after the ack or the adoption.
+ * Each open mints a nonce and publishes seq N with message id
+ * `<nonce>-N-<digest of the record>`. When a publish is refused, or its ack is
+ * lost (timeout, dropped connection), the subject is read back: this writer's
+ * message id there means the record is stored and it is adopted; another id is
+ * another writer (`locked`, or `exists` for a meta record). The digest keeps
+ * adoption to the very same record: a writer whose append failed uncertainly and
+ * that then appends something else at that seq (the loop's terminal record after
+ * a failed tool result) is refused, whether the server's duplicate check or the
+ * read-back sees it, instead of being told a record it never stored is durable.
+ * lastSeq advances only after the ack or the adoption.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { PubAck, StoredMsg } from '@nats-io/jetstream';
 import { LogbookError, checkAppend, encodeRecord, type JournalRecord, type Payload } from '../../core/index.js';
 import { afterDurable } from '../../util/failpoints.js';
@@ -50,6 +55,11 @@ class ConnectionDropped extends Error {
 
 export function mintNonce(): string {
   return randomBytes(9).toString('base64url');
+}
+
+/** The message id of seq `seq` with this body; the prefix up to the digest names the writer and seq. */
+function messageId(nonce: string, seq: number, body: string): string {
+  return `${nonce}-${seq}-${createHash('sha256').update(body).digest('base64url').slice(0, 22)}`;
 }
 
 export interface JournalState {
@@ -84,8 +94,8 @@ export class JetStreamJournal implements Journal {
     if (this.closed) throw new LogbookError('unavailable', `journal ${this.runId} is closed`);
     if (checkAppend(this.last, seq) === 'duplicate') return;
     const subject = recordSubject(this.binding.prefix, this.runId, seq);
-    const msgId = `${this.nonce}-${seq}`;
     const body = encodeRecord({ seq, ...payload } as JournalRecord);
+    const msgId = messageId(this.nonce, seq, body);
     const what = `cannot append seq ${seq} to run ${this.runId} in stream ${this.binding.stream}`;
     const size = Buffer.byteLength(body);
     if (this.link.maxPayload > 0 && size > this.link.maxPayload) {
@@ -95,7 +105,7 @@ export class JetStreamJournal implements Journal {
     let stored: number;
     try {
       const ack = await this.publish(subject, body, msgId);
-      // A duplicate ack means the stream already holds this very message id: ours.
+      // A duplicate ack means the stream already holds this very message id: this record, ours.
       stored = ack.seq;
     } catch (err) {
       if (notStored(err)) throw this.link.failure(what, err);
@@ -139,7 +149,14 @@ export class JetStreamJournal implements Journal {
     } catch (err) {
       throw unavailable(`${(err as Error).message}; open the run again to find out: a stored record is kept, a missing one is appended again`, err);
     }
-    if (found !== null && found.header?.get(MSG_ID_HEADER) === msgId) return found.seq;
+    const foundId = found?.header?.get(MSG_ID_HEADER) ?? '';
+    if (found !== null && foundId === msgId) return found.seq;
+    if (found !== null && foundId.startsWith(`${this.nonce}-${seq}-`)) {
+      throw unavailable(
+        `${what}: seq ${seq} already holds a different record this writer stored (an earlier append of it whose ack was lost); ` +
+          'open the run again to continue from what is stored',
+      );
+    }
     if (found === null && !fenced) {
       throw this.link.failure(`${what}: it was not stored`, cause);
     }
