@@ -9,7 +9,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FileStore, encodeMessage, type LoadedRun } from '../../src/index.js';
+import { FileStore, encodeMessage, validateRecord, type LoadedRun } from '../../src/index.js';
 import { runCli, spawnCli, finished, type CliResult } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -95,9 +95,11 @@ beforeAll(async () => {
 }, 60_000);
 
 describe('crash matrix', () => {
-  it('the uninterrupted run journals meta, 3 assistant turns, 5 results and the terminal', () => {
+  it('the uninterrupted run journals meta, 3 assistant turns, 5 results and the terminal, each valid by the schema', () => {
     expect(reference.records).toHaveLength(10);
     expect(reference.state.terminal).toEqual({ reason: 'completed' });
+    const journal = readFileSync(join(stateDir, 'runs', 'reference.jsonl'), 'utf8').split('\n').filter(Boolean);
+    for (const line of journal) expect(validateRecord(line), line).toEqual({ valid: true });
   });
 
   for (const mode of ['kill-after-seq', 'tear-seq'] as const) {

@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESUME_REMINDER } from '../../src/agent/runner.js';
-import { FileStore } from '../../src/index.js';
+import { FileStore, validateRecord } from '../../src/index.js';
 import { FakeAnthropic, rawJson } from '../helpers/fake-anthropic.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { runCli } from '../helpers/cli.js';
@@ -67,6 +67,7 @@ describe('logbook run with the anthropic provider', () => {
     expect(journal).toContain('"input":{"text":"hi","n":1.0,"big":12345678901234567890}');
     expect(journal).toContain('"cache_read_tokens":100,"cache_create_tokens":7');
     expect(journal).not.toContain('You echo.');
+    for (const line of journal.split('\n').filter(Boolean)) expect(validateRecord(line), line).toEqual({ valid: true });
 
     anthropic.reply(answerTurn);
     const resumed = await runCli(['run', '--config', cfg, '--state-dir', stateDir, '--resume', 'a1'], { cwd: dir, env: env() });

@@ -1,0 +1,46 @@
+/**
+ * `logbook run` on a real terminal (tmux): while the model thinks or a tool runs
+ * it shows a spinner with the elapsed time and the token count, and clears it.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BIN } from '../helpers/cli.js';
+import { Tmux } from '../helpers/tmux.js';
+import { tempDir } from '../helpers/tmp.js';
+
+let t: Tmux | undefined;
+afterEach(() => t?.kill());
+
+describe('logbook run on a terminal', () => {
+  it('shows progress while the model thinks and while a tool runs, then the answer', async () => {
+    const dir = tempDir();
+    writeFileSync(
+      join(dir, 'turns.yaml'),
+      `turns:
+  - text: Waiting a moment.
+    tool_calls: [{ name: wait, input: {} }]
+    usage: { input: 1200, output: 34 }
+    delay_ms: 1500
+  - text: Done waiting.
+`,
+    );
+    writeFileSync(
+      join(dir, 'agent.yaml'),
+      `provider: script
+script: turns.yaml
+tools:
+  - name: wait
+    command: [sleep, "2"]
+`,
+    );
+    const env = { PATH: process.env.PATH ?? '', HOME: dir, TERM: 'xterm-256color', NO_COLOR: '1' };
+    t = Tmux.start([process.execPath, BIN, 'run', '--state-dir', join(dir, 'state'), 'wait please'], { env, cwd: dir, width: 100, height: 20 });
+    await t.waitFor(/thinking \d+\.\ds · 0 tokens/, 'the thinking spinner');
+    await t.waitFor(/wait \d+\.\ds · 1,234 tokens/, 'the tool spinner with the tokens spent');
+    expect(await t.exitStatus()).toBe(0);
+    const screen = t.text();
+    expect(screen).toContain('Done waiting.');
+    expect(screen).not.toMatch(/tokens$/m); // cleared, not left behind
+  });
+});
