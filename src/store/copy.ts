@@ -12,25 +12,39 @@ function payloadOf(record: JournalRecord): Payload {
   return payload as Payload;
 }
 
+export interface CopyOptions {
+  /** Aborting it stops the copy at the next record (`interrupted`); the partial copy is removed. */
+  signal?: AbortSignal;
+}
+
 /**
- * Copies run `id` from one store to another. The run must load (fold) in the
- * source; an existing run in the target is never overwritten (`exists`). When an
- * append fails part way, the partial copy is removed, so the target holds the
- * whole run or none of it.
+ * Copies run `id` from one store to another and returns how many records it
+ * copied. The run must load (fold) in the source; an existing run in the target
+ * is never overwritten (`exists`). When an append fails part way, or the copy is
+ * aborted, the partial copy is removed, so the target holds the whole run or
+ * none of it.
  */
-export async function copyRun(from: Store, to: Store, id: string): Promise<void> {
+export async function copyRun(from: Store, to: Store, id: string, options: CopyOptions = {}): Promise<number> {
   const { records } = await from.load(id);
   const first = records[0];
   if (first === undefined || !('meta' in first)) {
     throw new LogbookError('no_meta', `run ${id} in ${from.location} does not start with a meta record`);
   }
+  const stopIfAborted = (): void => {
+    if (options.signal?.aborted) throw new LogbookError('interrupted', `copying run ${id} was interrupted`);
+  };
+  stopIfAborted();
   const journal = await to.create(id, first.meta);
   try {
-    for (const record of records.slice(1)) await journal.append(record.seq, payloadOf(record));
+    for (const record of records.slice(1)) {
+      stopIfAborted();
+      await journal.append(record.seq, payloadOf(record));
+    }
   } catch (err) {
     await journal.close().catch(() => {});
     await to.delete(id).catch(() => {});
     throw err;
   }
   await journal.close();
+  return records.length;
 }

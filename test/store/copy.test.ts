@@ -39,6 +39,31 @@ describe('copyRun', () => {
     expect(kept.lastSeq).toBe(2);
   });
 
+  it('returns how many records it copied, and an aborted copy leaves no run behind', async () => {
+    const from = new MemoryStore();
+    const j = await from.create('long', meta('long'));
+    for (let seq = 2; seq <= 6; seq++) await j.append(seq, assistant(seq - 2));
+    await j.close();
+    expect(await copyRun(from, new MemoryStore(), 'long')).toBe(6);
+
+    // The copy is aborted once the target holds three records.
+    const controller = new AbortController();
+    const target = new FileStore(join(root, 'aborted'));
+    const create = target.create.bind(target);
+    target.create = async (id, m) => {
+      const journal = await create(id, m);
+      const append = journal.append.bind(journal);
+      journal.append = async (seq, payload) => {
+        await append(seq, payload);
+        if (seq === 3) controller.abort();
+      };
+      return journal;
+    };
+    await expect(copyRun(from, target, 'long', { signal: controller.signal })).rejects.toMatchObject({ code: 'interrupted' });
+    expect(await target.list()).toEqual([]);
+    expect(await copyRun(from, new MemoryStore(), 'long', { signal: controller.signal }).catch((e: { code: string }) => e.code)).toBe('interrupted');
+  });
+
   it('reports a missing source run', async () => {
     await expect(copyRun(new MemoryStore(), new MemoryStore(), 'nope')).rejects.toMatchObject({ code: 'not_found' });
   });
