@@ -1,10 +1,11 @@
-/** `logbook session`: inspect and remove stored runs. */
+/** `logbook session`: inspect, copy and remove stored runs. */
 import { Command, Option } from 'commander';
 import { LogbookError, stateToJson } from '../../core/index.js';
 import { dumpTranscript } from '../../replay/index.js';
 import { backends } from '../../store/registry.js';
 import { addStoreOptions, withStore, type StoreFlags } from '../store.js';
 import { terminalFor } from '../terminal.js';
+import { registerCopyCommand } from './cp.js';
 import { listRuns } from './ls.js';
 import { formatShow } from './show.js';
 
@@ -44,7 +45,7 @@ async function show(id: string, flags: ShowFlags): Promise<void> {
 }
 
 export function registerSessionCommands(program: Command): void {
-  const session = program.command('session').description('inspect and remove stored runs');
+  const session = program.command('session').description('inspect, copy and remove stored runs');
 
   common(session.command('ls').description('list runs, newest first')).action(async (flags: CommonFlags) => {
     const { out, err } = await withStore(flags, (store) => listRuns(store, terminalFor(process.stdout, flags)));
@@ -70,6 +71,8 @@ export function registerSessionCommands(program: Command): void {
       stdout(`removed run ${id}\n`);
     },
   );
+
+  registerCopyCommand(session);
 
   session
     .command('backends')

@@ -1,0 +1,137 @@
+/**
+ * `logbook session cp ID`: copies a run, unchanged, from one store to another
+ * (file to JetStream and back, or between two of either). Each side has its own
+ * pair of flags. A config names a store; a state dir alone names the file store
+ * there, whatever ./agent.yaml says, because a side given a directory means that
+ * directory; a side given nothing is the store `logbook session ls` would show here.
+ */
+import { existsSync } from 'node:fs';
+import type { Command } from 'commander';
+import { DEFAULT_CONFIG_FILE } from '../../config/config.js';
+import { LogbookError, isLogbookError, validateId } from '../../core/index.js';
+import { copyRun } from '../../store/copy.js';
+import { EXIT } from '../exit-codes.js';
+import type { Store } from '../../store/store.js';
+import { findConfig, storeFor } from '../store.js';
+
+export interface CopyFlags {
+  fromConfig?: string;
+  fromStateDir?: string;
+  toConfig?: string;
+  toStateDir?: string;
+}
+
+export const COPY_HELP = `
+Each side is a store: with --from-config FILE (--to-config FILE), the session
+backend that file configures; else with --from-state-dir DIR (--to-state-dir
+DIR), the file store in DIR/runs; else the backend of ./${DEFAULT_CONFIG_FILE} when that
+file exists, else the default file store. (With both flags, DIR is the state
+dir of a file backend that sets no directory.) The copy is byte for byte; an
+existing run in the target is never overwritten, and a failed or interrupted
+copy leaves nothing behind. Examples:
+  logbook session cp RUN --to-config jetstream.yaml        default file store -> JetStream
+  logbook session cp RUN --from-config jetstream.yaml --to-state-dir backup`;
+
+interface Side {
+  config?: string;
+  stateDir?: string;
+}
+
+function side(config: string | undefined, stateDir: string | undefined): Side {
+  return { ...(config !== undefined ? { config } : {}), ...(stateDir !== undefined ? { stateDir } : {}) };
+}
+
+/** The side's config when it names one; a state dir alone means the file store there, so ./agent.yaml is not read. */
+function openSide(side: Side): Promise<Store> {
+  const config = side.config !== undefined || side.stateDir === undefined ? findConfig(side.config) : undefined;
+  return storeFor({ config, ...(side.stateDir !== undefined ? { stateDir: side.stateDir } : {}) });
+}
+
+/** A shell word for a path in a hint: quoted only when it needs to be. */
+const shellWord = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`);
+
+/**
+ * How to remove `id` from the target side: the `logbook session rm` line that
+ * resolves to the same store, or, where none does (a state dir alone while
+ * ./agent.yaml names another store), the directory to remove it from.
+ */
+function removalHint(id: string, side: Side, store: Store): string {
+  if (side.config === undefined && side.stateDir !== undefined && existsSync(DEFAULT_CONFIG_FILE)) {
+    return `remove it from the ${store.location} first`;
+  }
+  const flags = [
+    ...(side.config !== undefined ? ['--config', shellWord(side.config)] : []),
+    ...(side.stateDir !== undefined ? ['--state-dir', shellWord(side.stateDir)] : []),
+  ];
+  return `remove it there first with \`${['logbook session rm', id, ...flags].join(' ')}\``;
+}
+
+/** Stops the copy at the next record on SIGINT or SIGTERM; a second signal leaves at once. */
+function interruptible(): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  const handler = (): void => {
+    if (controller.signal.aborted) process.exit(EXIT.suspended);
+    controller.abort();
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      process.off('SIGINT', handler);
+      process.off('SIGTERM', handler);
+    },
+  };
+}
+
+/** Copies run `id` between the two sides the flags name; returns the line to print on stderr. */
+export async function copySession(id: string, flags: CopyFlags): Promise<string> {
+  validateId(id);
+  const fromSide = side(flags.fromConfig, flags.fromStateDir);
+  const toSide = side(flags.toConfig, flags.toStateDir);
+  const from = await openSide(fromSide);
+  let to: Store | undefined;
+  const interrupt = interruptible();
+  try {
+    to = await openSide(toSide);
+    if (from.location === to.location) {
+      throw new LogbookError(
+        'usage',
+        `both sides are the ${from.location}: a run cannot be copied onto itself; name another target with --to-config or --to-state-dir`,
+      );
+    }
+    let count: number;
+    try {
+      count = await copyRun(from, to, id, { signal: interrupt.signal });
+    } catch (err) {
+      if (isLogbookError(err, 'not_found')) throw new LogbookError('not_found', `no run ${id} in the ${from.location}`, { cause: err });
+      if (!isLogbookError(err, 'exists')) throw err;
+      throw new LogbookError(
+        'exists',
+        `run ${id} already exists in the ${to.location}; session cp never overwrites a run: ${removalHint(id, toSide, to)}, or copy to another store`,
+        { cause: err },
+      );
+    }
+    return `copied run ${id} (${count} record${count === 1 ? '' : 's'}) from the ${from.location} to the ${to.location}\n`;
+  } finally {
+    interrupt.dispose();
+    await to?.close();
+    await from.close();
+  }
+}
+
+export function registerCopyCommand(session: Command): void {
+  session
+    .command('cp')
+    .description('copy a run, unchanged, from one store to another (never overwriting)')
+    .argument('<id>', 'the run id')
+    .option('--from-config <file>', `the config file whose session backend to copy from (default: ./${DEFAULT_CONFIG_FILE} when it exists)`)
+    .option('--from-state-dir <dir>', 'copy from the file store in DIR/runs')
+    .option('--to-config <file>', `the config file whose session backend to copy to (default: ./${DEFAULT_CONFIG_FILE} when it exists)`)
+    .option('--to-state-dir <dir>', 'copy to the file store in DIR/runs')
+    .option('--verbose', 'show where an error came from (also LOGBOOK_DEBUG=1)')
+    .addHelpText('after', COPY_HELP)
+    .action(async (id: string, flags: CopyFlags) => {
+      process.stderr.write(await copySession(id, flags));
+    });
+}
