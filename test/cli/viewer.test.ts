@@ -124,9 +124,11 @@ describe('transcript viewer', () => {
 
   it('lets no sequence from a hostile journal reach the terminal', async () => {
     // Control: the same title sequence, printed raw, does retitle a pane.
-    const control = Tmux.start(['printf', '\\033]2;PWNED\\007'], { env, width: 100, height: 24 });
+    // (The program stays a while: tmux applies a title only while the pane's program runs.)
+    const control = Tmux.start(['sh', '-c', "printf '\\033]2;PWNED\\007'; sleep 5"], { env, width: 100, height: 24 });
     open.push(control);
-    await control.exitStatus();
+    const deadline = Date.now() + 10_000;
+    while (control.format('#{pane_title}') !== 'PWNED' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
     expect(control.format('#{pane_title}')).toBe('PWNED');
 
     const t = show('hostile');
