@@ -11,22 +11,12 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FileStore, encodeMessage, validateRecord, type LoadedRun } from '../../src/index.js';
 import { runCli, spawnCli, finished, type CliResult } from '../helpers/cli.js';
+import { FIVE_NOTES_SCRIPT, lines, turnsAsked } from '../helpers/five-notes.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const dir = tempDir('logbook-crash-');
 const stateDir = join(dir, 'state');
 const store = new FileStore(join(stateDir, 'runs'));
-
-const SCRIPT = {
-  turns: [
-    { text: 'Two notes first.', tool_calls: [{ name: 'note', input: { text: 'a' } }, { name: 'note', input: { text: 'b' } }] },
-    {
-      text: 'Three more.',
-      tool_calls: [{ name: 'note', input: { text: 'c' } }, { name: 'note', input: { text: 'd' } }, { name: 'note', input: { text: 'e' } }],
-    },
-    { text: 'Noted a to e.' },
-  ],
-};
 
 /**
  * The tool appends its argument to $NOTES_FILE (one line per execution) and says
@@ -56,8 +46,6 @@ tools:
   return path;
 }
 
-const lines = (path: string): string[] => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean) : []);
-const turnsAsked = (log: string): number[] => lines(log).map((l) => (JSON.parse(l) as { turn: number }).turn);
 const conversation = (run: LoadedRun): string[] => run.state.messages.map(encodeMessage);
 
 /** One run's id and the files that witness what it did: notes taken and model turns asked for. */
@@ -81,7 +69,7 @@ let reference: LoadedRun;
 let referenceNotes: string[];
 
 beforeAll(async () => {
-  writeFileSync(join(dir, 'script.json'), JSON.stringify(SCRIPT));
+  writeFileSync(join(dir, 'script.json'), JSON.stringify(FIVE_NOTES_SCRIPT));
   writeConfig('agent');
   const a = attempt('reference');
   const r = await run(a, ['--name', a.id, 'Take five notes.']);

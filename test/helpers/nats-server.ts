@@ -2,7 +2,8 @@
  * A real nats-server for tests: JetStream on, bound to loopback on an ephemeral
  * port, with its own store directory. stop() and restart() keep the port and
  * the store directory, so a restarted server holds the same streams at the same
- * URL. A test file starts one in beforeAll and stops it in afterAll.
+ * URL. A test file starts one in beforeAll and stops it in afterAll. With
+ * `monitor`, the server also serves its HTTP monitoring endpoints (/varz, /connz).
  */
 import { spawnSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -31,9 +32,16 @@ export function natsTestsEnabled(): boolean {
   return false;
 }
 
+export interface NatsServerOptions {
+  /** Serve the HTTP monitoring endpoints on an ephemeral loopback port. */
+  monitor?: boolean;
+}
+
 export interface NatsServer {
   readonly url: string;
   readonly port: number;
+  /** `http://127.0.0.1:<port>` of the monitoring endpoints, when started with `monitor`. */
+  readonly monitorUrl?: string;
   readonly storeDir: string;
   /** The server's log so far (stderr), for failure messages. */
   log(): string;
@@ -47,14 +55,18 @@ export interface NatsServer {
 
 const READY_TIMEOUT_MS = 15_000;
 
-export async function startNatsServer(): Promise<NatsServer> {
+export async function startNatsServer(options: NatsServerOptions = {}): Promise<NatsServer> {
   const storeDir = mkdtempSync(join(tmpdir(), 'logbook-nats-'));
   let proc: ChildProcess | null = null;
   let logText = '';
+  /** The monitoring port: -1 (ephemeral) until the first launch reports it, then kept. */
+  let monitorPort = options.monitor ? -1 : 0;
 
   const launch = (port: number): Promise<number> =>
     new Promise((resolvePort, reject) => {
-      const child = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], {
+      const args = ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir];
+      if (monitorPort !== 0) args.push('-m', String(monitorPort));
+      const child = spawn('nats-server', args, {
         stdio: ['ignore', 'ignore', 'pipe'],
       });
       proc = child;
@@ -70,6 +82,8 @@ export async function startNatsServer(): Promise<NatsServer> {
         logText += chunk;
         const m = /Listening for client connections on [^\s]*:(\d+)/.exec(seen);
         if (m) listening = Number(m[1]);
+        const http = /Starting http monitor on [^\s]*:(\d+)/.exec(seen);
+        if (http) monitorPort = Number(http[1]);
         if (listening && seen.includes('Server is ready')) {
           clearTimeout(timer);
           seen = '';
@@ -106,6 +120,7 @@ export async function startNatsServer(): Promise<NatsServer> {
   return {
     url: `nats://127.0.0.1:${port}`,
     port,
+    ...(options.monitor ? { monitorUrl: `http://127.0.0.1:${monitorPort}` } : {}),
     storeDir,
     log: () => logText,
     stop,
@@ -124,11 +139,11 @@ export async function startNatsServer(): Promise<NatsServer> {
  * One server for the calling test file: started in beforeAll (when the tests are
  * enabled here) and disposed of in afterAll. `server()` is valid inside tests.
  */
-export function useNatsServer(): { enabled: boolean; server: () => NatsServer } {
+export function useNatsServer(options: NatsServerOptions = {}): { enabled: boolean; server: () => NatsServer } {
   const enabled = natsTestsEnabled();
   let started: NatsServer | undefined;
   beforeAll(async () => {
-    if (enabled) started = await startNatsServer();
+    if (enabled) started = await startNatsServer(options);
   });
   afterAll(async () => {
     await started?.dispose();

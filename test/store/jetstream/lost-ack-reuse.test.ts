@@ -6,7 +6,7 @@
  * or by the fence read-back. Against a real nats-server this file starts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JetStreamStore } from '../../../src/index.js';
+import { JetStreamStore, type Journal } from '../../../src/index.js';
 import { caught } from '../../helpers/errors.js';
 import { addStream, journalStream } from '../../helpers/jetstream.js';
 import { useNatsServer } from '../../helpers/nats-server.js';
@@ -35,7 +35,7 @@ describe.skipIf(!nats.enabled)('jetstream: a lost ack, then a different record a
   });
 
   /** Appends seq 3 with its ack lost and the read-back impossible: the append fails, yet seq 3 is stored. */
-  async function lostThird(stream: string, prefix: string, id: string): Promise<{ store: JetStreamStore; journal: Awaited<ReturnType<JetStreamStore['create']>> }> {
+  async function lostThird(stream: string, prefix: string, id: string): Promise<{ store: JetStreamStore; journal: Journal }> {
     const store = await JetStreamStore.connect({ stream, nats: { url: proxy.url }, timeoutMs: TIMEOUT_MS });
     const journal = await store.create(id, meta(id));
     await journal.append(2, assistant(0, ['t1', 't2']));
@@ -53,34 +53,30 @@ describe.skipIf(!nats.enabled)('jetstream: a lost ack, then a different record a
     return { store, journal };
   }
 
-  it('inside the duplicate window: refused, not adopted', async () => {
-    const { stream, prefix } = await newStream();
-    const { store, journal } = await lostThird(stream, prefix, 'dup');
+  /** A different record at seq 3 is refused; the record stored there is adopted when appended again. */
+  async function refusedThenAdopted(store: JetStreamStore, journal: Journal, id: string): Promise<void> {
     const err = await caught(journal.append(3, { terminal: { reason: 'error', message: 'boom' } }));
     expect(err.code).toBe('unavailable');
     expect(err.message).toMatch(/seq 3 already holds a different record this writer stored/);
     expect(journal.lastSeq).toBe(2);
-    // The same record again is adopted: it is the one stored.
     await journal.append(3, toolResult('t1'));
     expect(journal.lastSeq).toBe(3);
     await journal.close();
-    const loaded = await store.load('dup');
+    const loaded = await store.load(id);
     expect(loaded.records.map((r) => Object.keys(r)[1])).toEqual(['meta', 'assistant', 'tool_result']);
     await store.close();
+  }
+
+  it('inside the duplicate window (the server answers with a duplicate ack): refused, not adopted', async () => {
+    const { stream, prefix } = await newStream();
+    const { store, journal } = await lostThird(stream, prefix, 'dup');
+    await refusedThenAdopted(store, journal, 'dup');
   });
 
   it('after the duplicate window, through the fence read-back: refused, not adopted', async () => {
     const { stream, prefix } = await newStream({ duplicate_window: 100e6 });
     const { store, journal } = await lostThird(stream, prefix, 'late');
     await new Promise((r) => setTimeout(r, 500)); // let the server forget the message id
-    const err = await caught(journal.append(3, { terminal: { reason: 'error', message: 'boom' } }));
-    expect(err.code).toBe('unavailable');
-    expect(err.message).toMatch(/seq 3 already holds a different record this writer stored/);
-    expect(journal.lastSeq).toBe(2);
-    await journal.append(3, toolResult('t1'));
-    expect(journal.lastSeq).toBe(3);
-    await journal.close();
-    expect((await store.load('late')).records.map((r) => r.seq)).toEqual([1, 2, 3]);
-    await store.close();
+    await refusedThenAdopted(store, journal, 'late');
   });
 });

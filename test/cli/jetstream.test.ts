@@ -1,0 +1,344 @@
+/**
+ * The logbook command on the JetStream backend, end to end: the real binary
+ * (built dist/) against a real nats-server this file starts, with the stream
+ * created first, as an operator would. A scripted multi-tool run is killed,
+ * inspected, resumed and compared with the uninterrupted run; runs are copied
+ * file -> JetStream -> file and removed; the server is stopped in the middle of
+ * a run; an ack is lost on the way back; and each command dials NATS once.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/config.js';
+import { streamAddCommand } from '../../src/store/jetstream/binding.js';
+import { runCli, spawnCli, finished, type CliResult } from '../helpers/cli.js';
+import { FIVE_NOTES_SCRIPT, lines, turnsAsked } from '../helpers/five-notes.js';
+import { FIXTURES_DIR } from '../helpers/fixtures.js';
+import { addStream, journalStream } from '../helpers/jetstream.js';
+import { useNatsServer } from '../helpers/nats-server.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const nats = useNatsServer({ monitor: true });
+const dir = tempDir('logbook-jscli-');
+const STREAM = 'LOGBOOK_CLI';
+const PREFIX = 'logbook.cli';
+const PROMPT = 'Take five notes.';
+
+/**
+ * The tool appends its argument to $NOTES_FILE (one line per execution). The
+ * note named by $SLOW_NOTE, the first time it runs, touches $NOTES_FILE.started
+ * and waits for $NOTES_FILE.go (at most 30 s), so a test can act while it runs.
+ */
+const NOTE =
+  'printf "%s\\n" "$1" >> "$NOTES_FILE"; ' +
+  'if [ "$1" = "$SLOW_NOTE" ] && [ ! -e "$NOTES_FILE.started" ]; then touch "$NOTES_FILE.started"; ' +
+  'i=0; while [ ! -e "$NOTES_FILE.go" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; fi; ' +
+  'echo "noted $1"';
+
+/** A config whose session block is `session`; everything the fingerprint covers is the same in all of them. */
+function writeConfig(name: string, session: string): string {
+  const path = join(dir, `${name}.yaml`);
+  writeFileSync(
+    path,
+    `provider: script
+script: script.json
+system: You take notes.
+max_iterations: 10
+${session}
+tools:
+  - name: note
+    description: Write a note down
+    input_schema: { type: object, properties: { text: { type: string } }, required: [text] }
+    command: [sh, -c, '${NOTE}', sh, '{{text}}']
+`,
+  );
+  return path;
+}
+
+const jetstreamSession = (url: string): string => `session:\n  backend: jetstream\n  options:\n    stream: ${STREAM}\nnats:\n  url: ${url}`;
+
+let js: string; // the config on the JetStream backend
+let file: string; // the same agent on the file backend
+
+
+/** One run's id and the files that witness what it did: notes taken and model turns asked for. */
+interface Attempt {
+  id: string;
+  notes: string;
+  turns: string;
+  env: Record<string, string>;
+}
+
+function attempt(id: string, env: Record<string, string> = {}): Attempt {
+  const notes = join(dir, `${id}.notes`);
+  const turns = join(dir, `${id}.turns`);
+  return { id, notes, turns, env: { NOTES_FILE: notes, LOGBOOK_SCRIPT_LOG: turns, ...env } };
+}
+
+const cli = (args: string[], env: Record<string, string> = {}): Promise<CliResult> => runCli(args, { cwd: dir, env, timeoutMs: 60_000 });
+
+/** `session show ID --json` on the JetStream store, without the fields that name the run or its times. */
+async function fold(id: string, config = js): Promise<Record<string, unknown>> {
+  const r = await cli(['session', 'show', id, '--json', '--config', config]);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  const { run_id, created, updated, ...state } = JSON.parse(r.stdout) as Record<string, unknown>;
+  expect(run_id).toBe(id);
+  expect(typeof created).toBe('string');
+  expect(typeof updated).toBe('string');
+  return state;
+}
+
+/** Connections the server has accepted since it started, from its monitoring endpoint. */
+async function connectionsSoFar(): Promise<number> {
+  const res = await fetch(`${nats.server().monitorUrl}/varz`);
+  return ((await res.json()) as { total_connections: number }).total_connections;
+}
+
+/** Waits for a file to appear; the deadline only bounds the test. */
+async function until(path: string, deadlineMs = 20_000): Promise<void> {
+  const deadline = Date.now() + deadlineMs;
+  while (!existsSync(path)) {
+    if (Date.now() > deadline) throw new Error(`${path} did not appear`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The `logbook:` lines of stderr: exactly one, and no stack trace anywhere. */
+function errorLine(r: CliResult): string {
+  const errors = r.stderr.split('\n').filter((l) => l.startsWith('logbook:'));
+  expect(errors, r.stderr).toHaveLength(1);
+  expect(r.stderr).not.toMatch(/\n\s+at /);
+  return errors[0]!;
+}
+
+/** The uninterrupted run's fold, which every interrupted one must end up equal to. */
+let reference: Record<string, unknown>;
+
+describe.skipIf(!nats.enabled)('the logbook command on the jetstream backend', () => {
+  beforeAll(async () => {
+    await addStream(nats.server().url, journalStream(STREAM, PREFIX));
+    writeFileSync(join(dir, 'script.json'), JSON.stringify(FIVE_NOTES_SCRIPT));
+    js = writeConfig('jetstream', jetstreamSession(nats.server().url));
+    file = writeConfig('file', '');
+    const a = attempt('reference');
+    const r = await cli(['run', '--config', js, '--name', a.id, PROMPT], a.env);
+    expect(r.stderr).not.toMatch(/logbook:/);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('Noted a to e.\n');
+    expect(lines(a.notes)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(turnsAsked(a.turns)).toEqual([0, 1, 2]);
+    reference = await fold(a.id);
+    expect(reference.terminal).toEqual({ reason: 'completed' });
+    expect(reference.counters).toMatchObject({ llm_calls: 3, tool_calls: 5 });
+  }, 60_000);
+
+  afterAll(() => {
+    // Release any slow note a failed test left waiting.
+    for (const id of ['bounce']) writeFileSync(join(dir, `${id}.notes.go`), '');
+  });
+
+  it('a run killed mid-batch is listed open with its in-flight batch, and resumes reusing what was journaled, dialing once', async () => {
+    const a = attempt('killed');
+    // meta, the first assistant turn and note a's result are durable; then SIGKILL.
+    const killed = await cli(['run', '--config', js, '--name', a.id, PROMPT], { ...a.env, LOGBOOK_FAILPOINT: 'kill-after-seq:3' });
+    expect(killed.signal).toBe('SIGKILL');
+    expect(lines(a.notes)).toEqual(['a']);
+    expect(turnsAsked(a.turns)).toEqual([0]);
+
+    const ls = await cli(['session', 'ls', '--config', js]);
+    expect(ls.code).toBe(0);
+    expect(ls.stdout).toMatch(/^killed\s+script\s+open\s+.*Take five notes\.$/m);
+    expect(ls.stdout).toMatch(/^reference\s+script\s+completed\s/m);
+
+    const show = await cli(['session', 'show', a.id, '--config', js]);
+    expect(show.code).toBe(0);
+    expect(show.stdout).toMatch(/^status +open$/m);
+    expect(show.stdout).toMatch(/^note +an in-flight tool batch \(1 of 2 calls answered\) resumes first$/m);
+
+    const before = await connectionsSoFar();
+    const resumed = await cli(['run', '--config', js, '--resume', a.id], a.env);
+    const dialed = (await connectionsSoFar()) - before;
+    expect(resumed.stderr).not.toMatch(/^logbook:/m);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toBe('Noted a to e.\n');
+    // One connection for the load, the gates, the open and every append.
+    expect(dialed).toBe(1);
+
+    // Only the unanswered tools ran; the journaled model turn was not asked for again.
+    expect(lines(a.notes)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(turnsAsked(a.turns)).toEqual([0, 1, 2]);
+    expect(await fold(a.id)).toEqual(reference);
+  }, 90_000);
+
+  it('session cp copies file -> jetstream -> file byte for byte, and session rm removes a run from the stream', async () => {
+    const from = tempDir();
+    const back = tempDir();
+    // An open run written by the command (killed mid-way through the second batch), and a fixture full of escapes and raw numbers.
+    const a = attempt('moved');
+    const killed = await cli(['run', '--config', file, '--state-dir', from, '--name', a.id, PROMPT], { ...a.env, LOGBOOK_FAILPOINT: 'kill-after-seq:6' });
+    expect(killed.signal).toBe('SIGKILL');
+    writeFileSync(join(from, 'runs', 'escapes-and-raw.jsonl'), readFileSync(join(FIXTURES_DIR, 'runs', 'escapes-and-raw.jsonl')));
+
+    for (const id of [a.id, 'escapes-and-raw']) {
+      const original = readFileSync(join(from, 'runs', `${id}.jsonl`));
+      const records = original.toString('utf8').split('\n').filter(Boolean).length;
+      const before = await connectionsSoFar();
+      const there = await cli(['session', 'cp', id, '--from-state-dir', from, '--to-config', js]);
+      expect(there.code, there.stderr).toBe(0);
+      expect((await connectionsSoFar()) - before).toBe(1);
+      expect(there.stderr).toBe(
+        `copied run ${id} (${records} records) from the file store in ${join(from, 'runs')} to the jetstream stream ${STREAM} (subjects ${PREFIX}.>) at ${nats.server().url}\n`,
+      );
+      const home = await cli(['session', 'cp', id, '--from-config', js, '--to-state-dir', back]);
+      expect(home.code, home.stderr).toBe(0);
+      expect(readFileSync(join(back, 'runs', `${id}.jsonl`))).toEqual(original);
+
+      // Both folds agree.
+      const onFile = await cli(['session', 'show', id, '--json', '--state-dir', from, '--config', file]);
+      const { updated: _u1, ...fileState } = JSON.parse(onFile.stdout) as Record<string, unknown>;
+      const { updated: _u2, ...streamState } = JSON.parse((await cli(['session', 'show', id, '--json', '--config', js])).stdout) as Record<string, unknown>;
+      expect(streamState).toEqual(fileState);
+
+      // Never over an existing run, and never onto itself.
+      const again = await cli(['session', 'cp', id, '--from-state-dir', from, '--to-config', js]);
+      expect(again.code).toBe(1);
+      expect(errorLine(again)).toBe(
+        `logbook: run ${id} already exists in the jetstream stream ${STREAM} (subjects ${PREFIX}.>) at ${nats.server().url}; ` +
+          `session cp never overwrites a run: remove it there first with \`logbook session rm ${id} --config ${js}\`, or copy to another store`,
+      );
+      const self = await cli(['session', 'cp', id, '--from-config', js, '--to-config', js]);
+      expect(self.code).toBe(2);
+      expect(errorLine(self)).toMatch(/^logbook: both sides are the jetstream stream LOGBOOK_CLI .*: a run cannot be copied onto itself/);
+    }
+
+    // The run killed on the file store resumes on JetStream: only the unanswered tools run.
+    expect(lines(a.notes)).toEqual(['a', 'b', 'c']);
+    const resumed = await cli(['run', '--config', js, '--resume', a.id], a.env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(lines(a.notes)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(turnsAsked(a.turns)).toEqual([0, 1, 2]);
+    expect(await fold(a.id)).toEqual(reference);
+
+    // session rm on the stream.
+    const rm = await cli(['session', 'rm', a.id, '--config', js]);
+    expect(rm.code).toBe(0);
+    expect(rm.stdout).toBe(`removed run ${a.id}\n`);
+    const gone = await cli(['session', 'show', a.id, '--config', js]);
+    expect(gone.code).toBe(1);
+    expect(errorLine(gone)).toBe(`logbook: no run ${a.id}; \`logbook session ls\` lists the runs`);
+    expect((await cli(['session', 'ls', '--config', js])).stdout).not.toMatch(/^moved\s/m);
+    const twice = await cli(['session', 'rm', a.id, '--config', js]);
+    expect(twice.code).toBe(1);
+    expect(errorLine(twice)).toMatch(/^logbook: no run moved/);
+    // Removed means removed: the file copy goes back in as it was.
+    expect((await cli(['session', 'cp', a.id, '--from-state-dir', from, '--to-config', js])).code).toBe(0);
+    const out = tempDir();
+    expect((await cli(['session', 'cp', a.id, '--from-config', js, '--to-state-dir', out])).code).toBe(0);
+    expect(readFileSync(join(out, 'runs', `${a.id}.jsonl`))).toEqual(readFileSync(join(from, 'runs', `${a.id}.jsonl`)));
+  }, 120_000);
+
+  it('nats-server stopped while a tool runs: the run fails cleanly, and after a restart resumes with nothing lost or duplicated', async () => {
+    const a = attempt('bounce', { SLOW_NOTE: 'd' });
+    const child = spawnCli(['run', '--config', js, '--name', a.id, PROMPT], { cwd: dir, env: a.env });
+    const done = finished(child, 60_000);
+    await until(`${a.notes}.started`); // note d is running: c's result is journaled
+    let failed: CliResult;
+    let unreachable: CliResult;
+    try {
+      await nats.server().stop();
+      writeFileSync(`${a.notes}.go`, ''); // d finishes while the server is down
+      failed = await done;
+      unreachable = await cli(['session', 'ls', '--config', js]);
+    } finally {
+      await nats.server().restart();
+    }
+    expect(failed.signal).toBeNull();
+    expect(failed.code).toBe(1);
+    const line = errorLine(failed);
+    expect(line).toMatch(new RegExp(`^logbook: cannot append seq 7 to run bounce in stream ${STREAM}: the NATS server at ${nats.server().url} is unreachable`));
+    expect(line).toMatch(/; resume with: logbook run --resume bounce$/);
+    expect(failed.stderr).toMatch(/^warning: could not journal the run's end \(error\)/m);
+    expect(unreachable.code).toBe(1);
+    expect(errorLine(unreachable)).toBe(`logbook: cannot connect to NATS at ${nats.server().url}: connection refused; is nats-server running there?`);
+
+    const show = await cli(['session', 'show', a.id, '--config', js]);
+    expect(show.stdout).toMatch(/^status +open$/m);
+    expect(show.stdout).toMatch(/\(1 of 3 calls answered\)/);
+
+    const resumed = await cli(['run', '--config', js, '--resume', a.id], a.env);
+    expect(resumed.stderr).not.toMatch(/^logbook:/m);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toBe('Noted a to e.\n');
+    expect(await fold(a.id)).toEqual(reference);
+    // d's result never reached the journal, so d ran again; nothing else did, and no model turn was paid twice.
+    expect(lines(a.notes)).toEqual(['a', 'b', 'c', 'd', 'd', 'e']);
+    expect(turnsAsked(a.turns)).toEqual([0, 1, 2]);
+  }, 90_000);
+
+  describe('an ack lost on the way back', () => {
+    let proxy: TcpProxy;
+    beforeAll(async () => {
+      proxy = await startTcpProxy(nats.server().port);
+    });
+    afterAll(async () => {
+      await proxy.close();
+    });
+
+    it('fails the run cleanly; the resume finds the stored record and does not run its tool again', async () => {
+      const a = attempt('lostack');
+      const viaProxy = writeConfig('proxied', jetstreamSession(proxy.url));
+      // Note b's result (seq 4) is stored, its ack never arrives, and the client cannot get back to ask.
+      const cut = proxy.dropAckOf(`${PREFIX}.${a.id}.4`).then(() => proxy.refuseConnections(true));
+      let failed: CliResult;
+      try {
+        failed = await cli(['run', '--config', viaProxy, '--name', a.id, PROMPT], a.env);
+        await cut;
+      } finally {
+        proxy.refuseConnections(false);
+      }
+      expect(failed.code).toBe(1);
+      expect(errorLine(failed)).toMatch(/^logbook: cannot append seq 4 to run lostack .*may or may not be stored.*; resume with: logbook run --resume lostack$/);
+      expect(lines(a.notes)).toEqual(['a', 'b']);
+
+      const show = await cli(['session', 'show', a.id, '--config', js]);
+      // Both results are journaled, so the batch is whole: nothing is in flight.
+      expect(show.stdout).toMatch(/^tool calls +2 /m);
+      expect(show.stdout).not.toMatch(/^note/m);
+      const resumed = await cli(['run', '--config', viaProxy, '--resume', a.id], a.env);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(await fold(a.id)).toEqual(reference);
+      expect(lines(a.notes)).toEqual(['a', 'b', 'c', 'd', 'e']);
+      expect(turnsAsked(a.turns)).toEqual([0, 1, 2]);
+    }, 90_000);
+  });
+
+  it('examples/jetstream.yaml works as its comments say', async () => {
+    const example = join(ROOT, 'examples', 'jetstream.yaml');
+    const text = readFileSync(example, 'utf8');
+    const command = /^#\s+(nats stream add .*)$/m.exec(text)?.[1];
+    const config = loadConfig(example);
+    expect(config.session.backend).toBe('jetstream');
+    const stream = config.session.options.stream as string;
+    const prefix = /--subjects '(.+)\.>'/.exec(command ?? '')?.[1];
+    expect(command).toBe(streamAddCommand(stream, prefix));
+
+    // The operator's step, then the example pointed at this server.
+    await addStream(nats.server().url, journalStream(stream, prefix!));
+    const copy = join(dir, 'example.yaml');
+    writeFileSync(
+      copy,
+      text
+        .replace(`url: ${config.nats!.url}`, `url: ${nats.server().url}`)
+        .replace(/^script: .*$/m, `script: ${join(ROOT, 'examples', 'demo', 'script.yaml')}`),
+    );
+    const r = await runCli(['run', '--config', copy, '--name', 'example', 'How big is this project?'], { cwd: ROOT, timeoutMs: 60_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`run example (jetstream stream ${stream} (subjects ${prefix}.>) at ${nats.server().url})`);
+    const ls = await runCli(['session', 'ls', '--config', copy], { cwd: ROOT });
+    expect(ls.stdout).toMatch(/^example\s+script\s+completed\s/m);
+  }, 60_000);
+});

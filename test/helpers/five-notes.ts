@@ -1,0 +1,23 @@
+/**
+ * The scripted run the crash and resume tests share: three model turns, the
+ * first two with batches of two and three `note` calls, and the witnesses that
+ * show what a run did (notes taken, model turns asked for).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+
+export const FIVE_NOTES_SCRIPT = {
+  turns: [
+    { text: 'Two notes first.', tool_calls: [{ name: 'note', input: { text: 'a' } }, { name: 'note', input: { text: 'b' } }] },
+    {
+      text: 'Three more.',
+      tool_calls: [{ name: 'note', input: { text: 'c' } }, { name: 'note', input: { text: 'd' } }, { name: 'note', input: { text: 'e' } }],
+    },
+    { text: 'Noted a to e.' },
+  ],
+};
+
+/** The non-empty lines of a file; none when it does not exist. */
+export const lines = (path: string): string[] => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean) : []);
+
+/** The turns the script provider was asked for, from its LOGBOOK_SCRIPT_LOG file. */
+export const turnsAsked = (log: string): number[] => lines(log).map((l) => (JSON.parse(l) as { turn: number }).turn);
