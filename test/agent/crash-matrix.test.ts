@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FileStore, encodeMessage, validateRecord, type LoadedRun } from '../../src/index.js';
 import { runCli, spawnCli, finished, type CliResult } from '../helpers/cli.js';
-import { FIVE_NOTES_SCRIPT, lines, turnsAsked } from '../helpers/five-notes.js';
+import { FIVE_NOTES_SCRIPT, fiveNotesConfig, lines, turnsAsked } from '../helpers/five-notes.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const dir = tempDir('logbook-crash-');
@@ -30,19 +30,7 @@ const NOTE =
 
 function writeConfig(name: string, o: { system?: string; maxIterations?: number } = {}): string {
   const path = join(dir, `${name}.yaml`);
-  writeFileSync(
-    path,
-    `provider: script
-script: script.json
-system: ${o.system ?? 'You take notes.'}
-max_iterations: ${o.maxIterations ?? 10}
-tools:
-  - name: note
-    description: Write a note down
-    input_schema: { type: object, properties: { text: { type: string } }, required: [text] }
-    command: [sh, -c, '${NOTE}', sh, '{{text}}']
-`,
-  );
+  writeFileSync(path, fiveNotesConfig({ note: NOTE, ...o }));
   return path;
 }
 

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { streamAddCommand } from '../../src/store/jetstream/binding.js';
 import { runCli, spawnCli, finished, type CliResult } from '../helpers/cli.js';
-import { FIVE_NOTES_SCRIPT, lines, turnsAsked } from '../helpers/five-notes.js';
+import { FIVE_NOTES_SCRIPT, fiveNotesConfig, lines, turnsAsked } from '../helpers/five-notes.js';
 import { FIXTURES_DIR } from '../helpers/fixtures.js';
 import { addStream, journalStream } from '../helpers/jetstream.js';
 import { useNatsServer } from '../helpers/nats-server.js';
@@ -41,20 +41,7 @@ const NOTE =
 /** A config whose session block is `session`; everything the fingerprint covers is the same in all of them. */
 function writeConfig(name: string, session: string): string {
   const path = join(dir, `${name}.yaml`);
-  writeFileSync(
-    path,
-    `provider: script
-script: script.json
-system: You take notes.
-max_iterations: 10
-${session}
-tools:
-  - name: note
-    description: Write a note down
-    input_schema: { type: object, properties: { text: { type: string } }, required: [text] }
-    command: [sh, -c, '${NOTE}', sh, '{{text}}']
-`,
-  );
+  writeFileSync(path, fiveNotesConfig({ note: NOTE, extra: session }));
   return path;
 }
 

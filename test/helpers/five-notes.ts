@@ -21,3 +21,27 @@ export const lines = (path: string): string[] => (existsSync(path) ? readFileSyn
 
 /** The turns the script provider was asked for, from its LOGBOOK_SCRIPT_LOG file. */
 export const turnsAsked = (log: string): number[] => lines(log).map((l) => (JSON.parse(l) as { turn: number }).turn);
+
+export interface FiveNotesConfig {
+  /** The `note` tool's shell script: it gets the note as $1. */
+  note: string;
+  system?: string;
+  maxIterations?: number;
+  /** More top-level YAML (a `session:` block, `nats:`). */
+  extra?: string;
+}
+
+/** The agent.yaml of the five-notes run: the script provider reading script.json beside it, and the `note` tool. */
+export function fiveNotesConfig(o: FiveNotesConfig): string {
+  return `provider: script
+script: script.json
+system: ${o.system ?? 'You take notes.'}
+max_iterations: ${o.maxIterations ?? 10}
+${o.extra ?? ''}
+tools:
+  - name: note
+    description: Write a note down
+    input_schema: { type: object, properties: { text: { type: string } }, required: [text] }
+    command: [sh, -c, '${o.note}', sh, '{{text}}']
+`;
+}
