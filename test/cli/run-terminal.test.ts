@@ -44,3 +44,25 @@ tools:
     expect(screen).not.toMatch(/tokens$/m); // cleared, not left behind
   });
 });
+
+describe('logbook run --chat on a terminal', () => {
+  it('asks at a > prompt, answers each line, and ends on /exit', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'turns.yaml'), 'turns:\n  - text: Hi there.\n  - text: Blue, mostly.\n');
+    writeFileSync(join(dir, 'agent.yaml'), 'provider: script\nscript: turns.yaml\n');
+    const env = { PATH: process.env.PATH ?? '', HOME: dir, TERM: 'xterm-256color', NO_COLOR: '1' };
+    t = Tmux.start([process.execPath, BIN, 'run', '--chat', '--checkpoint', '--state-dir', join(dir, 'state'), 'hello'], {
+      env,
+      cwd: dir,
+      width: 100,
+      height: 20,
+    });
+    await t.waitFor(/Hi there\.\n>$/m, 'the first answer and the prompt');
+    t.type('what colour is the sky?');
+    t.keys('Enter');
+    await t.waitFor(/Blue, mostly\.\n>$/m, 'the second answer and the prompt again');
+    t.type('/exit');
+    t.keys('Enter');
+    expect(await t.exitStatus()).toBe(0);
+  });
+});
