@@ -28,7 +28,7 @@ const NOTE =
   'if [ "$1" = "$SLOW_NOTE" ] && [ ! -e "$NOTES_FILE.slept" ]; then touch "$NOTES_FILE.slept"; sleep 30; fi; ' +
   'echo "noted $1"';
 
-function writeConfig(name: string, o: { system?: string; maxIterations?: number } = {}): string {
+function writeConfig(name: string, o: { system?: string; maxIterations?: number; extra?: string } = {}): string {
   const path = join(dir, `${name}.yaml`);
   writeFileSync(path, fiveNotesConfig({ note: NOTE, ...o }));
   return path;
@@ -171,6 +171,14 @@ describe('resume gates through the command', () => {
     const chat = await run(b, ['--resume', b.id, '--chat']);
     expect(chat.code).toBe(1);
     expect(chat.stderr).toMatch(/one-shot run; resume it without --chat/);
+
+    // Settings outside the fingerprint never block a resume: the prompt cache, the budget, the store.
+    const c = attempt('gates-c');
+    expect((await run(c, ['--name', c.id, 'Take five notes.'], { LOGBOOK_FAILPOINT: 'kill-after-seq:3' })).signal).toBe('SIGKILL');
+    const outside = writeConfig('outside', { extra: 'prompt_cache: true\nbudget: 1000000' });
+    const allowed = await run(c, ['--resume', c.id], {}, outside);
+    expect(allowed.stderr).not.toMatch(/^logbook:/m);
+    expect(allowed.code).toBe(0);
 
     const drifted = writeConfig('drifted', { system: 'You take many notes.', maxIterations: 12 });
     const refused = await run(b, ['--resume', b.id], {}, drifted);
