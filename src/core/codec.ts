@@ -118,6 +118,12 @@ export function encodeRecord(record: JournalRecord): string {
 }
 
 // ---- decoding ---------------------------------------------------------------
+//
+// Decoding validates the values JSON.parse made and keeps them, rather than
+// building copies: a long journal is mostly these objects, so copying them would
+// double what a load allocates. Only tool `input` and provider `raw` values are
+// replaced (by their text), and an object holding an empty optional field (which
+// the writer omits) is copied without it, so decode(encode(x)) stays canonical.
 
 class Refusal extends Error {}
 
@@ -164,6 +170,13 @@ function optBool(o: Obj, k: string, what: string): boolean | undefined {
   return v;
 }
 
+/** `o` without the fields named, for an optional field present but empty (false, ""). */
+function without(o: Obj, drop: (k: string) => boolean): Obj {
+  const out: Obj = {};
+  for (const k in o) if (!drop(k)) out[k] = o[k];
+  return out;
+}
+
 /** Hands out the raw spans of a line in textual order, as blocks ask for them. */
 class RawSpans {
   private next = 0;
@@ -178,46 +191,67 @@ class RawSpans {
   }
 }
 
+const TOOL_RESULT_BODY_KEYS = ['tool_use_id', 'content', 'is_error'];
+
 function decodeToolResultBody(v: unknown, what: string): ToolResultBody {
   const o = obj(v, what);
-  keys(o, ['tool_use_id', 'content', 'is_error'], what);
-  const body: ToolResultBody = { tool_use_id: str(o, 'tool_use_id', what), content: str(o, 'content', what) };
-  if (optBool(o, 'is_error', what)) body.is_error = true;
-  return body;
+  keys(o, TOOL_RESULT_BODY_KEYS, what);
+  str(o, 'tool_use_id', what);
+  str(o, 'content', what);
+  const isError = optBool(o, 'is_error', what);
+  return (isError === false ? without(o, (k) => k === 'is_error') : o) as unknown as ToolResultBody;
 }
 
-function decodeBlock(v: unknown, raws: RawSpans, what: string): Block {
-  const o = obj(v, what);
-  const ks = Object.keys(o);
-  if (ks.length !== 1) refuse(`${what} must have exactly one key, has ${ks.length}`);
-  const kind = ks[0]!;
-  const body = obj(o[kind], `${what}.${kind}`);
-  const w = `${what}.${kind}`;
+/** Where block `i` of a message sits, for errors only. */
+const blockPath = (what: string, i: number, kind?: string): string => `${what}.content[${i}]${kind === undefined ? '' : `.${kind}`}`;
+
+function decodeBlock(v: unknown, raws: RawSpans, what: string, i: number): Block {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) refuse(`${blockPath(what, i)} must be an object`);
+  const o = v as Obj;
+  let kind: string | undefined;
+  let count = 0;
+  for (const k in o) {
+    kind ??= k;
+    count++;
+  }
+  if (count !== 1) refuse(`${blockPath(what, i)} must have exactly one key, has ${count}`);
+  const body = o[kind!];
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) refuse(`${blockPath(what, i, kind)} must be an object`);
+  const b = body as Obj;
   switch (kind) {
     case 'text':
-      keys(body, ['text'], w);
-      return { text: { text: str(body, 'text', w) } };
+      for (const k in b) if (k !== 'text') refuse(`${blockPath(what, i, kind)} has unknown field "${k}"`);
+      if (typeof b.text !== 'string') refuse(`${blockPath(what, i, kind)}.text must be a string`);
+      return o as unknown as Block;
     case 'thinking': {
-      keys(body, ['text', 'signature'], w);
-      const thinking: { text?: string; signature?: string } = {};
-      const text = optStr(body, 'text', w);
-      const signature = optStr(body, 'signature', w);
-      if (text) thinking.text = text;
-      if (signature) thinking.signature = signature;
-      return { thinking };
+      const w = blockPath(what, i, kind);
+      keys(b, ['text', 'signature'], w);
+      const text = optStr(b, 'text', w);
+      const signature = optStr(b, 'signature', w);
+      if (text === '' || signature === '') return { thinking: without(b, (k) => b[k] === '') } as unknown as Block;
+      return o as unknown as Block;
     }
     case 'tool_use':
-      keys(body, ['id', 'name', 'input'], w);
-      if (!('input' in body)) refuse(`${w}.input is missing`);
-      return { tool_use: { id: str(body, 'id', w), name: str(body, 'name', w), input: raws.take(w) } };
-    case 'tool_result':
-      return { tool_result: decodeToolResultBody(body, w) };
-    case 'provider':
-      keys(body, ['kind', 'raw'], w);
-      if (!('raw' in body)) refuse(`${w}.raw is missing`);
-      return { provider: { kind: str(body, 'kind', w), raw: raws.take(w) } };
+      for (const k in b) if (k !== 'id' && k !== 'name' && k !== 'input') refuse(`${blockPath(what, i, kind)} has unknown field "${k}"`);
+      if (!('input' in b)) refuse(`${blockPath(what, i, kind)}.input is missing`);
+      if (typeof b.id !== 'string') refuse(`${blockPath(what, i, kind)}.id must be a string`);
+      if (typeof b.name !== 'string') refuse(`${blockPath(what, i, kind)}.name must be a string`);
+      b.input = raws.take(blockPath(what, i, kind));
+      return o as unknown as Block;
+    case 'tool_result': {
+      const result = decodeToolResultBody(b, blockPath(what, i, kind));
+      return (result === (b as unknown) ? o : { tool_result: result }) as unknown as Block;
+    }
+    case 'provider': {
+      const w = blockPath(what, i, kind);
+      keys(b, ['kind', 'raw'], w);
+      if (!('raw' in b)) refuse(`${w}.raw is missing`);
+      str(b, 'kind', w);
+      b.raw = raws.take(w);
+      return o as unknown as Block;
+    }
     default:
-      return refuse(`${what} has unknown block kind "${kind}"`);
+      return refuse(`${blockPath(what, i)} has unknown block kind "${kind}"`);
   }
 }
 
@@ -228,22 +262,20 @@ function decodeMessage(v: unknown, raws: RawSpans, what: string): Message {
   if (role !== 'user' && role !== 'assistant') refuse(`${what}.role must be "user" or "assistant"`);
   const content = o.content;
   if (!Array.isArray(content)) refuse(`${what}.content must be an array`);
-  return { role, content: content.map((b, i) => decodeBlock(b, raws, `${what}.content[${i}]`)) };
+  for (let i = 0; i < content.length; i++) content[i] = decodeBlock(content[i], raws, what, i);
+  return o as unknown as Message;
 }
+
+const FINGERPRINT_KEYS = ['provider', 'model', 'system_hash', 'tools_hash', 'thinking_mode', 'max_tokens', 'max_iterations'];
 
 function decodeFingerprint(v: unknown): Fingerprint {
   const w = 'meta.fingerprint';
   const o = obj(v, w);
-  keys(o, ['provider', 'model', 'system_hash', 'tools_hash', 'thinking_mode', 'max_tokens', 'max_iterations'], w);
-  return {
-    provider: str(o, 'provider', w),
-    model: str(o, 'model', w),
-    system_hash: str(o, 'system_hash', w),
-    tools_hash: str(o, 'tools_hash', w),
-    thinking_mode: str(o, 'thinking_mode', w),
-    max_tokens: uint(o, 'max_tokens', w),
-    max_iterations: uint(o, 'max_iterations', w),
-  };
+  keys(o, FINGERPRINT_KEYS, w);
+  for (const k of ['provider', 'model', 'system_hash', 'tools_hash', 'thinking_mode']) str(o, k, w);
+  uint(o, 'max_tokens', w);
+  uint(o, 'max_iterations', w);
+  return o as unknown as Fingerprint;
 }
 
 function decodeMeta(v: unknown): MetaPayload {
@@ -256,35 +288,29 @@ function decodeMeta(v: unknown): MetaPayload {
       `journal is record format version ${version}; this build reads only version ${VERSION}`,
     );
   }
-  const meta: MetaPayload = {
-    version,
-    run_id: str(o, 'run_id', 'meta'),
-    created: str(o, 'created', 'meta'),
-    fingerprint: decodeFingerprint(o.fingerprint),
-    prompt: str(o, 'prompt', 'meta'),
-  };
-  if (optBool(o, 'interactive', 'meta')) meta.interactive = true;
-  return meta;
+  str(o, 'run_id', 'meta');
+  str(o, 'created', 'meta');
+  decodeFingerprint(o.fingerprint);
+  str(o, 'prompt', 'meta');
+  const interactive = optBool(o, 'interactive', 'meta');
+  return (interactive === false ? without(o, (k) => k === 'interactive') : o) as unknown as MetaPayload;
 }
+
+const ASSISTANT_KEYS = ['iteration', 'message', 'stop_reason', 'in_tokens', 'out_tokens', 'cache_read_tokens', 'cache_create_tokens'];
 
 function decodeAssistant(v: unknown, raws: RawSpans): AssistantPayload {
   const w = 'assistant';
   const o = obj(v, w);
-  keys(o, ['iteration', 'message', 'stop_reason', 'in_tokens', 'out_tokens', 'cache_read_tokens', 'cache_create_tokens'], w);
-  const a: AssistantPayload = {
-    iteration: uint(o, 'iteration', w),
-    message: decodeMessage(o.message, raws, `${w}.message`),
-    in_tokens: uint(o, 'in_tokens', w),
-    out_tokens: uint(o, 'out_tokens', w),
-  };
+  keys(o, ASSISTANT_KEYS, w);
+  uint(o, 'iteration', w);
+  const message = decodeMessage(o.message, raws, `${w}.message`);
+  uint(o, 'in_tokens', w);
+  uint(o, 'out_tokens', w);
   const stop = optStr(o, 'stop_reason', w);
-  if (stop) a.stop_reason = stop;
-  const cacheRead = optUint(o, 'cache_read_tokens', w);
-  const cacheCreate = optUint(o, 'cache_create_tokens', w);
-  if (cacheRead !== undefined) a.cache_read_tokens = cacheRead;
-  if (cacheCreate !== undefined) a.cache_create_tokens = cacheCreate;
-  if (a.message.role !== 'assistant') refuse('assistant.message.role must be "assistant"');
-  return a;
+  optUint(o, 'cache_read_tokens', w);
+  optUint(o, 'cache_create_tokens', w);
+  if (message.role !== 'assistant') refuse('assistant.message.role must be "assistant"');
+  return (stop === '' ? without(o, (k) => k === 'stop_reason') : o) as unknown as AssistantPayload;
 }
 
 function decodeUser(v: unknown, raws: RawSpans): UserPayload {
@@ -292,19 +318,17 @@ function decodeUser(v: unknown, raws: RawSpans): UserPayload {
   keys(o, ['message'], 'user');
   const message = decodeMessage(o.message, raws, 'user.message');
   if (message.role !== 'user') refuse('user.message.role must be "user"');
-  return { message };
+  return o as unknown as UserPayload;
 }
 
 function decodeToolResult(v: unknown): ToolResultPayload {
   const w = 'tool_result';
   const o = obj(v, w);
   keys(o, ['tool_use_id', 'result', 'remote'], w);
-  const t: ToolResultPayload = {
-    tool_use_id: str(o, 'tool_use_id', w),
-    result: decodeToolResultBody(o.result, `${w}.result`),
-  };
-  if (optBool(o, 'remote', w)) t.remote = true;
-  return t;
+  str(o, 'tool_use_id', w);
+  o.result = decodeToolResultBody(o.result, `${w}.result`);
+  const remote = optBool(o, 'remote', w);
+  return (remote === false ? without(o, (k) => k === 'remote') : o) as unknown as ToolResultPayload;
 }
 
 function decodeTerminal(v: unknown): TerminalPayload {
@@ -314,10 +338,8 @@ function decodeTerminal(v: unknown): TerminalPayload {
   if (!(TERMINAL_REASONS as readonly string[]).includes(reason)) {
     refuse(`terminal.reason "${reason}" is not one of ${TERMINAL_REASONS.join(', ')}`);
   }
-  const t: TerminalPayload = { reason: reason as TerminalPayload['reason'] };
   const message = optStr(o, 'message', 'terminal');
-  if (message) t.message = message;
-  return t;
+  return (message === '' ? without(o, (k) => k === 'message') : o) as unknown as TerminalPayload;
 }
 
 const KIND_BY_PROTOCOL = new Map<string, PayloadKind>(PAYLOAD_KINDS.map((k) => [PROTOCOL_IDS[k], k]));
@@ -389,10 +411,19 @@ function stringEnd(text: string, start: number): number {
   for (;;) {
     i = text.indexOf('"', i + 1);
     if (i < 0) return text.length;
-    let backslashes = 0;
-    for (let j = i - 1; text.charCodeAt(j) === 0x5c; j--) backslashes++;
-    if (backslashes % 2 === 0) return i + 1;
+    if (!isEscaped(text, i)) return i + 1;
   }
+}
+
+/**
+ * Whether the quote at `i` is escaped: preceded by an odd run of backslashes.
+ * In JSON text that JSON.parse accepted, an unescaped quote always opens or
+ * closes a string.
+ */
+function isEscaped(text: string, i: number): boolean {
+  let backslashes = 0;
+  for (let j = i - 1; text.charCodeAt(j) === 0x5c; j--) backslashes++;
+  return backslashes % 2 === 1;
 }
 
 /** Index just past the JSON value starting at `start` (after any whitespace). */
@@ -434,25 +465,28 @@ function skipSpace(text: string, i: number): number {
  * accepted, in textual order, without descending into them. Outside raw values
  * those keys occur only in tool_use and provider blocks, and textual order is the
  * order in which decoding meets those blocks.
+ *
+ * It looks for the two keys' spellings rather than walking every string: an
+ * occurrence whose opening quote is unescaped and which a colon follows is a key
+ * (inside a string every quote is escaped, and a string followed by a colon is a
+ * key), and after a span the search goes on past its value.
  */
 function rawSpans(line: string): string[] {
   const spans: string[] = [];
-  if (!line.includes('"input"') && !line.includes('"raw"')) return spans;
-  let i = line.indexOf('"');
-  while (i >= 0) {
-    const end = stringEnd(line, i);
-    const len = end - i;
-    if ((len === 7 && line.startsWith('"input"', i)) || (len === 5 && line.startsWith('"raw"', i))) {
-      const colon = skipSpace(line, end);
-      if (line.charCodeAt(colon) === 0x3a /* : */) {
-        const start = skipSpace(line, colon + 1);
-        const stop = valueEnd(line, start);
-        spans.push(line.slice(start, stop));
-        i = line.indexOf('"', stop);
-        continue;
-      }
+  let input = line.indexOf('"input"');
+  let raw = line.indexOf('"raw"');
+  while (input >= 0 || raw >= 0) {
+    const isInput = raw < 0 || (input >= 0 && input < raw);
+    const at = isInput ? input : raw;
+    const colon = skipSpace(line, at + (isInput ? 7 : 5));
+    let next = at + 1;
+    if (line.charCodeAt(colon) === 0x3a /* : */ && !isEscaped(line, at)) {
+      const start = skipSpace(line, colon + 1);
+      next = valueEnd(line, start);
+      spans.push(line.slice(start, next));
     }
-    i = line.indexOf('"', end);
+    if (input >= 0 && input < next) input = line.indexOf('"input"', next);
+    if (raw >= 0 && raw < next) raw = line.indexOf('"raw"', next);
   }
   return spans;
 }

@@ -89,13 +89,17 @@ export function toolResultsMessage(results: readonly ToolResultBody[]): Message 
   return { role: 'user', content: results.map((r) => ({ tool_result: { ...r } })) };
 }
 
+/**
+ * The assistant turn the fold has open. Its ids are arrays, not sets: a batch
+ * holds a handful of calls, and a long journal opens one turn per record pair.
+ */
 interface OpenTurn {
   message: Message;
   iteration: number;
   stopReason: string;
-  toolUseIds: Set<string>;
+  toolUseIds: string[];
   results: ToolResultBody[];
-  answered: Set<string>;
+  answered: string[];
 }
 
 function corrupt(message: string): never {
@@ -139,9 +143,9 @@ export function fold(records: readonly JournalRecord[]): RunState {
         message: a.message,
         iteration: a.iteration,
         stopReason: a.stop_reason ?? '',
-        toolUseIds: new Set(toolUses(a.message).map((t) => t.id)),
+        toolUseIds: toolUses(a.message).map((t) => t.id),
         results: [],
-        answered: new Set(),
+        answered: [],
       };
       counters.llm_calls++;
       counters.in_tokens += a.in_tokens;
@@ -155,10 +159,10 @@ export function fold(records: readonly JournalRecord[]): RunState {
       const t = rec.tool_result;
       const turn: OpenTurn | null = open;
       if (turn === null) corrupt(`seq ${rec.seq}: tool result for ${t.tool_use_id} outside an assistant turn`);
-      if (!turn.toolUseIds.has(t.tool_use_id)) corrupt(`seq ${rec.seq}: tool result for ${t.tool_use_id}, which the assistant turn did not call`);
-      if (turn.answered.has(t.tool_use_id)) corrupt(`seq ${rec.seq}: second tool result for ${t.tool_use_id}`);
+      if (!turn.toolUseIds.includes(t.tool_use_id)) corrupt(`seq ${rec.seq}: tool result for ${t.tool_use_id}, which the assistant turn did not call`);
+      if (turn.answered.includes(t.tool_use_id)) corrupt(`seq ${rec.seq}: second tool result for ${t.tool_use_id}`);
       turn.results.push(t.result);
-      turn.answered.add(t.tool_use_id);
+      turn.answered.push(t.tool_use_id);
       counters.tool_calls++;
       if (t.remote) counters.remote_tool_calls++;
       terminal = null;
@@ -176,7 +180,7 @@ export function fold(records: readonly JournalRecord[]): RunState {
   let pending: PendingTurn | null = null;
   const last: OpenTurn | null = open;
   if (last !== null) {
-    if (last.answered.size === last.toolUseIds.size) {
+    if (last.answered.length === new Set(last.toolUseIds).size) {
       commitOpen();
     } else {
       pending = {
@@ -184,7 +188,7 @@ export function fold(records: readonly JournalRecord[]): RunState {
         iteration: last.iteration,
         stop_reason: last.stopReason,
         results: last.results,
-        answered: [...last.answered],
+        answered: last.answered,
       };
     }
   }

@@ -131,6 +131,40 @@ describe('decodeRecord', () => {
     expect(codeOf(() => decodeRecord(line))).toBe('corrupt');
   });
 
+  it('drops optional fields present but empty, so the record re-encodes as the writer would', () => {
+    const cases: [string, string][] = [
+      [
+        `{"seq":2,"protocol":"${PROTOCOL_IDS.assistant}","assistant":{"iteration":0,"message":{"role":"assistant","content":[{"thinking":{"text":"","signature":"c2ln"}}]},"stop_reason":"","in_tokens":1,"out_tokens":2}}`,
+        `{"seq":2,"protocol":"${PROTOCOL_IDS.assistant}","assistant":{"iteration":0,"message":{"role":"assistant","content":[{"thinking":{"signature":"c2ln"}}]},"in_tokens":1,"out_tokens":2}}`,
+      ],
+      [
+        `{"seq":3,"protocol":"${PROTOCOL_IDS.tool_result}","tool_result":{"tool_use_id":"t","result":{"tool_use_id":"t","content":"x","is_error":false},"remote":false}}`,
+        `{"seq":3,"protocol":"${PROTOCOL_IDS.tool_result}","tool_result":{"tool_use_id":"t","result":{"tool_use_id":"t","content":"x"}}}`,
+      ],
+      [
+        `{"seq":4,"protocol":"${PROTOCOL_IDS.user}","user":{"message":{"role":"user","content":[{"tool_result":{"tool_use_id":"t","content":"x","is_error":false}}]}}}`,
+        `{"seq":4,"protocol":"${PROTOCOL_IDS.user}","user":{"message":{"role":"user","content":[{"tool_result":{"tool_use_id":"t","content":"x"}}]}}}`,
+      ],
+      [`{"seq":5,"protocol":"${PROTOCOL_IDS.terminal}","terminal":{"reason":"error","message":""}}`, `{"seq":5,"protocol":"${PROTOCOL_IDS.terminal}","terminal":{"reason":"error"}}`],
+      [metaLine().replace('"prompt":"p"', '"prompt":"p","interactive":false'), metaLine()],
+    ];
+    for (const [line, canonical] of cases) {
+      const rec = decodeRecord(line);
+      expect(encodeRecord(rec)).toBe(canonical);
+      expect(rec).toEqual(decodeRecord(canonical));
+    }
+  });
+
+  it('takes raw values only from keys, not from strings that spell them', () => {
+    const text = 'quote \\"input\\": and \\\\\\"raw\\": in prose';
+    const line = `{"seq":2,"protocol":"${PROTOCOL_IDS.assistant}","assistant":{"iteration":0,"message":{"role":"assistant","content":[{"text":{"text":"${text}"}},{"tool_use":{"id":"input","name":"raw","input":{"raw" : {"input":1}}}},{"provider":{"kind":"k","raw": ["input"]}}]},"in_tokens":1,"out_tokens":2}}`;
+    expect(() => JSON.parse(line)).not.toThrow();
+    const rec = decodeRecord(line) as Extract<JournalRecord, { assistant: unknown }>;
+    const [, use, provider] = rec.assistant.message.content as unknown as [unknown, { tool_use: { input: RawJson } }, { provider: { raw: RawJson } }];
+    expect(use.tool_use.input.text).toBe('{"raw":{"input":1}}');
+    expect(provider.provider.raw.text).toBe('["input"]');
+  });
+
   it('refuses format versions 2 and 4 with code version', () => {
     expect(codeOf(() => decodeRecord(metaLine(2)))).toBe('version');
     expect(codeOf(() => decodeRecord(metaLine(4)))).toBe('version');
