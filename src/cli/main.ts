@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { debugWanted, reportError } from './errors.js';
 import { EXIT } from './exit-codes.js';
-import { registerRunCommand } from './run.js';
+import { registerRunCommand } from './run-command.js';
 import { registerSessionCommands } from './session/index.js';
 
 const EXIT_HELP = `

@@ -3,7 +3,6 @@
  * or --name), and the resume of a journaled run (--resume ID).
  */
 import { readFileSync } from 'node:fs';
-import { Command, Option } from 'commander';
 import { freshStart, generateRunId, newRunMeta, resumeRun, resumeStart } from '../agent/session.js';
 import { JournalWriter } from '../agent/journal-writer.js';
 import { runAgent, type RunResult } from '../agent/runner.js';
@@ -85,7 +84,8 @@ export async function executeRun(words: string[], flags: RunFlags): Promise<Exit
       tokens = resumed.state.counters.in_tokens + resumed.state.counters.out_tokens;
       progress.write(
         resumeNarration(resumed.state, {
-          describeCall: (name, inputJson) => parts.tools.describe(name, RawJson.fromText(inputJson)),
+          // The input is journal text that already parsed as JSON: no need to check it again.
+          describeCall: (name, inputJson) => parts.tools.describe(name, RawJson.fromValidText(inputJson)),
           ...(err.columns !== undefined ? { width: err.columns } : {}),
           style: err.style,
         }),
@@ -145,25 +145,4 @@ function outcome(result: RunResult, journal: Journal | null, note: (t: string) =
     case 'max_iterations':
       throw new LogbookError('provider', `${result.message}${resumeHint ? `${resumeHint} after raising the limit (and --force)` : ''}`);
   }
-}
-
-export function registerRunCommand(program: Command): void {
-  program
-    .command('run')
-    .description('run the agent on a prompt; journal it with --checkpoint, continue one with --resume')
-    .argument('[prompt...]', 'the prompt (else read from stdin when piped)')
-    .option('--config <file>', 'the config file', DEFAULT_CONFIG_FILE)
-    .option('--checkpoint', 'journal the run under a generated id (printed at start)')
-    .option('--name <id>', 'journal the run under this id')
-    .option('--resume <id>', 'resume a journaled run where it stopped')
-    .option('--force', 'resume even though the configuration drifted (never across providers)')
-    .option('--chat', 'keep asking for follow-ups (stdin lines when not a terminal); /exit or end of input ends it')
-    .option('--state-dir <dir>', 'keep file-store runs in DIR/runs')
-    .addOption(new Option('--no-tui', 'no spinner or other terminal decoration'))
-    .addOption(new Option('--no-color', 'no color (also: NO_COLOR=1)'))
-    .option('--tool-output', 'show tool results as they arrive')
-    .option('--verbose', 'show thinking and per-turn usage; stack traces for unexpected errors')
-    .action(async (words: string[], flags: RunFlags) => {
-      process.exitCode = await executeRun(words, flags);
-    });
 }

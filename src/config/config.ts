@@ -3,9 +3,10 @@
  * rebuilt from here, never stored in the journal (only its fingerprint is).
  */
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { Ajv, type ErrorObject } from 'ajv';
-import { parse as parseYaml, YAMLParseError } from 'yaml';
+import type { Ajv, ErrorObject } from 'ajv';
+import type * as Yaml from 'yaml';
 import type { CommandToolSpec } from '../agent/tools/command-tool.js';
 import { LogbookError } from '../core/index.js';
 import { CONFIG_SCHEMA } from './schema.js';
@@ -47,6 +48,13 @@ export const DEFAULTS = {
 } as const;
 
 let validator: ReturnType<Ajv['compile']> | null = null;
+
+/**
+ * YAML and Ajv (both CommonJS) load when a config is first read, not when this
+ * module is imported: commands that read no config (`session ls`) start without
+ * them, and an import elsewhere shares the same loaded instance.
+ */
+const requireCjs = createRequire(import.meta.url);
 
 function describeError(e: ErrorObject): string {
   const where = e.instancePath
@@ -92,17 +100,21 @@ export function loadConfig(file: string): LogbookConfig {
 
 /** Checks config text as if read from `path`. */
 export function parseConfig(text: string, path: string): LogbookConfig {
+  const yaml = requireCjs('yaml') as typeof Yaml;
   let raw: unknown;
   try {
-    raw = parseYaml(text, { strict: true, uniqueKeys: true });
+    raw = yaml.parse(text, { strict: true, uniqueKeys: true });
   } catch (err) {
-    const detail = err instanceof YAMLParseError ? err.message.split('\n')[0] : (err as Error).message;
+    const detail = err instanceof yaml.YAMLParseError ? err.message.split('\n')[0] : (err as Error).message;
     throw new LogbookError('config', `${path}: not valid YAML: ${detail}`);
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw new LogbookError('config', `${path}: expected a mapping of settings (provider, model, ...)`);
   }
-  validator ??= new Ajv({ allErrors: false, strict: true }).compile(CONFIG_SCHEMA);
+  // The schema is a constant checked against the meta-schema by a test; checking it
+  // again on every start would compile the meta-schema first (tens of ms).
+  const { Ajv } = requireCjs('ajv') as typeof import('ajv');
+  validator ??= new Ajv({ allErrors: false, strict: true, validateSchema: false }).compile(CONFIG_SCHEMA);
   if (!validator(raw)) {
     throw new LogbookError('config', `${path}: ${describeError(validator.errors![0]!)}`);
   }

@@ -35,7 +35,7 @@ interface ScriptTurn {
 }
 
 const count = { type: 'integer', minimum: 0 } as const;
-const SCRIPT_SCHEMA = {
+export const SCRIPT_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   required: ['turns'],
@@ -84,7 +84,8 @@ export function loadScript(path: string): ScriptTurn[] {
   } catch (err) {
     throw new LogbookError('config', `${path}: not valid YAML or JSON: ${(err as Error).message.split('\n')[0]}`);
   }
-  const validate = new Ajv({ strict: true }).compile(SCRIPT_SCHEMA);
+  // A constant schema, checked against the meta-schema by a test rather than on every start.
+  const validate = new Ajv({ strict: true, validateSchema: false }).compile(SCRIPT_SCHEMA);
   if (!validate(doc)) {
     const e = validate.errors![0]!;
     const extra = e.keyword === 'additionalProperties' ? ` "${(e.params as { additionalProperty: string }).additionalProperty}"` : '';
