@@ -49,6 +49,7 @@ export function resumeNarration(state: RunState, options: NarrationOptions = {})
   const style = options.style ?? plain;
   const calls = state.counters.llm_calls;
   const header = style.strong(`resuming run ${sanitizeLine(state.run_id)} (${calls} LLM call${calls === 1 ? '' : 's'} so far)`);
-  const body = joinItems(transcriptItems(state).map((item) => ({ item, lines: narrateItem(item, options, style) })));
+  // Results and thinking are not narrated, so they are not rendered either.
+  const body = joinItems(transcriptItems(state, { details: false }).map((item) => ({ item, lines: narrateItem(item, options, style) })));
   return `${header}\n${body}${style.note('continuing')}\n`;
 }

@@ -46,7 +46,17 @@ function resultItem(body: ToolResultBody, name: string): TranscriptItem {
   return item;
 }
 
-export function transcriptItems(state: RunState): TranscriptItem[] {
+export interface TranscriptOptions {
+  /**
+   * False to leave out result and thinking items, for a rendering that shows
+   * neither: on a long run, rendering every tool output only to drop it is most
+   * of the walk's cost. Calls still say whether they were answered.
+   */
+  details?: boolean;
+}
+
+export function transcriptItems(state: RunState, options: TranscriptOptions = {}): TranscriptItem[] {
+  const details = options.details !== false;
   const results = new Map<string, ToolResultBody>();
   const names = new Map<string, string>();
   const all: Message[] = state.pending ? [...state.messages, state.pending.assistant] : state.messages;
@@ -64,17 +74,19 @@ export function transcriptItems(state: RunState): TranscriptItem[] {
     m.content.forEach((b: Block, i) => {
       if (skipFirst && i === 0) return;
       if ('text' in b) items.push({ kind: m.role === 'user' ? 'user' : 'text', text: sanitize(b.text.text) });
-      else if ('thinking' in b) items.push({ kind: 'thinking', text: sanitize(b.thinking.text ?? '') });
+      else if ('thinking' in b) {
+        if (details) items.push({ kind: 'thinking', text: sanitize(b.thinking.text ?? '') });
+      }
       else if ('provider' in b) items.push({ kind: 'provider', providerKind: sanitizeLine(b.provider.kind) });
       else if ('tool_use' in b) {
         const { id, input } = b.tool_use;
         const result = results.get(id);
         items.push({ kind: 'call', id: sanitizeLine(id), name: names.get(id)!, input: input.text, pending, answered: result !== undefined });
-        if (result !== undefined && !shown.has(id)) {
+        if (details && result !== undefined && !shown.has(id)) {
           shown.add(id);
           items.push(resultItem(result, names.get(id)!));
         }
-      } else if (!shown.has(b.tool_result.tool_use_id)) {
+      } else if (details && !shown.has(b.tool_result.tool_use_id)) {
         // A result whose call is not in the conversation: shown where it stands.
         shown.add(b.tool_result.tool_use_id);
         items.push(resultItem(b.tool_result, '?'));
