@@ -3,7 +3,21 @@
 export type Cell = string | { text: string; paint: (text: string) => string };
 
 const textOf = (c: Cell): string => (typeof c === 'string' ? c : c.text);
-const len = (s: string): number => [...s].length;
+/** Length in code points (what `[...s].length` counts), without building the array. */
+function len(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length - 1; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
+}
 export const cellWidth = (c: Cell): number => len(textOf(c));
 
 /** Columns padded to their widest cell, two spaces apart; the last column is not padded. */

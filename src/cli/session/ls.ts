@@ -11,7 +11,10 @@ const when = (rfc3339: string): number => Date.parse(rfc3339) || 0;
 
 /** Newest first: by last change, then by creation, as times (backends write them differently). */
 export function newestFirst(runs: RunInfo[]): RunInfo[] {
-  return [...runs].sort((a, b) => when(b.updated) - when(a.updated) || when(b.created) - when(a.created) || a.runId.localeCompare(b.runId));
+  // Times are parsed once per run, not once per comparison.
+  const keyed = runs.map((run) => ({ run, updated: when(run.updated), created: when(run.created) }));
+  keyed.sort((a, b) => b.updated - a.updated || b.created - a.created || a.run.runId.localeCompare(b.run.runId));
+  return keyed.map((k) => k.run);
 }
 
 export function formatRunList(runs: RunInfo[], term: Pick<Terminal, 'columns' | 'paint'>): string {

@@ -7,12 +7,21 @@ import { readSync } from 'node:fs';
 const NEWLINE = 0x0a;
 const FIRST_CHUNK = 4096;
 
+/**
+ * The first read of either end goes into this one buffer: a listing reads both
+ * ends of every run, and the text is copied out before these calls return.
+ */
+const scratch = Buffer.allocUnsafe(FIRST_CHUNK);
+
+/** A buffer of `size` bytes: the shared one for the first, smallest read. */
+const bufferFor = (size: number): Buffer => (size <= FIRST_CHUNK ? scratch : Buffer.allocUnsafe(size));
+
 /** The first line of the file open at `fd` (without its newline), or null when the file is empty. */
 export function readFirstLine(fd: number, size: number): string | null {
   if (size === 0) return null;
   let chunk = Math.min(FIRST_CHUNK, size);
   for (;;) {
-    const buf = Buffer.allocUnsafe(chunk);
+    const buf = bufferFor(chunk);
     const n = readSync(fd, buf, 0, chunk, 0);
     const nl = buf.subarray(0, n).indexOf(NEWLINE);
     if (nl >= 0) return buf.toString('utf8', 0, nl);
@@ -41,7 +50,7 @@ export function readTailLines(fd: number, size: number): TailLines {
   let chunk = Math.min(FIRST_CHUNK, size);
   for (;;) {
     const start = size - chunk;
-    const buf = Buffer.allocUnsafe(chunk);
+    const buf = bufferFor(chunk);
     const n = readSync(fd, buf, 0, chunk, start);
     const view = buf.subarray(0, n);
     const endsWithNewline = view[view.length - 1] === NEWLINE;
