@@ -27,3 +27,13 @@ describe('session ls layout', () => {
     expect(lines[2]).toMatch(/x\u2026$/);
   });
 });
+
+describe('table widths', () => {
+  it('counts a character outside the BMP as one column, and a lone surrogate as one', async () => {
+    const { table, cellWidth } = await import('../../src/cli/output.js');
+    expect(cellWidth('a\u{1f600}b')).toBe(3);
+    expect(cellWidth('a\ud83d')).toBe(2);
+    expect(cellWidth('\ude00z')).toBe(2);
+    expect(table([['a\u{1f600}b', 'x'], ['abcd', 'y']])).toBe('a\u{1f600}b   x\nabcd  y\n');
+  });
+});
