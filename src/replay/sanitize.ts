@@ -24,6 +24,10 @@ const SEQUENCE = new RegExp(
 // eslint-disable-next-line no-control-regex
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
+/** UNSAFE without the global flag, for testing (a global regex's test() is stateful). */
+const ANY_UNSAFE = new RegExp(UNSAFE.source);
+const LINE_BREAK = /[\n\t]/;
+
 function visible(ch: string): string {
   const code = ch.charCodeAt(0);
   if (code < 0x20) return String.fromCharCode(0x2400 + code); // control pictures: ␀ ␇ ␛ ...
@@ -38,10 +42,14 @@ function visible(ch: string): string {
  * other controls shown as visible symbols. Newlines and tabs are kept.
  */
 export function sanitize(text: string): string {
+  // Every sequence, carriage return and control above starts with or is a
+  // character of UNSAFE's class: text without one is already safe as it is.
+  if (!ANY_UNSAFE.test(text)) return text;
   return text.replace(/\r\n?/g, '\n').replace(SEQUENCE, '').replace(UNSAFE, visible);
 }
 
 /** One line of safe text: line breaks and tabs become spaces. */
 export function sanitizeLine(text: string): string {
-  return sanitize(text).replace(/[\n\t]/g, ' ');
+  const safe = sanitize(text);
+  return LINE_BREAK.test(safe) ? safe.replace(/[\n\t]/g, ' ') : safe;
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { sanitize, sanitizeLine } from '../../src/replay/index.js';
 import { HOSTILE, UNSAFE_CHARS } from '../helpers/runs.js';
 
@@ -44,5 +45,26 @@ describe('sanitize', () => {
 
   it('sanitizeLine makes one line', () => {
     expect(sanitizeLine('a\nb\tc\r\nd')).toBe('a b c d');
+  });
+});
+
+describe('the safe-text shortcut', () => {
+  // A leading NUL forces the full rewrite; without it, safe text takes the shortcut.
+  // Both must agree on the rest of the text, for any text at all.
+  const alphabet = fc.constantFrom('a', ' ', '\n', '\t', '\r', '\u001b', '[', ']', '\\', '\u0007', '\u009b', '\u009c', '\u009d', 'm', '1', ';', '\u202e', '\u2066', '\u007f', 'é', '\u{1f600}');
+
+  it('agrees with the full rewrite on any text', () => {
+    fc.assert(
+      fc.property(fc.array(alphabet, { maxLength: 40 }).map((cs) => cs.join('')), (s) => {
+        expect(sanitize(`\u0000${s}`)).toBe(`\u2400${sanitize(s)}`);
+        expect(sanitizeLine(`\u0000${s}`)).toBe(`\u2400${sanitizeLine(s)}`);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('returns safe text unchanged', () => {
+    expect(sanitize('plain text, tabs\tand\nlines é \u{1f600}')).toBe('plain text, tabs\tand\nlines é \u{1f600}');
+    expect(sanitizeLine('one\ttwo\nthree')).toBe('one two three');
   });
 });
