@@ -181,9 +181,10 @@ function without(o: Obj, drop: (k: string) => boolean): Obj {
 class RawSpans {
   private next = 0;
   constructor(private readonly spans: string[]) {}
-  take(what: string): RawJson {
+  /** `what` names the block, for the error only. */
+  take(what: () => string): RawJson {
     const span = this.spans[this.next++];
-    if (span === undefined) refuse(`${what} has no raw JSON value`);
+    if (span === undefined) refuse(`${what()} has no raw JSON value`);
     return RawJson.fromValidText(span);
   }
   assertAllTaken(): void {
@@ -236,7 +237,7 @@ function decodeBlock(v: unknown, raws: RawSpans, what: string, i: number): Block
       if (!('input' in b)) refuse(`${blockPath(what, i, kind)}.input is missing`);
       if (typeof b.id !== 'string') refuse(`${blockPath(what, i, kind)}.id must be a string`);
       if (typeof b.name !== 'string') refuse(`${blockPath(what, i, kind)}.name must be a string`);
-      b.input = raws.take(blockPath(what, i, kind));
+      b.input = raws.take(() => blockPath(what, i, kind));
       return o as unknown as Block;
     case 'tool_result': {
       const result = decodeToolResultBody(b, blockPath(what, i, kind));
@@ -247,7 +248,7 @@ function decodeBlock(v: unknown, raws: RawSpans, what: string, i: number): Block
       keys(b, ['kind', 'raw'], w);
       if (!('raw' in b)) refuse(`${w}.raw is missing`);
       str(b, 'kind', w);
-      b.raw = raws.take(w);
+      b.raw = raws.take(() => w);
       return o as unknown as Block;
     }
     default:
@@ -389,13 +390,13 @@ function decodeParsed(parsed: unknown, line: string): JournalRecord {
     case 'terminal':
       return { seq, terminal: decodeTerminal(o.terminal) };
     case 'assistant': {
-      const raws = new RawSpans(rawSpans(line));
+      const raws = new RawSpans(rawSpans(line, (o.assistant as Obj | null)?.message));
       const record = { seq, assistant: decodeAssistant(o.assistant, raws) };
       raws.assertAllTaken();
       return record;
     }
     case 'user': {
-      const raws = new RawSpans(rawSpans(line));
+      const raws = new RawSpans(rawSpans(line, (o.user as Obj | null)?.message));
       const record = { seq, user: decodeUser(o.user, raws) };
       raws.assertAllTaken();
       return record;
@@ -461,20 +462,51 @@ function skipSpace(text: string, i: number): number {
 }
 
 /**
+ * Which raw keys a message's blocks can hold: `input` with a tool_use block,
+ * `raw` with a provider block. Anywhere else those keys are refused by the
+ * decoder's field checks, so a line needs searching only for these. A message
+ * too malformed to tell is searched for both (and refused later).
+ */
+function rawKeys(message: unknown): { input: boolean; raw: boolean } {
+  const content = message !== null && typeof message === 'object' ? (message as Obj).content : undefined;
+  if (!Array.isArray(content)) return { input: true, raw: true };
+  const keys = { input: false, raw: false };
+  for (const b of content) {
+    if (b === null || typeof b !== 'object') continue;
+    if ('tool_use' in b) keys.input = true;
+    if ('provider' in b) keys.raw = true;
+  }
+  return keys;
+}
+
+/**
+ * The opening quote of the next key-like `"<name>"` at or after `from`, or -1.
+ * It looks for `name"` (with the closing quote) and checks the quote before it:
+ * searching for a pattern that starts with a quote stops at every string.
+ */
+function nextKey(line: string, name: string, from: number): number {
+  let j = line.indexOf(name, from + 1);
+  while (j >= 0 && line.charCodeAt(j - 1) !== 0x22) j = line.indexOf(name, j + 1);
+  return j < 0 ? -1 : j - 1;
+}
+
+/**
  * The text of every `"input":` and `"raw":` value in a line that JSON.parse
- * accepted, in textual order, without descending into them. Outside raw values
- * those keys occur only in tool_use and provider blocks, and textual order is the
- * order in which decoding meets those blocks.
+ * accepted, in textual order, without descending into them: of those keys the
+ * message's blocks can hold (rawKeys). Outside raw values those keys occur only
+ * in tool_use and provider blocks, and textual order is the order in which
+ * decoding meets those blocks.
  *
- * It looks for the two keys' spellings rather than walking every string: an
+ * It looks for the keys' spellings rather than walking every string: an
  * occurrence whose opening quote is unescaped and which a colon follows is a key
  * (inside a string every quote is escaped, and a string followed by a colon is a
  * key), and after a span the search goes on past its value.
  */
-function rawSpans(line: string): string[] {
+function rawSpans(line: string, message: unknown): string[] {
   const spans: string[] = [];
-  let input = line.indexOf('"input"');
-  let raw = line.indexOf('"raw"');
+  const wanted = rawKeys(message);
+  let input = wanted.input ? nextKey(line, 'input"', -1) : -1;
+  let raw = wanted.raw ? nextKey(line, 'raw"', -1) : -1;
   while (input >= 0 || raw >= 0) {
     const isInput = raw < 0 || (input >= 0 && input < raw);
     const at = isInput ? input : raw;
@@ -485,8 +517,8 @@ function rawSpans(line: string): string[] {
       next = valueEnd(line, start);
       spans.push(line.slice(start, next));
     }
-    if (input >= 0 && input < next) input = line.indexOf('"input"', next);
-    if (raw >= 0 && raw < next) raw = line.indexOf('"raw"', next);
+    if (input >= 0 && input < next) input = nextKey(line, 'input"', next);
+    if (raw >= 0 && raw < next) raw = nextKey(line, 'raw"', next);
   }
   return spans;
 }
