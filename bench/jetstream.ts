@@ -1,0 +1,114 @@
+/**
+ * JetStream append against a raw publish of the same body with the same headers
+ * (message id of the same shape, the same expected-last-subject-sequence fence)
+ * into the same stream, alternating message by message; then loading the run.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { jetstream, jetstreamManager, type JetStreamPublishOptions } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { JetStreamStore, type Payload } from 'logbook';
+import { bodyPayloads, line, meta } from './lib/content.js';
+import type { BenchOptions } from './lib/env.js';
+import { natsServerVersion, startNats } from './lib/nats.js';
+import { skipped, type Section } from './lib/report.js';
+import { count, median, ms, num, percentile, ratio, settle } from './lib/stats.js';
+
+const TARGET = 1.2;
+const STREAM = 'BENCH';
+const PREFIX = 'bench.runs';
+
+export async function benchJetStream(opts: BenchOptions): Promise<Section> {
+  if (natsServerVersion() === null) {
+    const section = skipped('JetStream append, p50', `≤ ${TARGET}×`, 'nats-server is not installed (`apt-get install -y nats-server`)');
+    const load = skipped('JetStream load', 'records per second', 'nats-server is not installed');
+    return { rows: [...section.rows, ...load.rows], notes: section.notes };
+  }
+  const records = opts.quick ? 2_000 : 10_000;
+  const blocks = 10;
+  const nats = await startNats();
+  const admin = await connect({ servers: nats.url });
+  let store: JetStreamStore | undefined;
+  try {
+    const jsm = await jetstreamManager(admin);
+    await jsm.streams.add({ name: STREAM, subjects: [`${PREFIX}.>`], max_msgs_per_subject: 1, discard: 'new' as never, discard_new_per_subject: true });
+    const js = jetstream(admin);
+    store = await JetStreamStore.connect({ stream: STREAM, nats: { url: nats.url } });
+    const id = 'bench-js';
+    const journal = await store.create(id, meta(id));
+    const payloads: Payload[] = [...bodyPayloads(records)];
+    const bodies = payloads.map((p, i) => line(i + 2, p).slice(0, -1));
+    const nonce = randomBytes(9).toString('base64url');
+    const digest = (body: string): string => createHash('sha256').update(body).digest('base64url').slice(0, 22);
+    const raw = bodies.map((body, i) => ({
+      subject: `${PREFIX}.raw.${i + 2}`,
+      body,
+      options: (store!.tailFence
+        ? { msgID: `${nonce}-${i + 2}-${digest(body)}`, expect: { lastSubjectSequence: 0, lastSubjectSequenceSubject: `${PREFIX}.raw.>` } }
+        : { msgID: `${nonce}-${i + 2}-${digest(body)}`, expect: { lastSubjectSequence: 0 } }) as Partial<JetStreamPublishOptions>,
+    }));
+    let rawTail = 0;
+    const ours: number[] = [];
+    const theirs: number[] = [];
+    for (let i = 0; i < payloads.length; i++) {
+      const oursFirst = i % 4 === 0 || i % 4 === 3;
+      for (const side of oursFirst ? [0, 1] : [1, 0]) {
+        const start = performance.now();
+        if (side === 0) {
+          await journal.append(i + 2, payloads[i]!);
+          ours.push(performance.now() - start);
+        } else {
+          const r = raw[i]!;
+          // With the tail fence the raw side expects its own last message, as the journal does.
+          if (store.tailFence) r.options.expect = { lastSubjectSequence: rawTail, lastSubjectSequenceSubject: `${PREFIX}.raw.>` };
+          rawTail = (await js.publish(r.subject, r.body, r.options)).seq;
+          theirs.push(performance.now() - start);
+        }
+      }
+    }
+    await journal.close();
+    const size = Math.floor(ours.length / blocks);
+    const blockP50 = (xs: number[]): number[] => Array.from({ length: blocks }, (_, b) => percentile(xs.slice(b * size, (b + 1) * size), 50));
+    const a = blockP50(ours);
+    const b = blockP50(theirs);
+    const p50Ratio = median(a.map((x, k) => x / b[k]!));
+
+    const loads: number[] = [];
+    for (let r = 0; r < (opts.quick ? 3 : 5); r++) {
+      settle();
+      const start = performance.now();
+      const loaded = (await store.load(id)).records.length;
+      loads.push(performance.now() - start);
+      if (loaded !== records) throw new Error(`load returned ${loaded} of ${records} records`);
+    }
+    const loadMs = median(loads);
+    return {
+      rows: [
+        {
+          what: 'JetStream append, p50 per record',
+          measured: ms(median(a)),
+          baseline: `raw publish: ${ms(median(b))}`,
+          figure: ratio(p50Ratio),
+          target: `≤ ${TARGET}×`,
+          verdict: p50Ratio <= TARGET ? 'met' : 'missed',
+          growth: '—',
+        },
+        {
+          what: `JetStream load of a ${count(records)}-record run`,
+          measured: ms(loadMs),
+          baseline: '—',
+          figure: `${Math.round(records / (loadMs / 1000)).toLocaleString('en-US')} records/s`,
+          target: 'records per second',
+          verdict: '—',
+          growth: '—',
+        },
+      ],
+      notes: [
+        `JetStream: ${nats.version} on loopback, a file-storage stream with its default sync (the server syncs its store every 2 minutes, not per message); ${num(records - 1)} appends through \`journal.append\` alternating with raw \`js.publish\` calls of the same body, message-id shape and ${store.tailFence ? 'tail' : 'per-subject'} fence on another subject of the same stream, one connection each; p50 per block of ${size}, median over ${blocks} blocks. The load reads the run with \`store.load\` (ordered consumer, decode, fold), median of ${loads.length}.`,
+      ],
+    };
+  } finally {
+    await store?.close();
+    await admin.close();
+    await nats.stop();
+  }
+}

@@ -1,0 +1,57 @@
+/** Timing whole processes: from spawn to exit, or to the first line in a file. */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, watch } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import { now } from './stats.js';
+
+export interface ProcessRun {
+  /** Milliseconds from spawn to exit. */
+  ms: number;
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Spawns `args[0]` with the rest as arguments, collects its output and times it to exit. */
+export function timeProcess(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<ProcessRun> {
+  return new Promise((resolve, reject) => {
+    const start = now();
+    const child = spawn(args[0]!, args.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ ms: now() - start, code, stdout, stderr }));
+  });
+}
+
+/**
+ * Spawns the command and times it until `file` holds a first line (watched with
+ * inotify, not polled, so the watcher takes no CPU from the child); then waits
+ * for the process to exit. Fails when it exits without writing the line.
+ */
+export function timeToFirstLine(args: readonly string[], file: string, env: NodeJS.ProcessEnv): Promise<{ ms: number; exit: ProcessRun }> {
+  return new Promise((resolve, reject) => {
+    let seen: number | null = null;
+    const check = (): void => {
+      if (seen === null && existsSync(file) && readFileSync(file, 'utf8').includes('\n')) seen = now() - start;
+    };
+    const watcher = watch(dirname(file), (_event, name) => {
+      if (name === basename(file)) check();
+    });
+    const start = now();
+    timeProcess(args, env).then(
+      (exit) => {
+        watcher.close();
+        check();
+        if (seen === null) reject(new Error(`${args.join(' ')} exited (${exit.code}) before writing ${file}:\n${exit.stderr}`));
+        else resolve({ ms: seen, exit });
+      },
+      (err: unknown) => {
+        watcher.close();
+        reject(err);
+      },
+    );
+  });
+}

@@ -1,0 +1,98 @@
+/** Medians, percentiles, growth and the spelling of figures. */
+
+export function median(xs: readonly number[]): number {
+  return percentile(xs, 50);
+}
+
+/** Nearest-rank percentile of unsorted samples. */
+export function percentile(xs: readonly number[], p: number): number {
+  if (xs.length === 0) throw new Error('no samples');
+  const sorted = [...xs].sort((a, b) => a - b);
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]!;
+}
+
+/** Milliseconds since an arbitrary origin, sub-microsecond resolution. */
+export const now = (): number => performance.now();
+
+/** Runs `fn` and returns how long it took in milliseconds. */
+export async function timed(fn: () => unknown): Promise<number> {
+  const start = now();
+  await fn();
+  return now() - start;
+}
+
+/** Collects garbage before a timed section when node runs with --expose-gc. */
+export function settle(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
+/**
+ * Runs `a` and `b` alternately, `rounds` times each, swapping which goes first
+ * every round (ABBA), so both sides see the same machine, and returns each side's
+ * times in milliseconds.
+ */
+export async function interleave(rounds: number, a: () => unknown, b: () => unknown): Promise<{ a: number[]; b: number[] }> {
+  const out = { a: [] as number[], b: [] as number[] };
+  for (let r = 0; r < rounds; r++) {
+    const order = r % 2 === 0 ? (['a', 'b'] as const) : (['b', 'a'] as const);
+    for (const side of order) {
+      settle();
+      out[side].push(await timed(side === 'a' ? a : b));
+    }
+  }
+  return out;
+}
+
+export interface GrowthPoint {
+  /** Size (records, runs). */
+  n: number;
+  /** Time in milliseconds at that size. */
+  ms: number;
+}
+
+/**
+ * How time grows with size, judged from the two marginal costs (ms per unit
+ * between successive sizes): linear when they agree within a factor of 1.5,
+ * which tolerates a fixed start-up cost; flat when the largest size costs at
+ * most 1.5 times the smallest.
+ */
+export function growthVerdict(points: readonly GrowthPoint[]): 'flat' | 'linear' | 'sublinear' | 'superlinear' {
+  const first = points[0]!;
+  const last = points[points.length - 1]!;
+  if (last.ms <= first.ms * 1.5) return 'flat';
+  const slopes: number[] = [];
+  for (let i = 1; i < points.length; i++) slopes.push((points[i]!.ms - points[i - 1]!.ms) / (points[i]!.n - points[i - 1]!.n));
+  const ratio = slopes[slopes.length - 1]! / slopes[0]!;
+  if (slopes[0]! <= 0) return 'sublinear';
+  if (ratio > 1.5) return 'superlinear';
+  if (ratio < 1 / 1.5) return 'sublinear';
+  return 'linear';
+}
+
+/** "100,000" */
+export const num = (n: number): string => n.toLocaleString('en-US');
+
+/** "1k", "10k", "100k", "250". */
+export function count(n: number): string {
+  if (n >= 1000 && n % 1000 === 0) return `${n / 1000}k`;
+  return String(n);
+}
+
+/** Milliseconds with a unit that suits them: µs below 1 ms, ms below 10 s, else s. */
+export function ms(x: number): string {
+  if (x < 1) return `${(x * 1000).toFixed(x < 0.1 ? 1 : 0)} µs`;
+  if (x < 10) return `${x.toFixed(2)} ms`;
+  if (x < 10_000) return `${x.toFixed(0)} ms`;
+  return `${(x / 1000).toFixed(1)} s`;
+}
+
+export function ratio(x: number): string {
+  return `${x.toFixed(2)}×`;
+}
+
+export function bytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+}
