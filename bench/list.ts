@@ -58,7 +58,7 @@ export async function benchList(opts: BenchOptions): Promise<Section> {
   const stores = sizes.map((n) => (n === runs ? short : { dir: stateDir(n, SHORT), runs: n }));
   const times = await measure(stores, opts.quick ? 3 : 5);
   const points: GrowthPoint[] = sizes.map((n, i) => ({ n, ms: times[i]! }));
-  const growth = `${points.map((p) => `${count(p.n)} runs: ${ms(p.ms)}`).join(' · ')}; ${growthVerdict(points)} (${ms((points[2]!.ms - points[0]!.ms) / (points[2]!.n - points[0]!.n))}/run above a fixed start)`;
+  const growth = `${points.map((p) => `${count(p.n)} runs: ${ms(p.ms)}`).join(' · ')}; ${growthVerdict(points)} (${ms((points[2]!.ms - points[1]!.ms) / (points[2]!.n - points[1]!.n))} per added run above a fixed start-up)`;
 
   const met = shortMs! < TARGET_MS && longMs! < TARGET_MS && flat <= 1.2;
   return {
@@ -74,7 +74,7 @@ export async function benchList(opts: BenchOptions): Promise<Section> {
       },
     ],
     notes: [
-      `\`session ls\`: wall time of \`node bin/logbook session ls --state-dir D\` from spawn to exit, output piped, medians of ${rounds} alternating rounds; the same command over an empty store takes ${ms(emptyMs!)} (Node start-up and module loading). "Flat" means at most 1.2× with 10× longer runs.`,
+      `\`session ls\`: wall time of \`node bin/logbook session ls --state-dir D\` from spawn to exit, output piped, medians of ${rounds} alternating rounds; the same command over an empty store takes ${ms(emptyMs!)} (Node start-up and module loading). "Flat" means at most 1.2× with 10× longer runs. Growth compares the cost per added run between sizes: "sublinear" means later runs cost less each, as start-up and warm-up spread over more of them.`,
     ],
   };
 }
