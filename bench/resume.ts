@@ -13,7 +13,7 @@ import { TOOL_NAME, turnsIn, writeJournal } from './lib/content.js';
 import { BIN, tempDir, type BenchOptions } from './lib/env.js';
 import { timeProcess, timeToFirstLine } from './lib/proc.js';
 import type { Section } from './lib/report.js';
-import { count, median, ms, num } from './lib/stats.js';
+import { count, median, ms, num, percentile } from './lib/stats.js';
 
 const TARGET_MS = 300;
 const ID = 'bench-resume';
@@ -31,7 +31,7 @@ tools:
 
 export async function benchResume(opts: BenchOptions): Promise<Section> {
   const records = opts.quick ? 2_000 : 10_000;
-  const rounds = opts.quick ? 5 : 11;
+  const rounds = opts.quick ? 5 : 15;
   const dir = tempDir('resume');
   const config = join(dir, 'agent.yaml');
   const state = join(dir, 'state');
@@ -81,6 +81,9 @@ export async function benchResume(opts: BenchOptions): Promise<Section> {
   const toRequest = median(resumeTimes);
   const bareMs = median(bareTimes);
   const above = toRequest - bareMs;
+  // Rounds pair one resume with one bare start: the middle half of their differences.
+  const diffs = resumeTimes.map((t, i) => t - bareTimes[i]!);
+  const spread = `${ms(percentile(diffs, 25))}–${ms(percentile(diffs, 75))}`;
   return {
     rows: [
       {
@@ -94,7 +97,7 @@ export async function benchResume(opts: BenchOptions): Promise<Section> {
       },
     ],
     notes: [
-      `Resume: \`node bin/logbook run --resume ID\` on a run of ${num(written)} records (meta and ${num(turns)} turns of an assistant record and its tool result), timed from spawn until the script provider logs the request for turn ${num(turns)}; medians of ${rounds} rounds alternating with \`node -e 0\` (spawn to exit). The whole resumed process, including its exit after the failing request, takes ${ms(median(exitTimes))}; \`logbook --version\` (Node and the command's own start-up) takes ${ms(median(versionTimes))} in the same rounds, so reading, folding, gating and narrating the run and setting up its provider and tools take the rest.`,
+      `Resume: \`node bin/logbook run --resume ID\` on a run of ${num(written)} records (meta and ${num(turns)} turns of an assistant record and its tool result), timed from spawn until the script provider logs the request for turn ${num(turns)}; medians of ${rounds} rounds alternating with \`node -e 0\` (spawn to exit); the middle half of the rounds were ${spread} above it. The whole resumed process, including its exit after the failing request, takes ${ms(median(exitTimes))}; \`logbook --version\` (Node and the command's own start-up) takes ${ms(median(versionTimes))} in the same rounds, so reading, folding, gating and narrating the run and setting up its provider and tools take the rest.`,
     ],
   };
 }
