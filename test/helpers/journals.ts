@@ -11,6 +11,8 @@ export const text = fc.string({
   unit: fc.oneof(
     { weight: 6, arbitrary: fc.constantFrom('a', 'b', ' ', 'z', '0') },
     { weight: 1, arbitrary: fc.constantFrom('<', '>', '&', '\u2028', '\u2029', '"', '\\', '\n', '\t', '\u0001', '\u007f', 'é', '🦜') },
+    // Text that looks like the keys the decoder searches lines for.
+    { weight: 1, arbitrary: fc.constantFrom('"input":', '"raw":', 'input"', '\\"input\\":', '{"input":1}', '}', '{') },
   ),
   maxLength: 12,
 });
