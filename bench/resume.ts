@@ -42,7 +42,7 @@ export async function benchResume(opts: BenchOptions): Promise<Section> {
   writeFileSync(join(dir, 'script.json'), JSON.stringify({ turns: [{ text: 'only turn' }] }));
 
   // The binary creates the run (and so its fingerprint) and is killed once meta is durable.
-  const created = await timeProcess([process.execPath, BIN, 'run', '--config', config, '--state-dir', state, '--name', ID, 'Read the sources and report.'], {
+  const created = await timeProcess([process.execPath, BIN, 'run', '--config', config, '--state-dir', state, '--name', ID, 'Read the sources and report.'], dir, {
     ...process.env,
     LOGBOOK_FAILPOINT: 'kill-after-seq:1',
   });
@@ -58,23 +58,30 @@ export async function benchResume(opts: BenchOptions): Promise<Section> {
   const resume = async (): Promise<void> => {
     copyFileSync(pristine, journal);
     rmSync(log, { force: true });
-    const r = await timeToFirstLine(resumeArgs, log, { ...process.env, LOGBOOK_SCRIPT_LOG: log });
+    const r = await timeToFirstLine(resumeArgs, log, dir, { ...process.env, LOGBOOK_SCRIPT_LOG: log });
     const asked = readFileSync(log, 'utf8').trim();
     if (asked !== `{"turn":${turns}}`) throw new Error(`the resume asked for ${asked}, expected turn ${turns}: ${r.exit.stderr}`);
     resumeTimes.push(r.ms);
     exitTimes.push(r.exit.ms);
   };
   const bare = async (): Promise<void> => {
-    const r = await timeProcess([process.execPath, '-e', '0']);
+    const r = await timeProcess([process.execPath, '-e', '0'], state);
     bareTimes.push(r.ms);
   };
   const versionTimes: number[] = [];
   const version = async (): Promise<void> => {
-    const r = await timeProcess([process.execPath, BIN, '--version']);
+    const r = await timeProcess([process.execPath, BIN, '--version'], state);
     versionTimes.push(r.ms);
   };
+  const showTimes: number[] = [];
+  const show = async (): Promise<void> => {
+    copyFileSync(pristine, journal);
+    const r = await timeProcess([process.execPath, BIN, 'session', 'show', ID, '--state-dir', state], state); // no agent.yaml there
+    if (r.code !== 0) throw new Error(`session show failed: ${r.stderr}`);
+    showTimes.push(r.ms);
+  };
   for (let r = 0; r < rounds; r++) {
-    const steps = [resume, bare, version];
+    const steps = [resume, bare, version, show];
     if (r % 2 === 1) steps.reverse();
     for (const step of steps) await step();
   }
@@ -97,7 +104,7 @@ export async function benchResume(opts: BenchOptions): Promise<Section> {
       },
     ],
     notes: [
-      `Resume: \`node bin/logbook run --resume ID\` on a run of ${num(written)} records (meta and ${num(turns)} turns of an assistant record and its tool result), timed from spawn until the script provider logs the request for turn ${num(turns)}; medians of ${rounds} rounds alternating with \`node -e 0\` (spawn to exit); the middle half of the rounds were ${spread} above it. The whole resumed process, including its exit after the failing request, takes ${ms(median(exitTimes))}; \`logbook --version\` (Node and the command's own start-up) takes ${ms(median(versionTimes))} in the same rounds, so reading, folding, gating and narrating the run and setting up its provider and tools take the rest.`,
+      `Resume: \`node bin/logbook run --resume ID\` on a run of ${num(written)} records (meta and ${num(turns)} turns of an assistant record and its tool result), timed from spawn until the script provider logs the request for turn ${num(turns)}; medians of ${rounds} rounds alternating with \`node -e 0\` (spawn to exit); the middle half of the rounds were ${spread} above it. The whole resumed process, including its exit after the failing request, takes ${ms(median(exitTimes))}; in the same rounds \`logbook --version\` (Node and the command's own start-up) takes ${ms(median(versionTimes))} and \`logbook session show ID\` (start-up, reading and folding the run) ${ms(median(showTimes))}; the rest of a resume is loading the config, YAML and Ajv, the provider and tools, the resume gates and the narration of the run's ${num(turns)} turns on stderr.`,
     ],
   };
 }

@@ -12,11 +12,15 @@ export interface ProcessRun {
   stderr: string;
 }
 
-/** Spawns `args[0]` with the rest as arguments, collects its output and times it to exit. */
-export function timeProcess(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<ProcessRun> {
+/**
+ * Spawns `args[0]` with the rest as arguments, collects its output and times it
+ * to exit. It runs in `cwd` (a bench temp dir), so no ./agent.yaml where the
+ * suite was started from changes what a command does.
+ */
+export function timeProcess(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<ProcessRun> {
   return new Promise((resolve, reject) => {
     const start = now();
-    const child = spawn(args[0]!, args.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], env });
+    const child = spawn(args[0]!, args.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], env, cwd });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -31,7 +35,7 @@ export function timeProcess(args: readonly string[], env: NodeJS.ProcessEnv = pr
  * inotify, not polled, so the watcher takes no CPU from the child); then waits
  * for the process to exit. Fails when it exits without writing the line.
  */
-export function timeToFirstLine(args: readonly string[], file: string, env: NodeJS.ProcessEnv): Promise<{ ms: number; exit: ProcessRun }> {
+export function timeToFirstLine(args: readonly string[], file: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ ms: number; exit: ProcessRun }> {
   return new Promise((resolve, reject) => {
     let seen: number | null = null;
     const check = (): void => {
@@ -41,7 +45,7 @@ export function timeToFirstLine(args: readonly string[], file: string, env: Node
       if (name === basename(file)) check();
     });
     const start = now();
-    timeProcess(args, env).then(
+    timeProcess(args, cwd, env).then(
       (exit) => {
         watcher.close();
         check();

@@ -52,22 +52,19 @@ export interface GrowthPoint {
 }
 
 /**
- * How time grows with size, judged from the two marginal costs (ms per unit
- * between successive sizes): linear when they agree within a factor of 1.5,
- * which tolerates a fixed start-up cost; flat when the largest size costs at
- * most 1.5 times the smallest.
+ * How time grows with size, from the two largest sizes (the smallest is mostly
+ * noise and start-up): the exponent k in time ∝ size^k of the time above
+ * `base`, a fixed cost measured alongside (start-up, an empty store). Linear
+ * for k within 0.85–1.15; flat when the largest size costs at most 1.5 times the
+ * smallest.
  */
-export function growthVerdict(points: readonly GrowthPoint[]): 'flat' | 'linear' | 'sublinear' | 'superlinear' {
+export function growthVerdict(points: readonly GrowthPoint[], base = 0): string {
   const first = points[0]!;
-  const last = points[points.length - 1]!;
-  if (last.ms <= first.ms * 1.5) return 'flat';
-  const slopes: number[] = [];
-  for (let i = 1; i < points.length; i++) slopes.push((points[i]!.ms - points[i - 1]!.ms) / (points[i]!.n - points[i - 1]!.n));
-  const ratio = slopes[slopes.length - 1]! / slopes[0]!;
-  if (slopes[0]! <= 0) return 'sublinear';
-  if (ratio > 1.5) return 'superlinear';
-  if (ratio < 1 / 1.5) return 'sublinear';
-  return 'linear';
+  const [a, b] = points.slice(-2) as [GrowthPoint, GrowthPoint];
+  if (b.ms <= first.ms * 1.5) return 'flat';
+  const k = Math.log(Math.max(b.ms - base, 1e-9) / Math.max(a.ms - base, 1e-9)) / Math.log(b.n / a.n);
+  const shape = k < 0.85 ? 'sublinear' : k > 1.15 ? 'superlinear' : 'linear';
+  return `${shape} (∝ n^${k.toFixed(2)} from ${count(a.n)} to ${count(b.n)})`;
 }
 
 /** "100,000" */
