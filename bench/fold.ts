@@ -65,7 +65,7 @@ export async function benchFold(opts: BenchOptions): Promise<Section> {
         baseline: `JSON.parse of the lines: ${ms(largest.theirs)}`,
         figure: ratio(largest.ratio),
         target: `≤ ${TARGET}×`,
-        verdict: largest.ratio <= TARGET ? 'met' : 'missed',
+        verdict: opts.quick ? '—' : largest.ratio <= TARGET ? 'met' : 'missed', // the target is for 100k records
         growth: `${points.map((p, i) => `${count(p.n)}: ${ms(p.ms / p.n)}/rec (${ratio(p.ms / baselines[i]!.ms)})`).join(' · ')}; ${growthVerdict(points)}`,
       },
     ],

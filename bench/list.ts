@@ -72,7 +72,7 @@ export async function benchList(opts: BenchOptions): Promise<Section> {
         baseline: `runs of ${LONG} records: ${ms(longMs!)}`,
         figure: `${ms(shortMs!)}; ${ratio(flat)} with 10× longer runs`,
         target: `< ${TARGET_MS} ms, flat in run size`,
-        verdict: met ? 'met' : 'missed',
+        verdict: opts.quick ? '—' : met ? 'met' : 'missed', // the target is for 1k runs
         growth,
       },
     ],

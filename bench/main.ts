@@ -65,6 +65,7 @@ async function main(): Promise<void> {
     removeTempDirs();
   }
   const command = ['npm run bench', ...(opts.quick ? ['-- --quick'] : []), ...(write ? ['-- --write-readme'] : [])].join(' ');
+  if (opts.quick) sections.push({ rows: [], notes: ['--quick: sizes below those the targets name, so the rows that depend on size give no verdict.'] });
   const text = report(sections, machine(), command);
   process.stdout.write(`${text}\n`);
   process.stderr.write(`bench: done in ${ms(now() - started)}\n`);

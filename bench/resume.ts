@@ -99,7 +99,7 @@ export async function benchResume(opts: BenchOptions): Promise<Section> {
         baseline: `\`node -e 0\`: ${ms(bareMs)}`,
         figure: `${ms(above)} above bare start-up`,
         target: `< ${TARGET_MS} ms above`,
-        verdict: above < TARGET_MS ? 'met' : 'missed',
+        verdict: opts.quick ? '—' : above < TARGET_MS ? 'met' : 'missed', // the target is for 10k records
         growth: '—',
       },
     ],
