@@ -3,7 +3,7 @@
  * the calls, warnings, with --tool-output the results) goes to stderr; a final
  * answer goes to stdout alone, so `logbook run ... > answer.txt` captures just it.
  */
-import type { RunObserver, ToolCall } from '../agent/runner.js';
+import { textOf, type RunObserver, type ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
 import { toolUses, type Message, type ToolResultBody } from '../core/index.js';
 import { formatCall, resultLines, sanitize, sanitizeLine, showResult } from '../replay/index.js';
@@ -25,7 +25,6 @@ export interface LiveOptions {
   writeAnswer?: (text: string) => void;
 }
 
-const proseOf = (m: Message): string => m.content.flatMap((b) => ('text' in b ? [b.text.text] : [])).join('\n');
 const thinkingOf = (m: Message): string => m.content.flatMap((b) => ('thinking' in b && b.thinking.text ? [b.thinking.text] : [])).join('\n');
 
 export function liveObserver(o: LiveOptions): RunObserver {
@@ -54,7 +53,7 @@ export function liveObserver(o: LiveOptions): RunObserver {
         const thinking = thinkingOf(message);
         if (thinking) say(s.faint(sanitize(thinking)));
       }
-      const prose = proseOf(message);
+      const prose = textOf(message);
       const isAnswer = toolUses(message).length === 0 && stopReason !== 'pause_turn';
       if (isAnswer && o.writeAnswer !== undefined) {
         if (prose) o.writeAnswer(`${sanitize(prose)}\n`);
