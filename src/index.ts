@@ -3,7 +3,7 @@
  * the record schemas. Layers, bottom up: core (pure) -> store -> agent -> replay -> cli.
  */
 export * from './core/index.js';
-export type { Journal, LoadedRun, RunInfo, RunStatus, Store } from './store/store.js';
+export { runNotFound, type Journal, type LoadedRun, type RunInfo, type RunStatus, type Store } from './store/store.js';
 export {
   openStore,
   registerBackend,

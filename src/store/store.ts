@@ -3,7 +3,7 @@
  * (append-only record sequences) under run ids; all format rules live in the core,
  * and every backend calls the same ones (validateId, checkAppend, the codec).
  */
-import type { JournalRecord, MetaPayload, Payload, RunState, TerminalReason } from '../core/index.js';
+import { LogbookError, type JournalRecord, type MetaPayload, type Payload, type RunState, type TerminalReason } from '../core/index.js';
 
 /** An open run, exclusively held for appending until closed. */
 export interface Journal {
@@ -62,4 +62,9 @@ export interface Store {
   delete(id: string): Promise<boolean>;
   /** Releases the store's own resources (connections). */
   close(): Promise<void>;
+}
+
+/** The refusal every backend gives for a run it does not hold. */
+export function runNotFound(id: string): LogbookError {
+  return new LogbookError('not_found', `no run ${id}; \`logbook session ls\` lists the runs`);
 }

@@ -40,7 +40,7 @@ import {
 import { afterDurable, shouldTear, tornDeath } from '../../util/failpoints.js';
 import { decodeOptions } from '../options.js';
 import type { BackendContext } from '../registry.js';
-import type { Journal, LoadedRun, RunInfo, RunStatus, Store } from '../store.js';
+import { runNotFound, type Journal, type LoadedRun, type RunInfo, type RunStatus, type Store } from '../store.js';
 import { acquireLock, type FileLock } from './flock.js';
 import { readFirstLine, readTailLines } from './lines.js';
 
@@ -214,7 +214,7 @@ export class FileStore implements Store {
   async open(id: string): Promise<Journal> {
     validateId(id);
     const path = this.journalPath(id);
-    if (!exists(path)) throw notFound(id);
+    if (!exists(path)) throw runNotFound(id);
     const lock = acquireLock(this.lockPath(id));
     let fd = -1;
     try {
@@ -224,7 +224,7 @@ export class FileStore implements Store {
     } catch (err) {
       if (fd >= 0) closeSync(fd);
       lock.release();
-      if (errno(err) === 'ENOENT') throw notFound(id);
+      if (errno(err) === 'ENOENT') throw runNotFound(id);
       throw err;
     }
   }
@@ -238,7 +238,7 @@ export class FileStore implements Store {
       text = readFileSync(path, 'utf8');
       mtime = statSync(path).mtime;
     } catch (err) {
-      if (errno(err) === 'ENOENT') throw notFound(id);
+      if (errno(err) === 'ENOENT') throw runNotFound(id);
       throw ioError(`cannot read ${path}`, err);
     }
     const { records } = parseJournal(text, path);
@@ -322,9 +322,6 @@ export class FileStore implements Store {
   async close(): Promise<void> {}
 }
 
-function notFound(id: string): LogbookError {
-  return new LogbookError('not_found', `no run ${id}; \`logbook session ls\` lists the runs`);
-}
 
 /** Whether a journal is there; any other failure to look is an IO error. */
 function exists(path: string): boolean {

@@ -25,7 +25,7 @@ import {
 } from '../../core/index.js';
 import { decodeOptions } from '../options.js';
 import type { BackendContext, NatsSettings } from '../registry.js';
-import type { Journal, LoadedRun, RunInfo, Store } from '../store.js';
+import { runNotFound, type Journal, type LoadedRun, type RunInfo, type Store } from '../store.js';
 import { checkStreamConfig, missingStream, type StreamBinding } from './binding.js';
 import { dial, type Link } from './connection.js';
 import { JetStreamJournal } from './journal.js';
@@ -127,7 +127,7 @@ export class JetStreamStore implements Store {
     const release = this.hold(id);
     try {
       const tail = await lastMessage(this.link, this.binding, runFilter(this.binding.prefix, id));
-      if (tail === null) throw notFound(id);
+      if (tail === null) throw runNotFound(id);
       const meta = tail.subject === metaSubject(this.binding.prefix, id) ? tail : await lastMessage(this.link, this.binding, metaSubject(this.binding.prefix, id));
       if (meta === null) throw new LogbookError('no_meta', `run ${id} in stream ${this.binding.stream} has records but no meta record`);
       const first = decodeMessage(this.binding.stream, meta.subject, meta.data);
@@ -143,7 +143,7 @@ export class JetStreamStore implements Store {
   async load(id: string): Promise<LoadedRun> {
     validateId(id);
     const read = await readRun(this.link, this.binding, id);
-    if (read === null) throw notFound(id);
+    if (read === null) throw runNotFound(id);
     const { records } = read;
     const state = fold(records);
     return {
@@ -216,9 +216,6 @@ function isUnreachable(err: unknown): boolean {
   return err instanceof LogbookError && err.code === 'unavailable';
 }
 
-function notFound(id: string): LogbookError {
-  return new LogbookError('not_found', `no run ${id}; \`logbook session ls\` lists the runs`);
-}
 
 /** Builds the store from the `session.options` mapping and the config's `nats` block. */
 export async function jetStreamStoreFromOptions(options: Record<string, unknown>, context: BackendContext): Promise<JetStreamStore> {

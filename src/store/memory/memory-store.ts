@@ -17,6 +17,7 @@ import {
   parseJournal,
   validateId,
   decodeOptions,
+  runNotFound,
   type Journal,
   type JournalRecord,
   type LoadedRun,
@@ -102,7 +103,7 @@ export class MemoryStore implements Store {
   private get(id: string): StoredRun {
     validateId(id);
     const run = this.runs.get(id);
-    if (run === undefined) throw new LogbookError('not_found', `no run ${id}`);
+    if (run === undefined) throw runNotFound(id);
     return run;
   }
 }
