@@ -16,6 +16,7 @@ import {
   toolResultsMessage,
   toolUses,
   type Counters,
+  type ErrorCode,
   type Message,
   type PendingTurn,
   type TerminalReason,
@@ -86,6 +87,8 @@ export interface RunResult {
   reason: TerminalReason;
   /** Error text, for reason `error`, `budget` and `max_iterations`. */
   message?: string;
+  /** For reason `error`: the code of the error that ended the run (`unavailable` when it was not a LogbookError). */
+  code?: ErrorCode;
   /** True when a signal suspended the run (as opposed to a chat that was ended). */
   interrupted: boolean;
   /** The prose of the last assistant turn. */
@@ -128,11 +131,12 @@ export async function runAgent(config: AgentConfig, start: StartPoint, options: 
   const system = start.resumed ? config.system + RESUME_REMINDER : config.system;
   const warn = (m: string): void => observer.warning?.(m);
 
-  const finish = async (reason: TerminalReason, message?: string, wasInterrupted = false): Promise<RunResult> => {
+  const finish = async (reason: TerminalReason, message?: string, wasInterrupted = false, code?: ErrorCode): Promise<RunResult> => {
     await writer.writeTerminal(message ? { reason, message } : { reason }, warn);
     const lastAssistant = [...messages].reverse().find((m) => m.role === 'assistant');
     const result: RunResult = { reason, interrupted: wasInterrupted, finalText: textOf(lastAssistant), messages, counters };
     if (message) result.message = message;
+    if (code) result.code = code;
     return result;
   };
 
@@ -263,7 +267,7 @@ export async function runAgent(config: AgentConfig, start: StartPoint, options: 
       return finish('suspended', undefined, true);
     }
     const message = err instanceof Error ? err.message : String(err);
-    return finish('error', message);
+    return finish('error', message, false, isLogbookError(err) ? err.code : 'unavailable');
   }
 }
 

@@ -140,9 +140,12 @@ function outcome(result: RunResult, journal: Journal | null, note: (t: string) =
       note(`suspended${resumeHint}`);
       return EXIT.suspended;
     case 'error':
-      throw new LogbookError('provider', `${result.message ?? 'the run failed'}${resumeHint}`);
+      throw new LogbookError(result.code ?? 'unavailable', `${result.message ?? 'the run failed'}${resumeHint}`);
     case 'budget':
     case 'max_iterations':
-      throw new LogbookError('provider', `${result.message}${resumeHint ? `${resumeHint} after raising the limit (and --force)` : ''}`);
+      throw new LogbookError(
+        result.reason === 'budget' ? 'budget_spent' : 'max_iterations',
+        `${result.message}${resumeHint ? `${resumeHint} after raising the limit (and --force)` : ''}`,
+      );
   }
 }

@@ -28,7 +28,10 @@ export type ErrorCode =
   // the agent
   | 'provider'
   | 'tool'
-  | 'interrupted';
+  | 'interrupted'
+  // a run that stopped at one of its limits
+  | 'budget_spent'
+  | 'max_iterations';
 
 export class LogbookError extends Error {
   override readonly name = 'LogbookError';

@@ -7,6 +7,7 @@ import { freshStart, newRunMeta, resumeRun, resumeStart } from '../../src/agent/
 import { ToolRegistry } from '../../src/agent/tools/registry.js';
 import { defineTool } from '../../src/agent/tools/tool.js';
 import {
+  LogbookError,
   MemoryStore,
   computeFingerprint,
   fold,
@@ -133,6 +134,18 @@ describe('the agent loop', () => {
     expect(broke.reason).toBe('budget');
     expect(broke.counters.llm_calls).toBe(3); // 300 tokens spent when the check stops the 4th call
     expect((await store.load('budget')).state.terminal).toMatchObject({ reason: 'budget', message: expect.stringContaining('250') });
+  });
+
+  it('ends with reason error, keeping the failing error code, when the model call fails', async () => {
+    const failing: Provider = {
+      id: 'script',
+      model: 'm',
+      complete: async () => {
+        throw new LogbookError('provider', 'anthropic refused the request (401 authentication_error): invalid x-api-key');
+      },
+    };
+    const result = await runAgent(config(failing, new ToolRegistry([])), freshStart('p'), { writer: new JournalWriter(null), interactive: false });
+    expect(result).toMatchObject({ reason: 'error', code: 'provider', message: expect.stringContaining('401') });
   });
 
   it('chats: journals each typed follow-up, ends on /exit, and folds to the live conversation', async () => {
