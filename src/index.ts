@@ -1,6 +1,6 @@
 /**
  * logbook's public API: the journal core, the store interface and backends, and
- * the record schemas. Layers, bottom up: core (pure) -> store -> agent -> replay -> cli.
+ * the record schemas. Layers, bottom up: core (pure) -> store -> agent -> render -> cli.
  */
 export * from './core/index.js';
 export { runNotFound, type Journal, type LoadedRun, type RunInfo, type RunStatus, type Store } from './store/store.js';

@@ -6,7 +6,7 @@
 import { textOf, type RunObserver, type ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
 import { toolUses, type Message, type ToolResultBody } from '../core/index.js';
-import { formatCall, resultLines, sanitize, sanitizeLine, showResult } from '../replay/index.js';
+import { formatCall, resultLines, sanitize, sanitizeLine, showResult } from '../render/index.js';
 import type { Progress } from './progress.js';
 import type { Terminal } from './terminal.js';
 

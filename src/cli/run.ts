@@ -8,7 +8,7 @@ import { JournalWriter } from '../agent/journal-writer.js';
 import { runAgent, type RunResult } from '../agent/runner.js';
 import { DEFAULT_CONFIG_FILE, loadConfig } from '../config/config.js';
 import { LogbookError, RawJson, validateId } from '../core/index.js';
-import { resumeNarration, sanitize } from '../replay/index.js';
+import { resumeNarration, sanitize } from '../render/index.js';
 import type { Journal, Store } from '../store/store.js';
 import { chatInput, type ClosableChatInput } from './chat-input.js';
 import { EXIT, type ExitCode } from './exit-codes.js';

@@ -1,5 +1,5 @@
 /**
- * Small builders for replay and CLI tests: runs with named tools, command
+ * Small builders for rendering and CLI tests: runs with named tools, command
  * results, follow-ups, and a journal full of terminal escape sequences.
  */
 import { join } from 'node:path';

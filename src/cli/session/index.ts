@@ -1,7 +1,7 @@
 /** `logbook session`: inspect, copy and remove stored runs. */
 import { Command, Option } from 'commander';
 import { LogbookError, stateToJson } from '../../core/index.js';
-import { dumpTranscript } from '../../replay/index.js';
+import { dumpTranscript } from '../../render/index.js';
 import { backends } from '../../store/registry.js';
 import { addStoreOptions, withStore, type StoreFlags } from '../store.js';
 import { terminalFor } from '../terminal.js';

@@ -1,5 +1,5 @@
 /** `logbook session ls`: one row per run, newest first. */
-import { sanitizeLine } from '../../replay/index.js';
+import { sanitizeLine } from '../../render/index.js';
 import type { RunInfo, Store } from '../../store/store.js';
 import { cellWidth, table, shortTime, truncate, type Cell } from '../output.js';
 import type { Terminal } from '../terminal.js';

@@ -1,6 +1,6 @@
 /** `logbook session show ID`: where a run stands, as a block of fields. */
 import type { RunState } from '../../core/index.js';
-import { sanitize, sanitizeLine } from '../../replay/index.js';
+import { sanitize, sanitizeLine } from '../../render/index.js';
 import type { LoadedRun } from '../../store/store.js';
 import { count, fields } from '../output.js';
 

@@ -1,9 +1,9 @@
 /** The full-screen transcript viewer: a header, the transcript rows, a status line. */
 import { Box, Text, useApp, useInput, useStdout } from 'ink';
 import { useEffect, useMemo, useState } from 'react';
-import type { TranscriptItem } from '../../replay/index.js';
-import { entriesFor, splitMatches, type Fold, type Row, type Tone } from './model.js';
-import { initialState, pressAll, rowsFor, type Frame, type ViewState } from './state.js';
+import type { TranscriptItem } from '../../render/index.js';
+import { entriesFor, splitMatches, type Fold, type Row, type Tone } from '../../render/viewer/model.js';
+import { initialState, pressAll, rowsFor, type Frame, type ViewState } from '../../render/viewer/state.js';
 
 export interface ViewerProps {
   /** The header line: run id, model, tokens. Sanitized. */

@@ -2,12 +2,12 @@
  * Opens the full-screen viewer on the terminal and returns when it is closed.
  * Imported lazily: only this path loads Ink and React.
  */
-import { sanitizeLine, transcriptItems } from '../../replay/index.js';
+import { sanitizeLine, transcriptItems } from '../../render/index.js';
 import type { LoadedRun } from '../../store/store.js';
 import { count } from '../output.js';
 import { statusText } from '../session/show.js';
 import { colorWanted } from '../terminal.js';
-import type { Fold } from './model.js';
+import type { Fold } from '../../render/viewer/model.js';
 
 const ENTER_ALT_SCREEN = '\u001b[?1049h\u001b[H';
 const LEAVE_ALT_SCREEN = '\u001b[?1049l';

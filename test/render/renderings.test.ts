@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dumpTranscript, resumeNarration, type Style } from '../../src/replay/index.js';
+import { dumpTranscript, resumeNarration, type Style } from '../../src/render/index.js';
 import { HOSTILE, UNSAFE_CHARS, call, commandResult, followUp, hostileRun, result, runOf, text, thinking, turn } from '../helpers/runs.js';
 
 const suspendedMidBatch = () =>

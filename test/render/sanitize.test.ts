@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { sanitize, sanitizeLine } from '../../src/replay/index.js';
+import { sanitize, sanitizeLine } from '../../src/render/index.js';
 import { HOSTILE, UNSAFE_CHARS } from '../helpers/runs.js';
 
 describe('sanitize', () => {

@@ -1,8 +1,8 @@
 /** The viewer's layout, folding, scrolling and search, without a terminal. */
 import { describe, expect, it } from 'vitest';
-import { entriesFor, layout, splitMatches, type Entry } from '../../src/cli/viewer/model.js';
-import { initialState, press, pressAll, rowsFor, type Frame, type ViewState } from '../../src/cli/viewer/state.js';
-import { transcriptItems } from '../../src/replay/index.js';
+import { entriesFor, layout, splitMatches, type Entry } from '../../src/render/viewer/model.js';
+import { initialState, press, pressAll, rowsFor, type Frame, type ViewState } from '../../src/render/viewer/state.js';
+import { transcriptItems } from '../../src/render/index.js';
 import { call, commandResult, followUp, result, runOf, text, thinking, turn } from '../helpers/runs.js';
 
 const items = () =>

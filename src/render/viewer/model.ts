@@ -5,7 +5,7 @@
  * found too. Pure, so the layout is tested without a terminal.
  */
 import wrapAnsi from 'wrap-ansi';
-import { endLine, formatCall, pendingLine, resultNotes, gapBefore, type TranscriptItem } from '../../replay/index.js';
+import { endLine, formatCall, pendingLine, resultNotes, gapBefore, type TranscriptItem } from '../index.js';
 
 export type Tone = 'user' | 'text' | 'thinking' | 'call' | 'output' | 'bad' | 'note' | 'blank';
 export type Fold = 'thinking' | 'output' | 'call' | null;

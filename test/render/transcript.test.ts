@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fold, parseJournal } from '../../src/index.js';
-import { transcriptItems, type TranscriptItem } from '../../src/replay/index.js';
+import { transcriptItems, type TranscriptItem } from '../../src/render/index.js';
 import { fixtures } from '../helpers/fixtures.js';
 import { call, commandResult, followUp, result, runOf, text, thinking, turn } from '../helpers/runs.js';
 

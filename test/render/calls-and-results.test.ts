@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { elideMiddle, formatCall, resultLines, showResult } from '../../src/replay/index.js';
+import { elideMiddle, formatCall, resultLines, showResult } from '../../src/render/index.js';
 
 describe('formatCall', () => {
   it('shows the name and the arguments as carried, strings as their value', () => {
