@@ -7,7 +7,7 @@
  */
 import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { FileStore, type Payload } from 'logbook';
+import { FileStore, type JournalRecord, type Payload } from 'logbook';
 import { bodyPayloads, line, meta } from './lib/content.js';
 import { tempDir, type BenchOptions } from './lib/env.js';
 import type { Section } from './lib/report.js';
@@ -41,7 +41,7 @@ export async function benchAppend(opts: BenchOptions): Promise<Section> {
       for (const side of oursFirst ? [0, 1] : [1, 0]) {
         const start = now();
         if (side === 0) {
-          await journal.append(seq, payloads[i]!);
+          await journal.append({ seq, ...payloads[i]! } as JournalRecord);
           ours.push(now() - start);
         } else {
           const buf = lines[i]!;

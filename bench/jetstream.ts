@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { jetstream, jetstreamManager, type JetStreamPublishOptions } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { JetStreamStore, type Payload } from 'logbook';
+import { JetStreamStore, type JournalRecord, type Payload } from 'logbook';
 import { bodyPayloads, line, meta } from './lib/content.js';
 import type { BenchOptions } from './lib/env.js';
 import { natsServerVersion, startNats } from './lib/nats.js';
@@ -54,7 +54,7 @@ export async function benchJetStream(opts: BenchOptions): Promise<Section> {
       for (const side of oursFirst ? [0, 1] : [1, 0]) {
         const start = performance.now();
         if (side === 0) {
-          await journal.append(i + 2, payloads[i]!);
+          await journal.append({ seq: i + 2, ...payloads[i]! } as JournalRecord);
           ours.push(performance.now() - start);
         } else {
           const r = raw[i]!;

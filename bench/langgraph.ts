@@ -11,18 +11,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AIMessage as AIMessageType } from '@langchain/core/messages';
 import type { MessagesAnnotation as MessagesAnnotationType } from '@langchain/langgraph';
-import {
-  FileStore,
-  JournalWriter,
-  ScriptProvider,
-  ToolRegistry,
-  computeFingerprint,
-  defineTool,
-  freshStart,
-  newRunMeta,
-  runAgent,
-  type AgentConfig,
-} from 'logbook';
+import { FileStore, ScriptProvider, ToolRegistry, defineTool, startRun, type Agent } from 'logbook';
 import { TOOL_NAME, turn, toolUseId } from './lib/content.js';
 import { tempDir, type BenchOptions } from './lib/env.js';
 import { skipped, type Section } from './lib/report.js';
@@ -75,28 +64,15 @@ async function logbookRun(dir: string, round: number): Promise<Outcome> {
     defineTool({ name: TOOL_NAME, description: 'Read a file', input_schema: { type: 'object' }, run: () => turn(calls++).output }),
   ]);
   const provider = new ScriptProvider('bench', 'bench-script', turns);
-  const agent: AgentConfig = { provider, tools, system: SYSTEM, maxTokens: 4096, maxIterations: TURNS + 1, thinking: 'off', promptCache: false };
-  const fp = computeFingerprint({
-    provider: provider.id,
-    model: provider.model,
-    systemPrompt: SYSTEM,
-    tools: tools.definitions(),
-    thinkingMode: 'off',
-    maxTokens: 4096,
-    maxIterations: TURNS + 1,
-  });
+  const agent: Agent = { provider, tools, system: SYSTEM, maxTokens: 4096, maxIterations: TURNS + 1, thinking: 'off', promptCache: false };
   const id = `conversation-${round}`;
   const store = new FileStore(join(dir, 'runs'));
   return measured(
     () => [join(dir, 'runs', `${id}.jsonl`)],
     async () => {
-      const journal = await store.create(id, newRunMeta(id, fp, PROMPT, false));
-      try {
-        const result = await runAgent(agent, freshStart(PROMPT), { writer: new JournalWriter(journal), interactive: false });
-        if (result.reason !== 'completed' || result.counters.tool_calls !== TURNS) throw new Error(`logbook run ended ${result.reason}: ${result.message ?? ''}`);
-      } finally {
-        await journal.close();
-      }
+      const run = await startRun(store, agent, { id, prompt: PROMPT });
+      const result = await run.execute();
+      if (result.reason !== 'completed' || result.counters.tool_calls !== TURNS) throw new Error(`logbook run ended ${result.reason}: ${result.message ?? ''}`);
     },
   );
 }
@@ -209,7 +185,7 @@ export async function benchLangGraph(opts: BenchOptions): Promise<Section> {
       },
     ],
     notes: [
-      `Conversation: ${TURNS} turns (prose, one \`${TOOL_NAME}\` call, ~${bytes(turn(0).output.length)} of tool output) and a final answer; medians of ${rounds} alternating rounds. logbook: \`runAgent\` with the script provider and a function tool, journaled by the file store, which fsyncs every record (${2 * TURNS + 2} records). LangGraph.js: one \`invoke\` of a StateGraph (MessagesAnnotation; agent and tools nodes returning canned messages) with \`SqliteSaver\` as it configures itself (${theirs[0]?.pragma ?? ''}: WAL commits are not fsynced, so a power loss can lose the last checkpoints). "On disk" is the journal, or the database with its -wal and -shm files, when the run ends; "written" is what the process handed to write(2) meanwhile.`,
+      `Conversation: ${TURNS} turns (prose, one \`${TOOL_NAME}\` call, ~${bytes(turn(0).output.length)} of tool output) and a final answer; medians of ${rounds} alternating rounds. logbook: \`startRun\` and \`execute\` with the script provider and a function tool, journaled by the file store, which fsyncs every record (${2 * TURNS + 2} records). LangGraph.js: one \`invoke\` of a StateGraph (MessagesAnnotation; agent and tools nodes returning canned messages) with \`SqliteSaver\` as it configures itself (${theirs[0]?.pragma ?? ''}: WAL commits are not fsynced, so a power loss can lose the last checkpoints). "On disk" is the journal, or the database with its -wal and -shm files, when the run ends; "written" is what the process handed to write(2) meanwhile.`,
       `For reference, same run: LangGraph with \`synchronous=FULL\` (an fsync per commit, as durable as logbook's journal) ${side(full)}; the same graph without a checkpointer ${ms(perTurn(bare))}/turn.`,
     ],
   };

@@ -8,9 +8,9 @@ import { isLogbookError } from '../core/index.js';
 import { sanitizeLine } from '../render/index.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 
-/** --verbose anywhere before `--`, or LOGBOOK_DEBUG=1. */
-export function debugWanted(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): boolean {
-  if (env.LOGBOOK_DEBUG === '1') return true;
+/** --verbose anywhere before `--`, or LOGBOOK_DEBUG=1 (`debugEnv`). */
+export function debugWanted(argv: readonly string[], debugEnv: boolean): boolean {
+  if (debugEnv) return true;
   const end = argv.indexOf('--');
   return (end < 0 ? argv : argv.slice(0, end)).includes('--verbose');
 }

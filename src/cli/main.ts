@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
+import { readEnvironment, type Environment } from './environment.js';
 import { debugWanted, reportError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import { registerRunCommand } from './run-command.js';
@@ -29,7 +30,7 @@ function version(): string {
  * take a subcommand's option of the same name away from it (--verbose is read
  * by main from argv).
  */
-export function buildProgram(): Command {
+export function buildProgram(environment: Environment): Command {
   const program = new Command('logbook')
     .description('an agent runner whose every run is an append-only, resumable journal')
     .version(version(), '-V, --version')
@@ -37,8 +38,8 @@ export function buildProgram(): Command {
     .exitOverride()
     .configureOutput({ outputError: () => {} })
     .showSuggestionAfterError(true);
-  registerRunCommand(program);
-  registerSessionCommands(program);
+  registerRunCommand(program, environment);
+  registerSessionCommands(program, environment);
   return program;
 }
 
@@ -52,9 +53,10 @@ function quietOnClosedPipe(stream: NodeJS.WriteStream): void {
 
 export async function main(argv: string[]): Promise<void> {
   quietOnClosedPipe(process.stdout);
+  const environment = readEnvironment();
   try {
-    await buildProgram().parseAsync(argv, { from: 'user' });
+    await buildProgram(environment).parseAsync(argv, { from: 'user' });
   } catch (err) {
-    process.exitCode = reportError(err, { verbose: debugWanted(argv) });
+    process.exitCode = reportError(err, { verbose: debugWanted(argv, environment.debug) });
   }
 }

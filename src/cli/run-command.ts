@@ -5,9 +5,10 @@
  */
 import { Option, type Command } from 'commander';
 import { DEFAULT_CONFIG_FILE } from '../config/config.js';
+import type { Environment } from './environment.js';
 import type { RunFlags } from './run.js';
 
-export function registerRunCommand(program: Command): void {
+export function registerRunCommand(program: Command, environment: Environment): void {
   program
     .command('run')
     .description('run the agent on a prompt; journal it with --checkpoint, continue one with --resume')
@@ -25,6 +26,6 @@ export function registerRunCommand(program: Command): void {
     .option('--verbose', 'show thinking and per-turn usage; stack traces for unexpected errors')
     .action(async (words: string[], flags: RunFlags) => {
       const { executeRun } = await import('./run.js');
-      process.exitCode = await executeRun(words, flags);
+      process.exitCode = await executeRun(words, flags, environment);
     });
 }

@@ -9,6 +9,7 @@ import type { Command } from 'commander';
 import { DEFAULT_CONFIG_FILE, loadConfig, type LogbookConfig } from '../config/config.js';
 import { openStore } from '../store/registry.js';
 import type { Store } from '../store/store.js';
+import type { Environment } from './environment.js';
 
 export interface StoreFlags {
   /** --config FILE */
@@ -32,9 +33,9 @@ export function findConfig(path: string | undefined, cwd: string = process.cwd()
 }
 
 /** Opens the configured backend, or the file store when there is no config. */
-export function storeFor(options: { config?: LogbookConfig; stateDir?: string }): Promise<Store> {
-  const { config, stateDir } = options;
-  const context = { ...(stateDir !== undefined ? { stateDir } : {}) };
+export function storeFor(environment: Environment, options: { config?: LogbookConfig | undefined; stateDir?: string | undefined }): Promise<Store> {
+  const { config } = options;
+  const context = { stateDir: options.stateDir ?? environment.defaultStateDir };
   if (config === undefined) return openStore('file', {}, context);
   return openStore(config.session.backend, config.session.options, {
     ...context,
@@ -44,8 +45,8 @@ export function storeFor(options: { config?: LogbookConfig; stateDir?: string })
 }
 
 /** Runs `fn` with the store the flags select, and closes it after. */
-export async function withStore<T>(flags: StoreFlags, fn: (store: Store) => Promise<T>): Promise<T> {
-  const store = await storeFor({ config: findConfig(flags.config), ...(flags.stateDir !== undefined ? { stateDir: flags.stateDir } : {}) });
+export async function withStore<T>(environment: Environment, flags: StoreFlags, fn: (store: Store) => Promise<T>): Promise<T> {
+  const store = await storeFor(environment, { config: findConfig(flags.config), stateDir: flags.stateDir });
   try {
     return await fn(store);
   } finally {

@@ -19,11 +19,12 @@ export interface Terminal {
 export interface TerminalOptions {
   /** False from --no-color. */
   color?: boolean;
-  env?: NodeJS.ProcessEnv;
+  /** NO_COLOR and TERM are read from here. */
+  env: Readonly<Record<string, string | undefined>>;
 }
 
-export function colorWanted(stream: { isTTY?: boolean }, options: TerminalOptions = {}): boolean {
-  const env = options.env ?? process.env;
+export function colorWanted(stream: { isTTY?: boolean }, options: TerminalOptions): boolean {
+  const env = options.env;
   return stream.isTTY === true && options.color !== false && !env.NO_COLOR && env.TERM !== 'dumb';
 }
 
@@ -37,7 +38,7 @@ export const ansiStyle: Style = {
   note: (t) => sgr('33', t),
 };
 
-export function terminalFor(stream: { isTTY?: boolean; columns?: number }, options: TerminalOptions = {}): Terminal {
+export function terminalFor(stream: { isTTY?: boolean; columns?: number }, options: TerminalOptions): Terminal {
   const isTTY = stream.isTTY === true;
   const color = colorWanted(stream, options);
   return {

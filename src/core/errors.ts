@@ -7,8 +7,20 @@ export type ErrorCode =
   | 'not_found'
   | 'exists'
   | 'invalid_id'
+  /** A meta record that names another run than the one it is created as. */
+  | 'invalid_meta'
   | 'locked'
   | 'seq_gap'
+  /** An append to a journal that was already closed (a caller's mistake). */
+  | 'journal_closed'
+  /** A file system operation failed: read-only, full, permissions. */
+  | 'io'
+  /** A server the store needs did not answer: NATS down, no stream leader, a timeout. */
+  | 'unavailable'
+  /** A stream that is missing or cannot hold journals, with the `nats` command that fixes it. */
+  | 'stream_config'
+  /** The native lock addon is not built. */
+  | 'addon_missing'
   // reading and folding a journal
   | 'empty'
   | 'no_meta'
@@ -24,14 +36,11 @@ export type ErrorCode =
   | 'config'
   | 'unknown_backend'
   | 'backend_options'
-  | 'unavailable'
   // the agent
   | 'provider'
-  | 'tool'
   | 'interrupted'
-  // a run that stopped at one of its limits
-  | 'budget_spent'
-  | 'max_iterations';
+  /** Nothing foreseen: a bug. The original error is kept as the cause. */
+  | 'internal';
 
 export class LogbookError extends Error {
   override readonly name = 'LogbookError';

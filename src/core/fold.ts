@@ -12,6 +12,7 @@ import {
   type JournalRecord,
   type Message,
   type TerminalPayload,
+  type TerminalReason,
   type ToolResultBody,
 } from './records.js';
 
@@ -51,6 +52,15 @@ export interface RunState {
   last_stop_reason: string;
   /** The last terminal record, or null when none, or when the run went on after it. */
   terminal: TerminalPayload | null;
+  /** The seq of the last record folded in. */
+  last_seq: number;
+}
+
+/** Where a run stands by its last record: the terminal reason when it ends on one, else open (running, or crashed). */
+export type RunStatus = 'open' | TerminalReason;
+
+export function runStatus(last: JournalRecord | undefined): RunStatus {
+  return last !== undefined && 'terminal' in last ? last.terminal.reason : 'open';
 }
 
 export function zeroCounters(): Counters {
@@ -89,121 +99,119 @@ export function toolResultsMessage(results: readonly ToolResultBody[]): Message 
   return { role: 'user', content: results.map((r) => ({ tool_result: { ...r } })) };
 }
 
-/**
- * The assistant turn the fold has open. Its ids are arrays, not sets: a batch
- * holds a handful of calls, and a long journal opens one turn per record pair.
- */
-interface OpenTurn {
-  message: Message;
-  iteration: number;
-  stopReason: string;
-  toolUseIds: string[];
-  results: ToolResultBody[];
-  answered: string[];
-}
-
 function corrupt(message: string): never {
   throw new LogbookError('corrupt', message);
 }
 
-export function fold(records: readonly JournalRecord[]): RunState {
-  const first = records[0];
-  if (first === undefined) throw new LogbookError('empty', 'journal has no records');
+/**
+ * The state of a run that holds only its meta record: the prompt as its
+ * conversation, nothing spent. `corrupt`/`version`/`no_meta` when `first` cannot
+ * open a journal.
+ */
+export function initialState(first: JournalRecord): RunState {
   if (!('meta' in first)) throw new LogbookError('no_meta', `journal does not start with a meta record (seq ${first.seq} is ${payloadKind(first)})`);
   const meta = first.meta;
   if (meta.version !== VERSION) {
     throw new LogbookError('version', `journal is record format version ${meta.version}; this build reads only version ${VERSION}`);
   }
   if (first.seq !== 1) corrupt(`meta record has seq ${first.seq}, not 1`);
-
-  const messages = promptMessages(meta.prompt);
-  const counters = zeroCounters();
-  let open: OpenTurn | null = null;
-  let nextIteration = 0;
-  let lastStopReason = '';
-  let terminal: TerminalPayload | null = null;
-  let lastSeq = first.seq;
-
-  const commitOpen = (): void => {
-    if (open === null) return;
-    messages.push(open.message);
-    if (open.results.length > 0) messages.push(toolResultsMessage(open.results));
-    open = null;
-  };
-
-  for (let i = 1; i < records.length; i++) {
-    const rec = records[i]!;
-    if (rec.seq <= lastSeq) corrupt(`seq ${rec.seq} does not increase after seq ${lastSeq}`);
-    lastSeq = rec.seq;
-
-    if ('assistant' in rec) {
-      const a = rec.assistant;
-      commitOpen();
-      open = {
-        message: a.message,
-        iteration: a.iteration,
-        stopReason: a.stop_reason ?? '',
-        toolUseIds: toolUses(a.message).map((t) => t.id),
-        results: [],
-        answered: [],
-      };
-      counters.llm_calls++;
-      counters.in_tokens += a.in_tokens;
-      counters.out_tokens += a.out_tokens;
-      counters.cache_read_tokens += a.cache_read_tokens ?? 0;
-      counters.cache_create_tokens += a.cache_create_tokens ?? 0;
-      nextIteration = a.iteration + 1;
-      lastStopReason = a.stop_reason ?? '';
-      terminal = null;
-    } else if ('tool_result' in rec) {
-      const t = rec.tool_result;
-      const turn: OpenTurn | null = open;
-      if (turn === null) corrupt(`seq ${rec.seq}: tool result for ${t.tool_use_id} outside an assistant turn`);
-      if (!turn.toolUseIds.includes(t.tool_use_id)) corrupt(`seq ${rec.seq}: tool result for ${t.tool_use_id}, which the assistant turn did not call`);
-      if (turn.answered.includes(t.tool_use_id)) corrupt(`seq ${rec.seq}: second tool result for ${t.tool_use_id}`);
-      turn.results.push(t.result);
-      turn.answered.push(t.tool_use_id);
-      counters.tool_calls++;
-      if (t.remote) counters.remote_tool_calls++;
-      terminal = null;
-    } else if ('user' in rec) {
-      commitOpen();
-      appendUserMessage(messages, rec.user.message);
-      terminal = null;
-    } else if ('terminal' in rec) {
-      terminal = rec.terminal;
-    } else {
-      corrupt(`seq ${rec.seq}: a second meta record`);
-    }
-  }
-
-  let pending: PendingTurn | null = null;
-  const last: OpenTurn | null = open;
-  if (last !== null) {
-    if (last.answered.length === new Set(last.toolUseIds).size) {
-      commitOpen();
-    } else {
-      pending = {
-        assistant: last.message,
-        iteration: last.iteration,
-        stop_reason: last.stopReason,
-        results: last.results,
-        answered: last.answered,
-      };
-    }
-  }
-
   return {
     run_id: meta.run_id,
     version: meta.version,
     fingerprint: meta.fingerprint,
     prompt: meta.prompt,
     interactive: meta.interactive === true,
-    messages,
-    pending,
-    counters,
-    next_iteration: nextIteration,
-    last_stop_reason: lastStopReason,
-    terminal,
+    messages: promptMessages(meta.prompt),
+    pending: null,
+    counters: zeroCounters(),
+    next_iteration: 0,
+    last_stop_reason: '',
+    terminal: null,
+    last_seq: first.seq,
   };
+}
+
+/** Commits the pending turn as it stands: its message, then its results (journal order) as one user turn. */
+function commitPending(state: RunState): void {
+  const p = state.pending;
+  if (p === null) return;
+  state.messages.push(p.assistant);
+  if (p.results.length > 0) state.messages.push(toolResultsMessage(p.results));
+  state.pending = null;
+}
+
+/** Whether every tool_use of the turn has a result. */
+function isAnswered(p: PendingTurn): boolean {
+  for (const call of toolUses(p.assistant)) if (!p.answered.includes(call.id)) return false;
+  return true;
+}
+
+/** The tool_use ids of the last committed assistant turn, when the conversation ends on its results. */
+function lastCommittedCalls(state: RunState): string[] {
+  const m = state.messages;
+  const assistant = m[m.length - 2];
+  return m[m.length - 1]?.role === 'user' && assistant?.role === 'assistant' ? toolUses(assistant).map((t) => t.id) : [];
+}
+
+/**
+ * Applies one record to the state, in place, and returns it. After every record
+ * the state is the fold of the records so far: an assistant turn is committed to
+ * `messages` as soon as every one of its tool calls has a result (at once when
+ * it has none), and is `pending` until then. The live loop applies each record
+ * it makes durable with this same function, so its state is the fold.
+ */
+export function step(state: RunState, rec: JournalRecord): RunState {
+  if (rec.seq <= state.last_seq) corrupt(`seq ${rec.seq} does not increase after seq ${state.last_seq}`);
+  state.last_seq = rec.seq;
+
+  if ('assistant' in rec) {
+    const a = rec.assistant;
+    commitPending(state);
+    const c = state.counters;
+    c.llm_calls++;
+    c.in_tokens += a.in_tokens;
+    c.out_tokens += a.out_tokens;
+    c.cache_read_tokens += a.cache_read_tokens ?? 0;
+    c.cache_create_tokens += a.cache_create_tokens ?? 0;
+    state.next_iteration = a.iteration + 1;
+    state.last_stop_reason = a.stop_reason ?? '';
+    state.terminal = null;
+    state.pending = { assistant: a.message, iteration: a.iteration, stop_reason: a.stop_reason ?? '', results: [], answered: [] };
+    if (isAnswered(state.pending)) commitPending(state);
+  } else if ('tool_result' in rec) {
+    const t = rec.tool_result;
+    const turn = state.pending;
+    if (turn === null) {
+      if (lastCommittedCalls(state).includes(t.tool_use_id)) corrupt(`seq ${rec.seq}: second tool result for ${t.tool_use_id}`);
+      corrupt(`seq ${rec.seq}: tool result for ${t.tool_use_id} outside an assistant turn`);
+    }
+    if (turn.answered.includes(t.tool_use_id)) corrupt(`seq ${rec.seq}: second tool result for ${t.tool_use_id}`);
+    if (!toolUses(turn.assistant).some((call) => call.id === t.tool_use_id)) {
+      corrupt(`seq ${rec.seq}: tool result for ${t.tool_use_id}, which the assistant turn did not call`);
+    }
+    turn.results.push(t.result);
+    turn.answered.push(t.tool_use_id);
+    state.counters.tool_calls++;
+    if (t.remote) state.counters.remote_tool_calls++;
+    state.terminal = null;
+    if (isAnswered(turn)) commitPending(state);
+  } else if ('user' in rec) {
+    commitPending(state);
+    appendUserMessage(state.messages, rec.user.message);
+    state.terminal = null;
+  } else if ('terminal' in rec) {
+    state.terminal = rec.terminal;
+  } else {
+    corrupt(`seq ${rec.seq}: a second meta record`);
+  }
+  return state;
+}
+
+/** The whole resume position of a journal: its records reduced with `step`. Pure; no IO. */
+export function fold(records: readonly JournalRecord[]): RunState {
+  const first = records[0];
+  if (first === undefined) throw new LogbookError('empty', 'journal has no records');
+  let state = initialState(first);
+  for (let i = 1; i < records.length; i++) state = step(state, records[i]!);
+  return state;
 }

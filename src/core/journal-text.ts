@@ -1,53 +1,24 @@
 /**
- * Reading a JSON-lines journal: the torn-tail rule. It is valid only because a
- * journal is append-only and every line is made durable before the next is
- * written, so damage can only ever be at the end.
+ * Reading a JSON-lines journal: what a crash can leave at its end. It is valid
+ * only because a journal is append-only and every line is made durable before
+ * the next is written, so damage can only ever be at the end: blank lines, and
+ * one final line that is not even JSON (a torn write). Both are dropped; any
+ * other line is a record, and one that does not decode is corruption. Every
+ * reader and the repair before an append apply this one rule.
  */
 import { decodeRecord } from './codec.js';
 import { LogbookError, isLogbookError } from './errors.js';
 import type { JournalRecord } from './records.js';
 
-export interface ParsedJournal {
-  records: JournalRecord[];
-  /** Length, in UTF-16 units of the input, of the prefix holding whole records. */
-  goodLength: number;
-  /** The final line was unparsable and has been dropped. */
-  tornTail: boolean;
-  /** The final record has no terminating newline (a writer must add one before appending). */
+export interface JournalLines {
+  /** The whole lines, in order, without their newlines. */
+  lines: string[];
+  /** Length, in UTF-16 units of the input, of the prefix up to the end of the last kept line (its newline excluded). */
+  keptLength: number;
+  /** Lines were dropped from the end (blank ones, or a torn write). */
+  dropped: boolean;
+  /** The last kept line has no newline after it (a writer must add one before appending). */
   missingNewline: boolean;
-}
-
-/**
- * Decodes every line. An unparsable final line is a torn tail and is dropped; an
- * unparsable interior line is `corrupt`, and the error names its line number.
- * A record that parses as JSON but is not a valid record is corrupt wherever it is.
- */
-export function parseJournal(text: string, source = 'journal'): ParsedJournal {
-  const records: JournalRecord[] = [];
-  let start = 0;
-  let lineNo = 0;
-  let goodLength = 0;
-  while (start < text.length) {
-    lineNo++;
-    const nl = text.indexOf('\n', start);
-    const end = nl < 0 ? text.length : nl;
-    const line = text.slice(start, end);
-    const isLast = nl < 0 || nl === text.length - 1;
-    try {
-      records.push(decodeRecord(line));
-    } catch (err) {
-      if (isLast && isUnparsable(line)) {
-        return { records, goodLength, tornTail: true, missingNewline: false };
-      }
-      if (isLogbookError(err, 'version')) throw err;
-      const reason = err instanceof Error ? err.message : String(err);
-      throw new LogbookError('corrupt', `${source} line ${lineNo} is corrupt: ${reason}`, { cause: err });
-    }
-    if (nl < 0) return { records, goodLength: text.length, tornTail: false, missingNewline: true };
-    start = nl + 1;
-    goodLength = start;
-  }
-  return { records, goodLength, tornTail: false, missingNewline: false };
 }
 
 /** A line that is not even JSON: the shape of a torn write. */
@@ -58,4 +29,60 @@ export function isUnparsable(line: string): boolean {
   } catch {
     return true;
   }
+}
+
+const isBlank = (line: string): boolean => line.trim() === '';
+
+/** Splits journal text into its whole lines by the torn-tail rule above. */
+export function journalLines(text: string): JournalLines {
+  const lines: string[] = [];
+  let lastStart = 0;
+  let start = 0;
+  while (start < text.length) {
+    const nl = text.indexOf('\n', start);
+    const end = nl < 0 ? text.length : nl;
+    lines.push(text.slice(start, end));
+    lastStart = start;
+    start = end + 1;
+  }
+  const total = lines.length;
+  // Where line i starts, walking back from the last: each earlier line ends one newline before.
+  let at = lastStart;
+  let n = total;
+  const dropLast = (): void => {
+    n--;
+    at = n === 0 ? 0 : at - 1 - lines[n - 1]!.length;
+  };
+  while (n > 0 && isBlank(lines[n - 1]!)) dropLast();
+  if (n > 0 && isUnparsable(lines[n - 1]!)) dropLast();
+  lines.length = n;
+  const keptLength = n === 0 ? 0 : at + lines[n - 1]!.length;
+  return { lines, keptLength, dropped: n < total, missingNewline: n > 0 && keptLength === text.length };
+}
+
+/**
+ * Decodes a journal's whole lines. A line that does not decode is `corrupt`
+ * (wherever it is: damage at the end was dropped by journalLines), and the
+ * error names `source` and the line number.
+ */
+export function decodeLines(lines: readonly string[], source: string): JournalRecord[] {
+  const records: JournalRecord[] = new Array(lines.length);
+  for (let i = 0; i < lines.length; i++) records[i] = decodeLine(lines[i]!, `${source} line ${i + 1}`);
+  return records;
+}
+
+/** Decodes one stored line; a failure is `corrupt`, naming `where` (a meta of another version stays `version`). */
+export function decodeLine(line: string, where: string): JournalRecord {
+  try {
+    return decodeRecord(line);
+  } catch (err) {
+    if (isLogbookError(err, 'version')) throw err;
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new LogbookError('corrupt', `${where} is corrupt: ${reason}`, { cause: err });
+  }
+}
+
+/** Every record of journal text, by the torn-tail rule. */
+export function parseJournal(text: string, source = 'journal'): JournalRecord[] {
+  return decodeLines(journalLines(text).lines, source);
 }

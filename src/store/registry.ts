@@ -1,54 +1,35 @@
 /**
- * Session backends by name. Backends load lazily, so a command that uses the file
- * store never loads a NATS client. No identity is passed to a backend: a resume
- * must find its run whatever identity is active.
+ * Session backends by name. Built-in backends (builtin.ts) load lazily, so a
+ * command that uses the file store never loads a NATS client. No identity is
+ * passed to a backend: a resume must find its run whatever identity is active.
  */
 import { LogbookError } from '../core/index.js';
+import type { BackendContext, BackendFactory } from './backend.js';
+import { BUILTIN_BACKENDS } from './builtin.js';
+import { JournalStore } from './journal-store.js';
 import type { Store } from './store.js';
 
-export interface NatsSettings {
-  url: string;
-  /** A NATS credentials file. */
-  creds?: string;
-}
+const added = new Map<string, BackendFactory>();
 
-export interface BackendContext {
-  /** A state directory D: the file backend keeps journals in D/runs. */
-  stateDir?: string;
-  /** The directory of the config file, against which relative option paths resolve. */
-  configDir?: string;
-  /** Connection settings for backends that talk to NATS. */
-  nats?: NatsSettings;
-}
-
-/** Builds a store, decoding `options` strictly; invalid options fail here. */
-export type BackendFactory = (options: Record<string, unknown>, context: BackendContext) => Promise<Store>;
-
-const factories = new Map<string, BackendFactory>();
-
+/** Links a backend under a new name; a name already linked is refused, never replaced. */
 export function registerBackend(name: string, factory: BackendFactory): void {
-  factories.set(name, factory);
+  if (name in BUILTIN_BACKENDS || added.has(name)) {
+    throw new LogbookError('backend_options', `a session backend named "${name}" is already linked`);
+  }
+  added.set(name, factory);
 }
 
 /** The names of the linked backends, sorted. */
 export function backends(): string[] {
-  return [...factories.keys()].sort();
+  return [...Object.keys(BUILTIN_BACKENDS), ...added.keys()].sort();
 }
 
-export async function openStore(
-  name: string,
-  options: Record<string, unknown> = {},
-  context: BackendContext = {},
-): Promise<Store> {
-  const factory = factories.get(name);
+/** Builds the named backend from its options and wraps it in the journal rules. */
+export async function openStore(name: string, options: Record<string, unknown> = {}, context: BackendContext = {}): Promise<Store> {
+  const builtin = Object.hasOwn(BUILTIN_BACKENDS, name) ? BUILTIN_BACKENDS[name] : undefined;
+  const factory = builtin !== undefined ? await builtin() : added.get(name);
   if (factory === undefined) {
     throw new LogbookError('unknown_backend', `unknown session backend "${name}"; linked backends: ${backends().join(', ')}`);
   }
-  return factory(options, context);
+  return new JournalStore(await factory(options, context));
 }
-
-registerBackend('file', async (options, context) => (await import('./file/file-store.js')).fileStoreFromOptions(options, context));
-registerBackend('jetstream', async (options, context) =>
-  (await import('./jetstream/jetstream-store.js')).jetStreamStoreFromOptions(options, context),
-);
-registerBackend('memory', async (options) => (await import('./memory/memory-store.js')).memoryStoreFromOptions(options));

@@ -1,9 +1,9 @@
 /**
- * The one interface every session backend implements. A store keeps journals
- * (append-only record sequences) under run ids; all format rules live in the core,
- * and every backend calls the same ones (validateId, checkAppend, the codec).
+ * The store interface every caller uses. A store keeps journals (append-only
+ * record sequences) under run ids; JournalStore implements it once over any
+ * backend (backend.ts), so the journal rules are the same whatever keeps the bytes.
  */
-import { LogbookError, type JournalRecord, type MetaPayload, type Payload, type RunState, type TerminalReason } from '../core/index.js';
+import { LogbookError, type JournalRecord, type MetaPayload, type RunState, type RunStatus } from '../core/index.js';
 
 /** An open run, exclusively held for appending until closed. */
 export interface Journal {
@@ -11,12 +11,12 @@ export interface Journal {
   /** The seq of the last durable record; advanced only once a record is durable. */
   readonly lastSeq: number;
   /**
-   * Appends the record with this seq. A seq at or below lastSeq is a duplicate and
-   * is skipped; a gap is refused with `seq_gap`.
+   * Appends a record. A seq at or below lastSeq is a duplicate and is skipped; a
+   * gap is refused with `seq_gap`. Resolves once the record is durable.
    */
-  append(seq: number, payload: Payload): Promise<void>;
-  /** Every record, read back from the store. */
-  records(): Promise<JournalRecord[]>;
+  append(record: JournalRecord): Promise<void>;
+  /** Appends a stored line exactly as it is (a copy between stores), with the same seq rules. */
+  appendLine(line: string): Promise<void>;
   /** Releases the run. Safe to call more than once. */
   close(): Promise<void>;
 }
@@ -31,16 +31,16 @@ export interface LoadedRun {
   updated: string;
 }
 
-export type RunStatus = 'open' | TerminalReason | 'unreadable';
-
 export interface RunInfo {
   runId: string;
   created: string;
   updated: string;
   model: string;
   prompt: string;
-  /** The terminal reason of the last record, `open` when it is not a terminal. */
-  status: RunStatus;
+  /** Where the run stands by its last record, or `unreadable`. */
+  status: RunStatus | 'unreadable';
+  /** True when a writer holds the run now, where the backend can tell. */
+  held?: boolean;
   /** Why the run could not be read, when status is `unreadable`. */
   problem?: string;
 }
@@ -50,12 +50,20 @@ export interface Store {
   readonly backend: string;
   /** Where this store keeps runs, for people ("file store in /home/a/.local/state/logbook/runs"). */
   readonly location: string;
-  /** Creates a run with meta as seq 1 and returns it locked (`exists` if present). */
+  /** Creates a run with meta as seq 1 and returns it held (`exists` if present, `invalid_meta` if meta names another run). */
   create(id: string, meta: MetaPayload): Promise<Journal>;
-  /** Locks an existing run for appending (`not_found`, `locked`). */
+  /**
+   * Creates a run from stored lines, byte for byte (a copy between stores): the
+   * whole run or none of it. Aborting `signal` stops it (`interrupted`) and
+   * removes what was written.
+   */
+  createFromLines(id: string, lines: readonly string[], options?: { signal?: AbortSignal }): Promise<Journal>;
+  /** Holds an existing run for appending (`not_found`, `locked`). */
   open(id: string): Promise<Journal>;
-  /** Reads and folds without locking, so inspecting never blocks a running writer. */
+  /** Reads and folds without holding, so inspecting never blocks a running writer. */
   load(id: string): Promise<LoadedRun>;
+  /** A run's stored lines, exactly as stored. */
+  lines(id: string): Promise<string[]>;
   /** One entry per run, read without loading whole journals. */
   list(): Promise<RunInfo[]>;
   /** Removes a run; false when there was none. Refuses (`locked`) while a writer holds it. */

@@ -10,7 +10,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FileStore, encodeMessage, validateRecord, type LoadedRun } from '../../src/index.js';
-import { runCli, spawnCli, finished, type CliResult } from '../helpers/cli.js';
+import { CRASH_BIN, runCli, spawnCli, finished, type CliResult } from '../helpers/cli.js';
 import { FIVE_NOTES_SCRIPT, fiveNotesConfig, lines, turnsAsked } from '../helpers/five-notes.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -28,9 +28,10 @@ const NOTE =
   'if [ "$1" = "$SLOW_NOTE" ] && [ ! -e "$NOTES_FILE.slept" ]; then touch "$NOTES_FILE.slept"; sleep 30; fi; ' +
   'echo "noted $1"';
 
+/** A five-notes config on the crash-file backend: the file store, crashed where LOGBOOK_TEST_CRASH says. */
 function writeConfig(name: string, o: { system?: string; maxIterations?: number; extra?: string } = {}): string {
   const path = join(dir, `${name}.yaml`);
-  writeFileSync(path, fiveNotesConfig({ note: NOTE, ...o }));
+  writeFileSync(path, fiveNotesConfig({ note: NOTE, ...o, extra: `session: { backend: crash-file }\n${o.extra ?? ''}` }));
   return path;
 }
 
@@ -50,7 +51,7 @@ function witnesses(a: Attempt, env: Record<string, string> = {}): Record<string,
 }
 
 function run(a: Attempt, args: string[], env: Record<string, string> = {}, config = join(dir, 'agent.yaml')): Promise<CliResult> {
-  return runCli(['run', '--config', config, '--state-dir', stateDir, ...args], { cwd: dir, env: witnesses(a, env) });
+  return runCli(['run', '--config', config, '--state-dir', stateDir, ...args], { cwd: dir, env: witnesses(a, env), bin: CRASH_BIN });
 }
 
 let reference: LoadedRun;
@@ -82,7 +83,7 @@ describe('crash matrix', () => {
     it(`${mode}: every crash point resumes to the same conversation without paying twice`, async () => {
       for (let n = 1; n <= reference.records.length; n++) {
         const a = attempt(`${mode}-${n}`);
-        const crashed = await run(a, ['--name', a.id, 'Take five notes.'], { LOGBOOK_FAILPOINT: `${mode}:${n}` });
+        const crashed = await run(a, ['--name', a.id, 'Take five notes.'], { LOGBOOK_TEST_CRASH: `${mode}:${n}` });
         expect(crashed.signal, `${mode}:${n} should die by SIGKILL`).toBe('SIGKILL');
         const askedBeforeCrash = turnsAsked(a.turns);
         const notesBeforeCrash = lines(a.notes).length;
@@ -135,6 +136,7 @@ describe('suspend and resume by signal', () => {
     const child = spawnCli(['run', '--config', join(dir, 'agent.yaml'), '--state-dir', stateDir, '--name', a.id, 'Take five notes.'], {
       cwd: dir,
       env: witnesses(a, { SLOW_NOTE: 'b' }),
+      bin: CRASH_BIN,
     });
     const done = finished(child);
     const deadline = Date.now() + 20_000;
@@ -167,14 +169,14 @@ describe('resume gates through the command', () => {
     expect(again.stderr).toMatch(/^logbook: run gates already completed/m);
 
     const b = attempt('gates-b');
-    expect((await run(b, ['--name', b.id, 'Take five notes.'], { LOGBOOK_FAILPOINT: 'kill-after-seq:3' })).signal).toBe('SIGKILL');
+    expect((await run(b, ['--name', b.id, 'Take five notes.'], { LOGBOOK_TEST_CRASH: 'kill-after-seq:3' })).signal).toBe('SIGKILL');
     const chat = await run(b, ['--resume', b.id, '--chat']);
     expect(chat.code).toBe(1);
     expect(chat.stderr).toMatch(/one-shot run; resume it without --chat/);
 
     // Settings outside the fingerprint never block a resume: the prompt cache, the budget, the store.
     const c = attempt('gates-c');
-    expect((await run(c, ['--name', c.id, 'Take five notes.'], { LOGBOOK_FAILPOINT: 'kill-after-seq:3' })).signal).toBe('SIGKILL');
+    expect((await run(c, ['--name', c.id, 'Take five notes.'], { LOGBOOK_TEST_CRASH: 'kill-after-seq:3' })).signal).toBe('SIGKILL');
     const outside = writeConfig('outside', { extra: 'prompt_cache: true\nbudget: 1000000' });
     const allowed = await run(c, ['--resume', c.id], {}, outside);
     expect(allowed.stderr).not.toMatch(/^logbook:/m);

@@ -1,24 +1,20 @@
 /**
  * A program embedding logbook: everything here comes from the package's public
  * API. It registers a TypeScript function as a tool, journals a run in a file
- * store, suspends it in the middle of a tool batch and resumes it.
+ * store, suspends it in the middle of a tool batch and resumes it: each a
+ * start (or resume) and an execute, with no fingerprint typed by hand.
  */
 import { describe, expect, it } from 'vitest';
 import {
   FileStore,
-  JournalWriter,
   ScriptProvider,
   ToolRegistry,
-  computeFingerprint,
   defineTool,
-  freshStart,
-  newRunMeta,
   resumeRun,
-  resumeStart,
-  runAgent,
+  startRun,
   validateRecord,
   encodeRecord,
-  type AgentConfig,
+  type Agent,
 } from '../../src/index.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -46,30 +42,15 @@ describe('embedding logbook', () => {
       { tool_calls: [{ name: 'square', input: { n: 2 } }, { name: 'square', input: { n: 3 } }] },
       { text: 'The squares are 4 and 9.' },
     ]);
-    const agent: AgentConfig = { provider, tools, system: 's', maxTokens: 100, maxIterations: 5, thinking: 'off', promptCache: false };
-    const fingerprint = computeFingerprint({
-      provider: provider.id,
-      model: provider.model,
-      systemPrompt: agent.system,
-      tools: tools.definitions(),
-      thinkingMode: 'off',
-      maxTokens: 100,
-      maxIterations: 5,
-    });
+    const agent: Agent = { provider, tools, system: 's', maxTokens: 100, maxIterations: 5, thinking: 'off', promptCache: false };
 
-    const journal = await store.create('sq', newRunMeta('sq', fingerprint, 'Square 2 and 3', false));
-    const first = await runAgent(agent, freshStart('Square 2 and 3'), {
-      writer: new JournalWriter(journal),
-      interactive: false,
-      signal: suspend.signal,
-    });
-    await journal.close();
+    const run = await startRun(store, agent, { id: 'sq', prompt: 'Square 2 and 3' });
+    const first = await run.execute({ signal: suspend.signal });
     expect(first).toMatchObject({ reason: 'suspended', interrupted: true });
     expect((await store.load('sq')).state.pending?.answered).toHaveLength(1);
 
-    const resumed = await resumeRun(store, 'sq', { fingerprint, interactive: false, force: false });
-    const result = await runAgent(agent, resumeStart(resumed.state), { writer: new JournalWriter(resumed.journal), interactive: false });
-    await resumed.journal.close();
+    const resumed = await resumeRun(store, agent, 'sq');
+    const result = await resumed.execute();
     expect(result.finalText).toBe('The squares are 4 and 9.');
     expect(calls).toEqual([2, 3]);
     for (const record of (await store.load('sq')).records) expect(validateRecord(encodeRecord(record))).toEqual({ valid: true });

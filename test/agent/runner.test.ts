@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { JournalWriter } from '../../src/agent/journal-writer.js';
+import { RESUME_REMINDER, fingerprintOf, type Agent } from '../../src/agent/agent.js';
 import type { ModelRequest, Provider } from '../../src/agent/provider.js';
 import { ScriptProvider } from '../../src/agent/providers/script.js';
-import { RESUME_REMINDER, runAgent, type AgentConfig, type RunObserver } from '../../src/agent/runner.js';
-import { freshStart, newRunMeta, resumeRun, resumeStart } from '../../src/agent/session.js';
+import { newRunMeta, resumeRun, startRun } from '../../src/agent/run.js';
+import type { LoopOptions, RunObserver } from '../../src/agent/runner.js';
 import { ToolRegistry } from '../../src/agent/tools/registry.js';
 import { defineTool } from '../../src/agent/tools/tool.js';
+import { at } from '../helpers/records.js';
 import {
   LogbookError,
   MemoryStore,
-  computeFingerprint,
   fold,
   payloadKind,
   type JournalRecord,
@@ -19,8 +19,8 @@ import {
 type Turn = ConstructorParameters<typeof ScriptProvider>[2] extends (infer T)[] | undefined ? T : never;
 
 /** A script provider that also remembers every request it was sent. */
-function scripted(turns: Turn[]): ScriptProvider & { requests: ModelRequest[] } {
-  const p = new ScriptProvider('script-model', 'test-script', turns) as ScriptProvider & { requests: ModelRequest[] };
+function scripted(turns: Turn[], model = 'script-model'): ScriptProvider & { requests: ModelRequest[] } {
+  const p = new ScriptProvider(model, 'test-script', turns) as ScriptProvider & { requests: ModelRequest[] };
   p.requests = [];
   const complete = p.complete.bind(p);
   p.complete = async (req, obs) => {
@@ -41,15 +41,20 @@ const echo = (log: string[]) =>
     },
   });
 
-function config(provider: Provider, tools: ToolRegistry, extra: Partial<AgentConfig> = {}): AgentConfig {
+function config(provider: Provider, tools: ToolRegistry, extra: Partial<Agent> = {}): Agent {
   return { provider, tools, system: 'be brief', maxTokens: 100, maxIterations: 10, thinking: 'off', promptCache: false, ...extra };
 }
 
-const fingerprint = (tools: ToolRegistry, extra = {}) =>
-  computeFingerprint({ provider: 'script', model: 'script-model', systemPrompt: 'be brief', tools: tools.definitions(), thinkingMode: 'off', maxTokens: 100, maxIterations: 10, ...extra });
-
+/** Journals a run's meta as if the agent with these tools started it, for tests that write its records by hand. */
 async function started(store: Store, id: string, tools: ToolRegistry, prompt: string, interactive = false) {
-  return store.create(id, newRunMeta(id, fingerprint(tools), prompt, interactive));
+  return store.create(id, newRunMeta(id, fingerprintOf(config(scripted([]), tools)), prompt, interactive));
+}
+
+/** Starts a run and executes it: the two calls an embedding program makes. */
+async function run(store: Store | null, agent: Agent, prompt: string, options: LoopOptions & { id?: string; interactive?: boolean } = {}) {
+  const { id, interactive, ...loop } = options;
+  const started = await startRun(store, agent, { prompt, ...(id !== undefined ? { id } : {}), ...(interactive ? { interactive } : {}) });
+  return started.execute(loop);
 }
 
 const kinds = (records: JournalRecord[]) => records.map((r) => payloadKind(r));
@@ -64,12 +69,7 @@ describe('the agent loop', () => {
     const store = new MemoryStore();
     const ran: string[] = [];
     const tools = new ToolRegistry([echo(ran)]);
-    const journal = await started(store, 'r', tools, 'say three things');
-    const result = await runAgent(config(scripted(batchThenAnswer), tools), freshStart('say three things'), {
-      writer: new JournalWriter(journal),
-      interactive: false,
-    });
-    await journal.close();
+    const result = await run(store, config(scripted(batchThenAnswer), tools), 'say three things', { id: 'r' });
     expect(result.reason).toBe('completed');
     expect(result.finalText).toBe('All three said something.');
     expect(ran).toEqual(['one', 'two', 'three']);
@@ -91,11 +91,7 @@ describe('the agent loop', () => {
       },
     });
     const tools = new ToolRegistry([probe]);
-    const journal = await started(store, 'd', tools, 'p');
-    await runAgent(config(scripted([{ tool_calls: [{ name: 'echo' }, { name: 'echo' }] }, { text: 'done' }]), tools), freshStart('p'), {
-      writer: new JournalWriter(journal),
-      interactive: false,
-    });
+    await run(store, config(scripted([{ tool_calls: [{ name: 'echo' }, { name: 'echo' }] }, { text: 'done' }]), tools), 'p', { id: 'd' });
     expect(seen).toEqual([
       ['meta', 'assistant'],
       ['meta', 'assistant', 'tool_result'],
@@ -104,7 +100,7 @@ describe('the agent loop', () => {
 
   it('runs without a journal at all', async () => {
     const tools = new ToolRegistry([echo([])]);
-    const result = await runAgent(config(scripted(batchThenAnswer), tools), freshStart('p'), { writer: new JournalWriter(null), interactive: false });
+    const result = await run(null, config(scripted(batchThenAnswer), tools), 'p');
     expect(result.reason).toBe('completed');
     expect(result.counters).toMatchObject({ llm_calls: 2, tool_calls: 3 });
   });
@@ -112,7 +108,7 @@ describe('the agent loop', () => {
   it('turns bad tool calls into error results the model sees', async () => {
     const tools = new ToolRegistry([echo([])]);
     const provider = scripted([{ tool_calls: [{ name: 'nope' }, { name: 'echo', input: { say: 5 } }] }, { text: 'ok' }]);
-    const result = await runAgent(config(provider, tools), freshStart('p'), { writer: new JournalWriter(null), interactive: false });
+    const result = await run(null, config(provider, tools), 'p');
     expect(result.reason).toBe('completed');
     const results = provider.requests[1]!.messages.at(-1)!.content.map((b) => ('tool_result' in b ? b.tool_result : null));
     expect(results[0]).toMatchObject({ is_error: true, content: expect.stringContaining('unknown tool "nope"') });
@@ -123,14 +119,12 @@ describe('the agent loop', () => {
     const store = new MemoryStore();
     const tools = new ToolRegistry([echo([])]);
     const loop = Array.from({ length: 5 }, () => ({ tool_calls: [{ name: 'echo', input: { say: 'again' } }], usage: { input: 50, output: 50 } }));
-    const j1 = await started(store, 'cap', tools, 'p');
-    const capped = await runAgent(config(scripted(loop), tools, { maxIterations: 2 }), freshStart('p'), { writer: new JournalWriter(j1), interactive: false });
+    const capped = await run(store, config(scripted(loop), tools, { maxIterations: 2 }), 'p', { id: 'cap' });
     expect(capped.reason).toBe('max_iterations');
     expect((await store.load('cap')).state.terminal?.reason).toBe('max_iterations');
     expect(capped.counters.llm_calls).toBe(2);
 
-    const j2 = await started(store, 'budget', tools, 'p');
-    const broke = await runAgent(config(scripted(loop), tools, { budget: 250 }), freshStart('p'), { writer: new JournalWriter(j2), interactive: false });
+    const broke = await run(store, config(scripted(loop), tools, { budget: 250 }), 'p', { id: 'budget' });
     expect(broke.reason).toBe('budget');
     expect(broke.counters.llm_calls).toBe(3); // 300 tokens spent when the check stops the 4th call
     expect((await store.load('budget')).state.terminal).toMatchObject({ reason: 'budget', message: expect.stringContaining('250') });
@@ -144,21 +138,20 @@ describe('the agent loop', () => {
         throw new LogbookError('provider', 'anthropic refused the request (401 authentication_error): invalid x-api-key');
       },
     };
-    const result = await runAgent(config(failing, new ToolRegistry([])), freshStart('p'), { writer: new JournalWriter(null), interactive: false });
-    expect(result).toMatchObject({ reason: 'error', code: 'provider', message: expect.stringContaining('401') });
+    const result = await run(null, config(failing, new ToolRegistry([])), 'p');
+    expect(result).toMatchObject({ reason: 'error', error: { code: 'provider' }, message: expect.stringContaining('401') });
   });
 
   it('chats: journals each typed follow-up, ends on /exit, and folds to the live conversation', async () => {
     const store = new MemoryStore();
     const tools = new ToolRegistry([echo([])]);
     const lines = ['first question', '', 'second', '/exit'];
-    const journal = await started(store, 'chat', tools, 'hello', true);
-    const result = await runAgent(
+    const result = await run(
+      store,
       config(scripted([{ text: 'hi' }, { tool_calls: [{ name: 'echo', input: { say: 'x' } }] }, { text: 'answer one' }, { text: 'answer two' }]), tools),
-      freshStart('hello'),
-      { writer: new JournalWriter(journal), interactive: true, input: { next: async () => lines.shift() ?? null } },
+      'hello',
+      { id: 'chat', interactive: true, input: { next: async () => lines.shift() ?? null } },
     );
-    await journal.close();
     expect(result).toMatchObject({ reason: 'suspended', interrupted: false, finalText: 'answer two' });
     const { records, state } = await store.load('chat');
     expect(kinds(records)).toEqual(['meta', 'assistant', 'user', 'assistant', 'tool_result', 'assistant', 'user', 'assistant', 'terminal']);
@@ -177,12 +170,7 @@ describe('the agent loop', () => {
       },
     });
     const tools = new ToolRegistry([slow]);
-    const journal = await started(store, 'sig', tools, 'p');
-    const result = await runAgent(config(scripted(batchThenAnswer), tools), freshStart('p'), {
-      writer: new JournalWriter(journal),
-      interactive: false,
-      signal: ac.signal,
-    });
+    const result = await run(store, config(scripted(batchThenAnswer), tools), 'p', { id: 'sig', signal: ac.signal });
     expect(result).toMatchObject({ reason: 'suspended', interrupted: true });
     const { records, state } = await store.load('sig');
     expect(kinds(records)).toEqual(['meta', 'assistant', 'terminal']);
@@ -195,8 +183,8 @@ describe('resume', () => {
     // A run that died after the assistant turn and the first of its three results.
     const journal = await started(store, 'res', tools, 'say three things');
     const first = await scripted(batchThenAnswer).complete({ system: '', messages: [], tools: [], maxTokens: 1, thinking: 'off', promptCache: false });
-    await journal.append(2, { assistant: { iteration: 0, message: first.message, stop_reason: 'tool_use', in_tokens: 1, out_tokens: 1 } });
-    await journal.append(3, { tool_result: { tool_use_id: 'toolu_0_0', result: { tool_use_id: 'toolu_0_0', content: 'echo: one (journaled)' } } });
+    await journal.append(at(2, { assistant: { iteration: 0, message: first.message, stop_reason: 'tool_use', in_tokens: 1, out_tokens: 1 } }));
+    await journal.append(at(3, { tool_result: { tool_use_id: 'toolu_0_0', result: { tool_use_id: 'toolu_0_0', content: 'echo: one (journaled)' } } }));
     await journal.close();
   }
 
@@ -205,16 +193,11 @@ describe('resume', () => {
     const ran: string[] = [];
     const tools = new ToolRegistry([echo(ran)]);
     await interruptedBatch(store, tools);
-    const resumed = await resumeRun(store, 'res', { fingerprint: fingerprint(tools), interactive: false, force: false });
     const provider = scripted(batchThenAnswer);
+    const resumed = await resumeRun(store, config(provider, tools), 'res');
     const observed: string[] = [];
     const observer: RunObserver = { toolReused: (c) => observed.push(`reused ${c.id}`), toolStart: (c) => observed.push(`ran ${c.id}`) };
-    const result = await runAgent(config(provider, tools), resumeStart(resumed.state), {
-      writer: new JournalWriter(resumed.journal),
-      interactive: false,
-      observer,
-    });
-    await resumed.journal.close();
+    const result = await resumed.execute({ observer });
     expect(result.reason).toBe('completed');
     expect(ran).toEqual(['two', 'three']);
     expect(observed).toEqual(['reused toolu_0_0', 'ran toolu_0_1', 'ran toolu_0_2']);
@@ -236,11 +219,10 @@ describe('resume', () => {
     const store = new MemoryStore();
     const tools = new ToolRegistry([echo([])]);
     const journal = await started(store, 'done', tools, 'p');
-    await journal.append(2, { assistant: { iteration: 0, message: { role: 'assistant', content: [{ text: { text: 'the answer' } }] }, stop_reason: 'end_turn', in_tokens: 1, out_tokens: 1 } });
+    await journal.append(at(2, { assistant: { iteration: 0, message: { role: 'assistant', content: [{ text: { text: 'the answer' } }] }, stop_reason: 'end_turn', in_tokens: 1, out_tokens: 1 } }));
     await journal.close();
-    const resumed = await resumeRun(store, 'done', { fingerprint: fingerprint(tools), interactive: false, force: false });
     const provider = scripted([]);
-    const result = await runAgent(config(provider, tools), resumeStart(resumed.state), { writer: new JournalWriter(resumed.journal), interactive: false });
+    const result = await (await resumeRun(store, config(provider, tools), 'done')).execute();
     expect(result).toMatchObject({ reason: 'completed', finalText: 'the answer' });
     expect(provider.requests).toHaveLength(0);
   });
@@ -250,20 +232,18 @@ describe('resume', () => {
     const tools = new ToolRegistry([echo([])]);
     const journal = await started(store, 'c', tools, 'hello', true);
     for (let i = 0; i < 3; i++) {
-      await journal.append(journal.lastSeq + 1, { assistant: { iteration: i, message: { role: 'assistant', content: [{ text: { text: `reply ${i}` } }] }, stop_reason: 'end_turn', in_tokens: 1, out_tokens: 1 } });
-      await journal.append(journal.lastSeq + 1, { user: { message: { role: 'user', content: [{ text: { text: `more ${i}` } }] } } });
+      await journal.append(at(journal.lastSeq + 1, { assistant: { iteration: i, message: { role: 'assistant', content: [{ text: { text: `reply ${i}` } }] }, stop_reason: 'end_turn', in_tokens: 1, out_tokens: 1 } }));
+      await journal.append(at(journal.lastSeq + 1, { user: { message: { role: 'user', content: [{ text: { text: `more ${i}` } }] } } }));
     }
-    await journal.append(journal.lastSeq + 1, { assistant: { iteration: 3, message: { role: 'assistant', content: [{ text: { text: 'reply 3' } }] }, stop_reason: 'end_turn', in_tokens: 1, out_tokens: 1 } });
-    await journal.append(journal.lastSeq + 1, { terminal: { reason: 'suspended' } });
+    await journal.append(at(journal.lastSeq + 1, { assistant: { iteration: 3, message: { role: 'assistant', content: [{ text: { text: 'reply 3' } }] }, stop_reason: 'end_turn', in_tokens: 1, out_tokens: 1 } }));
+    await journal.append(at(journal.lastSeq + 1, { terminal: { reason: 'suspended' } }));
     await journal.close();
 
-    const resumed = await resumeRun(store, 'c', { fingerprint: fingerprint(tools, { maxIterations: 2 }), interactive: true, force: true });
     const turns: Turn[] = [...Array(4).fill({ text: 'unused' }), { tool_calls: [{ name: 'echo', input: { say: 'a' } }] }, { text: 'after one tool' }];
     const provider = scripted(turns);
+    const resumed = await resumeRun(store, config(provider, tools, { maxIterations: 2 }), 'c', { interactive: true, force: true });
     let asked = 0;
-    const result = await runAgent(config(provider, tools, { maxIterations: 2 }), resumeStart(resumed.state), {
-      writer: new JournalWriter(resumed.journal),
-      interactive: true,
+    const result = await resumed.execute({
       input: {
         next: async () => {
           asked++;
@@ -281,9 +261,9 @@ describe('resume', () => {
     const store = new MemoryStore();
     const tools = new ToolRegistry([echo([])]);
     await interruptedBatch(store, tools);
-    const resumed = await resumeRun(store, 'res', { fingerprint: fingerprint(tools, { maxIterations: 1 }), interactive: false, force: true });
     const provider = scripted(batchThenAnswer);
-    const result = await runAgent(config(provider, tools, { maxIterations: 1 }), resumeStart(resumed.state), { writer: new JournalWriter(resumed.journal), interactive: false });
+    const resumed = await resumeRun(store, config(provider, tools, { maxIterations: 1 }), 'res', { interactive: false, force: true });
+    const result = await resumed.execute();
     expect(result.reason).toBe('max_iterations');
     expect(provider.requests).toHaveLength(0);
   });
@@ -292,12 +272,12 @@ describe('resume', () => {
     const store = new MemoryStore();
     const tools = new ToolRegistry([]);
     const journal = await started(store, 'paused', tools, 'search');
-    await journal.append(2, { assistant: { iteration: 0, message: { role: 'assistant', content: [{ text: { text: 'searching' } }] }, stop_reason: 'pause_turn', in_tokens: 1, out_tokens: 1 } });
+    await journal.append(at(2, { assistant: { iteration: 0, message: { role: 'assistant', content: [{ text: { text: 'searching' } }] }, stop_reason: 'pause_turn', in_tokens: 1, out_tokens: 1 } }));
     await journal.close();
-    const resumed = await resumeRun(store, 'paused', { fingerprint: fingerprint(tools), interactive: false, force: false });
-    expect(resumed.warnings.join()).toMatch(/paused turn/);
     const provider = scripted([{ text: 'unused' }, { text: 'continued' }]);
-    const result = await runAgent(config(provider, tools), resumeStart(resumed.state), { writer: new JournalWriter(resumed.journal), interactive: false });
+    const resumed = await resumeRun(store, config(provider, tools), 'paused');
+    expect(resumed.warnings.join()).toMatch(/paused turn/);
+    const result = await resumed.execute();
     expect(result.finalText).toBe('continued');
     expect(provider.requests[0]!.messages.at(-1)!.role).toBe('assistant'); // the paused turn is sent back to be continued
     expect(fold((await store.load('paused')).records).terminal?.reason).toBe('completed');
@@ -308,8 +288,8 @@ describe('resume', () => {
     const tools = new ToolRegistry([echo([])]);
     await interruptedBatch(store, tools);
     const writer = await store.open('res'); // someone else is running it
-    await expect(resumeRun(store, 'res', { fingerprint: fingerprint(tools, { model: 'other' }), interactive: false, force: false })).rejects.toMatchObject({ code: 'config_drift' });
-    await expect(resumeRun(store, 'res', { fingerprint: fingerprint(tools), interactive: false, force: false })).rejects.toMatchObject({ code: 'locked' });
+    await expect(resumeRun(store, config(scripted([], 'other'), tools), 'res')).rejects.toMatchObject({ code: 'config_drift' });
+    await expect(resumeRun(store, config(scripted([]), tools), 'res')).rejects.toMatchObject({ code: 'locked' });
     await writer.close();
   });
 });

@@ -2,6 +2,7 @@ import { CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readEnvironment } from '../../src/cli/environment.js';
 import { debugWanted, reportError } from '../../src/cli/errors.js';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { LogbookError } from '../../src/index.js';
@@ -42,10 +43,10 @@ describe('reportError', () => {
   });
 
   it('wants the stack for --verbose before --, or LOGBOOK_DEBUG=1', () => {
-    expect(debugWanted(['session', 'ls', '--verbose'], {})).toBe(true);
-    expect(debugWanted(['run', '--', '--verbose'], {})).toBe(false);
-    expect(debugWanted([], { LOGBOOK_DEBUG: '1' })).toBe(true);
-    expect(debugWanted([], {})).toBe(false);
+    expect(debugWanted(['session', 'ls', '--verbose'], readEnvironment({}).debug)).toBe(true);
+    expect(debugWanted(['run', '--', '--verbose'], readEnvironment({}).debug)).toBe(false);
+    expect(debugWanted([], readEnvironment({ LOGBOOK_DEBUG: '1' }).debug)).toBe(true);
+    expect(debugWanted([], readEnvironment({}).debug)).toBe(false);
   });
 });
 

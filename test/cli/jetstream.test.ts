@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { streamAddCommand } from '../../src/store/jetstream/binding.js';
-import { runCli, spawnCli, finished, type CliResult } from '../helpers/cli.js';
+import { runCli, runCrashing, spawnCli, finished, type CliResult } from '../helpers/cli.js';
 import { FIVE_NOTES_SCRIPT, fiveNotesConfig, lines, turnsAsked } from '../helpers/five-notes.js';
 import { FIXTURES_DIR } from '../helpers/fixtures.js';
 import { addStream, journalStream } from '../helpers/jetstream.js';
@@ -131,7 +131,7 @@ describe.skipIf(!nats.enabled)('the logbook command on the jetstream backend', (
   it('a run killed mid-batch is listed open with its in-flight batch, and resumes reusing what was journaled, dialing once', async () => {
     const a = attempt('killed');
     // meta, the first assistant turn and note a's result are durable; then SIGKILL.
-    const killed = await cli(['run', '--config', js, '--name', a.id, PROMPT], { ...a.env, LOGBOOK_FAILPOINT: 'kill-after-seq:3' });
+    const killed = await runCrashing(['run', '--config', js, '--name', a.id, PROMPT], 'kill-after-seq:3', { cwd: dir, env: a.env, timeoutMs: 60_000 });
     expect(killed.signal).toBe('SIGKILL');
     expect(lines(a.notes)).toEqual(['a']);
     expect(turnsAsked(a.turns)).toEqual([0]);
@@ -166,7 +166,7 @@ describe.skipIf(!nats.enabled)('the logbook command on the jetstream backend', (
     const back = tempDir();
     // An open run written by the command (killed mid-way through the second batch), and a fixture full of escapes and raw numbers.
     const a = attempt('moved');
-    const killed = await cli(['run', '--config', file, '--state-dir', from, '--name', a.id, PROMPT], { ...a.env, LOGBOOK_FAILPOINT: 'kill-after-seq:6' });
+    const killed = await runCrashing(['run', '--config', file, '--state-dir', from, '--name', a.id, PROMPT], 'kill-after-seq:6', { cwd: dir, env: a.env, timeoutMs: 60_000 });
     expect(killed.signal).toBe('SIGKILL');
     writeFileSync(join(from, 'runs', 'escapes-and-raw.jsonl'), readFileSync(join(FIXTURES_DIR, 'runs', 'escapes-and-raw.jsonl')));
 

@@ -5,11 +5,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RESUME_REMINDER } from '../../src/agent/runner.js';
+import { RESUME_REMINDER } from '../../src/agent/agent.js';
 import { FileStore, validateRecord } from '../../src/index.js';
 import { FakeAnthropic, rawJson } from '../helpers/fake-anthropic.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCrashing } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const dir = tempDir('logbook-providers-');
@@ -58,10 +58,7 @@ describe('logbook run with the anthropic provider', () => {
     const cfg = config('anthropic', 'provider: anthropic\nmodel: claude-test\nprompt_cache: true\n');
     anthropic.reset();
     anthropic.reply(toolTurn);
-    const crashed = await runCli(['run', '--config', cfg, '--state-dir', stateDir, '--name', 'a1', 'say hi'], {
-      cwd: dir,
-      env: { ...env(), LOGBOOK_FAILPOINT: 'kill-after-seq:2' },
-    });
+    const crashed = await runCrashing(['run', '--config', cfg, '--state-dir', stateDir, '--name', 'a1', 'say hi'], 'kill-after-seq:2', { cwd: dir, env: env() });
     expect(crashed.signal).toBe('SIGKILL');
     const journal = readFileSync(join(stateDir, 'runs', 'a1.jsonl'), 'utf8');
     expect(journal).toContain('"input":{"text":"hi","n":1.0,"big":12345678901234567890}');
@@ -93,10 +90,7 @@ describe('logbook run with the anthropic provider', () => {
     anthropic.reset();
     anthropic.reply(toolTurn);
     const cfg = config('anthropic2', 'provider: anthropic\nmodel: claude-test\n');
-    const crashed = await runCli(['run', '--config', cfg, '--state-dir', stateDir, '--name', 'a2', 'say hi'], {
-      cwd: dir,
-      env: { ...env(), LOGBOOK_FAILPOINT: 'kill-after-seq:2' },
-    });
+    const crashed = await runCrashing(['run', '--config', cfg, '--state-dir', stateDir, '--name', 'a2', 'say hi'], 'kill-after-seq:2', { cwd: dir, env: env() });
     expect(crashed.signal).toBe('SIGKILL');
     const other = config('openai', `provider: openai\nmodel: claude-test\nbase_url: ${openai.origin}/v1\n`);
     const refused = await runCli(['run', '--config', other, '--state-dir', stateDir, '--resume', 'a2', '--force'], { cwd: dir, env: env() });

@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, parseConfig } from '../../src/config/config.js';
-import { toolsFromConfig } from '../../src/cli/wiring.js';
+import { toolsFromConfig } from '../../src/config/agent.js';
 
 const examples = resolve(__dirname, '../../examples');
 

@@ -4,7 +4,7 @@ import { fixtures } from '../helpers/fixtures.js';
 
 function state(name: string): RunState {
   const fx = fixtures().find((f) => f.name === name)!;
-  return fold(parseJournal(fx.journal).records);
+  return fold(parseJournal(fx.journal));
 }
 
 function refusal(fn: () => void): { code: string; message: string } | null {

@@ -3,10 +3,17 @@
  * child process, the way a person or a script would.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const BIN = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/logbook');
+
+/**
+ * The command with the `crash-file` and `crash-jetstream` backends linked
+ * (crash-bin.mjs): a config naming one of them crashes where LOGBOOK_TEST_CRASH says.
+ */
+export const CRASH_BIN = resolve(dirname(fileURLToPath(import.meta.url)), 'crash-bin.mjs');
 
 export interface CliResult {
   code: number | null;
@@ -23,12 +30,14 @@ export interface CliOptions {
   input?: string;
   /** The child is killed after this long (a test bound, not an assertion). */
   timeoutMs?: number;
+  /** The entry point to run; BIN unless given. */
+  bin?: string;
 }
 
 export function spawnCli(args: string[], options: CliOptions = {}): ChildProcess {
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NO_COLOR: '1' };
   for (const [k, v] of Object.entries(options.env ?? {})) if (v !== undefined) env[k] = v;
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [options.bin ?? BIN, ...args], { cwd: options.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
   child.stdin!.end(options.input ?? '');
   return child;
 }
@@ -50,4 +59,28 @@ export function finished(child: ChildProcess, timeoutMs = 30_000): Promise<CliRe
 
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   return finished(spawnCli(args, options), options.timeoutMs);
+}
+
+/**
+ * A copy of the config at `path` (beside it) whose session backend is the crashing
+ * twin of its own: crash-jetstream for jetstream, else crash-file. Run it with
+ * CRASH_BIN; nothing else in it changes, so its runs resume under the original.
+ */
+export function crashingConfig(path: string): string {
+  const text = readFileSync(path, 'utf8');
+  const crashing = /backend:\s*jetstream\b/.test(text)
+    ? text.replace(/backend:\s*jetstream\b/, 'backend: crash-jetstream')
+    : `${text}\nsession: { backend: crash-file }\n`;
+  const out = path.replace(/(\.ya?ml)?$/, '.crash.yaml');
+  writeFileSync(out, crashing);
+  return out;
+}
+
+/** Runs `args` (which name `--config FILE`) with FILE's crashing twin, crashing where `crash` says. */
+export function runCrashing(args: string[], crash: string, options: CliOptions = {}): Promise<CliResult> {
+  const i = args.indexOf('--config');
+  if (i < 0) throw new Error('runCrashing needs --config FILE among the arguments');
+  const crashArgs = [...args];
+  crashArgs[i + 1] = crashingConfig(args[i + 1]!);
+  return runCli(crashArgs, { ...options, bin: CRASH_BIN, env: { ...options.env, LOGBOOK_TEST_CRASH: crash } });
 }

@@ -5,7 +5,7 @@
  */
 import { jetstreamManager, type StreamConfig } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { JetStreamStore } from '../../src/index.js';
+import { JetStreamBackend, JetStreamStore } from '../../src/index.js';
 
 /** A configuration fit for journals, with `overrides` applied. */
 export function journalStream(name: string, prefix: string, overrides: Partial<StreamConfig> = {}): Partial<StreamConfig> & { name: string } {
@@ -38,4 +38,12 @@ export async function freshJetStreamStore(url: string, timeoutMs = 2_000, overri
   const stream = `LOGBOOK_T${n}`;
   await addStream(url, journalStream(stream, `t${n}.runs`, overrides));
   return JetStreamStore.connect({ stream, nats: { url }, timeoutMs });
+}
+
+/** A backend on a stream of its own; requests bounded by `timeoutMs`. */
+export async function freshJetStreamBackend(url: string, timeoutMs = 2_000): Promise<JetStreamBackend> {
+  const n = `${process.pid}_${streams++}`;
+  const stream = `LOGBOOK_B${n}`;
+  await addStream(url, journalStream(stream, `b${n}.runs`));
+  return JetStreamBackend.connect({ stream, nats: { url }, timeoutMs });
 }

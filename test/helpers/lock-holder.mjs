@@ -5,6 +5,6 @@ import { FileStore } from '../../dist/index.js';
 const [dir, id] = process.argv.slice(2);
 const store = new FileStore(dir);
 const journal = await store.open(id);
-await journal.append(journal.lastSeq + 1, { terminal: { reason: 'suspended' } });
+await journal.append({ seq: journal.lastSeq + 1, terminal: { reason: 'suspended' } });
 process.stdout.write('holding\n');
 setInterval(() => {}, 1 << 30);

@@ -1,4 +1,4 @@
-import { RawJson, computeFingerprint, type MetaPayload, type Payload } from '../../src/index.js';
+import { RawJson, computeFingerprint, type JournalRecord, type MetaPayload, type Payload } from '../../src/index.js';
 
 export function meta(runId: string, extra: Partial<MetaPayload> = {}): MetaPayload {
   return {
@@ -42,3 +42,6 @@ export function toolResult(id: string, content = `result of ${id}`): Payload {
 }
 
 export const completed: Payload = { terminal: { reason: 'completed' } };
+
+/** The record with this seq and payload. */
+export const at = (seq: number, payload: Payload): JournalRecord => ({ seq, ...payload }) as JournalRecord;

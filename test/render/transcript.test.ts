@@ -49,7 +49,7 @@ describe('transcriptItems', () => {
   it('renders every conformance fixture that folds', () => {
     for (const f of fixtures()) {
       if ('error' in f.expected) continue;
-      const items = transcriptItems(fold(parseJournal(f.journal, f.name).records));
+      const items = transcriptItems(fold(parseJournal(f.journal, f.name)));
       const calls = items.filter((i) => i.kind === 'call').length;
       expect(calls, f.name).toBe([...f.journal.matchAll(/"tool_use":\{"id"/g)].length);
     }

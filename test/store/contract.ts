@@ -1,9 +1,10 @@
 /**
- * The behaviour every Store must have, run against each backend.
+ * The backend contract (src/store/backend.ts), run against each backend: every
+ * backend, wrapped in the journal rules, must behave the same.
  */
 import { describe, expect, it } from 'vitest';
-import { encodeRecord, type Store } from '../../src/index.js';
-import { assistant, completed, meta, toolResult } from '../helpers/records.js';
+import { JournalStore, encodeRecord, type Backend, type Store } from '../../src/index.js';
+import { assistant, at, completed, meta, toolResult } from '../helpers/records.js';
 
 async function code(p: Promise<unknown>): Promise<string> {
   try {
@@ -14,20 +15,21 @@ async function code(p: Promise<unknown>): Promise<string> {
   return 'no error';
 }
 
-export function storeContract(name: string, makeStore: () => Promise<Store>): void {
+export function storeContract(name: string, makeBackend: () => Promise<Backend>): void {
+  const makeStore = async (): Promise<Store> => new JournalStore(await makeBackend());
   describe(`${name} store contract`, () => {
     it('creates a run with meta as seq 1 and folds appended records back', async () => {
       const store = await makeStore();
       const j = await store.create('run-1', meta('run-1'));
       expect(j.lastSeq).toBe(1);
-      await j.append(2, assistant(0, ['t1', 't2']));
-      await j.append(3, toolResult('t1'));
+      await j.append(at(2, assistant(0, ['t1', 't2'])));
+      await j.append(at(3, toolResult('t1')));
       expect(j.lastSeq).toBe(3);
       const loaded = await store.load('run-1');
       expect(loaded.lastSeq).toBe(3);
       expect(loaded.created).toBe('2026-11-30T01:02:03.123Z');
       expect(loaded.state.pending?.answered).toEqual(['t1']);
-      expect((await j.records()).map(encodeRecord)).toEqual(loaded.records.map(encodeRecord));
+      expect(await store.lines('run-1')).toEqual(loaded.records.map(encodeRecord));
       await j.close();
       await store.close();
     });
@@ -45,13 +47,13 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
     it('skips a duplicate seq and refuses a gap without advancing', async () => {
       const store = await makeStore();
       const j = await store.create('seqs', meta('seqs'));
-      await j.append(2, assistant(0));
-      await j.append(2, assistant(0, [], 'a different body'));
-      await j.append(1, assistant(0));
+      await j.append(at(2, assistant(0)));
+      await j.append(at(2, assistant(0, [], 'a different body')));
+      await j.append(at(1, assistant(0)));
       expect(j.lastSeq).toBe(2);
-      expect(await code(j.append(4, completed))).toBe('seq_gap');
+      expect(await code(j.append(at(4, completed)))).toBe('seq_gap');
       expect(j.lastSeq).toBe(2);
-      await j.append(3, completed);
+      await j.append(at(3, completed));
       const loaded = await store.load('seqs');
       expect(loaded.records.map((r) => r.seq)).toEqual([1, 2, 3]);
       expect(JSON.stringify(loaded.state.messages)).toContain('thinking out loud');
@@ -68,7 +70,7 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
       await j.close();
       const again = await store.open('held');
       expect(again.lastSeq).toBe(1);
-      await again.append(2, assistant(0));
+      await again.append(at(2, assistant(0)));
       await again.close();
       await store.close();
     });
@@ -87,8 +89,8 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
     it('lists runs with meta fields and status, and deletes them', async () => {
       const store = await makeStore();
       const a = await store.create('list-a', meta('list-a', { prompt: 'first prompt' }));
-      await a.append(2, assistant(0));
-      await a.append(3, completed);
+      await a.append(at(2, assistant(0)));
+      await a.append(at(3, completed));
       await a.close();
       const b = await store.create('list-b', meta('list-b', { prompt: 'second' }));
       await b.close();
@@ -102,6 +104,43 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
       expect(await store.delete('list-a')).toBe(false);
       expect(await code(store.load('list-a'))).toBe('not_found');
       expect((await store.list()).map((r) => r.runId)).not.toContain('list-a');
+      await store.close();
+    });
+
+    it('refuses a meta naming another run: when creating it, and when it is found stored', async () => {
+      const backend = await makeBackend();
+      const store = new JournalStore(backend);
+      expect(await code(store.create('one', meta('two')))).toBe('invalid_meta');
+      // Bytes a backend holds under one id whose meta names another (a renamed file, a hand-made subject).
+      await (await backend.create('renamed', encodeRecord(at(1, { meta: meta('original') })))).release();
+      for (const refused of [store.load('renamed'), store.open('renamed')]) {
+        const err = (await refused.catch((e: unknown) => e)) as Error & { code: string };
+        expect(err.code).toBe('corrupt');
+        expect(err.message).toMatch(/run original, not run renamed/);
+      }
+      const listed = (await store.list()).find((r) => r.runId === 'renamed');
+      expect(listed).toMatchObject({ status: 'unreadable', problem: expect.stringMatching(/run original, not run renamed/) });
+      await store.close();
+    });
+
+    it('appends nothing after close, and closes twice without complaint', async () => {
+      const store = await makeStore();
+      const j = await store.create('closed', meta('closed'));
+      await j.close();
+      await j.close();
+      expect(await code(j.append(at(2, assistant(0))))).toBe('journal_closed');
+      expect((await store.load('closed')).lastSeq).toBe(1);
+      await store.close();
+    });
+
+    it('copies stored lines byte for byte, the whole run or none of it', async () => {
+      const store = await makeStore();
+      const lines = [at(1, { meta: meta('copied') }), at(2, assistant(0, ['t1'])), at(3, toolResult('t1')), at(4, completed)].map(encodeRecord);
+      await (await store.createFromLines('copied', lines)).close();
+      expect(await store.lines('copied')).toEqual(lines);
+      const broken = [...lines.slice(0, 2).map((l) => l.replace('copied', 'partial')), '{"seq":3,"protocol":"nonsense"}'];
+      expect(await code(store.createFromLines('partial', broken))).toBe('corrupt');
+      expect(await code(store.load('partial'))).toBe('not_found');
       await store.close();
     });
   });

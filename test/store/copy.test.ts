@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FileStore, MemoryStore, copyRun, encodeRecord } from '../../src/index.js';
-import { assistant, completed, meta, toolResult } from '../helpers/records.js';
+import { FileBackend, FileStore, JournalStore, MemoryStore, copyRun, encodeRecord } from '../../src/index.js';
+import { assistant, at, completed, meta, toolResult } from '../helpers/records.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const root = tempDir();
@@ -11,9 +11,9 @@ describe('copyRun', () => {
   it('copies a run record by record, byte for byte, between any two stores', async () => {
     const file = new FileStore(join(root, 'a'));
     const j = await file.create('mv', meta('mv', { interactive: true }));
-    await j.append(2, assistant(0, ['t1']));
-    await j.append(3, toolResult('t1', 'result with <markup> & \u2029'));
-    await j.append(4, completed);
+    await j.append(at(2, assistant(0, ['t1'])));
+    await j.append(at(3, toolResult('t1', 'result with <markup> & \u2029')));
+    await j.append(at(4, completed));
     await j.close();
     const memory = new MemoryStore();
     await copyRun(file, memory, 'mv');
@@ -31,7 +31,7 @@ describe('copyRun', () => {
     await (await from.create('same', meta('same'))).close();
     const to = new FileStore(join(root, 'c'));
     const there = await to.create('same', meta('same', { prompt: 'keep me' }));
-    await there.append(2, assistant(0));
+    await there.append(at(2, assistant(0)));
     await there.close();
     await expect(copyRun(from, to, 'same')).rejects.toMatchObject({ code: 'exists' });
     const kept = await to.load('same');
@@ -42,23 +42,25 @@ describe('copyRun', () => {
   it('returns how many records it copied, and an aborted copy leaves no run behind', async () => {
     const from = new MemoryStore();
     const j = await from.create('long', meta('long'));
-    for (let seq = 2; seq <= 6; seq++) await j.append(seq, assistant(seq - 2));
+    for (let seq = 2; seq <= 6; seq++) await j.append(at(seq, assistant(seq - 2)));
     await j.close();
     expect(await copyRun(from, new MemoryStore(), 'long')).toBe(6);
 
     // The copy is aborted once the target holds three records.
     const controller = new AbortController();
-    const target = new FileStore(join(root, 'aborted'));
-    const create = target.create.bind(target);
-    target.create = async (id, m) => {
-      const journal = await create(id, m);
-      const append = journal.append.bind(journal);
-      journal.append = async (seq, payload) => {
-        await append(seq, payload);
+    // A file backend that aborts the copy once it holds three records.
+    const files = new FileBackend(join(root, 'aborted'));
+    const create = files.create.bind(files);
+    files.create = async (id, line) => {
+      const held = await create(id, line);
+      const write = held.write.bind(held);
+      held.write = async (seq, text) => {
+        await write(seq, text);
         if (seq === 3) controller.abort();
       };
-      return journal;
+      return held;
     };
+    const target = new JournalStore(files);
     await expect(copyRun(from, target, 'long', { signal: controller.signal })).rejects.toMatchObject({ code: 'interrupted' });
     expect(await target.list()).toEqual([]);
     expect(await copyRun(from, new MemoryStore(), 'long', { signal: controller.signal }).catch((e: { code: string }) => e.code)).toBe('interrupted');

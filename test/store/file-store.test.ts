@@ -3,15 +3,16 @@ import { appendFileSync, readFileSync, statSync, truncateSync, writeFileSync } f
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  FileBackend,
   FileStore,
   LogbookError,
   computeFingerprint,
-  defaultDir,
+  defaultStateDir,
   encodeRecord,
-  fileStoreFromOptions,
+  fileBackendFromOptions,
   runsDir,
 } from '../../src/index.js';
-import { assistant, completed, meta, toolResult } from '../helpers/records.js';
+import { assistant, at, completed, meta, toolResult } from '../helpers/records.js';
 import { tempDir } from '../helpers/tmp.js';
 import { storeContract } from './contract.js';
 
@@ -22,7 +23,7 @@ function freshDir(): string {
   return join(root, `s${stores++}`, 'runs');
 }
 
-storeContract('file', async () => new FileStore(freshDir()));
+storeContract('file', async () => new FileBackend(freshDir()));
 
 async function code(p: Promise<unknown>): Promise<string> {
   try {
@@ -36,8 +37,8 @@ async function code(p: Promise<unknown>): Promise<string> {
 /** A run with a few records, closed; returns the journal path and its lines. */
 async function seeded(store: FileStore, id: string): Promise<{ path: string; lines: string[] }> {
   const j = await store.create(id, meta(id));
-  await j.append(2, assistant(0, ['t1', 't2']));
-  await j.append(3, toolResult('t1', 'tool output with <html> & "quotes"'));
+  await j.append(at(2, assistant(0, ['t1', 't2'])));
+  await j.append(at(3, toolResult('t1', 'tool output with <html> & "quotes"')));
   await j.close();
   const path = join(store.directory, `${id}.jsonl`);
   return { path, lines: readFileSync(path, 'utf8').split('\n').slice(0, -1) };
@@ -84,7 +85,7 @@ describe('file store', () => {
     const j = await store.open('retorn');
     expect(j.lastSeq).toBe(3);
     expect(readFileSync(path, 'utf8')).toBe(intact);
-    await j.append(4, toolResult('t2'));
+    await j.append(at(4, toolResult('t2')));
     await j.close();
     expect((await store.load('retorn')).records.map((r) => r.seq)).toEqual([1, 2, 3, 4]);
   });
@@ -95,7 +96,7 @@ describe('file store', () => {
     truncateSync(path, statSync(path).size - 1);
     const j = await store.open('nonl');
     expect(j.lastSeq).toBe(3);
-    await j.append(4, toolResult('t2'));
+    await j.append(at(4, toolResult('t2')));
     await j.close();
     expect((await store.load('nonl')).records.map((r) => r.seq)).toEqual([1, 2, 3, 4]);
   });
@@ -155,7 +156,7 @@ describe('file store', () => {
       maxIterations: 1,
     });
     const j = await store.create('secret', meta('secret', { fingerprint }));
-    await j.append(2, assistant(0));
+    await j.append(at(2, assistant(0)));
     await j.close();
     const onDisk = readFileSync(join(store.directory, 'secret.jsonl'), 'utf8');
     expect(onDisk).toContain(fingerprint.system_hash);
@@ -173,21 +174,21 @@ describe('file store', () => {
 
 describe('where journals live', () => {
   it('defaults to $XDG_STATE_HOME/logbook/runs, else ~/.local/state/logbook/runs', () => {
-    expect(defaultDir({ XDG_STATE_HOME: '/xdg' }, '/home/u')).toBe('/xdg/logbook/runs');
-    expect(defaultDir({}, '/home/u')).toBe('/home/u/.local/state/logbook/runs');
-    expect(defaultDir({ XDG_STATE_HOME: 'relative' }, '/home/u')).toBe('/home/u/.local/state/logbook/runs');
+    expect(runsDir(defaultStateDir({ XDG_STATE_HOME: '/xdg' }, '/home/u'))).toBe('/xdg/logbook/runs');
+    expect(runsDir(defaultStateDir({}, '/home/u'))).toBe('/home/u/.local/state/logbook/runs');
+    expect(runsDir(defaultStateDir({ XDG_STATE_HOME: 'relative' }, '/home/u'))).toBe('/home/u/.local/state/logbook/runs');
   });
 
-  it('uses the directory option against the config dir, else D/runs for a state dir, else the default', () => {
-    expect(fileStoreFromOptions({ directory: 'j' }, { configDir: '/etc/lb', stateDir: '/s' }).directory).toBe('/etc/lb/j');
-    expect(fileStoreFromOptions({ directory: '/abs' }, { configDir: '/etc/lb' }).directory).toBe('/abs');
-    expect(fileStoreFromOptions({}, { stateDir: '/s' }).directory).toBe(runsDir('/s'));
-    expect(fileStoreFromOptions({}, {}).directory).toBe(defaultDir());
+  it('uses the directory option against the config dir, else D/runs for a state dir, and needs one of them', async () => {
+    expect((await fileBackendFromOptions({ directory: 'j' }, { configDir: '/etc/lb', stateDir: '/s' })).directory).toBe('/etc/lb/j');
+    expect((await fileBackendFromOptions({ directory: '/abs' }, { configDir: '/etc/lb' })).directory).toBe('/abs');
+    expect((await fileBackendFromOptions({}, { stateDir: '/s' })).directory).toBe(runsDir('/s'));
+    await expect(fileBackendFromOptions({}, {})).rejects.toMatchObject({ code: 'backend_options' });
   });
 
-  it('refuses unknown or mistyped options at construction', () => {
-    expect(() => fileStoreFromOptions({ dir: 'x' }, {})).toThrowError(/unknown file backend option "dir"/);
-    expect(() => fileStoreFromOptions({ directory: 3 }, {})).toThrowError(/must be a string/);
+  it('refuses unknown or mistyped options at construction', async () => {
+    await expect(fileBackendFromOptions({ dir: 'x' }, {})).rejects.toThrowError(/unknown file backend option "dir"/);
+    await expect(fileBackendFromOptions({ directory: 3 }, {})).rejects.toThrowError(/must be a string/);
   });
 });
 

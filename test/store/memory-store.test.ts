@@ -1,4 +1,4 @@
-import { MemoryStore } from '../../src/index.js';
+import { MemoryBackend } from '../../src/index.js';
 import { storeContract } from './contract.js';
 
-storeContract('memory', async () => new MemoryStore());
+storeContract('memory', async () => new MemoryBackend());

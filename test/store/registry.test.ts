@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { FileStore, MemoryStore, backends, openStore, registerBackend } from '../../src/index.js';
+import { MemoryBackend, backends, openStore, registerBackend } from '../../src/index.js';
 
 describe('backend registry', () => {
   it('links the built-in backends by name', async () => {
     expect(backends()).toEqual(expect.arrayContaining(['file', 'memory']));
-    expect(await openStore('memory')).toBeInstanceOf(MemoryStore);
-    expect(await openStore('file', {}, { stateDir: '/tmp/x' })).toBeInstanceOf(FileStore);
+    expect((await openStore('memory')).backend).toBe('memory');
+    const file = await openStore('file', {}, { stateDir: '/tmp/x' });
+    expect([file.backend, file.location]).toEqual(['file', 'file store in /tmp/x/runs']);
   });
 
   it('names the linked backends when asked for an unknown one', async () => {
@@ -23,9 +24,11 @@ describe('backend registry', () => {
     });
   });
 
-  it('accepts backends registered from outside', async () => {
-    registerBackend('custom-test', async () => new MemoryStore());
+  it('accepts backends registered from outside, and never replaces a linked one', async () => {
+    registerBackend('custom-test', async () => new MemoryBackend());
     expect(backends()).toContain('custom-test');
     expect((await openStore('custom-test')).backend).toBe('memory');
+    expect(() => registerBackend('custom-test', async () => new MemoryBackend())).toThrow(/already linked/);
+    expect(() => registerBackend('file', async () => new MemoryBackend())).toThrow(/already linked/);
   });
 });

@@ -8,9 +8,9 @@ import Anthropic, { APIConnectionError, APIError, APIUserAbortError, type Middle
 import type { ModelRequest, ModelResponse, Provider, StreamObserver } from '../provider.js';
 import { AnthropicStreamReader, toAnthropicParams } from './anthropic-map.js';
 import { envValue, missingKeyError } from './credentials.js';
-import type { ProviderSettings } from './index.js';
+import type { ProviderSettings } from './settings.js';
 import { RawSplicer } from './raw-splice.js';
-import { retryPolicyFromEnv, type Failure, type RetryPolicy } from './retry.js';
+import { DEFAULT_RETRY_POLICY, type Failure, type RetryPolicy } from './retry.js';
 import { classifySdkError, type ApiErrorFields } from './sdk-errors.js';
 import { completeStreaming } from './streaming.js';
 
@@ -30,14 +30,14 @@ export class AnthropicProvider implements Provider {
 
   static fromSettings(settings: ProviderSettings): Provider {
     const keyEnv = settings.apiKeyEnv ?? 'ANTHROPIC_API_KEY';
-    const apiKey = envValue(keyEnv);
+    const apiKey = envValue(keyEnv, settings.env);
     if (apiKey === undefined) throw missingKeyError('anthropic', keyEnv);
-    const baseUrl = settings.baseUrl ?? envValue('ANTHROPIC_BASE_URL');
+    const baseUrl = settings.baseUrl ?? envValue('ANTHROPIC_BASE_URL', settings.env);
     return new AnthropicProvider({
       model: settings.model,
       apiKey,
       ...(baseUrl !== undefined ? { baseUrl } : {}),
-      retry: retryPolicyFromEnv(),
+      retry: settings.retry ?? DEFAULT_RETRY_POLICY,
     });
   }
 

@@ -5,7 +5,7 @@
 import { LogbookError } from '../../core/index.js';
 
 /** A variable's value; an empty one counts as unset. */
-export function envValue(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function envValue(name: string, env: Readonly<Record<string, string | undefined>> = {}): string | undefined {
   const value = env[name];
   return value === undefined || value === '' ? undefined : value;
 }

@@ -4,24 +4,16 @@
  */
 import { LogbookError } from '../../core/index.js';
 import type { Provider } from '../provider.js';
+import type { ProviderSettings } from './settings.js';
 
-export interface ProviderSettings {
-  provider: 'anthropic' | 'openai' | 'script';
-  model: string;
-  /** API base URL; otherwise the SDK's own default and environment variables apply. */
-  baseUrl?: string;
-  /** Name of the environment variable holding the API key. */
-  apiKeyEnv?: string;
-  /** The script file, for the script provider. */
-  script?: string;
-}
+export type { ProviderSettings } from './settings.js';
 
 export async function createProvider(settings: ProviderSettings): Promise<Provider> {
   switch (settings.provider) {
     case 'script': {
       const { ScriptProvider } = await import('./script.js');
       if (!settings.script) throw new LogbookError('config', 'the script provider needs a script file');
-      return new ScriptProvider(settings.model, settings.script);
+      return new ScriptProvider(settings.model, settings.script, undefined, settings.scriptLog);
     }
     case 'anthropic': {
       const { AnthropicProvider } = await import('./anthropic.js');

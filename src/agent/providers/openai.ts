@@ -9,9 +9,9 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import type { ModelRequest, ModelResponse, Provider, StreamObserver } from '../provider.js';
 import { envValue, missingKeyError } from './credentials.js';
-import type { ProviderSettings } from './index.js';
+import type { ProviderSettings } from './settings.js';
 import { OpenAIStreamReader, toOpenAIParams } from './openai-map.js';
-import { retryPolicyFromEnv, type Failure, type RetryPolicy } from './retry.js';
+import { DEFAULT_RETRY_POLICY, type Failure, type RetryPolicy } from './retry.js';
 import { classifySdkError, type ApiErrorFields } from './sdk-errors.js';
 import { completeStreaming } from './streaming.js';
 
@@ -35,9 +35,9 @@ export class OpenAIProvider implements Provider {
   private readonly legacyMaxTokens: boolean;
 
   static fromSettings(settings: ProviderSettings): Provider {
-    const baseUrl = settings.baseUrl ?? envValue('OPENAI_BASE_URL');
+    const baseUrl = settings.baseUrl ?? envValue('OPENAI_BASE_URL', settings.env);
     const keyEnv = settings.apiKeyEnv ?? 'OPENAI_API_KEY';
-    let apiKey = envValue(keyEnv);
+    let apiKey = envValue(keyEnv, settings.env);
     if (apiKey === undefined) {
       // A variable the config names explicitly must be set; only the default may fall back.
       if (baseUrl === undefined || settings.apiKeyEnv !== undefined) throw missingKeyError('openai', keyEnv);
@@ -47,7 +47,7 @@ export class OpenAIProvider implements Provider {
       model: settings.model,
       apiKey,
       ...(baseUrl !== undefined ? { baseUrl } : {}),
-      retry: retryPolicyFromEnv(),
+      retry: settings.retry ?? DEFAULT_RETRY_POLICY,
     });
   }
 

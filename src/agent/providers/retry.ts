@@ -25,15 +25,12 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   maxTotalWaitMs: 60_000,
 };
 
-/** Environment override of the retry count, for tests that drive the CLI. */
-export const MAX_RETRIES_ENV = 'LOGBOOK_PROVIDER_MAX_RETRIES';
-
-export function retryPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): RetryPolicy {
-  const text = env[MAX_RETRIES_ENV];
+/** A policy with `text` retries, as given in an environment variable named `name`; the default when unset. */
+export function retryPolicyFromText(text: string | undefined, name: string): RetryPolicy {
   if (text === undefined || text === '') return DEFAULT_RETRY_POLICY;
   const n = Number(text);
   if (!Number.isInteger(n) || n < 0 || n > 20) {
-    throw new LogbookError('config', `${MAX_RETRIES_ENV} must be a whole number from 0 to 20, not "${text}"`);
+    throw new LogbookError('config', `${name} must be a whole number from 0 to 20, not "${text}"`);
   }
   return { ...DEFAULT_RETRY_POLICY, maxRetries: n };
 }

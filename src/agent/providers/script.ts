@@ -15,8 +15,8 @@
  *       usage: { input: 120, output: 30, cache_read: 0, cache_create: 0 }
  *       delay_ms: 0                    # think for a while (interruptible)
  *
- * When LOGBOOK_SCRIPT_LOG names a file, every request appends `{"turn":N}` to it,
- * so tests can prove which turns were asked for.
+ * Given a log file, every request appends `{"turn":N}` to it, so a test can prove
+ * which turns were asked for.
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -101,12 +101,13 @@ export class ScriptProvider implements Provider {
     readonly model: string,
     private readonly path: string,
     private readonly turns: ScriptTurn[] = loadScript(path),
+    /** A file that gets `{"turn":N}` appended for every request answered. */
+    private readonly log?: string,
   ) {}
 
   async complete(request: ModelRequest, observer?: StreamObserver): Promise<ModelResponse> {
     const index = request.messages.filter((m) => m.role === 'assistant').length;
-    const log = process.env.LOGBOOK_SCRIPT_LOG;
-    if (log) appendFileSync(log, `{"turn":${index}}\n`);
+    if (this.log) appendFileSync(this.log, `{"turn":${index}}\n`);
     const turn = this.turns[index];
     if (turn === undefined) {
       throw new LogbookError('provider', `script ${this.path} has ${this.turns.length} turns; the conversation asks for turn ${index + 1}`);

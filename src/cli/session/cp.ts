@@ -12,6 +12,7 @@ import { LogbookError, isLogbookError, validateId } from '../../core/index.js';
 import { copyRun } from '../../store/copy.js';
 import { EXIT } from '../exit-codes.js';
 import type { Store } from '../../store/store.js';
+import type { Environment } from '../environment.js';
 import { findConfig, storeFor } from '../store.js';
 
 export interface CopyFlags {
@@ -42,9 +43,9 @@ function side(config: string | undefined, stateDir: string | undefined): Side {
 }
 
 /** The side's config when it names one; a state dir alone means the file store there, so ./agent.yaml is not read. */
-function openSide(side: Side): Promise<Store> {
+function openSide(environment: Environment, side: Side): Promise<Store> {
   const config = side.config !== undefined || side.stateDir === undefined ? findConfig(side.config) : undefined;
-  return storeFor({ config, ...(side.stateDir !== undefined ? { stateDir: side.stateDir } : {}) });
+  return storeFor(environment, { config, stateDir: side.stateDir });
 }
 
 /** A shell word for a path in a hint: quoted only when it needs to be. */
@@ -85,15 +86,15 @@ function interruptible(): { signal: AbortSignal; dispose: () => void } {
 }
 
 /** Copies run `id` between the two sides the flags name; returns the line to print on stderr. */
-export async function copySession(id: string, flags: CopyFlags): Promise<string> {
+export async function copySession(environment: Environment, id: string, flags: CopyFlags): Promise<string> {
   validateId(id);
   const fromSide = side(flags.fromConfig, flags.fromStateDir);
   const toSide = side(flags.toConfig, flags.toStateDir);
-  const from = await openSide(fromSide);
+  const from = await openSide(environment, fromSide);
   let to: Store | undefined;
   const interrupt = interruptible();
   try {
-    to = await openSide(toSide);
+    to = await openSide(environment, toSide);
     if (from.location === to.location) {
       throw new LogbookError(
         'usage',
@@ -120,7 +121,7 @@ export async function copySession(id: string, flags: CopyFlags): Promise<string>
   }
 }
 
-export function registerCopyCommand(session: Command): void {
+export function registerCopyCommand(session: Command, environment: Environment): void {
   session
     .command('cp')
     .description('copy a run, unchanged, from one store to another (never overwriting)')
@@ -132,6 +133,6 @@ export function registerCopyCommand(session: Command): void {
     .option('--verbose', 'show where an error came from (also LOGBOOK_DEBUG=1)')
     .addHelpText('after', COPY_HELP)
     .action(async (id: string, flags: CopyFlags) => {
-      process.stderr.write(await copySession(id, flags));
+      process.stderr.write(await copySession(environment, id, flags));
     });
 }

@@ -4,6 +4,7 @@ import { LogbookError, stateToJson } from '../../core/index.js';
 import { dumpTranscript } from '../../render/index.js';
 import { backends } from '../../store/registry.js';
 import { addStoreOptions, withStore, type StoreFlags } from '../store.js';
+import type { Environment } from '../environment.js';
 import { terminalFor } from '../terminal.js';
 import { registerCopyCommand } from './cp.js';
 import { listRuns } from './ls.js';
@@ -31,24 +32,25 @@ function common(command: Command): Command {
     .option('--verbose', 'show where an error came from (also LOGBOOK_DEBUG=1)');
 }
 
-async function show(id: string, flags: ShowFlags): Promise<void> {
-  const run = await withStore(flags, (store) => store.load(id));
+async function show(environment: Environment, id: string, flags: ShowFlags): Promise<void> {
+  const run = await withStore(environment, flags, (store) => store.load(id));
   if (flags.json) return stdout(`${stateToJson(run.state, { created: run.created, updated: run.updated })}\n`);
   if (!flags.transcript) return stdout(formatShow(run));
   if (flags.tui && process.stdout.isTTY && process.stdin.isTTY) {
     const { openViewer } = await import('../viewer/open.js'); // Ink and React load only here
-    await openViewer(run, { toolOutput: flags.toolOutput === true, color: flags.color });
+    await openViewer(run, { toolOutput: flags.toolOutput === true, color: flags.color, env: environment.env });
     return;
   }
-  const term = terminalFor(process.stdout, flags);
+  const term = terminalFor(process.stdout, { color: flags.color, env: environment.env });
   stdout(dumpTranscript(run.state, { toolOutput: flags.toolOutput === true, ...(term.columns ? { width: term.columns } : {}), style: term.style }));
 }
 
-export function registerSessionCommands(program: Command): void {
+export function registerSessionCommands(program: Command, environment: Environment): void {
   const session = program.command('session').description('inspect, copy and remove stored runs');
 
   common(session.command('ls').description('list runs, newest first')).action(async (flags: CommonFlags) => {
-    const { out, err } = await withStore(flags, (store) => listRuns(store, terminalFor(process.stdout, flags)));
+    const term = terminalFor(process.stdout, { color: flags.color, env: environment.env });
+    const { out, err } = await withStore(environment, flags, (store) => listRuns(store, term));
     stdout(out);
     stderr(err);
   });
@@ -62,17 +64,17 @@ export function registerSessionCommands(program: Command): void {
       .option('--transcript', 'the whole conversation: a full-screen viewer on a terminal, plain text otherwise')
       .option('--no-tui', 'with --transcript, print plain text even on a terminal')
       .option('--tool-output', 'with --transcript, include tool results'),
-  ).action((id: string, flags: ShowFlags) => show(id, flags));
+  ).action((id: string, flags: ShowFlags) => show(environment, id, flags));
 
   common(session.command('rm').description('remove a run').argument('<id>', 'the run id')).action(
     async (id: string, flags: StoreFlags) => {
-      const removed = await withStore(flags, (store) => store.delete(id));
+      const removed = await withStore(environment, flags, (store) => store.delete(id));
       if (!removed) throw new LogbookError('not_found', `no run ${id}; \`logbook session ls\` lists the runs`);
       stdout(`removed run ${id}\n`);
     },
   );
 
-  registerCopyCommand(session);
+  registerCopyCommand(session, environment);
 
   session
     .command('backends')

@@ -17,6 +17,8 @@ export interface ViewerOptions {
   toolOutput?: boolean;
   /** False from --no-color. */
   color?: boolean;
+  /** NO_COLOR and TERM are read from here. */
+  env: Readonly<Record<string, string | undefined>>;
 }
 
 export function viewerTitle(run: LoadedRun): string {
@@ -26,7 +28,7 @@ export function viewerTitle(run: LoadedRun): string {
   return ` ${state.run_id} \u00b7 ${sanitizeLine(state.fingerprint.model)} \u00b7 ${statusText(state)} \u00b7 ${count(c.llm_calls)} LLM call${c.llm_calls === 1 ? '' : 's'} \u00b7 tokens ${count(c.in_tokens)} in, ${count(c.out_tokens)} out${cache}`;
 }
 
-export async function openViewer(run: LoadedRun, options: ViewerOptions = {}): Promise<void> {
+export async function openViewer(run: LoadedRun, options: ViewerOptions): Promise<void> {
   // Ink draws only a final frame when it believes it runs under CI. A viewer is
   // opened only on an interactive terminal, so that belief is wrong here.
   for (const name of ['CI', 'CONTINUOUS_INTEGRATION']) if (name in process.env) process.env[name] = 'false';

@@ -9,6 +9,7 @@
 import { closeSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { LogbookError } from '../../core/index.js';
+import { ioError } from './fs.js';
 
 interface FlockAddon {
   tryLockExclusive(fd: number): number;
@@ -30,15 +31,13 @@ function flock(): FlockAddon {
     addon = createRequire(import.meta.url)('../../../build/Release/flock.node') as FlockAddon;
   } catch (err) {
     throw new LogbookError(
-      'unavailable',
+      'addon_missing',
       'the file store lock addon is not built; run `npm rebuild` in the logbook package (needs python3, make and a C compiler)',
       { cause: err },
     );
   }
   return addon;
 }
-
-export class LockHeld extends Error {}
 
 export interface FileLock {
   release(): void;
@@ -47,14 +46,19 @@ export interface FileLock {
 /** Takes the lock on `path` (created 0600 if absent) or throws `locked`. */
 export function acquireLock(path: string): FileLock {
   const lib = flock();
-  const fd = openSync(path, 'a', 0o600);
+  let fd: number;
+  try {
+    fd = openSync(path, 'a', 0o600);
+  } catch (err) {
+    throw ioError(`cannot open the lock file ${path}`, err);
+  }
   const rc = lib.tryLockExclusive(fd);
   if (rc !== 0) {
     closeSync(fd);
     if (rc === lib.EWOULDBLOCK) {
       throw new LogbookError('locked', 'run is locked by another writer; wait for it to finish, or stop it first');
     }
-    throw new LogbookError('unavailable', `cannot lock ${path}: flock failed with errno ${rc}`);
+    throw new LogbookError('io', `cannot lock ${path}: flock failed with errno ${rc}`);
   }
   let held = true;
   return {

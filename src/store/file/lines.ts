@@ -1,8 +1,11 @@
 /**
  * Reading the ends of a journal file without reading the whole of it: the first
- * line (meta) for listings, the last line for status and for appending.
+ * line (meta) for listings and opens, the final whole lines for status and for
+ * appending. The end is judged by the same torn-tail rule as a whole read
+ * (journalLines), applied to a tail that starts on a line boundary.
  */
 import { readSync } from 'node:fs';
+import { journalLines } from '../../core/index.js';
 
 const NEWLINE = 0x0a;
 const FIRST_CHUNK = 4096;
@@ -30,45 +33,41 @@ export function readFirstLine(fd: number, size: number): string | null {
   }
 }
 
-export interface TailLines {
-  /** The final line (no newline), possibly torn. */
-  last: string;
-  /** Byte offset where the final line starts. */
-  lastStart: number;
-  /** Whether the file ends with a newline. */
-  endsWithNewline: boolean;
-  /** The line before the final one, or null when the final line is the first. */
-  previous: string | null;
-  previousStart: number;
+export interface Tail {
+  /** The last whole line, or null when the file holds none. */
+  last: string | null;
+  /** Byte offset just past the last whole line (its newline excluded): where damage after it begins. */
+  keptEnd: number;
+  /** Whether the bytes after keptEnd are anything but exactly one newline. */
+  needsRepair: boolean;
 }
 
 /**
- * The final two lines of a non-empty file. Reads backwards from the end in
- * growing chunks, so the cost depends on line length, not on the number of lines.
+ * The end of a non-empty file by the torn-tail rule. Reads backwards from the
+ * end in growing chunks until the chunk, from a line boundary on, keeps a line
+ * by the rule, or holds the whole file.
  */
-export function readTailLines(fd: number, size: number): TailLines {
+export function readTail(fd: number, size: number): Tail {
   let chunk = Math.min(FIRST_CHUNK, size);
   for (;;) {
     const start = size - chunk;
     const buf = bufferFor(chunk);
     const n = readSync(fd, buf, 0, chunk, start);
     const view = buf.subarray(0, n);
-    const endsWithNewline = view[view.length - 1] === NEWLINE;
-    const lastEnd = endsWithNewline ? view.length - 1 : view.length;
-    const lastNl = lastEnd > 0 ? view.lastIndexOf(NEWLINE, lastEnd - 1) : -1;
-    const prevNl = lastNl > 0 ? view.lastIndexOf(NEWLINE, lastNl - 1) : -1;
-    if (prevNl >= 0 || start === 0) {
-      const last = view.toString('utf8', lastNl + 1, lastEnd);
-      const lastStart = start + lastNl + 1;
-      if (lastNl < 0) return { last, lastStart, endsWithNewline, previous: null, previousStart: 0 };
-      return {
-        last,
-        lastStart,
-        endsWithNewline,
-        previous: view.toString('utf8', prevNl + 1, lastNl),
-        previousStart: start + prevNl + 1,
-      };
+    // Outside the file's start, the chunk's first line may be partial: begin after its first newline.
+    const from = start === 0 ? 0 : view.indexOf(NEWLINE) + 1;
+    if (from > 0 || start === 0) {
+      const text = view.toString('utf8', from);
+      const split = journalLines(text);
+      // A kept line here is the file's last kept line: what the rule drops lies after it, inside the chunk.
+      if (split.lines.length > 0 || start === 0) {
+        const last = split.lines.length > 0 ? split.lines[split.lines.length - 1]! : null;
+        const keptEnd = start + from + Buffer.byteLength(text.slice(0, split.keptLength));
+        const needsRepair = size - keptEnd !== 1 || view[view.length - 1] !== NEWLINE;
+        return { last, keptEnd, needsRepair: last === null ? size > 0 : needsRepair };
+      }
     }
+    if (start === 0) throw new Error('unreachable: a whole file was read');
     chunk = Math.min(chunk * 4, size);
   }
 }

@@ -49,7 +49,7 @@ export function streamAddCommand(stream: string, prefix = suggestedPrefix(stream
 
 export function missingStream(stream: string, url: string): LogbookError {
   return new LogbookError(
-    'unavailable',
+    'stream_config',
     `stream ${stream} does not exist on ${url}; the jetstream backend never creates one, create it with: ${streamAddCommand(stream)}`,
   );
 }
@@ -72,14 +72,14 @@ export function derivePrefix(stream: string, subjects: readonly string[]): strin
   if (wild.length === 0) {
     const fix = editSubjects(stream, [...literal, `${suggestedPrefix(stream)}.>`]);
     throw new LogbookError(
-      'unavailable',
+      'stream_config',
       `stream ${stream} has no wildcard subject; journals need exactly one '<prefix>.>' subject, add one with: ${fix}`,
     );
   }
   if (wild.length > 1) {
     const fix = editSubjects(stream, [...literal, wild[0]!]);
     throw new LogbookError(
-      'unavailable',
+      'stream_config',
       `stream ${stream} has ${wild.length} wildcard subjects (${wild.join(', ')}); journals need exactly one '<prefix>.>' subject, keep one with: ${fix}`,
     );
   }
@@ -93,7 +93,7 @@ export function derivePrefix(stream: string, subjects: readonly string[]): strin
     const prefix = literalHead.length > 0 ? literalHead.join('.') : suggestedPrefix(stream);
     const fix = editSubjects(stream, [...literal, `${prefix}.>`]);
     throw new LogbookError(
-      'unavailable',
+      'stream_config',
       `stream ${stream} wildcard subject '${subject}' is not of the form '<prefix>.>'; replace it with: ${fix}`,
     );
   }
@@ -143,7 +143,7 @@ export function checkStreamConfig(config: StreamShape): StreamBinding {
     problems.push(`it does not acknowledge publishes, which appends need (fix: ${edit('--ack')})`);
   }
   if (problems.length > 0) {
-    throw new LogbookError('unavailable', `stream ${stream} cannot hold journals: ${problems.join('; ')}`);
+    throw new LogbookError('stream_config', `stream ${stream} cannot hold journals: ${problems.join('; ')}`);
   }
   return { stream, prefix };
 }

@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { LogbookError } from '../../core/index.js';
-import type { NatsSettings } from '../registry.js';
+import type { NatsSettings } from '../backend.js';
 
 export const DEFAULT_TIMEOUT_MS = 5_000;
 

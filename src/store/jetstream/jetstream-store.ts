@@ -4,7 +4,7 @@
  * the store owns from construction to close().
  *
  * There is no lock to take, so open() is not exclusion: exclusion is the append
- * fence (journal.ts). What open() can check up front, it does: the id is valid;
+ * fence (appends.ts). What open() can check up front, it does: the id is valid;
  * no journal of this store already holds the run (`locked`, the in-process
  * part of exclusion); the run's meta exists (`not_found`) and is a readable
  * record of this version; the run's tail decodes, sits on the subject its seq
@@ -16,20 +16,15 @@
  * deleted and created again is not fenced until its seqs collide; delete() and
  * a recreate while a writer is live is the operator's to avoid there.
  */
-import {
-  LogbookError,
-  fold,
-  validateId,
-  type JournalRecord,
-  type MetaPayload,
-} from '../../core/index.js';
+import { LogbookError } from '../../core/index.js';
+import type { Backend, BackendContext, HeldRun, NatsSettings, OpenedRun, RunSummary, StoredRun } from '../backend.js';
+import { JournalStore } from '../journal-store.js';
 import { decodeOptions } from '../options.js';
-import type { BackendContext, NatsSettings } from '../registry.js';
-import { runNotFound, type Journal, type LoadedRun, type RunInfo, type Store } from '../store.js';
+import { runNotFound } from '../store.js';
 import { checkStreamConfig, missingStream, type StreamBinding } from './binding.js';
 import { dial, type Link } from './connection.js';
-import { JetStreamJournal } from './journal.js';
-import { decodeMessage, lastMessage, readRun, subjectCounts } from './reads.js';
+import { HeldSubjects } from './appends.js';
+import { lastMessage, lineOf, readRun, subjectCounts } from './reads.js';
 import { allMetaFilter, metaSubject, runFilter, runIdOfMetaSubject } from './subjects.js';
 
 /** Runs described at once by list(). */
@@ -45,9 +40,9 @@ export interface JetStreamStoreOptions {
   timeoutMs?: number;
 }
 
-export class JetStreamStore implements Store {
-  readonly backend = 'jetstream';
-  /** Runs a journal of this store holds open. */
+export class JetStreamBackend implements Backend {
+  readonly name = 'jetstream';
+  /** Runs a writer of this backend holds. */
   private readonly held = new Set<string>();
 
   private constructor(
@@ -56,7 +51,7 @@ export class JetStreamStore implements Store {
   ) {}
 
   /** Dials NATS and binds the stream, refusing one that cannot hold journals. */
-  static async connect(options: JetStreamStoreOptions): Promise<JetStreamStore> {
+  static async connect(options: JetStreamStoreOptions): Promise<JetStreamBackend> {
     const { stream } = options;
     if (!STREAM_NAME.test(stream)) {
       throw new LogbookError('backend_options', `jetstream backend option "stream" is not a valid stream name: ${JSON.stringify(stream)}`);
@@ -70,7 +65,7 @@ export class JetStreamStore implements Store {
         if ((err as Error).name === 'StreamNotFoundError') throw missingStream(stream, link.url);
         throw link.failure(`cannot read stream ${stream}`, err);
       }
-      return new JetStreamStore(link, checkStreamConfig(config));
+      return new JetStreamBackend(link, checkStreamConfig(config));
     } catch (err) {
       await link.close().catch(() => {});
       throw err;
@@ -91,7 +86,7 @@ export class JetStreamStore implements Store {
     return this.link.serverVersion;
   }
 
-  /** Marks `id` held by a journal of this store until it closes. */
+  /** Marks `id` held by a writer of this backend until it lets go. */
   private hold(id: string): () => void {
     if (this.held.has(id)) {
       throw new LogbookError('locked', `run ${id} is already open for appending through this store; close that journal first`);
@@ -100,11 +95,9 @@ export class JetStreamStore implements Store {
     return () => this.held.delete(id);
   }
 
-  async create(id: string, meta: MetaPayload): Promise<Journal> {
-    validateId(id);
-    if (meta.run_id !== id) throw new LogbookError('corrupt', `meta run_id ${meta.run_id} does not match run id ${id}`);
+  async create(id: string, metaLine: string): Promise<HeldRun> {
     if (this.held.has(id)) throw new LogbookError('exists', `run ${id} already exists in stream ${this.binding.stream}`);
-    const journal = new JetStreamJournal(id, this.link, this.binding, { lastSeq: 0, tail: 0 }, this.hold(id));
+    const run = new HeldSubjects(id, this.link, this.binding, 0, this.hold(id));
     try {
       // The 2.11 fence expects the whole run to be empty; before 2.11 only the
       // meta subject is fenced, so look for records a removed run left behind.
@@ -114,86 +107,68 @@ export class JetStreamStore implements Store {
           `run ${id} already has records in stream ${this.binding.stream}; pick another id or remove them with \`logbook session rm ${id}\``,
         );
       }
-      await journal.append(1, { meta });
+      await run.write(1, metaLine);
     } catch (err) {
-      await journal.close();
+      await run.release();
       throw err;
     }
-    return journal;
+    return run;
   }
 
-  async open(id: string): Promise<Journal> {
-    validateId(id);
+  async open(id: string): Promise<OpenedRun> {
     const release = this.hold(id);
     try {
-      const tail = await lastMessage(this.link, this.binding, runFilter(this.binding.prefix, id));
-      if (tail === null) throw runNotFound(id);
-      const meta = tail.subject === metaSubject(this.binding.prefix, id) ? tail : await lastMessage(this.link, this.binding, metaSubject(this.binding.prefix, id));
-      if (meta === null) throw new LogbookError('no_meta', `run ${id} in stream ${this.binding.stream} has records but no meta record`);
-      const first = decodeMessage(this.binding.stream, meta.subject, meta.data);
-      if (!('meta' in first)) throw new LogbookError('no_meta', `run ${id} in stream ${this.binding.stream} does not start with a meta record`);
-      const last = tail === meta ? first : decodeMessage(this.binding.stream, tail.subject, tail.data);
-      return new JetStreamJournal(id, this.link, this.binding, { lastSeq: last.seq, tail: tail.seq }, release);
+      const { first, last, tail } = await this.ends(id);
+      return { run: new HeldSubjects(id, this.link, this.binding, tail, release), first, last };
     } catch (err) {
       release();
       throw err;
     }
   }
 
-  async load(id: string): Promise<LoadedRun> {
-    validateId(id);
-    const read = await readRun(this.link, this.binding, id);
-    if (read === null) throw runNotFound(id);
-    const { records } = read;
-    const state = fold(records);
-    return {
-      state,
-      records,
-      lastSeq: records[records.length - 1]!.seq,
-      created: (records[0] as JournalRecord & { meta: MetaPayload }).meta.created,
-      updated: read.updated.toISOString(),
-    };
+  /** The run's meta line and last line, from two single-message reads (one when the meta is the tail). */
+  private async ends(id: string): Promise<{ first: string; last: string; tail: number; updated: Date }> {
+    const tail = await lastMessage(this.link, this.binding, runFilter(this.binding.prefix, id));
+    if (tail === null) throw runNotFound(id);
+    const metaSubj = metaSubject(this.binding.prefix, id);
+    const meta = tail.subject === metaSubj ? tail : await lastMessage(this.link, this.binding, metaSubj);
+    if (meta === null) throw new LogbookError('no_meta', `run ${id} in stream ${this.binding.stream} has records but no meta record`);
+    const first = lineOf(this.binding.stream, meta.subject, meta.data);
+    const last = tail === meta ? first : lineOf(this.binding.stream, tail.subject, tail.data);
+    return { first, last, tail: tail.seq, updated: tail.time };
   }
 
-  async list(): Promise<RunInfo[]> {
+  async read(id: string): Promise<StoredRun | null> {
+    const read = await readRun(this.link, this.binding, id);
+    if (read === null) return null;
+    return { lines: read.lines, updated: read.updated, source: `stream ${this.binding.stream} run ${id}` };
+  }
+
+  async list(): Promise<RunSummary[]> {
     const counts = await subjectCounts(this.link, this.binding, allMetaFilter(this.binding.prefix));
     const ids = Object.keys(counts)
       .map((s) => runIdOfMetaSubject(this.binding.prefix, s))
       .filter((id): id is string => id !== null);
-    const runs: RunInfo[] = [];
+    const runs: RunSummary[] = [];
     for (let i = 0; i < ids.length; i += LIST_CONCURRENCY) {
-      const described = await Promise.all(ids.slice(i, i + LIST_CONCURRENCY).map((id) => this.describe(id)));
-      for (const info of described) if (info !== null) runs.push(info);
+      const described = await Promise.all(ids.slice(i, i + LIST_CONCURRENCY).map((id) => this.summarize(id)));
+      for (const summary of described) if (summary !== null) runs.push(summary);
     }
     return runs;
   }
 
-  /** Meta and status from two single-message reads (one when the meta is the tail); never the whole run. */
-  private async describe(id: string): Promise<RunInfo | null> {
-    const tail = await lastMessage(this.link, this.binding, runFilter(this.binding.prefix, id));
-    if (tail === null) return null; // deleted since it was listed
-    const info: RunInfo = { runId: id, created: '', updated: tail.time.toISOString(), model: '', prompt: '', status: 'open' };
+  private async summarize(id: string): Promise<RunSummary | null> {
     try {
-      const metaSubj = metaSubject(this.binding.prefix, id);
-      const meta = tail.subject === metaSubj ? tail : await lastMessage(this.link, this.binding, metaSubj);
-      if (meta === null) throw new LogbookError('no_meta', 'the run has no meta record');
-      const first = decodeMessage(this.binding.stream, meta.subject, meta.data);
-      if (!('meta' in first)) throw new LogbookError('no_meta', 'the run does not start with a meta record');
-      info.created = first.meta.created;
-      info.model = first.meta.fingerprint.model;
-      info.prompt = first.meta.prompt;
-      const last = tail === meta ? first : decodeMessage(this.binding.stream, tail.subject, tail.data);
-      info.status = 'terminal' in last ? last.terminal.reason : 'open';
+      const { first, last, updated } = await this.ends(id);
+      return { id, first, last, updated };
     } catch (err) {
-      if (isUnreachable(err)) throw err;
-      info.status = 'unreadable';
-      info.problem = err instanceof Error ? err.message : String(err);
+      if (err instanceof LogbookError && err.code === 'not_found') return null; // deleted since it was listed
+      if (err instanceof LogbookError && err.code === 'unavailable') throw err;
+      return { id, first: null, last: null, updated: new Date(0), problem: err instanceof Error ? err.message : String(err) };
     }
-    return info;
   }
 
   async delete(id: string): Promise<boolean> {
-    validateId(id);
     const release = this.hold(id);
     const what = `cannot remove run ${id} from stream ${this.binding.stream}`;
     try {
@@ -212,13 +187,31 @@ export class JetStreamStore implements Store {
   }
 }
 
-function isUnreachable(err: unknown): boolean {
-  return err instanceof LogbookError && err.code === 'unavailable';
+/** The JetStream backend as a Store. */
+export class JetStreamStore extends JournalStore {
+  private constructor(private readonly jetstream: JetStreamBackend) {
+    super(jetstream);
+  }
+
+  static async connect(options: JetStreamStoreOptions): Promise<JetStreamStore> {
+    return new JetStreamStore(await JetStreamBackend.connect(options));
+  }
+
+  get binding(): StreamBinding {
+    return this.jetstream.binding;
+  }
+
+  get tailFence(): boolean {
+    return this.jetstream.tailFence;
+  }
+
+  get serverVersion(): string {
+    return this.jetstream.serverVersion;
+  }
 }
 
-
-/** Builds the store from the `session.options` mapping and the config's `nats` block. */
-export async function jetStreamStoreFromOptions(options: Record<string, unknown>, context: BackendContext): Promise<JetStreamStore> {
+/** Builds the backend from the `session.options` mapping and the context's `nats` settings. */
+export async function jetStreamBackendFromOptions(options: Record<string, unknown>, context: BackendContext): Promise<JetStreamBackend> {
   const opts = decodeOptions('jetstream', options, { stream: { kind: 'string', required: true } });
   if (context.nats === undefined || context.nats.url === '') {
     throw new LogbookError(
@@ -226,5 +219,5 @@ export async function jetStreamStoreFromOptions(options: Record<string, unknown>
       'the jetstream session backend needs NATS settings: add a `nats:` block with `url:` (and `creds:` when the server wants credentials) to the config',
     );
   }
-  return JetStreamStore.connect({ stream: opts.stream as string, nats: context.nats });
+  return JetStreamBackend.connect({ stream: opts.stream as string, nats: context.nats });
 }

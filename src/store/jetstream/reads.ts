@@ -6,7 +6,7 @@
  * last-by-subject gets, which never touch the rest of the run.
  */
 import type { StoredMsg } from '@nats-io/jetstream';
-import { LogbookError, decodeRecord, isLogbookError, type JournalRecord } from '../../core/index.js';
+import { LogbookError } from '../../core/index.js';
 import type { StreamBinding } from './binding.js';
 import type { Link } from './connection.js';
 import { checkRecordSubject, runFilter } from './subjects.js';
@@ -16,18 +16,11 @@ const FETCH_BATCH = 512;
 
 const utf8 = new TextDecoder();
 
-/** Decodes one message body as a record on its subject; `corrupt` names the subject. */
-export function decodeMessage(stream: string, subject: string, data: Uint8Array): JournalRecord {
-  let record: JournalRecord;
-  try {
-    record = decodeRecord(utf8.decode(data));
-  } catch (err) {
-    if (isLogbookError(err, 'version')) throw err;
-    const reason = err instanceof Error ? err.message : String(err);
-    throw new LogbookError('corrupt', `stream ${stream}: subject ${subject} is corrupt: ${reason}`, { cause: err });
-  }
-  checkRecordSubject(subject, record, stream);
-  return record;
+/** One message body as a stored line, checked to sit on the subject its seq names. */
+export function lineOf(stream: string, subject: string, data: Uint8Array): string {
+  const line = utf8.decode(data);
+  checkRecordSubject(subject, line, stream);
+  return line;
 }
 
 /** The last message on `filter` (a subject or a wildcard), or null when there is none. */
@@ -54,34 +47,34 @@ export async function subjectCounts(link: Link, binding: StreamBinding, filter: 
 }
 
 export interface RunRead {
-  records: JournalRecord[];
+  lines: string[];
   /** When the last record was stored. */
   updated: Date;
 }
 
-/** Every record of run `id` in stream order, or null when the run has no subjects. */
+/** Every stored line of run `id` in stream order, or null when the run has no subjects. */
 export async function readRun(link: Link, binding: StreamBinding, id: string): Promise<RunRead | null> {
   const filter = runFilter(binding.prefix, id);
   const counts = await subjectCounts(link, binding, filter);
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
   if (total === 0) return null;
   const what = `cannot read run ${id} from stream ${binding.stream}`;
-  const records: JournalRecord[] = [];
+  const lines: string[] = [];
   let updated = new Date(0);
   try {
     const consumer = await link.js.consumers.get(binding.stream, { filter_subjects: filter, deliver_policy: 'all' });
     try {
-      while (records.length < total) {
-        const want = Math.min(FETCH_BATCH, total - records.length);
+      while (lines.length < total) {
+        const want = Math.min(FETCH_BATCH, total - lines.length);
         const batch = await consumer.fetch({ max_messages: want, expires: link.timeoutMs });
         let got = 0;
         for await (const m of batch) {
-          records.push(decodeMessage(binding.stream, m.subject, m.data));
+          lines.push(lineOf(binding.stream, m.subject, m.data));
           updated = m.time;
           if (++got === want) break;
         }
         if (got < want) {
-          throw new LogbookError('unavailable', `${what}: it changed while being read (${records.length} of ${total} records); read it again`);
+          throw new LogbookError('unavailable', `${what}: it changed while being read (${lines.length} of ${total} records); read it again`);
         }
       }
     } finally {
@@ -90,5 +83,5 @@ export async function readRun(link: Link, binding: StreamBinding, id: string): P
   } catch (err) {
     throw link.failure(what, err);
   }
-  return { records, updated };
+  return { lines, updated };
 }

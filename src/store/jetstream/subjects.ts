@@ -4,7 +4,7 @@
  * (validateId guarantees it), so a run is exactly the subjects under
  * `<prefix>.<run>.>`.
  */
-import { LogbookError, isValidId, type JournalRecord } from '../../core/index.js';
+import { LogbookError, isValidId } from '../../core/index.js';
 
 export const META_TOKEN = '_meta';
 
@@ -36,11 +36,22 @@ export function runIdOfMetaSubject(prefix: string, subject: string): string | nu
   return isValidId(id) ? id : null;
 }
 
-/** A record must sit on the subject its seq names; anything else is corrupt. */
-export function checkRecordSubject(subject: string, record: JournalRecord, stream: string): void {
+/** The seq a stored line starts with (`{"seq":N`), or null when it does not start so. */
+function leadingSeq(line: string): number | null {
+  const m = /^\s*\{\s*"seq"\s*:\s*(\d{1,15})\b/.exec(line);
+  return m === null ? null : Number(m[1]);
+}
+
+/**
+ * A record must sit on the subject its seq names; anything else is corrupt. The
+ * seq is read from the line's head (the format writes it first), so the line is
+ * checked here without being decoded; decoding it is the journal layer's job.
+ */
+export function checkRecordSubject(subject: string, line: string, stream: string): void {
+  const seq = leadingSeq(line);
   const token = subject.slice(subject.lastIndexOf('.') + 1);
-  const want = record.seq === 1 ? META_TOKEN : String(record.seq);
-  if (token !== want) {
-    throw new LogbookError('corrupt', `stream ${stream}: subject ${subject} holds record seq ${record.seq}`);
+  const want = seq === 1 ? META_TOKEN : String(seq);
+  if (seq === null || token !== want) {
+    throw new LogbookError('corrupt', `stream ${stream}: subject ${subject} holds ${seq === null ? 'a line that is not a record' : `record seq ${seq}`}`);
   }
 }

@@ -5,6 +5,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { AnthropicProvider } from '../../../src/agent/providers/anthropic.js';
 import { createProvider } from '../../../src/agent/providers/index.js';
+import { retryPolicyFromText } from '../../../src/agent/providers/retry.js';
+import { readEnvironment } from '../../../src/cli/environment.js';
 import { LogbookError, RawJson, type Message } from '../../../src/core/index.js';
 import {
   anthropicErrors,
@@ -370,11 +372,11 @@ describe('anthropic: failures', () => {
 describe('anthropic: settings and environment', () => {
   it('needs a key, and says which variable to set', async () => {
     vi.stubEnv('ANTHROPIC_API_KEY', '');
-    const err = await rejection(createProvider({ provider: 'anthropic', model: 'm', baseUrl: api.url }));
+    const err = await rejection(createProvider({ env: process.env, provider: 'anthropic', model: 'm', baseUrl: api.url }));
     expect(err).toBeInstanceOf(LogbookError);
     expect(err.code).toBe('provider');
     expect(err.message).toBe('anthropic: ANTHROPIC_API_KEY is not set; export it or set api_key_env in the config');
-    const named = await rejection(createProvider({ provider: 'anthropic', model: 'm', apiKeyEnv: 'MY_CLAUDE_KEY' }));
+    const named = await rejection(createProvider({ env: process.env, provider: 'anthropic', model: 'm', apiKeyEnv: 'MY_CLAUDE_KEY' }));
     expect(named.message).toBe('anthropic: MY_CLAUDE_KEY is not set; export it or set api_key_env in the config');
   });
 
@@ -382,7 +384,7 @@ describe('anthropic: settings and environment', () => {
     vi.stubEnv('ANTHROPIC_API_KEY', 'sk-from-env');
     vi.stubEnv('ANTHROPIC_BASE_URL', api.url);
     api.reply({ message: { content: [{ type: 'text', text: 'hi' }] } });
-    const p = await createProvider({ provider: 'anthropic', model: 'claude-env' });
+    const p = await createProvider({ env: process.env, provider: 'anthropic', model: 'claude-env' });
     expect(p.id).toBe('anthropic');
     expect(p.model).toBe('claude-env');
     await p.complete(modelRequest());
@@ -394,7 +396,7 @@ describe('anthropic: settings and environment', () => {
     vi.stubEnv('ANTHROPIC_BASE_URL', `http://127.0.0.1:${await deadPort()}`);
     vi.stubEnv('TEAM_KEY', 'sk-team');
     api.reply({ message: { content: [{ type: 'text', text: 'hi' }] } });
-    const p = await createProvider({ provider: 'anthropic', model: 'm', baseUrl: api.url, apiKeyEnv: 'TEAM_KEY' });
+    const p = await createProvider({ env: process.env, provider: 'anthropic', model: 'm', baseUrl: api.url, apiKeyEnv: 'TEAM_KEY' });
     await p.complete(modelRequest());
     expect(api.requests[0]!.headers.authorization).toBe('Bearer sk-team');
   });
@@ -403,12 +405,13 @@ describe('anthropic: settings and environment', () => {
     vi.stubEnv('ANTHROPIC_API_KEY', 'k');
     vi.stubEnv('LOGBOOK_PROVIDER_MAX_RETRIES', '0');
     api.reply(anthropicErrors.server(), { message: { content: [{ type: 'text', text: 'never reached' }] } });
-    const p = await createProvider({ provider: 'anthropic', model: 'm', baseUrl: api.url });
+    const retry = () => retryPolicyFromText(readEnvironment().maxRetries, 'LOGBOOK_PROVIDER_MAX_RETRIES');
+    const p = await createProvider({ env: process.env, provider: 'anthropic', model: 'm', baseUrl: api.url, retry: retry() });
     const err = await rejection(p.complete(modelRequest()));
     expect(err.message).toBe('anthropic failed after 1 attempt (500 api_error): Internal server error');
     expect(api.pending).toBe(1); // the success was never asked for
     vi.stubEnv('LOGBOOK_PROVIDER_MAX_RETRIES', 'lots');
-    const bad = await rejection(createProvider({ provider: 'anthropic', model: 'm', baseUrl: api.url }));
+    const bad = await rejection((async () => createProvider({ env: process.env, provider: 'anthropic', model: 'm', baseUrl: api.url, retry: retry() }))());
     expect(bad.code).toBe('config');
   });
 });

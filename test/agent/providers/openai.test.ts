@@ -232,7 +232,7 @@ describe('openai: settings and environment', () => {
   it('needs OPENAI_API_KEY for OpenAI itself', async () => {
     vi.stubEnv('OPENAI_API_KEY', '');
     vi.stubEnv('OPENAI_BASE_URL', '');
-    const err = await rejection(createProvider({ provider: 'openai', model: 'gpt' }));
+    const err = await rejection(createProvider({ env: process.env, provider: 'openai', model: 'gpt' }));
     expect(err).toBeInstanceOf(LogbookError);
     expect(err.code).toBe('provider');
     expect(err.message).toBe('openai: OPENAI_API_KEY is not set; export it or set api_key_env in the config');
@@ -241,7 +241,7 @@ describe('openai: settings and environment', () => {
   it('sends a placeholder key to a server at a base URL when no key is set', async () => {
     vi.stubEnv('OPENAI_API_KEY', '');
     api.reply({ chat: { content: 'local' } });
-    const p = await createProvider({ provider: 'openai', model: 'llama', baseUrl: api.url });
+    const p = await createProvider({ env: process.env, provider: 'openai', model: 'llama', baseUrl: api.url });
     expect(p.id).toBe('openai');
     const res = await p.complete(modelRequest());
     expect(res.message.content).toEqual([{ text: { text: 'local' } }]);
@@ -249,7 +249,7 @@ describe('openai: settings and environment', () => {
   });
 
   it('still needs a key that api_key_env names explicitly', async () => {
-    const err = await rejection(createProvider({ provider: 'openai', model: 'm', baseUrl: api.url, apiKeyEnv: 'VLLM_KEY' }));
+    const err = await rejection(createProvider({ env: process.env, provider: 'openai', model: 'm', baseUrl: api.url, apiKeyEnv: 'VLLM_KEY' }));
     expect(err.message).toBe('openai: VLLM_KEY is not set; export it or set api_key_env in the config');
   });
 
@@ -257,11 +257,11 @@ describe('openai: settings and environment', () => {
     vi.stubEnv('OPENAI_BASE_URL', api.url);
     vi.stubEnv('OPENAI_API_KEY', 'sk-env');
     api.reply({ chat: { content: 'a' } }, { chat: { content: 'b' } });
-    await (await createProvider({ provider: 'openai', model: 'm' })).complete(modelRequest());
+    await (await createProvider({ env: process.env, provider: 'openai', model: 'm' })).complete(modelRequest());
     expect(api.requests[0]!.headers.authorization).toBe('Bearer sk-env');
     vi.stubEnv('OPENAI_BASE_URL', `http://127.0.0.1:${await deadPort()}/v1`);
     vi.stubEnv('OTHER_KEY', 'sk-other');
-    await (await createProvider({ provider: 'openai', model: 'm', baseUrl: api.url, apiKeyEnv: 'OTHER_KEY' })).complete(modelRequest());
+    await (await createProvider({ env: process.env, provider: 'openai', model: 'm', baseUrl: api.url, apiKeyEnv: 'OTHER_KEY' })).complete(modelRequest());
     expect(api.requests[1]!.headers.authorization).toBe('Bearer sk-other');
   });
 });

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { thinkingBudget } from '../../../src/agent/providers/anthropic-map.js';
 import { RawSplicer } from '../../../src/agent/providers/raw-splice.js';
-import { retryAfterMs, retryPolicyFromEnv, withRetries, type Failure } from '../../../src/agent/providers/retry.js';
+import { retryAfterMs, retryPolicyFromText, withRetries, type Failure } from '../../../src/agent/providers/retry.js';
 import { LogbookError } from '../../../src/core/index.js';
 import { rejection } from './request.js';
 
@@ -72,9 +72,9 @@ describe('retry settings', () => {
   });
 
   it('takes the retry count from the environment, strictly', () => {
-    expect(retryPolicyFromEnv({}).maxRetries).toBe(4);
-    expect(retryPolicyFromEnv({ LOGBOOK_PROVIDER_MAX_RETRIES: '0' }).maxRetries).toBe(0);
-    expect(() => retryPolicyFromEnv({ LOGBOOK_PROVIDER_MAX_RETRIES: '-1' })).toThrow(/LOGBOOK_PROVIDER_MAX_RETRIES must be a whole number/);
+    expect(retryPolicyFromText(undefined, 'LOGBOOK_PROVIDER_MAX_RETRIES').maxRetries).toBe(4);
+    expect(retryPolicyFromText('0', 'LOGBOOK_PROVIDER_MAX_RETRIES').maxRetries).toBe(0);
+    expect(() => retryPolicyFromText('-1', 'LOGBOOK_PROVIDER_MAX_RETRIES')).toThrow(/LOGBOOK_PROVIDER_MAX_RETRIES must be a whole number/);
   });
 });
 

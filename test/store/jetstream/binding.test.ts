@@ -31,7 +31,7 @@ describe('subject prefix derivation', () => {
 
   it('refuses a stream without a wildcard subject, suggesting one', () => {
     const err = failure(() => derivePrefix('S', ['a.b']));
-    expect(err.code).toBe('unavailable');
+    expect(err.code).toBe('stream_config');
     expect(err.message).toContain('no wildcard subject');
     expect(err.message).toContain("nats stream edit S --subjects 'a.b' --subjects 'logbook.s.>'");
     expect(failure(() => derivePrefix('S', [])).message).toContain('no wildcard subject');
@@ -39,7 +39,7 @@ describe('subject prefix derivation', () => {
 
   it('refuses several wildcard subjects, naming them', () => {
     const err = failure(() => derivePrefix('S', ['a.>', 'lit', 'b.*']));
-    expect(err.code).toBe('unavailable');
+    expect(err.code).toBe('stream_config');
     expect(err.message).toContain('2 wildcard subjects (a.>, b.*)');
     expect(err.message).toContain("nats stream edit S --subjects 'lit' --subjects 'a.>'");
   });
@@ -52,7 +52,7 @@ describe('subject prefix derivation', () => {
     ['*.b', 'logbook.s.>'],
   ])('refuses the malformed wildcard subject %s, suggesting %s', (subject, suggestion) => {
     const err = failure(() => derivePrefix('S', [subject]));
-    expect(err.code).toBe('unavailable');
+    expect(err.code).toBe('stream_config');
     expect(err.message).toContain(`'${subject}' is not of the form '<prefix>.>'`);
     expect(err.message).toContain(`--subjects '${suggestion}'`);
   });
@@ -74,7 +74,7 @@ describe('stream configuration check', () => {
     ['no acks', { no_ack: true }, 'nats stream edit RUNS --ack'],
   ])('refuses %s with its fix', (_name, change, fix) => {
     const err = failure(() => checkStreamConfig({ ...good, ...change }));
-    expect(err.code).toBe('unavailable');
+    expect(err.code).toBe('stream_config');
     expect(err.message).toMatch(/^stream RUNS cannot hold journals: /);
     expect(err.message).toContain(`(fix: ${fix})`);
     expect(err.message.split('(fix:')).toHaveLength(2);

@@ -8,7 +8,7 @@ import { JetStreamStore, type Journal } from '../../../src/index.js';
 import { addStream, journalStream } from '../../helpers/jetstream.js';
 import { caught as failure } from '../../helpers/errors.js';
 import { useNatsServer } from '../../helpers/nats-server.js';
-import { assistant, completed, meta, toolResult } from '../../helpers/records.js';
+import { assistant, at, completed, meta, toolResult } from '../../helpers/records.js';
 import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.js';
 
 const nats = useNatsServer();
@@ -41,12 +41,12 @@ describe.skipIf(!nats.enabled)('jetstream store failures', () => {
       const { stream, prefix } = await newStream();
       const store = await JetStreamStore.connect({ stream, nats: { url: proxy.url }, timeoutMs: TIMEOUT_MS });
       const j = await store.create('lost', meta('lost'));
-      await j.append(2, assistant(0, ['t1']));
+      await j.append(at(2, assistant(0, ['t1'])));
       const cut = proxy.dropAckOf(`${prefix}.lost.3`);
-      await j.append(3, toolResult('t1'));
+      await j.append(at(3, toolResult('t1')));
       await cut; // the ack really was dropped
       expect(j.lastSeq).toBe(3);
-      await j.append(4, completed);
+      await j.append(at(4, completed));
       await j.close();
       const loaded = await store.load('lost');
       expect(seqs(loaded.records)).toEqual([1, 2, 3, 4]);
@@ -72,7 +72,7 @@ describe.skipIf(!nats.enabled)('jetstream store failures', () => {
       proxy.refuseConnections(true);
       let err: { code: string; message: string };
       try {
-        err = await failure(j.append(2, assistant(0)));
+        err = await failure(j.append(at(2, assistant(0))));
         await cut;
       } finally {
         proxy.refuseConnections(false);
@@ -80,9 +80,9 @@ describe.skipIf(!nats.enabled)('jetstream store failures', () => {
       expect(err.code).toBe('unavailable');
       expect(err.message).toContain('may or may not be stored');
       expect(j.lastSeq).toBe(1);
-      await j.append(2, assistant(0));
+      await j.append(at(2, assistant(0)));
       expect(j.lastSeq).toBe(2);
-      await j.append(3, completed);
+      await j.append(at(3, completed));
       await j.close();
       expect(seqs((await store.load('retry')).records)).toEqual([1, 2, 3]);
       await store.close();
@@ -95,14 +95,14 @@ describe.skipIf(!nats.enabled)('jetstream store failures', () => {
       const cut = proxy.dropAckOf(`${prefix}.late.2`);
       proxy.refuseConnections(true);
       try {
-        expect((await failure(j.append(2, assistant(0)))).code).toBe('unavailable');
+        expect((await failure(j.append(at(2, assistant(0))))).code).toBe('unavailable');
         await cut;
       } finally {
         proxy.refuseConnections(false);
       }
       // Let the server forget the message id, so only the fence can recognise it.
       await new Promise((r) => setTimeout(r, 500));
-      await j.append(2, assistant(0));
+      await j.append(at(2, assistant(0)));
       expect(j.lastSeq).toBe(2);
       await j.close();
       expect(seqs((await store.load('late')).records)).toEqual([1, 2]);
@@ -115,12 +115,12 @@ describe.skipIf(!nats.enabled)('jetstream store failures', () => {
       const { stream } = await newStream();
       const store = await JetStreamStore.connect({ stream, nats: { url: nats.server().url }, timeoutMs: TIMEOUT_MS });
       const j: Journal = await store.create('bounce', meta('bounce'));
-      await j.append(2, assistant(0, ['t1', 't2']));
-      await j.append(3, toolResult('t1'));
+      await j.append(at(2, assistant(0, ['t1', 't2'])));
+      await j.append(at(3, toolResult('t1')));
       await nats.server().stop();
       let down: { code: string; message: string };
       try {
-        down = await failure(j.append(4, toolResult('t2')));
+        down = await failure(j.append(at(4, toolResult('t2'))));
         expect((await failure(store.load('bounce'))).code).toBe('unavailable');
       } finally {
         await nats.server().restart();
@@ -135,8 +135,8 @@ describe.skipIf(!nats.enabled)('jetstream store failures', () => {
       const fresh = await JetStreamStore.connect({ stream, nats: { url: nats.server().url }, timeoutMs: TIMEOUT_MS });
       const resumed = await fresh.open('bounce');
       expect(resumed.lastSeq).toBe(3);
-      await resumed.append(4, toolResult('t2'));
-      await resumed.append(5, completed);
+      await resumed.append(at(4, toolResult('t2')));
+      await resumed.append(at(5, completed));
       await resumed.close();
       const loaded = await fresh.load('bounce');
       expect(seqs(loaded.records)).toEqual([1, 2, 3, 4, 5]);
@@ -148,12 +148,12 @@ describe.skipIf(!nats.enabled)('jetstream store failures', () => {
       const { stream } = await newStream();
       const store = await JetStreamStore.connect({ stream, nats: { url: nats.server().url }, timeoutMs: 10_000 });
       const j = await store.create('carry', meta('carry'));
-      await j.append(2, assistant(0));
+      await j.append(at(2, assistant(0)));
       await j.close();
       await nats.server().restart();
       const again = await store.open('carry');
       expect(again.lastSeq).toBe(2);
-      await again.append(3, completed);
+      await again.append(at(3, completed));
       await again.close();
       expect(seqs((await store.load('carry')).records)).toEqual([1, 2, 3]);
       await store.close();

@@ -10,7 +10,7 @@ import { JetStreamStore, type Journal } from '../../../src/index.js';
 import { caught } from '../../helpers/errors.js';
 import { addStream, journalStream } from '../../helpers/jetstream.js';
 import { useNatsServer } from '../../helpers/nats-server.js';
-import { assistant, meta, toolResult } from '../../helpers/records.js';
+import { assistant, at, meta, toolResult } from '../../helpers/records.js';
 import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.js';
 
 const nats = useNatsServer();
@@ -38,11 +38,11 @@ describe.skipIf(!nats.enabled)('jetstream: a lost ack, then a different record a
   async function lostThird(stream: string, prefix: string, id: string): Promise<{ store: JetStreamStore; journal: Journal }> {
     const store = await JetStreamStore.connect({ stream, nats: { url: proxy.url }, timeoutMs: TIMEOUT_MS });
     const journal = await store.create(id, meta(id));
-    await journal.append(2, assistant(0, ['t1', 't2']));
+    await journal.append(at(2, assistant(0, ['t1', 't2'])));
     const cut = proxy.dropAckOf(`${prefix}.${id}.3`);
     proxy.refuseConnections(true);
     try {
-      const err = await caught(journal.append(3, toolResult('t1')));
+      const err = await caught(journal.append(at(3, toolResult('t1'))));
       await cut;
       expect(err.code).toBe('unavailable');
       expect(err.message).toContain('may or may not be stored');
@@ -55,11 +55,11 @@ describe.skipIf(!nats.enabled)('jetstream: a lost ack, then a different record a
 
   /** A different record at seq 3 is refused; the record stored there is adopted when appended again. */
   async function refusedThenAdopted(store: JetStreamStore, journal: Journal, id: string): Promise<void> {
-    const err = await caught(journal.append(3, { terminal: { reason: 'error', message: 'boom' } }));
+    const err = await caught(journal.append(at(3, { terminal: { reason: 'error', message: 'boom' } })));
     expect(err.code).toBe('unavailable');
     expect(err.message).toMatch(/seq 3 already holds a different record this writer stored/);
     expect(journal.lastSeq).toBe(2);
-    await journal.append(3, toolResult('t1'));
+    await journal.append(at(3, toolResult('t1')));
     expect(journal.lastSeq).toBe(3);
     await journal.close();
     const loaded = await store.load(id);

@@ -19,7 +19,7 @@ import {
 import { fixtures } from '../../helpers/fixtures.js';
 import { freshJetStreamStore } from '../../helpers/jetstream.js';
 import { useNatsServer } from '../../helpers/nats-server.js';
-import { assistant, completed, meta, toolResult } from '../../helpers/records.js';
+import { assistant, at, completed, meta, toolResult } from '../../helpers/records.js';
 import { tempDir } from '../../helpers/tmp.js';
 
 const nats = useNatsServer();
@@ -35,7 +35,7 @@ async function write(store: Store, records: JournalRecord[]): Promise<string> {
   const [first, ...rest] = records;
   const id = (first as { meta: MetaPayload }).meta.run_id;
   const j = await store.create(id, (first as { meta: MetaPayload }).meta);
-  for (const { seq, ...payload } of rest) await j.append(seq, payload as Payload);
+  for (const { seq, ...payload } of rest) await j.append(at(seq, payload as Payload));
   await j.close();
   return id;
 }
@@ -44,10 +44,10 @@ describe.skipIf(!nats.enabled)('moving runs between backends', () => {
   it('copies file -> JetStream -> file with every byte unchanged', async () => {
     const source = freshFileStore();
     const j = await source.create('trip', meta('trip', { prompt: 'escapes <&> \u2028 and "quotes"' }));
-    await j.append(2, assistant(0, ['t1', 't2'], 'raw and <tags>'));
-    await j.append(3, toolResult('t1', 'first\nresult'));
-    await j.append(4, toolResult('t2'));
-    await j.append(5, completed);
+    await j.append(at(2, assistant(0, ['t1', 't2'], 'raw and <tags>')));
+    await j.append(at(3, toolResult('t1', 'first\nresult')));
+    await j.append(at(4, toolResult('t2')));
+    await j.append(at(5, completed));
     await j.close();
     const middle = await freshJetStreamStore(nats.server().url);
     const back = freshFileStore();
@@ -64,7 +64,7 @@ describe.skipIf(!nats.enabled)('moving runs between backends', () => {
     await (await source.create('taken', meta('taken'))).close();
     const target = await freshJetStreamStore(nats.server().url);
     const there = await target.create('taken', meta('taken', { prompt: 'already here' }));
-    await there.append(2, assistant(0));
+    await there.append(at(2, assistant(0)));
     await there.close();
     await expect(copyRun(source, target, 'taken')).rejects.toMatchObject({ code: 'exists' });
     const kept = await target.load('taken');
@@ -76,8 +76,8 @@ describe.skipIf(!nats.enabled)('moving runs between backends', () => {
   it('leaves no partial copy when the target refuses a record', async () => {
     const source = freshFileStore();
     const j = await source.create('huge', meta('huge'));
-    await j.append(2, assistant(0, ['t1']));
-    await j.append(3, toolResult('t1', 'x'.repeat(2 * 1024 * 1024))); // over the server's max payload
+    await j.append(at(2, assistant(0, ['t1'])));
+    await j.append(at(3, toolResult('t1', 'x'.repeat(2 * 1024 * 1024)))); // over the server's max payload
     await j.close();
     const target = await freshJetStreamStore(nats.server().url);
     await expect(copyRun(source, target, 'huge')).rejects.toMatchObject({ code: 'unavailable' });
@@ -89,7 +89,7 @@ describe.skipIf(!nats.enabled)('moving runs between backends', () => {
   describe('both backends fold every conformance journal identically', () => {
     const foldable = fixtures().filter((fx) => {
       try {
-        fold(parseJournal(fx.journal).records);
+        fold(parseJournal(fx.journal));
         return true;
       } catch {
         return false;
@@ -102,7 +102,7 @@ describe.skipIf(!nats.enabled)('moving runs between backends', () => {
 
     for (const fx of foldable) {
       it(fx.name, async () => {
-        const records = parseJournal(fx.journal).records;
+        const records = parseJournal(fx.journal);
         const file = freshFileStore();
         const js = await freshJetStreamStore(nats.server().url);
         try {

@@ -25,12 +25,11 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { PubAck, StoredMsg } from '@nats-io/jetstream';
-import { LogbookError, checkAppend, encodeRecord, type JournalRecord, type Payload } from '../../core/index.js';
-import { afterDurable } from '../../util/failpoints.js';
-import type { Journal } from '../store.js';
+import { LogbookError } from '../../core/index.js';
+import type { HeldRun } from '../backend.js';
 import type { StreamBinding } from './binding.js';
 import { unavailable, type Link } from './connection.js';
-import { lastMessage, readRun } from './reads.js';
+import { lastMessage } from './reads.js';
 import { recordSubject, runFilter } from './subjects.js';
 
 const MSG_ID_HEADER = 'Nats-Msg-Id';
@@ -62,39 +61,22 @@ function messageId(nonce: string, seq: number, body: string): string {
   return `${nonce}-${seq}-${createHash('sha256').update(body).digest('base64url').slice(0, 22)}`;
 }
 
-export interface JournalState {
-  /** The seq of the last durable record (0 before the meta). */
-  lastSeq: number;
-  /** The stream sequence of that record's message (0 when none). */
-  tail: number;
-}
-
-export class JetStreamJournal implements Journal {
-  private closed = false;
-  private last: number;
-  private tail: number;
+/** A run held by this writer: the fence of its appends, and the nonce of its message ids. */
+export class HeldSubjects implements HeldRun {
+  private released = false;
   private readonly nonce = mintNonce();
 
   constructor(
     readonly runId: string,
     private readonly link: Link,
     private readonly binding: StreamBinding,
-    state: JournalState,
-    private readonly release: () => void,
-  ) {
-    this.last = state.lastSeq;
-    this.tail = state.tail;
-  }
+    /** The stream sequence of the run's last message (0 when none): what the 2.11 fence expects. */
+    private tail: number,
+    private readonly onRelease: () => void,
+  ) {}
 
-  get lastSeq(): number {
-    return this.last;
-  }
-
-  async append(seq: number, payload: Payload): Promise<void> {
-    if (this.closed) throw new LogbookError('unavailable', `journal ${this.runId} is closed`);
-    if (checkAppend(this.last, seq) === 'duplicate') return;
+  async write(seq: number, body: string): Promise<void> {
     const subject = recordSubject(this.binding.prefix, this.runId, seq);
-    const body = encodeRecord({ seq, ...payload } as JournalRecord);
     const msgId = messageId(this.nonce, seq, body);
     const what = `cannot append seq ${seq} to run ${this.runId} in stream ${this.binding.stream}`;
     const size = Buffer.byteLength(body);
@@ -112,8 +94,6 @@ export class JetStreamJournal implements Journal {
       stored = await this.settle(seq, subject, msgId, err, what);
     }
     this.tail = stored;
-    this.last = seq;
-    afterDurable(seq);
   }
 
   private async publish(subject: string, body: string, msgId: string): Promise<PubAck> {
@@ -175,14 +155,9 @@ export class JetStreamJournal implements Journal {
     );
   }
 
-  async records(): Promise<JournalRecord[]> {
-    const read = await readRun(this.link, this.binding, this.runId);
-    return read?.records ?? [];
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    this.release();
+  async release(): Promise<void> {
+    if (this.released) return;
+    this.released = true;
+    this.onRelease();
   }
 }

@@ -1,0 +1,19 @@
+import type { RetryPolicy } from './retry.js';
+
+/** What a provider is built from. The environment is passed in: providers never read process.env. */
+export interface ProviderSettings {
+  provider: 'anthropic' | 'openai' | 'script';
+  model: string;
+  /** API base URL; otherwise the variable the SDK documents (in `env`), else the SDK's default. */
+  baseUrl?: string;
+  /** Name of the environment variable holding the API key. */
+  apiKeyEnv?: string;
+  /** The script file, for the script provider. */
+  script?: string;
+  /** The environment to read API keys and base URLs from. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Retries of a failed model call; the default policy when absent. */
+  retry?: RetryPolicy;
+  /** The script provider appends `{"turn":N}` to this file for every request it answers. */
+  scriptLog?: string;
+}

@@ -1,0 +1,28 @@
+/**
+ * Every record a run makes goes through here: it is given the next seq, made
+ * durable in the journal (when the run has one), and only then applied to the
+ * run's state with the fold's own `step`. So the live state is the fold of what
+ * is durable, by construction, and a failed append leaves the state as it was,
+ * to be retried with the same seq.
+ */
+import { step, type JournalRecord, type Payload, type RunState } from '../core/index.js';
+import type { Journal } from '../store/store.js';
+
+export class Recorder {
+  constructor(
+    /** The run's state: the fold of its durable records. */
+    readonly state: RunState,
+    /** Null for a run that is not journaled: records are still made and folded, and stored nowhere. */
+    private readonly journal: Journal | null,
+    /** Called with each record once it is durable. */
+    private readonly onRecord?: (record: JournalRecord) => void,
+  ) {}
+
+  async append(payload: Payload): Promise<JournalRecord> {
+    const record = { seq: this.state.last_seq + 1, ...payload } as JournalRecord;
+    if (this.journal !== null) await this.journal.append(record);
+    step(this.state, record);
+    this.onRecord?.(record);
+    return record;
+  }
+}

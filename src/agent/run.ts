@@ -1,0 +1,137 @@
+/**
+ * Starting and resuming a run, for the CLI and for programs that embed logbook:
+ * two calls, `startRun` (or `resumeRun`) and then `execute`. A resume reads and
+ * gates without holding the run, then holds it, so inspecting a run never blocks
+ * on its writer and a refused resume never disturbs one.
+ */
+import {
+  LogbookError,
+  VERSION,
+  checkResume,
+  formatTimestamp,
+  initialState,
+  validateId,
+  type Fingerprint,
+  type MetaPayload,
+  type RunState,
+} from '../core/index.js';
+import type { Journal, Store } from '../store/store.js';
+import { fingerprintOf, type Agent } from './agent.js';
+import { Recorder } from './recorder.js';
+import { runLoop, type LoopOptions, type RunResult } from './runner.js';
+
+export function newRunMeta(runId: string, fingerprint: Fingerprint, prompt: string, interactive: boolean, now = new Date()): MetaPayload {
+  const meta: MetaPayload = { version: VERSION, run_id: runId, created: formatTimestamp(now), fingerprint, prompt };
+  if (interactive) meta.interactive = true;
+  return meta;
+}
+
+/** A run id from the clock and some randomness: sortable, unique enough, valid everywhere. */
+export function generateRunId(now = new Date()): string {
+  const stamp = formatTimestamp(now).replace(/[-:]/g, '').replace(/\..*$|Z$/, '').replace('T', '-');
+  return `${stamp}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/** A run ready to go on: started, or resumed and held. */
+export class AgentRun {
+  private closed = false;
+
+  constructor(
+    private readonly agent: Agent,
+    /** The run's state: the fold of its records so far. */
+    readonly state: RunState,
+    private readonly journal: Journal | null,
+    /** Whether it continues a journaled run (the model is then told results may be stale). */
+    readonly resumed: boolean,
+    /** What the operator should know before the run goes on. */
+    readonly warnings: string[] = [],
+  ) {}
+
+  get id(): string {
+    return this.state.run_id;
+  }
+
+  /** Runs it until it completes, stops at a limit, fails or is suspended; the journal is let go at the end. */
+  async execute(options: LoopOptions = {}): Promise<RunResult> {
+    if (this.closed) throw new LogbookError('journal_closed', `run ${this.id} was already executed or closed`);
+    const observer = options.observer;
+    const recorder = new Recorder(this.state, this.journal, observer?.record?.bind(observer));
+    try {
+      return await runLoop({ agent: this.agent, recorder, resumed: this.resumed }, options);
+    } finally {
+      await this.close();
+    }
+  }
+
+  /** Lets the run go without executing it. Safe to call more than once. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.journal?.close();
+  }
+}
+
+export interface StartOptions {
+  /** The run id; generated from the clock when absent. */
+  id?: string;
+  prompt: string;
+  /** A chat: it asks for follow-ups (a chat may start without a prompt). */
+  interactive?: boolean;
+  now?: Date;
+}
+
+/**
+ * Starts a run: its meta record (the agent's fingerprint, the prompt) is durable
+ * in `store` before this returns. With a null store the run is not journaled:
+ * its records are made and folded all the same, and stored nowhere.
+ */
+export async function startRun(store: Store | null, agent: Agent, options: StartOptions): Promise<AgentRun> {
+  const interactive = options.interactive === true;
+  if (options.prompt === '' && !interactive) throw new LogbookError('usage', 'a one-shot run needs a prompt');
+  const id = options.id ?? generateRunId(options.now);
+  validateId(id);
+  const meta = newRunMeta(id, fingerprintOf(agent), options.prompt, interactive, options.now);
+  const journal = store === null ? null : await store.create(id, meta);
+  return new AgentRun(agent, initialState({ seq: 1, meta }), journal, false);
+}
+
+export interface ResumeOptions {
+  /** Resume despite configuration drift other than a provider change. */
+  force?: boolean;
+  /** Undefined: the interactivity the run was journaled with; anything else must match it. */
+  interactive?: boolean;
+}
+
+/** Resumes a journaled run: the gates, in order, against the agent as configured now; then the hold. */
+export async function resumeRun(store: Store, agent: Agent, id: string, options: ResumeOptions = {}): Promise<AgentRun> {
+  const loaded = await store.load(id);
+  const gates = {
+    fingerprint: fingerprintOf(agent),
+    interactive: options.interactive ?? loaded.state.interactive,
+    force: options.force === true,
+  };
+  checkResume(loaded.state, gates);
+  const journal = await store.open(id);
+  let state = loaded.state;
+  try {
+    if (journal.lastSeq !== loaded.lastSeq) {
+      // Another writer finished between our read and our hold: read again, held.
+      const reread = await store.load(id);
+      checkResume(reread.state, gates);
+      if (reread.lastSeq !== journal.lastSeq) {
+        throw new LogbookError('locked', `run ${id} changed while it was being opened; try again`);
+      }
+      state = reread.state;
+    }
+  } catch (err) {
+    await journal.close();
+    throw err;
+  }
+  const warnings: string[] = [];
+  if (state.pending === null && state.last_stop_reason === 'pause_turn') {
+    warnings.push(
+      `run ${id} rests on a paused turn; the server-side state it continues from may have expired, in which case the model starts that step over`,
+    );
+  }
+  return new AgentRun(agent, state, journal, true, warnings);
+}

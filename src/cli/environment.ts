@@ -1,0 +1,39 @@
+/**
+ * Every environment variable the command honours is read here, once, at its
+ * edge; nothing below the CLI reads process.env.
+ */
+import { homedir } from 'node:os';
+import { defaultStateDir } from '../store/file/paths.js';
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** The variables, for `--help`: name and meaning. */
+export const ENVIRONMENT_HELP: readonly [string, string][] = [
+  ['LOGBOOK_DEBUG=1', 'print where an error came from (as --verbose does)'],
+  ['LOGBOOK_PROVIDER_MAX_RETRIES', 'retries of a failed model call, 0 to 20 (default 4)'],
+  ['XDG_STATE_HOME', 'runs live in $XDG_STATE_HOME/logbook/runs (default ~/.local/state/logbook/runs)'],
+  ['NO_COLOR', 'no color'],
+];
+
+export interface Environment {
+  env: Env;
+  /** LOGBOOK_DEBUG=1 */
+  debug: boolean;
+  /** LOGBOOK_PROVIDER_MAX_RETRIES, as given (checked when a provider is built). */
+  maxRetries: string | undefined;
+  /** LOGBOOK_SCRIPT_LOG: where the script provider records the turns it is asked for. */
+  scriptLog: string | undefined;
+  /** The state directory when --state-dir is not given. */
+  defaultStateDir: string;
+}
+
+export function readEnvironment(env: Env = process.env): Environment {
+  const nonEmpty = (name: string): string | undefined => (env[name] === '' ? undefined : env[name]);
+  return {
+    env,
+    debug: env.LOGBOOK_DEBUG === '1',
+    maxRetries: nonEmpty('LOGBOOK_PROVIDER_MAX_RETRIES'),
+    scriptLog: nonEmpty('LOGBOOK_SCRIPT_LOG'),
+    defaultStateDir: defaultStateDir(env, homedir()),
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * The backend contract: what a session backend supplies, which is bytes in and
+ * bytes out for the runs it keeps. Everything a journal means (ids, record
+ * order, duplicates and gaps, the codec, the meta record, the fold) is applied
+ * once, above every backend, by JournalStore (journal-store.ts).
+ *
+ * A line is one encoded record without its newline. A backend stores the lines
+ * it is given exactly, never re-encoding them, so a run moves between backends
+ * byte for byte. Every rule below is exercised by the shared store contract
+ * tests (test/store/contract.ts), which every backend passes.
+ */
+
+/** A run a writer holds: no other writer can append to it until it is released. */
+export interface HeldRun {
+  /**
+   * Makes `line`, the record with this seq, durable and resolves only once it
+   * is. When it rejects, nothing at `seq` counts as stored: the caller may write
+   * the same seq again (a backend cuts a partial write away, or adopts its own
+   * earlier copy of these very bytes).
+   */
+  write(seq: number, line: string): Promise<void>;
+  /** Lets the run go. Safe to call more than once. */
+  release(): Promise<void>;
+}
+
+export interface OpenedRun {
+  run: HeldRun;
+  /** The run's first line (its meta record). */
+  first: string;
+  /** Its last whole line; a torn tail has been repaired (cut away) before this is read. */
+  last: string;
+}
+
+export interface StoredRun {
+  /** Every whole line, in order; the first is the meta record. */
+  lines: string[];
+  /** When the run last changed. */
+  updated: Date;
+  /** Where it was read from, for people ("/home/a/runs/x.jsonl"); errors name lines after it. */
+  source: string;
+}
+
+/** What a listing needs of one run, read without reading the whole run. */
+export interface RunSummary {
+  id: string;
+  /** The first line, or null when the run has none (empty or unreadable). */
+  first: string | null;
+  /** The last whole line. */
+  last: string | null;
+  updated: Date;
+  /** True when a writer holds the run right now, where the backend can tell. */
+  held?: boolean;
+  /** Why the run could not be read, when it could not. */
+  problem?: string;
+}
+
+export interface Backend {
+  /** The backend's registry name. */
+  readonly name: string;
+  /** Where runs are kept, for people ("file store in /home/a/.local/state/logbook/runs"). */
+  readonly location: string;
+  /**
+   * Creates run `id` whole, its meta line durable as seq 1, and holds it. A run
+   * appears whole or not at all; `exists` when it is already there (even
+   * half-removed). `id` has been validated.
+   */
+  create(id: string, metaLine: string): Promise<HeldRun>;
+  /** Holds an existing run (`not_found`, `locked`). `id` has been validated. */
+  open(id: string): Promise<OpenedRun>;
+  /** Reads a run without holding it, so a reader never waits for a writer; null when absent. */
+  read(id: string): Promise<StoredRun | null>;
+  /** Every run, each described from its ends only. Ids that fail validateId are skipped. */
+  list(): Promise<RunSummary[]>;
+  /** Removes a run; false when there was none; `locked` while a writer holds it. */
+  delete(id: string): Promise<boolean>;
+  /** Releases the backend's own resources (connections). */
+  close(): Promise<void>;
+}
+
+/** Connection settings for backends that talk to NATS. */
+export interface NatsSettings {
+  /** One server URL, or several separated by commas. */
+  url: string;
+  /** A NATS credentials file. */
+  creds?: string;
+}
+
+export interface BackendContext {
+  /** A state directory D: the file backend keeps journals in D/runs. */
+  stateDir?: string;
+  /** The directory of the config file, against which relative option paths resolve. */
+  configDir?: string;
+  nats?: NatsSettings;
+}
+
+/**
+ * Builds a backend from its `session.options` (decoded strictly: an unknown key
+ * or a wrong type fails here, with `backend_options`) and the context. A backend
+ * built here must keep every rule of this module's contract.
+ */
+export type BackendFactory = (options: Record<string, unknown>, context: BackendContext) => Promise<Backend>;

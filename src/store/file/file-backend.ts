@@ -1,0 +1,288 @@
+/**
+ * The file backend: one JSON-lines journal per run, `<id>.jsonl`, beside a
+ * `<id>.lock` that a writer holds with flock. A run is created whole (meta
+ * included, directory entry fsynced); after that, lines are written and fsynced
+ * one at a time, and reads apply the torn-tail rule (core journalLines).
+ */
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+} from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { LogbookError, isLogbookError, journalLines } from '../../core/index.js';
+import type { Backend, BackendContext, HeldRun, OpenedRun, RunSummary, StoredRun } from '../backend.js';
+import { JournalStore } from '../journal-store.js';
+import { decodeOptions } from '../options.js';
+import { runNotFound } from '../store.js';
+import { acquireLock, type FileLock } from './flock.js';
+import { errno, exists, fsyncDir, ioError, writeAll } from './fs.js';
+import { readFirstLine, readTail } from './lines.js';
+import { runsDir } from './paths.js';
+
+const JOURNAL_EXT = '.jsonl';
+const LOCK_EXT = '.lock';
+const NEWLINE = Buffer.from('\n');
+
+/** A held journal file: its descriptor, open for appending, and its lock. */
+class HeldFile implements HeldRun {
+  private released = false;
+
+  constructor(
+    private readonly path: string,
+    private readonly fd: number,
+    private readonly lock: FileLock,
+    /** Bytes of whole, durable records: where a failed write is cut back to. */
+    private size: number,
+  ) {}
+
+  async write(seq: number, line: string): Promise<void> {
+    const bytes = Buffer.from(`${line}\n`, 'utf8');
+    try {
+      writeAll(this.fd, bytes);
+      fsyncSync(this.fd);
+    } catch (err) {
+      // Cut any partial line away so the journal still ends on a whole record and
+      // the same seq can be written again.
+      try {
+        ftruncateSync(this.fd, this.size);
+        fsyncSync(this.fd);
+      } catch {
+        /* the read side drops a torn final line anyway */
+      }
+      throw ioError(`cannot append seq ${seq} to ${this.path}`, err);
+    }
+    this.size += bytes.length;
+  }
+
+  async release(): Promise<void> {
+    if (this.released) return;
+    this.released = true;
+    try {
+      closeSync(this.fd);
+    } finally {
+      this.lock.release();
+    }
+  }
+}
+
+export class FileBackend implements Backend {
+  readonly name = 'file';
+
+  constructor(readonly directory: string) {}
+
+  get location(): string {
+    return `file store in ${this.directory}`;
+  }
+
+  /** Where run `id`'s journal is (whether or not it exists). */
+  journalPath(id: string): string {
+    return join(this.directory, id + JOURNAL_EXT);
+  }
+
+  private lockPath(id: string): string {
+    return join(this.directory, id + LOCK_EXT);
+  }
+
+  private ensureDirectory(): void {
+    try {
+      mkdirSync(this.directory, { recursive: true, mode: 0o700 });
+    } catch (err) {
+      throw ioError(`cannot create the run directory ${this.directory}`, err);
+    }
+  }
+
+  /**
+   * A run appears whole or not at all: its meta is written and fsynced in a
+   * temporary file, which is then linked into place (link fails if the run
+   * exists, so two creators cannot both win) and the directory is fsynced.
+   */
+  async create(id: string, metaLine: string): Promise<HeldRun> {
+    const bytes = Buffer.from(`${metaLine}\n`, 'utf8');
+    this.ensureDirectory();
+    const lockPath = this.lockPath(id);
+    const lock = acquireLock(lockPath);
+    const path = this.journalPath(id);
+    const tmp = join(this.directory, `.${id}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
+    let fd = -1;
+    let created = false;
+    try {
+      fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+      writeAll(fd, bytes);
+      fsyncSync(fd);
+      closeSync(fd);
+      fd = -1;
+      try {
+        linkSync(tmp, path);
+      } catch (err) {
+        if (errno(err) === 'EEXIST') {
+          throw new LogbookError('exists', `run ${id} already exists; pick another id or remove it with \`logbook session rm ${id}\``);
+        }
+        throw err;
+      }
+      created = true;
+      unlinkSync(tmp);
+      fsyncDir(this.directory);
+      fd = openSync(path, constants.O_WRONLY | constants.O_APPEND);
+    } catch (err) {
+      if (fd >= 0) closeSync(fd);
+      removeQuietly(tmp);
+      // No run came of it: its lock file goes too (a run that exists keeps its own).
+      if (!created && !isLogbookError(err, 'exists')) removeQuietly(lockPath);
+      lock.release();
+      throw isLogbookError(err) ? err : ioError(`cannot create run ${id} in ${this.directory}`, err);
+    }
+    return new HeldFile(path, fd, lock, bytes.length);
+  }
+
+  async open(id: string): Promise<OpenedRun> {
+    const path = this.journalPath(id);
+    if (!exists(path)) throw runNotFound(id);
+    const lock = acquireLock(this.lockPath(id));
+    let fd = -1;
+    try {
+      fd = openSync(path, constants.O_RDWR | constants.O_APPEND);
+      const { first, last, size } = repairTail(fd, path);
+      return { run: new HeldFile(path, fd, lock, size), first, last };
+    } catch (err) {
+      if (fd >= 0) closeSync(fd);
+      lock.release();
+      if (errno(err) === 'ENOENT') throw runNotFound(id);
+      throw isLogbookError(err) ? err : ioError(`cannot open ${path}`, err);
+    }
+  }
+
+  async read(id: string): Promise<StoredRun | null> {
+    const path = this.journalPath(id);
+    let text: string;
+    let updated: Date;
+    try {
+      text = readFileSync(path, 'utf8');
+      updated = statSync(path).mtime;
+    } catch (err) {
+      if (errno(err) === 'ENOENT') return null;
+      throw ioError(`cannot read ${path}`, err);
+    }
+    return { lines: journalLines(text).lines, updated, source: path };
+  }
+
+  async list(): Promise<RunSummary[]> {
+    let names: string[];
+    try {
+      names = readdirSync(this.directory);
+    } catch (err) {
+      if (errno(err) === 'ENOENT') return [];
+      throw ioError(`cannot list ${this.directory}`, err);
+    }
+    const runs: RunSummary[] = [];
+    for (const name of names) {
+      if (!name.endsWith(JOURNAL_EXT)) continue;
+      const summary = this.summarize(name.slice(0, -JOURNAL_EXT.length));
+      if (summary !== null) runs.push(summary);
+    }
+    return runs;
+  }
+
+  /** The first line and the last whole line, and mtime: never the whole journal. */
+  private summarize(id: string): RunSummary | null {
+    let fd: number;
+    try {
+      fd = openSync(this.journalPath(id), constants.O_RDONLY);
+    } catch {
+      return null; // removed since the directory was read
+    }
+    try {
+      const stat = fstatSync(fd);
+      const summary: RunSummary = { id, first: null, last: null, updated: stat.mtime };
+      try {
+        summary.first = readFirstLine(fd, stat.size);
+        summary.last = stat.size === 0 ? null : readTail(fd, stat.size).last;
+      } catch (err) {
+        summary.problem = ioError(`cannot read ${this.journalPath(id)}`, err).message;
+      }
+      return summary;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const path = this.journalPath(id);
+    if (!exists(path)) return false;
+    const lock = acquireLock(this.lockPath(id));
+    try {
+      unlinkSync(path);
+      unlinkSync(this.lockPath(id));
+      return true;
+    } catch (err) {
+      if (errno(err) === 'ENOENT') return false;
+      throw ioError(`cannot remove ${path}`, err);
+    } finally {
+      lock.release();
+    }
+  }
+
+  async close(): Promise<void> {}
+}
+
+function removeQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    /* already gone */
+  }
+}
+
+/**
+ * Before appending to a journal, make it end on a whole record and its newline:
+ * cut what the torn-tail rule drops, or finish a final record that lacks its
+ * newline. Returns the first and last lines and the size of the whole records.
+ */
+function repairTail(fd: number, path: string): { first: string; last: string; size: number } {
+  const size = fstatSync(fd).size;
+  const tail = size === 0 ? null : readTail(fd, size);
+  if (tail === null || tail.last === null) throw new LogbookError('empty', `${path} has no whole records`);
+  if (tail.needsRepair) {
+    ftruncateSync(fd, tail.keptEnd);
+    writeAll(fd, NEWLINE);
+    fsyncSync(fd);
+  }
+  return { first: readFirstLine(fd, tail.keptEnd)!, last: tail.last, size: tail.keptEnd + 1 };
+}
+
+/** The file backend as a Store. */
+export class FileStore extends JournalStore {
+  constructor(readonly directory: string) {
+    super(new FileBackend(directory));
+  }
+
+  /** Where run `id`'s journal is (whether or not it exists). */
+  journalPath(id: string): string {
+    return (this.backendImpl as FileBackend).journalPath(id);
+  }
+}
+
+/**
+ * Journals live in one directory: the `directory` option when given (relative to
+ * the config file), else D/runs for the context's state dir D.
+ */
+export async function fileBackendFromOptions(options: Record<string, unknown>, context: BackendContext): Promise<FileBackend> {
+  const opts = decodeOptions('file', options, { directory: { kind: 'string' } });
+  const directory = opts.directory as string | undefined;
+  if (directory !== undefined && directory !== '') {
+    return new FileBackend(isAbsolute(directory) ? directory : resolve(context.configDir ?? '.', directory));
+  }
+  if (context.stateDir === undefined) {
+    throw new LogbookError('backend_options', 'the file backend needs a `directory` option or a state directory to keep runs in');
+  }
+  return new FileBackend(runsDir(resolve(context.stateDir)));
+}

@@ -1,0 +1,183 @@
+/**
+ * The journal rules, once, over any backend: ids are validated before they
+ * become keys, a meta record must name the run it sits in, appends are checked
+ * (duplicate, gap) and encoded here, the last seq advances only after the
+ * backend says the record is durable, and loads decode and fold the same way
+ * whatever stored the bytes.
+ */
+import {
+  LogbookError,
+  checkAppend,
+  decodeLine,
+  decodeLines,
+  encodeRecord,
+  fold,
+  isValidId,
+  runStatus,
+  validateId,
+  type JournalRecord,
+  type MetaPayload,
+} from '../core/index.js';
+import type { Backend, HeldRun, RunSummary } from './backend.js';
+import { runNotFound, type Journal, type LoadedRun, type RunInfo, type Store } from './store.js';
+
+/** The meta record a run starts with; `corrupt` when it is not one, or names another run. */
+function metaOf(record: JournalRecord, id: string, where: string): MetaPayload {
+  if (!('meta' in record)) {
+    throw new LogbookError('no_meta', `${where} does not start with a meta record (seq ${record.seq} is not one)`);
+  }
+  if (record.meta.run_id !== id) {
+    throw new LogbookError('corrupt', `${where} holds run ${record.meta.run_id}, not run ${id}: its meta names another run`);
+  }
+  return record.meta;
+}
+
+class StoreJournal implements Journal {
+  private closed = false;
+
+  constructor(
+    readonly runId: string,
+    private readonly held: HeldRun,
+    /** Advanced only once the backend says a record is durable. */
+    private last: number,
+  ) {}
+
+  get lastSeq(): number {
+    return this.last;
+  }
+
+  async append(record: JournalRecord): Promise<void> {
+    if (this.closed) throw new LogbookError('journal_closed', `journal ${this.runId} is closed; open the run again to append`);
+    if (checkAppend(this.last, record.seq) === 'duplicate') return;
+    await this.held.write(record.seq, encodeRecord(record));
+    this.last = record.seq;
+  }
+
+  async appendLine(line: string): Promise<void> {
+    if (this.closed) throw new LogbookError('journal_closed', `journal ${this.runId} is closed; open the run again to append`);
+    const { seq } = decodeLine(line, `a line copied into run ${this.runId}`);
+    if (checkAppend(this.last, seq) === 'duplicate') return;
+    await this.held.write(seq, line);
+    this.last = seq;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.held.release();
+  }
+}
+
+export class JournalStore implements Store {
+  constructor(protected readonly backendImpl: Backend) {}
+
+  get backend(): string {
+    return this.backendImpl.name;
+  }
+
+  get location(): string {
+    return this.backendImpl.location;
+  }
+
+  async create(id: string, meta: MetaPayload): Promise<Journal> {
+    validateId(id);
+    if (meta.run_id !== id) {
+      throw new LogbookError('invalid_meta', `the meta record names run ${meta.run_id}, but it is being created as run ${id}`);
+    }
+    const held = await this.backendImpl.create(id, encodeRecord({ seq: 1, meta }));
+    return new StoreJournal(id, held, 1);
+  }
+
+  async createFromLines(id: string, lines: readonly string[], options: { signal?: AbortSignal } = {}): Promise<Journal> {
+    validateId(id);
+    const first = lines[0];
+    if (first === undefined) throw new LogbookError('empty', `run ${id} has no records to copy`);
+    const record = decodeLine(first, `line 1 of run ${id}`);
+    metaOf(record, id, `run ${id}`);
+    if (record.seq !== 1) throw new LogbookError('corrupt', `run ${id}: its meta record has seq ${record.seq}, not 1`);
+    const stopIfAborted = (): void => {
+      if (options.signal?.aborted) throw new LogbookError('interrupted', `copying run ${id} was interrupted`);
+    };
+    stopIfAborted();
+    const journal = new StoreJournal(id, await this.backendImpl.create(id, first), 1);
+    try {
+      for (let i = 1; i < lines.length; i++) {
+        stopIfAborted();
+        await journal.appendLine(lines[i]!);
+      }
+    } catch (err) {
+      // The whole run or none of it.
+      await journal.close().catch(() => {});
+      await this.backendImpl.delete(id).catch(() => {});
+      throw err;
+    }
+    return journal;
+  }
+
+  async open(id: string): Promise<Journal> {
+    validateId(id);
+    const opened = await this.backendImpl.open(id);
+    try {
+      metaOf(decodeLine(opened.first, `the first line of run ${id}`), id, `run ${id}`);
+      const last = decodeLine(opened.last, `the last line of run ${id}`);
+      return new StoreJournal(id, opened.run, last.seq);
+    } catch (err) {
+      await opened.run.release();
+      throw err;
+    }
+  }
+
+  async load(id: string): Promise<LoadedRun> {
+    const { run, lines } = await this.readLines(id);
+    const records = decodeLines(lines, run.source);
+    const state = fold(records);
+    const meta = metaOf(records[0]!, id, run.source);
+    return { state, records, lastSeq: records[records.length - 1]!.seq, created: meta.created, updated: run.updated.toISOString() };
+  }
+
+  /** The run's stored lines, exactly as stored (a copy between stores, an export of the bytes). */
+  async lines(id: string): Promise<string[]> {
+    return (await this.readLines(id)).lines;
+  }
+
+  private async readLines(id: string) {
+    validateId(id);
+    const run = await this.backendImpl.read(id);
+    if (run === null) throw runNotFound(id);
+    if (run.lines.length === 0) throw new LogbookError('empty', `${run.source} has no records`);
+    return { run, lines: run.lines };
+  }
+
+  async list(): Promise<RunInfo[]> {
+    const summaries = await this.backendImpl.list();
+    return summaries.filter((s) => isValidId(s.id)).map(describe);
+  }
+
+  async delete(id: string): Promise<boolean> {
+    validateId(id);
+    return this.backendImpl.delete(id);
+  }
+
+  async close(): Promise<void> {
+    await this.backendImpl.close();
+  }
+}
+
+/** A listing's entry: meta from the first line, status from the last. */
+function describe(s: RunSummary): RunInfo {
+  const info: RunInfo = { runId: s.id, created: '', updated: s.updated.toISOString(), model: '', prompt: '', status: 'open' };
+  if (s.held !== undefined) info.held = s.held;
+  try {
+    if (s.problem !== undefined) throw new LogbookError('corrupt', s.problem);
+    if (s.first === null || s.last === null) throw new LogbookError('empty', 'the run has no records');
+    const meta = metaOf(decodeLine(s.first, 'its first line'), s.id, `run ${s.id}`);
+    info.created = meta.created;
+    info.model = meta.fingerprint.model;
+    info.prompt = meta.prompt;
+    info.status = runStatus(decodeLine(s.last, 'its last line'));
+  } catch (err) {
+    info.status = 'unreadable';
+    info.problem = err instanceof Error ? err.message : String(err);
+  }
+  return info;
+}

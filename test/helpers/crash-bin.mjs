@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+// The logbook command with two more session backends, `crash-file` and
+// `crash-jetstream`: the file and JetStream backends, wrapped so that a test can
+// crash the process at an exact point of a run. Registered through the public
+// registerBackend API, like any backend linked from outside; logbook itself has
+// no crash switch. LOGBOOK_TEST_CRASH says where, read here only:
+//   kill-after-seq:N   SIGKILL right after record N is durable
+//   tear-seq:N         write the first half of record N's line, then SIGKILL (file only)
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { main } from '../../dist/cli/main.js';
+import { fileBackendFromOptions, jetStreamBackendFromOptions, registerBackend } from '../../dist/index.js';
+
+const [mode, at] = (process.env.LOGBOOK_TEST_CRASH ?? '').split(':');
+const crashSeq = Number(at);
+
+function die() {
+  process.kill(process.pid, 'SIGKILL');
+}
+
+/** Writes the first half of `line` where the backend would have written it whole, and dies. */
+function tear(path, line) {
+  const bytes = Buffer.from(`${line}\n`);
+  writeFileSync(path, bytes.subarray(0, Math.max(1, bytes.length >> 1)), { flag: 'a' });
+  die();
+}
+
+function wrapHeld(held, tearPath) {
+  const write = held.write.bind(held);
+  held.write = async (seq, line) => {
+    if (mode === 'tear-seq' && seq === crashSeq && tearPath) tear(tearPath, line);
+    await write(seq, line);
+    if (mode === 'kill-after-seq' && seq === crashSeq) die();
+  };
+  return held;
+}
+
+function wrap(backend, pathOf) {
+  const create = backend.create.bind(backend);
+  const open = backend.open.bind(backend);
+  backend.create = async (id, metaLine) => {
+    // A torn meta never becomes a run: the backend writes it to a temporary file first.
+    if (mode === 'tear-seq' && crashSeq === 1 && pathOf) tear(join(dirname(pathOf(id)), `.${id}.${process.pid}.torn.tmp`), metaLine);
+    const held = wrapHeld(await create(id, metaLine), pathOf?.(id));
+    if (mode === 'kill-after-seq' && crashSeq === 1) die();
+    return held;
+  };
+  backend.open = async (id) => {
+    const opened = await open(id);
+    wrapHeld(opened.run, pathOf?.(id));
+    return opened;
+  };
+  return backend;
+}
+
+registerBackend('crash-file', async (options, context) => {
+  const backend = await fileBackendFromOptions(options, context);
+  return wrap(backend, (id) => backend.journalPath(id));
+});
+registerBackend('crash-jetstream', async (options, context) => wrap(await jetStreamBackendFromOptions(options, context)));
+
+await main(process.argv.slice(2));
