@@ -6,7 +6,7 @@
 import { textOf, type RunObserver, type ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
 import { toolUses, type Message, type ToolResultBody } from '../core/index.js';
-import { formatCall, resultLines, sanitize, sanitizeLine, showResult } from '../render/index.js';
+import { callLine, resultLines, sanitize, sanitizeLine, showResult } from '../render/index.js';
 import type { Progress } from './progress.js';
 import type { Terminal } from './terminal.js';
 
@@ -32,8 +32,7 @@ export function liveObserver(o: LiveOptions): RunObserver {
   const s = err.style;
   let tokens = o.tokens;
   const say = (text: string): void => progress.write(text.endsWith('\n') ? text : `${text}\n`);
-  const call = (c: ToolCall, resolved: string | undefined): string =>
-    `\u00bb ${resolved !== undefined ? sanitizeLine(resolved) : formatCall(c.name, c.input.text, err.columns === undefined ? undefined : err.columns - 2)}`;
+  const call = (c: ToolCall, resolved: string | undefined, suffix = ''): string => callLine(c.name, c.input.text, { resolved, width: err.columns, suffix });
   const result = (r: ToolResultBody): void => {
     if (!o.toolOutput) return;
     const lines = resultLines(showResult(r.content, r.is_error === true));
@@ -71,7 +70,7 @@ export function liveObserver(o: LiveOptions): RunObserver {
       result(r);
     },
     toolReused(c, r) {
-      say(s.faint(`${call(c, o.tools.describe(c.name, c.input))}  (journaled result reused)`));
+      say(s.faint(call(c, o.tools.describe(c.name, c.input), '  (journaled result reused)')));
       result(r);
     },
     warning(message) {

@@ -69,3 +69,24 @@ export function formatCall(name: string, inputJson: string, maxWidth?: number): 
   }
   return line(lo);
 }
+
+export interface CallLineOptions {
+  /** What the call actually runs (a resolved command line), when its tool is known and can say. */
+  resolved?: string | undefined;
+  /** The width to fit (a terminal's); omit for the arguments in full. */
+  width?: number | undefined;
+  /** Text after the call (a note such as ` (answered)`), counted in the width. */
+  suffix?: string;
+}
+
+/**
+ * The one line a tool call shows as, in every rendering: `» ` and the resolved
+ * command line when there is one, else the tool's name and its JSON arguments
+ * (elided to fit `width`), then the suffix. Sanitized.
+ */
+export function callLine(name: string, inputJson: string, options: CallLineOptions = {}): string {
+  const suffix = options.suffix ?? '';
+  const room = options.width === undefined ? undefined : options.width - 2 - [...suffix].length;
+  const body = options.resolved !== undefined ? sanitizeLine(options.resolved) : formatCall(name, inputJson, room);
+  return `\u00bb ${body}${suffix}`;
+}

@@ -4,7 +4,7 @@
  * --transcript` prints when it is not on a terminal (or with --no-tui).
  */
 import type { RunState } from '../core/index.js';
-import { formatCall } from './calls.js';
+import { callLine } from './calls.js';
 import { endLine, hang, joinItems, marker, pendingLine } from './lines.js';
 import { resultLines } from './results.js';
 import { plain, type Style } from './style.js';
@@ -32,7 +32,7 @@ export function dumpItem(item: TranscriptItem, options: DumpOptions = {}): strin
     case 'provider':
       return [style.faint(`[${item.providerKind}]`)];
     case 'call': {
-      const lines = [style.call(`\u00bb ${formatCall(item.name, item.input, options.width === undefined ? undefined : options.width - 2)}`)];
+      const lines = [style.call(callLine(item.name, item.input, { width: options.width }))];
       if (options.toolOutput && !item.answered) lines.push(style.faint('  (no result yet)'));
       return lines;
     }

@@ -1,7 +1,7 @@
 /** Renderings of a folded run: resume narration, the plain dump, and the viewer's items. All pure. */
 export { sanitize, sanitizeLine } from './sanitize.js';
 export { plain, type Style } from './style.js';
-export { formatCall, elideMiddle } from './calls.js';
+export { callLine, formatCall, elideMiddle, type CallLineOptions } from './calls.js';
 export { showResult, resultNotes, resultLines, type ShownResult } from './results.js';
 export { transcriptItems, side, gapBefore, type TranscriptItem, type ItemKind } from './transcript.js';
 export { dumpTranscript, dumpItem, type DumpOptions } from './dump.js';

@@ -4,7 +4,7 @@
  * calls, the in-flight turn) and then `continuing`.
  */
 import type { RunState } from '../core/index.js';
-import { formatCall } from './calls.js';
+import { callLine } from './calls.js';
 import { hang, joinItems, marker, pendingLine } from './lines.js';
 import { sanitizeLine } from './sanitize.js';
 import { plain, type Style } from './style.js';
@@ -21,12 +21,12 @@ export interface NarrationOptions {
   style?: Style;
 }
 
-function callLine(item: Extract<TranscriptItem, { kind: 'call' }>, options: NarrationOptions): string {
-  const described = options.describeCall?.(item.name, item.input);
-  const width = options.width === undefined ? undefined : options.width - 2;
-  let text = described !== undefined ? sanitizeLine(described) : formatCall(item.name, item.input, width);
-  if (item.pending && item.answered) text += ' (answered)';
-  return `\u00bb ${text}`;
+function narratedCall(item: Extract<TranscriptItem, { kind: 'call' }>, options: NarrationOptions): string {
+  return callLine(item.name, item.input, {
+    resolved: options.describeCall?.(item.name, item.input),
+    width: options.width,
+    suffix: item.pending && item.answered ? ' (answered)' : '',
+  });
 }
 
 function narrateItem(item: TranscriptItem, options: NarrationOptions, style: Style): string[] {
@@ -37,7 +37,7 @@ function narrateItem(item: TranscriptItem, options: NarrationOptions, style: Sty
     case 'text':
       return item.text.split('\n');
     case 'call':
-      return [style.call(callLine(item, options))];
+      return [style.call(narratedCall(item, options))];
     case 'pending':
       return [marker(style, pendingLine(item))];
     default:

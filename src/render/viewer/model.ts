@@ -5,7 +5,7 @@
  * found too. Pure, so the layout is tested without a terminal.
  */
 import wrapAnsi from 'wrap-ansi';
-import { endLine, formatCall, pendingLine, resultNotes, gapBefore, type TranscriptItem } from '../index.js';
+import { callLine, endLine, pendingLine, resultNotes, gapBefore, type TranscriptItem } from '../index.js';
 
 export type Tone = 'user' | 'text' | 'thinking' | 'call' | 'output' | 'bad' | 'note' | 'blank';
 export type Fold = 'thinking' | 'output' | 'call' | null;
@@ -62,8 +62,8 @@ function entryFor(item: TranscriptItem, width: number): Omit<Entry, 'gap'> {
     }
     case 'call': {
       const suffix = item.answered || !item.pending ? '' : ' (no result yet)';
-      const full = `\u00bb ${formatCall(item.name, item.input)}${suffix}`;
-      const short = `\u00bb ${formatCall(item.name, item.input, width - 2 - suffix.length)}${suffix}`;
+      const full = callLine(item.name, item.input, { suffix });
+      const short = callLine(item.name, item.input, { width, suffix });
       return short === full ? fixed('call', [full]) : { tone: 'call', fold: 'call', folded: [short], unfolded: [full] };
     }
     case 'result': {
