@@ -74,8 +74,3 @@ export function fingerprintDiff(recorded: Fingerprint, current: Fingerprint): st
   }
   return diff;
 }
-
-/** Equal in everything a resume may be forced past; the provider is not compared. */
-export function fingerprintsEqual(recorded: Fingerprint, current: Fingerprint): boolean {
-  return fingerprintDiff(recorded, current).length === 0;
-}

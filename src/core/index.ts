@@ -1,4 +1,4 @@
-/** The pure core: record format, codec, fold, fingerprint, gates, id and append rules. No IO. */
+/** The pure core: record format, codec, fold, fingerprint, gates, id and append rules. No IO, no environment. */
 export * from './errors.js';
 export * from './records.js';
 export { RawJson } from './raw-json.js';

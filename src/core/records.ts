@@ -1,5 +1,5 @@
 /**
- * The journal record format, version 3 (spec/record-format.md).
+ * The journal record format, version 3 (docs/record-format.md).
  *
  * Types that are written to a journal keep the format's own snake_case keys, so a
  * value's shape is its bytes' shape and nothing translates between the two.
@@ -10,8 +10,8 @@ import type { RawJson } from './raw-json.js';
 export const VERSION = 3;
 
 /**
- * Protocol ids live under the A2A session namespace. Spelled out here rather than
- * imported, so storage does not depend on a protocol package; it must track it.
+ * Protocol ids live under the reference writer's session namespace, spelled out
+ * exactly as it writes them: a journal names its records by these.
  */
 export const PROTOCOL_NAMESPACE = 'io.choria.fisk-ai.v1.session';
 
@@ -54,7 +54,6 @@ export interface ProviderBlock {
 }
 
 export type Block = TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock | ProviderBlock;
-export type BlockKind = 'text' | 'thinking' | 'tool_use' | 'tool_result' | 'provider';
 
 export type Role = 'user' | 'assistant';
 
@@ -64,8 +63,6 @@ export interface Message {
 }
 
 // ---- payloads ---------------------------------------------------------------
-
-export type ThinkingMode = 'off' | 'summarized';
 
 /** The configuration a journal was written against; see fingerprint.ts. */
 export interface Fingerprint {
@@ -134,14 +131,6 @@ export function payloadKind(p: Payload): PayloadKind {
   if ('user' in p) return 'user';
   if ('terminal' in p) return 'terminal';
   return 'meta';
-}
-
-export function blockKind(b: Block): BlockKind {
-  if ('text' in b) return 'text';
-  if ('tool_use' in b) return 'tool_use';
-  if ('tool_result' in b) return 'tool_result';
-  if ('thinking' in b) return 'thinking';
-  return 'provider';
 }
 
 /** The tool_use blocks of a message, in order. */

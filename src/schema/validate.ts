@@ -5,9 +5,10 @@
  * project writes, and every fixture, to it.
  */
 import { createRequire } from 'node:module';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv';
 import { PAYLOAD_KINDS, PROTOCOL_IDS, type PayloadKind } from '../core/index.js';
 
+/** Ajv (CommonJS) loads at the first validation, not when the package's API is imported. */
 const require = createRequire(import.meta.url);
 
 export type RecordSchemaName = PayloadKind | 'common';
@@ -21,6 +22,7 @@ let validators: Map<string, ValidateFunction> | null = null;
 
 function compiled(): Map<string, ValidateFunction> {
   if (validators !== null) return validators;
+  const { Ajv2020 } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
   const ajv = new Ajv2020({ allErrors: true, strict: true });
   ajv.addFormat('date-time', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/);
   ajv.addSchema(recordSchema('common'));

@@ -1,7 +1,6 @@
 /**
  * Session backends by name. Built-in backends (builtin.ts) load lazily, so a
- * command that uses the file store never loads a NATS client. No identity is
- * passed to a backend: a resume must find its run whatever identity is active.
+ * command that uses the file store never loads a NATS client.
  */
 import { LogbookError } from '../core/index.js';
 import type { BackendContext, BackendFactory } from './backend.js';

@@ -34,18 +34,25 @@ import { recordSubject, runFilter } from './subjects.js';
 
 const MSG_ID_HEADER = 'Nats-Msg-Id';
 
-/** API error codes that mean the fence or the per-subject limit refused the publish. */
-const FENCE_CODES = new Set([10071, 10164, 10077]);
+/**
+ * The server's "error storing message" (JSStreamStoreFailedF), which a stream
+ * with discard-new-per-subject answers when a subject already holds its one
+ * message. The client has no name for it.
+ */
+const STREAM_STORE_FAILED = 10077;
 
-/** The publish never reached a stream: nothing was stored. */
-function notStored(err: unknown): boolean {
-  const name = (err as Error | undefined)?.name;
-  return name === 'JetStreamNotEnabled' || (name === 'JetStreamApiError' && !isFenced(err));
+/** Whether the fence or the per-subject limit refused the publish. */
+function isFenced(err: unknown, link: Link): boolean {
+  const e = err as { name?: string; code?: number };
+  if (e?.name !== 'JetStreamApiError' || typeof e.code !== 'number') return false;
+  const codes = link.apiCodes;
+  return e.code === codes.StreamWrongLastSequence || e.code === codes.StreamWrongLastSequenceUnknown || e.code === STREAM_STORE_FAILED;
 }
 
-function isFenced(err: unknown): boolean {
-  const e = err as { name?: string; code?: number };
-  return e?.name === 'JetStreamApiError' && typeof e.code === 'number' && FENCE_CODES.has(e.code);
+/** The publish never reached a stream: nothing was stored. */
+function notStored(err: unknown, link: Link): boolean {
+  const name = (err as Error | undefined)?.name;
+  return name === 'JetStreamNotEnabled' || (name === 'JetStreamApiError' && !isFenced(err, link));
 }
 
 class ConnectionDropped extends Error {
@@ -90,7 +97,7 @@ export class HeldSubjects implements HeldRun {
       // A duplicate ack means the stream already holds this very message id: this record, ours.
       stored = ack.seq;
     } catch (err) {
-      if (notStored(err)) throw this.link.failure(what, err);
+      if (notStored(err, this.link)) throw this.link.failure(what, err);
       stored = await this.settle(seq, subject, msgId, err, what);
     }
     this.tail = stored;
@@ -120,7 +127,7 @@ export class HeldSubjects implements HeldRun {
    * the stream sequence of our message when it is there.
    */
   private async settle(seq: number, subject: string, msgId: string, cause: unknown, what: string): Promise<number> {
-    const fenced = isFenced(cause);
+    const fenced = isFenced(cause, this.link);
     const outcome = fenced ? 'the fence refused it' : 'its ack never came, so it may or may not be stored';
     let found: StoredMsg | null;
     try {

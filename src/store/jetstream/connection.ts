@@ -9,7 +9,7 @@
  * with `unavailable`. The client keeps reconnecting in the background.
  */
 import { readFileSync } from 'node:fs';
-import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { JetStreamApiCodes, JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { LogbookError } from '../../core/index.js';
 import type { NatsSettings } from '../backend.js';
@@ -41,6 +41,8 @@ export class Link {
     readonly jsm: JetStreamManager,
     readonly url: string,
     readonly timeoutMs: number,
+    /** The client's names for the API's error codes. */
+    readonly apiCodes: typeof JetStreamApiCodes,
   ) {
     void this.watch();
   }
@@ -141,7 +143,7 @@ export class Link {
 /** Dials NATS with the config's settings; fails with `unavailable` naming the URL. */
 export async function dial(settings: NatsSettings, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<Link> {
   const { connect, credsAuthenticator } = await import('@nats-io/transport-node');
-  const { jetstream, jetstreamManager } = await import('@nats-io/jetstream');
+  const { jetstream, jetstreamManager, JetStreamApiCodes } = await import('@nats-io/jetstream');
   let authenticator;
   if (settings.creds !== undefined && settings.creds !== '') {
     let creds: Uint8Array;
@@ -166,7 +168,7 @@ export async function dial(settings: NatsSettings, timeoutMs = DEFAULT_TIMEOUT_M
   }
   try {
     const jsm = await jetstreamManager(nc, { timeout: timeoutMs });
-    return new Link(nc, jetstream(nc, { timeout: timeoutMs }), jsm, settings.url, timeoutMs);
+    return new Link(nc, jetstream(nc, { timeout: timeoutMs }), jsm, settings.url, timeoutMs, JetStreamApiCodes);
   } catch (err) {
     await nc.close().catch(() => {});
     const name = (err as Error).name;
