@@ -111,27 +111,76 @@ export interface LoopSetup {
 }
 
 /** Runs until the run completes, stops at a limit, fails, or is suspended; the terminal record is its last. */
-export async function runLoop(setup: LoopSetup, options: LoopOptions = {}): Promise<RunResult> {
-  const { agent, recorder } = setup;
-  const { state } = recorder;
-  const observer = options.observer ?? {};
-  const signal = options.signal ?? new AbortController().signal;
-  const system = setup.resumed ? agent.system + RESUME_REMINDER : agent.system;
-  const warn = (m: string): void => observer.warning?.(m);
-  // A chat grows its cap with every typed turn; only the position is journaled.
-  let cap = state.interactive ? state.next_iteration + agent.maxIterations : agent.maxIterations;
+export function runLoop(setup: LoopSetup, options: LoopOptions = {}): Promise<RunResult> {
+  return new Loop(setup, options).run();
+}
 
-  const finish = async (reason: TerminalReason, message?: string, error?: LogbookError): Promise<RunResult> => {
+/** One execution of a run: its state is the recorder's, the fold of its durable records. */
+class Loop {
+  private readonly agent: Agent;
+  private readonly recorder: Recorder;
+  private readonly state: RunState;
+  private readonly observer: RunObserver;
+  private readonly signal: AbortSignal;
+  private readonly system: string;
+  /** A chat grows its cap with every typed turn; only the position is journaled. */
+  private cap: number;
+
+  constructor(
+    setup: LoopSetup,
+    private readonly options: LoopOptions,
+  ) {
+    this.agent = setup.agent;
+    this.recorder = setup.recorder;
+    this.state = setup.recorder.state;
+    this.observer = options.observer ?? {};
+    this.signal = options.signal ?? new AbortController().signal;
+    this.system = setup.resumed ? this.agent.system + RESUME_REMINDER : this.agent.system;
+    this.cap = this.state.interactive ? this.state.next_iteration + this.agent.maxIterations : this.agent.maxIterations;
+  }
+
+  async run(): Promise<RunResult> {
+    const { state, agent } = this;
     try {
-      await recorder.append({ terminal: message ? { reason, message } : { reason } });
+      for (;;) {
+        if (state.pending !== null) await this.completePending(state.pending);
+        if (awaitsInput(state)) {
+          if (!state.interactive) return await this.finish('completed');
+          if (!(await this.followUp())) return await this.finish('suspended');
+        }
+        if (this.signal.aborted) throw interrupted();
+        if (state.next_iteration >= this.cap) {
+          return await this.finish('max_iterations', `stopped after ${agent.maxIterations} model calls (max_iterations)`);
+        }
+        const spent = state.counters.in_tokens + state.counters.out_tokens;
+        if (agent.budget !== undefined && spent >= agent.budget) {
+          return await this.finish('budget', `token budget spent: ${spent} of ${agent.budget} tokens`);
+        }
+        await this.callModel();
+      }
     } catch (err) {
-      // The run's work is already durable: a lost terminal record is reported, not raised.
-      warn(`could not journal the run's end (${reason}): ${err instanceof Error ? err.message : String(err)}`);
+      if (this.signal.aborted && (isLogbookError(err, 'interrupted') || isAbortError(err))) return this.finish('suspended');
+      const error = isLogbookError(err) ? err : new LogbookError('internal', err instanceof Error ? err.message : String(err), { cause: err });
+      return this.finish('error', error.message, error);
+    }
+  }
+
+  private warn(message: string): void {
+    this.observer.warning?.(message);
+  }
+
+  /** The terminal record, once, at the true end; failing to write it is a warning: the run's work is durable. */
+  private async finish(reason: TerminalReason, message?: string, error?: LogbookError): Promise<RunResult> {
+    const { state } = this;
+    try {
+      await this.recorder.append({ terminal: message ? { reason, message } : { reason } });
+    } catch (err) {
+      this.warn(`could not journal the run's end (${reason}): ${err instanceof Error ? err.message : String(err)}`);
     }
     const lastAssistant = [...state.messages].reverse().find((m) => m.role === 'assistant');
     const result: RunResult = {
       reason,
-      interrupted: reason === 'suspended' && signal.aborted,
+      interrupted: reason === 'suspended' && this.signal.aborted,
       finalText: textOf(lastAssistant),
       state,
       messages: state.messages,
@@ -140,10 +189,11 @@ export async function runLoop(setup: LoopSetup, options: LoopOptions = {}): Prom
     if (message) result.message = message;
     if (error) result.error = error;
     return result;
-  };
+  }
 
   /** Runs the pending turn's unanswered tools in order, journaling each; the last result commits the turn. */
-  const completePending = async (turn: PendingTurn): Promise<void> => {
+  private async completePending(turn: PendingTurn): Promise<void> {
+    const { agent, observer, signal } = this;
     for (const call of toolUses(turn.assistant)) {
       const answered = turn.answered.indexOf(call.id);
       if (answered >= 0) {
@@ -156,44 +206,61 @@ export async function runLoop(setup: LoopSetup, options: LoopOptions = {}): Prom
       const result: ToolResultBody = { tool_use_id: call.id, content: outcome.content };
       if (outcome.isError) result.is_error = true;
       // A tool that finished is journaled even if a suspend arrived meanwhile: its effects happened.
-      await recorder.append({ tool_result: { tool_use_id: call.id, result } });
+      await this.recorder.append({ tool_result: { tool_use_id: call.id, result } });
       observer.toolEnd?.(call, result);
     }
-  };
+  }
 
-  /** The next chat line, or null when the chat is over (end of input, /exit, or a suspend). */
-  const nextLine = async (): Promise<string | null> => {
-    if (options.input === undefined) return null;
+  /**
+   * Journals the next typed line as a user turn; false when the chat is over
+   * (end of input, /exit, or a suspend). If the line cannot be journaled the
+   * session ends before the turn, so the journal stops at a coherent boundary.
+   */
+  private async followUp(): Promise<boolean> {
+    const line = await this.nextLine();
+    if (line === null) return false;
+    await this.recorder.append({ user: { message: { role: 'user', content: [{ text: { text: line } }] } } });
+    this.cap = this.state.next_iteration + this.agent.maxIterations;
+    return true;
+  }
+
+  /** The next non-empty chat line, or null when the chat is over. */
+  private async nextLine(): Promise<string | null> {
+    const { input } = this.options;
+    const { signal } = this;
+    if (input === undefined) return null;
     for (;;) {
-      observer.awaitingInput?.();
+      this.observer.awaitingInput?.();
       const aborted = new Promise<null>((resolve) => {
         if (signal.aborted) resolve(null);
         signal.addEventListener('abort', () => resolve(null), { once: true });
       });
-      const line = await Promise.race([options.input.next(), aborted]);
+      const line = await Promise.race([input.next(), aborted]);
       if (line === null || signal.aborted) return null;
       const typed = line.trim();
       if (typed === EXIT_COMMAND) return null;
       if (typed !== '') return line;
     }
-  };
+  }
 
-  const callModel = async (): Promise<void> => {
+  /** One model call, its turn made durable before anything acts on it. */
+  private async callModel(): Promise<void> {
+    const { agent, observer, state } = this;
     observer.modelStart?.(state.next_iteration);
     const response = await agent.provider.complete(
       {
-        system,
+        system: this.system,
         messages: state.messages,
         tools: agent.tools.definitions(),
         maxTokens: agent.maxTokens,
         thinking: agent.thinking,
         promptCache: agent.promptCache,
-        signal,
+        signal: this.signal,
       },
       { onText: (d) => observer.text?.(d), onThinking: (d) => observer.thinking?.(d) },
     );
     const { usage, message, stopReason } = response;
-    await recorder.append({
+    await this.recorder.append({
       assistant: {
         iteration: state.next_iteration,
         message,
@@ -205,38 +272,6 @@ export async function runLoop(setup: LoopSetup, options: LoopOptions = {}): Prom
       },
     });
     observer.assistant?.(message, usage, stopReason);
-    if (stopReason === 'max_tokens' && toolUses(message).length === 0) warn('the model stopped at max_tokens; its answer may be cut short');
-  };
-
-  try {
-    for (;;) {
-      if (state.pending !== null) await completePending(state.pending);
-
-      if (awaitsInput(state)) {
-        if (!state.interactive) return await finish('completed');
-        const line = await nextLine();
-        if (line === null) return await finish('suspended');
-        // If the follow-up cannot be journaled the session ends before the turn, so
-        // the journal stops at its last coherent boundary.
-        await recorder.append({ user: { message: { role: 'user', content: [{ text: { text: line } }] } } });
-        cap = state.next_iteration + agent.maxIterations;
-      }
-
-      if (signal.aborted) throw interrupted();
-      if (state.next_iteration >= cap) {
-        return await finish('max_iterations', `stopped after ${agent.maxIterations} model calls (max_iterations)`);
-      }
-      const spent = state.counters.in_tokens + state.counters.out_tokens;
-      if (agent.budget !== undefined && spent >= agent.budget) {
-        return await finish('budget', `token budget spent: ${spent} of ${agent.budget} tokens`);
-      }
-      await callModel();
-    }
-  } catch (err) {
-    if (signal.aborted && (isLogbookError(err, 'interrupted') || isAbortError(err))) return finish('suspended');
-    const error = isLogbookError(err)
-      ? err
-      : new LogbookError('internal', err instanceof Error ? err.message : String(err), { cause: err });
-    return finish('error', error.message, error);
+    if (stopReason === 'max_tokens' && toolUses(message).length === 0) this.warn('the model stopped at max_tokens; its answer may be cut short');
   }
 }
