@@ -12,6 +12,7 @@
 import {
   LogbookError,
   isLogbookError,
+  occurrences,
   toolUses,
   type Counters,
   type JournalRecord,
@@ -86,6 +87,18 @@ export function textOf(message: Message | undefined): string {
 
 function interrupted(): LogbookError {
   return new LogbookError('interrupted', 'run suspended');
+}
+
+/** The `use`-th result journaled for `id` in the turn, if there is one. */
+function journaledResult(turn: PendingTurn, id: string, use: number): ToolResultBody | undefined {
+  let n = 0;
+  for (let i = 0; i < turn.answered.length; i++) if (turn.answered[i] === id && ++n === use) return turn.results[i];
+  return undefined;
+}
+
+/** What the model is told when it gives two calls of one turn the same id. */
+export function repeatedIdMessage(id: string): string {
+  return `this call was not run: its id ${id} is the id of an earlier call in the same turn; give every tool call its own id`;
 }
 
 function isAbortError(err: unknown): boolean {
@@ -191,20 +204,33 @@ class Loop {
     return result;
   }
 
-  /** Runs the pending turn's unanswered tools in order, journaling each; the last result commits the turn. */
+  /**
+   * Runs the pending turn's unanswered tools in order, journaling each; the last
+   * result commits the turn. A call that repeats an earlier call's id is not run:
+   * it is answered with an error result that tells the model why.
+   */
   private async completePending(turn: PendingTurn): Promise<void> {
     const { agent, observer, signal } = this;
+    const seen: string[] = [];
     for (const call of toolUses(turn.assistant)) {
-      const answered = turn.answered.indexOf(call.id);
-      if (answered >= 0) {
-        observer.toolReused?.(call, turn.results[answered]!);
+      seen.push(call.id);
+      const use = occurrences(seen, call.id); // 1 for the id's first call in the turn, 2 for its repeat, ...
+      const journaled = journaledResult(turn, call.id, use);
+      if (journaled !== undefined) {
+        observer.toolReused?.(call, journaled);
         continue;
       }
       if (signal.aborted) throw interrupted();
-      observer.toolStart?.(call, agent.tools.describe(call.name, call.input));
-      const outcome = await agent.tools.run(call.name, call.input, { signal });
-      const result: ToolResultBody = { tool_use_id: call.id, content: outcome.content };
-      if (outcome.isError) result.is_error = true;
+      let result: ToolResultBody;
+      if (use > 1) {
+        result = { tool_use_id: call.id, content: repeatedIdMessage(call.id), is_error: true };
+        this.warn(`the model gave two tool calls the id ${call.id}; the repeat was not run and was answered with an error`);
+      } else {
+        observer.toolStart?.(call, agent.tools.describe(call.name, call.input));
+        const outcome = await agent.tools.run(call.name, call.input, { signal });
+        result = { tool_use_id: call.id, content: outcome.content };
+        if (outcome.isError) result.is_error = true;
+      }
       // A tool that finished is journaled even if a suspend arrived meanwhile: its effects happened.
       await this.recorder.append({ tool_result: { tool_use_id: call.id, result } });
       observer.toolEnd?.(call, result);

@@ -13,6 +13,8 @@ export type ErrorCode =
   | 'seq_gap'
   /** An append to a journal that was already closed (a caller's mistake). */
   | 'journal_closed'
+  /** The journal a writer holds was removed or replaced under it: what it writes is kept nowhere. */
+  | 'journal_gone'
   /** A file system operation failed: read-only, full, permissions. */
   | 'io'
   /** A server the store needs did not answer: NATS down, no stream leader, a timeout. */

@@ -140,10 +140,20 @@ function commitPending(state: RunState): void {
   state.pending = null;
 }
 
-/** Whether every tool_use of the turn has a result. */
+/**
+ * Whether every tool_use of the turn has a result. A turn that repeats an id has
+ * one result per use of it (so `answered` may hold an id more than once), and
+ * results only ever answer calls the turn made, so counting them is enough.
+ */
 function isAnswered(p: PendingTurn): boolean {
-  for (const call of toolUses(p.assistant)) if (!p.answered.includes(call.id)) return false;
-  return true;
+  return p.answered.length >= toolUses(p.assistant).length;
+}
+
+/** How many times `id` occurs in `ids`. */
+export function occurrences(ids: readonly string[], id: string): number {
+  let n = 0;
+  for (const x of ids) if (x === id) n++;
+  return n;
 }
 
 /** The tool_use ids of the last committed assistant turn, when the conversation ends on its results. */
@@ -185,10 +195,12 @@ export function step(state: RunState, rec: JournalRecord): RunState {
       if (lastCommittedCalls(state).includes(t.tool_use_id)) corrupt(`seq ${rec.seq}: second tool result for ${t.tool_use_id}`);
       corrupt(`seq ${rec.seq}: tool result for ${t.tool_use_id} outside an assistant turn`);
     }
-    if (turn.answered.includes(t.tool_use_id)) corrupt(`seq ${rec.seq}: second tool result for ${t.tool_use_id}`);
-    if (!toolUses(turn.assistant).some((call) => call.id === t.tool_use_id)) {
-      corrupt(`seq ${rec.seq}: tool result for ${t.tool_use_id}, which the assistant turn did not call`);
-    }
+    const calls = occurrences(
+      toolUses(turn.assistant).map((call) => call.id),
+      t.tool_use_id,
+    );
+    if (calls === 0) corrupt(`seq ${rec.seq}: tool result for ${t.tool_use_id}, which the assistant turn did not call`);
+    if (occurrences(turn.answered, t.tool_use_id) >= calls) corrupt(`seq ${rec.seq}: second tool result for ${t.tool_use_id}`);
     turn.results.push(t.result);
     turn.answered.push(t.tool_use_id);
     state.counters.tool_calls++;

@@ -158,6 +158,27 @@ describe('the agent loop', () => {
     expect(state.messages).toEqual(result.messages);
   });
 
+  it('runs only the first of two calls sharing an id, and answers the repeat with an error that says why', async () => {
+    const store = new MemoryStore();
+    const ran: string[] = [];
+    const tools = new ToolRegistry([echo(ran)]);
+    const twice = { tool_calls: [{ name: 'echo', input: { say: 'first' }, id: 'same' }, { name: 'echo', input: { say: 'second' }, id: 'same' }] };
+    const provider = scripted([twice, { text: 'done' }]);
+    const warnings: string[] = [];
+    const result = await run(store, config(provider, tools), 'p', { id: 'dup', observer: { warning: (m) => warnings.push(m) } });
+    expect(result.reason).toBe('completed');
+    expect(ran).toEqual(['first']);
+    expect(warnings.join()).toMatch(/two tool calls the id same/);
+    const answered = provider.requests[1]!.messages.at(-1)!.content.map((b) => ('tool_result' in b ? b.tool_result : null));
+    expect(answered).toEqual([
+      { tool_use_id: 'same', content: 'echo: first' },
+      { tool_use_id: 'same', content: expect.stringContaining('its id same is the id of an earlier call'), is_error: true },
+    ]);
+    const { records, state } = await store.load('dup');
+    expect(kinds(records)).toEqual(['meta', 'assistant', 'tool_result', 'tool_result', 'assistant', 'terminal']);
+    expect(state.messages).toEqual(result.messages);
+  });
+
   it('suspends on a signal: a tool cut short gets no result record', async () => {
     const store = new MemoryStore();
     const ac = new AbortController();

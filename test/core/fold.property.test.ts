@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RawJson, decodeRecord, encodeRecord, fold, toolUses, type Message } from '../../src/index.js';
+import { RawJson, decodeRecord, encodeRecord, fold, initialState, step, stateToJson, toolUses, type Message } from '../../src/index.js';
 import { journal, rawText, text } from '../helpers/journals.js';
 
 const runs = { numRuns: 300 };
@@ -19,6 +19,19 @@ describe('fold over random valid journals', () => {
         }
       }),
       runs,
+    );
+  });
+
+  it('applying step record by record is the fold of every prefix: live state is folded state', () => {
+    fc.assert(
+      fc.property(journal, ({ records }) => {
+        const live = initialState(records[0]!);
+        for (let i = 1; i < records.length; i++) {
+          step(live, records[i]!);
+          expect(stateToJson(live)).toBe(stateToJson(fold(records.slice(0, i + 1))));
+        }
+      }),
+      { numRuns: 100 },
     );
   });
 

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, renameSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -112,6 +112,26 @@ describe('file store', () => {
       expect((err as LogbookError).code).toBe('corrupt');
       expect((err as Error).message).toContain('line 2');
     }
+  });
+
+  it('refuses to report a record durable once its journal was removed or replaced under the writer', async () => {
+    const store = new FileStore(freshDir());
+    const gone = await store.create('gone', meta('gone'));
+    await gone.append(at(2, assistant(0, ['t1'])));
+    unlinkSync(store.journalPath('gone'));
+    const removed = (await gone.append(at(3, toolResult('t1'))).catch((e: unknown) => e)) as LogbookError;
+    expect(removed.code).toBe('journal_gone');
+    expect(removed.message).toContain(`${store.journalPath('gone')} was removed`);
+    expect(gone.lastSeq).toBe(2);
+    await gone.close();
+
+    const swapped = await store.create('swapped', meta('swapped'));
+    const path = store.journalPath('swapped');
+    writeFileSync(`${path}.new`, readFileSync(path));
+    renameSync(`${path}.new`, path); // another file now has the name
+    expect(await code(swapped.append(at(2, assistant(0))))).toBe('journal_gone');
+    await swapped.close();
+    expect((await store.load('swapped')).lastSeq).toBe(1);
   });
 
   it('excludes a second open of the same run in this process', async () => {

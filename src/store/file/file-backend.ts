@@ -36,6 +36,8 @@ const NEWLINE = Buffer.from('\n');
 /** A held journal file: its descriptor, open for appending, and its lock. */
 class HeldFile implements HeldRun {
   private released = false;
+  /** The file this descriptor is: the path must still name it when a record is reported durable. */
+  private readonly inode: number;
 
   constructor(
     private readonly path: string,
@@ -43,14 +45,18 @@ class HeldFile implements HeldRun {
     private readonly lock: FileLock,
     /** Bytes of whole, durable records: where a failed write is cut back to. */
     private size: number,
-  ) {}
+  ) {
+    this.inode = fstatSync(fd).ino;
+  }
 
   async write(seq: number, line: string): Promise<void> {
     const bytes = Buffer.from(`${line}\n`, 'utf8');
     try {
       writeAll(this.fd, bytes);
       fsyncSync(this.fd);
+      this.checkStillThere(seq);
     } catch (err) {
+      if (isLogbookError(err)) throw err;
       // Cut any partial line away so the journal still ends on a whole record and
       // the same seq can be written again.
       try {
@@ -62,6 +68,26 @@ class HeldFile implements HeldRun {
       throw ioError(`cannot append seq ${seq} to ${this.path}`, err);
     }
     this.size += bytes.length;
+  }
+
+  /**
+   * A record written to a journal that was removed or replaced meanwhile went
+   * nowhere anyone will read: that is a failure, not a durable record.
+   */
+  private checkStillThere(seq: number): void {
+    let inode: number | null;
+    try {
+      inode = statSync(this.path).ino;
+    } catch (err) {
+      if (errno(err) !== 'ENOENT') throw err;
+      inode = null;
+    }
+    if (inode === this.inode) return;
+    throw new LogbookError(
+      'journal_gone',
+      `the journal ${this.path} was ${inode === null ? 'removed' : 'replaced by another file'} while this run was writing it; ` +
+        `seq ${seq} and what follows are not kept. Restore the journal from a copy, or start a new run`,
+    );
   }
 
   async release(): Promise<void> {
