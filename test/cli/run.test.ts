@@ -62,6 +62,59 @@ describe('logbook run --chat', () => {
   });
 });
 
+describe('logbook run --chat without a prompt', () => {
+  it('waits for the first line before any model call, and folds to exactly the conversation typed', async () => {
+    writeFileSync(join(dir, 'quiet.yaml'), 'turns:\n  - text: First answer.\n  - text: Second answer.\n');
+    writeFileSync(join(dir, 'quiet-agent.yaml'), 'provider: script\nscript: quiet.yaml\n');
+    const before = asked().length;
+    const r = await run(['--config', 'quiet-agent.yaml', '--chat', '--name', 'quiet'], 'one\ntwo\n');
+    expect(r.stderr).not.toMatch(/^logbook:/m);
+    expect(r.stdout).toBe('First answer.\nSecond answer.\n');
+    expect(asked().slice(before)).toEqual([0, 1]);
+    const { state } = await store.load('quiet');
+    expect(state.messages.map((m) => [m.role, m.content.map((b) => ('text' in b ? b.text.text : '?')).join()])).toEqual([
+      ['user', 'one'],
+      ['assistant', 'First answer.'],
+      ['user', 'two'],
+      ['assistant', 'Second answer.'],
+    ]);
+  });
+});
+
+describe('two tool calls sharing an id', () => {
+  it('runs the first, answers the repeat with an error the model reads, and completes', async () => {
+    writeFileSync(
+      join(dir, 'dup.yaml'),
+      'turns:\n  - tool_calls: [{ name: echo, input: { text: one }, id: same }, { name: echo, input: { text: two }, id: same }]\n  - text: Both answered.\n',
+    );
+    writeFileSync(join(dir, 'dup-agent.yaml'), 'provider: script\nscript: dup.yaml\ntools:\n  - name: echo\n    input_schema: { type: object, properties: { text: { type: string } } }\n    command: [echo, "{{text}}"]\n');
+    const r = await run(['--config', 'dup-agent.yaml', '--name', 'dup', '--tool-output', 'go']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('Both answered.\n');
+    expect(r.stderr).toMatch(/two tool calls the id same; the repeat was not run/);
+    expect(r.stderr).not.toMatch(/journaled result reused/);
+    const results = (await store.load('dup')).state.messages[2]!.content.map((b) => ('tool_result' in b ? b.tool_result : null));
+    expect(results).toEqual([
+      { tool_use_id: 'same', content: expect.stringContaining('"output":"one\\n"') },
+      { tool_use_id: 'same', content: expect.stringContaining('is the id of an earlier call'), is_error: true },
+    ]);
+  });
+});
+
+describe('a journal whose meta names another run', () => {
+  it('is refused as corrupt by show and resume, naming both ids, and listed as unreadable', async () => {
+    const first = readFileSync(join(stateDir, 'runs', 'chat.jsonl'), 'utf8').split('\n')[0]!;
+    writeFileSync(join(stateDir, 'runs', 'renamed.jsonl'), `${first}\n`);
+    for (const args of [['session', 'show', 'renamed'], ['run', '--resume', 'renamed']]) {
+      const r = await runCli([...args, '--state-dir', stateDir], { cwd: dir });
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stderr).toMatch(/^logbook: .*holds run chat, not run renamed/m);
+    }
+    const ls = await runCli(['session', 'ls', '--state-dir', stateDir], { cwd: dir });
+    expect(ls.stdout).toMatch(/^renamed\s.*unreadable/m);
+  });
+});
+
 describe('logbook run output', () => {
   it('takes the prompt from stdin when it is piped, and keeps spinners and escapes out of piped output', async () => {
     writeFileSync(join(dir, 'one.yaml'), 'turns:\n  - text: Piped answer.\n');

@@ -4,8 +4,8 @@
  * as one whole argument, so nothing the model sends can split into more arguments
  * or inject shell syntax.
  */
-import { spawn } from 'node:child_process';
 import { LogbookError } from '../../core/index.js';
+import { startTool } from './tether.js';
 import type { Tool, ToolContext, ToolOutcome } from './tool.js';
 
 export interface CommandToolSpec {
@@ -88,11 +88,7 @@ function runProcess(argv: string[], spec: CommandToolSpec, signal: AbortSignal):
     let omitted = 0;
     let timedOut = false;
     let settled = false;
-    const child = spawn(argv[0]!, argv.slice(1), {
-      cwd: spec.cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true, // its own process group, so a timeout kills everything it started
-    });
+    const { child, startError } = startTool(argv, spec.cwd);
     const killGroup = (): void => {
       try {
         if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
@@ -129,12 +125,10 @@ function runProcess(argv: string[], spec: CommandToolSpec, signal: AbortSignal):
     };
     const text = (): string =>
       Buffer.concat(chunks).toString('utf8') + (omitted > 0 ? `\n[output truncated: ${omitted} more bytes]` : '');
-    child.on('error', (err: NodeJS.ErrnoException) => {
-      const why = err.code === 'ENOENT' ? 'not found' : err.code === 'EACCES' ? 'permission denied' : err.message;
-      finish(() => resolve({ exitCode: null, signal: null, output: '', timedOut: false, spawnError: `cannot run ${argv[0]}: ${why}` }));
-    });
+    const notStarted = (why: string): void => finish(() => resolve({ exitCode: null, signal: null, output: '', timedOut: false, spawnError: why }));
+    child.on('error', () => void startError.then((why) => why !== undefined && notStarted(why)));
     child.on('close', (code, sig) => {
-      finish(() => resolve({ exitCode: code, signal: sig, output: text(), timedOut }));
+      void startError.then((why) => (why !== undefined ? notStarted(why) : finish(() => resolve({ exitCode: code, signal: sig, output: text(), timedOut }))));
     });
     if (signal.aborted) onAbort();
   });

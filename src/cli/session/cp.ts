@@ -10,9 +10,9 @@ import type { Command } from 'commander';
 import { DEFAULT_CONFIG_FILE } from '../../config/config.js';
 import { LogbookError, isLogbookError, validateId } from '../../core/index.js';
 import { copyRun } from '../../store/copy.js';
-import { EXIT } from '../exit-codes.js';
 import type { Store } from '../../store/store.js';
 import type { Environment } from '../environment.js';
+import { onStopSignals } from '../signals.js';
 import { findConfig, storeFor } from '../store.js';
 
 export interface CopyFlags {
@@ -67,24 +67,6 @@ function removalHint(id: string, side: Side, store: Store): string {
   return `remove it there first with \`${['logbook session rm', id, ...flags].join(' ')}\``;
 }
 
-/** Stops the copy at the next record on SIGINT or SIGTERM; a second signal leaves at once. */
-function interruptible(): { signal: AbortSignal; dispose: () => void } {
-  const controller = new AbortController();
-  const handler = (): void => {
-    if (controller.signal.aborted) process.exit(EXIT.suspended);
-    controller.abort();
-  };
-  process.on('SIGINT', handler);
-  process.on('SIGTERM', handler);
-  return {
-    signal: controller.signal,
-    dispose: () => {
-      process.off('SIGINT', handler);
-      process.off('SIGTERM', handler);
-    },
-  };
-}
-
 /** Copies run `id` between the two sides the flags name; returns the line to print on stderr. */
 export async function copySession(environment: Environment, id: string, flags: CopyFlags): Promise<string> {
   validateId(id);
@@ -92,7 +74,7 @@ export async function copySession(environment: Environment, id: string, flags: C
   const toSide = side(flags.toConfig, flags.toStateDir);
   const from = await openSide(environment, fromSide);
   let to: Store | undefined;
-  const interrupt = interruptible();
+  const interrupt = onStopSignals(() => {}); // stops the copy at the next record; a second signal leaves at once
   try {
     to = await openSide(environment, toSide);
     if (from.location === to.location) {

@@ -1,0 +1,59 @@
+/**
+ * Starting a command tool's process. On Linux it runs under `tether` (built
+ * with the package from native/tether.c), which kills the tool's whole process
+ * group when logbook dies by any means, SIGKILL included: a resume can never run
+ * a tool while a copy a dead process started still runs. Elsewhere (no tether)
+ * the tool runs directly, and that guarantee is the operator's.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { constants } from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+const TETHER = fileURLToPath(new URL('../../../build/Release/tether', import.meta.url));
+
+let tetherPath: string | null | undefined;
+
+/** The tether binary, when this platform has one built. */
+function tether(): string | null {
+  tetherPath ??= process.platform === 'linux' && existsSync(TETHER) ? TETHER : null;
+  return tetherPath;
+}
+
+export interface StartedTool {
+  child: ChildProcess;
+  /** Resolves with why the program could not be started, or undefined once it has. */
+  startError: Promise<string | undefined>;
+}
+
+/** Words for an errno from exec or spawn. */
+function whyNot(code: string | undefined): string {
+  if (code === 'ENOENT') return 'not found';
+  if (code === 'EACCES') return 'permission denied';
+  return code ?? 'unknown error';
+}
+
+const ERRNO_NAMES = new Map(Object.entries(constants.errno).map(([name, n]) => [n, name]));
+
+/** Starts `argv` in a process group of its own (so a timeout or suspend kills everything it started). */
+export function startTool(argv: readonly string[], cwd: string | undefined): StartedTool {
+  const via = tether();
+  const child = via === null
+    ? spawn(argv[0]!, argv.slice(1), { cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+    : spawn(via, [...argv], { cwd, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: true });
+  const startError = new Promise<string | undefined>((resolve) => {
+    child.once('error', (err: NodeJS.ErrnoException) => resolve(`cannot run ${argv[0]}: ${whyNot(err.code)}`));
+    const report = child.stdio[3];
+    if (report === undefined || report === null) {
+      child.once('spawn', () => resolve(undefined));
+      return;
+    }
+    let text = '';
+    report.on('data', (d: Buffer) => (text += d.toString()));
+    report.once('close', () => {
+      const m = /^exec:(\d+)$/.exec(text);
+      resolve(m === null ? undefined : `cannot run ${argv[0]}: ${whyNot(ERRNO_NAMES.get(Number(m[1])))}`);
+    });
+  });
+  return { child, startError };
+}
