@@ -18,7 +18,7 @@ import {
 import type { Journal, Store } from '../store/store.js';
 import { fingerprintOf, type Agent } from './agent.js';
 import { Recorder } from './recorder.js';
-import { runLoop, type LoopOptions, type RunResult } from './runner.js';
+import { awaitsInput, runLoop, type LoopOptions, type RunResult } from './runner.js';
 
 export function newRunMeta(runId: string, fingerprint: Fingerprint, prompt: string, interactive: boolean, now = new Date()): MetaPayload {
   const meta: MetaPayload = { version: VERSION, run_id: runId, created: formatTimestamp(now), fingerprint, prompt };
@@ -45,6 +45,8 @@ export class AgentRun {
     readonly resumed: boolean,
     /** What the operator should know before the run goes on. */
     readonly warnings: string[] = [],
+    /** A user turn to begin with (a follow-up to a resumed run). */
+    private readonly followUp?: string,
   ) {}
 
   get id(): string {
@@ -57,7 +59,8 @@ export class AgentRun {
     const observer = options.observer;
     const recorder = new Recorder(this.state, this.journal, observer?.record?.bind(observer));
     try {
-      return await runLoop({ agent: this.agent, recorder, resumed: this.resumed }, options);
+      const setup = { agent: this.agent, recorder, resumed: this.resumed, ...(this.followUp !== undefined ? { followUp: this.followUp } : {}) };
+      return await runLoop(setup, options);
     } finally {
       await this.close();
     }
@@ -100,6 +103,11 @@ export interface ResumeOptions {
   force?: boolean;
   /** Undefined: the interactivity the run was journaled with; anything else must match it. */
   interactive?: boolean;
+  /**
+   * A new user turn to continue with: allowed only where the run waits for one
+   * (no pending tool batch, the model's turn finished), else `not_at_input`.
+   */
+  followUp?: string;
 }
 
 /** Resumes a journaled run: the gates, in order, against the agent as configured now; then the hold. */
@@ -127,11 +135,20 @@ export async function resumeRun(store: Store, agent: Agent, id: string, options:
     await journal.close();
     throw err;
   }
+  if (options.followUp !== undefined && !awaitsInput(state)) {
+    await journal.close();
+    throw new LogbookError(
+      'not_at_input',
+      state.pending !== null
+        ? `run ${id} is in the middle of a tool batch; resume it without a prompt to finish that first`
+        : `run ${id} is not waiting for input (a model call is due); resume it without a prompt first`,
+    );
+  }
   const warnings: string[] = [];
   if (state.pending === null && state.last_stop_reason === 'pause_turn') {
     warnings.push(
       `run ${id} rests on a paused turn; the server-side state it continues from may have expired, in which case the model starts that step over`,
     );
   }
-  return new AgentRun(agent, state, journal, true, warnings);
+  return new AgentRun(agent, state, journal, true, warnings, options.followUp);
 }

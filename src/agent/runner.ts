@@ -77,9 +77,6 @@ export interface RunResult {
   counters: Counters;
 }
 
-/** Sent in place of a chat line that ends the session. */
-export const EXIT_COMMAND = '/exit';
-
 export function textOf(message: Message | undefined): string {
   if (message === undefined) return '';
   return message.content.flatMap((b) => ('text' in b ? [b.text.text] : [])).join('\n');
@@ -121,6 +118,8 @@ export interface LoopSetup {
   recorder: Recorder;
   /** A resumed run: the model is told its tool results may be stale. */
   resumed: boolean;
+  /** A user turn to journal first (the run waits for input; resumeRun checked it). */
+  followUp?: string;
 }
 
 /** Runs until the run completes, stops at a limit, fails, or is suspended; the terminal record is its last. */
@@ -139,10 +138,13 @@ class Loop {
   /** A chat grows its cap with every typed turn; only the position is journaled. */
   private cap: number;
 
+  private followUpText: string | undefined;
+
   constructor(
     setup: LoopSetup,
     private readonly options: LoopOptions,
   ) {
+    this.followUpText = setup.followUp;
     this.agent = setup.agent;
     this.recorder = setup.recorder;
     this.state = setup.recorder.state;
@@ -158,7 +160,7 @@ class Loop {
       for (;;) {
         if (state.pending !== null) await this.completePending(state.pending);
         if (awaitsInput(state)) {
-          if (!state.interactive) return await this.finish('completed');
+          if (!state.interactive && this.followUpText === undefined) return await this.finish('completed');
           if (!(await this.followUp())) return await this.finish('suspended');
         }
         if (this.signal.aborted) throw interrupted();
@@ -250,8 +252,13 @@ class Loop {
     return true;
   }
 
-  /** The next non-empty chat line, or null when the chat is over. */
+  /** The next non-empty chat line, or null when the chat is over; a follow-up given up front comes first. */
   private async nextLine(): Promise<string | null> {
+    if (this.followUpText !== undefined) {
+      const text = this.followUpText;
+      this.followUpText = undefined;
+      return text;
+    }
     const { input } = this.options;
     const { signal } = this;
     if (input === undefined) return null;
@@ -263,9 +270,7 @@ class Loop {
       });
       const line = await Promise.race([input.next(), aborted]);
       if (line === null || signal.aborted) return null;
-      const typed = line.trim();
-      if (typed === EXIT_COMMAND) return null;
-      if (typed !== '') return line;
+      if (line.trim() !== '') return line;
     }
   }
 

@@ -1,6 +1,8 @@
 /**
  * Chat follow-ups, one per line: typed at a `> ` prompt on a terminal, or read
  * from stdin when it is not one (so a chat can be scripted through a pipe).
+ * Lines that are slash commands are the operator's, never the model's: /help
+ * lists them, /exit ends the chat.
  */
 import { createInterface, type Interface } from 'node:readline';
 import type { ChatInput } from '../agent/runner.js';
@@ -9,10 +11,27 @@ export interface ClosableChatInput extends ChatInput {
   close(): void;
 }
 
-export function chatInput(input: NodeJS.ReadableStream = process.stdin, prompt = '> '): ClosableChatInput {
+/** The chat's own commands and what they do, for /help. */
+export const SLASH_COMMANDS: readonly [string, string][] = [
+  ['/help', 'list these commands'],
+  ['/exit', 'end the chat; it is kept, and `logbook run --resume ID` continues it (end of input does the same)'],
+];
+
+export interface ChatInputOptions {
+  input?: NodeJS.ReadableStream;
+  prompt?: string;
+  /** Where /help writes. */
+  write?: (text: string) => void;
+  /** Called when the chat ends by /exit or end of input. */
+  onExit?: () => void;
+}
+
+export function chatInput(options: ChatInputOptions = {}): ClosableChatInput {
+  const input = options.input ?? process.stdin;
+  const write = options.write ?? ((text: string) => void process.stderr.write(text));
   const tty = (input as { isTTY?: boolean }).isTTY === true;
   const rl: Interface = createInterface({ input, output: tty ? process.stderr : undefined, terminal: tty });
-  rl.setPrompt(prompt);
+  rl.setPrompt(options.prompt ?? '> ');
   const queued: string[] = [];
   const waiting: ((line: string | null) => void)[] = [];
   let ended = false;
@@ -25,13 +44,32 @@ export function chatInput(input: NodeJS.ReadableStream = process.stdin, prompt =
     ended = true;
     for (const w of waiting.splice(0)) w(null);
   });
+  const raw = (): Promise<string | null> => {
+    const line = queued.shift();
+    if (line !== undefined) return Promise.resolve(line);
+    if (ended) return Promise.resolve(null);
+    if (tty) rl.prompt();
+    return new Promise((resolve) => waiting.push(resolve));
+  };
+  let exited = false;
+  const exit = (): null => {
+    if (!exited) options.onExit?.();
+    exited = true;
+    return null;
+  };
   return {
-    next() {
-      const line = queued.shift();
-      if (line !== undefined) return Promise.resolve(line);
-      if (ended) return Promise.resolve(null);
-      if (tty) rl.prompt();
-      return new Promise((resolve) => waiting.push(resolve));
+    async next() {
+      for (;;) {
+        const line = await raw();
+        if (line === null) return exit();
+        const command = line.trim();
+        if (command === '/exit') return exit();
+        if (command === '/help') {
+          write(SLASH_COMMANDS.map(([name, what]) => `  ${name.padEnd(6)} ${what}\n`).join(''));
+          continue;
+        }
+        return line;
+      }
     },
     close() {
       rl.close();

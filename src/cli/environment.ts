@@ -3,14 +3,18 @@
  * edge; nothing below the CLI reads process.env.
  */
 import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { defaultStateDir } from '../store/file/paths.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
 /** The variables, for `--help`: name and meaning. */
 export const ENVIRONMENT_HELP: readonly [string, string][] = [
+  ['LOGBOOK_CONFIG', 'the config file when --config is not given (before ./agent.yaml and $XDG_CONFIG_HOME/logbook/agent.yaml)'],
   ['LOGBOOK_DEBUG=1', 'print where an error came from (as --verbose does)'],
   ['LOGBOOK_PROVIDER_MAX_RETRIES', 'retries of a failed model call, 0 to 20 (default 4)'],
+  ['ANTHROPIC_API_KEY, OPENAI_API_KEY', 'the API key (or the variable api_key_env names in the config)'],
+  ['ANTHROPIC_BASE_URL, OPENAI_BASE_URL', 'the API\'s address when the config sets no base_url'],
   ['XDG_STATE_HOME', 'runs live in $XDG_STATE_HOME/logbook/runs (default ~/.local/state/logbook/runs)'],
   ['NO_COLOR', 'no color'],
 ];
@@ -25,6 +29,10 @@ export interface Environment {
   scriptLog: string | undefined;
   /** The state directory when --state-dir is not given. */
   defaultStateDir: string;
+  /** LOGBOOK_CONFIG */
+  config: string | undefined;
+  /** $XDG_CONFIG_HOME/logbook/agent.yaml (else ~/.config/logbook/agent.yaml): the last place a config is looked for. */
+  userConfig: string;
 }
 
 export function readEnvironment(env: Env = process.env): Environment {
@@ -35,5 +43,7 @@ export function readEnvironment(env: Env = process.env): Environment {
     maxRetries: nonEmpty('LOGBOOK_PROVIDER_MAX_RETRIES'),
     scriptLog: nonEmpty('LOGBOOK_SCRIPT_LOG'),
     defaultStateDir: defaultStateDir(env, homedir()),
+    config: nonEmpty('LOGBOOK_CONFIG'),
+    userConfig: join(env.XDG_CONFIG_HOME?.startsWith('/') ? env.XDG_CONFIG_HOME : join(homedir(), '.config'), 'logbook', 'agent.yaml'),
   };
 }

@@ -4,26 +4,39 @@
  * its tools.
  */
 import { Option, type Command } from 'commander';
-import { DEFAULT_CONFIG_FILE } from '../config/config.js';
 import type { Environment } from './environment.js';
+import { helpAfter } from './help.js';
 import type { RunFlags } from './run.js';
+import { CONFIG_SEARCH } from './store.js';
+
+const EXAMPLES = `
+Every run is journaled (unless --ephemeral), so it can be continued:
+  logbook run "Why is the build slow?"          a one-shot run
+  logbook run --chat                            a chat; /help lists its commands
+  logbook run -c "and the tests?"               a follow-up to the newest run
+  logbook run --resume 20261130 "and then?"     a follow-up to run 2026113…; a completed run continues as a new run
+  logbook run --resume                          choose the run to continue (on a terminal)`;
 
 export function registerRunCommand(program: Command, environment: Environment): void {
   program
     .command('run')
-    .description('run the agent on a prompt; journal it with --checkpoint, continue one with --resume')
-    .argument('[prompt...]', 'the prompt (else read from stdin when piped)')
-    .option('--config <file>', 'the config file', DEFAULT_CONFIG_FILE)
-    .option('--checkpoint', 'journal the run under a generated id (printed at start)')
-    .option('--name <id>', 'journal the run under this id')
-    .option('--resume <id>', 'resume a journaled run where it stopped')
-    .option('--force', 'resume even though the configuration drifted (never across providers)')
+    .description('run the agent on a prompt, journaled; continue a run with --resume or --continue')
+    .argument('[prompt...]', 'the prompt (else read from stdin when piped); with --resume or --continue, a follow-up')
+    .option('--config <file>', `the config file (default: ${CONFIG_SEARCH})`)
+    .option('--name <id>', 'the new run\'s id (default: generated from the clock)')
+    .option('--ephemeral', 'do not journal this run')
+    .addOption(new Option('--checkpoint', 'journal the run (the default; kept for scripts)').hideHelp())
+    .option('-r, --resume [id]', 'continue a journaled run (its id, or a unique start of it); without an id, choose one')
+    .option('-c, --continue', 'continue the most recently updated run')
+    .option('--force', 'continue even though the configuration drifted (never across providers)')
     .option('--chat', 'keep asking for follow-ups (stdin lines when not a terminal); /exit or end of input ends it')
+    .option('--replay <what>', 'on resume, narrate all of the journaled conversation, or the tail (the default: the last few turns)')
     .option('--state-dir <dir>', 'keep file-store runs in DIR/runs')
     .addOption(new Option('--no-tui', 'no spinner or other terminal decoration'))
     .addOption(new Option('--no-color', 'no color (also: NO_COLOR=1)'))
     .option('--tool-output', 'show tool results as they arrive')
     .option('--verbose', 'show thinking and per-turn usage; stack traces for unexpected errors')
+    .addHelpText('after', `${EXAMPLES}\n${helpAfter(['LOGBOOK_CONFIG', 'LOGBOOK_DEBUG', 'LOGBOOK_PROVIDER', 'ANTHROPIC', 'XDG_STATE', 'NO_COLOR'], ['ok', 'error', 'usage', 'suspended'])}`)
     .action(async (words: string[], flags: RunFlags) => {
       const { executeRun } = await import('./run.js');
       process.exitCode = await executeRun(words, flags, environment);

@@ -1,34 +1,40 @@
 /**
- * `logbook run`: a one-shot run, a chat (--chat), either journaled (--checkpoint
- * or --name), and the resume of a journaled run (--resume ID). Argument handling
- * and presentation only: the run itself is startRun/resumeRun and execute.
+ * `logbook run`: a one-shot run or a chat, journaled unless --ephemeral; the
+ * continuation of a journaled one (--resume ID, --continue), with a follow-up
+ * PROMPT when it waits for one. Argument handling and presentation only: the
+ * run itself is startRun/resumeRun and execute.
  */
 import { readFileSync } from 'node:fs';
 import { retryPolicyFromText } from '../agent/providers/retry.js';
-import { resumeRun, startRun, type AgentRun } from '../agent/run.js';
+import { generateRunId, resumeRun, startRun, type AgentRun } from '../agent/run.js';
 import type { RunResult } from '../agent/runner.js';
 import { agentFromConfig } from '../config/agent.js';
-import { DEFAULT_CONFIG_FILE, loadConfig } from '../config/config.js';
-import { LogbookError, RawJson, validateId } from '../core/index.js';
+import { loadConfig, type LogbookConfig } from '../config/config.js';
+import { LogbookError, RawJson, runStatus, validateId } from '../core/index.js';
 import { resumeNarration, sanitize } from '../render/index.js';
+import { forkRun } from '../store/fork.js';
 import type { Store } from '../store/store.js';
 import { chatInput, type ClosableChatInput } from './chat-input.js';
 import type { Environment } from './environment.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { liveObserver } from './live.js';
 import { createProgress } from './progress.js';
+import { chooseRun } from './resume-target.js';
+import { resumeCommand, type ResumeFlags } from './resume-command.js';
 import { onSuspendSignals } from './signals.js';
-import { storeFor } from './store.js';
-import { terminalFor } from './terminal.js';
+import { configPath, storeFor } from './store.js';
+import { terminalFor, type Terminal } from './terminal.js';
 
-export interface RunFlags {
-  config?: string;
+export interface RunFlags extends ResumeFlags {
   checkpoint?: boolean;
+  ephemeral?: boolean;
   name?: string;
-  resume?: string;
+  /** An id (or its prefix), or true for a choice among the runs. */
+  resume?: string | true;
+  continue?: boolean;
   force?: boolean;
   chat?: boolean;
-  stateDir?: string;
+  replay?: string;
   tui?: boolean;
   color?: boolean;
   toolOutput?: boolean;
@@ -46,20 +52,32 @@ function promptFrom(words: string[], flags: RunFlags): string {
   return '';
 }
 
-function checkFlags(words: string[], flags: RunFlags): void {
-  if (flags.resume !== undefined) {
-    if (words.length > 0) throw usage('--resume continues the journaled conversation and takes no PROMPT');
-    if (flags.name !== undefined) throw usage('--resume and --name cannot be combined: the run keeps its id');
-    validateId(flags.resume);
-  } else if (flags.force) {
-    throw usage('--force only applies to --resume');
-  }
+function checkFlags(flags: RunFlags): void {
+  const continuing = flags.resume !== undefined || flags.continue === true;
+  if (flags.resume !== undefined && flags.continue) throw usage('--resume and --continue cannot be combined: --continue picks the newest run');
+  if (continuing && flags.name !== undefined) throw usage('--name names a new run; a continued run keeps its id');
+  if (continuing && flags.ephemeral) throw usage('--ephemeral runs are not journaled, so they cannot be continued');
+  if (!continuing && flags.force) throw usage('--force only applies to --resume or --continue');
+  if (flags.ephemeral && (flags.checkpoint || flags.name !== undefined)) throw usage('--ephemeral runs are not journaled: drop --checkpoint and --name');
+  if (flags.replay !== undefined && flags.replay !== 'all' && flags.replay !== 'tail') throw usage(`--replay takes all or tail, not ${flags.replay}`);
+  if (typeof flags.resume === 'string') validateId(flags.resume);
   if (flags.name !== undefined) validateId(flags.name);
 }
 
+function loadRunConfig(flags: RunFlags, environment: Environment): LogbookConfig {
+  const path = configPath(flags.config, environment);
+  if (path === undefined) {
+    throw new LogbookError(
+      'config',
+      'no config: pass --config FILE, set LOGBOOK_CONFIG, or create ./agent.yaml (examples/ has one per provider)',
+    );
+  }
+  return loadConfig(path);
+}
+
 export async function executeRun(words: string[], flags: RunFlags, environment: Environment): Promise<ExitCode> {
-  checkFlags(words, flags);
-  const config = loadConfig(flags.config ?? DEFAULT_CONFIG_FILE);
+  checkFlags(flags);
+  const config = loadRunConfig(flags, environment);
   const agent = await agentFromConfig(config, {
     env: environment.env,
     retry: retryPolicyFromText(environment.maxRetries, 'LOGBOOK_PROVIDER_MAX_RETRIES'),
@@ -69,34 +87,24 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
   const progress = createProgress(flags.tui === false ? { isTTY: false, write: (t: string) => process.stderr.write(t) } : process.stderr);
   const note = (text: string): void => progress.write(`${err.style.faint(text)}\n`);
 
-  const journaled = flags.checkpoint === true || flags.name !== undefined || flags.resume !== undefined;
   let store: Store | null = null;
   let run: AgentRun | null = null;
   let input: ClosableChatInput | null = null;
   const suspend = onSuspendSignals((m) => note(m));
   try {
-    if (journaled) store = await storeFor(environment, { config, stateDir: flags.stateDir });
-    if (flags.resume !== undefined) {
-      // Without --chat the run keeps the interactivity it was journaled with.
-      run = await resumeRun(store!, agent, flags.resume, { force: flags.force === true, ...(flags.chat ? { interactive: true } : {}) });
-      progress.write(
-        resumeNarration(run.state, {
-          // The input is journal text that already parsed as JSON: no need to check it again.
-          describeCall: (name, inputJson) => agent.tools.describe(name, RawJson.fromValidText(inputJson)),
-          ...(err.columns !== undefined ? { width: err.columns } : {}),
-          style: err.style,
-        }),
-      );
-      for (const w of run.warnings) progress.write(`${err.style.note(`warning: ${w}`)}\n`);
+    if (!flags.ephemeral) store = await storeFor(environment, { config, stateDir: flags.stateDir });
+    if (flags.resume !== undefined || flags.continue) {
+      run = await continueRun(store!, flags, words, { agent, err, note, progress: (t) => progress.write(t) });
     } else {
       const interactive = flags.chat === true;
       const prompt = promptFrom(words, flags);
       if (prompt === '' && !interactive) throw usage('no prompt: give it as arguments, pipe it on stdin, or use --chat');
       run = await startRun(store, agent, { prompt, interactive, ...(flags.name !== undefined ? { id: flags.name } : {}) });
-      if (store !== null) note(`run ${run.id} (${store.location}); resume it with: logbook run --resume ${run.id}`);
+      if (store !== null) note(`run ${run.id} (${store.location})`);
     }
     const interactive = run.state.interactive;
-    if (interactive) input = chatInput();
+    const resume = store !== null ? resumeCommand(run.id, flags) : null;
+    if (interactive) input = chatInput({ onExit: () => resume !== null && note(`continue it later with: ${resume}`) });
     const counters = run.state.counters;
     const result = await run.execute({
       signal: suspend.signal,
@@ -113,7 +121,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     });
     progress.stop();
     if (!interactive && result.reason === 'completed' && result.finalText) process.stdout.write(`${sanitize(result.finalText)}\n`);
-    return outcome(result, store !== null ? run.id : null, note);
+    return outcome(result, { resume, config: config.path, note });
   } finally {
     progress.stop();
     suspend.dispose();
@@ -123,24 +131,102 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
   }
 }
 
-/** The exit code of a run's end; a failure is thrown as its error, the resume command added. */
-function outcome(result: RunResult, journaledId: string | null, note: (t: string) => void): ExitCode {
-  const resumeHint = journaledId !== null ? `; resume with: logbook run --resume ${journaledId}` : '';
+interface Presentation {
+  agent: Parameters<typeof resumeRun>[1];
+  err: Terminal;
+  note: (text: string) => void;
+  progress: (text: string) => void;
+}
+
+/**
+ * Resumes the run --resume or --continue names. A PROMPT is a follow-up: a
+ * completed run is never appended to, so it is forked first (the original stays
+ * as it is) and the fork goes on.
+ */
+async function continueRun(store: Store, flags: RunFlags, words: string[], p: Presentation): Promise<AgentRun> {
+  let id = await chooseRun(store, flags.continue ? 'newest' : flags.resume!);
+  const followUp = words.length > 0 ? words.join(' ') : undefined;
+  if (followUp !== undefined) {
+    const loaded = await store.load(id);
+    if (runStatus(loaded.records[loaded.records.length - 1]) === 'completed') {
+      const fork = await forkRun(store, id, { id: generateRunId() });
+      p.note(`continuing completed run ${id} as new run ${fork.id}`);
+      id = fork.id;
+    }
+  }
+  const run = await resumeRun(store, p.agent, id, {
+    force: flags.force === true,
+    ...(flags.chat ? { interactive: true } : {}), // without --chat the run keeps the interactivity it was journaled with
+    ...(followUp !== undefined ? { followUp } : {}),
+  });
+  p.progress(
+    resumeNarration(run.state, {
+      // The input is journal text that already parsed as JSON: no need to check it again.
+      describeCall: (name, inputJson) => p.agent.tools.describe(name, RawJson.fromValidText(inputJson)),
+      ...(p.err.columns !== undefined ? { width: p.err.columns } : {}),
+      style: p.err.style,
+      turns: flags.replay === 'all' ? 'all' : undefined,
+    }),
+  );
+  for (const w of run.warnings) p.progress(`${p.err.style.note(`warning: ${w}`)}\n`);
+  return run;
+}
+
+interface OutcomeContext {
+  /** The command that continues the run, when it is journaled. */
+  resume: string | null;
+  /** The config file, for hints that name a key in it. */
+  config: string;
+  note: (text: string) => void;
+}
+
+/** The exit code of a run's end; what to do next is said when there is something to do. */
+function outcome(result: RunResult, o: OutcomeContext): ExitCode {
+  const resume = o.resume;
+  const interactive = result.state.interactive;
   switch (result.reason) {
     case 'completed':
       return EXIT.ok;
     case 'suspended':
-      if (!result.interrupted) return EXIT.ok; // a chat the operator ended
-      note(`suspended${resumeHint}`);
+      if (!result.interrupted) return EXIT.ok; // a chat the operator ended; /exit or end of input said how to continue
+      o.note(resume !== null ? `suspended; resume with: ${resume}` : 'suspended (the run was not journaled)');
       return EXIT.suspended;
-    case 'error': {
-      const error = result.error ?? new LogbookError('internal', result.message ?? 'the run failed');
-      throw new LogbookError(error.code, `${error.message}${resumeHint}`, { cause: error });
-    }
+    case 'error':
+      throw failure(result, resume);
     case 'budget':
+      fail(`${result.message}${resume !== null ? `; raise budget in ${o.config}, then resume with: ${resume}` : ''}`);
+      return EXIT.error;
     case 'max_iterations':
-      // An outcome, not a failure of logbook: said on stderr, exit 1.
-      process.stderr.write(`logbook: ${result.message}${resumeHint ? `${resumeHint} after raising the limit (and --force)` : ''}\n`);
+      // max_iterations is in the fingerprint: a raised one is drift that only --force passes. A chat's
+      // cap counts per typed turn, and a resume gets a fresh one.
+      fail(
+        `${result.message}${
+          resume === null
+            ? ''
+            : interactive
+              ? `; a chat's limit is per typed turn: resume with: ${resume}`
+              : `; raise max_iterations in ${o.config}, then resume with: ${resume} --force`
+        }`,
+      );
+      return EXIT.error;
+    default:
       return EXIT.error;
   }
+}
+
+/** A stop at a limit is an outcome, not a failure of logbook: said on stderr in one line, exit 1. */
+function fail(message: string): void {
+  process.stderr.write(`logbook: ${message}\n`);
+}
+
+/** The error that ended a run, with what to do about it. */
+function failure(result: RunResult, resume: string | null): LogbookError {
+  const error = result.error ?? new LogbookError('internal', result.message ?? 'the run failed');
+  let next = resume !== null ? `; resume with: ${resume}` : '';
+  if (resume !== null && error.code === 'provider_refused') {
+    next = `; a resume would send the same request and be refused again, so none is offered (the journal is kept: logbook session show ${result.state.run_id})`;
+  } else if (resume !== null && error.code === 'provider_auth') {
+    next = `; check the API key, then resume with: ${resume}`;
+  }
+  return new LogbookError(error.code, `${error.message}${next}`, { cause: error });
 }

@@ -18,18 +18,30 @@ export interface StoreFlags {
   stateDir?: string;
 }
 
+/** Where a config is looked for when --config is not given, for --help. */
+export const CONFIG_SEARCH = `$LOGBOOK_CONFIG, else ./${DEFAULT_CONFIG_FILE}, else $XDG_CONFIG_HOME/logbook/${DEFAULT_CONFIG_FILE}`;
+
 /** Adds --config and --state-dir, the options every store-using command takes. */
 export function addStoreOptions(command: Command): Command {
   return command
-    .option('--config <file>', `the config file whose session backend to use (default: ./${DEFAULT_CONFIG_FILE} when it exists)`)
+    .option('--config <file>', `the config file whose session backend to use (default: ${CONFIG_SEARCH}, when one exists)`)
     .option('--state-dir <dir>', 'keep file-store runs in DIR/runs instead of the default state directory');
 }
 
-/** The config named by --config, else ./agent.yaml when it exists, else none. */
-export function findConfig(path: string | undefined, cwd: string = process.cwd()): LogbookConfig | undefined {
-  if (path !== undefined) return loadConfig(path);
-  const implicit = resolve(cwd, DEFAULT_CONFIG_FILE);
-  return existsSync(implicit) ? loadConfig(implicit) : undefined;
+/**
+ * The config file to use: --config, else LOGBOOK_CONFIG, else ./agent.yaml, else
+ * $XDG_CONFIG_HOME/logbook/agent.yaml; the last two only when they exist.
+ */
+export function configPath(given: string | undefined, environment: Environment, cwd: string = process.cwd()): string | undefined {
+  if (given !== undefined) return given;
+  if (environment.config !== undefined) return environment.config;
+  return [resolve(cwd, DEFAULT_CONFIG_FILE), environment.userConfig].find((p) => existsSync(p));
+}
+
+/** The config configPath finds, loaded; none when there is none. */
+export function findConfig(given: string | undefined, environment: Environment): LogbookConfig | undefined {
+  const path = configPath(given, environment);
+  return path === undefined ? undefined : loadConfig(path);
 }
 
 /** Opens the configured backend, or the file store when there is no config. */
@@ -46,7 +58,7 @@ export function storeFor(environment: Environment, options: { config?: LogbookCo
 
 /** Runs `fn` with the store the flags select, and closes it after. */
 export async function withStore<T>(environment: Environment, flags: StoreFlags, fn: (store: Store) => Promise<T>): Promise<T> {
-  const store = await storeFor(environment, { config: findConfig(flags.config), stateDir: flags.stateDir });
+  const store = await storeFor(environment, { config: findConfig(flags.config, environment), stateDir: flags.stateDir });
   try {
     return await fn(store);
   } finally {

@@ -33,13 +33,20 @@ export type ErrorCode =
   | 'interactivity_mismatch'
   | 'provider_changed'
   | 'config_drift'
+  /** A follow-up to a run that is not waiting for one (a tool batch or a model call is due). */
+  | 'not_at_input'
   // configuration and wiring
   | 'usage'
   | 'config'
   | 'unknown_backend'
   | 'backend_options'
   // the agent
+  /** The model API failed: unreachable or failing after every retry, or a malformed answer. */
   | 'provider'
+  /** The model API refused the request for good (a 4xx that is not a rate limit): the same request gets the same answer. */
+  | 'provider_refused'
+  /** The model API refused the credentials (401, 403). */
+  | 'provider_auth'
   | 'interrupted'
   /** Nothing foreseen: a bug. The original error is kept as the cause. */
   | 'internal';

@@ -5,7 +5,7 @@
  */
 import type { RunState } from '../core/index.js';
 import { callLine } from './calls.js';
-import { endLine, hang, joinItems, marker, pendingLine } from './lines.js';
+import { elidedLine, endLine, hang, joinItems, marker, pendingLine } from './lines.js';
 import { resultLines } from './results.js';
 import { plain, type Style } from './style.js';
 import { transcriptItems, type TranscriptItem } from './transcript.js';
@@ -43,6 +43,8 @@ export function dumpItem(item: TranscriptItem, options: DumpOptions = {}): strin
     }
     case 'pending':
       return [marker(style, pendingLine(item))];
+    case 'elided':
+      return [marker(style, elidedLine(item))];
     case 'end':
       return hang(endLine(item), '', '   ').map((l, i) => (i === 0 ? marker(style, l) : style.note(l)));
   }

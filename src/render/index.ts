@@ -5,5 +5,5 @@ export { callLine, formatCall, elideMiddle, type CallLineOptions } from './calls
 export { showResult, resultNotes, resultLines, type ShownResult } from './results.js';
 export { transcriptItems, side, gapBefore, type TranscriptItem, type ItemKind } from './transcript.js';
 export { dumpTranscript, dumpItem, type DumpOptions } from './dump.js';
-export { resumeNarration, type NarrationOptions } from './narration.js';
-export { endLine, pendingLine } from './lines.js';
+export { resumeNarration, DEFAULT_NARRATED_TURNS, type NarrationOptions } from './narration.js';
+export { elidedLine, endLine, pendingLine } from './lines.js';

@@ -12,6 +12,11 @@ export function pendingLine(item: { answered: number; total: number }): string {
   return `in-flight turn: ${item.answered} of ${item.total} tool calls answered; a resume completes it first`;
 }
 
+/** The line that stands for model turns a rendering leaves out. */
+export function elidedLine(item: { turns: number }): string {
+  return `${item.turns} earlier model turn${item.turns === 1 ? '' : 's'} not shown (--replay all shows them)`;
+}
+
 /** The line that tells how the run stopped. */
 export function endLine(item: { reason: string; message?: string }): string {
   return item.message ? `run ${item.reason}: ${item.message}` : `run ${item.reason}`;

@@ -5,7 +5,7 @@
  */
 import type { RunState } from '../core/index.js';
 import { callLine } from './calls.js';
-import { hang, joinItems, marker, pendingLine } from './lines.js';
+import { elidedLine, hang, joinItems, marker, pendingLine } from './lines.js';
 import { sanitizeLine } from './sanitize.js';
 import { plain, type Style } from './style.js';
 import { transcriptItems, type TranscriptItem } from './transcript.js';
@@ -19,6 +19,28 @@ export interface NarrationOptions {
   /** stderr's width when it is a terminal: long arguments are elided to fit. */
   width?: number;
   style?: Style;
+  /** The model turns narrated before the pending one: the last few (DEFAULT_NARRATED_TURNS), or all. */
+  turns?: number | 'all';
+}
+
+/** The model turns a resume narrates by default, after the prompt. */
+export const DEFAULT_NARRATED_TURNS = 3;
+
+/**
+ * The conversation to narrate: the prompt's message, then the last `turns`
+ * model turns (with a follow-up typed just before the first of them), and how
+ * many model turns were left out.
+ */
+function lastTurns(state: RunState, turns: number): { state: RunState; elided: number } {
+  const m = state.messages;
+  const starts: number[] = [];
+  m.forEach((msg, i) => msg.role === 'assistant' && starts.push(i));
+  if (starts.length <= turns) return { state, elided: 0 };
+  let from = starts[starts.length - turns] ?? m.length;
+  const before = m[from - 1];
+  if (from - 1 > 0 && before?.role === 'user' && before.content.some((b) => 'text' in b)) from--;
+  const first = state.prompt === '' ? [] : m.slice(0, 1);
+  return { state: { ...state, messages: [...first, ...m.slice(from)] }, elided: starts.length - turns };
 }
 
 function narratedCall(item: Extract<TranscriptItem, { kind: 'call' }>, options: NarrationOptions): string {
@@ -40,6 +62,8 @@ function narrateItem(item: TranscriptItem, options: NarrationOptions, style: Sty
       return [style.call(narratedCall(item, options))];
     case 'pending':
       return [marker(style, pendingLine(item))];
+    case 'elided':
+      return [marker(style, elidedLine(item))];
     default:
       return []; // thinking, results, provider blocks and old terminal records are not narrated
   }
@@ -49,7 +73,14 @@ export function resumeNarration(state: RunState, options: NarrationOptions = {})
   const style = options.style ?? plain;
   const calls = state.counters.llm_calls;
   const header = style.strong(`resuming run ${sanitizeLine(state.run_id)} (${calls} LLM call${calls === 1 ? '' : 's'} so far)`);
+  const { state: shown, elided } = options.turns === 'all' ? { state, elided: 0 } : lastTurns(state, options.turns ?? DEFAULT_NARRATED_TURNS);
   // Results and thinking are not narrated, so they are not rendered either.
-  const body = joinItems(transcriptItems(state, { details: false }).map((item) => ({ item, lines: narrateItem(item, options, style) })));
-  return `${header}\n${body}${style.note('continuing')}\n`;
+  const items = transcriptItems(shown, { details: false });
+  const rendered = items.map((item) => ({ item, lines: narrateItem(item, options, style) }));
+  if (elided > 0) {
+    const item: TranscriptItem = { kind: 'elided', turns: elided };
+    const at = items.findIndex((i) => i.kind !== 'prompt');
+    rendered.splice(at < 0 ? rendered.length : at, 0, { item, lines: narrateItem(item, options, style) });
+  }
+  return `${header}\n${joinItems(rendered)}${style.note('continuing')}\n`;
 }

@@ -33,6 +33,8 @@ export type TranscriptItem =
   | { kind: 'provider'; providerKind: string }
   /** Starts the pending turn: what a resume completes first. */
   | { kind: 'pending'; answered: number; total: number }
+  /** Model turns left out of a shortened rendering. */
+  | { kind: 'elided'; turns: number }
   | { kind: 'end'; reason: TerminalReason; message?: string };
 
 export type ItemKind = TranscriptItem['kind'];
@@ -113,7 +115,7 @@ export function transcriptItems(state: RunState, options: TranscriptOptions = {}
 /** Which side of the conversation an item belongs to; renderers separate the sides. */
 export function side(item: TranscriptItem): 'user' | 'assistant' | 'marker' {
   if (item.kind === 'prompt' || item.kind === 'user') return 'user';
-  if (item.kind === 'pending' || item.kind === 'end') return 'marker';
+  if (item.kind === 'pending' || item.kind === 'end' || item.kind === 'elided') return 'marker';
   return 'assistant';
 }
 

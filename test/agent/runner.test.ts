@@ -142,10 +142,10 @@ describe('the agent loop', () => {
     expect(result).toMatchObject({ reason: 'error', error: { code: 'provider' }, message: expect.stringContaining('401') });
   });
 
-  it('chats: journals each typed follow-up, ends on /exit, and folds to the live conversation', async () => {
+  it('chats: journals each typed follow-up, skips empty lines, ends at end of input, and folds to the live conversation', async () => {
     const store = new MemoryStore();
     const tools = new ToolRegistry([echo([])]);
-    const lines = ['first question', '', 'second', '/exit'];
+    const lines = ['first question', '', 'second'];
     const result = await run(
       store,
       config(scripted([{ text: 'hi' }, { tool_calls: [{ name: 'echo', input: { say: 'x' } }] }, { text: 'answer one' }, { text: 'answer two' }]), tools),

@@ -247,7 +247,7 @@ describe.skipIf(!nats.enabled)('the logbook command on the jetstream backend', (
     expect(failed.code).toBe(1);
     const line = errorLine(failed);
     expect(line).toMatch(new RegExp(`^logbook: cannot append seq 7 to run bounce in stream ${STREAM}: the NATS server at ${nats.server().url} is unreachable`));
-    expect(line).toMatch(/; resume with: logbook run --resume bounce$/);
+    expect(line.endsWith(`; resume with: logbook run --resume bounce --config ${js}`)).toBe(true);
     expect(failed.stderr).toMatch(/^warning: could not journal the run's end \(error\)/m);
     expect(unreachable.code).toBe(1);
     expect(errorLine(unreachable)).toBe(`logbook: cannot connect to NATS at ${nats.server().url}: connection refused; is nats-server running there?`);

@@ -122,7 +122,8 @@ describe('logbook run output', () => {
     const r = await run(['--config', 'one-agent.yaml', '--checkpoint'], 'a prompt from a pipe\n', { NO_COLOR: '' });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('Piped answer.\n');
-    expect(r.stderr).toMatch(/^run \S+ \(file store in .*\); resume it with: logbook run --resume \S+$/m);
+    expect(r.stderr).toMatch(/^run \S+ \(file store in .*\)$/m);
+    expect(r.stderr).not.toMatch(/resume/); // it completed: there is nothing to resume
     expect(r.stderr).not.toMatch(/[\u001b\u2800-\u28ff]/);
     const id = /^run (\S+)/m.exec(r.stderr)![1]!;
     expect((await store.load(id)).state.prompt).toBe('a prompt from a pipe');
@@ -132,7 +133,9 @@ describe('logbook run output', () => {
 describe('logbook run refusals', () => {
   it.each([
     [['--config', 'agent.yaml'], 2, /no prompt: give it as arguments, pipe it on stdin, or use --chat/],
-    [['--resume', 'chat', 'more words'], 2, /--resume continues the journaled conversation and takes no PROMPT/],
+    [['--resume', 'chat', '--continue'], 2, /--resume and --continue cannot be combined/],
+    [['--continue', '--name', 'x'], 2, /--name names a new run; a continued run keeps its id/],
+    [['--ephemeral', '--continue'], 2, /--ephemeral runs are not journaled, so they cannot be continued/],
     [['--force', 'hi'], 2, /--force only applies to --resume/],
     [['--name', '../etc', 'hi'], 1, /invalid run id "..\/etc"/],
     [['--config', 'missing.yaml', 'hi'], 1, /config file missing.yaml not found/],

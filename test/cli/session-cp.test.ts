@@ -72,7 +72,7 @@ describe('session cp between file stores', () => {
     );
     // Neither flag given: both sides are the default store.
     const home = tempDir();
-    const defaults = await runCli(['session', 'cp', 'x'], { cwd, env: { HOME: home } });
+    const defaults = await runCli(['session', 'cp', 'x'], { cwd, env: { HOME: home, XDG_STATE_HOME: undefined } });
     expect(defaults.code).toBe(2);
     expect(oneLine(defaults)).toMatch(/^logbook: both sides are the file store in .*\/\.local\/state\/logbook\/runs: a run cannot be copied onto itself/);
     expect(readFileSync(journal(from, FIXTURE))).toEqual(before);

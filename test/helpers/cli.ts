@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { tempDir } from './tmp.js';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -24,7 +25,7 @@ export interface CliResult {
 
 export interface CliOptions {
   cwd?: string;
-  /** Added to a minimal environment (PATH, HOME, NO_COLOR=1). */
+  /** Added to a minimal environment (PATH, HOME, NO_COLOR=1, temporary XDG state and config homes); undefined removes a variable. */
   env?: Record<string, string | undefined>;
   /** Written to stdin, which is then closed. */
   input?: string;
@@ -34,9 +35,22 @@ export interface CliOptions {
   bin?: string;
 }
 
+/** The state and config homes a spawned command gets unless a test names its own: never the real ones. */
+let homes: { state: string; config: string } | undefined;
+
 export function spawnCli(args: string[], options: CliOptions = {}): ChildProcess {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NO_COLOR: '1' };
-  for (const [k, v] of Object.entries(options.env ?? {})) if (v !== undefined) env[k] = v;
+  homes ??= { state: tempDir('logbook-state-home-'), config: tempDir('logbook-config-home-') };
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    NO_COLOR: '1',
+    XDG_STATE_HOME: homes.state,
+    XDG_CONFIG_HOME: homes.config,
+  };
+  for (const [k, v] of Object.entries(options.env ?? {})) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
   const child = spawn(process.execPath, [options.bin ?? BIN, ...args], { cwd: options.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
   child.stdin!.end(options.input ?? '');
   return child;

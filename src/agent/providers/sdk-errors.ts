@@ -65,7 +65,7 @@ export function classifySdkError(
         : status === 408 || status === 409 || status === 429 || status >= 500;
     return transient
       ? { kind: 'transient', label, detail: message, retryAfterMs: retryAfterMs(fields.headers) }
-      : { kind: 'refused', label, detail: message };
+      : { kind: 'refused', label, detail: message, ...(status !== undefined ? { status } : {}) };
   }
   return { kind: 'fatal', detail: err instanceof Error ? err.message : String(err) };
 }

@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { DEFAULT_CONFIG_FILE } from '../../config/config.js';
+import { shellQuote } from '../../agent/tools/command-tool.js';
 import { LogbookError, isLogbookError, validateId } from '../../core/index.js';
 import { copyRun } from '../../store/copy.js';
 import type { Store } from '../../store/store.js';
@@ -44,12 +45,9 @@ function side(config: string | undefined, stateDir: string | undefined): Side {
 
 /** The side's config when it names one; a state dir alone means the file store there, so ./agent.yaml is not read. */
 function openSide(environment: Environment, side: Side): Promise<Store> {
-  const config = side.config !== undefined || side.stateDir === undefined ? findConfig(side.config) : undefined;
+  const config = side.config !== undefined || side.stateDir === undefined ? findConfig(side.config, environment) : undefined;
   return storeFor(environment, { config, stateDir: side.stateDir });
 }
-
-/** A shell word for a path in a hint: quoted only when it needs to be. */
-const shellWord = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`);
 
 /**
  * How to remove `id` from the target side: the `logbook session rm` line that
@@ -60,11 +58,8 @@ function removalHint(id: string, side: Side, store: Store): string {
   if (side.config === undefined && side.stateDir !== undefined && existsSync(DEFAULT_CONFIG_FILE)) {
     return `remove it from the ${store.location} first`;
   }
-  const flags = [
-    ...(side.config !== undefined ? ['--config', shellWord(side.config)] : []),
-    ...(side.stateDir !== undefined ? ['--state-dir', shellWord(side.stateDir)] : []),
-  ];
-  return `remove it there first with \`${['logbook session rm', id, ...flags].join(' ')}\``;
+  const flags = [...(side.config !== undefined ? ['--config', side.config] : []), ...(side.stateDir !== undefined ? ['--state-dir', side.stateDir] : [])];
+  return `remove it there first with \`${shellQuote(['logbook', 'session', 'rm', id, ...flags])}\``;
 }
 
 /** Copies run `id` between the two sides the flags name; returns the line to print on stderr. */

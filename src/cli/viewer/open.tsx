@@ -6,6 +6,7 @@ import { sanitizeLine, transcriptItems } from '../../render/index.js';
 import type { LoadedRun } from '../../store/store.js';
 import { count } from '../output.js';
 import { statusText } from '../session/show.js';
+import { inkOnTerminal } from '../ink-terminal.js';
 import { colorWanted } from '../terminal.js';
 import type { Fold } from '../../render/viewer/model.js';
 
@@ -29,9 +30,7 @@ export function viewerTitle(run: LoadedRun): string {
 }
 
 export async function openViewer(run: LoadedRun, options: ViewerOptions): Promise<void> {
-  // Ink draws only a final frame when it believes it runs under CI. A viewer is
-  // opened only on an interactive terminal, so that belief is wrong here.
-  for (const name of ['CI', 'CONTINUOUS_INTEGRATION']) if (name in process.env) process.env[name] = 'false';
+  inkOnTerminal();
   const [{ render }, { Viewer }] = await Promise.all([import('ink'), import('./Viewer.js')]);
   const unfold: Fold[] = options.toolOutput ? ['output'] : [];
   const leave = (): void => void process.stdout.write(LEAVE_ALT_SCREEN);

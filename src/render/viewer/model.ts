@@ -5,7 +5,7 @@
  * found too. Pure, so the layout is tested without a terminal.
  */
 import wrapAnsi from 'wrap-ansi';
-import { callLine, endLine, pendingLine, resultNotes, gapBefore, type TranscriptItem } from '../index.js';
+import { callLine, elidedLine, endLine, pendingLine, resultNotes, gapBefore, type TranscriptItem } from '../index.js';
 
 export type Tone = 'user' | 'text' | 'thinking' | 'call' | 'output' | 'bad' | 'note' | 'blank';
 export type Fold = 'thinking' | 'output' | 'call' | null;
@@ -53,6 +53,8 @@ function entryFor(item: TranscriptItem, width: number): Omit<Entry, 'gap'> {
       return fixed('thinking', [`[${item.providerKind}]`]);
     case 'pending':
       return fixed('note', [`\u2500\u2500 ${pendingLine(item)}`]);
+    case 'elided':
+      return fixed('note', [`\u2500\u2500 ${elidedLine(item)}`]);
     case 'end':
       return fixed('note', hanging(endLine(item), '\u2500\u2500 ', '   '));
     case 'thinking': {

@@ -308,15 +308,15 @@ describe('anthropic: failures', () => {
   });
 
   it.each([
-    [anthropicErrors.unauthorized(), 'anthropic refused the request (401 authentication_error): invalid x-api-key'],
-    [anthropicErrors.forbidden(), 'anthropic refused the request (403 permission_error): Your API key does not have permission to use the specified resource.'],
-    [anthropicErrors.notFound('claude-test'), 'anthropic refused the request (404 not_found_error): model: claude-test'],
-    [anthropicErrors.invalid('messages.1.content: multi\nline'), 'anthropic refused the request (400 invalid_request_error): messages.1.content: multi line'],
-  ])('does not retry a refusal and says so in one line (%#)', async (reply, message) => {
+    [anthropicErrors.unauthorized(), 'provider_auth', 'anthropic refused the request (401 authentication_error): invalid x-api-key'],
+    [anthropicErrors.forbidden(), 'provider_auth', 'anthropic refused the request (403 permission_error): Your API key does not have permission to use the specified resource.'],
+    [anthropicErrors.notFound('claude-test'), 'provider_refused', 'anthropic refused the request (404 not_found_error): model: claude-test'],
+    [anthropicErrors.invalid('messages.1.content: multi\nline'), 'provider_refused', 'anthropic refused the request (400 invalid_request_error): messages.1.content: multi line'],
+  ])('does not retry a refusal and says so in one line (%#)', async (reply, code, message) => {
     api.reply(reply);
     const err = await rejection(provider().complete(modelRequest()));
     expect(err).toBeInstanceOf(LogbookError);
-    expect(err.code).toBe('provider');
+    expect(err.code).toBe(code);
     expect(err.message).toBe(message);
     expect(api.requests).toHaveLength(1);
   });

@@ -194,7 +194,7 @@ describe('openai: failures', () => {
     api.reply(openaiErrors.unauthorized());
     const err = await rejection(provider().complete(modelRequest()));
     expect(err).toBeInstanceOf(LogbookError);
-    expect(err.code).toBe('provider');
+    expect(err.code).toBe('provider_auth');
     expect(err.message).toBe(
       'openai refused the request (401 invalid_api_key): Incorrect API key provided: sk-bad. You can find your API key at https://platform.openai.com/account/api-keys.',
     );

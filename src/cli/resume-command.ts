@@ -1,0 +1,20 @@
+/** The command that continues a run, as the user would type it from here. */
+import { shellQuote } from '../agent/tools/command-tool.js';
+
+export interface ResumeFlags {
+  /** --config, as given. */
+  config?: string;
+  /** --state-dir, as given. */
+  stateDir?: string;
+}
+
+/**
+ * `logbook run --resume ID` with exactly the --config and --state-dir the user
+ * gave (a config found by search is found again from the same place).
+ */
+export function resumeCommand(id: string, flags: ResumeFlags): string {
+  const argv = ['logbook', 'run', '--resume', id];
+  if (flags.config !== undefined) argv.push('--config', flags.config);
+  if (flags.stateDir !== undefined) argv.push('--state-dir', flags.stateDir);
+  return shellQuote(argv);
+}

@@ -1,0 +1,69 @@
+/**
+ * Forking a run: a new run holding a prefix of another's records, byte for
+ * byte, under a meta of its own (the new id, created now; the same prompt,
+ * fingerprint and interactivity). A cut inside a tool batch leaves that batch
+ * pending, so a resume of the fork completes it. The original is never touched.
+ */
+import { LogbookError, VERSION, decodeLines, encodeRecord, fold, formatTimestamp, type JournalRecord, type MetaPayload } from '../core/index.js';
+import type { Store } from './store.js';
+
+export interface ForkPoint {
+  /** Keep the records up to and including this seq. */
+  at?: number;
+  /** Keep the first N model turns: through the Nth assistant record and its tool results. */
+  turn?: number;
+}
+
+export interface ForkOptions extends ForkPoint {
+  /** The new run's id. */
+  id: string;
+  now?: Date;
+}
+
+export interface Forked {
+  id: string;
+  /** The last seq the fork holds. */
+  lastSeq: number;
+  /** How many records it holds. */
+  records: number;
+}
+
+/** The number of records to keep from the start for a fork point. */
+export function forkLength(records: readonly JournalRecord[], point: ForkPoint): number {
+  if (point.at !== undefined && point.turn !== undefined) throw new LogbookError('usage', 'a fork is cut at a seq or at a turn, not both');
+  if (point.at !== undefined) {
+    const n = records.filter((r) => r.seq <= point.at!).length;
+    if (point.at < 1 || n === 0) throw new LogbookError('usage', `--at ${point.at}: a fork keeps at least the meta record (seq 1)`);
+    return n;
+  }
+  if (point.turn !== undefined) {
+    let turns = 0;
+    for (let i = 1; i < records.length; i++) {
+      const r = records[i]!;
+      if ('assistant' in r && turns++ === point.turn) return i;
+      if ('user' in r && turns === point.turn) return i;
+    }
+    if (turns < point.turn) throw new LogbookError('usage', `--turn ${point.turn}: the run has ${turns} model turn${turns === 1 ? '' : 's'}`);
+    return records.length;
+  }
+  return records.length;
+}
+
+/**
+ * Forks run `from` in `store` into a new run. The fork never ends on a
+ * `completed` record, which would refuse its continuation: such a final record
+ * is left out.
+ */
+export async function forkRun(store: Store, from: string, options: ForkOptions): Promise<Forked> {
+  const lines = await store.lines(from);
+  const records = decodeLines(lines, `run ${from}`);
+  fold(records); // only a run that folds is forked
+  let keep = forkLength(records, options);
+  const last = records[keep - 1]!;
+  if (keep > 1 && 'terminal' in last && last.terminal.reason === 'completed') keep--;
+  const meta = (records[0] as { meta: MetaPayload }).meta;
+  const forkMeta: MetaPayload = { ...meta, version: VERSION, run_id: options.id, created: formatTimestamp(options.now ?? new Date()) };
+  const journal = await store.createFromLines(options.id, [encodeRecord({ seq: 1, meta: forkMeta }), ...lines.slice(1, keep)]);
+  await journal.close();
+  return { id: options.id, lastSeq: records[keep - 1]!.seq, records: keep };
+}
