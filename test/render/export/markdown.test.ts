@@ -3,8 +3,7 @@
  * a reader's renderer makes of it is what is checked, not only the text.
  */
 import fc from 'fast-check';
-import MarkdownIt from 'markdown-it';
-import type Token from 'markdown-it/lib/token.mjs';
+import MarkdownIt, { type Token } from 'markdown-it';
 import { describe, expect, it } from 'vitest';
 import { codeSpan, exportMarkdown, fence, inlineText } from '../../../src/render/export/index.js';
 import { formatCall, sanitize, sanitizeLine } from '../../../src/render/index.js';
