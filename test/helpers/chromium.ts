@@ -34,10 +34,9 @@ const executable = (path: string): boolean => {
   }
 };
 
-/** The chromium binary on PATH (or /usr/bin/chromium), or null when there is none. */
+/** The chromium binary on PATH (Debian's is /usr/bin/chromium), or null when there is none. */
 export function chromiumPath(): string | null {
-  const dirs = [...(process.env.PATH ?? '').split(delimiter).filter(Boolean), '/usr/bin'];
-  for (const dir of dirs) {
+  for (const dir of (process.env.PATH ?? '').split(delimiter).filter(Boolean)) {
     const path = join(dir, 'chromium');
     if (executable(path)) return path;
   }
