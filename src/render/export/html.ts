@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { RunState } from '../../core/index.js';
-import { formatCall } from '../calls.js';
+import { callLine } from '../calls.js';
 import { resultNotes } from '../results.js';
 import { sanitize, sanitizeLine } from '../sanitize.js';
 import type { TranscriptItem } from '../transcript.js';
@@ -96,7 +96,7 @@ function itemHtml(item: TranscriptItem): string {
     case 'call': {
       const head = el('div', '', `${el('span', 'label', 'Tool call')} ${el('code', 'muted', text(item.id))}`);
       const waiting = item.answered ? '' : el('div', 'notes', '(no result yet)');
-      return el('div', 'item call', `${head}${el('pre', '', text(formatCall(item.name, item.input)))}${waiting}`);
+      return el('div', 'item call', `${head}${el('pre', '', text(callLine(item.name, item.input)))}${waiting}`);
     }
     case 'result': {
       const notes = resultNotes(item);

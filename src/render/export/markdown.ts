@@ -16,7 +16,7 @@
  * All text comes sanitized from transcriptItems: no control characters at all.
  */
 import type { RunState } from '../../core/index.js';
-import { formatCall } from '../calls.js';
+import { callLine } from '../calls.js';
 import { resultNotes } from '../results.js';
 import { sanitize, sanitizeLine } from '../sanitize.js';
 import type { TranscriptItem } from '../transcript.js';
@@ -83,7 +83,7 @@ function itemBlocks(item: TranscriptItem): string[] {
     case 'provider':
       return [label('Provider block', codeSpan(item.providerKind))];
     case 'call': {
-      const blocks = [label('Tool call', codeSpan(item.id)), fence(formatCall(item.name, item.input))];
+      const blocks = [label('Tool call', codeSpan(item.id)), fence(callLine(item.name, item.input))];
       if (!item.answered) blocks.push('*(no result yet)*');
       return blocks;
     }

@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { exportHtml } from '../../../src/render/export/index.js';
-import { formatCall, sanitize, sanitizeLine } from '../../../src/render/index.js';
+import { callLine, sanitize, sanitizeLine } from '../../../src/render/index.js';
 import { useChromium } from '../../helpers/chromium.js';
 import { HOSTILE, HOSTILE_MARKUP, UNSAFE_CHARS, hostileRun, runOf } from '../../helpers/runs.js';
 import { tempDir } from '../../helpers/tmp.js';
@@ -126,7 +126,7 @@ describe.runIf(enabled)('the HTML export in Chromium', () => {
     const shown = await page.locator('body').innerText();
     const expected = sanitize(hostile);
     for (const where of ['prompt', 'think', 'say', 'out', 'user', 'failed']) expect(shown).toContain(`${where} ${expected}`);
-    expect(shown).toContain(formatCall(sanitizeLine(`sh${hostile}`), JSON.stringify({ cmd: hostile }))); // the call, its arguments as JSON
+    expect(shown).toContain(callLine(sanitizeLine(`sh${hostile}`), JSON.stringify({ cmd: hostile }))); // the call, its arguments as JSON
     expect(shown).toContain(`2026 ${HOSTILE_MARKUP}`);
     expect(shown).toContain('write back\u2408space bell\u2407');
     expect(shown).not.toMatch(UNSAFE_CHARS);

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import MarkdownIt, { type Token } from 'markdown-it';
 import { describe, expect, it } from 'vitest';
 import { codeSpan, exportMarkdown, fence, inlineText } from '../../../src/render/export/index.js';
-import { formatCall, sanitize, sanitizeLine } from '../../../src/render/index.js';
+import { callLine, sanitize, sanitizeLine } from '../../../src/render/index.js';
 import { HOSTILE, HOSTILE_MARKUP, UNSAFE_CHARS, call, commandResult, followUp, hostileRun, result, runOf, text, thinking, turn } from '../../helpers/runs.js';
 
 const md = new MarkdownIt({ html: true });
@@ -63,7 +63,7 @@ describe('exportMarkdown', () => {
         '**Tool call** `l`',
         '',
         '```text',
-        'sh {"cmd":"ls"}',
+        '\u00bb sh {"cmd":"ls"}',
         '```',
         '',
         '**Result** `l` \u00b7 `["sh","-c","ls"]`',
@@ -88,7 +88,7 @@ describe('exportMarkdown', () => {
         '**Tool call** `w`',
         '',
         '```text',
-        'sh {"cmd":"wc -l a.txt"}',
+        '\u00bb sh {"cmd":"wc -l a.txt"}',
         '```',
         '',
         '**Error result** `w` \u00b7 `["sh","-c","wc -l a.txt"]` \u00b7 *(exit 2) (no output)*',
@@ -96,7 +96,7 @@ describe('exportMarkdown', () => {
         '**Tool call** `x`',
         '',
         '```text',
-        'sh {"cmd":"false"}',
+        '\u00bb sh {"cmd":"false"}',
         '```',
         '',
         '*(no result yet)*',
@@ -118,7 +118,7 @@ describe('exportMarkdown', () => {
       { terminal: { reason: 'completed' } },
     ]);
     const tokens = md.parse(exportMarkdown(state), {});
-    expect(fences(tokens)).toEqual(['fetch {"url":"one"}\n', 'first body\n', 'fetch {"url":"two"}\n', 'second body\n']);
+    expect(fences(tokens)).toEqual(['\u00bb fetch {"url":"one"}\n', 'first body\n', '\u00bb fetch {"url":"two"}\n', 'second body\n']);
   });
 
   it('marks thinking, redacted thinking and provider blocks', () => {
@@ -143,7 +143,7 @@ describe('exportMarkdown', () => {
     const payloads = nasty.flatMap((out, i) => [turn(i, [thinking(out || 'thought'), call(`c${i}`, 'sh', { i })]), result(`c${i}`, out)]);
     const state = runOf([...payloads, { terminal: { reason: 'error', message: nasty[0]! } }]);
     const tokens = md.parse(exportMarkdown(state), {});
-    const expected = nasty.flatMap((out, i) => [`${out || 'thought'}\n`, `sh {"i":${i}}\n`, ...(out === '' ? [] : [`${out}\n`])]);
+    const expected = nasty.flatMap((out, i) => [`${out || 'thought'}\n`, `\u00bb sh {"i":${i}}\n`, ...(out === '' ? [] : [`${out}\n`])]);
     expect(fences(tokens)).toEqual([...expected, `${nasty[0]}\n`]);
     // Nothing escaped a fence: every heading is one the export wrote, and no HTML block came through.
     expect(headings(tokens)).toEqual(['h1 Run `r1`', 'h2 Prompt', 'h2 Assistant']);
@@ -184,9 +184,9 @@ describe('exportMarkdown', () => {
     const shown = sanitize(hostile);
     expect(fences(tokens)).toEqual([
       `think ${shown}\n`,
-      `${formatCall(sanitizeLine(`sh${hostile}`), JSON.stringify({ cmd: hostile }))}\n`,
+      `${callLine(sanitizeLine(`sh${hostile}`), JSON.stringify({ cmd: hostile }))}\n`,
       `out ${shown}\n`,
-      'sh {"cmd":"x"}\n',
+      '\u00bb sh {"cmd":"x"}\n',
       `failed ${shown}\n`,
     ]);
   });
