@@ -48,14 +48,24 @@ export const HOSTILE =
   'A\u001b[2J\u001b[Hclear \u001b]0;PWNED\u0007title \u001b[8mhidden\u001b[0m \u009b31mred ' +
   '\u001bP1$qm\u001b\\dcs over\rwrite back\bspace bell\u0007 \u202eesrever\u202c \u2066iso\u2069 Z';
 
-/** A run whose every text a terminal could see carries HOSTILE. */
-export function hostileRun(): Payload[] {
+/**
+ * Markup a page would act on: a script (after a closing script tag), an image
+ * and a link whose handlers run script, a stylesheet request, a style that hides
+ * the page, an entity and an unclosed comment. Each would set window.__pwned.
+ */
+export const HOSTILE_MARKUP =
+  '</script><script>window.__pwned="script";alert(1)</script><img src=x onerror="window.__pwned=\'img\'">' +
+  '<a href="javascript:window.__pwned=\'link\'">link</a><link rel="stylesheet" href="http://127.0.0.1:9/x.css">' +
+  '<style>body{display:none}</style>&amp; ]]> <!-- unclosed';
+
+/** A run whose every text a terminal or a page could see carries `hostile` (HOSTILE by default). */
+export function hostileRun(hostile: string = HOSTILE): Payload[] {
   return [
-    turn(0, [thinking(`think ${HOSTILE}`), text(`say ${HOSTILE}`), call('t1', `sh${HOSTILE}`, { cmd: HOSTILE })]),
-    commandResult('t1', ['sh', HOSTILE], 3, `out ${HOSTILE}`),
-    followUp(`user ${HOSTILE}`),
+    turn(0, [thinking(`think ${hostile}`), text(`say ${hostile}`), call('t1', `sh${hostile}`, { cmd: hostile })]),
+    commandResult('t1', ['sh', hostile], 3, `out ${hostile}`),
+    followUp(`user ${hostile}`),
     turn(1, [text('done'), call('t2', 'sh', { cmd: 'x' })]),
-    { terminal: { reason: 'error', message: `failed ${HOSTILE}` } },
+    { terminal: { reason: 'error', message: `failed ${hostile}` } },
   ];
 }
 

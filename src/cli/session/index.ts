@@ -1,4 +1,4 @@
-/** `logbook session`: inspect, copy and remove stored runs. */
+/** `logbook session`: inspect, export, copy and remove stored runs. */
 import { Command, Option } from 'commander';
 import { LogbookError, stateToJson } from '../../core/index.js';
 import { dumpTranscript } from '../../render/index.js';
@@ -7,6 +7,7 @@ import { addStoreOptions, withStore, type StoreFlags } from '../store.js';
 import type { Environment } from '../environment.js';
 import { terminalFor } from '../terminal.js';
 import { registerCopyCommand } from './cp.js';
+import { registerExportCommand } from './export.js';
 import { listRuns } from './ls.js';
 import { formatShow } from './show.js';
 
@@ -46,7 +47,7 @@ async function show(environment: Environment, id: string, flags: ShowFlags): Pro
 }
 
 export function registerSessionCommands(program: Command, environment: Environment): void {
-  const session = program.command('session').description('inspect, copy and remove stored runs');
+  const session = program.command('session').description('inspect, export, copy and remove stored runs');
 
   common(session.command('ls').description('list runs, newest first')).action(async (flags: CommonFlags) => {
     const term = terminalFor(process.stdout, { color: flags.color, env: environment.env });
@@ -75,6 +76,7 @@ export function registerSessionCommands(program: Command, environment: Environme
   );
 
   registerCopyCommand(session, environment);
+  registerExportCommand(session, environment);
 
   session
     .command('backends')

@@ -1,0 +1,158 @@
+/**
+ * A run as one self-contained HTML page: no script, no request of any kind,
+ * tool output and thinking collapsible (<details>), light and dark through
+ * prefers-color-scheme. Every string from the journal passes through escapeHtml
+ * into text content (never into a tag, attribute name or URL), so a hostile
+ * journal shows as the text it is. A Content-Security-Policy that allows
+ * nothing but the page's own stylesheet is the second line of defence.
+ */
+import { createHash } from 'node:crypto';
+import type { RunState } from '../../core/index.js';
+import { callLine } from '../calls.js';
+import { resultNotes } from '../results.js';
+import { sanitize, sanitizeLine } from '../sanitize.js';
+import type { TranscriptItem } from '../transcript.js';
+import { transcriptSections, type Section } from './sections.js';
+import { runSummary, type ExportOptions } from './summary.js';
+
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Text safe anywhere in an HTML element's content or a quoted attribute value. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => ENTITIES[ch]!);
+}
+
+const STYLE = `
+:root {
+  color-scheme: light dark;
+  --bg: #ffffff; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --code: #f6f8fa;
+  --user: #ddf4ff; --user-line: #54aeff; --bad: #cf222e; --accent: #0969da;
+}
+@media (prefers-color-scheme: dark) {
+  :root {
+    --bg: #0d1117; --fg: #e6edf3; --muted: #9198a1; --line: #3d444d; --code: #151b23;
+    --user: #0c2d6b; --user-line: #1f6feb; --bad: #ff7b72; --accent: #4493f8;
+  }
+}
+* { box-sizing: border-box; }
+body {
+  margin: 0 auto; max-width: 60rem; padding: 1.5rem;
+  background: var(--bg); color: var(--fg);
+  font: 16px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif;
+}
+h1 { font-size: 1.5rem; margin: 0 0 .75rem; }
+h2 { font-size: 1rem; color: var(--muted); margin: 1.5rem 0 .5rem; text-transform: uppercase; letter-spacing: .05em; }
+code, pre { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: .875rem; }
+pre, .text { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; }
+pre { background: var(--code); border: 1px solid var(--line); border-radius: 6px; padding: .5rem .75rem; }
+dl { display: grid; grid-template-columns: max-content 1fr; gap: .125rem 1rem; margin: 0; }
+dt { color: var(--muted); }
+dd { margin: 0; overflow-wrap: anywhere; }
+.user .text { background: var(--user); border-left: 4px solid var(--user-line); border-radius: 6px; padding: .5rem .75rem; }
+.item { margin: .5rem 0; }
+.label { font-weight: 600; }
+.muted, .notes { color: var(--muted); }
+.bad, .bad .label, .bad .notes { color: var(--bad); }
+details > summary { cursor: pointer; }
+details > pre, details > .text { margin-top: .25rem; }
+.thinking .text { color: var(--muted); font-style: italic; border-left: 4px solid var(--line); padding-left: .75rem; }
+.marker { border-top: 1px solid var(--line); margin: 1.5rem 0 .5rem; padding-top: .5rem; font-weight: 600; }
+`;
+
+/** The policy allows the stylesheet above by its hash, and nothing else: no script, image, font, frame or request. */
+const CSP = [
+  "default-src 'none'",
+  `style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`,
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
+const el = (tag: string, cls: string, inner: string): string => `<${tag}${cls === '' ? '' : ` class="${cls}"`}>${inner}</${tag}>`;
+/** Journal text as element content. Items come sanitized already; sanitizing is idempotent, so this only makes sure. */
+const text = (t: string): string => escapeHtml(sanitize(t));
+
+/** A first line of output to show in a collapsed result's summary. */
+function preview(output: string): string {
+  const first = output.split('\n', 1)[0]!;
+  const chars = [...first];
+  return chars.length > 80 ? `${chars.slice(0, 79).join('')}\u2026` : first;
+}
+
+function lineCount(output: string): number {
+  return output === '' ? 0 : output.replace(/\n$/, '').split('\n').length;
+}
+
+function itemHtml(item: TranscriptItem): string {
+  switch (item.kind) {
+    case 'prompt':
+    case 'user':
+    case 'text':
+      return el('div', 'item text', text(item.text));
+    case 'thinking':
+      if (item.text === '') return el('div', 'item thinking muted', 'Thinking (redacted)');
+      return el('details', 'item thinking', `${el('summary', 'label', 'Thinking')}${el('div', 'text', text(item.text))}`);
+    case 'provider':
+      return el('div', 'item muted', `Provider block ${el('code', '', text(item.providerKind))}`);
+    case 'call': {
+      const head = el('div', '', `${el('span', 'label', 'Tool call')} ${el('code', 'muted', text(item.id))}`);
+      const waiting = item.answered ? '' : el('div', 'notes', '(no result yet)');
+      return el('div', 'item call', `${head}${el('pre', '', text(callLine(item.name, item.input)))}${waiting}`);
+    }
+    case 'result': {
+      const notes = resultNotes(item);
+      const lines = lineCount(item.output);
+      const summary = [
+        el('span', 'label', item.isError ? 'Error result' : 'Result'),
+        el('code', 'muted', text(item.id)),
+        ...(notes.length > 0 ? [el('span', 'notes', text(notes.join(' ')))] : []),
+        ...(lines > 0 ? [el('span', 'muted', `${lines} line${lines === 1 ? '' : 's'}`), el('code', 'muted', text(preview(item.output)))] : []),
+      ].join(' ');
+      const command = item.command === undefined ? '' : el('div', 'muted', `command ${el('code', '', text(JSON.stringify(item.command)))}`);
+      const cls = `item result${item.isError ? ' bad' : ''}`;
+      if (item.output === '') return el('div', cls, `${summary}${command}`);
+      return el('details', cls, `${el('summary', '', summary)}${command}${el('pre', '', text(item.output))}`);
+    }
+    case 'pending':
+    case 'end':
+      return ''; // shown by their section
+  }
+}
+
+function markerHtml(section: Extract<Section, { kind: 'marker' }>): string {
+  const { item } = section;
+  const bad = item.kind === 'end' && item.reason === 'error';
+  const message = item.kind === 'end' && item.message !== undefined ? el('pre', '', text(item.message)) : '';
+  return `${el('div', bad ? 'marker bad' : 'marker', text(section.title))}${message}`;
+}
+
+function sectionHtml(section: Section): string {
+  if (section.kind === 'marker') return markerHtml(section);
+  return el('section', section.side, `${el('h2', '', text(section.heading))}\n${section.items.map(itemHtml).join('\n')}`);
+}
+
+export function exportHtml(state: RunState, options: ExportOptions = {}): string {
+  const summary = runSummary(state, options.times)
+    .map((f) => `${el('dt', '', text(f.label))}${el('dd', '', f.literal ? el('code', '', text(f.value)) : text(f.value))}`)
+    .join('');
+  return [
+    '<!DOCTYPE html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="${escapeHtml(CSP)}">`,
+    '<meta name="referrer" content="no-referrer">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    '<meta name="color-scheme" content="light dark">',
+    `<title>logbook run ${text(sanitizeLine(state.run_id))}</title>`,
+    `<style>${STYLE}</style>`,
+    '</head>',
+    '<body>',
+    `<header>${el('h1', '', `Run ${el('code', '', text(sanitizeLine(state.run_id)))}`)}${el('dl', '', summary)}</header>`,
+    '<main>',
+    ...transcriptSections(state).map(sectionHtml),
+    '</main>',
+    '</body>',
+    '</html>',
+    '',
+  ].join('\n');
+}

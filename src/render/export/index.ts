@@ -1,0 +1,17 @@
+/** Exports of a folded run as documents: Markdown and one self-contained HTML page. Pure. */
+import type { RunState } from '../../core/index.js';
+import { exportHtml } from './html.js';
+import { exportMarkdown } from './markdown.js';
+import type { ExportOptions } from './summary.js';
+
+export { exportHtml, escapeHtml } from './html.js';
+export { exportMarkdown, fence, codeSpan, inlineText } from './markdown.js';
+export { transcriptSections, type Section } from './sections.js';
+export { runSummary, runStatus, type ExportOptions, type RunTimes, type SummaryField } from './summary.js';
+
+export const EXPORT_FORMATS = ['md', 'html'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+export function exportRun(format: ExportFormat, state: RunState, options: ExportOptions = {}): string {
+  return format === 'html' ? exportHtml(state, options) : exportMarkdown(state, options);
+}
