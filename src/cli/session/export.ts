@@ -45,7 +45,7 @@ const errnoOf = (err: unknown): string | undefined => (err as NodeJS.ErrnoExcept
 
 function cannotWrite(path: string, err: unknown): LogbookError {
   const why = errnoOf(err) === 'ENOENT' ? 'no such directory' : errnoOf(err) === 'EACCES' ? 'permission denied' : (err as Error).message;
-  return new LogbookError('unavailable', `cannot write ${path}: ${why}; name a file in a writable directory with -o`, { cause: err });
+  return new LogbookError('io', `cannot write ${path}: ${why}; name a file in a writable directory with -o`, { cause: err });
 }
 
 /** The file a write to `path` lands in (through a symlink), and the mode it keeps; 0600 for a new file. */

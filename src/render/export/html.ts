@@ -115,6 +115,8 @@ function itemHtml(item: TranscriptItem): string {
     case 'pending':
     case 'end':
       return ''; // shown by their section
+    case 'elided':
+      return ''; // an export is never shortened
   }
 }
 

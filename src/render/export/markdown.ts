@@ -99,6 +99,8 @@ function itemBlocks(item: TranscriptItem): string[] {
     case 'pending':
     case 'end':
       return []; // shown by their section
+    case 'elided':
+      return []; // an export is never shortened
   }
 }
 
