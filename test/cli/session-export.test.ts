@@ -46,6 +46,13 @@ describe('session export', () => {
     expect(r.stdout).not.toMatch(UNSAFE_CHARS);
   });
 
+  it('prints the journal itself with --format jsonl, byte for byte, and takes a unique start of the id', async () => {
+    await ready;
+    const r = await cli(['session', 'export', 'hos', '--state-dir', state, '--format', 'jsonl']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(readFileSync(join(state, 'runs', 'hostile.jsonl'), 'utf8'));
+  });
+
   it('writes -o FILE in the format its extension names, readable by its owner alone, leaving nothing else', async () => {
     const dir = tempDir();
     const file = join(dir, 'run.html');

@@ -8,12 +8,18 @@ import { closeSync, constants, fchmodSync, fsyncSync, openSync, realpathSync, re
 import { basename, dirname, extname, join } from 'node:path';
 import { Option, type Command } from 'commander';
 import { LogbookError } from '../../core/index.js';
-import { EXPORT_FORMATS, exportRun, type ExportFormat } from '../../render/export/index.js';
+import { EXPORT_FORMATS, exportRun } from '../../render/export/index.js';
+import { fsyncDir } from '../../store/file/fs.js';
+import { resolveRunId } from '../../store/resolve.js';
 import type { Environment } from '../environment.js';
 import { addStoreOptions, withStore, type StoreFlags } from '../store.js';
 
+/** The renderings, and jsonl: the stored lines themselves. */
+const FORMATS = [...EXPORT_FORMATS, 'jsonl'] as const;
+type Format = (typeof FORMATS)[number];
+
 export interface ExportFlags extends StoreFlags {
-  format?: ExportFormat;
+  format?: Format;
   output?: string;
 }
 
@@ -22,8 +28,10 @@ Formats: md, a Markdown transcript (the prompt, each turn's prose, thinking,
 tool calls each followed by its result, the in-flight turn and how the run
 ended; tool output in fences that hold whatever it contains); html, one
 self-contained page (no script, no network, tool output collapsible, light
-and dark) that shows every journal string as text. Without --format, the
-extension of -o chooses (.html or .htm: html), else md.
+and dark) that shows every journal string as text; jsonl, the journal's
+stored lines byte for byte (what another logbook, or the reference writer,
+reads). Without --format, the extension of -o chooses (.html or .htm: html;
+.jsonl: jsonl), else md.
 
 With -o FILE the export replaces FILE whole, the way -o does elsewhere: it is
 written beside it and renamed into place, so FILE is never seen half written,
@@ -32,10 +40,10 @@ owner alone (0600), like the journal it comes from. Examples:
   logbook session export RUN > run.md
   logbook session export RUN -o run.html`;
 
-const FROM_EXTENSION: Record<string, ExportFormat> = { '.html': 'html', '.htm': 'html' };
+const FROM_EXTENSION: Record<string, Format> = { '.html': 'html', '.htm': 'html', '.jsonl': 'jsonl' };
 
 /** --format, else the -o file's extension, else Markdown. */
-export function exportFormat(flags: ExportFlags): ExportFormat {
+export function exportFormat(flags: ExportFlags): Format {
   if (flags.format !== undefined) return flags.format;
   if (flags.output === undefined) return 'md';
   return FROM_EXTENSION[extname(flags.output).toLowerCase()] ?? 'md';
@@ -62,16 +70,6 @@ function target(path: string): { file: string; mode: number } {
   return { file, mode: stat.mode & 0o777 };
 }
 
-/** Makes a rename in `dir` durable. */
-function fsyncDirectory(dir: string): void {
-  const fd = openSync(dir, constants.O_RDONLY);
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** Replaces `path` with `text`: written and fsynced beside it, then renamed over it, so it is old or new, never half. */
 export function writeFileAtomically(path: string, text: string): void {
   const { file, mode } = target(path);
@@ -87,7 +85,7 @@ export function writeFileAtomically(path: string, text: string): void {
     closeSync(fd);
     fd = -1;
     renameSync(tmp, file);
-    fsyncDirectory(dir);
+    fsyncDir(dir);
   } catch (err) {
     if (fd >= 0) closeSync(fd);
     try {
@@ -101,17 +99,22 @@ export function writeFileAtomically(path: string, text: string): void {
 
 /** Renders run `id` in the format the flags choose; returns the document. */
 export async function exportSession(environment: Environment, id: string, flags: ExportFlags): Promise<string> {
-  const run = await withStore(environment, flags, (store) => store.load(id));
-  return exportRun(exportFormat(flags), run.state, { times: { created: run.created, updated: run.updated } });
+  const format = exportFormat(flags);
+  return withStore(environment, flags, async (store) => {
+    const run = await resolveRunId(store, id);
+    if (format === 'jsonl') return (await store.lines(run)).map((line) => `${line}\n`).join('');
+    const loaded = await store.load(run);
+    return exportRun(format, loaded.state, { times: { created: loaded.created, updated: loaded.updated } });
+  });
 }
 
 export function registerExportCommand(session: Command, environment: Environment): void {
   addStoreOptions(
     session
       .command('export')
-      .description('write a run as a Markdown transcript or a self-contained HTML page')
-      .argument('<id>', 'the run id')
-      .addOption(new Option('--format <format>', 'the format (default: from the -o extension, else md)').choices(EXPORT_FORMATS))
+      .description('write a run as a Markdown transcript, a self-contained HTML page, or its journal lines')
+      .argument('<id>', 'the run id (or a unique start of it)')
+      .addOption(new Option('--format <format>', 'the format (default: from the -o extension, else md)').choices(FORMATS))
       .option('-o, --output <file>', 'write to FILE, replacing it (default: stdout)'),
   )
     .option('--verbose', 'show where an error came from (also LOGBOOK_DEBUG=1)')
