@@ -93,7 +93,7 @@ describe('session export', () => {
     const dir = tempDir();
     const missing = await cli(['session', 'export', 'nope', '--state-dir', state, '-o', join(dir, 'x.md')]);
     expect(missing.code).toBe(1);
-    expect(oneLine(missing)).toBe('logbook: no run nope; `logbook session ls` lists the runs');
+    expect(oneLine(missing)).toBe(`logbook: no run nope in the file store in ${join(state, 'runs')}; \`logbook session ls\` lists the runs`);
     expect(readdirSync(dir)).toEqual([]);
 
     const noDir = await exportOf('-o', join(dir, 'absent', 'x.md'));
@@ -107,10 +107,10 @@ describe('session export', () => {
     expect(readdirSync(dir)).toEqual(['sub']);
   });
 
-  it('offers md and html only', async () => {
+  it('offers md, html and jsonl only', async () => {
     const r = await exportOf('--format', 'pdf');
     expect(r.code).toBe(2);
-    expect(oneLine(r)).toMatch(/^logbook: option '--format <format>' argument 'pdf' is invalid\. Allowed choices are md, html\. \(see --help\)$/);
+    expect(oneLine(r)).toMatch(/^logbook: option '--format <format>' argument 'pdf' is invalid\. Allowed choices are md, html, jsonl\. \(see --help\)$/);
   });
 
   it('lists every flag in --help', async () => {
