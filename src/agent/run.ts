@@ -8,6 +8,7 @@ import {
   LogbookError,
   VERSION,
   checkResume,
+  encodeRecord,
   formatTimestamp,
   initialState,
   validateId,
@@ -38,6 +39,8 @@ export class AgentRun {
 
   constructor(
     private readonly agent: Agent,
+    /** The run's meta record as stored (the first line a reader of the journal sees). */
+    readonly metaLine: string,
     /** The run's state: the fold of its records so far. */
     readonly state: RunState,
     private readonly journal: Journal | null,
@@ -95,7 +98,7 @@ export async function startRun(store: Store | null, agent: Agent, options: Start
   validateId(id);
   const meta = newRunMeta(id, fingerprintOf(agent), options.prompt, interactive, options.now);
   const journal = store === null ? null : await store.create(id, meta);
-  return new AgentRun(agent, initialState({ seq: 1, meta }), journal, false);
+  return new AgentRun(agent, encodeRecord({ seq: 1, meta }), initialState({ seq: 1, meta }), journal, false);
 }
 
 export interface ResumeOptions {
@@ -121,6 +124,7 @@ export async function resumeRun(store: Store, agent: Agent, id: string, options:
   checkResume(loaded.state, gates);
   const journal = await store.open(id);
   let state = loaded.state;
+  let metaLine = loaded.metaLine;
   try {
     if (journal.lastSeq !== loaded.lastSeq) {
       // Another writer finished between our read and our hold: read again, held.
@@ -130,6 +134,7 @@ export async function resumeRun(store: Store, agent: Agent, id: string, options:
         throw new LogbookError('locked', `run ${id} changed while it was being opened; try again`);
       }
       state = reread.state;
+      metaLine = reread.metaLine;
     }
   } catch (err) {
     await journal.close();
@@ -150,5 +155,5 @@ export async function resumeRun(store: Store, agent: Agent, id: string, options:
       `run ${id} rests on a paused turn; the server-side state it continues from may have expired, in which case the model starts that step over`,
     );
   }
-  return new AgentRun(agent, state, journal, true, warnings, options.followUp);
+  return new AgentRun(agent, metaLine, state, journal, true, warnings, options.followUp);
 }

@@ -31,6 +31,7 @@ export function registerRunCommand(program: Command, environment: Environment): 
     .option('--force', 'continue even though the configuration drifted (never across providers)')
     .option('--chat', 'keep asking for follow-ups (stdin lines when not a terminal); /exit or end of input ends it')
     .option('--replay <what>', 'on resume, narrate all of the journaled conversation, or the tail (the default: the last few turns)')
+    .option('--json', 'stdout is the run\'s records as JSON lines, each as it becomes durable, byte for byte as stored (meta first)')
     .option('--state-dir <dir>', 'keep file-store runs in DIR/runs')
     .addOption(new Option('--no-tui', 'no spinner or other terminal decoration'))
     .addOption(new Option('--no-color', 'no color (also: NO_COLOR=1)'))

@@ -10,7 +10,7 @@ import { generateRunId, resumeRun, startRun, type AgentRun } from '../agent/run.
 import type { RunResult } from '../agent/runner.js';
 import { agentFromConfig } from '../config/agent.js';
 import { loadConfig, type LogbookConfig } from '../config/config.js';
-import { LogbookError, RawJson, runStatus, validateId } from '../core/index.js';
+import { LogbookError, RawJson, encodeRecord, runStatus, validateId } from '../core/index.js';
 import { resumeNarration, sanitize } from '../render/index.js';
 import { forkRun } from '../store/fork.js';
 import type { Store } from '../store/store.js';
@@ -35,6 +35,7 @@ export interface RunFlags extends ResumeFlags {
   force?: boolean;
   chat?: boolean;
   replay?: string;
+  json?: boolean;
   tui?: boolean;
   color?: boolean;
   toolOutput?: boolean;
@@ -106,21 +107,26 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     const resume = store !== null ? resumeCommand(run.id, flags) : null;
     if (interactive) input = chatInput({ onExit: () => resume !== null && note(`continue it later with: ${resume}`) });
     const counters = run.state.counters;
+    // With --json stdout is the record stream alone: the meta line first (the run's id), then each record as it becomes durable.
+    if (flags.json) process.stdout.write(`${run.metaLine}\n`);
+    const live = liveObserver({
+      err,
+      progress,
+      tools: agent.tools,
+      toolOutput: flags.toolOutput === true,
+      verbose: flags.verbose === true,
+      tokens: counters.in_tokens + counters.out_tokens,
+      // Answers go to stdout in a chat, and with --json (whose stdout is the records) to stderr with the narration.
+      ...(flags.json ? { writeAnswer: (t: string) => progress.write(t) } : interactive ? { writeAnswer: (t: string) => process.stdout.write(t) } : {}),
+    });
     const result = await run.execute({
       signal: suspend.signal,
       ...(input !== null ? { input } : {}),
-      observer: liveObserver({
-        err,
-        progress,
-        tools: agent.tools,
-        toolOutput: flags.toolOutput === true,
-        verbose: flags.verbose === true,
-        tokens: counters.in_tokens + counters.out_tokens,
-        ...(interactive ? { writeAnswer: (t: string) => process.stdout.write(t) } : {}),
-      }),
+      observer: flags.json ? { ...live, record: (record) => void process.stdout.write(`${encodeRecord(record)}\n`) } : live,
     });
     progress.stop();
-    if (!interactive && result.reason === 'completed' && result.finalText) process.stdout.write(`${sanitize(result.finalText)}\n`);
+    const answer = !interactive && !flags.json && result.reason === 'completed' && result.finalText;
+    if (answer) process.stdout.write(`${sanitize(result.finalText)}\n`);
     return outcome(result, { resume, config: config.path, note });
   } finally {
     progress.stop();

@@ -132,7 +132,14 @@ export class JournalStore implements Store {
     const records = decodeLines(lines, run.source);
     const state = fold(records);
     const meta = metaOf(records[0]!, id, run.source);
-    return { state, records, lastSeq: records[records.length - 1]!.seq, created: meta.created, updated: run.updated.toISOString() };
+    return {
+      state,
+      records,
+      metaLine: lines[0]!,
+      lastSeq: records[records.length - 1]!.seq,
+      created: meta.created,
+      updated: run.updated.toISOString(),
+    };
   }
 
   /** The run's stored lines, exactly as stored (a copy between stores, an export of the bytes). */

@@ -24,6 +24,8 @@ export interface Journal {
 export interface LoadedRun {
   state: RunState;
   records: JournalRecord[];
+  /** The meta record's line exactly as stored. */
+  metaLine: string;
   lastSeq: number;
   /** From meta, as written. */
   created: string;
