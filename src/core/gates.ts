@@ -20,7 +20,10 @@ export function checkResume(state: RunState, req: ResumeRequest): void {
   const id = state.run_id;
 
   if (state.terminal?.reason === 'completed') {
-    throw new LogbookError('already_completed', `run ${id} already completed; start a new run instead of resuming it`);
+    throw new LogbookError(
+      'already_completed',
+      `run ${id} already completed; give a prompt to ask a follow-up (it continues as a new run), or start a new run`,
+    );
   }
 
   if (state.interactive !== req.interactive) {

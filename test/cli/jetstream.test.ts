@@ -288,7 +288,7 @@ describe.skipIf(!nats.enabled)('the logbook command on the jetstream backend', (
         proxy.refuseConnections(false);
       }
       expect(failed.code).toBe(1);
-      expect(errorLine(failed)).toMatch(/^logbook: cannot append seq 4 to run lostack .*may or may not be stored.*; resume with: logbook run --resume lostack$/);
+      expect(errorLine(failed)).toMatch(/^logbook: cannot append seq 4 to run lostack .*may or may not be stored.*; resume with: logbook run --resume lostack --config \S+$/);
       expect(lines(a.notes)).toEqual(['a', 'b']);
 
       const show = await cli(['session', 'show', a.id, '--config', js]);

@@ -79,6 +79,20 @@ describe('dumpTranscript', () => {
 });
 
 describe('resumeNarration', () => {
+  it('narrates the prompt and the last few model turns, counting those left out; all of them when asked', () => {
+    const turns = Array.from({ length: 6 }, (_, i) => turn(i, [text(`answer ${i}`)]));
+    const chat = runOf(turns.flatMap((t, i) => (i === 0 ? [t] : [followUp(`question ${i}`), t])));
+    const tail = resumeNarration(chat);
+    expect(tail).toContain('> do the thing');
+    expect(tail).toContain('3 earlier model turns not shown (--replay all shows them)');
+    expect(tail).not.toContain('answer 2');
+    expect(tail).toContain('> question 3\n');
+    for (const i of [3, 4, 5]) expect(tail).toContain(`answer ${i}`);
+    const all = resumeNarration(chat, { turns: 'all' });
+    for (let i = 0; i < 6; i++) expect(all).toContain(`answer ${i}`);
+    expect(all).not.toContain('not shown');
+  });
+
   it('tells where the run stands and ends with continuing', () => {
     expect(resumeNarration(suspendedMidBatch())).toBe(
       [

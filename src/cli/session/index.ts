@@ -7,6 +7,7 @@ import { addStoreOptions, withStore, type StoreFlags } from '../store.js';
 import type { Environment } from '../environment.js';
 import { terminalFor } from '../terminal.js';
 import { registerCopyCommand } from './cp.js';
+import { registerForkCommand } from './fork.js';
 import { registerExportCommand } from './export.js';
 import { listRuns } from './ls.js';
 import { formatShow } from './show.js';
@@ -77,6 +78,7 @@ export function registerSessionCommands(program: Command, environment: Environme
 
   registerCopyCommand(session, environment);
   registerExportCommand(session, environment);
+  registerForkCommand(session, environment);
 
   session
     .command('backends')

@@ -1,0 +1,274 @@
+/**
+ * Living in sessions, through the real binary: every run journaled, --continue,
+ * follow-ups (a completed run goes on as a fork), session fork, ids by prefix,
+ * the picker on a terminal, and resume commands that work as printed.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FileStore, encodeMessage, payloadKind } from '../../src/index.js';
+import { BIN, finished, runCli, spawnCli, type CliResult } from '../helpers/cli.js';
+import { FakeAnthropic, anthropicErrors } from '../helpers/fake-anthropic.js';
+import { tempDir } from '../helpers/tmp.js';
+import { Tmux } from '../helpers/tmux.js';
+
+const dir = tempDir('logbook-sessions-');
+const stateDir = join(dir, 'state');
+const store = new FileStore(join(stateDir, 'runs'));
+const journal = (id: string): string => readFileSync(join(stateDir, 'runs', `${id}.jsonl`), 'utf8');
+const conversation = async (id: string): Promise<string[]> => (await store.load(id)).state.messages.map(encodeMessage);
+
+/** `logbook run` with the config named (default agent.yaml) and the test's state dir. */
+function run(args: string[], options: { config?: string; input?: string } = {}): Promise<CliResult> {
+  return runCli(['run', '--config', options.config ?? 'agent.yaml', '--state-dir', stateDir, ...args], {
+    cwd: dir,
+    ...(options.input !== undefined ? { input: options.input } : {}),
+  });
+}
+
+/** A script provider config whose turns are the texts given, one per model call. */
+function scripted(name: string, texts: string[], extra = ''): string {
+  writeFileSync(join(dir, `${name}.turns.yaml`), `turns:\n${texts.map((t) => `  - text: ${JSON.stringify(t)}\n`).join('')}`);
+  writeFileSync(join(dir, `${name}.yaml`), `provider: script\nscript: ${name}.turns.yaml\n${extra}`);
+  return `${name}.yaml`;
+}
+
+beforeAll(() => {
+  scripted('agent', ['First answer.', 'Second answer.', 'Third answer.', 'Fourth answer.']);
+});
+
+describe('every run is journaled', () => {
+  it('a plain run is kept, --ephemeral leaves nothing, and --checkpoint is still accepted', async () => {
+    const home = tempDir();
+    const plain = await runCli(['run', '--config', join(dir, 'agent.yaml'), 'hello'], { cwd: dir, env: { XDG_STATE_HOME: home } });
+    expect(plain.code).toBe(0);
+    const id = /^run (\S+) \(file store in /m.exec(plain.stderr)![1]!;
+    expect((await new FileStore(join(home, 'logbook', 'runs')).load(id)).state.terminal).toEqual({ reason: 'completed' });
+    const gone = tempDir();
+    expect((await runCli(['run', '--config', join(dir, 'agent.yaml'), '--ephemeral', 'hello'], { cwd: dir, env: { XDG_STATE_HOME: gone } })).code).toBe(0);
+    expect(await new FileStore(join(gone, 'logbook', 'runs')).list()).toEqual([]);
+    expect((await run(['--checkpoint', '--name', 'checked', 'hello'])).code).toBe(0);
+  });
+});
+
+describe('follow-ups', () => {
+  it('continues a completed one-shot run as a new run, leaving the original byte for byte as it was', async () => {
+    expect((await run(['--name', 'done', 'first question'])).code).toBe(0);
+    const before = journal('done');
+    const r = await run(['--resume', 'done', 'a follow-up']);
+    expect(r.stderr).not.toMatch(/^logbook:/m);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('Second answer.\n');
+    const fork = /continuing completed run done as new run (\S+)/.exec(r.stderr)![1]!;
+    expect(journal('done')).toBe(before);
+    const original = await conversation('done');
+    expect(await conversation(fork)).toEqual([
+      ...original,
+      encodeMessage({ role: 'user', content: [{ text: { text: 'a follow-up' } }] }),
+      encodeMessage({ role: 'assistant', content: [{ text: { text: 'Second answer.' } }] }),
+    ]);
+  });
+
+  it('gives a suspended chat its next line, then reads the rest from stdin', async () => {
+    expect((await run(['--chat', '--name', 'talk', 'hi'], { input: '' })).code).toBe(0);
+    const r = await run(['--resume', 'talk', 'and then?'], { input: 'one more\n' });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('Second answer.\nThird answer.\n');
+    const { records } = await store.load('talk');
+    expect(records.filter((x) => 'user' in x).map((x) => ('user' in x ? x.user.message.content : null))).toEqual([
+      [{ text: { text: 'and then?' } }],
+      [{ text: { text: 'one more' } }],
+    ]);
+  });
+
+  it('refuses a follow-up while a tool batch is unfinished, saying how to go on', async () => {
+    await forkedMidBatch('busy');
+    const r = await run(['--resume', 'busy', 'ignore that'], { config: 'tools.yaml' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^logbook: run busy is in the middle of a tool batch; resume it without a prompt to finish that first$/m);
+  });
+
+  it('--continue takes the most recently updated run', async () => {
+    expect((await run(['--name', 'older', 'q'])).code).toBe(0);
+    expect((await run(['--chat', '--name', 'newest', 'hi'], { input: '' })).code).toBe(0);
+    const r = await run(['--continue'], { input: 'more\n' });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/resuming run newest/);
+  });
+});
+
+/** A run of the tools config forked in the middle of its first batch (one of two calls answered). */
+async function forkedMidBatch(name: string): Promise<void> {
+  writeFileSync(
+    join(dir, 'tools.turns.yaml'),
+    'turns:\n  - text: Two calls.\n    tool_calls: [{ name: say, input: { word: one } }, { name: say, input: { word: two } }]\n  - text: Both said.\n',
+  );
+  writeFileSync(
+    join(dir, 'tools.yaml'),
+    'provider: script\nscript: tools.turns.yaml\ntools:\n  - name: say\n    input_schema: { type: object, properties: { word: { type: string } } }\n    command: [echo, "{{word}}"]\n',
+  );
+  expect((await run(['--name', `${name}-source`, 'say two words'], { config: 'tools.yaml' })).code).toBe(0);
+  const f = await runCli(['session', 'fork', `${name}-source`, '--at', '3', '--name', name, '--state-dir', stateDir], { cwd: dir });
+  expect(f.code).toBe(0);
+}
+
+describe('session fork', () => {
+  it('cuts inside a tool batch and leaves it pending; the resume finishes it', async () => {
+    await forkedMidBatch('cut');
+    const cut = await store.load('cut');
+    expect(cut.records.map(payloadKind)).toEqual(['meta', 'assistant', 'tool_result']);
+    expect(cut.state.pending?.answered).toEqual(['toolu_0_0']);
+    expect(cut.state.run_id).toBe('cut');
+    const r = await run(['--resume', 'cut'], { config: 'tools.yaml' });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('Both said.\n');
+    expect(await conversation('cut')).toEqual(await conversation('cut-source'));
+  });
+
+  it('keeps the first N model turns with --turn, and says how to continue the fork', async () => {
+    const f = await runCli(['session', 'fork', 'talk', '--turn', '1', '--state-dir', stateDir], { cwd: dir });
+    expect(f.code).toBe(0);
+    const [, id, command] = /^forked run talk up to seq \d+ as run (\S+); continue it with: (.+)$/m.exec(f.stdout)!;
+    expect(command).toBe(`logbook run --resume ${id} --state-dir ${stateDir}`);
+    expect((await store.load(id!)).state.counters.llm_calls).toBe(1);
+  });
+});
+
+describe('ids by prefix', () => {
+  it('takes a unique start of an id, and refuses an ambiguous one naming the candidates', async () => {
+    expect((await run(['--name', 'prefix-alpha', 'q'])).code).toBe(0);
+    expect((await run(['--name', 'prefix-beta', 'q'])).code).toBe(0);
+    const exported = await runCli(['session', 'export', 'prefix-a', '--format', 'jsonl', '--state-dir', stateDir], { cwd: dir });
+    expect(exported.code).toBe(0);
+    expect(exported.stdout).toBe(journal('prefix-alpha'));
+    const followed = await run(['--resume', 'prefix-b', 'more']);
+    expect(followed.stderr).toMatch(/continuing completed run prefix-beta as new run/);
+    const ambiguous = await run(['--resume', 'prefix-', 'more']);
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toMatch(/^logbook: prefix- is the start of 2 run ids \(prefix-alpha, prefix-beta\); give more of it$/m);
+    const none = await run(['--resume', 'zzz']);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/^logbook: no run zzz in the file store in /m);
+  });
+});
+
+describe('the picker', () => {
+  let t: Tmux | undefined;
+  afterEach(() => t?.kill());
+
+  it('lists the runs newest first on a terminal, searches as you type, and resumes the one chosen', async () => {
+    const home = tempDir();
+    const state = join(home, 'state');
+    const config = join(dir, 'agent.yaml');
+    for (const [id, prompt] of [['pick-apple', 'about apples'], ['pick-pear', 'about pears']] as const) {
+      expect((await runCli(['run', '--config', config, '--state-dir', state, '--chat', '--name', id, prompt], { cwd: dir, input: '' })).code).toBe(0);
+    }
+    const env = { PATH: process.env.PATH ?? '', HOME: home, TERM: 'xterm-256color', NO_COLOR: '1' };
+    t = Tmux.start([process.execPath, BIN, 'run', '--config', config, '--state-dir', state, '--resume'], { env, cwd: dir, width: 100, height: 20 });
+    const screen = await t.waitFor('Resume which run?', 'the picker');
+    expect(screen.indexOf('pick-pear')).toBeLessThan(screen.indexOf('pick-apple')); // newest first
+    t.type('apple');
+    await t.waitFor((s) => s.includes('1 of 2 runs') && !s.includes('pick-pear'), 'only the matching run');
+    t.keys('Enter');
+    await t.waitFor(/resuming run pick-apple/, 'the chosen run resumed');
+    t.type('/exit');
+    t.keys('Enter');
+    expect(await t.exitStatus()).toBe(0);
+  });
+
+  it('without a terminal, --resume alone lists the latest runs instead of asking', async () => {
+    const r = await run(['--resume']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^logbook: --resume needs a run id when it cannot ask; the latest runs: \S+ \(/m);
+  });
+});
+
+describe('the resume command printed', () => {
+  /** A directory with `logbook` on it, so a printed command runs as printed. */
+  const binDir = join(dir, 'bin');
+  const shell = (command: string): CliResult => {
+    try {
+      const stdout = execFileSync('bash', ['-c', command], {
+        cwd: dir,
+        env: { PATH: `${binDir}:${process.env.PATH ?? ''}`, HOME: dir, NO_COLOR: '1', XDG_STATE_HOME: tempDir() },
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      return { code: 0, signal: null, stdout, stderr: '' };
+    } catch (err) {
+      const e = err as { status: number; stdout: string; stderr: string };
+      return { code: e.status, signal: null, stdout: e.stdout, stderr: e.stderr };
+    }
+  };
+  beforeAll(() => {
+    mkdirSync(binDir, { recursive: true });
+    symlinkSync(BIN, join(binDir, 'logbook'));
+  });
+
+  it('is printed at the end of a suspended run, not at its start, and works as printed', async () => {
+    writeFileSync(join(dir, 'slow.turns.yaml'), 'turns:\n  - text: Slow.\n    delay_ms: 20000\n  - text: unused\n');
+    writeFileSync(join(dir, 'slow.yaml'), 'provider: script\nscript: slow.turns.yaml\n');
+    const child = spawnCli(['run', '--config', 'slow.yaml', '--state-dir', stateDir, '--name', 'slowpoke', 'go'], { cwd: dir });
+    const done = finished(child);
+    await new Promise((r) => setTimeout(r, 1500));
+    child.kill('SIGINT');
+    const r = await done;
+    expect(r.code).toBe(130);
+    const command = /suspended; resume with: (.+)$/m.exec(r.stderr)![1]!;
+    expect(command).toBe(`logbook run --resume slowpoke --config slow.yaml --state-dir ${stateDir}`);
+    expect(r.stderr.split('\n')[0]).toMatch(/^run slowpoke \(file store in .*\)$/); // the start says where, not how to resume
+    expect(r.stderr.match(/resume with/g)).toHaveLength(1);
+    writeFileSync(join(dir, 'slow.turns.yaml'), 'turns:\n  - text: Quick now.\n');
+    const again = shell(command);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe('Quick now.\n');
+  });
+
+  it('after a budget stop names the key to raise and needs no --force; it works as printed once raised', async () => {
+    writeFileSync(join(dir, 'budget.turns.yaml'), 'turns:\n  - text: Spent.\n    tool_calls: [{ name: say, input: { word: x } }]\n    usage: { input: 500, output: 500 }\n  - text: Done.\n');
+    const cfg = (budget: number) =>
+      writeFileSync(
+        join(dir, 'budget.yaml'),
+        `provider: script\nscript: budget.turns.yaml\nbudget: ${budget}\ntools:\n  - name: say\n    input_schema: { type: object, properties: { word: { type: string } } }\n    command: [echo, "{{word}}"]\n`,
+      );
+    cfg(100);
+    const r = await run(['--name', 'spent', 'go'], { config: 'budget.yaml' });
+    expect(r.code).toBe(1);
+    const [, file, command] = /^logbook: token budget spent: 1000 of 100 tokens; raise budget in (\S+), then resume with: (.+)$/m.exec(r.stderr)!;
+    expect(file).toBe(join(dir, 'budget.yaml'));
+    expect(command).not.toContain('--force');
+    cfg(100_000);
+    expect(shell(command!).stdout).toBe('Done.\n');
+  });
+
+  it('is offered after a failure a resume can get past, and not after a refusal a resume would repeat', async () => {
+    const api = await FakeAnthropic.start();
+    try {
+      writeFileSync(join(dir, 'claude.yaml'), 'provider: anthropic\nmodel: claude-test\n');
+      const env = { ANTHROPIC_BASE_URL: api.origin, ANTHROPIC_API_KEY: 'k', LOGBOOK_PROVIDER_MAX_RETRIES: '0' };
+      const claude = (args: string[]) => runCli(['run', '--config', 'claude.yaml', '--state-dir', stateDir, ...args], { cwd: dir, env });
+      api.reply(anthropicErrors.server());
+      const failed = await claude(['--name', 'flaky', 'hi']);
+      expect(failed.code).toBe(1);
+      const command = /; resume with: (.+)$/m.exec(failed.stderr)![1]!;
+      expect(command).toBe(`logbook run --resume flaky --config claude.yaml --state-dir ${stateDir}`);
+      api.reply(anthropicErrors.invalid('messages: the conversation is malformed'));
+      const refused = await claude(['--resume', 'flaky']);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/refused the request \(400 invalid_request_error\).*; a resume would send the same request and be refused again, so none is offered/);
+      expect(refused.stderr).not.toMatch(/resume with/);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('/exit in a chat says how to continue it, and /help is never sent to the model', async () => {
+    const r = await run(['--chat', '--name', 'helped', 'hi'], { input: '/help\n/exit\n' });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/\/help +list these commands/);
+    expect(r.stderr).toMatch(/continue it later with: logbook run --resume helped --config agent\.yaml --state-dir /);
+    const { records } = await store.load('helped');
+    expect(records.some((x) => 'user' in x)).toBe(false);
+  });
+});
