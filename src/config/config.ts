@@ -8,6 +8,8 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Ajv, ErrorObject } from 'ajv';
 import type * as Yaml from 'yaml';
 import type { CommandToolSpec } from '../agent/tools/command-tool.js';
+import { envRefProblem } from '../agent/tools/mcp/env-refs.js';
+import type { McpServerSpec } from '../agent/tools/mcp/spec.js';
 import { LogbookError } from '../core/index.js';
 import { CONFIG_SCHEMA } from './schema.js';
 
@@ -36,6 +38,8 @@ export interface LogbookConfig {
   /** Absolute path of the script file (provider `script`). */
   script?: string;
   tools: CommandToolConfig[];
+  /** MCP tool servers, in the order given. */
+  mcp: McpServerSpec[];
   session: { backend: string; options: Record<string, unknown> };
   nats?: { url: string; creds?: string };
 }
@@ -45,6 +49,7 @@ export const DEFAULTS = {
   max_iterations: 20,
   tool_timeout: 60,
   tool_max_output: 100_000,
+  mcp_timeout: 60,
 } as const;
 
 let validator: ReturnType<Ajv['compile']> | null = null;
@@ -141,6 +146,7 @@ export function parseConfig(text: string, path: string): LogbookConfig {
       ...(t.cwd ? { cwd: resolveFrom(dir, t.cwd) } : {}),
     };
   });
+  const mcp = mcpServers(c.mcp ?? [], path, dir);
   const config: LogbookConfig = {
     path,
     dir,
@@ -152,6 +158,7 @@ export function parseConfig(text: string, path: string): LogbookConfig {
     thinking: c.thinking ?? 'off',
     prompt_cache: c.prompt_cache ?? false,
     tools,
+    mcp,
     session: { backend: c.session?.backend ?? 'file', options: c.session?.options ?? {} },
   };
   if (c.budget !== undefined) config.budget = c.budget;
@@ -162,4 +169,55 @@ export function parseConfig(text: string, path: string): LogbookConfig {
     config.nats = { url: c.nats.url, ...(c.nats.creds ? { creds: resolveFrom(dir, c.nats.creds) } : {}) };
   }
   return config;
+}
+
+/** The `mcp:` list, checked beyond what the schema can say. */
+function mcpServers(list: Record<string, any>[], path: string, dir: string): McpServerSpec[] {
+  const names = new Set<string>();
+  return list.map((s, i) => {
+    const at = `${path}: mcp[${i}] (${s.name})`;
+    if (names.has(s.name)) throw new LogbookError('config', `${at}: a second MCP server named "${s.name}"`);
+    names.add(s.name);
+    if (s.name.includes('__')) {
+      throw new LogbookError('config', `${at}: a server name cannot hold "__", which separates it from the tool in mcp__<server>__<tool>`);
+    }
+    if ((s.command === undefined) === (s.url === undefined)) {
+      throw new LogbookError('config', `${at}: give either command (a server run over stdio) or url (a Streamable HTTP server)`);
+    }
+    for (const key of s.command !== undefined ? ['headers'] : ['env', 'cwd']) {
+      if (s[key] !== undefined) {
+        throw new LogbookError('config', `${at}: ${key} only applies to ${key === 'headers' ? 'a url server' : 'a command server'}`);
+      }
+    }
+    for (const [key, values] of [['env', s.env], ['headers', s.headers]] as const) {
+      for (const [k, v] of Object.entries((values ?? {}) as Record<string, string>)) {
+        const problem = envRefProblem(v);
+        if (problem !== null) throw new LogbookError('config', `${at}: ${key}.${k}: ${problem}`);
+      }
+    }
+    const overrides = (s.overrides ?? {}) as Record<string, { confirm?: boolean; side_effects?: boolean }>;
+    if (s.tools !== undefined) {
+      const outside = Object.keys(overrides).find((t) => !s.tools.includes(t));
+      if (outside !== undefined) throw new LogbookError('config', `${at}: overrides names "${outside}", which its tools: list leaves out`);
+    }
+    const common = {
+      name: s.name as string,
+      ...(s.tools !== undefined ? { tools: s.tools as string[] } : {}),
+      timeout: (s.timeout as number | undefined) ?? DEFAULTS.mcp_timeout,
+      overrides,
+    };
+    if (s.command !== undefined) {
+      return { ...common, transport: 'stdio', command: s.command, env: s.env ?? {}, ...(s.cwd ? { cwd: resolveFrom(dir, s.cwd) } : {}) };
+    }
+    let url: URL;
+    try {
+      url = new URL(s.url);
+    } catch {
+      throw new LogbookError('config', `${at}: url ${JSON.stringify(s.url)} is not a URL`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new LogbookError('config', `${at}: url must be http: or https:, not ${url.protocol}`);
+    }
+    return { ...common, transport: 'http', url: s.url, headers: s.headers ?? {} };
+  });
 }

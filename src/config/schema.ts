@@ -1,3 +1,6 @@
+/** The longest timeout in whole seconds a Node timer can honour (2^31 - 1 ms). */
+export const MAX_TIMER_SECONDS = 2_147_483;
+
 /** The JSON Schema of agent.yaml; strict, so a misspelt key is an error, not a silent default. */
 export const CONFIG_SCHEMA = {
   type: 'object',
@@ -29,6 +32,33 @@ export const CONFIG_SCHEMA = {
           timeout: { type: 'number', exclusiveMinimum: 0 },
           max_output: { type: 'integer', minimum: 1 },
           cwd: { type: 'string', minLength: 1 },
+        },
+      },
+    },
+    mcp: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name'],
+        properties: {
+          name: { type: 'string', pattern: '^[a-zA-Z0-9_-]{1,64}$' },
+          command: { type: 'array', minItems: 1, items: { type: 'string' } },
+          env: { type: 'object', additionalProperties: { type: 'string' } },
+          cwd: { type: 'string', minLength: 1 },
+          url: { type: 'string', minLength: 1 },
+          headers: { type: 'object', additionalProperties: { type: 'string' } },
+          tools: { type: 'array', uniqueItems: true, items: { type: 'string', minLength: 1 } },
+          // seconds; a Node timer holds at most 2^31 - 1 ms
+          timeout: { type: 'number', exclusiveMinimum: 0, maximum: MAX_TIMER_SECONDS },
+          overrides: {
+            type: 'object',
+            additionalProperties: {
+              type: 'object',
+              additionalProperties: false,
+              properties: { confirm: { type: 'boolean' }, side_effects: { type: 'boolean' } },
+            },
+          },
         },
       },
     },

@@ -47,6 +47,8 @@ export type ErrorCode =
   | 'provider_refused'
   /** The model API refused the credentials (401, 403). */
   | 'provider_auth'
+  /** An MCP tool server that did not start, or stopped answering (see src/agent/tools/mcp). */
+  | 'tool_server'
   | 'interrupted'
   /** Nothing foreseen: a bug. The original error is kept as the cause. */
   | 'internal';

@@ -1,5 +1,5 @@
 import { Ajv, type ValidateFunction } from 'ajv';
-import { LogbookError, type RawJson, type ToolDefinition } from '../../core/index.js';
+import { isLogbookError, LogbookError, type RawJson, type ToolDefinition } from '../../core/index.js';
 import type { Tool, ToolContext, ToolOutcome } from './tool.js';
 
 /**
@@ -84,7 +84,9 @@ export class ToolRegistry {
     try {
       return await untilAborted(entry.tool.run(value, context), context.signal, name);
     } catch (err) {
-      if (context.signal.aborted) throw err;
+      // A tool server that stopped answering leaves the call's outcome unknown: that
+      // is no result to journal, but the run's failure (a resume tries the call again).
+      if (context.signal.aborted || isLogbookError(err, 'tool_server')) throw err;
       return { content: `${name} failed: ${err instanceof Error ? err.message : String(err)}`, isError: true };
     }
   }

@@ -15,8 +15,24 @@ export interface ToolContext {
   signal: AbortSignal;
 }
 
+/**
+ * What a tool may do, for the approvals and for a resume deciding whether a call
+ * cut short by a crash may run again. A tool without one asks nothing and counts
+ * as free of side effects (the command tools' behaviour so far).
+ */
+export interface ToolPolicy {
+  /** Ask the operator before every call. */
+  confirm: boolean;
+  /**
+   * A call changes something outside the run in a way a second call would not
+   * undo or repeat harmlessly, so an interrupted one is never silently re-run.
+   */
+  sideEffects: boolean;
+}
+
 export interface Tool {
   readonly definition: ToolDefinition;
+  readonly policy?: ToolPolicy;
   /** `input` has already been checked against the definition's input_schema. */
   run(input: unknown, context: ToolContext): Promise<ToolOutcome>;
   /** What calling it with `input` would actually do (a resolved command line), for narration. */

@@ -1,0 +1,225 @@
+/**
+ * One running MCP server: started, its tools listed (every page), its calls made
+ * through the SDK's client under the server's timeout and the run's abort
+ * signal. A server that cannot start, or stops answering, is a `tool_server`
+ * error naming it and saying why (its exit status and the tail of its stderr);
+ * what a call itself answers, an error included, is the call's result.
+ */
+import { readFileSync } from 'node:fs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { LogbookError } from '../../../core/index.js';
+import type { ToolOutcome } from '../tool.js';
+import { resultText } from './content.js';
+import { expandAll } from './env-refs.js';
+import type { ToolAnnotations } from './policy.js';
+import { ServerProcess } from './server-process.js';
+import type { McpServerSpec } from './spec.js';
+
+/** A tool as the server lists it. */
+export interface ListedTool {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  annotations?: ToolAnnotations;
+}
+
+export interface ConnectOptions {
+  /** Where `${VAR}` references in `env` and `headers` are read. */
+  env: NodeJS.ProcessEnv;
+  /** Aborts the start: the server is stopped and the start rejects as interrupted. */
+  signal?: AbortSignal;
+}
+
+/** A server may not page its tool list forever. */
+const MAX_PAGES = 1000;
+
+function clientInfo(): { name: string; version: string } {
+  const pkg = JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return { name: 'logbook', version: pkg.version };
+}
+
+/** An error's message with its cause's (fetch puts the reason there). */
+function errorText(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const cause = err.cause instanceof Error ? err.cause : undefined;
+  const causeText = cause ? ((cause as NodeJS.ErrnoException).code ?? cause.message) : undefined;
+  return causeText && !err.message.includes(causeText) ? `${err.message} (${causeText})` : err.message;
+}
+
+const isTimeout = (err: unknown): boolean => err instanceof McpError && err.code === ErrorCode.RequestTimeout;
+const isConnectionClosed = (err: unknown): boolean => err instanceof McpError && err.code === ErrorCode.ConnectionClosed;
+
+export class ServerConnection {
+  /** Why the connection ended on its own, once it has. */
+  private lostReason: string | undefined;
+  private closing = false;
+  private lastTransportError: string | undefined;
+  private listed: ListedTool[] = [];
+
+  private constructor(
+    readonly spec: McpServerSpec,
+    private readonly client: Client,
+    private readonly transport: Transport,
+  ) {
+    client.onerror = (err) => {
+      this.lastTransportError = errorText(err);
+    };
+    client.onclose = () => {
+      if (!this.closing) this.lostReason = this.endText();
+    };
+  }
+
+  /** Starts the server and lists its tools; on any failure nothing is left running. */
+  static async connect(spec: McpServerSpec, options: ConnectOptions): Promise<ServerConnection> {
+    const where = `MCP server "${spec.name}"`;
+    const transport: Transport =
+      spec.transport === 'stdio'
+        ? new ServerProcess({
+            argv: spec.command,
+            env: { ...getDefaultEnvironment(), ...expandAll(spec.env, options.env, `${where}: env`) },
+            ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}),
+          })
+        : new StreamableHTTPClientTransport(new URL(spec.url), {
+            requestInit: { headers: expandAll(spec.headers, options.env, `${where}: headers`) },
+          });
+    const connection = new ServerConnection(spec, new Client(clientInfo(), { capabilities: {} }), transport);
+    try {
+      await connection.start(options.signal);
+    } catch (err) {
+      await connection.close();
+      if (options.signal?.aborted) throw new LogbookError('interrupted', `${where}: start interrupted`);
+      throw new LogbookError('tool_server', `${where} did not start: ${connection.startFailure(err)}`, { cause: err });
+    }
+    return connection;
+  }
+
+  private async start(signal: AbortSignal | undefined): Promise<void> {
+    const options = { timeout: this.timeoutMs, ...(signal !== undefined ? { signal } : {}) };
+    await this.client.connect(this.transport, options);
+    if (this.client.getServerCapabilities()?.tools === undefined) return; // it offers no tools
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const result = await this.client.listTools(cursor !== undefined ? { cursor } : undefined, options);
+      for (const t of result.tools) {
+        this.listed.push({
+          name: t.name,
+          description: t.description ?? '',
+          inputSchema: t.inputSchema as Record<string, unknown>,
+          ...(t.annotations !== undefined ? { annotations: t.annotations } : {}),
+        });
+      }
+      cursor = result.nextCursor;
+      if (cursor === undefined) return;
+      if (seen.has(cursor)) throw new Error(`its tool list repeats the page cursor ${JSON.stringify(cursor)}`);
+      seen.add(cursor);
+    }
+    throw new Error(`its tool list goes on past ${MAX_PAGES} pages`);
+  }
+
+  /** Its tools, in the order it listed them. */
+  get tools(): readonly ListedTool[] {
+    return this.listed;
+  }
+
+  /** How it is reached, for listings (never the headers or env, which may hold secrets). */
+  get where(): string {
+    return this.spec.transport === 'stdio' ? this.spec.command.join(' ') : this.spec.url;
+  }
+
+  private get timeoutMs(): number {
+    return this.spec.timeout * 1000;
+  }
+
+  /** Why the connection ended: for a process, how it exited and its last stderr lines. */
+  private endText(): string {
+    if (this.transport instanceof ServerProcess) {
+      const end = this.transport.end;
+      const how =
+        end === undefined
+          ? 'closed its output'
+          : end.signal !== null
+            ? `was killed by ${end.signal}`
+            : `exited with code ${end.code}`;
+      const tail = this.transport.stderrTail();
+      return `${how}; ${tail ? `its stderr ended with: ${tail}` : 'it wrote nothing to stderr'}`;
+    }
+    return `the connection to ${this.where} ended${this.lastTransportError ? `: ${this.lastTransportError}` : ''}`;
+  }
+
+  private stderrNote(): string {
+    const tail = this.transport instanceof ServerProcess ? this.transport.stderrTail() : '';
+    return tail ? `; its stderr ended with: ${tail}` : '';
+  }
+
+  private startFailure(err: unknown): string {
+    if (this.lostReason !== undefined || isConnectionClosed(err)) return this.lostReason ?? this.endText();
+    if (isTimeout(err)) return `no answer within ${this.spec.timeout}s (its timeout in agent.yaml)${this.stderrNote()}`;
+    if (this.spec.transport === 'http') return `${this.spec.url}: ${errorText(err)}`;
+    return `${errorText(err)}${this.stderrNote()}`;
+  }
+
+  private lost(label: string, err?: unknown): LogbookError {
+    const why = this.lostReason ?? (err !== undefined ? `${this.where}: ${errorText(err)}` : this.endText());
+    return new LogbookError('tool_server', `MCP server "${this.spec.name}" stopped answering during ${label}: ${why}`, { cause: err });
+  }
+
+  /**
+   * Calls `tool`. Resolves with what the server answered (an error it reports
+   * included, and a timeout, after which the server is asked to cancel);
+   * rejects as `interrupted` when `signal` aborts, and with `tool_server` when
+   * the server is gone, since then whether the call took effect is unknown.
+   */
+  async call(tool: string, args: Record<string, unknown>, signal: AbortSignal, label: string): Promise<ToolOutcome> {
+    if (this.lostReason !== undefined) throw this.lost(label);
+    // A signal of the call's own: the SDK never removes its listener from the one it is given.
+    const call = new AbortController();
+    const onAbort = (): void => call.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      if (signal.aborted) onAbort();
+      const result = await this.client.callTool({ name: tool, arguments: args }, undefined, {
+        signal: call.signal,
+        timeout: this.timeoutMs,
+      });
+      return { content: resultText(result as Parameters<typeof resultText>[0]), isError: result.isError === true };
+    } catch (err) {
+      if (signal.aborted) throw new LogbookError('interrupted', `${label} interrupted`, { cause: err });
+      if (this.lostReason !== undefined || isConnectionClosed(err)) throw this.lost(label);
+      if (isTimeout(err)) {
+        return {
+          content: `${label}: no answer from MCP server "${this.spec.name}" within ${this.spec.timeout}s (its timeout in agent.yaml); the call was cancelled`,
+          isError: true,
+        };
+      }
+      if (err instanceof McpError) return { content: `${label}: MCP server "${this.spec.name}" answered with an error: ${err.message}`, isError: true };
+      if (err instanceof Error && err.name === 'ZodError') {
+        return { content: `${label}: MCP server "${this.spec.name}" answered with a malformed result: ${err.message}`, isError: true };
+      }
+      throw this.lost(label, err); // the request itself failed on its way (HTTP)
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Stops the server (a process and whatever it started) or ends the HTTP session. */
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    if (this.transport instanceof StreamableHTTPClientTransport && this.transport.sessionId !== undefined) {
+      // Ending the session is a courtesy: bounded, and a failure is no one's concern.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        this.transport.terminateSession().catch(() => {}),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.min(this.timeoutMs, 5000)))),
+      ]);
+      clearTimeout(timer);
+    }
+    await this.client.close().catch(() => {});
+    await this.transport.close().catch(() => {});
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * `${NAME}` in a server's `headers` or `env` values stands for the environment
+ * variable NAME, read when the server starts, so a secret never sits in
+ * agent.yaml. Every `${` must open such a reference: a malformed one is a config
+ * error rather than text sent as it is.
+ */
+import { LogbookError } from '../../../core/index.js';
+
+const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/** Why `value` is not well formed, or null when it is. */
+export function envRefProblem(value: string): string | null {
+  const rest = value.replace(REFERENCE, '');
+  return rest.includes('${') ? `"${value}" has a "\${" that does not open a \${NAME} reference (NAME: letters, digits, _)` : null;
+}
+
+/** The variables `value` names, in order. */
+export function envRefs(value: string): string[] {
+  return [...value.matchAll(REFERENCE)].map((m) => m[1]!);
+}
+
+/**
+ * `value` with every reference replaced; `where` names the setting for the error
+ * an unset variable gives (an empty one counts as set).
+ */
+export function expandEnvRefs(value: string, env: NodeJS.ProcessEnv, where: string): string {
+  return value.replace(REFERENCE, (_, name: string) => {
+    const found = env[name];
+    if (found === undefined) {
+      throw new LogbookError('config', `${where} names the environment variable ${name}, which is not set; set it, or change agent.yaml`);
+    }
+    return found;
+  });
+}
+
+/** Each value of `record` expanded. */
+export function expandAll(record: Record<string, string>, env: NodeJS.ProcessEnv, where: string): Record<string, string> {
+  return Object.fromEntries(Object.entries(record).map(([k, v]) => [k, expandEnvRefs(v, env, `${where}.${k}`)]));
+}

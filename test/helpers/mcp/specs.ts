@@ -1,0 +1,48 @@
+/** Server specs for the MCP tests: the reference filesystem server and the fixture server. */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { HttpServerSpec, StdioServerSpec } from '../../../src/agent/tools/mcp/index.js';
+import { RawJson } from '../../../src/core/index.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/** The SDK-built fixture server (see fixture-server.mjs for its tools and flags). */
+export const FIXTURE_SERVER = resolve(here, 'fixture-server.mjs');
+
+/** The reference server's entry point, from the dev dependency. */
+export const FILESYSTEM_SERVER = join(
+  dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-filesystem/package.json')),
+  'dist/index.js',
+);
+if (!existsSync(FILESYSTEM_SERVER)) throw new Error(`no ${FILESYSTEM_SERVER}: run npm ci`);
+
+export function stdioSpec(name: string, command: string[], extra: Partial<StdioServerSpec> = {}): StdioServerSpec {
+  return { name, transport: 'stdio', command, env: {}, timeout: 20, overrides: {}, ...extra };
+}
+
+export function fixtureSpec(name: string, flags: string[] = [], extra: Partial<StdioServerSpec> = {}): StdioServerSpec {
+  return stdioSpec(name, [process.execPath, FIXTURE_SERVER, ...flags], extra);
+}
+
+/** The reference filesystem server, allowed into `dir` alone. */
+export function filesystemSpec(name: string, dir: string, extra: Partial<StdioServerSpec> = {}): StdioServerSpec {
+  return stdioSpec(name, [process.execPath, FILESYSTEM_SERVER, dir], extra);
+}
+
+export function httpSpec(name: string, url: string, extra: Partial<HttpServerSpec> = {}): HttpServerSpec {
+  return { name, transport: 'http', url, headers: {}, timeout: 20, overrides: {}, ...extra };
+}
+
+export const input = (value: unknown): RawJson => RawJson.fromValue(value);
+
+/** True while a process with this pid exists. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
