@@ -50,6 +50,7 @@ export const DEFAULTS = {
   tool_timeout: 60,
   tool_max_output: 100_000,
   mcp_timeout: 60,
+  mcp_startup_timeout: 60,
 } as const;
 
 let validator: ReturnType<Ajv['compile']> | null = null;
@@ -204,6 +205,7 @@ function mcpServers(list: Record<string, any>[], path: string, dir: string): Mcp
       name: s.name as string,
       ...(s.tools !== undefined ? { tools: s.tools as string[] } : {}),
       timeout: (s.timeout as number | undefined) ?? DEFAULTS.mcp_timeout,
+      startup_timeout: (s.startup_timeout as number | undefined) ?? DEFAULTS.mcp_startup_timeout,
       overrides,
     };
     if (s.command !== undefined) {

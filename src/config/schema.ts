@@ -51,6 +51,7 @@ export const CONFIG_SCHEMA = {
           tools: { type: 'array', uniqueItems: true, items: { type: 'string', minLength: 1 } },
           // seconds; a Node timer holds at most 2^31 - 1 ms
           timeout: { type: 'number', exclusiveMinimum: 0, maximum: MAX_TIMER_SECONDS },
+          startup_timeout: { type: 'number', exclusiveMinimum: 0, maximum: MAX_TIMER_SECONDS },
           overrides: {
             type: 'object',
             additionalProperties: {

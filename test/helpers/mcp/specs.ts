@@ -1,5 +1,5 @@
 /** Server specs for the MCP tests: the reference filesystem server and the fixture server. */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +19,7 @@ export const FILESYSTEM_SERVER = join(
 if (!existsSync(FILESYSTEM_SERVER)) throw new Error(`no ${FILESYSTEM_SERVER}: run npm ci`);
 
 export function stdioSpec(name: string, command: string[], extra: Partial<StdioServerSpec> = {}): StdioServerSpec {
-  return { name, transport: 'stdio', command, env: {}, timeout: 20, overrides: {}, ...extra };
+  return { name, transport: 'stdio', command, env: {}, timeout: 20, startup_timeout: 30, overrides: {}, ...extra };
 }
 
 export function fixtureSpec(name: string, flags: string[] = [], extra: Partial<StdioServerSpec> = {}): StdioServerSpec {
@@ -32,16 +32,19 @@ export function filesystemSpec(name: string, dir: string, extra: Partial<StdioSe
 }
 
 export function httpSpec(name: string, url: string, extra: Partial<HttpServerSpec> = {}): HttpServerSpec {
-  return { name, transport: 'http', url, headers: {}, timeout: 20, overrides: {}, ...extra };
+  return { name, transport: 'http', url, headers: {}, timeout: 20, startup_timeout: 30, overrides: {}, ...extra };
 }
 
 export const input = (value: unknown): RawJson => RawJson.fromValue(value);
 
-/** True while a process with this pid exists. */
+/**
+ * True while a process with this pid runs. A zombie counts as gone: it has died,
+ * and whoever adopted it (pid 1 here) may never reap it.
+ */
 export function alive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
   } catch {
     return false;
   }

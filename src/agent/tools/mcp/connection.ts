@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { LogbookError } from '../../../core/index.js';
@@ -42,12 +42,15 @@ function clientInfo(): { name: string; version: string } {
   return { name: 'logbook', version: pkg.version };
 }
 
-/** An error's message with its cause's (fetch puts the reason there). */
+/** An error's message with its cause's (fetch puts the reason there), an HTTP status as such. */
 function errorText(err: unknown): string {
+  if (err instanceof StreamableHTTPError && err.code !== undefined && err.code > 0) {
+    const detail = err.message.replace(/^Streamable HTTP error: (Error POSTing to endpoint: )?/, '');
+    return `answered HTTP ${err.code}${detail ? `: ${detail}` : ''}`;
+  }
   if (!(err instanceof Error)) return String(err);
-  const cause = err.cause instanceof Error ? err.cause : undefined;
-  const causeText = cause ? ((cause as NodeJS.ErrnoException).code ?? cause.message) : undefined;
-  return causeText && !err.message.includes(causeText) ? `${err.message} (${causeText})` : err.message;
+  const cause = err.cause instanceof Error ? err.cause.message : undefined;
+  return cause && !err.message.includes(cause) ? `${err.message}: ${cause}` : err.message;
 }
 
 const isTimeout = (err: unknown): boolean => err instanceof McpError && err.code === ErrorCode.RequestTimeout;
@@ -57,7 +60,6 @@ export class ServerConnection {
   /** Why the connection ended on its own, once it has. */
   private lostReason: string | undefined;
   private closing = false;
-  private lastTransportError: string | undefined;
   private listed: ListedTool[] = [];
 
   private constructor(
@@ -65,11 +67,10 @@ export class ServerConnection {
     private readonly client: Client,
     private readonly transport: Transport,
   ) {
-    client.onerror = (err) => {
-      this.lastTransportError = errorText(err);
-    };
+    // Only a process ends by itself; an HTTP transport closes when it is told to,
+    // and a failed request says what went wrong (see call).
     client.onclose = () => {
-      if (!this.closing) this.lostReason = this.endText();
+      if (!this.closing && transport instanceof ServerProcess) this.lostReason = this.processEnd(transport);
     };
   }
 
@@ -87,18 +88,35 @@ export class ServerConnection {
             requestInit: { headers: expandAll(spec.headers, options.env, `${where}: headers`) },
           });
     const connection = new ServerConnection(spec, new Client(clientInfo(), { capabilities: {} }), transport);
+    // One deadline for the whole start, however many pages its tool list takes.
+    const start = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      start.abort(new Error('startup_timeout'));
+    }, spec.startup_timeout * 1000);
+    const onAbort = (): void => start.abort(options.signal?.reason);
+    options.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      await connection.start(options.signal);
+      if (options.signal?.aborted) onAbort();
+      await connection.start(start.signal);
     } catch (err) {
       await connection.close();
       if (options.signal?.aborted) throw new LogbookError('interrupted', `${where}: start interrupted`);
-      throw new LogbookError('tool_server', `${where} did not start: ${connection.startFailure(err)}`, { cause: err });
+      const why = timedOut
+        ? `no answer within ${spec.startup_timeout}s (its startup_timeout in agent.yaml)${connection.stderrNote()}`
+        : connection.goneText(err);
+      throw new LogbookError('tool_server', `${where} did not start: ${why}`, { cause: err });
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
     }
     return connection;
   }
 
-  private async start(signal: AbortSignal | undefined): Promise<void> {
-    const options = { timeout: this.timeoutMs, ...(signal !== undefined ? { signal } : {}) };
+  private async start(signal: AbortSignal): Promise<void> {
+    const options = { signal, timeout: this.spec.startup_timeout * 1000 };
+    signal.throwIfAborted();
     await this.client.connect(this.transport, options);
     if (this.client.getServerCapabilities()?.tools === undefined) return; // it offers no tools
     const seen = new Set<string>();
@@ -135,37 +153,39 @@ export class ServerConnection {
     return this.spec.timeout * 1000;
   }
 
-  /** Why the connection ended: for a process, how it exited and its last stderr lines. */
-  private endText(): string {
-    if (this.transport instanceof ServerProcess) {
-      const end = this.transport.end;
-      const how =
-        end === undefined
-          ? 'closed its output'
-          : end.signal !== null
-            ? `was killed by ${end.signal}`
-            : `exited with code ${end.code}`;
-      const tail = this.transport.stderrTail();
-      return `${how}; ${tail ? `its stderr ended with: ${tail}` : 'it wrote nothing to stderr'}`;
-    }
-    return `the connection to ${this.where} ended${this.lastTransportError ? `: ${this.lastTransportError}` : ''}`;
+  /** How its process ended, and the last lines of its stderr. */
+  private processEnd(process: ServerProcess): string {
+    const end = process.end;
+    const how = end === undefined ? 'closed its output' : end.signal !== null ? `was killed by ${end.signal}` : `exited with code ${end.code}`;
+    const tail = process.stderrTail();
+    return `${how}; ${tail ? `its stderr ended with: ${tail}` : 'it wrote nothing to stderr'}`;
   }
 
+  /** `; its stderr ended with: ...` when it wrote any. */
   private stderrNote(): string {
     const tail = this.transport instanceof ServerProcess ? this.transport.stderrTail() : '';
     return tail ? `; its stderr ended with: ${tail}` : '';
   }
 
-  private startFailure(err: unknown): string {
-    if (this.lostReason !== undefined || isConnectionClosed(err)) return this.lostReason ?? this.endText();
-    if (isTimeout(err)) return `no answer within ${this.spec.timeout}s (its timeout in agent.yaml)${this.stderrNote()}`;
-    if (this.spec.transport === 'http') return `${this.spec.url}: ${errorText(err)}`;
-    return `${errorText(err)}${this.stderrNote()}`;
+  /** Why a request failed: over HTTP, the URL and what went wrong; else the error and its stderr. */
+  private requestFailure(err: unknown): string {
+    if (this.spec.transport === 'stdio') return `${errorText(err)}${this.stderrNote()}`;
+    return err instanceof StreamableHTTPError ? `${this.spec.url} ${errorText(err)}` : `${this.spec.url}: ${errorText(err)}`;
+  }
+
+  /** Why it is gone: a process's end, or the request that failed. */
+  private goneText(err: unknown): string {
+    if (this.lostReason !== undefined) return this.lostReason;
+    if (this.transport instanceof ServerProcess && (isConnectionClosed(err) || this.transport.end !== undefined)) {
+      return this.processEnd(this.transport);
+    }
+    return isConnectionClosed(err) ? `the connection to ${this.where} was closed` : this.requestFailure(err);
   }
 
   private lost(label: string, err?: unknown): LogbookError {
-    const why = this.lostReason ?? (err !== undefined ? `${this.where}: ${errorText(err)}` : this.endText());
-    return new LogbookError('tool_server', `MCP server "${this.spec.name}" stopped answering during ${label}: ${why}`, { cause: err });
+    return new LogbookError('tool_server', `MCP server "${this.spec.name}" stopped answering during ${label}: ${this.goneText(err)}`, {
+      cause: err,
+    });
   }
 
   /**
@@ -189,7 +209,7 @@ export class ServerConnection {
       return { content: resultText(result as Parameters<typeof resultText>[0]), isError: result.isError === true };
     } catch (err) {
       if (signal.aborted) throw new LogbookError('interrupted', `${label} interrupted`, { cause: err });
-      if (this.lostReason !== undefined || isConnectionClosed(err)) throw this.lost(label);
+      if (this.lostReason !== undefined || isConnectionClosed(err)) throw this.lost(label, err);
       if (isTimeout(err)) {
         return {
           content: `${label}: no answer from MCP server "${this.spec.name}" within ${this.spec.timeout}s (its timeout in agent.yaml); the call was cancelled`,

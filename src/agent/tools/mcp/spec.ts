@@ -14,8 +14,10 @@ interface ServerSpecBase {
   name: string;
   /** Expose only these of the server's tools (its own names); all of them when absent. */
   tools?: string[];
-  /** Seconds any one request may take: the handshake, each page of the tool list, each call. */
+  /** Seconds a call may take. */
   timeout: number;
+  /** Seconds the start may take: the process or connection, the handshake and the whole tool list. */
+  startup_timeout: number;
   /** By the server's own tool name. */
   overrides: Record<string, ToolPolicyOverride>;
 }
