@@ -7,6 +7,7 @@ import { Command } from 'commander';
 import { readEnvironment, type Environment } from './environment.js';
 import { debugWanted, reportError } from './errors.js';
 import { EXIT } from './exit-codes.js';
+import { registerMcpCommands } from './mcp/index.js';
 import { registerRunCommand } from './run-command.js';
 import { registerSessionCommands } from './session/index.js';
 
@@ -40,6 +41,7 @@ export function buildProgram(environment: Environment): Command {
     .showSuggestionAfterError(true);
   registerRunCommand(program, environment);
   registerSessionCommands(program, environment);
+  registerMcpCommands(program, environment);
   return program;
 }
 

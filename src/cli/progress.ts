@@ -30,6 +30,8 @@ export interface ProgressOptions {
   now?: () => number;
   /** Redraw interval in milliseconds. */
   intervalMs?: number;
+  /** Whether the line shows a token count (not while nothing spends tokens); default true. */
+  tokens?: boolean;
 }
 
 const FRAMES = ['\u280b', '\u2819', '\u2839', '\u2838', '\u283c', '\u2834', '\u2826', '\u2827', '\u2807', '\u280f'];
@@ -42,13 +44,13 @@ export function formatElapsed(ms: number): string {
   return `${Math.floor(whole / 60)}m${String(whole % 60).padStart(2, '0')}s`;
 }
 
-/** One frame: spinner, label, elapsed time, tokens. */
-export function progressLine(frame: number, elapsedMs: number, tokens: number, label = ''): string {
+/** One frame: spinner, label, elapsed time, and tokens unless null. */
+export function progressLine(frame: number, elapsedMs: number, tokens: number | null, label = ''): string {
   const parts = [FRAMES[frame % FRAMES.length]!];
   if (label) parts.push(label);
   parts.push(formatElapsed(elapsedMs));
-  const line = `${parts.join(' ')} \u00b7 ${tokens.toLocaleString('en-US')} token${tokens === 1 ? '' : 's'}`;
-  return line;
+  if (tokens === null) return parts.join(' ');
+  return `${parts.join(' ')} \u00b7 ${tokens.toLocaleString('en-US')} token${tokens === 1 ? '' : 's'}`;
 }
 
 export function createProgress(stream: ProgressStream = process.stderr, options: ProgressOptions = {}): Progress {
@@ -62,7 +64,7 @@ export function createProgress(stream: ProgressStream = process.stderr, options:
   let text = '';
 
   const draw = (): void => {
-    let line = progressLine(frame++, now() - started, tokens, text);
+    let line = progressLine(frame++, now() - started, options.tokens === false ? null : tokens, text);
     const cols = stream.columns;
     if (cols !== undefined && cols > 1 && [...line].length > cols - 1) line = [...line].slice(0, cols - 1).join('');
     stream.write(CLEAR_LINE + line);

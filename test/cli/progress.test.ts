@@ -11,6 +11,7 @@ describe('progress', () => {
   it('formats a frame: spinner, label, elapsed time, tokens', () => {
     expect(progressLine(0, 3_240, 1234, 'thinking')).toBe('\u280b thinking 3.2s \u00b7 1,234 tokens');
     expect(progressLine(1, 0, 1)).toBe('\u2819 0.0s \u00b7 1 token');
+    expect(progressLine(2, 1_500, null, 'starting')).toBe('\u2839 starting 1.5s');
     expect(formatElapsed(65_000)).toBe('1m05s');
   });
 

@@ -12,6 +12,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { LogbookError } from '../../../core/index.js';
+import { shellQuote } from '../command-tool.js';
 import type { ToolOutcome } from '../tool.js';
 import { resultText } from './content.js';
 import { expandAll } from './env-refs.js';
@@ -146,7 +147,7 @@ export class ServerConnection {
 
   /** How it is reached, for listings (never the headers or env, which may hold secrets). */
   get where(): string {
-    return this.spec.transport === 'stdio' ? this.spec.command.join(' ') : this.spec.url;
+    return this.spec.transport === 'stdio' ? shellQuote(this.spec.command) : this.spec.url;
   }
 
   private get timeoutMs(): number {

@@ -66,7 +66,27 @@ describe('an MCP server that never starts', () => {
   });
 });
 
+/** The process group of `pid`, from /proc. */
+function groupOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+}
+
 describe('closing', () => {
+  it('runs each stdio server in a process group of its own, so a Ctrl-C at the terminal reaches logbook alone', async () => {
+    const dir = tempDir();
+    const pidFile = join(dir, 'pids');
+    const servers = await startMcpServers([fixtureSpec('fx', ['--grandchild', pidFile])]);
+    try {
+      const [server, sleeper] = readFileSync(pidFile, 'utf8').split(' ').map(Number);
+      expect(groupOf(server!)).toBe(server);
+      expect(groupOf(sleeper!)).toBe(server);
+      expect(groupOf(server!)).not.toBe(groupOf(process.pid));
+    } finally {
+      await servers.close();
+    }
+  });
+
   it('stops a server that ignores the end of its input, and what it started, by their process group', async () => {
     const dir = tempDir();
     const pidFile = join(dir, 'pids');
