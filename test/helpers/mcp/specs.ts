@@ -37,15 +37,28 @@ export function httpSpec(name: string, url: string, extra: Partial<HttpServerSpe
 
 export const input = (value: unknown): RawJson => RawJson.fromValue(value);
 
+/** The fields of /proc/PID/stat after the command name (state, ppid, pgrp, ...), or null when there is no such process. */
+function procStat(pid: number): string[] | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null;
+  }
+}
+
 /**
  * True while a process with this pid runs. A zombie counts as gone: it has died,
  * and whoever adopted it (pid 1 here) may never reap it.
  */
 export function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
+  const fields = procStat(pid);
+  return fields !== null && fields[0] !== 'Z';
+}
+
+/** The process group of a running process. */
+export function processGroup(pid: number): number {
+  const fields = procStat(pid);
+  if (fields === null) throw new Error(`no process ${pid}`);
+  return Number(fields[2]);
 }

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { startMcpServers } from '../../../../src/agent/tools/mcp/index.js';
 import { ToolRegistry } from '../../../../src/agent/tools/registry.js';
 import { caught } from '../../../helpers/errors.js';
-import { alive, fixtureSpec, input, stdioSpec } from '../../../helpers/mcp/specs.js';
+import { alive, fixtureSpec, input, processGroup, stdioSpec } from '../../../helpers/mcp/specs.js';
 import { tempDir } from '../../../helpers/tmp.js';
 
 const ctx = () => ({ signal: new AbortController().signal });
@@ -66,12 +66,6 @@ describe('an MCP server that never starts', () => {
   });
 });
 
-/** The process group of `pid`, from /proc. */
-function groupOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
-}
-
 describe('closing', () => {
   it('runs each stdio server in a process group of its own, so a Ctrl-C at the terminal reaches logbook alone', async () => {
     const dir = tempDir();
@@ -79,9 +73,9 @@ describe('closing', () => {
     const servers = await startMcpServers([fixtureSpec('fx', ['--grandchild', pidFile])]);
     try {
       const [server, sleeper] = readFileSync(pidFile, 'utf8').split(' ').map(Number);
-      expect(groupOf(server!)).toBe(server);
-      expect(groupOf(sleeper!)).toBe(server);
-      expect(groupOf(server!)).not.toBe(groupOf(process.pid));
+      expect(processGroup(server!)).toBe(server);
+      expect(processGroup(sleeper!)).toBe(server);
+      expect(processGroup(server!)).not.toBe(processGroup(process.pid));
     } finally {
       await servers.close();
     }
