@@ -54,6 +54,20 @@ function errorText(err: unknown): string {
   return cause && !err.message.includes(cause) ? `${err.message}: ${cause}` : err.message;
 }
 
+/**
+ * What the SDK's schema check found wrong with an answer (a zod error: its
+ * message is the whole issue list as JSON), one short line; undefined for any
+ * other error.
+ */
+function schemaProblems(err: unknown): string | undefined {
+  const issues = (err as { issues?: unknown } | null)?.issues;
+  if (!(err instanceof Error) || !Array.isArray(issues)) return undefined;
+  return (issues as { path?: unknown[]; message?: string }[])
+    .slice(0, 3)
+    .map((i) => `${(i.path ?? []).join('.') || 'the result'}: ${i.message ?? 'invalid'}`)
+    .join('; ');
+}
+
 const isTimeout = (err: unknown): boolean => err instanceof McpError && err.code === ErrorCode.RequestTimeout;
 const isConnectionClosed = (err: unknown): boolean => err instanceof McpError && err.code === ErrorCode.ConnectionClosed;
 
@@ -102,11 +116,12 @@ export class ServerConnection {
       if (options.signal?.aborted) onAbort();
       await connection.start(start.signal);
     } catch (err) {
-      await connection.close();
-      if (options.signal?.aborted) throw new LogbookError('interrupted', `${where}: start interrupted`);
+      // Why, before stopping it: once stopped, it will have exited either way.
       const why = timedOut
         ? `no answer within ${spec.startup_timeout}s (its startup_timeout in agent.yaml)${connection.stderrNote()}`
         : connection.goneText(err);
+      await connection.close();
+      if (options.signal?.aborted) throw new LogbookError('interrupted', `${where}: start interrupted`);
       throw new LogbookError('tool_server', `${where} did not start: ${why}`, { cause: err });
     } finally {
       clearTimeout(timer);
@@ -218,8 +233,9 @@ export class ServerConnection {
         };
       }
       if (err instanceof McpError) return { content: `${label}: MCP server "${this.spec.name}" answered with an error: ${err.message}`, isError: true };
-      if (err instanceof Error && err.name === 'ZodError') {
-        return { content: `${label}: MCP server "${this.spec.name}" answered with a malformed result: ${err.message}`, isError: true };
+      const malformed = schemaProblems(err);
+      if (malformed !== undefined) {
+        return { content: `${label}: MCP server "${this.spec.name}" answered with a malformed result: ${malformed}`, isError: true };
       }
       throw this.lost(label, err); // the request itself failed on its way (HTTP)
     } finally {

@@ -4,12 +4,12 @@
  * an error that names the server and says why.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startMcpServers } from '../../../../src/agent/tools/mcp/index.js';
 import { ToolRegistry } from '../../../../src/agent/tools/registry.js';
 import { caught } from '../../../helpers/errors.js';
-import { alive, fixtureSpec, input, processGroup, stdioSpec } from '../../../helpers/mcp/specs.js';
+import { alive, FIXTURE_SERVER, fixtureSpec, input, processGroup, stdioSpec } from '../../../helpers/mcp/specs.js';
 import { tempDir } from '../../../helpers/tmp.js';
 
 const ctx = () => ({ signal: new AbortController().signal });
@@ -156,5 +156,26 @@ describe('a call that takes too long', () => {
     controller.abort();
     const err = await caught(startMcpServers([fixtureSpec('fx')], { signal: controller.signal }));
     expect(err.code).toBe('interrupted');
+  });
+});
+
+describe('a server that breaks the protocol', () => {
+  const RAW = join(dirname(FIXTURE_SERVER), 'raw-server.mjs');
+
+  it('is skipped over for a stray stdout line, and a malformed result is an error result', async () => {
+    const servers = await startMcpServers([stdioSpec('raw', [process.execPath, RAW])]);
+    try {
+      expect(servers.tools.map((t) => t.definition)).toEqual([{ name: 'mcp__raw__bad', description: '', input_schema: { type: 'object' } }]);
+      const out = await servers.tools[0]!.run({}, ctx());
+      expect(out.isError).toBe(true);
+      expect(out.content).toBe('mcp__raw__bad: MCP server "raw" answered with a malformed result: content.0: Invalid input');
+    } finally {
+      await servers.close();
+    }
+  });
+
+  it('does not start when it speaks a protocol version the SDK does not', async () => {
+    const err = await caught(startMcpServers([stdioSpec('raw', [process.execPath, RAW, '--protocol', '1999-01-01'])]));
+    expect(err).toMatchObject({ code: 'tool_server', message: "MCP server \"raw\" did not start: Server's protocol version is not supported: 1999-01-01" });
   });
 });
