@@ -33,7 +33,7 @@ export { validateRecord, recordSchema, type ValidationResult, type RecordSchemaN
 export type { Provider, ModelRequest, ModelResponse, StreamObserver, Usage, ThinkingSetting } from './agent/provider.js';
 export { createProvider, type ProviderSettings } from './agent/providers/index.js';
 export { ScriptProvider } from './agent/providers/script.js';
-export { defineTool, type Tool, type ToolContext, type ToolOutcome, type FunctionToolSpec } from './agent/tools/tool.js';
+export { defineTool, type Tool, type ToolContext, type ToolOutcome, type ToolPolicy, type FunctionToolSpec } from './agent/tools/tool.js';
 export { ToolRegistry } from './agent/tools/registry.js';
 export { CommandTool, type CommandToolSpec } from './agent/tools/command-tool.js';
 export { fingerprintOf, RESUME_REMINDER, type Agent } from './agent/agent.js';

@@ -14,11 +14,6 @@ export function envRefProblem(value: string): string | null {
   return rest.includes('${') ? `"${value}" has a "\${" that does not open a \${NAME} reference (NAME: letters, digits, _)` : null;
 }
 
-/** The variables `value` names, in order. */
-export function envRefs(value: string): string[] {
-  return [...value.matchAll(REFERENCE)].map((m) => m[1]!);
-}
-
 /**
  * `value` with every reference replaced; `where` names the setting for the error
  * an unset variable gives (an empty one counts as set).
