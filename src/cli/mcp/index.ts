@@ -4,9 +4,10 @@
  */
 import type { Command } from 'commander';
 import { DEFAULT_CONFIG_FILE } from '../../config/config.js';
+import type { Environment } from '../environment.js';
 import type { McpLsFlags } from './ls.js';
 
-export function registerMcpCommands(program: Command): void {
+export function registerMcpCommands(program: Command, environment: Environment): void {
   const mcp = program.command('mcp').description("the MCP tool servers of a config (agent.yaml's mcp: list)");
   mcp
     .command('ls')
@@ -16,6 +17,6 @@ export function registerMcpCommands(program: Command): void {
     .option('--verbose', 'show where an error came from (also LOGBOOK_DEBUG=1)')
     .action(async (flags: McpLsFlags) => {
       const { listMcpServers } = await import('./ls.js');
-      process.exitCode = await listMcpServers(flags);
+      process.exitCode = await listMcpServers(flags, environment);
     });
 }

@@ -9,6 +9,7 @@ import type { PolicyReasons, ToolAnnotations } from '../../agent/tools/mcp/index
 import { loadConfig } from '../../config/config.js';
 import { isLogbookError } from '../../core/index.js';
 import { sanitizeLine } from '../../render/index.js';
+import type { Environment } from '../environment.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { table } from '../output.js';
 import { createProgress } from '../progress.js';
@@ -60,13 +61,13 @@ function formatServer(server: StartedServer, term: Terminal): string {
   return out;
 }
 
-export async function listMcpServers(flags: McpLsFlags): Promise<ExitCode> {
+export async function listMcpServers(flags: McpLsFlags, environment: Environment): Promise<ExitCode> {
   const config = loadConfig(flags.config);
   if (config.mcp.length === 0) {
     process.stdout.write(`no MCP servers in ${config.path}; an mcp: list adds them (see the README)\n`);
     return EXIT.ok;
   }
-  const term = terminalFor(process.stdout, flags.color === false ? { color: false } : {});
+  const term = terminalFor(process.stdout, { color: flags.color, env: environment.env });
   const progress = createProgress(process.stderr, { tokens: false });
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();
@@ -75,6 +76,7 @@ export async function listMcpServers(flags: McpLsFlags): Promise<ExitCode> {
   let started;
   try {
     started = await startMcpServers(config.mcp, {
+      env: environment.env,
       signal: stop.signal,
       onProgress: (p) => (p.ready.length === 0 ? progress.start(startLabel(p)) : progress.label(startLabel(p))),
     });

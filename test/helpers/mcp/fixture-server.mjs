@@ -2,7 +2,8 @@
 /**
  * A real MCP server over stdio, built with the SDK, whose tools each show one
  * behaviour a client must handle: annotations of every kind, content of every
- * kind, an error result, a slow call, a call during which the server dies. Its
+ * kind, an error result, a slow call, a call during which the server dies, its
+ * own environment. Its
  * tool list comes in pages of three. Flags:
  *   --exit-at-once         write to stderr and exit 3 before reading anything
  *   --bad-name             also list a tool whose name has a dot
@@ -41,6 +42,7 @@ const TOOLS = [
   { name: 'crash', description: 'The server dies during the call.', inputSchema: object() },
   { name: 'mixed', description: 'Content of every kind.', inputSchema: object() },
   { name: 'fails', description: 'An error result.', inputSchema: object() },
+  { name: 'environment', description: 'Its environment variables, as JSON.', inputSchema: object(), annotations: { readOnlyHint: true } },
 ];
 if (flag('--bad-name')) TOOLS.push({ name: 'bad.name', description: 'A dot in its name.', inputSchema: object() });
 
@@ -90,6 +92,8 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
           { type: 'text', text: 'last' },
         ],
       };
+    case 'environment':
+      return text(JSON.stringify(process.env));
     case 'fails':
       return { content: [{ type: 'text', text: 'no such thing' }], isError: true };
     default:

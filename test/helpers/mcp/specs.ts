@@ -3,7 +3,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { HttpServerSpec, StdioServerSpec } from '../../../src/agent/tools/mcp/index.js';
+import {
+  startMcpServers,
+  type HttpServerSpec,
+  type McpServers,
+  type McpServerSpec,
+  type StartOptions,
+  type StdioServerSpec,
+} from '../../../src/agent/tools/mcp/index.js';
 import { RawJson } from '../../../src/core/index.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -33,6 +40,11 @@ export function filesystemSpec(name: string, dir: string, extra: Partial<StdioSe
 
 export function httpSpec(name: string, url: string, extra: Partial<HttpServerSpec> = {}): HttpServerSpec {
   return { name, transport: 'http', url, headers: {}, timeout: 20, startup_timeout: 30, overrides: {}, ...extra };
+}
+
+/** startMcpServers with this process's environment unless the options give one. */
+export function startServers(specs: McpServerSpec[], options: Partial<StartOptions> = {}): Promise<McpServers> {
+  return startMcpServers(specs, { env: process.env, ...options });
 }
 
 export const input = (value: unknown): RawJson => RawJson.fromValue(value);

@@ -6,6 +6,9 @@
  */
 import { LogbookError } from '../../../core/index.js';
 
+/** An environment, as the CLI reads it. */
+export type Env = Readonly<Record<string, string | undefined>>;
+
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /** Why `value` is not well formed, or null when it is. */
@@ -18,7 +21,7 @@ export function envRefProblem(value: string): string | null {
  * `value` with every reference replaced; `where` names the setting for the error
  * an unset variable gives (an empty one counts as set).
  */
-export function expandEnvRefs(value: string, env: NodeJS.ProcessEnv, where: string): string {
+export function expandEnvRefs(value: string, env: Env, where: string): string {
   return value.replace(REFERENCE, (_, name: string) => {
     const found = env[name];
     if (found === undefined) {
@@ -29,6 +32,6 @@ export function expandEnvRefs(value: string, env: NodeJS.ProcessEnv, where: stri
 }
 
 /** Each value of `record` expanded. */
-export function expandAll(record: Record<string, string>, env: NodeJS.ProcessEnv, where: string): Record<string, string> {
+export function expandAll(record: Record<string, string>, env: Env, where: string): Record<string, string> {
   return Object.fromEntries(Object.entries(record).map(([k, v]) => [k, expandEnvRefs(v, env, `${where}.${k}`)]));
 }

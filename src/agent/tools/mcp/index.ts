@@ -22,8 +22,11 @@ export interface StartProgress {
 }
 
 export interface StartOptions {
-  /** Where `${VAR}` references are read; process.env when absent. */
-  env?: NodeJS.ProcessEnv;
+  /**
+   * logbook's environment: where `${VAR}` references are read, and the few
+   * variables a stdio server inherits come from (see serverEnvironment).
+   */
+  env: Readonly<Record<string, string | undefined>>;
   /** Aborting it stops every server and rejects the start as interrupted. */
   signal?: AbortSignal;
   /** Called once before any server is up, then each time one is. */
@@ -88,8 +91,8 @@ function expose(connection: ServerConnection): StartedServer {
   return { spec, where: connection.where, tools, hidden };
 }
 
-export async function startMcpServers(specs: readonly McpServerSpec[], options: StartOptions = {}): Promise<McpServers> {
-  const env = options.env ?? process.env;
+export async function startMcpServers(specs: readonly McpServerSpec[], options: StartOptions): Promise<McpServers> {
+  const env = options.env;
   const stop = new AbortController();
   const onAbort = (): void => stop.abort(options.signal?.reason);
   options.signal?.addEventListener('abort', onAbort, { once: true });

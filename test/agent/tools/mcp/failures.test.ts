@@ -6,23 +6,22 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startMcpServers } from '../../../../src/agent/tools/mcp/index.js';
 import { ToolRegistry } from '../../../../src/agent/tools/registry.js';
 import { caught } from '../../../helpers/errors.js';
-import { alive, FIXTURE_SERVER, fixtureSpec, input, processGroup, stdioSpec } from '../../../helpers/mcp/specs.js';
+import { alive, FIXTURE_SERVER, fixtureSpec, input, processGroup, startServers, stdioSpec } from '../../../helpers/mcp/specs.js';
 import { tempDir } from '../../../helpers/tmp.js';
 
 const ctx = () => ({ signal: new AbortController().signal });
 
 describe('an MCP server that never starts', () => {
   it('is a tool_server error naming it, when its program does not exist', async () => {
-    const err = await caught(startMcpServers([stdioSpec('ghost', ['/nonexistent/mcp-server', '--stdio'])]));
+    const err = await caught(startServers([stdioSpec('ghost', ['/nonexistent/mcp-server', '--stdio'])]));
     expect(err.code).toBe('tool_server');
     expect(err.message).toBe('MCP server "ghost" did not start: cannot run "/nonexistent/mcp-server": not found');
   });
 
   it('is a tool_server error with its exit code and the tail of its stderr, when it exits at once', async () => {
-    const err = await caught(startMcpServers([fixtureSpec('db', ['--exit-at-once'])]));
+    const err = await caught(startServers([fixtureSpec('db', ['--exit-at-once'])]));
     expect(err.code).toBe('tool_server');
     expect(err.message).toBe(
       'MCP server "db" did not start: exited with code 3; its stderr ended with: fixture: starting / fixture: cannot open /nonexistent/state.db',
@@ -30,7 +29,7 @@ describe('an MCP server that never starts', () => {
   });
 
   it('says so when its cwd does not exist', async () => {
-    const err = await caught(startMcpServers([fixtureSpec('lost', [], { cwd: '/nonexistent/dir' })]));
+    const err = await caught(startServers([fixtureSpec('lost', [], { cwd: '/nonexistent/dir' })]));
     expect(err).toMatchObject({ code: 'tool_server', message: 'MCP server "lost" did not start: its cwd /nonexistent/dir does not exist' });
   });
 
@@ -38,7 +37,7 @@ describe('an MCP server that never starts', () => {
     const dir = tempDir();
     const pidFile = join(dir, 'pid');
     const script = `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); process.stderr.write('warming up\\n'); setInterval(() => {}, 1000)`;
-    const err = await caught(startMcpServers([stdioSpec('slowpoke', [process.execPath, '-e', script], { startup_timeout: 1 })]));
+    const err = await caught(startServers([stdioSpec('slowpoke', [process.execPath, '-e', script], { startup_timeout: 1 })]));
     expect(err).toMatchObject({
       code: 'tool_server',
       message: 'MCP server "slowpoke" did not start: no answer within 1s (its startup_timeout in agent.yaml); its stderr ended with: warming up',
@@ -51,7 +50,7 @@ describe('an MCP server that never starts', () => {
     const pidFile = join(dir, 'pids');
     const started = Date.now();
     const err = await caught(
-      startMcpServers([
+      startServers([
         fixtureSpec('good', ['--grandchild', pidFile], { timeout: 600 }),
         stdioSpec('hang', [process.execPath, '-e', 'setInterval(() => {}, 1000)'], { timeout: 600 }),
         fixtureSpec('bad', ['--exit-at-once']),
@@ -70,7 +69,7 @@ describe('closing', () => {
   it('runs each stdio server in a process group of its own, so a Ctrl-C at the terminal reaches logbook alone', async () => {
     const dir = tempDir();
     const pidFile = join(dir, 'pids');
-    const servers = await startMcpServers([fixtureSpec('fx', ['--grandchild', pidFile])]);
+    const servers = await startServers([fixtureSpec('fx', ['--grandchild', pidFile])]);
     try {
       const [server, sleeper] = readFileSync(pidFile, 'utf8').split(' ').map(Number);
       expect(processGroup(server!)).toBe(server);
@@ -84,7 +83,7 @@ describe('closing', () => {
   it('stops a server that ignores the end of its input, and what it started, by their process group', async () => {
     const dir = tempDir();
     const pidFile = join(dir, 'pids');
-    const servers = await startMcpServers([fixtureSpec('fx', ['--grandchild', pidFile])]);
+    const servers = await startServers([fixtureSpec('fx', ['--grandchild', pidFile])]);
     const [server, sleeper] = readFileSync(pidFile, 'utf8').split(' ').map(Number);
     expect(alive(server!) && alive(sleeper!)).toBe(true);
     await servers.close();
@@ -95,7 +94,7 @@ describe('closing', () => {
 
 describe('an MCP server that dies during a call', () => {
   it('fails the call with tool_server, its exit code and stderr tail, through the registry too', async () => {
-    const servers = await startMcpServers([fixtureSpec('fx')]);
+    const servers = await startServers([fixtureSpec('fx')]);
     try {
       const registry = new ToolRegistry(servers.tools);
       const err = await caught(registry.run('mcp__fx__crash', input({}), ctx()));
@@ -118,7 +117,7 @@ describe('a call that takes too long', () => {
   it('times out at the server timeout as an error result, the server asked to cancel it and still usable', async () => {
     const dir = tempDir();
     const log = join(dir, 'log');
-    const servers = await startMcpServers([fixtureSpec('fx', ['--log', log], { timeout: 0.5 })]);
+    const servers = await startServers([fixtureSpec('fx', ['--log', log], { timeout: 0.5 })]);
     try {
       const registry = new ToolRegistry(servers.tools);
       const out = await registry.run('mcp__fx__slow', input({ ms: 60_000 }), ctx());
@@ -136,7 +135,7 @@ describe('a call that takes too long', () => {
   it('is aborted by the run signal: interrupted, not a result, and the server cancels it', async () => {
     const dir = tempDir();
     const log = join(dir, 'log');
-    const servers = await startMcpServers([fixtureSpec('fx', ['--log', log], { timeout: 600 })]);
+    const servers = await startServers([fixtureSpec('fx', ['--log', log], { timeout: 600 })]);
     try {
       const tool = servers.tools.find((t) => t.definition.name === 'mcp__fx__slow')!;
       const controller = new AbortController();
@@ -154,7 +153,7 @@ describe('a call that takes too long', () => {
   it('does not start when the signal is already aborted', async () => {
     const controller = new AbortController();
     controller.abort();
-    const err = await caught(startMcpServers([fixtureSpec('fx')], { signal: controller.signal }));
+    const err = await caught(startServers([fixtureSpec('fx')], { signal: controller.signal }));
     expect(err.code).toBe('interrupted');
   });
 });
@@ -163,7 +162,7 @@ describe('a server that breaks the protocol', () => {
   const RAW = join(dirname(FIXTURE_SERVER), 'raw-server.mjs');
 
   it('is skipped over for a stray stdout line, and a malformed result is an error result', async () => {
-    const servers = await startMcpServers([stdioSpec('raw', [process.execPath, RAW])]);
+    const servers = await startServers([stdioSpec('raw', [process.execPath, RAW])]);
     try {
       expect(servers.tools.map((t) => t.definition)).toEqual([{ name: 'mcp__raw__bad', description: '', input_schema: { type: 'object' } }]);
       const out = await servers.tools[0]!.run({}, ctx());
@@ -175,7 +174,7 @@ describe('a server that breaks the protocol', () => {
   });
 
   it('does not start when it speaks a protocol version the SDK does not', async () => {
-    const err = await caught(startMcpServers([stdioSpec('raw', [process.execPath, RAW, '--protocol', '1999-01-01'])]));
+    const err = await caught(startServers([stdioSpec('raw', [process.execPath, RAW, '--protocol', '1999-01-01'])]));
     expect(err).toMatchObject({ code: 'tool_server', message: "MCP server \"raw\" did not start: Server's protocol version is not supported: 1999-01-01" });
   });
 });

@@ -6,10 +6,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMcpServers, type McpServers } from '../../../../src/agent/tools/mcp/index.js';
+import type { McpServers } from '../../../../src/agent/tools/mcp/index.js';
 import { ToolRegistry } from '../../../../src/agent/tools/registry.js';
 import { tempDir } from '../../../helpers/tmp.js';
-import { alive, filesystemSpec, input } from '../../../helpers/mcp/specs.js';
+import { alive, filesystemSpec, input, startServers } from '../../../helpers/mcp/specs.js';
 
 const ctx = () => ({ signal: new AbortController().signal });
 
@@ -25,7 +25,7 @@ describe('the reference filesystem server over stdio', () => {
     writeFileSync(join(outside, 'secret.txt'), 'not for the model');
     mkdirSync(join(sandbox, 'notes'));
     writeFileSync(join(sandbox, 'notes', 'todo.txt'), 'water the plants\n');
-    servers = await startMcpServers([filesystemSpec('fs', sandbox)]);
+    servers = await startServers([filesystemSpec('fs', sandbox)]);
     registry = new ToolRegistry(servers.tools);
   });
   afterAll(async () => servers?.close());
@@ -76,7 +76,7 @@ describe('the reference filesystem server over stdio', () => {
 
   it('stops the server process on close', async () => {
     const own = tempDir('logbook-mcp-fs-close-');
-    const started = await startMcpServers([filesystemSpec('fs2', own)]);
+    const started = await startServers([filesystemSpec('fs2', own)]);
     const pids = execFileSync('pgrep', ['-f', own]).toString().trim().split('\n').map(Number);
     expect(pids).toHaveLength(1);
     expect(alive(pids[0]!)).toBe(true);

@@ -4,10 +4,9 @@
  * ended on close, and a server that is not there or goes away.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { startMcpServers } from '../../../../src/agent/tools/mcp/index.js';
 import { caught } from '../../../helpers/errors.js';
 import { startHttpMcpServer, type HttpMcpServer } from '../../../helpers/mcp/http-server.js';
-import { httpSpec } from '../../../helpers/mcp/specs.js';
+import { httpSpec, startServers } from '../../../helpers/mcp/specs.js';
 
 const ctx = () => ({ signal: new AbortController().signal });
 const auth = { headers: { Authorization: 'Bearer ${MCP_TEST_TOKEN}' } };
@@ -21,7 +20,7 @@ describe('a Streamable HTTP MCP server', () => {
 
   it('is reached with a header read from an environment variable, its tools called, its session ended on close', async () => {
     server = await startHttpMcpServer({ header: { name: 'Authorization', value: 'Bearer s3cret' } });
-    const servers = await startMcpServers([httpSpec('web', server.url, auth)], { env: { MCP_TEST_TOKEN: 's3cret' } });
+    const servers = await startServers([httpSpec('web', server.url, auth)], { env: { MCP_TEST_TOKEN: 's3cret' } });
     try {
       expect(servers.tools.map((t) => t.definition.name)).toEqual(['mcp__web__add', 'mcp__web__shout']);
       expect(servers.servers[0]!.where).toBe(server.url);
@@ -40,7 +39,7 @@ describe('a Streamable HTTP MCP server', () => {
 
   it('is not contacted when the variable a header names is not set', async () => {
     server = await startHttpMcpServer({ header: { name: 'Authorization', value: 'Bearer s3cret' } });
-    const err = await caught(startMcpServers([httpSpec('web', server.url, auth)], { env: {} }));
+    const err = await caught(startServers([httpSpec('web', server.url, auth)], { env: {} }));
     expect(err).toMatchObject({
       code: 'config',
       message: 'MCP server "web": headers.Authorization names the environment variable MCP_TEST_TOKEN, which is not set; set it, or change agent.yaml',
@@ -50,7 +49,7 @@ describe('a Streamable HTTP MCP server', () => {
 
   it('refusing the credentials is a tool_server error naming the server, its URL and the HTTP status', async () => {
     server = await startHttpMcpServer({ header: { name: 'Authorization', value: 'Bearer s3cret' } });
-    const err = await caught(startMcpServers([httpSpec('web', server.url, auth)], { env: { MCP_TEST_TOKEN: 'wrong' } }));
+    const err = await caught(startServers([httpSpec('web', server.url, auth)], { env: { MCP_TEST_TOKEN: 'wrong' } }));
     expect(err.code).toBe('tool_server');
     expect(err.message).toBe(`MCP server "web" did not start: ${server.url} answered HTTP 401: missing or wrong credentials`);
   });
@@ -60,14 +59,14 @@ describe('a Streamable HTTP MCP server', () => {
     const url = server.url;
     await server.close();
     server = undefined;
-    const err = await caught(startMcpServers([httpSpec('web', url)]));
+    const err = await caught(startServers([httpSpec('web', url)]));
     expect(err.code).toBe('tool_server');
     expect(err.message).toMatch(new RegExp(`^MCP server "web" did not start: ${url}: fetch failed: connect ECONNREFUSED 127.0.0.1:\\d+$`));
   });
 
   it('going away after the start fails a call with tool_server rather than a result', async () => {
     server = await startHttpMcpServer();
-    const servers = await startMcpServers([httpSpec('web', server.url)]);
+    const servers = await startServers([httpSpec('web', server.url)]);
     try {
       await server.close();
       const url = server.url;

@@ -4,18 +4,18 @@
  * every content kind. Against the SDK-built fixture server over stdio.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMcpServers, type McpServers } from '../../../../src/agent/tools/mcp/index.js';
+import type { McpServers } from '../../../../src/agent/tools/mcp/index.js';
 import { mcpToolPolicy } from '../../../../src/agent/tools/mcp/policy.js';
 import { caught } from '../../../helpers/errors.js';
-import { fixtureSpec } from '../../../helpers/mcp/specs.js';
+import { fixtureSpec, startServers } from '../../../helpers/mcp/specs.js';
 
 const ctx = () => ({ signal: new AbortController().signal });
-const ALL = ['echo', 'read_thing', 'put_thing', 'delete_thing', 'slow', 'crash', 'mixed', 'fails'];
+const ALL = ['echo', 'read_thing', 'put_thing', 'delete_thing', 'slow', 'crash', 'mixed', 'fails', 'environment'];
 
 describe('the tools of an MCP server', () => {
   let servers: McpServers;
   beforeAll(async () => {
-    servers = await startMcpServers([
+    servers = await startServers([
       fixtureSpec('fx'),
       fixtureSpec('picky', [], {
         tools: ['delete_thing', 'read_thing', 'echo'],
@@ -42,7 +42,7 @@ describe('the tools of an MCP server', () => {
   it('are only those its tools: list names, the rest listed as hidden', () => {
     const picky = servers.servers[1]!;
     expect(picky.tools.map((t) => t.listed.name)).toEqual(['echo', 'read_thing', 'delete_thing']);
-    expect(picky.hidden).toEqual(['put_thing', 'slow', 'crash', 'mixed', 'fails']);
+    expect(picky.hidden).toEqual(['put_thing', 'slow', 'crash', 'mixed', 'fails', 'environment']);
     expect(servers.tools.map((t) => t.definition.name)).toEqual([...ALL.map((n) => `mcp__fx__${n}`), 'mcp__picky__echo', 'mcp__picky__read_thing', 'mcp__picky__delete_thing']);
   });
 
@@ -90,9 +90,25 @@ describe('the tools of an MCP server', () => {
   });
 });
 
+describe('a stdio server', () => {
+  it("inherits only HOME, LOGNAME, PATH, SHELL, TERM and USER from logbook's environment, plus its env: with ${NAME} read", async () => {
+    const env = { PATH: process.env.PATH, HOME: '/home/someone', ANTHROPIC_API_KEY: 'sk-secret', MCP_FX_TOKEN: 't0k' };
+    const servers = await startServers([fixtureSpec('fx', [], { env: { TOKEN: 'Bearer ${MCP_FX_TOKEN}', MODE: 'plain' } })], { env });
+    try {
+      const tool = servers.tools.find((t) => t.definition.name === 'mcp__fx__environment')!;
+      const seen = JSON.parse((await tool.run({}, ctx())).content) as Record<string, string>;
+      expect(seen).toMatchObject({ PATH: process.env.PATH, HOME: '/home/someone', TOKEN: 'Bearer t0k', MODE: 'plain' });
+      expect(seen).not.toHaveProperty('ANTHROPIC_API_KEY');
+      expect(seen).not.toHaveProperty('MCP_FX_TOKEN');
+    } finally {
+      await servers.close();
+    }
+  });
+});
+
 describe('tools: and overrides naming what the server lacks, and names the model APIs refuse', () => {
   it('refuses a tools: entry the server does not offer, listing what it does', async () => {
-    const err = await caught(startMcpServers([fixtureSpec('fx', [], { tools: ['echo', 'reed_thing'] })]));
+    const err = await caught(startServers([fixtureSpec('fx', [], { tools: ['echo', 'reed_thing'] })]));
     expect(err).toMatchObject({
       code: 'config',
       message: `MCP server "fx": tools: names "reed_thing", which the server does not offer; it offers ${ALL.join(', ')}`,
@@ -100,13 +116,13 @@ describe('tools: and overrides naming what the server lacks, and names the model
   });
 
   it('refuses an override for a tool the server does not offer', async () => {
-    const err = await caught(startMcpServers([fixtureSpec('fx', [], { overrides: { nope: { confirm: true } } })]));
+    const err = await caught(startServers([fixtureSpec('fx', [], { overrides: { nope: { confirm: true } } })]));
     expect(err.code).toBe('config');
     expect(err.message).toMatch(/^MCP server "fx": overrides: names "nope", which the server does not offer/);
   });
 
   it('refuses a tool whose exposed name breaks ^[a-zA-Z0-9_-]{1,64}$, unless tools: leaves it out', async () => {
-    const err = await caught(startMcpServers([fixtureSpec('fx', ['--bad-name'])]));
+    const err = await caught(startServers([fixtureSpec('fx', ['--bad-name'])]));
     expect(err).toMatchObject({
       code: 'config',
       message:
@@ -114,9 +130,9 @@ describe('tools: and overrides naming what the server lacks, and names the model
         '(letters, digits, _ and -, at most 64 characters); leave it out with a tools: list, or give the server a shorter name',
     });
     const long = 'x'.repeat(50);
-    const tooLong = await caught(startMcpServers([fixtureSpec(long, [], { tools: ['delete_thing'] })]));
+    const tooLong = await caught(startServers([fixtureSpec(long, [], { tools: ['delete_thing'] })]));
     expect(tooLong.message).toContain(`would reach the model as "mcp__${long}__delete_thing"`);
-    const filtered = await startMcpServers([fixtureSpec('fx', ['--bad-name'], { tools: ['echo'] })]);
+    const filtered = await startServers([fixtureSpec('fx', ['--bad-name'], { tools: ['echo'] })]);
     try {
       expect(filtered.servers[0]!.hidden).toContain('bad.name');
       expect(filtered.tools.map((t) => t.definition.name)).toEqual(['mcp__fx__echo']);
@@ -127,7 +143,7 @@ describe('tools: and overrides naming what the server lacks, and names the model
 
   it('reports progress: all pending first, then each server as it comes up', async () => {
     const seen: string[] = [];
-    const servers = await startMcpServers([fixtureSpec('a'), fixtureSpec('b')], {
+    const servers = await startServers([fixtureSpec('a'), fixtureSpec('b')], {
       onProgress: (p) => seen.push(`${p.ready.join(',')}|${p.pending.join(',')}`),
     });
     await servers.close();
