@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finished, runCli, spawnCli } from '../helpers/cli.js';
 import { startHttpMcpServer, type HttpMcpServer } from '../helpers/mcp/http-server.js';
-import { alive, FILESYSTEM_SERVER, FIXTURE_SERVER } from '../helpers/mcp/specs.js';
+import { alive, FILESYSTEM_SERVER, FIXTURE_SERVER, gone } from '../helpers/mcp/specs.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const HEAD = 'provider: script\nscript: turns.yaml\n';
@@ -78,7 +78,7 @@ describe('logbook mcp ls', () => {
     expect(web.seen.at(-1)).toBe('k-123');
     expect(web.ended.length).toBeGreaterThanOrEqual(1);
     // The filesystem server, the only process that ran in this directory, is gone.
-    expect(processesIn(dir)).toEqual([]);
+    for (const pid of processesIn(dir)) expect(await gone(pid)).toBe(true);
   });
 
   it('fails with one line naming a server that cannot start and the tail of its stderr', async () => {
@@ -116,7 +116,8 @@ describe('logbook mcp ls', () => {
     expect(r).toMatchObject({ code: 0, stderr: '', stdout: `no MCP servers in ${file}; an mcp: list adds them (see the README)\n` });
   });
 
-  it('stops the servers it started when interrupted while they start, and exits 130', async () => {
+  /** Starts `mcp ls` on a server that never answers and ignores the end of its input; resolves once it runs. */
+  async function hanging() {
     const dir = tempDir();
     const pidFile = join(dir, 'pid');
     const script = `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000)`;
@@ -126,10 +127,22 @@ describe('logbook mcp ls', () => {
     for (let i = 0; i < 300 && !existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 100));
     const pid = Number(readFileSync(pidFile, 'utf8'));
     expect(alive(pid)).toBe(true);
+    return { child, done, pid };
+  }
+
+  it('leaves no server behind when it is killed with SIGKILL', async () => {
+    const { child, done, pid } = await hanging();
+    child.kill('SIGKILL');
+    expect((await done).signal).toBe('SIGKILL');
+    expect(await gone(pid)).toBe(true);
+  });
+
+  it('stops the servers it started when interrupted while they start, and exits 130', async () => {
+    const { child, done, pid } = await hanging();
     child.kill('SIGINT');
     const r = await done;
     expect(r.code).toBe(130);
     expect(r.stderr).toBe('logbook: interrupted; every MCP server it had started is stopped\n');
-    expect(alive(pid)).toBe(false);
+    expect(await gone(pid)).toBe(true);
   });
 });

@@ -1,9 +1,11 @@
 /**
- * Starting a command tool's process. On Linux it runs under `tether` (built
- * with the package from native/tether.c), which kills the tool's whole process
- * group when logbook dies by any means, SIGKILL included: a resume can never run
- * a tool while a copy a dead process started still runs. Elsewhere (no tether)
- * the tool runs directly, and that guarantee is the operator's.
+ * Starting a tool's process: a command tool, or an MCP server run over stdio.
+ * On Linux it runs under `tether` (built with the package from
+ * native/tether.c), which kills the tool's whole process group when logbook
+ * dies by any means, SIGKILL included: a resume can never run a tool while a
+ * copy a dead process started still runs, and no server outlives the run that
+ * started it. Elsewhere (no tether) the tool runs directly, and that guarantee
+ * is the operator's.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -35,12 +37,21 @@ function whyNot(code: string | undefined): string {
 
 const ERRNO_NAMES = new Map(Object.entries(constants.errno).map(([name, n]) => [n, name]));
 
+export interface StartOptions {
+  /** A pipe to its stdin (an MCP server reads its requests there); else it reads nothing. */
+  input?: boolean;
+  /** Its whole environment; else logbook's. */
+  env?: Record<string, string>;
+}
+
 /** Starts `argv` in a process group of its own (so a timeout or suspend kills everything it started). */
-export function startTool(argv: readonly string[], cwd: string | undefined): StartedTool {
+export function startTool(argv: readonly string[], cwd: string | undefined, options: StartOptions = {}): StartedTool {
   const via = tether();
+  const stdin = options.input === true ? 'pipe' : 'ignore';
+  const common = { cwd, detached: true, ...(options.env !== undefined ? { env: options.env } : {}) };
   const child = via === null
-    ? spawn(argv[0]!, argv.slice(1), { cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
-    : spawn(via, [...argv], { cwd, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: true });
+    ? spawn(argv[0]!, argv.slice(1), { ...common, stdio: [stdin, 'pipe', 'pipe'] })
+    : spawn(via, [...argv], { ...common, stdio: [stdin, 'pipe', 'pipe', 'pipe'] });
   const startError = new Promise<string | undefined>((resolve) => {
     child.once('error', (err: NodeJS.ErrnoException) => resolve(`cannot run ${argv[0]}: ${whyNot(err.code)}`));
     const report = child.stdio[3];

@@ -68,6 +68,17 @@ export function alive(pid: number): boolean {
   return fields !== null && fields[0] !== 'Z';
 }
 
+/**
+ * Waits (up to `ms`) for a process to be gone; resolves whether it is. A signal
+ * is delivered after kill(2) returns, so a process killed a moment ago may still
+ * be on its way out.
+ */
+export async function gone(pid: number, ms = 5000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  return !alive(pid);
+}
+
 /** The process group of a running process. */
 export function processGroup(pid: number): number {
   const fields = procStat(pid);

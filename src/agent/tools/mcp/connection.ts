@@ -207,7 +207,7 @@ export class ServerConnection {
   /** Why it is gone: a process's end, or the request that failed. */
   private goneText(err: unknown): string {
     if (this.lostReason !== undefined) return this.lostReason;
-    if (this.transport instanceof ServerProcess && (isConnectionClosed(err) || this.transport.end !== undefined)) {
+    if (this.transport instanceof ServerProcess && this.transport.started && (isConnectionClosed(err) || this.transport.end !== undefined)) {
       return this.processEnd(this.transport);
     }
     return isConnectionClosed(err) ? `the connection to ${this.where} was closed` : this.requestFailure(err);

@@ -2,22 +2,25 @@
  * The MCP stdio transport: a server program spoken to in JSON-RPC lines over its
  * stdin and stdout (framing and message checks are the SDK's ReadBuffer).
  *
- * Written here rather than taken from the SDK's StdioClientTransport for three
- * things that one cannot do:
+ * Written here rather than taken from the SDK's StdioClientTransport for what
+ * that one cannot do:
  * - the server runs in its own process group, so a Ctrl-C at the terminal
  *   reaches logbook alone (which then decides to suspend the run) and never
  *   kills a server under a call, where its death would read as a crash;
+ * - it runs under tether (see ../tether.ts) like a command tool, so it dies
+ *   with logbook even when logbook is killed with SIGKILL;
  * - closing stops the whole group, so a server started through a wrapper
  *   (`npx`, a shell script) leaves no grandchild behind, and any group still
  *   alive when logbook exits is killed then;
  * - its exit status and the tail of its stderr are kept for the error that says
  *   why it stopped (its stderr is not shown otherwise).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { startTool } from '../tether.js';
 
 /** Milliseconds a server has to leave after its stdin closes, and again after SIGTERM. */
 const GRACE_MS = 2000;
@@ -85,42 +88,29 @@ export class ServerProcess implements Transport {
   private stderrBytes = 0;
   /** Set when its main process has exited. */
   end: ProcessEnd | undefined;
+  /** Whether its program runs (or ran): false when it could not be started at all. */
+  started = false;
 
   constructor(private readonly options: ServerProcessOptions) {}
 
-  get pid(): number | undefined {
-    return this.child?.pid;
-  }
-
-  start(): Promise<void> {
+  async start(): Promise<void> {
     const { argv, env, cwd } = this.options;
-    if (cwd !== undefined && !existsSync(cwd)) {
-      return Promise.reject(new Error(`its cwd ${cwd} does not exist`));
-    }
-    return new Promise((resolve, reject) => {
-      const child = spawn(argv[0]!, argv.slice(1), { env, cwd, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
-      this.child = child;
-      let spawned = false;
-      child.once('spawn', () => {
-        spawned = true;
-        track(child.pid!);
-        resolve();
-      });
-      child.on('error', (err: NodeJS.ErrnoException) => {
-        if (spawned) return this.onerror?.(err);
-        const why = err.code === 'ENOENT' ? 'not found' : err.code === 'EACCES' ? 'permission denied' : err.message;
-        reject(new Error(`cannot run ${JSON.stringify(argv[0])}: ${why}`));
-      });
-      child.on('exit', (code, signal) => {
-        this.end = { code, signal };
-      });
-      child.on('close', () => {
-        if (spawned) this.onclose?.();
-      });
-      child.stdin!.on('error', (err) => this.onerror?.(err));
-      child.stdout!.on('data', (chunk: Buffer) => this.receive(chunk));
-      child.stderr!.on('data', (chunk: Buffer) => this.keepStderr(chunk));
+    if (cwd !== undefined && !existsSync(cwd)) throw new Error(`its cwd ${cwd} does not exist`);
+    const { child, startError } = startTool(argv, cwd, { input: true, env });
+    this.child = child;
+    child.on('exit', (code, signal) => {
+      this.end = { code, signal };
     });
+    // Until it has started, startError says what went wrong; a program that never ran has no connection to close.
+    child.on('error', (err) => void startError.then((why) => why === undefined && this.onerror?.(err)));
+    child.on('close', () => void startError.then((why) => why === undefined && this.onclose?.()));
+    child.stdin!.on('error', (err) => this.onerror?.(err));
+    child.stdout!.on('data', (chunk: Buffer) => this.receive(chunk));
+    child.stderr!.on('data', (chunk: Buffer) => this.keepStderr(chunk));
+    const why = await startError;
+    if (why !== undefined) throw new Error(why);
+    this.started = true;
+    track(child.pid!);
   }
 
   private receive(chunk: Buffer): void {
