@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_CONFIG_FILE, loadConfig, type LogbookConfig } from '../config/config.js';
+import { LogbookError } from '../core/index.js';
 import { openStore } from '../store/registry.js';
 import type { Store } from '../store/store.js';
 import type { Environment } from './environment.js';
@@ -36,6 +37,15 @@ export function configPath(given: string | undefined, environment: Environment, 
   if (given !== undefined) return given;
   if (environment.config !== undefined) return environment.config;
   return [resolve(cwd, DEFAULT_CONFIG_FILE), environment.userConfig].find((p) => existsSync(p));
+}
+
+/** The config configPath finds, loaded, for a command that cannot do without one. */
+export function requireConfig(given: string | undefined, environment: Environment): LogbookConfig {
+  const path = configPath(given, environment);
+  if (path === undefined) {
+    throw new LogbookError('config', 'no config: pass --config FILE, set LOGBOOK_CONFIG, or create ./agent.yaml (examples/ has one per provider)');
+  }
+  return loadConfig(path);
 }
 
 /** The config configPath finds, loaded; none when there is none. */

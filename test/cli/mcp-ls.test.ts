@@ -109,6 +109,19 @@ describe('logbook mcp ls', () => {
     expect(r2.stderr).toBe(`logbook: ${bad}: mcp[0] (web): give either command (a server run over stdio) or url (a Streamable HTTP server)\n`);
   });
 
+  it('finds the config as the other commands do, and says so when there is none', async () => {
+    const dir = tempDir();
+    const none = await runCli(['mcp', 'ls'], { cwd: dir, env: { XDG_CONFIG_HOME: join(dir, 'xdg') } });
+    expect(none).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: 'logbook: no config: pass --config FILE, set LOGBOOK_CONFIG, or create ./agent.yaml (examples/ has one per provider)\n',
+    });
+    const file = config(dir, '');
+    const found = await runCli(['mcp', 'ls'], { cwd: tempDir(), env: { LOGBOOK_CONFIG: file, XDG_CONFIG_HOME: join(dir, 'xdg') } });
+    expect(found).toMatchObject({ code: 0, stdout: `no MCP servers in ${file}; an mcp: list adds them (see the README)\n` });
+  });
+
   it('says so when the config has no MCP servers', async () => {
     const dir = tempDir();
     const file = config(dir, '');

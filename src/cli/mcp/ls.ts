@@ -6,18 +6,18 @@
  */
 import { startMcpServers, type McpTool, type StartedServer } from '../../agent/tools/mcp/index.js';
 import type { PolicyReasons, ToolAnnotations } from '../../agent/tools/mcp/index.js';
-import { loadConfig } from '../../config/config.js';
 import { isLogbookError } from '../../core/index.js';
 import { sanitizeLine } from '../../render/index.js';
 import type { Environment } from '../environment.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { table } from '../output.js';
 import { createProgress } from '../progress.js';
+import { requireConfig } from '../store.js';
 import { terminalFor, type Terminal } from '../terminal.js';
 import { startLabel } from './start-label.js';
 
 export interface McpLsFlags {
-  config: string;
+  config?: string;
   /** False from --no-color. */
   color: boolean;
 }
@@ -62,7 +62,7 @@ function formatServer(server: StartedServer, term: Terminal): string {
 }
 
 export async function listMcpServers(flags: McpLsFlags, environment: Environment): Promise<ExitCode> {
-  const config = loadConfig(flags.config);
+  const config = requireConfig(flags.config, environment);
   if (config.mcp.length === 0) {
     process.stdout.write(`no MCP servers in ${config.path}; an mcp: list adds them (see the README)\n`);
     return EXIT.ok;
