@@ -113,8 +113,8 @@ export function storeContract(name: string, makeBackend: () => Promise<Backend>)
       expect(await code(store.create('one', meta('two')))).toBe('invalid_meta');
       // Bytes a backend holds under one id whose meta names another (a renamed file, a hand-made subject).
       await (await backend.create('renamed', encodeRecord(at(1, { meta: meta('original') })))).release();
-      for (const refused of [store.load('renamed'), store.open('renamed')]) {
-        const err = (await refused.catch((e: unknown) => e)) as Error & { code: string };
+      for (const refused of [() => store.load('renamed'), () => store.open('renamed')]) {
+        const err = (await refused().catch((e: unknown) => e)) as Error & { code: string };
         expect(err.code).toBe('corrupt');
         expect(err.message).toMatch(/run original, not run renamed/);
       }
