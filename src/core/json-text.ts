@@ -17,6 +17,25 @@ export function quote(s: string): string {
   return NEEDS_EXTRA_ESCAPE.test(json) ? json.replace(EXTRA_ESCAPES, escapeChar) : json;
 }
 
+/**
+ * Characters beyond C0 that a terminal acts on: DEL, the C1 controls (8-bit
+ * escape sequences among them) and the bidi embeddings, overrides and isolates,
+ * which reorder or hide text. A regex character class body.
+ */
+export const TERMINAL_CONTROLS = '\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069';
+
+const RAW_TERMINAL_CONTROLS = new RegExp(`[${TERMINAL_CONTROLS}]`, 'g');
+
+/**
+ * JSON text safe to print: the terminal controls JSON leaves as they are written
+ * as \u escapes. In JSON they can occur only inside strings, where the escape
+ * stands for the same character, so the value is unchanged. For output shown to
+ * people and programs, never for journal bytes.
+ */
+export function escapeTerminalControls(json: string): string {
+  return json.replace(RAW_TERMINAL_CONTROLS, escapeChar);
+}
+
 const MAYBE_NOT_CANONICAL = /[ \t\n\r<>&\u2028\u2029]/;
 
 /**
