@@ -114,17 +114,16 @@ describe('a value that begins with "-"', () => {
 
 describe('tool arguments', () => {
   it('are the model’s own spelling of each value, as the journal keeps it', async () => {
-    const input = '{"n":1.0,"big":12345678901234567890123,"neg":-0.50,"t":true,"o":{"x":1.50,"2":[]},"s":"caf\\u00e9 1.0"}';
+    const input = '{"n":1.0,"big":12345678901234567890123,"e":2.50E+3,"t":true,"o":{"x":1.50,"2":[]},"s":"caf\\u00e9 1.0"}';
     callThenAnswer('args', input);
     const cfg = config(`  - name: args
     input_schema: { type: object }
-    command: [printf, "%s|", "{{n}}", "{{big}}", "{{t}}", "{{o}}", "{{s}}", "{{neg}}"]
-    allow_leading_dash: true
+    command: [printf, "%s|", "{{n}}", "{{big}}", "{{e}}", "{{t}}", "{{o}}", "{{s}}"]
 `);
     expectDone(await run(cfg));
     expect(JSON.parse(resultSent().content)).toMatchObject({
-      command: ['printf', '%s|', '1.0', '12345678901234567890123', 'true', '{"x":1.50,"2":[]}', 'café 1.0', '-0.50'],
-      output: '1.0|12345678901234567890123|true|{"x":1.50,"2":[]}|café 1.0|-0.50|',
+      command: ['printf', '%s|', '1.0', '12345678901234567890123', '2.50E+3', 'true', '{"x":1.50,"2":[]}', 'café 1.0'],
+      output: '1.0|12345678901234567890123|2.50E+3|true|{"x":1.50,"2":[]}|café 1.0|',
     });
   });
 });
