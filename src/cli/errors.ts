@@ -5,7 +5,7 @@
  */
 import { CommanderError } from 'commander';
 import { isLogbookError } from '../core/index.js';
-import { sanitizeLine } from '../render/index.js';
+import { sanitize, sanitizeLine } from '../render/index.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 
 /** --verbose anywhere before `--`, or LOGBOOK_DEBUG=1 (`debugEnv`). */
@@ -32,7 +32,8 @@ export function reportError(err: unknown, options: ReportOptions): ExitCode {
     write(`logbook: ${oneLine(err.message.replace(/^error: /, ''))} (see --help)\n`);
     return EXIT.usage;
   }
-  const stack = options.verbose && err instanceof Error && err.stack ? `${err.stack}\n` : '';
+  // A stack starts with the message, which may quote an API server or a journal.
+  const stack = options.verbose && err instanceof Error && err.stack ? `${sanitize(err.stack)}\n` : '';
   if (isLogbookError(err)) {
     write(`logbook: ${oneLine(err.message)}\n${stack}`);
     return err.code === 'usage' ? EXIT.usage : EXIT.error;

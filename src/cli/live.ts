@@ -59,7 +59,7 @@ export function liveObserver(o: LiveOptions): RunObserver {
       } else if (prose && !isAnswer) {
         say(sanitize(prose));
       }
-      if (o.verbose) say(s.faint(`  (${usage.inTokens} in, ${usage.outTokens} out, stop: ${stopReason || 'none'})`));
+      if (o.verbose) say(s.faint(`  (${usage.inTokens} in, ${usage.outTokens} out, stop: ${sanitizeLine(stopReason) || 'none'})`));
     },
     toolStart(c, resolved) {
       say(s.call(call(c, resolved)));

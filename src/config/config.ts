@@ -11,7 +11,7 @@ import type { CommandToolSpec } from '../agent/tools/command-tool.js';
 import { envRefProblem } from '../agent/tools/mcp/env-refs.js';
 import type { McpServerSpec } from '../agent/tools/mcp/spec.js';
 import { LogbookError } from '../core/index.js';
-import { CONFIG_SCHEMA } from './schema.js';
+import { CONFIG_SCHEMA, UPPER_BOUNDS } from './schema.js';
 
 export const DEFAULT_CONFIG_FILE = 'agent.yaml';
 
@@ -79,6 +79,15 @@ function describeError(e: ErrorObject): string {
       return `missing key "${(e.params as { missingProperty: string }).missingProperty}"${at}`;
     case 'enum':
       return `${where || 'value'} must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'maximum': {
+      const key = e.instancePath.split('/').at(-1) as keyof typeof UPPER_BOUNDS;
+      const why = UPPER_BOUNDS[key]?.why;
+      return `${where} must be at most ${(e.params as { limit: number }).limit}${why ? ` (${why})` : ''}`;
+    }
+    case 'minimum':
+      return `${where} must be at least ${(e.params as { limit: number }).limit}`;
+    case 'exclusiveMinimum':
+      return `${where} must be above ${(e.params as { limit: number }).limit}`;
     default:
       return `${where || 'config'} ${e.message ?? 'is invalid'}`;
   }
@@ -144,6 +153,7 @@ export function parseConfig(text: string, path: string): LogbookConfig {
       command: t.command,
       timeout: t.timeout ?? DEFAULTS.tool_timeout,
       max_output: t.max_output ?? DEFAULTS.tool_max_output,
+      allow_leading_dash: t.allow_leading_dash ?? false,
       ...(t.cwd ? { cwd: resolveFrom(dir, t.cwd) } : {}),
     };
   });

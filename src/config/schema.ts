@@ -1,5 +1,24 @@
-/** The longest timeout in whole seconds a Node timer can honour (2^31 - 1 ms). */
-export const MAX_TIMER_SECONDS = 2_147_483;
+/** The largest integer a journal records exactly (a JS number holds integers exactly up to here). */
+const LARGEST_EXACT_INTEGER = Number.MAX_SAFE_INTEGER;
+
+/**
+ * The most each number in agent.yaml can be, so that the code can honour it,
+ * with the unit and reason a refusal states. The schema below reads its bounds
+ * from here.
+ */
+export const UPPER_BOUNDS = {
+  max_tokens: { max: LARGEST_EXACT_INTEGER, why: 'the largest integer a journal records exactly' },
+  max_iterations: { max: LARGEST_EXACT_INTEGER, why: 'the largest integer a journal records exactly' },
+  budget: { max: LARGEST_EXACT_INTEGER, why: 'the largest integer a journal records exactly' },
+  /** Node's timers hold at most 2^31 - 1 ms; a longer one fires at once. */
+  timeout: { max: 2_147_483, why: 'seconds: the longest timer Node.js can set, about 24.8 days' },
+  /**
+   * A result is one journal record, held as one string: at most 7 characters per
+   * output byte once escaped twice (in the result body, then in the record), and a
+   * string holds at most 2^29 - 24 characters.
+   */
+  max_output: { max: 64 * 1024 * 1024, why: "bytes (64 MiB): a tool's output must fit in one journal record" },
+} as const;
 
 /** The JSON Schema of agent.yaml; strict, so a misspelt key is an error, not a silent default. */
 export const CONFIG_SCHEMA = {
@@ -10,9 +29,9 @@ export const CONFIG_SCHEMA = {
     provider: { enum: ['anthropic', 'openai', 'script'] },
     model: { type: 'string', minLength: 1 },
     system: { type: 'string' },
-    max_tokens: { type: 'integer', minimum: 1 },
-    max_iterations: { type: 'integer', minimum: 1 },
-    budget: { type: 'integer', minimum: 1 },
+    max_tokens: { type: 'integer', minimum: 1, maximum: UPPER_BOUNDS.max_tokens.max },
+    max_iterations: { type: 'integer', minimum: 1, maximum: UPPER_BOUNDS.max_iterations.max },
+    budget: { type: 'integer', minimum: 1, maximum: UPPER_BOUNDS.budget.max },
     thinking: { enum: ['off', 'summarized'] },
     prompt_cache: { type: 'boolean' },
     base_url: { type: 'string', minLength: 1 },
@@ -29,9 +48,10 @@ export const CONFIG_SCHEMA = {
           description: { type: 'string' },
           input_schema: { type: 'object' },
           command: { type: 'array', minItems: 1, items: { type: 'string' } },
-          timeout: { type: 'number', exclusiveMinimum: 0 },
-          max_output: { type: 'integer', minimum: 1 },
+          timeout: { type: 'number', exclusiveMinimum: 0, maximum: UPPER_BOUNDS.timeout.max },
+          max_output: { type: 'integer', minimum: 1, maximum: UPPER_BOUNDS.max_output.max },
           cwd: { type: 'string', minLength: 1 },
+          allow_leading_dash: { type: 'boolean' },
         },
       },
     },
@@ -50,8 +70,8 @@ export const CONFIG_SCHEMA = {
           headers: { type: 'object', additionalProperties: { type: 'string' } },
           tools: { type: 'array', uniqueItems: true, items: { type: 'string', minLength: 1 } },
           // seconds; a Node timer holds at most 2^31 - 1 ms
-          timeout: { type: 'number', exclusiveMinimum: 0, maximum: MAX_TIMER_SECONDS },
-          startup_timeout: { type: 'number', exclusiveMinimum: 0, maximum: MAX_TIMER_SECONDS },
+          timeout: { type: 'number', exclusiveMinimum: 0, maximum: UPPER_BOUNDS.timeout.max },
+          startup_timeout: { type: 'number', exclusiveMinimum: 0, maximum: UPPER_BOUNDS.timeout.max },
           overrides: {
             type: 'object',
             additionalProperties: {

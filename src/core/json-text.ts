@@ -17,6 +17,25 @@ export function quote(s: string): string {
   return NEEDS_EXTRA_ESCAPE.test(json) ? json.replace(EXTRA_ESCAPES, escapeChar) : json;
 }
 
+/**
+ * Characters beyond C0 that a terminal acts on: DEL, the C1 controls (8-bit
+ * escape sequences among them) and the bidi embeddings, overrides and isolates,
+ * which reorder or hide text. A regex character class body.
+ */
+export const TERMINAL_CONTROLS = '\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069';
+
+const RAW_TERMINAL_CONTROLS = new RegExp(`[${TERMINAL_CONTROLS}]`, 'g');
+
+/**
+ * JSON text safe to print: the terminal controls JSON leaves as they are written
+ * as \u escapes. In JSON they can occur only inside strings, where the escape
+ * stands for the same character, so the value is unchanged. For output shown to
+ * people and programs, never for journal bytes.
+ */
+export function escapeTerminalControls(json: string): string {
+  return json.replace(RAW_TERMINAL_CONTROLS, escapeChar);
+}
+
 const MAYBE_NOT_CANONICAL = /[ \t\n\r<>&\u2028\u2029]/;
 
 /**
@@ -52,26 +71,122 @@ export function canonicalRawText(text: string): string {
   return out + text.slice(runStart);
 }
 
+/** A part of a value that is not JSON: where (`.a[0].b`, empty at the top) and what it is. */
+export interface NonJsonPart {
+  path: string;
+  what: string;
+}
+
 /**
- * Serializes a plain JS value with object keys sorted at every depth, in the
- * format's spelling. Used where bytes must not depend on how a value was built
- * (the tool-set hash).
+ * The first part of a value that is not JSON (a non-finite number, a class
+ * instance such as a Buffer or Date, a function...), or null when the whole value
+ * is JSON. YAML can produce such values (`.inf`, `!!binary`), and a request body
+ * would carry them as something other than they are. As in JSON.stringify, an
+ * `undefined` member is absent and an `undefined` array element is null.
+ */
+export function nonJsonPart(value: unknown, path = ''): NonJsonPart | null {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return null;
+  if (typeof value === 'number') return Number.isFinite(value) ? null : { path, what: String(value) };
+  if (typeof value !== 'object') return { path, what: `a ${typeof value}` };
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = value[i] === undefined ? null : nonJsonPart(value[i], `${path}[${i}]`);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) {
+    return { path, what: `a ${(value as object).constructor?.name ?? 'non-plain object'}` };
+  }
+  for (const [k, v] of Object.entries(value)) {
+    const found = v === undefined ? null : nonJsonPart(v, `${path}.${k}`);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+/**
+ * Serializes a JSON value (null, a boolean, a finite number, a string, an array,
+ * a plain object) with object keys sorted at every depth, in the format's
+ * spelling. Used where bytes must not depend on how a value was built (the
+ * tool-set hash). Anything that is not JSON is refused, naming where it is, rather
+ * than hashed as something the model is never sent.
  */
 export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') {
-    if (typeof value === 'string') return quote(value);
-    if (typeof value === 'number') {
-      if (!Number.isFinite(value)) throw new TypeError(`cannot serialize ${value} as JSON`);
-      return JSON.stringify(value);
-    }
-    if (typeof value === 'boolean') return value ? 'true' : 'false';
-    if (value === undefined) return 'null';
-    throw new TypeError(`cannot serialize a ${typeof value} as JSON`);
-  }
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const part = nonJsonPart(value);
+  if (part !== null) throw new TypeError(`cannot serialize ${part.what} as JSON (at ${part.path || 'the top'})`);
+  return canonical(value);
+}
+
+function canonical(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'string') return quote(value);
+  if (typeof value === 'number') return JSON.stringify(value);
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   const obj = value as Record<string, unknown>;
   const keys = Object.keys(obj)
     .filter((k) => obj[k] !== undefined)
     .sort();
-  return `{${keys.map((k) => `${quote(k)}:${canonicalJson(obj[k])}`).join(',')}}`;
+  return `{${keys.map((k) => `${quote(k)}:${canonical(obj[k])}`).join(',')}}`;
+}
+
+const isSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+
+/** Index just past the string literal whose opening quote is at `start`. */
+function stringEnd(text: string, start: number): number {
+  for (let i = start + 1; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5c /* \ */) i++;
+    else if (c === 0x22 /* " */) return i + 1;
+  }
+  return text.length;
+}
+
+/** Index just past the JSON value that starts at `start`. */
+function valueEnd(text: string, start: number): number {
+  const c = text.charCodeAt(start);
+  if (c === 0x22) return stringEnd(text, start);
+  if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+    let depth = 0;
+    for (let i = start; i < text.length; i++) {
+      const d = text.charCodeAt(i);
+      if (d === 0x22) i = stringEnd(text, i) - 1;
+      else if (d === 0x7b || d === 0x5b) depth++;
+      else if ((d === 0x7d || d === 0x5d) && --depth === 0) return i + 1;
+    }
+    return text.length;
+  }
+  let i = start;
+  while (i < text.length && !isSpace(text.charCodeAt(i)) && !',}]'.includes(text[i]!)) i++;
+  return i;
+}
+
+function skipSpace(text: string, i: number): number {
+  while (i < text.length && isSpace(text.charCodeAt(i))) i++;
+  return i;
+}
+
+/**
+ * The members of a JSON object, each key decoded and each value as its own JSON
+ * text, so that a number keeps the spelling it was written with (`1.0`, a big
+ * integer). A repeated key keeps its last value, as JSON.parse does. Null when the
+ * text is not an object. `text` must be valid JSON, such as a RawJson's.
+ */
+export function rawMembers(text: string): Map<string, string> | null {
+  let i = skipSpace(text, 0);
+  if (text.charCodeAt(i) !== 0x7b) return null;
+  const members = new Map<string, string>();
+  i = skipSpace(text, i + 1);
+  while (i < text.length && text.charCodeAt(i) === 0x22) {
+    const keyEnd = stringEnd(text, i);
+    const key = JSON.parse(text.slice(i, keyEnd)) as string;
+    const start = skipSpace(text, skipSpace(text, keyEnd) + 1); // past the colon
+    const end = valueEnd(text, start);
+    members.set(key, text.slice(start, end));
+    i = skipSpace(text, end);
+    if (text.charCodeAt(i) === 0x2c /* , */) i = skipSpace(text, i + 1);
+  }
+  return members;
 }

@@ -1,10 +1,11 @@
 /**
  * The folded state as one JSON object, in the spec's Fold keys, with raw JSON
- * (`input`, `raw`) written as carried. This is `session show --json`.
+ * (`input`, `raw`) written as carried. This is `session show --json`, printed
+ * where a terminal may show it: terminal controls are \u escapes.
  */
 import { encodeFingerprint, encodeMessage, encodeTerminal, encodeToolResultBody } from './codec.js';
 import type { RunState } from './fold.js';
-import { quote } from './json-text.js';
+import { escapeTerminalControls, quote } from './json-text.js';
 
 export function stateToJson(state: RunState, extra: { created?: string; updated?: string } = {}): string {
   const p = state.pending;
@@ -26,5 +27,5 @@ export function stateToJson(state: RunState, extra: { created?: string; updated?
     `"next_iteration":${state.next_iteration},"last_stop_reason":${quote(state.last_stop_reason)},"terminal":${terminal}`;
   if (extra.created !== undefined) out += `,"created":${quote(extra.created)}`;
   if (extra.updated !== undefined) out += `,"updated":${quote(extra.updated)}`;
-  return `${out}}`;
+  return escapeTerminalControls(`${out}}`);
 }

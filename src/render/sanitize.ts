@@ -4,6 +4,7 @@
  * passes through here first, so no byte from a journal can move the cursor,
  * retitle the window, rewrite earlier output or hide or reorder text.
  */
+import { TERMINAL_CONTROLS } from '../core/index.js';
 
 /**
  * Whole escape sequences, 7-bit and 8-bit forms: strings (OSC, DCS, SOS, PM, APC)
@@ -20,9 +21,8 @@ const SEQUENCE = new RegExp(
   'g',
 );
 
-/** C0 controls but tab and newline, DEL, C1 controls, and bidi embeddings, overrides and isolates. */
-// eslint-disable-next-line no-control-regex
-const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+/** C0 controls but tab and newline, and the rest of what a terminal acts on (DEL, C1, bidi controls). */
+const UNSAFE = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f${TERMINAL_CONTROLS}]`, 'g');
 
 /** UNSAFE without the global flag, for testing (a global regex's test() is stateful). */
 const ANY_UNSAFE = new RegExp(UNSAFE.source);

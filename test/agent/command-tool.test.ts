@@ -1,12 +1,13 @@
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CommandTool, checkCommandTemplate, resolveArgv, shellQuote } from '../../src/agent/tools/command-tool.js';
+import { RawJson } from '../../src/index.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const schema = { type: 'object', properties: { text: { type: 'string' }, n: { type: 'number' } } };
 
-function tool(command: string[], extra: Partial<{ timeout: number; max_output: number }> = {}): CommandTool {
+function tool(command: string[], extra: Partial<{ timeout: number; max_output: number; allow_leading_dash: boolean }> = {}): CommandTool {
   return new CommandTool({ name: 't', description: '', input_schema: schema, command, timeout: 10, max_output: 10_000, ...extra });
 }
 
@@ -20,9 +21,42 @@ describe('command tools', () => {
     expect(JSON.parse(out.content)).toEqual({ command: ['printf', '%s|', hostile, '3'], exit_code: 0, output: `${hostile}|3|` });
   });
 
-  it('drop the argument of an absent optional parameter', () => {
-    expect(resolveArgv(['ls', '-l', '{{ text }}'], {})).toEqual(['ls', '-l']);
-    expect(resolveArgv(['echo', '{{text}}'], { text: { a: [1] } })).toEqual(['echo', '{"a":[1]}']);
+  it('drop the argument of an absent optional parameter, or of a null one', () => {
+    expect(resolveArgv(['ls', '-l', '{{ text }}'], RawJson.fromValue({})).argv).toEqual(['ls', '-l']);
+    expect(resolveArgv(['ls', '-l', '{{text}}'], RawJson.fromText('{"text":null}')).argv).toEqual(['ls', '-l']);
+  });
+
+  it('pass every value but a string as the JSON text the model wrote', () => {
+    const input = RawJson.fromText('{"n": 1.0, "big": 12345678901234567890123, "e": 1E+2, "t": true, "o": {"x": 1.50, "2": [0.0]}, "s": "say \\"hi\\" \\u00e9"}');
+    expect(resolveArgv(['p', '{{n}}', '{{big}}', '{{e}}', '{{t}}', '{{o}}', '{{s}}'], input).argv).toEqual([
+      'p',
+      '1.0',
+      '12345678901234567890123',
+      '1E+2',
+      'true',
+      '{"x":1.50,"2":[0.0]}',
+      'say "hi" \u00e9',
+    ]);
+  });
+
+  it('refuse a value that begins with "-", saying why, unless the tool allows it', async () => {
+    const dir = tempDir();
+    const canary = join(dir, 'canary');
+    writeFileSync(canary, '');
+    const find = (extra = {}) => tool(['find', '{{text}}', '-name', 'nothing'], extra);
+    const refused = await find().run({ text: '-delete' }, { signal: new AbortController().signal }, RawJson.fromValue({ text: '-delete' }));
+    expect(refused.isError).toBe(true);
+    const body = JSON.parse(refused.content);
+    expect(body).toMatchObject({ command: ['find', '-delete', '-name', 'nothing'], exit_code: null, output: '' });
+    expect(body.error).toMatch(/^not run: text is "-delete"; a value that begins with "-" could be taken for an option/);
+    expect(body.error).toMatch(/allow_leading_dash: true/);
+    expect(existsSync(canary)).toBe(true);
+    // Numbers too: `-5` is an option to head.
+    const negative = await tool(['head', '{{n}}']).run({ n: -5 }, ctx());
+    expect(JSON.parse(negative.content).error).toMatch(/^not run: n is "-5"/);
+    // Allowed, the value is passed as it is.
+    const allowed = await tool(['printf', '%s|', '{{text}}'], { allow_leading_dash: true }).run({ text: '-n' }, ctx());
+    expect(JSON.parse(allowed.content)).toMatchObject({ exit_code: 0, output: '-n|' });
   });
 
   it('report a non-zero exit as an error result carrying the output', async () => {
@@ -53,6 +87,23 @@ describe('command tools', () => {
     expect(body.output).toContain('[output truncated: 4900 more bytes]');
   });
 
+  it('cut the output on a character boundary', async () => {
+    // "aé€😀" is 1 + 2 + 3 + 4 bytes; every cut inside a character drops all of it.
+    const cuts: [number, string, number][] = [
+      [1, 'a', 9],
+      [2, 'a', 9],
+      [3, 'aé', 7],
+      [4, 'aé', 7],
+      [5, 'aé', 7],
+      [6, 'aé€', 4],
+      [9, 'aé€', 4],
+    ];
+    for (const [max, kept, more] of cuts) {
+      const out = await tool(['printf', '%s', 'aé€😀x'], { max_output: max }).run({}, ctx());
+      expect(JSON.parse(out.content).output, `max_output ${max}`).toBe(`${kept}\n[output truncated: ${more + 1} more bytes]`);
+    }
+  });
+
   it('turn a program that cannot start into an error result', async () => {
     const out = await tool(['/nonexistent/program']).run({}, ctx());
     expect(out.isError).toBe(true);
@@ -74,6 +125,7 @@ describe('command tools', () => {
 
   it('describe the resolved command line as a shell would show it', () => {
     expect(tool(['grep', '-n', '{{text}}', 'file name']).describe({ text: "it's" })).toBe(`grep -n 'it'\\''s' 'file name'`);
+    expect(tool(['echo', '{{n}}']).describe({ n: 1 }, RawJson.fromText('{"n":1.0}'))).toBe('echo 1.0');
     expect(shellQuote(['a', ''])).toBe("a ''");
   });
 });

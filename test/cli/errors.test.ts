@@ -7,6 +7,7 @@ import { debugWanted, reportError } from '../../src/cli/errors.js';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { LogbookError } from '../../src/index.js';
 import { runCli } from '../helpers/cli.js';
+import { HOSTILE, UNSAFE_CHARS } from '../helpers/runs.js';
 import { tempDir } from '../helpers/tmp.js';
 
 function report(err: unknown, verbose = false): { code: number; text: string } {
@@ -31,6 +32,14 @@ describe('reportError', () => {
     const loud = report(new TypeError('boom'), true);
     expect(loud.text).toMatch(/^logbook: unexpected error: boom\nTypeError: boom\n\s+at /);
     expect(report('a string').text).toBe('logbook: unexpected error: a string (LOGBOOK_DEBUG=1 shows where)\n');
+  });
+
+  it('sanitizes the stack trace too: it starts with the message', () => {
+    for (const err of [new LogbookError('unavailable', `api said ${HOSTILE}`), new TypeError(`odd ${HOSTILE}`)]) {
+      const { text } = report(err, true);
+      expect(text).toMatch(/\n\s+at /);
+      expect(text).not.toMatch(UNSAFE_CHARS);
+    }
   });
 
   it('maps commander errors: usage 2, help and version 0', () => {

@@ -3,7 +3,7 @@
  * file stores in temporary state directories.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -161,6 +161,21 @@ describe('session show', () => {
       expect(r.stdout, args.join(' ')).not.toMatch(UNSAFE_CHARS);
       expect(r.stdout).toContain('hidden');
     }
+  });
+
+  it('--json of a hostile journal escapes what a terminal would act on, and the values and the journal stay as they are', async () => {
+    const s = tempDir();
+    await writeRun(s, 'hostile', hostileRun(), `prompt ${HOSTILE}`);
+    const r = await cli(['session', 'show', 'hostile', '--json', '--state-dir', s]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toMatch(UNSAFE_CHARS);
+    expect(r.stdout).toContain('\\u009b31mred \\u001bP1$qm');
+    expect(r.stdout).toContain('\\u202eesrever\\u202c \\u2066iso\\u2069');
+    const state = JSON.parse(r.stdout) as { prompt: string; terminal: { message: string } };
+    expect(state.prompt).toBe(`prompt ${HOSTILE}`);
+    expect(state.terminal.message).toBe(`failed ${HOSTILE}`);
+    // The journal's format writes these characters raw, and still does.
+    expect(readFileSync(join(s, 'runs', 'hostile.jsonl'), 'utf8')).toContain('\u009b31mred \\u001bP1$qm');
   });
 });
 

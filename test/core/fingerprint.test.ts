@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
+  canonicalJson,
   computeFingerprint,
   fingerprintDiff,
+  nonJsonPart,
   sha256Hex,
   systemHash,
   toolsHash,
@@ -35,6 +37,20 @@ describe('fingerprint', () => {
     const c = { ...a, input_schema: { type: 'object', enum: [1, 2] } };
     const d = { ...a, input_schema: { type: 'object', enum: [2, 1] } };
     expect(toolsHash([c])).not.toBe(toolsHash([d]));
+  });
+
+  it('hashes every JSON value a schema can hold, null included, and refuses what is not JSON', () => {
+    const nullable = { type: ['string', 'null'], enum: ['a', null], default: null, examples: [[null, true, 1.5, -0, 'x']] };
+    const a = { name: 'a', description: 'A', input_schema: { type: 'object', properties: { x: nullable } } };
+    expect(toolsHash([a])).toMatch(/^[0-9a-f]{64}$/);
+    expect(toolsHash([a])).not.toBe(toolsHash([{ ...a, input_schema: { type: 'object', properties: { x: { ...nullable, default: 'a' } } } }]));
+    // As JSON.stringify sends it: an undefined member is absent, an undefined element null.
+    expect(toolsHash([{ ...a, input_schema: { type: 'object', properties: { x: nullable }, title: undefined } }])).toBe(toolsHash([a]));
+    expect(canonicalJson([undefined, { b: null, a: [] }])).toBe('[null,{"a":[],"b":null}]');
+    expect(() => toolsHash([{ ...a, input_schema: { maximum: Infinity } }])).toThrow('cannot serialize Infinity as JSON (at [0].input_schema.maximum)');
+    expect(() => canonicalJson({ data: Buffer.from('hi') })).toThrow('cannot serialize a Buffer as JSON (at .data)');
+    expect(nonJsonPart({ a: [1, { b: NaN }] })).toEqual({ path: '.a[1].b', what: 'NaN' });
+    expect(nonJsonPart({ a: [1, null, 'x', { b: false }] })).toBeNull();
   });
 
   it('lists each forceable difference in the documented wording, journal value first', () => {

@@ -2,9 +2,10 @@
  * Command tools: a program run with an argv built from the model's input, never
  * through a shell. An element that is exactly `{{param}}` becomes that input value
  * as one whole argument, so nothing the model sends can split into more arguments
- * or inject shell syntax.
+ * or inject shell syntax; and a value that begins with `-`, which the program
+ * could take for an option, is refused unless the tool allows it.
  */
-import { LogbookError } from '../../core/index.js';
+import { LogbookError, RawJson, rawMembers } from '../../core/index.js';
 import { startTool } from './tether.js';
 import type { Tool, ToolContext, ToolOutcome } from './tool.js';
 
@@ -18,6 +19,12 @@ export interface CommandToolSpec {
   /** Bytes of output kept; the rest is counted and cut. */
   max_output: number;
   cwd?: string;
+  /**
+   * Let a `{{param}}` value begin with `-`. Off by default: such a value reaches
+   * the program as an option (`find -delete`). Turn it on only where the program
+   * cannot read it as one, such as after `--` or as an option's own argument.
+   */
+  allow_leading_dash?: boolean;
 }
 
 const PLACEHOLDER = /^\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$/;
@@ -48,22 +55,50 @@ export function checkCommandTemplate(spec: Pick<CommandToolSpec, 'name' | 'comma
   });
 }
 
-function argumentText(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return JSON.stringify(value);
+/**
+ * Each input member as a command argument: a string as its decoded text, any
+ * other value as the JSON text the model wrote (so `1.0` stays `1.0` and a big
+ * integer keeps every digit). A null value counts as absent.
+ */
+function argumentsOf(input: RawJson): Map<string, string> {
+  const args = new Map<string, string>();
+  for (const [key, text] of rawMembers(input.text) ?? []) {
+    if (text === 'null') continue;
+    args.set(key, text.startsWith('"') ? (JSON.parse(text) as string) : text);
+  }
+  return args;
+}
+
+export interface ResolvedCommand {
+  argv: string[];
+  /** The placeholders whose value begins with `-`, which the program could take for an option. */
+  dashed: { param: string; value: string }[];
 }
 
 /** The argv for one call; an absent optional parameter drops its argument. */
-export function resolveArgv(command: readonly string[], input: unknown): string[] {
-  const values = (input ?? {}) as Record<string, unknown>;
-  const argv: string[] = [];
+export function resolveArgv(command: readonly string[], input: RawJson): ResolvedCommand {
+  const args = argumentsOf(input);
+  const resolved: ResolvedCommand = { argv: [], dashed: [] };
   for (const element of command) {
     const param = placeholder(element);
-    if (param === null) argv.push(element);
-    else if (values[param] !== undefined && values[param] !== null) argv.push(argumentText(values[param]));
+    const value = param === null ? element : args.get(param);
+    if (value === undefined) continue;
+    resolved.argv.push(value);
+    if (param !== null && value.startsWith('-')) resolved.dashed.push({ param, value });
   }
-  return argv;
+  return resolved;
+}
+
+const shortValue = (v: string): string => JSON.stringify(v.length > 60 ? `${v.slice(0, 60)}...` : v);
+
+/** Why a call with option-like values was not run, for the model to read. */
+function leadingDashRefusal(name: string, dashed: ResolvedCommand['dashed']): string {
+  const values = dashed.map((d) => `${d.param} is ${shortValue(d.value)}`).join(', ');
+  return (
+    `not run: ${values}; a value that begins with "-" could be taken for an option by the command, so ${name} refuses it. ` +
+    'Pass a value that does not begin with "-" (for a relative path, start it with ./). ' +
+    `The tool's configuration can allow such values with allow_leading_dash: true.`
+  );
 }
 
 const SAFE_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
@@ -71,6 +106,22 @@ const SAFE_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
 /** The argv as a person would type it in a POSIX shell. */
 export function shellQuote(argv: readonly string[]): string {
   return argv.map((a) => (a !== '' && SAFE_WORD.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
+}
+
+/**
+ * The length of `bytes` without a UTF-8 sequence cut short at its end: the last
+ * lead byte's sequence is dropped when fewer continuation bytes follow it than
+ * it announces. Invalid bytes are left for the decoder to replace.
+ */
+function wholeCharacters(bytes: Buffer): number {
+  const end = bytes.length;
+  for (let i = end - 1; i >= 0 && i >= end - 4; i--) {
+    const b = bytes[i]!;
+    if ((b & 0xc0) === 0x80) continue; // a continuation byte: look further back for its lead
+    const size = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+    return end - i < size ? i : end;
+  }
+  return end;
 }
 
 interface Finished {
@@ -123,8 +174,13 @@ function runProcess(argv: string[], spec: CommandToolSpec, signal: AbortSignal):
       signal.removeEventListener('abort', onAbort);
       settle();
     };
-    const text = (): string =>
-      Buffer.concat(chunks).toString('utf8') + (omitted > 0 ? `\n[output truncated: ${omitted} more bytes]` : '');
+    const text = (): string => {
+      const output = Buffer.concat(chunks);
+      if (omitted === 0) return output.toString('utf8');
+      // The cut may fall inside a character: its first bytes are cut with the rest.
+      const whole = wholeCharacters(output);
+      return `${output.subarray(0, whole).toString('utf8')}\n[output truncated: ${omitted + output.length - whole} more bytes]`;
+    };
     const notStarted = (why: string): void => finish(() => resolve({ exitCode: null, signal: null, output: '', timedOut: false, spawnError: why }));
     child.on('error', () => void startError.then((why) => why !== undefined && notStarted(why)));
     child.on('close', (code, sig) => {
@@ -142,17 +198,21 @@ export class CommandTool implements Tool {
     this.definition = { name: spec.name, description: spec.description, input_schema: spec.input_schema };
   }
 
-  describe(input: unknown): string {
-    return shellQuote(resolveArgv(this.spec.command, input));
+  describe(input: unknown, raw: RawJson = RawJson.fromValue(input)): string {
+    return shellQuote(resolveArgv(this.spec.command, raw).argv);
   }
 
   /**
    * The result body is JSON: {"command": argv, "exit_code": n, "output": text},
-   * with "timed_out", "signal" or "error" when the command did not simply exit.
-   * Anything but exit code 0 is an error result.
+   * with "timed_out", "signal" or "error" when the command did not simply exit
+   * (or was not run). Anything but exit code 0 is an error result.
    */
-  async run(input: unknown, context: ToolContext): Promise<ToolOutcome> {
-    const argv = resolveArgv(this.spec.command, input);
+  async run(input: unknown, context: ToolContext, raw: RawJson = RawJson.fromValue(input)): Promise<ToolOutcome> {
+    const { argv, dashed } = resolveArgv(this.spec.command, raw);
+    if (dashed.length > 0 && this.spec.allow_leading_dash !== true) {
+      const body = { command: argv, exit_code: null, error: leadingDashRefusal(this.spec.name, dashed), output: '' };
+      return { content: JSON.stringify(body), isError: true };
+    }
     const done = await runProcess(argv, this.spec, context.signal);
     const body: Record<string, unknown> = { command: argv, exit_code: done.exitCode };
     if (done.timedOut) body.timed_out = true;

@@ -1,5 +1,5 @@
 import { Ajv, type ValidateFunction } from 'ajv';
-import { isLogbookError, LogbookError, type RawJson, type ToolDefinition } from '../../core/index.js';
+import { isLogbookError, LogbookError, nonJsonPart, type RawJson, type ToolDefinition } from '../../core/index.js';
 import type { Tool, ToolContext, ToolOutcome } from './tool.js';
 
 /**
@@ -40,6 +40,11 @@ export class ToolRegistry {
   register(tool: Tool): this {
     const name = tool.definition.name;
     if (this.tools.has(name)) throw new LogbookError('config', `a second tool named "${name}"`);
+    // The schema is sent to the model as JSON and hashed into the fingerprint as JSON.
+    const notJson = nonJsonPart(tool.definition.input_schema);
+    if (notJson !== null) {
+      throw new LogbookError('config', `tool "${name}": input_schema${notJson.path} is ${notJson.what}, which is not a JSON value`);
+    }
     let validate: ValidateFunction;
     try {
       validate = this.ajv.compile(tool.definition.input_schema as object);
@@ -64,7 +69,7 @@ export class ToolRegistry {
     const tool = this.get(name);
     if (tool?.describe === undefined) return undefined;
     try {
-      return tool.describe(input.value());
+      return tool.describe(input.value(), input);
     } catch {
       return undefined;
     }
@@ -82,7 +87,7 @@ export class ToolRegistry {
       return { content: `input for ${name} does not match its schema: ${problems}`, isError: true };
     }
     try {
-      return await untilAborted(entry.tool.run(value, context), context.signal, name);
+      return await untilAborted(entry.tool.run(value, context, input), context.signal, name);
     } catch (err) {
       // A tool server that stopped answering leaves the call's outcome unknown: that
       // is no result to journal, but the run's failure (a resume tries the call again).

@@ -3,7 +3,7 @@
  * (bad input, a failing command, a timeout) becomes an error result the model
  * sees and the journal records.
  */
-import type { ToolDefinition } from '../../core/index.js';
+import type { RawJson, ToolDefinition } from '../../core/index.js';
 
 export interface ToolOutcome {
   content: string;
@@ -30,13 +30,18 @@ export interface ToolPolicy {
   sideEffects: boolean;
 }
 
+/**
+ * A tool the model can call. `input` is the model's input as a value; `raw` is
+ * the same input as the model wrote it, for a tool that must pass values on
+ * exactly as spelled (`1.0`, big integers), which a parsed value cannot promise.
+ */
 export interface Tool {
   readonly definition: ToolDefinition;
   readonly policy?: ToolPolicy;
   /** `input` has already been checked against the definition's input_schema. */
-  run(input: unknown, context: ToolContext): Promise<ToolOutcome>;
+  run(input: unknown, context: ToolContext, raw: RawJson): Promise<ToolOutcome>;
   /** What calling it with `input` would actually do (a resolved command line), for narration. */
-  describe?(input: unknown): string;
+  describe?(input: unknown, raw: RawJson): string;
 }
 
 /** A tool implemented by a TypeScript function, for programs that embed logbook. */
