@@ -82,7 +82,7 @@ describe('mcp: in agent.yaml', () => {
 
   it('bounds timeouts to what a Node timer can honour', () => {
     expect(refusal('  - { name: fs, command: [x], timeout: 2147484 }')).toBe('/cfg/agent.yaml: mcp[0].timeout must be at most 2147483 (seconds: the longest timer Node.js can set, about 24.8 days)');
-    expect(refusal('  - { name: fs, command: [x], startup_timeout: 0 }')).toBe('/cfg/agent.yaml: mcp[0].startup_timeout must be > 0');
+    expect(refusal('  - { name: fs, command: [x], startup_timeout: 0 }')).toBe('/cfg/agent.yaml: mcp[0].startup_timeout must be above 0');
     expect(parse('  - { name: fs, command: [x], timeout: 2147483 }').mcp[0]!.timeout).toBe(2147483);
   });
 
