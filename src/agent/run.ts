@@ -9,12 +9,14 @@ import {
   VERSION,
   checkResume,
   encodeRecord,
+  toolSetManifest,
   formatTimestamp,
   initialState,
   validateId,
   type Fingerprint,
   type MetaPayload,
   type RunState,
+  type ToolSetManifest,
 } from '../core/index.js';
 import type { Journal, Store } from '../store/store.js';
 import { fingerprintOf, type Agent } from './agent.js';
@@ -98,7 +100,37 @@ export async function startRun(store: Store | null, agent: Agent, options: Start
   validateId(id);
   const meta = newRunMeta(id, fingerprintOf(agent), options.prompt, interactive, options.now);
   const journal = store === null ? null : await store.create(id, meta);
-  return new AgentRun(agent, encodeRecord({ seq: 1, meta }), initialState({ seq: 1, meta }), journal, false);
+  const warnings = store === null ? [] : await keepToolSet(store, id, meta.fingerprint.tools_hash, agent);
+  return new AgentRun(agent, encodeRecord({ seq: 1, meta }), initialState({ seq: 1, meta }), journal, false, warnings);
+}
+
+/** The note beside a run that holds the tool set its fingerprint hashed. */
+function toolSetNote(toolsHash: string): string {
+  return `tools-${toolsHash.slice(0, 32)}`;
+}
+
+/**
+ * Keeps the agent's tool set, tool by tool, beside the run, so that a resume
+ * refused for a changed tool set can name the tools that changed. It is a
+ * convenience: failing to keep it is a warning, not a failure.
+ */
+async function keepToolSet(store: Store, id: string, toolsHash: string, agent: Agent): Promise<string[]> {
+  try {
+    await store.putNote(id, toolSetNote(toolsHash), JSON.stringify(toolSetManifest(agent.tools.definitions())));
+    return [];
+  } catch (err) {
+    return [`could not keep the tool set beside run ${id} (${err instanceof Error ? err.message : String(err)}); a resume refused for a changed tool set will not name the tools`];
+  }
+}
+
+/** The tool set the run's fingerprint hashed, when a note of it was kept. */
+async function keptToolSet(store: Store, id: string, toolsHash: string): Promise<ToolSetManifest | null> {
+  try {
+    const text = await store.getNote(id, toolSetNote(toolsHash));
+    return text === null ? null : (JSON.parse(text) as ToolSetManifest);
+  } catch {
+    return null; // without it the refusal just says the tool set changed
+  }
 }
 
 export interface ResumeOptions {
@@ -116,10 +148,15 @@ export interface ResumeOptions {
 /** Resumes a journaled run: the gates, in order, against the agent as configured now; then the hold. */
 export async function resumeRun(store: Store, agent: Agent, id: string, options: ResumeOptions = {}): Promise<AgentRun> {
   const loaded = await store.load(id);
+  const fingerprint = fingerprintOf(agent);
+  const recordedTools = loaded.state.fingerprint.tools_hash;
   const gates = {
-    fingerprint: fingerprintOf(agent),
+    fingerprint,
     interactive: options.interactive ?? loaded.state.interactive,
     force: options.force === true,
+    ...(recordedTools !== fingerprint.tools_hash
+      ? { toolSets: { recorded: await keptToolSet(store, id, recordedTools), current: toolSetManifest(agent.tools.definitions()) } }
+      : {}),
   };
   checkResume(loaded.state, gates);
   const journal = await store.open(id);

@@ -62,9 +62,9 @@ export interface LoopOptions {
 
 export interface RunResult {
   reason: TerminalReason;
-  /** What stopped the run, for reason `error`, `budget` and `max_iterations`. */
+  /** What stopped the run, for reason `error`, `budget` and `max_iterations`, and a suspend by a failure. */
   message?: string;
-  /** For reason `error`: the error that ended the run (its cause kept). */
+  /** For reason `error`, and `suspended` by a failure outside the run (a tool server): the error, its cause kept. */
   error?: LogbookError;
   /** True when a signal suspended the run (as opposed to a chat that was ended). */
   interrupted: boolean;
@@ -175,6 +175,9 @@ class Loop {
       }
     } catch (err) {
       if (this.signal.aborted && (isLogbookError(err, 'interrupted') || isAbortError(err))) return this.finish('suspended');
+      // A tool server that stopped answering leaves its call's outcome unknown: the run
+      // waits, resumable, for the server to be fixed.
+      if (isLogbookError(err, 'tool_server')) return this.finish('suspended', err.message, err);
       const error = isLogbookError(err) ? err : new LogbookError('internal', err instanceof Error ? err.message : String(err), { cause: err });
       return this.finish('error', error.message, error);
     }

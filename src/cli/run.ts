@@ -10,7 +10,7 @@ import { generateRunId, resumeRun, startRun, type AgentRun } from '../agent/run.
 import type { RunResult } from '../agent/runner.js';
 import { agentFromConfig } from '../config/agent.js';
 import { loadConfig, type LogbookConfig } from '../config/config.js';
-import { LogbookError, RawJson, encodeRecord, runStatus, validateId } from '../core/index.js';
+import { LogbookError, RawJson, encodeRecord, isLogbookError, runStatus, validateId } from '../core/index.js';
 import { resumeNarration, sanitize } from '../render/index.js';
 import { forkRun } from '../store/fork.js';
 import type { Store } from '../store/store.js';
@@ -18,6 +18,7 @@ import { chatInput, type ClosableChatInput } from './chat-input.js';
 import type { Environment } from './environment.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { liveObserver } from './live.js';
+import { startLabel } from './mcp/start-label.js';
 import { createProgress } from './progress.js';
 import { chooseRun } from './resume-target.js';
 import { resumeCommand, type ResumeFlags } from './resume-command.js';
@@ -79,11 +80,6 @@ function loadRunConfig(flags: RunFlags, environment: Environment): LogbookConfig
 export async function executeRun(words: string[], flags: RunFlags, environment: Environment): Promise<ExitCode> {
   checkFlags(flags);
   const config = loadRunConfig(flags, environment);
-  const agent = await agentFromConfig(config, {
-    env: environment.env,
-    retry: retryPolicyFromText(environment.maxRetries, 'LOGBOOK_PROVIDER_MAX_RETRIES'),
-    ...(environment.scriptLog !== undefined ? { scriptLog: environment.scriptLog } : {}),
-  });
   const err = terminalFor(process.stderr, { env: environment.env, ...(flags.color === false ? { color: false } : {}) });
   const progress = createProgress(flags.tui === false ? { isTTY: false, write: (t: string) => process.stderr.write(t) } : process.stderr);
   const note = (text: string): void => progress.write(`${err.style.faint(text)}\n`);
@@ -91,8 +87,26 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
   let store: Store | null = null;
   let run: AgentRun | null = null;
   let input: ClosableChatInput | null = null;
+  let stopServers = async (): Promise<void> => {};
   const suspend = onSuspendSignals((m) => note(m));
   try {
+    const configured = await agentFromConfig(config, {
+      env: environment.env,
+      retry: retryPolicyFromText(environment.maxRetries, 'LOGBOOK_PROVIDER_MAX_RETRIES'),
+      ...(environment.scriptLog !== undefined ? { scriptLog: environment.scriptLog } : {}),
+      signal: suspend.signal,
+      onServers: (p) => progress.start(startLabel(p)),
+    }).catch((err: unknown) => {
+      if (!isLogbookError(err, 'interrupted')) throw err;
+      return null; // stopped while the tool servers started: nothing was journaled
+    });
+    if (configured === null) {
+      note('stopped while the MCP servers were starting; nothing was journaled');
+      return EXIT.suspended;
+    }
+    stopServers = configured.close;
+    const { agent } = configured;
+    progress.stop();
     if (!flags.ephemeral) store = await storeFor(environment, { config, stateDir: flags.stateDir });
     if (flags.resume !== undefined || flags.continue) {
       run = await continueRun(store!, flags, words, { agent, err, note, progress: (t) => progress.write(t) });
@@ -133,6 +147,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     suspend.dispose();
     input?.close();
     await run?.close();
+    await stopServers();
     await store?.close();
   }
 }
@@ -194,6 +209,7 @@ function outcome(result: RunResult, o: OutcomeContext): ExitCode {
     case 'completed':
       return EXIT.ok;
     case 'suspended':
+      if (result.error !== undefined) throw failure(result, resume); // suspended by a failure outside the run (a tool server)
       if (!result.interrupted) return EXIT.ok; // a chat the operator ended; /exit or end of input said how to continue
       o.note(resume !== null ? `suspended; resume with: ${resume}` : 'suspended (the run was not journaled)');
       return EXIT.suspended;

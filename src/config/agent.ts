@@ -6,24 +6,42 @@
 import type { Agent } from '../agent/agent.js';
 import { createProvider } from '../agent/providers/index.js';
 import type { RetryPolicy } from '../agent/providers/retry.js';
+import type { StartProgress } from '../agent/tools/mcp/index.js';
 import { CommandTool } from '../agent/tools/command-tool.js';
 import { ToolRegistry } from '../agent/tools/registry.js';
 import type { LogbookConfig } from './config.js';
 
 /** What the agent takes from the environment, read once by the caller. */
 export interface AgentEnvironment {
-  /** Where API keys and base URLs are read from. */
+  /** Where API keys, base URLs and the `${NAME}` references of MCP servers are read from. */
   env: Readonly<Record<string, string | undefined>>;
   retry?: RetryPolicy;
   /** For the script provider: a file that records every turn asked for. */
   scriptLog?: string;
+  /** Aborting it stops MCP servers that are starting. */
+  signal?: AbortSignal;
+  /** Told how the MCP servers' start goes, for a progress line. */
+  onServers?: (progress: StartProgress) => void;
+}
+
+/** An agent, and what stops the tool servers it started. */
+export interface ConfiguredAgent {
+  agent: Agent;
+  /** Stops the agent's MCP servers; call it on every way out, a suspend included. */
+  close(): Promise<void>;
 }
 
 export function toolsFromConfig(config: LogbookConfig): ToolRegistry {
   return new ToolRegistry(config.tools.map((t) => new CommandTool(t)));
 }
 
-export async function agentFromConfig(config: LogbookConfig, environment: AgentEnvironment): Promise<Agent> {
+/**
+ * The provider, then the tools: command tools, and the tools of the config's MCP
+ * servers, started here (all at once; the module loads only when there are any)
+ * and listed, so their definitions are in the fingerprint a resume is checked
+ * against.
+ */
+export async function agentFromConfig(config: LogbookConfig, environment: AgentEnvironment): Promise<ConfiguredAgent> {
   const provider = await createProvider({
     provider: config.provider,
     model: config.model,
@@ -34,9 +52,26 @@ export async function agentFromConfig(config: LogbookConfig, environment: AgentE
     ...(environment.retry !== undefined ? { retry: environment.retry } : {}),
     ...(environment.scriptLog !== undefined ? { scriptLog: environment.scriptLog } : {}),
   });
-  return {
+  const tools = toolsFromConfig(config);
+  let close = async (): Promise<void> => {};
+  if (config.mcp.length > 0) {
+    const { startMcpServers } = await import('../agent/tools/mcp/index.js');
+    const servers = await startMcpServers(config.mcp, {
+      env: environment.env,
+      ...(environment.signal !== undefined ? { signal: environment.signal } : {}),
+      ...(environment.onServers !== undefined ? { onProgress: environment.onServers } : {}),
+    });
+    close = () => servers.close();
+    try {
+      for (const tool of servers.tools) tools.register(tool);
+    } catch (err) {
+      await close();
+      throw err;
+    }
+  }
+  const agent: Agent = {
     provider,
-    tools: toolsFromConfig(config),
+    tools,
     system: config.system,
     maxTokens: config.max_tokens,
     maxIterations: config.max_iterations,
@@ -44,4 +79,5 @@ export async function agentFromConfig(config: LogbookConfig, environment: AgentE
     promptCache: config.prompt_cache,
     ...(config.budget !== undefined ? { budget: config.budget } : {}),
   };
+  return { agent, close };
 }

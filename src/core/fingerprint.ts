@@ -22,6 +22,27 @@ export interface ToolDefinition {
   input_schema: unknown;
 }
 
+/** What a tool set is, tool by tool: each tool's name and the hash of its definition. */
+export type ToolSetManifest = Record<string, string>;
+
+/** A tool set's manifest: enough to say later which tools were added, removed or changed. */
+export function toolSetManifest(tools: readonly ToolDefinition[]): ToolSetManifest {
+  const out: ToolSetManifest = {};
+  for (const t of tools) out[t.name] = sha256Hex(canonicalJson({ name: t.name, description: t.description, input_schema: t.input_schema }));
+  return out;
+}
+
+/** `mcp__fs__write_file removed, mcp__fs__move added, read changed`: how one tool set became another. */
+export function toolSetChanges(recorded: ToolSetManifest, current: ToolSetManifest): string {
+  const changes: string[] = [];
+  for (const name of Object.keys(recorded).sort()) {
+    if (!(name in current)) changes.push(`${name} removed`);
+    else if (current[name] !== recorded[name]) changes.push(`${name} changed`);
+  }
+  for (const name of Object.keys(current).sort()) if (!(name in recorded)) changes.push(`${name} added`);
+  return changes.join(', ');
+}
+
 /**
  * Hash of the tool set as the model sees it, independent of declaration order and
  * of key order inside schemas: the definitions sorted by name, each serialized
@@ -56,15 +77,24 @@ export function computeFingerprint(input: FingerprintInput): Fingerprint {
   };
 }
 
+/** The tool sets behind the two fingerprints, when known: they name the tools that changed. */
+export interface ToolSets {
+  recorded: ToolSetManifest | null;
+  current: ToolSetManifest;
+}
+
 /**
  * One line per forceable difference, journal value first. The provider is left
  * out on purpose: a provider change is its own, unforceable gate.
  */
-export function fingerprintDiff(recorded: Fingerprint, current: Fingerprint): string[] {
+export function fingerprintDiff(recorded: Fingerprint, current: Fingerprint, toolSets?: ToolSets): string[] {
   const diff: string[] = [];
   if (recorded.model !== current.model) diff.push(`model: ${recorded.model} -> ${current.model}`);
   if (recorded.system_hash !== current.system_hash) diff.push('system prompt: changed');
-  if (recorded.tools_hash !== current.tools_hash) diff.push('tool set: changed');
+  if (recorded.tools_hash !== current.tools_hash) {
+    const changes = toolSets?.recorded ? toolSetChanges(toolSets.recorded, toolSets.current) : '';
+    diff.push(changes === '' ? 'tool set: changed' : `tool set: changed (${changes})`);
+  }
   if (recorded.thinking_mode !== current.thinking_mode) {
     diff.push(`thinking: ${recorded.thinking_mode} -> ${current.thinking_mode}`);
   }

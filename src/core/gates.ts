@@ -4,13 +4,15 @@
  * message is unambiguous, and it is the one change --force cannot override.
  */
 import { LogbookError } from './errors.js';
-import { fingerprintDiff } from './fingerprint.js';
+import { fingerprintDiff, type ToolSets } from './fingerprint.js';
 import type { RunState } from './fold.js';
 import type { Fingerprint } from './records.js';
 
 export interface ResumeRequest {
   /** The fingerprint of the configuration the resume would run with. */
   fingerprint: Fingerprint;
+  /** The tool sets behind the fingerprints, when known, to name the tools that changed. */
+  toolSets?: ToolSets;
   interactive: boolean;
   /** Accept configuration drift other than a provider change. */
   force: boolean;
@@ -44,7 +46,7 @@ export function checkResume(state: RunState, req: ResumeRequest): void {
     );
   }
 
-  const diff = fingerprintDiff(recorded, req.fingerprint);
+  const diff = fingerprintDiff(recorded, req.fingerprint, req.toolSets);
   if (diff.length > 0 && !req.force) {
     throw new LogbookError(
       'config_drift',

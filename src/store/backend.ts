@@ -71,8 +71,17 @@ export interface Backend {
   read(id: string): Promise<StoredRun | null>;
   /** Every run, each described from its ends only. Ids that fail validateId are skipped. */
   list(): Promise<RunSummary[]>;
-  /** Removes a run; false when there was none; `locked` while a writer holds it. */
+  /** Removes a run, its notes included; false when there was none; `locked` while a writer holds it. */
   delete(id: string): Promise<boolean>;
+  /**
+   * Keeps a note beside a run: a few bytes of data derived from it, never part of
+   * its journal (so never copied with it, and never read by the reference). A key
+   * names content (it holds a hash), so a note is written once and never changes;
+   * writing it again is a no-op. A backend without notes leaves these out.
+   */
+  putNote?(id: string, key: string, text: string): Promise<void>;
+  /** A note kept beside a run, or null. */
+  getNote?(id: string, key: string): Promise<string | null>;
   /** Releases the backend's own resources (connections). */
   close(): Promise<void>;
 }

@@ -165,9 +165,26 @@ export class JournalStore implements Store {
     return this.backendImpl.delete(id);
   }
 
+  async putNote(id: string, key: string, text: string): Promise<void> {
+    validateId(id);
+    checkNoteKey(key);
+    await this.backendImpl.putNote?.(id, key, text);
+  }
+
+  async getNote(id: string, key: string): Promise<string | null> {
+    validateId(id);
+    checkNoteKey(key);
+    return (await this.backendImpl.getNote?.(id, key)) ?? null;
+  }
+
   async close(): Promise<void> {
     await this.backendImpl.close();
   }
+}
+
+/** A note key is one lowercase word of letters, digits and dashes: safe in a file name and a subject. */
+function checkNoteKey(key: string): void {
+  if (!/^[a-z0-9][a-z0-9-]{0,63}$/.test(key)) throw new LogbookError('usage', `invalid note key ${JSON.stringify(key)}`);
 }
 
 /** A listing's entry: meta from the first line, status from the last. */

@@ -70,6 +70,10 @@ export interface Store {
   list(): Promise<RunInfo[]>;
   /** Removes a run; false when there was none. Refuses (`locked`) while a writer holds it. */
   delete(id: string): Promise<boolean>;
+  /** Keeps a note beside a run (see Backend.putNote); a no-op where the backend keeps none. */
+  putNote(id: string, key: string, text: string): Promise<void>;
+  /** A note kept beside a run, or null (always null where the backend keeps none). */
+  getNote(id: string, key: string): Promise<string | null>;
   /** Releases the store's own resources (connections). */
   close(): Promise<void>;
 }

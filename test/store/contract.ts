@@ -143,5 +143,21 @@ export function storeContract(name: string, makeBackend: () => Promise<Backend>)
       expect(await code(store.load('partial'))).toBe('not_found');
       await store.close();
     });
+
+    it('keeps notes beside a run, written once, and removes them with it', async () => {
+      const store = await makeStore();
+      await (await store.create('noted', meta('noted'))).close();
+      expect(await store.getNote('noted', 'tools-abc')).toBeNull();
+      await store.putNote('noted', 'tools-abc', '{"a":"1"}');
+      await store.putNote('noted', 'tools-abc', '{"a":"2"}'); // a key names content: the first stays
+      expect(await store.getNote('noted', 'tools-abc')).toBe('{"a":"1"}');
+      expect((await store.list()).map((r) => r.runId).filter((id) => id.startsWith('noted'))).toEqual(['noted']);
+      expect(await store.lines('noted')).toHaveLength(1); // a note is no part of the journal
+      expect(await code(store.putNote('noted', '../x', 'no'))).toBe('usage');
+      expect(await store.delete('noted')).toBe(true);
+      await (await store.create('noted', meta('noted'))).close();
+      expect(await store.getNote('noted', 'tools-abc')).toBeNull();
+      await store.close();
+    });
   });
 }

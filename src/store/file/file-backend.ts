@@ -15,8 +15,10 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  renameSync,
   statSync,
   unlinkSync,
+  writeFileSync,
 } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { LogbookError, isLogbookError, journalLines } from '../../core/index.js';
@@ -31,6 +33,8 @@ import { runsDir } from './paths.js';
 
 const JOURNAL_EXT = '.jsonl';
 const LOCK_EXT = '.lock';
+/** A note beside a run is `<id>.<key>.note` (ids hold no dot, so `<id>.` is the run's alone). */
+const NOTE_EXT = '.note';
 const NEWLINE = Buffer.from('\n');
 
 /** A held journal file: its descriptor, open for appending, and its lock. */
@@ -241,12 +245,52 @@ export class FileBackend implements Backend {
     }
   }
 
+  private notePath(id: string, key: string): string {
+    return join(this.directory, `${id}.${key}${NOTE_EXT}`);
+  }
+
+  /** Written beside the run and renamed into place: a note is whole or absent. */
+  async putNote(id: string, key: string, text: string): Promise<void> {
+    const path = this.notePath(id, key);
+    if (exists(path)) return;
+    this.ensureDirectory();
+    const tmp = `${path}.${process.pid}.tmp`;
+    try {
+      writeFileSync(tmp, text, { mode: 0o600 });
+      renameSync(tmp, path);
+    } catch (err) {
+      removeQuietly(tmp);
+      throw ioError(`cannot write ${path}`, err);
+    }
+  }
+
+  async getNote(id: string, key: string): Promise<string | null> {
+    try {
+      return readFileSync(this.notePath(id, key), 'utf8');
+    } catch (err) {
+      if (errno(err) === 'ENOENT') return null;
+      throw ioError(`cannot read ${this.notePath(id, key)}`, err);
+    }
+  }
+
+  /** The notes of run `id`. */
+  private notes(id: string): string[] {
+    try {
+      return readdirSync(this.directory)
+        .filter((name) => name.startsWith(`${id}.`) && name.endsWith(NOTE_EXT))
+        .map((name) => join(this.directory, name));
+    } catch {
+      return [];
+    }
+  }
+
   async delete(id: string): Promise<boolean> {
     const path = this.journalPath(id);
     if (!exists(path)) return false;
     const lock = acquireLock(this.lockPath(id));
     try {
       unlinkSync(path);
+      for (const note of this.notes(id)) removeQuietly(note);
       unlinkSync(this.lockPath(id));
       return true;
     } catch (err) {

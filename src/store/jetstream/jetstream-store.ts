@@ -25,7 +25,7 @@ import { checkStreamConfig, missingStream, type StreamBinding } from './binding.
 import { dial, type Link } from './connection.js';
 import { HeldSubjects } from './appends.js';
 import { lastMessage, lineOf, readRun, subjectCounts } from './reads.js';
-import { allMetaFilter, metaSubject, runFilter, runIdOfMetaSubject } from './subjects.js';
+import { allMetaFilter, metaSubject, noteSubject, notesFilter, runFilter, runIdOfMetaSubject } from './subjects.js';
 
 /** Runs described at once by list(). */
 const LIST_CONCURRENCY = 16;
@@ -174,12 +174,32 @@ export class JetStreamBackend implements Backend {
     try {
       await this.link.ensureConnected(what);
       const res = await this.link.jsm.streams.purge(this.binding.stream, { filter: runFilter(this.binding.prefix, id) });
+      await this.link.jsm.streams.purge(this.binding.stream, { filter: notesFilter(this.binding.prefix, id) });
       return res.purged > 0;
     } catch (err) {
       throw this.link.failure(what, err);
     } finally {
       release();
     }
+  }
+
+  /** A note is one message on its own subject; the stream keeps it write-once, so writing it again changes nothing. */
+  async putNote(id: string, key: string, text: string): Promise<void> {
+    const subject = noteSubject(this.binding.prefix, id, key);
+    if ((await lastMessage(this.link, this.binding, subject)) !== null) return;
+    const what = `cannot keep note ${key} of run ${id} in stream ${this.binding.stream}`;
+    try {
+      await this.link.ensureConnected(what);
+      await this.link.js.publish(subject, text, { timeout: this.link.timeoutMs });
+    } catch (err) {
+      if ((await lastMessage(this.link, this.binding, subject)) !== null) return; // another writer kept the same note
+      throw this.link.failure(what, err);
+    }
+  }
+
+  async getNote(id: string, key: string): Promise<string | null> {
+    const found = await lastMessage(this.link, this.binding, noteSubject(this.binding.prefix, id, key));
+    return found === null ? null : new TextDecoder().decode(found.data);
   }
 
   async close(): Promise<void> {

@@ -22,6 +22,20 @@ export function runFilter(prefix: string, id: string): string {
   return `${prefix}.${id}.>`;
 }
 
+/**
+ * Notes beside run `id` live at `<prefix>._notes.<id>.<key>`: outside the run's
+ * own subjects (a run's reads never meet them), and never taken for a run, since
+ * `_notes` is not a valid run id.
+ */
+export function noteSubject(prefix: string, id: string, key: string): string {
+  return `${prefix}._notes.${id}.${key}`;
+}
+
+/** Every note of run `id`. */
+export function notesFilter(prefix: string, id: string): string {
+  return `${prefix}._notes.${id}.>`;
+}
+
 /** The meta subject of every run. */
 export function allMetaFilter(prefix: string): string {
   return `${prefix}.*.${META_TOKEN}`;

@@ -15,6 +15,7 @@ interface Kept {
   lines: string[];
   held: boolean;
   updated: Date;
+  notes: Map<string, string>;
 }
 
 const locked = (): LogbookError => new LogbookError('locked', 'run is locked by another writer');
@@ -26,7 +27,7 @@ export class MemoryBackend implements Backend {
 
   async create(id: string, metaLine: string): Promise<HeldRun> {
     if (this.runs.has(id)) throw new LogbookError('exists', `run ${id} already exists`);
-    const run: Kept = { lines: [metaLine], held: true, updated: new Date() };
+    const run: Kept = { lines: [metaLine], held: true, updated: new Date(), notes: new Map() };
     this.runs.set(id, run);
     return held(run);
   }
@@ -60,6 +61,16 @@ export class MemoryBackend implements Backend {
     if (run.held) throw locked();
     this.runs.delete(id);
     return true;
+  }
+
+  async putNote(id: string, key: string, text: string): Promise<void> {
+    const run = this.runs.get(id);
+    if (run === undefined) throw runNotFound(id);
+    if (!run.notes.has(key)) run.notes.set(key, text);
+  }
+
+  async getNote(id: string, key: string): Promise<string | null> {
+    return this.runs.get(id)?.notes.get(key) ?? null;
   }
 
   async close(): Promise<void> {}

@@ -1,0 +1,127 @@
+/**
+ * MCP tool servers in `logbook run`, through the real binary, against real
+ * servers (the reference filesystem server over stdio, an SDK-built Streamable
+ * HTTP server, the SDK-built fixture), with the model played by the local
+ * Messages API server: the calls and results journaled, the tool set in the
+ * fingerprint (a changed one refused with the tools named, unless --force), a
+ * server that dies mid-call suspending the run, and one that never starts.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FileStore } from '../../src/index.js';
+import { runCli, type CliResult } from '../helpers/cli.js';
+import { FakeAnthropic, rawJson } from '../helpers/fake-anthropic.js';
+import { startHttpMcpServer, type HttpMcpServer } from '../helpers/mcp/http-server.js';
+import { FILESYSTEM_SERVER, FIXTURE_SERVER } from '../helpers/mcp/specs.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const dir = tempDir('logbook-run-mcp-');
+const files = join(dir, 'files');
+const stateDir = join(dir, 'state');
+const store = new FileStore(join(stateDir, 'runs'));
+let api: FakeAnthropic;
+let http: HttpMcpServer;
+
+beforeAll(async () => {
+  mkdirSync(files);
+  writeFileSync(join(files, 'hello.txt'), 'Hello from disk.\n');
+  api = await FakeAnthropic.start();
+  http = await startHttpMcpServer({ header: { name: 'authorization', value: 'Bearer sesame' } });
+});
+afterAll(async () => {
+  await api.close();
+  await http.close();
+});
+
+/** A config with the anthropic provider (the local server) and these MCP servers. */
+function config(name: string, mcp: string): string {
+  const path = join(dir, `${name}.yaml`);
+  writeFileSync(path, `provider: anthropic\nmodel: claude-test\nmcp:\n${mcp}`);
+  return path;
+}
+
+const fs = (extra = '') => `  - { name: fs, command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(FILESYSTEM_SERVER)}, ${JSON.stringify(files)}]${extra} }\n`;
+
+function run(cfg: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return runCli(['run', '--config', cfg, '--state-dir', stateDir, ...args], {
+    cwd: dir,
+    env: { ANTHROPIC_BASE_URL: api.origin, ANTHROPIC_API_KEY: 'k', LOGBOOK_PROVIDER_MAX_RETRIES: '0', ...env },
+    timeoutMs: 60_000,
+  });
+}
+
+const call = (id: string, name: string, input: string) => ({ type: 'tool_use', id, name, input: rawJson(input) });
+
+/** The tool results the model was sent in request `i`. */
+function resultsSent(i: number): { tool_use_id: string; content: unknown; is_error?: boolean }[] {
+  const messages = (api.requests[i]!.json as { messages: { content: { type: string }[] }[] }).messages;
+  return messages.at(-1)!.content.filter((b) => b.type === 'tool_result') as never;
+}
+
+describe('logbook run with MCP servers', () => {
+  it('lists, reads and writes through the reference filesystem server; the journal holds every call and result', async () => {
+    api.reset();
+    const target = join(files, 'out.txt');
+    api.reply(
+      { message: { content: [call('t1', 'mcp__fs__list_directory', JSON.stringify({ path: files })), call('t2', 'mcp__fs__read_text_file', JSON.stringify({ path: join(files, 'hello.txt') }))] } },
+      { message: { content: [call('t3', 'mcp__fs__write_file', JSON.stringify({ path: target, content: 'written by the model' }))] } },
+      { message: { content: [{ type: 'text', text: 'Read and wrote.' }] } },
+    );
+    const r = await run(config('fs', fs()), ['--name', 'fsrun', 'Look around and write a file.']);
+    expect(r.stderr).not.toMatch(/^logbook:/m);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('Read and wrote.\n');
+    expect(readFileSync(target, 'utf8')).toBe('written by the model');
+    const tools = (api.requests[0]!.json as { tools: { name: string }[] }).tools.map((t) => t.name);
+    expect(tools).toEqual(expect.arrayContaining(['mcp__fs__list_directory', 'mcp__fs__read_text_file', 'mcp__fs__write_file']));
+    expect(resultsSent(1).map((b) => String(b.content))).toEqual([expect.stringContaining('hello.txt'), 'Hello from disk.\n']);
+    const { records } = await store.load('fsrun');
+    const results = records.flatMap((x) => ('tool_result' in x ? [x.tool_result] : []));
+    expect(results.map((x) => x.tool_use_id)).toEqual(['t1', 't2', 't3']);
+    expect(results[1]!.result.content).toBe('Hello from disk.\n');
+  });
+
+  it('calls a Streamable HTTP server, with a header taken from the environment', async () => {
+    api.reset();
+    api.reply({ message: { content: [call('h1', 'mcp__web__add', '{"a":2,"b":40}')] } }, { message: { content: [{ type: 'text', text: '42.' }] } });
+    const cfg = config('web', `  - { name: web, url: ${JSON.stringify(http.url)}, headers: { authorization: "Bearer \${WEB_TOKEN}" } }\n`);
+    const r = await run(cfg, ['--name', 'webrun', 'Add them.'], { WEB_TOKEN: 'sesame' });
+    expect(r.code).toBe(0);
+    expect(resultsSent(1)).toEqual([expect.objectContaining({ tool_use_id: 'h1', content: '42' })]);
+  });
+
+  it('refuses a resume after the exposed tool set changed, naming the tools, and goes on with --force', async () => {
+    api.reset();
+    api.reply({ message: { content: [call('s1', 'mcp__fs__read_text_file', JSON.stringify({ path: join(files, 'hello.txt') }))] } }, { message: { content: [{ type: 'text', text: 'Read.' }] } });
+    const full = config('full', fs());
+    expect((await run(full, ['--chat', '--name', 'shrunk', 'Read it.'], {})).code).toBe(0);
+    const narrow = config('narrow', fs(', tools: [read_text_file, list_directory]'));
+    const refused = await run(narrow, ['--resume', 'shrunk', 'again?']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^logbook: run shrunk was written with a different configuration \(tool set: changed \(.*mcp__fs__write_file removed.*\)\); restore it, or pass --force/m);
+    api.reply({ message: { content: [{ type: 'text', text: 'Again.' }] } });
+    const forced = await run(narrow, ['--resume', 'shrunk', '--force', 'again?']);
+    expect(forced.code).toBe(0);
+  });
+
+  it('suspends the run when a server dies mid-call, naming it and the tail of its stderr; a resume goes on', async () => {
+    api.reset();
+    api.reply({ message: { content: [call('c1', 'mcp__fx__crash', '{}')] } });
+    const cfg = config('crashy', `  - { name: fx, command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(FIXTURE_SERVER)}] }\n`);
+    const r = await run(cfg, ['--name', 'crashed', 'Crash it.']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^logbook: MCP server "fx" .*segmentation fault.*; resume with: logbook run --resume crashed --config /m);
+    const { state } = await store.load('crashed');
+    expect(state.terminal?.reason).toBe('suspended');
+    expect(state.pending?.answered).toEqual([]);
+  });
+
+  it('says in one line which server never started, and journals nothing', async () => {
+    const cfg = config('broken', '  - { name: nope, command: [/nonexistent/mcp-server] }\n');
+    const r = await run(cfg, ['--name', 'never', 'hi']);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toMatch(/^logbook: MCP server "nope" did not start: /);
+    expect((await store.list()).map((x) => x.runId)).not.toContain('never');
+  });
+});
