@@ -34,8 +34,8 @@
  * (its stream sequence and stored time): when it is gone (the run's subjects
  * were purged) or is another message (the run, or the whole stream, was removed
  * and created again), the record just written is taken back out and the write
- * fails saying which, so a writer never reports success into a run that no
- * longer exists. The stream's creation time, read when the store bound it,
+ * fails (`journal_gone`) saying which, so a writer never reports success into a
+ * run that no longer exists. The stream's creation time, read when the store bound it,
  * tells a replaced stream from a removed run.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -44,7 +44,7 @@ import { LogbookError, isLogbookError } from '../../core/index.js';
 import type { HeldRun } from '../backend.js';
 import type { StreamBinding } from './binding.js';
 import { unavailable, type Link } from './connection.js';
-import { NoAnswer, throughElection } from './election.js';
+import { NoAnswer, throughElection, within } from './election.js';
 import { lastMessageOnce } from './reads.js';
 import { metaSubject, recordSubject, runFilter } from './subjects.js';
 
@@ -139,17 +139,17 @@ export class HeldSubjects implements HeldRun {
         this.link,
         this.binding.stream,
         () => (unsure ? `${what}: its ack never came, so it may or may not be stored` : what),
-        async () => {
+        async (timeoutMs) => {
           try {
             // A duplicate ack means the stream already holds this very message id: this record, ours.
-            return (await this.publish(subject, body, msgId)).seq;
+            return (await this.publish(subject, body, msgId, timeoutMs)).seq;
           } catch (err) {
-            if (isFenced(err, this.link)) return await this.settle(seq, subject, msgId, what);
+            if (isFenced(err, this.link)) return await this.settle(seq, subject, msgId, what, timeoutMs);
             if (mayBeStored(err)) unsure = true;
             throw err;
           }
         },
-        { missing: () => this.streamDeleted(what) },
+        { missing: () => this.streamDeleted(what, seq) },
       );
     } catch (err) {
       if (unsure && isLogbookError(err, 'unavailable')) {
@@ -161,11 +161,11 @@ export class HeldSubjects implements HeldRun {
     await this.confirmRun(seq, stored, msgId, what);
   }
 
-  private async publish(subject: string, body: string, msgId: string): Promise<PubAck> {
+  private async publish(subject: string, body: string, msgId: string, timeoutMs: number): Promise<PubAck> {
     const fence = this.link.tailFence
       ? { lastSubjectSequence: this.tail, lastSubjectSequenceSubject: runFilter(this.binding.prefix, this.runId) }
       : { lastSubjectSequence: 0 };
-    const sent = this.link.js.publish(subject, body, { msgID: msgId, expect: fence, timeout: this.link.timeoutMs });
+    const sent = this.link.js.publish(subject, body, { msgID: msgId, expect: fence, timeout: timeoutMs });
     sent.catch(() => {}); // settled below, or abandoned when the connection drops first
     const drop = this.link.onDrop();
     try {
@@ -185,8 +185,8 @@ export class HeldSubjects implements HeldRun {
    * sequence of our message when it is there. A failed read is thrown as the
    * client's error, so the election wait retries the publish.
    */
-  private async settle(seq: number, subject: string, msgId: string, what: string): Promise<number> {
-    const found = await lastMessageOnce(this.link, this.binding, subject);
+  private async settle(seq: number, subject: string, msgId: string, what: string, timeoutMs: number): Promise<number> {
+    const found = await lastMessageOnce(this.link, this.binding, subject, timeoutMs);
     const foundId = found?.header?.get(MSG_ID_HEADER) ?? '';
     if (found !== null && foundId === msgId) return found.seq;
     if (found !== null && foundId.startsWith(`${this.nonce}-${seq}-`)) {
@@ -203,8 +203,8 @@ export class HeldSubjects implements HeldRun {
     }
     if (found === null) {
       // The fence saw the run's tail move (2.11): the run may be gone altogether.
-      const meta = await lastMessageOnce(this.link, this.binding, metaSubject(this.binding.prefix, this.runId));
-      if (!this.isBound(meta)) throw await this.vanished(what, meta, null);
+      const meta = await lastMessageOnce(this.link, this.binding, metaSubject(this.binding.prefix, this.runId), timeoutMs);
+      if (!this.isBound(meta)) throw await this.vanished(what, seq, meta, null);
     }
     const inspect = `inspect it with \`nats stream view ${this.binding.stream} --subject '${runFilter(this.binding.prefix, this.runId)}'\``;
     throw new LogbookError(
@@ -230,56 +230,48 @@ export class HeldSubjects implements HeldRun {
       this.link,
       this.binding.stream,
       `seq ${seq} of run ${this.runId} was stored in stream ${this.binding.stream}, but whether the run is still there could not be checked`,
-      () => lastMessageOnce(this.link, this.binding, metaSubject(this.binding.prefix, this.runId)),
-      { missing: () => this.streamDeleted(what) },
+      (ms) => lastMessageOnce(this.link, this.binding, metaSubject(this.binding.prefix, this.runId), ms),
+      { missing: () => this.streamDeleted(what, seq) },
     );
     if (this.meta === null && seq === 1 && meta !== null && meta.seq === stored) {
       this.meta = { seq: meta.seq, time: meta.timestamp };
       return;
     }
     if (this.isBound(meta)) return;
-    throw await this.vanished(what, meta, { seq: stored, msgId });
+    throw await this.vanished(what, seq, meta, { seq: stored, msgId });
   }
 
   /**
-   * Why the run this writer bound is not there any more. `written`, the record
-   * just stored into what is left, is taken back out first (when it is still
-   * there and still ours), so the run stays as removed as whoever removed it left it.
+   * Why the run this writer bound is not there any more (`journal_gone`), for
+   * an append of `seq`. `written`, the record just stored into what is left, is
+   * taken back out first when it is still there and still ours, so the run
+   * stays as removed as whoever removed it left it.
    */
-  private async vanished(what: string, meta: StoredMsg | null, written: { seq: number; msgId: string } | null): Promise<LogbookError> {
+  private async vanished(what: string, seq: number, meta: StoredMsg | null, written: { seq: number; msgId: string } | null): Promise<LogbookError> {
     const { stream } = this.binding;
     let created: string;
     try {
-      const info = await throughElection(this.link, stream, what, () => this.link.jsm.streams.info(stream), {
-        missing: () => this.streamDeleted(what),
+      const info = await throughElection(this.link, stream, what, (ms) => within(ms, this.link.jsm.streams.info(stream)), {
+        missing: () => this.streamDeleted(what, seq),
       });
       created = info.created;
     } catch (err) {
       return err instanceof LogbookError ? err : this.link.failure(what, err);
     }
-    const left = written !== null && !(await this.takeBack(written.seq, written.msgId))
-      ? `; the record was left at stream sequence ${written.seq}: remove what is left with \`logbook session rm ${this.runId}\``
-      : written !== null
-        ? '; the record was taken back out'
-        : '';
-    if (created !== this.streamCreated) {
-      return new LogbookError(
-        'stream_config',
-        `${what}: stream ${stream} was deleted and created again while run ${this.runId} was being written ` +
-          `(created ${this.streamCreated} when the run was opened, ${created} now), and the run's records went with the old stream${left}`,
-      );
+    let lost = `seq ${seq} and what follows are not kept`;
+    if (written !== null) {
+      lost += (await this.takeBack(written.seq, written.msgId))
+        ? ' (the record was taken back out)'
+        : ` (the record is left at stream sequence ${written.seq}; remove what is left with \`logbook session rm ${this.runId}\`)`;
     }
-    if (meta === null) {
-      return new LogbookError(
-        'not_found',
-        `${what}: run ${this.runId} was removed from stream ${stream} while it was being written (its meta record is gone)${left}`,
-      );
-    }
-    return new LogbookError(
-      'locked',
-      `${what}: run ${this.runId} was removed and created again in stream ${stream} while this writer held it ` +
-        `(its meta record is another message now)${left}`,
-    );
+    const cause =
+      created !== this.streamCreated
+        ? `stream ${stream} was deleted and created again while run ${this.runId} was being written ` +
+          `(created ${this.streamCreated} when the run was opened, ${created} now), and the run's records went with the old stream`
+        : meta === null
+          ? `run ${this.runId} was removed from stream ${stream} while it was being written (its meta record is gone)`
+          : `run ${this.runId} was removed and created again in stream ${stream} while this writer held it (its meta record is another message now)`;
+    return new LogbookError('journal_gone', `${what}: ${cause}; ${lost}. Restore the run from a copy, or start a new run`);
   }
 
   /** Deletes the message at stream sequence `seq` when it is this writer's `msgId`; true when it is gone. */
@@ -294,12 +286,12 @@ export class HeldSubjects implements HeldRun {
     }
   }
 
-  /** The error for a stream that no longer exists under a writer. */
-  private streamDeleted(what: string): LogbookError {
-    const { stream } = this.binding;
+  /** The error for a stream deleted under a writer appending `seq`. */
+  private streamDeleted(what: string, seq: number): LogbookError {
     return new LogbookError(
-      'stream_config',
-      `${what}: stream ${stream} no longer exists at ${this.link.url}: it was deleted while run ${this.runId} was being written, and the run's records with it`,
+      'journal_gone',
+      `${what}: stream ${this.binding.stream} no longer exists at ${this.link.url}: it was deleted while run ${this.runId} was being written, ` +
+        `and the run's records with it; seq ${seq} and what follows are not kept. Restore the run from a copy, or start a new run`,
     );
   }
 

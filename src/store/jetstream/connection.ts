@@ -148,7 +148,10 @@ export class Link {
 
   /** Fails with `unavailable` when the connection does not come back in time. */
   async ensureConnected(what: string): Promise<void> {
-    if (!(await this.whenConnected())) {
+    if (this.connected) return;
+    const endWait = this.beginWait(`waiting for ${serversPhrase(this.url)}`);
+    const up = await this.whenConnected().finally(endWait);
+    if (!up) {
       const servers = serversPhrase(this.url);
       throw unavailable(`${what}: ${servers} ${serverList(this.url).length > 1 ? 'are' : 'is'} unreachable (waited ${this.timeoutMs} ms)`);
     }

@@ -35,6 +35,33 @@ export class NoAnswer extends Error {
 const RETRY_PAUSES_MS = [100, 250, 500, 1000];
 
 /**
+ * How long a retry waits for its answer (at most the link's request timeout).
+ * A request sent while a stream has no leader is never answered, so a short
+ * bound lets the next attempt find the new leader soon after it is elected; the
+ * first attempt has the whole request timeout.
+ */
+const RETRY_ATTEMPT_MS = 1_000;
+
+/** One attempt of an operation, whose requests wait at most `timeoutMs` for an answer. */
+export type Attempt<T> = (timeoutMs: number) => Promise<T>;
+
+/** `p`, or a NoAnswer after `ms`; a later outcome of `p` is dropped. */
+export async function within<T>(ms: number, p: Promise<T>): Promise<T> {
+  p.catch(() => {});
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      p,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new NoAnswer(`no answer within ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * API errors a stream gives while it has no leader: the JetStream system is
  * temporarily unavailable (10008), a server that cannot handle it now (10009),
  * the stream or consumer offline (10118, 10119).
@@ -74,9 +101,9 @@ function classify(err: unknown): Failure {
 /** What the stream says of itself after a publish no one answered. */
 type Probe = 'missing' | 'leaderless' | 'led' | 'off';
 
-async function probe(link: Link, stream: string): Promise<Probe> {
+async function probe(link: Link, stream: string, timeoutMs: number): Promise<Probe> {
   try {
-    const info = await link.jsm.streams.info(stream);
+    const info = await within(timeoutMs, link.jsm.streams.info(stream));
     // A stream outside a cluster has no cluster block and is its own leader.
     return info.cluster === undefined || info.cluster.leader ? 'led' : 'leaderless';
   } catch (err) {
@@ -103,11 +130,12 @@ export async function throughElection<T>(
   link: Link,
   stream: string,
   what: string | (() => string),
-  op: () => Promise<T>,
+  op: Attempt<T>,
   options: ElectionOptions = {},
 ): Promise<T> {
   const describe = typeof what === 'string' ? () => what : what;
   const deadline = Date.now() + link.leaderWaitMs;
+  const retryMs = Math.min(link.timeoutMs, RETRY_ATTEMPT_MS);
   let endWait: (() => void) | null = null;
   try {
     for (let attempt = 0; ; attempt++) {
@@ -115,17 +143,17 @@ export async function throughElection<T>(
       let cause: unknown;
       let kind: Failure | Probe;
       try {
-        return await op();
+        return await op(attempt === 0 ? link.timeoutMs : retryMs);
       } catch (err) {
         cause = err;
         kind = classify(err);
       }
-      if (kind === 'unanswered') kind = await probe(link, stream);
+      if (kind === 'final') throw link.failure(describe(), cause);
+      if (kind !== 'missing') endWait ??= link.beginWait(`waiting for the leader of stream ${stream}`);
+      if (kind === 'unanswered') kind = await probe(link, stream, retryMs);
       if (kind === 'missing') throw options.missing?.() ?? missingStream(stream, link.url);
       if (kind === 'off') throw jetStreamOff(link.url, cause);
-      if (kind === 'final') throw link.failure(describe(), cause);
       if (Date.now() >= deadline) throw noLeader(link, stream, describe(), kind, cause);
-      endWait ??= link.beginWait(`waiting for the leader of stream ${stream}`);
       await sleep(RETRY_PAUSES_MS[Math.min(attempt, RETRY_PAUSES_MS.length - 1)]);
     }
   } finally {

@@ -26,7 +26,7 @@ import { runNotFound } from '../store.js';
 import { checkStreamConfig, type StreamBinding } from './binding.js';
 import { dial, type Link } from './connection.js';
 import { HeldSubjects, type MetaMark } from './appends.js';
-import { LEADER_WAIT_MS, throughElection } from './election.js';
+import { LEADER_WAIT_MS, throughElection, within } from './election.js';
 import { lastMessage, lineOf, readRun, subjectCounts } from './reads.js';
 import { allMetaFilter, metaSubject, runFilter, runIdOfMetaSubject } from './subjects.js';
 
@@ -71,7 +71,7 @@ export class JetStreamBackend implements Backend {
       ...(options.onWait !== undefined ? { onWait: options.onWait } : {}),
     });
     try {
-      const info = await throughElection(link, stream, `cannot read stream ${stream}`, () => link.jsm.streams.info(stream));
+      const info = await throughElection(link, stream, `cannot read stream ${stream}`, (ms) => within(ms, link.jsm.streams.info(stream)));
       return new JetStreamBackend(link, checkStreamConfig(info.config), info.created);
     } catch (err) {
       await link.close().catch(() => {});
@@ -183,8 +183,8 @@ export class JetStreamBackend implements Backend {
     const release = this.hold(id);
     const what = `cannot remove run ${id} from stream ${this.binding.stream}`;
     try {
-      const res = await throughElection(this.link, this.binding.stream, what, () =>
-        this.link.jsm.streams.purge(this.binding.stream, { filter: runFilter(this.binding.prefix, id) }),
+      const res = await throughElection(this.link, this.binding.stream, what, (ms) =>
+        within(ms, this.link.jsm.streams.purge(this.binding.stream, { filter: runFilter(this.binding.prefix, id) })),
       );
       return res.purged > 0;
     } finally {

@@ -9,11 +9,14 @@
 import type { StoredMsg } from '@nats-io/jetstream';
 import type { StreamBinding } from './binding.js';
 import type { Link } from './connection.js';
-import { NoAnswer, throughElection } from './election.js';
+import { NoAnswer, throughElection, within } from './election.js';
 import { checkRecordSubject, runFilter } from './subjects.js';
 
 /** Records fetched per pull, bounding one request's size on long runs. */
 const FETCH_BATCH = 512;
+
+/** The shortest pull the client accepts. */
+const MIN_FETCH_EXPIRES_MS = 1_000;
 
 const utf8 = new TextDecoder();
 
@@ -26,22 +29,24 @@ export function lineOf(stream: string, subject: string, data: Uint8Array): strin
 
 /**
  * The last message on `filter` (a subject or a wildcard), or null when there is
- * none: one request, its client errors unmapped, for callers that retry it
- * themselves.
+ * none: one request, answered within `timeoutMs`, its client errors unmapped,
+ * for callers that retry it themselves.
  */
-export function lastMessageOnce(link: Link, binding: StreamBinding, filter: string): Promise<StoredMsg | null> {
-  return link.jsm.streams.getMessage(binding.stream, { last_by_subj: filter });
+export function lastMessageOnce(link: Link, binding: StreamBinding, filter: string, timeoutMs: number): Promise<StoredMsg | null> {
+  return within(timeoutMs, link.jsm.streams.getMessage(binding.stream, { last_by_subj: filter }));
 }
 
 /** The last message on `filter` (a subject or a wildcard), or null when there is none. */
 export function lastMessage(link: Link, binding: StreamBinding, filter: string): Promise<StoredMsg | null> {
-  return throughElection(link, binding.stream, `cannot read ${filter} from stream ${binding.stream}`, () => lastMessageOnce(link, binding, filter));
+  return throughElection(link, binding.stream, `cannot read ${filter} from stream ${binding.stream}`, (ms) =>
+    lastMessageOnce(link, binding, filter, ms),
+  );
 }
 
 /** How many messages each of `filter`'s subjects holds now. */
 export async function subjectCounts(link: Link, binding: StreamBinding, filter: string): Promise<Record<string, number>> {
-  const info = await throughElection(link, binding.stream, `cannot list ${filter} in stream ${binding.stream}`, () =>
-    link.jsm.streams.info(binding.stream, { subjects_filter: filter }),
+  const info = await throughElection(link, binding.stream, `cannot list ${filter} in stream ${binding.stream}`, (ms) =>
+    within(ms, link.jsm.streams.info(binding.stream, { subjects_filter: filter })),
   );
   return info.state.subjects ?? {};
 }
@@ -55,21 +60,22 @@ export interface RunRead {
 /** Every stored line of run `id` in stream order, or null when the run has no subjects. */
 export function readRun(link: Link, binding: StreamBinding, id: string): Promise<RunRead | null> {
   // A read cut short by an election starts again from the snapshot.
-  return throughElection(link, binding.stream, `cannot read run ${id} from stream ${binding.stream}`, () => readRunOnce(link, binding, id));
+  return throughElection(link, binding.stream, `cannot read run ${id} from stream ${binding.stream}`, (ms) => readRunOnce(link, binding, id, ms));
 }
 
-async function readRunOnce(link: Link, binding: StreamBinding, id: string): Promise<RunRead | null> {
+/** One attempt at reading run `id`, each request answered within `timeoutMs`. */
+async function readRunOnce(link: Link, binding: StreamBinding, id: string, timeoutMs: number): Promise<RunRead | null> {
   const filter = runFilter(binding.prefix, id);
-  const info = await link.jsm.streams.info(binding.stream, { subjects_filter: filter });
+  const info = await within(timeoutMs, link.jsm.streams.info(binding.stream, { subjects_filter: filter }));
   const total = Object.values(info.state.subjects ?? {}).reduce((a, b) => a + b, 0);
   if (total === 0) return null;
   const lines: string[] = [];
   let updated = new Date(0);
-  const consumer = await link.js.consumers.get(binding.stream, { filter_subjects: filter, deliver_policy: 'all' });
+  const consumer = await within(timeoutMs, link.js.consumers.get(binding.stream, { filter_subjects: filter, deliver_policy: 'all' }));
   try {
     while (lines.length < total) {
       const want = Math.min(FETCH_BATCH, total - lines.length);
-      const batch = await consumer.fetch({ max_messages: want, expires: link.timeoutMs });
+      const batch = await consumer.fetch({ max_messages: want, expires: Math.max(MIN_FETCH_EXPIRES_MS, timeoutMs) });
       let got = 0;
       for await (const m of batch) {
         lines.push(lineOf(binding.stream, m.subject, m.data));
@@ -80,7 +86,7 @@ async function readRunOnce(link: Link, binding: StreamBinding, id: string): Prom
       if (got < want) throw new NoAnswer(`the read came up short (${lines.length} of ${total} records)`);
     }
   } finally {
-    await consumer.delete().catch(() => {});
+    await within(timeoutMs, consumer.delete()).catch(() => {});
   }
   return { lines, updated };
 }

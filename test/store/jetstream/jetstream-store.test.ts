@@ -202,11 +202,12 @@ describe.skipIf(!nats.enabled)('jetstream store', () => {
       await first.append(at(2, assistant(0, ['t1'])));
       expect(await b.delete('gone')).toBe(true);
       const late = await failure(first.append(at(3, toolResult('t1'))));
-      expect(late.code).toBe('not_found');
+      expect(late.code).toBe('journal_gone');
       // Before 2.11 the record subject was free, so the record landed and was taken back out; from 2.11 the fence refused it.
       expect(late.message).toBe(
         `cannot append seq 3 to run gone in stream ${stream}: run gone was removed from stream ${stream} while it was being written ` +
-          `(its meta record is gone)${(a as JetStreamStore).tailFence ? '' : '; the record was taken back out'}`,
+          `(its meta record is gone); seq 3 and what follows are not kept${(a as JetStreamStore).tailFence ? '' : ' (the record was taken back out)'}. ` +
+          'Restore the run from a copy, or start a new run',
       );
       expect(first.lastSeq).toBe(2);
       expect((await failure(b.load('gone'))).code).toBe('not_found');

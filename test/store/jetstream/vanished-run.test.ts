@@ -49,13 +49,14 @@ describe.skipIf(!nats.enabled)('jetstream: a run that disappears while it is wri
     const { store, journal, stream, prefix } = await runningWriter('purged');
     await jsm.streams.purge(stream, { filter: `${prefix}.purged.>` });
     const err = await caught(journal.append(at(3, toolResult('t1'))));
-    expect(err.code).toBe('not_found');
-    expect(err.message).toMatch(
-      new RegExp(`^cannot append seq 3 to run purged in stream ${stream}: run purged was removed from stream ${stream} while it was being written \\(its meta record is gone\\)`),
+    expect(err.code).toBe('journal_gone');
+    expect(err.message).toBe(
+      `cannot append seq 3 to run purged in stream ${stream}: run purged was removed from stream ${stream} while it was being written ` +
+        '(its meta record is gone); seq 3 and what follows are not kept (the record was taken back out). Restore the run from a copy, or start a new run',
     );
     expect(journal.lastSeq).toBe(2);
     // The terminal record a runner writes next fails the same way.
-    expect((await caught(journal.append(at(3, completed)))).code).toBe('not_found');
+    expect((await caught(journal.append(at(3, completed)))).code).toBe('journal_gone');
     expect(await subjects(stream)).toEqual({});
     await journal.close();
     expect((await caught(store.load('purged'))).code).toBe('not_found');
@@ -69,7 +70,7 @@ describe.skipIf(!nats.enabled)('jetstream: a run that disappears while it is wri
     await again.append(at(3, toolResult('t1')));
     await jsm.streams.purge(stream, { filter: `${prefix}.resumed.>` });
     const err = await caught(again.append(at(4, completed)));
-    expect(err.code).toBe('not_found');
+    expect(err.code).toBe('journal_gone');
     expect(err.message).toContain('run resumed was removed from stream');
     expect(await subjects(stream)).toEqual({});
     await again.close();
@@ -82,8 +83,9 @@ describe.skipIf(!nats.enabled)('jetstream: a run that disappears while it is wri
     const other = await JetStreamStore.connect({ stream, nats: { url: nats.server().url }, timeoutMs: 2_000 });
     await (await other.create('reborn', meta('reborn', { prompt: 'the new one' }))).close();
     const err = await caught(journal.append(at(3, toolResult('t1'))));
-    expect(err.code).toBe('locked');
+    expect(err.code).toBe('journal_gone');
     expect(err.message).toContain('run reborn was removed and created again in stream');
+    expect(err.message).toContain('(the record was taken back out)');
     const loaded = await other.load('reborn');
     expect(loaded.records.map((r) => r.seq)).toEqual([1]);
     expect(loaded.state.prompt).toBe('the new one');
@@ -96,11 +98,14 @@ describe.skipIf(!nats.enabled)('jetstream: a run that disappears while it is wri
     const { store, journal, stream } = await runningWriter('unstreamed');
     await jsm.streams.delete(stream);
     const err = await caught(journal.append(at(3, toolResult('t1'))));
-    expect(err.code).toBe('stream_config');
+    expect(err.code).toBe('journal_gone');
     expect(err.message).toBe(
       `cannot append seq 3 to run unstreamed in stream ${stream}: stream ${stream} no longer exists at ${nats.server().url}: ` +
-        `it was deleted while run unstreamed was being written, and the run's records with it`,
+        `it was deleted while run unstreamed was being written, and the run's records with it; seq 3 and what follows are not kept. ` +
+        'Restore the run from a copy, or start a new run',
     );
+    // A reader of the same store is told the stream is missing, with the command that creates one.
+    expect((await caught(store.load('unstreamed'))).code).toBe('stream_config');
     await journal.close();
     await store.close();
   });
@@ -110,11 +115,11 @@ describe.skipIf(!nats.enabled)('jetstream: a run that disappears while it is wri
     await jsm.streams.delete(stream);
     await addStream(nats.server().url, journalStream(stream, prefix));
     const err = await caught(journal.append(at(3, toolResult('t1'))));
-    expect(err.code).toBe('stream_config');
+    expect(err.code).toBe('journal_gone');
     expect(err.message).toMatch(
       new RegExp(
         `^cannot append seq 3 to run replaced in stream ${stream}: stream ${stream} was deleted and created again while run replaced was being written ` +
-          `\\(created \\S+ when the run was opened, \\S+ now\\), and the run's records went with the old stream`,
+          `\\(created \\S+ when the run was opened, \\S+ now\\), and the run's records went with the old stream; seq 3 and what follows are not kept \\(the record was taken back out\\)\\.`,
       ),
     );
     expect(await subjects(stream)).toEqual({});
