@@ -40,7 +40,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { PubAck, StoredMsg } from '@nats-io/jetstream';
-import { LogbookError, isLogbookError } from '../../core/index.js';
+import { LogbookError } from '../../core/index.js';
 import type { HeldRun } from '../backend.js';
 import type { StreamBinding } from './binding.js';
 import { unavailable, type Link } from './connection.js';
@@ -131,32 +131,31 @@ export class HeldSubjects implements HeldRun {
     if (this.link.maxPayload > 0 && size > this.link.maxPayload) {
       throw unavailable(`${what}: the record is ${size} bytes and the NATS server takes at most ${this.link.maxPayload} (its max_payload setting)`);
     }
-    /** Set once an attempt's ack is lost: from then on the record may be stored. */
+    /** Set once an attempt's ack is lost or the fence refuses it: from then on the record may be stored. */
     let unsure = false;
-    let stored: number;
-    try {
-      stored = await throughElection(
-        this.link,
-        this.binding.stream,
-        () => (unsure ? `${what}: its ack never came, so it may or may not be stored` : what),
-        async (timeoutMs) => {
-          try {
-            // A duplicate ack means the stream already holds this very message id: this record, ours.
-            return (await this.publish(subject, body, msgId, timeoutMs)).seq;
-          } catch (err) {
-            if (isFenced(err, this.link)) return await this.settle(seq, subject, msgId, what, timeoutMs);
-            if (mayBeStored(err)) unsure = true;
-            throw err;
-          }
-        },
-        { missing: () => this.streamDeleted(what, seq) },
-      );
-    } catch (err) {
-      if (unsure && isLogbookError(err, 'unavailable')) {
-        throw unavailable(`${err.message}; open the run again to find out: a stored record is kept, a missing one is appended again`, err);
-      }
-      throw err;
-    }
+    const stored = await throughElection(
+      this.link,
+      this.binding.stream,
+      what,
+      async (timeoutMs) => {
+        let ack: PubAck;
+        try {
+          ack = await this.publish(subject, body, msgId, timeoutMs);
+        } catch (err) {
+          if (mayBeStored(err)) unsure = true;
+          if (!isFenced(err, this.link)) throw err;
+          // Something holds the subject: this very record, until the read-back says otherwise.
+          unsure = true;
+          return await this.settle(seq, subject, msgId, what, timeoutMs);
+        }
+        // A duplicate ack means the stream already holds this very message id: this record, ours.
+        return ack.seq;
+      },
+      {
+        missing: () => this.streamDeleted(what, seq),
+        unsettled: () => (unsure ? 'it may or may not be stored: open the run again to find out (a stored record is kept, a missing one is appended again)' : null),
+      },
+    );
     this.tail = stored;
     await this.confirmRun(seq, stored, msgId, what);
   }

@@ -74,12 +74,11 @@ const LEADERLESS_CODES: ReadonlySet<number> = new Set([10008, 10009, 10118, 1011
  * - `leaderless`: nothing answered for the stream in time, or it said it has no leader;
  * - `unanswered`: a publish found no responders, which is a stream without a
  *   leader or one that does not exist (the stream is asked which);
- * - `final`: anything else, including every LogbookError an operation throws.
+ * - `final`: anything else.
  */
 type Failure = 'missing' | 'leaderless' | 'unanswered' | 'final';
 
 function classify(err: unknown): Failure {
-  if (err instanceof LogbookError) return 'final';
   const e = err as { name?: string; code?: number; cause?: { name?: string } } | undefined;
   switch (e?.name) {
     case 'StreamNotFoundError':
@@ -118,42 +117,48 @@ async function probe(link: Link, stream: string, timeoutMs: number): Promise<Pro
 export interface ElectionOptions {
   /** The error for a stream that no longer exists; by default the one naming the `nats stream add` line. */
   missing?: () => LogbookError;
+  /**
+   * What the failed attempts have left unknown (an append whose ack was lost
+   * may be stored), said at the end of the errors the wait itself makes. An
+   * error `op` throws is its own and passes unchanged.
+   */
+  unsettled?: () => string | null;
 }
 
 /**
  * Runs `op`, retrying it while the stream has no leader, for at most the link's
- * leader wait. `what` names the operation in errors; a function is asked when
- * an error is made, so it can say what the attempts so far have left unknown.
- * Errors are LogbookErrors: `op`'s own pass through unchanged.
+ * leader wait. `what` names the operation in errors. Errors are LogbookErrors:
+ * `op`'s own pass through unchanged.
  */
-export async function throughElection<T>(
-  link: Link,
-  stream: string,
-  what: string | (() => string),
-  op: Attempt<T>,
-  options: ElectionOptions = {},
-): Promise<T> {
-  const describe = typeof what === 'string' ? () => what : what;
+export async function throughElection<T>(link: Link, stream: string, what: string, op: Attempt<T>, options: ElectionOptions = {}): Promise<T> {
   const deadline = Date.now() + link.leaderWaitMs;
   const retryMs = Math.min(link.timeoutMs, RETRY_ATTEMPT_MS);
+  /** An error the wait makes, with what the attempts left unknown. */
+  const failed = (err: LogbookError): LogbookError => {
+    const unsettled = options.unsettled?.();
+    return unsettled ? new LogbookError(err.code, `${err.message}; ${unsettled}`, { cause: err }) : err;
+  };
   let endWait: (() => void) | null = null;
   try {
     for (let attempt = 0; ; attempt++) {
-      await link.ensureConnected(describe());
+      await link.ensureConnected(what).catch((err: LogbookError) => {
+        throw failed(err);
+      });
       let cause: unknown;
       let kind: Failure | Probe;
       try {
         return await op(attempt === 0 ? link.timeoutMs : retryMs);
       } catch (err) {
+        if (err instanceof LogbookError) throw err;
         cause = err;
         kind = classify(err);
       }
-      if (kind === 'final') throw link.failure(describe(), cause);
+      if (kind === 'final') throw failed(link.failure(what, cause));
       if (kind !== 'missing') endWait ??= link.beginWait(`waiting for the leader of stream ${stream}`);
       if (kind === 'unanswered') kind = await probe(link, stream, retryMs);
       if (kind === 'missing') throw options.missing?.() ?? missingStream(stream, link.url);
-      if (kind === 'off') throw jetStreamOff(link.url, cause);
-      if (Date.now() >= deadline) throw noLeader(link, stream, describe(), kind, cause);
+      if (kind === 'off') throw failed(jetStreamOff(link.url, cause));
+      if (Date.now() >= deadline) throw failed(noLeader(link, stream, what, kind, cause));
       await sleep(RETRY_PAUSES_MS[Math.min(attempt, RETRY_PAUSES_MS.length - 1)]);
     }
   } finally {
