@@ -61,6 +61,8 @@ export class Link {
   private readonly listeners = new Set<() => void>();
   /** Operations waiting through an election right now; the listener hears of the first and the last. */
   private waiting = 0;
+  /** Until when a stream this link uses is taken to be electing (or just done electing) a leader. */
+  private electingUntil = 0;
 
   constructor(
     readonly nc: NatsConnection,
@@ -166,6 +168,16 @@ export class Link {
       ended = true;
       if (--this.waiting === 0) this.onWait(null);
     };
+  }
+
+  /** Notes that a stream had no leader just now: for a while every request expects it may not be answered. */
+  noteElection(): void {
+    this.electingUntil = Date.now() + this.leaderWaitMs;
+  }
+
+  /** Whether a stream had no leader within the last leader wait. */
+  get electing(): boolean {
+    return Date.now() < this.electingUntil;
   }
 
   /** Maps a client error to `unavailable`, naming the operation. */

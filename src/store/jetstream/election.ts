@@ -10,7 +10,8 @@
  * once or recognises as already stored.
  *
  * What ends a wait is said for what it is:
- * - the stream no longer exists: `stream_config`, at once, nothing to wait for;
+ * - the stream no longer exists: `stream_config`, at once, nothing to wait for
+ *   (a writer says instead that its journal is gone, appends.ts);
  * - the servers cannot be reached: `unavailable`, once the connection has not
  *   come back within the request timeout (Link.ensureConnected);
  * - the stream has no leader: `unavailable`, once the leader wait has passed.
@@ -37,8 +38,9 @@ const RETRY_PAUSES_MS = [100, 250, 500, 1000];
 /**
  * How long a retry waits for its answer (at most the link's request timeout).
  * A request sent while a stream has no leader is never answered, so a short
- * bound lets the next attempt find the new leader soon after it is elected; the
- * first attempt has the whole request timeout.
+ * bound lets the next attempt find the new leader soon after it is elected. A
+ * first attempt has the whole request timeout, unless the link saw an election
+ * lately: then it too is a retry of sorts.
  */
 const RETRY_ATTEMPT_MS = 1_000;
 
@@ -147,14 +149,18 @@ export async function throughElection<T>(link: Link, stream: string, what: strin
       let cause: unknown;
       let kind: Failure | Probe;
       try {
-        return await op(attempt === 0 ? link.timeoutMs : retryMs);
+        return await op(attempt === 0 && !link.electing ? link.timeoutMs : retryMs);
       } catch (err) {
         if (err instanceof LogbookError) throw err;
         cause = err;
         kind = classify(err);
       }
       if (kind === 'final') throw failed(link.failure(what, cause));
-      if (kind !== 'missing') endWait ??= link.beginWait(`waiting for the leader of stream ${stream}`);
+      // A dropped connection is waited for (and reported) by ensureConnected, next time round.
+      if (kind !== 'missing' && link.connected) {
+        link.noteElection();
+        endWait ??= link.beginWait(`waiting for the leader of stream ${stream}`);
+      }
       if (kind === 'unanswered') kind = await probe(link, stream, retryMs);
       if (kind === 'missing') throw options.missing?.() ?? missingStream(stream, link.url);
       if (kind === 'off') throw failed(jetStreamOff(link.url, cause));

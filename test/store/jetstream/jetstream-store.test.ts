@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JetStreamStore, JournalStore, encodeRecord, openStore, type Store } from '../../../src/index.js';
 import { addStream, freshJetStreamBackend, freshJetStreamStore, journalStream } from '../../helpers/jetstream.js';
 import { caught as failure } from '../../helpers/errors.js';
-import { useNatsServer } from '../../helpers/nats-server.js';
+import { startNatsServer, useNatsServer } from '../../helpers/nats-server.js';
 import { assistant, at, completed, meta, toolResult } from '../../helpers/records.js';
 import { storeContract } from '../contract.js';
 
@@ -60,6 +60,17 @@ describe.skipIf(!nats.enabled)('jetstream store', () => {
       expect(err.message).toContain(
         "nats stream add NOSUCH --subjects 'logbook.nosuch.>' --max-msgs-per-subject=1 --discard=new --discard-per-subject",
       );
+    });
+
+    it('says so when the server does not serve JetStream', async () => {
+      const plain = await startNatsServer({ jetstream: false });
+      try {
+        const err = await failure(JetStreamStore.connect({ stream: 'X', nats: { url: plain.url }, timeoutMs: 1000 }));
+        expect(err.code).toBe('unavailable');
+        expect(err.message).toBe(`JetStream is not enabled at ${plain.url}: run nats-server with -js (and -sd DIR for its store)`);
+      } finally {
+        await plain.dispose();
+      }
     });
 
     it('fails cleanly when no server answers', async () => {
