@@ -107,7 +107,7 @@ describe.skipIf(!nats.enabled)('jetstream store on a three-node cluster', () => 
       expect(loaded.state.pending).toBeNull();
       expect(loaded.state.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
     }
-    // Exactly one message per record subject: nothing stored twice.
+    // The three runs and nothing else: no run half-made by a retried create.
     expect((await onFollower.list()).map((r) => r.runId).sort()).toEqual(['on-follower', 'on-leader', 'resumed']);
     await onLeader.close();
     await onFollower.close();
