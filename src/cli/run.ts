@@ -107,7 +107,10 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     stopServers = configured.close;
     const { agent } = configured;
     progress.stop();
-    if (!flags.ephemeral) store = await storeFor(environment, { config, stateDir: flags.stateDir });
+    // A store waiting for a stream leader says so on the spinner, timing the wait. A journal
+    // append ends a model call or a tool run, whose spinner stops right after it anyway.
+    const onWait = (waitingFor: string | null): void => (waitingFor === null ? progress.stop() : progress.start(waitingFor));
+    if (!flags.ephemeral) store = await storeFor(environment, { config, stateDir: flags.stateDir, onWait });
     if (flags.resume !== undefined || flags.continue) {
       run = await continueRun(store!, flags, words, { agent, err, note, progress: (t) => progress.write(t) });
     } else {

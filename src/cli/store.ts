@@ -9,6 +9,7 @@ import type { Command } from 'commander';
 import { DEFAULT_CONFIG_FILE, loadConfig, type LogbookConfig } from '../config/config.js';
 import { LogbookError } from '../core/index.js';
 import { openStore } from '../store/registry.js';
+import type { WaitListener } from '../store/backend.js';
 import type { Store } from '../store/store.js';
 import type { Environment } from './environment.js';
 
@@ -54,10 +55,13 @@ export function findConfig(given: string | undefined, environment: Environment):
   return path === undefined ? undefined : loadConfig(path);
 }
 
-/** Opens the configured backend, or the file store when there is no config. */
-export function storeFor(environment: Environment, options: { config?: LogbookConfig | undefined; stateDir?: string | undefined }): Promise<Store> {
+/** Opens the configured backend, or the file store when there is no config; `onWait` hears of the backend's long waits. */
+export function storeFor(
+  environment: Environment,
+  options: { config?: LogbookConfig | undefined; stateDir?: string | undefined; onWait?: WaitListener },
+): Promise<Store> {
   const { config } = options;
-  const context = { stateDir: options.stateDir ?? environment.defaultStateDir };
+  const context = { stateDir: options.stateDir ?? environment.defaultStateDir, ...(options.onWait !== undefined ? { onWait: options.onWait } : {}) };
   if (config === undefined) return openStore('file', {}, context);
   return openStore(config.session.backend, config.session.options, {
     ...context,

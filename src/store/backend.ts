@@ -94,12 +94,21 @@ export interface NatsSettings {
   creds?: string;
 }
 
+/**
+ * Hears what a backend is waiting for, so a caller can show it (a spinner
+ * saying "waiting for the leader of stream RUNS"), and null once it waits no
+ * more. Only waits a caller would otherwise see as a hang are reported.
+ */
+export type WaitListener = (waitingFor: string | null) => void;
+
 export interface BackendContext {
   /** A state directory D: the file backend keeps journals in D/runs. */
   stateDir?: string;
   /** The directory of the config file, against which relative option paths resolve. */
   configDir?: string;
   nats?: NatsSettings;
+  /** Told of the backend's long waits (a JetStream leader election). */
+  onWait?: WaitListener;
 }
 
 /**

@@ -4,11 +4,15 @@
  * created first, as an operator would. A scripted multi-tool run is killed,
  * inspected, resumed and compared with the uninterrupted run; runs are copied
  * file -> JetStream -> file and removed; the server is stopped in the middle of
- * a run; an ack is lost on the way back; and each command dials NATS once.
+ * a run; an ack is lost on the way back; a run's journal is removed (its
+ * subjects purged, its stream replaced) while it runs; and each command dials
+ * NATS once.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { streamAddCommand } from '../../src/store/jetstream/binding.js';
@@ -45,7 +49,7 @@ function writeConfig(name: string, session: string): string {
   return path;
 }
 
-const jetstreamSession = (url: string): string => `session:\n  backend: jetstream\n  options:\n    stream: ${STREAM}\nnats:\n  url: ${url}`;
+const jetstreamSession = (url: string, stream = STREAM): string => `session:\n  backend: jetstream\n  options:\n    stream: ${stream}\nnats:\n  url: ${url}`;
 
 let js: string; // the config on the JetStream backend
 let file: string; // the same agent on the file backend
@@ -125,7 +129,7 @@ describe.skipIf(!nats.enabled)('the logbook command on the jetstream backend', (
 
   afterAll(() => {
     // Release any slow note a failed test left waiting.
-    for (const id of ['bounce']) writeFileSync(join(dir, `${id}.notes.go`), '');
+    for (const id of ['bounce', 'purged', 'replaced']) writeFileSync(join(dir, `${id}.notes.go`), '');
   });
 
   it('a run killed mid-batch is listed open with its in-flight batch, and resumes reusing what was journaled, dialing once', async () => {
@@ -264,6 +268,47 @@ describe.skipIf(!nats.enabled)('the logbook command on the jetstream backend', (
     // d's result never reached the journal, so d ran again; nothing else did, and no model turn was paid twice.
     expect(lines(a.notes)).toEqual(['a', 'b', 'c', 'd', 'd', 'e']);
     expect(turnsAsked(a.turns)).toEqual([0, 1, 2]);
+  }, 90_000);
+
+  it.each([
+    ['its subjects purged', 'purged', 'run purged was removed from stream GONE_purged while it was being written \\(its meta record is gone\\)'],
+    ['its stream deleted and created again', 'replaced', 'stream GONE_replaced was deleted and created again while run replaced was being written \\(created \\S+ when the run was opened, \\S+ now\\)'],
+  ])("a run's journal removed while a tool runs (%s): the run fails with exit 1 saying so, and runs nothing more", async (_how, id, cause) => {
+    const stream = `GONE_${id}`;
+    const prefix = `logbook.gone.${id}`;
+    await addStream(nats.server().url, journalStream(stream, prefix));
+    const config = writeConfig(stream, jetstreamSession(nats.server().url, stream));
+    const a = attempt(id, { SLOW_NOTE: 'd' });
+    const done = finished(spawnCli(['run', '--config', config, '--name', a.id, PROMPT], { cwd: dir, env: a.env }), 60_000);
+    await until(`${a.notes}.started`); // note d is running: c's result (seq 6) is journaled
+    const nc = await connect({ servers: nats.server().url });
+    try {
+      const jsm = await jetstreamManager(nc);
+      if (id === 'purged') {
+        await jsm.streams.purge(stream, { filter: `${prefix}.${id}.>` }); // what \`nats stream purge --subject\` does
+      } else {
+        await jsm.streams.delete(stream);
+        await jsm.streams.add(journalStream(stream, prefix));
+      }
+    } finally {
+      await nc.close();
+      writeFileSync(`${a.notes}.go`, '');
+    }
+    const failed = await done;
+    expect(failed.code).toBe(1);
+    expect(errorLine(failed)).toMatch(
+      new RegExp(
+        `^logbook: cannot append seq 7 to run ${id} in stream ${stream}: ${cause}.*; seq 7 and what follows are not kept \\(the record was taken back out\\)\\. ` +
+          'Restore the run from a copy, or start a new run',
+      ),
+    );
+    // No answer reported, no tool after d run, and nothing written into what was left.
+    expect(failed.stdout).toBe('');
+    expect(lines(a.notes)).toEqual(['a', 'b', 'c', 'd']);
+    expect(turnsAsked(a.turns)).toEqual([0, 1]);
+    const show = await cli(['session', 'show', a.id, '--config', config]);
+    expect(show.code).toBe(1);
+    expect(errorLine(show)).toBe(`logbook: no run ${id}; \`logbook session ls\` lists the runs`);
   }, 90_000);
 
   describe('an ack lost on the way back', () => {

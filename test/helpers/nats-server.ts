@@ -1,5 +1,5 @@
 /**
- * A real nats-server for tests: JetStream on, bound to loopback on an ephemeral
+ * A real nats-server for tests: JetStream on (unless asked otherwise), bound to loopback on an ephemeral
  * port, with its own store directory. stop() and restart() keep the port and
  * the store directory, so a restarted server holds the same streams at the same
  * URL. A test file starts one in beforeAll and stops it in afterAll. With
@@ -35,6 +35,8 @@ export function natsTestsEnabled(): boolean {
 export interface NatsServerOptions {
   /** Serve the HTTP monitoring endpoints on an ephemeral loopback port. */
   monitor?: boolean;
+  /** Run without JetStream (it is on unless this is false). */
+  jetstream?: boolean;
 }
 
 export interface NatsServer {
@@ -64,7 +66,7 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
 
   const launch = (port: number): Promise<number> =>
     new Promise((resolvePort, reject) => {
-      const args = ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir];
+      const args = ['-a', '127.0.0.1', '-p', String(port), ...(options.jetstream === false ? [] : ['-js', '-sd', storeDir])];
       if (monitorPort !== 0) args.push('-m', String(monitorPort));
       const child = spawn('nats-server', args, {
         stdio: ['ignore', 'ignore', 'pipe'],

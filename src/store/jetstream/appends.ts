@@ -22,6 +22,21 @@
  * a failed tool result) is refused, whether the server's duplicate check or the
  * read-back sees it, instead of being told a record it never stored is durable.
  * lastSeq advances only after the ack or the adoption.
+ *
+ * Every publish waits through a stream leader election (election.ts). A retry
+ * publishes the very same message (id and body) again, so the stream stores it
+ * once: it answers with a duplicate ack, or the fence refuses it and the
+ * read-back finds this writer's id, or it was never stored and is stored now.
+ * Never twice, and never another record at that seq (the per-subject limit).
+ *
+ * A record is durable only in the run it was written to. After each write the
+ * run's meta record is read back and compared with the one this writer bound
+ * (its stream sequence and stored time): when it is gone (the run's subjects
+ * were purged) or is another message (the run, or the whole stream, was removed
+ * and created again), the record just written is taken back out and the write
+ * fails (`journal_gone`) saying which, so a writer never reports success into a
+ * run that no longer exists. The stream's creation time, read when the store bound it,
+ * tells a replaced stream from a removed run.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { PubAck, StoredMsg } from '@nats-io/jetstream';
@@ -29,8 +44,9 @@ import { LogbookError } from '../../core/index.js';
 import type { HeldRun } from '../backend.js';
 import type { StreamBinding } from './binding.js';
 import { unavailable, type Link } from './connection.js';
-import { lastMessage } from './reads.js';
-import { recordSubject, runFilter } from './subjects.js';
+import { NoAnswer, throughElection, within } from './election.js';
+import { lastMessageOnce } from './reads.js';
+import { metaSubject, recordSubject, runFilter } from './subjects.js';
 
 const MSG_ID_HEADER = 'Nats-Msg-Id';
 
@@ -49,14 +65,10 @@ function isFenced(err: unknown, link: Link): boolean {
   return e.code === codes.StreamWrongLastSequence || e.code === codes.StreamWrongLastSequenceUnknown || e.code === STREAM_STORE_FAILED;
 }
 
-/** The publish never reached a stream: nothing was stored. */
-function notStored(err: unknown, link: Link): boolean {
+/** The publish may have been stored though no ack came back. */
+function mayBeStored(err: unknown): boolean {
   const name = (err as Error | undefined)?.name;
-  return name === 'JetStreamNotEnabled' || (name === 'JetStreamApiError' && !isFenced(err, link));
-}
-
-class ConnectionDropped extends Error {
-  override readonly name = 'ConnectionDropped';
+  return name === 'TimeoutError' || name === 'NoAnswer';
 }
 
 export function mintNonce(): string {
@@ -68,19 +80,48 @@ function messageId(nonce: string, seq: number, body: string): string {
   return `${nonce}-${seq}-${createHash('sha256').update(body).digest('base64url').slice(0, 22)}`;
 }
 
+/** A run's meta message as a writer bound it: its stream sequence and its stored time (RFC 3339, nanoseconds). */
+export interface MetaMark {
+  seq: number;
+  time: string;
+}
+
+export interface HeldSubjectsOptions {
+  runId: string;
+  link: Link;
+  binding: StreamBinding;
+  /** The stream's creation time when the store bound it. */
+  streamCreated: string;
+  /** The stream sequence of the run's last message (0 when none): what the 2.11 fence expects. */
+  tail: number;
+  /** The run's meta as opened; null when creating it (the first write is the meta). */
+  meta: MetaMark | null;
+  onRelease: () => void;
+}
+
 /** A run held by this writer: the fence of its appends, and the nonce of its message ids. */
 export class HeldSubjects implements HeldRun {
+  readonly runId: string;
+  private readonly link: Link;
+  private readonly binding: StreamBinding;
+  private readonly streamCreated: string;
+  private tail: number;
+  private meta: MetaMark | null;
+  private readonly onRelease: () => void;
   private released = false;
   private readonly nonce = mintNonce();
 
-  constructor(
-    readonly runId: string,
-    private readonly link: Link,
-    private readonly binding: StreamBinding,
-    /** The stream sequence of the run's last message (0 when none): what the 2.11 fence expects. */
-    private tail: number,
-    private readonly onRelease: () => void,
-  ) {}
+  constructor(options: HeldSubjectsOptions) {
+    ({
+      runId: this.runId,
+      link: this.link,
+      binding: this.binding,
+      streamCreated: this.streamCreated,
+      tail: this.tail,
+      meta: this.meta,
+      onRelease: this.onRelease,
+    } = options);
+  }
 
   async write(seq: number, body: string): Promise<void> {
     const subject = recordSubject(this.binding.prefix, this.runId, seq);
@@ -90,31 +131,47 @@ export class HeldSubjects implements HeldRun {
     if (this.link.maxPayload > 0 && size > this.link.maxPayload) {
       throw unavailable(`${what}: the record is ${size} bytes and the NATS server takes at most ${this.link.maxPayload} (its max_payload setting)`);
     }
-    await this.link.ensureConnected(what);
-    let stored: number;
-    try {
-      const ack = await this.publish(subject, body, msgId);
-      // A duplicate ack means the stream already holds this very message id: this record, ours.
-      stored = ack.seq;
-    } catch (err) {
-      if (notStored(err, this.link)) throw this.link.failure(what, err);
-      stored = await this.settle(seq, subject, msgId, err, what);
-    }
+    /** Set once an attempt's ack is lost or the fence refuses it: from then on the record may be stored. */
+    let unsure = false;
+    const stored = await throughElection(
+      this.link,
+      this.binding.stream,
+      what,
+      async (timeoutMs) => {
+        let ack: PubAck;
+        try {
+          ack = await this.publish(subject, body, msgId, timeoutMs);
+        } catch (err) {
+          if (mayBeStored(err)) unsure = true;
+          if (!isFenced(err, this.link)) throw err;
+          // Something holds the subject: this very record, until the read-back says otherwise.
+          unsure = true;
+          return await this.settle(seq, subject, msgId, what, timeoutMs);
+        }
+        // A duplicate ack means the stream already holds this very message id: this record, ours.
+        return ack.seq;
+      },
+      {
+        missing: () => this.streamDeleted(what, seq),
+        unsettled: () => (unsure ? 'it may or may not be stored: open the run again to find out (a stored record is kept, a missing one is appended again)' : null),
+      },
+    );
     this.tail = stored;
+    await this.confirmRun(seq, stored, msgId, what);
   }
 
-  private async publish(subject: string, body: string, msgId: string): Promise<PubAck> {
+  private async publish(subject: string, body: string, msgId: string, timeoutMs: number): Promise<PubAck> {
     const fence = this.link.tailFence
       ? { lastSubjectSequence: this.tail, lastSubjectSequenceSubject: runFilter(this.binding.prefix, this.runId) }
       : { lastSubjectSequence: 0 };
-    const sent = this.link.js.publish(subject, body, { msgID: msgId, expect: fence, timeout: this.link.timeoutMs });
+    const sent = this.link.js.publish(subject, body, { msgID: msgId, expect: fence, timeout: timeoutMs });
     sent.catch(() => {}); // settled below, or abandoned when the connection drops first
     const drop = this.link.onDrop();
     try {
       return await Promise.race([
         sent,
         drop.dropped.then(() => {
-          throw new ConnectionDropped('the connection dropped before the ack arrived');
+          throw new NoAnswer('the connection dropped before the ack arrived');
         }),
       ]);
     } finally {
@@ -123,19 +180,12 @@ export class HeldSubjects implements HeldRun {
   }
 
   /**
-   * After a refused or unacknowledged publish: reads the subject back and returns
-   * the stream sequence of our message when it is there.
+   * After a refused publish: reads the subject back and returns the stream
+   * sequence of our message when it is there. A failed read is thrown as the
+   * client's error, so the election wait retries the publish.
    */
-  private async settle(seq: number, subject: string, msgId: string, cause: unknown, what: string): Promise<number> {
-    const fenced = isFenced(cause, this.link);
-    const outcome = fenced ? 'the fence refused it' : 'its ack never came, so it may or may not be stored';
-    let found: StoredMsg | null;
-    try {
-      await this.link.ensureConnected(`${what}: ${outcome}`);
-      found = await lastMessage(this.link, this.binding, subject);
-    } catch (err) {
-      throw unavailable(`${(err as Error).message}; open the run again to find out: a stored record is kept, a missing one is appended again`, err);
-    }
+  private async settle(seq: number, subject: string, msgId: string, what: string, timeoutMs: number): Promise<number> {
+    const found = await lastMessageOnce(this.link, this.binding, subject, timeoutMs);
     const foundId = found?.header?.get(MSG_ID_HEADER) ?? '';
     if (found !== null && foundId === msgId) return found.seq;
     if (found !== null && foundId.startsWith(`${this.nonce}-${seq}-`)) {
@@ -144,21 +194,103 @@ export class HeldSubjects implements HeldRun {
           'open the run again to continue from what is stored',
       );
     }
-    if (found === null && !fenced) {
-      throw this.link.failure(`${what}: it was not stored`, cause);
-    }
     if (seq === 1) {
       throw new LogbookError(
         'exists',
         `run ${this.runId} already exists in stream ${this.binding.stream}; pick another id or remove it with \`logbook session rm ${this.runId}\``,
       );
     }
+    if (found === null) {
+      // The fence saw the run's tail move (2.11): the run may be gone altogether.
+      const meta = await lastMessageOnce(this.link, this.binding, metaSubject(this.binding.prefix, this.runId), timeoutMs);
+      if (!this.isBound(meta)) throw await this.vanished(what, seq, meta, null);
+    }
     const inspect = `inspect it with \`nats stream view ${this.binding.stream} --subject '${runFilter(this.binding.prefix, this.runId)}'\``;
     throw new LogbookError(
       'locked',
       found !== null
         ? `run ${this.runId} has another writer: stream ${this.binding.stream} already holds its seq ${seq}; ${inspect}`
-        : `run ${this.runId} changed under this writer in stream ${this.binding.stream} (another writer appended to it, or it was removed); ${inspect}`,
+        : `run ${this.runId} changed under this writer in stream ${this.binding.stream} (another writer appended to it); ${inspect}`,
+    );
+  }
+
+  /** Whether `meta` is the meta message this writer bound. */
+  private isBound(meta: StoredMsg | null): boolean {
+    return meta !== null && this.meta !== null && meta.seq === this.meta.seq && meta.timestamp === this.meta.time;
+  }
+
+  /**
+   * Checks, after record `seq` was stored at stream sequence `stored`, that the
+   * run is still the one this writer bound. Writing the meta itself (creating),
+   * it binds it.
+   */
+  private async confirmRun(seq: number, stored: number, msgId: string, what: string): Promise<void> {
+    const meta = await throughElection(
+      this.link,
+      this.binding.stream,
+      `seq ${seq} of run ${this.runId} was stored in stream ${this.binding.stream}, but whether the run is still there could not be checked`,
+      (ms) => lastMessageOnce(this.link, this.binding, metaSubject(this.binding.prefix, this.runId), ms),
+      { missing: () => this.streamDeleted(what, seq) },
+    );
+    if (this.meta === null && seq === 1 && meta !== null && meta.seq === stored) {
+      this.meta = { seq: meta.seq, time: meta.timestamp };
+      return;
+    }
+    if (this.isBound(meta)) return;
+    throw await this.vanished(what, seq, meta, { seq: stored, msgId });
+  }
+
+  /**
+   * Why the run this writer bound is not there any more (`journal_gone`), for
+   * an append of `seq`. `written`, the record just stored into what is left, is
+   * taken back out first when it is still there and still ours, so the run
+   * stays as removed as whoever removed it left it.
+   */
+  private async vanished(what: string, seq: number, meta: StoredMsg | null, written: { seq: number; msgId: string } | null): Promise<LogbookError> {
+    const { stream } = this.binding;
+    let created: string;
+    try {
+      const info = await throughElection(this.link, stream, what, (ms) => within(ms, this.link.jsm.streams.info(stream)), {
+        missing: () => this.streamDeleted(what, seq),
+      });
+      created = info.created;
+    } catch (err) {
+      return err instanceof LogbookError ? err : this.link.failure(what, err);
+    }
+    let lost = `seq ${seq} and what follows are not kept`;
+    if (written !== null) {
+      lost += (await this.takeBack(written.seq, written.msgId))
+        ? ' (the record was taken back out)'
+        : ` (the record is left at stream sequence ${written.seq}; remove what is left with \`logbook session rm ${this.runId}\`)`;
+    }
+    const cause =
+      created !== this.streamCreated
+        ? `stream ${stream} was deleted and created again while run ${this.runId} was being written ` +
+          `(created ${this.streamCreated} when the run was opened, ${created} now), and the run's records went with the old stream`
+        : meta === null
+          ? `run ${this.runId} was removed from stream ${stream} while it was being written (its meta record is gone)`
+          : `run ${this.runId} was removed and created again in stream ${stream} while this writer held it (its meta record is another message now)`;
+    return new LogbookError('journal_gone', `${what}: ${cause}; ${lost}. Restore the run from a copy, or start a new run`);
+  }
+
+  /** Deletes the message at stream sequence `seq` when it is this writer's `msgId`; true when it is gone. */
+  private async takeBack(seq: number, msgId: string): Promise<boolean> {
+    try {
+      const there = await this.link.jsm.streams.getMessage(this.binding.stream, { seq });
+      if (there === null) return true;
+      if (there.header?.get(MSG_ID_HEADER) !== msgId) return false;
+      return await this.link.jsm.streams.deleteMessage(this.binding.stream, seq, false);
+    } catch {
+      return false;
+    }
+  }
+
+  /** The error for a stream deleted under a writer appending `seq`. */
+  private streamDeleted(what: string, seq: number): LogbookError {
+    return new LogbookError(
+      'journal_gone',
+      `${what}: stream ${this.binding.stream} no longer exists at ${this.link.url}: it was deleted while run ${this.runId} was being written, ` +
+        `and the run's records with it; seq ${seq} and what follows are not kept. Restore the run from a copy, or start a new run`,
     );
   }
 

@@ -6,18 +6,43 @@
  *
  * Every wait is bounded: requests by `timeoutMs`, and while the connection is
  * down an operation waits at most `timeoutMs` for it to come back before failing
- * with `unavailable`. The client keeps reconnecting in the background.
+ * with `unavailable`. The client keeps reconnecting in the background, to every
+ * server the URL lists and every one the cluster tells it of. Waiting through a
+ * stream leader election is election.ts's, which reports its waits here.
  */
 import { readFileSync } from 'node:fs';
 import type { JetStreamApiCodes, JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { LogbookError } from '../../core/index.js';
-import type { NatsSettings } from '../backend.js';
+import type { NatsSettings, WaitListener } from '../backend.js';
 
 export const DEFAULT_TIMEOUT_MS = 5_000;
 
+/**
+ * The servers of a `nats.url`: one URL, or several separated by commas. The
+ * client takes several as a list (a single string is one server), and tries
+ * each in turn when it connects and reconnects.
+ */
+export function serverList(url: string): string[] {
+  return url
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+/** "the NATS server at URL" or "the NATS servers at A, B", for messages. */
+export function serversPhrase(url: string): string {
+  const servers = serverList(url);
+  return servers.length > 1 ? `the NATS servers at ${servers.join(', ')}` : `the NATS server at ${url}`;
+}
+
 /** The first server version whose publish fence can name a wildcard subject. */
 const TAIL_FENCE_SINCE: readonly [number, number] = [2, 11];
+
+/** The refusal for a server that does not serve JetStream at all. */
+export function jetStreamOff(url: string, cause?: unknown): LogbookError {
+  return unavailable(`JetStream is not enabled at ${url}: run nats-server with -js (and -sd DIR for its store)`, cause);
+}
 
 export function unavailable(message: string, cause?: unknown): LogbookError {
   return new LogbookError('unavailable', message, cause === undefined ? undefined : { cause });
@@ -34,6 +59,10 @@ export function supportsTailFence(version: string | undefined): boolean {
 export class Link {
   private up = true;
   private readonly listeners = new Set<() => void>();
+  /** Operations waiting through an election right now; the listener hears of the first and the last. */
+  private waiting = 0;
+  /** Until when a stream this link uses is taken to be electing (or just done electing) a leader. */
+  private electingUntil = 0;
 
   constructor(
     readonly nc: NatsConnection,
@@ -43,6 +72,9 @@ export class Link {
     readonly timeoutMs: number,
     /** The client's names for the API's error codes. */
     readonly apiCodes: typeof JetStreamApiCodes,
+    /** How long an operation waits through a stream leader election (election.ts). */
+    readonly leaderWaitMs: number,
+    private readonly onWait: WaitListener = () => {},
   ) {
     void this.watch();
   }
@@ -118,9 +150,34 @@ export class Link {
 
   /** Fails with `unavailable` when the connection does not come back in time. */
   async ensureConnected(what: string): Promise<void> {
-    if (!(await this.whenConnected())) {
-      throw unavailable(`${what}: the NATS server at ${this.url} is unreachable (waited ${this.timeoutMs} ms)`);
+    if (this.connected) return;
+    const endWait = this.beginWait(`waiting for ${serversPhrase(this.url)}`);
+    const up = await this.whenConnected().finally(endWait);
+    if (!up) {
+      const servers = serversPhrase(this.url);
+      throw unavailable(`${what}: ${servers} ${serverList(this.url).length > 1 ? 'are' : 'is'} unreachable (waited ${this.timeoutMs} ms)`);
     }
+  }
+
+  /** Tells the wait listener that one more operation waits for `what`; the returned function ends that wait. */
+  beginWait(what: string): () => void {
+    if (this.waiting++ === 0) this.onWait(what);
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      if (--this.waiting === 0) this.onWait(null);
+    };
+  }
+
+  /** Notes that a stream had no leader just now: for a while every request expects it may not be answered. */
+  noteElection(): void {
+    this.electingUntil = Date.now() + this.leaderWaitMs;
+  }
+
+  /** Whether a stream had no leader within the last leader wait. */
+  get electing(): boolean {
+    return Date.now() < this.electingUntil;
   }
 
   /** Maps a client error to `unavailable`, naming the operation. */
@@ -130,7 +187,7 @@ export class Link {
     const message = (err as Error | undefined)?.message ?? String(err);
     if (name === 'TimeoutError') return unavailable(`${what}: NATS at ${this.url} did not answer within ${this.timeoutMs} ms`, err);
     if (name === 'JetStreamNotEnabled') {
-      return unavailable(`${what}: no stream answered at ${this.url} (${message}); check that the stream still exists and the server runs with -js`, err);
+      return unavailable(`${what}: JetStream does not answer at ${this.url} (${message}); check that the server runs with -js`, err);
     }
     return unavailable(`${what}: ${message}`, err);
   }
@@ -140,8 +197,16 @@ export class Link {
   }
 }
 
+export interface DialOptions {
+  timeoutMs?: number;
+  /** How long an operation waits through a stream leader election. */
+  leaderWaitMs: number;
+  onWait?: WaitListener;
+}
+
 /** Dials NATS with the config's settings; fails with `unavailable` naming the URL. */
-export async function dial(settings: NatsSettings, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<Link> {
+export async function dial(settings: NatsSettings, options: DialOptions): Promise<Link> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const { connect, credsAuthenticator } = await import('@nats-io/transport-node');
   const { jetstream, jetstreamManager, JetStreamApiCodes } = await import('@nats-io/jetstream');
   let authenticator;
@@ -157,7 +222,7 @@ export async function dial(settings: NatsSettings, timeoutMs = DEFAULT_TIMEOUT_M
   let nc: NatsConnection;
   try {
     nc = await connect({
-      servers: settings.url,
+      servers: serverList(settings.url),
       timeout: timeoutMs,
       maxReconnectAttempts: -1,
       reconnectTimeWait: 500,
@@ -167,14 +232,13 @@ export async function dial(settings: NatsSettings, timeoutMs = DEFAULT_TIMEOUT_M
     throw unavailable(`cannot connect to NATS at ${settings.url}: ${(err as Error).message}; is nats-server running there?`, err);
   }
   try {
-    const jsm = await jetstreamManager(nc, { timeout: timeoutMs });
-    return new Link(nc, jetstream(nc, { timeout: timeoutMs }), jsm, settings.url, timeoutMs, JetStreamApiCodes);
+    // No account-info round trip here: in a cluster only the meta leader answers
+    // it, so it fails while one is elected. The backend's first stream request,
+    // which waits through elections, finds out whether JetStream answers at all.
+    const jsm = await jetstreamManager(nc, { timeout: timeoutMs, checkAPI: false });
+    return new Link(nc, jetstream(nc, { timeout: timeoutMs }), jsm, settings.url, timeoutMs, JetStreamApiCodes, options.leaderWaitMs, options.onWait);
   } catch (err) {
     await nc.close().catch(() => {});
-    const name = (err as Error).name;
-    if (name === 'JetStreamNotEnabled') {
-      throw unavailable(`JetStream is not enabled at ${settings.url}: run nats-server with -js (and -sd DIR for its store)`, err);
-    }
     throw unavailable(`cannot use JetStream at ${settings.url}: ${(err as Error).message}`, err);
   }
 }

@@ -11,19 +11,22 @@
  * names, and gives lastSeq (and, for the 2.11 tail fence, the stream sequence to
  * expect). What it cannot know is whether another process has the run open:
  * that writer is fenced out at its first conflicting append with `locked`, and
- * a writer that opens and never appends harms nothing. On servers before 2.11
- * the fence is per record subject, so a writer left holding a run that was
- * deleted and created again is not fenced until its seqs collide; delete() and
- * a recreate while a writer is live is the operator's to avoid there.
+ * a writer that opens and never appends harms nothing. A run removed (or its
+ * stream replaced) under a writer is found by the check after each append
+ * (appends.ts), on every server version.
+ *
+ * Every request waits through a stream leader election (election.ts) for at
+ * most `leaderWaitMs`, telling `onWait` while it waits.
  */
 import { LogbookError } from '../../core/index.js';
-import type { Backend, BackendContext, HeldRun, NatsSettings, OpenedRun, RunSummary, StoredRun } from '../backend.js';
+import type { Backend, BackendContext, HeldRun, NatsSettings, OpenedRun, RunSummary, StoredRun, WaitListener } from '../backend.js';
 import { JournalStore } from '../journal-store.js';
 import { decodeOptions } from '../options.js';
 import { runNotFound } from '../store.js';
-import { checkStreamConfig, missingStream, type StreamBinding } from './binding.js';
+import { checkStreamConfig, type StreamBinding } from './binding.js';
 import { dial, type Link } from './connection.js';
-import { HeldSubjects } from './appends.js';
+import { HeldSubjects, type MetaMark } from './appends.js';
+import { LEADER_WAIT_MS, throughElection, within } from './election.js';
 import { lastMessage, lineOf, readRun, subjectCounts } from './reads.js';
 import { allMetaFilter, metaSubject, noteSubject, notesFilter, runFilter, runIdOfMetaSubject } from './subjects.js';
 
@@ -38,6 +41,10 @@ export interface JetStreamStoreOptions {
   nats: NatsSettings;
   /** Bound on every request and on waiting for a dropped connection; default 5000. */
   timeoutMs?: number;
+  /** How long a request waits for the stream to have a leader again; default LEADER_WAIT_MS. */
+  leaderWaitMs?: number;
+  /** Told while a request waits for a stream leader, and null once it is over. */
+  onWait?: WaitListener;
 }
 
 export class JetStreamBackend implements Backend {
@@ -48,6 +55,8 @@ export class JetStreamBackend implements Backend {
   private constructor(
     private readonly link: Link,
     readonly binding: StreamBinding,
+    /** When the bound stream was created: a writer compares it to tell a replaced stream. */
+    private readonly streamCreated: string,
   ) {}
 
   /** Dials NATS and binds the stream, refusing one that cannot hold journals. */
@@ -56,16 +65,14 @@ export class JetStreamBackend implements Backend {
     if (!STREAM_NAME.test(stream)) {
       throw new LogbookError('backend_options', `jetstream backend option "stream" is not a valid stream name: ${JSON.stringify(stream)}`);
     }
-    const link = await dial(options.nats, options.timeoutMs);
+    const link = await dial(options.nats, {
+      leaderWaitMs: options.leaderWaitMs ?? LEADER_WAIT_MS,
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.onWait !== undefined ? { onWait: options.onWait } : {}),
+    });
     try {
-      let config;
-      try {
-        config = (await link.jsm.streams.info(stream)).config;
-      } catch (err) {
-        if ((err as Error).name === 'StreamNotFoundError') throw missingStream(stream, link.url);
-        throw link.failure(`cannot read stream ${stream}`, err);
-      }
-      return new JetStreamBackend(link, checkStreamConfig(config));
+      const info = await throughElection(link, stream, `cannot read stream ${stream}`, (ms) => within(ms, link.jsm.streams.info(stream)));
+      return new JetStreamBackend(link, checkStreamConfig(info.config), info.created);
     } catch (err) {
       await link.close().catch(() => {});
       throw err;
@@ -97,7 +104,7 @@ export class JetStreamBackend implements Backend {
 
   async create(id: string, metaLine: string): Promise<HeldRun> {
     if (this.held.has(id)) throw new LogbookError('exists', `run ${id} already exists in stream ${this.binding.stream}`);
-    const run = new HeldSubjects(id, this.link, this.binding, 0, this.hold(id));
+    const run = this.heldRun(id, 0, null, this.hold(id));
     try {
       // The 2.11 fence expects the whole run to be empty; before 2.11 only the
       // meta subject is fenced, so look for records a removed run left behind.
@@ -118,16 +125,20 @@ export class JetStreamBackend implements Backend {
   async open(id: string): Promise<OpenedRun> {
     const release = this.hold(id);
     try {
-      const { first, last, tail } = await this.ends(id);
-      return { run: new HeldSubjects(id, this.link, this.binding, tail, release), first, last };
+      const { first, last, tail, meta } = await this.ends(id);
+      return { run: this.heldRun(id, tail, meta, release), first, last };
     } catch (err) {
       release();
       throw err;
     }
   }
 
+  private heldRun(runId: string, tail: number, meta: MetaMark | null, onRelease: () => void): HeldSubjects {
+    return new HeldSubjects({ runId, link: this.link, binding: this.binding, streamCreated: this.streamCreated, tail, meta, onRelease });
+  }
+
   /** The run's meta line and last line, from two single-message reads (one when the meta is the tail). */
-  private async ends(id: string): Promise<{ first: string; last: string; tail: number; updated: Date }> {
+  private async ends(id: string): Promise<{ first: string; last: string; tail: number; meta: MetaMark; updated: Date }> {
     const tail = await lastMessage(this.link, this.binding, runFilter(this.binding.prefix, id));
     if (tail === null) throw runNotFound(id);
     const metaSubj = metaSubject(this.binding.prefix, id);
@@ -135,7 +146,7 @@ export class JetStreamBackend implements Backend {
     if (meta === null) throw new LogbookError('no_meta', `run ${id} in stream ${this.binding.stream} has records but no meta record`);
     const first = lineOf(this.binding.stream, meta.subject, meta.data);
     const last = tail === meta ? first : lineOf(this.binding.stream, tail.subject, tail.data);
-    return { first, last, tail: tail.seq, updated: tail.time };
+    return { first, last, tail: tail.seq, meta: { seq: meta.seq, time: meta.timestamp }, updated: tail.time };
   }
 
   async read(id: string): Promise<StoredRun | null> {
@@ -172,12 +183,13 @@ export class JetStreamBackend implements Backend {
     const release = this.hold(id);
     const what = `cannot remove run ${id} from stream ${this.binding.stream}`;
     try {
-      await this.link.ensureConnected(what);
-      const res = await this.link.jsm.streams.purge(this.binding.stream, { filter: runFilter(this.binding.prefix, id) });
-      await this.link.jsm.streams.purge(this.binding.stream, { filter: notesFilter(this.binding.prefix, id) });
+      const res = await throughElection(this.link, this.binding.stream, what, (ms) =>
+        within(ms, this.link.jsm.streams.purge(this.binding.stream, { filter: runFilter(this.binding.prefix, id) })),
+      );
+      await throughElection(this.link, this.binding.stream, what, (ms) =>
+        within(ms, this.link.jsm.streams.purge(this.binding.stream, { filter: notesFilter(this.binding.prefix, id) })),
+      );
       return res.purged > 0;
-    } catch (err) {
-      throw this.link.failure(what, err);
     } finally {
       release();
     }
@@ -239,5 +251,9 @@ export async function jetStreamBackendFromOptions(options: Record<string, unknow
       'the jetstream session backend needs NATS settings: add a `nats:` block with `url:` (and `creds:` when the server wants credentials) to the config',
     );
   }
-  return JetStreamBackend.connect({ stream: opts.stream as string, nats: context.nats });
+  return JetStreamBackend.connect({
+    stream: opts.stream as string,
+    nats: context.nats,
+    ...(context.onWait !== undefined ? { onWait: context.onWait } : {}),
+  });
 }

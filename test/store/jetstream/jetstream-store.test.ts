@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JetStreamStore, JournalStore, encodeRecord, openStore, type Store } from '../../../src/index.js';
 import { addStream, freshJetStreamBackend, freshJetStreamStore, journalStream } from '../../helpers/jetstream.js';
 import { caught as failure } from '../../helpers/errors.js';
-import { useNatsServer } from '../../helpers/nats-server.js';
+import { startNatsServer, useNatsServer } from '../../helpers/nats-server.js';
 import { assistant, at, completed, meta, toolResult } from '../../helpers/records.js';
 import { storeContract } from '../contract.js';
 
@@ -60,6 +60,17 @@ describe.skipIf(!nats.enabled)('jetstream store', () => {
       expect(err.message).toContain(
         "nats stream add NOSUCH --subjects 'logbook.nosuch.>' --max-msgs-per-subject=1 --discard=new --discard-per-subject",
       );
+    });
+
+    it('says so when the server does not serve JetStream', async () => {
+      const plain = await startNatsServer({ jetstream: false });
+      try {
+        const err = await failure(JetStreamStore.connect({ stream: 'X', nats: { url: plain.url }, timeoutMs: 1000 }));
+        expect(err.code).toBe('unavailable');
+        expect(err.message).toBe(`JetStream is not enabled at ${plain.url}: run nats-server with -js (and -sd DIR for its store)`);
+      } finally {
+        await plain.dispose();
+      }
     });
 
     it('fails cleanly when no server answers', async () => {
@@ -196,23 +207,21 @@ describe.skipIf(!nats.enabled)('jetstream store', () => {
       await second.close();
     });
 
-    it('deals with a writer left holding a run that another store removed', async () => {
+    it('fails a writer left holding a run that another store removed, and leaves the run removed', async () => {
+      const { stream } = (a as JetStreamStore).binding;
       const first = await a.create('gone', meta('gone'));
       await first.append(at(2, assistant(0, ['t1'])));
       expect(await b.delete('gone')).toBe(true);
       const late = await failure(first.append(at(3, toolResult('t1'))));
-      if ((a as JetStreamStore).tailFence) {
-        expect(late.code).toBe('locked'); // the tail moved: fenced out
-      } else {
-        // Before 2.11 the fence is the record subject alone, which is free: the
-        // record lands without a run, and nothing can be created on top of it.
-        expect(late.code).toBe('no error');
-        expect((await failure(b.create('gone', meta('gone')))).code).toBe('exists');
-        expect((await failure(b.load('gone'))).code).toBe('no_meta');
-        expect((await failure(b.open('gone'))).code).toBe('no_meta');
-        expect((await b.list()).map((r) => r.runId)).not.toContain('gone');
-        expect(await b.delete('gone')).toBe(true);
-      }
+      expect(late.code).toBe('journal_gone');
+      // Before 2.11 the record subject was free, so the record landed and was taken back out; from 2.11 the fence refused it.
+      expect(late.message).toBe(
+        `cannot append seq 3 to run gone in stream ${stream}: run gone was removed from stream ${stream} while it was being written ` +
+          `(its meta record is gone); seq 3 and what follows are not kept${(a as JetStreamStore).tailFence ? '' : ' (the record was taken back out)'}. ` +
+          'Restore the run from a copy, or start a new run',
+      );
+      expect(first.lastSeq).toBe(2);
+      expect((await failure(b.load('gone'))).code).toBe('not_found');
       await first.close();
       await (await b.create('gone', meta('gone'))).close();
       expect((await b.load('gone')).lastSeq).toBe(1);
