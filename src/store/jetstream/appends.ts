@@ -40,7 +40,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { PubAck, StoredMsg } from '@nats-io/jetstream';
-import { LogbookError } from '../../core/index.js';
+import { LogbookError, isLogbookError } from '../../core/index.js';
 import type { HeldRun } from '../backend.js';
 import type { StreamBinding } from './binding.js';
 import { unavailable, type Link } from './connection.js';
@@ -109,6 +109,10 @@ export class HeldSubjects implements HeldRun {
   private meta: MetaMark | null;
   private readonly onRelease: () => void;
   private released = false;
+  /** A record was appended with the run checked alongside it, not after it. */
+  private checkAtRelease = false;
+  /** The last seq this writer stored. */
+  private lastWritten = 0;
   private readonly nonce = mintNonce();
 
   constructor(options: HeldSubjectsOptions) {
@@ -124,6 +128,16 @@ export class HeldSubjects implements HeldRun {
   }
 
   async write(seq: number, body: string): Promise<void> {
+    try {
+      await this.writeChecked(seq, body);
+    } catch (err) {
+      // A failed append is the run's failure, said already: no last check is owed at release.
+      this.checkAtRelease = false;
+      throw err;
+    }
+  }
+
+  private async writeChecked(seq: number, body: string): Promise<void> {
     const subject = recordSubject(this.binding.prefix, this.runId, seq);
     const msgId = messageId(this.nonce, seq, body);
     const what = `cannot append seq ${seq} to run ${this.runId} in stream ${this.binding.stream}`;
@@ -131,6 +145,10 @@ export class HeldSubjects implements HeldRun {
     if (this.link.maxPayload > 0 && size > this.link.maxPayload) {
       throw unavailable(`${what}: the record is ${size} bytes and the NATS server takes at most ${this.link.maxPayload} (its max_payload setting)`);
     }
+    // Is the run still the one bound? With the run-wide tail fence (2.11+) a removed or re-created
+    // run breaks the fence, so nothing need be read. Before 2.11 the meta is read back alongside
+    // the publish, at the cost of one round trip overlapped with the publish's own.
+    const early = this.link.tailFence || this.meta === null ? null : this.readMeta().catch(() => undefined);
     /** Set once an attempt's ack is lost or the fence refuses it: from then on the record may be stored. */
     let unsure = false;
     const stored = await throughElection(
@@ -157,7 +175,19 @@ export class HeldSubjects implements HeldRun {
       },
     );
     this.tail = stored;
+    this.lastWritten = seq;
+    if (this.meta !== null && this.link.tailFence) return;
+    if (early !== null) {
+      this.checkAtRelease = true; // the run could have gone between the read and the publish
+      const meta = await early;
+      if (meta !== undefined && this.isBound(meta)) return;
+    }
     await this.confirmRun(seq, stored, msgId, what);
+  }
+
+  /** The run's meta message now, in one attempt. */
+  private readMeta(): Promise<StoredMsg | null> {
+    return lastMessageOnce(this.link, this.binding, metaSubject(this.binding.prefix, this.runId), this.link.timeoutMs);
   }
 
   private async publish(subject: string, body: string, msgId: string, timeoutMs: number): Promise<PubAck> {
@@ -294,9 +324,33 @@ export class HeldSubjects implements HeldRun {
     );
   }
 
+  /**
+   * Lets the run go. Where a meta read overlapped an append (before 2.11), the
+   * run could have been removed between that read and the publish: one last
+   * read makes sure, so the last records are never reported kept in a run that
+   * is gone.
+   */
   async release(): Promise<void> {
     if (this.released) return;
     this.released = true;
-    this.onRelease();
+    try {
+      if (this.checkAtRelease && this.meta !== null) {
+        const what = `cannot keep the last records of run ${this.runId} in stream ${this.binding.stream}`;
+        let meta: StoredMsg | null | undefined;
+        try {
+          meta = await throughElection(this.link, this.binding.stream, what, () => this.readMeta(), {
+            missing: () => this.streamDeleted(what, this.lastWritten),
+          });
+        } catch (err) {
+          // Every record was acknowledged; only a removal racing the last ones is in question,
+          // and a server that cannot be asked now cannot tell.
+          if (!isLogbookError(err, 'journal_gone')) meta = undefined;
+          else throw err;
+        }
+        if (meta !== undefined && !this.isBound(meta)) throw await this.vanished(what, this.lastWritten, meta, null);
+      }
+    } finally {
+      this.onRelease();
+    }
   }
 }
