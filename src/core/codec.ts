@@ -139,64 +139,65 @@ function refuse(what: string): never {
 
 type Obj = Record<string, unknown>;
 
-function obj(v: unknown, what: string): Obj {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) refuse(`${what} must be an object`);
+/** Where a value sits, for errors only: built only when one is raised. */
+type Where = string | (() => string);
+const at = (w: Where): string => (typeof w === 'string' ? w : w());
+
+function obj(v: unknown, what: Where): Obj {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) refuse(`${at(what)} must be an object`);
   return v as Obj;
 }
 
 /**
- * What decoding one line gathers: whether it held fields this build does not
- * know, and the tool_use and provider bodies whose raw values (`input`, `raw`)
- * are cut out of the line's text once the record is validated.
+ * What decoding the current line gathers: whether it held fields this build does
+ * not know, and the tool_use and provider bodies whose raw values (`input`,
+ * `raw`) are cut out of the line's text once the record is validated. Decoding is
+ * synchronous and never re-entered, so one scratch state serves every line
+ * (decodeParsed resets it): a fresh object per line costs a long load dearly.
  */
-class LineReader {
-  /** The line held a field outside the format this build knows. */
-  foreign = false;
-  private readonly slots: { body: Obj; key: 'input' | 'raw'; what: string }[] = [];
+const current: { foreign: boolean; slots: { body: Obj; key: 'input' | 'raw'; what: Where }[] } = { foreign: false, slots: [] };
 
-  /** `o` itself, or a copy holding only the fields in `allowed` when it has others. */
-  known(o: Obj, allowed: readonly string[]): Obj {
-    for (const k in o) {
-      if (!allowed.includes(k)) {
-        this.foreign = true;
-        const out: Obj = {};
-        for (const a of allowed) if (a in o) out[a] = o[a];
-        return out;
-      }
+/** `o` itself, or a copy holding only the fields in `allowed` when it has others. */
+function known(o: Obj, allowed: readonly string[]): Obj {
+  for (const k in o) {
+    if (!allowed.includes(k)) {
+      current.foreign = true;
+      const out: Obj = {};
+      for (const a of allowed) if (a in o) out[a] = o[a];
+      return out;
     }
-    return o;
   }
-
-  /** `body[key]` gets the raw text of its value when the line is filled in. */
-  slot(body: Obj, key: 'input' | 'raw', what: string): void {
-    this.slots.push({ body, key, what });
-  }
-
-  /**
-   * Cuts the raw values out of the line, in block order. The quick search by
-   * key spelling (rawSpans) holds only while every field is known and the
-   * genuine keys are spelled plainly; otherwise, or when it finds a different
-   * number of values than there are slots, the line is walked by its structure.
-   */
-  fill(line: string, payload: PayloadKind, message: unknown): void {
-    if (this.slots.length === 0) return;
-    let spans = this.foreign ? null : rawSpans(line, message);
-    if (spans === null || spans.length !== this.slots.length) spans = rawSpansByPath(line, payload);
-    if (spans.length < this.slots.length) refuse(`${this.slots[spans.length]!.what} has no raw JSON value`);
-    if (spans.length > this.slots.length) refuse('raw JSON fields outside tool_use or provider blocks');
-    this.slots.forEach((s, i) => {
-      s.body[s.key] = RawJson.fromValidText(spans[i]!);
-    });
-  }
+  return o;
 }
 
-function str(o: Obj, k: string, what: string): string {
+/** `body[key]` gets the raw text of its value when the line is filled in. */
+function slot(body: Obj, key: 'input' | 'raw', what: Where): void {
+  current.slots.push({ body, key, what });
+}
+
+/**
+ * Cuts the raw values out of the line, in block order. The quick search by key
+ * spelling (rawSpans) holds only while every field is known and the genuine keys
+ * are spelled plainly; otherwise, or when it finds a different number of values
+ * than there are slots, the line is walked by its structure (rawSpansByPath).
+ */
+function fillRawValues(line: string, payload: PayloadKind, message: unknown): void {
+  const slots = current.slots;
+  if (slots.length === 0) return;
+  let spans = current.foreign ? null : rawSpans(line, message);
+  if (spans === null || spans.length !== slots.length) spans = rawSpansByPath(line, payload);
+  if (spans.length < slots.length) refuse(`${at(slots[spans.length]!.what)} has no raw JSON value`);
+  if (spans.length > slots.length) refuse('raw JSON fields outside tool_use or provider blocks');
+  for (let i = 0; i < slots.length; i++) slots[i]!.body[slots[i]!.key] = RawJson.fromValidText(spans[i]!);
+}
+
+function str(o: Obj, k: string, what: Where): string {
   const v = o[k];
-  if (typeof v !== 'string') refuse(`${what}.${k} must be a string`);
+  if (typeof v !== 'string') refuse(`${at(what)}.${k} must be a string`);
   return v;
 }
 
-function optStr(o: Obj, k: string, what: string): string | undefined {
+function optStr(o: Obj, k: string, what: Where): string | undefined {
   return o[k] === undefined ? undefined : str(o, k, what);
 }
 
@@ -210,10 +211,10 @@ function optUint(o: Obj, k: string, what: string): number | undefined {
   return o[k] === undefined ? undefined : uint(o, k, what);
 }
 
-function optBool(o: Obj, k: string, what: string): boolean | undefined {
+function optBool(o: Obj, k: string, what: Where): boolean | undefined {
   const v = o[k];
   if (v === undefined) return undefined;
-  if (typeof v !== 'boolean') refuse(`${what}.${k} must be a boolean`);
+  if (typeof v !== 'boolean') refuse(`${at(what)}.${k} must be a boolean`);
   return v;
 }
 
@@ -226,8 +227,8 @@ function without(o: Obj, drop: (k: string) => boolean): Obj {
 
 const TOOL_RESULT_BODY_KEYS = ['tool_use_id', 'content', 'is_error'];
 
-function decodeToolResultBody(v: unknown, r: LineReader, what: string): ToolResultBody {
-  const o = r.known(obj(v, what), TOOL_RESULT_BODY_KEYS);
+function decodeToolResultBody(v: unknown, what: Where): ToolResultBody {
+  const o = known(obj(v, what), TOOL_RESULT_BODY_KEYS);
   str(o, 'tool_use_id', what);
   str(o, 'content', what);
   const isError = optBool(o, 'is_error', what);
@@ -250,7 +251,7 @@ const blockPath = (what: string, i: number, kind?: string): string => `${what}.c
  * fields this build does not know and are read past; a block with no kind this
  * build knows is refused, since dropping it would lose what it holds.
  */
-function decodeBlock(v: unknown, r: LineReader, what: string, i: number): Block {
+function decodeBlock(v: unknown, what: string, i: number): Block {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) refuse(`${blockPath(what, i)} must be an object`);
   const o = v as Obj;
   let kind: string | undefined;
@@ -266,15 +267,15 @@ function decodeBlock(v: unknown, r: LineReader, what: string, i: number): Block 
   }
   if (kinds === 0) refuse(`${blockPath(what, i)} has no block kind this build knows (${Object.keys(o).join(', ') || 'no keys'})`);
   if (kinds !== 1) refuse(`${blockPath(what, i)} must have exactly one block kind, has ${kinds}`);
-  if (others > 0) r.foreign = true;
-  const w = blockPath(what, i, kind);
+  if (others > 0) current.foreign = true;
+  const w = (): string => blockPath(what, i, kind);
   const found = o[kind!];
-  if (found === null || typeof found !== 'object' || Array.isArray(found)) refuse(`${w} must be an object`);
+  if (found === null || typeof found !== 'object' || Array.isArray(found)) refuse(`${w()} must be an object`);
   if (kind === 'tool_result') {
-    const result = decodeToolResultBody(found, r, w);
+    const result = decodeToolResultBody(found, w);
     return (result === found && others === 0 ? o : { tool_result: result }) as unknown as Block;
   }
-  let b = r.known(found as Obj, BODY_KEYS[kind!]!);
+  let b = known(found as Obj, BODY_KEYS[kind!]!);
   switch (kind) {
     case 'text':
       str(b, 'text', w);
@@ -288,43 +289,43 @@ function decodeBlock(v: unknown, r: LineReader, what: string, i: number): Block 
       }
       if (signature) {
         const canonical = canonicalByteField(signature);
-        if (canonical === null) refuse(`${w}.signature must be base64 (standard alphabet, padded)`);
+        if (canonical === null) refuse(`${w()}.signature must be base64 (standard alphabet, padded)`);
         if (canonical !== signature) b = { ...b, signature: canonical };
       }
       break;
     }
     case 'tool_use':
-      if (!('input' in b)) refuse(`${w}.input is missing`);
+      if (!('input' in b)) refuse(`${w()}.input is missing`);
       str(b, 'id', w);
       str(b, 'name', w);
-      r.slot(b, 'input', w);
+      slot(b, 'input', w);
       break;
     case 'provider':
-      if (!('raw' in b)) refuse(`${w}.raw is missing`);
+      if (!('raw' in b)) refuse(`${w()}.raw is missing`);
       str(b, 'kind', w);
-      r.slot(b, 'raw', w);
+      slot(b, 'raw', w);
       break;
   }
   return (b === found && others === 0 ? o : { [kind!]: b }) as unknown as Block;
 }
 
 /** `"content":null` (an empty reply, as the reference writes it) reads as no blocks, like `[]`. */
-function decodeMessage(v: unknown, r: LineReader, what: string): Message {
-  const o = r.known(obj(v, what), ['role', 'content']);
+function decodeMessage(v: unknown, what: string): Message {
+  const o = known(obj(v, what), ['role', 'content']);
   const role = str(o, 'role', what);
   if (role !== 'user' && role !== 'assistant') refuse(`${what}.role must be "user" or "assistant"`);
   if (o.content === null) o.content = [];
   const content = o.content;
   if (!Array.isArray(content)) refuse(`${what}.content must be an array or null`);
-  for (let i = 0; i < content.length; i++) content[i] = decodeBlock(content[i], r, what, i);
+  for (let i = 0; i < content.length; i++) content[i] = decodeBlock(content[i], what, i);
   return o as unknown as Message;
 }
 
 const FINGERPRINT_KEYS = ['provider', 'model', 'system_hash', 'tools_hash', 'thinking_mode', 'max_tokens', 'max_iterations'];
 
-function decodeFingerprint(v: unknown, r: LineReader): Fingerprint {
+function decodeFingerprint(v: unknown): Fingerprint {
   const w = 'meta.fingerprint';
-  const o = r.known(obj(v, w), FINGERPRINT_KEYS);
+  const o = known(obj(v, w), FINGERPRINT_KEYS);
   for (const k of ['provider', 'model', 'system_hash', 'tools_hash', 'thinking_mode']) str(o, k, w);
   uint(o, 'max_tokens', w);
   uint(o, 'max_iterations', w);
@@ -333,8 +334,8 @@ function decodeFingerprint(v: unknown, r: LineReader): Fingerprint {
 
 const META_KEYS = ['version', 'run_id', 'created', 'fingerprint', 'prompt', 'interactive'];
 
-function decodeMeta(v: unknown, r: LineReader): MetaPayload {
-  const o = r.known(obj(v, 'meta'), META_KEYS);
+function decodeMeta(v: unknown): MetaPayload {
+  const o = known(obj(v, 'meta'), META_KEYS);
   const version = uint(o, 'version', 'meta');
   if (version !== VERSION) {
     throw new LogbookError(
@@ -344,7 +345,7 @@ function decodeMeta(v: unknown, r: LineReader): MetaPayload {
   }
   str(o, 'run_id', 'meta');
   str(o, 'created', 'meta');
-  o.fingerprint = decodeFingerprint(o.fingerprint, r);
+  o.fingerprint = decodeFingerprint(o.fingerprint);
   str(o, 'prompt', 'meta');
   const interactive = optBool(o, 'interactive', 'meta');
   return (interactive === false ? without(o, (k) => k === 'interactive') : o) as unknown as MetaPayload;
@@ -352,11 +353,11 @@ function decodeMeta(v: unknown, r: LineReader): MetaPayload {
 
 const ASSISTANT_KEYS = ['iteration', 'message', 'stop_reason', 'in_tokens', 'out_tokens', 'cache_read_tokens', 'cache_create_tokens'];
 
-function decodeAssistant(v: unknown, r: LineReader): AssistantPayload {
+function decodeAssistant(v: unknown): AssistantPayload {
   const w = 'assistant';
-  const o = r.known(obj(v, w), ASSISTANT_KEYS);
+  const o = known(obj(v, w), ASSISTANT_KEYS);
   uint(o, 'iteration', w);
-  const message = decodeMessage(o.message, r, `${w}.message`);
+  const message = decodeMessage(o.message, `${w}.message`);
   o.message = message;
   uint(o, 'in_tokens', w);
   uint(o, 'out_tokens', w);
@@ -371,26 +372,26 @@ function decodeAssistant(v: unknown, r: LineReader): AssistantPayload {
   return without(o, zero) as unknown as AssistantPayload;
 }
 
-function decodeUser(v: unknown, r: LineReader): UserPayload {
-  const o = r.known(obj(v, 'user'), ['message']);
-  const message = decodeMessage(o.message, r, 'user.message');
+function decodeUser(v: unknown): UserPayload {
+  const o = known(obj(v, 'user'), ['message']);
+  const message = decodeMessage(o.message, 'user.message');
   o.message = message;
   if (message.role !== 'user') refuse('user.message.role must be "user"');
   return o as unknown as UserPayload;
 }
 
-function decodeToolResult(v: unknown, r: LineReader): ToolResultPayload {
+function decodeToolResult(v: unknown): ToolResultPayload {
   const w = 'tool_result';
-  const o = r.known(obj(v, w), ['tool_use_id', 'result', 'remote']);
+  const o = known(obj(v, w), ['tool_use_id', 'result', 'remote']);
   str(o, 'tool_use_id', w);
-  o.result = decodeToolResultBody(o.result, r, `${w}.result`);
+  o.result = decodeToolResultBody(o.result, `${w}.result`);
   const remote = optBool(o, 'remote', w);
   return (remote === false ? without(o, (k) => k === 'remote') : o) as unknown as ToolResultPayload;
 }
 
 /** Any reason is accepted: a newer writer may end a run for one this build does not write. */
-function decodeTerminal(v: unknown, r: LineReader): ReadTerminalPayload {
-  const o = r.known(obj(v, 'terminal'), ['reason', 'message']);
+function decodeTerminal(v: unknown): ReadTerminalPayload {
+  const o = known(obj(v, 'terminal'), ['reason', 'message']);
   str(o, 'reason', 'terminal');
   const message = optStr(o, 'message', 'terminal');
   return (message === '' ? without(o, (k) => k === 'message') : o) as unknown as ReadTerminalPayload;
@@ -426,12 +427,13 @@ function decodeParsed(parsed: unknown, line: string): JournalRecord {
   const protocol = str(o, 'protocol', 'record');
   const kind = KIND_BY_PROTOCOL.get(protocol);
   if (kind === undefined) refuse(`unknown protocol "${protocol}"`);
-  const r = new LineReader();
+  current.foreign = false;
+  current.slots.length = 0;
   let payloads = 0;
   for (const k in o) {
     if (k === 'seq' || k === 'protocol') continue;
     if ((PAYLOAD_KINDS as readonly string[]).includes(k)) payloads++;
-    else r.foreign = true;
+    else current.foreign = true;
   }
   if (payloads === 0) refuse(`no payload (protocol ${protocol} needs "${kind}")`);
   if (payloads > 1) refuse('more than one payload');
@@ -439,19 +441,19 @@ function decodeParsed(parsed: unknown, line: string): JournalRecord {
 
   switch (kind) {
     case 'meta':
-      return { seq, meta: decodeMeta(o.meta, r) };
+      return { seq, meta: decodeMeta(o.meta) };
     case 'tool_result':
-      return { seq, tool_result: decodeToolResult(o.tool_result, r) };
+      return { seq, tool_result: decodeToolResult(o.tool_result) };
     case 'terminal':
-      return { seq, terminal: decodeTerminal(o.terminal, r) };
+      return { seq, terminal: decodeTerminal(o.terminal) };
     case 'assistant': {
-      const assistant = decodeAssistant(o.assistant, r);
-      r.fill(line, kind, assistant.message);
+      const assistant = decodeAssistant(o.assistant);
+      fillRawValues(line, kind, assistant.message);
       return { seq, assistant };
     }
     case 'user': {
-      const user = decodeUser(o.user, r);
-      r.fill(line, kind, user.message);
+      const user = decodeUser(o.user);
+      fillRawValues(line, kind, user.message);
       return { seq, user };
     }
   }

@@ -208,9 +208,11 @@ describe('forward compatibility inside version 3', () => {
     expect(provider.provider.raw.text).toBe('{"type":"server_tool_use","input":{"q":12345678901234567890}}');
   });
 
-  it('and so are keys spelled with escapes', () => {
+  it('and so are keys spelled with escapes, even beside an unknown field that spells the key plainly', () => {
     const line = `{"seq":2,"protocol":"${P}.assistant","assistant":{"iteration":0,"message":{"role":"assistant","content":[{"tool_use":{"id":"t1","name":"sh","\\u0069nput":{"n":1.0}}}]},"in_tokens":1,"out_tokens":1}}`;
     expect(encodeRecord(decodeRecord(line))).toBe(line.replace('\\u0069nput', 'input'));
+    const decoy = line.replace('"name":"sh",', '"name":"sh","caller":{"input":"wrong"},');
+    expect(encodeRecord(decodeRecord(decoy))).toBe(line.replace('\\u0069nput', 'input'));
   });
 
   it('a journal with unknown fields at every level folds as its rewritten self', () => {
