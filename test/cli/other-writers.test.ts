@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encodeRecord } from '../../src/index.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { runCli, runCrashing, type CliResult } from '../helpers/cli.js';
 import { NEWER_WRITER_CONFIG, newerWriterLines } from '../helpers/newer-writer.js';
 import { meta } from '../helpers/records.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -140,7 +140,11 @@ describe('a suspended run that was resumed and then killed', () => {
     expect(readFileSync(s.journal('sk'), 'utf8').trimEnd().split('\n').at(-1)).toBe(`{"seq":3,"protocol":"${P}.terminal","terminal":{"reason":"suspended"}}`);
 
     // Resumed, then killed once the next model turn (seq 5) is durable.
-    const killed = await s.cli(['run', '--resume', 'sk'], 'more\n', { LOGBOOK_FAILPOINT: 'kill-after-seq:5' });
+    const killed = await runCrashing(['run', '--config', join(s.dir, 'agent.yaml'), '--resume', 'sk', '--state-dir', s.state], 'kill-after-seq:5', {
+      cwd: s.dir,
+      env: { TZ: 'UTC', LOGBOOK_SCRIPT_LOG: s.log },
+      input: 'more\n',
+    });
     expect(killed.signal).toBe('SIGKILL');
 
     const json = ok(await s.cli(['session', 'show', 'sk', '--json']));

@@ -102,10 +102,7 @@ describe('logbook run with the anthropic provider', () => {
     anthropic.reset();
     anthropic.reply(thinkingTurn(first.sig, 'toolu_1'), thinkingTurn(second.sig, 'toolu_2'));
     // Killed once the second model turn is durable (meta, turn, result, turn): before its tool runs.
-    const crashed = await runCli(['run', '--config', cfg, '--state-dir', stateDir, '--name', 'th', 'think and echo'], {
-      cwd: dir,
-      env: { ...env(), LOGBOOK_FAILPOINT: 'kill-after-seq:4' },
-    });
+    const crashed = await runCrashing(['run', '--config', cfg, '--state-dir', stateDir, '--name', 'th', 'think and echo'], 'kill-after-seq:4', { cwd: dir, env: env() });
     expect(crashed.signal).toBe('SIGKILL');
     type Sent = { messages: { role: string; content: { type: string; signature?: string; thinking?: string }[] }[] };
     const signaturesSent = (i: number): (string | undefined)[] =>
