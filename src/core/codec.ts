@@ -1,15 +1,16 @@
 /**
  * encodeRecord / decodeRecord: one record <-> one journal line (without the
  * newline). For every line the format's writer produces,
- * encodeRecord(decodeRecord(line)) === line.
+ * encodeRecord(decodeRecord(line)) === line. A line from a newer writer may hold
+ * fields this build does not know: they are read past and not written back.
  */
+import { canonicalByteField } from './byte-field.js';
 import { LogbookError } from './errors.js';
 import { quote } from './json-text.js';
 import { RawJson } from './raw-json.js';
 import {
   PAYLOAD_KINDS,
   PROTOCOL_IDS,
-  TERMINAL_REASONS,
   VERSION,
   payloadKind,
   type AssistantPayload,
@@ -19,7 +20,7 @@ import {
   type Message,
   type MetaPayload,
   type PayloadKind,
-  type TerminalPayload,
+  type ReadTerminalPayload,
   type ToolResultBody,
   type ToolResultPayload,
   type UserPayload,
@@ -54,8 +55,10 @@ export function encodeBlock(b: Block): string {
   throw new TypeError('block has no known kind');
 }
 
+/** A message with no blocks (an empty model reply) is written `"content":null`, as the reference writes it. */
 export function encodeMessage(m: Message): string {
-  return `{"role":${quote(m.role)},"content":[${m.content.map(encodeBlock).join(',')}]}`;
+  const content = m.content.length === 0 ? 'null' : `[${m.content.map(encodeBlock).join(',')}]`;
+  return `{"role":${quote(m.role)},"content":${content}}`;
 }
 
 export function encodeFingerprint(f: Fingerprint): string {
@@ -80,8 +83,9 @@ function encodeAssistant(a: AssistantPayload): string {
   let s = `{"iteration":${int(a.iteration, 'iteration')},"message":${encodeMessage(a.message)}`;
   if (a.stop_reason) s += `,"stop_reason":${quote(a.stop_reason)}`;
   s += `,"in_tokens":${int(a.in_tokens, 'in_tokens')},"out_tokens":${int(a.out_tokens, 'out_tokens')}`;
-  if (a.cache_read_tokens !== undefined) s += `,"cache_read_tokens":${int(a.cache_read_tokens, 'cache_read_tokens')}`;
-  if (a.cache_create_tokens !== undefined) s += `,"cache_create_tokens":${int(a.cache_create_tokens, 'cache_create_tokens')}`;
+  // Optional counters vanish at zero, each on its own.
+  if (a.cache_read_tokens) s += `,"cache_read_tokens":${int(a.cache_read_tokens, 'cache_read_tokens')}`;
+  if (a.cache_create_tokens) s += `,"cache_create_tokens":${int(a.cache_create_tokens, 'cache_create_tokens')}`;
   return `${s}}`;
 }
 
@@ -89,7 +93,7 @@ function encodeToolResult(t: ToolResultPayload): string {
   return `{"tool_use_id":${quote(t.tool_use_id)},"result":${encodeToolResultBody(t.result)}${t.remote ? ',"remote":true' : ''}}`;
 }
 
-export function encodeTerminal(t: TerminalPayload): string {
+export function encodeTerminal(t: ReadTerminalPayload): string {
   return `{"reason":${quote(t.reason)}${t.message ? `,"message":${quote(t.message)}` : ''}}`;
 }
 
@@ -111,7 +115,7 @@ export function encodeRecord(record: JournalRecord): string {
       body = encodeToolResult((record as { tool_result: ToolResultPayload }).tool_result);
       break;
     case 'terminal':
-      body = encodeTerminal((record as { terminal: TerminalPayload }).terminal);
+      body = encodeTerminal((record as { terminal: ReadTerminalPayload }).terminal);
       break;
   }
   return `{"seq":${int(record.seq, 'seq')},"protocol":"${PROTOCOL_IDS[kind]}","${kind}":${body}}`;
@@ -123,7 +127,9 @@ export function encodeRecord(record: JournalRecord): string {
 // building copies: a long journal is mostly these objects, so copying them would
 // double what a load allocates. Only tool `input` and provider `raw` values are
 // replaced (by their text), and an object holding an empty optional field (which
-// the writer omits) is copied without it, so decode(encode(x)) stays canonical.
+// the writer omits) or a field this build does not know (which a newer writer
+// may add inside version 3) is copied without it, so decode(encode(x)) stays
+// canonical and nothing unknown travels on in memory.
 
 class Refusal extends Error {}
 
@@ -133,23 +139,65 @@ function refuse(what: string): never {
 
 type Obj = Record<string, unknown>;
 
-function obj(v: unknown, what: string): Obj {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) refuse(`${what} must be an object`);
+/** Where a value sits, for errors only: built only when one is raised. */
+type Where = string | (() => string);
+const at = (w: Where): string => (typeof w === 'string' ? w : w());
+
+function obj(v: unknown, what: Where): Obj {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) refuse(`${at(what)} must be an object`);
   return v as Obj;
 }
 
-/** Refuses keys outside `allowed`; a record we cannot re-encode is not one we accept. */
-function keys(o: Obj, allowed: readonly string[], what: string): void {
-  for (const k in o) if (!allowed.includes(k)) refuse(`${what} has unknown field "${k}"`);
+/**
+ * What decoding the current line gathers: whether it held fields this build does
+ * not know, and the tool_use and provider bodies whose raw values (`input`,
+ * `raw`) are cut out of the line's text once the record is validated. Decoding is
+ * synchronous and never re-entered, so one scratch state serves every line
+ * (decodeParsed resets it): a fresh object per line costs a long load dearly.
+ */
+const current: { foreign: boolean; slots: { body: Obj; key: 'input' | 'raw'; what: Where }[] } = { foreign: false, slots: [] };
+
+/** `o` itself, or a copy holding only the fields in `allowed` when it has others. */
+function known(o: Obj, allowed: readonly string[]): Obj {
+  for (const k in o) {
+    if (!allowed.includes(k)) {
+      current.foreign = true;
+      const out: Obj = {};
+      for (const a of allowed) if (a in o) out[a] = o[a];
+      return out;
+    }
+  }
+  return o;
 }
 
-function str(o: Obj, k: string, what: string): string {
+/** `body[key]` gets the raw text of its value when the line is filled in. */
+function slot(body: Obj, key: 'input' | 'raw', what: Where): void {
+  current.slots.push({ body, key, what });
+}
+
+/**
+ * Cuts the raw values out of the line, in block order. The quick search by key
+ * spelling (rawSpans) holds only while every field is known and the genuine keys
+ * are spelled plainly; otherwise, or when it finds a different number of values
+ * than there are slots, the line is walked by its structure (rawSpansByPath).
+ */
+function fillRawValues(line: string, payload: PayloadKind, message: unknown): void {
+  const slots = current.slots;
+  if (slots.length === 0) return;
+  let spans = current.foreign ? null : rawSpans(line, message);
+  if (spans === null || spans.length !== slots.length) spans = rawSpansByPath(line, payload);
+  if (spans.length < slots.length) refuse(`${at(slots[spans.length]!.what)} has no raw JSON value`);
+  if (spans.length > slots.length) refuse('raw JSON fields outside tool_use or provider blocks');
+  for (let i = 0; i < slots.length; i++) slots[i]!.body[slots[i]!.key] = RawJson.fromValidText(spans[i]!);
+}
+
+function str(o: Obj, k: string, what: Where): string {
   const v = o[k];
-  if (typeof v !== 'string') refuse(`${what}.${k} must be a string`);
+  if (typeof v !== 'string') refuse(`${at(what)}.${k} must be a string`);
   return v;
 }
 
-function optStr(o: Obj, k: string, what: string): string | undefined {
+function optStr(o: Obj, k: string, what: Where): string | undefined {
   return o[k] === undefined ? undefined : str(o, k, what);
 }
 
@@ -163,107 +211,113 @@ function optUint(o: Obj, k: string, what: string): number | undefined {
   return o[k] === undefined ? undefined : uint(o, k, what);
 }
 
-function optBool(o: Obj, k: string, what: string): boolean | undefined {
+function optBool(o: Obj, k: string, what: Where): boolean | undefined {
   const v = o[k];
   if (v === undefined) return undefined;
-  if (typeof v !== 'boolean') refuse(`${what}.${k} must be a boolean`);
+  if (typeof v !== 'boolean') refuse(`${at(what)}.${k} must be a boolean`);
   return v;
 }
 
-/** `o` without the fields named, for an optional field present but empty (false, ""). */
+/** `o` without the fields named, for an optional field present but empty (false, "", 0). */
 function without(o: Obj, drop: (k: string) => boolean): Obj {
   const out: Obj = {};
   for (const k in o) if (!drop(k)) out[k] = o[k];
   return out;
 }
 
-/** Hands out the raw spans of a line in textual order, as blocks ask for them. */
-class RawSpans {
-  private next = 0;
-  constructor(private readonly spans: string[]) {}
-  /** `what` names the block, for the error only. */
-  take(what: () => string): RawJson {
-    const span = this.spans[this.next++];
-    if (span === undefined) refuse(`${what()} has no raw JSON value`);
-    return RawJson.fromValidText(span);
-  }
-  assertAllTaken(): void {
-    if (this.next !== this.spans.length) refuse('raw JSON fields outside tool_use or provider blocks');
-  }
-}
-
 const TOOL_RESULT_BODY_KEYS = ['tool_use_id', 'content', 'is_error'];
 
-function decodeToolResultBody(v: unknown, what: string): ToolResultBody {
-  const o = obj(v, what);
-  keys(o, TOOL_RESULT_BODY_KEYS, what);
+function decodeToolResultBody(v: unknown, what: Where): ToolResultBody {
+  const o = known(obj(v, what), TOOL_RESULT_BODY_KEYS);
   str(o, 'tool_use_id', what);
   str(o, 'content', what);
   const isError = optBool(o, 'is_error', what);
   return (isError === false ? without(o, (k) => k === 'is_error') : o) as unknown as ToolResultBody;
 }
 
+const BLOCK_KINDS: readonly string[] = ['text', 'thinking', 'tool_use', 'tool_result', 'provider'];
+const BODY_KEYS: { readonly [kind: string]: readonly string[] } = {
+  text: ['text'],
+  thinking: ['text', 'signature'],
+  tool_use: ['id', 'name', 'input'],
+  provider: ['kind', 'raw'],
+};
+
 /** Where block `i` of a message sits, for errors only. */
 const blockPath = (what: string, i: number, kind?: string): string => `${what}.content[${i}]${kind === undefined ? '' : `.${kind}`}`;
 
-function decodeBlock(v: unknown, raws: RawSpans, what: string, i: number): Block {
+/**
+ * A block is an object with exactly one block kind as its key. Other keys are
+ * fields this build does not know and are read past; a block with no kind this
+ * build knows is refused, since dropping it would lose what it holds.
+ */
+function decodeBlock(v: unknown, what: string, i: number): Block {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) refuse(`${blockPath(what, i)} must be an object`);
   const o = v as Obj;
   let kind: string | undefined;
-  let count = 0;
+  let kinds = 0;
+  let others = 0;
   for (const k in o) {
-    kind ??= k;
-    count++;
+    if (BLOCK_KINDS.includes(k)) {
+      kind ??= k;
+      kinds++;
+    } else {
+      others++;
+    }
   }
-  if (count !== 1) refuse(`${blockPath(what, i)} must have exactly one key, has ${count}`);
-  const body = o[kind!];
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) refuse(`${blockPath(what, i, kind)} must be an object`);
-  const b = body as Obj;
+  if (kinds === 0) refuse(`${blockPath(what, i)} has no block kind this build knows (${Object.keys(o).join(', ') || 'no keys'})`);
+  if (kinds !== 1) refuse(`${blockPath(what, i)} must have exactly one block kind, has ${kinds}`);
+  if (others > 0) current.foreign = true;
+  const w = (): string => blockPath(what, i, kind);
+  const found = o[kind!];
+  if (found === null || typeof found !== 'object' || Array.isArray(found)) refuse(`${w()} must be an object`);
+  if (kind === 'tool_result') {
+    const result = decodeToolResultBody(found, w);
+    return (result === found && others === 0 ? o : { tool_result: result }) as unknown as Block;
+  }
+  let b = known(found as Obj, BODY_KEYS[kind!]!);
   switch (kind) {
     case 'text':
-      for (const k in b) if (k !== 'text') refuse(`${blockPath(what, i, kind)} has unknown field "${k}"`);
-      if (typeof b.text !== 'string') refuse(`${blockPath(what, i, kind)}.text must be a string`);
-      return o as unknown as Block;
+      str(b, 'text', w);
+      break;
     case 'thinking': {
-      const w = blockPath(what, i, kind);
-      keys(b, ['text', 'signature'], w);
       const text = optStr(b, 'text', w);
       const signature = optStr(b, 'signature', w);
-      if (text === '' || signature === '') return { thinking: without(b, (k) => b[k] === '') } as unknown as Block;
-      return o as unknown as Block;
+      if (text === '' || signature === '') {
+        const body = b;
+        b = without(body, (k) => body[k] === '');
+      }
+      if (signature) {
+        const canonical = canonicalByteField(signature);
+        if (canonical === null) refuse(`${w()}.signature must be base64 (standard alphabet, padded)`);
+        if (canonical !== signature) b = { ...b, signature: canonical };
+      }
+      break;
     }
     case 'tool_use':
-      for (const k in b) if (k !== 'id' && k !== 'name' && k !== 'input') refuse(`${blockPath(what, i, kind)} has unknown field "${k}"`);
-      if (!('input' in b)) refuse(`${blockPath(what, i, kind)}.input is missing`);
-      if (typeof b.id !== 'string') refuse(`${blockPath(what, i, kind)}.id must be a string`);
-      if (typeof b.name !== 'string') refuse(`${blockPath(what, i, kind)}.name must be a string`);
-      b.input = raws.take(() => blockPath(what, i, kind));
-      return o as unknown as Block;
-    case 'tool_result': {
-      const result = decodeToolResultBody(b, blockPath(what, i, kind));
-      return (result === (b as unknown) ? o : { tool_result: result }) as unknown as Block;
-    }
-    case 'provider': {
-      const w = blockPath(what, i, kind);
-      keys(b, ['kind', 'raw'], w);
-      if (!('raw' in b)) refuse(`${w}.raw is missing`);
+      if (!('input' in b)) refuse(`${w()}.input is missing`);
+      str(b, 'id', w);
+      str(b, 'name', w);
+      slot(b, 'input', w);
+      break;
+    case 'provider':
+      if (!('raw' in b)) refuse(`${w()}.raw is missing`);
       str(b, 'kind', w);
-      b.raw = raws.take(() => w);
-      return o as unknown as Block;
-    }
-    default:
-      return refuse(`${blockPath(what, i)} has unknown block kind "${kind}"`);
+      slot(b, 'raw', w);
+      break;
   }
+  return (b === found && others === 0 ? o : { [kind!]: b }) as unknown as Block;
 }
 
-function decodeMessage(v: unknown, raws: RawSpans, what: string): Message {
-  const o = obj(v, what);
-  keys(o, ['role', 'content'], what);
+/** `"content":null` (an empty reply, as the reference writes it) reads as no blocks, like `[]`. */
+function decodeMessage(v: unknown, what: string): Message {
+  const o = known(obj(v, what), ['role', 'content']);
   const role = str(o, 'role', what);
   if (role !== 'user' && role !== 'assistant') refuse(`${what}.role must be "user" or "assistant"`);
+  if (o.content === null) o.content = [];
   const content = o.content;
-  if (!Array.isArray(content)) refuse(`${what}.content must be an array`);
-  for (let i = 0; i < content.length; i++) content[i] = decodeBlock(content[i], raws, what, i);
+  if (!Array.isArray(content)) refuse(`${what}.content must be an array or null`);
+  for (let i = 0; i < content.length; i++) content[i] = decodeBlock(content[i], what, i);
   return o as unknown as Message;
 }
 
@@ -271,17 +325,17 @@ const FINGERPRINT_KEYS = ['provider', 'model', 'system_hash', 'tools_hash', 'thi
 
 function decodeFingerprint(v: unknown): Fingerprint {
   const w = 'meta.fingerprint';
-  const o = obj(v, w);
-  keys(o, FINGERPRINT_KEYS, w);
+  const o = known(obj(v, w), FINGERPRINT_KEYS);
   for (const k of ['provider', 'model', 'system_hash', 'tools_hash', 'thinking_mode']) str(o, k, w);
   uint(o, 'max_tokens', w);
   uint(o, 'max_iterations', w);
   return o as unknown as Fingerprint;
 }
 
+const META_KEYS = ['version', 'run_id', 'created', 'fingerprint', 'prompt', 'interactive'];
+
 function decodeMeta(v: unknown): MetaPayload {
-  const o = obj(v, 'meta');
-  keys(o, ['version', 'run_id', 'created', 'fingerprint', 'prompt', 'interactive'], 'meta');
+  const o = known(obj(v, 'meta'), META_KEYS);
   const version = uint(o, 'version', 'meta');
   if (version !== VERSION) {
     throw new LogbookError(
@@ -291,7 +345,7 @@ function decodeMeta(v: unknown): MetaPayload {
   }
   str(o, 'run_id', 'meta');
   str(o, 'created', 'meta');
-  decodeFingerprint(o.fingerprint);
+  o.fingerprint = decodeFingerprint(o.fingerprint);
   str(o, 'prompt', 'meta');
   const interactive = optBool(o, 'interactive', 'meta');
   return (interactive === false ? without(o, (k) => k === 'interactive') : o) as unknown as MetaPayload;
@@ -299,48 +353,48 @@ function decodeMeta(v: unknown): MetaPayload {
 
 const ASSISTANT_KEYS = ['iteration', 'message', 'stop_reason', 'in_tokens', 'out_tokens', 'cache_read_tokens', 'cache_create_tokens'];
 
-function decodeAssistant(v: unknown, raws: RawSpans): AssistantPayload {
+function decodeAssistant(v: unknown): AssistantPayload {
   const w = 'assistant';
-  const o = obj(v, w);
-  keys(o, ASSISTANT_KEYS, w);
+  const o = known(obj(v, w), ASSISTANT_KEYS);
   uint(o, 'iteration', w);
-  const message = decodeMessage(o.message, raws, `${w}.message`);
+  const message = decodeMessage(o.message, `${w}.message`);
+  o.message = message;
   uint(o, 'in_tokens', w);
   uint(o, 'out_tokens', w);
   const stop = optStr(o, 'stop_reason', w);
-  optUint(o, 'cache_read_tokens', w);
-  optUint(o, 'cache_create_tokens', w);
+  const cacheRead = optUint(o, 'cache_read_tokens', w);
+  const cacheCreate = optUint(o, 'cache_create_tokens', w);
   if (message.role !== 'assistant') refuse('assistant.message.role must be "assistant"');
-  return (stop === '' ? without(o, (k) => k === 'stop_reason') : o) as unknown as AssistantPayload;
+  // Optional fields present at their zero value are dropped, as the writer omits them.
+  if (stop !== '' && cacheRead !== 0 && cacheCreate !== 0) return o as unknown as AssistantPayload;
+  const zero = (k: string): boolean =>
+    (k === 'stop_reason' && stop === '') || (k === 'cache_read_tokens' && cacheRead === 0) || (k === 'cache_create_tokens' && cacheCreate === 0);
+  return without(o, zero) as unknown as AssistantPayload;
 }
 
-function decodeUser(v: unknown, raws: RawSpans): UserPayload {
-  const o = obj(v, 'user');
-  keys(o, ['message'], 'user');
-  const message = decodeMessage(o.message, raws, 'user.message');
+function decodeUser(v: unknown): UserPayload {
+  const o = known(obj(v, 'user'), ['message']);
+  const message = decodeMessage(o.message, 'user.message');
+  o.message = message;
   if (message.role !== 'user') refuse('user.message.role must be "user"');
   return o as unknown as UserPayload;
 }
 
 function decodeToolResult(v: unknown): ToolResultPayload {
   const w = 'tool_result';
-  const o = obj(v, w);
-  keys(o, ['tool_use_id', 'result', 'remote'], w);
+  const o = known(obj(v, w), ['tool_use_id', 'result', 'remote']);
   str(o, 'tool_use_id', w);
   o.result = decodeToolResultBody(o.result, `${w}.result`);
   const remote = optBool(o, 'remote', w);
   return (remote === false ? without(o, (k) => k === 'remote') : o) as unknown as ToolResultPayload;
 }
 
-function decodeTerminal(v: unknown): TerminalPayload {
-  const o = obj(v, 'terminal');
-  keys(o, ['reason', 'message'], 'terminal');
-  const reason = str(o, 'reason', 'terminal');
-  if (!(TERMINAL_REASONS as readonly string[]).includes(reason)) {
-    refuse(`terminal.reason "${reason}" is not one of ${TERMINAL_REASONS.join(', ')}`);
-  }
+/** Any reason is accepted: a newer writer may end a run for one this build does not write. */
+function decodeTerminal(v: unknown): ReadTerminalPayload {
+  const o = known(obj(v, 'terminal'), ['reason', 'message']);
+  str(o, 'reason', 'terminal');
   const message = optStr(o, 'message', 'terminal');
-  return (message === '' ? without(o, (k) => k === 'message') : o) as unknown as TerminalPayload;
+  return (message === '' ? without(o, (k) => k === 'message') : o) as unknown as ReadTerminalPayload;
 }
 
 const KIND_BY_PROTOCOL = new Map<string, PayloadKind>(PAYLOAD_KINDS.map((k) => [PROTOCOL_IDS[k], k]));
@@ -348,8 +402,9 @@ const KIND_BY_PROTOCOL = new Map<string, PayloadKind>(PAYLOAD_KINDS.map((k) => [
 /**
  * Parses one journal line into a record, refusing anything that is not exactly
  * one well-typed record: no payload, two payloads, a payload that does not match
- * its protocol, an unknown field. Errors carry code `corrupt` (or `version` for a
- * meta of another format version).
+ * its protocol, a field of the wrong type. Fields this build does not know are
+ * read past (forward compatibility inside version 3). Errors carry code
+ * `corrupt` (or `version` for a meta of another format version).
  */
 export function decodeRecord(line: string): JournalRecord {
   let parsed: unknown;
@@ -372,11 +427,13 @@ function decodeParsed(parsed: unknown, line: string): JournalRecord {
   const protocol = str(o, 'protocol', 'record');
   const kind = KIND_BY_PROTOCOL.get(protocol);
   if (kind === undefined) refuse(`unknown protocol "${protocol}"`);
+  current.foreign = false;
+  current.slots.length = 0;
   let payloads = 0;
   for (const k in o) {
     if (k === 'seq' || k === 'protocol') continue;
-    if (!(PAYLOAD_KINDS as readonly string[]).includes(k)) refuse(`unknown field "${k}"`);
-    payloads++;
+    if ((PAYLOAD_KINDS as readonly string[]).includes(k)) payloads++;
+    else current.foreign = true;
   }
   if (payloads === 0) refuse(`no payload (protocol ${protocol} needs "${kind}")`);
   if (payloads > 1) refuse('more than one payload');
@@ -390,16 +447,14 @@ function decodeParsed(parsed: unknown, line: string): JournalRecord {
     case 'terminal':
       return { seq, terminal: decodeTerminal(o.terminal) };
     case 'assistant': {
-      const raws = new RawSpans(rawSpans(line, (o.assistant as Obj | null)?.message));
-      const record = { seq, assistant: decodeAssistant(o.assistant, raws) };
-      raws.assertAllTaken();
-      return record;
+      const assistant = decodeAssistant(o.assistant);
+      fillRawValues(line, kind, assistant.message);
+      return { seq, assistant };
     }
     case 'user': {
-      const raws = new RawSpans(rawSpans(line, (o.user as Obj | null)?.message));
-      const record = { seq, user: decodeUser(o.user, raws) };
-      raws.assertAllTaken();
-      return record;
+      const user = decodeUser(o.user);
+      fillRawValues(line, kind, user.message);
+      return { seq, user };
     }
   }
 }
@@ -463,9 +518,8 @@ function skipSpace(text: string, i: number): number {
 
 /**
  * Which raw keys a message's blocks can hold: `input` with a tool_use block,
- * `raw` with a provider block. Anywhere else those keys are refused by the
- * decoder's field checks, so a line needs searching only for these. A message
- * too malformed to tell is searched for both (and refused later).
+ * `raw` with a provider block. In a line whose every field is known, those keys
+ * occur nowhere else (outside raw values), so a line needs searching only for these.
  */
 function rawKeys(message: unknown): { input: boolean; raw: boolean } {
   const content = message !== null && typeof message === 'object' ? (message as Obj).content : undefined;
@@ -493,9 +547,10 @@ function nextKey(line: string, name: string, from: number): number {
 /**
  * The text of every `"input":` and `"raw":` value in a line that JSON.parse
  * accepted, in textual order, without descending into them: of those keys the
- * message's blocks can hold (rawKeys). Outside raw values those keys occur only
- * in tool_use and provider blocks, and textual order is the order in which
- * decoding meets those blocks.
+ * message's blocks can hold (rawKeys). In a line whose every field is known,
+ * those keys occur outside raw values only in tool_use and provider blocks, and
+ * textual order is the order in which decoding meets those blocks; a line with
+ * fields this build does not know is read by rawSpansByPath instead.
  *
  * It looks for the keys' spellings rather than walking every string: an
  * occurrence whose opening quote is unescaped and which a colon follows is a key
@@ -519,6 +574,62 @@ function rawSpans(line: string, message: unknown): string[] {
     }
     if (input >= 0 && input < next) input = nextKey(line, 'input"', next);
     if (raw >= 0 && raw < next) raw = nextKey(line, 'raw"', next);
+  }
+  return spans;
+}
+
+/**
+ * The key of each member of the JSON object whose `{` is at `start`, with its
+ * value's span; a key given twice keeps its last value, as JSON.parse does.
+ */
+function members(text: string, start: number): Map<string, [number, number]> {
+  const out = new Map<string, [number, number]>();
+  let i = skipSpace(text, start + 1);
+  while (text.charCodeAt(i) === 0x22) {
+    const keyEnd = stringEnd(text, i);
+    const literal = text.slice(i, keyEnd);
+    const key = literal.includes('\\') ? (JSON.parse(literal) as string) : literal.slice(1, -1);
+    const valueStart = skipSpace(text, skipSpace(text, keyEnd) + 1);
+    const end = valueEnd(text, valueStart);
+    out.set(key, [valueStart, end]);
+    i = skipSpace(text, end);
+    if (text.charCodeAt(i) !== 0x2c /* , */) break;
+    i = skipSpace(text, i + 1);
+  }
+  return out;
+}
+
+/** The span of each element of the JSON array whose `[` is at `start`. */
+function elements(text: string, start: number): [number, number][] {
+  const out: [number, number][] = [];
+  let i = skipSpace(text, start + 1);
+  while (i < text.length && text.charCodeAt(i) !== 0x5d /* ] */) {
+    const end = valueEnd(text, i);
+    out.push([i, end]);
+    i = skipSpace(text, end);
+    if (text.charCodeAt(i) !== 0x2c /* , */) break;
+    i = skipSpace(text, i + 1);
+  }
+  return out;
+}
+
+/**
+ * The text of every raw value of a line that JSON.parse accepted, found by where
+ * it sits rather than by how its key is spelled: the `input` of each tool_use
+ * block and the `raw` of each provider block of the payload's message, in block
+ * order. Slower than rawSpans, and right whatever else the line holds: fields
+ * this build does not know (which may hold those keys too), escaped key spellings.
+ */
+function rawSpansByPath(line: string, payload: PayloadKind): string[] {
+  const member = (span: [number, number] | undefined, key: string): [number, number] | undefined =>
+    span !== undefined && line.charCodeAt(span[0]) === 0x7b /* { */ ? members(line, span[0]).get(key) : undefined;
+  const record: [number, number] = [skipSpace(line, 0), line.length];
+  const content = member(member(member(record, payload), 'message'), 'content');
+  if (content === undefined || line.charCodeAt(content[0]) !== 0x5b /* [ */) return [];
+  const spans: string[] = [];
+  for (const block of elements(line, content[0])) {
+    const value = member(member(block, 'tool_use'), 'input') ?? member(member(block, 'provider'), 'raw');
+    if (value !== undefined) spans.push(line.slice(value[0], value[1]));
   }
   return spans;
 }

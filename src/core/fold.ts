@@ -11,8 +11,8 @@ import {
   type Fingerprint,
   type JournalRecord,
   type Message,
-  type TerminalPayload,
-  type TerminalReason,
+  type ReadTerminalPayload,
+  type ReadTerminalReason,
   type ToolResultBody,
 } from './records.js';
 
@@ -50,14 +50,23 @@ export interface RunState {
   /** The last assistant record's iteration + 1, or 0 when there is none. */
   next_iteration: number;
   last_stop_reason: string;
-  /** The last terminal record, or null when none, or when the run went on after it. */
-  terminal: TerminalPayload | null;
+  /** The payload of the last terminal record seen, even when records follow it (as the reference folds it); null when none. */
+  terminal: ReadTerminalPayload | null;
+  /**
+   * Where the run stands, derived and never stored: the terminal reason when the
+   * journal ends on a terminal record, else `open` (running, or crashed). Only a
+   * `completed` status refuses a resume.
+   */
+  status: RunStatus;
   /** The seq of the last record folded in. */
   last_seq: number;
 }
 
-/** Where a run stands by its last record: the terminal reason when it ends on one, else open (running, or crashed). */
-export type RunStatus = 'open' | TerminalReason;
+/**
+ * Where a run stands by its last record: the terminal reason when it ends on one
+ * (a newer writer's reason included), else open (running, or crashed).
+ */
+export type RunStatus = 'open' | ReadTerminalReason;
 
 export function runStatus(last: JournalRecord | undefined): RunStatus {
   return last !== undefined && 'terminal' in last ? last.terminal.reason : 'open';
@@ -127,6 +136,7 @@ export function initialState(first: JournalRecord): RunState {
     next_iteration: 0,
     last_stop_reason: '',
     terminal: null,
+    status: 'open',
     last_seq: first.seq,
   };
 }
@@ -167,8 +177,10 @@ function lastCommittedCalls(state: RunState): string[] {
  * Applies one record to the state, in place, and returns it. After every record
  * the state is the fold of the records so far: an assistant turn is committed to
  * `messages` as soon as every one of its tool calls has a result (at once when
- * it has none), and is `pending` until then. The live loop applies each record
- * it makes durable with this same function, so its state is the fold.
+ * it has none), and is `pending` until then. A terminal record stays `terminal`
+ * until another replaces it, while `status` follows the last record. The live
+ * loop applies each record it makes durable with this same function, so its
+ * state is the fold.
  */
 export function step(state: RunState, rec: JournalRecord): RunState {
   if (rec.seq <= state.last_seq) corrupt(`seq ${rec.seq} does not increase after seq ${state.last_seq}`);
@@ -185,7 +197,6 @@ export function step(state: RunState, rec: JournalRecord): RunState {
     c.cache_create_tokens += a.cache_create_tokens ?? 0;
     state.next_iteration = a.iteration + 1;
     state.last_stop_reason = a.stop_reason ?? '';
-    state.terminal = null;
     state.pending = { assistant: a.message, iteration: a.iteration, stop_reason: a.stop_reason ?? '', results: [], answered: [] };
     if (isAnswered(state.pending)) commitPending(state);
   } else if ('tool_result' in rec) {
@@ -205,17 +216,16 @@ export function step(state: RunState, rec: JournalRecord): RunState {
     turn.answered.push(t.tool_use_id);
     state.counters.tool_calls++;
     if (t.remote) state.counters.remote_tool_calls++;
-    state.terminal = null;
     if (isAnswered(turn)) commitPending(state);
   } else if ('user' in rec) {
     commitPending(state);
     appendUserMessage(state.messages, rec.user.message);
-    state.terminal = null;
   } else if ('terminal' in rec) {
     state.terminal = rec.terminal;
   } else {
     corrupt(`seq ${rec.seq}: a second meta record`);
   }
+  state.status = runStatus(rec);
   return state;
 }
 

@@ -21,7 +21,9 @@ export interface ResumeRequest {
 export function checkResume(state: RunState, req: ResumeRequest): void {
   const id = state.run_id;
 
-  if (state.terminal?.reason === 'completed') {
+  // The status, not the last terminal record seen: only a journal that ends on
+  // `completed` refuses; any other end, an unknown reason included, resumes.
+  if (state.status === 'completed') {
     throw new LogbookError(
       'already_completed',
       `run ${id} already completed; give a prompt to ask a follow-up (it continues as a new run), or start a new run`,

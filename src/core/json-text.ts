@@ -1,7 +1,9 @@
 /**
  * The byte rules of the record format: JSON with no whitespace between tokens,
  * and `<`, `>`, `&`, U+2028 and U+2029 always written as lowercase \u escapes,
- * both in strings the encoder writes and inside carried raw JSON.
+ * both in strings the encoder writes and inside carried raw JSON. A lone UTF-16
+ * surrogate is written as U+FFFD, as the reference writer replaces invalid text
+ * (JSON.stringify would write it as a `\udxxx` escape).
  */
 
 const NEEDS_EXTRA_ESCAPE = /[<>&\u2028\u2029]/;
@@ -13,7 +15,7 @@ function escapeChar(c: string): string {
 
 /** A JSON string literal in the format's spelling. */
 export function quote(s: string): string {
-  const json = JSON.stringify(s);
+  const json = JSON.stringify(s.isWellFormed() ? s : s.toWellFormed());
   return NEEDS_EXTRA_ESCAPE.test(json) ? json.replace(EXTRA_ESCAPES, escapeChar) : json;
 }
 
@@ -43,9 +45,11 @@ const MAYBE_NOT_CANONICAL = /[ \t\n\r<>&\u2028\u2029]/;
  * parsing it into values: whitespace outside strings is removed and the extra
  * escapes are applied inside strings. Everything else (key order, number
  * spellings such as `1.0` or `1e3`, big integers, other escapes) is kept as is.
- * Idempotent, so canonical text comes back unchanged.
+ * A lone surrogate written as a character (not as an escape) becomes U+FFFD, as
+ * in strings. Idempotent, so canonical text comes back unchanged.
  */
-export function canonicalRawText(text: string): string {
+export function canonicalRawText(raw: string): string {
+  const text = raw.isWellFormed() ? raw : raw.toWellFormed();
   if (!MAYBE_NOT_CANONICAL.test(text)) return text;
   let out = '';
   let runStart = 0;

@@ -34,7 +34,12 @@ export interface TextBlock {
   text: { text: string };
 }
 export interface ThinkingBlock {
-  /** Either part may be absent: redacted or signature-only thinking. */
+  /**
+   * Either part may be absent: redacted or signature-only thinking. `signature`
+   * is a byte field: base64 (standard alphabet, padded) of the provider's
+   * signature string's UTF-8 bytes, never the provider's string itself; see
+   * byte-field.ts for the two directions.
+   */
   thinking: { text?: string; signature?: string };
 }
 export interface ToolUseBlock {
@@ -59,6 +64,7 @@ export type Role = 'user' | 'assistant';
 
 export interface Message {
   role: Role;
+  /** Written `null` when empty (an empty model reply); `null` and `[]` both read as []. */
   content: Block[];
 }
 
@@ -91,7 +97,7 @@ export interface AssistantPayload {
   stop_reason?: string;
   in_tokens: number;
   out_tokens: number;
-  /** Absent and zero are different bytes, so absence is kept; it folds as 0. */
+  /** Never written when 0 (each counter on its own); absent folds as 0. */
   cache_read_tokens?: number;
   cache_create_tokens?: number;
 }
@@ -107,14 +113,30 @@ export interface ToolResultPayload {
   remote?: boolean;
 }
 
+/** The reasons this build writes a run's end with. */
 export const TERMINAL_REASONS = ['completed', 'suspended', 'error', 'budget', 'max_iterations'] as const;
 export type TerminalReason = (typeof TERMINAL_REASONS)[number];
 
+/**
+ * A reason as a journal holds it: one this build writes, or one a newer writer
+ * added inside version 3. An unknown reason is read and shown as it is, and it
+ * never refuses a resume (only `completed` does).
+ */
+export type ReadTerminalReason = TerminalReason | (string & {});
+
+/** A terminal payload this build writes. */
 export interface TerminalPayload {
   reason: TerminalReason;
   message?: string;
 }
 
+/** A terminal payload as read from a journal. */
+export interface ReadTerminalPayload {
+  reason: ReadTerminalReason;
+  message?: string;
+}
+
+/** A payload this build writes. */
 export type Payload =
   | { meta: MetaPayload }
   | { assistant: AssistantPayload }
@@ -122,10 +144,13 @@ export type Payload =
   | { tool_result: ToolResultPayload }
   | { terminal: TerminalPayload };
 
-/** One journal record: a sequence number and exactly one payload. */
-export type JournalRecord = { seq: number } & Payload;
+/** A payload as read: its terminal reason may be one this build does not write. */
+export type ReadPayload = Exclude<Payload, { terminal: TerminalPayload }> | { terminal: ReadTerminalPayload };
 
-export function payloadKind(p: Payload): PayloadKind {
+/** One journal record: a sequence number and exactly one payload. */
+export type JournalRecord = { seq: number } & ReadPayload;
+
+export function payloadKind(p: ReadPayload): PayloadKind {
   if ('assistant' in p) return 'assistant';
   if ('tool_result' in p) return 'tool_result';
   if ('user' in p) return 'user';

@@ -1,7 +1,8 @@
 /**
- * The folded state as one JSON object, in the spec's Fold keys, with raw JSON
- * (`input`, `raw`) written as carried. This is `session show --json`, printed
- * where a terminal may show it: terminal controls are \u escapes.
+ * The folded state as one JSON object, in the spec's Fold keys (the derived
+ * `status` included), with raw JSON (`input`, `raw`) written as carried. This is
+ * `session show --json`, printed where a terminal may show it: terminal controls
+ * are \u escapes.
  */
 import { encodeFingerprint, encodeMessage, encodeTerminal, encodeToolResultBody } from './codec.js';
 import type { RunState } from './fold.js';
@@ -24,7 +25,8 @@ export function stateToJson(state: RunState, extra: { created?: string; updated?
     `{"run_id":${quote(state.run_id)},"version":${state.version},"fingerprint":${encodeFingerprint(state.fingerprint)},` +
     `"prompt":${quote(state.prompt)},"interactive":${state.interactive},` +
     `"messages":[${state.messages.map(encodeMessage).join(',')}],"pending":${pending},"counters":${counters},` +
-    `"next_iteration":${state.next_iteration},"last_stop_reason":${quote(state.last_stop_reason)},"terminal":${terminal}`;
+    `"next_iteration":${state.next_iteration},"last_stop_reason":${quote(state.last_stop_reason)},"terminal":${terminal}` +
+    `,"status":${quote(state.status)}`;
   if (extra.created !== undefined) out += `,"created":${quote(extra.created)}`;
   if (extra.updated !== undefined) out += `,"updated":${quote(extra.updated)}`;
   return escapeTerminalControls(`${out}}`);

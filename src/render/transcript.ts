@@ -7,7 +7,7 @@
  * All text in an item is sanitized; a call's `input` is raw JSON text, which
  * formatCall sanitizes when it renders it.
  */
-import type { Block, Message, RunState, TerminalReason, ToolResultBody } from '../core/index.js';
+import type { Block, Message, RunState, ToolResultBody } from '../core/index.js';
 import { showResult, type ShownResult } from './results.js';
 import { sanitize, sanitizeLine } from './sanitize.js';
 
@@ -35,7 +35,8 @@ export type TranscriptItem =
   | { kind: 'pending'; answered: number; total: number }
   /** Model turns left out of a shortened rendering. */
   | { kind: 'elided'; turns: number }
-  | { kind: 'end'; reason: TerminalReason; message?: string };
+  /** The run's end, when it stands ended (its status); the reason may be one a newer writer added. */
+  | { kind: 'end'; reason: string; message?: string };
 
 export type ItemKind = TranscriptItem['kind'];
 
@@ -104,8 +105,9 @@ export function transcriptItems(state: RunState, options: TranscriptOptions = {}
     items.push({ kind: 'pending', answered: p.answered.length, total });
     walk(p.assistant, false, true);
   }
-  if (state.terminal !== null) {
-    const end: TranscriptItem = { kind: 'end', reason: state.terminal.reason };
+  // A run that went on after a terminal record (resumed, then crashed) has not ended.
+  if (state.status !== 'open' && state.terminal !== null) {
+    const end: TranscriptItem = { kind: 'end', reason: sanitizeLine(state.terminal.reason) };
     if (state.terminal.message !== undefined) end.message = sanitize(state.terminal.message);
     items.push(end);
   }

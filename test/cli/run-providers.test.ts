@@ -86,6 +86,44 @@ describe('logbook run with the anthropic provider', () => {
     expect(state.terminal).toEqual({ reason: 'completed' });
   });
 
+  it('sends back the thinking signature the API sent, on the next turn and after a resume, and journals its base64', async () => {
+    // Signatures as the API writes them: base64-looking text, so only the bytes tell the two ways of storing them apart.
+    const first = { sig: 'EqQBCkgIBxABGAIiQHx+/sig==', field: 'RXFRQkNrZ0lCeEFCR0FJaVFIeCsvc2lnPT0=' };
+    const second = { sig: 'Ep4CCkYICxgCKkB/zR+a9=', field: 'RXA0Q0NrWUlDeGdDS2tCL3pSK2E5PQ==' };
+    const thinkingTurn = (sig: string, id: string) => ({
+      message: {
+        content: [
+          { type: 'thinking', thinking: `Echo, then check (${id}).`, signature: sig },
+          { type: 'tool_use', id, name: 'echo', input: { text: id } },
+        ],
+      },
+    });
+    const cfg = config('thinking', 'provider: anthropic\nmodel: claude-test\nthinking: summarized\n');
+    anthropic.reset();
+    anthropic.reply(thinkingTurn(first.sig, 'toolu_1'), thinkingTurn(second.sig, 'toolu_2'));
+    // Killed once the second model turn is durable (meta, turn, result, turn): before its tool runs.
+    const crashed = await runCrashing(['run', '--config', cfg, '--state-dir', stateDir, '--name', 'th', 'think and echo'], 'kill-after-seq:4', { cwd: dir, env: env() });
+    expect(crashed.signal).toBe('SIGKILL');
+    type Sent = { messages: { role: string; content: { type: string; signature?: string; thinking?: string }[] }[] };
+    const signaturesSent = (i: number): (string | undefined)[] =>
+      (anthropic.requests[i]!.json as Sent).messages.flatMap((m) => m.content.filter((b) => b.type === 'thinking').map((b) => b.signature));
+    expect(anthropic.requests).toHaveLength(2);
+    expect(signaturesSent(1)).toEqual([first.sig]);
+    const journal = readFileSync(join(stateDir, 'runs', 'th.jsonl'), 'utf8');
+    expect(journal).toContain(`{"thinking":{"text":"Echo, then check (toolu_1).","signature":"${first.field}"}}`);
+    expect(journal).toContain(`{"thinking":{"text":"Echo, then check (toolu_2).","signature":"${second.field}"}}`);
+    expect(journal).not.toContain(first.sig);
+    expect(journal).not.toContain('cache_read_tokens');
+
+    anthropic.reply({ message: { content: [{ type: 'text', text: 'Both echoed.' }] } });
+    const resumed = await runCli(['run', '--config', cfg, '--state-dir', stateDir, '--resume', 'th'], { cwd: dir, env: env() });
+    expect(resumed.stderr).not.toMatch(/^logbook:/m);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toBe('Both echoed.\n');
+    expect(anthropic.requests).toHaveLength(3);
+    expect(signaturesSent(2)).toEqual([first.sig, second.sig]);
+  });
+
   it('refuses to resume a run under another provider, before any request', async () => {
     anthropic.reset();
     anthropic.reply(toolTurn);

@@ -125,11 +125,13 @@ describe('session show', () => {
     expect(r.stdout).not.toMatch(/^note/m);
   });
 
-  it('--json prints the folded state with created and updated', async () => {
+  it('--json prints the folded state with its status, created and updated', async () => {
+    const statuses: Record<string, string> = { completed: 'completed', 'pending-batch': 'open', 'escapes-and-raw': 'completed', 'followup-merge': 'open', 'paused-turn': 'suspended' };
     for (const f of fixtures().filter((x) => FIXTURE_RUNS.includes(x.name) && !('error' in x.expected))) {
       const r = await cli(['session', 'show', f.name, '--json', '--state-dir', state]);
       expect(r.code, f.name).toBe(0);
-      const { created, updated, ...folded } = JSON.parse(r.stdout) as Record<string, unknown>;
+      const { created, updated, status, ...folded } = JSON.parse(r.stdout) as Record<string, unknown>;
+      expect(status, f.name).toBe(statuses[f.name]);
       const pending = folded.pending as { answered: string[] } | null;
       if (pending) pending.answered.sort();
       expect(folded, f.name).toEqual(f.expected);

@@ -96,6 +96,19 @@ describe('fold over random valid journals', () => {
     );
   });
 
+  it('keeps the last terminal record seen, and is open unless the journal ends on one', () => {
+    fc.assert(
+      fc.property(journal, ({ records }) => {
+        const state = fold(records);
+        const terminals = records.flatMap((r) => ('terminal' in r ? [r.terminal] : []));
+        expect(state.terminal).toEqual(terminals[terminals.length - 1] ?? null);
+        const last = records[records.length - 1]!;
+        expect(state.status).toBe('terminal' in last ? last.terminal.reason : 'open');
+      }),
+      runs,
+    );
+  });
+
   it('is pure: folding twice gives the same state and leaves the records untouched', () => {
     fc.assert(
       fc.property(journal, ({ records }) => {

@@ -14,12 +14,24 @@ describe('record schemas', () => {
     for (const r of records) expect(validateRecord(encodeRecord(r as never))).toEqual({ valid: true });
   });
 
+  it('accept fields they do not know and a terminal reason this build does not write, as readers do', () => {
+    const line = encodeRecord({ seq: 4, ...completed });
+    const newer = [
+      line.replace('completed', 'handed_off'),
+      line.replace('"terminal":{', '"terminal":{"extra":1,'),
+      line.replace('{"seq":4,', '{"seq":4,"trace":{"id":"x"},'),
+      encodeRecord({ seq: 1, meta: meta('s1') }).replace('"max_iterations":', '"temperature":0.5,"max_iterations":'),
+    ];
+    for (const l of newer) expect(validateRecord(l), l).toEqual({ valid: true });
+  });
+
   it('refuse records that break the envelope or a payload', () => {
     const line = encodeRecord({ seq: 4, ...completed });
     const bad = [
       line.replace('"seq":4', '"seq":0'),
-      line.replace('completed', 'finished'),
-      line.replace('"terminal":{', '"terminal":{"extra":1,'),
+      line.replace('"reason":"completed"', '"reason":7'),
+      line.replace('"terminal":{"reason":"completed"}', '"terminal":{"message":"no reason"}'),
+      line.replace('}}', '},"user":{"message":{"role":"user","content":null}}}'),
       line.replace('.terminal"', '.user"'),
       '{"seq":1}',
       'not json',

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { JournalStore, encodeRecord, type Backend, type Store } from '../../src/index.js';
+import { newerWriterLines } from '../helpers/newer-writer.js';
 import { assistant, at, completed, meta, toolResult } from '../helpers/records.js';
 
 async function code(p: Promise<unknown>): Promise<string> {
@@ -130,6 +131,19 @@ export function storeContract(name: string, makeBackend: () => Promise<Backend>)
       await j.close();
       expect(await code(j.append(at(2, assistant(0))))).toBe('journal_closed');
       expect((await store.load('closed')).lastSeq).toBe(1);
+      await store.close();
+    });
+
+    it("keeps a newer writer's lines as they are, unknown fields and all, and lists its unknown terminal reason as the status", async () => {
+      const store = await makeStore();
+      const lines = newerWriterLines('newer');
+      await (await store.createFromLines('newer', lines)).close();
+      expect(await store.lines('newer')).toEqual(lines);
+      const loaded = await store.load('newer');
+      expect(loaded.state.status).toBe('handed_off');
+      expect(loaded.records.map(encodeRecord)).not.toEqual(lines); // re-encoding drops what this build does not know
+      const [listed] = (await store.list()).filter((r) => r.runId === 'newer');
+      expect(listed?.status).toBe('handed_off');
       await store.close();
     });
 

@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileBackend, FileStore, JournalStore, MemoryStore, copyRun, encodeRecord } from '../../src/index.js';
+import { newerWriterLines } from '../helpers/newer-writer.js';
 import { assistant, at, completed, meta, toolResult } from '../helpers/records.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -24,6 +25,19 @@ describe('copyRun', () => {
     expect((await memory.load('mv')).records.map((r) => `${encodeRecord(r)}\n`).join('')).toBe(original);
     // The copy is closed: the target can be opened for appending again.
     await (await back.open('mv')).close();
+  });
+
+  it('copies the stored bytes, not a re-encoding: fields this build does not know survive', async () => {
+    const text = `${newerWriterLines('newer').join('\n')}\n`;
+    const file = new FileStore(join(root, 'newer-a'));
+    mkdirSync(file.directory, { recursive: true });
+    writeFileSync(join(file.directory, 'newer.jsonl'), text);
+    const memory = new MemoryStore();
+    expect(await copyRun(file, memory, 'newer')).toBe(5);
+    const back = new FileStore(join(root, 'newer-b'));
+    await copyRun(memory, back, 'newer');
+    expect(readFileSync(join(back.directory, 'newer.jsonl'), 'utf8')).toBe(text);
+    expect(text).toContain('"speed":"fast"');
   });
 
   it('refuses to overwrite an existing run and leaves it as it was', async () => {

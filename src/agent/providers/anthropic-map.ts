@@ -9,7 +9,7 @@
  * re-spelled the way JSON.stringify writes them (`1.0` becomes `1`).
  */
 import type * as Api from '@anthropic-ai/sdk/resources/messages';
-import { LogbookError, RawJson, type Block, type Message } from '../../core/index.js';
+import { LogbookError, RawJson, fromByteField, toByteField, type Block, type Message } from '../../core/index.js';
 import type { ModelRequest, ModelResponse, StreamObserver } from '../provider.js';
 import { RawSplicer } from './raw-splice.js';
 import { IncompleteResponse } from './sdk-errors.js';
@@ -39,10 +39,11 @@ type OutBlock = Api.ContentBlockParam;
 
 /** The request body; `stream` is set by the caller. */
 export function toAnthropicParams(request: ModelRequest, model: string, splicer: RawSplicer): Api.MessageCreateParamsStreaming {
-  const messages: Api.MessageParam[] = request.messages.map((m) => ({
-    role: m.role,
-    content: m.content.flatMap((b) => toParamBlock(b, splicer)),
-  }));
+  // A message left with no blocks (an empty model reply) is not sent: the API
+  // refuses empty content, and it joins the turns on either side of the gap.
+  const messages: Api.MessageParam[] = request.messages
+    .map((m) => ({ role: m.role, content: m.content.flatMap((b) => toParamBlock(b, splicer)) }))
+    .filter((m) => m.content.length > 0);
   if (request.promptCache) markCacheBreakpoint(messages);
   const params: Api.MessageCreateParamsStreaming = { model, max_tokens: request.maxTokens, messages, stream: true };
   if (request.system !== '') {
@@ -68,8 +69,9 @@ function toParamBlock(block: Block, splicer: RawSplicer): OutBlock[] {
   }
   if ('thinking' in block) {
     // Thinking goes back only with its signature; the API refuses it otherwise.
+    // The journal holds the signature as a byte field: the API gets its string back.
     const { text, signature } = block.thinking;
-    return signature === undefined ? [] : [{ type: 'thinking', thinking: text ?? '', signature }];
+    return signature === undefined ? [] : [{ type: 'thinking', thinking: text ?? '', signature: fromByteField(signature) }];
   }
   if ('tool_use' in block) {
     const { id, name, input } = block.tool_use;
@@ -193,7 +195,8 @@ function toBlock(b: OpenBlock, stopReason: string): Block {
     case 'text':
       return { text: { text: b.text } };
     case 'thinking':
-      return { thinking: { ...(b.text !== '' ? { text: b.text } : {}), ...(b.signature ? { signature: b.signature } : {}) } };
+      // The signature is journaled as a byte field (base64 of its UTF-8 bytes), as the reference keeps it.
+      return { thinking: { ...(b.text !== '' ? { text: b.text } : {}), ...(b.signature ? { signature: toByteField(b.signature) } : {}) } };
     case 'tool_use':
       return { tool_use: { id: start.id, name: start.name, input: toolInput(b, start.name, stopReason) } };
     default: {

@@ -22,7 +22,7 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Ajv } from 'ajv';
 import { parse as parseYaml } from 'yaml';
-import { LogbookError, RawJson, type Block } from '../../core/index.js';
+import { LogbookError, RawJson, toByteField, type Block } from '../../core/index.js';
 import type { ModelRequest, ModelResponse, Provider, StreamObserver } from '../provider.js';
 
 interface ScriptTurn {
@@ -122,7 +122,7 @@ export class ScriptProvider implements Provider {
     const content: Block[] = [];
     if (turn.thinking !== undefined && request.thinking !== 'off') {
       observer?.onThinking?.(turn.thinking);
-      content.push({ thinking: { text: turn.thinking, signature: Buffer.from(`script-${index}`).toString('base64') } });
+      content.push({ thinking: { text: turn.thinking, signature: toByteField(`script-${index}`) } });
     }
     if (turn.text) {
       observer?.onText?.(turn.text);

@@ -23,7 +23,7 @@ export function formatRunList(runs: RunInfo[], term: Pick<Terminal, 'columns' | 
     return [
       r.runId,
       sanitizeLine(r.model),
-      { text: r.status, paint: (t) => (code ? term.paint(code, t) : t) },
+      { text: sanitizeLine(r.status), paint: (t) => (code ? term.paint(code, t) : t) },
       shortTime(r.created),
       shortTime(r.updated),
       sanitizeLine(r.status === 'unreadable' ? (r.problem ?? '') : r.prompt),

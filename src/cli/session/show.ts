@@ -4,11 +4,12 @@ import { sanitize, sanitizeLine } from '../../render/index.js';
 import type { LoadedRun } from '../../store/store.js';
 import { count, fields } from '../output.js';
 
-/** `open`, or the terminal reason with its message. */
+/** The status: `open`, or the reason the journal ends with, and its message. */
 export function statusText(state: RunState): string {
   const t = state.terminal;
-  if (t === null) return 'open';
-  return t.message ? `${t.reason}: ${sanitizeLine(t.message)}` : t.reason;
+  if (state.status === 'open' || t === null) return 'open';
+  const reason = sanitizeLine(t.reason); // a newer writer's reason is shown as read
+  return t.message ? `${reason}: ${sanitizeLine(t.message)}` : reason;
 }
 
 export function formatShow(run: LoadedRun): string {

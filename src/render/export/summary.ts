@@ -23,9 +23,9 @@ export interface SummaryField {
   literal: boolean;
 }
 
-/** `open`, or the reason the run stopped: its terminal message is shown where the run ends. */
+/** The run's status: `open`, or the reason it stopped (a newer writer's included); its terminal message is shown where the run ends. */
 export function runStatus(state: RunState): string {
-  return state.terminal === null ? 'open' : state.terminal.reason;
+  return sanitizeLine(state.status);
 }
 
 const n = (value: number): string => value.toLocaleString('en-US');

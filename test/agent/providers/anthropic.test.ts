@@ -38,7 +38,7 @@ describe('anthropic: a streamed response to the neutral model', () => {
     api.reply({
       message: {
         content: [
-          { type: 'thinking', thinking: 'Let me think about it.', signature: 'c2lnbmF0dXJl' },
+          { type: 'thinking', thinking: 'Let me think about it.', signature: 'EqQBCkgIBxABGAIiQHx+/sig==' },
           { type: 'redacted_thinking', data: 'ZW5jcnlwdGVk' },
           { type: 'text', text: 'Searching… <now> & then' },
           { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: rawJson(SERVER_TOOL_INPUT) },
@@ -57,7 +57,8 @@ describe('anthropic: a streamed response to the neutral model', () => {
     const [thinking, redacted, text, serverUse, searchResult, toolUse] = res.message.content;
     expect(res.message.role).toBe('assistant');
     expect(res.message.content).toHaveLength(6);
-    expect(thinking).toEqual({ thinking: { text: 'Let me think about it.', signature: 'c2lnbmF0dXJl' } });
+    // Journaled as the reference keeps it: base64 of the signature string's UTF-8 bytes.
+    expect(thinking).toEqual({ thinking: { text: 'Let me think about it.', signature: 'RXFRQkNrZ0lCeEFCR0FJaVFIeCsvc2lnPT0=' } });
     expect(redacted).toEqual({ provider: { kind: 'redacted_thinking', raw: RawJson.fromText('{"type":"redacted_thinking","data":"ZW5jcnlwdGVk"}') } });
     expect(text).toEqual({ text: { text: 'Searching… <now> & then' } });
     // The server tool's input comes from the streamed bytes too.
@@ -150,7 +151,7 @@ describe('anthropic: the neutral model to a request', () => {
     {
       role: 'assistant',
       content: [
-        { thinking: { text: 'hmm', signature: 'c2ln' } },
+        { thinking: { text: 'hmm', signature: 'c2lnLcOp4pyT' } },
         { thinking: { text: 'unsigned, from elsewhere' } },
         { text: { text: '' } },
         { text: { text: 'Looking.' } },
@@ -185,7 +186,8 @@ describe('anthropic: the neutral model to a request', () => {
       {
         role: 'assistant',
         content: [
-          { type: 'thinking', thinking: 'hmm', signature: 'c2ln' },
+          // The journal's byte field, decoded: the string the API signed.
+          { type: 'thinking', thinking: 'hmm', signature: 'sig-\u00e9\u2713' },
           { type: 'text', text: 'Looking.' },
           { type: 'server_tool_use', id: 'srvtoolu_9', name: 'web_search', input: { n: 1, big: 12345678901234567890 } },
           { type: 'redacted_thinking', data: 'abc' },
@@ -253,6 +255,20 @@ describe('anthropic: the neutral model to a request', () => {
     await provider().complete(modelRequest({ thinking: 'off', maxTokens: 16000 }));
     expect(api.requests[0]!.json.thinking).toEqual({ type: 'enabled', budget_tokens: 8000 });
     expect(api.requests[1]!.json).not.toHaveProperty('thinking');
+  });
+
+  it('leaves out a message with no blocks (an empty reply), which the API would refuse', async () => {
+    api.reply({ message: { content: [{ type: 'text', text: 'done' }] } });
+    const messages: Message[] = [
+      { role: 'user', content: [{ text: { text: 'hi' } }] },
+      { role: 'assistant', content: [] },
+      { role: 'user', content: [{ text: { text: 'try again' } }] },
+    ];
+    await provider().complete(modelRequest({ messages }));
+    expect(api.requests[0]!.json.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+      { role: 'user', content: [{ type: 'text', text: 'try again' }] },
+    ]);
   });
 
   it('omits an empty system prompt', async () => {

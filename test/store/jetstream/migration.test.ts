@@ -2,7 +2,7 @@
  * Runs move between the file and JetStream backends unchanged, and both fold the
  * same journal identically. Against a real nats-server this file starts.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -19,6 +19,7 @@ import {
 import { fixtures } from '../../helpers/fixtures.js';
 import { freshJetStreamStore } from '../../helpers/jetstream.js';
 import { useNatsServer } from '../../helpers/nats-server.js';
+import { newerWriterLines } from '../../helpers/newer-writer.js';
 import { assistant, at, completed, meta, toolResult } from '../../helpers/records.js';
 import { tempDir } from '../../helpers/tmp.js';
 
@@ -56,6 +57,21 @@ describe.skipIf(!nats.enabled)('moving runs between backends', () => {
     const original = readFileSync(join(source.directory, 'trip.jsonl'));
     expect(readFileSync(join(back.directory, 'trip.jsonl')).equals(original)).toBe(true);
     expect((await middle.list()).map((r) => [r.runId, r.status])).toEqual([['trip', 'completed']]);
+    await middle.close();
+  });
+
+  it("copies a newer writer's journal file -> JetStream -> file with its unknown fields", async () => {
+    const source = freshFileStore();
+    mkdirSync(source.directory, { recursive: true });
+    const text = `${newerWriterLines('newer').join('\n')}\n`;
+    writeFileSync(join(source.directory, 'newer.jsonl'), text);
+    const middle = await freshJetStreamStore(nats.server().url);
+    const back = freshFileStore();
+    await copyRun(source, middle, 'newer');
+    expect(await middle.lines('newer')).toEqual(newerWriterLines('newer'));
+    await copyRun(middle, back, 'newer');
+    expect(readFileSync(join(back.directory, 'newer.jsonl'), 'utf8')).toBe(text);
+    expect((await middle.list()).map((r) => [r.runId, r.status])).toEqual([['newer', 'handed_off']]);
     await middle.close();
   });
 
