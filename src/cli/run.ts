@@ -10,7 +10,7 @@ import { generateRunId, resumeRun, startRun, type AgentRun } from '../agent/run.
 import type { RunResult } from '../agent/runner.js';
 import { agentFromConfig } from '../config/agent.js';
 import { loadConfig, type LogbookConfig } from '../config/config.js';
-import { LogbookError, RawJson, encodeRecord, isLogbookError, runStatus, validateId } from '../core/index.js';
+import { LogbookError, RawJson, encodeRecord, isLogbookError, validateId } from '../core/index.js';
 import { resumeNarration, sanitize } from '../render/index.js';
 import { forkRun } from '../store/fork.js';
 import type { Store } from '../store/store.js';
@@ -172,7 +172,7 @@ async function continueRun(store: Store, flags: RunFlags, words: string[], p: Pr
   const followUp = words.length > 0 ? words.join(' ') : undefined;
   if (followUp !== undefined) {
     const loaded = await store.load(id);
-    if (runStatus(loaded.records[loaded.records.length - 1]) === 'completed') {
+    if (loaded.state.status === 'completed') {
       const fork = await forkRun(store, id, { id: generateRunId() });
       p.note(`continuing completed run ${id} as new run ${fork.id}`);
       id = fork.id;

@@ -7,7 +7,7 @@ import type { ExportOptions } from './summary.js';
 export { exportHtml, escapeHtml } from './html.js';
 export { exportMarkdown, fence, codeSpan, inlineText } from './markdown.js';
 export { transcriptSections, type Section } from './sections.js';
-export { runSummary, runStatus, type ExportOptions, type RunTimes, type SummaryField } from './summary.js';
+export { runSummary, shownStatus, type ExportOptions, type RunTimes, type SummaryField } from './summary.js';
 
 export const EXPORT_FORMATS = ['md', 'html'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];

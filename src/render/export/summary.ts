@@ -24,7 +24,7 @@ export interface SummaryField {
 }
 
 /** The run's status: `open`, or the reason it stopped (a newer writer's included); its terminal message is shown where the run ends. */
-export function runStatus(state: RunState): string {
+export function shownStatus(state: RunState): string {
   return sanitizeLine(state.status);
 }
 
@@ -35,7 +35,7 @@ export function runSummary(state: RunState, times: RunTimes = {}): SummaryField[
   const f = state.fingerprint;
   const field = (label: string, value: string, literal = false): SummaryField => ({ label, value, literal });
   const fields = [
-    field('Status', runStatus(state)),
+    field('Status', shownStatus(state)),
     field('Model', sanitizeLine(f.model), true),
     field('Provider', sanitizeLine(f.provider), true),
     field('Interactive', state.interactive ? 'yes' : 'no'),
