@@ -6,7 +6,7 @@
  * turns file counts as covered when a config that runs plays it. A new file
  * that this test cannot place fails it, so no example goes unchecked.
  */
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseDocument } from 'yaml';
@@ -31,25 +31,47 @@ function filesUnder(dir: string): string[] {
 }
 
 type Example = { file: string; name: string; yaml: Record<string, any> };
-const examples: Example[] = filesUnder(EXAMPLES).map((file) => ({
-  file,
-  name: relative(EXAMPLES, file),
-  yaml: parse(readFileSync(file, 'utf8')) as Record<string, any>,
-}));
+const examples: Example[] = filesUnder(EXAMPLES)
+  .filter((file) => /\.ya?ml$/.test(file))
+  .map((file) => ({ file, name: relative(EXAMPLES, file), yaml: parse(readFileSync(file, 'utf8')) as Record<string, any> }));
 const configs = examples.filter((e) => e.yaml?.provider !== undefined);
+
+type McpServer = { name: string; command?: string[]; cwd?: string };
+
+/**
+ * The directories an example's MCP servers are given on their command line
+ * (`./notes`), relative to the example: a run works on copies of them, so the
+ * tools' writes never touch the repository.
+ */
+function mcpDirectories(example: Example): string[] {
+  return ((example.yaml.mcp ?? []) as McpServer[]).flatMap((server) => {
+    const cwd = resolve(dirname(example.file), server.cwd ?? '.');
+    return (server.command ?? [])
+      .filter((arg) => arg.startsWith('.') && existsSync(resolve(cwd, arg)) && statSync(resolve(cwd, arg)).isDirectory())
+      .map((arg) => relative(dirname(example.file), resolve(cwd, arg)));
+  });
+}
+
+/** Every file in examples/ that is not YAML is data an example's MCP server works on. */
+const dataFiles = filesUnder(EXAMPLES).filter((file) => !/\.ya?ml$/.test(file));
 
 /**
  * Arguments for each tool the examples declare, run from the repository root
  * (the examples' tools look at src/ and package.json). A new example tool needs
  * an entry here.
  */
-const CALLS: Record<string, Record<string, string>> = {
+const CALLS: Record<string, Record<string, unknown>> = {
   list_files: { path: 'src' },
   read_file: { path: 'package.json' },
   grep: { pattern: 'logbook', path: 'package.json' },
   largest_files: { path: 'src' },
   disk_usage: { path: 'src' },
   count_lines: { file: 'package.json' },
+  // examples/mcp.yaml, on a copy of examples/notes
+  mcp__notes__read_text_file: { path: 'README.md' },
+  mcp__notes__list_directory: { path: '.' },
+  mcp__notes__write_file: { path: 'added.md', content: '# Added\n' },
+  mcp__notes__edit_file: { path: 'README.md', edits: [{ oldText: '# Notes', newText: '# Notes kept' }] },
 };
 
 const state = tempDir('logbook-examples-');
@@ -66,7 +88,10 @@ afterAll(async () => {
   await openai?.close();
 });
 
-/** The example with only these keys changed (its relative `script` made absolute), written to a temp dir. */
+/**
+ * The example with only these keys changed (its relative `script` made
+ * absolute), written to a temp dir beside copies of its MCP servers' directories.
+ */
 function derived(example: Example, changes: [string[], unknown][]): string {
   const doc = parseDocument(readFileSync(example.file, 'utf8'));
   for (const [path, value] of changes) doc.setIn(path, value);
@@ -74,6 +99,7 @@ function derived(example: Example, changes: [string[], unknown][]): string {
   if (typeof script === 'string') doc.set('script', resolve(dirname(example.file), script));
   const out = join(tempDir(), basename(example.file));
   writeFileSync(out, String(doc));
+  for (const dir of mcpDirectories(example)) cpSync(join(dirname(example.file), dir), join(dirname(out), dir), { recursive: true });
   return out;
 }
 
@@ -82,7 +108,7 @@ function offeredTools(req: RecordedRequest): string[] {
   return ((req.json?.tools ?? []) as { name?: string; function?: { name: string } }[]).map((t) => t.name ?? t.function!.name);
 }
 
-function argumentsFor(tool: string): Record<string, string> {
+function argumentsFor(tool: string): Record<string, unknown> {
   const args = CALLS[tool];
   if (args === undefined) throw new Error(`no arguments for example tool "${tool}": add it to CALLS in this test`);
   return args;
@@ -130,14 +156,21 @@ describe('every file in examples/', () => {
       expect(Array.isArray(e.yaml?.turns) && played.has(e.file), `${e.name}: neither a config nor a played turns file`).toBe(true);
     }
     expect(configs.map((c) => c.name).sort()).toEqual(
-      expect.arrayContaining(['anthropic.yaml', 'demo/agent.yaml', 'jetstream.yaml', 'openai.yaml', 'script.yaml']),
+      expect.arrayContaining(['anthropic.yaml', 'demo/agent.yaml', 'jetstream.yaml', 'mcp.yaml', 'openai.yaml', 'script.yaml']),
     );
+    const served = configs.flatMap((c) => mcpDirectories(c).map((dir) => resolve(dirname(c.file), dir)));
+    for (const file of dataFiles) {
+      expect(served.some((dir) => file.startsWith(`${dir}/`)), `${relative(EXAMPLES, file)}: not YAML, and no example's MCP server works on it`).toBe(true);
+    }
   });
 
   it.each(configs.map((c) => [c.name, c] as const))('%s runs, and every tool it declares succeeds', async (name, example) => {
     const id = `ex-${name.replace(/[^a-z0-9]+/gi, '-')}`;
-    const declared = ((example.yaml.tools ?? []) as { name: string }[]).map((t) => t.name);
-    let config = example.file;
+    const declared = [
+      ...((example.yaml.tools ?? []) as { name: string }[]).map((t) => t.name),
+      ...((example.yaml.mcp ?? []) as { name: string; tools: string[] }[]).flatMap((s) => s.tools.map((t) => `mcp__${s.name}__${t}`)),
+    ];
+    let config = mcpDirectories(example).length > 0 ? derived(example, []) : example.file;
     const env: Record<string, string> = { LOGBOOK_PROVIDER_MAX_RETRIES: '0' };
     if (example.yaml.session?.backend === 'jetstream') {
       if (!nats.enabled) return;
@@ -174,9 +207,16 @@ describe('every file in examples/', () => {
     // The API servers call every tool offered; a turns file must call every tool its configs declare.
     expect(calls.map((c) => c.name).sort()).toEqual([...declared].sort());
     for (const c of calls) {
+      expect(c.is_error, `${c.name}: ${c.content}`).toBeUndefined();
+      if (c.name.startsWith('mcp__')) continue;
       const body = JSON.parse(c.content) as { command: string[]; exit_code: number; output: string };
       expect(body.exit_code, `${body.command.join(' ')}: ${body.output}`).toBe(0);
-      expect(c.is_error).toBeUndefined();
+    }
+    if (mcpDirectories(example).length > 0) {
+      const notes = join(dirname(config), 'notes');
+      expect(readFileSync(join(notes, 'added.md'), 'utf8')).toBe('# Added\n');
+      expect(readFileSync(join(notes, 'README.md'), 'utf8')).toMatch(/^# Notes kept\n/);
+      expect(readFileSync(join(EXAMPLES, 'notes', 'README.md'), 'utf8')).toMatch(/^# Notes\n/);
     }
   });
 });
