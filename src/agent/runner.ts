@@ -211,13 +211,18 @@ class Loop {
       }
     } catch (err) {
       if (err instanceof CallSuspend) return this.finish('suspended', { message: err.message, awaiting: err.awaiting });
-      if (this.signal.aborted && (isLogbookError(err, 'interrupted') || isAbortError(err))) return this.finish('suspended');
+      if (this.isSuspend(err)) return this.finish('suspended');
       // A tool server that stopped answering leaves its call's outcome unknown: the run
       // waits, resumable, for the server to be fixed.
       if (isLogbookError(err, 'tool_server')) return this.finish('suspended', { message: err.message, error: err });
       const error = isLogbookError(err) ? err : new LogbookError('internal', err instanceof Error ? err.message : String(err), { cause: err });
       return this.finish('error', { message: error.message, error });
     }
+  }
+
+  /** Whether `err` is the model call or tool in flight giving way to a suspend. */
+  private isSuspend(err: unknown): boolean {
+    return this.signal.aborted && (isLogbookError(err, 'interrupted') || isAbortError(err));
   }
 
   private warn(message: string): void {
@@ -301,7 +306,7 @@ class Loop {
     try {
       outcome = await this.agent.tools.run(call.name, call.input, { signal: this.signal });
     } catch (err) {
-      if (this.signal.aborted && (isLogbookError(err, 'interrupted') || isAbortError(err))) throw new CallSuspend(interruptedCallMessage(call));
+      if (this.isSuspend(err)) throw new CallSuspend(interruptedCallMessage(call));
       throw err;
     }
     const result: ToolResultBody = { tool_use_id: call.id, content: outcome.content };

@@ -8,7 +8,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FileStore, fold, payloadKind, validateRecord, decodeLines, type RunState } from '../../src/index.js';
+import { FileStore, payloadKind, validateRecord, type RunState } from '../../src/index.js';
 import { FakeAnthropic } from '../helpers/fake-anthropic.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -64,8 +64,8 @@ const deployed = (): string[] => (existsSync(marker) ? readFileSync(marker, 'utf
 async function journal(id: string): Promise<{ kinds: string[]; state: RunState }> {
   const text = readFileSync(join(stateDir, 'runs', `${id}.jsonl`), 'utf8');
   for (const line of text.split('\n').filter(Boolean)) expect(validateRecord(line), line).toEqual({ valid: true });
-  const records = decodeLines(text.split('\n').filter(Boolean));
-  return { kinds: records.map(payloadKind), state: fold(records) };
+  const { records, state } = await store.load(id);
+  return { kinds: records.map(payloadKind), state };
 }
 
 /** Starts run `id` to the suspend before the deploy call. */
