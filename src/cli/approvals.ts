@@ -6,7 +6,7 @@
  * by --rerun or --skip, or a question on a terminal; with none of them it is
  * refused. Everything shown comes from the model, so it is sanitized.
  */
-import { allowCall, checkInterruption, denyCall, policyOf, suspendCall, type BeforeToolCall, type CallContext, type CallDecision } from '../agent/approvals.js';
+import { allowCall, checkInterruption, denyCall, interruptedCall, policyOf, suspendCall, type BeforeToolCall, type CallContext, type CallDecision } from '../agent/approvals.js';
 import type { AgentRun } from '../agent/run.js';
 import type { ToolCall } from '../agent/runner.js';
 import { shellQuote } from '../agent/tools/command-tool.js';
@@ -145,6 +145,17 @@ export function applyInterruptionFlags(run: AgentRun, tools: ToolRegistry, flags
   if (flags.rerun !== undefined) run.resolveInterruptedCall(flags.rerun, 'rerun');
   else if (flags.skip !== undefined) run.resolveInterruptedCall(flags.skip, 'skip');
   else if (!canAsk) checkInterruption(run.state, tools, undefined);
+}
+
+/**
+ * The resume command printed at a run's end, completed with the choice a call
+ * with side effects the run may have left running needs (a terminal asks it).
+ */
+export function withInterruptionChoice(resume: string, state: RunState, tools: ToolRegistry): string {
+  const call = interruptedCall(state, tools);
+  if (call === undefined) return resume;
+  const id = shellQuote([call.id]);
+  return `${resume} --rerun ${id}, or --skip ${id} (call ${sanitizeLine(call.id)} (${sanitizeLine(call.name)}) may have taken effect)`;
 }
 
 /** On a terminal: run the interrupted call again, skip it, or stop (the resume is then refused as without a terminal). */

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { retryPolicyFromText } from '../agent/providers/retry.js';
 import { generateRunId, resumeRun, startRun, type AgentRun } from '../agent/run.js';
 import type { RunResult, ToolCall } from '../agent/runner.js';
+import type { ToolRegistry } from '../agent/tools/registry.js';
 import { agentFromConfig } from '../config/agent.js';
 import { loadConfig, type LogbookConfig } from '../config/config.js';
 import { LogbookError, RawJson, encodeRecord, isLogbookError, runStatus, validateId } from '../core/index.js';
@@ -21,6 +22,7 @@ import {
   askInterruption,
   callTitle,
   checkApprovalFlags,
+  withInterruptionChoice,
   checkApprovalTargets,
   type ApprovalFlags,
   type Presenter,
@@ -165,7 +167,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     progress.stop();
     const answer = !interactive && !flags.json && result.reason === 'completed' && result.finalText;
     if (answer) process.stdout.write(`${sanitize(result.finalText)}\n`);
-    return outcome(result, { resume, config: config.path, note });
+    return outcome(result, { resume, config: config.path, note, tools: agent.tools });
   } finally {
     progress.stop();
     suspend.dispose();
@@ -244,11 +246,12 @@ interface OutcomeContext {
   /** The config file, for hints that name a key in it. */
   config: string;
   note: (text: string) => void;
+  tools: ToolRegistry;
 }
 
 /** The exit code of a run's end; what to do next is said when there is something to do. */
 function outcome(result: RunResult, o: OutcomeContext): ExitCode {
-  const resume = o.resume;
+  const resume = o.resume === null ? null : withInterruptionChoice(o.resume, result.state, o.tools);
   const interactive = result.state.interactive;
   switch (result.reason) {
     case 'completed':

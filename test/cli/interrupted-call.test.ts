@@ -163,6 +163,9 @@ describe('SIGINT inside a side_effects call', () => {
   it('journals a suspend naming the call, and the resume is refused the same way', async () => {
     const stopped = await stoppedInDeploy('sigint', 'SIGINT');
     expect(stopped.code).toBe(130);
+    expect(stopped.stderr).toContain(
+      `suspended; resume with: logbook run --resume sigint --config ${config} --state-dir ${stateDir} --rerun toolu_deploy, or --skip toolu_deploy (call toolu_deploy (deploy) may have taken effect)\n`,
+    );
     const { state, records } = await store.load('sigint');
     expect(state.terminal).toEqual({ reason: 'suspended', message: 'interrupted during call toolu_deploy (deploy)' });
     await expectRefused('sigint', records.length);
