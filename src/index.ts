@@ -39,6 +39,16 @@ export { CommandTool, type CommandToolSpec } from './agent/tools/command-tool.js
 export { fingerprintOf, RESUME_REMINDER, type Agent } from './agent/agent.js';
 export { runLoop, awaitsInput, textOf, type ChatInput, type LoopOptions, type RunObserver, type RunResult, type ToolCall } from './agent/runner.js';
 export {
+  allowCall,
+  denyCall,
+  suspendCall,
+  policyOf,
+  type BeforeToolCall,
+  type CallContext,
+  type CallDecision,
+  type InterruptedCallAction,
+} from './agent/approvals.js';
+export {
   startRun,
   resumeRun,
   newRunMeta,

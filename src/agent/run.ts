@@ -20,8 +20,9 @@ import {
 } from '../core/index.js';
 import type { Journal, Store } from '../store/store.js';
 import { fingerprintOf, type Agent } from './agent.js';
+import { checkInterruption, interruptedCall, type InterruptedCallAction, type InterruptionChoice } from './approvals.js';
 import { Recorder } from './recorder.js';
-import { awaitsInput, runLoop, type LoopOptions, type RunResult } from './runner.js';
+import { awaitsInput, runLoop, type LoopOptions, type RunResult, type ToolCall } from './runner.js';
 
 export function newRunMeta(runId: string, fingerprint: Fingerprint, prompt: string, interactive: boolean, now = new Date()): MetaPayload {
   const meta: MetaPayload = { version: VERSION, run_id: runId, created: formatTimestamp(now), fingerprint, prompt };
@@ -38,6 +39,7 @@ export function generateRunId(now = new Date()): string {
 /** A run ready to go on: started, or resumed and held. */
 export class AgentRun {
   private closed = false;
+  private interruption: InterruptionChoice | undefined;
 
   constructor(
     private readonly agent: Agent,
@@ -58,13 +60,40 @@ export class AgentRun {
     return this.state.run_id;
   }
 
+  /**
+   * The call this run may have left running when it stopped, if its tool has
+   * side effects and no choice was made for it yet: execute refuses
+   * (`interrupted_call`) until `resolveInterruptedCall` says whether to run it
+   * again or skip it.
+   */
+  get interruptedCall(): ToolCall | undefined {
+    return this.interruption === undefined ? interruptedCall(this.state, this.agent.tools) : undefined;
+  }
+
+  /**
+   * Runs the interrupted call again (which also approves it), or skips it: the
+   * model then reads that it was not re-run and whether it took effect is
+   * unknown. `unknown_call` when `callId` is not the interrupted call.
+   */
+  resolveInterruptedCall(callId: string, action: InterruptedCallAction): void {
+    const choice = { callId, action };
+    checkInterruption(this.state, this.agent.tools, choice);
+    this.interruption = choice;
+  }
+
   /** Runs it until it completes, stops at a limit, fails or is suspended; the journal is let go at the end. */
   async execute(options: LoopOptions = {}): Promise<RunResult> {
     if (this.closed) throw new LogbookError('journal_closed', `run ${this.id} was already executed or closed`);
     const observer = options.observer;
     const recorder = new Recorder(this.state, this.journal, observer?.record?.bind(observer));
     try {
-      const setup = { agent: this.agent, recorder, resumed: this.resumed, ...(this.followUp !== undefined ? { followUp: this.followUp } : {}) };
+      const setup = {
+        agent: this.agent,
+        recorder,
+        resumed: this.resumed,
+        ...(this.followUp !== undefined ? { followUp: this.followUp } : {}),
+        ...(this.interruption !== undefined ? { interruption: this.interruption } : {}),
+      };
       return await runLoop(setup, options);
     } finally {
       await this.close();

@@ -11,8 +11,10 @@
  */
 import {
   LogbookError,
+  awaitingApprovalMessage,
+  batchCalls,
+  interruptedCallMessage,
   isLogbookError,
-  occurrences,
   toolUses,
   type Counters,
   type JournalRecord,
@@ -24,6 +26,14 @@ import {
   type ToolUseBlock,
 } from '../core/index.js';
 import { RESUME_REMINDER, type Agent } from './agent.js';
+import {
+  checkInterruption,
+  decideCall,
+  policyOf,
+  type BeforeToolCall,
+  type InterruptedCallAction,
+  type InterruptionChoice,
+} from './approvals.js';
 import type { Usage } from './provider.js';
 import type { Recorder } from './recorder.js';
 
@@ -43,6 +53,8 @@ export interface RunObserver {
   toolEnd?(call: ToolCall, result: ToolResultBody): void;
   /** A journaled result reused on resume instead of running the tool again. */
   toolReused?(call: ToolCall, result: ToolResultBody): void;
+  /** A call answered without running its tool (denied, or not re-run after an interruption); toolEnd follows. */
+  toolWithheld?(call: ToolCall, resolved: string | undefined, result: ToolResultBody): void;
   warning?(message: string): void;
   awaitingInput?(): void;
 }
@@ -58,6 +70,8 @@ export interface LoopOptions {
   signal?: AbortSignal;
   /** A chat's follow-ups. */
   input?: ChatInput;
+  /** Asked before each call of a tool whose policy says confirm; without it such a call suspends the run. */
+  beforeToolCall?: BeforeToolCall;
 }
 
 export interface RunResult {
@@ -68,6 +82,8 @@ export interface RunResult {
   error?: LogbookError;
   /** True when a signal suspended the run (as opposed to a chat that was ended). */
   interrupted: boolean;
+  /** The call the run was suspended before, awaiting its approval. */
+  awaiting?: ToolCall;
   /** The prose of the last assistant turn. */
   finalText: string;
   /** The run's state at its end: the fold of its records. */
@@ -86,11 +102,21 @@ function interrupted(): LogbookError {
   return new LogbookError('interrupted', 'run suspended');
 }
 
-/** The `use`-th result journaled for `id` in the turn, if there is one. */
-function journaledResult(turn: PendingTurn, id: string, use: number): ToolResultBody | undefined {
-  let n = 0;
-  for (let i = 0; i < turn.answered.length; i++) if (turn.answered[i] === id && ++n === use) return turn.results[i];
-  return undefined;
+/** Suspends the run before or during a call, with the message that names it (core: call-facts). */
+class CallSuspend extends Error {
+  constructor(
+    message: string,
+    /** Set when the run stops before the call for its approval. */
+    readonly awaiting?: ToolCall,
+  ) {
+    super(message);
+  }
+}
+
+interface Ending {
+  message?: string | undefined;
+  error?: LogbookError;
+  awaiting?: ToolCall | undefined;
 }
 
 /** What the model is told when it gives two calls of one turn the same id. */
@@ -120,9 +146,16 @@ export interface LoopSetup {
   resumed: boolean;
   /** A user turn to journal first (the run waits for input; resumeRun checked it). */
   followUp?: string;
+  /** What to do with the call a stop may have left running, when its tool has side effects (see approvals.ts). */
+  interruption?: InterruptionChoice;
 }
 
-/** Runs until the run completes, stops at a limit, fails, or is suspended; the terminal record is its last. */
+/**
+ * Runs until the run completes, stops at a limit, fails, or is suspended; the
+ * terminal record is its last. Rejects, writing nothing, when the run may have
+ * left a call with side effects running and `interruption` does not say what to
+ * do with it (`interrupted_call`), or names another call (`unknown_call`).
+ */
 export function runLoop(setup: LoopSetup, options: LoopOptions = {}): Promise<RunResult> {
   return new Loop(setup, options).run();
 }
@@ -139,12 +172,14 @@ class Loop {
   private cap: number;
 
   private followUpText: string | undefined;
+  private interruption: InterruptionChoice | undefined;
 
   constructor(
     setup: LoopSetup,
     private readonly options: LoopOptions,
   ) {
     this.followUpText = setup.followUp;
+    this.interruption = setup.interruption;
     this.agent = setup.agent;
     this.recorder = setup.recorder;
     this.state = setup.recorder.state;
@@ -156,6 +191,7 @@ class Loop {
 
   async run(): Promise<RunResult> {
     const { state, agent } = this;
+    checkInterruption(state, agent.tools, this.interruption);
     try {
       for (;;) {
         if (state.pending !== null) await this.completePending(state.pending);
@@ -165,22 +201,28 @@ class Loop {
         }
         if (this.signal.aborted) throw interrupted();
         if (state.next_iteration >= this.cap) {
-          return await this.finish('max_iterations', `stopped after ${agent.maxIterations} model calls (max_iterations)`);
+          return await this.finish('max_iterations', { message: `stopped after ${agent.maxIterations} model calls (max_iterations)` });
         }
         const spent = state.counters.in_tokens + state.counters.out_tokens;
         if (agent.budget !== undefined && spent >= agent.budget) {
-          return await this.finish('budget', `token budget spent: ${spent} of ${agent.budget} tokens`);
+          return await this.finish('budget', { message: `token budget spent: ${spent} of ${agent.budget} tokens` });
         }
         await this.callModel();
       }
     } catch (err) {
-      if (this.signal.aborted && (isLogbookError(err, 'interrupted') || isAbortError(err))) return this.finish('suspended');
+      if (err instanceof CallSuspend) return this.finish('suspended', { message: err.message, awaiting: err.awaiting });
+      if (this.isSuspend(err)) return this.finish('suspended');
       // A tool server that stopped answering leaves its call's outcome unknown: the run
       // waits, resumable, for the server to be fixed.
-      if (isLogbookError(err, 'tool_server')) return this.finish('suspended', err.message, err);
+      if (isLogbookError(err, 'tool_server')) return this.finish('suspended', { message: err.message, error: err });
       const error = isLogbookError(err) ? err : new LogbookError('internal', err instanceof Error ? err.message : String(err), { cause: err });
-      return this.finish('error', error.message, error);
+      return this.finish('error', { message: error.message, error });
     }
+  }
+
+  /** Whether `err` is the model call or tool in flight giving way to a suspend. */
+  private isSuspend(err: unknown): boolean {
+    return this.signal.aborted && (isLogbookError(err, 'interrupted') || isAbortError(err));
   }
 
   private warn(message: string): void {
@@ -188,8 +230,9 @@ class Loop {
   }
 
   /** The terminal record, once, at the true end; failing to write it is a warning: the run's work is durable. */
-  private async finish(reason: TerminalReason, message?: string, error?: LogbookError): Promise<RunResult> {
+  private async finish(reason: TerminalReason, ending: Ending = {}): Promise<RunResult> {
     const { state } = this;
+    const { message, error, awaiting } = ending;
     try {
       await this.recorder.append({ terminal: message ? { reason, message } : { reason } });
     } catch (err) {
@@ -206,40 +249,69 @@ class Loop {
     };
     if (message) result.message = message;
     if (error) result.error = error;
+    if (awaiting) result.awaiting = awaiting;
     return result;
   }
 
   /**
    * Runs the pending turn's unanswered tools in order, journaling each; the last
-   * result commits the turn. A call that repeats an earlier call's id is not run:
-   * it is answered with an error result that tells the model why.
+   * result commits the turn. Results the journal holds are reused.
    */
   private async completePending(turn: PendingTurn): Promise<void> {
-    const { agent, observer, signal } = this;
-    const seen: string[] = [];
-    for (const call of toolUses(turn.assistant)) {
-      seen.push(call.id);
-      const use = occurrences(seen, call.id); // 1 for the id's first call in the turn, 2 for its repeat, ...
-      const journaled = journaledResult(turn, call.id, use);
+    for (const { call, use, result: journaled } of batchCalls(turn)) {
       if (journaled !== undefined) {
-        observer.toolReused?.(call, journaled);
+        this.observer.toolReused?.(call, journaled);
         continue;
       }
-      if (signal.aborted) throw interrupted();
-      let result: ToolResultBody;
-      if (use > 1) {
-        result = { tool_use_id: call.id, content: repeatedIdMessage(call.id), is_error: true };
-        this.warn(`the model gave two tool calls the id ${call.id}; the repeat was not run and was answered with an error`);
-      } else {
-        observer.toolStart?.(call, agent.tools.describe(call.name, call.input));
-        const outcome = await agent.tools.run(call.name, call.input, { signal });
-        result = { tool_use_id: call.id, content: outcome.content };
-        if (outcome.isError) result.is_error = true;
-      }
+      if (this.signal.aborted) throw interrupted();
+      const result = use > 1 ? this.repeatedId(call) : await this.answer(call, turn.iteration);
       // A tool that finished is journaled even if a suspend arrived meanwhile: its effects happened.
       await this.recorder.append({ tool_result: { tool_use_id: call.id, result } });
-      observer.toolEnd?.(call, result);
+      this.observer.toolEnd?.(call, result);
     }
+  }
+
+  /** A call that repeats an earlier call's id in its turn is not run: it is answered with an error that tells the model why. */
+  private repeatedId(call: ToolCall): ToolResultBody {
+    this.warn(`the model gave two tool calls the id ${call.id}; the repeat was not run and was answered with an error`);
+    return { tool_use_id: call.id, content: repeatedIdMessage(call.id), is_error: true };
+  }
+
+  /** The call's result: its tool's, or the answer given instead of running it; or a suspend before it, for an approval. */
+  private async answer(call: ToolCall, iteration: number): Promise<ToolResultBody> {
+    const { tools } = this.agent;
+    const resolved = tools.describe(call.name, call.input);
+    const context = { runId: this.state.run_id, iteration, policy: policyOf(tools, call.name), resolved, signal: this.signal };
+    const verdict = await decideCall(call, context, this.options.beforeToolCall, this.choiceFor(call));
+    if ('suspend' in verdict) throw new CallSuspend(awaitingApprovalMessage(call), call);
+    if ('answer' in verdict) {
+      this.observer.toolWithheld?.(call, resolved, verdict.answer);
+      return verdict.answer;
+    }
+    return this.runTool(call, resolved);
+  }
+
+  /** The resume's choice for its interrupted call, taken once: only the first unanswered call can be it. */
+  private choiceFor(call: ToolCall): InterruptedCallAction | undefined {
+    const choice = this.interruption;
+    if (choice?.callId !== call.id) return undefined;
+    this.interruption = undefined;
+    return choice.action;
+  }
+
+  /** Runs the call's tool. A suspend while it runs names it: it may have taken effect. */
+  private async runTool(call: ToolCall, resolved: string | undefined): Promise<ToolResultBody> {
+    this.observer.toolStart?.(call, resolved);
+    let outcome;
+    try {
+      outcome = await this.agent.tools.run(call.name, call.input, { signal: this.signal });
+    } catch (err) {
+      if (this.isSuspend(err)) throw new CallSuspend(interruptedCallMessage(call));
+      throw err;
+    }
+    const result: ToolResultBody = { tool_use_id: call.id, content: outcome.content };
+    if (outcome.isError) result.is_error = true;
+    return result;
   }
 
   /**

@@ -6,8 +6,10 @@
  */
 import { createInterface, type Interface } from 'node:readline';
 import type { ChatInput } from '../agent/runner.js';
+import { forwardCtrlC, type Questions } from './questions.js';
 
-export interface ClosableChatInput extends ChatInput {
+/** A chat's input; it also answers the run's questions (approvals), so stdin has one reader. */
+export interface ClosableChatInput extends ChatInput, Questions {
   close(): void;
 }
 
@@ -31,7 +33,8 @@ export function chatInput(options: ChatInputOptions = {}): ClosableChatInput {
   const write = options.write ?? ((text: string) => void process.stderr.write(text));
   const tty = (input as { isTTY?: boolean }).isTTY === true;
   const rl: Interface = createInterface({ input, output: tty ? process.stderr : undefined, terminal: tty });
-  rl.setPrompt(options.prompt ?? '> ');
+  const chatPrompt = options.prompt ?? '> ';
+  rl.setPrompt(chatPrompt);
   const queued: string[] = [];
   const waiting: ((line: string | null) => void)[] = [];
   let ended = false;
@@ -70,6 +73,30 @@ export function chatInput(options: ChatInputOptions = {}): ClosableChatInput {
         }
         return line;
       }
+    },
+    /** A line typed from now on (not one typed ahead, which stays the chat's), at its own prompt. */
+    ask(prompt, signal) {
+      if (ended || signal.aborted) return Promise.resolve(null);
+      return new Promise((resolve) => {
+        const stopForwarding = tty ? forwardCtrlC(rl) : () => {};
+        const answer = (line: string | null): void => {
+          signal.removeEventListener('abort', onAbort);
+          stopForwarding();
+          rl.setPrompt(chatPrompt);
+          resolve(line);
+        };
+        const onAbort = (): void => {
+          const at = waiting.indexOf(answer);
+          if (at >= 0) waiting.splice(at, 1);
+          answer(null);
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        waiting.push(answer);
+        if (tty) {
+          rl.setPrompt(prompt);
+          rl.prompt();
+        }
+      });
     },
     close() {
       rl.close();

@@ -6,6 +6,8 @@ export const EXIT = {
   error: 1,
   /** The command line was wrong (unknown option, missing argument). */
   usage: 2,
+  /** A run stopped before a call that needs an approval: --approve or --deny continues it. */
+  awaiting: 3,
   /** A run was suspended (Ctrl-C, SIGTERM) and can be resumed. 128 + SIGINT. */
   suspended: 130,
 } as const;

@@ -5,8 +5,8 @@
  */
 import { textOf, type RunObserver, type ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
-import { toolUses, type Message, type ToolResultBody } from '../core/index.js';
-import { callLine, resultLines, sanitize, sanitizeLine, showResult } from '../render/index.js';
+import { toolUses, withheldKind, type Message, type ToolResultBody } from '../core/index.js';
+import { callLine, callNoteText, resultLines, sanitize, sanitizeLine, showResult } from '../render/index.js';
 import type { Progress } from './progress.js';
 import type { Terminal } from './terminal.js';
 
@@ -68,6 +68,10 @@ export function liveObserver(o: LiveOptions): RunObserver {
     toolEnd(_c, r) {
       progress.stop();
       result(r);
+    },
+    toolWithheld(c, resolved, r) {
+      const kind = withheldKind(r);
+      say(s.note(call(c, resolved, kind !== undefined ? `  (${callNoteText(kind)})` : '')));
     },
     toolReused(c, r) {
       say(s.faint(call(c, o.tools.describe(c.name, c.input), '  (journaled result reused)')));

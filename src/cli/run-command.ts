@@ -15,7 +15,18 @@ Every run is journaled (unless --ephemeral), so it can be continued:
   logbook run --chat                            a chat; /help lists its commands
   logbook run -c "and the tests?"               a follow-up to the newest run
   logbook run --resume 20261130 "and then?"     a follow-up to run 2026113…; a completed run continues as a new run
-  logbook run --resume                          choose the run to continue (on a terminal)`;
+  logbook run --resume                          choose the run to continue (on a terminal)
+
+A tool with confirm: true in the config asks before each call on a terminal; elsewhere the
+run stops before the call (exit 3) and is continued with the answer:
+  logbook run --resume ID --approve CALL_ID     run the call (--approve all: every call of that batch)
+  logbook run --resume ID --deny CALL_ID --reason "not on Fridays"
+A run stopped while a side_effects tool ran is not resumed until told what to do with that call:
+  logbook run --resume ID --rerun CALL_ID       run it again
+  logbook run --resume ID --skip CALL_ID        do not; the model reads that it was not re-run`;
+
+/** A repeatable option's values, in order. */
+const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
 export function registerRunCommand(program: Command, environment: Environment): void {
   program
@@ -29,6 +40,12 @@ export function registerRunCommand(program: Command, environment: Environment): 
     .option('-r, --resume [id]', 'continue a journaled run (its id, or a unique start of it); without an id, choose one')
     .option('-c, --continue', 'continue the most recently updated run')
     .option('--force', 'continue even though the configuration drifted (never across providers)')
+    .option('--approve <call-id>', 'on resume, approve that call of the batch in flight, or all of them (repeatable)', collect)
+    .option('--deny <call-id>', 'on resume, deny that call of the batch in flight: the model reads that it was denied (repeatable)', collect)
+    .option('--reason <text>', 'with --deny, why: the model reads it')
+    .option('-y, --yes', 'approve every call that asks for an approval, for this invocation')
+    .option('--rerun <call-id>', 'on resume, run again the call with side effects the run stopped in')
+    .option('--skip <call-id>', 'on resume, do not run again the call with side effects the run stopped in')
     .option('--chat', 'keep asking for follow-ups (stdin lines when not a terminal); /exit or end of input ends it')
     .option('--replay <what>', 'on resume, narrate all of the journaled conversation, or the tail (the default: the last few turns)')
     .option('--json', 'stdout is the run\'s records as JSON lines, each as it becomes durable, byte for byte as stored (meta first)')
@@ -37,7 +54,7 @@ export function registerRunCommand(program: Command, environment: Environment): 
     .addOption(new Option('--no-color', 'no color (also: NO_COLOR=1)'))
     .option('--tool-output', 'show tool results as they arrive')
     .option('--verbose', 'show thinking and per-turn usage; stack traces for unexpected errors')
-    .addHelpText('after', `${EXAMPLES}\n${helpAfter(['LOGBOOK_CONFIG', 'LOGBOOK_DEBUG', 'LOGBOOK_PROVIDER', 'ANTHROPIC', 'XDG_STATE', 'NO_COLOR'], ['ok', 'error', 'usage', 'suspended'])}`)
+    .addHelpText('after', `${EXAMPLES}\n${helpAfter(['LOGBOOK_CONFIG', 'LOGBOOK_DEBUG', 'LOGBOOK_PROVIDER', 'ANTHROPIC', 'XDG_STATE', 'NO_COLOR'], ['ok', 'error', 'usage', 'awaiting', 'suspended'])}`)
     .action(async (words: string[], flags: RunFlags) => {
       const { executeRun } = await import('./run.js');
       process.exitCode = await executeRun(words, flags, environment);

@@ -7,13 +7,26 @@
 import { readFileSync } from 'node:fs';
 import { retryPolicyFromText } from '../agent/providers/retry.js';
 import { generateRunId, resumeRun, startRun, type AgentRun } from '../agent/run.js';
-import type { RunResult } from '../agent/runner.js';
+import type { RunResult, ToolCall } from '../agent/runner.js';
+import type { ToolRegistry } from '../agent/tools/registry.js';
 import { agentFromConfig } from '../config/agent.js';
 import { loadConfig, type LogbookConfig } from '../config/config.js';
 import { LogbookError, RawJson, encodeRecord, isLogbookError, validateId } from '../core/index.js';
-import { resumeNarration, sanitize } from '../render/index.js';
+import { resumeNarration, sanitize, sanitizeLine } from '../render/index.js';
 import { forkRun } from '../store/fork.js';
 import type { Store } from '../store/store.js';
+import {
+  applyInterruptionFlags,
+  approvalCommands,
+  approvalHook,
+  askInterruption,
+  callTitle,
+  checkApprovalFlags,
+  withInterruptionChoice,
+  checkApprovalTargets,
+  type ApprovalFlags,
+  type Presenter,
+} from './approvals.js';
 import { chatInput, type ClosableChatInput } from './chat-input.js';
 import type { Environment } from './environment.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
@@ -22,11 +35,12 @@ import { startLabel } from './mcp/start-label.js';
 import { createProgress } from './progress.js';
 import { chooseRun } from './resume-target.js';
 import { resumeCommand, type ResumeFlags } from './resume-command.js';
+import { terminalQuestions, type Questions } from './questions.js';
 import { onSuspendSignals } from './signals.js';
 import { configPath, storeFor } from './store.js';
 import { terminalFor, type Terminal } from './terminal.js';
 
-export interface RunFlags extends ResumeFlags {
+export interface RunFlags extends ResumeFlags, ApprovalFlags {
   checkpoint?: boolean;
   ephemeral?: boolean;
   name?: string;
@@ -64,6 +78,12 @@ function checkFlags(flags: RunFlags): void {
   if (flags.replay !== undefined && flags.replay !== 'all' && flags.replay !== 'tail') throw usage(`--replay takes all or tail, not ${flags.replay}`);
   if (typeof flags.resume === 'string') validateId(flags.resume);
   if (flags.name !== undefined) validateId(flags.name);
+  checkApprovalFlags(flags, continuing);
+}
+
+/** Questions can be put to the operator: stdin and stderr are a terminal. */
+function onTerminal(): boolean {
+  return process.stdin.isTTY === true && process.stderr.isTTY === true;
 }
 
 function loadRunConfig(flags: RunFlags, environment: Environment): LogbookConfig {
@@ -83,6 +103,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
   const err = terminalFor(process.stderr, { env: environment.env, ...(flags.color === false ? { color: false } : {}) });
   const progress = createProgress(flags.tui === false ? { isTTY: false, write: (t: string) => process.stderr.write(t) } : process.stderr);
   const note = (text: string): void => progress.write(`${err.style.faint(text)}\n`);
+  const presenter: Presenter = { show: (t) => progress.write(t), quiet: () => progress.stop() };
 
   let store: Store | null = null;
   let run: AgentRun | null = null;
@@ -112,7 +133,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     const onWait = (waitingFor: string | null): void => (waitingFor === null ? progress.stop() : progress.start(waitingFor));
     if (!flags.ephemeral) store = await storeFor(environment, { config, stateDir: flags.stateDir, onWait });
     if (flags.resume !== undefined || flags.continue) {
-      run = await continueRun(store!, flags, words, { agent, err, note, progress: (t) => progress.write(t) });
+      run = await continueRun(store!, flags, words, { agent, err, note, progress: (t) => progress.write(t), presenter, signal: suspend.signal });
     } else {
       const interactive = flags.chat === true;
       const prompt = promptFrom(words, flags);
@@ -123,6 +144,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     const interactive = run.state.interactive;
     const resume = store !== null ? resumeCommand(run.id, flags) : null;
     if (interactive) input = chatInput({ onExit: () => resume !== null && note(`continue it later with: ${resume}`) });
+    const questions: Questions | null = !onTerminal() ? null : (input ?? terminalQuestions());
     const counters = run.state.counters;
     // With --json stdout is the record stream alone: the meta line first (the run's id), then each record as it becomes durable.
     if (flags.json) process.stdout.write(`${run.metaLine}\n`);
@@ -139,12 +161,13 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     const result = await run.execute({
       signal: suspend.signal,
       ...(input !== null ? { input } : {}),
+      beforeToolCall: approvalHook(run.state, flags, questions, presenter),
       observer: flags.json ? { ...live, record: (record) => void process.stdout.write(`${encodeRecord(record)}\n`) } : live,
     });
     progress.stop();
     const answer = !interactive && !flags.json && result.reason === 'completed' && result.finalText;
     if (answer) process.stdout.write(`${sanitize(result.finalText)}\n`);
-    return outcome(result, { resume, config: config.path, note });
+    return outcome(result, { resume, config: config.path, note, tools: agent.tools });
   } finally {
     progress.stop();
     suspend.dispose();
@@ -160,6 +183,9 @@ interface Presentation {
   err: Terminal;
   note: (text: string) => void;
   progress: (text: string) => void;
+  presenter: Presenter;
+  /** Aborted by a stop signal. */
+  signal: AbortSignal;
 }
 
 /**
@@ -183,6 +209,24 @@ async function continueRun(store: Store, flags: RunFlags, words: string[], p: Pr
     ...(flags.chat ? { interactive: true } : {}), // without --chat the run keeps the interactivity it was journaled with
     ...(followUp !== undefined ? { followUp } : {}),
   });
+  try {
+    await settleAnswers(run, flags, p);
+  } catch (err) {
+    await run.close();
+    throw err;
+  }
+  return run;
+}
+
+/**
+ * What the operator's flags answer in the run, checked before anything is
+ * shown (a refusal is one line); then the narration, and on a terminal the
+ * question an interrupted call with side effects still needs.
+ */
+async function settleAnswers(run: AgentRun, flags: RunFlags, p: Presentation): Promise<void> {
+  const tools = p.agent.tools;
+  checkApprovalTargets(run.state, tools, flags);
+  applyInterruptionFlags(run, tools, flags, onTerminal());
   p.progress(
     resumeNarration(run.state, {
       // The input is journal text that already parsed as JSON: no need to check it again.
@@ -193,7 +237,7 @@ async function continueRun(store: Store, flags: RunFlags, words: string[], p: Pr
     }),
   );
   for (const w of run.warnings) p.progress(`${p.err.style.note(`warning: ${w}`)}\n`);
-  return run;
+  if (run.interruptedCall !== undefined) await askInterruption(run, tools, terminalQuestions(), p.presenter, p.signal);
 }
 
 interface OutcomeContext {
@@ -202,17 +246,19 @@ interface OutcomeContext {
   /** The config file, for hints that name a key in it. */
   config: string;
   note: (text: string) => void;
+  tools: ToolRegistry;
 }
 
 /** The exit code of a run's end; what to do next is said when there is something to do. */
 function outcome(result: RunResult, o: OutcomeContext): ExitCode {
-  const resume = o.resume;
+  const resume = o.resume === null ? null : withInterruptionChoice(o.resume, result.state, o.tools);
   const interactive = result.state.interactive;
   switch (result.reason) {
     case 'completed':
       return EXIT.ok;
     case 'suspended':
       if (result.error !== undefined) throw failure(result, resume); // suspended by a failure outside the run (a tool server)
+      if (result.awaiting !== undefined) return awaitingApproval(result, result.awaiting, o);
       if (!result.interrupted) return EXIT.ok; // a chat the operator ended; /exit or end of input said how to continue
       o.note(resume !== null ? `suspended; resume with: ${resume}` : 'suspended (the run was not journaled)');
       return EXIT.suspended;
@@ -237,6 +283,20 @@ function outcome(result: RunResult, o: OutcomeContext): ExitCode {
     default:
       return EXIT.error;
   }
+}
+
+/** A run suspended before a call that needs an approval: how to give it, or to refuse it. */
+function awaitingApproval(result: RunResult, call: ToolCall, o: OutcomeContext): ExitCode {
+  const id = sanitizeLine(result.state.run_id);
+  if (o.resume === null) {
+    fail(`call ${callTitle(call)} awaits an approval and the run was not journaled: run it on a terminal to be asked, or with --yes`);
+  } else {
+    const commands = approvalCommands(o.resume, call);
+    o.note(`run ${id} awaits approval of call ${callTitle(call)}`);
+    o.note(`approve it with: ${commands.approve}`);
+    o.note(`or deny it with: ${commands.deny}`);
+  }
+  return result.interrupted ? EXIT.suspended : EXIT.awaiting;
 }
 
 /** A stop at a limit is an outcome, not a failure of logbook: said on stderr in one line, exit 1. */

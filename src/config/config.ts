@@ -155,6 +155,8 @@ export function parseConfig(text: string, path: string): LogbookConfig {
       max_output: t.max_output ?? DEFAULTS.tool_max_output,
       allow_leading_dash: t.allow_leading_dash ?? false,
       ...(t.cwd ? { cwd: resolveFrom(dir, t.cwd) } : {}),
+      confirm: t.confirm ?? false,
+      side_effects: t.side_effects ?? false,
     };
   });
   const mcp = mcpServers(c.mcp ?? [], path, dir);

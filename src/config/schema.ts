@@ -52,6 +52,8 @@ export const CONFIG_SCHEMA = {
           max_output: { type: 'integer', minimum: 1, maximum: UPPER_BOUNDS.max_output.max },
           cwd: { type: 'string', minLength: 1 },
           allow_leading_dash: { type: 'boolean' },
+          confirm: { type: 'boolean' },
+          side_effects: { type: 'boolean' },
         },
       },
     },

@@ -35,6 +35,10 @@ export type ErrorCode =
   | 'config_drift'
   /** A follow-up to a run that is not waiting for one (a tool batch or a model call is due). */
   | 'not_at_input'
+  /** A call with side effects may have started before the run stopped: a resume must be told to run it again or skip it. */
+  | 'interrupted_call'
+  /** An approval, denial, re-run or skip names a call the run is not waiting on. */
+  | 'unknown_call'
   // configuration and wiring
   | 'usage'
   | 'config'

@@ -7,6 +7,7 @@ export { encodeRecord, decodeRecord, encodeMessage, encodeBlock } from './codec.
 export { toByteField, fromByteField } from './byte-field.js';
 export { parseJournal, journalLines, decodeLines, decodeLine, isUnparsable, type JournalLines } from './journal-text.js';
 export * from './fold.js';
+export * from './call-facts.js';
 export * from './fingerprint.js';
 export * from './gates.js';
 export { checkAppend, type AppendDecision } from './append.js';

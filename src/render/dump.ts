@@ -5,7 +5,7 @@
  */
 import type { RunState } from '../core/index.js';
 import { callLine } from './calls.js';
-import { elidedLine, endLine, hang, joinItems, marker, pendingLine } from './lines.js';
+import { callNoteText, elidedLine, endLine, hang, joinItems, marker, pendingLine } from './lines.js';
 import { resultLines } from './results.js';
 import { plain, type Style } from './style.js';
 import { transcriptItems, type TranscriptItem } from './transcript.js';
@@ -32,8 +32,9 @@ export function dumpItem(item: TranscriptItem, options: DumpOptions = {}): strin
     case 'provider':
       return [style.faint(`[${item.providerKind}]`)];
     case 'call': {
-      const lines = [style.call(callLine(item.name, item.input, { width: options.width }))];
-      if (options.toolOutput && !item.answered) lines.push(style.faint('  (no result yet)'));
+      const suffix = item.note !== undefined ? ` (${callNoteText(item.note)})` : '';
+      const lines = [style.call(callLine(item.name, item.input, { width: options.width, suffix }))];
+      if (options.toolOutput && !item.answered && item.note === undefined) lines.push(style.faint('  (no result yet)'));
       return lines;
     }
     case 'result': {

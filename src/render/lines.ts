@@ -1,10 +1,28 @@
 /** Small text layout helpers shared by the renderings. */
 import type { Style } from './style.js';
-import { gapBefore, type TranscriptItem } from './transcript.js';
+import { gapBefore, type CallNote, type TranscriptItem } from './transcript.js';
 
 /** `first` before the first line of `text`, `rest` before every other line. */
 export function hang(text: string, first: string, rest: string): string[] {
   return text.split('\n').map((line, i) => (i === 0 ? first : rest) + line);
+}
+
+/** How a call's note reads, the same in every rendering. */
+export function callNoteText(note: CallNote): string {
+  switch (note) {
+    case 'awaiting':
+      return 'awaits approval';
+    case 'denied':
+      return 'denied by the operator';
+    case 'not_rerun':
+      return 'not re-run after an interruption';
+  }
+}
+
+/** What an export says under a call: its note, else `no result yet` when it has none. */
+export function callStatusText(item: { answered: boolean; note?: CallNote }): string | undefined {
+  if (item.note !== undefined) return callNoteText(item.note);
+  return item.answered ? undefined : 'no result yet';
 }
 
 /** The line that starts the pending turn. */

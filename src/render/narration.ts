@@ -5,7 +5,7 @@
  */
 import type { RunState } from '../core/index.js';
 import { callLine } from './calls.js';
-import { elidedLine, hang, joinItems, marker, pendingLine } from './lines.js';
+import { callNoteText, elidedLine, hang, joinItems, marker, pendingLine } from './lines.js';
 import { sanitizeLine } from './sanitize.js';
 import { plain, type Style } from './style.js';
 import { transcriptItems, type TranscriptItem } from './transcript.js';
@@ -47,7 +47,7 @@ function narratedCall(item: Extract<TranscriptItem, { kind: 'call' }>, options: 
   return callLine(item.name, item.input, {
     resolved: options.describeCall?.(item.name, item.input),
     width: options.width,
-    suffix: item.pending && item.answered ? ' (answered)' : '',
+    suffix: item.note !== undefined ? ` (${callNoteText(item.note)})` : item.pending && item.answered ? ' (answered)' : '',
   });
 }
 

@@ -7,7 +7,7 @@
  * All text in an item is sanitized; a call's `input` is raw JSON text, which
  * formatCall sanitizes when it renders it.
  */
-import type { Block, Message, RunState, ToolResultBody } from '../core/index.js';
+import { awaitedCall, withheldKind, type Block, type Message, type RunState, type ToolResultBody } from '../core/index.js';
 import { showResult, type ShownResult } from './results.js';
 import { sanitize, sanitizeLine } from './sanitize.js';
 
@@ -27,6 +27,8 @@ export type TranscriptItem =
       /** True for a call of the pending turn. */
       pending: boolean;
       answered: boolean;
+      /** A call the run stopped before for its approval, or one answered without running (see callNoteText). */
+      note?: CallNote;
     }
   | ({ kind: 'result'; id: string; name: string } & ShownResult)
   /** A provider's own block (server tool, redacted thinking), shown by kind. */
@@ -39,6 +41,9 @@ export type TranscriptItem =
   | { kind: 'end'; reason: string; message?: string };
 
 export type ItemKind = TranscriptItem['kind'];
+
+/** What the records tell of a call beyond its result (core: call-facts). */
+export type CallNote = 'awaiting' | 'denied' | 'not_rerun';
 
 function resultItem(body: ToolResultBody, name: string): TranscriptItem {
   const shown = showResult(body.content, body.is_error === true);
@@ -70,6 +75,9 @@ export function transcriptItems(state: RunState, options: TranscriptOptions = {}
     }
   }
   for (const r of state.pending?.results ?? []) results.set(r.tool_use_id, r);
+  const awaited = awaitedCall(state)?.id;
+  const noteOf = (id: string, pending: boolean, result: ToolResultBody | undefined): CallNote | undefined =>
+    result !== undefined ? withheldKind(result) : pending && id === awaited ? 'awaiting' : undefined;
 
   const items: TranscriptItem[] = [];
   const shown = new Set<string>();
@@ -84,7 +92,10 @@ export function transcriptItems(state: RunState, options: TranscriptOptions = {}
       else if ('tool_use' in b) {
         const { id, input } = b.tool_use;
         const result = results.get(id);
-        items.push({ kind: 'call', id: sanitizeLine(id), name: names.get(id)!, input: input.text, pending, answered: result !== undefined });
+        const call: TranscriptItem = { kind: 'call', id: sanitizeLine(id), name: names.get(id)!, input: input.text, pending, answered: result !== undefined };
+        const note = noteOf(id, pending, result);
+        if (note !== undefined) call.note = note;
+        items.push(call);
         if (details && result !== undefined && !shown.has(id)) {
           shown.add(id);
           items.push(resultItem(result, names.get(id)!));

@@ -146,7 +146,8 @@ describe('suspend and resume by signal', () => {
     expect(r.code).toBe(130);
     expect(r.stderr).toMatch(/suspended; resume with: logbook run --resume sigint/);
     const suspended = await store.load(a.id);
-    expect(suspended.state.terminal).toEqual({ reason: 'suspended' });
+    // The suspend names the call it cut short: it may have taken effect.
+    expect(suspended.state.terminal).toEqual({ reason: 'suspended', message: 'interrupted during call toolu_0_1 (note)' });
     expect(suspended.state.pending?.answered).toEqual(['toolu_0_0']);
 
     const resumed = await run(a, ['--resume', a.id], { SLOW_NOTE: 'b' });

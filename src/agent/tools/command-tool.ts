@@ -7,7 +7,7 @@
  */
 import { LogbookError, RawJson, rawMembers } from '../../core/index.js';
 import { startTool } from './tether.js';
-import type { Tool, ToolContext, ToolOutcome } from './tool.js';
+import type { Tool, ToolContext, ToolOutcome, ToolPolicy } from './tool.js';
 
 export interface CommandToolSpec {
   name: string;
@@ -25,6 +25,10 @@ export interface CommandToolSpec {
    * cannot read it as one, such as after `--` or as an option's own argument.
    */
   allow_leading_dash?: boolean;
+  /** Ask the operator before every call. Outside the fingerprint, like side_effects (README: Approvals). */
+  confirm?: boolean;
+  /** A call changes something outside, so an interrupted one is never re-run unasked. */
+  side_effects?: boolean;
 }
 
 const PLACEHOLDER = /^\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$/;
@@ -192,10 +196,12 @@ function runProcess(argv: string[], spec: CommandToolSpec, signal: AbortSignal):
 
 export class CommandTool implements Tool {
   readonly definition;
+  readonly policy: ToolPolicy;
 
   constructor(private readonly spec: CommandToolSpec) {
     checkCommandTemplate(spec);
     this.definition = { name: spec.name, description: spec.description, input_schema: spec.input_schema };
+    this.policy = { confirm: spec.confirm === true, sideEffects: spec.side_effects === true };
   }
 
   describe(input: unknown, raw: RawJson = RawJson.fromValue(input)): string {

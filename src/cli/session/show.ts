@@ -1,5 +1,5 @@
 /** `logbook session show ID`: where a run stands, as a block of fields. */
-import type { RunState } from '../../core/index.js';
+import { awaitedCall, type RunState } from '../../core/index.js';
 import { sanitize, sanitizeLine } from '../../render/index.js';
 import type { LoadedRun } from '../../store/store.js';
 import { count, fields } from '../output.js';
@@ -33,6 +33,11 @@ export function formatShow(run: LoadedRun): string {
   if (p !== null) {
     const total = p.assistant.content.filter((b) => 'tool_use' in b).length;
     pairs.push(['note', `an in-flight tool batch (${p.answered.length} of ${total} calls answered) resumes first`]);
+  }
+  const awaited = awaitedCall(state);
+  if (awaited !== undefined) {
+    const id = sanitizeLine(awaited.id);
+    pairs.push(['awaiting', `approval of call ${id} (${sanitizeLine(awaited.name)}): logbook run --resume ${state.run_id} --approve ${id}, or --deny ${id}`]);
   }
   const prompt = state.prompt === '' ? '  (empty)' : sanitize(state.prompt).replace(/^/gm, '  ');
   return `${fields(pairs)}prompt\n${prompt}\n`;

@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { RunState } from '../../core/index.js';
 import { callLine } from '../calls.js';
+import { callStatusText } from '../lines.js';
 import { resultNotes } from '../results.js';
 import { sanitize, sanitizeLine } from '../sanitize.js';
 import type { TranscriptItem } from '../transcript.js';
@@ -95,7 +96,8 @@ function itemHtml(item: TranscriptItem): string {
       return el('div', 'item muted', `Provider block ${el('code', '', text(item.providerKind))}`);
     case 'call': {
       const head = el('div', '', `${el('span', 'label', 'Tool call')} ${el('code', 'muted', text(item.id))}`);
-      const waiting = item.answered ? '' : el('div', 'notes', '(no result yet)');
+      const note = callStatusText(item);
+      const waiting = note === undefined ? '' : el('div', 'notes', `(${note})`);
       return el('div', 'item call', `${head}${el('pre', '', text(callLine(item.name, item.input)))}${waiting}`);
     }
     case 'result': {

@@ -17,6 +17,7 @@
  */
 import type { RunState } from '../../core/index.js';
 import { callLine } from '../calls.js';
+import { callStatusText } from '../lines.js';
 import { resultNotes } from '../results.js';
 import { sanitize, sanitizeLine } from '../sanitize.js';
 import type { TranscriptItem } from '../transcript.js';
@@ -84,7 +85,8 @@ function itemBlocks(item: TranscriptItem): string[] {
       return [label('Provider block', codeSpan(item.providerKind))];
     case 'call': {
       const blocks = [label('Tool call', codeSpan(item.id)), fence(callLine(item.name, item.input))];
-      if (!item.answered) blocks.push('*(no result yet)*');
+      const note = callStatusText(item);
+      if (note !== undefined) blocks.push(`*(${note})*`);
       return blocks;
     }
     case 'result': {

@@ -1,0 +1,113 @@
+/**
+ * What the records tell about a tool call besides its result: that it awaits an
+ * approval, was denied, was not re-run after an interruption, or may have
+ * started without its result being journaled. The record format has no field
+ * for any of these, so each is a fixed text in a field it does have (a
+ * suspended terminal record's message, an error result's content), written and
+ * recognised here alone.
+ */
+import type { PendingTurn, RunState } from './fold.js';
+import { toolUses, type ToolResultBody, type ToolUseBlock } from './records.js';
+
+type Call = ToolUseBlock['tool_use'];
+
+/** One call of a batch: its position among the calls with its id (1 for the first), and its journaled result if any. */
+export interface BatchCall {
+  call: Call;
+  /** 1 for the id's first call in the turn, 2 for its repeat, ...; a repeat is answered without running. */
+  use: number;
+  result: ToolResultBody | undefined;
+}
+
+/**
+ * The turn's calls in order, each with the result the journal holds for it. A
+ * result answers the `use`-th call of its id, so a repeated id pairs up in order.
+ */
+export function batchCalls(turn: PendingTurn): BatchCall[] {
+  const seen = new Map<string, number>();
+  return toolUses(turn.assistant).map((call) => {
+    const use = (seen.get(call.id) ?? 0) + 1;
+    seen.set(call.id, use);
+    let n = 0;
+    const at = turn.answered.findIndex((id) => id === call.id && ++n === use);
+    return { call, use, result: at < 0 ? undefined : turn.results[at] };
+  });
+}
+
+/** The calls of the pending turn that have no result yet and would run (repeats of an id never run). */
+export function unansweredCalls(state: RunState): Call[] {
+  if (state.pending === null) return [];
+  return batchCalls(state.pending)
+    .filter((c) => c.result === undefined && c.use === 1)
+    .map((c) => c.call);
+}
+
+/** The first call of the pending turn without a result: the only one a crash can have caught running. */
+function firstUnanswered(state: RunState): BatchCall | undefined {
+  return state.pending === null ? undefined : batchCalls(state.pending).find((c) => c.result === undefined);
+}
+
+// ---- suspends that name a call ---------------------------------------------
+
+/** The suspended record's message when a run stops before `call` for an approval: the call has not started. */
+export function awaitingApprovalMessage(call: Call): string {
+  return `awaiting approval of call ${call.id} (${call.name})`;
+}
+
+/** The suspended record's message when a signal stopped the run while `call` ran: it may have taken effect. */
+export function interruptedCallMessage(call: Call): string {
+  return `interrupted during call ${call.id} (${call.name})`;
+}
+
+/** Whether the run ends on the suspend before `call` for its approval (a terminal record followed by others no longer counts). */
+function isAwaiting(state: RunState, call: Call): boolean {
+  return state.status === 'suspended' && state.terminal?.message === awaitingApprovalMessage(call);
+}
+
+/** The call the run was suspended before, to be approved: its last record says so. */
+export function awaitedCall(state: RunState): Call | undefined {
+  const first = firstUnanswered(state);
+  return first !== undefined && isAwaiting(state, first.call) ? first.call : undefined;
+}
+
+/**
+ * The call that may have started without its result being journaled. Tools of
+ * a batch run one at a time, in order, so only the first unanswered call can
+ * have; it did not when it repeats an id (never run) or when the run's last
+ * record is the suspend before it for an approval. Anything else (a crash, a
+ * signal, a failed append, an error) leaves it unknown, and unknown counts as
+ * started. An approval is not journaled, so a run killed outright after one
+ * still ends on that suspend: the resume then asks for the approval again.
+ */
+export function possiblyStartedCall(state: RunState): Call | undefined {
+  const first = firstUnanswered(state);
+  if (first === undefined || first.use > 1 || isAwaiting(state, first.call)) return undefined;
+  return first.call;
+}
+
+// ---- results that were not the tool's --------------------------------------
+
+const DENIED = 'denied by the operator';
+
+const NOT_RERUN = 'not re-run after an interruption; whether it took effect is unknown';
+
+/** What the model reads when the operator refuses a call: an error result, with the reason when one was given. */
+export function deniedResult(callId: string, reason?: string): ToolResultBody {
+  const why = reason?.trim();
+  return { tool_use_id: callId, content: why ? `${DENIED}: ${why}` : DENIED, is_error: true };
+}
+
+/** The result of an interrupted call the operator chose not to run again. */
+export function notRerunResult(callId: string): ToolResultBody {
+  return { tool_use_id: callId, content: NOT_RERUN, is_error: true };
+}
+
+/** How a call was answered without its tool: `denied`, `not_rerun`; undefined for a tool's own result. */
+export type WithheldKind = 'denied' | 'not_rerun';
+
+export function withheldKind(result: ToolResultBody): WithheldKind | undefined {
+  if (result.is_error !== true) return undefined;
+  if (result.content === DENIED || result.content.startsWith(`${DENIED}: `)) return 'denied';
+  if (result.content === NOT_RERUN) return 'not_rerun';
+  return undefined;
+}
