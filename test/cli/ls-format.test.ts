@@ -1,8 +1,9 @@
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
-import { formatRunList, newestFirst, selectRuns } from '../../src/cli/session/ls.js';
+import { formatRunList, listRuns, newestFirst, selectRuns } from '../../src/cli/session/ls.js';
 import { cellWidth, table, truncate } from '../../src/cli/output.js';
-import type { RunInfo } from '../../src/index.js';
+import { MemoryStore, type RunInfo } from '../../src/index.js';
+import { meta } from '../helpers/records.js';
 
 const run = (runId: string, updated: string, extra: Partial<RunInfo> = {}): RunInfo => ({
   runId,
@@ -78,5 +79,18 @@ describe('table widths', () => {
     expect(cellWidth('\ude00z')).toBe(2);
     expect(table([['a\u{1f600}b', 'x'], ['abcde', 'y']])).toBe('a\u{1f600}b   x\nabcde  y\n');
     expect(table([['a\ud83d', 'x'], ['abc', 'y']])).toBe('a\ufffd   x\nabc  y\n');
+  });
+});
+
+describe('session ls --json', () => {
+  it('reads whole only the runs it prints: --limit applies before the folds', async () => {
+    const store = new MemoryStore();
+    for (const id of ['r1', 'r2', 'r3', 'r4', 'r5']) await (await store.create(id, meta(id))).close();
+    const loaded: string[] = [];
+    const load = store.load.bind(store);
+    store.load = (id) => (loaded.push(id), load(id));
+    const { out } = await listRuns(store, { ...plain, columns: 80 }, { json: true, limit: 2 });
+    expect(out.trimEnd().split('\n')).toHaveLength(2);
+    expect(loaded).toHaveLength(2);
   });
 });

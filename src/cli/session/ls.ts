@@ -123,7 +123,7 @@ export interface ListOptions extends RunFilter {
   json?: boolean;
 }
 
-export async function listRuns(store: Store, term: Terminal, options: ListOptions): Promise<{ out: string; err: string }> {
+export async function listRuns(store: Store, term: Pick<Terminal, 'columns' | 'paint'>, options: ListOptions): Promise<{ out: string; err: string }> {
   const all = await store.list();
   if (all.length === 0) return { out: '', err: `no runs in the ${store.location}\n` };
   const runs = selectRuns(all, options);
