@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FileStore } from '../../src/index.js';
 import { BIN, runCli } from '../helpers/cli.js';
 import { meta as runMeta } from '../helpers/records.js';
+import { hostileRun, HOSTILE, UNSAFE_CHARS, writeRun } from '../helpers/runs.js';
 import { BASH_COMPLETION, shellTestsEnabled } from '../helpers/shells.js';
 import { Tmux } from '../helpers/tmux.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -50,6 +51,17 @@ async function script(shell: 'bash' | 'zsh' | 'fish'): Promise<string> {
   writeFileSync(path, r.stdout);
   return path;
 }
+
+describe('logbook complete, which the scripts call', () => {
+  it('describes each run id by its status and prompt, sanitized, one line each', async () => {
+    const state = tempDir();
+    await writeRun(state, 'hostile', hostileRun(), `prompt ${HOSTILE}\nsecond line`);
+    const r = await runCli(['complete', '--', 'session', 'show', '--state-dir', state, 'ho']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toMatch(UNSAFE_CHARS);
+    expect(r.stdout).toMatch(/^hostile\terror: prompt A.*\u2026\n:4\n$/);
+  });
+});
 
 describe.runIf(shellTestsEnabled('bash'))('the bash completion script', () => {
   /** What the completion function puts in COMPREPLY for the command line `line` (completing its last word). */

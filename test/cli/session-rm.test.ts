@@ -11,6 +11,7 @@ import { runCli, type CliResult } from '../helpers/cli.js';
 import { FIXTURES_DIR } from '../helpers/fixtures.js';
 // Named apart from import.meta: vite's transform fails on an imported binding called `meta` beside it.
 import { meta as metaOf } from '../helpers/records.js';
+import { hostileRun, HOSTILE, UNSAFE_CHARS, writeRun } from '../helpers/runs.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const cwd = tempDir(); // no agent.yaml here
@@ -116,6 +117,15 @@ describe('session prune', () => {
     expect(after.stdout).toMatch(/^removed pending-batch \(interrupted, .*\)\n$/);
     const nothing = await cli(['session', 'prune', '--older-than', '10d', '--state-dir', state]);
     expect(nothing).toMatchObject({ code: 0, stdout: '', stderr: `no run in the file store in ${join(state, 'runs')} matches\n` });
+  });
+
+  it('prints a hostile run\'s prompt sanitized', async () => {
+    const state = tempDir();
+    await writeRun(state, 'hostile', hostileRun(), `prompt ${HOSTILE}`);
+    age(state, 'hostile', 3);
+    const r = await cli(['session', 'prune', '--older-than', '1d', '--dry-run', '--state-dir', state]);
+    expect(r.stdout).toMatch(/^would remove hostile \(error, updated .*: prompt A.*\)\n$/);
+    expect(r.stdout).not.toMatch(UNSAFE_CHARS);
   });
 
   it('needs --older-than with a duration that has a unit', async () => {
