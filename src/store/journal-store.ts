@@ -171,14 +171,14 @@ export class JournalStore implements Store {
    * read alone, when that is a user record; else nothing.
    */
   private async firstTypedTurn(id: string): Promise<string> {
-    const line = await this.backendImpl.readLine(id, 2);
-    if (line === null) return '';
     try {
+      const line = await this.backendImpl.readLine(id, 2);
+      if (line === null) return '';
       const record = decodeLine(line, `line 2 of run ${id}`);
       if (!('user' in record)) return '';
       return record.user.message.content.flatMap((b) => ('text' in b ? [b.text.text] : [])).join('\n');
     } catch {
-      return ''; // the listing shows the run all the same; loading it names what is wrong
+      return ''; // the listing shows the run all the same; loading it says what is wrong
     }
   }
 

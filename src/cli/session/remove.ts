@@ -4,6 +4,7 @@
  * prune does not try); a removal that fails names why, and the command then
  * exits 1 after doing all it could.
  */
+import { isValidId } from '../../core/index.js';
 import { sanitizeLine } from '../../render/index.js';
 import { matchRunId } from '../../store/resolve.js';
 import type { ListedStatus, RunInfo, Store } from '../../store/store.js';
@@ -26,7 +27,8 @@ export async function removeRuns(store: Store, given: readonly string[]): Promis
   const done = new Set<string>();
   for (const name of given) {
     try {
-      const id = matchRunId(name, runs, store.location);
+      // An invalid id goes to the store as given, whose refusal says what is wrong with it.
+      const id = isValidId(name) ? matchRunId(name, runs, store.location) : name;
       if (done.has(id)) continue; // named twice (a whole id and a prefix of it)
       done.add(id);
       if (!(await store.delete(id))) throw new Error(`no run ${id} in the ${store.location} (removed meanwhile)`);
