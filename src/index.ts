@@ -3,7 +3,7 @@
  * the record schemas. Layers, bottom up: core (pure) -> store -> agent -> render -> cli.
  */
 export * from './core/index.js';
-export { runNotFound, type Journal, type LoadedRun, type RunInfo, type Store } from './store/store.js';
+export { LISTED_STATUSES, listedStatus, runNotFound, type Journal, type ListedStatus, type LoadedRun, type RunInfo, type Store } from './store/store.js';
 export type {
   Backend,
   BackendContext,

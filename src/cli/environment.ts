@@ -16,6 +16,7 @@ export const ENVIRONMENT_HELP: readonly [string, string][] = [
   ['ANTHROPIC_API_KEY, OPENAI_API_KEY', 'the API key (or the variable api_key_env names in the config)'],
   ['ANTHROPIC_BASE_URL, OPENAI_BASE_URL', 'the API\'s address when the config sets no base_url'],
   ['XDG_STATE_HOME', 'runs live in $XDG_STATE_HOME/logbook/runs (default ~/.local/state/logbook/runs)'],
+  ['XDG_CONFIG_HOME', 'the last place a config is looked for is $XDG_CONFIG_HOME/logbook/agent.yaml (default ~/.config/logbook/agent.yaml)'],
   ['NO_COLOR', 'no color'],
 ];
 

@@ -10,11 +10,19 @@ const EXIT_MEANINGS: Record<keyof typeof EXIT, string> = {
   suspended: 'a run was suspended (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT); it can be resumed',
 };
 
+/** What every command that opens a store honours: where the config is found, where runs live, --verbose's twin. */
+export const STORE_VARIABLES: readonly string[] = ['LOGBOOK_CONFIG', 'LOGBOOK_DEBUG', 'XDG_STATE_HOME', 'XDG_CONFIG_HOME'];
+
 /** `--help` text after the options: the variables named (all when none are), and the exit codes given. */
 export function helpAfter(variables: readonly string[] | 'all', exits: readonly (keyof typeof EXIT)[]): string {
   const vars = ENVIRONMENT_HELP.filter(([name]) => variables === 'all' || variables.some((v) => name.startsWith(v)));
   const width = Math.max(...vars.map(([name]) => name.length));
   const env = vars.map(([name, what]) => `  ${name.padEnd(width)}  ${what}`).join('\n');
   const codes = exits.map((e) => `  ${String(EXIT[e]).padEnd(3)}  ${EXIT_MEANINGS[e]}`).join('\n');
-  return `\nEnvironment:\n${env}\n\nExit codes:\n${codes}`;
+  return `${vars.length > 0 ? `\nEnvironment:\n${env}\n` : ''}\nExit codes:\n${codes}`;
+}
+
+/** The --help text after the options of a command that opens a store, with the other variables it honours. */
+export function storeCommandHelp(more: readonly string[] = []): string {
+  return helpAfter([...STORE_VARIABLES, ...more], ['ok', 'error', 'usage']);
 }

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
+import { registerCompletionCommands } from './completion.js';
 import { readEnvironment, type Environment } from './environment.js';
 import { debugWanted, reportError } from './errors.js';
 import { EXIT } from './exit-codes.js';
@@ -31,7 +32,7 @@ function version(): string {
  * take a subcommand's option of the same name away from it (--verbose is read
  * by main from argv).
  */
-export function buildProgram(environment: Environment): Command {
+export function buildProgram(environment: Environment, options: { completion?: boolean } = {}): Command {
   const program = new Command('logbook')
     .description('an agent runner whose every run is an append-only, resumable journal')
     .version(version(), '-V, --version')
@@ -42,6 +43,7 @@ export function buildProgram(environment: Environment): Command {
   registerRunCommand(program, environment);
   registerSessionCommands(program, environment);
   registerMcpCommands(program, environment);
+  if (options.completion !== false) registerCompletionCommands(program, environment, () => buildProgram(environment, { completion: false }));
   return program;
 }
 

@@ -1,24 +1,23 @@
 /** Layout for command output: tables, aligned fields, times. Text in is already sanitized. */
+import stringWidth from 'string-width';
 
 export type Cell = string | { text: string; paint: (text: string) => string };
 
-const textOf = (c: Cell): string => (typeof c === 'string' ? c : c.text);
-/** Length in code points (what `[...s].length` counts), without building the array. */
-function len(s: string): number {
-  let n = s.length;
-  for (let i = 0; i < s.length - 1; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n--;
-        i++;
-      }
-    }
-  }
-  return n;
-}
-export const cellWidth = (c: Cell): number => len(textOf(c));
+const LONE_SURROGATE = /\p{Cs}/u;
+const LONE_SURROGATES = /\p{Cs}/gu;
+
+/**
+ * Text as a terminal draws it: a lone surrogate (which JSON can carry) is
+ * written out as U+FFFD, so it is measured as one.
+ */
+const drawn = (s: string): string => (LONE_SURROGATE.test(s) ? s.replace(LONE_SURROGATES, '\ufffd') : s);
+
+const textOf = (c: Cell): string => drawn(typeof c === 'string' ? c : c.text);
+
+/** Columns the text takes on a terminal: wide (CJK, most emoji) characters take two, combining marks none. */
+export const displayWidth = (s: string): number => stringWidth(drawn(s));
+
+export const cellWidth = (c: Cell): number => stringWidth(textOf(c));
 
 /** Columns padded to their widest cell, two spaces apart; the last column is not padded. */
 export function table(rows: Cell[][]): string {
@@ -28,7 +27,7 @@ export function table(rows: Cell[][]): string {
     .map((row) =>
       row
         .map((c, i) => {
-          const text = i === row.length - 1 ? textOf(c) : textOf(c) + ' '.repeat(widths[i]! - len(textOf(c)));
+          const text = i === row.length - 1 ? textOf(c) : textOf(c) + ' '.repeat(widths[i]! - cellWidth(c));
           return typeof c === 'string' ? text : c.paint(text);
         })
         .join('  ')
@@ -44,15 +43,26 @@ export function fields(pairs: [string, string][]): string {
   return pairs.map(([k, v]) => `${k.padEnd(width)}  ${v}\n`).join('');
 }
 
-/** Cuts `s` to `max` characters, the last one an ellipsis. */
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** Cuts `s` to at most `max` columns, the last one an ellipsis; never inside a character or an emoji sequence. */
 export function truncate(s: string, max: number): string {
-  const chars = [...s];
-  return chars.length <= max ? s : `${chars.slice(0, Math.max(0, max - 1)).join('')}\u2026`;
+  const text = drawn(s);
+  if (stringWidth(text) <= max) return text;
+  let out = '';
+  let used = 0;
+  for (const { segment } of graphemes.segment(text)) {
+    const width = stringWidth(segment);
+    if (used + width > max - 1) break;
+    out += segment;
+    used += width;
+  }
+  return max <= 0 ? '' : `${out}\u2026`;
 }
 
 const pad2 = (n: number): string => String(n).padStart(2, '0');
 
-/** An RFC 3339 time as local `YYYY-MM-DD HH:MM`; the text as given when it is not a time. */
+/** The one time format on screen: an RFC 3339 time as local `YYYY-MM-DD HH:MM`; the text as given when it is not a time. */
 export function shortTime(rfc3339: string): string {
   const d = new Date(rfc3339);
   if (rfc3339 === '' || Number.isNaN(d.getTime())) return rfc3339;

@@ -1,5 +1,5 @@
 /** Renderings of a folded run: resume narration, the plain dump, and the viewer's items. All pure. */
-export { sanitize, sanitizeLine } from './sanitize.js';
+export { sanitize, sanitizeLine, terminalSafeJson } from './sanitize.js';
 export { plain, type Style } from './style.js';
 export { callLine, formatCall, elideMiddle, type CallLineOptions } from './calls.js';
 export { showResult, resultNotes, resultLines, type ShownResult } from './results.js';

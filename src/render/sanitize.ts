@@ -53,3 +53,16 @@ export function sanitizeLine(text: string): string {
   const safe = sanitize(text);
   return LINE_BREAK.test(safe) ? safe.replace(/[\n\t]/g, ' ') : safe;
 }
+
+/** Every character JSON.stringify leaves raw that a terminal could act on: DEL, C1 controls, bidi controls, line and paragraph separators. */
+// eslint-disable-next-line no-control-regex
+const RAW_IN_JSON = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * A value as one line of JSON that is safe on a terminal: the same value
+ * JSON.stringify gives, with every character a terminal could act on written
+ * as a \u escape (JSON.stringify already escapes C0 controls and lone surrogates).
+ */
+export function terminalSafeJson(value: unknown): string {
+  return JSON.stringify(value).replace(RAW_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

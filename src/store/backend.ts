@@ -38,6 +38,8 @@ export interface StoredRun {
   updated: Date;
   /** Where it was read from, for people ("/home/a/runs/x.jsonl"); errors name lines after it. */
   source: string;
+  /** Whether a writer holds the run now, as RunSummary.held. */
+  held?: boolean;
 }
 
 /** What a listing needs of one run, read without reading the whole run. */
@@ -48,7 +50,12 @@ export interface RunSummary {
   /** The last whole line. */
   last: string | null;
   updated: Date;
-  /** True when a writer holds the run right now, where the backend can tell. */
+  /**
+   * Whether a writer holds the run right now: true or false where the backend
+   * can tell, absent where it cannot. Finding out never disturbs a writer: it
+   * never takes the run's lock, not even a shared one for an instant, since a
+   * writer starting at that moment would then be refused.
+   */
   held?: boolean;
   /** Why the run could not be read, when it could not. */
   problem?: string;
@@ -71,6 +78,12 @@ export interface Backend {
   read(id: string): Promise<StoredRun | null>;
   /** Every run, each described from its ends only. Ids that fail validateId are skipped. */
   list(): Promise<RunSummary[]>;
+  /**
+   * Line `index` of a run (1 is the meta record), read without reading the
+   * rest of the run; null when the run is absent or holds fewer whole lines.
+   * `id` has been validated.
+   */
+  readLine(id: string, index: number): Promise<string | null>;
   /** Removes a run, its notes included; false when there was none; `locked` while a writer holds it. */
   delete(id: string): Promise<boolean>;
   /**

@@ -19,7 +19,7 @@ import {
   type MetaPayload,
 } from '../core/index.js';
 import type { Backend, HeldRun, RunSummary } from './backend.js';
-import { runNotFound, type Journal, type LoadedRun, type RunInfo, type Store } from './store.js';
+import { listedStatus, runNotFound, type Journal, type LoadedRun, type RunInfo, type Store } from './store.js';
 
 /** The meta record a run starts with; `corrupt` when it is not one, or names another run. */
 function metaOf(record: JournalRecord, id: string, where: string): MetaPayload {
@@ -132,7 +132,7 @@ export class JournalStore implements Store {
     const records = decodeLines(lines, run.source);
     const state = fold(records);
     const meta = metaOf(records[0]!, id, run.source);
-    return {
+    const loaded: LoadedRun = {
       state,
       records,
       metaLine: lines[0]!,
@@ -140,6 +140,8 @@ export class JournalStore implements Store {
       created: meta.created,
       updated: run.updated.toISOString(),
     };
+    if (run.held !== undefined) loaded.held = run.held;
+    return loaded;
   }
 
   /** The run's stored lines, exactly as stored (a copy between stores, an export of the bytes). */
@@ -157,7 +159,27 @@ export class JournalStore implements Store {
 
   async list(): Promise<RunInfo[]> {
     const summaries = await this.backendImpl.list();
-    return summaries.filter((s) => isValidId(s.id)).map(describe);
+    const runs = summaries.filter((s) => isValidId(s.id)).map(describe);
+    for (const run of runs) {
+      if (run.prompt === '' && run.status !== 'unreadable') run.prompt = await this.firstTypedTurn(run.runId);
+    }
+    return runs;
+  }
+
+  /**
+   * What was typed first into a run opened without a prompt: its second line,
+   * read alone, when that is a user record; else nothing.
+   */
+  private async firstTypedTurn(id: string): Promise<string> {
+    try {
+      const line = await this.backendImpl.readLine(id, 2);
+      if (line === null) return '';
+      const record = decodeLine(line, `line 2 of run ${id}`);
+      if (!('user' in record)) return '';
+      return record.user.message.content.flatMap((b) => ('text' in b ? [b.text.text] : [])).join('\n');
+    } catch {
+      return ''; // the listing shows the run all the same; loading it says what is wrong
+    }
   }
 
   async delete(id: string): Promise<boolean> {
@@ -189,7 +211,7 @@ function checkNoteKey(key: string): void {
 
 /** A listing's entry: meta from the first line, status from the last. */
 function describe(s: RunSummary): RunInfo {
-  const info: RunInfo = { runId: s.id, created: '', updated: s.updated.toISOString(), model: '', prompt: '', status: 'open' };
+  const info: RunInfo = { runId: s.id, created: '', updated: s.updated.toISOString(), model: '', prompt: '', interactive: false, status: 'open' };
   if (s.held !== undefined) info.held = s.held;
   try {
     if (s.problem !== undefined) throw new LogbookError('corrupt', s.problem);
@@ -198,7 +220,8 @@ function describe(s: RunSummary): RunInfo {
     info.created = meta.created;
     info.model = meta.fingerprint.model;
     info.prompt = meta.prompt;
-    info.status = runStatus(decodeLine(s.last, 'its last line'));
+    info.interactive = meta.interactive === true;
+    info.status = listedStatus(runStatus(decodeLine(s.last, 'its last line')), s.held);
   } catch (err) {
     info.status = 'unreadable';
     info.problem = err instanceof Error ? err.message : String(err);

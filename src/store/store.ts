@@ -31,17 +31,40 @@ export interface LoadedRun {
   created: string;
   /** When the journal last changed, RFC 3339. */
   updated: string;
+  /** Whether a writer holds the run now; absent where the backend cannot tell (backend.ts). */
+  held?: boolean;
+}
+
+/**
+ * Where a run stands in a listing: `running` while a writer holds it;
+ * `interrupted` when it ends on no terminal record and nobody holds it (its
+ * writer crashed or was killed); `open` when it ends on none and the backend
+ * cannot tell whether anybody holds it; else its last terminal record's reason;
+ * `unreadable` when it cannot be read.
+ */
+export const LISTED_STATUSES = ['running', 'interrupted', 'open', 'completed', 'suspended', 'error', 'budget', 'max_iterations', 'unreadable'] as const;
+/** A newer writer's terminal reason is listed as read. */
+export type ListedStatus = (typeof LISTED_STATUSES)[number] | (string & {});
+
+/** A run's listed status from its last record's status and whether a writer holds it. */
+export function listedStatus(status: RunStatus, held: boolean | undefined): Exclude<ListedStatus, 'unreadable'> {
+  if (held === true) return 'running';
+  if (status === 'open' && held === false) return 'interrupted';
+  return status;
 }
 
 export interface RunInfo {
   runId: string;
+  /** From meta, as written. */
   created: string;
+  /** When the run last changed, RFC 3339. */
   updated: string;
   model: string;
+  /** The prompt; for a chat opened without one, the first turn typed into it (empty until there is one). */
   prompt: string;
-  /** Where the run stands by its last record, or `unreadable`. */
-  status: RunStatus | 'unreadable';
-  /** True when a writer holds the run now, where the backend can tell. */
+  interactive: boolean;
+  status: ListedStatus;
+  /** Whether a writer holds the run now; absent where the backend cannot tell. */
   held?: boolean;
   /** Why the run could not be read, when status is `unreadable`. */
   problem?: string;

@@ -1,6 +1,9 @@
+import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
-import { formatRunList, newestFirst } from '../../src/cli/session/ls.js';
-import type { RunInfo } from '../../src/index.js';
+import { formatRunList, listRuns, newestFirst, selectRuns } from '../../src/cli/session/ls.js';
+import { cellWidth, table, truncate } from '../../src/cli/output.js';
+import { MemoryStore, type RunInfo } from '../../src/index.js';
+import { meta } from '../helpers/records.js';
 
 const run = (runId: string, updated: string, extra: Partial<RunInfo> = {}): RunInfo => ({
   runId,
@@ -8,9 +11,12 @@ const run = (runId: string, updated: string, extra: Partial<RunInfo> = {}): RunI
   updated,
   model: 'm',
   prompt: 'p',
-  status: 'open',
+  interactive: false,
+  status: 'completed',
   ...extra,
 });
+
+const plain = { paint: (_c: string, t: string) => t };
 
 describe('session ls layout', () => {
   it('sorts by time, not by spelling, so offsets and fractions compare right', () => {
@@ -20,20 +26,71 @@ describe('session ls layout', () => {
 
   it('shows why an unreadable run could not be read, and fits the prompt to the terminal', () => {
     const runs = [run('bad', '2026-11-30T10:00:00Z', { status: 'unreadable', problem: 'line 1 is not a record', prompt: '' }), run('ok', '2026-11-30T09:00:00Z', { prompt: 'x'.repeat(300) })];
-    const out = formatRunList(runs, { columns: 100, paint: (_c, t) => t });
+    const out = formatRunList(runs, { columns: 100, ...plain });
     const lines = out.trimEnd().split('\n');
-    expect(lines[1]).toMatch(/^bad\s+m\s+unreadable\s.*line 1 is not a record$/);
-    expect(lines.every((l) => [...l].length <= 100)).toBe(true);
+    expect(lines[0]).toMatch(/^ID\s+STATUS\s+UPDATED\s+MODEL\s+PROMPT$/);
+    expect(lines[1]).toMatch(/^bad\s+unreadable\s+2026-11-30 \d\d:00\s+m\s+line 1 is not a record$/);
+    expect(lines.every((l) => stringWidth(l) <= 100)).toBe(true);
     expect(lines[2]).toMatch(/x\u2026$/);
+  });
+
+  it('fits 80 columns by display width with CJK, emoji and combining marks, cutting none of them in half', () => {
+    const prompts = ['日本語のプロンプト'.repeat(10), '👨‍👩‍👧 family 🇫🇷 flag '.repeat(8), 'e\u0301'.repeat(200), 'a\ud83d lone surrogate '.repeat(10)];
+    const runs = prompts.map((prompt, i) => run(`20261130-09150${i}-abcdef`, `2026-11-30T10:0${i}:00Z`, { prompt, model: `模型-${'m'.repeat(40)}` }));
+    for (const columns of [undefined, 80, 100]) {
+      const lines = formatRunList(runs, { columns, ...plain }).trimEnd().split('\n');
+      for (const line of lines) expect(stringWidth(line), `${columns}: ${line}`).toBeLessThanOrEqual(columns ?? 80);
+      for (const line of lines.slice(1)) {
+        expect(line).toMatch(/\u2026$/); // every prompt was cut
+        expect(line).not.toMatch(/\p{Cs}/u); // no half of a character
+      }
+      // MODEL only where there is room for it and the prompt; it is cut too, to leave the prompt room.
+      expect(lines[0]).toMatch(columns === 100 ? /^ID\s+STATUS\s+UPDATED\s+MODEL\s+PROMPT$/ : /^ID\s+STATUS\s+UPDATED\s+PROMPT$/);
+      if (columns === 100) for (const line of lines.slice(1)) expect(line).toMatch(/ 模型-m*\u2026 /);
+    }
+    // The family emoji is one grapheme: it stays whole or goes whole.
+    expect(truncate('ab👨‍👩‍👧cd', 4)).toBe('ab\u2026');
+    expect(truncate('ab👨‍👩‍👧cd', 5)).toBe('ab👨‍👩‍👧\u2026');
+    expect(truncate('日本語', 4)).toBe('日\u2026');
+    expect(truncate('日本語', 6)).toBe('日本語');
+  });
+});
+
+describe('which runs a listing keeps', () => {
+  const runs = [
+    run('old', '2026-11-01T00:00:00Z', { status: 'completed' }),
+    run('mid', '2026-11-20T00:00:00Z', { status: 'interrupted' }),
+    run('new', '2026-11-30T00:00:00Z', { status: 'running' }),
+    run('newest', '2026-11-30T12:00:00Z', { status: 'suspended' }),
+  ];
+  it('filters by status and time, newest first, and limits last', () => {
+    expect(selectRuns(runs, {}).map((r) => r.runId)).toEqual(['newest', 'new', 'mid', 'old']);
+    expect(selectRuns(runs, { status: ['interrupted', 'completed'] }).map((r) => r.runId)).toEqual(['mid', 'old']);
+    expect(selectRuns(runs, { since: new Date('2026-11-20T00:00:00Z') }).map((r) => r.runId)).toEqual(['newest', 'new', 'mid']);
+    expect(selectRuns(runs, { since: new Date('2026-11-02T00:00:00Z'), status: ['completed', 'running'], limit: 1 }).map((r) => r.runId)).toEqual(['new']);
   });
 });
 
 describe('table widths', () => {
-  it('counts a character outside the BMP as one column, and a lone surrogate as one', async () => {
-    const { table, cellWidth } = await import('../../src/cli/output.js');
-    expect(cellWidth('a\u{1f600}b')).toBe(3);
+  it('counts wide characters as two columns, a lone surrogate as the one U+FFFD it is drawn as', () => {
+    expect(cellWidth('a\u{1f600}b')).toBe(4);
+    expect(cellWidth('日本')).toBe(4);
     expect(cellWidth('a\ud83d')).toBe(2);
     expect(cellWidth('\ude00z')).toBe(2);
-    expect(table([['a\u{1f600}b', 'x'], ['abcd', 'y']])).toBe('a\u{1f600}b   x\nabcd  y\n');
+    expect(table([['a\u{1f600}b', 'x'], ['abcde', 'y']])).toBe('a\u{1f600}b   x\nabcde  y\n');
+    expect(table([['a\ud83d', 'x'], ['abc', 'y']])).toBe('a\ufffd   x\nabc  y\n');
+  });
+});
+
+describe('session ls --json', () => {
+  it('reads whole only the runs it prints: --limit applies before the folds', async () => {
+    const store = new MemoryStore();
+    for (const id of ['r1', 'r2', 'r3', 'r4', 'r5']) await (await store.create(id, meta(id))).close();
+    const loaded: string[] = [];
+    const load = store.load.bind(store);
+    store.load = (id) => (loaded.push(id), load(id));
+    const { out } = await listRuns(store, { ...plain, columns: 80 }, { json: true, limit: 2 });
+    expect(out.trimEnd().split('\n')).toHaveLength(2);
+    expect(loaded).toHaveLength(2);
   });
 });

@@ -98,7 +98,8 @@ export function storeContract(name: string, makeBackend: () => Promise<Backend>)
       const runs = (await store.list()).filter((r) => r.runId.startsWith('list-')).sort((x, y) => x.runId.localeCompare(y.runId));
       expect(runs.map((r) => [r.runId, r.status, r.model, r.prompt, r.created])).toEqual([
         ['list-a', 'completed', 'test-model', 'first prompt', '2026-11-30T01:02:03.123Z'],
-        ['list-b', 'open', 'test-model', 'second', '2026-11-30T01:02:03.123Z'],
+        // Ends on no terminal record and nobody holds it: interrupted, where the backend can tell.
+        ['list-b', runs[1]!.held === undefined ? 'open' : 'interrupted', 'test-model', 'second', '2026-11-30T01:02:03.123Z'],
       ]);
       for (const r of runs) expect(Number.isNaN(Date.parse(r.updated))).toBe(false);
       expect(await store.delete('list-a')).toBe(true);
@@ -108,12 +109,61 @@ export function storeContract(name: string, makeBackend: () => Promise<Backend>)
       await store.close();
     });
 
+    it('tells whether a writer holds a run where it can, and never says so where it cannot', async () => {
+      const store = await makeStore();
+      const j = await store.create('held-now', meta('held-now'));
+      const listed = async () => (await store.list()).find((r) => r.runId === 'held-now')!;
+      const whileHeld = await listed();
+      if (whileHeld.held === undefined) {
+        // A backend that cannot tell says nothing, before and after, and the status stays `open`.
+        expect(whileHeld.status).toBe('open');
+        expect((await store.load('held-now')).held).toBeUndefined();
+        await j.close();
+        expect(await listed()).toMatchObject({ status: 'open' });
+        expect((await listed()).held).toBeUndefined();
+      } else {
+        expect(whileHeld).toMatchObject({ held: true, status: 'running' });
+        expect((await store.load('held-now')).held).toBe(true);
+        // Looking took nothing from the writer: it still appends, and a second writer is still refused.
+        await j.append(at(2, assistant(0, ['t1'])));
+        expect(await code(store.open('held-now'))).toBe('locked');
+        await j.close();
+        expect(await listed()).toMatchObject({ held: false, status: 'interrupted' });
+        expect((await store.load('held-now')).held).toBe(false);
+        const done = await store.open('held-now');
+        await done.append(at(3, toolResult('t1')));
+        await done.append(at(4, completed));
+        await done.close();
+        expect(await listed()).toMatchObject({ held: false, status: 'completed' });
+      }
+      await store.close();
+    });
+
+    it('reads one line of a run alone, and lists a chat opened without a prompt by its first typed turn', async () => {
+      const backend = await makeBackend();
+      const store = new JournalStore(backend);
+      const j = await store.create('chat', meta('chat', { prompt: '', interactive: true }));
+      const listed = async () => (await store.list()).find((r) => r.runId === 'chat')!;
+      expect(await listed()).toMatchObject({ prompt: '', interactive: true });
+      const typed = at(2, { user: { message: { role: 'user', content: [{ text: { text: 'first words\ntyped' } }] } } });
+      await j.append(typed);
+      await j.append(at(3, assistant(1)));
+      await j.close();
+      expect(await listed()).toMatchObject({ prompt: 'first words\ntyped', interactive: true });
+      expect(await backend.readLine('chat', 1)).toBe(encodeRecord(at(1, { meta: meta('chat', { prompt: '', interactive: true }) })));
+      expect(await backend.readLine('chat', 2)).toBe(encodeRecord(typed));
+      expect(await backend.readLine('chat', 4)).toBeNull();
+      expect(await backend.readLine('absent', 1)).toBeNull();
+      await store.close();
+    });
+
     it('refuses a meta naming another run: when creating it, and when it is found stored', async () => {
       const backend = await makeBackend();
       const store = new JournalStore(backend);
       expect(await code(store.create('one', meta('two')))).toBe('invalid_meta');
       // Bytes a backend holds under one id whose meta names another (a renamed file, a hand-made subject).
       await (await backend.create('renamed', encodeRecord(at(1, { meta: meta('original') })))).release();
+      // One at a time: a refusal made before it is awaited would be an unhandled rejection.
       for (const refused of [() => store.load('renamed'), () => store.open('renamed')]) {
         const err = (await refused().catch((e: unknown) => e)) as Error & { code: string };
         expect(err.code).toBe('corrupt');

@@ -215,8 +215,8 @@ describe('where journals live', () => {
 describe('file lock across processes', () => {
   const holder = resolve(__dirname, '../helpers/lock-holder.mjs');
 
-  function startHolder(dir: string, id: string): Promise<ReturnType<typeof spawn>> {
-    const child = spawn(process.execPath, [holder, dir, id], { stdio: ['ignore', 'pipe', 'inherit'] });
+  function startHolder(dir: string, id: string, ...flags: string[]): Promise<ReturnType<typeof spawn>> {
+    const child = spawn(process.execPath, [holder, dir, id, ...flags], { stdio: ['ignore', 'pipe', 'inherit'] });
     return new Promise((ok, fail) => {
       child.stdout!.once('data', (d: Buffer) => (d.toString().includes('holding') ? ok(child) : fail(new Error(d.toString()))));
       child.once('exit', (c) => fail(new Error(`lock holder exited with ${c}`)));
@@ -234,5 +234,49 @@ describe('file lock across processes', () => {
     const j = await store.open('shared');
     expect(j.lastSeq).toBe(2); // the holder appended seq 2 before announcing itself
     await j.close();
+  });
+
+  it('tells a run another process holds from one whose writer was killed, from /proc/locks, without touching a lock', async () => {
+    const store = new FileStore(freshDir());
+    for (const id of ['alive', 'killed']) await (await store.create(id, meta(id))).close();
+    const alive = await startHolder(store.directory, 'alive', '--append-nothing');
+    const killed = await startHolder(store.directory, 'killed', '--append-nothing');
+    const exited = new Promise((ok) => killed.once('exit', ok));
+    killed.kill('SIGKILL');
+    await exited;
+    // A journal copied in by hand has no lock file; a listing that tried its lock would make one.
+    writeFileSync(join(store.directory, 'copied.jsonl'), `${encodeRecord(at(1, { meta: meta('copied') }))}\n`);
+    try {
+      const runs = new Map((await store.list()).map((r) => [r.runId, r]));
+      expect(runs.get('alive')).toMatchObject({ held: true, status: 'running' });
+      expect(runs.get('killed')).toMatchObject({ held: false, status: 'interrupted' });
+      expect(runs.get('copied')).toMatchObject({ held: false, status: 'interrupted' });
+      expect((await store.load('alive')).held).toBe(true);
+      expect((await store.load('killed')).held).toBe(false);
+      expect(() => statSync(join(store.directory, 'copied.lock'))).toThrow(/ENOENT/);
+      expect(await code(store.open('alive'))).toBe('locked');
+    } finally {
+      alive.kill('SIGKILL');
+    }
+  });
+});
+
+describe('reading one line of a journal', () => {
+  it('reads past a long first line, and judges a line the file ends on by the torn-tail rule', async () => {
+    const dir = freshDir();
+    const backend = new FileBackend(dir);
+    const store = new FileStore(dir);
+    const first = encodeRecord(at(1, { meta: meta('long', { prompt: 'p'.repeat(20_000) }) }));
+    const second = encodeRecord(at(2, assistant(0)));
+    await (await store.createFromLines('long', [first, second])).close();
+    expect(await backend.readLine('long', 1)).toBe(first);
+    expect(await backend.readLine('long', 2)).toBe(second);
+    expect(await backend.readLine('long', 3)).toBeNull();
+    // A final line without its newline counts when it is a record, not when it is torn.
+    writeFileSync(store.journalPath('long'), `${first}\n${second}`);
+    expect(await backend.readLine('long', 2)).toBe(second);
+    writeFileSync(store.journalPath('long'), `${first}\n${second.slice(0, 30)}`);
+    expect(await backend.readLine('long', 2)).toBeNull();
+    expect(await backend.readLine('long', 1)).toBe(first);
   });
 });

@@ -13,6 +13,7 @@ import { LogbookError, isLogbookError, validateId } from '../../core/index.js';
 import { copyRun } from '../../store/copy.js';
 import type { Store } from '../../store/store.js';
 import type { Environment } from '../environment.js';
+import { storeCommandHelp } from '../help.js';
 import { onStopSignals } from '../signals.js';
 import { findConfig, storeFor } from '../store.js';
 
@@ -108,7 +109,7 @@ export function registerCopyCommand(session: Command, environment: Environment):
     .option('--to-config <file>', `the config file whose session backend to copy to (default: ./${DEFAULT_CONFIG_FILE} when it exists)`)
     .option('--to-state-dir <dir>', 'copy to the file store in DIR/runs')
     .option('--verbose', 'show where an error came from (also LOGBOOK_DEBUG=1)')
-    .addHelpText('after', COPY_HELP)
+    .addHelpText('after', `${COPY_HELP}\n${storeCommandHelp()}`)
     .action(async (id: string, flags: CopyFlags) => {
       process.stderr.write(await copySession(environment, id, flags));
     });

@@ -12,6 +12,7 @@ import { EXPORT_FORMATS, exportRun } from '../../render/export/index.js';
 import { fsyncDir } from '../../store/file/fs.js';
 import { resolveRunId } from '../../store/resolve.js';
 import type { Environment } from '../environment.js';
+import { storeCommandHelp } from '../help.js';
 import { addStoreOptions, withStore, type StoreFlags } from '../store.js';
 
 /** The renderings, and jsonl: the stored lines themselves. */
@@ -118,7 +119,7 @@ export function registerExportCommand(session: Command, environment: Environment
       .option('-o, --output <file>', 'write to FILE, replacing it (default: stdout)'),
   )
     .option('--verbose', 'show where an error came from (also LOGBOOK_DEBUG=1)')
-    .addHelpText('after', EXPORT_HELP)
+    .addHelpText('after', `${EXPORT_HELP}\n${storeCommandHelp()}`)
     .action(async (id: string, flags: ExportFlags) => {
       const document = await exportSession(environment, id, flags);
       if (flags.output === undefined) process.stdout.write(document);

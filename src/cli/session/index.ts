@@ -1,20 +1,34 @@
 /** `logbook session`: inspect, export, copy and remove stored runs. */
-import { Command, Option } from 'commander';
-import { LogbookError, stateToJson } from '../../core/index.js';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { stateToJson } from '../../core/index.js';
 import { dumpTranscript } from '../../render/index.js';
 import { backends } from '../../store/registry.js';
-import { addStoreOptions, withStore, type StoreFlags } from '../store.js';
+import { resolveRunId } from '../../store/resolve.js';
+import { LISTED_STATUSES, type ListedStatus } from '../../store/store.js';
+import { parseDuration, parsePointInTime } from '../durations.js';
 import type { Environment } from '../environment.js';
+import { EXIT } from '../exit-codes.js';
+import { helpAfter, storeCommandHelp } from '../help.js';
+import { resumeCommand } from '../resume-command.js';
+import { addStoreOptions, withStore, type StoreFlags } from '../store.js';
 import { terminalFor } from '../terminal.js';
 import { registerCopyCommand } from './cp.js';
 import { registerForkCommand } from './fork.js';
 import { registerExportCommand } from './export.js';
 import { listRuns } from './ls.js';
+import { pruneRuns, removeRuns, type Removal } from './remove.js';
 import { formatShow } from './show.js';
 
 interface CommonFlags extends StoreFlags {
   /** False from --no-color. */
   color: boolean;
+}
+
+interface ListFlags extends CommonFlags {
+  json?: boolean;
+  status?: ListedStatus[];
+  since?: Date;
+  limit?: number;
 }
 
 interface ShowFlags extends CommonFlags {
@@ -24,20 +38,96 @@ interface ShowFlags extends CommonFlags {
   toolOutput?: boolean;
 }
 
+interface PruneFlags extends StoreFlags {
+  olderThan: number;
+  status?: ListedStatus[];
+  dryRun?: boolean;
+}
+
 const stdout = (text: string): void => void process.stdout.write(text);
 const stderr = (text: string): void => void process.stderr.write(text);
 
-/** The store options, and --no-color and --verbose (which main reads from argv). */
-function common(command: Command): Command {
-  return addStoreOptions(command)
-    .option('--no-color', 'no color (also NO_COLOR=1)')
-    .option('--verbose', 'show where an error came from (also LOGBOOK_DEBUG=1)');
+/** The environment and exit codes of the session commands that print in color, for their --help. */
+const SESSION_HELP = storeCommandHelp(['NO_COLOR']);
+
+/** The store options, and --verbose (which main reads from argv). */
+function withStoreOptions(command: Command): Command {
+  return addStoreOptions(command).option('--verbose', 'show where an error came from (also LOGBOOK_DEBUG=1)');
 }
 
-async function show(environment: Environment, id: string, flags: ShowFlags): Promise<void> {
-  const run = await withStore(environment, flags, (store) => store.load(id));
+/** The store options, --no-color and --verbose. */
+function common(command: Command): Command {
+  return withStoreOptions(command).option('--no-color', 'no color (also NO_COLOR=1)');
+}
+
+/** --status: one status or several, comma-separated or repeated. */
+function statuses(value: string, previous: ListedStatus[] = []): ListedStatus[] {
+  const given = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  for (const s of given) {
+    if (!(LISTED_STATUSES as readonly string[]).includes(s)) {
+      throw new InvalidArgumentError(`"${s}" is not a status; one of: ${LISTED_STATUSES.join(', ')}`);
+    }
+  }
+  return [...previous, ...(given as ListedStatus[])];
+}
+
+function positiveCount(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('it must be a whole number, 1 or more');
+  return n;
+}
+
+const STATUS_OPTION = `one status or several, comma-separated or repeated: ${LISTED_STATUSES.join(', ')}`;
+
+const LS_HELP = `
+Statuses: running (a logbook process holds the run now), interrupted (it ends
+on no terminal record and nobody holds it: its writer crashed or was killed),
+open (it ends on none, and the store cannot tell whether anybody holds it, as
+on JetStream), completed, suspended, error, budget, max_iterations (how it
+ended), unreadable (the row says why).
+
+The table fits the terminal (80 columns when not on one): MODEL and PROMPT are
+cut by display width, times are local. A chat opened without a prompt shows
+the first turn typed into it.
+
+--json prints one JSON object per line (JSON Lines), newest first:
+  {"id","status","created","updated","model","prompt","interactive","counters"}
+with times in RFC 3339 (UTC) and counters from the run's fold: llm_calls,
+tool_calls, remote_tool_calls, in_tokens, out_tokens, cache_read_tokens,
+cache_create_tokens (null, with "problem", for a run that cannot be read).
+Counters need the whole run, so --json reads every run it prints: --limit
+applies before that, so \`--json --limit 20\` reads 20 runs. Examples:
+  logbook session ls --status interrupted,suspended --since 3d
+  logbook session ls --json --limit 5 | jq -r .id`;
+
+const RM_HELP = `
+Each ID is a run id or a unique start of one. Every run that can be removed
+is, each reported on stdout; one that cannot (no such run, an ambiguous start,
+a run a writer holds) is named on stderr with the reason, and the exit code is
+then 1.`;
+
+const PRUNE_HELP = `
+Removes the runs that have not changed for DURATION (30m, 12h, 7d, 2w), only
+in the given statuses with --status. A run a writer holds (running) is never
+removed: it is kept and said so on stderr. Each run removed, or with --dry-run
+each that would be, is printed on stdout; the exit code is 1 when one could
+not be removed. On a store that cannot tell whether a run is held (JetStream),
+a run being written has a recent last change, so an age test spares it.
+Examples:
+  logbook session prune --older-than 30d --dry-run
+  logbook session prune --older-than 7d --status completed,error`;
+
+/** Prints a removal's report; a failure sets exit code 1 (each was named). */
+function report(removal: Removal): void {
+  stdout(removal.out);
+  stderr(removal.err);
+  if (!removal.ok) process.exitCode = EXIT.error;
+}
+
+async function show(environment: Environment, given: string, flags: ShowFlags): Promise<void> {
+  const run = await withStore(environment, flags, async (store) => store.load(await resolveRunId(store, given)));
   if (flags.json) return stdout(`${stateToJson(run.state, { created: run.created, updated: run.updated })}\n`);
-  if (!flags.transcript) return stdout(formatShow(run));
+  if (!flags.transcript) return stdout(formatShow(run, resumeCommand(run.state.run_id, flags)));
   if (flags.tui && process.stdout.isTTY && process.stdin.isTTY) {
     const { openViewer } = await import('../viewer/open.js'); // Ink and React load only here
     await openViewer(run, { toolOutput: flags.toolOutput === true, color: flags.color, env: environment.env });
@@ -48,33 +138,67 @@ async function show(environment: Environment, id: string, flags: ShowFlags): Pro
 }
 
 export function registerSessionCommands(program: Command, environment: Environment): void {
-  const session = program.command('session').description('inspect, export, copy and remove stored runs');
+  const session = program.command('session').description('inspect, export, copy and remove stored runs').addHelpText('after', SESSION_HELP);
 
-  common(session.command('ls').description('list runs, newest first')).action(async (flags: CommonFlags) => {
-    const term = terminalFor(process.stdout, { color: flags.color, env: environment.env });
-    const { out, err } = await withStore(environment, flags, (store) => listRuns(store, term));
-    stdout(out);
-    stderr(err);
-  });
+  common(
+    session
+      .command('ls')
+      .description('list runs, newest first')
+      .option('--json', 'one JSON object per run and line, with its counters (reads each run printed whole)')
+      .option('--status <status>', STATUS_OPTION, statuses)
+      .option('--since <when>', 'only runs changed since WHEN: a duration back from now (2h, 3d) or a date (2026-11-30, 2026-11-30T09:15)', (v) =>
+        parsePointInTime(v),
+      )
+      .option('--limit <n>', 'at most N runs, the newest', positiveCount),
+  )
+    .addHelpText('after', `${LS_HELP}\n${SESSION_HELP}`)
+    .action(async (flags: ListFlags) => {
+      const term = terminalFor(process.stdout, { color: flags.color, env: environment.env });
+      const options = {
+        ...(flags.json ? { json: true } : {}),
+        ...(flags.status !== undefined ? { status: flags.status } : {}),
+        ...(flags.since !== undefined ? { since: flags.since } : {}),
+        ...(flags.limit !== undefined ? { limit: flags.limit } : {}),
+      };
+      const { out, err } = await withStore(environment, flags, (store) => listRuns(store, term, options));
+      stdout(out);
+      stderr(err);
+    });
 
   common(
     session
       .command('show')
-      .description('show where a run stands')
-      .argument('<id>', 'the run id')
+      .description('say where a run stands and what a resume would do')
+      .argument('<id>', 'the run id (or a unique start of it)')
       .addOption(new Option('--json', 'print the folded state as one JSON object').conflicts(['transcript']))
       .option('--transcript', 'the whole conversation: a full-screen viewer on a terminal, plain text otherwise')
       .option('--no-tui', 'with --transcript, print plain text even on a terminal')
       .option('--tool-output', 'with --transcript, include tool results'),
-  ).action((id: string, flags: ShowFlags) => show(environment, id, flags));
+  )
+    .addHelpText('after', SESSION_HELP)
+    .action((id: string, flags: ShowFlags) => show(environment, id, flags));
 
-  common(session.command('rm').description('remove a run').argument('<id>', 'the run id')).action(
-    async (id: string, flags: StoreFlags) => {
-      const removed = await withStore(environment, flags, (store) => store.delete(id));
-      if (!removed) throw new LogbookError('not_found', `no run ${id}; \`logbook session ls\` lists the runs`);
-      stdout(`removed run ${id}\n`);
-    },
-  );
+  withStoreOptions(session.command('rm').description('remove runs').argument('<ids...>', 'run ids (or unique starts of them)'))
+    .addHelpText('after', `${RM_HELP}\n${storeCommandHelp()}`)
+    .action(async (ids: string[], flags: StoreFlags) => report(await withStore(environment, flags, (store) => removeRuns(store, ids))));
+
+  withStoreOptions(
+    session
+      .command('prune')
+      .description('remove the runs that have not changed for a while; never a running one')
+      .requiredOption('--older-than <duration>', 'runs not changed for DURATION (30m, 12h, 7d, 2w)', parseDuration)
+      .option('--status <status>', `only runs in these statuses (${STATUS_OPTION})`, statuses)
+      .option('--dry-run', 'print what would be removed, remove nothing'),
+  )
+    .addHelpText('after', `${PRUNE_HELP}\n${storeCommandHelp()}`)
+    .action(async (flags: PruneFlags) => {
+      const options = {
+        olderThan: flags.olderThan,
+        ...(flags.status !== undefined ? { status: flags.status } : {}),
+        ...(flags.dryRun ? { dryRun: true } : {}),
+      };
+      report(await withStore(environment, flags, (store) => pruneRuns(store, options)));
+    });
 
   registerCopyCommand(session, environment);
   registerExportCommand(session, environment);
@@ -83,5 +207,6 @@ export function registerSessionCommands(program: Command, environment: Environme
   session
     .command('backends')
     .description('list the linked session backends')
+    .addHelpText('after', helpAfter([], ['ok']))
     .action(() => stdout(backends().map((b) => `${b}\n`).join('')));
 }

@@ -1,10 +1,28 @@
-/** `logbook session ls`: one row per run, newest first. */
-import { sanitizeLine } from '../../render/index.js';
-import type { RunInfo, Store } from '../../store/store.js';
+/**
+ * `logbook session ls`: one row per run, newest first, fitted to the terminal;
+ * or, with --json, one JSON object per run and line, counters included.
+ */
+import type { Counters } from '../../core/index.js';
+import { sanitizeLine, terminalSafeJson } from '../../render/index.js';
+import type { ListedStatus, RunInfo, Store } from '../../store/store.js';
 import { cellWidth, table, shortTime, truncate, type Cell } from '../output.js';
 import type { Terminal } from '../terminal.js';
 
-const STATUS_COLOR: Record<string, string> = { open: '32', completed: '', suspended: '33' };
+/** How wide the table is laid out when the output is not a terminal. */
+export const PIPED_COLUMNS = 80;
+
+/** Green for running, yellow for what waits on a resume, red for what stopped on a fault or a limit. */
+const STATUS_COLOR: Partial<Record<ListedStatus, string>> = { running: '32', open: '', completed: '', suspended: '33', interrupted: '33' };
+
+/** Which runs a listing shows. */
+export interface RunFilter {
+  /** Only runs in one of these statuses. */
+  status?: readonly ListedStatus[];
+  /** Only runs changed at or after this time. */
+  since?: Date;
+  /** At most this many, the newest. */
+  limit?: number;
+}
 
 /** Milliseconds since the epoch; 0 for a time that does not parse (sorts last). */
 const when = (rfc3339: string): number => Date.parse(rfc3339) || 0;
@@ -17,28 +35,101 @@ export function newestFirst(runs: RunInfo[]): RunInfo[] {
   return keyed.map((k) => k.run);
 }
 
-export function formatRunList(runs: RunInfo[], term: Pick<Terminal, 'columns' | 'paint'>): string {
-  const rows: Cell[][] = newestFirst(runs).map((r) => {
-    const code = STATUS_COLOR[r.status] ?? '31';
-    return [
-      r.runId,
-      sanitizeLine(r.model),
-      { text: sanitizeLine(r.status), paint: (t) => (code ? term.paint(code, t) : t) },
-      shortTime(r.created),
-      shortTime(r.updated),
-      sanitizeLine(r.status === 'unreadable' ? (r.problem ?? '') : r.prompt),
-    ];
-  });
-  const header: Cell[] = ['ID', 'MODEL', 'STATUS', 'CREATED', 'UPDATED', 'PROMPT'].map((h) => ({ text: h, paint: (t) => term.paint('1', t) }));
-  // The prompt takes what the terminal has left; piped, a fixed cut.
-  const used = [0, 1, 2, 3, 4].reduce((sum, i) => sum + 2 + [header, ...rows].reduce((w, r) => Math.max(w, cellWidth(r[i]!)), 0), 0);
-  const room = term.columns !== undefined ? Math.max(20, term.columns - used - 1) : 60;
-  for (const r of rows) r[5] = truncate(r[5] as string, room);
-  return table([header, ...rows]);
+/** The runs the filter keeps, newest first; the limit applies last. */
+export function selectRuns(runs: RunInfo[], filter: RunFilter): RunInfo[] {
+  const since = filter.since?.getTime();
+  const kept = newestFirst(runs).filter(
+    (r) => (filter.status === undefined || filter.status.includes(r.status)) && (since === undefined || when(r.updated) >= since),
+  );
+  return filter.limit === undefined ? kept : kept.slice(0, filter.limit);
 }
 
-export async function listRuns(store: Store, term: Terminal): Promise<{ out: string; err: string }> {
-  const runs = await store.list();
-  if (runs.length === 0) return { out: '', err: `no runs in the ${store.location}\n` };
-  return { out: formatRunList(runs, term), err: '' };
+/** Below this many columns for MODEL and PROMPT together, the prompt gets them all. */
+const ROOM_FOR_MODEL = 40;
+
+/**
+ * The table: ID, STATUS and UPDATED whole; PROMPT (and MODEL, where there is
+ * room for both) cut by display width so that a line fits `columns`.
+ */
+export function formatRunList(runs: RunInfo[], term: Pick<Terminal, 'columns' | 'paint'>): string {
+  const columns = term.columns ?? PIPED_COLUMNS;
+  const rows = runs.map((r) => ({
+    id: r.runId,
+    status: r.status,
+    updated: shortTime(r.updated),
+    model: sanitizeLine(r.model),
+    prompt: sanitizeLine(r.status === 'unreadable' ? (r.problem ?? '') : r.prompt),
+  }));
+  const widest = (header: string, cell: (row: (typeof rows)[number]) => string): number =>
+    Math.max(cellWidth(header), ...rows.map((row) => cellWidth(cell(row))));
+  const fixed = widest('ID', (r) => r.id) + widest('STATUS', (r) => r.status) + widest('UPDATED', (r) => r.updated) + 6;
+  const rest = columns - fixed;
+  const withModel = rest >= ROOM_FOR_MODEL;
+  const modelWidth = withModel ? Math.min(widest('MODEL', (r) => r.model), Math.floor(rest * 0.3)) : 0;
+  const promptWidth = Math.max(10, withModel ? rest - modelWidth - 2 : rest);
+  const bold = (text: string): Cell => ({ text, paint: (t) => term.paint('1', t) });
+  const header = withModel ? ['ID', 'STATUS', 'UPDATED', 'MODEL', 'PROMPT'] : ['ID', 'STATUS', 'UPDATED', 'PROMPT'];
+  const body: Cell[][] = rows.map((r) => {
+    const code = STATUS_COLOR[r.status] ?? '31';
+    const status: Cell = { text: r.status, paint: (t) => (code ? term.paint(code, t) : t) };
+    const prompt = truncate(r.prompt, promptWidth);
+    return withModel ? [r.id, status, r.updated, truncate(r.model, modelWidth), prompt] : [r.id, status, r.updated, prompt];
+  });
+  return table([header.map(bold), ...body]);
+}
+
+/** RFC 3339 in UTC, as JSON gives every time; the text as written when it is not a time. */
+function rfc3339(time: string): string {
+  const t = Date.parse(time);
+  return Number.isNaN(t) ? time : new Date(t).toISOString();
+}
+
+/** One run as --json prints it. */
+export interface RunJson {
+  id: string;
+  status: ListedStatus;
+  created: string;
+  updated: string;
+  model: string;
+  prompt: string;
+  interactive: boolean;
+  /** From the fold of the whole run; null when it cannot be read. */
+  counters: Counters | null;
+  problem?: string;
+}
+
+/** The run's JSON object: the listing's fields, and the counters of its fold (which reads the whole run). */
+export async function runJson(store: Store, run: RunInfo): Promise<RunJson> {
+  const out: RunJson = {
+    id: run.runId,
+    status: run.status,
+    created: rfc3339(run.created),
+    updated: rfc3339(run.updated),
+    model: run.model,
+    prompt: run.prompt,
+    interactive: run.interactive,
+    counters: null,
+  };
+  if (run.status === 'unreadable') return { ...out, problem: run.problem ?? '' };
+  try {
+    out.counters = (await store.load(run.runId)).state.counters;
+  } catch (err) {
+    return { ...out, status: 'unreadable', problem: err instanceof Error ? err.message : String(err) };
+  }
+  return out;
+}
+
+export interface ListOptions extends RunFilter {
+  json?: boolean;
+}
+
+export async function listRuns(store: Store, term: Pick<Terminal, 'columns' | 'paint'>, options: ListOptions): Promise<{ out: string; err: string }> {
+  const all = await store.list();
+  if (all.length === 0) return { out: '', err: `no runs in the ${store.location}\n` };
+  const runs = selectRuns(all, options);
+  if (runs.length === 0) return { out: '', err: `no runs in the ${store.location} match\n` };
+  if (!options.json) return { out: formatRunList(runs, term), err: '' };
+  let out = '';
+  for (const run of runs) out += `${terminalSafeJson(await runJson(store, run))}\n`;
+  return { out, err: '' };
 }

@@ -1,44 +1,129 @@
-/** `logbook session show ID`: where a run stands, as a block of fields. */
-import { awaitedCall, type RunState } from '../../core/index.js';
+/**
+ * `logbook session show ID`: where a run stands, in plain words, and what a
+ * resume would do, then its fields. Every journal string is sanitized.
+ */
+import { awaitsInput } from '../../agent/runner.js';
+import { awaitedCall, toolUses, type RunState } from '../../core/index.js';
 import { sanitize, sanitizeLine } from '../../render/index.js';
-import type { LoadedRun } from '../../store/store.js';
-import { count, fields } from '../output.js';
+import { listedStatus, type ListedStatus, type LoadedRun } from '../../store/store.js';
+import { count, fields, shortTime } from '../output.js';
 
-/** The status: `open`, or the reason the journal ends with, and its message. */
-export function statusText(state: RunState): string {
-  const t = state.terminal;
-  if (state.status === 'open' || t === null) return 'open';
-  const reason = sanitizeLine(t.reason); // a newer writer's reason is shown as read
-  return t.message ? `${reason}: ${sanitizeLine(t.message)}` : reason;
+/** Where a run stands: its listed status, that in words, and what a resume would do. */
+export interface Standing {
+  status: ListedStatus;
+  where: string;
+  next: string;
 }
 
-export function formatShow(run: LoadedRun): string {
+const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * Where a run rests and what a resume does first there: finish the pending
+ * tool batch, wait for input, record the end, or call the model; then the
+ * command to type.
+ */
+function resumeFrom(state: RunState, resume: string): { where: string; next: string } {
+  const p = state.pending;
+  if (p !== null) {
+    const total = toolUses(p.assistant).length;
+    const missing = total - p.answered.length;
+    return {
+      where: `in the middle of a tool batch, ${p.answered.length} of ${plural(total, 'call')} answered`,
+      next: `a resume runs the ${plural(missing, 'missing call')} (answered ones are not run again), then asks the model to go on: ${resume}`,
+    };
+  }
+  if (awaitsInput(state)) {
+    return state.interactive
+      ? { where: 'waiting for input', next: `a resume opens the chat again (a prompt given with it is the next turn): ${resume}` }
+      : { where: "after the model's final answer", next: `a resume records it as completed: ${resume}` };
+  }
+  return { where: "before the model's next turn", next: `a resume asks the model for it: ${resume}` };
+}
+
+/** The status as `session ls` gives it, with the end's message: for one-line titles. */
+export function statusText(state: RunState, held: boolean | undefined): string {
+  const status = sanitizeLine(listedStatus(state.status, held)); // a newer writer's reason is shown as read
+  const message = state.status === 'open' ? undefined : state.terminal?.message;
+  return message ? `${status}: ${sanitizeLine(message)}` : status;
+}
+
+/** `label (message)`, or the label alone when the run's end gave no message. */
+const withMessage = (label: string, message: string): string => (message === '' ? label : `${label} (${message})`);
+
+/** Where run `state` stands and what a resume would do, given whether a writer holds it (undefined: cannot tell). */
+export function standing(state: RunState, held: boolean | undefined, resume: string): Standing {
+  const status = listedStatus(state.status, held);
+  const message = state.status !== 'open' && state.terminal?.message ? sanitizeLine(state.terminal.message) : '';
+  const from = resumeFrom(state, resume);
+  const awaited = awaitedCall(state);
+  switch (status) {
+    case 'running':
+      return {
+        status,
+        where: 'running: a logbook process holds it now',
+        next: 'a resume is refused while that process holds it; wait for it to end, or stop it first',
+      };
+    case 'completed':
+      return {
+        status,
+        where: 'completed: the model gave its final answer',
+        next: `a resume does not run it again; a prompt given with it continues the conversation as a new run: ${resume} PROMPT`,
+      };
+    case 'suspended':
+      if (awaited !== undefined) {
+        const id = sanitizeLine(awaited.id);
+        return {
+          status,
+          where: `suspended before call ${id} (${sanitizeLine(awaited.name)}), which awaits an approval`,
+          next: `approve it with: ${resume} --approve ${id}, or deny it with: ${resume} --deny ${id}`,
+        };
+      }
+      return { status, where: `suspended, ${from.where}`, next: from.next };
+    case 'interrupted':
+      return { status, where: `interrupted (its writer stopped without ending it), ${from.where}`, next: from.next };
+    case 'open':
+      return {
+        status,
+        where: `${from.where}, with no end recorded: running, or its writer stopped without ending it (this store cannot tell which)`,
+        next: `if nothing runs it, ${from.next}`,
+      };
+    case 'error':
+      return { status, where: `failed: ${message || 'no message was recorded'}; stopped ${from.where}`, next: from.next };
+    case 'budget':
+      return { status, where: withMessage('stopped at its token budget', message), next: `raise budget in the config, then resume: ${resume}` };
+    case 'max_iterations':
+      return state.interactive
+        ? { status, where: withMessage('stopped at max_iterations for one typed turn', message), next: `a resume gets a fresh allowance: ${resume}` }
+        : {
+            status,
+            where: withMessage('stopped at max_iterations', message),
+            next: `raise max_iterations in the config, then resume with --force (it is part of the run's fingerprint): ${resume} --force`,
+          };
+    default:
+      return { status, where: sanitizeLine(status), next: from.next };
+  }
+}
+
+/** The block `session show` prints: where the run stands, then its fields and prompt. */
+export function formatShow(run: LoadedRun, resume: string): string {
   const { state } = run;
   const c = state.counters;
   const f = state.fingerprint;
+  const at = standing(state, run.held, resume);
   const pairs: [string, string][] = [
     ['run', state.run_id],
-    ['status', statusText(state)],
+    ['status', at.status],
+    ['where', at.where],
+    ['next', at.next],
     ['model', `${sanitizeLine(f.model)} (${sanitizeLine(f.provider)})`],
     ['interactive', state.interactive ? 'yes' : 'no'],
-    ['created', sanitizeLine(run.created)],
-    ['updated', run.updated],
-    ['next iteration', String(state.next_iteration)],
-    ['LLM calls', count(c.llm_calls)],
+    ['created', sanitizeLine(shortTime(run.created))],
+    ['updated', shortTime(run.updated)],
+    ['model calls', count(c.llm_calls)],
     ['tool calls', `${count(c.tool_calls)} (${count(c.remote_tool_calls)} remote)`],
     ['tokens', `${count(c.in_tokens)} in, ${count(c.out_tokens)} out`],
     ['cache', `${count(c.cache_read_tokens)} read, ${count(c.cache_create_tokens)} created`],
   ];
-  const p = state.pending;
-  if (p !== null) {
-    const total = p.assistant.content.filter((b) => 'tool_use' in b).length;
-    pairs.push(['note', `an in-flight tool batch (${p.answered.length} of ${total} calls answered) resumes first`]);
-  }
-  const awaited = awaitedCall(state);
-  if (awaited !== undefined) {
-    const id = sanitizeLine(awaited.id);
-    pairs.push(['awaiting', `approval of call ${id} (${sanitizeLine(awaited.name)}): logbook run --resume ${state.run_id} --approve ${id}, or --deny ${id}`]);
-  }
-  const prompt = state.prompt === '' ? '  (empty)' : sanitize(state.prompt).replace(/^/gm, '  ');
-  return `${fields(pairs)}prompt\n${prompt}\n`;
+  const prompt = state.prompt === '' ? '  (none)' : sanitize(state.prompt).replace(/^/gm, '  ');
+  return `${fields(pairs.filter(([, v]) => v !== ''))}prompt\n${prompt}\n`;
 }

@@ -28,7 +28,8 @@ import { decodeOptions } from '../options.js';
 import { runNotFound } from '../store.js';
 import { acquireLock, type FileLock } from './flock.js';
 import { errno, exists, fsyncDir, ioError, writeAll } from './fs.js';
-import { readFirstLine, readTail } from './lines.js';
+import { readFirstLine, readLineAt, readTail } from './lines.js';
+import { readLockTable, type LockTable } from './lock-table.js';
 import { runsDir } from './paths.js';
 
 const JOURNAL_EXT = '.jsonl';
@@ -202,7 +203,10 @@ export class FileBackend implements Backend {
       if (errno(err) === 'ENOENT') return null;
       throw ioError(`cannot read ${path}`, err);
     }
-    return { lines: journalLines(text).lines, updated, source: path };
+    const stored: StoredRun = { lines: journalLines(text).lines, updated, source: path };
+    const held = readLockTable()?.holds(this.lockPath(id));
+    if (held !== undefined) stored.held = held;
+    return stored;
   }
 
   async list(): Promise<RunSummary[]> {
@@ -214,16 +218,17 @@ export class FileBackend implements Backend {
       throw ioError(`cannot list ${this.directory}`, err);
     }
     const runs: RunSummary[] = [];
+    const locks = readLockTable(); // once for the whole listing
     for (const name of names) {
       if (!name.endsWith(JOURNAL_EXT)) continue;
-      const summary = this.summarize(name.slice(0, -JOURNAL_EXT.length));
+      const summary = this.summarize(name.slice(0, -JOURNAL_EXT.length), locks);
       if (summary !== null) runs.push(summary);
     }
     return runs;
   }
 
-  /** The first line and the last whole line, and mtime: never the whole journal. */
-  private summarize(id: string): RunSummary | null {
+  /** The first line and the last whole line, mtime, and whether the lock is held: never the whole journal, never the lock. */
+  private summarize(id: string, locks: LockTable | null): RunSummary | null {
     let fd: number;
     try {
       fd = openSync(this.journalPath(id), constants.O_RDONLY);
@@ -233,6 +238,8 @@ export class FileBackend implements Backend {
     try {
       const stat = fstatSync(fd);
       const summary: RunSummary = { id, first: null, last: null, updated: stat.mtime };
+      const held = locks?.holds(this.lockPath(id));
+      if (held !== undefined) summary.held = held;
       try {
         summary.first = readFirstLine(fd, stat.size);
         summary.last = stat.size === 0 ? null : readTail(fd, stat.size).last;
@@ -281,6 +288,24 @@ export class FileBackend implements Backend {
         .map((name) => join(this.directory, name));
     } catch {
       return [];
+    }
+  }
+
+  async readLine(id: string, index: number): Promise<string | null> {
+    const path = this.journalPath(id);
+    let fd: number;
+    try {
+      fd = openSync(path, constants.O_RDONLY);
+    } catch (err) {
+      if (errno(err) === 'ENOENT') return null;
+      throw ioError(`cannot read ${path}`, err);
+    }
+    try {
+      return readLineAt(fd, fstatSync(fd).size, index);
+    } catch (err) {
+      throw ioError(`cannot read ${path}`, err);
+    } finally {
+      closeSync(fd);
     }
   }
 

@@ -33,6 +33,28 @@ export function readFirstLine(fd: number, size: number): string | null {
   }
 }
 
+/**
+ * Line `index` (1 is the first) of the file open at `fd`, reading from the start
+ * no further than its end; null when the file holds fewer whole lines. A line
+ * the file ends on is judged by the torn-tail rule, as a whole read judges it.
+ */
+export function readLineAt(fd: number, size: number, index: number): string | null {
+  if (size === 0 || index < 1) return null;
+  let chunk = Math.min(FIRST_CHUNK, size);
+  for (;;) {
+    const buf = bufferFor(chunk);
+    const n = readSync(fd, buf, 0, chunk, 0);
+    let end = -1;
+    for (let found = 0; found < index; found++) {
+      end = buf.subarray(0, n).indexOf(NEWLINE, end + 1);
+      if (end < 0) break;
+    }
+    // Through the line's newline, or the whole file when it ends first: then the rule decides.
+    if (end >= 0 || n >= size) return journalLines(buf.toString('utf8', 0, end >= 0 ? end + 1 : n)).lines[index - 1] ?? null;
+    chunk = Math.min(chunk * 4, size);
+  }
+}
+
 export interface Tail {
   /** The last whole line, or null when the file holds none. */
   last: string | null;

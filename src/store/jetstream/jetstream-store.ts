@@ -28,7 +28,7 @@ import { dial, type Link } from './connection.js';
 import { HeldSubjects, type MetaMark } from './appends.js';
 import { LEADER_WAIT_MS, throughElection, within } from './election.js';
 import { lastMessage, lineOf, readRun, subjectCounts } from './reads.js';
-import { allMetaFilter, metaSubject, noteSubject, notesFilter, runFilter, runIdOfMetaSubject } from './subjects.js';
+import { allMetaFilter, metaSubject, noteSubject, notesFilter, recordSubject, runFilter, runIdOfMetaSubject } from './subjects.js';
 
 /** Runs described at once by list(). */
 const LIST_CONCURRENCY = 16;
@@ -177,6 +177,14 @@ export class JetStreamBackend implements Backend {
       if (err instanceof LogbookError && err.code === 'unavailable') throw err;
       return { id, first: null, last: null, updated: new Date(0), problem: err instanceof Error ? err.message : String(err) };
     }
+  }
+
+  /** One last-by-subject get: line `index` sits on the subject of seq `index`. */
+  async readLine(id: string, index: number): Promise<string | null> {
+    if (!Number.isSafeInteger(index) || index < 1) return null;
+    const subject = recordSubject(this.binding.prefix, id, index);
+    const msg = await lastMessage(this.link, this.binding, subject);
+    return msg === null ? null : lineOf(this.binding.stream, msg.subject, msg.data);
   }
 
   async delete(id: string): Promise<boolean> {

@@ -42,7 +42,11 @@ export class MemoryBackend implements Backend {
 
   async read(id: string): Promise<StoredRun | null> {
     const run = this.runs.get(id);
-    return run === undefined ? null : { lines: [...run.lines], updated: run.updated, source: `memory run ${id}` };
+    return run === undefined ? null : { lines: [...run.lines], updated: run.updated, source: `memory run ${id}`, held: run.held };
+  }
+
+  async readLine(id: string, index: number): Promise<string | null> {
+    return this.runs.get(id)?.lines[index - 1] ?? null;
   }
 
   async list(): Promise<RunSummary[]> {

@@ -1,0 +1,86 @@
+/**
+ * `logbook session rm ID...` and `logbook session prune`: removing runs, each
+ * reported. A run a writer holds is never removed (the store refuses it, and
+ * prune does not try); a removal that fails names why, and the command then
+ * exits 1 after doing all it could.
+ */
+import { isValidId } from '../../core/index.js';
+import { sanitizeLine } from '../../render/index.js';
+import { matchRunId } from '../../store/resolve.js';
+import type { ListedStatus, RunInfo, Store } from '../../store/store.js';
+import { selectRuns } from './ls.js';
+import { shortTime, truncate } from '../output.js';
+
+/** What a removal printed, and whether all of it succeeded. */
+export interface Removal {
+  out: string;
+  err: string;
+  ok: boolean;
+}
+
+const why = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/** Removes each run `given` names (an id or a unique start of one), reporting each. */
+export async function removeRuns(store: Store, given: readonly string[]): Promise<Removal> {
+  const runs = await store.list();
+  const result: Removal = { out: '', err: '', ok: true };
+  const done = new Set<string>();
+  for (const name of given) {
+    try {
+      // An invalid id goes to the store as given, whose refusal says what is wrong with it.
+      const id = isValidId(name) ? matchRunId(name, runs, store.location) : name;
+      if (done.has(id)) continue; // named twice (a whole id and a prefix of it)
+      done.add(id);
+      if (!(await store.delete(id))) throw new Error(`no run ${id} in the ${store.location} (removed meanwhile)`);
+      result.out += `removed run ${id}\n`;
+    } catch (err) {
+      result.ok = false;
+      result.err += `logbook: cannot remove ${name}: ${why(err)}\n`;
+    }
+  }
+  return result;
+}
+
+export interface PruneOptions {
+  /** Runs not changed for this many milliseconds. */
+  olderThan: number;
+  status?: readonly ListedStatus[];
+  dryRun?: boolean;
+  now?: number;
+}
+
+/** One run in prune's report: id, status, last change and prompt, sanitized. */
+const describe = (r: RunInfo): string => {
+  const prompt = sanitizeLine(r.status === 'unreadable' ? (r.problem ?? '') : r.prompt);
+  return `${r.runId} (${r.status}, updated ${shortTime(r.updated)}${prompt === '' ? '' : `: ${truncate(prompt, 60)}`})`;
+};
+
+/**
+ * Removes the runs not changed for `olderThan` (in the given statuses), or
+ * with dryRun says which it would remove. Runs a writer holds are kept.
+ */
+export async function pruneRuns(store: Store, options: PruneOptions): Promise<Removal> {
+  const cutoff = (options.now ?? Date.now()) - options.olderThan;
+  const old = selectRuns(await store.list(), options.status === undefined ? {} : { status: options.status }).filter(
+    (r) => (Date.parse(r.updated) || 0) < cutoff,
+  );
+  const result: Removal = { out: '', err: '', ok: true };
+  for (const run of old) {
+    if (run.held === true) {
+      result.err += `kept ${describe(run)}: a writer holds it now\n`;
+      continue;
+    }
+    if (options.dryRun) {
+      result.out += `would remove ${describe(run)}\n`;
+      continue;
+    }
+    try {
+      if (await store.delete(run.runId)) result.out += `removed ${describe(run)}\n`;
+    } catch (err) {
+      result.ok = false;
+      result.err += `logbook: cannot remove ${run.runId}: ${why(err)}\n`;
+    }
+  }
+  if (old.length === 0) result.err += `no run in the ${store.location} matches\n`;
+  return result;
+}

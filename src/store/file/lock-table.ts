@@ -1,0 +1,66 @@
+/**
+ * Whether a writer holds a run, found without touching its lock. On Linux the
+ * kernel lists every flock lock in /proc/locks by device and inode, so a
+ * listing reads that table instead of trying the lock: a try, even a shared
+ * one and even for an instant, would make a writer starting at that moment
+ * fail with `locked`. Where there is no such table, nobody can tell, and the
+ * answer is unknown rather than a guess.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { errno } from './fs.js';
+
+/** A snapshot of the flock locks held when it was read. */
+export interface LockTable {
+  /** Whether a flock lock is held on the file at `path`: false when there is no such file, undefined when it cannot be examined. */
+  holds(path: string): boolean | undefined;
+}
+
+/**
+ * One held flock lock per line: `ID: FLOCK ADVISORY WRITE PID MAJ:MIN:INODE START END`,
+ * device numbers in hex. A waiter's line has `->` before its type and holds nothing.
+ */
+const FLOCK_LINE = /^\d+:\s+FLOCK\s+\S+\s+\S+\s+\S+\s+([0-9a-f]+):([0-9a-f]+):(\d+)\s/i;
+
+const key = (major: bigint, minor: bigint, inode: bigint): string => `${major}:${minor}:${inode}`;
+
+/** The keys of the flock locks a /proc/locks text lists. */
+export function parseLockTable(text: string): Set<string> {
+  const held = new Set<string>();
+  for (const line of text.split('\n')) {
+    const m = FLOCK_LINE.exec(line);
+    if (m !== null) held.add(key(BigInt(`0x${m[1]}`), BigInt(`0x${m[2]}`), BigInt(m[3]!)));
+  }
+  return held;
+}
+
+/** A dev_t split as the kernel (and glibc's major()/minor()) encode it. */
+function deviceNumbers(dev: bigint): [bigint, bigint] {
+  const major = ((dev >> 8n) & 0xfffn) | ((dev >> 32n) & ~0xfffn);
+  const minor = (dev & 0xffn) | ((dev >> 12n) & ~0xffn);
+  return [major, minor];
+}
+
+/** The flock locks held now, from `source`; null where the system keeps no such table (the answer is then unknown). */
+export function readLockTable(source = '/proc/locks'): LockTable | null {
+  if (process.platform !== 'linux') return null;
+  let text: string;
+  try {
+    text = readFileSync(source, 'utf8');
+  } catch {
+    return null;
+  }
+  const held = parseLockTable(text);
+  return {
+    holds(path: string): boolean | undefined {
+      if (held.size === 0) return false;
+      let stat;
+      try {
+        stat = statSync(path, { bigint: true });
+      } catch (err) {
+        return errno(err) === 'ENOENT' ? false : undefined;
+      }
+      const [major, minor] = deviceNumbers(stat.dev);
+      return held.has(key(major, minor, stat.ino));
+    },
+  };
+}
