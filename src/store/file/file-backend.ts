@@ -22,11 +22,12 @@ import {
 } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { LogbookError, isLogbookError, journalLines } from '../../core/index.js';
-import type { Backend, BackendContext, HeldRun, OpenedRun, RunSummary, StoredRun } from '../backend.js';
+import type { Backend, BackendContext, HeldRun, OpenedRun, RunSummary, StoredRun, StreamOptions, Streamed } from '../backend.js';
 import { JournalStore } from '../journal-store.js';
 import { decodeOptions } from '../options.js';
 import { runNotFound } from '../store.js';
 import { acquireLock, type FileLock } from './flock.js';
+import { followJournal, journalLineReader } from './follow.js';
 import { errno, exists, fsyncDir, ioError, writeAll } from './fs.js';
 import { readFirstLine, readTail } from './lines.js';
 import { runsDir } from './paths.js';
@@ -203,6 +204,21 @@ export class FileBackend implements Backend {
       throw ioError(`cannot read ${path}`, err);
     }
     return { lines: journalLines(text).lines, updated, source: path };
+  }
+
+  /** Reads the journal file without its lock, a chunk at a time (follow.ts). */
+  async *stream(id: string, options: StreamOptions): AsyncGenerator<Streamed> {
+    const path = this.journalPath(id);
+    if (options.follow) {
+      yield* followJournal(path, options.signal);
+      return;
+    }
+    const batches = journalLineReader(path);
+    if (batches === null) throw runNotFound(id);
+    for (const lines of batches) {
+      if (options.signal?.aborted) return;
+      yield { lines };
+    }
   }
 
   async list(): Promise<RunSummary[]> {
