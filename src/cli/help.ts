@@ -7,6 +7,7 @@ const EXIT_MEANINGS: Record<keyof typeof EXIT, string> = {
   error: 'an error (one line on stderr says what and how to fix it; --verbose or LOGBOOK_DEBUG=1 adds where)',
   usage: 'a usage error (unknown option, missing argument)',
   suspended: 'a run was suspended (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT); it can be resumed',
+  interrupted: 'stopped by Ctrl-C, SIGTERM, SIGHUP or SIGQUIT; nothing was changed',
 };
 
 /** `--help` text after the options: the variables named (all when none are), and the exit codes given. */

@@ -1,4 +1,4 @@
-/** `logbook session`: inspect, export, copy and remove stored runs. */
+/** `logbook session`: inspect, watch, search, export, copy and remove stored runs. */
 import { Command, Option } from 'commander';
 import { LogbookError, stateToJson } from '../../core/index.js';
 import { dumpTranscript } from '../../render/index.js';
@@ -10,7 +10,9 @@ import { registerCopyCommand } from './cp.js';
 import { registerForkCommand } from './fork.js';
 import { registerExportCommand } from './export.js';
 import { listRuns } from './ls.js';
+import { registerSearchCommand } from './search.js';
 import { formatShow } from './show.js';
+import { registerWatchCommand } from './watch.js';
 
 interface CommonFlags extends StoreFlags {
   /** False from --no-color. */
@@ -48,7 +50,7 @@ async function show(environment: Environment, id: string, flags: ShowFlags): Pro
 }
 
 export function registerSessionCommands(program: Command, environment: Environment): void {
-  const session = program.command('session').description('inspect, export, copy and remove stored runs');
+  const session = program.command('session').description('inspect, watch, search, export, copy and remove stored runs');
 
   common(session.command('ls').description('list runs, newest first')).action(async (flags: CommonFlags) => {
     const term = terminalFor(process.stdout, { color: flags.color, env: environment.env });
@@ -79,6 +81,8 @@ export function registerSessionCommands(program: Command, environment: Environme
   registerCopyCommand(session, environment);
   registerExportCommand(session, environment);
   registerForkCommand(session, environment);
+  registerWatchCommand(session, environment);
+  registerSearchCommand(session, environment);
 
   session
     .command('backends')
