@@ -14,6 +14,8 @@ import { benchJetStream } from './jetstream.js';
 import { benchLangGraph } from './langgraph.js';
 import { benchList } from './list.js';
 import { benchResume } from './resume.js';
+import { benchSearch } from './search.js';
+import { benchWatch } from './watch.js';
 import { ms, now } from './lib/stats.js';
 
 const BENCHES: Record<string, (opts: BenchOptions) => Promise<Section>> = {
@@ -21,6 +23,8 @@ const BENCHES: Record<string, (opts: BenchOptions) => Promise<Section>> = {
   fold: benchFold,
   list: benchList,
   resume: benchResume,
+  search: benchSearch,
+  watch: benchWatch,
   jetstream: benchJetStream,
   langgraph: benchLangGraph,
 };

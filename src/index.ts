@@ -3,7 +3,19 @@
  * the record schemas. Layers, bottom up: core (pure) -> store -> agent -> render -> cli.
  */
 export * from './core/index.js';
-export { LISTED_STATUSES, listedStatus, runNotFound, type Journal, type ListedStatus, type LoadedRun, type RunInfo, type Store } from './store/store.js';
+export {
+  LISTED_STATUSES,
+  listedStatus,
+  runNotFound,
+  type Journal,
+  type ListedStatus,
+  type LoadedRun,
+  type RecordsOptions,
+  type RunInfo,
+  type Store,
+  type StreamedRecord,
+  type WatchOptions,
+} from './store/store.js';
 export type {
   Backend,
   BackendContext,
@@ -13,6 +25,8 @@ export type {
   OpenedRun,
   RunSummary,
   StoredRun,
+  StreamOptions,
+  Streamed,
 } from './store/backend.js';
 export { JournalStore } from './store/journal-store.js';
 export { openStore, registerBackend, backends } from './store/registry.js';

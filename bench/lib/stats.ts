@@ -84,6 +84,11 @@ export function ms(x: number): string {
   return `${(x / 1000).toFixed(1)} s`;
 }
 
+/** ms() with a sign: "−1.95 ms" for a figure below zero. */
+export function signedMs(x: number): string {
+  return x < 0 ? `\u2212${ms(-x)}` : ms(x);
+}
+
 export function ratio(x: number): string {
   return `${x.toFixed(2)}×`;
 }

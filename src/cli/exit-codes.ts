@@ -10,6 +10,8 @@ export const EXIT = {
   awaiting: 3,
   /** A run was suspended (Ctrl-C, SIGTERM) and can be resumed. 128 + SIGINT. */
   suspended: 130,
+  /** A command that only reads (a watch) was stopped by Ctrl-C or SIGTERM; no run was touched. 128 + SIGINT. */
+  interrupted: 130,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

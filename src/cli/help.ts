@@ -8,6 +8,7 @@ const EXIT_MEANINGS: Record<keyof typeof EXIT, string> = {
   usage: 'a usage error (unknown option, missing argument)',
   awaiting: 'a run stopped before a call that needs an approval (no terminal to ask on); --approve or --deny continues it',
   suspended: 'a run was suspended (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT); it can be resumed',
+  interrupted: 'stopped by Ctrl-C, SIGTERM, SIGHUP or SIGQUIT; nothing was changed',
 };
 
 /** What every command that opens a store honours: where the config is found, where runs live, --verbose's twin. */

@@ -17,7 +17,8 @@ Exit codes:
   ${EXIT.ok}    done
   ${EXIT.error}    an error (one line on stderr says what; --verbose or LOGBOOK_DEBUG=1 adds where)
   ${EXIT.usage}    a usage error (unknown option, missing argument)
-  ${EXIT.suspended}  a run was suspended (Ctrl-C, SIGTERM); resume it with logbook run --resume ID`;
+  ${EXIT.suspended}  a run was suspended (Ctrl-C, SIGTERM); resume it with logbook run --resume ID
+       (for session watch and search: stopped by Ctrl-C, nothing changed)`;
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };

@@ -13,7 +13,10 @@ export type ErrorCode =
   | 'seq_gap'
   /** An append to a journal that was already closed (a caller's mistake). */
   | 'journal_closed'
-  /** The journal a writer holds was removed or replaced under it: what it writes is kept nowhere. */
+  /**
+   * The journal a writer holds was removed or replaced under it (what it writes
+   * is kept nowhere), or one a watch follows was removed, replaced or cut short.
+   */
   | 'journal_gone'
   /** A file system operation failed: read-only, full, permissions. */
   | 'io'
@@ -28,6 +31,8 @@ export type ErrorCode =
   | 'no_meta'
   | 'version'
   | 'corrupt'
+  /** Some runs could not be read by a command that went on past them (a search); each was named. */
+  | 'unreadable'
   // resume gates, in the order they run
   | 'already_completed'
   | 'interactivity_mismatch'

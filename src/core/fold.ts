@@ -173,6 +173,11 @@ function lastCommittedCalls(state: RunState): string[] {
   return m[m.length - 1]?.role === 'user' && assistant?.role === 'assistant' ? toolUses(assistant).map((t) => t.id) : [];
 }
 
+/** Seqs strictly increase through a journal: `corrupt` when `seq` does not come after `previous`. */
+export function checkSeqOrder(previous: number, seq: number, where = ''): void {
+  if (seq <= previous) corrupt(`${where}seq ${seq} does not increase after seq ${previous}`);
+}
+
 /**
  * Applies one record to the state, in place, and returns it. After every record
  * the state is the fold of the records so far: an assistant turn is committed to
@@ -183,7 +188,7 @@ function lastCommittedCalls(state: RunState): string[] {
  * state is the fold.
  */
 export function step(state: RunState, rec: JournalRecord): RunState {
-  if (rec.seq <= state.last_seq) corrupt(`seq ${rec.seq} does not increase after seq ${state.last_seq}`);
+  checkSeqOrder(state.last_seq, rec.seq);
   state.last_seq = rec.seq;
 
   if ('assistant' in rec) {

@@ -42,11 +42,12 @@ export function endLine(item: { reason: string; message?: string }): string {
 
 /**
  * Joins rendered items, with a blank line wherever the conversation changes
- * sides (operator, model, or a marker line).
+ * sides (operator, model, or a marker line). `previous` is the item shown just
+ * before these, when they continue a rendering.
  */
-export function joinItems(rendered: { item: TranscriptItem; lines: string[] }[]): string {
+export function joinItems(rendered: { item: TranscriptItem; lines: string[] }[], previous?: TranscriptItem): string {
   const out: string[] = [];
-  let last: TranscriptItem | undefined;
+  let last = previous;
   for (const { item, lines } of rendered) {
     if (lines.length === 0) continue;
     if (gapBefore(last, item)) out.push('');

@@ -45,7 +45,8 @@ export type ItemKind = TranscriptItem['kind'];
 /** What the records tell of a call beyond its result (core: call-facts). */
 export type CallNote = 'awaiting' | 'denied' | 'not_rerun';
 
-function resultItem(body: ToolResultBody, name: string): TranscriptItem {
+/** A tool result as an item: a command's envelope unwrapped, every string sanitized. */
+export function resultItem(body: ToolResultBody, name: string): TranscriptItem {
   const shown = showResult(body.content, body.is_error === true);
   const item: TranscriptItem = { kind: 'result', id: sanitizeLine(body.tool_use_id), name, ...shown, output: sanitize(shown.output) };
   if (shown.command !== undefined) item.command = shown.command.map(sanitizeLine);
@@ -61,6 +62,14 @@ export interface TranscriptOptions {
    * of the walk's cost. Calls still say whether they were answered.
    */
   details?: boolean;
+}
+
+/** The item a text, thinking or provider block of a `role` message shows as; null for calls and results, which pair up. */
+export function blockItem(b: Block, role: Message['role']): TranscriptItem | null {
+  if ('text' in b) return { kind: role === 'user' ? 'user' : 'text', text: sanitize(b.text.text) };
+  if ('thinking' in b) return { kind: 'thinking', text: sanitize(b.thinking.text ?? '') };
+  if ('provider' in b) return { kind: 'provider', providerKind: sanitizeLine(b.provider.kind) };
+  return null;
 }
 
 export function transcriptItems(state: RunState, options: TranscriptOptions = {}): TranscriptItem[] {
@@ -84,11 +93,8 @@ export function transcriptItems(state: RunState, options: TranscriptOptions = {}
   const walk = (m: Message, skipFirst: boolean, pending: boolean): void => {
     m.content.forEach((b: Block, i) => {
       if (skipFirst && i === 0) return;
-      if ('text' in b) items.push({ kind: m.role === 'user' ? 'user' : 'text', text: sanitize(b.text.text) });
-      else if ('thinking' in b) {
-        if (details) items.push({ kind: 'thinking', text: sanitize(b.thinking.text ?? '') });
-      }
-      else if ('provider' in b) items.push({ kind: 'provider', providerKind: sanitizeLine(b.provider.kind) });
+      if ('text' in b || 'provider' in b || ('thinking' in b && details)) items.push(blockItem(b, m.role)!);
+      else if ('thinking' in b) return;
       else if ('tool_use' in b) {
         const { id, input } = b.tool_use;
         const result = results.get(id);

@@ -76,6 +76,22 @@ export interface Backend {
   open(id: string): Promise<OpenedRun>;
   /** Reads a run without holding it, so a reader never waits for a writer; null when absent. */
   read(id: string): Promise<StoredRun | null>;
+  /**
+   * Streams run `id`'s stored lines in order, from the first, a bounded batch at
+   * a time (what one read brings: a chunk of a file, a fetch from a stream): it
+   * never holds the whole run in memory, and never holds the run, so a writer is
+   * neither blocked nor slowed by it. Breaking out of the loop releases what it
+   * holds. A line is given only once it is whole: a torn final line is not given
+   * (the torn-tail rule of `read`).
+   *
+   * Without `follow` it gives the lines stored now and ends, or fails with
+   * `not_found` when there is no run. With `follow` it never ends by itself: each
+   * time it has given every line stored so far it yields `{ caughtUp: true }`
+   * (also at once when the run does not exist yet, which it then waits for) and
+   * waits for the next line, with a bounded delay and no busy loop; a run removed
+   * or replaced under it fails the stream (`journal_gone`) rather than going quiet.
+   */
+  stream(id: string, options: StreamOptions): AsyncIterable<Streamed>;
   /** Every run, each described from its ends only. Ids that fail validateId are skipped. */
   list(): Promise<RunSummary[]>;
   /**
@@ -97,6 +113,20 @@ export interface Backend {
   getNote?(id: string, key: string): Promise<string | null>;
   /** Releases the backend's own resources (connections). */
   close(): Promise<void>;
+}
+
+/** One step of a streamed read (Backend.stream). */
+export type Streamed =
+  /** The run's next stored lines, in order: a bounded batch (what one read brought), never the whole run. */
+  | { lines: string[] }
+  /** Every line stored so far has been given; a following stream waits for more. */
+  | { caughtUp: true };
+
+export interface StreamOptions {
+  /** Go on after the lines stored so far, giving each line as it is stored, until `signal` aborts. */
+  follow: boolean;
+  /** Ends the stream: it returns, releasing what it holds. */
+  signal?: AbortSignal;
 }
 
 /** Connection settings for backends that talk to NATS. */

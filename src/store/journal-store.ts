@@ -8,18 +8,30 @@
 import {
   LogbookError,
   checkAppend,
+  checkSeqOrder,
   decodeLine,
   decodeLines,
   encodeRecord,
   fold,
+  initialState,
   isValidId,
   runStatus,
   validateId,
   type JournalRecord,
   type MetaPayload,
 } from '../core/index.js';
-import type { Backend, HeldRun, RunSummary } from './backend.js';
-import { listedStatus, runNotFound, type Journal, type LoadedRun, type RunInfo, type Store } from './store.js';
+import type { Backend, HeldRun, RunSummary, Streamed } from './backend.js';
+import {
+  listedStatus,
+  runNotFound,
+  type Journal,
+  type LoadedRun,
+  type RecordsOptions,
+  type RunInfo,
+  type Store,
+  type StreamedRecord,
+  type WatchOptions,
+} from './store.js';
 
 /** The meta record a run starts with; `corrupt` when it is not one, or names another run. */
 function metaOf(record: JournalRecord, id: string, where: string): MetaPayload {
@@ -30,6 +42,41 @@ function metaOf(record: JournalRecord, id: string, where: string): MetaPayload {
     throw new LogbookError('corrupt', `${where} holds run ${record.meta.run_id}, not run ${id}: its meta names another run`);
   }
   return record.meta;
+}
+
+/**
+ * The journal rules over a streamed run, one line at a time: the first line is
+ * this run's meta record, every line decodes (errors name the line number), and
+ * seqs strictly increase. `caughtUp` marks pass through, for the watch.
+ */
+class StreamChecks {
+  private lineNo = 0;
+  private lastSeq = 0;
+
+  constructor(private readonly id: string) {}
+
+  /** The record `line` holds, checked against those before it. */
+  check(line: string): JournalRecord {
+    const n = ++this.lineNo;
+    const record = decodeLine(line, `run ${this.id} line ${n}`);
+    if (n === 1) {
+      metaOf(record, this.id, `run ${this.id}`);
+      initialState(record); // meta as seq 1, of this format version
+    } else {
+      checkSeqOrder(this.lastSeq, record.seq, `run ${this.id} line ${n}: `);
+    }
+    this.lastSeq = record.seq;
+    return record;
+  }
+
+  /** Counts a line passed over without decoding it. */
+  skip(): void {
+    this.lineNo++;
+  }
+
+  get started(): boolean {
+    return this.lineNo > 0;
+  }
 }
 
 class StoreJournal implements Journal {
@@ -155,6 +202,43 @@ export class JournalStore implements Store {
     if (run === null) throw runNotFound(id);
     if (run.lines.length === 0) throw new LogbookError('empty', `${run.source} has no records`);
     return { run, lines: run.lines };
+  }
+
+  async *records(id: string, options: RecordsOptions = {}): AsyncGenerator<StreamedRecord> {
+    validateId(id);
+    const { select, signal } = options;
+    const checks = new StreamChecks(id);
+    for await (const step of this.backendImpl.stream(id, { follow: false, ...(signal ? { signal } : {}) })) {
+      if (!('lines' in step)) continue;
+      for (const line of step.lines) {
+        if (checks.started && select !== undefined && !select(line)) checks.skip();
+        else yield { record: checks.check(line), line };
+      }
+    }
+    if (!checks.started) throw new LogbookError('empty', `run ${id} has no records`);
+  }
+
+  async *watch(id: string, options: WatchOptions = {}): AsyncGenerator<StreamedRecord> {
+    validateId(id);
+    const { signal, onAbsent } = options;
+    const checks = new StreamChecks(id);
+    let last: JournalRecord | undefined;
+    let told = false;
+    const stream: AsyncIterable<Streamed> = this.backendImpl.stream(id, { follow: true, ...(signal ? { signal } : {}) });
+    for await (const step of stream) {
+      if ('lines' in step) {
+        for (const line of step.lines) {
+          last = checks.check(line);
+          yield { record: last, line };
+        }
+      } else if (last === undefined) {
+        if (!told) onAbsent?.();
+        told = true;
+      } else if ('terminal' in last) {
+        return; // caught up on a terminal record: the run has ended
+      }
+      if (signal?.aborted) return;
+    }
   }
 
   async list(): Promise<RunInfo[]> {

@@ -53,6 +53,31 @@ export function listedStatus(status: RunStatus, held: boolean | undefined): Excl
   return status;
 }
 
+/** A record read from a stream: decoded, with the line it was stored as. */
+export interface StreamedRecord {
+  record: JournalRecord;
+  /** The stored line, exactly (without its newline). */
+  line: string;
+}
+
+export interface RecordsOptions {
+  /**
+   * Which lines after the first (meta) to decode and give: a line it returns
+   * false for is skipped without being decoded, so it is not checked either. A
+   * cheap pre-test (a search's) saves decoding lines that cannot matter.
+   */
+  select?: (line: string) => boolean;
+  /** Ends the read early. */
+  signal?: AbortSignal;
+}
+
+export interface WatchOptions {
+  /** Ends the watch (the iteration returns). */
+  signal?: AbortSignal;
+  /** Told once when the run does not exist yet and the watch waits for it to appear. */
+  onAbsent?: () => void;
+}
+
 export interface RunInfo {
   runId: string;
   /** From meta, as written. */
@@ -89,6 +114,20 @@ export interface Store {
   load(id: string): Promise<LoadedRun>;
   /** A run's stored lines, exactly as stored. */
   lines(id: string): Promise<string[]>;
+  /**
+   * A run's records one at a time, read as they are iterated: never the whole
+   * run in memory. Decoded and checked as a load checks them (the first is this
+   * run's meta, seqs increase), without holding the run.
+   */
+  records(id: string, options?: RecordsOptions): AsyncIterable<StreamedRecord>;
+  /**
+   * Follows a run as it grows: every stored record, then each new one as it
+   * becomes stored, checked as `records` checks them. It ends when the run ends
+   * on a terminal record with nothing after it (a run resumed later can be
+   * watched again), or when `signal` aborts; it waits for a run that does not
+   * exist yet. A watcher never holds the run, so it never blocks a writer.
+   */
+  watch(id: string, options?: WatchOptions): AsyncIterable<StreamedRecord>;
   /** One entry per run, read without loading whole journals. */
   list(): Promise<RunInfo[]>;
   /** Removes a run; false when there was none. Refuses (`locked`) while a writer holds it. */

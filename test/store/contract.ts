@@ -3,7 +3,7 @@
  * backend, wrapped in the journal rules, must behave the same.
  */
 import { describe, expect, it } from 'vitest';
-import { JournalStore, encodeRecord, type Backend, type Store } from '../../src/index.js';
+import { JournalStore, encodeRecord, type Backend, type Store, type StreamedRecord } from '../../src/index.js';
 import { newerWriterLines } from '../helpers/newer-writer.js';
 import { assistant, at, completed, meta, toolResult } from '../helpers/records.js';
 
@@ -14,6 +14,40 @@ async function code(p: Promise<unknown>): Promise<string> {
     return (err as { code?: string }).code ?? String(err);
   }
   return 'no error';
+}
+
+/** A bound on how long a watch step may take in these tests: a hang fails the test instead of stalling it. */
+const STEP_MS = 10_000;
+
+/**
+ * A watch driven one record at a time: `next()` is the next record (or null when
+ * the watch ended), failing after STEP_MS.
+ */
+function driven(iterable: AsyncIterable<StreamedRecord>): { next(): Promise<StreamedRecord | null>; stop(): Promise<void> } {
+  const it = iterable[Symbol.asyncIterator]();
+  return {
+    async next() {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no record within ${STEP_MS} ms`)), STEP_MS);
+      });
+      try {
+        const r = await Promise.race([it.next(), timeout]);
+        return r.done ? null : r.value;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    async stop() {
+      await it.return?.();
+    },
+  };
+}
+
+async function collect(iterable: AsyncIterable<StreamedRecord>): Promise<string[]> {
+  const lines: string[] = [];
+  for await (const { line } of iterable) lines.push(line);
+  return lines;
 }
 
 export function storeContract(name: string, makeBackend: () => Promise<Backend>): void {
@@ -221,6 +255,114 @@ export function storeContract(name: string, makeBackend: () => Promise<Backend>)
       expect(await store.delete('noted')).toBe(true);
       await (await store.create('noted', meta('noted'))).close();
       expect(await store.getNote('noted', 'tools-abc')).toBeNull();
+      await store.close();
+    });
+
+    it('streams a run one record at a time, the stored lines exactly, and can pass lines over undecoded', async () => {
+      const store = await makeStore();
+      const lines = [at(1, { meta: meta('streamed') }), at(2, assistant(0, ['t1'])), at(3, toolResult('t1')), at(4, completed)].map(encodeRecord);
+      await (await store.createFromLines('streamed', lines)).close();
+      const streamed: StreamedRecord[] = [];
+      for await (const r of store.records('streamed')) streamed.push(r);
+      expect(streamed.map((r) => r.line)).toEqual(lines);
+      expect(streamed.map((r) => r.record.seq)).toEqual([1, 2, 3, 4]);
+      // The meta record is always read; the rest only where select says so.
+      const selected = await collect(store.records('streamed', { select: (line) => line.includes('tool_result') }));
+      expect(selected).toEqual([lines[0], lines[2]]);
+      expect(await code(collect(store.records('absent')))).toBe('not_found');
+      expect(await code(collect(store.records('../x')))).toBe('invalid_id');
+      await store.close();
+    });
+
+    it('refuses a streamed run whose meta names another run, or whose seqs do not increase', async () => {
+      const backend = await makeBackend();
+      const store = new JournalStore(backend);
+      await (await backend.create('renamed', encodeRecord(at(1, { meta: meta('original') })))).release();
+      expect(await code(collect(store.records('renamed')))).toBe('corrupt');
+      expect(await code(collect(store.watch('renamed')))).toBe('corrupt');
+      const held = await backend.create('backwards', encodeRecord(at(1, { meta: meta('backwards') })));
+      // Stored out of order (seq 3 before seq 2), as only a broken writer could.
+      await held.write(3, encodeRecord(at(3, assistant(0))));
+      await held.write(2, encodeRecord(at(2, assistant(1))));
+      await held.release();
+      const err = (await collect(store.records('backwards')).catch((e: unknown) => e)) as Error & { code: string };
+      expect(err.code).toBe('corrupt');
+      expect(err.message).toMatch(/line 3.*seq 2 does not increase after seq 3/);
+      await store.close();
+    });
+
+    it('watches a finished run to its end: every record, then done', async () => {
+      const store = await makeStore();
+      const lines = [at(1, { meta: meta('finished') }), at(2, assistant(0)), at(3, completed)].map(encodeRecord);
+      await (await store.createFromLines('finished', lines)).close();
+      expect(await collect(store.watch('finished'))).toEqual(lines);
+      await store.close();
+    });
+
+    it('follows a run as it is written, from before it exists to its terminal record, without holding it', async () => {
+      const store = await makeStore();
+      let absent = 0;
+      let told = (): void => {};
+      const waiting = new Promise<void>((resolve) => (told = resolve));
+      const watch = driven(
+        store.watch('followed', {
+          onAbsent: () => {
+            absent++;
+            told();
+          },
+        }),
+      );
+      const first = watch.next();
+      await waiting; // the watch waits for the run to appear
+      const writer = await store.create('followed', meta('followed'));
+      expect((await first)?.record.seq).toBe(1);
+      expect(absent).toBe(1);
+      await writer.append(at(2, assistant(0, ['t1'])));
+      expect((await watch.next())?.line).toBe(encodeRecord(at(2, assistant(0, ['t1']))));
+      // A writer that comes and goes while a watcher waits: the watcher holds nothing.
+      await writer.close();
+      const again = await store.open('followed');
+      await again.append(at(3, toolResult('t1')));
+      await again.append(at(4, { terminal: { reason: 'suspended', message: 'stopped' } }));
+      expect((await watch.next())?.record.seq).toBe(3);
+      expect((await watch.next())?.record.seq).toBe(4);
+      // Caught up on a terminal record: the watch has ended.
+      expect(await watch.next()).toBeNull();
+      await again.close();
+      await store.close();
+    });
+
+    it('goes on past a terminal record that more records follow (a resumed run), and ends on the last one', async () => {
+      const store = await makeStore();
+      const journal = await store.create('resumed', meta('resumed'));
+      await journal.append(at(2, assistant(0)));
+      await journal.append(at(3, { terminal: { reason: 'suspended' } }));
+      await journal.append(at(4, assistant(1)));
+      const watch = driven(store.watch('resumed'));
+      for (const seq of [1, 2, 3, 4]) expect((await watch.next())?.record.seq).toBe(seq);
+      const pending = watch.next(); // caught up on an assistant record: it waits
+      await journal.append(at(5, completed));
+      expect((await pending)?.record.seq).toBe(5);
+      expect(await watch.next()).toBeNull();
+      await journal.close();
+      await store.close();
+    });
+
+    it('ends a watch when its signal aborts, and fails one whose run is removed under it', async () => {
+      const store = await makeStore();
+      await (await store.create('watched', meta('watched'))).close();
+      const controller = new AbortController();
+      const aborted = driven(store.watch('watched', { signal: controller.signal }));
+      expect((await aborted.next())?.record.seq).toBe(1);
+      const ended = aborted.next();
+      controller.abort();
+      expect(await ended).toBeNull();
+
+      const removed = driven(store.watch('watched'));
+      expect((await removed.next())?.record.seq).toBe(1);
+      const failing = removed.next();
+      expect(await store.delete('watched')).toBe(true);
+      expect(await code(failing)).toBe('journal_gone');
       await store.close();
     });
   });

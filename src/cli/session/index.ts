@@ -1,4 +1,4 @@
-/** `logbook session`: inspect, export, copy and remove stored runs. */
+/** `logbook session`: inspect, watch, search, export, copy and remove stored runs. */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { stateToJson } from '../../core/index.js';
 import { dumpTranscript } from '../../render/index.js';
@@ -17,7 +17,9 @@ import { registerForkCommand } from './fork.js';
 import { registerExportCommand } from './export.js';
 import { listRuns } from './ls.js';
 import { pruneRuns, removeRuns, type Removal } from './remove.js';
+import { registerSearchCommand } from './search.js';
 import { formatShow } from './show.js';
+import { registerWatchCommand } from './watch.js';
 
 interface CommonFlags extends StoreFlags {
   /** False from --no-color. */
@@ -138,7 +140,7 @@ async function show(environment: Environment, given: string, flags: ShowFlags): 
 }
 
 export function registerSessionCommands(program: Command, environment: Environment): void {
-  const session = program.command('session').description('inspect, export, copy and remove stored runs').addHelpText('after', SESSION_HELP);
+  const session = program.command('session').description('inspect, watch, search, export, copy and remove stored runs').addHelpText('after', SESSION_HELP);
 
   common(
     session
@@ -203,6 +205,8 @@ export function registerSessionCommands(program: Command, environment: Environme
   registerCopyCommand(session, environment);
   registerExportCommand(session, environment);
   registerForkCommand(session, environment);
+  registerWatchCommand(session, environment);
+  registerSearchCommand(session, environment);
 
   session
     .command('backends')

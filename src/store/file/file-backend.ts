@@ -22,11 +22,12 @@ import {
 } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { LogbookError, isLogbookError, journalLines } from '../../core/index.js';
-import type { Backend, BackendContext, HeldRun, OpenedRun, RunSummary, StoredRun } from '../backend.js';
+import type { Backend, BackendContext, HeldRun, OpenedRun, RunSummary, StoredRun, StreamOptions, Streamed } from '../backend.js';
 import { JournalStore } from '../journal-store.js';
 import { decodeOptions } from '../options.js';
 import { runNotFound } from '../store.js';
 import { acquireLock, type FileLock } from './flock.js';
+import { followJournal, journalLineReader } from './follow.js';
 import { errno, exists, fsyncDir, ioError, writeAll } from './fs.js';
 import { readFirstLine, readLineAt, readTail } from './lines.js';
 import { readLockTable, type LockTable } from './lock-table.js';
@@ -207,6 +208,21 @@ export class FileBackend implements Backend {
     const held = readLockTable()?.holds(this.lockPath(id));
     if (held !== undefined) stored.held = held;
     return stored;
+  }
+
+  /** Reads the journal file without its lock, a chunk at a time (follow.ts). */
+  async *stream(id: string, options: StreamOptions): AsyncGenerator<Streamed> {
+    const path = this.journalPath(id);
+    if (options.follow) {
+      yield* followJournal(path, options.signal);
+      return;
+    }
+    const batches = journalLineReader(path);
+    if (batches === null) throw runNotFound(id);
+    for (const lines of batches) {
+      if (options.signal?.aborted) return;
+      yield { lines };
+    }
   }
 
   async list(): Promise<RunSummary[]> {

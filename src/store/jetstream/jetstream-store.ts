@@ -19,7 +19,7 @@
  * most `leaderWaitMs`, telling `onWait` while it waits.
  */
 import { LogbookError } from '../../core/index.js';
-import type { Backend, BackendContext, HeldRun, NatsSettings, OpenedRun, RunSummary, StoredRun, WaitListener } from '../backend.js';
+import type { Backend, BackendContext, HeldRun, NatsSettings, OpenedRun, RunSummary, StoredRun, StreamOptions, Streamed, WaitListener } from '../backend.js';
 import { JournalStore } from '../journal-store.js';
 import { decodeOptions } from '../options.js';
 import { runNotFound } from '../store.js';
@@ -27,7 +27,7 @@ import { checkStreamConfig, type StreamBinding } from './binding.js';
 import { dial, type Link } from './connection.js';
 import { HeldSubjects, type MetaMark } from './appends.js';
 import { LEADER_WAIT_MS, throughElection, within } from './election.js';
-import { lastMessage, lineOf, readRun, subjectCounts } from './reads.js';
+import { followRun, lastMessage, lineOf, readRun, runBatches, subjectCounts } from './reads.js';
 import { allMetaFilter, metaSubject, noteSubject, notesFilter, recordSubject, runFilter, runIdOfMetaSubject } from './subjects.js';
 
 /** Runs described at once by list(). */
@@ -153,6 +153,20 @@ export class JetStreamBackend implements Backend {
     const read = await readRun(this.link, this.binding, id);
     if (read === null) return null;
     return { lines: read.lines, updated: read.updated, source: `stream ${this.binding.stream} run ${id}` };
+  }
+
+  /** An ordered consumer on the run's subjects: a batch at a time, or following (reads.ts). */
+  async *stream(id: string, options: StreamOptions): AsyncGenerator<Streamed> {
+    if (options.follow) {
+      yield* followRun(this.link, this.binding, id, options.signal);
+      return;
+    }
+    const batches = await runBatches(this.link, this.binding, id);
+    if (batches === null) throw runNotFound(id);
+    for await (const lines of batches) {
+      if (options.signal?.aborted) return;
+      yield { lines };
+    }
   }
 
   async list(): Promise<RunSummary[]> {

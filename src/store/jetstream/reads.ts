@@ -4,9 +4,12 @@
  * takes exactly the records that existed when it started and never waits for
  * more. Single records (a run's tail, its meta, one subject) are read by
  * last-by-subject gets, which never touch the rest of the run. Every read
- * waits through a stream leader election (election.ts).
+ * waits through a stream leader election (election.ts). A run is also read as
+ * a stream, a fetch at a time, or followed as it grows.
  */
-import type { StoredMsg } from '@nats-io/jetstream';
+import type { ConsumerMessages, StoredMsg } from '@nats-io/jetstream';
+import { LogbookError } from '../../core/index.js';
+import type { Streamed } from '../backend.js';
 import type { StreamBinding } from './binding.js';
 import type { Link } from './connection.js';
 import { NoAnswer, throughElection, within } from './election.js';
@@ -89,4 +92,96 @@ async function readRunOnce(link: Link, binding: StreamBinding, id: string, timeo
     await within(timeoutMs, consumer.delete()).catch(() => {});
   }
   return { lines, updated };
+}
+
+/**
+ * Run `id`'s lines as they are when this is called, a fetch (at most
+ * FETCH_BATCH records) at a time as they are iterated; null when the run has no
+ * subjects. The count is taken first, so the read never waits for more. A
+ * fetch cut short by an election is completed by the next attempt: the ordered
+ * consumer goes on from the last record it delivered.
+ */
+export async function runBatches(link: Link, binding: StreamBinding, id: string): Promise<AsyncGenerator<string[]> | null> {
+  const filter = runFilter(binding.prefix, id);
+  const total = Object.values(await subjectCounts(link, binding, filter)).reduce((a, b) => a + b, 0);
+  if (total === 0) return null;
+  const what = `cannot read run ${id} from stream ${binding.stream}`;
+  return (async function* () {
+    const consumer = await throughElection(link, binding.stream, what, (ms) =>
+      within(ms, link.js.consumers.get(binding.stream, { filter_subjects: filter, deliver_policy: 'all' })),
+    );
+    try {
+      for (let read = 0; read < total; ) {
+        const want = Math.min(FETCH_BATCH, total - read);
+        const batch: string[] = [];
+        await throughElection(link, binding.stream, what, async (ms) => {
+          const fetched = await consumer.fetch({ max_messages: want - batch.length, expires: Math.max(MIN_FETCH_EXPIRES_MS, ms) });
+          for await (const m of fetched) {
+            batch.push(lineOf(binding.stream, m.subject, m.data));
+            if (batch.length === want) break;
+          }
+          if (batch.length < want) throw new NoAnswer(`the read came up short (${read + batch.length} of ${total} records)`);
+        });
+        read += want;
+        yield batch;
+      }
+    } finally {
+      await within(link.timeoutMs, consumer.delete()).catch(() => {});
+    }
+  })();
+}
+
+/** How often a follower checks that the run it follows is still in the stream. */
+const STILL_THERE_MS = 2_000;
+
+/**
+ * Follows run `id` with an ordered consumer on its subjects: every stored line,
+ * then each new one as the stream stores it, `caughtUp` whenever the consumer
+ * has nothing pending (at once when the run has no records yet, which it then
+ * waits for). The client recreates the consumer across reconnects, so a
+ * follower outlives a server restart. A run removed from the stream meanwhile
+ * fails the stream with `journal_gone`.
+ */
+export async function* followRun(link: Link, binding: StreamBinding, id: string, signal: AbortSignal | undefined): AsyncGenerator<Streamed> {
+  const filter = runFilter(binding.prefix, id);
+  const what = `cannot follow run ${id} in stream ${binding.stream}`;
+  if (signal?.aborted) return;
+  const { messages, pending } = await throughElection(link, binding.stream, what, async (ms) => {
+    const consumer = await within(ms, link.js.consumers.get(binding.stream, { filter_subjects: filter, deliver_policy: 'all' }));
+    const info = await within(ms, consumer.info());
+    return { messages: (await within(ms, consumer.consume({ max_messages: FETCH_BATCH }))) as ConsumerMessages, pending: info.num_pending };
+  });
+  let gone: LogbookError | null = null;
+  let seen = false;
+  let checking = false;
+  const stop = (): void => void messages.stop();
+  signal?.addEventListener('abort', stop, { once: true });
+  // The consumer says nothing when the run's records are purged: look now and then.
+  const check = setInterval(() => {
+    if (!seen || checking) return;
+    checking = true;
+    lastMessage(link, binding, filter)
+      .then(
+        (last) => {
+          if (last !== null || gone !== null) return;
+          gone = new LogbookError('journal_gone', `run ${id} was removed from stream ${binding.stream} while it was being followed; \`logbook session ls\` lists the runs`);
+          stop();
+        },
+        () => {}, // the servers are away: the consumer waits for them, and so does this
+      )
+      .finally(() => (checking = false));
+  }, STILL_THERE_MS);
+  try {
+    if (pending === 0) yield { caughtUp: true };
+    for await (const m of messages) {
+      seen = true;
+      yield { lines: [lineOf(binding.stream, m.subject, m.data)] };
+      if (m.info.pending === 0) yield { caughtUp: true };
+    }
+    if (gone !== null) throw gone;
+  } finally {
+    clearInterval(check);
+    signal?.removeEventListener('abort', stop);
+    messages.stop();
+  }
 }

@@ -6,7 +6,7 @@
  * journal rules to it as to the file and JetStream backends.
  */
 import { LogbookError } from '../../core/index.js';
-import type { Backend, HeldRun, OpenedRun, RunSummary, StoredRun } from '../backend.js';
+import type { Backend, HeldRun, OpenedRun, RunSummary, StoredRun, StreamOptions, Streamed } from '../backend.js';
 import { JournalStore } from '../journal-store.js';
 import { decodeOptions } from '../options.js';
 import { runNotFound } from '../store.js';
@@ -16,7 +16,11 @@ interface Kept {
   held: boolean;
   updated: Date;
   notes: Map<string, string>;
+  removed?: boolean;
 }
+
+/** Lines given per step of a stream. */
+const BATCH = 256;
 
 const locked = (): LogbookError => new LogbookError('locked', 'run is locked by another writer');
 
@@ -24,12 +28,32 @@ export class MemoryBackend implements Backend {
   readonly name = 'memory';
   readonly location = 'memory store (this process only)';
   private readonly runs = new Map<string, Kept>();
+  /** Followers waiting for any run to change. */
+  private readonly waiting = new Set<() => void>();
+
+  private changed(): void {
+    for (const wake of [...this.waiting]) wake();
+  }
+
+  /** Resolves at the next change, or on abort. */
+  private nextChange(signal: AbortSignal | undefined): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        this.waiting.delete(done);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      this.waiting.add(done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
 
   async create(id: string, metaLine: string): Promise<HeldRun> {
     if (this.runs.has(id)) throw new LogbookError('exists', `run ${id} already exists`);
     const run: Kept = { lines: [metaLine], held: true, updated: new Date(), notes: new Map() };
     this.runs.set(id, run);
-    return held(run);
+    this.changed();
+    return held(run, () => this.changed());
   }
 
   async open(id: string): Promise<OpenedRun> {
@@ -37,7 +61,7 @@ export class MemoryBackend implements Backend {
     if (run === undefined) throw runNotFound(id);
     if (run.held) throw locked();
     run.held = true;
-    return { run: held(run), first: run.lines[0]!, last: run.lines[run.lines.length - 1]! };
+    return { run: held(run, () => this.changed()), first: run.lines[0]!, last: run.lines[run.lines.length - 1]! };
   }
 
   async read(id: string): Promise<StoredRun | null> {
@@ -47,6 +71,33 @@ export class MemoryBackend implements Backend {
 
   async readLine(id: string, index: number): Promise<string | null> {
     return this.runs.get(id)?.lines[index - 1] ?? null;
+  }
+
+  async *stream(id: string, options: StreamOptions): AsyncGenerator<Streamed> {
+    let run = this.runs.get(id);
+    if (run === undefined && !options.follow) throw runNotFound(id);
+    let given = 0;
+    for (let gave = true; ; ) {
+      if (options.signal?.aborted) return;
+      run ??= this.runs.get(id);
+      if (run !== undefined) {
+        if (run.removed === true) throw new LogbookError('journal_gone', `run ${id} was removed while it was being followed`);
+        while (given < run.lines.length) {
+          const lines = run.lines.slice(given, given + BATCH);
+          given += lines.length;
+          yield { lines };
+          gave = true;
+          if (options.signal?.aborted) return;
+        }
+      }
+      if (!options.follow) return;
+      if (gave) {
+        yield { caughtUp: true };
+        gave = false;
+        continue; // the run may have changed while the caller had it: look again before waiting
+      }
+      await this.nextChange(options.signal);
+    }
   }
 
   async list(): Promise<RunSummary[]> {
@@ -64,6 +115,8 @@ export class MemoryBackend implements Backend {
     if (run === undefined) return false;
     if (run.held) throw locked();
     this.runs.delete(id);
+    run.removed = true;
+    this.changed();
     return true;
   }
 
@@ -80,12 +133,13 @@ export class MemoryBackend implements Backend {
   async close(): Promise<void> {}
 }
 
-function held(run: Kept): HeldRun {
+function held(run: Kept, changed: () => void): HeldRun {
   let released = false;
   return {
     async write(_seq, line) {
       run.lines.push(line);
       run.updated = new Date();
+      changed();
     },
     async release() {
       if (released) return;

@@ -1,0 +1,169 @@
+/**
+ * `logbook session search TEXT`: the runs whose prompt, model turns, tool calls,
+ * tool results or follow-ups contain TEXT, newest runs first, one line per
+ * match. Journals are read as streams, a record at a time, and lines that
+ * cannot match are not even decoded; nothing holds a whole run, let alone the
+ * whole store, and --limit stops the reading at the last match it shows.
+ */
+import { Option, type Command } from 'commander';
+import { LogbookError, TERMINAL_REASONS, textMatcher, type TextMatcher } from '../../core/index.js';
+import { sanitizeLine, searchPlaces, snippet, type SearchRole } from '../../render/index.js';
+import type { RunInfo, Store } from '../../store/store.js';
+import type { Environment } from '../environment.js';
+import { EXIT, type ExitCode } from '../exit-codes.js';
+import { helpAfter } from '../help.js';
+import { onStopSignals } from '../signals.js';
+import { addStoreOptions, withStore, type StoreFlags } from '../store.js';
+import { terminalFor, type Terminal } from '../terminal.js';
+import { newestFirst } from './ls.js';
+import { parseSince } from './since.js';
+import { positiveInteger, writeOut } from './streaming.js';
+
+export interface SearchFlags extends StoreFlags {
+  json?: boolean;
+  status?: string[];
+  since?: string;
+  regex?: boolean;
+  limit?: number;
+  verbose?: boolean;
+  color: boolean;
+}
+
+export interface SearchHit {
+  runId: string;
+  seq: number;
+  role: SearchRole;
+  /** The text the match is in, and where. */
+  text: string;
+  index: number;
+  length: number;
+}
+
+/** The statuses --status takes: a run's status in `session ls`. */
+export const STATUSES = ['open', ...TERMINAL_REASONS, 'unreadable'] as const;
+
+const SEARCH_HELP = `
+TEXT is found case-insensitively in a run's prompt, the model's prose and
+thinking, tool calls (name and arguments), tool results (a command's output)
+and the operator's follow-ups; with --regex it is a JavaScript regular
+expression, also case-insensitive. Each match prints the run id, the record's
+seq, where it is (prompt, assistant, thinking, tool_call, tool_result, user)
+and the text around it, one line each, at most one per record and place;
+runs come newest first (by last change), records in order.
+
+--since takes a duration back from now (90s, 30m, 2h, 3d, 1w) or a date or
+time (2026-11-30, 2026-11-30T14:00 in local time, or RFC 3339 with a zone):
+only runs changed since then are searched. --status takes one status or
+several separated by commas (${STATUSES.join(', ')}).
+
+No match is not an error: the command says so on stderr and exits 0. A run
+that cannot be read is named on stderr, the search goes on, and the command
+exits 1 at the end. Examples:
+  logbook session search "connection refused"
+  logbook session search --regex 'rm -rf?' --status completed --since 3d
+  logbook session search timeout --json --limit 20`;
+
+/** Every match in run `id`, in record order: at most one per record and role. */
+export async function* searchRun(store: Store, id: string, matcher: TextMatcher, signal?: AbortSignal): AsyncGenerator<SearchHit> {
+  const select = (line: string): boolean => matcher.mightMatch(line);
+  for await (const { record } of store.records(id, { select, ...(signal ? { signal } : {}) })) {
+    const found = new Set<SearchRole>();
+    for (const { role, text } of searchPlaces(record)) {
+      if (found.has(role)) continue;
+      const match = matcher.find(text);
+      if (match === null) continue;
+      found.add(role);
+      yield { runId: id, seq: record.seq, role, text, ...match };
+    }
+  }
+}
+
+function checkStatuses(given: readonly string[]): Set<string> {
+  const wanted = new Set(given.flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s !== ''));
+  for (const s of wanted) {
+    if (!(STATUSES as readonly string[]).includes(s)) {
+      throw new LogbookError('usage', `--status ${JSON.stringify(s)} is not a status; use one of ${STATUSES.join(', ')}`);
+    }
+  }
+  return wanted;
+}
+
+/** The runs to search, newest first: those the filters keep. */
+function candidates(runs: RunInfo[], statuses: Set<string>, since: Date | undefined): RunInfo[] {
+  const kept = runs.filter((r) => (statuses.size === 0 || statuses.has(r.status)) && (since === undefined || Date.parse(r.updated) >= since.getTime()));
+  return newestFirst(kept);
+}
+
+const ROLE_WIDTH = Math.max(...(['prompt', 'assistant', 'thinking', 'tool_call', 'tool_result', 'user'] as const).map((r) => r.length));
+
+function hitLine(hit: SearchHit, run: RunInfo, flags: SearchFlags, term: Terminal): string {
+  if (flags.json) {
+    return `${JSON.stringify({ run_id: hit.runId, seq: hit.seq, role: hit.role, snippet: snippet(hit.text, hit.index, hit.length), status: run.status, updated: run.updated })}\n`;
+  }
+  const head = `${hit.runId}  ${String(hit.seq).padStart(5)}  ${hit.role.padEnd(ROLE_WIDTH)}  `;
+  // On a terminal the context fills the line; piped, a fixed amount either side.
+  const around = term.columns === undefined ? 40 : Math.max(10, Math.floor((term.columns - head.length - Math.min(hit.length, 40) - 2) / 2));
+  const mark = (s: string): string => term.style.strong(s);
+  return `${term.style.faint(head)}${snippet(hit.text, hit.index, hit.length, { around, mark })}\n`;
+}
+
+export async function searchSessions(environment: Environment, text: string, flags: SearchFlags): Promise<ExitCode> {
+  const matcher = textMatcher(text, { regex: flags.regex === true });
+  const statuses = checkStatuses(flags.status ?? []);
+  const since = flags.since === undefined ? undefined : parseSince(flags.since, new Date());
+  const term = terminalFor(process.stdout, { color: flags.color, env: environment.env });
+  const stop = onStopSignals(() => {});
+  try {
+    return await withStore(environment, flags, async (store) => {
+      const runs = candidates(await store.list(), statuses, since);
+      const unreadable: string[] = [];
+      let shown = 0;
+      search: for (const run of runs) {
+        if (stop.signal.aborted) break;
+        if (run.status === 'unreadable') {
+          unreadable.push(run.runId);
+          process.stderr.write(`logbook: cannot search run ${run.runId}: ${sanitizeLine(run.problem ?? 'unreadable')}\n`);
+          continue;
+        }
+        try {
+          for await (const hit of searchRun(store, run.runId, matcher, stop.signal)) {
+            await writeOut(hitLine(hit, run, flags, term));
+            if (++shown === flags.limit) break search;
+          }
+        } catch (err) {
+          if (!(err instanceof LogbookError) || err.code === 'unavailable') throw err;
+          unreadable.push(run.runId);
+          process.stderr.write(`logbook: cannot search run ${run.runId}: ${sanitizeLine(err.message)}\n`);
+        }
+      }
+      if (stop.signal.aborted) return EXIT.interrupted;
+      if (shown === 0) process.stderr.write(`no match in ${runs.length} run${runs.length === 1 ? '' : 's'} of the ${store.location}\n`);
+      if (unreadable.length > 0) {
+        throw new LogbookError('unreadable', `${unreadable.length} run${unreadable.length === 1 ? '' : 's'} could not be searched (named above); \`logbook session show ID\` says what is wrong with one`);
+      }
+      return EXIT.ok;
+    });
+  } finally {
+    stop.dispose();
+  }
+}
+
+export function registerSearchCommand(session: Command, environment: Environment): void {
+  addStoreOptions(
+    session
+      .command('search')
+      .description('find runs whose prompt, messages, tool calls or results contain TEXT, newest first')
+      .argument('<text>', 'the text to find (case-insensitive); with --regex, a regular expression')
+      .option('--json', 'one JSON object per match: run_id, seq, role, snippet, status, updated')
+      .option('--status <status>', `only runs with this status; several separated by commas (${STATUSES.join(', ')})`, (v: string, acc: string[] = []) => [...acc, v])
+      .option('--since <when>', 'only runs changed since then: a duration back from now (30m, 2h, 3d, 1w) or a date or time (2026-11-30, RFC 3339)')
+      .option('--regex', 'TEXT is a regular expression (JavaScript syntax, case-insensitive)')
+      .addOption(new Option('--limit <n>', 'stop after N matches').argParser(positiveInteger)),
+  )
+    .option('--no-color', 'no color (also NO_COLOR=1)')
+    .option('--verbose', 'show where an error came from (also LOGBOOK_DEBUG=1)')
+    .addHelpText('after', `${SEARCH_HELP}\n${helpAfter(['LOGBOOK_CONFIG', 'LOGBOOK_DEBUG', 'XDG_STATE', 'NO_COLOR'], ['ok', 'error', 'usage', 'interrupted'])}`)
+    .action(async (text: string, flags: SearchFlags) => {
+      process.exitCode = await searchSessions(environment, text, flags);
+    });
+}
