@@ -85,7 +85,7 @@ describe('a tool and the logbook process that started it', () => {
       expect(r.code).toBe(130);
       expect(await until(() => !alive(w.tool) && !alive(w.grandchild), 5_000), 'tool and grandchild gone').toBe(true);
       const { state } = await store.load(id);
-      expect(state.terminal).toEqual({ reason: 'suspended' });
+      expect(state.terminal).toEqual({ reason: 'suspended', message: 'interrupted during call toolu_0_0 (work)' });
       expect(state.pending?.answered).toEqual([]);
     }, 30_000);
   }

@@ -6,6 +6,7 @@
  * turns file counts as covered when a config that runs plays it. A new file
  * that this test cannot place fails it, so no example goes unchecked.
  */
+import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,6 +68,7 @@ const CALLS: Record<string, Record<string, unknown>> = {
   largest_files: { path: 'src' },
   disk_usage: { path: 'src' },
   count_lines: { file: 'package.json' },
+  commit: { message: 'Commit made by the examples test' },
   // examples/mcp.yaml, on a copy of examples/notes
   mcp__notes__read_text_file: { path: 'README.md' },
   mcp__notes__list_directory: { path: '.' },
@@ -106,6 +108,18 @@ function derived(example: Example, changes: [string[], unknown][]): string {
 /** Names of the tools a request offered, in the request's own shape. */
 function offeredTools(req: RecordedRequest): string[] {
   return ((req.json?.tools ?? []) as { name?: string; function?: { name: string } }[]).map((t) => t.name ?? t.function!.name);
+}
+
+/** A git repository with one file staged, for a tool that commits. */
+function scratchRepository(): string {
+  const repo = tempDir();
+  const git = (...args: string[]) => execFileSync('git', ['-C', repo, ...args], { stdio: 'pipe' });
+  git('init', '-q');
+  git('config', 'user.email', 'examples@logbook.test');
+  git('config', 'user.name', 'examples');
+  writeFileSync(join(repo, 'staged.txt'), 'staged\n');
+  git('add', 'staged.txt');
+  return repo;
 }
 
 function argumentsFor(tool: string): Record<string, unknown> {
@@ -170,7 +184,14 @@ describe('every file in examples/', () => {
       ...((example.yaml.tools ?? []) as { name: string }[]).map((t) => t.name),
       ...((example.yaml.mcp ?? []) as { name: string; tools: string[] }[]).flatMap((s) => s.tools.map((t) => `mcp__${s.name}__${t}`)),
     ];
-    let config = mcpDirectories(example).length > 0 ? derived(example, []) : example.file;
+    const changes: [string[], unknown][] = [];
+    // A tool with side effects (the commit example) acts on a scratch repository, never on this one.
+    const scratch = new Map<string, string>();
+    ((example.yaml.tools ?? []) as { name: string; side_effects?: boolean }[]).forEach((t, i) => {
+      if (t.side_effects !== true) return;
+      scratch.set(t.name, scratchRepository());
+      changes.push([['tools', i, 'cwd'] as unknown as string[], scratch.get(t.name)]);
+    });
     const env: Record<string, string> = { LOGBOOK_PROVIDER_MAX_RETRIES: '0' };
     if (example.yaml.session?.backend === 'jetstream') {
       if (!nats.enabled) return;
@@ -178,7 +199,7 @@ describe('every file in examples/', () => {
       const subjects = /--subjects '([^']+)\.>'/.exec(readFileSync(example.file, 'utf8'));
       expect(subjects, `${name} shows the nats stream add line`).not.toBeNull();
       await addStream(nats.server().url, journalStream(example.yaml.session.options.stream, subjects![1]!));
-      config = derived(example, [[['nats', 'url'], nats.server().url]]);
+      changes.push([['nats', 'url'], nats.server().url]);
     }
     switch (example.yaml.provider) {
       case 'anthropic':
@@ -189,14 +210,16 @@ describe('every file in examples/', () => {
       case 'openai':
         openai.reset();
         openai.handler = openaiModel;
-        config = derived(example, [[['base_url'], openai.url]]);
+        changes.push([['base_url'], openai.url]);
         break;
       case 'script':
         break;
       default:
         throw new Error(`${name}: no server for provider ${example.yaml.provider}`);
     }
-    const run = await runCli(['run', '--config', config, '--state-dir', state, '--name', id, 'What is in this repository?'], { cwd: ROOT, env });
+    const config = changes.length > 0 || mcpDirectories(example).length > 0 ? derived(example, changes) : example.file;
+    // --yes: the calls of tools with confirm: true are approved, as a person at a terminal would.
+    const run = await runCli(['run', '--config', config, '--state-dir', state, '--name', id, '--yes', 'What is in this repository?'], { cwd: ROOT, env });
     expectClean(run);
     expect(run.stdout.trim()).not.toBe('');
     if (example.yaml.provider === 'anthropic') expect(offeredTools(anthropic.requests[0]!).sort()).toEqual([...declared].sort());
@@ -211,6 +234,9 @@ describe('every file in examples/', () => {
       if (c.name.startsWith('mcp__')) continue;
       const body = JSON.parse(c.content) as { command: string[]; exit_code: number; output: string };
       expect(body.exit_code, `${body.command.join(' ')}: ${body.output}`).toBe(0);
+    }
+    for (const [tool, repo] of scratch) {
+      expect(execFileSync('git', ['-C', repo, 'log', '--format=%s'], { encoding: 'utf8' }), tool).toBe(`${CALLS[tool]!.message}\n`);
     }
     if (mcpDirectories(example).length > 0) {
       const notes = join(dirname(config), 'notes');
