@@ -4,13 +4,16 @@
  * HTTP server, the SDK-built fixture), with the model played by the local
  * Messages API server: the calls and results journaled, the tool set in the
  * fingerprint (a changed one refused with the tools named, unless --force), a
- * server that dies mid-call suspending the run, and one that never starts.
+ * server that dies mid-call suspending the run, and one that never starts. The
+ * tools' annotations decide what a resume after a SIGKILL inside a call may run
+ * again: an unannotated tool (destructive, by the protocol's defaults) only when
+ * asked to, a read-only one freely.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileStore } from '../../src/index.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { finished, runCli, spawnCli, type CliResult } from '../helpers/cli.js';
 import { FakeAnthropic, rawJson } from '../helpers/fake-anthropic.js';
 import { startHttpMcpServer, type HttpMcpServer } from '../helpers/mcp/http-server.js';
 import { FILESYSTEM_SERVER, FIXTURE_SERVER } from '../helpers/mcp/specs.js';
@@ -123,5 +126,68 @@ describe('logbook run with MCP servers', () => {
     expect(r.code).toBe(1);
     expect(r.stderr.trim()).toMatch(/^logbook: MCP server "nope" did not start: /);
     expect((await store.list()).map((x) => x.runId)).not.toContain('never');
+  });
+
+  describe('SIGKILL inside a call, then a resume', () => {
+    const marker = join(dir, 'marker');
+    const fixture = () => config('marked', `  - { name: fx, command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(FIXTURE_SERVER)}, --marker, ${JSON.stringify(marker)}] }\n`);
+    const marks = (): string[] => (existsSync(marker) ? readFileSync(marker, 'utf8').split('\n').filter(Boolean) : []);
+
+    /** Starts run `id`, whose model calls `tool`, and SIGKILLs logbook once the call is inside the server. */
+    async function killedInside(id: string, tool: string): Promise<string> {
+      writeFileSync(marker, '');
+      api.reset();
+      api.reply({ message: { content: [call('k1', `mcp__fx__${tool}`, '{}')] } });
+      const cfg = fixture();
+      const child = spawnCli(['run', '--config', cfg, '--state-dir', stateDir, '--name', id, 'Go.'], {
+        cwd: dir,
+        env: { ANTHROPIC_BASE_URL: api.origin, ANTHROPIC_API_KEY: 'k', LOGBOOK_PROVIDER_MAX_RETRIES: '0' },
+      });
+      const done = finished(child, 60_000);
+      for (let i = 0; i < 600 && marks().length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(marks()).toEqual([tool]);
+      child.kill('SIGKILL');
+      expect((await done).signal).toBe('SIGKILL');
+      const { state } = await store.load(id);
+      expect(state.status).toBe('open');
+      expect(state.pending?.answered).toEqual([]);
+      return cfg;
+    }
+
+    it('of an unannotated tool: refused without a terminal, naming the call; --skip answers it without running it', async () => {
+      const cfg = await killedInside('unannotated', 'write_note');
+      const refused = await run(cfg, ['--resume', 'unannotated']);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/^logbook: run unannotated stopped while call k1 \(mcp__fx__write_note\) may have been running.*--rerun k1.*--skip k1/m);
+      expect(marks()).toEqual(['write_note']);
+      expect((await store.load('unannotated')).records).toHaveLength(2);
+
+      api.reply({ message: { content: [{ type: 'text', text: 'Noted.' }] } });
+      const skipped = await run(cfg, ['--resume', 'unannotated', '--skip', 'k1']);
+      expect(skipped.code).toBe(0);
+      expect(marks()).toEqual(['write_note']);
+      expect(resultsSent(api.requests.length - 1)).toEqual([
+        expect.objectContaining({ tool_use_id: 'k1', is_error: true, content: expect.stringMatching(/not re-run after an interruption/) }),
+      ]);
+    });
+
+    it('of an unannotated tool: --rerun runs it once more', async () => {
+      const cfg = await killedInside('rerun', 'write_note');
+      api.reply({ message: { content: [{ type: 'text', text: 'Noted.' }] } });
+      const again = await run(cfg, ['--resume', 'rerun', '--rerun', 'k1']);
+      expect(again.code).toBe(0);
+      expect(marks()).toEqual(['write_note', 'write_note']);
+      expect(resultsSent(api.requests.length - 1)).toEqual([expect.objectContaining({ tool_use_id: 'k1', content: 'write_note done' })]);
+    });
+
+    it('of a read-only tool: the resume runs it again without asking', async () => {
+      const cfg = await killedInside('read-only', 'read_note');
+      api.reply({ message: { content: [{ type: 'text', text: 'Read.' }] } });
+      const resumed = await run(cfg, ['--resume', 'read-only']);
+      expect(resumed.stderr).not.toMatch(/^logbook:/m);
+      expect(resumed.code).toBe(0);
+      expect(marks()).toEqual(['read_note', 'read_note']);
+      expect((await store.load('read-only')).state.status).toBe('completed');
+    });
   });
 });

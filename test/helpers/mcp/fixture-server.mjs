@@ -10,9 +10,12 @@
  *   --grandchild FILE      start a long sleep in its own process group and write
  *                          "<own pid> <sleep pid>" to FILE
  *   --log FILE             append "cancelled <tool>" lines when a call is cancelled
+ *   --marker FILE          write_note and read_note append "<tool>" to FILE each
+ *                          time they run, and the first call of each then hangs
+ *                          (long enough to be killed in)
  */
 import { spawn } from 'node:child_process';
-import { appendFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -43,6 +46,8 @@ const TOOLS = [
   { name: 'mixed', description: 'Content of every kind.', inputSchema: object() },
   { name: 'fails', description: 'An error result.', inputSchema: object() },
   { name: 'environment', description: 'Its environment variables, as JSON.', inputSchema: object(), annotations: { readOnlyHint: true } },
+  { name: 'write_note', description: 'Writes a note (no annotations: the protocol assumes destructive).', inputSchema: object() },
+  { name: 'read_note', description: 'Reads a note.', inputSchema: object(), annotations: { readOnlyHint: true } },
 ];
 if (flag('--bad-name')) TOOLS.push({ name: 'bad.name', description: 'A dot in its name.', inputSchema: object() });
 
@@ -94,6 +99,15 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       };
     case 'environment':
       return text(JSON.stringify(process.env));
+    case 'write_note':
+    case 'read_note': {
+      const marker = value('--marker');
+      const tool = request.params.name;
+      const before = existsSync(marker) ? readFileSync(marker, 'utf8').split('\n').filter((l) => l === tool).length : 0;
+      appendFileSync(marker, `${tool}\n`);
+      if (before === 0) await new Promise(() => {}); // the first call hangs until the server is killed
+      return text(`${tool} done`);
+    }
     case 'fails':
       return { content: [{ type: 'text', text: 'no such thing' }], isError: true };
     default:

@@ -10,7 +10,7 @@ import { caught } from '../../../helpers/errors.js';
 import { fixtureSpec, startServers } from '../../../helpers/mcp/specs.js';
 
 const ctx = () => ({ signal: new AbortController().signal });
-const ALL = ['echo', 'read_thing', 'put_thing', 'delete_thing', 'slow', 'crash', 'mixed', 'fails', 'environment'];
+const ALL = ['echo', 'read_thing', 'put_thing', 'delete_thing', 'slow', 'crash', 'mixed', 'fails', 'environment', 'write_note', 'read_note'];
 
 describe('the tools of an MCP server', () => {
   let servers: McpServers;
@@ -42,7 +42,7 @@ describe('the tools of an MCP server', () => {
   it('are only those its tools: list names, the rest listed as hidden', () => {
     const picky = servers.servers[1]!;
     expect(picky.tools.map((t) => t.listed.name)).toEqual(['echo', 'read_thing', 'delete_thing']);
-    expect(picky.hidden).toEqual(['put_thing', 'slow', 'crash', 'mixed', 'fails', 'environment']);
+    expect(picky.hidden).toEqual(['put_thing', 'slow', 'crash', 'mixed', 'fails', 'environment', 'write_note', 'read_note']);
     expect(servers.tools.map((t) => t.definition.name)).toEqual([...ALL.map((n) => `mcp__fx__${n}`), 'mcp__picky__echo', 'mcp__picky__read_thing', 'mcp__picky__delete_thing']);
   });
 
