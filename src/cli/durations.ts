@@ -26,6 +26,13 @@ export function parseDuration(text: string): number {
   return value;
 }
 
+/** Whether the date a text starts with exists (Date.parse rolls 2026-02-30 over into March). */
+function onTheCalendar(text: string): boolean {
+  const [y, m, d] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const day = new Date(y, m - 1, d);
+  return day.getFullYear() === y && day.getMonth() === m - 1 && day.getDate() === d;
+}
+
 /**
  * A point in time: a duration back from `now` (2h), a local date (2026-11-30,
  * its midnight), a local time (2026-11-30 09:15), or an RFC 3339 time.
@@ -35,7 +42,7 @@ export function parsePointInTime(text: string, now: number = Date.now()): Date {
   if (back !== null) return new Date(now - back);
   const trimmed = text.trim();
   const at = DATE_ONLY.test(trimmed) ? Date.parse(`${trimmed}T00:00`) : DATE_FIRST.test(trimmed) ? Date.parse(trimmed) : NaN;
-  if (Number.isNaN(at)) {
+  if (Number.isNaN(at) || !onTheCalendar(trimmed)) {
     throw new InvalidArgumentError(`"${text}" is neither ${DURATION_HELP}, nor a date such as 2026-11-30 or 2026-11-30T09:15:00Z`);
   }
   return new Date(at);

@@ -90,7 +90,10 @@ describe('a confirm tool without a terminal', () => {
     await suspendedBeforeDeploy('approve');
     expect(deployed()).toHaveLength(before);
     const show = await runCli(['session', 'show', 'approve', '--state-dir', stateDir]);
-    expect(show.stdout).toMatch(/^awaiting +approval of call toolu_deploy \(deploy\): logbook run --resume approve --approve toolu_deploy, or --deny toolu_deploy$/m);
+    expect(show.stdout).toMatch(/^where +suspended before call toolu_deploy \(deploy\), which awaits an approval$/m);
+    expect(show.stdout).toMatch(
+      /^next +approve it with: logbook run --resume approve --state-dir \S+ --approve toolu_deploy, or deny it with: logbook run --resume approve --state-dir \S+ --deny toolu_deploy$/m,
+    );
 
     api.reply(answerTurn);
     const r = await run(['--resume', 'approve', '--approve', 'toolu_deploy']);

@@ -143,6 +143,6 @@ describe.runIf(shellTestsEnabled('fish'))('the fish completion script', () => {
     const state = await stateWithRuns();
     const program = `${LOGBOOK_FUNCTION.fish}; source '${path}'; complete -C 'logbook session show --state-dir ${state} bet'; complete -C 'logbook sess'`;
     const { stdout } = await run('fish', ['--no-config', '-c', program], { env });
-    expect(stdout.split('\n').filter(Boolean)).toEqual(['beta-0001\tinterrupted: prompt of beta-0001', 'session\tinspect, export, copy and remove stored runs']);
+    expect(stdout.split('\n').filter(Boolean)).toEqual(['beta-0001\tinterrupted: prompt of beta-0001', 'session\tinspect, watch, search, export, copy and remove stored runs']);
   });
 });

@@ -17,6 +17,9 @@ describe('durations and points in time', () => {
     expect(parsePointInTime('2026-11-29T08:00:00Z', now).toISOString()).toBe('2026-11-29T08:00:00.000Z');
     expect(parsePointInTime('2026-11-29', now).getTime()).toBe(new Date(2026, 10, 29).getTime()); // local midnight
     expect(parsePointInTime('2026-11-29 09:15', now).getTime()).toBe(new Date(2026, 10, 29, 9, 15).getTime());
-    for (const bad of ['yesterday', '29/11/2026', '10']) expect(() => parsePointInTime(bad, now), bad).toThrow(/is neither a duration/);
+    expect(parsePointInTime('2026-11-02T14:30:00.5+02:00', now).toISOString()).toBe('2026-11-02T12:30:00.500Z');
+    for (const bad of ['yesterday', '29/11/2026', '10', '2026-02-30', '2026-13-01', '2026-02-30T10:00', '']) {
+      expect(() => parsePointInTime(bad, now), bad).toThrow(/is neither a duration/);
+    }
   });
 });

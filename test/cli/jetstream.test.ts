@@ -310,7 +310,7 @@ describe.skipIf(!nats.enabled)('the logbook command on the jetstream backend', (
     expect(turnsAsked(a.turns)).toEqual([0, 1]);
     const show = await cli(['session', 'show', a.id, '--config', config]);
     expect(show.code).toBe(1);
-    expect(errorLine(show)).toBe(`logbook: no run ${id}; \`logbook session ls\` lists the runs`);
+    expect(errorLine(show)).toMatch(new RegExp(`^logbook: no run ${id} in the jetstream stream \\S+ \\(subjects \\S+\\) at nats://\\S+; \`logbook session ls\` lists the runs$`));
   }, 90_000);
 
   describe('an ack lost on the way back', () => {

@@ -112,7 +112,7 @@ describe('session search', () => {
   }, 60_000);
 
   it('keeps to the runs --status and --since name, and stops at --limit', async () => {
-    const open = await cli(['zebra', '--status', 'open,suspended']);
+    const open = await cli(['zebra', '--status', 'interrupted,suspended']);
     expect(hits(open.stdout)).toEqual(['in-follow-up 3 user', 'in-call 2 tool_call']);
     const recent = await cli(['zebra', '--since', '2d']);
     expect(hits(recent.stdout).map((h) => h.split(' ')[0])).toEqual(['in-follow-up', 'in-result', 'in-call', 'in-thinking', 'in-prose', 'in-prompt']);
@@ -123,8 +123,8 @@ describe('session search', () => {
     const limited = await cli(['zebra', '--limit', '2']);
     expect(hits(limited.stdout)).toEqual(['in-follow-up 3 user', 'in-result 3 tool_result']);
     for (const [flag, value, message] of [
-      ['--since', 'last week', /--since "last week" is neither a duration/],
-      ['--status', 'done', /--status "done" is not a status; use one of open, completed/],
+      ['--since', 'last week', /"last week" is neither a duration/],
+      ['--status', 'done', /"done" is not a status; one of: running, interrupted, open, completed/],
       ['--limit', '0', /--limit.*a positive whole number is needed/],
     ] as const) {
       const r = await cli(['zebra', flag, value]);
@@ -137,7 +137,7 @@ describe('session search', () => {
     const r = await cli(['zebra', '--json', '--limit', '3']);
     const objects = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(objects).toEqual([
-      { run_id: 'in-follow-up', seq: 3, role: 'user', snippet: 'and the zebra?', status: 'open', updated: expect.any(String) },
+      { run_id: 'in-follow-up', seq: 3, role: 'user', snippet: 'and the zebra?', status: 'interrupted', updated: expect.any(String) },
       { run_id: 'in-result', seq: 3, role: 'tool_result', snippet: 'cat dog zebra crossing', status: 'completed', updated: expect.any(String) },
       { run_id: 'in-call', seq: 2, role: 'tool_call', snippet: '{"path":"/srv/zebra.txt"}', status: 'suspended', updated: expect.any(String) },
     ]);

@@ -6,8 +6,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { tempDir } from './tmp.js';
 
@@ -19,8 +19,12 @@ export interface TmuxOptions {
   env: Record<string, string>;
 }
 
+const EXIT_STATUS = resolve(__dirname, 'exit-status.mjs');
+
 export class Tmux {
   private readonly socket = `logbook-test-${process.pid}-${randomBytes(4).toString('hex')}`;
+  /** Where exit-status.mjs writes how the program ended. */
+  private readonly ending = join(tempDir(), 'exit-status');
 
   private constructor(private readonly env: Record<string, string>) {}
 
@@ -29,7 +33,7 @@ export class Tmux {
     const t = new Tmux(options.env);
     const conf = join(tempDir(), 'tmux.conf');
     writeFileSync(conf, 'set -g remain-on-exit on\nset -g status off\nset -g history-limit 0\n');
-    const command = argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const command = [process.execPath, EXIT_STATUS, t.ending, ...argv].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
     t.tmux(['-f', conf, 'new-session', '-d', '-s', 'main', '-x', String(options.width ?? 100), '-y', String(options.height ?? 30), ...(options.cwd ? ['-c', options.cwd] : []), command]);
     return t;
   }
@@ -77,11 +81,13 @@ export class Tmux {
   /** Waits for the program to exit and returns its exit status. */
   async exitStatus(deadlineMs = 15_000): Promise<number> {
     const end = Date.now() + deadlineMs;
-    while (this.format('#{pane_dead}') !== '1') {
+    let ending = '';
+    while ((ending = existsSync(this.ending) ? readFileSync(this.ending, 'utf8') : '') === '') {
       if (Date.now() > end) throw new Error(`the program did not exit; last screen:\n${this.text()}`);
       await sleep(25);
     }
-    return Number(this.format('#{pane_dead_status}'));
+    if (!/^\d+$/.test(ending)) throw new Error(`the program was killed by ${ending}; last screen:\n${this.text()}`);
+    return Number(ending);
   }
 
   /** Stops the server and removes its socket file. */

@@ -1,13 +1,14 @@
 /** `logbook session`: inspect, watch, search, export, copy and remove stored runs. */
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { stateToJson } from '../../core/index.js';
 import { dumpTranscript } from '../../render/index.js';
 import { backends } from '../../store/registry.js';
 import { resolveRunId } from '../../store/resolve.js';
-import { LISTED_STATUSES, type ListedStatus } from '../../store/store.js';
+import type { ListedStatus } from '../../store/store.js';
 import { parseDuration, parsePointInTime } from '../durations.js';
 import type { Environment } from '../environment.js';
 import { EXIT } from '../exit-codes.js';
+import { parseCount, parseStatuses, STATUS_HELP } from '../options.js';
 import { helpAfter, storeCommandHelp } from '../help.js';
 import { resumeCommand } from '../resume-command.js';
 import { addStoreOptions, withStore, type StoreFlags } from '../store.js';
@@ -61,25 +62,6 @@ function withStoreOptions(command: Command): Command {
 function common(command: Command): Command {
   return withStoreOptions(command).option('--no-color', 'no color (also NO_COLOR=1)');
 }
-
-/** --status: one status or several, comma-separated or repeated. */
-function statuses(value: string, previous: ListedStatus[] = []): ListedStatus[] {
-  const given = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
-  for (const s of given) {
-    if (!(LISTED_STATUSES as readonly string[]).includes(s)) {
-      throw new InvalidArgumentError(`"${s}" is not a status; one of: ${LISTED_STATUSES.join(', ')}`);
-    }
-  }
-  return [...previous, ...(given as ListedStatus[])];
-}
-
-function positiveCount(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('it must be a whole number, 1 or more');
-  return n;
-}
-
-const STATUS_OPTION = `one status or several, comma-separated or repeated: ${LISTED_STATUSES.join(', ')}`;
 
 const LS_HELP = `
 Statuses: running (a logbook process holds the run now), interrupted (it ends
@@ -147,11 +129,11 @@ export function registerSessionCommands(program: Command, environment: Environme
       .command('ls')
       .description('list runs, newest first')
       .option('--json', 'one JSON object per run and line, with its counters (reads each run printed whole)')
-      .option('--status <status>', STATUS_OPTION, statuses)
+      .option('--status <status>', STATUS_HELP, parseStatuses)
       .option('--since <when>', 'only runs changed since WHEN: a duration back from now (2h, 3d) or a date (2026-11-30, 2026-11-30T09:15)', (v) =>
         parsePointInTime(v),
       )
-      .option('--limit <n>', 'at most N runs, the newest', positiveCount),
+      .option('--limit <n>', 'at most N runs, the newest', parseCount),
   )
     .addHelpText('after', `${LS_HELP}\n${SESSION_HELP}`)
     .action(async (flags: ListFlags) => {
@@ -189,7 +171,7 @@ export function registerSessionCommands(program: Command, environment: Environme
       .command('prune')
       .description('remove the runs that have not changed for a while; never a running one')
       .requiredOption('--older-than <duration>', 'runs not changed for DURATION (30m, 12h, 7d, 2w)', parseDuration)
-      .option('--status <status>', `only runs in these statuses (${STATUS_OPTION})`, statuses)
+      .option('--status <status>', `only runs in these statuses (${STATUS_HELP})`, parseStatuses)
       .option('--dry-run', 'print what would be removed, remove nothing'),
   )
     .addHelpText('after', `${PRUNE_HELP}\n${storeCommandHelp()}`)

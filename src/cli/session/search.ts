@@ -6,9 +6,9 @@
  * whole store, and --limit stops the reading at the last match it shows.
  */
 import { Option, type Command } from 'commander';
-import { LogbookError, TERMINAL_REASONS, textMatcher, type TextMatcher } from '../../core/index.js';
+import { LogbookError, textMatcher, type TextMatcher } from '../../core/index.js';
 import { sanitizeLine, searchPlaces, snippet, type SearchRole } from '../../render/index.js';
-import type { RunInfo, Store } from '../../store/store.js';
+import type { ListedStatus, RunInfo, Store } from '../../store/store.js';
 import type { Environment } from '../environment.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { helpAfter } from '../help.js';
@@ -16,13 +16,14 @@ import { onStopSignals } from '../signals.js';
 import { addStoreOptions, withStore, type StoreFlags } from '../store.js';
 import { terminalFor, type Terminal } from '../terminal.js';
 import { newestFirst } from './ls.js';
-import { parseSince } from './since.js';
-import { positiveInteger, writeOut } from './streaming.js';
+import { parsePointInTime } from '../durations.js';
+import { parseCount, parseStatuses, STATUS_HELP } from '../options.js';
+import { writeOut } from './streaming.js';
 
 export interface SearchFlags extends StoreFlags {
   json?: boolean;
-  status?: string[];
-  since?: string;
+  status?: ListedStatus[];
+  since?: Date;
   regex?: boolean;
   limit?: number;
   verbose?: boolean;
@@ -39,9 +40,6 @@ export interface SearchHit {
   length: number;
 }
 
-/** The statuses --status takes: a run's status in `session ls`. */
-export const STATUSES = ['open', ...TERMINAL_REASONS, 'unreadable'] as const;
-
 const SEARCH_HELP = `
 TEXT is found case-insensitively in a run's prompt, the model's prose and
 thinking, tool calls (name and arguments), tool results (a command's output)
@@ -53,8 +51,8 @@ runs come newest first (by last change), records in order.
 
 --since takes a duration back from now (90s, 30m, 2h, 3d, 1w) or a date or
 time (2026-11-30, 2026-11-30T14:00 in local time, or RFC 3339 with a zone):
-only runs changed since then are searched. --status takes one status or
-several separated by commas (${STATUSES.join(', ')}).
+only runs changed since then are searched. --status takes the statuses
+\`session ls\` shows, one or several separated by commas.
 
 No match is not an error: the command says so on stderr and exits 0. A run
 that cannot be read is named on stderr, the search goes on, and the command
@@ -78,16 +76,6 @@ export async function* searchRun(store: Store, id: string, matcher: TextMatcher,
   }
 }
 
-function checkStatuses(given: readonly string[]): Set<string> {
-  const wanted = new Set(given.flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s !== ''));
-  for (const s of wanted) {
-    if (!(STATUSES as readonly string[]).includes(s)) {
-      throw new LogbookError('usage', `--status ${JSON.stringify(s)} is not a status; use one of ${STATUSES.join(', ')}`);
-    }
-  }
-  return wanted;
-}
-
 /** The runs to search, newest first: those the filters keep. */
 function candidates(runs: RunInfo[], statuses: Set<string>, since: Date | undefined): RunInfo[] {
   const kept = runs.filter((r) => (statuses.size === 0 || statuses.has(r.status)) && (since === undefined || Date.parse(r.updated) >= since.getTime()));
@@ -109,8 +97,8 @@ function hitLine(hit: SearchHit, run: RunInfo, flags: SearchFlags, term: Termina
 
 export async function searchSessions(environment: Environment, text: string, flags: SearchFlags): Promise<ExitCode> {
   const matcher = textMatcher(text, { regex: flags.regex === true });
-  const statuses = checkStatuses(flags.status ?? []);
-  const since = flags.since === undefined ? undefined : parseSince(flags.since, new Date());
+  const statuses = new Set<string>(flags.status ?? []);
+  const since = flags.since;
   const term = terminalFor(process.stdout, { color: flags.color, env: environment.env });
   const stop = onStopSignals(() => {});
   try {
@@ -155,10 +143,10 @@ export function registerSearchCommand(session: Command, environment: Environment
       .description('find runs whose prompt, messages, tool calls or results contain TEXT, newest first')
       .argument('<text>', 'the text to find (case-insensitive); with --regex, a regular expression')
       .option('--json', 'one JSON object per match: run_id, seq, role, snippet, status, updated')
-      .option('--status <status>', `only runs with this status; several separated by commas (${STATUSES.join(', ')})`, (v: string, acc: string[] = []) => [...acc, v])
-      .option('--since <when>', 'only runs changed since then: a duration back from now (30m, 2h, 3d, 1w) or a date or time (2026-11-30, RFC 3339)')
+      .option('--status <status>', `only runs in these statuses (${STATUS_HELP})`, parseStatuses)
+      .option('--since <when>', 'only runs changed since WHEN: a duration back from now (2h, 3d) or a date (2026-11-30, 2026-11-30T09:15)', (v) => parsePointInTime(v))
       .option('--regex', 'TEXT is a regular expression (JavaScript syntax, case-insensitive)')
-      .addOption(new Option('--limit <n>', 'stop after N matches').argParser(positiveInteger)),
+      .addOption(new Option('--limit <n>', 'stop after N matches').argParser(parseCount)),
   )
     .option('--no-color', 'no color (also NO_COLOR=1)')
     .option('--verbose', 'show where an error came from (also LOGBOOK_DEBUG=1)')

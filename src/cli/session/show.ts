@@ -100,7 +100,7 @@ export function standing(state: RunState, held: boolean | undefined, resume: str
             next: `raise max_iterations in the config, then resume with --force (it is part of the run's fingerprint): ${resume} --force`,
           };
     default:
-      return { status, where: sanitizeLine(status), next: from.next };
+      return { status, where: withMessage(sanitizeLine(status), message), next: from.next }; // a newer writer's reason
   }
 }
 

@@ -15,7 +15,8 @@ import { helpAfter } from '../help.js';
 import { onStopSignals } from '../signals.js';
 import { addStoreOptions, withStore, type StoreFlags } from '../store.js';
 import { terminalFor } from '../terminal.js';
-import { positiveInteger, writeOut } from './streaming.js';
+import { parseCount } from '../options.js';
+import { writeOut } from './streaming.js';
 
 export interface WatchFlags extends StoreFlags {
   json?: boolean;
@@ -91,7 +92,7 @@ export function registerWatchCommand(session: Command, environment: Environment)
       .description('follow a run as it grows, until it ends (from another terminal, or another machine over JetStream)')
       .argument('<id>', 'the run id (or a unique start of it); a run not started yet is waited for')
       .option('--json', 'print each record as its stored journal line, byte for byte')
-      .addOption(new Option('--from-seq <n>', 'start showing at record seq N (default: the first)').argParser(positiveInteger))
+      .addOption(new Option('--from-seq <n>', 'start showing at record seq N (default: the first)').argParser(parseCount))
       .option('--tool-output', 'show tool results'),
   )
     .option('--no-color', 'no color (also NO_COLOR=1)')
