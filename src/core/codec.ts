@@ -6,6 +6,7 @@
  */
 import { canonicalByteField } from './byte-field.js';
 import { LogbookError } from './errors.js';
+import { elementSpans, isEscaped, memberSpans, skipSpace, valueEnd, type Span } from './json-scan.js';
 import { quote } from './json-text.js';
 import { RawJson } from './raw-json.js';
 import {
@@ -461,61 +462,6 @@ function decodeParsed(parsed: unknown, line: string): JournalRecord {
 
 // ---- raw spans ----------------------------------------------------------------
 
-/** Index just past the string literal whose opening quote is at `start`. */
-function stringEnd(text: string, start: number): number {
-  let i = start;
-  for (;;) {
-    i = text.indexOf('"', i + 1);
-    if (i < 0) return text.length;
-    if (!isEscaped(text, i)) return i + 1;
-  }
-}
-
-/**
- * Whether the quote at `i` is escaped: preceded by an odd run of backslashes.
- * In JSON text that JSON.parse accepted, an unescaped quote always opens or
- * closes a string.
- */
-function isEscaped(text: string, i: number): boolean {
-  let backslashes = 0;
-  for (let j = i - 1; text.charCodeAt(j) === 0x5c; j--) backslashes++;
-  return backslashes % 2 === 1;
-}
-
-/** Index just past the JSON value starting at `start` (after any whitespace). */
-function valueEnd(text: string, start: number): number {
-  const c = text.charCodeAt(start);
-  if (c === 0x22) return stringEnd(text, start);
-  if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-    let depth = 0;
-    for (let i = start; i < text.length; i++) {
-      const d = text.charCodeAt(i);
-      if (d === 0x22) i = stringEnd(text, i) - 1;
-      else if (d === 0x7b || d === 0x5b) depth++;
-      else if (d === 0x7d || d === 0x5d) {
-        if (--depth === 0) return i + 1;
-      }
-    }
-    return text.length;
-  }
-  let i = start;
-  while (i < text.length) {
-    const d = text.charCodeAt(i);
-    if (d === 0x2c || d === 0x7d || d === 0x5d || d === 0x20 || d === 0x09 || d === 0x0a || d === 0x0d) break;
-    i++;
-  }
-  return i;
-}
-
-function skipSpace(text: string, i: number): number {
-  while (i < text.length) {
-    const c = text.charCodeAt(i);
-    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) break;
-    i++;
-  }
-  return i;
-}
-
 /**
  * Which raw keys a message's blocks can hold: `input` with a tool_use block,
  * `raw` with a provider block. In a line whose every field is known, those keys
@@ -579,41 +525,6 @@ function rawSpans(line: string, message: unknown): string[] {
 }
 
 /**
- * The key of each member of the JSON object whose `{` is at `start`, with its
- * value's span; a key given twice keeps its last value, as JSON.parse does.
- */
-function members(text: string, start: number): Map<string, [number, number]> {
-  const out = new Map<string, [number, number]>();
-  let i = skipSpace(text, start + 1);
-  while (text.charCodeAt(i) === 0x22) {
-    const keyEnd = stringEnd(text, i);
-    const literal = text.slice(i, keyEnd);
-    const key = literal.includes('\\') ? (JSON.parse(literal) as string) : literal.slice(1, -1);
-    const valueStart = skipSpace(text, skipSpace(text, keyEnd) + 1);
-    const end = valueEnd(text, valueStart);
-    out.set(key, [valueStart, end]);
-    i = skipSpace(text, end);
-    if (text.charCodeAt(i) !== 0x2c /* , */) break;
-    i = skipSpace(text, i + 1);
-  }
-  return out;
-}
-
-/** The span of each element of the JSON array whose `[` is at `start`. */
-function elements(text: string, start: number): [number, number][] {
-  const out: [number, number][] = [];
-  let i = skipSpace(text, start + 1);
-  while (i < text.length && text.charCodeAt(i) !== 0x5d /* ] */) {
-    const end = valueEnd(text, i);
-    out.push([i, end]);
-    i = skipSpace(text, end);
-    if (text.charCodeAt(i) !== 0x2c /* , */) break;
-    i = skipSpace(text, i + 1);
-  }
-  return out;
-}
-
-/**
  * The text of every raw value of a line that JSON.parse accepted, found by where
  * it sits rather than by how its key is spelled: the `input` of each tool_use
  * block and the `raw` of each provider block of the payload's message, in block
@@ -621,13 +532,13 @@ function elements(text: string, start: number): [number, number][] {
  * this build does not know (which may hold those keys too), escaped key spellings.
  */
 function rawSpansByPath(line: string, payload: PayloadKind): string[] {
-  const member = (span: [number, number] | undefined, key: string): [number, number] | undefined =>
-    span !== undefined && line.charCodeAt(span[0]) === 0x7b /* { */ ? members(line, span[0]).get(key) : undefined;
-  const record: [number, number] = [skipSpace(line, 0), line.length];
+  const member = (span: Span | undefined, key: string): Span | undefined =>
+    span !== undefined && line.charCodeAt(span[0]) === 0x7b /* { */ ? memberSpans(line, span[0]).get(key) : undefined;
+  const record: Span = [skipSpace(line, 0), line.length];
   const content = member(member(member(record, payload), 'message'), 'content');
   if (content === undefined || line.charCodeAt(content[0]) !== 0x5b /* [ */) return [];
   const spans: string[] = [];
-  for (const block of elements(line, content[0])) {
+  for (const block of elementSpans(line, content[0])) {
     const value = member(member(block, 'tool_use'), 'input') ?? member(member(block, 'provider'), 'raw');
     if (value !== undefined) spans.push(line.slice(value[0], value[1]));
   }

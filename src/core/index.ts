@@ -2,7 +2,8 @@
 export * from './errors.js';
 export * from './records.js';
 export { RawJson } from './raw-json.js';
-export { quote, canonicalRawText, canonicalJson, escapeTerminalControls, nonJsonPart, rawMembers, TERMINAL_CONTROLS, type NonJsonPart } from './json-text.js';
+export { quote, canonicalRawText, canonicalJson, escapeTerminalControls, nonJsonPart, TERMINAL_CONTROLS, type NonJsonPart } from './json-text.js';
+export { rawMembers } from './json-scan.js';
 export { encodeRecord, decodeRecord, encodeMessage, encodeBlock } from './codec.js';
 export { toByteField, fromByteField } from './byte-field.js';
 export { parseJournal, journalLines, decodeLines, decodeLine, isUnparsable, type JournalLines } from './journal-text.js';
