@@ -6,7 +6,7 @@
  * other line is a record, and one that does not decode is corruption. Every
  * reader and the repair before an append apply this one rule.
  */
-import { decodeRecord } from './codec.js';
+import { decodeRecord } from './decode.js';
 import { LogbookError, isLogbookError } from './errors.js';
 import type { JournalRecord } from './records.js';
 

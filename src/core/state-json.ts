@@ -4,7 +4,7 @@
  * `session show --json`, printed where a terminal may show it: terminal controls
  * are \u escapes.
  */
-import { encodeFingerprint, encodeMessage, encodeTerminal, encodeToolResultBody } from './codec.js';
+import { encodeFingerprint, encodeMessage, encodeTerminal, encodeToolResultBody } from './encode.js';
 import type { RunState } from './fold.js';
 import { escapeTerminalControls, quote } from './json-text.js';
 

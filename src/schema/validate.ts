@@ -1,6 +1,6 @@
 /**
  * The published JSON Schemas (2020-12) of the five record kinds, and a validator.
- * Not on any read or write path (the codec is the authority there); it is the
+ * Not on any read or write path (the encoder and decoder are the authority there); it is the
  * contract for other consumers of journals, and the tests hold every record this
  * project writes, and every fixture, to it.
  */

@@ -1,7 +1,7 @@
 /**
  * The backend contract: what a session backend supplies, which is bytes in and
  * bytes out for the runs it keeps. Everything a journal means (ids, record
- * order, duplicates and gaps, the codec, the meta record, the fold) is applied
+ * order, duplicates and gaps, encoding and decoding, the meta record, the fold) is applied
  * once, above every backend, by JournalStore (journal-store.ts).
  *
  * A line is one encoded record without its newline. A backend stores the lines

@@ -31,7 +31,7 @@ export const rawValue: fc.Arbitrary<string> = fc.letrec<{ v: string }>((tie) => 
   ),
 })).v;
 
-/** JSON text, sometimes with insignificant whitespace the codec must compact. */
+/** JSON text, sometimes with insignificant whitespace that RawJson must compact. */
 export const rawText = fc.tuple(rawValue, fc.boolean()).map(([v, spaced]) => (spaced ? ` ${v.replace(/,/g, ' ,\n ')} ` : v));
 
 export const raw = rawText.map((t) => RawJson.fromText(t));

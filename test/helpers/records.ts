@@ -1,4 +1,4 @@
-import { RawJson, computeFingerprint, type JournalRecord, type MetaPayload, type Payload } from '../../src/index.js';
+import { PROTOCOL_IDS, RawJson, computeFingerprint, type JournalRecord, type MetaPayload, type Payload } from '../../src/index.js';
 
 export function meta(runId: string, extra: Partial<MetaPayload> = {}): MetaPayload {
   return {
@@ -45,3 +45,15 @@ export const completed: Payload = { terminal: { reason: 'completed' } };
 
 /** The record with this seq and payload. */
 export const at = (seq: number, payload: Payload): JournalRecord => ({ seq, ...payload }) as JournalRecord;
+
+const FP =
+  '{"provider":"script","model":"m","system_hash":"' +
+  'a'.repeat(64) +
+  '","tools_hash":"' +
+  'b'.repeat(64) +
+  '","thinking_mode":"off","max_tokens":10,"max_iterations":5}';
+
+/** A meta line as the format's writer spells it, claiming record format `version`. */
+export function metaLine(version = 3): string {
+  return `{"seq":1,"protocol":"${PROTOCOL_IDS.meta}","meta":{"version":${version},"run_id":"r1","created":"2026-11-30T01:02:03.12Z","fingerprint":${FP},"prompt":"p"}}`;
+}

@@ -9,7 +9,7 @@ describe('record schemas', () => {
     }
   });
 
-  it('accept what the codec writes', () => {
+  it('accept what the encoder writes', () => {
     const records = [{ seq: 1, meta: meta('s1', { interactive: true }) }, { seq: 2, ...assistant(0, ['a']) }, { seq: 3, ...toolResult('a') }, { seq: 4, ...completed }];
     for (const r of records) expect(validateRecord(encodeRecord(r as never))).toEqual({ valid: true });
   });

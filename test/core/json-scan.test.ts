@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { elementSpans, skipSpace } from '../../src/core/json-scan.js';
 import { canonicalRawText, rawMembers } from '../../src/index.js';
 
 describe('rawMembers', () => {
@@ -25,5 +26,23 @@ describe('rawMembers', () => {
   it('is null for anything but an object', () => {
     for (const text of ['[1]', '"{}"', '1', 'null', ' true']) expect(rawMembers(text)).toBeNull();
     expect(rawMembers('{}')).toEqual(new Map());
+  });
+});
+
+describe('elementSpans', () => {
+  it('gives the span of each element of any JSON array, in any spacing', () => {
+    fc.assert(
+      fc.property(fc.array(fc.jsonValue()), fc.constantFrom(0, 2, '\t'), (array, space) => {
+        const text = ` ${JSON.stringify(array, null, space)} `;
+        const spans = elementSpans(text, skipSpace(text, 0));
+        // Compared as JSON carries it (-0 is written 0).
+        expect(spans.map(([from, to]) => JSON.parse(text.slice(from, to)))).toEqual(JSON.parse(JSON.stringify(array)));
+      }),
+    );
+  });
+
+  it('ends a string only at an unescaped quote', () => {
+    const text = '["a\\"],", "\\\\", "\\\\\\"]" ,1]';
+    expect(elementSpans(text, 0).map(([from, to]) => text.slice(from, to))).toEqual(['"a\\"],"', '"\\\\"', '"\\\\\\"]"', '1']);
   });
 });

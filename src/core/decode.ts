@@ -1,18 +1,18 @@
 /**
- * encodeRecord / decodeRecord: one record <-> one journal line (without the
- * newline). For every line the format's writer produces,
- * encodeRecord(decodeRecord(line)) === line. A line from a newer writer may hold
- * fields this build does not know: they are read past and not written back.
+ * decodeRecord: one journal line -> one validated record. For every line the
+ * format's writer produces, encodeRecord(decodeRecord(line)) === line (encode.ts).
+ * A line from a newer writer may hold fields this build does not know: they are
+ * read past and not written back. Tool `input` and provider `raw` values are cut
+ * out of the line as text (json-scan.ts), never re-serialized.
  */
 import { canonicalByteField } from './byte-field.js';
 import { LogbookError } from './errors.js';
-import { quote } from './json-text.js';
+import { elementSpans, isEscaped, memberSpans, skipSpace, valueEnd, type Span } from './json-scan.js';
 import { RawJson } from './raw-json.js';
 import {
   PAYLOAD_KINDS,
   PROTOCOL_IDS,
   VERSION,
-  payloadKind,
   type AssistantPayload,
   type Block,
   type Fingerprint,
@@ -26,103 +26,6 @@ import {
   type UserPayload,
 } from './records.js';
 
-// ---- encoding ---------------------------------------------------------------
-
-function int(n: number, what: string): string {
-  if (!Number.isSafeInteger(n) || n < 0) throw new TypeError(`${what} must be a non-negative integer, got ${n}`);
-  return String(n);
-}
-
-export function encodeToolResultBody(r: ToolResultBody): string {
-  return `{"tool_use_id":${quote(r.tool_use_id)},"content":${quote(r.content)}${r.is_error ? ',"is_error":true' : ''}}`;
-}
-
-export function encodeBlock(b: Block): string {
-  if ('text' in b) return `{"text":{"text":${quote(b.text.text)}}}`;
-  if ('tool_use' in b) {
-    const t = b.tool_use;
-    return `{"tool_use":{"id":${quote(t.id)},"name":${quote(t.name)},"input":${t.input.text}}}`;
-  }
-  if ('tool_result' in b) return `{"tool_result":${encodeToolResultBody(b.tool_result)}}`;
-  if ('thinking' in b) {
-    const { text, signature } = b.thinking;
-    const parts: string[] = [];
-    if (text) parts.push(`"text":${quote(text)}`);
-    if (signature) parts.push(`"signature":${quote(signature)}`);
-    return `{"thinking":{${parts.join(',')}}}`;
-  }
-  if ('provider' in b) return `{"provider":{"kind":${quote(b.provider.kind)},"raw":${b.provider.raw.text}}}`;
-  throw new TypeError('block has no known kind');
-}
-
-/** A message with no blocks (an empty model reply) is written `"content":null`, as the reference writes it. */
-export function encodeMessage(m: Message): string {
-  const content = m.content.length === 0 ? 'null' : `[${m.content.map(encodeBlock).join(',')}]`;
-  return `{"role":${quote(m.role)},"content":${content}}`;
-}
-
-export function encodeFingerprint(f: Fingerprint): string {
-  return (
-    `{"provider":${quote(f.provider)},"model":${quote(f.model)},"system_hash":${quote(f.system_hash)},` +
-    `"tools_hash":${quote(f.tools_hash)},"thinking_mode":${quote(f.thinking_mode)},` +
-    `"max_tokens":${int(f.max_tokens, 'max_tokens')},"max_iterations":${int(f.max_iterations, 'max_iterations')}}`
-  );
-}
-
-function encodeMeta(m: MetaPayload): string {
-  if (m.version !== VERSION) {
-    throw new LogbookError('version', `refusing to write record format version ${m.version}; this build writes version ${VERSION}`);
-  }
-  return (
-    `{"version":${VERSION},"run_id":${quote(m.run_id)},"created":${quote(m.created)},` +
-    `"fingerprint":${encodeFingerprint(m.fingerprint)},"prompt":${quote(m.prompt)}${m.interactive ? ',"interactive":true' : ''}}`
-  );
-}
-
-function encodeAssistant(a: AssistantPayload): string {
-  let s = `{"iteration":${int(a.iteration, 'iteration')},"message":${encodeMessage(a.message)}`;
-  if (a.stop_reason) s += `,"stop_reason":${quote(a.stop_reason)}`;
-  s += `,"in_tokens":${int(a.in_tokens, 'in_tokens')},"out_tokens":${int(a.out_tokens, 'out_tokens')}`;
-  // Optional counters vanish at zero, each on its own.
-  if (a.cache_read_tokens) s += `,"cache_read_tokens":${int(a.cache_read_tokens, 'cache_read_tokens')}`;
-  if (a.cache_create_tokens) s += `,"cache_create_tokens":${int(a.cache_create_tokens, 'cache_create_tokens')}`;
-  return `${s}}`;
-}
-
-function encodeToolResult(t: ToolResultPayload): string {
-  return `{"tool_use_id":${quote(t.tool_use_id)},"result":${encodeToolResultBody(t.result)}${t.remote ? ',"remote":true' : ''}}`;
-}
-
-export function encodeTerminal(t: ReadTerminalPayload): string {
-  return `{"reason":${quote(t.reason)}${t.message ? `,"message":${quote(t.message)}` : ''}}`;
-}
-
-/** The record's journal line, without the trailing newline. */
-export function encodeRecord(record: JournalRecord): string {
-  const kind = payloadKind(record);
-  let body: string;
-  switch (kind) {
-    case 'meta':
-      body = encodeMeta((record as { meta: MetaPayload }).meta);
-      break;
-    case 'assistant':
-      body = encodeAssistant((record as { assistant: AssistantPayload }).assistant);
-      break;
-    case 'user':
-      body = `{"message":${encodeMessage((record as { user: UserPayload }).user.message)}}`;
-      break;
-    case 'tool_result':
-      body = encodeToolResult((record as { tool_result: ToolResultPayload }).tool_result);
-      break;
-    case 'terminal':
-      body = encodeTerminal((record as { terminal: ReadTerminalPayload }).terminal);
-      break;
-  }
-  return `{"seq":${int(record.seq, 'seq')},"protocol":"${PROTOCOL_IDS[kind]}","${kind}":${body}}`;
-}
-
-// ---- decoding ---------------------------------------------------------------
-//
 // Decoding validates the values JSON.parse made and keeps them, rather than
 // building copies: a long journal is mostly these objects, so copying them would
 // double what a load allocates. Only tool `input` and provider `raw` values are
@@ -459,62 +362,7 @@ function decodeParsed(parsed: unknown, line: string): JournalRecord {
   }
 }
 
-// ---- raw spans ----------------------------------------------------------------
-
-/** Index just past the string literal whose opening quote is at `start`. */
-function stringEnd(text: string, start: number): number {
-  let i = start;
-  for (;;) {
-    i = text.indexOf('"', i + 1);
-    if (i < 0) return text.length;
-    if (!isEscaped(text, i)) return i + 1;
-  }
-}
-
-/**
- * Whether the quote at `i` is escaped: preceded by an odd run of backslashes.
- * In JSON text that JSON.parse accepted, an unescaped quote always opens or
- * closes a string.
- */
-function isEscaped(text: string, i: number): boolean {
-  let backslashes = 0;
-  for (let j = i - 1; text.charCodeAt(j) === 0x5c; j--) backslashes++;
-  return backslashes % 2 === 1;
-}
-
-/** Index just past the JSON value starting at `start` (after any whitespace). */
-function valueEnd(text: string, start: number): number {
-  const c = text.charCodeAt(start);
-  if (c === 0x22) return stringEnd(text, start);
-  if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-    let depth = 0;
-    for (let i = start; i < text.length; i++) {
-      const d = text.charCodeAt(i);
-      if (d === 0x22) i = stringEnd(text, i) - 1;
-      else if (d === 0x7b || d === 0x5b) depth++;
-      else if (d === 0x7d || d === 0x5d) {
-        if (--depth === 0) return i + 1;
-      }
-    }
-    return text.length;
-  }
-  let i = start;
-  while (i < text.length) {
-    const d = text.charCodeAt(i);
-    if (d === 0x2c || d === 0x7d || d === 0x5d || d === 0x20 || d === 0x09 || d === 0x0a || d === 0x0d) break;
-    i++;
-  }
-  return i;
-}
-
-function skipSpace(text: string, i: number): number {
-  while (i < text.length) {
-    const c = text.charCodeAt(i);
-    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) break;
-    i++;
-  }
-  return i;
-}
+// ---- where the raw values sit -------------------------------------------------
 
 /**
  * Which raw keys a message's blocks can hold: `input` with a tool_use block,
@@ -579,41 +427,6 @@ function rawSpans(line: string, message: unknown): string[] {
 }
 
 /**
- * The key of each member of the JSON object whose `{` is at `start`, with its
- * value's span; a key given twice keeps its last value, as JSON.parse does.
- */
-function members(text: string, start: number): Map<string, [number, number]> {
-  const out = new Map<string, [number, number]>();
-  let i = skipSpace(text, start + 1);
-  while (text.charCodeAt(i) === 0x22) {
-    const keyEnd = stringEnd(text, i);
-    const literal = text.slice(i, keyEnd);
-    const key = literal.includes('\\') ? (JSON.parse(literal) as string) : literal.slice(1, -1);
-    const valueStart = skipSpace(text, skipSpace(text, keyEnd) + 1);
-    const end = valueEnd(text, valueStart);
-    out.set(key, [valueStart, end]);
-    i = skipSpace(text, end);
-    if (text.charCodeAt(i) !== 0x2c /* , */) break;
-    i = skipSpace(text, i + 1);
-  }
-  return out;
-}
-
-/** The span of each element of the JSON array whose `[` is at `start`. */
-function elements(text: string, start: number): [number, number][] {
-  const out: [number, number][] = [];
-  let i = skipSpace(text, start + 1);
-  while (i < text.length && text.charCodeAt(i) !== 0x5d /* ] */) {
-    const end = valueEnd(text, i);
-    out.push([i, end]);
-    i = skipSpace(text, end);
-    if (text.charCodeAt(i) !== 0x2c /* , */) break;
-    i = skipSpace(text, i + 1);
-  }
-  return out;
-}
-
-/**
  * The text of every raw value of a line that JSON.parse accepted, found by where
  * it sits rather than by how its key is spelled: the `input` of each tool_use
  * block and the `raw` of each provider block of the payload's message, in block
@@ -621,13 +434,13 @@ function elements(text: string, start: number): [number, number][] {
  * this build does not know (which may hold those keys too), escaped key spellings.
  */
 function rawSpansByPath(line: string, payload: PayloadKind): string[] {
-  const member = (span: [number, number] | undefined, key: string): [number, number] | undefined =>
-    span !== undefined && line.charCodeAt(span[0]) === 0x7b /* { */ ? members(line, span[0]).get(key) : undefined;
-  const record: [number, number] = [skipSpace(line, 0), line.length];
+  const member = (span: Span | undefined, key: string): Span | undefined =>
+    span !== undefined && line.charCodeAt(span[0]) === 0x7b /* { */ ? memberSpans(line, span[0]).get(key) : undefined;
+  const record: Span = [skipSpace(line, 0), line.length];
   const content = member(member(member(record, payload), 'message'), 'content');
   if (content === undefined || line.charCodeAt(content[0]) !== 0x5b /* [ */) return [];
   const spans: string[] = [];
-  for (const block of elements(line, content[0])) {
+  for (const block of elementSpans(line, content[0])) {
     const value = member(member(block, 'tool_use'), 'input') ?? member(member(block, 'provider'), 'raw');
     if (value !== undefined) spans.push(line.slice(value[0], value[1]));
   }
