@@ -312,6 +312,8 @@ function failure(result: RunResult, resume: string | null): LogbookError {
     next = `; a resume would send the same request and be refused again, so none is offered (the journal is kept: logbook session show ${result.state.run_id})`;
   } else if (resume !== null && error.code === 'provider_auth') {
     next = `; check the API key, then resume with: ${resume}`;
+  } else if (error.code === 'journal_gone') {
+    next = ''; // the error says what to do: there is no journal left to resume
   }
   return new LogbookError(error.code, `${error.message}${next}`, { cause: error });
 }

@@ -301,7 +301,7 @@ describe.skipIf(!nats.enabled)('the logbook command on the jetstream backend', (
     expect(errorLine(failed)).toMatch(
       new RegExp(
         `^logbook: cannot append seq 7 to run ${id} in stream ${stream}: ${cause}.*; seq 7 and what follows are not kept \\(the record was taken back out\\)\\. ` +
-          'Restore the run from a copy, or start a new run',
+          'Restore the run from a copy, or start a new run$',
       ),
     );
     // No answer reported, no tool after d run, and nothing written into what was left.

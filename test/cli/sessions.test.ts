@@ -211,7 +211,10 @@ describe('the resume command printed', () => {
     writeFileSync(join(dir, 'slow.yaml'), 'provider: script\nscript: slow.turns.yaml\n');
     const child = spawnCli(['run', '--config', 'slow.yaml', '--state-dir', stateDir, '--name', 'slowpoke', 'go'], { cwd: dir });
     const done = finished(child);
-    await new Promise((r) => setTimeout(r, 1500));
+    // Stopped while the model is asked: once the run has said where it is journaled.
+    let said = '';
+    child.stderr!.on('data', (chunk: Buffer) => (said += chunk.toString()));
+    for (let i = 0; i < 400 && !said.includes('run slowpoke ('); i++) await new Promise((r) => setTimeout(r, 25));
     child.kill('SIGINT');
     const r = await done;
     expect(r.code).toBe(130);
