@@ -20,13 +20,18 @@ function noRuns(store: Store): LogbookError {
 /**
  * `newest` for --continue: the most recently updated run. An id or unique prefix
  * for --resume ID. `true` for --resume alone: a choice on a terminal, otherwise
- * a refusal that lists the latest runs.
+ * a refusal that lists the latest runs. Without a follow-up PROMPT a completed
+ * run cannot be continued, so the choice leaves completed runs out.
  */
-export async function chooseRun(store: Store, target: 'newest' | string | true): Promise<string> {
+export async function chooseRun(store: Store, target: 'newest' | string | true, options: { followUp: boolean }): Promise<string> {
   if (typeof target === 'string' && target !== 'newest') return resolveRunId(store, target);
-  const runs = await candidates(store);
-  if (runs.length === 0) throw noRuns(store);
-  if (target === 'newest') return runs[0]!.runId;
+  const all = await candidates(store);
+  if (all.length === 0) throw noRuns(store);
+  if (target === 'newest') return all[0]!.runId;
+  const runs = options.followUp ? all : all.filter((r) => r.status !== 'completed');
+  if (runs.length === 0) {
+    throw new LogbookError('usage', `every run in the ${store.location} is completed; to continue one, give a prompt: logbook run -c PROMPT, or logbook run --resume ID PROMPT`);
+  }
   if (process.stdin.isTTY && process.stderr.isTTY) {
     const { pickRun } = await import('./picker/open.js'); // Ink and React load only here
     const picked = await pickRun(runs);

@@ -10,8 +10,7 @@ import { generateRunId, resumeRun, startRun, type AgentRun } from '../agent/run.
 import type { RunResult, ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
 import { agentFromConfig } from '../config/agent.js';
-import { loadConfig, type LogbookConfig } from '../config/config.js';
-import { LogbookError, RawJson, encodeRecord, isLogbookError, validateId } from '../core/index.js';
+import { LogbookError, RawJson, encodeRecord, isLogbookError, isValidId, validateId } from '../core/index.js';
 import { resumeNarration, sanitize, sanitizeLine } from '../render/index.js';
 import { forkRun } from '../store/fork.js';
 import type { Store } from '../store/store.js';
@@ -37,7 +36,7 @@ import { chooseRun } from './resume-target.js';
 import { resumeCommand, type ResumeFlags } from './resume-command.js';
 import { terminalQuestions, type Questions } from './questions.js';
 import { onSuspendSignals } from './signals.js';
-import { configPath, storeFor } from './store.js';
+import { requireConfig, storeFor } from './store.js';
 import { terminalFor, type Terminal } from './terminal.js';
 
 export interface RunFlags extends ResumeFlags, ApprovalFlags {
@@ -68,16 +67,32 @@ function promptFrom(words: string[], flags: RunFlags): string {
   return '';
 }
 
-function checkFlags(flags: RunFlags): void {
+/** Refuses combinations of flags that make no sense; `followUp`: a PROMPT was given. */
+function checkFlags(flags: RunFlags, followUp: boolean): void {
   const continuing = flags.resume !== undefined || flags.continue === true;
   if (flags.resume !== undefined && flags.continue) throw usage('--resume and --continue cannot be combined: --continue picks the newest run');
-  if (continuing && flags.name !== undefined) throw usage('--name names a new run; a continued run keeps its id');
+  if (continuing && flags.name !== undefined && !followUp) {
+    throw usage('--name names a new run; a continued run keeps its id (with a follow-up PROMPT, --name names the new run a completed one is continued as)');
+  }
   if (continuing && flags.ephemeral) throw usage('--ephemeral runs are not journaled, so they cannot be continued');
   if (!continuing && flags.force) throw usage('--force only applies to --resume or --continue');
-  if (flags.ephemeral && (flags.checkpoint || flags.name !== undefined)) throw usage('--ephemeral runs are not journaled: drop --checkpoint and --name');
+  if (flags.ephemeral && flags.checkpoint) throw usage('--ephemeral runs are not journaled: drop --checkpoint');
+  if (flags.ephemeral && flags.name !== undefined) throw usage('--ephemeral runs are not journaled, so they have no name: drop --name');
   if (flags.replay !== undefined && flags.replay !== 'all' && flags.replay !== 'tail') throw usage(`--replay takes all or tail, not ${flags.replay}`);
+  if (typeof flags.resume === 'string' && !isValidId(flags.resume) && /\s/.test(flags.resume)) {
+    throw usage(
+      `--resume takes a run id (or a unique start of one), and ${JSON.stringify(flags.resume)} is not one: to follow up the newest run, ` +
+        `logbook run -c ${JSON.stringify(flags.resume)}; to follow up a given run, logbook run --resume ID ${JSON.stringify(flags.resume)}`,
+    );
+  }
   if (typeof flags.resume === 'string') validateId(flags.resume);
-  if (flags.name !== undefined) validateId(flags.name);
+  if (flags.name !== undefined && !isValidId(flags.name)) {
+    try {
+      validateId(flags.name);
+    } catch (err) {
+      throw usage(`--name: ${(err as Error).message}`);
+    }
+  }
   checkApprovalFlags(flags, continuing);
 }
 
@@ -86,20 +101,9 @@ function onTerminal(): boolean {
   return process.stdin.isTTY === true && process.stderr.isTTY === true;
 }
 
-function loadRunConfig(flags: RunFlags, environment: Environment): LogbookConfig {
-  const path = configPath(flags.config, environment);
-  if (path === undefined) {
-    throw new LogbookError(
-      'config',
-      'no config: pass --config FILE, set LOGBOOK_CONFIG, or create ./agent.yaml (examples/ has one per provider)',
-    );
-  }
-  return loadConfig(path);
-}
-
 export async function executeRun(words: string[], flags: RunFlags, environment: Environment): Promise<ExitCode> {
-  checkFlags(flags);
-  const config = loadRunConfig(flags, environment);
+  checkFlags(flags, words.length > 0);
+  const config = requireConfig(flags.config, environment);
   const err = terminalFor(process.stderr, { env: environment.env, ...(flags.color === false ? { color: false } : {}) });
   const progress = createProgress(flags.tui === false ? { isTTY: false, write: (t: string) => process.stderr.write(t) } : process.stderr);
   const note = (text: string): void => progress.write(`${err.style.faint(text)}\n`);
@@ -194,15 +198,18 @@ interface Presentation {
  * as it is) and the fork goes on.
  */
 async function continueRun(store: Store, flags: RunFlags, words: string[], p: Presentation): Promise<AgentRun> {
-  let id = await chooseRun(store, flags.continue ? 'newest' : flags.resume!);
   const followUp = words.length > 0 ? words.join(' ') : undefined;
+  let id = await chooseRun(store, flags.continue ? 'newest' : flags.resume!, { followUp: followUp !== undefined });
   if (followUp !== undefined) {
     const loaded = await store.load(id);
     if (loaded.state.status === 'completed') {
-      const fork = await forkRun(store, id, { id: generateRunId() });
+      const fork = await forkRun(store, id, { id: flags.name ?? generateRunId() });
       p.note(`continuing completed run ${id} as new run ${fork.id}`);
       id = fork.id;
     }
+  }
+  if (flags.name !== undefined && id !== flags.name) {
+    throw usage(`--name names the new run a completed run is continued as, and run ${id} is not completed: it keeps its id; drop --name`);
   }
   const run = await resumeRun(store, p.agent, id, {
     force: flags.force === true,

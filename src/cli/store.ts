@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_CONFIG_FILE, loadConfig, type LogbookConfig } from '../config/config.js';
-import { LogbookError } from '../core/index.js';
+import { LogbookError, isLogbookError } from '../core/index.js';
 import { openStore } from '../store/registry.js';
 import type { WaitListener } from '../store/backend.js';
 import type { Store } from '../store/store.js';
@@ -35,24 +35,53 @@ export function addStoreOptions(command: Command): Command {
  * $XDG_CONFIG_HOME/logbook/agent.yaml; the last two only when they exist.
  */
 export function configPath(given: string | undefined, environment: Environment, cwd: string = process.cwd()): string | undefined {
-  if (given !== undefined) return given;
-  if (environment.config !== undefined) return environment.config;
-  return [resolve(cwd, DEFAULT_CONFIG_FILE), environment.userConfig].find((p) => existsSync(p));
+  return configSource(given, environment, cwd)?.path;
 }
 
-/** The config configPath finds, loaded, for a command that cannot do without one. */
-export function requireConfig(given: string | undefined, environment: Environment): LogbookConfig {
-  const path = configPath(given, environment);
-  if (path === undefined) {
-    throw new LogbookError('config', 'no config: pass --config FILE, set LOGBOOK_CONFIG, or create ./agent.yaml (examples/ has one per provider)');
+/** Where the config came from: named (--config, LOGBOOK_CONFIG) or found (./agent.yaml, the user's config dir). */
+interface ConfigSource {
+  path: string;
+  found: boolean;
+}
+
+function configSource(given: string | undefined, environment: Environment, cwd: string = process.cwd()): ConfigSource | undefined {
+  if (given !== undefined) return { path: given, found: false };
+  if (environment.config !== undefined) return { path: environment.config, found: false };
+  const path = [resolve(cwd, DEFAULT_CONFIG_FILE), environment.userConfig].find((p) => existsSync(p));
+  return path === undefined ? undefined : { path, found: true };
+}
+
+/** Loads a config; one found rather than named says so when it cannot be loaded, since nobody asked for it. */
+function load(source: ConfigSource): LogbookConfig {
+  try {
+    return loadConfig(source.path);
+  } catch (err) {
+    if (!source.found || !isLogbookError(err)) throw err;
+    throw new LogbookError(err.code, `${err.message} (this config was found, not named: fix it, or pass --config FILE or --state-dir DIR to use another)`, {
+      cause: err,
+    });
   }
-  return loadConfig(path);
 }
 
-/** The config configPath finds, loaded; none when there is none. */
-export function findConfig(given: string | undefined, environment: Environment): LogbookConfig | undefined {
-  const path = configPath(given, environment);
-  return path === undefined ? undefined : loadConfig(path);
+/** The message when a command that needs a config finds none. */
+export const NO_CONFIG = `no config: pass --config FILE, set LOGBOOK_CONFIG, or create ./${DEFAULT_CONFIG_FILE} or $XDG_CONFIG_HOME/logbook/${DEFAULT_CONFIG_FILE} (examples/ has one per provider)`;
+
+/** The config configSource finds, loaded, for a command that cannot do without one. */
+export function requireConfig(given: string | undefined, environment: Environment): LogbookConfig {
+  const source = configSource(given, environment);
+  if (source === undefined) throw new LogbookError('config', NO_CONFIG);
+  return load(source);
+}
+
+/**
+ * The config whose store a session command uses, loaded; none when there is
+ * none, or when only --state-dir is given (that file store is meant, so a
+ * config lying about is not read).
+ */
+export function findConfig(given: string | undefined, environment: Environment, stateDir?: string): LogbookConfig | undefined {
+  if (given === undefined && stateDir !== undefined) return undefined;
+  const source = configSource(given, environment);
+  return source === undefined ? undefined : load(source);
 }
 
 /** Opens the configured backend, or the file store when there is no config; `onWait` hears of the backend's long waits. */
@@ -61,6 +90,9 @@ export function storeFor(
   options: { config?: LogbookConfig | undefined; stateDir?: string | undefined; onWait?: WaitListener },
 ): Promise<Store> {
   const { config } = options;
+  if (options.stateDir !== undefined && options.stateDir.trim() === '') {
+    return Promise.reject(new LogbookError('usage', '--state-dir is empty (an unset shell variable?): give the directory to keep runs in'));
+  }
   const context = { stateDir: options.stateDir ?? environment.defaultStateDir, ...(options.onWait !== undefined ? { onWait: options.onWait } : {}) };
   if (config === undefined) return openStore('file', {}, context);
   return openStore(config.session.backend, config.session.options, {
@@ -72,7 +104,7 @@ export function storeFor(
 
 /** Runs `fn` with the store the flags select, and closes it after. */
 export async function withStore<T>(environment: Environment, flags: StoreFlags, fn: (store: Store) => Promise<T>): Promise<T> {
-  const store = await storeFor(environment, { config: findConfig(flags.config, environment), stateDir: flags.stateDir });
+  const store = await storeFor(environment, { config: findConfig(flags.config, environment, flags.stateDir), stateDir: flags.stateDir });
   try {
     return await fn(store);
   } finally {

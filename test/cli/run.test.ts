@@ -137,7 +137,7 @@ describe('logbook run refusals', () => {
     [['--continue', '--name', 'x'], 2, /--name names a new run; a continued run keeps its id/],
     [['--ephemeral', '--continue'], 2, /--ephemeral runs are not journaled, so they cannot be continued/],
     [['--force', 'hi'], 2, /--force only applies to --resume/],
-    [['--name', '../etc', 'hi'], 1, /invalid run id "..\/etc"/],
+    [['--name', '../etc', 'hi'], 2, /--name: invalid run id "..\/etc"/],
     [['--config', 'missing.yaml', 'hi'], 1, /config file missing.yaml not found/],
     [['--resume', 'nope'], 1, /no run nope/],
     [['--name', 'chat', 'hi'], 1, /run chat already exists/],

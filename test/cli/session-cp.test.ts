@@ -78,12 +78,21 @@ describe('session cp between file stores', () => {
     expect(readFileSync(journal(from, FIXTURE))).toEqual(before);
   });
 
+  it('takes --state-dir as the source side and a unique start of an id, as the other session commands do', async () => {
+    const from = stateWith(FIXTURE);
+    const to = tempDir();
+    const r = await cp([FIXTURE.slice(0, 5), '--state-dir', from, '--to-state-dir', to]);
+    expect(r.stderr).toMatch(new RegExp(`^copied run ${FIXTURE} \\(`));
+    expect(r.code).toBe(0);
+    expect(readFileSync(journal(to, FIXTURE))).toEqual(readFileSync(journal(from, FIXTURE)));
+  });
+
   it('names the store a missing run was looked for in, and refuses an invalid id', async () => {
     const from = tempDir();
     const to = tempDir();
     const missing = await cp(['nope', '--from-state-dir', from, '--to-state-dir', to]);
     expect(missing.code).toBe(1);
-    expect(oneLine(missing)).toBe(`logbook: no run nope in the file store in ${join(from, 'runs')}`);
+    expect(oneLine(missing)).toBe(`logbook: no run nope in the file store in ${join(from, 'runs')}; \`logbook session ls\` lists the runs`);
     expect(existsSync(journal(to, 'nope'))).toBe(false);
     const invalid = await cp(['../x', '--from-state-dir', from, '--to-state-dir', to]);
     expect(invalid.code).toBe(1);

@@ -102,8 +102,8 @@ describe('session show', () => {
         [
           '^run +pending-batch',
           'status +interrupted',
-          'where +interrupted \\(its writer stopped without ending it\\), in the middle of a tool batch, 2 of 3 calls answered',
-          `next +a resume runs the 1 missing call \\(answered ones are not run again\\), then asks the model to go on: logbook run --resume pending-batch --state-dir ${state}`,
+          'where +interrupted \\(its writer stopped without ending it\\), in the middle of a tool batch, 2 of 3 calls answered; call toolu_c \\(ping\\) may have been running when the run stopped',
+          `next +a resume runs the 1 missing call \\(answered ones are not run again\\), then asks the model to go on; if call toolu_c's tool has side effects, it is not run again unasked: the resume asks on a terminal, else give logbook run --resume pending-batch --state-dir ${state} --rerun toolu_c \\(run it again\\) or logbook run --resume pending-batch --state-dir ${state} --skip toolu_c`,
           'model +claude-sonnet-4-5 \\(anthropic\\)',
           'interactive +no',
           'created +2026-11-30 09:15',

@@ -4,7 +4,7 @@
  * the picker on a terminal, and resume commands that work as printed.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FileStore, encodeMessage, payloadKind } from '../../src/index.js';
@@ -273,5 +273,85 @@ describe('the resume command printed', () => {
     expect(r.stderr).toMatch(/continue it later with: logbook run --resume helped --config agent\.yaml --state-dir /);
     const { records } = await store.load('helped');
     expect(records.some((x) => 'user' in x)).toBe(false);
+  });
+});
+
+describe('sharp edges', () => {
+  it('a follow-up that continues a completed run as a new one takes --name; a run that is not completed keeps its id', async () => {
+    expect((await run(['--name', 'named-src', 'first question'])).code).toBe(0);
+    const r = await run(['--resume', 'named-src', '--name', 'named-fork', 'and then?']);
+    expect(r.stderr).toContain('continuing completed run named-src as new run named-fork');
+    expect(r.code).toBe(0);
+    expect((await store.load('named-fork')).state.status).toBe('completed');
+    const chat = await run(['--chat', '--name', 'named-chat', 'hi'], { input: '' });
+    expect(chat.code).toBe(0);
+    const refused = await run(['--resume', 'named-chat', '--name', 'other', 'more'], { input: '' });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^logbook: --name names the new run a completed run is continued as, and run named-chat is not completed/m);
+    expect((await run(['--resume', 'named-src', '--name', 'x'])).stderr).toMatch(/^logbook: --name names a new run; a continued run keeps its id/m);
+  });
+
+  it('refuses an invalid --name, an empty --state-dir and a prompt given as --resume as usage errors that say what to do', async () => {
+    const badName = await run(['--name', 'no spaces', 'hi']);
+    expect(badName.code).toBe(2);
+    expect(badName.stderr).toMatch(/^logbook: --name: invalid run id "no spaces"/m);
+    const empty = await runCli(['run', '--config', 'agent.yaml', '--state-dir', '', 'hi'], { cwd: dir });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toBe('logbook: --state-dir is empty (an unset shell variable?): give the directory to keep runs in\n');
+    const prompt = await run(['--resume', 'and then?']);
+    expect(prompt.code).toBe(2);
+    expect(prompt.stderr).toMatch(/^logbook: --resume takes a run id .*: to follow up the newest run, logbook run -c "and then\?"/m);
+    const ephemeral = await run(['--ephemeral', '--name', 'e', 'hi']);
+    expect(ephemeral.stderr).toBe('logbook: --ephemeral runs are not journaled, so they have no name: drop --name\n');
+  });
+
+  it('--resume alone offers only runs it can continue without a prompt', async () => {
+    const home = tempDir();
+    const state = join(home, 'state');
+    const config = join(dir, 'agent.yaml');
+    expect((await runCli(['run', '--config', config, '--state-dir', state, '--name', 'only-done', 'hi'], { cwd: dir })).code).toBe(0);
+    const none = await runCli(['run', '--config', config, '--state-dir', state, '--resume'], { cwd: dir });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/^logbook: every run in the file store in .* is completed; to continue one, give a prompt: logbook run -c PROMPT/m);
+    expect((await runCli(['run', '--config', config, '--state-dir', state, '--chat', '--name', 'open-chat', 'hi'], { cwd: dir, input: '' })).code).toBe(0);
+    const listed = await runCli(['run', '--config', config, '--state-dir', state, '--resume'], { cwd: dir });
+    expect(listed.stderr).toMatch(/the latest runs: open-chat \(suspended/);
+    expect(listed.stderr).not.toContain('only-done');
+  });
+
+  it('a broken ./agent.yaml does not stop a session command given --state-dir, and says it was found when it is read', async () => {
+    const cwd = tempDir();
+    writeFileSync(join(cwd, 'agent.yaml'), 'provider: script\nmax_iteration: 3\n');
+    const ls = await runCli(['session', 'ls', '--state-dir', stateDir], { cwd });
+    expect(ls.stderr).toBe('');
+    expect(ls.code).toBe(0);
+    const found = await runCli(['session', 'ls'], { cwd });
+    expect(found.code).toBe(1);
+    expect(found.stderr).toMatch(/agent\.yaml: unknown key "max_iteration".* \(this config was found, not named: fix it, or pass --config FILE or --state-dir DIR to use another\)\n$/);
+  });
+
+  it('session show says which call may have been running, and the choice a resume of it may need', async () => {
+    writeFileSync(join(dir, 'slowtool.turns.yaml'), 'turns:\n  - text: Pushing.\n    tool_calls: [{ name: push, input: {} }]\n  - text: Pushed.\n');
+    writeFileSync(
+      join(dir, 'slowtool.yaml'),
+      'provider: script\nscript: slowtool.turns.yaml\ntools:\n  - name: push\n    input_schema: { type: object }\n    command: [sh, -c, "touch \\"$0\\"; sleep 30", pushing]\n',
+    );
+    const child = spawnCli(['run', '--config', 'slowtool.yaml', '--state-dir', stateDir, '--name', 'pushed', 'push it'], { cwd: dir });
+    const done = finished(child);
+    for (let i = 0; i < 400 && !existsSync(join(dir, 'pushing')); i++) await new Promise((r) => setTimeout(r, 25));
+    child.kill('SIGKILL');
+    await done;
+    const show = await runCli(['session', 'show', 'pushed', '--state-dir', stateDir], { cwd: dir });
+    expect(show.stdout).toMatch(/^where +interrupted \(its writer stopped without ending it\), in the middle of a tool batch, 0 of 1 call answered; call toolu_0_0 \(push\) may have been running when the run stopped$/m);
+    expect(show.stdout).toMatch(/^next +.*if call (\S+)'s tool has side effects, it is not run again unasked: .*--rerun \1 \(run it again\) or .*--skip \1$/m);
+  });
+
+  it('session show cuts a long prompt, saying how much it left out', async () => {
+    const long = Array.from({ length: 50 }, (_, i) => `line ${i}`).join('\n');
+    expect((await run(['--name', 'long-prompt', long])).code).toBe(0);
+    const show = await runCli(['session', 'show', 'long-prompt', '--state-dir', stateDir], { cwd: dir });
+    expect(show.stdout).toContain('  line 19\n  ... (');
+    expect(show.stdout).not.toContain('line 20');
+    expect(show.stdout).toMatch(/more characters; --transcript shows it all\)\n$/);
   });
 });

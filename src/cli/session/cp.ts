@@ -9,15 +9,19 @@ import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { DEFAULT_CONFIG_FILE } from '../../config/config.js';
 import { shellQuote } from '../../agent/tools/command-tool.js';
-import { LogbookError, isLogbookError, validateId } from '../../core/index.js';
+import { LogbookError, isLogbookError } from '../../core/index.js';
 import { copyRun } from '../../store/copy.js';
 import type { Store } from '../../store/store.js';
 import type { Environment } from '../environment.js';
 import { storeCommandHelp } from '../help.js';
 import { onStopSignals } from '../signals.js';
-import { findConfig, storeFor } from '../store.js';
+import { CONFIG_SEARCH, findConfig, storeFor } from '../store.js';
+import { resolveRunId } from '../../store/resolve.js';
 
 export interface CopyFlags {
+  /** --config and --state-dir: the source side, as every other session command takes them. */
+  config?: string;
+  stateDir?: string;
   fromConfig?: string;
   fromStateDir?: string;
   toConfig?: string;
@@ -27,8 +31,9 @@ export interface CopyFlags {
 export const COPY_HELP = `
 Each side is a store: with --from-config FILE (--to-config FILE), the session
 backend that file configures; else with --from-state-dir DIR (--to-state-dir
-DIR), the file store in DIR/runs; else the backend of ./${DEFAULT_CONFIG_FILE} when that
-file exists, else the default file store. (With both flags, DIR is the state
+DIR), the file store in DIR/runs; else the backend of the config found as
+run finds one (${CONFIG_SEARCH}), else the default file store. --config and
+--state-dir are the source side's, as for the other session commands. (With both flags, DIR is the state
 dir of a file backend that sets no directory.) The copy is byte for byte; an
 existing run in the target is never overwritten, and a failed or interrupted
 copy leaves nothing behind. Examples:
@@ -46,7 +51,7 @@ function side(config: string | undefined, stateDir: string | undefined): Side {
 
 /** The side's config when it names one; a state dir alone means the file store there, so ./agent.yaml is not read. */
 function openSide(environment: Environment, side: Side): Promise<Store> {
-  const config = side.config !== undefined || side.stateDir === undefined ? findConfig(side.config, environment) : undefined;
+  const config = findConfig(side.config, environment, side.stateDir);
   return storeFor(environment, { config, stateDir: side.stateDir });
 }
 
@@ -63,13 +68,16 @@ function removalHint(id: string, side: Side, store: Store): string {
   return `remove it there first with \`${shellQuote(['logbook', 'session', 'rm', id, ...flags])}\``;
 }
 
-/** Copies run `id` between the two sides the flags name; returns the line to print on stderr. */
-export async function copySession(environment: Environment, id: string, flags: CopyFlags): Promise<string> {
-  validateId(id);
-  const fromSide = side(flags.fromConfig, flags.fromStateDir);
+/** Copies run `id` (or the one run it is a unique start of) between the two sides the flags name; returns the line to print on stderr. */
+export async function copySession(environment: Environment, given: string, flags: CopyFlags): Promise<string> {
+  if ((flags.config !== undefined && flags.fromConfig !== undefined) || (flags.stateDir !== undefined && flags.fromStateDir !== undefined)) {
+    throw new LogbookError('usage', '--config and --state-dir name the source side, like --from-config and --from-state-dir: give one of each pair');
+  }
+  const fromSide = side(flags.fromConfig ?? flags.config, flags.fromStateDir ?? flags.stateDir);
   const toSide = side(flags.toConfig, flags.toStateDir);
   const from = await openSide(environment, fromSide);
   let to: Store | undefined;
+  let id = given;
   const interrupt = onStopSignals(() => {}); // stops the copy at the next record; a second signal leaves at once
   try {
     to = await openSide(environment, toSide);
@@ -79,6 +87,7 @@ export async function copySession(environment: Environment, id: string, flags: C
         `both sides are the ${from.location}: a run cannot be copied onto itself; name another target with --to-config or --to-state-dir`,
       );
     }
+    id = await resolveRunId(from, given);
     let count: number;
     try {
       count = await copyRun(from, to, id, { signal: interrupt.signal });
@@ -103,10 +112,12 @@ export function registerCopyCommand(session: Command, environment: Environment):
   session
     .command('cp')
     .description('copy a run, unchanged, from one store to another (never overwriting)')
-    .argument('<id>', 'the run id')
-    .option('--from-config <file>', `the config file whose session backend to copy from (default: ./${DEFAULT_CONFIG_FILE} when it exists)`)
+    .argument('<id>', 'the run id (or a unique start of it)')
+    .option('--from-config <file>', `the config file whose session backend to copy from (default: ${CONFIG_SEARCH}, when one exists)`)
     .option('--from-state-dir <dir>', 'copy from the file store in DIR/runs')
-    .option('--to-config <file>', `the config file whose session backend to copy to (default: ./${DEFAULT_CONFIG_FILE} when it exists)`)
+    .option('--config <file>', 'the same as --from-config')
+    .option('--state-dir <dir>', 'the same as --from-state-dir')
+    .option('--to-config <file>', `the config file whose session backend to copy to (default: ${CONFIG_SEARCH}, when one exists)`)
     .option('--to-state-dir <dir>', 'copy to the file store in DIR/runs')
     .option('--verbose', 'show where an error came from (also LOGBOOK_DEBUG=1)')
     .addHelpText('after', `${COPY_HELP}\n${storeCommandHelp()}`)

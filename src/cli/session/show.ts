@@ -3,7 +3,7 @@
  * resume would do, then its fields. Every journal string is sanitized.
  */
 import { awaitsInput } from '../../agent/runner.js';
-import { awaitedCall, toolUses, type RunState } from '../../core/index.js';
+import { awaitedCall, possiblyStartedCall, toolUses, type RunState } from '../../core/index.js';
 import { sanitize, sanitizeLine } from '../../render/index.js';
 import { listedStatus, type ListedStatus, type LoadedRun } from '../../store/store.js';
 import { count, fields, shortTime } from '../output.js';
@@ -27,8 +27,20 @@ function resumeFrom(state: RunState, resume: string): { where: string; next: str
   if (p !== null) {
     const total = toolUses(p.assistant).length;
     const missing = total - p.answered.length;
+    const where = `in the middle of a tool batch, ${p.answered.length} of ${plural(total, 'call')} answered`;
+    const started = possiblyStartedCall(state);
+    if (started !== undefined) {
+      // Whether its tool has side effects is in the config, which show does not read: say both ways.
+      const id = sanitizeLine(started.id);
+      return {
+        where: `${where}; call ${id} (${sanitizeLine(started.name)}) may have been running when the run stopped`,
+        next:
+          `a resume runs the ${plural(missing, 'missing call')} (answered ones are not run again), then asks the model to go on; ` +
+          `if call ${id}'s tool has side effects, it is not run again unasked: the resume asks on a terminal, else give ${resume} --rerun ${id} (run it again) or ${resume} --skip ${id}`,
+      };
+    }
     return {
-      where: `in the middle of a tool batch, ${p.answered.length} of ${plural(total, 'call')} answered`,
+      where,
       next: `a resume runs the ${plural(missing, 'missing call')} (answered ones are not run again), then asks the model to go on: ${resume}`,
     };
   }
@@ -104,6 +116,21 @@ export function standing(state: RunState, held: boolean | undefined, resume: str
   }
 }
 
+/** A summary shows this much of a prompt; --transcript and export show it all. */
+const PROMPT_LINES = 20;
+const PROMPT_CHARS = 2000;
+
+/** The prompt, indented, cut after PROMPT_LINES lines or PROMPT_CHARS characters with a line saying how much was left out. */
+function shownPrompt(prompt: string): string {
+  if (prompt === '') return '  (none)';
+  let shown = prompt.length > PROMPT_CHARS ? prompt.slice(0, PROMPT_CHARS) : prompt;
+  const lines = shown.split('\n');
+  if (lines.length > PROMPT_LINES) shown = lines.slice(0, PROMPT_LINES).join('\n');
+  const indented = sanitize(shown).replace(/^/gm, '  ');
+  const left = prompt.length - shown.length;
+  return left > 0 ? `${indented}\n  ... (${count(left)} more characters; --transcript shows it all)` : indented;
+}
+
 /** The block `session show` prints: where the run stands, then its fields and prompt. */
 export function formatShow(run: LoadedRun, resume: string): string {
   const { state } = run;
@@ -124,6 +151,5 @@ export function formatShow(run: LoadedRun, resume: string): string {
     ['tokens', `${count(c.in_tokens)} in, ${count(c.out_tokens)} out`],
     ['cache', `${count(c.cache_read_tokens)} read, ${count(c.cache_create_tokens)} created`],
   ];
-  const prompt = state.prompt === '' ? '  (none)' : sanitize(state.prompt).replace(/^/gm, '  ');
-  return `${fields(pairs.filter(([, v]) => v !== ''))}prompt\n${prompt}\n`;
+  return `${fields(pairs.filter(([, v]) => v !== ''))}prompt\n${shownPrompt(state.prompt)}\n`;
 }
