@@ -43,6 +43,16 @@ function lastTurns(state: RunState, turns: number): { state: RunState; elided: n
   return { state: { ...state, messages: [...first, ...m.slice(from)] }, elided: starts.length - turns };
 }
 
+/** A typed turn narrated in a tail: its first lines, enough to recognise it (a prompt may be megabytes). */
+const TYPED_LINES = 10;
+const TYPED_CHARS = 1000;
+
+function typedHead(text: string): { text: string; left: number } {
+  let head = text.split('\n').slice(0, TYPED_LINES).join('\n');
+  if (head.length > TYPED_CHARS) head = head.slice(0, TYPED_CHARS);
+  return { text: head, left: text.length - head.length };
+}
+
 function narratedCall(item: Extract<TranscriptItem, { kind: 'call' }>, options: NarrationOptions): string {
   return callLine(item.name, item.input, {
     resolved: options.describeCall?.(item.name, item.input),
@@ -54,8 +64,11 @@ function narratedCall(item: Extract<TranscriptItem, { kind: 'call' }>, options: 
 function narrateItem(item: TranscriptItem, options: NarrationOptions, style: Style): string[] {
   switch (item.kind) {
     case 'prompt':
-    case 'user':
-      return hang(item.text, '> ', '  ').map(style.strong);
+    case 'user': {
+      const { text, left } = options.turns === 'all' ? { text: item.text, left: 0 } : typedHead(item.text);
+      const lines = hang(text, '> ', '  ').map(style.strong);
+      return left === 0 ? lines : [...lines, marker(style, `… ${left.toLocaleString('en-US')} more characters (--replay all shows them)`)];
+    }
     case 'text':
       return item.text.split('\n');
     case 'call':

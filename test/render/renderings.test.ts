@@ -93,6 +93,21 @@ describe('resumeNarration', () => {
     expect(all).not.toContain('not shown');
   });
 
+  it('narrates the first lines of a long prompt or follow-up, counting what it leaves out; all of it when asked', () => {
+    const long = Array.from({ length: 40 }, (_, i) => `prompt line ${i}`).join('\n');
+    const huge = 'x'.repeat(50_000);
+    const state = runOf([turn(0, [text('one')]), followUp(huge), turn(1, [text('two')])], long);
+    const tail = resumeNarration(state);
+    expect(tail).toContain('  prompt line 9\n');
+    expect(tail).not.toContain('prompt line 10');
+    expect(tail).toContain(`… ${(long.length - long.split('\n').slice(0, 10).join('\n').length).toLocaleString('en-US')} more characters (--replay all shows them)`);
+    expect(tail).toContain('… 49,000 more characters (--replay all shows them)');
+    expect(tail.length).toBeLessThan(5_000);
+    const all = resumeNarration(state, { turns: 'all' });
+    expect(all).toContain('prompt line 39');
+    expect(all).toContain(huge);
+  });
+
   it('tells where the run stands and ends with continuing', () => {
     expect(resumeNarration(suspendedMidBatch())).toBe(
       [
