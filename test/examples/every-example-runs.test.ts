@@ -217,9 +217,13 @@ describe('every file in examples/', () => {
       default:
         throw new Error(`${name}: no server for provider ${example.yaml.provider}`);
     }
+    // A server started with npx comes from this checkout's node_modules (a dev dependency), never the network.
+    ((example.yaml.mcp ?? []) as McpServer[]).forEach((server, i) => {
+      if (server.command?.[0] === 'npx') changes.push([['mcp', i, 'command'] as unknown as string[], ['npx', '--offline', ...server.command.slice(1)]]);
+    });
     const config = changes.length > 0 || mcpDirectories(example).length > 0 ? derived(example, changes) : example.file;
     // --yes: the calls of tools with confirm: true are approved, as a person at a terminal would.
-    const run = await runCli(['run', '--config', config, '--state-dir', state, '--name', id, '--yes', 'What is in this repository?'], { cwd: ROOT, env });
+    const run = await runCli(['run', '--config', config, '--state-dir', state, '--name', id, '--yes', 'What is in this repository?'], { cwd: ROOT, env, timeoutMs: 120_000 });
     expectClean(run);
     expect(run.stdout.trim()).not.toBe('');
     if (example.yaml.provider === 'anthropic') expect(offeredTools(anthropic.requests[0]!).sort()).toEqual([...declared].sort());
@@ -244,7 +248,7 @@ describe('every file in examples/', () => {
       expect(readFileSync(join(notes, 'README.md'), 'utf8')).toMatch(/^# Notes kept\n/);
       expect(readFileSync(join(EXAMPLES, 'notes', 'README.md'), 'utf8')).toMatch(/^# Notes\n/);
     }
-  });
+  }, 150_000);
 });
 
 describe('the example tools', () => {
