@@ -65,5 +65,7 @@ export async function forkRun(store: Store, from: string, options: ForkOptions):
   const forkMeta: MetaPayload = { ...meta, version: VERSION, run_id: options.id, created: formatTimestamp(options.now ?? new Date()) };
   const journal = await store.createFromLines(options.id, [encodeRecord({ seq: 1, meta: forkMeta }), ...lines.slice(1, keep)]);
   await journal.close();
-  return { id: options.id, lastSeq: records[keep - 1]!.seq, records: keep };
+  const lastSeq = records[keep - 1]!.seq;
+  await store.markFork(options.id, { from, at: lastSeq });
+  return { id: options.id, lastSeq, records: keep };
 }

@@ -27,6 +27,7 @@ import {
   type Journal,
   type LoadedRun,
   type RecordsOptions,
+  type ForkOrigin,
   type RunInfo,
   type Store,
   type StreamedRecord,
@@ -246,8 +247,27 @@ export class JournalStore implements Store {
     const runs = summaries.filter((s) => isValidId(s.id)).map(describe);
     for (const run of runs) {
       if (run.prompt === '' && run.status !== 'unreadable') run.prompt = await this.firstTypedTurn(run.runId);
+      if (run.status === 'interrupted' || run.status === 'open') await this.describeFork(run);
     }
     return runs;
+  }
+
+  /** A run `session fork` made that nothing has run in since is listed `forked`, with its origin. */
+  private async describeFork(run: RunInfo): Promise<void> {
+    const origin = await this.forkOrigin(run.runId).catch(() => null); // the listing shows the run all the same
+    if (origin === null || run.lastSeq === undefined) return;
+    run.forkedFrom = origin;
+    run.status = listedStatus('open', run.held, { origin, lastSeq: run.lastSeq });
+  }
+
+  /** Where run `id` was forked from, when `session fork` made it (a note beside it); null otherwise. */
+  async forkOrigin(id: string): Promise<ForkOrigin | null> {
+    return parseForkOrigin(await this.getNote(id, FORK_NOTE));
+  }
+
+  /** Notes where run `id` was forked from: the run and the last seq taken, so a listing can tell a fork nothing has run in. */
+  async markFork(id: string, origin: ForkOrigin): Promise<void> {
+    await this.putNote(id, FORK_NOTE, JSON.stringify(origin));
   }
 
   /**
@@ -288,6 +308,18 @@ export class JournalStore implements Store {
   }
 }
 
+const FORK_NOTE = 'forked';
+
+function parseForkOrigin(text: string | null): ForkOrigin | null {
+  if (text === null) return null;
+  try {
+    const o = JSON.parse(text) as Partial<ForkOrigin>;
+    return typeof o.from === 'string' && typeof o.at === 'number' ? { from: o.from, at: o.at } : null;
+  } catch {
+    return null; // a note that cannot be read says nothing
+  }
+}
+
 /** A note key is one lowercase word of letters, digits and dashes: safe in a file name and a subject. */
 function checkNoteKey(key: string): void {
   if (!/^[a-z0-9][a-z0-9-]{0,63}$/.test(key)) throw new LogbookError('usage', `invalid note key ${JSON.stringify(key)}`);
@@ -305,7 +337,9 @@ function describe(s: RunSummary): RunInfo {
     info.model = meta.fingerprint.model;
     info.prompt = meta.prompt;
     info.interactive = meta.interactive === true;
-    info.status = listedStatus(runStatus(decodeLine(s.last, 'its last line')), s.held);
+    const last = decodeLine(s.last, 'its last line');
+    info.lastSeq = last.seq;
+    info.status = listedStatus(runStatus(last), s.held);
   } catch (err) {
     info.status = 'unreadable';
     info.problem = err instanceof Error ? err.message : String(err);

@@ -37,18 +37,29 @@ export interface LoadedRun {
 
 /**
  * Where a run stands in a listing: `running` while a writer holds it;
+ * `forked` when it holds what `session fork` put in it and nothing since;
  * `interrupted` when it ends on no terminal record and nobody holds it (its
  * writer crashed or was killed); `open` when it ends on none and the backend
  * cannot tell whether anybody holds it; else its last terminal record's reason;
  * `unreadable` when it cannot be read.
  */
-export const LISTED_STATUSES = ['running', 'interrupted', 'open', 'completed', 'suspended', 'error', 'budget', 'max_iterations', 'unreadable'] as const;
+export const LISTED_STATUSES = ['running', 'interrupted', 'open', 'completed', 'suspended', 'error', 'budget', 'max_iterations', 'forked', 'unreadable'] as const;
 /** A newer writer's terminal reason is listed as read. */
 export type ListedStatus = (typeof LISTED_STATUSES)[number] | (string & {});
 
-/** A run's listed status from its last record's status and whether a writer holds it. */
-export function listedStatus(status: RunStatus, held: boolean | undefined): Exclude<ListedStatus, 'unreadable'> {
+/** Where a fork came from: the run and the last seq it took from it. */
+export interface ForkOrigin {
+  from: string;
+  at: number;
+}
+
+/**
+ * A run's listed status from its last record's status, whether a writer holds
+ * it, and, for a fork, whether anything ran in it since it was made.
+ */
+export function listedStatus(status: RunStatus, held: boolean | undefined, fork?: { origin: ForkOrigin; lastSeq: number }): Exclude<ListedStatus, 'unreadable'> {
   if (held === true) return 'running';
+  if (status === 'open' && fork !== undefined && fork.origin.at === fork.lastSeq) return 'forked';
   if (status === 'open' && held === false) return 'interrupted';
   return status;
 }
@@ -93,6 +104,10 @@ export interface RunInfo {
   held?: boolean;
   /** Why the run could not be read, when status is `unreadable`. */
   problem?: string;
+  /** The seq of its last record, when it can be read. */
+  lastSeq?: number;
+  /** The run it was forked from, when `session fork` made it. */
+  forkedFrom?: ForkOrigin;
 }
 
 export interface Store {
@@ -132,6 +147,10 @@ export interface Store {
   list(): Promise<RunInfo[]>;
   /** Removes a run; false when there was none. Refuses (`locked`) while a writer holds it. */
   delete(id: string): Promise<boolean>;
+  /** Where run `id` was forked from, when `session fork` made it; null otherwise. */
+  forkOrigin(id: string): Promise<ForkOrigin | null>;
+  /** Notes where run `id` was forked from (kept beside it, as a note). */
+  markFork(id: string, origin: ForkOrigin): Promise<void>;
   /** Keeps a note beside a run (see Backend.putNote); a no-op where the backend keeps none. */
   putNote(id: string, key: string, text: string): Promise<void>;
   /** A note kept beside a run, or null (always null where the backend keeps none). */

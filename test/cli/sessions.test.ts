@@ -120,10 +120,19 @@ describe('session fork', () => {
     expect(cut.records.map(payloadKind)).toEqual(['meta', 'assistant', 'tool_result']);
     expect(cut.state.pending?.answered).toEqual(['toolu_0_0']);
     expect(cut.state.run_id).toBe('cut');
+    // Listed and shown as a fork nothing has run in, not as a crashed run; --json names its origin.
+    const ls = await runCli(['session', 'ls', '--state-dir', stateDir], { cwd: dir });
+    expect(ls.stdout).toMatch(/^cut +forked /m);
+    const json = await runCli(['session', 'ls', '--json', '--state-dir', stateDir], { cwd: dir });
+    const listed = json.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; status: string; forked_from?: unknown });
+    expect(listed.find((r) => r.id === 'cut')).toMatchObject({ status: 'forked', forked_from: { run_id: 'cut-source', seq: 3 } });
+    const show = await runCli(['session', 'show', 'cut', '--state-dir', stateDir], { cwd: dir });
+    expect(show.stdout).toMatch(/^status +forked\nwhere +forked from run cut-source at seq 3, nothing run in it since; in the middle of a tool batch, 1 of 2 calls answered/m);
     const r = await run(['--resume', 'cut'], { config: 'tools.yaml' });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('Both said.\n');
     expect(await conversation('cut')).toEqual(await conversation('cut-source'));
+    expect((await runCli(['session', 'ls', '--state-dir', stateDir], { cwd: dir })).stdout).toMatch(/^cut +completed /m);
   });
 
   it('keeps the first N model turns with --turn, and says how to continue the fork', async () => {

@@ -109,9 +109,12 @@ function report(removal: Removal): void {
 }
 
 async function show(environment: Environment, given: string, flags: ShowFlags): Promise<void> {
-  const run = await withStore(environment, flags, async (store) => store.load(await resolveRunId(store, given)));
+  const { run, origin } = await withStore(environment, flags, async (store) => {
+    const id = await resolveRunId(store, given);
+    return { run: await store.load(id), origin: await store.forkOrigin(id).catch(() => null) };
+  });
   if (flags.json) return stdout(`${stateToJson(run.state, { created: run.created, updated: run.updated })}\n`);
-  if (!flags.transcript) return stdout(formatShow(run, resumeCommand(run.state.run_id, flags)));
+  if (!flags.transcript) return stdout(formatShow(run, resumeCommand(run.state.run_id, flags), origin));
   if (flags.tui && process.stdout.isTTY && process.stdin.isTTY) {
     const { openViewer } = await import('../viewer/open.js'); // Ink and React load only here
     await openViewer(run, { toolOutput: flags.toolOutput === true, color: flags.color, env: environment.env });

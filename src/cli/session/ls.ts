@@ -12,7 +12,7 @@ import type { Terminal } from '../terminal.js';
 export const PIPED_COLUMNS = 80;
 
 /** Green for running, yellow for what waits on a resume, red for what stopped on a fault or a limit. */
-const STATUS_COLOR: Partial<Record<ListedStatus, string>> = { running: '32', open: '', completed: '', suspended: '33', interrupted: '33' };
+const STATUS_COLOR: Partial<Record<ListedStatus, string>> = { running: '32', open: '', completed: '', suspended: '33', interrupted: '33', forked: '36' };
 
 /** Which runs a listing shows. */
 export interface RunFilter {
@@ -96,6 +96,8 @@ export interface RunJson {
   /** From the fold of the whole run; null when it cannot be read. */
   counters: Counters | null;
   problem?: string;
+  /** The run and seq `session fork` made it from. */
+  forked_from?: { run_id: string; seq: number };
 }
 
 /** The run's JSON object: the listing's fields, and the counters of its fold (which reads the whole run). */
@@ -109,6 +111,7 @@ export async function runJson(store: Store, run: RunInfo): Promise<RunJson> {
     prompt: run.prompt,
     interactive: run.interactive,
     counters: null,
+    ...(run.forkedFrom ? { forked_from: { run_id: run.forkedFrom.from, seq: run.forkedFrom.at } } : {}),
   };
   if (run.status === 'unreadable') return { ...out, problem: run.problem ?? '' };
   try {

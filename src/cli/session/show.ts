@@ -5,7 +5,7 @@
 import { awaitsInput } from '../../agent/runner.js';
 import { awaitedCall, possiblyStartedCall, toolUses, type RunState } from '../../core/index.js';
 import { sanitize, sanitizeLine } from '../../render/index.js';
-import { listedStatus, type ListedStatus, type LoadedRun } from '../../store/store.js';
+import { listedStatus, type ForkOrigin, type ListedStatus, type LoadedRun } from '../../store/store.js';
 import { count, fields, shortTime } from '../output.js';
 
 /** Where a run stands: its listed status, that in words, and what a resume would do. */
@@ -62,9 +62,12 @@ export function statusText(state: RunState, held: boolean | undefined): string {
 /** `label (message)`, or the label alone when the run's end gave no message. */
 const withMessage = (label: string, message: string): string => (message === '' ? label : `${label} (${message})`);
 
-/** Where run `state` stands and what a resume would do, given whether a writer holds it (undefined: cannot tell). */
-export function standing(state: RunState, held: boolean | undefined, resume: string): Standing {
-  const status = listedStatus(state.status, held);
+/**
+ * Where run `state` stands and what a resume would do, given whether a writer
+ * holds it (undefined: cannot tell) and where it was forked from.
+ */
+export function standing(state: RunState, held: boolean | undefined, resume: string, origin?: ForkOrigin | null): Standing {
+  const status = listedStatus(state.status, held, origin ? { origin, lastSeq: state.last_seq } : undefined);
   const message = state.status !== 'open' && state.terminal?.message ? sanitizeLine(state.terminal.message) : '';
   const from = resumeFrom(state, resume);
   const awaited = awaitedCall(state);
@@ -80,6 +83,12 @@ export function standing(state: RunState, held: boolean | undefined, resume: str
         status,
         where: 'completed: the model gave its final answer',
         next: `a resume does not run it again; a prompt given with it continues the conversation as a new run: ${resume} PROMPT`,
+      };
+    case 'forked':
+      return {
+        status,
+        where: `forked from run ${sanitizeLine(origin!.from)} at seq ${origin!.at}, nothing run in it since; ${from.where}`,
+        next: from.next,
       };
     case 'suspended':
       if (awaited !== undefined) {
@@ -132,11 +141,11 @@ function shownPrompt(prompt: string): string {
 }
 
 /** The block `session show` prints: where the run stands, then its fields and prompt. */
-export function formatShow(run: LoadedRun, resume: string): string {
+export function formatShow(run: LoadedRun, resume: string, origin?: ForkOrigin | null): string {
   const { state } = run;
   const c = state.counters;
   const f = state.fingerprint;
-  const at = standing(state, run.held, resume);
+  const at = standing(state, run.held, resume, origin);
   const pairs: [string, string][] = [
     ['run', state.run_id],
     ['status', at.status],
