@@ -123,7 +123,7 @@ describe('session ls through the binary', () => {
     expect(none).toMatchObject({ code: 0, stdout: '', stderr: `no runs in the file store in ${join(state, 'runs')} match\n` });
     for (const [flag, value, said] of [
       ['--status', 'asleep', /"asleep" is not a status; one of: running, interrupted, open, completed/],
-      ['--since', 'yesterday', /"yesterday" is neither a duration with a unit/],
+      ['--since', 'yesterday', /"yesterday" is neither a duration \(a number and a unit/],
       ['--limit', '0', /1 or more/],
     ] as const) {
       const r = await cli(['session', 'ls', flag, value, '--state-dir', state]);

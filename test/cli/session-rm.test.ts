@@ -135,6 +135,33 @@ describe('session prune', () => {
     expect(missing.stderr).toContain("required option '--older-than <duration>' not specified");
     const bare = await cli(['session', 'prune', '--older-than', '30', '--state-dir', state]);
     expect(bare.code).toBe(2);
-    expect(bare.stderr).toContain('"30" is not a duration with a unit, such as 30m, 2h, 3d or 1w');
+    expect(bare.stderr).toContain('"30" has no unit: write a number and a unit, s, m, h, d or w (or seconds, minutes, hours, days, weeks)');
+  });
+
+  it('takes lowercase units alone, so 1M (a month meant, or a minute?) removes nothing and says which units are taken', async () => {
+    const state = fixtureState(['completed', 'paused-turn']);
+    age(state, 'completed', 3);
+    age(state, 'paused-turn', 4);
+    for (const [value, said] of [
+      ['1M', '"1M": units are lowercase (m is minutes); for months write 30d'],
+      ['1H', '"1H": units are lowercase (h is hours)'],
+      ['2 Days', '"2 Days": units are lowercase (write days)'],
+      ['1Y', '"1Y": years are not a unit; for a year write 365d'],
+      ['1 min', '"1 min": "min" is not a unit; the units are s, m, h, d or w (or seconds, minutes, hours, days, weeks)'],
+      ['0s', '"0s": a duration must be more than zero'],
+    ] as const) {
+      const r = await cli(['session', 'prune', '--older-than', value, '--state-dir', state]);
+      expect(r.code, value).toBe(2);
+      expect(r.stdout, value).toBe('');
+      expect(r.stderr, value).toContain(said);
+      expect(journals(state), value).toEqual(['completed', 'paused-turn']);
+    }
+    for (const since of [['session', 'ls'], ['session', 'search', 'zebra']]) {
+      const r = await cli([...since, '--since', '1M', '--state-dir', state]);
+      expect(r.code, since.join(' ')).toBe(2);
+      expect(r.stderr, since.join(' ')).toContain('"1M": units are lowercase (m is minutes); for months write 30d');
+    }
+    const words = await cli(['session', 'prune', '--older-than', '2 days', '--dry-run', '--state-dir', state]);
+    expect(words.stdout).toMatch(/^would remove completed .*\nwould remove paused-turn .*\n$/);
   });
 });

@@ -5,7 +5,7 @@ import { dumpTranscript } from '../../render/index.js';
 import { backends } from '../../store/registry.js';
 import { resolveRunId } from '../../store/resolve.js';
 import type { ListedStatus } from '../../store/store.js';
-import { parseDuration, parsePointInTime } from '../durations.js';
+import { parseDuration, parsePointInTime, UNITS_HELP } from '../durations.js';
 import type { Environment } from '../environment.js';
 import { EXIT } from '../exit-codes.js';
 import { parseCount, parseStatuses, STATUS_HELP } from '../options.js';
@@ -92,11 +92,14 @@ then 1.`;
 
 const PRUNE_HELP = `
 Removes the runs that have not changed for DURATION (30m, 12h, 7d, 2w), only
-in the given statuses with --status. A run a writer holds (running) is never
-removed: it is kept and said so on stderr. Each run removed, or with --dry-run
-each that would be, is printed on stdout; the exit code is 1 when one could
-not be removed. On a store that cannot tell whether a run is held (JetStream),
-a run being written has a recent last change, so an age test spares it.
+in the given statuses with --status. A DURATION is a number and a unit:
+${UNITS_HELP}.
+Units are lowercase, and there is none for months or years (write 30d or
+365d). A run a writer holds (running) is never removed: it is kept and said
+so on stderr. Each run removed, or with --dry-run each that would be, is
+printed on stdout; the exit code is 1 when one could not be removed. On a
+store that cannot tell whether a run is held (JetStream), a run being written
+has a recent last change, so an age test spares it.
 Examples:
   logbook session prune --older-than 30d --dry-run
   logbook session prune --older-than 7d --status completed,error`;
@@ -133,7 +136,7 @@ export function registerSessionCommands(program: Command, environment: Environme
       .description('list runs, newest first')
       .option('--json', 'one JSON object per run and line, with its counters (reads each run printed whole)')
       .option('--status <status>', STATUS_HELP, parseStatuses)
-      .option('--since <when>', 'only runs changed since WHEN: a duration back from now (2h, 3d) or a date (2026-11-30, 2026-11-30T09:15)', (v) =>
+      .option('--since <when>', `only runs changed since WHEN: a duration back from now (2h, 3d; units ${UNITS_HELP}) or a date (2026-11-30, 2026-11-30T09:15)`, (v) =>
         parsePointInTime(v),
       )
       .option('--limit <n>', 'at most N runs, the newest', parseCount),
@@ -173,7 +176,7 @@ export function registerSessionCommands(program: Command, environment: Environme
     session
       .command('prune')
       .description('remove the runs that have not changed for a while; never a running one')
-      .requiredOption('--older-than <duration>', 'runs not changed for DURATION (30m, 12h, 7d, 2w)', parseDuration)
+      .requiredOption('--older-than <duration>', `runs not changed for DURATION (30m, 12h, 7d, 2w; units ${UNITS_HELP})`, parseDuration)
       .option('--status <status>', `only runs in these statuses (${STATUS_HELP})`, parseStatuses)
       .option('--dry-run', 'print what would be removed, remove nothing'),
   )

@@ -16,7 +16,7 @@ import { onStopSignals } from '../signals.js';
 import { addStoreOptions, withStore, type StoreFlags } from '../store.js';
 import { terminalFor, type Terminal } from '../terminal.js';
 import { newestFirst } from './ls.js';
-import { parsePointInTime } from '../durations.js';
+import { parsePointInTime, UNITS_HELP } from '../durations.js';
 import { parseCount, parseStatuses, STATUS_HELP } from '../options.js';
 import { writeOut } from './streaming.js';
 
@@ -144,7 +144,7 @@ export function registerSearchCommand(session: Command, environment: Environment
       .argument('<text>', 'the text to find (case-insensitive); with --regex, a regular expression')
       .option('--json', 'one JSON object per match: run_id, seq, role, snippet, status, updated')
       .option('--status <status>', `only runs in these statuses (${STATUS_HELP})`, parseStatuses)
-      .option('--since <when>', 'only runs changed since WHEN: a duration back from now (2h, 3d) or a date (2026-11-30, 2026-11-30T09:15)', (v) => parsePointInTime(v))
+      .option('--since <when>', `only runs changed since WHEN: a duration back from now (2h, 3d; units ${UNITS_HELP}) or a date (2026-11-30, 2026-11-30T09:15)`, (v) => parsePointInTime(v))
       .option('--regex', 'TEXT is a regular expression (JavaScript syntax, case-insensitive)')
       .addOption(new Option('--limit <n>', 'stop after N matches').argParser(parseCount)),
   )
