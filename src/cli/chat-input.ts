@@ -1,11 +1,14 @@
 /**
  * Chat follow-ups, one per line: typed at a `> ` prompt on a terminal, or read
  * from stdin when it is not one (so a chat can be scripted through a pipe).
- * Lines that are slash commands are the operator's, never the model's: /help
- * lists them, /exit ends the chat.
+ * A line starting with "/" is the operator's, never the model's: /help lists
+ * the commands, /exit ends the chat, and any other is refused where it is typed
+ * (a typo such as /exti must not become a turn the model answers). A line that
+ * should reach the model with a leading "/" is typed with it doubled.
  */
 import { createInterface, type Interface } from 'node:readline';
 import type { ChatInput } from '../agent/runner.js';
+import { sanitizeLine } from '../render/index.js';
 import { forwardCtrlC, type Questions } from './questions.js';
 
 /** A chat's input; it also answers the run's questions (approvals), so stdin has one reader. */
@@ -17,7 +20,24 @@ export interface ClosableChatInput extends ChatInput, Questions {
 export const SLASH_COMMANDS: readonly [string, string][] = [
   ['/help', 'list these commands'],
   ['/exit', 'end the chat; it is kept, and `logbook run --resume ID` continues it (end of input does the same)'],
+  ['//', 'to send a line that starts with /, double it: `//etc/hosts is empty` sends `/etc/hosts is empty`'],
 ];
+
+/** What a typed line is: a turn for the model, a chat command, or a refusal to show the operator. */
+type Typed = { turn: string } | { command: '/help' | '/exit' } | { refused: string };
+
+/** Reads one typed line; the text sent keeps the line as typed, but for the doubled slash. */
+function readTyped(line: string): Typed {
+  const start = line.length - line.trimStart().length;
+  const text = line.slice(start);
+  if (!text.startsWith('/')) return { turn: line };
+  if (text.startsWith('//')) return { turn: line.slice(0, start) + text.slice(1) };
+  const [name = '/', ...rest] = text.trim().split(/\s+/);
+  const shown = sanitizeLine(name);
+  if (name !== '/help' && name !== '/exit') return { refused: `unknown command ${shown}; /help lists them` };
+  if (rest.length > 0) return { refused: `${name} takes no arguments; /help lists the commands` };
+  return { command: name };
+}
 
 export interface ChatInputOptions {
   input?: NodeJS.ReadableStream;
@@ -65,13 +85,11 @@ export function chatInput(options: ChatInputOptions = {}): ClosableChatInput {
       for (;;) {
         const line = await raw();
         if (line === null) return exit();
-        const command = line.trim();
-        if (command === '/exit') return exit();
-        if (command === '/help') {
-          write(SLASH_COMMANDS.map(([name, what]) => `  ${name.padEnd(6)} ${what}\n`).join(''));
-          continue;
-        }
-        return line;
+        const typed = readTyped(line);
+        if ('turn' in typed) return typed.turn;
+        if ('refused' in typed) write(`${typed.refused}\n`);
+        else if (typed.command === '/exit') return exit();
+        else write(SLASH_COMMANDS.map(([name, what]) => `  ${name.padEnd(6)} ${what}\n`).join(''));
       }
     },
     /** A line typed from now on (not one typed ahead, which stays the chat's), at its own prompt. */

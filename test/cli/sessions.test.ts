@@ -283,6 +283,18 @@ describe('the resume command printed', () => {
     const { records } = await store.load('helped');
     expect(records.some((x) => 'user' in x)).toBe(false);
   });
+
+  it('refuses an unknown /command where it is typed, sending nothing, and sends a doubled slash as one', async () => {
+    const r = await run(['--chat', '--name', 'slashes', 'hi'], { input: '/exti\n/bogus with words\n/exit now\n  //etc/hosts is empty\n/help\n' });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('unknown command /exti; /help lists them\n');
+    expect(r.stderr).toContain('unknown command /bogus; /help lists them\n');
+    expect(r.stderr).toContain('/exit takes no arguments; /help lists the commands\n');
+    expect(r.stderr).toMatch(/\/\/ +to send a line that starts with \/, double it: `\/\/etc\/hosts is empty` sends `\/etc\/hosts is empty`/);
+    expect(r.stdout).toBe('First answer.\nSecond answer.\n');
+    const { records } = await store.load('slashes');
+    expect(records.flatMap((x) => ('user' in x ? [x.user.message.content] : []))).toEqual([[{ text: { text: '  /etc/hosts is empty' } }]]);
+  });
 });
 
 describe('sharp edges', () => {
