@@ -26,9 +26,10 @@ const oneLine = (text: string): string => sanitizeLine(text).replace(/\s+/g, ' '
 export function reportError(err: unknown, options: ReportOptions): ExitCode {
   const write = options.write ?? ((text: string) => process.stderr.write(text));
   if (err instanceof CommanderError) {
-    // Help and version were printed by commander; help shown for a missing command is a usage error.
+    // Help and version were printed by commander. Help asked for (`help run`) exits 0 as --help
+    // does; help shown for a missing or unknown command (commander's exit code 1) is a usage error.
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT.ok;
-    if (err.code === 'commander.help') return EXIT.usage;
+    if (err.code === 'commander.help') return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     write(`logbook: ${oneLine(err.message.replace(/^error: /, ''))} (see --help)\n`);
     return EXIT.usage;
   }

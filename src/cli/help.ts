@@ -11,6 +11,11 @@ const EXIT_MEANINGS: Record<keyof typeof EXIT, string> = {
   interrupted: 'stopped by Ctrl-C, SIGTERM, SIGHUP or SIGQUIT; nothing was changed',
 };
 
+/** Which commands a meaning belongs to, where a code has two. */
+const SHARED_CODE_CONTEXT: Partial<Record<keyof typeof EXIT, string>> = {
+  interrupted: 'for a command that only reads (session watch, session search)',
+};
+
 /** What every command that opens a store honours: where the config is found, where runs live, --verbose's twin. */
 export const STORE_VARIABLES: readonly string[] = ['LOGBOOK_CONFIG', 'LOGBOOK_DEBUG', 'XDG_STATE_HOME', 'XDG_CONFIG_HOME'];
 
@@ -19,7 +24,13 @@ export function helpAfter(variables: readonly string[] | 'all', exits: readonly 
   const vars = ENVIRONMENT_HELP.filter(([name]) => variables === 'all' || variables.some((v) => name.startsWith(v)));
   const width = Math.max(...vars.map(([name]) => name.length));
   const env = vars.map(([name, what]) => `  ${name.padEnd(width)}  ${what}`).join('\n');
-  const codes = exits.map((e) => `  ${String(EXIT[e]).padEnd(3)}  ${EXIT_MEANINGS[e]}`).join('\n');
+  // A code listed with two meanings (130: a run suspended, or a command that only reads stopped) is shown once.
+  const codes = exits
+    .map((e, i) => {
+      const again = exits.slice(0, i).some((d) => EXIT[d] === EXIT[e]);
+      return again ? `       or, ${SHARED_CODE_CONTEXT[e] ?? ''}: ${EXIT_MEANINGS[e]}` : `  ${String(EXIT[e]).padEnd(3)}  ${EXIT_MEANINGS[e]}`;
+    })
+    .join('\n');
   return `${vars.length > 0 ? `\nEnvironment:\n${env}\n` : ''}\nExit codes:\n${codes}`;
 }
 

@@ -8,17 +8,13 @@ import { registerCompletionCommands } from './completion.js';
 import { readEnvironment, type Environment } from './environment.js';
 import { debugWanted, reportError } from './errors.js';
 import { EXIT } from './exit-codes.js';
+import { helpAfter } from './help.js';
 import { registerMcpCommands } from './mcp/index.js';
 import { registerRunCommand } from './run-command.js';
 import { registerSessionCommands } from './session/index.js';
 
-const EXIT_HELP = `
-Exit codes:
-  ${EXIT.ok}    done
-  ${EXIT.error}    an error (one line on stderr says what; --verbose or LOGBOOK_DEBUG=1 adds where)
-  ${EXIT.usage}    a usage error (unknown option, missing argument)
-  ${EXIT.suspended}  a run was suspended (Ctrl-C, SIGTERM); resume it with logbook run --resume ID
-       (for session watch and search: stopped by Ctrl-C, nothing changed)`;
+/** Every exit code the command has, for the top-level --help. */
+const EXIT_HELP = helpAfter([], Object.keys(EXIT) as (keyof typeof EXIT)[]);
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };

@@ -81,9 +81,31 @@ describe('the binary', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/Usage: logbook/);
     expect(help.stdout).toMatch(/\bsession\b/);
-    expect(help.stdout).toMatch(/Exit codes:\n  0 +done\n  1 +an error.*\n  2 +a usage error.*\n  130 +a run was suspended/);
+    expect(help.stdout).toMatch(
+      /Exit codes:\n  0 +done\n  1 +an error.*\n  2 +a usage error.*\n  3 +a run stopped before a call that needs an approval.*\n  130 +a run was suspended.*\n +or, for a command that only reads \(session watch, session search\): stopped by Ctrl-C/,
+    );
     const version = await runCli(['--version'], { cwd });
     expect(version).toMatchObject({ code: 0, stdout: '0.1.0\n' });
+  });
+
+  it('prints the help asked for with the help command and exits 0, as --help does', async () => {
+    for (const [args, usage] of [
+      [['help', 'run'], 'Usage: logbook run'],
+      [['session', 'help', 'ls'], 'Usage: logbook session ls'],
+      [['help'], 'Usage: logbook'],
+      [['help', 'session'], 'Usage: logbook session'],
+    ] as const) {
+      const r = await runCli([...args], { cwd });
+      expect(r.code, args.join(' ')).toBe(0);
+      expect(r.stdout, args.join(' ')).toContain(usage);
+      expect(r.stderr, args.join(' ')).toBe('');
+      const flag = await runCli([...args.filter((a) => a !== 'help'), '--help'], { cwd });
+      expect(r.stdout, args.join(' ')).toBe(flag.stdout);
+    }
+    // Help for a command that does not exist is still a usage error.
+    const unknown = await runCli(['help', 'nope'], { cwd });
+    expect(unknown.code).toBe(EXIT.usage);
+    expect(unknown.stdout).toBe('');
   });
 
   it('shows help as a usage error when no command is given', async () => {
