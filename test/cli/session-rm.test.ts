@@ -60,7 +60,7 @@ describe('session rm ID...', () => {
     const where = `the file store in ${join(state, 'runs')}`;
     expect(r.stderr.split('\n').filter(Boolean)).toEqual([
       `logbook: cannot remove nope: no run nope in ${where}; \`logbook session ls\` lists the runs`,
-      'logbook: cannot remove pending-batch: run is locked by another writer; wait for it to finish, or stop it first',
+      'logbook: cannot remove pending-batch: run pending-batch is locked by another writer; wait for it to finish, or stop it first',
     ]);
     expect(journals(state)).toEqual(['pending-batch']);
     holder.kill('SIGKILL');

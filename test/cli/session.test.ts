@@ -220,7 +220,7 @@ describe('session errors: one clear line, non-zero, no stack', () => {
     try {
       const rm = await cli(['session', 'rm', 'pending-batch', '--state-dir', s]);
       expect(rm.code).toBe(1);
-      expect(oneLine(rm)).toMatch(/^logbook: cannot remove pending-batch: run is locked by another writer/);
+      expect(oneLine(rm)).toMatch(/^logbook: cannot remove pending-batch: run pending-batch is locked by another writer/);
       const show = await cli(['session', 'show', 'pending-batch', '--state-dir', s]);
       expect(show.code).toBe(0);
       expect(show.stdout).toMatch(/^status +running$/m); // a writer holds it, whatever its last record says

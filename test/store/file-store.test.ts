@@ -13,6 +13,7 @@ import {
   runsDir,
 } from '../../src/index.js';
 import { assistant, at, completed, meta, toolResult } from '../helpers/records.js';
+import { acquireLock } from '../../src/store/file/flock.js';
 import { tempDir } from '../helpers/tmp.js';
 import { storeContract } from './contract.js';
 
@@ -139,14 +140,28 @@ describe('file store', () => {
     const j = await store.create('mine', meta('mine'));
     const other = new FileStore(store.directory); // a separate store object changes nothing
     expect(await code(other.open('mine'))).toBe('locked');
-    try {
-      await other.open('mine');
-    } catch (err) {
-      expect((err as Error).message).not.toContain('mine');
-      expect((err as Error).message).not.toMatch(/pid|process \d/i);
-    }
+    // The refusal names the run, and claims no holder: flock cannot say who it is.
+    await expect(other.open('mine')).rejects.toThrow(/^run mine is locked by another writer; wait for it to finish, or stop it first$/);
     await j.close();
     await (await other.open('mine')).close();
+  });
+
+  it('says a run exists to a create that finds its lock held by the creator that won the id', async () => {
+    const store = new FileStore(freshDir());
+    await (await store.create('first', meta('first'))).close();
+    // The winner has taken the lock and not yet linked its journal in.
+    const winner = acquireLock(join(store.directory, 'race.lock'), 'race');
+    const loser = code(store.create('race', meta('race')));
+    await new Promise((wake) => setTimeout(wake, 50));
+    writeFileSync(join(store.directory, 'race.jsonl'), `${encodeRecord({ seq: 1, meta: meta('race') })}\n`);
+    expect(await loser).toBe('exists');
+    winner.release();
+    // A held lock with no journal that then comes free (that creator failed) lets the create go on.
+    const failed = acquireLock(join(store.directory, 'retry.lock'), 'retry');
+    const next = store.create('retry', meta('retry'));
+    setTimeout(() => failed.release(), 50);
+    await (await next).close();
+    expect((await store.load('retry')).lastSeq).toBe(1);
   });
 
   it('lists without reading whole journals: an unreadable body does not matter, a missing meta does', async () => {

@@ -38,6 +38,15 @@ const LOCK_EXT = '.lock';
 /** A note beside a run is `<id>.<key>.note` (ids hold no dot, so `<id>.` is the run's alone). */
 const NOTE_EXT = '.note';
 const NEWLINE = Buffer.from('\n');
+/**
+ * How long a create that finds the run's lock held waits for the journal of the
+ * creator holding it to appear (it links the journal in right after taking the
+ * lock, so this bounds a stalled disk, not a normal race).
+ */
+const CREATE_RACE_WAIT_MS = 5000;
+
+const runExists = (id: string): LogbookError =>
+  new LogbookError('exists', `run ${id} already exists; pick another id or remove it with \`logbook session rm ${id}\``);
 
 /** A held journal file: its descriptor, open for appending, and its lock. */
 class HeldFile implements HeldRun {
@@ -142,7 +151,7 @@ export class FileBackend implements Backend {
     const bytes = Buffer.from(`${metaLine}\n`, 'utf8');
     this.ensureDirectory();
     const lockPath = this.lockPath(id);
-    const lock = acquireLock(lockPath);
+    const lock = await this.lockForCreate(id);
     const path = this.journalPath(id);
     const tmp = join(this.directory, `.${id}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
     let fd = -1;
@@ -156,9 +165,7 @@ export class FileBackend implements Backend {
       try {
         linkSync(tmp, path);
       } catch (err) {
-        if (errno(err) === 'EEXIST') {
-          throw new LogbookError('exists', `run ${id} already exists; pick another id or remove it with \`logbook session rm ${id}\``);
-        }
+        if (errno(err) === 'EEXIST') throw runExists(id);
         throw err;
       }
       created = true;
@@ -176,10 +183,31 @@ export class FileBackend implements Backend {
     return new HeldFile(path, fd, lock, bytes.length);
   }
 
+  /**
+   * The lock of a run about to be created. Held by another process, it means
+   * the run exists and has a writer, or another creator of the same id took it
+   * first and is about to link the journal in: either way this create lost, so
+   * it says the run exists once the journal is there. Should the lock come
+   * free with no journal (that creator failed), this one goes on.
+   */
+  private async lockForCreate(id: string): Promise<FileLock> {
+    const deadline = Date.now() + CREATE_RACE_WAIT_MS;
+    for (;;) {
+      try {
+        return acquireLock(this.lockPath(id), id);
+      } catch (err) {
+        if (!isLogbookError(err, 'locked')) throw err;
+        if (exists(this.journalPath(id))) throw runExists(id);
+        if (Date.now() >= deadline) throw err;
+      }
+      await new Promise((wake) => setTimeout(wake, 10));
+    }
+  }
+
   async open(id: string): Promise<OpenedRun> {
     const path = this.journalPath(id);
     if (!exists(path)) throw runNotFound(id);
-    const lock = acquireLock(this.lockPath(id));
+    const lock = acquireLock(this.lockPath(id), id);
     let fd = -1;
     try {
       fd = openSync(path, constants.O_RDWR | constants.O_APPEND);
@@ -328,7 +356,7 @@ export class FileBackend implements Backend {
   async delete(id: string): Promise<boolean> {
     const path = this.journalPath(id);
     if (!exists(path)) return false;
-    const lock = acquireLock(this.lockPath(id));
+    const lock = acquireLock(this.lockPath(id), id);
     try {
       unlinkSync(path);
       for (const note of this.notes(id)) removeQuietly(note);

@@ -43,8 +43,8 @@ export interface FileLock {
   release(): void;
 }
 
-/** Takes the lock on `path` (created 0600 if absent) or throws `locked`. */
-export function acquireLock(path: string): FileLock {
+/** Takes the lock of run `runId` on `path` (created 0600 if absent) or throws `locked`, naming the run. */
+export function acquireLock(path: string, runId: string): FileLock {
   const lib = flock();
   let fd: number;
   try {
@@ -56,7 +56,7 @@ export function acquireLock(path: string): FileLock {
   if (rc !== 0) {
     closeSync(fd);
     if (rc === lib.EWOULDBLOCK) {
-      throw new LogbookError('locked', 'run is locked by another writer; wait for it to finish, or stop it first');
+      throw new LogbookError('locked', `run ${runId} is locked by another writer; wait for it to finish, or stop it first`);
     }
     throw new LogbookError('io', `cannot lock ${path}: flock failed with errno ${rc}`);
   }

@@ -22,7 +22,7 @@ interface Kept {
 /** Lines given per step of a stream. */
 const BATCH = 256;
 
-const locked = (): LogbookError => new LogbookError('locked', 'run is locked by another writer');
+const locked = (id: string): LogbookError => new LogbookError('locked', `run ${id} is locked by another writer`);
 
 export class MemoryBackend implements Backend {
   readonly name = 'memory';
@@ -59,7 +59,7 @@ export class MemoryBackend implements Backend {
   async open(id: string): Promise<OpenedRun> {
     const run = this.runs.get(id);
     if (run === undefined) throw runNotFound(id);
-    if (run.held) throw locked();
+    if (run.held) throw locked(id);
     run.held = true;
     return { run: held(run, () => this.changed()), first: run.lines[0]!, last: run.lines[run.lines.length - 1]! };
   }
@@ -113,7 +113,7 @@ export class MemoryBackend implements Backend {
   async delete(id: string): Promise<boolean> {
     const run = this.runs.get(id);
     if (run === undefined) return false;
-    if (run.held) throw locked();
+    if (run.held) throw locked(id);
     this.runs.delete(id);
     run.removed = true;
     this.changed();

@@ -21,7 +21,7 @@ describe('the lock table', () => {
   it.runIf(process.platform === 'linux')('sees a lock this process holds, and not once it is released', () => {
     const path = join(tempDir(), 'run.lock');
     expect(readLockTable()!.holds(path)).toBe(false); // no such file
-    const lock = acquireLock(path);
+    const lock = acquireLock(path, 'run');
     try {
       expect(readLockTable()!.holds(path)).toBe(true);
     } finally {
