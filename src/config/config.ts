@@ -62,6 +62,34 @@ let validator: ReturnType<Ajv['compile']> | null = null;
  */
 const requireCjs = createRequire(import.meta.url);
 
+/** The keys the schema allows in the object an error at `schemaPath` (`#/properties/tools/items/...`) is about. */
+function keysAt(schemaPath: string): string[] {
+  let node: unknown = CONFIG_SCHEMA;
+  for (const step of schemaPath.split('/').slice(1, -1)) node = (node as Record<string, unknown> | undefined)?.[decodeURIComponent(step)];
+  const properties = (node as { properties?: Record<string, unknown> } | undefined)?.properties;
+  return properties ? Object.keys(properties) : [];
+}
+
+/** The allowed key an unknown one is most likely a misspelling of, if any is close. */
+function didYouMean(key: string, allowed: readonly string[]): string {
+  const { distance } = requireCjs('fastest-levenshtein') as typeof import('fastest-levenshtein');
+  let best: { key: string; distance: number } | null = null;
+  for (const candidate of allowed) {
+    const d = distance(key, candidate);
+    if (d <= 2 && d < key.length && (best === null || d < best.distance)) best = { key: candidate, distance: d };
+  }
+  return best ? ` (did you mean "${best.key}"?)` : '';
+}
+
+/**
+ * The error to report of those Ajv found: an unknown key first, since a misspelt
+ * key (`comand:`) also leaves the key it was meant to be missing, and naming the
+ * missing one alone would hide the typo.
+ */
+function firstProblem(errors: readonly ErrorObject[]): ErrorObject {
+  return errors.find((e) => e.keyword === 'additionalProperties') ?? errors[0]!;
+}
+
 function describeError(e: ErrorObject): string {
   const where = e.instancePath
     ? e.instancePath
@@ -73,8 +101,10 @@ function describeError(e: ErrorObject): string {
     : '';
   const at = where ? ` in ${where}` : ' at the top level';
   switch (e.keyword) {
-    case 'additionalProperties':
-      return `unknown key "${(e.params as { additionalProperty: string }).additionalProperty}"${at}`;
+    case 'additionalProperties': {
+      const key = (e.params as { additionalProperty: string }).additionalProperty;
+      return `unknown key "${key}"${at}${didYouMean(key, keysAt(e.schemaPath))}`;
+    }
     case 'required':
       return `missing key "${(e.params as { missingProperty: string }).missingProperty}"${at}`;
     case 'enum':
@@ -113,6 +143,25 @@ export function loadConfig(file: string): LogbookConfig {
   return parseConfig(text, path);
 }
 
+/** The longest part of a config line a YAML error quotes. */
+const QUOTED_LINE = 60;
+
+/**
+ * A YAML syntax error in one line: the parser's reason and where, with the text
+ * of that line in place of the code frame its message ends with (`... at line
+ * 3, column 17:` and the frame on the lines after).
+ */
+function yamlProblem(err: Yaml.YAMLParseError, text: string): string {
+  const reason = err.message.replace(/ at line \d+, column \d+:[\s\S]*$/, '').trim();
+  const at = err.linePos?.[0];
+  if (at === undefined) return reason;
+  const lines = text.split(/\r?\n/);
+  const atEnd = at.line >= lines.length && (lines[at.line - 1] ?? '') === '';
+  const chars = [...(lines[at.line - 1] ?? '').trim()];
+  const shown = chars.length > QUOTED_LINE ? `${chars.slice(0, QUOTED_LINE).join('')}…` : chars.join('');
+  return `${reason} at line ${at.line}, column ${at.col} (${atEnd ? 'the end of the file' : shown === '' ? 'an empty line' : JSON.stringify(shown)})`;
+}
+
 /** Checks config text as if read from `path`. */
 export function parseConfig(text: string, path: string): LogbookConfig {
   const yaml = requireCjs('yaml') as typeof Yaml;
@@ -120,7 +169,7 @@ export function parseConfig(text: string, path: string): LogbookConfig {
   try {
     raw = yaml.parse(text, { strict: true, uniqueKeys: true });
   } catch (err) {
-    const detail = err instanceof yaml.YAMLParseError ? err.message.split('\n')[0] : (err as Error).message;
+    const detail = err instanceof yaml.YAMLParseError ? yamlProblem(err, text) : (err as Error).message;
     throw new LogbookError('config', `${path}: not valid YAML: ${detail}`);
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
@@ -129,9 +178,9 @@ export function parseConfig(text: string, path: string): LogbookConfig {
   // The schema is a constant checked against the meta-schema by a test; checking it
   // again on every start would compile the meta-schema first (tens of ms).
   const { Ajv } = requireCjs('ajv') as typeof import('ajv');
-  validator ??= new Ajv({ allErrors: false, strict: true, validateSchema: false }).compile(CONFIG_SCHEMA);
+  validator ??= new Ajv({ allErrors: true, strict: true, validateSchema: false }).compile(CONFIG_SCHEMA);
   if (!validator(raw)) {
-    throw new LogbookError('config', `${path}: ${describeError(validator.errors![0]!)}`);
+    throw new LogbookError('config', `${path}: ${describeError(firstProblem(validator.errors!))}`);
   }
   const c = raw as Record<string, any>; // shape guaranteed by the schema above
   const dir = dirname(path);

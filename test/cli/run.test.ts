@@ -35,6 +35,8 @@ tools:
     command: [echo, "{{text}}"]
 `,
   );
+  writeFileSync(join(dir, 'typo.yaml'), 'provider: script\nscript: chat.yaml\ntools:\n  - name: ls\n    comand: [ls]\n');
+  writeFileSync(join(dir, 'broken.yaml'), 'provider: script\nscript: chat.yaml\nsystem: "Be: brief" x\nmodel: m\n');
 });
 
 const run = (args: string[], input?: string, env: Record<string, string> = {}) =>
@@ -142,6 +144,8 @@ describe('logbook run refusals', () => {
     [['--resume', 'nope'], 1, /no run nope/],
     [['--name', 'chat', 'hi'], 1, /run chat already exists/],
     [['--bogus'], 2, /unknown option '--bogus'/],
+    [['--config', 'typo.yaml', 'hi'], 1, /typo\.yaml: unknown key "comand" in tools\[0\] \(did you mean "command"\?\)$/m],
+    [['--config', 'broken.yaml', 'hi'], 1, /broken\.yaml: not valid YAML: Unexpected scalar at node end at line 3, column 21 \("system: \\"Be: brief\\" x"\)$/m],
   ])('%j exits %i with one line', async (args, code, message) => {
     const r = await run(args as string[]);
     expect(r.code).toBe(code);

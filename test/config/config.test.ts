@@ -14,10 +14,31 @@ function refusal(yaml: string): string {
 
 describe('agent.yaml', () => {
   it('refuses an unknown key, naming it and the file', () => {
-    expect(refusal('provider: script\nscript: s.yaml\nmodle: x\n')).toBe('/cfg/agent.yaml: unknown key "modle" at the top level');
+    expect(refusal('provider: script\nscript: s.yaml\nmodle: x\n')).toBe('/cfg/agent.yaml: unknown key "modle" at the top level (did you mean "model"?)');
     expect(refusal('provider: script\nscript: s.yaml\ntools: [{name: a, command: [ls], tiemout: 3}]\n')).toBe(
-      '/cfg/agent.yaml: unknown key "tiemout" in tools[0]',
+      '/cfg/agent.yaml: unknown key "tiemout" in tools[0] (did you mean "timeout"?)',
     );
+    expect(refusal('provider: script\nscript: s.yaml\ncolour: red\n')).toBe('/cfg/agent.yaml: unknown key "colour" at the top level');
+  });
+
+  it('names a misspelt key before the key it leaves missing', () => {
+    expect(refusal('provider: script\nscript: s\ntools:\n  - name: ls\n    comand: [ls]\n')).toBe(
+      '/cfg/agent.yaml: unknown key "comand" in tools[0] (did you mean "command"?)',
+    );
+    expect(refusal('provder: script\n')).toBe('/cfg/agent.yaml: unknown key "provder" at the top level (did you mean "provider"?)');
+    expect(refusal('provider: script\nscript: s\nnats: { ulr: "nats://h" }\n')).toBe('/cfg/agent.yaml: unknown key "ulr" in nats (did you mean "url"?)');
+    // Nothing unknown: the missing key is named.
+    expect(refusal('provider: script\nscript: s\ntools: [{name: ls}]\n')).toBe('/cfg/agent.yaml: missing key "command" in tools[0]');
+  });
+
+  it('says a YAML syntax error in one whole line: the reason, where, and that line', () => {
+    expect(refusal('provider: script\nscript: s\nmodel: a: b\n')).toBe(
+      '/cfg/agent.yaml: not valid YAML: Nested mappings are not allowed in compact mappings at line 3, column 8 ("model: a: b")',
+    );
+    expect(refusal('provider: script\nprovider: openai\n')).toBe('/cfg/agent.yaml: not valid YAML: Map keys must be unique at line 2, column 1 ("provider: openai")');
+    expect(refusal('provider: script\nmodel: "open\n')).toBe('/cfg/agent.yaml: not valid YAML: Missing closing "quote at line 3, column 1 (the end of the file)');
+    expect(refusal(`provider: script\nsystem: "${'x'.repeat(80)}" y\n`)).toMatch(/at line 2, column 92 \("system: \\"x{51}…"\)$/);
+    for (const bad of ['model: a: b\n', 'provider: [\n', 'a:\n\t- b\n']) expect(refusal(bad)).not.toMatch(/[:\n]$|\n/);
   });
 
   it('refuses wrong types, bad values and missing keys with one line each', () => {

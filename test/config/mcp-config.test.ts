@@ -61,9 +61,9 @@ describe('mcp: in agent.yaml', () => {
   });
 
   it('refuses unknown keys, a server with both or neither of command and url, and keys of the other kind', () => {
-    expect(refusal('  - { name: fs, command: [x], tols: [a] }')).toBe('/cfg/agent.yaml: unknown key "tols" in mcp[0]');
+    expect(refusal('  - { name: fs, command: [x], tols: [a] }')).toBe('/cfg/agent.yaml: unknown key "tols" in mcp[0] (did you mean "tools"?)');
     expect(refusal('  - { name: fs, command: [x], overrides: { a: { confirm: true, side_effect: true } } }')).toBe(
-      '/cfg/agent.yaml: unknown key "side_effect" in mcp[0].overrides.a',
+      '/cfg/agent.yaml: unknown key "side_effect" in mcp[0].overrides.a (did you mean "side_effects"?)',
     );
     expect(refusal('  - { name: fs }')).toBe('/cfg/agent.yaml: mcp[0] (fs): give either command (a server run over stdio) or url (a Streamable HTTP server)');
     expect(refusal('  - { name: fs, command: [x], url: "http://h/mcp" }')).toMatch(/give either command .* or url/);
