@@ -270,6 +270,14 @@ describe('session watch on the file store', () => {
     const from = await cli(['session', 'watch', 'hostile', '--json', '--from-seq', '3', '--state-dir', hostileState]);
     expect(from.code, from.stderr).toBe(0);
     expect(from.stdout).toBe(all.stdout.split('\n').slice(2).join('\n'));
+    // A run that ended before --from-seq: nothing on stdout, and stderr says so.
+    const seqs = all.stdout.trimEnd().split('\n').length;
+    for (const json of [['--json'], []]) {
+      const past = await cli(['session', 'watch', 'hostile', ...json, '--from-seq', '99', '--state-dir', hostileState]);
+      expect(past).toMatchObject({ code: 0, stdout: '', stderr: `run hostile ended at seq ${seqs}, before seq 99 (--from-seq): nothing to show\n` });
+    }
+    const last = await cli(['session', 'watch', 'hostile', '--json', '--from-seq', String(seqs), '--state-dir', hostileState]);
+    expect(last).toMatchObject({ code: 0, stderr: '', stdout: `${all.stdout.trimEnd().split('\n').at(-1)}\n` });
     const bad = await cli(['session', 'watch', 'hostile', '--from-seq', '0', '--state-dir', hostileState]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--from-seq.*a positive whole number is needed/);

@@ -30,8 +30,9 @@ export interface WatchFlags extends StoreFlags {
 const WATCH_HELP = `
 The watch starts with what the run already holds (from --from-seq N on, when
 given), then shows each record as it is stored, and ends when the run ends on
-a terminal record: completed, suspended, failed or at a limit. A run resumed
-later can be watched again. A run that does not exist yet is waited for, so a
+a terminal record: completed, suspended, failed or at a limit (one that ended
+before --from-seq shows nothing, and stderr says at which seq it ended). A run
+resumed later can be watched again. A run that does not exist yet is waited for, so a
 watch can start before \`logbook run --name ID\` does. While a writer is away
 (crashed, or a chat waiting for its operator) the watch waits with it.
 
@@ -73,12 +74,17 @@ export async function watchSession(environment: Environment, id: string, flags: 
       });
       const from = flags.fromSeq ?? 1;
       const onAbsent = (): void => void process.stderr.write(`waiting for run ${run} to start in the ${store.location} (Ctrl-C to stop)\n`);
+      let last = 0;
       for await (const { record, line } of store.watch(run, { signal: stop.signal, onAbsent })) {
+        last = record.seq;
         const show = record.seq >= from;
         const text = transcript.add(record, show && flags.json !== true);
         await writeOut(flags.json === true ? (show ? `${line}\n` : '') : text);
       }
-      return stop.signal.aborted ? EXIT.interrupted : EXIT.ok;
+      if (stop.signal.aborted) return EXIT.interrupted;
+      // A run that ended before --from-seq showed nothing: say why, rather than end in silence.
+      if (last < from) process.stderr.write(`run ${run} ended at seq ${last}, before seq ${from} (--from-seq): nothing to show\n`);
+      return EXIT.ok;
     });
   } finally {
     stop.dispose();
