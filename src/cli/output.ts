@@ -62,11 +62,17 @@ export function truncate(s: string, max: number): string {
 
 const pad2 = (n: number): string => String(n).padStart(2, '0');
 
-/** The one time format on screen: an RFC 3339 time as local `YYYY-MM-DD HH:MM`; the text as given when it is not a time. */
+/** The time format on screen: an RFC 3339 time as local `YYYY-MM-DD HH:MM`; the text as given when it is not a time. */
 export function shortTime(rfc3339: string): string {
   const d = new Date(rfc3339);
   if (rfc3339 === '' || Number.isNaN(d.getTime())) return rfc3339;
   return `${d.getFullYear()}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())} ${pad2(d.getHours())}:${pad2(d.getMinutes())}`;
+}
+
+/** shortTime without the year (`MM-DD HH:MM`), where a narrow terminal has no room for it. */
+export function shorterTime(rfc3339: string): string {
+  const time = shortTime(rfc3339);
+  return /^\d{4}-\d\d-\d\d \d\d:\d\d$/.test(time) ? time.slice(5) : time;
 }
 
 /** 1234567 -> "1,234,567". */

@@ -56,6 +56,39 @@ describe('session ls layout', () => {
   });
 });
 
+describe('session ls on a narrow terminal', () => {
+  const statuses = ['completed', 'max_iterations', 'interrupted'] as const;
+  const runs = statuses.map((status, i) =>
+    run(`20261130-09150${i}-k3x9qa`, `2026-11-30T10:0${i}:00Z`, { status, model: 'claude-sonnet-4-5', prompt: 'Why is the build slow? '.repeat(5) }),
+  );
+  const layout = (columns: number): { header: string[]; lines: string[] } => {
+    const lines = formatRunList(runs, { columns, ...plain }).trimEnd().split('\n');
+    return { header: lines[0]!.split(/\s+/), lines };
+  };
+
+  it('drops MODEL, then shortens the time, then drops UPDATED, PROMPT and STATUS, and never cuts an id', () => {
+    // id 22 + status 14 + long time 16 + short time 11, two columns between cells, a prompt of at least 10
+    expect(layout(100).header).toEqual(['ID', 'STATUS', 'UPDATED', 'MODEL', 'PROMPT']);
+    expect(layout(80).header).toEqual(['ID', 'STATUS', 'UPDATED', 'PROMPT']);
+    expect(layout(68).header).toEqual(['ID', 'STATUS', 'UPDATED', 'PROMPT']);
+    expect(layout(68).lines[1]).toMatch(/^20261130-091500-k3x9qa  completed       2026-11-30 \d\d:00  Why is th…$/);
+    expect(layout(67).lines[1]).toMatch(/^20261130-091500-k3x9qa  completed       11-30 \d\d:00  Why is the bu…$/);
+    expect(layout(63).header).toEqual(['ID', 'STATUS', 'UPDATED', 'PROMPT']);
+    expect(layout(62).header).toEqual(['ID', 'STATUS', 'PROMPT']);
+    expect(layout(50).lines[1]).toMatch(/^20261130-091500-k3x9qa  completed       Why is th…$/);
+    expect(layout(49).header).toEqual(['ID', 'STATUS']);
+    expect(layout(38).header).toEqual(['ID', 'STATUS']);
+    expect(layout(37).header).toEqual(['ID']);
+    for (let columns = 22; columns <= 120; columns++) {
+      const { lines } = layout(columns);
+      for (const line of lines) expect(stringWidth(line), `${columns}: ${line}`).toBeLessThanOrEqual(columns);
+      expect(lines.slice(1).map((l) => l.split(' ')[0]), String(columns)).toEqual(runs.map((r) => r.runId));
+    }
+    // Narrower than an id: the ids are still whole.
+    expect(layout(15).lines.slice(1)).toEqual(runs.map((r) => r.runId));
+  });
+});
+
 describe('which runs a listing keeps', () => {
   const runs = [
     run('old', '2026-11-01T00:00:00Z', { status: 'completed' }),

@@ -6,10 +6,12 @@
 import { copyFileSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli, spawnCli, finished, type CliResult } from '../helpers/cli.js';
+import stringWidth from 'string-width';
+import { BIN, runCli, spawnCli, finished, type CliResult } from '../helpers/cli.js';
 import { FIXTURES_DIR } from '../helpers/fixtures.js';
 import { hostileRun, HOSTILE, UNSAFE_CHARS, writeRun } from '../helpers/runs.js';
 import { tempDir } from '../helpers/tmp.js';
+import { Tmux } from '../helpers/tmux.js';
 
 const dir = tempDir('logbook-ls-');
 writeFileSync(
@@ -157,6 +159,28 @@ describe('session ls through the binary', () => {
     expect(show.stdout).toMatch(/^status +interrupted$/m);
     expect(show.stdout).toMatch(/^where +interrupted \(its writer stopped without ending it\), before the model's next turn$/m);
     expect(show.stdout).toMatch(new RegExp(`^next +a resume asks the model for it: logbook run --resume slow --state-dir ${state}$`, 'm'));
+  });
+
+  it('fits a 50-column terminal without wrapping a row, every id whole', async () => {
+    const s = tempDir();
+    const ids = ['20261130-091500-k3x9qa', '20261130-091501-p2m8zt', '20261130-091502-x7c4wd'];
+    const ends = [{ reason: 'completed' }, { reason: 'max_iterations' }, { reason: 'suspended' }] as const;
+    for (const [i, id] of ids.entries()) await writeRun(s, id, [{ terminal: ends[i]! }], 'Why is the build slow, and what would make it faster?');
+    const t = Tmux.start([process.execPath, BIN, 'session', 'ls', '--state-dir', s], {
+      env: { PATH: process.env.PATH ?? '', HOME: s, TERM: 'xterm-256color', NO_COLOR: '1', TZ: 'UTC' },
+      width: 50,
+      height: 10,
+    });
+    try {
+      expect(await t.exitStatus()).toBe(0);
+      // tmux's own "Pane is dead" line can scroll the first row (the header) away.
+      const rows = t.screen().filter((row) => row !== '' && !row.startsWith('Pane is dead'));
+      for (const row of rows) expect(row, rows.join('\n')).toMatch(/^(ID +STATUS +PROMPT|2026\d{4}-\d{6}-[a-z0-9]{6}  .*)$/); // no row wrapped onto a second
+      expect(rows.filter((row) => !row.startsWith('ID')).map((row) => row.split(' ')[0]).sort()).toEqual(ids);
+      for (const row of rows) expect(stringWidth(row)).toBeLessThanOrEqual(50);
+    } finally {
+      t.kill();
+    }
   });
 
   it('--json is safe on a terminal and gives back every journal string exactly', async () => {

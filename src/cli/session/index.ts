@@ -71,8 +71,9 @@ on JetStream), completed, suspended, error, budget, max_iterations (how it
 ended), unreadable (the row says why).
 
 The table fits the terminal (80 columns when not on one): MODEL and PROMPT are
-cut by display width, times are local. A chat opened without a prompt shows
-the first turn typed into it.
+cut by display width, times are local. As the terminal narrows, MODEL goes
+first, then the year of UPDATED, then UPDATED, PROMPT and STATUS; an id is
+never cut. A chat opened without a prompt shows the first turn typed into it.
 
 --json prints one JSON object per line (JSON Lines), newest first:
   {"id","status","created","updated","model","prompt","interactive","counters"}
