@@ -35,6 +35,30 @@ Load it in the shell's startup file:
   zsh    eval "$(logbook completion zsh)"      (after compinit)
   fish   logbook completion fish | source`;
 
+/** What `write` prints with console.log, which is how the tab library hands out its scripts. */
+function printed(write: () => void): string {
+  const log = console.log;
+  let out = '';
+  console.log = (...parts: unknown[]) => void (out += `${parts.join(' ')}\n`);
+  try {
+    write();
+  } finally {
+    console.log = log;
+  }
+  return out;
+}
+
+/**
+ * The library's bash script declares its directive constants `readonly` and
+ * global, so sourcing it again (a second `eval "$(logbook completion bash)"`,
+ * a reloaded .bashrc) fails on each, as does a second program whose script the
+ * library made. Here they are plain variables under the program's own prefix,
+ * so the script can be sourced any number of times beside any other.
+ */
+function sourceableTwice(script: string, name: string): string {
+  return script.replace(/^readonly (ShellCompDirective\w+=)/gm, '$1').replace(/\bShellCompDirective(\w+)/g, `__${name}_ShellCompDirective$1`);
+}
+
 /** The store flags a command line gives, found without knowing its other options. */
 function storeFlagsOf(words: readonly string[]): { config?: string; stateDir?: string } {
   const probe = new Command()
@@ -118,7 +142,9 @@ export function registerCompletionCommands(program: Command, environment: Enviro
     .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
     .addHelpText('after', `${COMPLETION_HELP}\n${storeCommandHelp()}`)
     .action(async (shell: (typeof SHELLS)[number]) => {
-      (await completionTree(commands(), [])).setup(program.name(), program.name(), shell);
+      const tree = await completionTree(commands(), []);
+      const script = printed(() => tree.setup(program.name(), program.name(), shell));
+      process.stdout.write(shell === 'bash' ? sourceableTwice(script, program.name()) : script);
     });
   program
     .command('complete', { hidden: true })

@@ -92,6 +92,21 @@ describe.runIf(shellTestsEnabled('bash'))('the bash completion script', () => {
     expect(await complete(path, 'logbook session show bet')).toEqual([]);
   });
 
+  it('can be sourced again in the same shell (eval "$(logbook completion bash)" twice) without an error, and still completes', { timeout: 90_000 }, async () => {
+    const program = [
+      `source '${BASH_COMPLETION}'`,
+      LOGBOOK_FUNCTION.bash,
+      'eval "$(logbook completion bash)"',
+      'eval "$(logbook completion bash)"',
+      'COMP_LINE="logbook sess"; COMP_WORDS=(logbook sess); COMP_CWORD=1; COMP_POINT=${#COMP_LINE}',
+      '__logbook_complete 2>/dev/null', // compopt complains outside a real completion, as in complete() above
+      'printf "%s\\n" "${COMPREPLY[@]}"',
+    ].join('\n');
+    const { stdout, stderr } = await run('bash', ['--norc', '--noprofile', '-c', program], { env });
+    expect(stderr).toBe('');
+    expect(stdout.split('\n').filter(Boolean)).toEqual(['session']);
+  });
+
   it('completes commands, options and statuses', { timeout: 90_000 }, async () => {
     const path = await script('bash');
     expect(await complete(path, 'logbook sess')).toEqual(['session']);
