@@ -55,6 +55,9 @@ export function chatInput(options: ChatInputOptions = {}): ClosableChatInput {
   const rl: Interface = createInterface({ input, output: tty ? process.stderr : undefined, terminal: tty });
   const chatPrompt = options.prompt ?? '> ';
   rl.setPrompt(chatPrompt);
+  // Ctrl-C at the prompt suspends the chat as it suspends a run anywhere else (exit 130);
+  // /exit and end of input are how the operator ends it.
+  if (tty) forwardCtrlC(rl);
   const queued: string[] = [];
   const waiting: ((line: string | null) => void)[] = [];
   let ended = false;
@@ -96,10 +99,8 @@ export function chatInput(options: ChatInputOptions = {}): ClosableChatInput {
     ask(prompt, signal) {
       if (ended || signal.aborted) return Promise.resolve(null);
       return new Promise((resolve) => {
-        const stopForwarding = tty ? forwardCtrlC(rl) : () => {};
         const answer = (line: string | null): void => {
           signal.removeEventListener('abort', onAbort);
-          stopForwarding();
           rl.setPrompt(chatPrompt);
           resolve(line);
         };

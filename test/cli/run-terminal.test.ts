@@ -5,7 +5,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN } from '../helpers/cli.js';
+import { FileStore } from '../../src/index.js';
+import { BIN, runCli } from '../helpers/cli.js';
 import { Tmux } from '../helpers/tmux.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -64,5 +65,24 @@ describe('logbook run --chat on a terminal', () => {
     t.type('/exit');
     t.keys('Enter');
     expect(await t.exitStatus()).toBe(0);
+  });
+
+  it('suspends on Ctrl-C at the idle prompt with exit 130, as a Ctrl-C does anywhere else, and resumes', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'turns.yaml'), 'turns:\n  - text: Hi there.\n  - text: Blue, mostly.\n');
+    writeFileSync(join(dir, 'agent.yaml'), 'provider: script\nscript: turns.yaml\n');
+    const state = join(dir, 'state');
+    const env = { PATH: process.env.PATH ?? '', HOME: dir, TERM: 'xterm-256color', NO_COLOR: '1' };
+    t = Tmux.start([process.execPath, BIN, 'run', '--chat', '--name', 'idle', '--state-dir', state, 'hello'], { env, cwd: dir, width: 100, height: 20 });
+    await t.waitFor(/Hi there\.\n>$/m, 'the first answer and the prompt');
+    t.keys('C-c');
+    expect(await t.exitStatus()).toBe(130);
+    expect(t.text()).toMatch(/SIGINT: suspending/);
+    expect(t.text()).toMatch(/suspended; resume with: logbook run --resume idle --state-dir /);
+    const { records } = await new FileStore(join(state, 'runs')).load('idle');
+    expect(records.at(-1)).toMatchObject({ terminal: { reason: 'suspended' } });
+    const resumed = await runCli(['run', '--resume', 'idle', '--state-dir', state], { cwd: dir, input: 'what colour is the sky?\n' });
+    expect(resumed.stdout).toBe('Blue, mostly.\n');
+    expect(resumed.code).toBe(0);
   });
 });
