@@ -64,6 +64,9 @@ describe('session export', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(readdirSync(dir)).toEqual(['run.html']);
 
+    const lines = join(dir, 'copy.jsonl');
+    await exportOf('-o', lines);
+    expect(readFileSync(lines, 'utf8')).toBe(readFileSync(join(state, 'runs', 'hostile.jsonl'), 'utf8'));
     const md = join(dir, 'notes.txt');
     await exportOf('--output', md);
     expect(readFileSync(md, 'utf8')).toBe((await exportOf()).stdout);
