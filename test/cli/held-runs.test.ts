@@ -4,13 +4,13 @@
  * (never that it is "locked"), whether the two started at once or the winner
  * had only taken the lock.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { encodeRecord } from '../../src/index.js';
 import { acquireLock } from '../../src/store/file/flock.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
+import { killLockHolders, startLockHolder } from '../helpers/lock-holders.js';
 // Named apart from import.meta: vite's transform fails on an imported binding called `meta` beside it.
 import { meta as metaOf } from '../helpers/records.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -22,20 +22,8 @@ writeFileSync(join(dir, 'turns.yaml'), 'turns:\n  - text: An answer.\n  - text: 
 writeFileSync(join(dir, 'agent.yaml'), 'provider: script\nscript: turns.yaml\n');
 const cli = (args: string[], input = ''): Promise<CliResult> => runCli([...args, '--state-dir', state], { cwd: dir, input });
 
-const holders: ChildProcess[] = [];
-afterAll(() => holders.forEach((h) => h.kill('SIGKILL')));
-
-/** Another process holding run `id` (its lock taken), appending nothing. */
-function startHolder(id: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [resolve(import.meta.dirname, '../helpers/lock-holder.mjs'), join(state, 'runs'), id, '--append-nothing'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  holders.push(child);
-  return new Promise((ok, fail) => {
-    child.stdout!.once('data', (d: Buffer) => (d.toString().includes('holding') ? ok(child) : fail(new Error(d.toString()))));
-    child.once('exit', (c) => fail(new Error(`lock holder exited with ${c}`)));
-  });
-}
+afterAll(killLockHolders);
+const startHolder = (id: string) => startLockHolder(join(state, 'runs'), id, { appendNothing: true });
 
 describe('a run another writer holds', () => {
   it('is named when a resume or --continue finds it held', async () => {

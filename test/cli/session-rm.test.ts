@@ -2,13 +2,13 @@
  * `session rm ID...` and `session prune` through the real binary, against file
  * stores in temporary state dirs, with a writer holding a run in another process.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileStore } from '../../src/index.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { FIXTURES_DIR } from '../helpers/fixtures.js';
+import { killLockHolders, startLockHolder } from '../helpers/lock-holders.js';
 // Named apart from import.meta: vite's transform fails on an imported binding called `meta` beside it.
 import { meta as metaOf } from '../helpers/records.js';
 import { hostileRun, HOSTILE, UNSAFE_CHARS, writeRun } from '../helpers/runs.js';
@@ -30,19 +30,9 @@ const journals = (state: string): string[] =>
     .map((f) => f.slice(0, -'.jsonl'.length))
     .sort();
 
-const holderScript = resolve(import.meta.dirname, '../helpers/lock-holder.mjs');
-const holders: ChildProcess[] = [];
-afterAll(() => holders.forEach((h) => h.kill('SIGKILL')));
-
+afterAll(killLockHolders);
 /** Another process holding run `id` (its lock taken), appending nothing. */
-function startHolder(state: string, id: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [holderScript, join(state, 'runs'), id, '--append-nothing'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  holders.push(child);
-  return new Promise((ok, fail) => {
-    child.stdout!.once('data', (d: Buffer) => (d.toString().includes('holding') ? ok(child) : fail(new Error(d.toString()))));
-    child.once('exit', (c) => fail(new Error(`lock holder exited with ${c}`)));
-  });
-}
+const startHolder = (state: string, id: string) => startLockHolder(join(state, 'runs'), id, { appendNothing: true });
 
 /** Sets a run's last change `days` ago. */
 function age(state: string, id: string, days: number): void {

@@ -2,17 +2,15 @@
  * `logbook session ...` through the real binary (built dist/), against real
  * file stores in temporary state directories.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../helpers/cli.js';
+import { killLockHolders, startLockHolder } from '../helpers/lock-holders.js';
 import { FIXTURES_DIR, fixtures } from '../helpers/fixtures.js';
 import { hostileRun, HOSTILE, UNSAFE_CHARS, writeRun } from '../helpers/runs.js';
 import { tempDir } from '../helpers/tmp.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const FIXTURE_RUNS = ['completed', 'pending-batch', 'escapes-and-raw', 'followup-merge', 'paused-turn', 'corrupt-interior'];
 
 /** A state dir holding copies of conformance fixtures: D/runs/<name>.jsonl. */
@@ -257,15 +255,5 @@ describe('session rm and backends', () => {
   });
 });
 
-const holderScript = resolve(here, '../helpers/lock-holder.mjs');
-const holders: ChildProcess[] = [];
-afterAll(() => holders.forEach((h) => h.kill('SIGKILL')));
-
-function startHolder(dir: string, id: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [holderScript, dir, id], { stdio: ['ignore', 'pipe', 'inherit'] });
-  holders.push(child);
-  return new Promise((ok, fail) => {
-    child.stdout!.once('data', (d: Buffer) => (d.toString().includes('holding') ? ok(child) : fail(new Error(d.toString()))));
-    child.once('exit', (c) => fail(new Error(`lock holder exited with ${c}`)));
-  });
-}
+afterAll(killLockHolders);
+const startHolder = (dir: string, id: string) => startLockHolder(dir, id);

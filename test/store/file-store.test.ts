@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
 import { appendFileSync, readFileSync, renameSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   FileBackend,
   FileStore,
@@ -14,6 +13,7 @@ import {
 } from '../../src/index.js';
 import { assistant, at, completed, meta, toolResult } from '../helpers/records.js';
 import { acquireLock } from '../../src/store/file/flock.js';
+import { killLockHolders, startLockHolder } from '../helpers/lock-holders.js';
 import { tempDir } from '../helpers/tmp.js';
 import { storeContract } from './contract.js';
 
@@ -228,15 +228,8 @@ describe('where journals live', () => {
 });
 
 describe('file lock across processes', () => {
-  const holder = resolve(__dirname, '../helpers/lock-holder.mjs');
-
-  function startHolder(dir: string, id: string, ...flags: string[]): Promise<ReturnType<typeof spawn>> {
-    const child = spawn(process.execPath, [holder, dir, id, ...flags], { stdio: ['ignore', 'pipe', 'inherit'] });
-    return new Promise((ok, fail) => {
-      child.stdout!.once('data', (d: Buffer) => (d.toString().includes('holding') ? ok(child) : fail(new Error(d.toString()))));
-      child.once('exit', (c) => fail(new Error(`lock holder exited with ${c}`)));
-    });
-  }
+  afterAll(killLockHolders);
+  const startHolder = (dir: string, id: string, appendNothing = false) => startLockHolder(dir, id, { appendNothing });
 
   it('refuses a run another process holds, and gets it once the holder is SIGKILLed', async () => {
     const store = new FileStore(freshDir());
@@ -254,8 +247,8 @@ describe('file lock across processes', () => {
   it('tells a run another process holds from one whose writer was killed, from /proc/locks, without touching a lock', async () => {
     const store = new FileStore(freshDir());
     for (const id of ['alive', 'killed']) await (await store.create(id, meta(id))).close();
-    const alive = await startHolder(store.directory, 'alive', '--append-nothing');
-    const killed = await startHolder(store.directory, 'killed', '--append-nothing');
+    const alive = await startHolder(store.directory, 'alive', true);
+    const killed = await startHolder(store.directory, 'killed', true);
     const exited = new Promise((ok) => killed.once('exit', ok));
     killed.kill('SIGKILL');
     await exited;
