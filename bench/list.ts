@@ -3,17 +3,19 @@
  * 1,000 runs ten times longer (the listing must not read whole journals), and
  * the growth from 100 to 10,000 runs. Rounds alternate between the stores.
  */
-import { mkdirSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeJournal } from './lib/content.js';
+import { assistantPayload, line, writeJournal } from './lib/content.js';
 import { BIN, tempDir, type BenchOptions } from './lib/env.js';
-import { timeProcess } from './lib/proc.js';
+import { PEAK_RSS_IMPORT, peakRssKiB, timeProcess } from './lib/proc.js';
 import type { Section } from './lib/report.js';
-import { count, growthVerdict, median, ms, ratio, type GrowthPoint } from './lib/stats.js';
+import { bytes, count, growthVerdict, median, ms, ratio, type GrowthPoint } from './lib/stats.js';
 
 const TARGET_MS = 250;
 const SHORT = 21; // records per run: meta and 10 turns
 const LONG = 201; // ten times that
+const HUGE_LINE = 100 * 1024 * 1024;
+const HUGE_TARGET = 1.1;
 
 /** A state dir whose runs dir holds `runs` runs of `records` records each. */
 function stateDir(runs: number, records: number): string {
@@ -26,12 +28,28 @@ function stateDir(runs: number, records: number): string {
   return dir;
 }
 
-async function ls(dir: string, runs: number): Promise<number> {
-  const r = await timeProcess([process.execPath, BIN, 'session', 'ls', '--state-dir', dir], dir);
+/**
+ * A copy of state dir `from` with one more run, `huge`, whose last line is one
+ * record of about HUGE_LINE bytes: a tool result holding that much output.
+ */
+function withHugeLine(from: string): string {
+  const dir = tempDir('ls-huge');
+  cpSync(join(from, 'runs'), join(dir, 'runs'), { recursive: true });
+  const path = join(dir, 'runs', 'huge.jsonl');
+  const written = writeJournal(path, 'huge', 1); // meta alone
+  appendFileSync(path, line(written + 1, assistantPayload(0)));
+  const output = 'lorem ipsum dolor sit amet, '.repeat(Math.ceil(HUGE_LINE / 28)).slice(0, HUGE_LINE);
+  appendFileSync(path, line(written + 2, { tool_result: { tool_use_id: 'toolu_0_0', result: { tool_use_id: 'toolu_0_0', content: output } } }));
+  return dir;
+}
+
+async function ls(dir: string, runs: number, rss = false, mustList?: RegExp): Promise<{ ms: number; peakKiB: number }> {
+  const r = await timeProcess([process.execPath, ...(rss ? ['--import', PEAK_RSS_IMPORT] : []), BIN, 'session', 'ls', '--state-dir', dir], dir);
   const lines = r.stdout.split('\n').filter(Boolean).length;
   const rows = lines === 0 ? 0 : lines - 1; // a header above the rows
   if (r.code !== 0 || rows !== runs) throw new Error(`session ls listed ${rows} of ${runs} runs (exit ${r.code}): ${r.stderr}`);
-  return r.ms;
+  if (mustList !== undefined && !mustList.test(r.stdout)) throw new Error(`session ls did not list ${mustList}: ${r.stdout}`);
+  return { ms: r.ms, peakKiB: rss ? (peakRssKiB(r) ?? 0) : 0 };
 }
 
 /** Median times of `ls` over each store, rounds alternating between the stores. */
@@ -40,7 +58,7 @@ async function measure(stores: { dir: string; runs: number }[], rounds: number):
   for (let r = 0; r < rounds; r++) {
     const order = stores.map((_, i) => i);
     if (r % 2 === 1) order.reverse();
-    for (const i of order) times[i]!.push(await ls(stores[i]!.dir, stores[i]!.runs));
+    for (const i of order) times[i]!.push((await ls(stores[i]!.dir, stores[i]!.runs)).ms);
   }
   return times.map(median);
 }
@@ -63,6 +81,19 @@ export async function benchList(opts: BenchOptions): Promise<Section> {
   const perRun = (points[2]!.ms - points[1]!.ms) / (points[2]!.n - points[1]!.n);
   const growth = `${points.map((p) => `${count(p.n)} runs: ${ms(p.ms)}`).join(' · ')}; ${growthVerdict(points, base)} above start-up; ${ms(perRun)} per added run`;
 
+  // Peak memory with one journal ending on a huge line, against the same store without it.
+  const huge = { dir: withHugeLine(short.dir), runs: runs + 1 };
+  const peaks = { without: [] as number[], with: [] as number[] };
+  for (let r = 0; r < (opts.quick ? 3 : 5); r++) {
+    const order = r % 2 === 0 ? [false, true] : [true, false];
+    for (const withHuge of order) {
+      const got = withHuge ? await ls(huge.dir, huge.runs, true, /^huge +interrupted /m) : await ls(short.dir, short.runs, true);
+      (withHuge ? peaks.with : peaks.without).push(got.peakKiB);
+    }
+  }
+  const [peakWithout, peakWith] = [median(peaks.without), median(peaks.with)];
+  const hugeRatio = peakWith / peakWithout;
+
   const met = shortMs! < TARGET_MS && longMs! < TARGET_MS && flat <= 1.2;
   return {
     rows: [
@@ -75,9 +106,18 @@ export async function benchList(opts: BenchOptions): Promise<Section> {
         verdict: opts.quick ? '—' : met ? 'met' : 'missed', // the target is for 1k runs
         growth,
       },
+      {
+        what: `\`session ls\` peak RSS, ${count(runs)} runs and one whose last line is ${bytes(HUGE_LINE)}`,
+        measured: bytes(peakWith * 1024),
+        baseline: `the same ${count(runs)} runs without it: ${bytes(peakWithout * 1024)}`,
+        figure: ratio(hugeRatio),
+        target: `≤ ${HUGE_TARGET}×`,
+        verdict: hugeRatio <= HUGE_TARGET ? 'met' : 'missed',
+        growth: '—',
+      },
     ],
     notes: [
-      `\`session ls\`: wall time of \`node bin/logbook session ls --state-dir D\` from spawn to exit, output piped, medians of ${rounds} alternating rounds; the same command over an empty store takes ${ms(emptyMs!)} (Node start-up and module loading). "Flat" means at most 1.2× with 10× longer runs. Growth is judged on the time above the empty store's, measured in the same rounds: "sublinear" means later runs cost less each, as warm-up spreads over more of them.`,
+      `\`session ls\`: wall time of \`node bin/logbook session ls --state-dir D\` from spawn to exit, output piped, medians of ${rounds} alternating rounds; the same command over an empty store takes ${ms(emptyMs!)} (Node start-up and module loading). "Flat" means at most 1.2× with 10× longer runs. Growth is judged on the time above the empty store's, measured in the same rounds: "sublinear" means later runs cost less each, as warm-up spreads over more of them. Peak RSS: \`process.resourceUsage().maxRSS\` of the same command (started with \`--import\` of a module that reports it at exit), median of ${peaks.with.length} alternating rounds, over the ${count(runs)} runs against a copy of them with one more run: a meta record, an assistant turn calling a tool, and its result of ${bytes(HUGE_LINE)} of text as the last line.`,
     ],
   };
 }

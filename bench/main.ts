@@ -15,13 +15,17 @@ import { benchLangGraph } from './langgraph.js';
 import { benchList } from './list.js';
 import { benchResume } from './resume.js';
 import { benchSearch } from './search.js';
+import { benchShow } from './show.js';
+import { benchStartup } from './startup.js';
 import { benchWatch } from './watch.js';
 import { ms, now } from './lib/stats.js';
 
 const BENCHES: Record<string, (opts: BenchOptions) => Promise<Section>> = {
+  startup: benchStartup,
   append: benchAppend,
   fold: benchFold,
   list: benchList,
+  show: benchShow,
   resume: benchResume,
   search: benchSearch,
   watch: benchWatch,

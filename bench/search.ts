@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { FileStore, textMatcher } from 'logbook';
 import { line, writeJournal } from './lib/content.js';
 import { BIN, tempDir, type BenchOptions } from './lib/env.js';
-import { timeProcess } from './lib/proc.js';
+import { PEAK_RSS_IMPORT, peakRssKiB, timeProcess } from './lib/proc.js';
 import type { Section } from './lib/report.js';
 import { bytes, count, interleave, median, ms, ratio, settle } from './lib/stats.js';
 
@@ -42,16 +42,12 @@ function store(runs: number, records: number): { dir: string; matching: number; 
   return { dir, matching, size };
 }
 
-/** Reports the process's peak resident memory on stderr at exit (Node's own figure, in KiB). */
-const PEAK_RSS = `data:text/javascript,process.on('exit',()=>process.stderr.write('peak-rss '+process.resourceUsage().maxRSS+'\\n'))`;
-
 async function search(dir: string, expected: number, rss = false): Promise<{ ms: number; peakKiB: number }> {
-  const args = [process.execPath, ...(rss ? ['--import', PEAK_RSS] : []), BIN, 'session', 'search', NEEDLE, '--state-dir', dir];
+  const args = [process.execPath, ...(rss ? ['--import', PEAK_RSS_IMPORT] : []), BIN, 'session', 'search', NEEDLE, '--state-dir', dir];
   const r = await timeProcess(args, dir);
   const found = r.stdout.split('\n').filter(Boolean).length;
   if (r.code !== 0 || found !== expected) throw new Error(`session search found ${found} of ${expected} (exit ${r.code}): ${r.stderr}`);
-  const peak = /peak-rss (\d+)/.exec(r.stderr);
-  return { ms: r.ms, peakKiB: peak === null ? 0 : Number(peak[1]) };
+  return { ms: r.ms, peakKiB: peakRssKiB(r) ?? 0 };
 }
 
 /**

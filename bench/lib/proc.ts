@@ -2,14 +2,39 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, watch } from 'node:fs';
 import { basename, dirname } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import { now } from './stats.js';
 
 export interface ProcessRun {
   /** Milliseconds from spawn to exit. */
   ms: number;
   code: number | null;
+  /** What it printed; with `discardStdout`, only its first 64 KiB. */
   stdout: string;
+  /** How many bytes it printed on stdout. */
+  stdoutBytes: number;
   stderr: string;
+}
+
+export interface ProcessOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Keep only the first 64 KiB of stdout (and count the rest): for commands that print a whole run. */
+  discardStdout?: boolean;
+}
+
+const KEPT_WHEN_DISCARDING = 64 * 1024;
+
+/**
+ * Node's peak resident set of the process (\`process.resourceUsage().maxRSS\`,
+ * KiB), printed on stderr at exit by a module given to \`node --import\`; both
+ * sides of a comparison load it, so it costs them alike.
+ */
+export const PEAK_RSS_IMPORT = `data:text/javascript,process.on('exit',()=>process.stderr.write('peak-rss '+process.resourceUsage().maxRSS+'\\n'))`;
+
+/** The peak RSS (KiB) a process started with PEAK_RSS_IMPORT reported, or null. */
+export function peakRssKiB(run: ProcessRun): number | null {
+  const m = /peak-rss (\d+)/.exec(run.stderr);
+  return m === null ? null : Number(m[1]);
 }
 
 /**
@@ -17,16 +42,22 @@ export interface ProcessRun {
  * to exit. It runs in `cwd` (a bench temp dir), so no ./agent.yaml where the
  * suite was started from changes what a command does.
  */
-export function timeProcess(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<ProcessRun> {
+export function timeProcess(args: readonly string[], cwd: string, options: ProcessOptions = {}): Promise<ProcessRun> {
+  const { env = process.env, discardStdout = false } = options;
   return new Promise((resolve, reject) => {
     const start = now();
     const child = spawn(args[0]!, args.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], env, cwd });
     let stdout = '';
+    let stdoutBytes = 0;
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    const text = new StringDecoder('utf8');
+    child.stdout.on('data', (d: Buffer) => {
+      stdoutBytes += d.length;
+      if (!discardStdout || stdout.length < KEPT_WHEN_DISCARDING) stdout += text.write(d);
+    });
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ ms: now() - start, code, stdout, stderr }));
+    child.on('close', (code) => resolve({ ms: now() - start, code, stdout, stdoutBytes, stderr }));
   });
 }
 
@@ -45,7 +76,7 @@ export function timeToFirstLine(args: readonly string[], file: string, cwd: stri
       if (name === basename(file)) check();
     });
     const start = now();
-    timeProcess(args, cwd, env).then(
+    timeProcess(args, cwd, { env }).then(
       (exit) => {
         watcher.close();
         check();
