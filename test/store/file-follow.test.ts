@@ -7,7 +7,7 @@
 import { appendFileSync, renameSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FileBackend, FileStore, encodeRecord, type Streamed } from '../../src/index.js';
+import { FileBackend, FileStore, encodeRecord, journalLines, type Streamed } from '../../src/index.js';
 import { assistant, at, completed, meta, toolResult } from '../helpers/records.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -54,7 +54,7 @@ function follower(backend: FileBackend, id: string) {
 const lines3 = (id: string): string[] => [at(1, { meta: meta(id) }), at(2, assistant(0, ['t1'])), at(3, toolResult('t1'))].map(encodeRecord);
 
 describe('file backend, streamed', () => {
-  it('gives what a whole read gives, for a journal torn at every byte of its last line and with blank lines at its end', async () => {
+  it('gives what the torn-tail rule keeps of the whole text, as a read does, for a journal torn at every byte of its last line and with blank lines at its end', async () => {
     const dir = freshDir();
     const backend = new FileBackend(dir);
     await (await backend.create('torn', lines3('torn')[0]!)).release();
@@ -71,9 +71,9 @@ describe('file backend, streamed', () => {
     }
     for (const text of variants) {
       writeFileSync(backend.journalPath('torn'), text);
-      const read = await backend.read('torn');
-      const got = await streamed(backend, 'torn');
-      expect(got, JSON.stringify(text.slice(-80))).toEqual(read!.lines);
+      const kept = journalLines(text).lines;
+      expect(await streamed(backend, 'torn'), JSON.stringify(text.slice(-80))).toEqual(kept);
+      expect((await backend.read('torn'))!.lines, JSON.stringify(text.slice(-80))).toEqual(kept);
     }
   });
 

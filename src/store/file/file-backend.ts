@@ -21,7 +21,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { LogbookError, isLogbookError, journalLines } from '../../core/index.js';
+import { LogbookError, isLogbookError } from '../../core/index.js';
 import type { Backend, BackendContext, HeldRun, OpenedRun, RunSummary, StoredRun, StreamOptions, Streamed } from '../backend.js';
 import { JournalStore } from '../journal-store.js';
 import { decodeOptions } from '../options.js';
@@ -221,18 +221,25 @@ export class FileBackend implements Backend {
     }
   }
 
+  /**
+   * Read a chunk at a time (follow.ts), which applies the torn-tail rule as a
+   * whole read does: each line its own string, never the whole file as one,
+   * which Node decodes far more slowly and which would outlive the lines cut from it.
+   */
   async read(id: string): Promise<StoredRun | null> {
     const path = this.journalPath(id);
-    let text: string;
+    const batches = journalLineReader(path);
+    if (batches === null) return null;
+    const lines: string[] = [];
     let updated: Date;
     try {
-      text = readFileSync(path, 'utf8');
+      for (const batch of batches) for (const line of batch) lines.push(line);
       updated = statSync(path).mtime;
     } catch (err) {
       if (errno(err) === 'ENOENT') return null;
-      throw ioError(`cannot read ${path}`, err);
+      throw isLogbookError(err) ? err : ioError(`cannot read ${path}`, err);
     }
-    const stored: StoredRun = { lines: journalLines(text).lines, updated, source: path };
+    const stored: StoredRun = { lines, updated, source: path };
     const held = readLockTable()?.holds(this.lockPath(id));
     if (held !== undefined) stored.held = held;
     return stored;
