@@ -5,7 +5,7 @@
  */
 import { CommanderError } from 'commander';
 import { isLogbookError } from '../core/index.js';
-import { sanitize, sanitizeLine } from '../render/index.js';
+import { sanitize, sanitizeLine } from '../render/sanitize.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 
 /** --verbose anywhere before `--`, or LOGBOOK_DEBUG=1 (`debugEnv`). */

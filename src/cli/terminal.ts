@@ -3,8 +3,8 @@
  * color. Color needs a terminal and is off with NO_COLOR (any non-empty value),
  * `--no-color` or TERM=dumb.
  */
-import type { Style } from '../render/index.js';
-import { plain } from '../render/index.js';
+import type { Style } from '../render/style.js';
+import { plain } from '../render/style.js';
 
 export interface Terminal {
   isTTY: boolean;

@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readEnvironment } from '../../src/cli/environment.js';
@@ -127,6 +127,23 @@ describe('the binary', () => {
     expect(loaded).toMatch(/dist\/cli\/session\/index\.js/);
     expect(loaded).not.toMatch(/node_modules\/(ink|react|yoga-layout)\//);
     expect(loaded).not.toMatch(/dist\/cli\/viewer\//);
+  });
+
+  it('answers --version before loading any module of logbook, and lists an empty store without the agent, the renderers, the SDKs or the table layout', async () => {
+    const probe = (log: string): NodeJS.ProcessEnv => ({ NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(LOAD_PROBE)}`, LOADED_LOG: log });
+    const versionLog = join(tempDir(), 'loaded.txt');
+    const version = await runCli(['-V'], { cwd, env: probe(versionLog) });
+    expect(version).toMatchObject({ code: 0, stdout: '0.1.0\n' });
+    expect(existsSync(versionLog) ? readFileSync(versionLog, 'utf8') : '').not.toMatch(/\/dist\//);
+
+    const lsLog = join(tempDir(), 'loaded.txt');
+    const ls = await runCli(['session', 'ls', '--state-dir', tempDir()], { cwd, env: probe(lsLog) });
+    expect(ls.code).toBe(0);
+    expect(ls.stderr).toMatch(/^no runs in the file store/);
+    const loaded = readFileSync(lsLog, 'utf8');
+    expect(loaded).toMatch(/dist\/cli\/session\/ls\.js/); // the probe sees what loads
+    expect(loaded).not.toMatch(/node_modules\/(@anthropic-ai|openai|@modelcontextprotocol|@nats-io|ajv|yaml|ink|react|string-width)\//);
+    expect(loaded).not.toMatch(/dist\/(agent\/(runner|run|providers)|render\/(index|transcript|dump|export\/index)|cli\/(output|run|completion-tree))\.js|dist\/agent\/providers\//);
   });
 });
 

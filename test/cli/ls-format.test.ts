@@ -1,6 +1,7 @@
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
-import { formatRunList, listRuns, newestFirst, selectRuns } from '../../src/cli/session/ls.js';
+import { listRuns, newestFirst, selectRuns } from '../../src/cli/session/ls.js';
+import { formatRunList } from '../../src/cli/session/ls-table.js';
 import { cellWidth, table, truncate } from '../../src/cli/output.js';
 import { MemoryStore, type RunInfo } from '../../src/index.js';
 import { meta } from '../helpers/records.js';

@@ -6,16 +6,14 @@
  * directory; a side given nothing is the store `logbook session ls` would show here.
  */
 import { existsSync } from 'node:fs';
-import type { Command } from 'commander';
 import { DEFAULT_CONFIG_FILE } from '../../config/config.js';
 import { shellQuote } from '../../agent/tools/command-tool.js';
 import { LogbookError, isLogbookError } from '../../core/index.js';
 import { copyRun } from '../../store/copy.js';
 import type { Store } from '../../store/store.js';
 import type { Environment } from '../environment.js';
-import { storeCommandHelp } from '../help.js';
 import { onStopSignals } from '../signals.js';
-import { CONFIG_SEARCH, findConfig, storeFor } from '../store.js';
+import { findConfig, storeFor } from '../store.js';
 import { resolveRunId } from '../../store/resolve.js';
 
 export interface CopyFlags {
@@ -27,18 +25,6 @@ export interface CopyFlags {
   toConfig?: string;
   toStateDir?: string;
 }
-
-export const COPY_HELP = `
-Each side is a store: with --from-config FILE (--to-config FILE), the session
-backend that file configures; else with --from-state-dir DIR (--to-state-dir
-DIR), the file store in DIR/runs; else the backend of the config found as
-run finds one (${CONFIG_SEARCH}), else the default file store. --config and
---state-dir are the source side's, as for the other session commands. (With both flags, DIR is the state
-dir of a file backend that sets no directory.) The copy is byte for byte; an
-existing run in the target is never overwritten, and a failed or interrupted
-copy leaves nothing behind. Examples:
-  logbook session cp RUN --to-config jetstream.yaml        default file store -> JetStream
-  logbook session cp RUN --from-config jetstream.yaml --to-state-dir backup`;
 
 interface Side {
   config?: string;
@@ -106,22 +92,4 @@ export async function copySession(environment: Environment, given: string, flags
     await to?.close();
     await from.close();
   }
-}
-
-export function registerCopyCommand(session: Command, environment: Environment): void {
-  session
-    .command('cp')
-    .description('copy a run, unchanged, from one store to another (never overwriting)')
-    .argument('<id>', 'the run id (or a unique start of it)')
-    .option('--from-config <file>', `the config file whose session backend to copy from (default: ${CONFIG_SEARCH}, when one exists)`)
-    .option('--from-state-dir <dir>', 'copy from the file store in DIR/runs')
-    .option('--config <file>', 'the same as --from-config')
-    .option('--state-dir <dir>', 'the same as --from-state-dir')
-    .option('--to-config <file>', `the config file whose session backend to copy to (default: ${CONFIG_SEARCH}, when one exists)`)
-    .option('--to-state-dir <dir>', 'copy to the file store in DIR/runs')
-    .option('--verbose', 'show where an error came from (also LOGBOOK_DEBUG=1)')
-    .addHelpText('after', `${COPY_HELP}\n${storeCommandHelp()}`)
-    .action(async (id: string, flags: CopyFlags) => {
-      process.stderr.write(await copySession(environment, id, flags));
-    });
 }

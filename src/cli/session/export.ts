@@ -6,40 +6,18 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fchmodSync, fsyncSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
-import { Option, type Command } from 'commander';
 import { LogbookError } from '../../core/index.js';
-import { EXPORT_FORMATS, exportRun } from '../../render/export/index.js';
+import { exportRun } from '../../render/export/index.js';
 import { fsyncDir } from '../../store/file/fs.js';
 import { resolveRunId } from '../../store/resolve.js';
 import type { Environment } from '../environment.js';
-import { storeCommandHelp } from '../help.js';
-import { addStoreOptions, withStore, type StoreFlags } from '../store.js';
-
-/** The renderings, and jsonl: the stored lines themselves. */
-const FORMATS = [...EXPORT_FORMATS, 'jsonl'] as const;
-type Format = (typeof FORMATS)[number];
+import { withStore, type StoreFlags } from '../store.js';
+import type { Format } from './export-command.js';
 
 export interface ExportFlags extends StoreFlags {
   format?: Format;
   output?: string;
 }
-
-export const EXPORT_HELP = `
-Formats: md, a Markdown transcript (the prompt, each turn's prose, thinking,
-tool calls each followed by its result, the in-flight turn and how the run
-ended; tool output in fences that hold whatever it contains); html, one
-self-contained page (no script, no network, tool output collapsible, light
-and dark) that shows every journal string as text; jsonl, the journal's
-stored lines byte for byte (what another logbook, or the reference writer,
-reads). Without --format, the extension of -o chooses (.html or .htm: html;
-.jsonl: jsonl), else md.
-
-With -o FILE the export replaces FILE whole, the way -o does elsewhere: it is
-written beside it and renamed into place, so FILE is never seen half written,
-and keeps the mode of the file it replaces. A new file is readable by its
-owner alone (0600), like the journal it comes from. Examples:
-  logbook session export RUN > run.md
-  logbook session export RUN -o run.html`;
 
 const FROM_EXTENSION: Record<string, Format> = { '.html': 'html', '.htm': 'html', '.jsonl': 'jsonl' };
 
@@ -107,22 +85,4 @@ export async function exportSession(environment: Environment, id: string, flags:
     const loaded = await store.load(run);
     return exportRun(format, loaded.state, { times: { created: loaded.created, updated: loaded.updated } });
   });
-}
-
-export function registerExportCommand(session: Command, environment: Environment): void {
-  addStoreOptions(
-    session
-      .command('export')
-      .description('write a run as a Markdown transcript, a self-contained HTML page, or its journal lines')
-      .argument('<id>', 'the run id (or a unique start of it)')
-      .addOption(new Option('--format <format>', 'the format (default: from the -o extension, else md)').choices(FORMATS))
-      .option('-o, --output <file>', 'write to FILE, replacing it (default: stdout)'),
-  )
-    .option('--verbose', 'show where an error came from (also LOGBOOK_DEBUG=1)')
-    .addHelpText('after', `${EXPORT_HELP}\n${storeCommandHelp()}`)
-    .action(async (id: string, flags: ExportFlags) => {
-      const document = await exportSession(environment, id, flags);
-      if (flags.output === undefined) process.stdout.write(document);
-      else writeFileAtomically(flags.output, document);
-    });
 }

@@ -1,7 +1,10 @@
-/** `logbook session`: inspect, watch, search, export, copy and remove stored runs. */
+/**
+ * `logbook session`: inspect, watch, search, export, copy and remove stored runs.
+ * Here are the commands' options and help; what each does loads only when it
+ * runs, so a command starts without the modules of the others.
+ */
 import { Command, Option } from 'commander';
 import { stateToJson } from '../../core/index.js';
-import { dumpTranscript } from '../../render/index.js';
 import { backends } from '../../store/registry.js';
 import { resolveRunId } from '../../store/resolve.js';
 import type { ListedStatus } from '../../store/store.js';
@@ -10,17 +13,13 @@ import type { Environment } from '../environment.js';
 import { EXIT } from '../exit-codes.js';
 import { parseCount, parseStatuses, STATUS_HELP } from '../options.js';
 import { helpAfter, storeCommandHelp } from '../help.js';
-import { resumeCommand } from '../resume-command.js';
 import { addStoreOptions, withStore, type StoreFlags } from '../store.js';
-import { terminalFor } from '../terminal.js';
-import { registerCopyCommand } from './cp.js';
-import { registerForkCommand } from './fork.js';
-import { registerExportCommand } from './export.js';
-import { listRuns } from './ls.js';
-import { pruneRuns, removeRuns, type Removal } from './remove.js';
-import { registerSearchCommand } from './search.js';
-import { formatShow } from './show.js';
-import { registerWatchCommand } from './watch.js';
+import { registerCopyCommand } from './cp-command.js';
+import { registerExportCommand } from './export-command.js';
+import { registerForkCommand } from './fork-command.js';
+import type { Removal } from './remove.js';
+import { registerSearchCommand } from './search-command.js';
+import { registerWatchCommand } from './watch-command.js';
 
 interface CommonFlags extends StoreFlags {
   /** False from --no-color. */
@@ -118,12 +117,16 @@ async function show(environment: Environment, given: string, flags: ShowFlags): 
     return { run: await store.load(id), origin: await store.forkOrigin(id).catch(() => null) };
   });
   if (flags.json) return stdout(`${stateToJson(run.state, { created: run.created, updated: run.updated })}\n`);
-  if (!flags.transcript) return stdout(formatShow(run, resumeCommand(run.state.run_id, flags), origin));
+  if (!flags.transcript) {
+    const [{ formatShow }, { resumeCommand }] = await Promise.all([import('./show.js'), import('../resume-command.js')]);
+    return stdout(formatShow(run, resumeCommand(run.state.run_id, flags), origin));
+  }
   if (flags.tui && process.stdout.isTTY && process.stdin.isTTY) {
     const { openViewer } = await import('../viewer/open.js'); // Ink and React load only here
     await openViewer(run, { toolOutput: flags.toolOutput === true, color: flags.color, env: environment.env });
     return;
   }
+  const [{ dumpTranscript }, { terminalFor }] = await Promise.all([import('../../render/index.js'), import('../terminal.js')]);
   const term = terminalFor(process.stdout, { color: flags.color, env: environment.env });
   stdout(dumpTranscript(run.state, { toolOutput: flags.toolOutput === true, ...(term.columns ? { width: term.columns } : {}), style: term.style }));
 }
@@ -144,6 +147,7 @@ export function registerSessionCommands(program: Command, environment: Environme
   )
     .addHelpText('after', `${LS_HELP}\n${SESSION_HELP}`)
     .action(async (flags: ListFlags) => {
+      const [{ listRuns }, { terminalFor }] = await Promise.all([import('./ls.js'), import('../terminal.js')]);
       const term = terminalFor(process.stdout, { color: flags.color, env: environment.env });
       const options = {
         ...(flags.json ? { json: true } : {}),
@@ -171,7 +175,10 @@ export function registerSessionCommands(program: Command, environment: Environme
 
   withStoreOptions(session.command('rm').description('remove runs').argument('<ids...>', 'run ids (or unique starts of them)'))
     .addHelpText('after', `${RM_HELP}\n${storeCommandHelp()}`)
-    .action(async (ids: string[], flags: StoreFlags) => report(await withStore(environment, flags, (store) => removeRuns(store, ids))));
+    .action(async (ids: string[], flags: StoreFlags) => {
+      const { removeRuns } = await import('./remove.js');
+      report(await withStore(environment, flags, (store) => removeRuns(store, ids)));
+    });
 
   withStoreOptions(
     session
@@ -183,6 +190,7 @@ export function registerSessionCommands(program: Command, environment: Environme
   )
     .addHelpText('after', `${PRUNE_HELP}\n${storeCommandHelp()}`)
     .action(async (flags: PruneFlags) => {
+      const { pruneRuns } = await import('./remove.js');
       const options = {
         olderThan: flags.olderThan,
         ...(flags.status !== undefined ? { status: flags.status } : {}),

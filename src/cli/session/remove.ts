@@ -5,7 +5,7 @@
  * exits 1 after doing all it could.
  */
 import { isValidId } from '../../core/index.js';
-import { sanitizeLine } from '../../render/index.js';
+import { sanitizeLine } from '../../render/sanitize.js';
 import { matchRunId } from '../../store/resolve.js';
 import type { ListedStatus, RunInfo, Store } from '../../store/store.js';
 import { selectRuns } from './ls.js';

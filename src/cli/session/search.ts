@@ -5,19 +5,15 @@
  * cannot match are not even decoded; nothing holds a whole run, let alone the
  * whole store, and --limit stops the reading at the last match it shows.
  */
-import { Option, type Command } from 'commander';
 import { LogbookError, textMatcher, type TextMatcher } from '../../core/index.js';
 import { sanitizeLine, searchPlaces, snippet, type SearchRole } from '../../render/index.js';
 import type { ListedStatus, RunInfo, Store } from '../../store/store.js';
 import type { Environment } from '../environment.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
-import { helpAfter } from '../help.js';
 import { onStopSignals } from '../signals.js';
-import { addStoreOptions, withStore, type StoreFlags } from '../store.js';
+import { withStore, type StoreFlags } from '../store.js';
 import { terminalFor, type Terminal } from '../terminal.js';
 import { newestFirst } from './ls.js';
-import { parsePointInTime, UNITS_HELP } from '../durations.js';
-import { parseCount, parseStatuses, STATUS_HELP } from '../options.js';
 import { writeOut } from './streaming.js';
 
 export interface SearchFlags extends StoreFlags {
@@ -39,27 +35,6 @@ export interface SearchHit {
   index: number;
   length: number;
 }
-
-const SEARCH_HELP = `
-TEXT is found case-insensitively in a run's prompt, the model's prose and
-thinking, tool calls (name and arguments), tool results (a command's output)
-and the operator's follow-ups; with --regex it is a JavaScript regular
-expression, also case-insensitive. Each match prints the run id, the record's
-seq, where it is (prompt, assistant, thinking, tool_call, tool_result, user)
-and the text around it, one line each, at most one per record and place;
-runs come newest first (by last change), records in order.
-
---since takes a duration back from now (90s, 30m, 2h, 3d, 1w) or a date or
-time (2026-11-30, 2026-11-30T14:00 in local time, or RFC 3339 with a zone):
-only runs changed since then are searched. --status takes the statuses
-\`session ls\` shows, one or several separated by commas.
-
-No match is not an error: the command says so on stderr and exits 0. A run
-that cannot be read is named on stderr, the search goes on, and the command
-exits 1 at the end. Examples:
-  logbook session search "connection refused"
-  logbook session search --regex 'rm -rf?' --status completed --since 3d
-  logbook session search timeout --json --limit 20`;
 
 /** Every match in run `id`, in record order: at most one per record and role. */
 export async function* searchRun(store: Store, id: string, matcher: TextMatcher, signal?: AbortSignal): AsyncGenerator<SearchHit> {
@@ -134,24 +109,4 @@ export async function searchSessions(environment: Environment, text: string, fla
   } finally {
     stop.dispose();
   }
-}
-
-export function registerSearchCommand(session: Command, environment: Environment): void {
-  addStoreOptions(
-    session
-      .command('search')
-      .description('find runs whose prompt, messages, tool calls or results contain TEXT, newest first')
-      .argument('<text>', 'the text to find (case-insensitive); with --regex, a regular expression')
-      .option('--json', 'one JSON object per match: run_id, seq, role, snippet, status, updated')
-      .option('--status <status>', `only runs in these statuses (${STATUS_HELP})`, parseStatuses)
-      .option('--since <when>', `only runs changed since WHEN: a duration back from now (2h, 3d; units ${UNITS_HELP}) or a date (2026-11-30, 2026-11-30T09:15)`, (v) => parsePointInTime(v))
-      .option('--regex', 'TEXT is a regular expression (JavaScript syntax, case-insensitive)')
-      .addOption(new Option('--limit <n>', 'stop after N matches').argParser(parseCount)),
-  )
-    .option('--no-color', 'no color (also NO_COLOR=1)')
-    .option('--verbose', 'show where an error came from (also LOGBOOK_DEBUG=1)')
-    .addHelpText('after', `${SEARCH_HELP}\n${helpAfter(['LOGBOOK_CONFIG', 'LOGBOOK_DEBUG', 'XDG_STATE', 'NO_COLOR'], ['ok', 'error', 'usage', 'interrupted'])}`)
-    .action(async (text: string, flags: SearchFlags) => {
-      process.exitCode = await searchSessions(environment, text, flags);
-    });
 }

@@ -4,7 +4,7 @@
  */
 import { awaitsInput } from '../../agent/runner.js';
 import { awaitedCall, possiblyStartedCall, toolUses, type RunState } from '../../core/index.js';
-import { sanitize, sanitizeLine } from '../../render/index.js';
+import { sanitize, sanitizeLine } from '../../render/sanitize.js';
 import { listedStatus, type ForkOrigin, type ListedStatus, type LoadedRun } from '../../store/store.js';
 import { count, fields, shortTime } from '../output.js';
 

@@ -2,6 +2,7 @@
 import type { RunState } from '../../core/index.js';
 import { exportHtml } from './html.js';
 import { exportMarkdown } from './markdown.js';
+import type { ExportFormat } from './formats.js';
 import type { ExportOptions } from './summary.js';
 
 export { exportHtml, escapeHtml } from './html.js';
@@ -9,8 +10,7 @@ export { exportMarkdown, fence, codeSpan, inlineText } from './markdown.js';
 export { transcriptSections, type Section } from './sections.js';
 export { runSummary, shownStatus, type ExportOptions, type RunTimes, type SummaryField } from './summary.js';
 
-export const EXPORT_FORMATS = ['md', 'html'] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+export { EXPORT_FORMATS, type ExportFormat } from './formats.js';
 
 export function exportRun(format: ExportFormat, state: RunState, options: ExportOptions = {}): string {
   return format === 'html' ? exportHtml(state, options) : exportMarkdown(state, options);

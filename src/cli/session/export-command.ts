@@ -1,0 +1,47 @@
+/** `logbook session export`: its options and help; what it does (export.ts) loads only when it runs. */
+import { Option, type Command } from 'commander';
+import { EXPORT_FORMATS } from '../../render/export/formats.js';
+import type { Environment } from '../environment.js';
+import { storeCommandHelp } from '../help.js';
+import { addStoreOptions } from '../store.js';
+import type { ExportFlags } from './export.js';
+
+/** The renderings, and jsonl: the stored lines themselves. */
+export const FORMATS = [...EXPORT_FORMATS, 'jsonl'] as const;
+export type Format = (typeof FORMATS)[number];
+
+export const EXPORT_HELP = `
+Formats: md, a Markdown transcript (the prompt, each turn's prose, thinking,
+tool calls each followed by its result, the in-flight turn and how the run
+ended; tool output in fences that hold whatever it contains); html, one
+self-contained page (no script, no network, tool output collapsible, light
+and dark) that shows every journal string as text; jsonl, the journal's
+stored lines byte for byte (what another logbook, or the reference writer,
+reads). Without --format, the extension of -o chooses (.html or .htm: html;
+.jsonl: jsonl), else md.
+
+With -o FILE the export replaces FILE whole, the way -o does elsewhere: it is
+written beside it and renamed into place, so FILE is never seen half written,
+and keeps the mode of the file it replaces. A new file is readable by its
+owner alone (0600), like the journal it comes from. Examples:
+  logbook session export RUN > run.md
+  logbook session export RUN -o run.html`;
+
+export function registerExportCommand(session: Command, environment: Environment): void {
+  addStoreOptions(
+    session
+      .command('export')
+      .description('write a run as a Markdown transcript, a self-contained HTML page, or its journal lines')
+      .argument('<id>', 'the run id (or a unique start of it)')
+      .addOption(new Option('--format <format>', 'the format (default: from the -o extension, else md)').choices(FORMATS))
+      .option('-o, --output <file>', 'write to FILE, replacing it (default: stdout)'),
+  )
+    .option('--verbose', 'show where an error came from (also LOGBOOK_DEBUG=1)')
+    .addHelpText('after', `${EXPORT_HELP}\n${storeCommandHelp()}`)
+    .action(async (id: string, flags: ExportFlags) => {
+      const { exportSession, writeFileAtomically } = await import('./export.js');
+      const document = await exportSession(environment, id, flags);
+      if (flags.output === undefined) process.stdout.write(document);
+      else writeFileAtomically(flags.output, document);
+    });
+}
