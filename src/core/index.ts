@@ -14,6 +14,6 @@ export * from './fingerprint.js';
 export * from './gates.js';
 export { checkAppend, type AppendDecision } from './append.js';
 export { validateId, isValidId, MAX_ID_LENGTH } from './ids.js';
-export { stateToJson } from './state-json.js';
+export { stateToJson, stateJsonParts } from './state-json.js';
 export { formatTimestamp } from './time.js';
 export { textMatcher, type TextMatcher } from './search.js';

@@ -9,6 +9,15 @@ import type { RunState } from './fold.js';
 import { escapeTerminalControls, quote } from './json-text.js';
 
 export function stateToJson(state: RunState, extra: { created?: string; updated?: string } = {}): string {
+  return [...stateJsonParts(state, extra)].join('');
+}
+
+/**
+ * stateToJson's text in parts, in order, each escaped for a terminal: the
+ * fields before the conversation, each message, and the rest. A caller that
+ * writes them as they come never holds the whole text of a long run.
+ */
+export function* stateJsonParts(state: RunState, extra: { created?: string; updated?: string } = {}): Generator<string> {
   const p = state.pending;
   const pending =
     p === null
@@ -21,13 +30,17 @@ export function stateToJson(state: RunState, extra: { created?: string; updated?
     `{"llm_calls":${c.llm_calls},"tool_calls":${c.tool_calls},"remote_tool_calls":${c.remote_tool_calls},` +
     `"in_tokens":${c.in_tokens},"out_tokens":${c.out_tokens},"cache_read_tokens":${c.cache_read_tokens},` +
     `"cache_create_tokens":${c.cache_create_tokens}}`;
-  let out =
+  yield escapeTerminalControls(
     `{"run_id":${quote(state.run_id)},"version":${state.version},"fingerprint":${encodeFingerprint(state.fingerprint)},` +
-    `"prompt":${quote(state.prompt)},"interactive":${state.interactive},` +
-    `"messages":[${state.messages.map(encodeMessage).join(',')}],"pending":${pending},"counters":${counters},` +
+      `"prompt":${quote(state.prompt)},"interactive":${state.interactive},"messages":[`,
+  );
+  const { messages } = state;
+  for (let i = 0; i < messages.length; i++) yield escapeTerminalControls(`${i === 0 ? '' : ','}${encodeMessage(messages[i]!)}`);
+  let out =
+    `],"pending":${pending},"counters":${counters},` +
     `"next_iteration":${state.next_iteration},"last_stop_reason":${quote(state.last_stop_reason)},"terminal":${terminal}` +
     `,"status":${quote(state.status)}`;
   if (extra.created !== undefined) out += `,"created":${quote(extra.created)}`;
   if (extra.updated !== undefined) out += `,"updated":${quote(extra.updated)}`;
-  return escapeTerminalControls(`${out}}`);
+  yield escapeTerminalControls(`${out}}`);
 }

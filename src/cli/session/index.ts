@@ -4,10 +4,10 @@
  * runs, so a command starts without the modules of the others.
  */
 import { Command, Option } from 'commander';
-import { stateToJson } from '../../core/index.js';
+import { stateJsonParts } from '../../core/index.js';
 import { backends } from '../../store/registry.js';
 import { resolveRunId } from '../../store/resolve.js';
-import type { ListedStatus } from '../../store/store.js';
+import type { ListedStatus, LoadedRun } from '../../store/store.js';
 import { parseDuration, parsePointInTime, UNITS_HELP } from '../durations.js';
 import type { Environment } from '../environment.js';
 import { EXIT } from '../exit-codes.js';
@@ -18,6 +18,7 @@ import { registerCopyCommand } from './cp-command.js';
 import { registerExportCommand } from './export-command.js';
 import { registerForkCommand } from './fork-command.js';
 import type { Removal } from './remove.js';
+import { writeOut } from './streaming.js';
 import { registerSearchCommand } from './search-command.js';
 import { registerWatchCommand } from './watch-command.js';
 
@@ -111,12 +112,32 @@ function report(removal: Removal): void {
   if (!removal.ok) process.exitCode = EXIT.error;
 }
 
+/** What --json writes at a time: enough to make few writes, little beside a long run's state. */
+const JSON_BATCH = 64 * 1024;
+
+/**
+ * The folded state as one JSON object, written a batch at a time as it is
+ * encoded (waiting for a slow reader), never built as one string: for a long
+ * run that string would be as large as the run again.
+ */
+async function printJson(run: LoadedRun): Promise<void> {
+  let batch = '';
+  for (const part of stateJsonParts(run.state, { created: run.created, updated: run.updated })) {
+    batch += part;
+    if (batch.length >= JSON_BATCH) {
+      await writeOut(batch);
+      batch = '';
+    }
+  }
+  await writeOut(`${batch}\n`);
+}
+
 async function show(environment: Environment, given: string, flags: ShowFlags): Promise<void> {
   const { run, origin } = await withStore(environment, flags, async (store) => {
     const id = await resolveRunId(store, given);
     return { run: await store.load(id), origin: await store.forkOrigin(id).catch(() => null) };
   });
-  if (flags.json) return stdout(`${stateToJson(run.state, { created: run.created, updated: run.updated })}\n`);
+  if (flags.json) return printJson(run);
   if (!flags.transcript) {
     const [{ formatShow }, { resumeCommand }] = await Promise.all([import('./show.js'), import('../resume-command.js')]);
     return stdout(formatShow(run, resumeCommand(run.state.run_id, flags), origin));
