@@ -5,13 +5,13 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import type { Ajv, ErrorObject } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import type * as Yaml from 'yaml';
 import type { CommandToolSpec } from '../agent/tools/command-tool.js';
 import { envRefProblem } from '../agent/tools/mcp/env-refs.js';
 import type { McpServerSpec } from '../agent/tools/mcp/spec.js';
 import { LogbookError } from '../core/index.js';
-import { CONFIG_SCHEMA, UPPER_BOUNDS } from './schema.js';
+import { CONFIG_AJV_OPTIONS, CONFIG_SCHEMA, UPPER_BOUNDS } from './schema.js';
 
 export const DEFAULT_CONFIG_FILE = 'agent.yaml';
 
@@ -53,8 +53,6 @@ export const DEFAULTS = {
   mcp_startup_timeout: 60,
 } as const;
 
-let validator: ReturnType<Ajv['compile']> | null = null;
-
 /**
  * YAML and Ajv (both CommonJS) load when a config is first read, not when this
  * module is imported: commands that read no config (`session ls`) start without
@@ -88,6 +86,30 @@ function didYouMean(key: string, allowed: readonly string[]): string {
  */
 function firstProblem(errors: readonly ErrorObject[]): ErrorObject {
   return errors.find((e) => e.keyword === 'additionalProperties') ?? errors[0]!;
+}
+
+let validator: ValidateFunction | null = null;
+
+/** The standalone validator the build compiles from CONFIG_SCHEMA (scripts/compile-validators.mjs), beside this module. */
+const COMPILED_VALIDATOR = './config-validate.cjs';
+
+/**
+ * The config schema's validator: the build's standalone module in dist/, so a
+ * start neither loads Ajv nor compiles the schema; compiled here, with the same
+ * options, when running from source (where the build has not put it).
+ */
+function configValidator(): ValidateFunction {
+  if (validator !== null) return validator;
+  try {
+    const compiled = requireCjs(COMPILED_VALIDATOR) as { default: ValidateFunction };
+    validator = compiled.default;
+  } catch (err) {
+    const missing = (err as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND' && (err as Error).message.includes(COMPILED_VALIDATOR.slice(2));
+    if (!missing) throw err;
+    const { Ajv } = requireCjs('ajv') as typeof import('ajv');
+    validator = new Ajv(CONFIG_AJV_OPTIONS).compile(CONFIG_SCHEMA);
+  }
+  return validator;
 }
 
 function describeError(e: ErrorObject): string {
@@ -175,12 +197,9 @@ export function parseConfig(text: string, path: string): LogbookConfig {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw new LogbookError('config', `${path}: expected a mapping of settings (provider, model, ...)`);
   }
-  // The schema is a constant checked against the meta-schema by a test; checking it
-  // again on every start would compile the meta-schema first (tens of ms).
-  const { Ajv } = requireCjs('ajv') as typeof import('ajv');
-  validator ??= new Ajv({ allErrors: true, strict: true, validateSchema: false }).compile(CONFIG_SCHEMA);
-  if (!validator(raw)) {
-    throw new LogbookError('config', `${path}: ${describeError(firstProblem(validator.errors!))}`);
+  const validate = configValidator();
+  if (!validate(raw)) {
+    throw new LogbookError('config', `${path}: ${describeError(firstProblem(validate.errors!))}`);
   }
   const c = raw as Record<string, any>; // shape guaranteed by the schema above
   const dir = dirname(path);

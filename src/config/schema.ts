@@ -21,6 +21,13 @@ export const UPPER_BOUNDS = {
 } as const;
 
 /** The JSON Schema of agent.yaml; strict, so a misspelt key is an error, not a silent default. */
+/**
+ * How the config schema is compiled, here and by the build's standalone
+ * validator (scripts/compile-validators.mjs). The schema is a constant checked
+ * against the meta-schema by a test, so it is not checked again on each start.
+ */
+export const CONFIG_AJV_OPTIONS = { allErrors: true, strict: true, validateSchema: false } as const;
+
 export const CONFIG_SCHEMA = {
   type: 'object',
   additionalProperties: false,
