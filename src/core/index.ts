@@ -15,5 +15,6 @@ export * from './gates.js';
 export { checkAppend, type AppendDecision } from './append.js';
 export { validateId, isValidId, MAX_ID_LENGTH } from './ids.js';
 export { stateToJson, stateJsonParts } from './state-json.js';
+export { JsonOutline, outlineJson, OUTLINE_STRING_CHARS } from './json-outline.js';
 export { formatTimestamp } from './time.js';
 export { textMatcher, type TextMatcher } from './search.js';

@@ -9,6 +9,7 @@ import {
   defaultStateDir,
   encodeRecord,
   fileBackendFromOptions,
+  journalLines,
   runsDir,
 } from '../../src/index.js';
 import { assistant, at, completed, meta, toolResult } from '../helpers/records.js';
@@ -286,5 +287,44 @@ describe('reading one line of a journal', () => {
     writeFileSync(store.journalPath('long'), `${first}\n${second.slice(0, 30)}`);
     expect(await backend.readLine('long', 2)).toBeNull();
     expect(await backend.readLine('long', 1)).toBe(first);
+  });
+});
+
+describe('the end of a journal whose last lines are long', () => {
+  it('lists and opens it by the torn-tail rule, judging its long lines as they stream by, and repairs what the rule drops', async () => {
+    const dir = freshDir();
+    const store = new FileStore(dir);
+    const long = 'x'.repeat(3 * 1024 * 1024); // past the length the tail reads whole
+    const lines = [
+      encodeRecord(at(1, { meta: meta('long') })),
+      encodeRecord(at(2, assistant(0, ['t1']))),
+      encodeRecord(at(3, toolResult('t1', long))),
+    ];
+    const end = encodeRecord(at(4, { terminal: { reason: 'error', message: `failed: ${long}` } }));
+    const whole = `${lines.join('\n')}\n`;
+    await (await store.createFromLines('long', lines.slice(0, 1))).close();
+    const endings: { text: string; status: string; lastSeq: number }[] = [
+      { text: whole, status: 'interrupted', lastSeq: 3 },
+      { text: `${whole}${end}\n`, status: 'error', lastSeq: 4 },
+      { text: `${whole}${end}`, status: 'error', lastSeq: 4 }, // no final newline: whole all the same
+      { text: `${whole}${end}\n\n \n`, status: 'error', lastSeq: 4 },
+      { text: `${whole}${end.slice(0, -1)}\n`, status: 'interrupted', lastSeq: 3 }, // torn: not JSON
+      { text: `${whole}${end.slice(0, 2 * 1024 * 1024)}`, status: 'interrupted', lastSeq: 3 },
+      { text: `${whole}${' '.repeat(2 * 1024 * 1024)}\n`, status: 'interrupted', lastSeq: 3 }, // a long blank line
+      { text: `${lines.slice(0, 2).join('\n')}\n${lines[2]!.slice(0, -1)}`, status: 'interrupted', lastSeq: 2 },
+    ];
+    for (const { text, status, lastSeq } of endings) {
+      const what = JSON.stringify(text.slice(-40));
+      writeFileSync(store.journalPath('long'), text);
+      const [listed] = await store.list();
+      expect(listed, what).toMatchObject({ runId: 'long', status });
+      const kept = journalLines(text);
+      const journal = await store.open('long');
+      expect(journal.lastSeq, what).toBe(lastSeq);
+      await journal.close();
+      // The open repaired the end as the rule says: the kept text and one newline.
+      expect(readFileSync(store.journalPath('long'), 'utf8'), what).toBe(`${text.slice(0, kept.keptLength)}\n`);
+      expect((await store.load('long')).records.map((r) => r.seq), what).toEqual(kept.lines.map((_, i) => i + 1));
+    }
   });
 });

@@ -5,7 +5,8 @@
  * (journalLines), applied to a tail that starts on a line boundary.
  */
 import { readSync } from 'node:fs';
-import { journalLines } from '../../core/index.js';
+import { StringDecoder } from 'node:string_decoder';
+import { JsonOutline, isUnparsable, journalLines } from '../../core/index.js';
 
 const NEWLINE = 0x0a;
 const FIRST_CHUNK = 4096;
@@ -56,7 +57,11 @@ export function readLineAt(fd: number, size: number, index: number): string | nu
 }
 
 export interface Tail {
-  /** The last whole line, or null when the file holds none. */
+  /**
+   * The last whole line, or null when the file holds none. A line longer than
+   * LONG_LINE bytes that is JSON is given as its outline (core JsonOutline): it
+   * decodes to the same kind of record, seq and status, and is never read whole.
+   */
   last: string | null;
   /** Byte offset just past the last whole line (its newline excluded): where damage after it begins. */
   keptEnd: number;
@@ -64,32 +69,82 @@ export interface Tail {
   needsRepair: boolean;
 }
 
+/** Lines longer than this are judged and outlined a chunk at a time, never held. */
+export const LONG_LINE = 1024 * 1024;
+const STREAM_CHUNK = 64 * 1024;
+
+/** The buffer of the chunks a long line is read in, shared like `scratch`: its bytes are decoded before the next read. */
+const chunkBuffer = Buffer.allocUnsafe(STREAM_CHUNK);
+
+/** Reads bytes [start, end) of the file into a shared buffer when one is large enough: use them before the next read. */
+function readRange(fd: number, start: number, end: number): Buffer {
+  const size = end - start;
+  const buf = size <= FIRST_CHUNK ? scratch : size <= STREAM_CHUNK ? chunkBuffer : Buffer.allocUnsafe(size);
+  const n = readSync(fd, buf, 0, size, start);
+  return buf.subarray(0, n);
+}
+
+/** Where the line ending at byte `end` starts: just past the newline before it, or 0. Reads backwards a chunk at a time. */
+function lineStart(fd: number, end: number): number {
+  let to = end;
+  let chunk = FIRST_CHUNK;
+  while (to > 0) {
+    const from = Math.max(0, to - chunk);
+    const nl = readRange(fd, from, to).lastIndexOf(NEWLINE);
+    if (nl >= 0) return from + nl + 1;
+    to = from;
+    chunk = STREAM_CHUNK;
+  }
+  return 0;
+}
+
+/** What the torn-tail rule asks of a line: is it blank, is it JSON, and its text (an outline for a long JSON line). */
+interface Judged {
+  blank: boolean;
+  json: boolean;
+  text: () => string;
+}
+
+function judge(fd: number, start: number, end: number): Judged {
+  if (end - start <= LONG_LINE) {
+    const text = readRange(fd, start, end).toString('utf8');
+    const blank = text.trim() === '';
+    return { blank, json: !blank && !isUnparsable(text), text: () => text };
+  }
+  const outline = new JsonOutline(LONG_LINE);
+  const decoder = new StringDecoder('utf8');
+  let blank = true;
+  for (let at = start; at < end; at += STREAM_CHUNK) {
+    const piece = decoder.write(readRange(fd, at, Math.min(end, at + STREAM_CHUNK)));
+    if (blank && piece.trim() !== '') blank = false;
+    outline.push(piece);
+  }
+  const tail = decoder.end();
+  if (blank && tail.trim() !== '') blank = false;
+  outline.push(tail);
+  const { json, outline: text } = outline.finish();
+  // A long line that is not JSON, or whose outline would itself be long, is read whole after all.
+  return { blank, json, text: () => text ?? readRange(fd, start, end).toString('utf8') };
+}
+
 /**
- * The end of a non-empty file by the torn-tail rule. Reads backwards from the
- * end in growing chunks until the chunk, from a line boundary on, keeps a line
- * by the rule, or holds the whole file.
+ * The end of a non-empty file by the torn-tail rule (core journalLines): blank
+ * lines at the end are dropped, then the last line when it is not even JSON;
+ * the line before that is kept whatever it holds. Lines are found by reading
+ * backwards a chunk at a time, and a long line is judged as it streams by, so
+ * the memory taken is bounded whatever the length of the lines.
  */
 export function readTail(fd: number, size: number): Tail {
-  let chunk = Math.min(FIRST_CHUNK, size);
+  const endsOnNewline = readRange(fd, size - 1, size)[0] === NEWLINE;
+  let end = endsOnNewline ? size - 1 : size;
+  let droppedTorn = false;
   for (;;) {
-    const start = size - chunk;
-    const buf = bufferFor(chunk);
-    const n = readSync(fd, buf, 0, chunk, start);
-    const view = buf.subarray(0, n);
-    // Outside the file's start, the chunk's first line may be partial: begin after its first newline.
-    const from = start === 0 ? 0 : view.indexOf(NEWLINE) + 1;
-    if (from > 0 || start === 0) {
-      const text = view.toString('utf8', from);
-      const split = journalLines(text);
-      // A kept line here is the file's last kept line: what the rule drops lies after it, inside the chunk.
-      if (split.lines.length > 0 || start === 0) {
-        const last = split.lines.length > 0 ? split.lines[split.lines.length - 1]! : null;
-        const keptEnd = start + from + Buffer.byteLength(text.slice(0, split.keptLength));
-        const needsRepair = size - keptEnd !== 1 || view[view.length - 1] !== NEWLINE;
-        return { last, keptEnd, needsRepair: last === null ? size > 0 : needsRepair };
-      }
-    }
-    if (start === 0) throw new Error('unreachable: a whole file was read');
-    chunk = Math.min(chunk * 4, size);
+    const start = lineStart(fd, end);
+    const line = judge(fd, start, end);
+    const kept = droppedTorn || (!line.blank && line.json);
+    if (kept) return { last: line.text(), keptEnd: end, needsRepair: size - end !== 1 || !endsOnNewline };
+    if (!line.blank) droppedTorn = true; // a torn line: the one before it is kept
+    if (start === 0) return { last: null, keptEnd: 0, needsRepair: true };
+    end = start - 1;
   }
 }
