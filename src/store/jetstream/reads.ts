@@ -1,13 +1,13 @@
 /**
  * Reading runs back. A whole run is read with an ordered consumer filtered to
- * the run's subjects and sized from a filtered stream-info snapshot, so a read
+ * the run's subjects and sized by its pending count when made, so a read
  * takes exactly the records that existed when it started and never waits for
  * more. Single records (a run's tail, its meta, one subject) are read by
  * last-by-subject gets, which never touch the rest of the run. Every read
  * waits through a stream leader election (election.ts). A run is also read as
  * a stream, a fetch at a time, or followed as it grows.
  */
-import type { ConsumerMessages, StoredMsg } from '@nats-io/jetstream';
+import type { ConsumerMessages, JsMsg, StoredMsg } from '@nats-io/jetstream';
 import { LogbookError } from '../../core/index.js';
 import type { Streamed } from '../backend.js';
 import type { StreamBinding } from './binding.js';
@@ -69,29 +69,30 @@ export function readRun(link: Link, binding: StreamBinding, id: string): Promise
 /** One attempt at reading run `id`, each request answered within `timeoutMs`. */
 async function readRunOnce(link: Link, binding: StreamBinding, id: string, timeoutMs: number): Promise<RunRead | null> {
   const filter = runFilter(binding.prefix, id);
-  const info = await within(timeoutMs, link.jsm.streams.info(binding.stream, { subjects_filter: filter }));
-  const total = Object.values(info.state.subjects ?? {}).reduce((a, b) => a + b, 0);
-  if (total === 0) return null;
-  const lines: string[] = [];
-  let updated = new Date(0);
   const consumer = await within(timeoutMs, link.js.consumers.get(binding.stream, { filter_subjects: filter, deliver_policy: 'all' }));
   try {
+    // The snapshot is the consumer's pending count as made (its creation answers it): no
+    // filtered stream info, which would list every subject of the run.
+    const total = (await consumer.info(true)).num_pending;
+    if (total === 0) return null;
+    const lines: string[] = [];
+    let last: JsMsg | undefined;
     while (lines.length < total) {
       const want = Math.min(FETCH_BATCH, total - lines.length);
       const batch = await consumer.fetch({ max_messages: want, expires: Math.max(MIN_FETCH_EXPIRES_MS, timeoutMs) });
       let got = 0;
       for await (const m of batch) {
         lines.push(lineOf(binding.stream, m.subject, m.data));
-        updated = m.time;
+        last = m;
         if (++got === want) break;
       }
       // Records removed meanwhile, or a stream that stopped answering: read again.
       if (got < want) throw new NoAnswer(`the read came up short (${lines.length} of ${total} records)`);
     }
+    return { lines, updated: last!.time };
   } finally {
     await within(timeoutMs, consumer.delete()).catch(() => {});
   }
-  return { lines, updated };
 }
 
 /**
