@@ -8,6 +8,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type * as Yaml from 'yaml';
 import type { CommandToolSpec } from '../agent/tools/command-tool.js';
+import { ajvClass, precompiled } from '../agent/precompiled.js';
 import { envRefProblem } from '../agent/tools/mcp/env-refs.js';
 import type { McpServerSpec } from '../agent/tools/mcp/spec.js';
 import { LogbookError } from '../core/index.js';
@@ -88,28 +89,9 @@ function firstProblem(errors: readonly ErrorObject[]): ErrorObject {
   return errors.find((e) => e.keyword === 'additionalProperties') ?? errors[0]!;
 }
 
-let validator: ValidateFunction | null = null;
-
-/** The standalone validator the build compiles from CONFIG_SCHEMA (scripts/compile-validators.mjs), beside this module. */
-const COMPILED_VALIDATOR = './config-validate.cjs';
-
-/**
- * The config schema's validator: the build's standalone module in dist/, so a
- * start neither loads Ajv nor compiles the schema; compiled here, with the same
- * options, when running from source (where the build has not put it).
- */
+/** The config schema's validator: compiled by the build (agent/precompiled.ts), else here. */
 function configValidator(): ValidateFunction {
-  if (validator !== null) return validator;
-  try {
-    const compiled = requireCjs(COMPILED_VALIDATOR) as { default: ValidateFunction };
-    validator = compiled.default;
-  } catch (err) {
-    const missing = (err as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND' && (err as Error).message.includes(COMPILED_VALIDATOR.slice(2));
-    if (!missing) throw err;
-    const { Ajv } = requireCjs('ajv') as typeof import('ajv');
-    validator = new Ajv(CONFIG_AJV_OPTIONS).compile(CONFIG_SCHEMA);
-  }
-  return validator;
+  return precompiled('config', () => new (ajvClass())(CONFIG_AJV_OPTIONS).compile(CONFIG_SCHEMA));
 }
 
 function describeError(e: ErrorObject): string {

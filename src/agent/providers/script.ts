@@ -20,7 +20,7 @@
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Ajv } from 'ajv';
+import { ajvClass, precompiled } from '../precompiled.js';
 import { parse as parseYaml } from 'yaml';
 import { LogbookError, RawJson, toByteField, type Block } from '../../core/index.js';
 import type { ModelRequest, ModelResponse, Provider, StreamObserver } from '../provider.js';
@@ -35,6 +35,9 @@ interface ScriptTurn {
 }
 
 const count = { type: 'integer', minimum: 0 } as const;
+/** How SCRIPT_SCHEMA is compiled, here and ahead of time by the build (precompiled.ts). */
+export const SCRIPT_AJV_OPTIONS = { strict: true, validateSchema: false } as const;
+
 export const SCRIPT_SCHEMA = {
   type: 'object',
   additionalProperties: false,
@@ -85,7 +88,7 @@ export function loadScript(path: string): ScriptTurn[] {
     throw new LogbookError('config', `${path}: not valid YAML or JSON: ${(err as Error).message.split('\n')[0]}`);
   }
   // A constant schema, checked against the meta-schema by a test rather than on every start.
-  const validate = new Ajv({ strict: true, validateSchema: false }).compile(SCRIPT_SCHEMA);
+  const validate = precompiled('script', () => new (ajvClass())(SCRIPT_AJV_OPTIONS).compile(SCRIPT_SCHEMA));
   if (!validate(doc)) {
     const e = validate.errors![0]!;
     const extra = e.keyword === 'additionalProperties' ? ` "${(e.params as { additionalProperty: string }).additionalProperty}"` : '';

@@ -1,4 +1,5 @@
-import { Ajv, type ValidateFunction } from 'ajv';
+import type { Ajv, ValidateFunction } from 'ajv';
+import { ajvClass, precompiled } from '../precompiled.js';
 import { isLogbookError, LogbookError, nonJsonPart, type RawJson, type ToolDefinition } from '../../core/index.js';
 import type { Tool, ToolContext, ToolOutcome } from './tool.js';
 
@@ -25,13 +26,39 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal, name: string): P
   });
 }
 
+/** The meta-schema Ajv checks a schema without `$schema` against. */
+const DRAFT_07 = 'http://json-schema.org/draft-07/schema';
+
 /**
  * The tools of a run, by name. Input is checked against each tool's JSON Schema
  * before the tool sees it; a mismatch is a tool error result, not a crash.
  */
 export class ToolRegistry {
   private readonly tools = new Map<string, { tool: Tool; validate: ValidateFunction }>();
-  private readonly ajv = new Ajv({ allErrors: true, strict: false });
+  private compiler: Ajv | undefined;
+
+  /** Tool schemas are compiled with these; checked against their meta-schema first (checkSchema). */
+  static readonly AJV_OPTIONS = { allErrors: true, strict: false } as const;
+
+  private get ajv(): Ajv {
+    this.compiler ??= new (ajvClass())({ ...ToolRegistry.AJV_OPTIONS, validateSchema: false });
+    return this.compiler;
+  }
+
+  /**
+   * Refuses a schema its meta-schema refuses, with Ajv's own message. The
+   * default meta-schema (draft-07) is checked by the build's compiled validator
+   * (precompiled.ts), which spares each start compiling it; a schema naming
+   * another is checked by Ajv.
+   */
+  private checkSchema(schema: unknown): void {
+    if (typeof schema !== 'object' || schema === null || '$schema' in schema) {
+      this.ajv.validateSchema(schema as object, true);
+      return;
+    }
+    const meta = precompiled('json-schema-draft-07', () => new (ajvClass())(ToolRegistry.AJV_OPTIONS).getSchema(DRAFT_07)!);
+    if (!meta(schema)) throw new Error(`schema is invalid: ${this.ajv.errorsText(meta.errors)}`);
+  }
 
   constructor(tools: readonly Tool[] = []) {
     for (const t of tools) this.register(t);
@@ -47,6 +74,7 @@ export class ToolRegistry {
     }
     let validate: ValidateFunction;
     try {
+      this.checkSchema(tool.definition.input_schema);
       validate = this.ajv.compile(tool.definition.input_schema as object);
     } catch (err) {
       throw new LogbookError('config', `tool "${name}" has an invalid input_schema: ${(err as Error).message}`);

@@ -1,0 +1,129 @@
+/**
+ * The build compiles the schemas every start checks into standalone validators
+ * (scripts/compile-validators.mjs), which the built command loads instead of
+ * compiling the schemas (src/agent/precompiled.ts). Each must judge every
+ * value as the schema compiled at run time does: the same verdict and errors.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
+import { Ajv, type ValidateFunction } from 'ajv';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { SCRIPT_AJV_OPTIONS, SCRIPT_SCHEMA } from '../../src/agent/providers/script.js';
+import { ToolRegistry } from '../../src/agent/tools/registry.js';
+import { CONFIG_AJV_OPTIONS, CONFIG_SCHEMA } from '../../src/config/schema.js';
+import { defineTool } from '../../src/index.js';
+
+const compiledPath = (name: string): string => resolve(import.meta.dirname, `../../dist/validators/${name}.cjs`);
+const compiled = (name: string): ValidateFunction => (createRequire(import.meta.url)(compiledPath(name)) as { default: ValidateFunction }).default;
+
+const CONFIGS = [
+  'provider: script\nscript: s.json\n',
+  'provider: anthropic\nmodel: claude\nmax_tokens: 100\nthinking: summarized\n',
+  'provider: openai\nmodel: gpt\nbase_url: http://x\napi_key_env: K\nprompt_cache: true\nbudget: 1000\n',
+  'provider: script\nscript: s\ntools: [{name: a, command: [ls], timeout: 5, max_output: 10, confirm: true, side_effects: true}]\n',
+  'provider: script\nscript: s\nsession: {backend: jetstream, options: {stream: RUNS}}\nnats: {url: nats://x, creds: c}\n',
+  'provider: script\nscript: s\nmcp: [{name: fs, command: [npx, server], env: {A: b}}]\n',
+  'provider: nope\n',
+  'provider: script\nbogus: 1\n',
+  'model: x\n',
+  'provider: anthropic\nmodel: ""\n',
+  'provider: script\nmax_tokens: 0\n',
+  'provider: script\nmax_tokens: 1.5\n',
+  'provider: script\nmax_iterations: 99999999999\n',
+  'provider: script\nthinking: loud\n',
+  'provider: script\ntools: [{command: [ls]}]\n',
+  'provider: script\ntools: [{name: a, command: []}]\n',
+  'provider: script\ntools: [{name: a, command: [ls], extra: 1}]\n',
+  'provider: script\ntools: {name: a}\n',
+  'provider: script\nsession: {backend: file, options: []}\n',
+  'provider: script\nnats: {creds: c}\n',
+  'provider: script\nmcp: [{name: x}]\n',
+  'provider: script\nprompt_cache: yes please\n',
+];
+
+const SCRIPTS = [
+  { turns: [{ text: 'hi' }] },
+  { turns: [{ tool_calls: [{ name: 'a', input: { x: 1 }, id: 'i' }], usage: { input: 1, output: 2 }, delay_ms: 5 }] },
+  { turns: [] },
+  { turns: [{ bogus: 1 }] },
+  { turns: [{ tool_calls: [{ input: {} }] }] },
+  { turns: [{ usage: { input: -1 } }] },
+  { steps: [] },
+  [],
+];
+
+const TOOL_SCHEMAS: unknown[] = [
+  { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+  { type: 'object', properties: { n: { type: 'integer', minimum: 0, maximum: 10 } }, additionalProperties: false },
+  { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'number' } }], definitions: { x: { enum: [1, 2] } } },
+  { type: 'objekt' },
+  { type: 'object', properties: { n: { minimum: 'zero' } } },
+  { type: 'object', required: 'path' },
+  { properties: { a: { type: ['string', 'strin'] } }, minProperties: -1 },
+  { items: [{ type: 'string' }, 3] },
+];
+
+/** A validator's errors without the schema objects, which the standalone code does not carry. */
+const errorsOf = (v: ValidateFunction) => v.errors?.map((e) => ({ ...e, schema: undefined, parentSchema: undefined }));
+
+describe("the build's standalone validators", () => {
+  it.skipIf(!existsSync(compiledPath('script')))('judge every script as SCRIPT_SCHEMA compiled at run time does', () => {
+    const runtime = new Ajv(SCRIPT_AJV_OPTIONS).compile(SCRIPT_SCHEMA);
+    const built = compiled('script');
+    for (const doc of SCRIPTS) {
+      expect(built(doc), JSON.stringify(doc)).toBe(runtime(doc));
+      expect(errorsOf(built)).toEqual(errorsOf(runtime));
+    }
+  });
+
+  it.skipIf(!existsSync(compiledPath('json-schema-draft-07')))('judge every tool schema as the draft-07 meta-schema compiled at run time does', () => {
+    const runtime = new Ajv(ToolRegistry.AJV_OPTIONS).getSchema('http://json-schema.org/draft-07/schema')!;
+    const built = compiled('json-schema-draft-07');
+    let refused = 0;
+    for (const schema of TOOL_SCHEMAS) {
+      const verdict = built(schema);
+      expect(verdict, JSON.stringify(schema)).toBe(runtime(schema));
+      expect(errorsOf(built)).toEqual(errorsOf(runtime));
+      if (!verdict) refused++;
+    }
+    expect(refused).toBe(5);
+  });
+});
+
+describe('a tool input schema', () => {
+  it('is refused at registration with the message Ajv gives when it checks the schema itself', () => {
+    for (const schema of TOOL_SCHEMAS) {
+      let ajvMessage: string | null = null;
+      try {
+        new Ajv(ToolRegistry.AJV_OPTIONS).compile(schema as object);
+      } catch (err) {
+        ajvMessage = (err as Error).message;
+      }
+      const tool = defineTool({ name: 't', description: 'd', input_schema: schema as Record<string, unknown>, run: () => 'ok' });
+      const register = () => new ToolRegistry([tool]);
+      if (ajvMessage === null) expect(register, JSON.stringify(schema)).not.toThrow();
+      else expect(register, JSON.stringify(schema)).toThrow(`tool "t" has an invalid input_schema: ${ajvMessage}`);
+    }
+  });
+});
+
+describe('the build\'s standalone config validator', () => {
+  it.skipIf(!existsSync(compiledPath('config')))('judges every config as the schema compiled at run time does, every error included', () => {
+    const built = compiled('config');
+    const runtime = new Ajv(CONFIG_AJV_OPTIONS).compile(CONFIG_SCHEMA);
+    let refused = 0;
+    for (const text of CONFIGS) {
+      const value: unknown = parse(text);
+      const verdict = built(value);
+      expect(verdict, text).toBe(runtime(value));
+      if (!verdict) {
+        refused++;
+        const strip = (e: NonNullable<ValidateFunction['errors']>[number]) => ({ ...e, schema: undefined, parentSchema: undefined });
+        expect(built.errors!.map(strip), text).toEqual(runtime.errors!.map(strip));
+      }
+    }
+    expect(refused).toBeGreaterThan(10); // the cases above refuse in many ways
+  });
+});
