@@ -270,6 +270,11 @@ export class JournalStore implements Store {
     await this.putNote(id, FORK_NOTE, JSON.stringify(origin));
   }
 
+  async has(id: string): Promise<boolean> {
+    validateId(id);
+    return (await this.backendImpl.readLine(id, 1)) !== null;
+  }
+
   /**
    * What was typed first into a run opened without a prompt: its second line,
    * read alone, when that is a user record; else nothing.

@@ -21,8 +21,13 @@ export function matchRunId(given: string, runs: readonly Pick<RunInfo, 'runId'>[
   throw new LogbookError('usage', `${given} is the start of ${matches.length} run ids (${shown}${more}); give more of it`);
 }
 
-/** Resolves a typed id or unique prefix against the store's runs. */
+/**
+ * Resolves a typed id or unique prefix against the store's runs. A whole id is
+ * looked up alone, so naming a run costs the same in a store of ten thousand;
+ * only a prefix lists the store.
+ */
 export async function resolveRunId(store: Store, given: string): Promise<string> {
   if (!isValidId(given)) return given; // let the store's own refusal name what is wrong with it
+  if (await store.has(given)) return given;
   return matchRunId(given, await store.list(), store.location);
 }

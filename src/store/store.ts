@@ -145,6 +145,8 @@ export interface Store {
   watch(id: string, options?: WatchOptions): AsyncIterable<StreamedRecord>;
   /** One entry per run, read without loading whole journals. */
   list(): Promise<RunInfo[]>;
+  /** Whether run `id` exists with at least its first line: found without listing the store. */
+  has(id: string): Promise<boolean>;
   /** Removes a run; false when there was none. Refuses (`locked`) while a writer holds it. */
   delete(id: string): Promise<boolean>;
   /** Where run `id` was forked from, when `session fork` made it; null otherwise. */

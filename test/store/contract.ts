@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { JournalStore, encodeRecord, type Backend, type Store, type StreamedRecord } from '../../src/index.js';
+import { resolveRunId } from '../../src/store/resolve.js';
 import { newerWriterLines } from '../helpers/newer-writer.js';
 import { assistant, at, completed, meta, toolResult } from '../helpers/records.js';
 
@@ -188,6 +189,28 @@ export function storeContract(name: string, makeBackend: () => Promise<Backend>)
       expect(await backend.readLine('chat', 2)).toBe(encodeRecord(typed));
       expect(await backend.readLine('chat', 4)).toBeNull();
       expect(await backend.readLine('absent', 1)).toBeNull();
+      await store.close();
+    });
+
+    it('says whether a run exists without listing the store, and resolves a whole id so, a prefix by the listing', async () => {
+      const backend = await makeBackend();
+      const store = new JournalStore(backend);
+      await (await store.create('known-run', meta('known-run'))).close();
+      expect(await store.has('known-run')).toBe(true);
+      expect(await store.has('known')).toBe(false);
+      expect(await store.has('absent')).toBe(false);
+      await expect(store.has('../escape')).rejects.toMatchObject({ code: 'invalid_id' });
+      let listings = 0;
+      const list = store.list.bind(store);
+      store.list = async () => {
+        listings++;
+        return list();
+      };
+      expect(await resolveRunId(store, 'known-run')).toBe('known-run');
+      expect(listings).toBe(0);
+      expect(await resolveRunId(store, 'known')).toBe('known-run');
+      expect(listings).toBe(1);
+      await expect(resolveRunId(store, 'absent')).rejects.toMatchObject({ code: 'not_found' });
       await store.close();
     });
 
