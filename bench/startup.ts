@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { BIN, tempDir, type BenchOptions } from './lib/env.js';
 import { timeProcess } from './lib/proc.js';
 import type { Section } from './lib/report.js';
-import { median, ms, percentile } from './lib/stats.js';
+import { median, ms, percentile, signedMs } from './lib/stats.js';
 
 const TARGET_MS = { version: 30, ls: 60 };
 
@@ -38,7 +38,7 @@ export async function benchStartup(opts: BenchOptions): Promise<Section> {
   // Rounds pair each command with one bare start: the middle half of their differences.
   const spread = (side: Side): string => {
     const diffs = times[side].map((t, i) => t - times.bare[i]!);
-    return `${ms(percentile(diffs, 25))}–${ms(percentile(diffs, 75))}`;
+    return `${signedMs(percentile(diffs, 25))}–${signedMs(percentile(diffs, 75))}`;
   };
   const row = (side: 'version' | 'ls', what: string) => {
     const above = median(times[side]) - bare;
@@ -46,7 +46,7 @@ export async function benchStartup(opts: BenchOptions): Promise<Section> {
       what,
       measured: ms(median(times[side])),
       baseline: `\`node -e 0\`: ${ms(bare)}`,
-      figure: `${ms(above)} above bare start-up`,
+      figure: `${signedMs(above)} above bare start-up`,
       target: `≤ ${TARGET_MS[side]} ms above`,
       verdict: (above <= TARGET_MS[side] ? 'met' : 'missed') as 'met' | 'missed',
       growth: '—',
