@@ -117,7 +117,7 @@ export async function benchList(opts: BenchOptions): Promise<Section> {
       },
     ],
     notes: [
-      `\`session ls\`: wall time of \`node bin/logbook session ls --state-dir D\` from spawn to exit, output piped, medians of ${rounds} alternating rounds; the same command over an empty store takes ${ms(emptyMs!)} (Node start-up and module loading). "Flat" means at most 1.2× with 10× longer runs. Growth is judged on the time above the empty store's, measured in the same rounds: "sublinear" means later runs cost less each, as warm-up spreads over more of them. Peak RSS: \`process.resourceUsage().maxRSS\` of the same command (started with \`--import\` of a module that reports it at exit), median of ${peaks.with.length} alternating rounds, over the ${count(runs)} runs against a copy of them with one more run: a meta record, an assistant turn calling a tool, and its result of ${bytes(HUGE_LINE)} of text as the last line.`,
+      `\`session ls\`: wall time of \`node bin/logbook session ls --state-dir D\` from spawn to exit, output piped, medians of ${rounds} alternating rounds; the same command over an empty store takes ${ms(emptyMs!)} (Node start-up and module loading). "Flat" means at most 1.2× with 10× longer runs. Growth is judged on the time above the empty store's, measured in the same rounds: "sublinear" means later runs cost less each, as warm-up spreads over more of them. Peak RSS: the same command's peak resident set (VmHWM, reported at exit by a module given to \`node --import\`), median of ${peaks.with.length} alternating rounds, over the ${count(runs)} runs against a copy of them with one more run: a meta record, an assistant turn calling a tool, and its result of ${bytes(HUGE_LINE)} of text as the last line.`,
     ],
   };
 }

@@ -25,11 +25,15 @@ export interface ProcessOptions {
 const KEPT_WHEN_DISCARDING = 64 * 1024;
 
 /**
- * Node's peak resident set of the process (\`process.resourceUsage().maxRSS\`,
- * KiB), printed on stderr at exit by a module given to \`node --import\`; both
- * sides of a comparison load it, so it costs them alike.
+ * The process's peak resident set in KiB, printed on stderr at exit by a module
+ * given to \`node --import\`; both sides of a comparison load it, so it costs
+ * them alike. It is VmHWM from /proc/self/status: Linux carries ru_maxrss
+ * (\`process.resourceUsage().maxRSS\`) across exec from the forked copy of the
+ * parent, so a child of a large benchmark process would report at least the
+ * parent's size. Elsewhere it falls back to maxRSS.
  */
-export const PEAK_RSS_IMPORT = `data:text/javascript,process.on('exit',()=>process.stderr.write('peak-rss '+process.resourceUsage().maxRSS+'\\n'))`;
+export const PEAK_RSS_IMPORT =
+  "data:text/javascript,import{readFileSync}from'node:fs';process.on('exit',()=>{let k=process.resourceUsage().maxRSS;try{k=Number(/VmHWM:\\s*(\\d+)/.exec(readFileSync('/proc/self/status','utf8'))[1])}catch{}process.stderr.write('peak-rss '+k+'\\n')})";
 
 /** The peak RSS (KiB) a process started with PEAK_RSS_IMPORT reported, or null. */
 export function peakRssKiB(run: ProcessRun): number | null {
