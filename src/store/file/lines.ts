@@ -130,11 +130,32 @@ function judge(fd: number, start: number, end: number): Judged {
 /**
  * The end of a non-empty file by the torn-tail rule (core journalLines): blank
  * lines at the end are dropped, then the last line when it is not even JSON;
- * the line before that is kept whatever it holds. Lines are found by reading
- * backwards a chunk at a time, and a long line is judged as it streams by, so
- * the memory taken is bounded whatever the length of the lines.
+ * the line before that is kept whatever it holds. The last few kilobytes are
+ * read first, which settles a journal of ordinary lines; otherwise lines are
+ * found by reading backwards a chunk at a time, and a long line is judged as it
+ * streams by, so the memory taken is bounded whatever the length of the lines.
  */
 export function readTail(fd: number, size: number): Tail {
+  const start = size - Math.min(FIRST_CHUNK, size);
+  const view = readRange(fd, start, size);
+  // Outside the file's start, the chunk's first line may be partial: begin after its first newline.
+  const from = start === 0 ? 0 : view.indexOf(NEWLINE) + 1;
+  if (from > 0 || start === 0) {
+    const text = view.toString('utf8', from);
+    const split = journalLines(text);
+    // A kept line here is the file's last kept line: what the rule drops lies after it, inside the chunk.
+    if (split.lines.length > 0 || start === 0) {
+      const last = split.lines.length > 0 ? split.lines[split.lines.length - 1]! : null;
+      const keptEnd = start + from + Buffer.byteLength(text.slice(0, split.keptLength));
+      const needsRepair = size - keptEnd !== 1 || view[view.length - 1] !== NEWLINE;
+      return { last, keptEnd, needsRepair: last === null ? size > 0 : needsRepair };
+    }
+  }
+  return walkBack(fd, size);
+}
+
+/** readTail over lines too long for its first read: a line at a time from the end. */
+function walkBack(fd: number, size: number): Tail {
   const endsOnNewline = readRange(fd, size - 1, size)[0] === NEWLINE;
   let end = endsOnNewline ? size - 1 : size;
   let droppedTorn = false;
