@@ -149,7 +149,7 @@ describe.skipIf(!nats.enabled)('the logbook command on the jetstream backend', (
     const show = await cli(['session', 'show', a.id, '--config', js]);
     expect(show.code).toBe(0);
     expect(show.stdout).toMatch(/^status +open$/m);
-    expect(show.stdout).toMatch(/^where +in the middle of a tool batch, 1 of 2 calls answered, with no end recorded: running, or its writer stopped/m);
+    expect(show.stdout).toMatch(/^where +in the middle of a tool batch, 1 of 2 calls answered; call \S+ \(note\) may have been running when the run stopped, with no end recorded: running, or its writer stopped/m);
     expect(show.stdout).toMatch(/^next +if nothing runs it, a resume runs the 1 missing call /m);
 
     const before = await connectionsSoFar();

@@ -115,7 +115,7 @@ describe('logbook mcp ls', () => {
     expect(none).toMatchObject({
       code: 1,
       stdout: '',
-      stderr: 'logbook: no config: pass --config FILE, set LOGBOOK_CONFIG, or create ./agent.yaml (examples/ has one per provider)\n',
+      stderr: 'logbook: no config: pass --config FILE, set LOGBOOK_CONFIG, or create ./agent.yaml or $XDG_CONFIG_HOME/logbook/agent.yaml (examples/ has one per provider)\n',
     });
     const file = config(dir, '');
     const found = await runCli(['mcp', 'ls'], { cwd: tempDir(), env: { LOGBOOK_CONFIG: file, XDG_CONFIG_HOME: join(dir, 'xdg') } });
