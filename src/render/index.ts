@@ -6,7 +6,7 @@ export { showResult, resultNotes, resultLines, type ShownResult } from './result
 export { transcriptItems, side, gapBefore, type TranscriptItem, type ItemKind, type CallNote } from './transcript.js';
 export { dumpTranscript, dumpItem, type DumpOptions } from './dump.js';
 export { resumeNarration, DEFAULT_NARRATED_TURNS, type NarrationOptions } from './narration.js';
-export { elidedLine, endLine, pendingLine, callNoteText } from './lines.js';
+export { elidedLine, endLine, pendingLine, callNoteText, textHead } from './lines.js';
 export { FollowedTranscript, type FollowOptions } from './follow.js';
 export { snippet, type SnippetOptions } from './snippet.js';
 export { searchPlaces, type SearchPlace, type SearchRole } from './search.js';

@@ -5,7 +5,7 @@
  */
 import type { RunState } from '../core/index.js';
 import { callLine } from './calls.js';
-import { callNoteText, elidedLine, hang, joinItems, marker, pendingLine } from './lines.js';
+import { callNoteText, elidedLine, hang, joinItems, marker, pendingLine, textHead } from './lines.js';
 import { sanitizeLine } from './sanitize.js';
 import { plain, type Style } from './style.js';
 import { transcriptItems, type TranscriptItem } from './transcript.js';
@@ -44,14 +44,7 @@ function lastTurns(state: RunState, turns: number): { state: RunState; elided: n
 }
 
 /** A typed turn narrated in a tail: its first lines, enough to recognise it (a prompt may be megabytes). */
-const TYPED_LINES = 10;
-const TYPED_CHARS = 1000;
-
-function typedHead(text: string): { text: string; left: number } {
-  let head = text.split('\n').slice(0, TYPED_LINES).join('\n');
-  if (head.length > TYPED_CHARS) head = head.slice(0, TYPED_CHARS);
-  return { text: head, left: text.length - head.length };
-}
+const TYPED_HEAD = { lines: 10, chars: 1000 };
 
 function narratedCall(item: Extract<TranscriptItem, { kind: 'call' }>, options: NarrationOptions): string {
   return callLine(item.name, item.input, {
@@ -65,7 +58,7 @@ function narrateItem(item: TranscriptItem, options: NarrationOptions, style: Sty
   switch (item.kind) {
     case 'prompt':
     case 'user': {
-      const { text, left } = options.turns === 'all' ? { text: item.text, left: 0 } : typedHead(item.text);
+      const { text, left } = options.turns === 'all' ? { text: item.text, left: 0 } : textHead(item.text, TYPED_HEAD);
       const lines = hang(text, '> ', '  ').map(style.strong);
       return left === 0 ? lines : [...lines, marker(style, `… ${left.toLocaleString('en-US')} more characters (--replay all shows them)`)];
     }

@@ -5,6 +5,7 @@
 import { awaitsInput } from '../../agent/runner.js';
 import { awaitedCall, possiblyStartedCall, toolUses, type RunState } from '../../core/index.js';
 import { sanitize, sanitizeLine } from '../../render/sanitize.js';
+import { textHead } from '../../render/lines.js';
 import { listedStatus, type ForkOrigin, type ListedStatus, type LoadedRun } from '../../store/store.js';
 import { count, fields, shortTime } from '../output.js';
 
@@ -126,17 +127,13 @@ export function standing(state: RunState, held: boolean | undefined, resume: str
 }
 
 /** A summary shows this much of a prompt; --transcript and export show it all. */
-const PROMPT_LINES = 20;
-const PROMPT_CHARS = 2000;
+const PROMPT_HEAD = { lines: 20, chars: 2000 };
 
-/** The prompt, indented, cut after PROMPT_LINES lines or PROMPT_CHARS characters with a line saying how much was left out. */
+/** The prompt, indented, cut to PROMPT_HEAD with a line saying how much was left out. */
 function shownPrompt(prompt: string): string {
   if (prompt === '') return '  (none)';
-  let shown = prompt.length > PROMPT_CHARS ? prompt.slice(0, PROMPT_CHARS) : prompt;
-  const lines = shown.split('\n');
-  if (lines.length > PROMPT_LINES) shown = lines.slice(0, PROMPT_LINES).join('\n');
-  const indented = sanitize(shown).replace(/^/gm, '  ');
-  const left = prompt.length - shown.length;
+  const { text, left } = textHead(prompt, PROMPT_HEAD);
+  const indented = sanitize(text).replace(/^/gm, '  ');
   return left > 0 ? `${indented}\n  ... (${count(left)} more characters; --transcript shows it all)` : indented;
 }
 
