@@ -14,8 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jetstreamManager, type StreamConfig } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { afterAll, beforeAll } from 'vitest';
-import { natsTestsEnabled } from './nats-server.js';
+import { useStartedForFile } from './nats-server.js';
 
 const READY_TIMEOUT_MS = 15_000;
 /** How long the cluster may take to elect its first meta leader. */
@@ -254,19 +253,6 @@ export async function startNatsCluster(size = 3): Promise<NatsCluster> {
  * JetStream tests are enabled here) and disposed of in afterAll.
  */
 export function useNatsCluster(): { enabled: boolean; cluster: () => NatsCluster } {
-  const enabled = natsTestsEnabled();
-  let started: NatsCluster | undefined;
-  beforeAll(async () => {
-    if (enabled) started = await startNatsCluster();
-  }, 60_000);
-  afterAll(async () => {
-    await started?.dispose();
-  });
-  return {
-    enabled,
-    cluster: () => {
-      if (started === undefined) throw new Error('the nats cluster is not running');
-      return started;
-    },
-  };
+  const { enabled, get } = useStartedForFile('nats cluster', startNatsCluster, 60_000);
+  return { enabled, cluster: get };
 }

@@ -138,23 +138,36 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
 }
 
 /**
- * One server for the calling test file: started in beforeAll (when the tests are
- * enabled here) and disposed of in afterAll. `server()` is valid inside tests.
+ * A resource for the calling test file, started in beforeAll when the NATS tests
+ * are enabled here and disposed of in afterAll; `get()` is valid inside tests.
  */
-export function useNatsServer(options: NatsServerOptions = {}): { enabled: boolean; server: () => NatsServer } {
+export function useStartedForFile<T extends { dispose(): Promise<void> }>(
+  what: string,
+  start: () => Promise<T>,
+  timeoutMs?: number,
+): { enabled: boolean; get: () => T } {
   const enabled = natsTestsEnabled();
-  let started: NatsServer | undefined;
+  let started: T | undefined;
   beforeAll(async () => {
-    if (enabled) started = await startNatsServer(options);
-  });
+    if (enabled) started = await start();
+  }, timeoutMs);
   afterAll(async () => {
     await started?.dispose();
   });
   return {
     enabled,
-    server: () => {
-      if (started === undefined) throw new Error('the nats-server is not running');
+    get: () => {
+      if (started === undefined) throw new Error(`the ${what} is not running`);
       return started;
     },
   };
+}
+
+/**
+ * One server for the calling test file: started in beforeAll (when the tests are
+ * enabled here) and disposed of in afterAll. `server()` is valid inside tests.
+ */
+export function useNatsServer(options: NatsServerOptions = {}): { enabled: boolean; server: () => NatsServer } {
+  const { enabled, get } = useStartedForFile('nats-server', () => startNatsServer(options));
+  return { enabled, server: get };
 }
