@@ -188,7 +188,7 @@ export async function resumeRun(store: Store, agent: Agent, id: string, options:
       : {}),
   };
   checkResume(loaded.state, gates);
-  const journal = await store.open(id);
+  const journal = await store.open(id, { checkedThrough: loaded.lastSeq });
   let state = loaded.state;
   let metaLine = loaded.metaLine;
   try {

@@ -19,8 +19,13 @@ export interface HeldRun {
    * earlier copy of these very bytes).
    */
   write(seq: number, line: string): Promise<void>;
-  /** Lets the run go. Safe to call more than once. */
-  release(): Promise<void>;
+  /**
+   * Lets the run go. Safe to call more than once. `checked`: every line of the
+   * run was checked as a load checks it (this writer encoded them, or read them
+   * whole before holding the run), so a backend that keeps check marks
+   * (Backend.markChecked) marks the run checked as it is now.
+   */
+  release(options?: { checked?: boolean }): Promise<void>;
 }
 
 export interface OpenedRun {
@@ -59,6 +64,14 @@ export interface RunSummary {
   held?: boolean;
   /** Why the run could not be read, when it could not. */
   problem?: string;
+  /**
+   * Names the run's stored bytes as listed: any change to them changes it (the
+   * file backend: the journal's inode, size and change time). Absent where the
+   * backend cannot name them.
+   */
+  version?: string;
+  /** The version at which the run was last marked checked whole (Backend.markChecked), if ever. */
+  checkedVersion?: string;
 }
 
 export interface Backend {
@@ -100,7 +113,14 @@ export interface Backend {
    * `id` has been validated.
    */
   readLine(id: string, index: number): Promise<string | null>;
-  /** Removes a run, its notes included; false when there was none; `locked` while a writer holds it. */
+  /**
+   * Marks that run `id` was checked whole (every line decoded and folded) when
+   * its bytes were `version` (a RunSummary.version), replacing any earlier mark,
+   * so a listing need not read it again while it stays so. A backend without
+   * versions leaves this out.
+   */
+  markChecked?(id: string, version: string): Promise<void>;
+  /** Removes a run, its notes and marks included; false when there was none; `locked` while a writer holds it. */
   delete(id: string): Promise<boolean>;
   /**
    * Keeps a note beside a run: a few bytes of data derived from it, never part of
@@ -127,6 +147,12 @@ export interface StreamOptions {
   follow: boolean;
   /** Ends the stream: it returns, releasing what it holds. */
   signal?: AbortSignal;
+  /**
+   * Without `follow`: a line longer than a mebibyte may be given as its outline
+   * (core JsonOutline: the same record kind, seq and structure, long strings
+   * cut), so a reader that checks structure only reads in bounded memory.
+   */
+  outline?: boolean;
 }
 
 /** Connection settings for backends that talk to NATS. */

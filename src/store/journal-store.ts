@@ -14,11 +14,14 @@ import {
   encodeRecord,
   fold,
   initialState,
+  isLogbookError,
   isValidId,
   runStatus,
+  step,
   validateId,
   type JournalRecord,
   type MetaPayload,
+  type RunState,
 } from '../core/index.js';
 import type { Backend, HeldRun, RunSummary, Streamed } from './backend.js';
 import {
@@ -28,6 +31,7 @@ import {
   type LoadedRun,
   type RecordsOptions,
   type ForkOrigin,
+  type OpenOptions,
   type RunInfo,
   type Store,
   type StreamedRecord,
@@ -88,6 +92,8 @@ class StoreJournal implements Journal {
     private readonly held: HeldRun,
     /** Advanced only once the backend says a record is durable. */
     private last: number,
+    /** Every line stored before this writer's was checked whole (it created the run, or loaded it just before holding it). */
+    private readonly checkedWhole: boolean,
   ) {}
 
   get lastSeq(): number {
@@ -112,7 +118,8 @@ class StoreJournal implements Journal {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.held.release();
+    // Every line after those is one this writer encoded, or checked as it copied it.
+    await this.held.release({ checked: this.checkedWhole });
   }
 }
 
@@ -133,7 +140,7 @@ export class JournalStore implements Store {
       throw new LogbookError('invalid_meta', `the meta record names run ${meta.run_id}, but it is being created as run ${id}`);
     }
     const held = await this.backendImpl.create(id, encodeRecord({ seq: 1, meta }));
-    return new StoreJournal(id, held, 1);
+    return new StoreJournal(id, held, 1, true);
   }
 
   async createFromLines(id: string, lines: readonly string[], options: { signal?: AbortSignal } = {}): Promise<Journal> {
@@ -147,7 +154,7 @@ export class JournalStore implements Store {
       if (options.signal?.aborted) throw new LogbookError('interrupted', `copying run ${id} was interrupted`);
     };
     stopIfAborted();
-    const journal = new StoreJournal(id, await this.backendImpl.create(id, first), 1);
+    const journal = new StoreJournal(id, await this.backendImpl.create(id, first), 1, true);
     try {
       for (let i = 1; i < lines.length; i++) {
         stopIfAborted();
@@ -162,13 +169,13 @@ export class JournalStore implements Store {
     return journal;
   }
 
-  async open(id: string): Promise<Journal> {
+  async open(id: string, options: OpenOptions = {}): Promise<Journal> {
     validateId(id);
     const opened = await this.backendImpl.open(id);
     try {
       metaOf(decodeLine(opened.first, `the first line of run ${id}`), id, `run ${id}`);
       const last = decodeLine(opened.last, `the last line of run ${id}`);
-      return new StoreJournal(id, opened.run, last.seq);
+      return new StoreJournal(id, opened.run, last.seq, options.checkedThrough === last.seq);
     } catch (err) {
       await opened.run.release();
       throw err;
@@ -207,9 +214,9 @@ export class JournalStore implements Store {
 
   async *records(id: string, options: RecordsOptions = {}): AsyncGenerator<StreamedRecord> {
     validateId(id);
-    const { select, signal } = options;
+    const { select, signal, outline } = options;
     const checks = new StreamChecks(id);
-    for await (const step of this.backendImpl.stream(id, { follow: false, ...(signal ? { signal } : {}) })) {
+    for await (const step of this.backendImpl.stream(id, { follow: false, ...(signal ? { signal } : {}), ...(outline ? { outline } : {}) })) {
       if (!('lines' in step)) continue;
       for (const line of step.lines) {
         if (checks.started && select !== undefined && !select(line)) checks.skip();
@@ -243,13 +250,36 @@ export class JournalStore implements Store {
   }
 
   async list(): Promise<RunInfo[]> {
-    const summaries = await this.backendImpl.list();
-    const runs = summaries.filter((s) => isValidId(s.id)).map(describe);
+    const summaries = (await this.backendImpl.list()).filter((s) => isValidId(s.id));
+    for (const summary of summaries) if (needsWholeCheck(summary)) await this.checkWhole(summary);
+    const runs = summaries.map(describe);
     for (const run of runs) {
       if (run.prompt === '' && run.status !== 'unreadable') run.prompt = await this.firstTypedTurn(run.runId);
       if (run.status === 'interrupted' || run.status === 'open') await this.describeFork(run);
     }
     return runs;
+  }
+
+  /**
+   * Reads a run whole, checked as a load checks it (every line decoded, seqs in
+   * order, the fold), in bounded memory: damage anywhere, not only at its ends,
+   * is then listed as it would be shown. A run found whole is marked checked at
+   * the version listed, so the next listing takes it from its ends.
+   */
+  private async checkWhole(summary: RunSummary): Promise<void> {
+    try {
+      let state: RunState | null = null;
+      for await (const { record } of this.records(summary.id, { outline: true })) {
+        state = state === null ? initialState(record) : step(state, record);
+      }
+    } catch (err) {
+      if (isLogbookError(err, 'not_found')) return; // removed since it was listed
+      summary.problem = err instanceof Error ? err.message : String(err);
+      return;
+    }
+    if (summary.version !== undefined) {
+      await this.backendImpl.markChecked?.(summary.id, summary.version).catch(() => {}); // a mark only saves the next listing work
+    }
   }
 
   /** A run `session fork` made that nothing has run in since is listed `forked`, with its origin. */
@@ -328,6 +358,15 @@ function parseForkOrigin(text: string | null): ForkOrigin | null {
 /** A note key is one lowercase word of letters, digits and dashes: safe in a file name and a subject. */
 function checkNoteKey(key: string): void {
   if (!/^[a-z0-9][a-z0-9-]{0,63}$/.test(key)) throw new LogbookError('usage', `invalid note key ${JSON.stringify(key)}`);
+}
+
+/**
+ * Whether a listing reads a run whole before describing it from its ends: when
+ * the backend can name its bytes and no check mark names them, unless a writer
+ * holds it now (it is listed running, and marks it checked when it lets go).
+ */
+function needsWholeCheck(s: RunSummary): boolean {
+  return s.problem === undefined && s.held !== true && s.version !== undefined && s.version !== s.checkedVersion;
 }
 
 /** A listing's entry: meta from the first line, status from the last. */

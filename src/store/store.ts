@@ -80,6 +80,21 @@ export interface RecordsOptions {
   select?: (line: string) => boolean;
   /** Ends the read early. */
   signal?: AbortSignal;
+  /**
+   * A line longer than a mebibyte may be given (and checked) as its outline
+   * (core JsonOutline): the same kind, seq and structure with long strings cut.
+   * For readers that check a run without showing its text.
+   */
+  outline?: boolean;
+}
+
+export interface OpenOptions {
+  /**
+   * The last seq of a load of the run the caller made just before opening it:
+   * when the run still ends there, every line was checked by that load, and the
+   * writer marks the run checked when it lets it go (Backend.markChecked).
+   */
+  checkedThrough?: number;
 }
 
 export interface WatchOptions {
@@ -124,7 +139,7 @@ export interface Store {
    */
   createFromLines(id: string, lines: readonly string[], options?: { signal?: AbortSignal }): Promise<Journal>;
   /** Holds an existing run for appending (`not_found`, `locked`). */
-  open(id: string): Promise<Journal>;
+  open(id: string, options?: OpenOptions): Promise<Journal>;
   /** Reads and folds without holding, so inspecting never blocks a running writer. */
   load(id: string): Promise<LoadedRun>;
   /** A run's stored lines, exactly as stored. */

@@ -110,13 +110,15 @@ describe('session ls through the binary', () => {
     names.forEach((n, i) => utimesSync(join(state, 'runs', `${n}.jsonl`), base - i * 86_400, base - i * 86_400)); // one a day back
     const ids = async (...flags: string[]) => (await listJson(state, ...flags)).map((r) => r.id);
     expect(await ids()).toEqual(names);
-    // The status filter reads each run's ends, as the table does (corrupt-interior's ends are whole).
-    expect(await ids('--status', 'interrupted,suspended')).toEqual(['pending-batch', 'paused-turn', 'followup-merge', 'corrupt-interior']);
+    // The status filter goes by the listed status: corrupt-interior's ends are whole, but it is unreadable.
+    expect(await ids('--status', 'interrupted,suspended')).toEqual(['pending-batch', 'paused-turn', 'followup-merge']);
+    expect(await ids('--status', 'unreadable')).toEqual(['corrupt-interior']);
     expect(await ids('--status', 'suspended', '--status', 'completed')).toEqual(['completed', 'paused-turn']);
     expect(await ids('--since', '2026-10-30')).toEqual(['completed', 'pending-batch', 'paused-turn']);
     expect(await ids('--since', '2026-10-30T12:00:00Z', '--limit', '1')).toEqual(['completed']);
-    // The whole of the corrupt run is read only when it is printed.
     expect((await listJson(state, '--limit', '4')).map((r) => r.status)).toEqual(['completed', 'interrupted', 'suspended', 'interrupted']);
+    const rows = (await cli(['session', 'ls', '--state-dir', state])).stdout.split('\n');
+    expect(rows.find((l) => l.startsWith('corrupt-interior '))).toMatch(/^corrupt-interior\s+unreadable\s/);
     const all = await listJson(state);
     expect(all[4]).toMatchObject({ id: 'corrupt-interior', status: 'unreadable', counters: null, problem: expect.stringMatching(/line 2 is corrupt/) });
     const table = await cli(['session', 'ls', '--status', 'suspended', '--state-dir', state]);

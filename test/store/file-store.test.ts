@@ -1,4 +1,4 @@
-import { appendFileSync, readFileSync, renameSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, renameSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -34,6 +34,19 @@ async function code(p: Promise<unknown>): Promise<string> {
     return (err as LogbookError).code;
   }
   return 'no error';
+}
+
+/** The version of the journal at `path` as the file backend names it: inode, size, change time. */
+function versionOf(path: string): string {
+  const st = statSync(path, { bigint: true });
+  return `${st.ino}-${st.size}-${st.ctimeNs}`;
+}
+
+/** The versions run `id` is marked checked at in `dir`. */
+function marks(dir: string, id: string): string[] {
+  return readdirSync(dir)
+    .filter((n) => n.startsWith(`${id}.`) && n.endsWith('.checked'))
+    .map((n) => n.slice(id.length + 1, -'.checked'.length));
 }
 
 /** A run with a few records, closed; returns the journal path and its lines. */
@@ -165,18 +178,84 @@ describe('file store', () => {
     expect((await store.load('retry')).lastSeq).toBe(1);
   });
 
-  it('lists without reading whole journals: an unreadable body does not matter, a missing meta does', async () => {
+  it('lists damage anywhere in a run as loading it would, and a missing meta', async () => {
     const store = new FileStore(freshDir());
-    const { path, lines } = await seeded(store, 'lazy');
-    // Corrupt an interior line: list reads only the first and last lines, so it still describes the run.
+    const { path, lines } = await seeded(store, 'damaged');
+    // An interior line broken: the run's ends are whole, but it is listed as show would report it.
     writeFileSync(path, `${lines[0]}\n{"garbage\n${lines[2]}\n${encodeRecord({ seq: 4, ...completed })}\n`);
     writeFileSync(join(store.directory, 'not a run.jsonl'), 'x');
     writeFileSync(join(store.directory, 'empty.jsonl'), '');
-    const runs = await store.list();
-    const byId = Object.fromEntries(runs.map((r) => [r.runId, r]));
-    expect(Object.keys(byId).sort()).toEqual(['empty', 'lazy']);
-    expect(byId.lazy!.status).toBe('completed');
+    const byId = Object.fromEntries((await store.list()).map((r) => [r.runId, r]));
+    expect(Object.keys(byId).sort()).toEqual(['damaged', 'empty']);
+    expect(byId.damaged).toMatchObject({ status: 'unreadable', problem: expect.stringMatching(/damaged\.jsonl line 2 is corrupt|run damaged line 2/) });
     expect(byId.empty!.status).toBe('unreadable');
+    // Mended, it is listed by its last record again.
+    writeFileSync(path, `${lines.join('\n')}\n${encodeRecord({ seq: 4, ...completed })}\n`);
+    expect((await store.list()).find((r) => r.runId === 'damaged')?.status).toBe('completed');
+  });
+
+  it('reads a run whole for a listing only until it is marked checked at the bytes it has', async () => {
+    const dir = freshDir();
+    const store = new FileStore(dir);
+    const { path, lines } = await seeded(store, 'marked');
+    // Its writer created it and encoded every line: it marked it checked as it let go.
+    expect(marks(dir, 'marked')).toEqual([versionOf(path)]);
+    // A mark naming the journal's bytes as they are is trusted: damage it does not name is not looked for.
+    writeFileSync(path, `${lines[0]}\n{"garbage\n${lines[2]}\n`);
+    unlinkSync(join(dir, `marked.${marks(dir, 'marked')[0]}.checked`));
+    writeFileSync(join(dir, `marked.${versionOf(path)}.checked`), '');
+    expect((await store.list())[0]!.status).toBe('interrupted');
+    // Any write changes the bytes' version: the stale mark is ignored, and the damage found.
+    appendFileSync(path, `${encodeRecord({ seq: 4, ...completed })}\n`);
+    expect((await store.list())[0]).toMatchObject({ status: 'unreadable', problem: expect.stringMatching(/line 2/) });
+    // Mended and listed, the listing marks it: one mark per run, renamed to the new version.
+    writeFileSync(path, `${lines.join('\n')}\n${encodeRecord({ seq: 4, ...completed })}\n`);
+    expect((await store.list())[0]!.status).toBe('completed');
+    expect(marks(dir, 'marked')).toEqual([versionOf(path)]);
+    // Removing the run removes its mark.
+    expect(await store.delete('marked')).toBe(true);
+    expect(marks(dir, 'marked')).toEqual([]);
+  });
+
+  it('marks a resumed run checked only when it was loaded whole just before it was held', async () => {
+    const dir = freshDir();
+    const store = new FileStore(dir);
+    const { path } = await seeded(store, 'reopened');
+    const clear = () => {
+      for (const v of marks(dir, 'reopened')) unlinkSync(join(dir, `reopened.${v}.checked`));
+    };
+    clear();
+    const blind = await store.open('reopened');
+    await blind.append(at(4, assistant(1, ['t3'])));
+    await blind.close();
+    expect(marks(dir, 'reopened')).toEqual([]);
+    const loaded = await store.load('reopened');
+    const resumed = await store.open('reopened', { checkedThrough: loaded.lastSeq });
+    await resumed.append(at(5, toolResult('t3', 'out')));
+    await resumed.close();
+    expect(marks(dir, 'reopened')).toEqual([versionOf(path)]);
+    // A load that no longer matches the run's end (another writer went on) marks nothing.
+    clear();
+    const stale = await store.open('reopened', { checkedThrough: loaded.lastSeq });
+    await stale.close();
+    expect(marks(dir, 'reopened')).toEqual([]);
+  });
+
+  it('lists a run with a line of several mebibytes by checking the line a chunk at a time', async () => {
+    const store = new FileStore(freshDir());
+    const j = await store.create('long', meta('long'));
+    await j.append(at(2, assistant(0, ['t1'])));
+    await j.append(at(3, toolResult('t1', 'é'.repeat(3 * 1024 * 1024))));
+    await j.append({ seq: 4, ...completed });
+    await j.close();
+    const path = join(store.directory, 'long.jsonl');
+    const text = readFileSync(path, 'utf8');
+    writeFileSync(path, text); // unmarked: the listing reads it whole
+    expect((await store.list())[0]!.status).toBe('completed');
+    // A broken escape deep inside the long line is found.
+    const at2m = text.indexOf('é', 2 * 1024 * 1024);
+    writeFileSync(path, `${text.slice(0, at2m)}\\x${text.slice(at2m)}`);
+    expect((await store.list())[0]).toMatchObject({ status: 'unreadable', problem: expect.stringMatching(/line 3/) });
   });
 
   it('never writes the system prompt text to disk', async () => {

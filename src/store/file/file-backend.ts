@@ -5,6 +5,7 @@
  * one at a time, and reads apply the torn-tail rule (core journalLines).
  */
 import {
+  type BigIntStats,
   closeSync,
   constants,
   fstatSync,
@@ -27,7 +28,7 @@ import { JournalStore } from '../journal-store.js';
 import { decodeOptions } from '../options.js';
 import { runNotFound } from '../store.js';
 import { acquireLock, type FileLock } from './flock.js';
-import { followJournal, journalLineReader } from './follow.js';
+import { followJournal, journalLineReader, outlinedLineReader } from './follow.js';
 import { errno, exists, fsyncDir, ioError, writeAll } from './fs.js';
 import { readFirstLine, readLineAt, readTail } from './lines.js';
 import { readLockTable, type LockTable } from './lock-table.js';
@@ -37,6 +38,12 @@ const JOURNAL_EXT = '.jsonl';
 const LOCK_EXT = '.lock';
 /** A note beside a run is `<id>.<key>.note` (ids hold no dot, so `<id>.` is the run's alone). */
 const NOTE_EXT = '.note';
+/**
+ * A check mark is an empty file `<id>.<version>.checked`: the journal's version
+ * (inode, size, change time) when it was last checked whole. Its name says it
+ * all, so a listing learns every mark from the directory read it makes anyway.
+ */
+const CHECKED_EXT = '.checked';
 const NEWLINE = Buffer.from('\n');
 /**
  * How long a create that finds the run's lock held waits for the journal of the
@@ -60,6 +67,8 @@ class HeldFile implements HeldRun {
     private readonly lock: FileLock,
     /** Bytes of whole, durable records: where a failed write is cut back to. */
     private size: number,
+    /** Marks the journal checked at a version (FileBackend.markChecked). */
+    private readonly markChecked: (version: string) => Promise<void>,
   ) {
     this.inode = fstatSync(fd).ino;
   }
@@ -105,10 +114,12 @@ class HeldFile implements HeldRun {
     );
   }
 
-  async release(): Promise<void> {
+  async release(options: { checked?: boolean } = {}): Promise<void> {
     if (this.released) return;
     this.released = true;
     try {
+      // Marked while still held, so no other writer can have changed it in between.
+      if (options.checked === true) await this.markChecked(versionOf(fstatSync(this.fd, { bigint: true }))).catch(() => {}); // a mark only saves a listing work
       closeSync(this.fd);
     } finally {
       this.lock.release();
@@ -116,8 +127,26 @@ class HeldFile implements HeldRun {
   }
 }
 
+/** A journal's version (RunSummary.version): any write to the file changes its size or its change time. */
+function versionOf(stat: BigIntStats): string {
+  return `${stat.ino}-${stat.size}-${stat.ctimeNs}`;
+}
+
+/** The check mark of each run among a directory's `names`, by run id (mark files are `<id>.<version>.checked`). */
+function checkMarks(names: readonly string[]): Map<string, string> {
+  const marks = new Map<string, string>();
+  for (const name of names) {
+    if (!name.endsWith(CHECKED_EXT)) continue;
+    const dot = name.indexOf('.');
+    marks.set(name.slice(0, dot), name.slice(dot + 1, -CHECKED_EXT.length));
+  }
+  return marks;
+}
+
 export class FileBackend implements Backend {
   readonly name = 'file';
+  /** The check marks the last listing found, by run id: where markChecked finds a run's mark. */
+  private listedMarks: Map<string, string> | null = null;
 
   constructor(readonly directory: string) {}
 
@@ -180,7 +209,7 @@ export class FileBackend implements Backend {
       lock.release();
       throw isLogbookError(err) ? err : ioError(`cannot create run ${id} in ${this.directory}`, err);
     }
-    return new HeldFile(path, fd, lock, bytes.length);
+    return new HeldFile(path, fd, lock, bytes.length, (version) => this.markChecked(id, version));
   }
 
   /**
@@ -212,7 +241,7 @@ export class FileBackend implements Backend {
     try {
       fd = openSync(path, constants.O_RDWR | constants.O_APPEND);
       const { first, last, size } = repairTail(fd, path);
-      return { run: new HeldFile(path, fd, lock, size), first, last };
+      return { run: new HeldFile(path, fd, lock, size, (version) => this.markChecked(id, version)), first, last };
     } catch (err) {
       if (fd >= 0) closeSync(fd);
       lock.release();
@@ -252,7 +281,7 @@ export class FileBackend implements Backend {
       yield* followJournal(path, options.signal);
       return;
     }
-    const batches = journalLineReader(path);
+    const batches = options.outline === true ? outlinedLineReader(path) : journalLineReader(path);
     if (batches === null) throw runNotFound(id);
     for (const lines of batches) {
       if (options.signal?.aborted) return;
@@ -270,12 +299,41 @@ export class FileBackend implements Backend {
     }
     const runs: RunSummary[] = [];
     const locks = readLockTable(); // once for the whole listing
+    const marks = checkMarks(names);
+    this.listedMarks = marks;
     for (const name of names) {
       if (!name.endsWith(JOURNAL_EXT)) continue;
-      const summary = this.summarize(name.slice(0, -JOURNAL_EXT.length), locks);
-      if (summary !== null) runs.push(summary);
+      const id = name.slice(0, -JOURNAL_EXT.length);
+      const summary = this.summarize(id, locks);
+      if (summary === null) continue;
+      const checked = marks.get(id);
+      if (checked !== undefined) summary.checkedVersion = checked;
+      runs.push(summary);
     }
     return runs;
+  }
+
+  /**
+   * Renames the run's mark to the new version (or makes one): one mark per run.
+   * The marks a listing just read are used to find it, so marking after a
+   * listing reads no directory.
+   */
+  async markChecked(id: string, version: string): Promise<void> {
+    const mark = this.markPath(id, version);
+    const listed = this.listedMarks?.get(id);
+    const previous = listed !== undefined ? [this.markPath(id, listed)] : this.sidecars(id, CHECKED_EXT);
+    try {
+      if (previous.length === 0) writeFileSync(mark, '', { mode: 0o600 });
+      else if (previous[0] !== mark) renameSync(previous[0]!, mark);
+    } catch (err) {
+      throw ioError(`cannot write ${mark}`, err);
+    }
+    for (const stale of previous.slice(1)) if (stale !== mark) removeQuietly(stale);
+    this.listedMarks?.set(id, version);
+  }
+
+  private markPath(id: string, version: string): string {
+    return join(this.directory, `${id}.${version}${CHECKED_EXT}`);
   }
 
   /** The first line and the last whole line, mtime, and whether the lock is held: never the whole journal, never the lock. */
@@ -287,13 +345,14 @@ export class FileBackend implements Backend {
       return null; // removed since the directory was read
     }
     try {
-      const stat = fstatSync(fd);
-      const summary: RunSummary = { id, first: null, last: null, updated: stat.mtime };
+      const stat = fstatSync(fd, { bigint: true });
+      const size = Number(stat.size);
+      const summary: RunSummary = { id, first: null, last: null, updated: stat.mtime, version: versionOf(stat) };
       const held = locks?.holds(this.lockPath(id));
       if (held !== undefined) summary.held = held;
       try {
-        summary.first = readFirstLine(fd, stat.size);
-        summary.last = stat.size === 0 ? null : readTail(fd, stat.size).last;
+        summary.first = readFirstLine(fd, size);
+        summary.last = size === 0 ? null : readTail(fd, size).last;
       } catch (err) {
         summary.problem = ioError(`cannot read ${this.journalPath(id)}`, err).message;
       }
@@ -331,11 +390,11 @@ export class FileBackend implements Backend {
     }
   }
 
-  /** The notes of run `id`. */
-  private notes(id: string): string[] {
+  /** The files beside run `id` whose names end in `ext` (its notes, its check mark). */
+  private sidecars(id: string, ext: string): string[] {
     try {
       return readdirSync(this.directory)
-        .filter((name) => name.startsWith(`${id}.`) && name.endsWith(NOTE_EXT))
+        .filter((name) => name.startsWith(`${id}.`) && name.endsWith(ext))
         .map((name) => join(this.directory, name));
     } catch {
       return [];
@@ -366,7 +425,7 @@ export class FileBackend implements Backend {
     const lock = acquireLock(this.lockPath(id), id);
     try {
       unlinkSync(path);
-      for (const note of this.notes(id)) removeQuietly(note);
+      for (const sidecar of [...this.sidecars(id, NOTE_EXT), ...this.sidecars(id, CHECKED_EXT)]) removeQuietly(sidecar);
       unlinkSync(this.lockPath(id));
       return true;
     } catch (err) {

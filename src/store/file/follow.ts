@@ -13,9 +13,10 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { dirname } from 'node:path';
-import { LogbookError, isUnparsable } from '../../core/index.js';
+import { LogbookError, isLogbookError, isUnparsable } from '../../core/index.js';
 import type { Streamed } from '../backend.js';
 import { errno, ioError } from './fs.js';
+import { outlinedLines, readTail } from './lines.js';
 
 const NEWLINE = 0x0a;
 const CHUNK = 64 * 1024;
@@ -162,6 +163,27 @@ export function journalLineReader(path: string): Generator<string[], void, undef
       yield* cursor.available();
       const rest = cursor.end();
       if (rest.length > 0) yield rest;
+    } finally {
+      closeSync(fd);
+    }
+  })();
+}
+
+/**
+ * The whole lines of the journal at `path` as journalLineReader gives them, but
+ * with each line longer than a mebibyte given as its outline (lines.ts
+ * outlinedLines): bounded memory whatever the lines' length. Null when there is
+ * no journal.
+ */
+export function outlinedLineReader(path: string): Generator<string[], void, undefined> | null {
+  const fd = openIfThere(path);
+  if (fd < 0) return null;
+  return (function* () {
+    try {
+      const size = fstatSync(fd).size;
+      if (size > 0) yield* outlinedLines(fd, readTail(fd, size).keptEnd);
+    } catch (err) {
+      throw isLogbookError(err) ? err : ioError(`cannot read ${path}`, err);
     } finally {
       closeSync(fd);
     }

@@ -169,3 +169,44 @@ function walkBack(fd: number, size: number): Tail {
     end = start - 1;
   }
 }
+
+/** The offset of the first newline in bytes [from, end) of the file, or `end` when there is none. */
+function newlineFrom(fd: number, from: number, end: number): number {
+  for (let at = from; at < end; at += STREAM_CHUNK) {
+    const nl = readRange(fd, at, Math.min(end, at + STREAM_CHUNK)).indexOf(NEWLINE);
+    if (nl >= 0) return at + nl;
+  }
+  return end;
+}
+
+/** The text of the line in bytes [start, end): its outline (see Tail.last) when it is longer than LONG_LINE. */
+function lineText(fd: number, start: number, end: number): string {
+  return end - start <= LONG_LINE ? readRange(fd, start, end).toString('utf8') : judge(fd, start, end).text();
+}
+
+/**
+ * The lines of bytes [0, end) of the file open at `fd`, a batch per chunk read,
+ * where `end` is a Tail's keptEnd (so every line there is whole, the torn-tail
+ * rule already applied). A line longer than LONG_LINE is given as its outline:
+ * a reader that checks each record's kind, seq and structure reads a journal
+ * of any line length in bounded memory.
+ */
+export function* outlinedLines(fd: number, end: number): Generator<string[]> {
+  let pos = 0;
+  while (pos < end) {
+    const to = Math.min(end, pos + STREAM_CHUNK);
+    const chunk = readRange(fd, pos, to);
+    // The chunk's lines end at its last newline, or at `end` when the chunk reaches it.
+    const stop = to === end ? chunk.length : chunk.lastIndexOf(NEWLINE);
+    if (stop < 0) {
+      // A line longer than a chunk: found by its end, and judged a chunk at a time.
+      const lineEnd = newlineFrom(fd, to, end);
+      yield [lineText(fd, pos, lineEnd)];
+      pos = lineEnd + 1;
+      continue;
+    }
+    const lines = chunk.toString('utf8', 0, stop).split('\n');
+    pos += stop + 1;
+    yield lines;
+  }
+}
