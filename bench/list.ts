@@ -69,6 +69,9 @@ export async function benchList(opts: BenchOptions): Promise<Section> {
   const short = { dir: stateDir(runs, SHORT), runs };
   const long = { dir: stateDir(runs, LONG), runs };
   const empty = { dir: stateDir(0, 0), runs: 0 };
+  // Journals written here, not by logbook, carry no check mark: the first listing reads each whole once and marks it.
+  const firstShort = await ls(short.dir, runs, true);
+  const firstLong = await ls(long.dir, runs);
   const [shortMs, longMs, emptyMs] = await measure([short, long, empty], rounds);
   const flat = longMs! / shortMs!;
 
@@ -83,6 +86,7 @@ export async function benchList(opts: BenchOptions): Promise<Section> {
 
   // Peak memory with one journal ending on a huge line, against the same store without it.
   const huge = { dir: withHugeLine(short.dir), runs: runs + 1 };
+  const firstHuge = await ls(huge.dir, huge.runs, true, /^huge +interrupted /m); // the copies' marks name other files: all read whole
   const peaks = { without: [] as number[], with: [] as number[] };
   for (let r = 0; r < (opts.quick ? 3 : 5); r++) {
     const order = r % 2 === 0 ? [false, true] : [true, false];
@@ -118,6 +122,7 @@ export async function benchList(opts: BenchOptions): Promise<Section> {
     ],
     notes: [
       `\`session ls\`: wall time of \`node bin/logbook session ls --state-dir D\` from spawn to exit, output piped, medians of ${rounds} alternating rounds; the same command over an empty store takes ${ms(emptyMs!)} (Node start-up and module loading). "Flat" means at most 1.2× with 10× longer runs. Growth is judged on the time above the empty store's, measured in the same rounds: "sublinear" means later runs cost less each, as warm-up spreads over more of them. Peak RSS: the same command's peak resident set (VmHWM, reported at exit by a module given to \`node --import\`), median of ${peaks.with.length} alternating rounds, over the ${count(runs)} runs against a copy of them with one more run: a meta record, an assistant turn calling a tool, and its result of ${bytes(HUGE_LINE)} of text as the last line.`,
+      `A listing reads a run whole, once, when no check mark names the run's bytes as they are (a run logbook's writer did not let go of, such as these, written by the benchmark; or one changed since); it then marks it, and later listings read only its ends. The rounds above list marked runs. The first listing of each store, unmarked: ${count(runs)} runs of ${SHORT} records ${ms(firstShort.ms)}, of ${LONG} records ${ms(firstLong.ms)}; with the ${bytes(HUGE_LINE)} line, peak RSS ${bytes(firstHuge.peakKiB * 1024)} against ${bytes(firstShort.peakKiB * 1024)} for the first listing of the store without it (${ratio(firstHuge.peakKiB / firstShort.peakKiB)}): its lines are checked a chunk at a time, long ones as outlines.`,
     ],
   };
 }
