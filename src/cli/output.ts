@@ -14,10 +14,19 @@ const drawn = (s: string): string => (LONE_SURROGATE.test(s) ? s.replace(LONE_SU
 
 const textOf = (c: Cell): string => drawn(typeof c === 'string' ? c : c.text);
 
-/** Columns the text takes on a terminal: wide (CJK, most emoji) characters take two, combining marks none. */
-export const displayWidth = (s: string): number => stringWidth(drawn(s));
+/** Printable ASCII only: one column per character, measured without segmenting the text (most ids, times and prompts). */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
-export const cellWidth = (c: Cell): number => stringWidth(textOf(c));
+/** Printable ASCII, perhaps cut with the ellipsis (one column, as string-width counts it): one column per character. */
+const NARROW_ONLY = /^[\x20-\x7e\u2026]*$/;
+
+/** stringWidth, with narrow-only text measured by its length: a listing measures thousands of cells. */
+const widthOf = (s: string): number => (NARROW_ONLY.test(s) ? s.length : stringWidth(s));
+
+/** Columns the text takes on a terminal: wide (CJK, most emoji) characters take two, combining marks none. */
+export const displayWidth = (s: string): number => widthOf(drawn(s));
+
+export const cellWidth = (c: Cell): number => widthOf(textOf(c));
 
 /** Columns padded to their widest cell, two spaces apart; the last column is not padded. */
 export function table(rows: Cell[][]): string {
@@ -48,7 +57,8 @@ const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 /** Cuts `s` to at most `max` columns, the last one an ellipsis; never inside a character or an emoji sequence. */
 export function truncate(s: string, max: number): string {
   const text = drawn(s);
-  if (stringWidth(text) <= max) return text;
+  if (widthOf(text) <= max) return text;
+  if (PRINTABLE_ASCII.test(text)) return max <= 0 ? '' : `${text.slice(0, max - 1)}\u2026`;
   let out = '';
   let used = 0;
   for (const { segment } of graphemes.segment(text)) {

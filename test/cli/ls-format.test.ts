@@ -1,4 +1,5 @@
 import stringWidth from 'string-width';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { listRuns, newestFirst, selectRuns } from '../../src/cli/session/ls.js';
 import { formatRunList } from '../../src/cli/session/ls-table.js';
@@ -106,6 +107,20 @@ describe('which runs a listing keeps', () => {
 });
 
 describe('table widths', () => {
+  it('measures and cuts printable ASCII exactly as the segmenting path does', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom(...' az~`{|}.-_09AZ'.split('')) }), fc.integer({ min: 0, max: 40 }), (text, max) => {
+        expect(cellWidth(text)).toBe(stringWidth(text));
+        expect(cellWidth(`${text}\u2026`)).toBe(stringWidth(`${text}\u2026`));
+        // The same text with one wide character appended goes through the segmenter: the cut of the ASCII prefix must agree.
+        const cut = truncate(text, max);
+        const segmented = truncate(`${text}日`, max);
+        if (stringWidth(text) > max) expect(cut).toBe(segmented);
+        else expect(cut).toBe(text);
+      }),
+    );
+  });
+
   it('counts wide characters as two columns, a lone surrogate as the one U+FFFD it is drawn as', () => {
     expect(cellWidth('a\u{1f600}b')).toBe(4);
     expect(cellWidth('日本')).toBe(4);
