@@ -281,6 +281,33 @@ export function storeContract(name: string, makeBackend: () => Promise<Backend>)
       await store.close();
     });
 
+    it('names a run\'s bytes by a version that changes with them, and keeps a check mark at a version until it is replaced', async () => {
+      const backend = await makeBackend();
+      const store = new JournalStore(backend);
+      const summary = async (id: string) => (await backend.list()).find((s) => s.id === id)!;
+      const j = await store.create('versioned', meta('versioned'));
+      await j.append(at(2, assistant(0, ['t1'])));
+      const before = await summary('versioned');
+      if (backend.markChecked === undefined) {
+        // A backend without marks names no versions: a listing describes its runs from their ends.
+        expect(before.version).toBeUndefined();
+        await j.close();
+        await store.close();
+        return;
+      }
+      expect(before.version).toEqual(expect.any(String));
+      await j.append(at(3, toolResult('t1')));
+      const after = await summary('versioned');
+      expect(after.version).not.toBe(before.version);
+      await j.close(); // its writer encoded every line: it marks the run checked as it lets go
+      expect((await summary('versioned')).checkedVersion).toBe(after.version);
+      await backend.markChecked('versioned', before.version!);
+      expect((await summary('versioned')).checkedVersion).toBe(before.version);
+      expect(await backend.delete('versioned')).toBe(true);
+      expect((await backend.list()).some((s) => s.id === 'versioned')).toBe(false);
+      await store.close();
+    });
+
     it('streams a run one record at a time, the stored lines exactly, and can pass lines over undecoded', async () => {
       const store = await makeStore();
       const lines = [at(1, { meta: meta('streamed') }), at(2, assistant(0, ['t1'])), at(3, toolResult('t1')), at(4, completed)].map(encodeRecord);
