@@ -251,8 +251,11 @@ export class JournalStore implements Store {
 
   async list(): Promise<RunInfo[]> {
     const summaries = (await this.backendImpl.list()).filter((s) => isValidId(s.id));
-    for (const summary of summaries) if (needsWholeCheck(summary)) await this.checkWhole(summary);
-    const runs = summaries.map(describe);
+    const runs: RunInfo[] = [];
+    for (const summary of summaries) {
+      const run = describe(summary);
+      runs.push(needsWholeCheck(summary, run) && !(await this.checkWhole(summary)) ? describe(summary) : run);
+    }
     for (const run of runs) {
       if (run.prompt === '' && run.status !== 'unreadable') run.prompt = await this.firstTypedTurn(run.runId);
       if (run.status === 'interrupted' || run.status === 'open') await this.describeFork(run);
@@ -263,23 +266,25 @@ export class JournalStore implements Store {
   /**
    * Reads a run whole, checked as a load checks it (every line decoded, seqs in
    * order, the fold), in bounded memory: damage anywhere, not only at its ends,
-   * is then listed as it would be shown. A run found whole is marked checked at
-   * the version listed, so the next listing takes it from its ends.
+   * is then listed as it would be shown (the problem is set on `summary`, and
+   * false returned). A run found whole is marked checked at the version listed,
+   * so the next listing takes it from its ends.
    */
-  private async checkWhole(summary: RunSummary): Promise<void> {
+  private async checkWhole(summary: RunSummary): Promise<boolean> {
     try {
       let state: RunState | null = null;
       for await (const { record } of this.records(summary.id, { outline: true })) {
         state = state === null ? initialState(record) : step(state, record);
       }
     } catch (err) {
-      if (isLogbookError(err, 'not_found')) return; // removed since it was listed
+      if (isLogbookError(err, 'not_found')) return true; // removed since it was listed
       summary.problem = err instanceof Error ? err.message : String(err);
-      return;
+      return false;
     }
     if (summary.version !== undefined) {
       await this.backendImpl.markChecked?.(summary.id, summary.version).catch(() => {}); // a mark only saves the next listing work
     }
+    return true;
   }
 
   /** A run `session fork` made that nothing has run in since is listed `forked`, with its origin. */
@@ -363,10 +368,12 @@ function checkNoteKey(key: string): void {
 /**
  * Whether a listing reads a run whole before describing it from its ends: when
  * the backend can name its bytes and no check mark names them, unless a writer
- * holds it now (it is listed running, and marks it checked when it lets go).
+ * may hold it now (listed running, or open where the backend cannot tell): its
+ * writer marks it when it lets go, and a live run is not read whole at every listing.
  */
-function needsWholeCheck(s: RunSummary): boolean {
-  return s.problem === undefined && s.held !== true && s.version !== undefined && s.version !== s.checkedVersion;
+function needsWholeCheck(s: RunSummary, listed: RunInfo): boolean {
+  const maybeWritten = listed.status === 'running' || listed.status === 'open';
+  return listed.status !== 'unreadable' && !maybeWritten && s.version !== undefined && s.version !== s.checkedVersion;
 }
 
 /** A listing's entry: meta from the first line, status from the last. */
