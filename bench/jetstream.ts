@@ -31,7 +31,7 @@ export async function benchJetStream(opts: BenchOptions): Promise<Section> {
   let store: JetStreamStore | undefined;
   try {
     const jsm = await jetstreamManager(admin);
-    await jsm.streams.add({ name: STREAM, subjects: [`${PREFIX}.>`], max_msgs_per_subject: 1, discard: 'new' as never, discard_new_per_subject: true, allow_direct: true });
+    await jsm.streams.add({ name: STREAM, subjects: [`${PREFIX}.>`], max_msgs_per_subject: 1, discard: 'new' as never, discard_new_per_subject: true });
     const js = jetstream(admin);
     store = await JetStreamStore.connect({ stream: STREAM, nats: { url: nats.url } });
     const id = 'bench-js';

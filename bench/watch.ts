@@ -160,7 +160,7 @@ export async function benchWatch(opts: BenchOptions): Promise<Section> {
     const admin = await connect({ servers: nats.url });
     try {
       const jsm = await jetstreamManager(admin);
-      await jsm.streams.add({ name: 'WATCH', subjects: ['watch.runs.>'], max_msgs_per_subject: 1, discard: 'new' as never, discard_new_per_subject: true, allow_direct: true });
+      await jsm.streams.add({ name: 'WATCH', subjects: ['watch.runs.>'], max_msgs_per_subject: 1, discard: 'new' as never, discard_new_per_subject: true });
     } finally {
       await admin.close();
     }

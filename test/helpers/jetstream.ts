@@ -7,7 +7,7 @@ import { jetstreamManager, type StreamConfig } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { JetStreamBackend, JetStreamStore } from '../../src/index.js';
 
-/** A configuration fit for journals, as the suggested `nats stream add` makes it (direct gets allowed), with `overrides` applied. */
+/** A configuration fit for journals, with `overrides` applied. */
 export function journalStream(name: string, prefix: string, overrides: Partial<StreamConfig> = {}): Partial<StreamConfig> & { name: string } {
   return {
     name,
@@ -15,7 +15,6 @@ export function journalStream(name: string, prefix: string, overrides: Partial<S
     max_msgs_per_subject: 1,
     discard: 'new',
     discard_new_per_subject: true,
-    allow_direct: true,
     ...overrides,
   };
 }

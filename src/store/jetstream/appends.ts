@@ -45,7 +45,7 @@ import type { HeldRun } from '../backend.js';
 import type { StreamBinding } from './binding.js';
 import { unavailable, type Link } from './connection.js';
 import { NoAnswer, throughElection, within } from './election.js';
-import { lastMessageOnce, nearestLastMessageOnce } from './reads.js';
+import { lastMessageOnce } from './reads.js';
 import { metaSubject, recordSubject, runFilter } from './subjects.js';
 
 const MSG_ID_HEADER = 'Nats-Msg-Id';
@@ -147,10 +147,8 @@ export class HeldSubjects implements HeldRun {
     }
     // Is the run still the one bound? With the run-wide tail fence (2.11+) a removed or re-created
     // run breaks the fence, so nothing need be read. Before 2.11 the meta is read back alongside
-    // the publish, at the cost of one round trip overlapped with the publish's own, from the
-    // nearest replica where the stream allows direct gets: one a moment behind may still show a
-    // meta just removed, which the next append's read, or the leader's at release, then finds gone.
-    const early = this.link.tailFence || this.meta === null ? null : this.readNearestMeta().catch(() => undefined);
+    // the publish, at the cost of one round trip overlapped with the publish's own.
+    const early = this.link.tailFence || this.meta === null ? null : this.readMeta().catch(() => undefined);
     /** Set once an attempt's ack is lost or the fence refuses it: from then on the record may be stored. */
     let unsure = false;
     const stored = await throughElection(
@@ -187,14 +185,9 @@ export class HeldSubjects implements HeldRun {
     await this.confirmRun(seq, stored, msgId, what);
   }
 
-  /** The run's meta message now, as the stream's leader holds it, in one attempt. */
+  /** The run's meta message now, in one attempt. */
   private readMeta(): Promise<StoredMsg | null> {
     return lastMessageOnce(this.link, this.binding, metaSubject(this.binding.prefix, this.runId), this.link.timeoutMs);
-  }
-
-  /** The run's meta message as the nearest replica holds it (reads.ts nearestLastMessageOnce), in one attempt. */
-  private readNearestMeta(): Promise<StoredMsg | null> {
-    return nearestLastMessageOnce(this.link, this.binding, metaSubject(this.binding.prefix, this.runId), this.link.timeoutMs);
   }
 
   private async publish(subject: string, body: string, msgId: string, timeoutMs: number): Promise<PubAck> {

@@ -27,18 +27,11 @@ export interface StreamShape {
   /** Bytes; -1 or 0 is no limit. */
   max_msg_size?: number;
   no_ack?: boolean;
-  allow_direct?: boolean;
 }
 
 export interface StreamBinding {
   stream: string;
   prefix: string;
-  /**
-   * The stream answers direct gets (allow_direct): a read any replica may answer
-   * from what it holds, without a round through the stream's leader. Only reads
-   * that a replica a moment behind cannot mislead use it.
-   */
-  direct: boolean;
 }
 
 /** The subject prefix a new stream gets in the suggested `nats stream add` line. */
@@ -50,7 +43,7 @@ export function suggestedPrefix(stream: string): string {
 export function streamAddCommand(stream: string, prefix = suggestedPrefix(stream)): string {
   return (
     `nats stream add ${stream} --subjects '${prefix}.>' --max-msgs-per-subject=1 ` +
-    `--discard=new --discard-per-subject --allow-direct --defaults`
+    `--discard=new --discard-per-subject --defaults`
   );
 }
 
@@ -152,5 +145,5 @@ export function checkStreamConfig(config: StreamShape): StreamBinding {
   if (problems.length > 0) {
     throw new LogbookError('stream_config', `stream ${stream} cannot hold journals: ${problems.join('; ')}`);
   }
-  return { stream, prefix, direct: config.allow_direct === true };
+  return { stream, prefix };
 }

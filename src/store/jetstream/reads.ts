@@ -39,16 +39,6 @@ export function lastMessageOnce(link: Link, binding: StreamBinding, filter: stri
   return within(timeoutMs, link.jsm.streams.getMessage(binding.stream, { last_by_subj: filter }));
 }
 
-/**
- * The last message on `subject` as the nearest replica holds it, by a direct get
- * where the stream allows them (else as lastMessageOnce): cheaper for the
- * server, and possibly a moment behind its leader.
- */
-export function nearestLastMessageOnce(link: Link, binding: StreamBinding, subject: string, timeoutMs: number): Promise<StoredMsg | null> {
-  if (!binding.direct) return lastMessageOnce(link, binding, subject, timeoutMs);
-  return within(timeoutMs, link.jsm.direct.getMessage(binding.stream, { last_by_subj: subject }));
-}
-
 /** The last message on `filter` (a subject or a wildcard), or null when there is none. */
 export function lastMessage(link: Link, binding: StreamBinding, filter: string): Promise<StoredMsg | null> {
   return throughElection(link, binding.stream, `cannot read ${filter} from stream ${binding.stream}`, (ms) =>

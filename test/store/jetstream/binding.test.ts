@@ -60,9 +60,8 @@ describe('subject prefix derivation', () => {
 
 describe('stream configuration check', () => {
   it('binds a stream fit for journals', () => {
-    expect(checkStreamConfig(good)).toEqual({ stream: 'RUNS', prefix: 'logbook.runs', direct: false });
-    expect(checkStreamConfig({ ...good, max_msg_size: RECORD_FLOOR_BYTES })).toEqual({ stream: 'RUNS', prefix: 'logbook.runs', direct: false });
-    expect(checkStreamConfig({ ...good, allow_direct: true })).toEqual({ stream: 'RUNS', prefix: 'logbook.runs', direct: true });
+    expect(checkStreamConfig(good)).toEqual({ stream: 'RUNS', prefix: 'logbook.runs' });
+    expect(checkStreamConfig({ ...good, max_msg_size: RECORD_FLOOR_BYTES })).toEqual({ stream: 'RUNS', prefix: 'logbook.runs' });
   });
 
   it.each<[string, Partial<StreamShape>, string]>([
@@ -89,7 +88,7 @@ describe('stream configuration check', () => {
 
   it('suggests a ready-to-run command for a missing stream', () => {
     expect(streamAddCommand('RUNS')).toBe(
-      "nats stream add RUNS --subjects 'logbook.runs.>' --max-msgs-per-subject=1 --discard=new --discard-per-subject --allow-direct --defaults",
+      "nats stream add RUNS --subjects 'logbook.runs.>' --max-msgs-per-subject=1 --discard=new --discard-per-subject --defaults",
     );
   });
 });

@@ -19,15 +19,12 @@ let streams = 0;
 let nc: NatsConnection;
 let jsm: JetStreamManager;
 
-/** Whether the streams made here allow direct gets, which the writer's per-append check of the run then uses. */
-let direct = true;
-
 /** A store on a fresh stream, and a run written up to seq 2 (an assistant turn with one call). */
 async function runningWriter(id: string): Promise<{ store: JetStreamStore; journal: Journal; stream: string; prefix: string }> {
   const n = streams++;
   const stream = `GONE_${n}`;
   const prefix = `gone${n}.runs`;
-  await addStream(nats.server().url, journalStream(stream, prefix, { allow_direct: direct }));
+  await addStream(nats.server().url, journalStream(stream, prefix));
   const store = await JetStreamStore.connect({ stream, nats: { url: nats.server().url }, timeoutMs: 2_000 });
   const journal = await store.create(id, meta(id));
   await journal.append(at(2, assistant(0, ['t1'])));
@@ -39,9 +36,8 @@ async function subjects(stream: string): Promise<Record<string, number>> {
   return (await jsm.streams.info(stream, { subjects_filter: '>' })).state.subjects ?? {};
 }
 
-describe.skipIf(!nats.enabled).each([true, false])('jetstream: a run that disappears while it is written (direct gets allowed: %s)', (allowDirect) => {
+describe.skipIf(!nats.enabled)('jetstream: a run that disappears while it is written', () => {
   beforeAll(async () => {
-    direct = allowDirect;
     nc = await connect({ servers: nats.server().url });
     jsm = await jetstreamManager(nc);
   });
