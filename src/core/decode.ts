@@ -91,7 +91,18 @@ function fillRawValues(line: string, payload: PayloadKind, message: unknown): vo
   if (spans === null || spans.length !== slots.length) spans = rawSpansByPath(line, payload);
   if (spans.length < slots.length) refuse(`${at(slots[spans.length]!.what)} has no raw JSON value`);
   if (spans.length > slots.length) refuse('raw JSON fields outside tool_use or provider blocks');
-  for (let i = 0; i < slots.length; i++) slots[i]!.body[slots[i]!.key] = RawJson.fromValidText(spans[i]!);
+  for (let i = 0; i < slots.length; i++) slots[i]!.body[slots[i]!.key] = RawJson.fromValidText(detached(spans[i]!));
+}
+
+/**
+ * `text` as a string of its own. A span cut out of a line (String.slice) keeps
+ * the whole line alive for as long as the span lives, and with it the chunk the
+ * line was read in: a loaded run would hold its whole file's text besides its
+ * records. Prepending a character makes a rope that slicing flattens into a new
+ * string, so the span holds only its own characters.
+ */
+function detached(text: string): string {
+  return ` ${text}`.slice(1);
 }
 
 function str(o: Obj, k: string, what: Where): string {

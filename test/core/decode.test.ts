@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { PROTOCOL_IDS, RawJson, decodeRecord, encodeRecord, type JournalRecord } from '../../src/index.js';
 import { codeOf } from '../helpers/errors.js';
 import { metaLine } from '../helpers/records.js';
@@ -86,5 +88,43 @@ describe('decodeRecord', () => {
     expect(codeOf(() => decodeRecord(metaLine(2)))).toBe('version');
     expect(codeOf(() => decodeRecord(metaLine(4)))).toBe('version');
     expect(encodeRecord(decodeRecord(metaLine(3)))).toBe(metaLine(3));
+  });
+});
+
+describe('what a decoded record keeps', () => {
+  it('keeps none of its line: a raw value is a string of its own, so a dropped line is collected', () => {
+    setFlagsFromString('--expose-gc');
+    const collect = runInNewContext('gc') as () => void;
+    const heap = (): number => {
+      collect();
+      return process.memoryUsage().heapUsed;
+    };
+    // Lines of 256 KiB each (their prose), whose one raw value is a few bytes: 32 of them are 8 MiB of text.
+    const prose = 'x'.repeat(256 * 1024);
+    const line = (i: number): string =>
+      encodeRecord({
+        seq: i + 2,
+        assistant: {
+          iteration: i,
+          message: {
+            role: 'assistant',
+            content: [{ text: { text: `${prose}${i}` } }, { tool_use: { id: `t${i}`, name: 'read', input: RawJson.fromValue({ path: `src/file-${i}.ts` }) } }],
+          },
+          in_tokens: 1,
+          out_tokens: 1,
+        },
+      });
+    const before = heap();
+    const inputs: RawJson[] = [];
+    for (let i = 0; i < 32; i++) {
+      const record = decodeRecord(line(i));
+      if (!('assistant' in record)) throw new Error('not an assistant record');
+      const use = record.assistant.message.content[1]!;
+      if (!('tool_use' in use)) throw new Error('not a tool_use block');
+      inputs.push(use.tool_use.input);
+    }
+    const kept = heap() - before;
+    expect(inputs.map((input) => input.text)).toContain('{"path":"src/file-31.ts"}');
+    expect(kept).toBeLessThan(1024 * 1024);
   });
 });
