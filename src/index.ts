@@ -10,6 +10,7 @@ export {
   type Journal,
   type ListedStatus,
   type LoadedRun,
+  type LoadedState,
   type OpenOptions,
   type RecordsOptions,
   type RunInfo,

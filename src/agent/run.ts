@@ -176,7 +176,7 @@ export interface ResumeOptions {
 
 /** Resumes a journaled run: the gates, in order, against the agent as configured now; then the hold. */
 export async function resumeRun(store: Store, agent: Agent, id: string, options: ResumeOptions = {}): Promise<AgentRun> {
-  const loaded = await store.load(id);
+  const loaded = await store.loadState(id);
   const fingerprint = fingerprintOf(agent);
   const recordedTools = loaded.state.fingerprint.tools_hash;
   const gates = {
@@ -194,7 +194,7 @@ export async function resumeRun(store: Store, agent: Agent, id: string, options:
   try {
     if (journal.lastSeq !== loaded.lastSeq) {
       // Another writer finished between our read and our hold: read again, held.
-      const reread = await store.load(id);
+      const reread = await store.loadState(id);
       checkResume(reread.state, gates);
       if (reread.lastSeq !== journal.lastSeq) {
         throw new LogbookError('locked', `run ${id} changed while it was being opened; try again`);

@@ -201,8 +201,8 @@ async function continueRun(store: Store, flags: RunFlags, words: string[], p: Pr
   const followUp = words.length > 0 ? words.join(' ') : undefined;
   let id = await chooseRun(store, flags.continue ? 'newest' : flags.resume!, { followUp: followUp !== undefined });
   if (followUp !== undefined) {
-    const loaded = await store.load(id);
-    if (loaded.state.status === 'completed') {
+    const { state } = await store.loadState(id);
+    if (state.status === 'completed') {
       const fork = await forkRun(store, id, { id: flags.name ?? generateRunId() });
       p.note(`continuing completed run ${id} as new run ${fork.id}`);
       id = fork.id;

@@ -29,6 +29,7 @@ import {
   runNotFound,
   type Journal,
   type LoadedRun,
+  type LoadedState,
   type RecordsOptions,
   type ForkOrigin,
   type OpenOptions,
@@ -197,6 +198,32 @@ export class JournalStore implements Store {
     };
     if (run.held !== undefined) loaded.held = run.held;
     return loaded;
+  }
+
+  /**
+   * Each line is decoded, checked and folded as its chunk is read, and dropped:
+   * what stays is the state, whose conversation holds only what the records
+   * decoded to. Nothing else of the run is kept, as the whole of it would be by
+   * a load (its lines, then its records) while it decodes and folds.
+   */
+  async loadState(id: string): Promise<LoadedState> {
+    validateId(id);
+    const checks = new StreamChecks(id);
+    let state: RunState | undefined;
+    let metaLine = '';
+    for await (const batch of this.backendImpl.stream(id, { follow: false })) {
+      if (!('lines' in batch)) continue;
+      for (const line of batch.lines) {
+        const record = checks.check(line);
+        if (state !== undefined) step(state, record);
+        else {
+          state = initialState(record);
+          metaLine = line;
+        }
+      }
+    }
+    if (state === undefined) throw new LogbookError('empty', `run ${id} has no records`);
+    return { state, metaLine, lastSeq: state.last_seq };
   }
 
   /** The run's stored lines, exactly as stored (a copy between stores, an export of the bytes). */

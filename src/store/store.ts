@@ -21,12 +21,16 @@ export interface Journal {
   close(): Promise<void>;
 }
 
-export interface LoadedRun {
+/** A run's state as its records fold, without the records. */
+export interface LoadedState {
   state: RunState;
-  records: JournalRecord[];
   /** The meta record's line exactly as stored. */
   metaLine: string;
   lastSeq: number;
+}
+
+export interface LoadedRun extends LoadedState {
+  records: JournalRecord[];
   /** From meta, as written. */
   created: string;
   /** When the journal last changed, RFC 3339. */
@@ -142,6 +146,12 @@ export interface Store {
   open(id: string, options?: OpenOptions): Promise<Journal>;
   /** Reads and folds without holding, so inspecting never blocks a running writer. */
   load(id: string): Promise<LoadedRun>;
+  /**
+   * A run's state, checked and folded as a load does, without holding the run;
+   * read a chunk at a time, keeping neither its lines nor its records: what a
+   * resume needs of a long run, at the least memory.
+   */
+  loadState(id: string): Promise<LoadedState>;
   /** A run's stored lines, exactly as stored. */
   lines(id: string): Promise<string[]>;
   /**

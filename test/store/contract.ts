@@ -341,6 +341,34 @@ export function storeContract(name: string, makeBackend: () => Promise<Backend>)
       await store.close();
     });
 
+    it('loads a run\'s state as a load folds it, and refuses what a load refuses', async () => {
+      const backend = await makeBackend();
+      const store = new JournalStore(backend);
+      const lines = [at(1, { meta: meta('state') }), at(2, assistant(0, ['t1', 't2'])), at(3, toolResult('t1')), at(4, toolResult('t2')), at(5, assistant(1, ['t3']))].map(encodeRecord);
+      await (await store.createFromLines('state', lines)).close();
+      const loaded = await store.load('state');
+      const state = await store.loadState('state');
+      expect(state).toEqual({ state: loaded.state, metaLine: lines[0], lastSeq: 5 });
+      expect(state.state.pending?.answered).toEqual([]);
+      expect(await code(store.loadState('absent'))).toBe('not_found');
+      expect(await code(store.loadState('../x'))).toBe('invalid_id');
+      await (await backend.create('renamed', encodeRecord(at(1, { meta: meta('original') })))).release();
+      expect(await code(store.loadState('renamed'))).toBe('corrupt');
+      // An interior line that does not decode, and seqs that do not increase, as only a broken writer leaves them.
+      const broken = await backend.create('broken', lines[0]!.replace('"state"', '"broken"'));
+      await broken.write(2, '{"seq":2,"protocol":"nonsense"}');
+      await broken.write(3, encodeRecord(at(3, assistant(0))));
+      await broken.release();
+      const err = (await store.loadState('broken').catch((e: unknown) => e)) as Error & { code: string };
+      expect(err).toMatchObject({ code: 'corrupt', message: expect.stringMatching(/run broken line 2 is corrupt/) });
+      const backwards = await backend.create('backwards', lines[0]!.replace('"state"', '"backwards"'));
+      await backwards.write(3, encodeRecord(at(3, assistant(0))));
+      await backwards.write(2, encodeRecord(at(2, assistant(1))));
+      await backwards.release();
+      expect(await store.loadState('backwards').catch((e: unknown) => e)).toMatchObject({ code: 'corrupt', message: expect.stringMatching(/seq 2 does not increase after seq 3/) });
+      await store.close();
+    });
+
     it('watches a finished run to its end: every record, then done', async () => {
       const store = await makeStore();
       const lines = [at(1, { meta: meta('finished') }), at(2, assistant(0)), at(3, completed)].map(encodeRecord);

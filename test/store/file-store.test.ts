@@ -77,7 +77,7 @@ describe('file store', () => {
     expect(statSync(join(dir, 'modes.lock')).mode & 0o777).toBe(0o600);
   });
 
-  it('loads the records before a torn final line, whatever byte the tear is at', async () => {
+  it('loads the records before a torn final line, whatever byte the tear is at, and the state they fold to', async () => {
     const store = new FileStore(freshDir());
     const { path, lines } = await seeded(store, 'torn');
     const whole = Buffer.from(readFileSync(path));
@@ -89,6 +89,7 @@ describe('file store', () => {
       const loaded = await store.load('torn');
       const expected = cut === lastLine.length - 1 ? 3 : 2; // only the newline missing: the record is whole
       expect(loaded.records.length, `cut at byte ${cut}`).toBe(expected);
+      expect(await store.loadState('torn'), `cut at byte ${cut}`).toEqual({ state: loaded.state, metaLine: lines[0], lastSeq: expected });
     }
   });
 
