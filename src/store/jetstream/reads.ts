@@ -98,19 +98,30 @@ async function readRunOnce(link: Link, binding: StreamBinding, id: string, timeo
 /**
  * Run `id`'s lines as they are when this is called, a fetch (at most
  * FETCH_BATCH records) at a time as they are iterated; null when the run has no
- * subjects. The count is taken first, so the read never waits for more. A
- * fetch cut short by an election is completed by the next attempt: the ordered
- * consumer goes on from the last record it delivered.
+ * subjects. The count is taken first, so the read never waits for more: the
+ * consumer's pending count as made, as a whole read takes it (no filtered
+ * stream info, which would list every subject of the run). A fetch cut short by
+ * an election is completed by the next attempt: the ordered consumer goes on
+ * from the last record it delivered.
  */
 export async function runBatches(link: Link, binding: StreamBinding, id: string): Promise<AsyncGenerator<string[]> | null> {
   const filter = runFilter(binding.prefix, id);
-  const total = Object.values(await subjectCounts(link, binding, filter)).reduce((a, b) => a + b, 0);
-  if (total === 0) return null;
   const what = `cannot read run ${id} from stream ${binding.stream}`;
+  const consumer = await throughElection(link, binding.stream, what, (ms) =>
+    within(ms, link.js.consumers.get(binding.stream, { filter_subjects: filter, deliver_policy: 'all' })),
+  );
+  let total: number;
+  try {
+    total = (await throughElection(link, binding.stream, what, (ms) => within(ms, consumer.info(true)))).num_pending;
+  } catch (err) {
+    await within(link.timeoutMs, consumer.delete()).catch(() => {});
+    throw err;
+  }
+  if (total === 0) {
+    await within(link.timeoutMs, consumer.delete()).catch(() => {});
+    return null;
+  }
   return (async function* () {
-    const consumer = await throughElection(link, binding.stream, what, (ms) =>
-      within(ms, link.js.consumers.get(binding.stream, { filter_subjects: filter, deliver_policy: 'all' })),
-    );
     try {
       for (let read = 0; read < total; ) {
         const want = Math.min(FETCH_BATCH, total - read);
