@@ -18,7 +18,7 @@ import {
   type RunState,
   type ToolSetManifest,
 } from '../core/index.js';
-import type { Journal, Store } from '../store/store.js';
+import type { Journal, LoadedState, Store } from '../store/store.js';
 import { fingerprintOf, type Agent } from './agent.js';
 import { checkInterruption, interruptedCall, type InterruptedCallAction, type InterruptionChoice } from './approvals.js';
 import { Recorder } from './recorder.js';
@@ -172,11 +172,20 @@ export interface ResumeOptions {
    * (no pending tool batch, the model's turn finished), else `not_at_input`.
    */
   followUp?: string;
+  /**
+   * The run as the caller has just read it (store.loadState), so that it is
+   * not read twice: as with the resume's own read, it is read again only when
+   * it changed before the hold.
+   */
+  loaded?: LoadedState;
 }
 
 /** Resumes a journaled run: the gates, in order, against the agent as configured now; then the hold. */
 export async function resumeRun(store: Store, agent: Agent, id: string, options: ResumeOptions = {}): Promise<AgentRun> {
-  const loaded = await store.loadState(id);
+  if (options.loaded !== undefined && options.loaded.state.run_id !== id) {
+    throw new LogbookError('usage', `resumeRun was given run ${options.loaded.state.run_id} as read, to resume run ${id}`);
+  }
+  const loaded = options.loaded ?? (await store.loadState(id));
   const fingerprint = fingerprintOf(agent);
   const recordedTools = loaded.state.fingerprint.tools_hash;
   const gates = {

@@ -13,7 +13,7 @@ import { agentFromConfig } from '../config/agent.js';
 import { LogbookError, RawJson, encodeRecord, isLogbookError, isValidId, validateId } from '../core/index.js';
 import { resumeNarration, sanitize, sanitizeLine } from '../render/index.js';
 import { forkRun } from '../store/fork.js';
-import type { Store } from '../store/store.js';
+import type { LoadedState, Store } from '../store/store.js';
 import {
   applyInterruptionFlags,
   approvalCommands,
@@ -200,12 +200,15 @@ interface Presentation {
 async function continueRun(store: Store, flags: RunFlags, words: string[], p: Presentation): Promise<AgentRun> {
   const followUp = words.length > 0 ? words.join(' ') : undefined;
   let id = await chooseRun(store, flags.continue ? 'newest' : flags.resume!, { followUp: followUp !== undefined });
+  // Read once to see whether it completed; the resume goes on from that read unless it forks.
+  let loaded: LoadedState | undefined;
   if (followUp !== undefined) {
-    const { state } = await store.loadState(id);
-    if (state.status === 'completed') {
+    loaded = await store.loadState(id);
+    if (loaded.state.status === 'completed') {
       const fork = await forkRun(store, id, { id: flags.name ?? generateRunId() });
       p.note(`continuing completed run ${id} as new run ${fork.id}`);
       id = fork.id;
+      loaded = undefined;
     }
   }
   if (flags.name !== undefined && id !== flags.name) {
@@ -215,6 +218,7 @@ async function continueRun(store: Store, flags: RunFlags, words: string[], p: Pr
     force: flags.force === true,
     ...(flags.chat ? { interactive: true } : {}), // without --chat the run keeps the interactivity it was journaled with
     ...(followUp !== undefined ? { followUp } : {}),
+    ...(loaded !== undefined ? { loaded } : {}),
   });
   try {
     await settleAnswers(run, flags, p);
