@@ -11,6 +11,7 @@ export {
   type ListedStatus,
   type LoadedRun,
   type LoadedState,
+  type ListingOptions,
   type OpenOptions,
   type RecordsOptions,
   type RunInfo,

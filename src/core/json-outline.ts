@@ -239,6 +239,11 @@ export class JsonOutline {
     return this.stack.length === 0 ? S.Done : S.After;
   }
 
+  /** The text so far can be no JSON value, whatever follows it: a reader may stop here. */
+  get invalid(): boolean {
+    return this.state === S.Invalid;
+  }
+
   /** Whether the text was one JSON value, and its outline (null when it grew past the bound, or the text is not JSON). */
   finish(): { json: boolean; outline: string | null } {
     if (this.state === S.Number) this.push(' '); // a number ends with the text

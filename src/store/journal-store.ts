@@ -32,6 +32,7 @@ import {
   type LoadedState,
   type RecordsOptions,
   type ForkOrigin,
+  type ListingOptions,
   type OpenOptions,
   type RunInfo,
   type Store,
@@ -207,11 +208,16 @@ export class JournalStore implements Store {
    * a load (its lines, then its records) while it decodes and folds.
    */
   async loadState(id: string): Promise<LoadedState> {
+    return this.foldStream(id, {});
+  }
+
+  /** A run read a chunk at a time, each line checked and folded as it comes (loadState). */
+  private async foldStream(id: string, options: { outline?: boolean }): Promise<LoadedState> {
     validateId(id);
     const checks = new StreamChecks(id);
     let state: RunState | undefined;
     let metaLine = '';
-    for await (const batch of this.backendImpl.stream(id, { follow: false })) {
+    for await (const batch of this.backendImpl.stream(id, { follow: false, ...options })) {
       if (!('lines' in batch)) continue;
       for (const line of batch.lines) {
         const record = checks.check(line);
@@ -241,9 +247,9 @@ export class JournalStore implements Store {
 
   async *records(id: string, options: RecordsOptions = {}): AsyncGenerator<StreamedRecord> {
     validateId(id);
-    const { select, signal, outline } = options;
+    const { select, signal } = options;
     const checks = new StreamChecks(id);
-    for await (const step of this.backendImpl.stream(id, { follow: false, ...(signal ? { signal } : {}), ...(outline ? { outline } : {}) })) {
+    for await (const step of this.backendImpl.stream(id, { follow: false, ...(signal ? { signal } : {}) })) {
       if (!('lines' in step)) continue;
       for (const line of step.lines) {
         if (checks.started && select !== undefined && !select(line)) checks.skip();
@@ -276,12 +282,13 @@ export class JournalStore implements Store {
     }
   }
 
-  async list(): Promise<RunInfo[]> {
+  async list(options: ListingOptions = {}): Promise<RunInfo[]> {
     const summaries = (await this.backendImpl.list()).filter((s) => isValidId(s.id));
     const runs: RunInfo[] = [];
     for (const summary of summaries) {
       const run = describe(summary);
-      runs.push(needsWholeCheck(summary, run) && !(await this.checkWhole(summary)) ? describe(summary) : run);
+      const damaged = options.checkWhole === true && needsWholeCheck(summary, run) && !(await this.checkWhole(summary));
+      runs.push(damaged ? describe(summary) : run);
     }
     for (const run of runs) {
       if (run.prompt === '' && run.status !== 'unreadable') run.prompt = await this.firstTypedTurn(run.runId);
@@ -299,10 +306,7 @@ export class JournalStore implements Store {
    */
   private async checkWhole(summary: RunSummary): Promise<boolean> {
     try {
-      let state: RunState | null = null;
-      for await (const { record } of this.records(summary.id, { outline: true })) {
-        state = state === null ? initialState(record) : step(state, record);
-      }
+      await this.foldStream(summary.id, { outline: true });
     } catch (err) {
       if (isLogbookError(err, 'not_found')) return true; // removed since it was listed
       summary.problem = err instanceof Error ? err.message : String(err);

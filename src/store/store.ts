@@ -84,12 +84,16 @@ export interface RecordsOptions {
   select?: (line: string) => boolean;
   /** Ends the read early. */
   signal?: AbortSignal;
+}
+
+export interface ListingOptions {
   /**
-   * A line longer than a mebibyte may be given (and checked) as its outline
-   * (core JsonOutline): the same kind, seq and structure with long strings cut.
-   * For readers that check a run without showing its text.
+   * Reads whole each run no check mark vouches for (Backend.markChecked), so
+   * damage anywhere in it, not only at its ends, is listed as `unreadable`, as
+   * loading it would report it; a run found whole is marked. What `session ls`
+   * shows; a caller that reads the runs anyway, or wants only their ids, leaves it.
    */
-  outline?: boolean;
+  checkWhole?: boolean;
 }
 
 export interface OpenOptions {
@@ -168,8 +172,8 @@ export interface Store {
    * exist yet. A watcher never holds the run, so it never blocks a writer.
    */
   watch(id: string, options?: WatchOptions): AsyncIterable<StreamedRecord>;
-  /** One entry per run, read without loading whole journals. */
-  list(): Promise<RunInfo[]>;
+  /** One entry per run, read from its ends (and, with `checkWhole`, whole where no mark vouches for it). */
+  list(options?: ListingOptions): Promise<RunInfo[]>;
   /** Whether run `id` exists with at least its first line: found without listing the store. */
   has(id: string): Promise<boolean>;
   /** Removes a run; false when there was none. Refuses (`locked`) while a writer holds it. */

@@ -1,4 +1,4 @@
-import { appendFileSync, readdirSync, readFileSync, renameSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, openSync, readdirSync, writeSync, readFileSync, renameSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -35,6 +35,9 @@ async function code(p: Promise<unknown>): Promise<string> {
   }
   return 'no error';
 }
+
+/** A listing as `session ls` makes it: runs no mark vouches for are read whole. */
+const WHOLE = { checkWhole: true };
 
 /** The version of the journal at `path` as the file backend names it: inode, size, change time. */
 function versionOf(path: string): string {
@@ -179,6 +182,25 @@ describe('file store', () => {
     expect((await store.load('retry')).lastSeq).toBe(1);
   });
 
+  it('lists a run from its ends unless asked to read it whole', async () => {
+    const store = new FileStore(freshDir());
+    const { path, lines } = await seeded(store, 'lazy');
+    writeFileSync(path, `${lines[0]}\n{"garbage\n${lines[2]}\n${encodeRecord({ seq: 4, ...completed })}\n`);
+    expect((await store.list())[0]!.status).toBe('completed'); // a prefix to resolve, a search: ids and ends only
+    expect((await store.list(WHOLE))[0]!.status).toBe('unreadable');
+  });
+
+  it('lists a long interior line that is not JSON as damage, never reading it whole', async () => {
+    const store = new FileStore(freshDir());
+    const { path, lines } = await seeded(store, 'holed');
+    // A sparse hole of 3 GB between two records: NUL bytes, which no JSON holds, and more than one buffer or string can.
+    writeFileSync(path, `${lines[0]}\n${lines[1]}\n`);
+    const fd = openSync(path, 'r+');
+    writeSync(fd, `\n${lines[2]}\n`, 3 * 2 ** 30);
+    closeSync(fd);
+    expect((await store.list(WHOLE))[0]).toMatchObject({ status: 'unreadable', problem: expect.stringMatching(/run holed line 3 is corrupt/) });
+  });
+
   it('lists damage anywhere in a run as loading it would, and a missing meta', async () => {
     const store = new FileStore(freshDir());
     const { path, lines } = await seeded(store, 'damaged');
@@ -186,13 +208,13 @@ describe('file store', () => {
     writeFileSync(path, `${lines[0]}\n{"garbage\n${lines[2]}\n${encodeRecord({ seq: 4, ...completed })}\n`);
     writeFileSync(join(store.directory, 'not a run.jsonl'), 'x');
     writeFileSync(join(store.directory, 'empty.jsonl'), '');
-    const byId = Object.fromEntries((await store.list()).map((r) => [r.runId, r]));
+    const byId = Object.fromEntries((await store.list(WHOLE)).map((r) => [r.runId, r]));
     expect(Object.keys(byId).sort()).toEqual(['damaged', 'empty']);
     expect(byId.damaged).toMatchObject({ status: 'unreadable', problem: expect.stringMatching(/damaged\.jsonl line 2 is corrupt|run damaged line 2/) });
     expect(byId.empty!.status).toBe('unreadable');
     // Mended, it is listed by its last record again.
     writeFileSync(path, `${lines.join('\n')}\n${encodeRecord({ seq: 4, ...completed })}\n`);
-    expect((await store.list()).find((r) => r.runId === 'damaged')?.status).toBe('completed');
+    expect((await store.list(WHOLE)).find((r) => r.runId === 'damaged')?.status).toBe('completed');
   });
 
   it('reads a run whole for a listing only until it is marked checked at the bytes it has', async () => {
@@ -205,13 +227,13 @@ describe('file store', () => {
     writeFileSync(path, `${lines[0]}\n{"garbage\n${lines[2]}\n`);
     unlinkSync(join(dir, `marked.${marks(dir, 'marked')[0]}.checked`));
     writeFileSync(join(dir, `marked.${versionOf(path)}.checked`), '');
-    expect((await store.list())[0]!.status).toBe('interrupted');
+    expect((await store.list(WHOLE))[0]!.status).toBe('interrupted');
     // Any write changes the bytes' version: the stale mark is ignored, and the damage found.
     appendFileSync(path, `${encodeRecord({ seq: 4, ...completed })}\n`);
-    expect((await store.list())[0]).toMatchObject({ status: 'unreadable', problem: expect.stringMatching(/line 2/) });
+    expect((await store.list(WHOLE))[0]).toMatchObject({ status: 'unreadable', problem: expect.stringMatching(/line 2/) });
     // Mended and listed, the listing marks it: one mark per run, renamed to the new version.
     writeFileSync(path, `${lines.join('\n')}\n${encodeRecord({ seq: 4, ...completed })}\n`);
-    expect((await store.list())[0]!.status).toBe('completed');
+    expect((await store.list(WHOLE))[0]!.status).toBe('completed');
     expect(marks(dir, 'marked')).toEqual([versionOf(path)]);
     // Removing the run removes its mark.
     expect(await store.delete('marked')).toBe(true);
@@ -252,11 +274,11 @@ describe('file store', () => {
     const path = join(store.directory, 'long.jsonl');
     const text = readFileSync(path, 'utf8');
     writeFileSync(path, text); // unmarked: the listing reads it whole
-    expect((await store.list())[0]!.status).toBe('completed');
+    expect((await store.list(WHOLE))[0]!.status).toBe('completed');
     // A broken escape deep inside the long line is found.
     const at2m = text.indexOf('é', 2 * 1024 * 1024);
     writeFileSync(path, `${text.slice(0, at2m)}\\x${text.slice(at2m)}`);
-    expect((await store.list())[0]).toMatchObject({ status: 'unreadable', problem: expect.stringMatching(/line 3/) });
+    expect((await store.list(WHOLE))[0]).toMatchObject({ status: 'unreadable', problem: expect.stringMatching(/line 3/) });
   });
 
   it('never writes the system prompt text to disk', async () => {

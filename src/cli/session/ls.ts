@@ -86,7 +86,7 @@ export interface ListOptions extends RunFilter {
 }
 
 export async function listRuns(store: Store, term: Pick<Terminal, 'columns' | 'paint'>, options: ListOptions): Promise<{ out: string; err: string }> {
-  const all = await store.list();
+  const all = await store.list({ checkWhole: true }); // damage anywhere is listed as show would report it
   if (all.length === 0) return { out: '', err: `no runs in the ${store.location}\n` };
   const runs = selectRuns(all, options);
   if (runs.length === 0) return { out: '', err: `no runs in the ${store.location} match\n` };

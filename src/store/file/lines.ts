@@ -118,6 +118,7 @@ function judge(fd: number, start: number, end: number): Judged {
     const piece = decoder.write(readRange(fd, at, Math.min(end, at + STREAM_CHUNK)));
     if (blank && piece.trim() !== '') blank = false;
     outline.push(piece);
+    if (outline.invalid) return { blank: false, json: false, text: () => readRange(fd, start, end).toString('utf8') }; // settled: no need to read on
   }
   const tail = decoder.end();
   if (blank && tail.trim() !== '') blank = false;
@@ -179,15 +180,41 @@ function newlineFrom(fd: number, from: number, end: number): number {
   return end;
 }
 
-/** The text of the line in bytes [start, end): its outline (see Tail.last) when it is longer than LONG_LINE. */
-function lineText(fd: number, start: number, end: number): string {
-  return end - start <= LONG_LINE ? readRange(fd, start, end).toString('utf8') : judge(fd, start, end).text();
+/** Bytes of a long line that is not JSON given in its place (outlinedLines). */
+const NOT_JSON_HEAD = 64;
+
+/** What outlinedLines gives for a long line that is not JSON: its head and an ellipsis, which no JSON reader takes either. */
+const notJson = (fd: number, start: number): string => `${readRange(fd, start, start + NOT_JSON_HEAD).toString('utf8')}\u2026`;
+
+/**
+ * The line longer than a chunk that starts at `start`, judged as it streams by
+ * up to its newline (or `end`): its outline, or notJson's stand-in once the
+ * text can be no JSON, read no further; and where it ends, found only when the
+ * reader goes on past it.
+ */
+function longLine(fd: number, start: number, end: number): { text: string; lineEnd: () => number } {
+  const outline = new JsonOutline(LONG_LINE);
+  const decoder = new StringDecoder('utf8');
+  const finished = (lineEnd: number) => {
+    outline.push(decoder.end());
+    const { json, outline: text } = outline.finish();
+    // A JSON line whose outline would itself be long is read whole after all, as judge() does.
+    return { text: json ? (text ?? readRange(fd, start, lineEnd).toString('utf8')) : notJson(fd, start), lineEnd: () => lineEnd };
+  };
+  for (let at = start; at < end; at += STREAM_CHUNK) {
+    const chunk = readRange(fd, at, Math.min(end, at + STREAM_CHUNK));
+    const nl = chunk.indexOf(NEWLINE);
+    outline.push(decoder.write(nl >= 0 ? chunk.subarray(0, nl) : chunk));
+    if (outline.invalid) return { text: notJson(fd, start), lineEnd: () => newlineFrom(fd, at, end) };
+    if (nl >= 0) return finished(at + nl);
+  }
+  return finished(end);
 }
 
 /**
  * The lines of bytes [0, end) of the file open at `fd`, a batch per chunk read,
  * where `end` is a Tail's keptEnd (so every line there is whole, the torn-tail
- * rule already applied). A line longer than LONG_LINE is given as its outline:
+ * rule already applied). A line longer than a chunk is given as its outline:
  * a reader that checks each record's kind, seq and structure reads a journal
  * of any line length in bounded memory.
  */
@@ -199,10 +226,10 @@ export function* outlinedLines(fd: number, end: number): Generator<string[]> {
     // The chunk's lines end at its last newline, or at `end` when the chunk reaches it.
     const stop = to === end ? chunk.length : chunk.lastIndexOf(NEWLINE);
     if (stop < 0) {
-      // A line longer than a chunk: found by its end, and judged a chunk at a time.
-      const lineEnd = newlineFrom(fd, to, end);
-      yield [lineText(fd, pos, lineEnd)];
-      pos = lineEnd + 1;
+      // A line longer than a chunk: judged a chunk at a time as it is read.
+      const line = longLine(fd, pos, end);
+      yield [line.text];
+      pos = line.lineEnd() + 1;
       continue;
     }
     const lines = chunk.toString('utf8', 0, stop).split('\n');
