@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 /**
- * Part of the build (after tsc): compiles the JSON Schemas every start checks
- * into validator modules, dist/validators/NAME.cjs, with Ajv's standalone code:
- * the config, the script provider's script, and the draft-07 meta-schema that
- * tool input schemas are checked against. A start then loads these instead of
+ * Part of the build (after tsc, which writes plain modules to .build/tsc/):
+ * compiles the JSON Schemas every start checks into validator modules,
+ * dist/validators/NAME.cjs, with Ajv's standalone code: the config, the
+ * script provider's script, and the draft-07 meta-schema that tool input
+ * schemas are checked against. A start then loads these instead of
  * compiling the schemas (src/agent/precompiled.ts), which compiles each with
  * the same options when running from source.
  */
@@ -13,9 +14,9 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const { Ajv } = require('ajv');
 const standaloneCode = require('ajv/dist/standalone').default;
-const { CONFIG_SCHEMA, CONFIG_AJV_OPTIONS } = await import('../dist/config/schema.js');
-const { SCRIPT_SCHEMA, SCRIPT_AJV_OPTIONS } = await import('../dist/agent/providers/script.js');
-const { ToolRegistry } = await import('../dist/agent/tools/registry.js');
+const { CONFIG_SCHEMA, CONFIG_AJV_OPTIONS } = await import('../.build/tsc/config/schema.js');
+const { SCRIPT_SCHEMA, SCRIPT_AJV_OPTIONS } = await import('../.build/tsc/agent/providers/script.js');
+const { ToolRegistry } = await import('../.build/tsc/agent/tools/registry.js');
 
 const out = new URL('../dist/validators/', import.meta.url);
 mkdirSync(out, { recursive: true });

@@ -1,6 +1,7 @@
 import { CommanderError } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readEnvironment } from '../../src/cli/environment.js';
 import { debugWanted, reportError } from '../../src/cli/errors.js';
@@ -122,11 +123,11 @@ describe('the binary', () => {
       env: { NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(LOAD_PROBE)}`, LOADED_LOG: log },
     });
     expect(r.code).toBe(1);
-    const loaded = readFileSync(log, 'utf8');
+    const loaded = loadedSources(log);
     expect(loaded).toMatch(/node_modules\/commander\//); // the probe sees what loads
-    expect(loaded).toMatch(/dist\/cli\/session\/index\.js/);
+    expect(loaded).toMatch(/src\/cli\/session\/index\.ts/);
     expect(loaded).not.toMatch(/node_modules\/(ink|react|yoga-layout)\//);
-    expect(loaded).not.toMatch(/dist\/cli\/viewer\//);
+    expect(loaded).not.toMatch(/src\/cli\/viewer\//);
   });
 
   it('answers --version before loading any module of logbook, and lists an empty store without the agent, the renderers, the SDKs or the table layout', async () => {
@@ -140,10 +141,10 @@ describe('the binary', () => {
     const ls = await runCli(['session', 'ls', '--state-dir', tempDir()], { cwd, env: probe(lsLog) });
     expect(ls.code).toBe(0);
     expect(ls.stderr).toMatch(/^no runs in the file store/);
-    const loaded = readFileSync(lsLog, 'utf8');
-    expect(loaded).toMatch(/dist\/cli\/session\/ls\.js/); // the probe sees what loads
+    const loaded = loadedSources(lsLog);
+    expect(loaded).toMatch(/src\/cli\/session\/ls\.ts/); // the probe sees what loads
     expect(loaded).not.toMatch(/node_modules\/(@anthropic-ai|openai|@modelcontextprotocol|@nats-io|ajv|yaml|ink|react|string-width)\//);
-    expect(loaded).not.toMatch(/dist\/(agent\/(runner|run|providers)|render\/(index|transcript|dump|export\/index)|cli\/(output|run|completion-tree))\.js|dist\/agent\/providers\//);
+    expect(loaded).not.toMatch(/src\/(agent\/(runner|run|providers)|render\/(index|transcript|dump|export\/index)|cli\/(output|run|completion-tree))\.ts|src\/agent\/providers\//);
   });
 });
 
@@ -157,3 +158,22 @@ export async function resolve(specifier, context, next) {
 }
 `;
 const LOAD_PROBE = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOKS)}`)});`;
+
+/**
+ * The module URLs a probe logged, each file of the built dist/ followed by the
+ * files its code was bundled from (the sources its source map names, relative
+ * to the repository): a bundled file holds many modules, and what these tests
+ * ask is which modules of logbook and which packages a command loaded.
+ */
+function loadedSources(log: string): string {
+  const root = resolve(import.meta.dirname, '../..');
+  return readFileSync(log, 'utf8')
+    .split('\n')
+    .flatMap((url) => {
+      if (!url.startsWith(pathToFileURL(join(root, 'dist')).href)) return [url];
+      const file = fileURLToPath(url);
+      const { sources } = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
+      return [url, ...sources.map((source) => relative(root, resolve(dirname(file), source)))];
+    })
+    .join('\n');
+}

@@ -1,0 +1,127 @@
+#!/usr/bin/env node
+/**
+ * Part of the build (last): bundles the modules tsc wrote to .build/tsc/ into
+ * dist/, so that a start reads a few files instead of some seventy. Node 20
+ * has no compile cache and its ES module loader takes each file on its own:
+ * resolving, reading, compiling and linking one module costs about as much as
+ * a small command does.
+ *
+ * - dist/cli/main.js (what bin/logbook imports) and dist/index.js (the
+ *   package's API, whose declarations tsc wrote beside it) are the entries.
+ * - Everything a start of the command loads is in two files: the entry and one
+ *   chunk it shares with the API, `common` (the core, the store and the file
+ *   backend). With it, in the entry: commander (CommonJS, converted to an ES
+ *   module by esbuild) and the modules in AT_START.
+ * - Every other dynamic import stays one: the agent, the provider SDKs, Ink,
+ *   the renderers, the JetStream backend and the rarer commands load as their
+ *   own chunks when a command needs them. Packages other than commander stay
+ *   in node_modules and load as they did.
+ * - Each module keeps the import.meta.url it had unbundled (its place under
+ *   dist/), so what it finds by a relative URL (package.json, the native
+ *   addons in build/Release, dist/validators) it still finds.
+ * - Source maps lead back to src/ (Node uses them with LOGBOOK_DEBUG=1 or
+ *   --verbose; see bin/logbook).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { rollup } from 'rollup';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const STAGE = fileURLToPath(new URL('../.build/tsc/', import.meta.url));
+const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
+const ENTRIES = { 'cli/main': 'cli/main.js', index: 'index.js' };
+/**
+ * Modules the command imports lazily that `session ls` and the other store
+ * commands need as soon as they run: cheaper in the start files than as
+ * chunks of their own.
+ */
+const AT_START = ['cli/session/ls.js', 'cli/terminal.js', 'store/file/file-backend.js'];
+const COMMANDER = fileURLToPath(import.meta.resolve('commander'));
+
+const staged = (path) => STAGE + path.split('/').join(sep);
+const isStaged = (id) => id.startsWith(STAGE);
+
+/** commander is CommonJS: esbuild makes one ES module of it (its require()s of Node's builtins go through createRequire). */
+async function commanderModule() {
+  const out = await build({
+    entryPoints: [COMMANDER],
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    write: false,
+    sourcemap: 'external',
+    outfile: 'commander.js',
+    absWorkingDir: ROOT,
+    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    logLevel: 'warning',
+  });
+  const file = (ext) => out.outputFiles.find((f) => f.path.endsWith(ext)).text;
+  const map = JSON.parse(file('.js.map'));
+  // esbuild names the sources from where it ran; the bundle's maps name them from dist/.
+  map.sources = map.sources.map((source) => resolve(ROOT, source));
+  return { code: file('.js').replace(/\n\/\/# sourceMappingURL=.*\n?$/, '\n'), map };
+}
+
+/** The modules `from` imports statically, transitively, `from` included. */
+function staticClosure(from, getModuleInfo) {
+  const seen = new Set();
+  const visit = (id) => {
+    if (seen.has(id)) return;
+    seen.add(id);
+    for (const next of getModuleInfo(id)?.importedIds ?? []) visit(next);
+  };
+  for (const id of from) visit(id);
+  return seen;
+}
+
+let start = null;
+const bundle = await rollup({
+  input: Object.fromEntries(Object.entries(ENTRIES).map(([name, path]) => [name, staged(path)])),
+  external: (id, importer) => !(id.startsWith('.') || id.startsWith('/') || (id === 'commander' && importer !== undefined && isStaged(importer))),
+  plugins: [
+    {
+      name: 'logbook',
+      resolveId: (id) => (id === 'commander' ? COMMANDER : null),
+      async load(id) {
+        if (id === COMMANDER) return commanderModule();
+        if (!isStaged(id)) return null;
+        // tsc's own source map, so that the bundle's maps lead to src/.
+        const map = `${id}.map`;
+        return { code: readFileSync(id, 'utf8'), map: existsSync(map) ? readFileSync(map, 'utf8') : null };
+      },
+      resolveImportMeta(property, { moduleId, chunkId }) {
+        if (property !== 'url' || !isStaged(moduleId)) return null;
+        const unbundled = relative(STAGE, moduleId).split(sep).join('/');
+        const fromChunk = relative(dirname(chunkId), unbundled).split(sep).join('/');
+        return `new URL(${JSON.stringify(fromChunk)}, import.meta.url).href`;
+      },
+    },
+  ],
+  onwarn(warning, warn) {
+    // commander's converted module and tsc's output name `this` at the top level only in helpers that never run there.
+    if (warning.code === 'THIS_IS_UNDEFINED') return;
+    warn(warning);
+  },
+});
+
+await bundle.write({
+  dir: DIST,
+  format: 'es',
+  sourcemap: true,
+  // Stack traces need the mappings, not the sources (which are not shipped).
+  sourcemapExcludeSources: true,
+  entryFileNames: '[name].js',
+  chunkFileNames: '[name]-[hash].js',
+  manualChunks(id, { getModuleInfo }) {
+    start ??= {
+      command: staticClosure([staged(ENTRIES['cli/main']), ...AT_START.map(staged)], getModuleInfo),
+      api: staticClosure([staged(ENTRIES.index)], getModuleInfo),
+    };
+    if (!start.command.has(id)) return null;
+    return start.api.has(id) ? 'common' : 'command';
+  },
+});
+await bundle.close();
