@@ -3,12 +3,12 @@
  * resume can refuse to continue a conversation the current config cannot honour.
  * The system prompt is only ever hashed: its text never reaches a journal.
  */
-import { createHash } from 'node:crypto';
 import { canonicalJson } from './json-text.js';
 import type { Fingerprint } from './records.js';
 
+/** node:crypto is taken at the first hash, not when the core loads: a command that hashes nothing (`session ls`) starts without it. */
 export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  return process.getBuiltinModule('node:crypto').createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
 export function systemHash(systemPrompt: string): string {
