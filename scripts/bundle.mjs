@@ -1,17 +1,16 @@
 #!/usr/bin/env node
 /**
  * Part of the build (last): bundles the modules tsc wrote to .build/tsc/ into
- * dist/, so that a start reads a few files instead of some seventy. Node 20
- * has no compile cache and its ES module loader takes each file on its own:
- * resolving, reading, compiling and linking one module costs about as much as
- * a small command does.
+ * dist/, so that a start reads three files instead of some seventy: Node 20
+ * has no compile cache, and its ES module loader resolves, reads, compiles and
+ * links each file on its own, which was most of what `session ls` spent.
  *
  * - dist/cli/main.js (what bin/logbook imports) and dist/index.js (the
  *   package's API, whose declarations tsc wrote beside it) are the entries.
- * - Everything a start of the command loads is in two files: the entry and one
- *   chunk it shares with the API, `common` (the core, the store and the file
- *   backend). With it, in the entry: commander (CommonJS, converted to an ES
- *   module by esbuild) and the modules in AT_START.
+ * - Everything a start of the command loads is in two chunks behind the entry:
+ *   `common`, which it shares with the API (the core, the store, the file
+ *   backend), and `command` (commander, converted from CommonJS to an ES
+ *   module by esbuild, the command's registrations, the rest of AT_START).
  * - Every other dynamic import stays one: the agent, the provider SDKs, Ink,
  *   the renderers, the JetStream backend and the rarer commands load as their
  *   own chunks when a command needs them. Packages other than commander stay
@@ -80,7 +79,7 @@ function staticClosure(from, getModuleInfo) {
 let start = null;
 const bundle = await rollup({
   input: Object.fromEntries(Object.entries(ENTRIES).map(([name, path]) => [name, staged(path)])),
-  external: (id, importer) => !(id.startsWith('.') || id.startsWith('/') || (id === 'commander' && importer !== undefined && isStaged(importer))),
+  external: (id) => !(id.startsWith('.') || id.startsWith('/') || id === 'commander'),
   plugins: [
     {
       name: 'logbook',
@@ -100,11 +99,6 @@ const bundle = await rollup({
       },
     },
   ],
-  onwarn(warning, warn) {
-    // commander's converted module and tsc's output name `this` at the top level only in helpers that never run there.
-    if (warning.code === 'THIS_IS_UNDEFINED') return;
-    warn(warning);
-  },
 });
 
 await bundle.write({
