@@ -240,6 +240,21 @@ describe('file store', () => {
     expect(marks(dir, 'marked')).toEqual([]);
   });
 
+  it('keeps one mark per run when another process moved it since this one listed the store', async () => {
+    const dir = freshDir();
+    const [here, there] = [new FileStore(dir), new FileStore(dir)];
+    const { path } = await seeded(here, 'shared');
+    await here.list(WHOLE); // this store now knows the run's mark
+    const other = await there.open('shared', { checkedThrough: 3 });
+    await other.append(at(4, assistant(1, ['t3'])));
+    await other.close(); // the other store renamed the mark
+    const loaded = await here.load('shared');
+    const again = await here.open('shared', { checkedThrough: loaded.lastSeq });
+    await again.append(at(5, toolResult('t3', 'out')));
+    await again.close();
+    expect(marks(dir, 'shared')).toEqual([versionOf(path)]);
+  });
+
   it('marks a resumed run checked only when it was loaded whole just before it was held', async () => {
     const dir = freshDir();
     const store = new FileStore(dir);

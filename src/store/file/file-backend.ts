@@ -315,13 +315,13 @@ export class FileBackend implements Backend {
 
   /**
    * Renames the run's mark to the new version (or makes one): one mark per run.
-   * The marks a listing just read are used to find it, so marking after a
-   * listing reads no directory.
+   * The mark a listing just found is taken when it is still there, so marking
+   * after a listing reads no directory.
    */
   async markChecked(id: string, version: string): Promise<void> {
     const mark = this.markPath(id, version);
     const listed = this.listedMarks?.get(id);
-    const previous = listed !== undefined ? [this.markPath(id, listed)] : this.sidecars(id, CHECKED_EXT);
+    const previous = listed !== undefined && exists(this.markPath(id, listed)) ? [this.markPath(id, listed)] : this.sidecars(id, CHECKED_EXT);
     try {
       if (previous.length === 0) writeFileSync(mark, '', { mode: 0o600 });
       else if (previous[0] !== mark) renameSync(previous[0]!, mark);
