@@ -105,27 +105,52 @@ interface Judged {
   text: () => string;
 }
 
+/** A line judged as it streams by (streamLine). */
+interface Streamed {
+  blank: boolean;
+  json: boolean;
+  /** Its outline: null when it is not JSON, or when the outline would itself be long. */
+  outline: string | null;
+  /** Where it ends: found only when asked, where the judging stopped before its end. */
+  lineEnd: () => number;
+}
+
+/**
+ * The line starting at `start`, up to its newline or `end`, judged a chunk at a
+ * time and never held: read no further than where it can be no JSON.
+ */
+function streamLine(fd: number, start: number, end: number): Streamed {
+  const outline = new JsonOutline(LONG_LINE);
+  const decoder = new StringDecoder('utf8');
+  let blank = true;
+  const take = (piece: string): void => {
+    if (blank && piece.trim() !== '') blank = false;
+    outline.push(piece);
+  };
+  const finished = (lineEnd: number): Streamed => {
+    take(decoder.end());
+    const { json, outline: text } = outline.finish();
+    return { blank, json, outline: text, lineEnd: () => lineEnd };
+  };
+  for (let at = start; at < end; at += STREAM_CHUNK) {
+    const chunk = readRange(fd, at, Math.min(end, at + STREAM_CHUNK));
+    const nl = chunk.indexOf(NEWLINE);
+    take(decoder.write(nl >= 0 ? chunk.subarray(0, nl) : chunk));
+    if (outline.invalid) return { blank: false, json: false, outline: null, lineEnd: () => newlineFrom(fd, at, end) };
+    if (nl >= 0) return finished(at + nl);
+  }
+  return finished(end);
+}
+
 function judge(fd: number, start: number, end: number): Judged {
   if (end - start <= LONG_LINE) {
     const text = readRange(fd, start, end).toString('utf8');
     const blank = text.trim() === '';
     return { blank, json: !blank && !isUnparsable(text), text: () => text };
   }
-  const outline = new JsonOutline(LONG_LINE);
-  const decoder = new StringDecoder('utf8');
-  let blank = true;
-  for (let at = start; at < end; at += STREAM_CHUNK) {
-    const piece = decoder.write(readRange(fd, at, Math.min(end, at + STREAM_CHUNK)));
-    if (blank && piece.trim() !== '') blank = false;
-    outline.push(piece);
-    if (outline.invalid) return { blank: false, json: false, text: () => readRange(fd, start, end).toString('utf8') }; // settled: no need to read on
-  }
-  const tail = decoder.end();
-  if (blank && tail.trim() !== '') blank = false;
-  outline.push(tail);
-  const { json, outline: text } = outline.finish();
+  const line = streamLine(fd, start, end);
   // A long line that is not JSON, or whose outline would itself be long, is read whole after all.
-  return { blank, json, text: () => text ?? readRange(fd, start, end).toString('utf8') };
+  return { blank: line.blank, json: line.json, text: () => line.outline ?? readRange(fd, start, end).toString('utf8') };
 }
 
 /**
@@ -188,27 +213,14 @@ const notJson = (fd: number, start: number): string => `${readRange(fd, start, s
 
 /**
  * The line longer than a chunk that starts at `start`, judged as it streams by
- * up to its newline (or `end`): its outline, or notJson's stand-in once the
- * text can be no JSON, read no further; and where it ends, found only when the
- * reader goes on past it.
+ * (streamLine): its outline, or notJson's stand-in once the text can be no
+ * JSON; and where it ends, found only when the reader goes on past it.
  */
 function longLine(fd: number, start: number, end: number): { text: string; lineEnd: () => number } {
-  const outline = new JsonOutline(LONG_LINE);
-  const decoder = new StringDecoder('utf8');
-  const finished = (lineEnd: number) => {
-    outline.push(decoder.end());
-    const { json, outline: text } = outline.finish();
-    // A JSON line whose outline would itself be long is read whole after all, as judge() does.
-    return { text: json ? (text ?? readRange(fd, start, lineEnd).toString('utf8')) : notJson(fd, start), lineEnd: () => lineEnd };
-  };
-  for (let at = start; at < end; at += STREAM_CHUNK) {
-    const chunk = readRange(fd, at, Math.min(end, at + STREAM_CHUNK));
-    const nl = chunk.indexOf(NEWLINE);
-    outline.push(decoder.write(nl >= 0 ? chunk.subarray(0, nl) : chunk));
-    if (outline.invalid) return { text: notJson(fd, start), lineEnd: () => newlineFrom(fd, at, end) };
-    if (nl >= 0) return finished(at + nl);
-  }
-  return finished(end);
+  const line = streamLine(fd, start, end);
+  if (!line.json) return { text: notJson(fd, start), lineEnd: line.lineEnd };
+  // A JSON line whose outline would itself be long is read whole after all, as judge() does.
+  return { text: line.outline ?? readRange(fd, start, line.lineEnd()).toString('utf8'), lineEnd: line.lineEnd };
 }
 
 /**
