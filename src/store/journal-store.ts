@@ -23,7 +23,7 @@ import {
   type MetaPayload,
   type RunState,
 } from '../core/index.js';
-import type { Backend, HeldRun, RunSummary, Streamed } from './backend.js';
+import type { Backend, HeldRun, RunSummary, StreamOptions, Streamed } from './backend.js';
 import {
   listedStatus,
   runNotFound,
@@ -213,23 +213,16 @@ export class JournalStore implements Store {
 
   /** A run read a chunk at a time, each line checked and folded as it comes (loadState). */
   private async foldStream(id: string, options: { outline?: boolean }): Promise<LoadedState> {
-    validateId(id);
-    const checks = new StreamChecks(id);
     let state: RunState | undefined;
     let metaLine = '';
-    for await (const batch of this.backendImpl.stream(id, { follow: false, ...options })) {
-      if (!('lines' in batch)) continue;
-      for (const line of batch.lines) {
-        const record = checks.check(line);
-        if (state !== undefined) step(state, record);
-        else {
-          state = initialState(record);
-          metaLine = line;
-        }
+    for await (const { record, line } of this.checkedStream(id, { follow: false, ...options })) {
+      if (state !== undefined) step(state, record);
+      else {
+        state = initialState(record);
+        metaLine = line;
       }
     }
-    if (state === undefined) throw new LogbookError('empty', `run ${id} has no records`);
-    return { state, metaLine, lastSeq: state.last_seq };
+    return { state: state!, metaLine, lastSeq: state!.last_seq }; // checkedStream gives the meta record at least
   }
 
   /** The run's stored lines, exactly as stored (a copy between stores, an export of the bytes). */
@@ -246,10 +239,15 @@ export class JournalStore implements Store {
   }
 
   async *records(id: string, options: RecordsOptions = {}): AsyncGenerator<StreamedRecord> {
-    validateId(id);
     const { select, signal } = options;
+    yield* this.checkedStream(id, { follow: false, ...(signal ? { signal } : {}) }, select);
+  }
+
+  /** A run's stored lines, streamed, each checked (StreamChecks) unless `select` passes it over; `empty` when it has none. */
+  private async *checkedStream(id: string, options: StreamOptions, select?: (line: string) => boolean): AsyncGenerator<StreamedRecord> {
+    validateId(id);
     const checks = new StreamChecks(id);
-    for await (const step of this.backendImpl.stream(id, { follow: false, ...(signal ? { signal } : {}) })) {
+    for await (const step of this.backendImpl.stream(id, options)) {
       if (!('lines' in step)) continue;
       for (const line of step.lines) {
         if (checks.started && select !== undefined && !select(line)) checks.skip();
