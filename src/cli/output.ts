@@ -14,10 +14,11 @@ const drawn = (s: string): string => (LONE_SURROGATE.test(s) ? s.replace(LONE_SU
 
 const textOf = (c: Cell): string => drawn(typeof c === 'string' ? c : c.text);
 
-/** Printable ASCII only: one column per character, measured without segmenting the text (most ids, times and prompts). */
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
-
-/** Printable ASCII, perhaps cut with the ellipsis (one column, as string-width counts it): one column per character. */
+/**
+ * Printable ASCII, perhaps cut with the ellipsis (one column, as string-width
+ * counts it): one column per character, measured and cut without segmenting the
+ * text (most ids, times and prompts).
+ */
 const NARROW_ONLY = /^[\x20-\x7e\u2026]*$/;
 
 /** stringWidth, with narrow-only text measured by its length: a listing measures thousands of cells. */
@@ -58,7 +59,7 @@ const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 export function truncate(s: string, max: number): string {
   const text = drawn(s);
   if (widthOf(text) <= max) return text;
-  if (PRINTABLE_ASCII.test(text)) return max <= 0 ? '' : `${text.slice(0, max - 1)}\u2026`;
+  if (NARROW_ONLY.test(text)) return max <= 0 ? '' : `${text.slice(0, max - 1)}\u2026`;
   let out = '';
   let used = 0;
   for (const { segment } of graphemes.segment(text)) {
