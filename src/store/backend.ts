@@ -148,7 +148,7 @@ export interface StreamOptions {
   /** Ends the stream: it returns, releasing what it holds. */
   signal?: AbortSignal;
   /**
-   * Without `follow`: a line longer than a mebibyte may be given as its outline
+   * Without `follow`: a long line (the file backend: over 64 KiB) may be given as its outline
    * (core JsonOutline: the same record kind, seq and structure, long strings
    * cut), so a reader that checks structure only reads in bounded memory.
    */

@@ -171,7 +171,7 @@ export function journalLineReader(path: string): Generator<string[], void, undef
 
 /**
  * The whole lines of the journal at `path` as journalLineReader gives them, but
- * with each line longer than a mebibyte given as its outline (lines.ts
+ * with each line longer than a read chunk (64 KiB) given as its outline (lines.ts
  * outlinedLines): bounded memory whatever the lines' length. Null when there is
  * no journal.
  */
