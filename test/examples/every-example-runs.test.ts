@@ -105,6 +105,14 @@ function derived(example: Example, changes: [string[], unknown][]): string {
   return out;
 }
 
+/** `npx [-y] PACKAGE ARGS...` as the checkout's own bin of PACKAGE, given ARGS. */
+function localBin(npxArgs: string[]): string[] {
+  const [spec, ...args] = npxArgs.filter((a) => a !== '-y' && a !== '--yes');
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'node_modules', spec!, 'package.json'), 'utf8')) as { bin: string | Record<string, string> };
+  const bin = typeof pkg.bin === 'string' ? pkg.bin : Object.values(pkg.bin)[0]!;
+  return [process.execPath, join(ROOT, 'node_modules', spec!, bin), ...args];
+}
+
 /** Names of the tools a request offered, in the request's own shape. */
 function offeredTools(req: RecordedRequest): string[] {
   return ((req.json?.tools ?? []) as { name?: string; function?: { name: string } }[]).map((t) => t.name ?? t.function!.name);
@@ -217,9 +225,10 @@ describe('every file in examples/', () => {
       default:
         throw new Error(`${name}: no server for provider ${example.yaml.provider}`);
     }
-    // A server started with npx comes from this checkout's node_modules (a dev dependency), never the network.
+    // A server started with npx comes from this checkout's node_modules (a dev dependency), never the network:
+    // its package's own bin, since npx run from the config's copy outside the checkout would look in npm's cache.
     ((example.yaml.mcp ?? []) as McpServer[]).forEach((server, i) => {
-      if (server.command?.[0] === 'npx') changes.push([['mcp', i, 'command'] as unknown as string[], ['npx', '--offline', ...server.command.slice(1)]]);
+      if (server.command?.[0] === 'npx') changes.push([['mcp', i, 'command'] as unknown as string[], localBin(server.command.slice(1))]);
     });
     const config = changes.length > 0 || mcpDirectories(example).length > 0 ? derived(example, changes) : example.file;
     // --yes: the calls of tools with confirm: true are approved, as a person at a terminal would.
