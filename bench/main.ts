@@ -1,14 +1,14 @@
 /**
- * `npm run bench [-- --quick] [-- --write-readme] [-- --only append,fold]`: runs
+ * `npm run bench [-- --quick] [-- --write-docs] [-- --only append,fold]`: runs
  * the benchmarks against the built package and prints one markdown table. Each
  * figure is measured in the same run as what it is compared with, the two
  * alternating, so a ratio holds on a busy machine. Targets are reported, never
- * asserted. --write-readme puts the table in README.md's Performance section.
+ * asserted. --write-docs puts the table in docs/performance.md.
  */
 import { join } from 'node:path';
 import { benchAppend } from './append.js';
 import { ROOT, machine, removeTempDirs, type BenchOptions } from './lib/env.js';
-import { report, writeReadme, type Section } from './lib/report.js';
+import { report, writeDocs, type Section } from './lib/report.js';
 import { benchFold } from './fold.js';
 import { benchJetStream } from './jetstream.js';
 import { benchLangGraph } from './langgraph.js';
@@ -34,18 +34,18 @@ const BENCHES: Record<string, (opts: BenchOptions) => Promise<Section>> = {
 };
 
 function usage(message: string): never {
-  process.stderr.write(`bench: ${message}\nusage: npm run bench -- [--quick] [--write-readme] [--only ${Object.keys(BENCHES).join(',')}]\n`);
+  process.stderr.write(`bench: ${message}\nusage: npm run bench -- [--quick] [--write-docs] [--only ${Object.keys(BENCHES).join(',')}]\n`);
   process.exit(2);
 }
 
-function parseArgs(argv: string[]): { opts: BenchOptions; writeReadme: boolean; only: string[] } {
+function parseArgs(argv: string[]): { opts: BenchOptions; writeDocs: boolean; only: string[] } {
   let quick = false;
   let write = false;
   let only = Object.keys(BENCHES);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--quick') quick = true;
-    else if (a === '--write-readme') write = true;
+    else if (a === '--write-docs') write = true;
     else if (a === '--only' || a.startsWith('--only=')) {
       const list = a === '--only' ? argv[++i] : a.slice('--only='.length);
       if (!list) usage('--only needs a list of benchmarks');
@@ -53,12 +53,12 @@ function parseArgs(argv: string[]): { opts: BenchOptions; writeReadme: boolean; 
       for (const name of only) if (!(name in BENCHES)) usage(`no benchmark "${name}"`);
     } else usage(`unknown argument ${a}`);
   }
-  if (write && (quick || only.length !== Object.keys(BENCHES).length)) usage('--write-readme takes the full suite: drop --quick and --only');
-  return { opts: { quick }, writeReadme: write, only };
+  if (write && (quick || only.length !== Object.keys(BENCHES).length)) usage('--write-docs takes the full suite: drop --quick and --only');
+  return { opts: { quick }, writeDocs: write, only };
 }
 
 async function main(): Promise<void> {
-  const { opts, writeReadme: write, only } = parseArgs(process.argv.slice(2));
+  const { opts, writeDocs: write, only } = parseArgs(process.argv.slice(2));
   if (typeof (globalThis as { gc?: unknown }).gc !== 'function') process.stderr.write('bench: run node with --expose-gc for steadier figures\n');
   const sections: Section[] = [];
   const started = now();
@@ -72,14 +72,14 @@ async function main(): Promise<void> {
   } finally {
     removeTempDirs();
   }
-  const command = ['npm run bench', ...(opts.quick ? ['-- --quick'] : []), ...(write ? ['-- --write-readme'] : [])].join(' ');
+  const command = ['npm run bench', ...(opts.quick ? ['-- --quick'] : []), ...(write ? ['-- --write-docs'] : [])].join(' ');
   if (opts.quick) sections.push({ rows: [], notes: ['--quick: sizes below those the targets name, so the rows that depend on size give no verdict.'] });
   const text = report(sections, machine(), command);
   process.stdout.write(`${text}\n`);
   process.stderr.write(`bench: done in ${ms(now() - started)}\n`);
   if (write) {
-    writeReadme(join(ROOT, 'README.md'), text);
-    process.stderr.write('bench: wrote the table to README.md\n');
+    writeDocs(join(ROOT, 'docs', 'performance.md'), text);
+    process.stderr.write('bench: wrote the table to docs/performance.md\n');
   }
 }
 

@@ -1,4 +1,4 @@
-/** The one markdown table the suite prints, and its place in the README. */
+/** The one markdown table the suite prints, and its place in docs/performance.md. */
 import { readFileSync, writeFileSync } from 'node:fs';
 
 export type Verdict = 'met' | 'missed' | 'skipped' | '—';
@@ -44,7 +44,7 @@ export function report(sections: readonly Section[], machine: string, command: s
   const rows = sections.flatMap((s) => s.rows);
   const notes = sections.flatMap((s) => s.notes);
   return [
-    'Each figure is measured in the same run as what it is compared with, the two alternating, so a ratio holds on a busy machine; targets are reported, not asserted. `npm run bench` builds the package and measures what `dist/` and `bin/logbook` do; `-- --quick` runs smaller sizes, `-- --write-readme` writes this section.',
+    'Each figure is measured in the same run as what it is compared with, the two alternating, so a ratio holds on a busy machine; targets are reported, not asserted. `npm run bench` builds the package and measures what `dist/` and `bin/logbook` do; `-- --quick` runs smaller sizes, `-- --write-docs` writes this section.',
     '',
     markdownTable(rows),
     '',
@@ -57,8 +57,8 @@ export function report(sections: readonly Section[], machine: string, command: s
 const START = '<!-- bench:start -->';
 const END = '<!-- bench:end -->';
 
-/** Replaces what lies between the README's bench markers, and nothing else. */
-export function writeReadme(path: string, text: string): void {
+/** Replaces what lies between the bench markers of docs/performance.md, and nothing else. */
+export function writeDocs(path: string, text: string): void {
   const readme = readFileSync(path, 'utf8');
   const start = readme.indexOf(START);
   const end = readme.indexOf(END);

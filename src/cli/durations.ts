@@ -18,7 +18,7 @@ const UNITS: readonly (readonly [letter: string, word: string, ms: number])[] = 
   ['w', 'week', 7 * 86_400 * SECOND],
 ];
 
-/** The units, as --help, the README and every refusal state them. */
+/** The units, as --help, the docs and every refusal state them. */
 export const UNITS_HELP = 's, m, h, d or w (or seconds, minutes, hours, days, weeks)';
 const DURATION_HELP = `a number and a unit, ${UNITS_HELP}, such as 90s, 30m, 2h, 3d or 1w`;
 

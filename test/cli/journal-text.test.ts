@@ -1,5 +1,5 @@
 /**
- * Journal text on the screen, through the real binary: what the README says
+ * Journal text on the screen, through the real binary: what docs/guide/runs-and-sessions.md says
  * sanitizing does (escape sequences removed whole, carriage returns made line
  * breaks, other controls shown as symbols, bidi controls dropped) is what
  * `session ls`, `session show --transcript`, `session watch` and both exports

@@ -119,14 +119,14 @@ describe('logbook mcp ls', () => {
     });
     const file = config(dir, '');
     const found = await runCli(['mcp', 'ls'], { cwd: tempDir(), env: { LOGBOOK_CONFIG: file, XDG_CONFIG_HOME: join(dir, 'xdg') } });
-    expect(found).toMatchObject({ code: 0, stdout: `no MCP servers in ${file}; an mcp: list adds them (see the README)\n` });
+    expect(found).toMatchObject({ code: 0, stdout: `no MCP servers in ${file}; an mcp: list adds them (see docs/guide/mcp.md)\n` });
   });
 
   it('says so when the config has no MCP servers', async () => {
     const dir = tempDir();
     const file = config(dir, '');
     const r = await runCli(['mcp', 'ls', '--config', file]);
-    expect(r).toMatchObject({ code: 0, stderr: '', stdout: `no MCP servers in ${file}; an mcp: list adds them (see the README)\n` });
+    expect(r).toMatchObject({ code: 0, stderr: '', stdout: `no MCP servers in ${file}; an mcp: list adds them (see docs/guide/mcp.md)\n` });
   });
 
   /** Starts `mcp ls` on a server that never answers and ignores the end of its input; resolves once it runs. */

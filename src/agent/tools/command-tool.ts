@@ -25,7 +25,7 @@ export interface CommandToolSpec {
    * cannot read it as one, such as after `--` or as an option's own argument.
    */
   allow_leading_dash?: boolean;
-  /** Ask the operator before every call. Outside the fingerprint, like side_effects (README: Approvals). */
+  /** Ask the operator before every call. Outside the fingerprint, like side_effects (docs/guide/approvals.md). */
   confirm?: boolean;
   /** A call changes something outside, so an interrupted one is never re-run unasked. */
   side_effects?: boolean;

@@ -64,7 +64,7 @@ function formatServer(server: StartedServer, term: Terminal): string {
 export async function listMcpServers(flags: McpLsFlags, environment: Environment): Promise<ExitCode> {
   const config = requireConfig(flags.config, environment);
   if (config.mcp.length === 0) {
-    process.stdout.write(`no MCP servers in ${config.path}; an mcp: list adds them (see the README)\n`);
+    process.stdout.write(`no MCP servers in ${config.path}; an mcp: list adds them (see docs/guide/mcp.md)\n`);
     return EXIT.ok;
   }
   const term = terminalFor(process.stdout, { color: flags.color, env: environment.env });
