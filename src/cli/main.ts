@@ -6,6 +6,9 @@ import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { registerCompletionCommands } from './completion.js';
 import { readEnvironment, type Environment } from './environment.js';
+
+/** For scripts/cli-reference.mjs, which renders every command's help from these same definitions. */
+export { readEnvironment };
 import { debugWanted, reportError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import { helpAfter } from './help.js';
