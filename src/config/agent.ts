@@ -13,7 +13,10 @@ import type { LogbookConfig } from './config.js';
 
 /** What the agent takes from the environment, read once by the caller. */
 export interface AgentEnvironment {
-  /** Where API keys, base URLs and the `${NAME}` references of MCP servers are read from. */
+  /**
+   * Where API keys, base URLs and `${NAME}` references are read from, and the
+   * few variables a tool inherits (agent/tools/environment.ts).
+   */
   env: Readonly<Record<string, string | undefined>>;
   retry?: RetryPolicy;
   /** For the script provider: a file that records every turn asked for. */
@@ -31,8 +34,9 @@ export interface ConfiguredAgent {
   close(): Promise<void>;
 }
 
-export function toolsFromConfig(config: LogbookConfig): ToolRegistry {
-  return new ToolRegistry(config.tools.map((t) => new CommandTool(t)));
+/** The command tools; `env` is logbook's environment, where each tool's variables come from. */
+export function toolsFromConfig(config: LogbookConfig, env: AgentEnvironment['env']): ToolRegistry {
+  return new ToolRegistry(config.tools.map((t) => new CommandTool(t, { env })));
 }
 
 /**
@@ -52,7 +56,7 @@ export async function agentFromConfig(config: LogbookConfig, environment: AgentE
     ...(environment.retry !== undefined ? { retry: environment.retry } : {}),
     ...(environment.scriptLog !== undefined ? { scriptLog: environment.scriptLog } : {}),
   });
-  const tools = toolsFromConfig(config);
+  const tools = toolsFromConfig(config, environment.env);
   let close = async (): Promise<void> => {};
   if (config.mcp.length > 0) {
     const { startMcpServers } = await import('../agent/tools/mcp/index.js');

@@ -9,7 +9,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import type * as Yaml from 'yaml';
 import type { CommandToolSpec } from '../agent/tools/command-tool.js';
 import { ajvClass, precompiled } from '../agent/precompiled.js';
-import { envRefProblem } from '../agent/tools/mcp/env-refs.js';
+import { envRefProblem } from '../agent/tools/env-refs.js';
 import type { McpServerSpec } from '../agent/tools/mcp/spec.js';
 import { LogbookError } from '../core/index.js';
 import { CONFIG_AJV_OPTIONS, CONFIG_SCHEMA, UPPER_BOUNDS } from './schema.js';
@@ -205,6 +205,7 @@ export function parseConfig(text: string, path: string): LogbookConfig {
       max_output: t.max_output ?? DEFAULTS.tool_max_output,
       allow_leading_dash: t.allow_leading_dash ?? false,
       ...(t.cwd ? { cwd: resolveFrom(dir, t.cwd) } : {}),
+      env: envSetting(t.env, `${path}: tools[${i}] (${t.name}): env`),
       confirm: t.confirm ?? false,
       side_effects: t.side_effects ?? false,
     };
@@ -234,6 +235,15 @@ export function parseConfig(text: string, path: string): LogbookConfig {
   return config;
 }
 
+/** An `env:` or `headers:` mapping whose every `${NAME}` reference is well formed; `at` names it for the error. */
+function envSetting(values: Record<string, string> | undefined, at: string): Record<string, string> {
+  for (const [k, v] of Object.entries(values ?? {})) {
+    const problem = envRefProblem(v);
+    if (problem !== null) throw new LogbookError('config', `${at}.${k}: ${problem}`);
+  }
+  return values ?? {};
+}
+
 /** The `mcp:` list, checked beyond what the schema can say. */
 function mcpServers(list: Record<string, any>[], path: string, dir: string): McpServerSpec[] {
   const names = new Set<string>();
@@ -252,12 +262,8 @@ function mcpServers(list: Record<string, any>[], path: string, dir: string): Mcp
         throw new LogbookError('config', `${at}: ${key} only applies to ${key === 'headers' ? 'a url server' : 'a command server'}`);
       }
     }
-    for (const [key, values] of [['env', s.env], ['headers', s.headers]] as const) {
-      for (const [k, v] of Object.entries((values ?? {}) as Record<string, string>)) {
-        const problem = envRefProblem(v);
-        if (problem !== null) throw new LogbookError('config', `${at}: ${key}.${k}: ${problem}`);
-      }
-    }
+    envSetting(s.env, `${at}: env`);
+    envSetting(s.headers, `${at}: headers`);
     const overrides = (s.overrides ?? {}) as Record<string, { confirm?: boolean; side_effects?: boolean }>;
     if (s.tools !== undefined) {
       const outside = Object.keys(overrides).find((t) => !s.tools.includes(t));

@@ -58,6 +58,7 @@ export const CONFIG_SCHEMA = {
           timeout: { type: 'number', exclusiveMinimum: 0, maximum: UPPER_BOUNDS.timeout.max },
           max_output: { type: 'integer', minimum: 1, maximum: UPPER_BOUNDS.max_output.max },
           cwd: { type: 'string', minLength: 1 },
+          env: { type: 'object', additionalProperties: { type: 'string' } },
           allow_leading_dash: { type: 'boolean' },
           confirm: { type: 'boolean' },
           side_effects: { type: 'boolean' },

@@ -8,7 +8,7 @@ import { tempDir } from '../helpers/tmp.js';
 const schema = { type: 'object', properties: { text: { type: 'string' }, n: { type: 'number' } } };
 
 function tool(command: string[], extra: Partial<{ timeout: number; max_output: number; allow_leading_dash: boolean }> = {}): CommandTool {
-  return new CommandTool({ name: 't', description: '', input_schema: schema, command, timeout: 10, max_output: 10_000, ...extra });
+  return new CommandTool({ name: 't', description: '', input_schema: schema, command, timeout: 10, max_output: 10_000, ...extra }, { env: process.env });
 }
 
 const ctx = () => ({ signal: new AbortController().signal });

@@ -3,7 +3,7 @@
  * Messages API server) calling tools declared in agent.yaml, and what reaches the
  * command, the journal and the model.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FakeAnthropic, rawJson } from '../helpers/fake-anthropic.js';
@@ -166,5 +166,76 @@ describe('numbers in agent.yaml', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(`logbook: ${cfg}: max_tokens must be at most 9007199254740991 (the largest integer a journal records exactly)\n`);
     expect(api.requests).toHaveLength(0);
+  });
+});
+
+describe('the environment a command tool gets', () => {
+  const KEY = 'sk-ant-secret-4f9a1c';
+  const SHIPPED = join(import.meta.dirname, '../../examples/anthropic.yaml');
+
+  /** The variables a tool's output lists, as /proc/self/environ holds them (NUL-separated). */
+  const variables = (output: string): Record<string, string> =>
+    Object.fromEntries(output.split('\0').filter((v) => v !== '').map((v) => [v.slice(0, v.indexOf('=')), v.slice(v.indexOf('=') + 1)]));
+
+  it('never holds the API key: the shipped read_file on /proc/self/environ leaks it to no journal, listing or request', async () => {
+    callThenAnswer('read_file', '{"path":"/proc/self/environ"}');
+    const r = await runCli(['run', '--config', SHIPPED, '--state-dir', stateDir, '--json', 'go'], {
+      cwd: dir,
+      env: { ...env(), ANTHROPIC_API_KEY: KEY, OPENAI_API_KEY: 'sk-openai-secret', LOGBOOK_SOME_SETTING: 'x' },
+    });
+    expectDone(r);
+    const id = JSON.parse(r.stdout.split('\n')[0]!).meta.run_id as string;
+    const output = JSON.parse(resultSent().content).output as string;
+    // The tool ran and saw the few variables a program needs.
+    expect(Object.keys(variables(output)).sort()).toEqual(['HOME', 'PATH']);
+    expect(variables(output).PATH).toBe(process.env.PATH);
+    const journal = readFileSync(join(stateDir, 'runs', `${id}.jsonl`), 'utf8');
+    const shown = await runCli(['session', 'show', id, '--json', '--state-dir', stateDir], { env: env() });
+    for (const text of [journal, r.stdout, r.stderr, shown.stdout, api.requests[1]!.body]) {
+      expect(text).not.toContain(KEY);
+      expect(text).not.toContain('sk-openai-secret');
+      expect(text).not.toContain('LOGBOOK_SOME_SETTING');
+    }
+  });
+
+  it('holds what its env: names, a ${NAME} read from logbook’s environment, the key only when named', async () => {
+    callThenAnswer('environ', '{}');
+    const cfg = config(`  - name: environ
+    command: [cat, /proc/self/environ]
+    env:
+      REGION: eu-west-1
+      TOKEN: "Bearer \${DEPLOY_TOKEN}"
+      ANTHROPIC_API_KEY: "\${ANTHROPIC_API_KEY}"
+`);
+    const r = await runCli(['run', '--config', cfg, '--state-dir', stateDir, 'go'], {
+      cwd: dir,
+      env: { ...env(), ANTHROPIC_API_KEY: KEY, DEPLOY_TOKEN: 'tok-1', TERM: 'xterm-test', OTHER: 'no' },
+    });
+    expectDone(r);
+    const seen = variables(JSON.parse(resultSent().content).output as string);
+    expect(seen).toEqual({ HOME: process.env.HOME, PATH: process.env.PATH, TERM: 'xterm-test', REGION: 'eu-west-1', TOKEN: 'Bearer tok-1', ANTHROPIC_API_KEY: KEY });
+  });
+
+  it('refuses, before the run starts, an env: naming a variable that is not set', async () => {
+    const cfg = config(`  - name: environ
+    command: [cat, /proc/self/environ]
+    env: { TOKEN: "\${NOT_SET_ANYWHERE}" }
+`);
+    const r = await run(cfg);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      'logbook: tool "environ": env.TOKEN names the environment variable NOT_SET_ANYWHERE, which is not set; set it, or change agent.yaml\n',
+    );
+    expect(api.requests).toHaveLength(0);
+  });
+
+  it('refuses a malformed ${ reference when the config is read', async () => {
+    const cfg = config(`  - name: environ
+    command: [cat, /proc/self/environ]
+    env: { TOKEN: "\${BROKEN" }
+`);
+    const r = await run(cfg);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`logbook: ${cfg}: tools[0] (environ): env.TOKEN: "\${BROKEN" has a "\${" that does not open a \${NAME} reference (NAME: letters, digits, _)\n`);
   });
 });

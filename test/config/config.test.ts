@@ -82,7 +82,7 @@ describe('agent.yaml', () => {
 
   it('refuses a tool whose input_schema holds what JSON cannot carry, naming where', () => {
     const c = parseConfig('provider: script\nscript: s\ntools: [{name: a, command: [ls], input_schema: {properties: {n: {maximum: .inf}}}}]\n', '/cfg/agent.yaml');
-    expect(() => toolsFromConfig(c)).toThrow('tool "a": input_schema.properties.n.maximum is Infinity, which is not a JSON value');
+    expect(() => toolsFromConfig(c, {})).toThrow('tool "a": input_schema.properties.n.maximum is Infinity, which is not a JSON value');
   });
 
   it('resolves relative paths against the config file, and fills defaults', () => {

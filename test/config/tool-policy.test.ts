@@ -15,16 +15,16 @@ const TOOL = '{name: deploy, description: Deploy it, input_schema: {type: object
 const config = (extra: string) => parseConfig(`provider: script\nscript: s.yaml\ntools: [${TOOL}${extra}}]\n`, '/cfg/agent.yaml');
 
 function fingerprint(extra: string) {
-  const tools = toolsFromConfig(config(extra));
+  const tools = toolsFromConfig(config(extra), {});
   const agent: Agent = { provider: new ScriptProvider('script', 's.yaml', []), tools, system: 's', maxTokens: 1, maxIterations: 1, thinking: 'off', promptCache: false };
   return fingerprintOf(agent);
 }
 
 describe('a command tool\'s policy', () => {
   it('is off unless set, and set per key', () => {
-    expect(toolsFromConfig(config('')).get('deploy')?.policy).toEqual({ confirm: false, sideEffects: false });
-    expect(toolsFromConfig(config(', confirm: true')).get('deploy')?.policy).toEqual({ confirm: true, sideEffects: false });
-    expect(toolsFromConfig(config(', side_effects: true')).get('deploy')?.policy).toEqual({ confirm: false, sideEffects: true });
+    expect(toolsFromConfig(config(''), {}).get('deploy')?.policy).toEqual({ confirm: false, sideEffects: false });
+    expect(toolsFromConfig(config(', confirm: true'), {}).get('deploy')?.policy).toEqual({ confirm: true, sideEffects: false });
+    expect(toolsFromConfig(config(', side_effects: true'), {}).get('deploy')?.policy).toEqual({ confirm: false, sideEffects: true });
   });
 
   it('is checked strictly', () => {

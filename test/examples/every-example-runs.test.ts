@@ -267,7 +267,7 @@ describe('the example tools', () => {
       writeFileSync(join(cwd, 'canary'), 'kept');
       const params = Object.keys((spec.input_schema as { properties?: object }).properties ?? {});
       const input = Object.fromEntries(params.map((p) => [p, '-delete']));
-      const out = await new CommandTool({ ...spec, cwd }).run(input, { signal: new AbortController().signal }, RawJson.fromValue(input));
+      const out = await new CommandTool({ ...spec, cwd }, { env: process.env }).run(input, { signal: new AbortController().signal }, RawJson.fromValue(input));
       expect(existsSync(join(cwd, 'canary')), `${name}: ${spec.name}`).toBe(true);
       if (spec.allow_leading_dash !== true) {
         expect(JSON.parse(out.content).error, `${name}: ${spec.name}`).toMatch(/^not run: /);

@@ -6,6 +6,8 @@
  * could take for an option, is refused unless the tool allows it.
  */
 import { LogbookError, RawJson, rawMembers } from '../../core/index.js';
+import type { Env } from './env-refs.js';
+import { toolEnvironment } from './environment.js';
 import { startTool } from './tether.js';
 import type { Tool, ToolContext, ToolOutcome, ToolPolicy } from './tool.js';
 
@@ -19,6 +21,11 @@ export interface CommandToolSpec {
   /** Bytes of output kept; the rest is counted and cut. */
   max_output: number;
   cwd?: string;
+  /**
+   * Added to the few variables a tool inherits (see environment.ts); a value may
+   * hold `${NAME}`, read from logbook's environment when the tool is made.
+   */
+  env?: Record<string, string>;
   /**
    * Let a `{{param}}` value begin with `-`. Off by default: such a value reaches
    * the program as an option (`find -delete`). Turn it on only where the program
@@ -136,14 +143,14 @@ interface Finished {
   spawnError?: string;
 }
 
-function runProcess(argv: string[], spec: CommandToolSpec, signal: AbortSignal): Promise<Finished> {
+function runProcess(argv: string[], spec: CommandToolSpec, env: Record<string, string>, signal: AbortSignal): Promise<Finished> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let kept = 0;
     let omitted = 0;
     let timedOut = false;
     let settled = false;
-    const { child, startError } = startTool(argv, spec.cwd);
+    const { child, startError } = startTool(argv, spec.cwd, { env });
     const killGroup = (): void => {
       try {
         if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
@@ -194,12 +201,23 @@ function runProcess(argv: string[], spec: CommandToolSpec, signal: AbortSignal):
   });
 }
 
+export interface CommandToolOptions {
+  /** logbook's environment: where the inherited variables and `env:`'s `${NAME}` references are read. */
+  env: Env;
+}
+
 export class CommandTool implements Tool {
   readonly definition;
   readonly policy: ToolPolicy;
+  /** The command's whole environment. */
+  private readonly env: Record<string, string>;
 
-  constructor(private readonly spec: CommandToolSpec) {
+  constructor(
+    private readonly spec: CommandToolSpec,
+    options: CommandToolOptions,
+  ) {
     checkCommandTemplate(spec);
+    this.env = toolEnvironment(options.env, spec.env ?? {}, `tool "${spec.name}": env`);
     this.definition = { name: spec.name, description: spec.description, input_schema: spec.input_schema };
     this.policy = { confirm: spec.confirm === true, sideEffects: spec.side_effects === true };
   }
@@ -219,7 +237,7 @@ export class CommandTool implements Tool {
       const body = { command: argv, exit_code: null, error: leadingDashRefusal(this.spec.name, dashed), output: '' };
       return { content: JSON.stringify(body), isError: true };
     }
-    const done = await runProcess(argv, this.spec, context.signal);
+    const done = await runProcess(argv, this.spec, this.env, context.signal);
     const body: Record<string, unknown> = { command: argv, exit_code: done.exitCode };
     if (done.timedOut) body.timed_out = true;
     else if (done.signal) body.signal = done.signal;

@@ -40,15 +40,15 @@ const ERRNO_NAMES = new Map(Object.entries(constants.errno).map(([name, n]) => [
 export interface StartOptions {
   /** A pipe to its stdin (an MCP server reads its requests there); else it reads nothing. */
   input?: boolean;
-  /** Its whole environment; else logbook's. */
-  env?: Record<string, string>;
+  /** Its whole environment (see environment.ts): never logbook's own, which may hold API keys. */
+  env: Record<string, string>;
 }
 
 /** Starts `argv` in a process group of its own (so a timeout or suspend kills everything it started). */
-export function startTool(argv: readonly string[], cwd: string | undefined, options: StartOptions = {}): StartedTool {
+export function startTool(argv: readonly string[], cwd: string | undefined, options: StartOptions): StartedTool {
   const via = tether();
   const stdin = options.input === true ? 'pipe' : 'ignore';
-  const common = { cwd, detached: true, ...(options.env !== undefined ? { env: options.env } : {}) };
+  const common = { cwd, detached: true, env: options.env };
   const child = via === null
     ? spawn(argv[0]!, argv.slice(1), { ...common, stdio: [stdin, 'pipe', 'pipe'] })
     : spawn(via, [...argv], { ...common, stdio: [stdin, 'pipe', 'pipe', 'pipe'] });

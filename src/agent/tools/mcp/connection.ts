@@ -7,7 +7,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { DEFAULT_INHERITED_ENV_VARS } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -15,7 +14,8 @@ import { LogbookError } from '../../../core/index.js';
 import { shellQuote } from '../command-tool.js';
 import type { ToolOutcome } from '../tool.js';
 import { resultText } from './content.js';
-import { expandAll, type Env } from './env-refs.js';
+import { expandAll, type Env } from '../env-refs.js';
+import { toolEnvironment } from '../environment.js';
 import type { ToolAnnotations } from './policy.js';
 import { ServerProcess } from './server-process.js';
 import type { McpServerSpec } from './spec.js';
@@ -33,21 +33,6 @@ export interface ConnectOptions {
   env: Env;
   /** Aborts the start: the server is stopped and the start rejects as interrupted. */
   signal?: AbortSignal;
-}
-
-/**
- * The variables a stdio server inherits from logbook's environment: the SDK's
- * short list (HOME, LOGNAME, PATH, SHELL, TERM, USER), so no API key leaks to a
- * server unless its `env:` passes it on. Shell functions exported as variables
- * are left out, as the SDK does.
- */
-function inherited(env: Env): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of DEFAULT_INHERITED_ENV_VARS) {
-    const value = env[name];
-    if (value !== undefined && !value.startsWith('()')) out[name] = value;
-  }
-  return out;
 }
 
 /** A server may not page its tool list forever. */
@@ -111,7 +96,7 @@ export class ServerConnection {
       spec.transport === 'stdio'
         ? new ServerProcess({
             argv: spec.command,
-            env: { ...inherited(options.env), ...expandAll(spec.env, options.env, `${where}: env`) },
+            env: toolEnvironment(options.env, spec.env, `${where}: env`),
             ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}),
           })
         : new StreamableHTTPClientTransport(new URL(spec.url), {

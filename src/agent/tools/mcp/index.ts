@@ -24,7 +24,7 @@ export interface StartProgress {
 export interface StartOptions {
   /**
    * logbook's environment: where `${VAR}` references are read, and the few
-   * variables a stdio server inherits come from (see serverEnvironment).
+   * variables a stdio server inherits come from (see ../environment.ts).
    */
   env: Readonly<Record<string, string | undefined>>;
   /** Aborting it stops every server and rejects the start as interrupted. */

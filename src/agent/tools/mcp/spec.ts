@@ -26,7 +26,7 @@ export interface StdioServerSpec extends ServerSpecBase {
   transport: 'stdio';
   /** argv, run without a shell. */
   command: string[];
-  /** Added to the few variables a server inherits (see serverEnvironment); values may hold `${VAR}`. */
+  /** Added to the few variables a server inherits (see ../environment.ts); values may hold `${VAR}`. */
   env: Record<string, string>;
   /** Absolute; else logbook's working directory. */
   cwd?: string;

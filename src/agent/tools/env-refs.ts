@@ -1,10 +1,10 @@
 /**
- * `${NAME}` in a server's `headers` or `env` values stands for the environment
- * variable NAME, read when the server starts, so a secret never sits in
- * agent.yaml. Every `${` must open such a reference: a malformed one is a config
+ * `${NAME}` in a value of agent.yaml's `env:` (a command tool's or an MCP
+ * server's) or an MCP server's `headers:` stands for the environment variable
+ * NAME, read when the tool is set up, so a secret never sits in agent.yaml. Every `${` must open such a reference: a malformed one is a config
  * error rather than text sent as it is.
  */
-import { LogbookError } from '../../../core/index.js';
+import { LogbookError } from '../../core/index.js';
 
 /** An environment, as the CLI reads it. */
 export type Env = Readonly<Record<string, string | undefined>>;
