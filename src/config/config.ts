@@ -10,7 +10,7 @@ import type * as Yaml from 'yaml';
 import type { CommandToolSpec } from '../agent/tools/command-tool.js';
 import { ajvClass, precompiled } from '../agent/precompiled.js';
 import { envRefProblem } from '../agent/tools/env-refs.js';
-import type { McpServerSpec } from '../agent/tools/mcp/spec.js';
+import type { McpServerSpec, ToolPolicyOverride } from '../agent/tools/mcp/spec.js';
 import { LogbookError } from '../core/index.js';
 import { CONFIG_AJV_OPTIONS, CONFIG_SCHEMA, UPPER_BOUNDS } from './schema.js';
 
@@ -264,7 +264,7 @@ function mcpServers(list: Record<string, any>[], path: string, dir: string): Mcp
     }
     envSetting(s.env, `${at}: env`);
     envSetting(s.headers, `${at}: headers`);
-    const overrides = (s.overrides ?? {}) as Record<string, { confirm?: boolean; side_effects?: boolean }>;
+    const overrides = (s.overrides ?? {}) as Record<string, ToolPolicyOverride>;
     if (s.tools !== undefined) {
       const outside = Object.keys(overrides).find((t) => !s.tools.includes(t));
       if (outside !== undefined) throw new LogbookError('config', `${at}: overrides names "${outside}", which its tools: list leaves out`);
@@ -274,6 +274,7 @@ function mcpServers(list: Record<string, any>[], path: string, dir: string): Mcp
       ...(s.tools !== undefined ? { tools: s.tools as string[] } : {}),
       timeout: (s.timeout as number | undefined) ?? DEFAULTS.mcp_timeout,
       startup_timeout: (s.startup_timeout as number | undefined) ?? DEFAULTS.mcp_startup_timeout,
+      max_output: (s.max_output as number | undefined) ?? DEFAULTS.tool_max_output,
       overrides,
     };
     if (s.command !== undefined) {

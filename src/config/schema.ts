@@ -82,12 +82,17 @@ export const CONFIG_SCHEMA = {
           // seconds; a Node timer holds at most 2^31 - 1 ms
           timeout: { type: 'number', exclusiveMinimum: 0, maximum: UPPER_BOUNDS.timeout.max },
           startup_timeout: { type: 'number', exclusiveMinimum: 0, maximum: UPPER_BOUNDS.timeout.max },
+          max_output: { type: 'integer', minimum: 1, maximum: UPPER_BOUNDS.max_output.max },
           overrides: {
             type: 'object',
             additionalProperties: {
               type: 'object',
               additionalProperties: false,
-              properties: { confirm: { type: 'boolean' }, side_effects: { type: 'boolean' } },
+              properties: {
+                confirm: { type: 'boolean' },
+                side_effects: { type: 'boolean' },
+                max_output: { type: 'integer', minimum: 1, maximum: UPPER_BOUNDS.max_output.max },
+              },
             },
           },
         },

@@ -69,7 +69,7 @@ describe('logbook mcp ls', () => {
     expect(r.stdout).toMatch(/^ {2}mcp__fs__write_file +writes, destructive, idempotent, closed world +no \(idempotent\) +yes \(agent\.yaml\)$/m);
     expect(r.stdout).toMatch(/^ {2}mcp__fs__edit_file +writes, destructive, not idempotent, closed world +yes \(neither read-only nor idempotent\) +no$/m);
     expect(r.stdout).toMatch(/^ {2}not exposed \(its tools: list in agent\.yaml leaves them out\): read_file, read_media_file, .*list_allowed_directories$/m);
-    expect(r.stdout).toMatch(/^fx {2}stdio {2}.*fixture-server\.mjs {2}\(2 of 11 tools exposed\)$/m);
+    expect(r.stdout).toMatch(/^fx {2}stdio {2}.*fixture-server\.mjs {2}\(2 of 12 tools exposed\)$/m);
     expect(r.stdout).toMatch(/^ {2}mcp__fx__echo +none +yes \(no hints: the protocol default\) +no$/m);
     expect(r.stdout).toMatch(/^ {2}mcp__fx__delete_thing +destructive, not idempotent +no \(agent\.yaml\) +no$/m);
     expect(r.stdout).toMatch(new RegExp(`^web {2}http {2}${web.url.replace(/\./g, '\\.')} {2}\\(2 tools\\)$`, 'm'));

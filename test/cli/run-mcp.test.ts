@@ -120,6 +120,26 @@ describe('logbook run with MCP servers', () => {
     expect(state.pending?.answered).toEqual([]);
   });
 
+  it('journals a 9 MB result cut to max_output (the model told so), and an 11 MB one as an error result naming its size, at once', async () => {
+    api.reset();
+    api.reply(
+      { message: { content: [call('big', 'mcp__fx__sized', '{"bytes":9000000}'), call('huge', 'mcp__fx__sized', '{"bytes":11000000}')] } },
+      { message: { content: [{ type: 'text', text: 'Too much.' }] } },
+    );
+    // A call timeout far beyond the test's bound: a result waited for until it ran out would fail the test.
+    const cfg = config('sized', `  - { name: fx, command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(FIXTURE_SERVER)}], timeout: 3600 }\n`);
+    const r = await run(cfg, ['--name', 'sized', 'Read it all.']);
+    expect(r.stderr).not.toMatch(/^logbook:/m);
+    expect(r.code).toBe(0);
+    const { state } = await store.load('sized');
+    const [big, huge] = state.messages[2]!.content.map((b) => ('tool_result' in b ? b.tool_result : null));
+    expect(big).toEqual({ tool_use_id: 'big', content: `${'x'.repeat(100_000)}\n[output truncated: 8900000 more bytes]` });
+    expect(huge?.is_error).toBe(true);
+    expect(huge?.content).toMatch(/^mcp__fx__sized: MCP server "fx" answered, but it sent a message of 10\.5 MiB \(110000\d\d bytes\), more than the 10\.0 MiB/);
+    expect(resultsSent(1).map((b) => b.content)).toEqual([big!.content, huge!.content]);
+    expect(readFileSync(join(stateDir, 'runs', 'sized.jsonl'), 'utf8').length).toBeLessThan(200_000);
+  });
+
   it('says in one line which server never started, and journals nothing', async () => {
     const cfg = config('broken', '  - { name: nope, command: [/nonexistent/mcp-server] }\n');
     const r = await run(cfg, ['--name', 'never', 'hi']);

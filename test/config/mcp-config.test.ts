@@ -27,12 +27,13 @@ describe('mcp: in agent.yaml', () => {
         '    cwd: work',
         '    env: { LOG_LEVEL: debug, TOKEN: "${FS_TOKEN}" }',
         '    tools: [read_text_file, write_file]',
-        '    overrides: { write_file: { confirm: true, side_effects: true } }',
+        '    overrides: { write_file: { confirm: true, side_effects: true, max_output: 500 } }',
         '  - name: web',
         '    url: https://mcp.example.test/mcp',
         '    headers: { Authorization: "Bearer ${WEB_TOKEN}" }',
         '    timeout: 5',
         '    startup_timeout: 2.5',
+        '    max_output: 2000',
       ].join('\n'),
     );
     expect(c.mcp).toEqual([
@@ -43,9 +44,10 @@ describe('mcp: in agent.yaml', () => {
         cwd: '/cfg/work',
         env: { LOG_LEVEL: 'debug', TOKEN: '${FS_TOKEN}' },
         tools: ['read_text_file', 'write_file'],
-        overrides: { write_file: { confirm: true, side_effects: true } },
+        overrides: { write_file: { confirm: true, side_effects: true, max_output: 500 } },
         timeout: 60,
         startup_timeout: 60,
+        max_output: 100_000,
       },
       {
         name: 'web',
@@ -55,6 +57,7 @@ describe('mcp: in agent.yaml', () => {
         overrides: {},
         timeout: 5,
         startup_timeout: 2.5,
+        max_output: 2000,
       },
     ]);
     expect(parseConfig(HEAD, '/cfg/agent.yaml').mcp).toEqual([]);
@@ -84,6 +87,13 @@ describe('mcp: in agent.yaml', () => {
     expect(refusal('  - { name: fs, command: [x], timeout: 2147484 }')).toBe('/cfg/agent.yaml: mcp[0].timeout must be at most 2147483 (seconds: the longest timer Node.js can set, about 24.8 days)');
     expect(refusal('  - { name: fs, command: [x], startup_timeout: 0 }')).toBe('/cfg/agent.yaml: mcp[0].startup_timeout must be above 0');
     expect(parse('  - { name: fs, command: [x], timeout: 2147483 }').mcp[0]!.timeout).toBe(2147483);
+  });
+
+  it('bounds max_output, the server’s and a tool’s, to what one journal record holds', () => {
+    expect(refusal('  - { name: fs, command: [x], max_output: 67108865 }')).toBe(
+      "/cfg/agent.yaml: mcp[0].max_output must be at most 67108864 (bytes (64 MiB): a tool's output must fit in one journal record)",
+    );
+    expect(refusal('  - { name: fs, command: [x], overrides: { a: { max_output: 0 } } }')).toBe('/cfg/agent.yaml: mcp[0].overrides.a.max_output must be at least 1');
   });
 
   it('refuses a malformed ${...} reference and a url that is not http(s)', () => {

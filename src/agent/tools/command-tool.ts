@@ -8,6 +8,7 @@
 import { LogbookError, RawJson, rawMembers } from '../../core/index.js';
 import type { Env } from './env-refs.js';
 import { toolEnvironment } from './environment.js';
+import { keptOutput } from './output.js';
 import { startTool } from './tether.js';
 import type { Tool, ToolContext, ToolOutcome, ToolPolicy } from './tool.js';
 
@@ -119,22 +120,6 @@ export function shellQuote(argv: readonly string[]): string {
   return argv.map((a) => (a !== '' && SAFE_WORD.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
 }
 
-/**
- * The length of `bytes` without a UTF-8 sequence cut short at its end: the last
- * lead byte's sequence is dropped when fewer continuation bytes follow it than
- * it announces. Invalid bytes are left for the decoder to replace.
- */
-function wholeCharacters(bytes: Buffer): number {
-  const end = bytes.length;
-  for (let i = end - 1; i >= 0 && i >= end - 4; i--) {
-    const b = bytes[i]!;
-    if ((b & 0xc0) === 0x80) continue; // a continuation byte: look further back for its lead
-    const size = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
-    return end - i < size ? i : end;
-  }
-  return end;
-}
-
 interface Finished {
   exitCode: number | null;
   signal: NodeJS.Signals | null;
@@ -185,13 +170,7 @@ function runProcess(argv: string[], spec: CommandToolSpec, env: Record<string, s
       signal.removeEventListener('abort', onAbort);
       settle();
     };
-    const text = (): string => {
-      const output = Buffer.concat(chunks);
-      if (omitted === 0) return output.toString('utf8');
-      // The cut may fall inside a character: its first bytes are cut with the rest.
-      const whole = wholeCharacters(output);
-      return `${output.subarray(0, whole).toString('utf8')}\n[output truncated: ${omitted + output.length - whole} more bytes]`;
-    };
+    const text = (): string => keptOutput(Buffer.concat(chunks), omitted);
     const notStarted = (why: string): void => finish(() => resolve({ exitCode: null, signal: null, output: '', timedOut: false, spawnError: why }));
     child.on('error', () => void startError.then((why) => why !== undefined && notStarted(why)));
     child.on('close', (code, sig) => {

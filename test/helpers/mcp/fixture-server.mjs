@@ -3,7 +3,7 @@
  * A real MCP server over stdio, built with the SDK, whose tools each show one
  * behaviour a client must handle: annotations of every kind, content of every
  * kind, an error result, a slow call, a call during which the server dies, its
- * own environment. Its
+ * own environment, a result of any size. Its
  * tool list comes in pages of three. Flags:
  *   --exit-at-once         write to stderr and exit 3 before reading anything
  *   --bad-name             also list a tool whose name has a dot
@@ -48,6 +48,12 @@ const TOOLS = [
   { name: 'environment', description: 'Its environment variables, as JSON.', inputSchema: object(), annotations: { readOnlyHint: true } },
   { name: 'write_note', description: 'Writes a note (no annotations: the protocol assumes destructive).', inputSchema: object() },
   { name: 'read_note', description: 'Reads a note.', inputSchema: object(), annotations: { readOnlyHint: true } },
+  {
+    name: 'sized',
+    description: 'A text of at least bytes bytes of UTF-8: text repeated (default "x").',
+    inputSchema: object({ bytes: { type: 'integer' }, text: { type: 'string' } }, ['bytes']),
+    annotations: { readOnlyHint: true },
+  },
 ];
 if (flag('--bad-name')) TOOLS.push({ name: 'bad.name', description: 'A dot in its name.', inputSchema: object() });
 
@@ -110,6 +116,10 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     }
     case 'fails':
       return { content: [{ type: 'text', text: 'no such thing' }], isError: true };
+    case 'sized': {
+      const unit = input.text ?? 'x';
+      return text(unit.repeat(Math.ceil(input.bytes / Buffer.byteLength(unit))));
+    }
     default:
       return { content: [{ type: 'text', text: `unknown tool ${request.params.name}` }], isError: true };
   }

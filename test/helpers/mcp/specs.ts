@@ -26,7 +26,7 @@ export const FILESYSTEM_SERVER = join(
 if (!existsSync(FILESYSTEM_SERVER)) throw new Error(`no ${FILESYSTEM_SERVER}: run npm ci`);
 
 export function stdioSpec(name: string, command: string[], extra: Partial<StdioServerSpec> = {}): StdioServerSpec {
-  return { name, transport: 'stdio', command, env: {}, timeout: 20, startup_timeout: 30, overrides: {}, ...extra };
+  return { name, transport: 'stdio', command, env: {}, timeout: 20, startup_timeout: 30, max_output: 100_000, overrides: {}, ...extra };
 }
 
 export function fixtureSpec(name: string, flags: string[] = [], extra: Partial<StdioServerSpec> = {}): StdioServerSpec {
@@ -39,7 +39,7 @@ export function filesystemSpec(name: string, dir: string, extra: Partial<StdioSe
 }
 
 export function httpSpec(name: string, url: string, extra: Partial<HttpServerSpec> = {}): HttpServerSpec {
-  return { name, transport: 'http', url, headers: {}, timeout: 20, startup_timeout: 30, overrides: {}, ...extra };
+  return { name, transport: 'http', url, headers: {}, timeout: 20, startup_timeout: 30, max_output: 100_000, overrides: {}, ...extra };
 }
 
 /** startMcpServers with this process's environment unless the options give one. */

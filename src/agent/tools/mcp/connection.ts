@@ -3,7 +3,9 @@
  * through the SDK's client under the server's timeout and the run's abort
  * signal. A server that cannot start, or stops answering, is a `tool_server`
  * error naming it and saying why (its exit status and the tail of its stderr);
- * what a call itself answers, an error included, is the call's result.
+ * what a call itself answers, an error included, is the call's result, cut to
+ * its tool's max_output as a command tool's output is. An answer too long to
+ * read at all is an error result that says how long it was.
  */
 import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,11 +15,12 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { LogbookError } from '../../../core/index.js';
 import { shellQuote } from '../command-tool.js';
 import type { ToolOutcome } from '../tool.js';
-import { resultText } from './content.js';
+import { cutOutput } from '../output.js';
+import { resultText, size } from './content.js';
 import { expandAll, type Env } from '../env-refs.js';
 import { toolEnvironment } from '../environment.js';
 import type { ToolAnnotations } from './policy.js';
-import { ServerProcess } from './server-process.js';
+import { MAX_MESSAGE_BYTES, ServerProcess } from './server-process.js';
 import type { McpServerSpec } from './spec.js';
 
 /** A tool as the server lists it. */
@@ -68,6 +71,13 @@ function schemaProblems(err: unknown): string | undefined {
     .join('; ');
 }
 
+/** A server sent a message longer than MAX_MESSAGE_BYTES while a request waited for its answer. */
+class OversizedMessage extends Error {
+  constructor(readonly bytes: number) {
+    super(`it sent a message of ${size(bytes)} (${bytes} bytes), more than the ${size(MAX_MESSAGE_BYTES)} a message from a server may be`);
+  }
+}
+
 const isTimeout = (err: unknown): boolean => err instanceof McpError && err.code === ErrorCode.RequestTimeout;
 const isConnectionClosed = (err: unknown): boolean => err instanceof McpError && err.code === ErrorCode.ConnectionClosed;
 
@@ -76,6 +86,8 @@ export class ServerConnection {
   private lostReason: string | undefined;
   private closing = false;
   private listed: ListedTool[] = [];
+  /** Fail the requests waiting for an answer now: the server sent a message too long to read. */
+  private readonly waiting = new Set<(err: OversizedMessage) => void>();
 
   private constructor(
     readonly spec: McpServerSpec,
@@ -87,6 +99,33 @@ export class ServerConnection {
     client.onclose = () => {
       if (!this.closing && transport instanceof ServerProcess) this.lostReason = this.processEnd(transport);
     };
+    // Whatever the message was, it is most likely the answer a request waits for, which would never come.
+    if (transport instanceof ServerProcess) {
+      transport.onoversize = (bytes) => {
+        for (const fail of [...this.waiting]) fail(new OversizedMessage(bytes));
+      };
+    }
+  }
+
+  /**
+   * `request`, or a rejection with OversizedMessage as soon as the server sends a
+   * message too long to read; `cancel` then stops the request, whose answer is lost.
+   */
+  private async answer<T>(request: Promise<T>, cancel: (err: OversizedMessage) => void): Promise<T> {
+    let fail!: (err: OversizedMessage) => void;
+    const tooLong = new Promise<never>((_, reject) => {
+      fail = (err) => {
+        reject(err);
+        cancel(err);
+      };
+    });
+    this.waiting.add(fail);
+    request.catch(() => {}); // once cancelled, its rejection is nobody's
+    try {
+      return await Promise.race([request, tooLong]);
+    } finally {
+      this.waiting.delete(fail);
+    }
   }
 
   /** Starts the server and lists its tools; on any failure nothing is left running. */
@@ -131,14 +170,28 @@ export class ServerConnection {
   }
 
   private async start(signal: AbortSignal): Promise<void> {
-    const options = { signal, timeout: this.spec.startup_timeout * 1000 };
-    signal.throwIfAborted();
-    await this.client.connect(this.transport, options);
+    // The start's own signal, so an answer too long to read stops the request it answered.
+    const stop = new AbortController();
+    const onAbort = (): void => stop.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      if (signal.aborted) onAbort();
+      await this.listTools(stop);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private async listTools(stop: AbortController): Promise<void> {
+    const options = { signal: stop.signal, timeout: this.spec.startup_timeout * 1000 };
+    const cancel = (err: OversizedMessage): void => stop.abort(err);
+    stop.signal.throwIfAborted();
+    await this.answer(this.client.connect(this.transport, options), cancel);
     if (this.client.getServerCapabilities()?.tools === undefined) return; // it offers no tools
     const seen = new Set<string>();
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const result = await this.client.listTools(cursor !== undefined ? { cursor } : undefined, options);
+      const result = await this.answer(this.client.listTools(cursor !== undefined ? { cursor } : undefined, options), cancel);
       for (const t of result.tools) {
         this.listed.push({
           name: t.name,
@@ -205,12 +258,13 @@ export class ServerConnection {
   }
 
   /**
-   * Calls `tool`. Resolves with what the server answered (an error it reports
-   * included, and a timeout, after which the server is asked to cancel);
-   * rejects as `interrupted` when `signal` aborts, and with `tool_server` when
-   * the server is gone, since then whether the call took effect is unknown.
+   * Calls `tool`. Resolves with what the server answered, its text cut to
+   * `maxOutput` bytes (an error it reports included, and a timeout or an answer
+   * too long to read, after which the server is asked to cancel); rejects as
+   * `interrupted` when `signal` aborts, and with `tool_server` when the server
+   * is gone, since then whether the call took effect is unknown.
    */
-  async call(tool: string, args: Record<string, unknown>, signal: AbortSignal, label: string): Promise<ToolOutcome> {
+  async call(tool: string, args: Record<string, unknown>, signal: AbortSignal, label: string, maxOutput: number): Promise<ToolOutcome> {
     if (this.lostReason !== undefined) throw this.lost(label);
     // A signal of the call's own: the SDK never removes its listener from the one it is given.
     const call = new AbortController();
@@ -218,13 +272,17 @@ export class ServerConnection {
     signal.addEventListener('abort', onAbort, { once: true });
     try {
       if (signal.aborted) onAbort();
-      const result = await this.client.callTool({ name: tool, arguments: args }, undefined, {
-        signal: call.signal,
-        timeout: this.timeoutMs,
-      });
-      return { content: resultText(result as Parameters<typeof resultText>[0]), isError: result.isError === true };
+      const request = this.client.callTool({ name: tool, arguments: args }, undefined, { signal: call.signal, timeout: this.timeoutMs });
+      const result = await this.answer(request, (err) => call.abort(err));
+      return { content: cutOutput(resultText(result as Parameters<typeof resultText>[0]), maxOutput), isError: result.isError === true };
     } catch (err) {
       if (signal.aborted) throw new LogbookError('interrupted', `${label} interrupted`, { cause: err });
+      if (err instanceof OversizedMessage) {
+        return {
+          content: `${label}: MCP server "${this.spec.name}" answered, but ${err.message}, so the answer was not read and the call was cancelled; ask for less at a time`,
+          isError: true,
+        };
+      }
       if (this.lostReason !== undefined || isConnectionClosed(err)) throw this.lost(label, err);
       if (isTimeout(err)) {
         return {

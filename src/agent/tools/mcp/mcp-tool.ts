@@ -12,6 +12,8 @@ export class McpTool implements Tool {
   readonly reasons: PolicyReasons;
   /** As the server reported them. */
   readonly annotations: ToolAnnotations | undefined;
+  /** Bytes of a result's text the model gets: the override's, else the server's. */
+  readonly maxOutput: number;
 
   constructor(
     private readonly server: ServerConnection,
@@ -25,12 +27,13 @@ export class McpTool implements Tool {
       input_schema: listed.inputSchema,
     };
     this.annotations = listed.annotations;
+    this.maxOutput = override?.max_output ?? server.spec.max_output;
     const { policy, reasons } = mcpToolPolicy(listed.annotations, override);
     this.policy = policy;
     this.reasons = reasons;
   }
 
   run(input: unknown, context: ToolContext): Promise<ToolOutcome> {
-    return this.server.call(this.listed.name, (input ?? {}) as Record<string, unknown>, context.signal, this.definition.name);
+    return this.server.call(this.listed.name, (input ?? {}) as Record<string, unknown>, context.signal, this.definition.name, this.maxOutput);
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The MCP stdio transport: a server program spoken to in JSON-RPC lines over its
- * stdin and stdout (framing and message checks are the SDK's ReadBuffer).
+ * stdin and stdout (the message checks are the SDK's).
  *
  * Written here rather than taken from the SDK's StdioClientTransport for what
  * that one cannot do:
@@ -13,11 +13,14 @@
  *   (`npx`, a shell script) leaves no grandchild behind, and any group still
  *   alive when logbook exits is killed then;
  * - its exit status and the tail of its stderr are kept for the error that says
- *   why it stopped (its stderr is not shown otherwise).
+ *   why it stopped (its stderr is not shown otherwise);
+ * - a message longer than the SDK's read buffer holds (10 MiB) is skipped to
+ *   its end and reported with its size (onoversize), where the SDK's buffer
+ *   drops it silently and the request it answered waits out its timeout.
  */
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { deserializeMessage, serializeMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { startTool } from '../tether.js';
@@ -26,6 +29,8 @@ import { startTool } from '../tether.js';
 const GRACE_MS = 2000;
 /** Bytes of stderr kept for error messages. */
 const STDERR_TAIL_BYTES = 4096;
+/** The longest message read from a server, in bytes: the SDK's own bound for its read buffer. */
+export const MAX_MESSAGE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
 
 export interface ServerProcessOptions {
   argv: string[];
@@ -80,9 +85,15 @@ export class ServerProcess implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /** A message longer than MAX_MESSAGE_BYTES ended (and was not read): its size in bytes. */
+  onoversize?: (bytes: number) => void;
 
   private child: ChildProcess | undefined;
-  private readonly reader = new ReadBuffer();
+  /** The line being read, in pieces, while it fits in MAX_MESSAGE_BYTES. */
+  private line: Buffer[] = [];
+  private lineBytes = 0;
+  /** The bytes of a line too long to keep, counted to its end; undefined while none is. */
+  private skipped: number | undefined;
   private closing: Promise<void> | undefined;
   private stderrChunks: Buffer[] = [];
   private stderrBytes = 0;
@@ -113,24 +124,45 @@ export class ServerProcess implements Transport {
     track(child.pid!);
   }
 
+  /** Splits its stdout into lines, each a message; one too long to keep is counted to its end instead. */
   private receive(chunk: Buffer): void {
+    for (let start = 0; start <= chunk.length; ) {
+      const newline = chunk.indexOf(0x0a, start);
+      const piece = chunk.subarray(start, newline < 0 ? chunk.length : newline);
+      if (this.skipped !== undefined) {
+        this.skipped += piece.length;
+      } else if (this.lineBytes + piece.length > MAX_MESSAGE_BYTES) {
+        this.skipped = this.lineBytes + piece.length;
+        this.line = [];
+        this.lineBytes = 0;
+      } else if (piece.length > 0) {
+        this.line.push(piece);
+        this.lineBytes += piece.length;
+      }
+      if (newline < 0) return;
+      start = newline + 1;
+      if (this.skipped !== undefined) {
+        const bytes = this.skipped;
+        this.skipped = undefined;
+        this.onoversize?.(bytes);
+      } else {
+        const text = Buffer.concat(this.line, this.lineBytes).toString('utf8');
+        this.line = [];
+        this.lineBytes = 0;
+        this.deliver(text.endsWith('\r') ? text.slice(0, -1) : text);
+      }
+    }
+  }
+
+  private deliver(line: string): void {
+    let message: JSONRPCMessage;
     try {
-      this.reader.append(chunk);
+      message = deserializeMessage(line);
     } catch (err) {
-      this.onerror?.(err as Error);
+      this.onerror?.(new Error(`a line on its stdout is not a JSON-RPC message: ${(err as Error).message}`));
       return;
     }
-    for (;;) {
-      let message: JSONRPCMessage | null;
-      try {
-        message = this.reader.readMessage();
-      } catch (err) {
-        this.onerror?.(new Error(`a line on its stdout is not a JSON-RPC message: ${(err as Error).message}`));
-        continue;
-      }
-      if (message === null) return;
-      this.onmessage?.(message);
-    }
+    this.onmessage?.(message);
   }
 
   private keepStderr(chunk: Buffer): void {
@@ -196,6 +228,8 @@ export class ServerProcess implements Transport {
     }
     killGroup(pid, 'SIGKILL');
     liveGroups.delete(pid);
-    this.reader.clear();
+    this.line = [];
+    this.lineBytes = 0;
+    this.skipped = undefined;
   }
 }

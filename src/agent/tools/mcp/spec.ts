@@ -3,10 +3,11 @@
  * spoken to over its stdin and stdout, or a Streamable HTTP endpoint.
  */
 
-/** A per-tool override of the policy the server's annotations imply. */
+/** A per-tool override of the policy the server's annotations imply, and of the server's max_output. */
 export interface ToolPolicyOverride {
   confirm?: boolean;
   side_effects?: boolean;
+  max_output?: number;
 }
 
 interface ServerSpecBase {
@@ -16,6 +17,8 @@ interface ServerSpecBase {
   tools?: string[];
   /** Seconds a call may take. */
   timeout: number;
+  /** Bytes of a result's text the model gets; the rest is cut and counted (as a command tool's output). */
+  max_output: number;
   /** Seconds the start may take: the process or connection, the handshake and the whole tool list. */
   startup_timeout: number;
   /** By the server's own tool name. */

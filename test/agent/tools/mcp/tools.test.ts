@@ -10,7 +10,7 @@ import { caught } from '../../../helpers/errors.js';
 import { fixtureSpec, startServers } from '../../../helpers/mcp/specs.js';
 
 const ctx = () => ({ signal: new AbortController().signal });
-const ALL = ['echo', 'read_thing', 'put_thing', 'delete_thing', 'slow', 'crash', 'mixed', 'fails', 'environment', 'write_note', 'read_note'];
+const ALL = ['echo', 'read_thing', 'put_thing', 'delete_thing', 'slow', 'crash', 'mixed', 'fails', 'environment', 'write_note', 'read_note', 'sized'];
 
 describe('the tools of an MCP server', () => {
   let servers: McpServers;
@@ -42,7 +42,7 @@ describe('the tools of an MCP server', () => {
   it('are only those its tools: list names, the rest listed as hidden', () => {
     const picky = servers.servers[1]!;
     expect(picky.tools.map((t) => t.listed.name)).toEqual(['echo', 'read_thing', 'delete_thing']);
-    expect(picky.hidden).toEqual(['put_thing', 'slow', 'crash', 'mixed', 'fails', 'environment', 'write_note', 'read_note']);
+    expect(picky.hidden).toEqual(['put_thing', 'slow', 'crash', 'mixed', 'fails', 'environment', 'write_note', 'read_note', 'sized']);
     expect(servers.tools.map((t) => t.definition.name)).toEqual([...ALL.map((n) => `mcp__fx__${n}`), 'mcp__picky__echo', 'mcp__picky__read_thing', 'mcp__picky__delete_thing']);
   });
 
@@ -150,5 +150,40 @@ describe('tools: and overrides naming what the server lacks, and names the model
     expect(seen[0]).toBe('|a,b');
     expect(seen.at(-1)).toBe('a,b|');
     expect(seen).toHaveLength(3);
+  });
+});
+
+describe('a result larger than max_output', () => {
+  const MB = 1_000_000;
+  let servers: McpServers;
+  beforeAll(async () => {
+    // A timeout far beyond the test's: an answer waited for until it passed would fail the test, not pass it.
+    servers = await startServers([fixtureSpec('fx', [], { timeout: 3600, max_output: 1000, overrides: { echo: { max_output: 4 } } })]);
+  });
+  afterAll(async () => servers?.close());
+
+  const run = (name: string, args: Record<string, unknown>) => servers.tools.find((t) => t.definition.name === `mcp__fx__${name}`)!.run(args, ctx());
+
+  it('is cut to it, and the model told how many bytes were cut, as for a command tool', async () => {
+    expect(await run('sized', { bytes: 9 * MB })).toEqual({ content: `${'x'.repeat(1000)}\n[output truncated: ${9 * MB - 1000} more bytes]`, isError: false });
+  });
+
+  it('is cut on a character boundary', async () => {
+    // 333 three-byte characters leave one byte of room: the cut is before the next one, not inside it.
+    const out = await run('sized', { bytes: 1500, text: '€' });
+    expect(out.content).toBe(`${'€'.repeat(333)}\n[output truncated: 501 more bytes]`);
+  });
+
+  it('is the override’s for a tool that has one', async () => {
+    expect((await run('echo', { text: 'hello' })).content).toBe('echo\n[output truncated: 7 more bytes]');
+  });
+
+  it('is an error result at once when the answer is too long to read at all, naming its size; the server stays usable', async () => {
+    const out = await run('sized', { bytes: 11 * MB });
+    expect(out.isError).toBe(true);
+    expect(out.content).toMatch(
+      /^mcp__fx__sized: MCP server "fx" answered, but it sent a message of 10\.5 MiB \(110000\d\d bytes\), more than the 10\.0 MiB a message from a server may be, so the answer was not read and the call was cancelled; ask for less at a time$/,
+    );
+    expect(await run('sized', { bytes: 10 })).toEqual({ content: 'x'.repeat(10), isError: false });
   });
 });
