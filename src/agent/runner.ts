@@ -12,6 +12,7 @@
 import {
   LogbookError,
   awaitingApprovalMessage,
+  redactUrlCredentials,
   batchCalls,
   interruptedCallMessage,
   isLogbookError,
@@ -229,10 +230,15 @@ class Loop {
     this.observer.warning?.(message);
   }
 
-  /** The terminal record, once, at the true end; failing to write it is a warning: the run's work is durable. */
+  /**
+   * The terminal record, once, at the true end; failing to write it is a warning:
+   * the run's work is durable. Its message never holds a URL's credentials: it
+   * travels with the journal (copies, exports), wherever an error came from.
+   */
   private async finish(reason: TerminalReason, ending: Ending = {}): Promise<RunResult> {
     const { state } = this;
-    const { message, error, awaiting } = ending;
+    const { error, awaiting } = ending;
+    const message = ending.message === undefined ? undefined : redactUrlCredentials(ending.message);
     try {
       await this.recorder.append({ terminal: message ? { reason, message } : { reason } });
     } catch (err) {

@@ -4,7 +4,7 @@
  * for, with --verbose or LOGBOOK_DEBUG=1.
  */
 import { CommanderError } from 'commander';
-import { isLogbookError } from '../core/index.js';
+import { isLogbookError, redactUrlCredentials } from '../core/index.js';
 import { sanitize, sanitizeLine } from '../render/sanitize.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 
@@ -20,7 +20,8 @@ export interface ReportOptions {
   write?: (text: string) => void;
 }
 
-const oneLine = (text: string): string => sanitizeLine(text).replace(/\s+/g, ' ').trim();
+/** One line, safe on a terminal, and no URL's credentials in it, whatever error it came from. */
+const oneLine = (text: string): string => redactUrlCredentials(sanitizeLine(text)).replace(/\s+/g, ' ').trim();
 
 /** Prints `err` the way the command does and returns the exit code it calls for. */
 export function reportError(err: unknown, options: ReportOptions): ExitCode {
@@ -34,7 +35,7 @@ export function reportError(err: unknown, options: ReportOptions): ExitCode {
     return EXIT.usage;
   }
   // A stack starts with the message, which may quote an API server or a journal.
-  const stack = options.verbose && err instanceof Error && err.stack ? `${sanitize(err.stack)}\n` : '';
+  const stack = options.verbose && err instanceof Error && err.stack ? `${redactUrlCredentials(sanitize(err.stack))}\n` : '';
   if (isLogbookError(err)) {
     write(`logbook: ${oneLine(err.message)}\n${stack}`);
     return err.code === 'usage' ? EXIT.usage : EXIT.error;

@@ -11,7 +11,7 @@ import type { CommandToolSpec } from '../agent/tools/command-tool.js';
 import { ajvClass, precompiled } from '../agent/precompiled.js';
 import { envRefProblem } from '../agent/tools/env-refs.js';
 import type { McpServerSpec, ToolPolicyOverride } from '../agent/tools/mcp/spec.js';
-import { LogbookError } from '../core/index.js';
+import { LogbookError, hasUrlCredentials, redactUrlCredentials } from '../core/index.js';
 import { CONFIG_AJV_OPTIONS, CONFIG_SCHEMA, UPPER_BOUNDS } from './schema.js';
 
 export const DEFAULT_CONFIG_FILE = 'agent.yaml';
@@ -284,7 +284,14 @@ function mcpServers(list: Record<string, any>[], path: string, dir: string): Mcp
     try {
       url = new URL(s.url);
     } catch {
-      throw new LogbookError('config', `${at}: url ${JSON.stringify(s.url)} is not a URL`);
+      throw new LogbookError('config', `${at}: url ${JSON.stringify(redactUrlCredentials(s.url))} is not a URL`);
+    }
+    if (hasUrlCredentials(s.url)) {
+      throw new LogbookError(
+        'config',
+        `${at}: url ${redactUrlCredentials(s.url)} holds credentials, which a request cannot carry; ` +
+          'send them in headers: (Authorization: "Basic ${NAME}", NAME a variable holding them) and remove them from the url',
+      );
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new LogbookError('config', `${at}: url must be http: or https:, not ${url.protocol}`);

@@ -17,4 +17,5 @@ export { validateId, isValidId, MAX_ID_LENGTH } from './ids.js';
 export { stateToJson, stateJsonParts } from './state-json.js';
 export { JsonOutline, outlineJson, OUTLINE_STRING_CHARS } from './json-outline.js';
 export { formatTimestamp } from './time.js';
+export { redactUrlCredentials, hasUrlCredentials } from './url-credentials.js';
 export { textMatcher, type TextMatcher } from './search.js';

@@ -7,7 +7,7 @@
 import Anthropic, { APIConnectionError, APIError, APIUserAbortError, type Middleware } from '@anthropic-ai/sdk';
 import type { ModelRequest, ModelResponse, Provider, StreamObserver } from '../provider.js';
 import { AnthropicStreamReader, toAnthropicParams } from './anthropic-map.js';
-import { envValue, missingKeyError } from './credentials.js';
+import { checkBaseUrl, envValue, missingKeyError } from './credentials.js';
 import type { ProviderSettings } from './settings.js';
 import { RawSplicer } from './raw-splice.js';
 import { DEFAULT_RETRY_POLICY, type Failure, type RetryPolicy } from './retry.js';
@@ -33,6 +33,7 @@ export class AnthropicProvider implements Provider {
     const apiKey = envValue(keyEnv, settings.env);
     if (apiKey === undefined) throw missingKeyError('anthropic', keyEnv);
     const baseUrl = settings.baseUrl ?? envValue('ANTHROPIC_BASE_URL', settings.env);
+    checkBaseUrl('anthropic', baseUrl, keyEnv);
     return new AnthropicProvider({
       model: settings.model,
       apiKey,

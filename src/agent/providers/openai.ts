@@ -8,7 +8,7 @@
  */
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import type { ModelRequest, ModelResponse, Provider, StreamObserver } from '../provider.js';
-import { envValue, missingKeyError } from './credentials.js';
+import { checkBaseUrl, envValue, missingKeyError } from './credentials.js';
 import type { ProviderSettings } from './settings.js';
 import { OpenAIStreamReader, toOpenAIParams } from './openai-map.js';
 import { DEFAULT_RETRY_POLICY, type Failure, type RetryPolicy } from './retry.js';
@@ -37,6 +37,7 @@ export class OpenAIProvider implements Provider {
   static fromSettings(settings: ProviderSettings): Provider {
     const baseUrl = settings.baseUrl ?? envValue('OPENAI_BASE_URL', settings.env);
     const keyEnv = settings.apiKeyEnv ?? 'OPENAI_API_KEY';
+    checkBaseUrl('openai', baseUrl, keyEnv);
     let apiKey = envValue(keyEnv, settings.env);
     if (apiKey === undefined) {
       // A variable the config names explicitly must be set; only the default may fall back.

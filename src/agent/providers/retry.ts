@@ -5,7 +5,7 @@
  * each wait and the total wait are all capped, and every wait ends on abort.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LogbookError } from '../../core/index.js';
+import { LogbookError, redactUrlCredentials } from '../../core/index.js';
 
 export interface RetryPolicy {
   /** Retries after the first attempt. */
@@ -54,6 +54,11 @@ export function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
+/** A failure's detail as a message says it: one line, any URL in it without its credentials (an SDK's message may quote the request's). */
+function detailText(detail: string): string {
+  return oneLine(redactUrlCredentials(detail));
+}
+
 /**
  * Runs `attempt` until it succeeds, a failure is not transient, or the policy is
  * spent. Throws LogbookError `interrupted` on abort, `provider` otherwise.
@@ -77,17 +82,17 @@ export async function withRetries<T>(
       if (failure.kind === 'aborted') throw interrupted(err);
       if (failure.kind === 'refused') {
         const code = failure.status === 401 || failure.status === 403 ? 'provider_auth' : 'provider_refused';
-        throw new LogbookError(code, `${providerId} refused the request (${failure.label}): ${oneLine(failure.detail)}`, {
+        throw new LogbookError(code, `${providerId} refused the request (${failure.label}): ${detailText(failure.detail)}`, {
           cause: err,
         });
       }
-      if (failure.kind === 'fatal') throw new LogbookError('provider', `${providerId}: ${oneLine(failure.detail)}`, { cause: err });
+      if (failure.kind === 'fatal') throw new LogbookError('provider', `${providerId}: ${detailText(failure.detail)}`, { cause: err });
       const delay = backoff(policy, retry, failure.retryAfterMs);
       if (retry >= policy.maxRetries || waited + delay > policy.maxTotalWaitMs) {
         const tries = retry + 1;
         throw new LogbookError(
           'provider',
-          `${providerId} failed after ${tries} attempt${tries === 1 ? '' : 's'} (${failure.label}): ${oneLine(failure.detail)}`,
+          `${providerId} failed after ${tries} attempt${tries === 1 ? '' : 's'} (${failure.label}): ${detailText(failure.detail)}`,
           { cause: err },
         );
       }

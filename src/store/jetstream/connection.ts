@@ -13,7 +13,7 @@
 import { readFileSync } from 'node:fs';
 import type { JetStreamApiCodes, JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { LogbookError } from '../../core/index.js';
+import { LogbookError, redactUrlCredentials } from '../../core/index.js';
 import type { NatsSettings, WaitListener } from '../backend.js';
 
 export const DEFAULT_TIMEOUT_MS = 5_000;
@@ -68,6 +68,7 @@ export class Link {
     readonly nc: NatsConnection,
     readonly js: JetStreamClient,
     readonly jsm: JetStreamManager,
+    /** The `nats.url` as messages quote it: without the credentials it may hold. */
     readonly url: string,
     readonly timeoutMs: number,
     /** The client's names for the API's error codes. */
@@ -184,7 +185,7 @@ export class Link {
   failure(what: string, err: unknown): LogbookError {
     if (err instanceof LogbookError) return err;
     const name = (err as Error | undefined)?.name;
-    const message = (err as Error | undefined)?.message ?? String(err);
+    const message = redactUrlCredentials((err as Error | undefined)?.message ?? String(err));
     if (name === 'TimeoutError') return unavailable(`${what}: NATS at ${this.url} did not answer within ${this.timeoutMs} ms`, err);
     if (name === 'JetStreamNotEnabled') {
       return unavailable(`${what}: JetStream does not answer at ${this.url} (${message}); check that the server runs with -js`, err);
@@ -204,9 +205,11 @@ export interface DialOptions {
   onWait?: WaitListener;
 }
 
-/** Dials NATS with the config's settings; fails with `unavailable` naming the URL. */
+/** Dials NATS with the config's settings; fails with `unavailable` naming the URL (never its credentials). */
 export async function dial(settings: NatsSettings, options: DialOptions): Promise<Link> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const shown = redactUrlCredentials(settings.url);
+  const why = (err: unknown): string => redactUrlCredentials((err as Error).message);
   const { connect, credsAuthenticator } = await import('@nats-io/transport-node');
   const { jetstream, jetstreamManager, JetStreamApiCodes } = await import('@nats-io/jetstream');
   let authenticator;
@@ -229,16 +232,16 @@ export async function dial(settings: NatsSettings, options: DialOptions): Promis
       ...(authenticator ? { authenticator } : {}),
     });
   } catch (err) {
-    throw unavailable(`cannot connect to NATS at ${settings.url}: ${(err as Error).message}; is nats-server running there?`, err);
+    throw unavailable(`cannot connect to NATS at ${shown}: ${why(err)}; is nats-server running there?`, err);
   }
   try {
     // No account-info round trip here: in a cluster only the meta leader answers
     // it, so it fails while one is elected. The backend's first stream request,
     // which waits through elections, finds out whether JetStream answers at all.
     const jsm = await jetstreamManager(nc, { timeout: timeoutMs, checkAPI: false });
-    return new Link(nc, jetstream(nc, { timeout: timeoutMs }), jsm, settings.url, timeoutMs, JetStreamApiCodes, options.leaderWaitMs, options.onWait);
+    return new Link(nc, jetstream(nc, { timeout: timeoutMs }), jsm, shown, timeoutMs, JetStreamApiCodes, options.leaderWaitMs, options.onWait);
   } catch (err) {
     await nc.close().catch(() => {});
-    throw unavailable(`cannot use JetStream at ${settings.url}: ${(err as Error).message}`, err);
+    throw unavailable(`cannot use JetStream at ${shown}: ${why(err)}`, err);
   }
 }

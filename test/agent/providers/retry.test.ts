@@ -34,6 +34,19 @@ describe('withRetries', () => {
     expect(err.message).toBe('p failed after 3 attempts (503): still busy');
   });
 
+  it('never quotes the credentials of a URL the error names', async () => {
+    for (const failure of [
+      { ...transient, detail: 'cannot reach http://u:pw@proxy.test/v1' },
+      { kind: 'refused', label: '400', detail: 'bad http://u:pw@proxy.test/v1' },
+      { kind: 'fatal', detail: 'broke at http://u:pw@proxy.test/v1' },
+    ] as Failure[]) {
+      const f = failing([failure]);
+      const err = await rejection(withRetries('p', f.attempt, f.classify, { ...policy, maxRetries: 0 }));
+      expect(err.message).toContain('http://u:***@proxy.test/v1');
+      expect(err.message).not.toContain('pw');
+    }
+  });
+
   it('never retries a refusal or a fatal error', async () => {
     const refused = failing([{ kind: 'refused', label: '401 auth', detail: 'no' }]);
     expect((await rejection(withRetries('p', refused.attempt, refused.classify, policy))).message).toBe('p refused the request (401 auth): no');

@@ -10,6 +10,7 @@
  *   --grandchild FILE      start a long sleep in its own process group and write
  *                          "<own pid> <sleep pid>" to FILE
  *   --log FILE             append "cancelled <tool>" lines when a call is cancelled
+ *   --crash-note TEXT      the crash tool writes this line to stderr as it dies
  *   --marker FILE          write_note and read_note append "<tool>" to FILE each
  *                          time they run, and the first call of each then hangs
  *                          (long enough to be killed in)
@@ -88,7 +89,7 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
         });
       });
     case 'crash':
-      process.stderr.write('fixture: writing half a record\nfixture: segmentation fault (core dumped)\n');
+      process.stderr.write(`fixture: writing half a record\n${value('--crash-note') ?? 'fixture: segmentation fault (core dumped)'}\n`);
       setTimeout(() => process.exit(7), 20);
       return await new Promise(() => {});
     case 'mixed':

@@ -12,7 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { LogbookError } from '../../../core/index.js';
+import { LogbookError, redactUrlCredentials } from '../../../core/index.js';
 import { shellQuote } from '../command-tool.js';
 import type { ToolOutcome } from '../tool.js';
 import { cutOutput } from '../output.js';
@@ -46,8 +46,12 @@ function clientInfo(): { name: string; version: string } {
   return { name: 'logbook', version: pkg.version };
 }
 
-/** An error's message with its cause's (fetch puts the reason there), an HTTP status as such. */
+/** An error's message with its cause's (fetch puts the reason there), an HTTP status as such; a URL in it without credentials. */
 function errorText(err: unknown): string {
+  return redactUrlCredentials(rawErrorText(err));
+}
+
+function rawErrorText(err: unknown): string {
   if (err instanceof StreamableHTTPError && err.code !== undefined && err.code > 0) {
     const detail = err.message.replace(/^Streamable HTTP error: (Error POSTing to endpoint: )?/, '');
     return `answered HTTP ${err.code}${detail ? `: ${detail}` : ''}`;
@@ -213,9 +217,9 @@ export class ServerConnection {
     return this.listed;
   }
 
-  /** How it is reached, for listings (never the headers or env, which may hold secrets). */
+  /** How it is reached, for listings and messages (never the headers, the env or credentials in its URL, which may be secrets). */
   get where(): string {
-    return this.spec.transport === 'stdio' ? shellQuote(this.spec.command) : this.spec.url;
+    return this.spec.transport === 'stdio' ? shellQuote(this.spec.command) : redactUrlCredentials(this.spec.url);
   }
 
   private get timeoutMs(): number {
@@ -239,7 +243,7 @@ export class ServerConnection {
   /** Why a request failed: over HTTP, the URL and what went wrong; else the error and its stderr. */
   private requestFailure(err: unknown): string {
     if (this.spec.transport === 'stdio') return `${errorText(err)}${this.stderrNote()}`;
-    return err instanceof StreamableHTTPError ? `${this.spec.url} ${errorText(err)}` : `${this.spec.url}: ${errorText(err)}`;
+    return err instanceof StreamableHTTPError ? `${this.where} ${errorText(err)}` : `${this.where}: ${errorText(err)}`;
   }
 
   /** Why it is gone: a process's end, or the request that failed. */
