@@ -118,6 +118,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     const configured = await agentFromConfig(config, {
       env: environment.env,
       retry: retryPolicyFromText(environment.maxRetries, 'LOGBOOK_PROVIDER_MAX_RETRIES'),
+      onRetry: (message) => note(sanitizeLine(message)),
       ...(environment.scriptLog !== undefined ? { scriptLog: environment.scriptLog } : {}),
       signal: suspend.signal,
       onServers: (p) => progress.start(startLabel(p)),

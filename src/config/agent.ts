@@ -5,7 +5,7 @@
  */
 import type { Agent } from '../agent/agent.js';
 import { createProvider } from '../agent/providers/index.js';
-import type { RetryPolicy } from '../agent/providers/retry.js';
+import type { RetryListener, RetryPolicy } from '../agent/providers/retry.js';
 import type { StartProgress } from '../agent/tools/mcp/index.js';
 import { CommandTool } from '../agent/tools/command-tool.js';
 import { ToolRegistry } from '../agent/tools/registry.js';
@@ -19,6 +19,8 @@ export interface AgentEnvironment {
    */
   env: Readonly<Record<string, string | undefined>>;
   retry?: RetryPolicy;
+  /** Told, in one line, why a model call is tried again. */
+  onRetry?: RetryListener;
   /** For the script provider: a file that records every turn asked for. */
   scriptLog?: string;
   /** Aborting it stops MCP servers that are starting. */
@@ -54,6 +56,8 @@ export async function agentFromConfig(config: LogbookConfig, environment: AgentE
     ...(config.script !== undefined ? { script: config.script } : {}),
     env: environment.env,
     ...(environment.retry !== undefined ? { retry: environment.retry } : {}),
+    ...(environment.onRetry !== undefined ? { onRetry: environment.onRetry } : {}),
+    ...(config.idle_timeout !== undefined ? { idleTimeoutMs: config.idle_timeout * 1000 } : {}),
     ...(environment.scriptLog !== undefined ? { scriptLog: environment.scriptLog } : {}),
   });
   const tools = toolsFromConfig(config, environment.env);

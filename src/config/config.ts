@@ -34,6 +34,8 @@ export interface LogbookConfig {
   budget?: number;
   thinking: 'off' | 'summarized';
   prompt_cache: boolean;
+  /** Seconds a model call may hear nothing from the API before it is tried again; the provider's default when absent. Outside the fingerprint. */
+  idle_timeout?: number;
   base_url?: string;
   api_key_env?: string;
   /** Absolute path of the script file (provider `script`). */
@@ -226,6 +228,7 @@ export function parseConfig(text: string, path: string): LogbookConfig {
     session: { backend: c.session?.backend ?? 'file', options: c.session?.options ?? {} },
   };
   if (c.budget !== undefined) config.budget = c.budget;
+  if (c.idle_timeout !== undefined) config.idle_timeout = c.idle_timeout;
   if (c.base_url !== undefined) config.base_url = c.base_url;
   if (c.api_key_env !== undefined) config.api_key_env = c.api_key_env;
   if (c.script !== undefined) config.script = resolveFrom(dir, c.script);

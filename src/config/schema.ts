@@ -12,6 +12,7 @@ export const UPPER_BOUNDS = {
   budget: { max: LARGEST_EXACT_INTEGER, why: 'the largest integer a journal records exactly' },
   /** Node's timers hold at most 2^31 - 1 ms; a longer one fires at once. */
   timeout: { max: 2_147_483, why: 'seconds: the longest timer Node.js can set, about 24.8 days' },
+  idle_timeout: { max: 2_147_483, why: 'seconds: the longest timer Node.js can set, about 24.8 days' },
   /**
    * A result is one journal record, held as one string: at most 7 characters per
    * output byte once escaped twice (in the result body, then in the record), and a
@@ -41,6 +42,8 @@ export const CONFIG_SCHEMA = {
     budget: { type: 'integer', minimum: 1, maximum: UPPER_BOUNDS.budget.max },
     thinking: { enum: ['off', 'summarized'] },
     prompt_cache: { type: 'boolean' },
+    // seconds a model call may hear nothing from the API before it is tried again
+    idle_timeout: { type: 'number', exclusiveMinimum: 0, maximum: UPPER_BOUNDS.idle_timeout.max },
     base_url: { type: 'string', minLength: 1 },
     api_key_env: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
     script: { type: 'string', minLength: 1 },

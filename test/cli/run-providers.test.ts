@@ -170,3 +170,27 @@ describe('logbook run with the openai provider', () => {
     expect(state.counters).toMatchObject({ llm_calls: 2, in_tokens: 130, out_tokens: 14, cache_read_tokens: 40 });
   });
 });
+
+describe('a model API that falls silent, with idle_timeout in agent.yaml', () => {
+  it.each(['anthropic', 'openai'] as const)('%s: a stalled stream, then a reply whose headers never come, are tried again and said so', async (provider) => {
+    const fake = provider === 'anthropic' ? anthropic : openai;
+    fake.reset();
+    if (provider === 'anthropic') {
+      anthropic.reply({ message: { content: [{ type: 'text', text: 'never ends' }] }, stallAfter: 4 }, { hang: true }, { message: { content: [{ type: 'text', text: 'Back.' }] } });
+    } else {
+      openai.reply({ chat: { content: 'never ends' }, stallAfter: 2 }, { hang: true }, { chat: { content: 'Back.' } });
+    }
+    const cfg = config(`idle-${provider}`, `provider: ${provider}\nmodel: m\nidle_timeout: 0.5\n`);
+    const r = await runCli(['run', '--config', cfg, '--state-dir', stateDir, '--name', `idle-${provider}`, 'hello'], {
+      env: { ...env(), OPENAI_BASE_URL: `${openai.origin}/v1`, OPENAI_API_KEY: 'k', LOGBOOK_PROVIDER_MAX_RETRIES: '2' },
+    });
+    expect(r.stderr).not.toMatch(/^logbook:/m);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('Back.\n');
+    expect(r.stderr).toContain(`${provider}: stream stalled: no event for 0.5s (idle_timeout in agent.yaml); trying again (attempt 2 of 3)`);
+    expect(r.stderr).toContain(`${provider}: no response: no response for 0.5s (idle_timeout in agent.yaml); trying again (attempt 3 of 3)`);
+    expect(fake.requests).toHaveLength(3);
+    // One model call in the journal: the attempts that fell silent left nothing there.
+    expect((await store.load(`idle-${provider}`)).state.counters.llm_calls).toBe(1);
+  });
+});

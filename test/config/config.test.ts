@@ -67,6 +67,12 @@ describe('agent.yaml', () => {
     expect(refusal(`${base}tools: [{name: a, command: [ls], timeout: .inf}]\n`)).toMatch(/tools\[0\]\.timeout must be number/);
     expect(refusal(`${base}tools: [{name: a, command: [ls], timeout: 0}]\n`)).toBe('/cfg/agent.yaml: tools[0].timeout must be above 0');
     expect(refusal(`${base}max_tokens: 0\n`)).toBe('/cfg/agent.yaml: max_tokens must be at least 1');
+    expect(refusal(`${base}idle_timeout: 0\n`)).toBe('/cfg/agent.yaml: idle_timeout must be above 0');
+    expect(refusal(`${base}idle_timeout: 2147484\n`)).toBe(
+      '/cfg/agent.yaml: idle_timeout must be at most 2147483 (seconds: the longest timer Node.js can set, about 24.8 days)',
+    );
+    expect(parseConfig(`${base}idle_timeout: 0.5\n`, '/cfg/agent.yaml').idle_timeout).toBe(0.5);
+    expect(parseConfig(base, '/cfg/agent.yaml').idle_timeout).toBeUndefined(); // the provider's default
     const largest = parseConfig(
       `${base}max_tokens: 9007199254740991\ntools: [{name: a, command: [ls], timeout: 2147483, max_output: 67108864}]\n`,
       '/cfg/agent.yaml',

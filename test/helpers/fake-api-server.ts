@@ -28,6 +28,10 @@ export type Wire =
       chunks: string[];
       /** Keep the response open after the chunks, until the client or close() ends it. */
       hold?: boolean;
+      /** Milliseconds between one chunk and the next (a slow stream); all at once when absent. */
+      intervalMs?: number;
+      /** Drop the connection after the chunks, as a server or network that fails mid-stream does. */
+      drop?: boolean;
     }
   /** Never answer at all. */
   | { hang: true };
@@ -177,7 +181,12 @@ export class FakeApiServer<Reply> {
     if ('hang' in wire) return;
     res.writeHead(wire.status, wire.headers);
     if ('flushHeaders' in res) res.flushHeaders();
-    for (const chunk of wire.chunks) res.write(chunk);
-    if (!wire.hold) res.end();
+    for (const [i, chunk] of wire.chunks.entries()) {
+      if (i > 0 && wire.intervalMs !== undefined) await new Promise((resolve) => setTimeout(resolve, wire.intervalMs));
+      if (res.destroyed) return;
+      res.write(chunk);
+    }
+    if (wire.drop) setTimeout(() => res.socket?.destroy(), 20); // once the chunks are on their way
+    else if (!wire.hold) res.end();
   }
 }

@@ -10,9 +10,9 @@ import { AnthropicStreamReader, toAnthropicParams } from './anthropic-map.js';
 import { checkBaseUrl, envValue, missingKeyError } from './credentials.js';
 import type { ProviderSettings } from './settings.js';
 import { RawSplicer } from './raw-splice.js';
-import { DEFAULT_RETRY_POLICY, type Failure, type RetryPolicy } from './retry.js';
+import { DEFAULT_RETRY_POLICY, type Failure, type RetryListener, type RetryPolicy } from './retry.js';
 import { classifySdkError, type ApiErrorFields } from './sdk-errors.js';
-import { completeStreaming } from './streaming.js';
+import { completeStreaming, DEFAULT_IDLE_TIMEOUT_MS, watchedFetch } from './streaming.js';
 
 export interface AnthropicOptions {
   model: string;
@@ -20,6 +20,9 @@ export interface AnthropicOptions {
   /** Unset: the SDK's default. */
   baseUrl?: string;
   retry: RetryPolicy;
+  /** How long a call may hear nothing from the server before it is tried again, in ms. */
+  idleTimeoutMs?: number;
+  onRetry?: RetryListener;
 }
 
 export class AnthropicProvider implements Provider {
@@ -27,6 +30,8 @@ export class AnthropicProvider implements Provider {
   readonly model: string;
   private readonly client: Anthropic;
   private readonly retry: RetryPolicy;
+  private readonly idleTimeoutMs: number;
+  private readonly onRetry: RetryListener | undefined;
 
   static fromSettings(settings: ProviderSettings): Provider {
     const keyEnv = settings.apiKeyEnv ?? 'ANTHROPIC_API_KEY';
@@ -39,16 +44,21 @@ export class AnthropicProvider implements Provider {
       apiKey,
       ...(baseUrl !== undefined ? { baseUrl } : {}),
       retry: settings.retry ?? DEFAULT_RETRY_POLICY,
+      ...(settings.idleTimeoutMs !== undefined ? { idleTimeoutMs: settings.idleTimeoutMs } : {}),
+      ...(settings.onRetry !== undefined ? { onRetry: settings.onRetry } : {}),
     });
   }
 
   constructor(options: AnthropicOptions) {
     this.model = options.model;
     this.retry = options.retry;
+    this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    this.onRetry = options.onRetry;
     this.client = new Anthropic({
       apiKey: options.apiKey,
       ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}),
       maxRetries: 0,
+      fetch: watchedFetch,
       openTelemetry: false,
     });
   }
@@ -64,6 +74,8 @@ export class AnthropicProvider implements Provider {
       reader: () => new AnthropicStreamReader(observer),
       classify: classifyAnthropicError,
       policy: this.retry,
+      idleTimeoutMs: this.idleTimeoutMs,
+      onRetry: this.onRetry,
       signal: request.signal,
     });
   }

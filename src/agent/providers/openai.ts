@@ -11,9 +11,9 @@ import type { ModelRequest, ModelResponse, Provider, StreamObserver } from '../p
 import { checkBaseUrl, envValue, missingKeyError } from './credentials.js';
 import type { ProviderSettings } from './settings.js';
 import { OpenAIStreamReader, toOpenAIParams } from './openai-map.js';
-import { DEFAULT_RETRY_POLICY, type Failure, type RetryPolicy } from './retry.js';
+import { DEFAULT_RETRY_POLICY, type Failure, type RetryListener, type RetryPolicy } from './retry.js';
 import { classifySdkError, type ApiErrorFields } from './sdk-errors.js';
-import { completeStreaming } from './streaming.js';
+import { completeStreaming, DEFAULT_IDLE_TIMEOUT_MS, watchedFetch } from './streaming.js';
 
 /** Sent as the key to a server at a custom base URL when no key is set. */
 export const PLACEHOLDER_API_KEY = 'logbook-no-key';
@@ -24,6 +24,9 @@ export interface OpenAIOptions {
   /** Unset: OpenAI itself, the SDK's default. */
   baseUrl?: string;
   retry: RetryPolicy;
+  /** How long a call may hear nothing from the server before it is tried again, in ms. */
+  idleTimeoutMs?: number;
+  onRetry?: RetryListener;
 }
 
 export class OpenAIProvider implements Provider {
@@ -31,6 +34,8 @@ export class OpenAIProvider implements Provider {
   readonly model: string;
   private readonly client: OpenAI;
   private readonly retry: RetryPolicy;
+  private readonly idleTimeoutMs: number;
+  private readonly onRetry: RetryListener | undefined;
   /** Compatible servers know `max_tokens`; OpenAI's reasoning models want `max_completion_tokens`. */
   private readonly legacyMaxTokens: boolean;
 
@@ -49,17 +54,22 @@ export class OpenAIProvider implements Provider {
       apiKey,
       ...(baseUrl !== undefined ? { baseUrl } : {}),
       retry: settings.retry ?? DEFAULT_RETRY_POLICY,
+      ...(settings.idleTimeoutMs !== undefined ? { idleTimeoutMs: settings.idleTimeoutMs } : {}),
+      ...(settings.onRetry !== undefined ? { onRetry: settings.onRetry } : {}),
     });
   }
 
   constructor(options: OpenAIOptions) {
     this.model = options.model;
     this.retry = options.retry;
+    this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    this.onRetry = options.onRetry;
     this.legacyMaxTokens = options.baseUrl !== undefined;
     this.client = new OpenAI({
       apiKey: options.apiKey,
       ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}),
       maxRetries: 0,
+      fetch: watchedFetch,
     });
   }
 
@@ -71,6 +81,8 @@ export class OpenAIProvider implements Provider {
       reader: () => new OpenAIStreamReader(observer),
       classify: classifyOpenAIError,
       policy: this.retry,
+      idleTimeoutMs: this.idleTimeoutMs,
+      onRetry: this.onRetry,
       signal: request.signal,
     });
   }

@@ -35,6 +35,9 @@ export function retryPolicyFromText(text: string | undefined, name: string): Ret
   return { ...DEFAULT_RETRY_POLICY, maxRetries: n };
 }
 
+/** Told, before each wait, why an attempt failed and that another follows: one line, for a person. */
+export type RetryListener = (message: string) => void;
+
 /** What one failed attempt means, as a provider classifies its SDK's error. */
 export type Failure =
   | { kind: 'aborted' }
@@ -69,6 +72,7 @@ export async function withRetries<T>(
   classify: (err: unknown) => Failure,
   policy: RetryPolicy,
   signal?: AbortSignal,
+  onRetry?: RetryListener,
 ): Promise<T> {
   let waited = 0;
   for (let retry = 0; ; retry++) {
@@ -96,6 +100,7 @@ export async function withRetries<T>(
           { cause: err },
         );
       }
+      onRetry?.(`${providerId}: ${failure.label}: ${detailText(failure.detail)}; trying again (attempt ${retry + 2} of ${policy.maxRetries + 1})`);
       try {
         await sleep(delay, undefined, { signal });
       } catch (abort) {

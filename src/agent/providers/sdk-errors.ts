@@ -43,6 +43,17 @@ export class IncompleteResponse extends Error {
   override readonly name = 'IncompleteResponse';
 }
 
+/** The server sent nothing for the idle timeout: no response yet, or no more of its stream. Worth another attempt. */
+export class ServerSilent extends Error {
+  override readonly name = 'ServerSilent';
+  readonly label: string;
+  constructor(ms: number, answered: boolean) {
+    const seconds = `${ms / 1000}s`;
+    super(answered ? `no event for ${seconds} (idle_timeout in agent.yaml)` : `no response for ${seconds} (idle_timeout in agent.yaml)`);
+    this.label = answered ? 'stream stalled' : 'no response';
+  }
+}
+
 export function classifySdkError(
   err: unknown,
   sdk: SdkErrorClasses,
@@ -54,6 +65,12 @@ export function classifySdkError(
     return { kind: 'transient', label: 'connection error', detail: `${err.message}${cause}` };
   }
   if (err instanceof IncompleteResponse) return { kind: 'transient', label: 'incomplete response', detail: err.message };
+  if (err instanceof ServerSilent) return { kind: 'transient', label: err.label, detail: err.message };
+  // undici's words for a response body cut off under the reader: the connection dropped mid-stream.
+  if (err instanceof TypeError && err.message === 'terminated') {
+    const cause = err.cause instanceof Error ? `: ${causeChain(err.cause)}` : '';
+    return { kind: 'transient', label: 'connection dropped', detail: `the response stream was cut off${cause}` };
+  }
   if (err instanceof sdk.APIError) {
     const fields = err as unknown as ApiErrorFields;
     const { type, message } = describe(fields);

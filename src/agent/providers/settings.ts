@@ -1,4 +1,4 @@
-import type { RetryPolicy } from './retry.js';
+import type { RetryListener, RetryPolicy } from './retry.js';
 
 /** What a provider is built from. The environment is passed in: providers never read process.env. */
 export interface ProviderSettings {
@@ -14,6 +14,10 @@ export interface ProviderSettings {
   env?: Readonly<Record<string, string | undefined>>;
   /** Retries of a failed model call; the default policy when absent. */
   retry?: RetryPolicy;
+  /** Told why each retry is made. */
+  onRetry?: RetryListener;
+  /** How long a call may hear nothing from the server before it is tried again, in ms (default: streaming.ts). */
+  idleTimeoutMs?: number;
   /** The script provider appends `{"turn":N}` to this file for every request it answers. */
   scriptLog?: string;
 }

@@ -1,6 +1,17 @@
-/** One streamed model call, read whole and retried as a unit. */
+/**
+ * One streamed model call, read whole and retried as a unit. An attempt that
+ * hears nothing from the server for the idle timeout (no response at all, or
+ * no byte of its event stream) is given up as a transient failure and tried
+ * again, as a dropped connection is: a server that has stalled holds a call up
+ * for the timeout, not for as long as the HTTP client would wait (minutes).
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ModelResponse } from '../provider.js';
-import { interrupted, withRetries, type Failure, type RetryPolicy } from './retry.js';
+import { interrupted, withRetries, type Failure, type RetryListener, type RetryPolicy } from './retry.js';
+import { ServerSilent } from './sdk-errors.js';
+
+/** How long an attempt may hear nothing from the server, unless agent.yaml's idle_timeout says. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 
 /** Turns one response's events into a ModelResponse; a fresh one per attempt. */
 export interface StreamReader<E> {
@@ -11,22 +22,107 @@ export interface StreamReader<E> {
 
 export interface StreamingCall<E> {
   providerId: string;
-  open(signal: AbortSignal | undefined): Promise<AsyncIterable<E>>;
+  open(signal: AbortSignal): Promise<AsyncIterable<E>>;
   reader(): StreamReader<E>;
   classify(err: unknown): Failure;
   policy: RetryPolicy;
+  /** How long an attempt may hear nothing from the server, in ms. */
+  idleTimeoutMs: number;
+  onRetry?: RetryListener | undefined;
   signal?: AbortSignal | undefined;
+}
+
+/**
+ * One attempt's deadline for the next sign of life from the server: its
+ * response, then each chunk of its body. Aborts the attempt when it passes,
+ * and with the run's signal.
+ */
+class IdleWatch {
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+  private answered = false;
+  /** Set when the deadline passed: the attempt's own abort, not the run's. */
+  silent: ServerSilent | undefined;
+
+  constructor(
+    private readonly ms: number,
+    private readonly outer: AbortSignal | undefined,
+  ) {
+    this.timer = setTimeout(() => this.expire(), ms);
+    outer?.addEventListener('abort', this.onOuterAbort, { once: true });
+    if (outer?.aborted) this.onOuterAbort();
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  private readonly onOuterAbort = (): void => this.controller.abort(this.outer?.reason);
+
+  /** The server answered or sent more: the deadline starts again. */
+  alive(): void {
+    this.answered = true;
+    this.timer.refresh();
+  }
+
+  private expire(): void {
+    this.silent = new ServerSilent(this.ms, this.answered);
+    this.controller.abort(this.silent);
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.outer?.removeEventListener('abort', this.onOuterAbort);
+  }
+}
+
+/** The attempt a request is made for, so the fetch below can tell it that bytes arrive. */
+const attempts = new AsyncLocalStorage<IdleWatch>();
+
+/**
+ * `fetch` for the SDKs: a response, and every chunk of its body, is a sign of
+ * life for the attempt that asked for it. Bytes count, not events, since the
+ * SDKs pass on neither the pings nor the comments a server sends to keep a
+ * slow stream alive.
+ */
+export async function watchedFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const watch = attempts.getStore();
+  const response = await fetch(input, init);
+  if (watch === undefined) return response;
+  watch.alive();
+  if (response.body === null) return response;
+  const body = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        watch.alive();
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+  const watched = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  Object.defineProperty(watched, 'url', { value: response.url });
+  return watched;
 }
 
 export function completeStreaming<E>(call: StreamingCall<E>): Promise<ModelResponse> {
   const { signal } = call;
   const attempt = async (): Promise<ModelResponse> => {
-    const stream = await call.open(signal);
-    const reader = call.reader();
-    for await (const event of stream) reader.add(event);
-    // The SDKs end an aborted stream quietly rather than throwing.
-    if (signal?.aborted) throw interrupted(signal.reason);
-    return reader.result();
+    const watch = new IdleWatch(call.idleTimeoutMs, signal);
+    try {
+      const stream = await attempts.run(watch, () => call.open(watch.signal));
+      const reader = call.reader();
+      for await (const event of stream) reader.add(event);
+      // The SDKs end an aborted stream quietly rather than throwing.
+      if (watch.silent !== undefined) throw watch.silent;
+      if (signal?.aborted) throw interrupted(signal.reason);
+      return reader.result();
+    } catch (err) {
+      // Whatever the SDK made of the attempt's abort, the server fell silent.
+      if (watch.silent !== undefined && !signal?.aborted) throw watch.silent;
+      throw err;
+    } finally {
+      watch.stop();
+    }
   };
-  return withRetries(call.providerId, attempt, call.classify, call.policy, signal);
+  return withRetries(call.providerId, attempt, call.classify, call.policy, signal, call.onRetry);
 }

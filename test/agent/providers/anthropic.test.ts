@@ -22,8 +22,8 @@ import { deadPort, expectAbortHangsUp, FAST_RETRY, modelRequest, rejection, useF
 let api!: FakeAnthropic;
 useFake(FakeAnthropic.start, (a) => (api = a));
 
-function provider(retry = FAST_RETRY): AnthropicProvider {
-  return new AnthropicProvider({ model: 'claude-test', apiKey: 'sk-test', baseUrl: api.url, retry });
+function provider(retry = FAST_RETRY, extra: { idleTimeoutMs?: number; onRetry?: (m: string) => void } = {}): AnthropicProvider {
+  return new AnthropicProvider({ model: 'claude-test', apiKey: 'sk-test', baseUrl: api.url, retry, ...extra });
 }
 
 const SERVER_TOOL_INPUT = '{"query":"big 12345678901234567890","weight":1.0}';
@@ -307,6 +307,15 @@ describe('anthropic: failures', () => {
     expect(res.message.content).toEqual([{ text: { text: 'whole' } }]);
   });
 
+  it('retries a stream whose connection drops mid-way, and says why', async () => {
+    const events = anthropicEvents({ content: [{ type: 'text', text: 'partial' }] }, 'claude-test');
+    api.reply({ raw: { ...sseWire(events.slice(0, 4)), drop: true } }, { message: { content: [{ type: 'text', text: 'whole' }] } });
+    const notices: string[] = [];
+    const res = await provider(FAST_RETRY, { onRetry: (m) => notices.push(m) }).complete(modelRequest());
+    expect(res.message.content).toEqual([{ text: { text: 'whole' } }]);
+    expect(notices).toEqual(['anthropic: connection dropped: the response stream was cut off: other side closed; trying again (attempt 2 of 4)']);
+  });
+
   it('gives up after the configured retries with one line naming the last error', async () => {
     api.reply(...Array.from({ length: 3 }, anthropicErrors.overloaded));
     const err = await rejection(provider({ ...FAST_RETRY, maxRetries: 2 }).complete(modelRequest()));
@@ -364,6 +373,45 @@ describe('anthropic: failures', () => {
     const err = await rejection(call);
     expect(err.code).toBe('interrupted');
     await api.requests[0]!.closedEarly;
+  });
+
+  describe('a server that falls silent', () => {
+    const whole = { message: { content: [{ type: 'text', text: 'whole' }] } };
+    const silent = (onRetry?: (m: string) => void, retry = FAST_RETRY) => provider(retry, { idleTimeoutMs: 300, ...(onRetry ? { onRetry } : {}) });
+
+    it('is tried again when its stream stalls mid-way, and says why', async () => {
+      api.reply({ message: { content: [{ type: 'text', text: 'a long answer that never ends' }] }, stallAfter: 6 }, whole);
+      const notices: string[] = [];
+      const res = await silent((m) => notices.push(m)).complete(modelRequest());
+      expect(res.message.content).toEqual([{ text: { text: 'whole' } }]);
+      expect(notices).toEqual(['anthropic: stream stalled: no event for 0.3s (idle_timeout in agent.yaml); trying again (attempt 2 of 4)']);
+      await api.requests[0]!.closedEarly; // the stalled request was hung up
+    });
+
+    it('is tried again when the response never comes', async () => {
+      api.reply({ hang: true }, whole);
+      const notices: string[] = [];
+      const res = await silent((m) => notices.push(m)).complete(modelRequest());
+      expect(res.message.content).toEqual([{ text: { text: 'whole' } }]);
+      expect(notices).toEqual(['anthropic: no response: no response for 0.3s (idle_timeout in agent.yaml); trying again (attempt 2 of 4)']);
+    });
+
+    it('fails as a provider error once the retries are spent, naming the setting', async () => {
+      api.reply({ hang: true }, { ...whole, stallAfter: 2 });
+      const err = await rejection(silent(undefined, { ...FAST_RETRY, maxRetries: 1 }).complete(modelRequest()));
+      expect(err.code).toBe('provider');
+      expect(err.message).toBe('anthropic failed after 2 attempts (stream stalled): no event for 0.3s (idle_timeout in agent.yaml)');
+    });
+
+    it('is alive while the server sends pings, which the SDK does not pass on', async () => {
+      const events = anthropicEvents({ content: [{ type: 'text', text: 'slow but sure' }] }, 'claude-test');
+      const pings = Array.from({ length: 15 }, () => sseEvent('ping', { type: 'ping' }));
+      // 1.4 s of pings, 100 ms apart, against an idle timeout of 1 s.
+      api.reply({ raw: { ...sseWire([events[0]!, ...pings, events.slice(1).join('')]), intervalMs: 100 } });
+      const res = await provider(FAST_RETRY, { idleTimeoutMs: 1000 }).complete(modelRequest());
+      expect(res.message.content).toEqual([{ text: { text: 'slow but sure' } }]);
+      expect(api.requests).toHaveLength(1);
+    });
   });
 
   it('is interrupted by abort while waiting to retry', async () => {

@@ -7,14 +7,15 @@ import { createProvider } from '../../../src/agent/providers/index.js';
 import { OpenAIProvider, PLACEHOLDER_API_KEY } from '../../../src/agent/providers/openai.js';
 import { toOpenAIParams } from '../../../src/agent/providers/openai-map.js';
 import { LogbookError, RawJson, type Message } from '../../../src/core/index.js';
+import { SSE_HEADERS } from '../../helpers/fake-api-server.js';
 import { FakeOpenAI, openaiChunks, openaiErrors } from '../../helpers/fake-openai.js';
 import { deadPort, expectAbortHangsUp, FAST_RETRY, modelRequest, rejection, useFake } from './request.js';
 
 let api!: FakeOpenAI;
 useFake(FakeOpenAI.start, (a) => (api = a));
 
-function provider(retry = FAST_RETRY): OpenAIProvider {
-  return new OpenAIProvider({ model: 'gpt-test', apiKey: 'sk-test', baseUrl: api.url, retry });
+function provider(retry = FAST_RETRY, extra: { idleTimeoutMs?: number; onRetry?: (m: string) => void } = {}): OpenAIProvider {
+  return new OpenAIProvider({ model: 'gpt-test', apiKey: 'sk-test', baseUrl: api.url, retry, ...extra });
 }
 
 const ARGS = '{"n": 12345678901234567890, "f": 1.0, "e": 1e3, "s": "a<b"}';
@@ -211,6 +212,54 @@ describe('openai: failures', () => {
     const p = new OpenAIProvider({ model: 'm', apiKey: 'k', baseUrl: `http://127.0.0.1:${await deadPort()}/v1`, retry: { ...FAST_RETRY, maxRetries: 1 } });
     const err = await rejection(p.complete(modelRequest()));
     expect(err.message).toMatch(/^openai failed after 2 attempts \(connection error\): Connection error\..*ECONNREFUSED/);
+  });
+
+  it('retries a stream whose connection drops mid-way, and says why', async () => {
+    const chunks = openaiChunks({ content: 'partial' }, 'gpt-test', true);
+    api.reply({ raw: { status: 200, headers: SSE_HEADERS, chunks: chunks.slice(0, 2), drop: true } }, { chat: { content: 'whole' } });
+    const notices: string[] = [];
+    const res = await provider(FAST_RETRY, { onRetry: (m) => notices.push(m) }).complete(modelRequest());
+    expect(res.message.content).toEqual([{ text: { text: 'whole' } }]);
+    expect(notices).toEqual(['openai: connection dropped: the response stream was cut off: other side closed; trying again (attempt 2 of 4)']);
+  });
+
+  describe('a server that falls silent', () => {
+    const whole = { chat: { content: 'whole' } };
+    const silent = (onRetry?: (m: string) => void, retry = FAST_RETRY) => provider(retry, { idleTimeoutMs: 300, ...(onRetry ? { onRetry } : {}) });
+
+    it('is tried again when its stream stalls mid-way, and says why', async () => {
+      api.reply({ chat: { content: 'a long answer that never ends' }, stallAfter: 3 }, whole);
+      const notices: string[] = [];
+      const res = await silent((m) => notices.push(m)).complete(modelRequest());
+      expect(res.message.content).toEqual([{ text: { text: 'whole' } }]);
+      expect(notices).toEqual(['openai: stream stalled: no event for 0.3s (idle_timeout in agent.yaml); trying again (attempt 2 of 4)']);
+      await api.requests[0]!.closedEarly;
+    });
+
+    it('is tried again when the response never comes', async () => {
+      api.reply({ hang: true }, whole);
+      const notices: string[] = [];
+      const res = await silent((m) => notices.push(m)).complete(modelRequest());
+      expect(res.message.content).toEqual([{ text: { text: 'whole' } }]);
+      expect(notices).toEqual(['openai: no response: no response for 0.3s (idle_timeout in agent.yaml); trying again (attempt 2 of 4)']);
+    });
+
+    it('fails as a provider error once the retries are spent, naming the setting', async () => {
+      api.reply({ chat: { content: 'never ends' }, stallAfter: 1 }, { hang: true });
+      const err = await rejection(silent(undefined, { ...FAST_RETRY, maxRetries: 1 }).complete(modelRequest()));
+      expect(err.code).toBe('provider');
+      expect(err.message).toBe('openai failed after 2 attempts (no response): no response for 0.3s (idle_timeout in agent.yaml)');
+    });
+
+    it('is alive while the server sends keep-alive comments, which the SDK does not pass on', async () => {
+      const chunks = openaiChunks({ content: 'slow but sure' }, 'gpt-test', true);
+      const comments = Array.from({ length: 15 }, () => ': keep-alive\n\n');
+      // 1.4 s of comments, 100 ms apart, against an idle timeout of 1 s.
+      api.reply({ raw: { status: 200, headers: SSE_HEADERS, chunks: [chunks[0]!, ...comments, chunks.slice(1).join('')], intervalMs: 100 } });
+      const res = await provider(FAST_RETRY, { idleTimeoutMs: 1000 }).complete(modelRequest());
+      expect(res.message.content).toEqual([{ text: { text: 'slow but sure' } }]);
+      expect(api.requests).toHaveLength(1);
+    });
   });
 
   it('is interrupted by abort before the response, and hangs up', async () => {
