@@ -11,8 +11,10 @@
  */
 import {
   LogbookError,
+  REFUSAL_MESSAGE,
   awaitingApprovalMessage,
   redactUrlCredentials,
+  restsOnRefusal,
   batchCalls,
   interruptedCallMessage,
   isLogbookError,
@@ -197,7 +199,10 @@ class Loop {
       for (;;) {
         if (state.pending !== null) await this.completePending(state.pending);
         if (awaitsInput(state)) {
-          if (!state.interactive && this.followUpText === undefined) return await this.finish('completed');
+          if (!state.interactive && this.followUpText === undefined) {
+            // A refusal is the model's last word but no answer: the run ends as an error, as the reference journals it.
+            return await (restsOnRefusal(state) ? this.finish('error', { message: REFUSAL_MESSAGE }) : this.finish('completed'));
+          }
           if (!(await this.followUp())) return await this.finish('suspended');
         }
         if (this.signal.aborted) throw interrupted();
@@ -385,5 +390,7 @@ class Loop {
     });
     observer.assistant?.(message, usage, stopReason);
     if (stopReason === 'max_tokens' && toolUses(message).length === 0) this.warn('the model stopped at max_tokens; its answer may be cut short');
+    // A chat goes on to the next typed turn, as the reference's does; a one-shot run ends on it (run()).
+    if (state.interactive && restsOnRefusal(state)) this.warn('the model refused to respond; say it another way, or end the chat');
   }
 }

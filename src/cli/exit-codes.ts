@@ -8,6 +8,8 @@ export const EXIT = {
   usage: 2,
   /** A run stopped before a call that needs an approval: --approve or --deny continues it. */
   awaiting: 3,
+  /** The model refused to answer (stop reason `refusal`): the run ended, journaled as an error, and a follow-up can rephrase. */
+  refused: 6,
   /** A run was suspended (Ctrl-C, SIGTERM) and can be resumed. 128 + SIGINT. */
   suspended: 130,
   /** A command that only reads (a watch) was stopped by Ctrl-C or SIGTERM; no run was touched. 128 + SIGINT. */

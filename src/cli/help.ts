@@ -7,6 +7,7 @@ const EXIT_MEANINGS: Record<keyof typeof EXIT, string> = {
   error: 'an error (one line on stderr says what and how to fix it; --verbose or LOGBOOK_DEBUG=1 adds where)',
   usage: 'a usage error (unknown option, missing argument)',
   awaiting: 'a run stopped before a call that needs an approval (no terminal to ask on); --approve or --deny continues it',
+  refused: 'the model refused to answer (stop reason "refusal"); a follow-up PROMPT to the run can rephrase',
   suspended: 'a run was suspended (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT); it can be resumed',
   interrupted: 'stopped by Ctrl-C, SIGTERM, SIGHUP or SIGQUIT; nothing was changed',
 };

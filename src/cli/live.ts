@@ -56,8 +56,8 @@ export function liveObserver(o: LiveOptions): RunObserver {
       const isAnswer = toolUses(message).length === 0 && stopReason !== 'pause_turn';
       if (isAnswer && o.writeAnswer !== undefined) {
         if (prose) o.writeAnswer(`${sanitize(prose)}\n`);
-      } else if (prose && !isAnswer) {
-        say(sanitize(prose));
+      } else if (prose && (!isAnswer || stopReason === 'refusal')) {
+        say(sanitize(prose)); // a refusal is no answer for stdout, but what the model said is shown
       }
       if (o.verbose) say(s.faint(`  (${usage.inTokens} in, ${usage.outTokens} out, stop: ${sanitizeLine(stopReason) || 'none'})`));
     },

@@ -54,7 +54,7 @@ export function registerRunCommand(program: Command, environment: Environment): 
     .addOption(new Option('--no-color', 'no color (also: NO_COLOR=1)'))
     .option('--tool-output', 'show tool results as they arrive')
     .option('--verbose', 'show thinking and per-turn usage; stack traces for unexpected errors')
-    .addHelpText('after', `${EXAMPLES}\n${helpAfter(['LOGBOOK_CONFIG', 'LOGBOOK_DEBUG', 'LOGBOOK_PROVIDER', 'ANTHROPIC', 'XDG_STATE', 'NO_COLOR'], ['ok', 'error', 'usage', 'awaiting', 'suspended'])}`)
+    .addHelpText('after', `${EXAMPLES}\n${helpAfter(['LOGBOOK_CONFIG', 'LOGBOOK_DEBUG', 'LOGBOOK_PROVIDER', 'ANTHROPIC', 'XDG_STATE', 'NO_COLOR'], ['ok', 'error', 'usage', 'awaiting', 'refused', 'suspended'])}`)
     .action(async (words: string[], flags: RunFlags) => {
       const { executeRun } = await import('./run.js');
       process.exitCode = await executeRun(words, flags, environment);

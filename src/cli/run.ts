@@ -10,7 +10,7 @@ import { generateRunId, resumeRun, startRun, type AgentRun } from '../agent/run.
 import type { RunResult, ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
 import { agentFromConfig } from '../config/agent.js';
-import { LogbookError, RawJson, encodeRecord, isLogbookError, isValidId, validateId } from '../core/index.js';
+import { LogbookError, RawJson, encodeRecord, isLogbookError, isValidId, restsOnRefusal, validateId } from '../core/index.js';
 import { resumeNarration, sanitize, sanitizeLine } from '../render/index.js';
 import { forkRun } from '../store/fork.js';
 import type { LoadedState, Store } from '../store/store.js';
@@ -275,6 +275,7 @@ function outcome(result: RunResult, o: OutcomeContext): ExitCode {
       o.note(resume !== null ? `suspended; resume with: ${resume}` : 'suspended (the run was not journaled)');
       return EXIT.suspended;
     case 'error':
+      if (restsOnRefusal(result.state)) return refused(o);
       throw failure(result, resume);
     case 'budget':
       fail(`${result.message}${resume !== null ? `; raise budget in ${o.config}, then resume with: ${resume}` : ''}`);
@@ -309,6 +310,15 @@ function awaitingApproval(result: RunResult, call: ToolCall, o: OutcomeContext):
     o.note(`or deny it with: ${commands.deny}`);
   }
   return result.interrupted ? EXIT.suspended : EXIT.awaiting;
+}
+
+/**
+ * The model refused to answer: an outcome, said in one line, with the way on. A
+ * resume alone would end on the same refusal; a follow-up asks again.
+ */
+function refused(o: OutcomeContext): ExitCode {
+  fail(`the model refused to respond${o.resume === null ? '' : `; to ask it another way: ${o.resume} "PROMPT"`}`);
+  return EXIT.refused;
 }
 
 /** A stop at a limit is an outcome, not a failure of logbook: said on stderr in one line, exit 1. */

@@ -194,3 +194,46 @@ describe('a model API that falls silent, with idle_timeout in agent.yaml', () =>
     expect((await store.load(`idle-${provider}`)).state.counters.llm_calls).toBe(1);
   });
 });
+
+describe('a model that refuses to answer', () => {
+  const refusalTurn = { message: { content: [{ type: 'text', text: 'I cannot help with that.' }], stop_reason: 'refusal' } };
+
+  it.each(['anthropic', 'openai'] as const)('%s: ends the run with exit 6, says so, and journals it as the reference does', async (provider) => {
+    const fake = provider === 'anthropic' ? anthropic : openai;
+    fake.reset();
+    if (provider === 'anthropic') anthropic.reply(refusalTurn);
+    else openai.reply({ chat: { refusal: 'I cannot help with that.' } });
+    const id = `refused-${provider}`;
+    const cfg = config(id, `provider: ${provider}\nmodel: m\n`);
+    const environment = { ...env(), OPENAI_BASE_URL: `${openai.origin}/v1`, OPENAI_API_KEY: 'k' };
+    const r = await runCli(['run', '--config', cfg, '--state-dir', stateDir, '--name', id, 'do the thing'], { env: environment });
+    expect(r.code).toBe(6);
+    expect(r.stdout).toBe(''); // no answer
+    expect(r.stderr).toContain('I cannot help with that.\n');
+    expect(r.stderr).toMatch(new RegExp(`\\nlogbook: the model refused to respond; to ask it another way: logbook run --resume ${id} --config \\S+ --state-dir \\S+ "PROMPT"\\n$`));
+    const lines = readFileSync(join(stateDir, 'runs', `${id}.jsonl`), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.at(-2).assistant.stop_reason).toBe('refusal');
+    expect(lines.at(-1)).toEqual({ seq: 3, protocol: 'io.choria.fisk-ai.v1.session.terminal', terminal: { reason: 'error', message: 'model refused to respond' } });
+
+    // A resume alone meets the same refusal, without asking the model again; a follow-up asks again.
+    const again = await runCli(['run', '--config', cfg, '--state-dir', stateDir, '--resume', id], { env: environment });
+    expect(again.code).toBe(6);
+    expect(fake.requests).toHaveLength(1);
+    if (provider === 'anthropic') anthropic.reply({ message: { content: [{ type: 'text', text: 'Done, differently.' }] } });
+    else openai.reply({ chat: { content: 'Done, differently.' } });
+    const followed = await runCli(['run', '--config', cfg, '--state-dir', stateDir, '--resume', id, 'please, it is for a test'], { env: environment });
+    expect(followed.stderr).not.toMatch(/^logbook:/m);
+    expect(followed).toMatchObject({ code: 0, stdout: 'Done, differently.\n' });
+  });
+
+  it('in a chat, is said and the chat goes on to the next typed turn', async () => {
+    anthropic.reset();
+    anthropic.reply(refusalTurn, { message: { content: [{ type: 'text', text: 'Fine.' }] } });
+    const cfg = config('refused-chat', 'provider: anthropic\nmodel: m\n');
+    const r = await runCli(['run', '--config', cfg, '--state-dir', stateDir, '--chat', 'first'], { env: env(), input: 'second\n' });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('I cannot help with that.\nFine.\n');
+    expect(r.stderr).toContain('warning: the model refused to respond; say it another way, or end the chat');
+    expect(anthropic.requests).toHaveLength(2);
+  });
+});

@@ -1,0 +1,20 @@
+/**
+ * How a run ended, where its terminal reason alone does not say: a model that
+ * refused to answer ends the run as an error, as the reference journals it
+ * (reason `error`, this message; the assistant record keeps the stop reason
+ * `refusal`), and everything that reports the end tells it apart from the
+ * records, here alone.
+ */
+import type { RunState } from './fold.js';
+
+/** The terminal record's message for a run the model refused to answer, in the reference's words. */
+export const REFUSAL_MESSAGE = 'model refused to respond';
+
+/**
+ * Whether the run rests on a turn the model ended by refusing: its last turn
+ * stopped for `refusal` and called no tool, so it is the run's last word and
+ * no answer.
+ */
+export function restsOnRefusal(state: RunState): boolean {
+  return state.pending === null && state.last_stop_reason === 'refusal' && state.messages.at(-1)?.role === 'assistant';
+}
