@@ -36,6 +36,12 @@ export interface ModelResponse {
    */
   stopReason: string;
   usage: Usage;
+  /**
+   * The calls whose input the model sent as text that is not JSON, by id, with
+   * what was wrong: the message holds `{}` for their input, and the run answers
+   * them with an error instead of running them.
+   */
+  invalidToolInputs?: ReadonlyMap<string, string>;
 }
 
 /** Streaming progress, for narration; a provider may call none of these. */

@@ -122,6 +122,11 @@ interface Ending {
   awaiting?: ToolCall | undefined;
 }
 
+/** What the model is told when the input it sent for a call is not JSON (`problem`, as the provider found it). */
+export function invalidInputMessage(call: ToolCall, problem: string): string {
+  return `this call of ${call.name} was not run: ${problem}. Call it again with its input as one JSON object that matches the tool's input_schema`;
+}
+
 /** What the model is told when it gives two calls of one turn the same id. */
 export function repeatedIdMessage(id: string): string {
   return `this call was not run: its id ${id} is the id of an earlier call in the same turn; give every tool call its own id`;
@@ -176,6 +181,8 @@ class Loop {
 
   private followUpText: string | undefined;
   private interruption: InterruptionChoice | undefined;
+  /** The calls of the last model turn whose input was not JSON, with what was wrong (the turn journals `{}` for them). */
+  private invalidInputs: ReadonlyMap<string, string> = new Map();
 
   constructor(
     setup: LoopSetup,
@@ -275,11 +282,20 @@ class Loop {
         continue;
       }
       if (this.signal.aborted) throw interrupted();
-      const result = use > 1 ? this.repeatedId(call) : await this.answer(call, turn.iteration);
+      const problem = this.invalidInputs.get(call.id);
+      const result = use > 1 ? this.repeatedId(call) : problem !== undefined ? this.invalidInput(call, problem) : await this.answer(call, turn.iteration);
       // A tool that finished is journaled even if a suspend arrived meanwhile: its effects happened.
       await this.recorder.append({ tool_result: { tool_use_id: call.id, result } });
       this.observer.toolEnd?.(call, result);
     }
+  }
+
+  /** A call whose input was not JSON is not run (nor asked about): it is answered with an error that says what was wrong. */
+  private invalidInput(call: ToolCall, problem: string): ToolResultBody {
+    this.warn(`the model sent input for ${call.name} (call ${call.id}) that is not JSON; the call was not run and was answered with an error`);
+    const result: ToolResultBody = { tool_use_id: call.id, content: invalidInputMessage(call, problem), is_error: true };
+    this.observer.toolWithheld?.(call, undefined, result);
+    return result;
   }
 
   /** A call that repeats an earlier call's id in its turn is not run: it is answered with an error that tells the model why. */
@@ -377,6 +393,7 @@ class Loop {
       { onText: (d) => observer.text?.(d), onThinking: (d) => observer.thinking?.(d) },
     );
     const { usage, message, stopReason } = response;
+    this.invalidInputs = response.invalidToolInputs ?? new Map();
     await this.recorder.append({
       assistant: {
         iteration: state.next_iteration,

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESUME_REMINDER } from '../../src/agent/agent.js';
 import { FileStore, validateRecord } from '../../src/index.js';
-import { FakeAnthropic, rawJson } from '../helpers/fake-anthropic.js';
+import { anthropicEvents, FakeAnthropic, rawJson, sseWire } from '../helpers/fake-anthropic.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { runCli, runCrashing } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -235,5 +235,52 @@ describe('a model that refuses to answer', () => {
     expect(r.stdout).toBe('I cannot help with that.\nFine.\n');
     expect(r.stderr).toContain('warning: the model refused to respond; say it another way, or end the chat');
     expect(anthropic.requests).toHaveLength(2);
+  });
+});
+
+describe('tool input that is not JSON', () => {
+  it.each(['anthropic', 'openai'] as const)('%s: is answered with an error the model can correct, and the run goes on', async (provider) => {
+    const fake = provider === 'anthropic' ? anthropic : openai;
+    fake.reset();
+    if (provider === 'anthropic') {
+      const events = anthropicEvents({ content: [{ type: 'tool_use', id: 'toolu_bad', name: 'echo', input: { text: 'hi' } }], chunkSize: 1000 }, 'm');
+      anthropic.reply(
+        { raw: sseWire(events.map((e) => e.replace('"partial_json":"{\\"text\\":\\"hi\\"}"', '"partial_json":"{\\"text\\": hi}"'))) },
+        { message: { content: [{ type: 'tool_use', id: 'toolu_good', name: 'echo', input: { text: 'hi' } }] } },
+        { message: { content: [{ type: 'text', text: 'Fixed it.' }] } },
+      );
+    } else {
+      openai.reply(
+        { chat: { tool_calls: [{ id: 'toolu_bad', name: 'echo', arguments: '{"text": hi}' }] } },
+        { chat: { tool_calls: [{ id: 'toolu_good', name: 'echo', arguments: '{"text":"hi"}' }] } },
+        { chat: { content: 'Fixed it.' } },
+      );
+    }
+    const id = `bad-input-${provider}`;
+    const cfg = config(id, `provider: ${provider}\nmodel: m\n`);
+    const r = await runCli(['run', '--config', cfg, '--state-dir', stateDir, '--name', id, 'echo hi'], {
+      env: { ...env(), OPENAI_BASE_URL: `${openai.origin}/v1`, OPENAI_API_KEY: 'k' },
+    });
+    expect(r.stderr).not.toMatch(/^logbook:/m);
+    expect(r).toMatchObject({ code: 0, stdout: 'Fixed it.\n' });
+    expect(r.stderr).toContain('warning: the model sent input for echo (call toolu_bad) that is not JSON; the call was not run and was answered with an error');
+    const { state } = await store.load(id);
+    const [badCall, badResult, goodCall, goodResult] = state.messages.slice(1, 5).map((m) => m.content[0]!);
+    expect(badCall).toEqual({ tool_use: { id: 'toolu_bad', name: 'echo', input: expect.objectContaining({ text: '{}' }) } });
+    // The parser's own words differ between Node versions.
+    expect(badResult).toEqual({
+      tool_result: {
+        tool_use_id: 'toolu_bad',
+        content: expect.stringMatching(
+          /^this call of echo was not run: its input is not valid JSON \(.+\); it was "\{\\"text\\": hi\}"\. Call it again with its input as one JSON object that matches the tool's input_schema$/,
+        ),
+        is_error: true,
+      },
+    });
+    expect(goodCall).toMatchObject({ tool_use: { id: 'toolu_good' } });
+    expect(JSON.parse((goodResult as { tool_result: { content: string } }).tool_result.content)).toMatchObject({ exit_code: 0, output: 'hi\n' });
+    // The model was sent its call back with the {} the journal holds, and the error.
+    const second = fake.requests[1]!.body;
+    expect(second).toContain('this call of echo was not run');
   });
 });

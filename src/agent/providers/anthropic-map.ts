@@ -13,6 +13,7 @@ import { LogbookError, RawJson, fromByteField, toByteField, type Block, type Mes
 import type { ModelRequest, ModelResponse, StreamObserver } from '../provider.js';
 import { RawSplicer } from './raw-splice.js';
 import { IncompleteResponse } from './sdk-errors.js';
+import { toolInput } from './tool-input.js';
 
 /** The API's smallest thinking budget. */
 export const MIN_THINKING_BUDGET = 1024;
@@ -178,18 +179,20 @@ export class AnthropicStreamReader {
   result(): ModelResponse {
     if (!this.stopped) throw new IncompleteResponse('the event stream ended before message_stop');
     const stopReason = this.stopReason ?? 'end_turn';
-    const content = this.blocks.filter((b) => b !== undefined).map((b) => toBlock(b, stopReason));
+    const invalid = new Map<string, string>();
+    const content = this.blocks.filter((b) => b !== undefined).map((b) => toBlock(b, stopReason, invalid));
     const message: Message = { role: 'assistant', content };
     const { input, output, cacheRead, cacheCreate } = this.usage;
     return {
       message,
       stopReason,
       usage: { inTokens: input, outTokens: output, cacheReadTokens: cacheRead, cacheCreateTokens: cacheCreate },
+      ...(invalid.size > 0 ? { invalidToolInputs: invalid } : {}),
     };
   }
 }
 
-function toBlock(b: OpenBlock, stopReason: string): Block {
+function toBlock(b: OpenBlock, stopReason: string, invalid: Map<string, string>): Block {
   const start = b.start;
   switch (start.type) {
     case 'text':
@@ -197,8 +200,12 @@ function toBlock(b: OpenBlock, stopReason: string): Block {
     case 'thinking':
       // The signature is journaled as a byte field (base64 of its UTF-8 bytes), as the reference keeps it.
       return { thinking: { ...(b.text !== '' ? { text: b.text } : {}), ...(b.signature ? { signature: toByteField(b.signature) } : {}) } };
-    case 'tool_use':
-      return { tool_use: { id: start.id, name: start.name, input: toolInput(b, start.name, stopReason) } };
+    case 'tool_use': {
+      if (b.json === '') return { tool_use: { id: start.id, name: start.name, input: RawJson.fromValue(start.input ?? {}) } };
+      const { input, problem } = toolInput(b.json, stopReason === 'max_tokens');
+      if (problem !== undefined) invalid.set(start.id, problem);
+      return { tool_use: { id: start.id, name: start.name, input } };
+    }
     default: {
       // Anything else goes back to the API as it came: a server tool, redacted thinking.
       let raw: string;
@@ -211,11 +218,6 @@ function toBlock(b: OpenBlock, stopReason: string): Block {
       return { provider: { kind: start.type, raw: RawJson.fromValidText(raw) } };
     }
   }
-}
-
-function toolInput(b: OpenBlock, name: string, stopReason: string): RawJson {
-  if (b.json === '') return RawJson.fromValue((b.start as Api.ToolUseBlock).input ?? {});
-  return checkedJson(b.json, name, stopReason);
 }
 
 function checkedJson(text: string, what: string, stopReason: string): RawJson {

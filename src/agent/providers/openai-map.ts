@@ -7,9 +7,10 @@
  * blocks have no place in this API and are not sent.
  */
 import type * as Api from 'openai/resources/chat/completions';
-import { LogbookError, RawJson, type Block, type Message } from '../../core/index.js';
+import { RawJson, type Block, type Message } from '../../core/index.js';
 import type { ModelRequest, ModelResponse, StreamObserver } from '../provider.js';
 import { IncompleteResponse } from './sdk-errors.js';
+import { toolInput } from './tool-input.js';
 
 export interface OpenAIRequestOptions {
   /**
@@ -154,10 +155,15 @@ export class OpenAIStreamReader {
     if (this.reasoning !== '') content.push({ thinking: { text: this.reasoning } });
     if (this.text !== '') content.push({ text: { text: this.text } });
     if (this.refusal !== '') content.push({ text: { text: this.refusal } });
+    const invalid = new Map<string, string>();
     this.calls.forEach((call, index) => {
       if (call === undefined) return;
       if (call.name === '') throw new IncompleteResponse(`tool call ${index} has no function name`);
-      content.push({ tool_use: { id: call.id ?? `call_${index}`, name: call.name, input: toolInput(call, this.finishReason!) } });
+      const id = call.id ?? `call_${index}`;
+      // A call to a tool without parameters may come with no arguments at all.
+      const { input, problem } = call.args.trim() === '' ? { input: RawJson.fromText('{}') } : toolInput(call.args, this.finishReason === 'length');
+      if (problem !== undefined) invalid.set(id, problem);
+      content.push({ tool_use: { id, name: call.name, input } });
     });
     const cached = this.usage?.prompt_tokens_details?.cached_tokens;
     return {
@@ -168,17 +174,7 @@ export class OpenAIStreamReader {
         outTokens: this.usage?.completion_tokens ?? 0,
         ...(typeof cached === 'number' ? { cacheReadTokens: cached } : {}),
       },
+      ...(invalid.size > 0 ? { invalidToolInputs: invalid } : {}),
     };
-  }
-}
-
-/** Arguments as sent; a call to a tool without parameters may come with none at all. */
-function toolInput(call: OpenCall, finishReason: string): RawJson {
-  if (call.args.trim() === '') return RawJson.fromText('{}');
-  try {
-    return RawJson.fromText(call.args);
-  } catch (err) {
-    const hint = finishReason === 'length' ? ' (cut off at max_tokens; raise max_tokens)' : '';
-    throw new LogbookError('provider', `openai: the arguments of ${call.name} are not valid JSON${hint}`, { cause: err });
   }
 }

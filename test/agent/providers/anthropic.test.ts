@@ -130,7 +130,7 @@ describe('anthropic: a streamed response to the neutral model', () => {
     expect(res.usage).toEqual({ inTokens: 50, outTokens: 44, cacheReadTokens: 22, cacheCreateTokens: 11 });
   });
 
-  it('names a cut-off tool input instead of journaling broken JSON', async () => {
+  it('gives {} for a cut-off tool input, with what was wrong, instead of broken JSON or a failed call', async () => {
     const whole = anthropicEvents(
       { content: [{ type: 'tool_use', id: 't', name: 'write', input: { a: 'long' } }], stop_reason: 'max_tokens', chunkSize: 1000 },
       'claude-test',
@@ -138,10 +138,11 @@ describe('anthropic: a streamed response to the neutral model', () => {
     const cut = whole.map((e) => e.replace('"partial_json":"{\\"a\\":\\"long\\"}"', '"partial_json":"{\\"a\\":\\"lo"'));
     expect(cut).not.toEqual(whole);
     api.reply({ raw: sseWire(cut) });
-    const err = await rejection(provider().complete(modelRequest()));
-    expect(err).toBeInstanceOf(LogbookError);
-    expect(err.code).toBe('provider');
-    expect(err.message).toBe('anthropic: the input of write is not valid JSON (cut off at max_tokens; raise max_tokens)');
+    const res = await provider().complete(modelRequest());
+    expect(res.message.content).toEqual([{ tool_use: { id: 't', name: 'write', input: RawJson.fromText('{}') } }]);
+    expect([...res.invalidToolInputs!]).toEqual([
+      ['t', expect.stringMatching(/^its input is not valid JSON \(.+\), cut off where the reply reached max_tokens; it was "\{\\"a\\":\\"lo"$/)],
+    ]);
   });
 });
 

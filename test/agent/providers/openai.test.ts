@@ -87,11 +87,20 @@ describe('openai: a streamed completion to the neutral model', () => {
     expect(b.usage).toEqual({ inTokens: 0, outTokens: 0 });
   });
 
-  it('names broken arguments instead of journaling them', async () => {
-    api.reply({ chat: { tool_calls: [{ id: 'c', name: 'write', arguments: '{"path":"a' }], finish_reason: 'length' } });
-    const err = await rejection(provider().complete(modelRequest()));
-    expect(err).toBeInstanceOf(LogbookError);
-    expect(err.message).toBe('openai: the arguments of write are not valid JSON (cut off at max_tokens; raise max_tokens)');
+  it('gives {} for broken arguments, with what was wrong, instead of journaling them or failing the call', async () => {
+    api.reply({
+      chat: {
+        tool_calls: [
+          { id: 'c', name: 'write', arguments: '{"path":"a' },
+          { id: 'd', name: 'read', arguments: '{"path": "b",}' },
+        ],
+        finish_reason: 'length',
+      },
+    });
+    const res = await provider().complete(modelRequest());
+    expect(res.message.content.map((b) => ('tool_use' in b ? b.tool_use.input.text : null))).toEqual(['{}', '{}']);
+    expect(res.invalidToolInputs!.get('c')).toMatch(/^its input is not valid JSON \(.+\), cut off where the reply reached max_tokens; it was "\{\\"path\\":\\"a"$/);
+    expect(res.invalidToolInputs!.get('d')).toMatch(/^its input is not valid JSON \(.+\), cut off .*; it was "\{\\"path\\": \\"b\\",\}"$/);
   });
 });
 
