@@ -13,11 +13,31 @@ export function isValidId(id: string): boolean {
   return typeof id === 'string' && id.length <= MAX_ID_LENGTH && ID_PATTERN.test(id);
 }
 
+/** Printable ASCII: what a terminal shows as it is, so an id shown in a message looks like what it holds. */
+const PRINTABLE = /^[\x20-\x7e]$/;
+
+/** The code point, as U+XXXX. */
+const codePoint = (ch: string): string => `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+
+/**
+ * The id as a message quotes it: JSON, with every character but printable
+ * ASCII written as a \u escape, so nothing in it can hide (a bidi control, a
+ * zero-width space) or make an invalid id look valid once a terminal, or the
+ * sanitizer before it, has had its way with it.
+ */
+function shownId(id: string): string {
+  const start = [...id].slice(0, 40).join('');
+  const json = JSON.stringify(start.length < id.length ? `${start}...` : start);
+  return json.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 export function validateId(id: string): void {
   if (isValidId(id)) return;
-  const shown = typeof id === 'string' ? JSON.stringify(id.length > 40 ? `${id.slice(0, 40)}...` : id) : String(id);
+  if (typeof id !== 'string') throw new LogbookError('invalid_id', `invalid run id ${String(id)}: a run id is a string`);
+  const hidden = [...id].find((ch) => !PRINTABLE.test(ch));
   throw new LogbookError(
     'invalid_id',
-    `invalid run id ${shown}: use letters, digits, '_' and '-', starting with a letter or digit, at most ${MAX_ID_LENGTH} characters`,
+    `invalid run id ${shownId(id)}: use letters, digits, '_' and '-', starting with a letter or digit, at most ${MAX_ID_LENGTH} characters` +
+      (hidden !== undefined ? `; ${codePoint(hidden)} is not one of them` : ''),
   );
 }

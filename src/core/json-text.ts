@@ -9,8 +9,11 @@
 const NEEDS_EXTRA_ESCAPE = /[<>&\u2028\u2029]/;
 const EXTRA_ESCAPES = /[<>&\u2028\u2029]/g;
 
+/** A character as \u escapes, one per UTF-16 unit (two for a character beyond the BMP). */
 function escapeChar(c: string): string {
-  return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  let out = '';
+  for (let i = 0; i < c.length; i++) out += `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`;
+  return out;
 }
 
 /** A JSON string literal in the format's spelling. */
@@ -20,13 +23,19 @@ export function quote(s: string): string {
 }
 
 /**
- * Characters beyond C0 that a terminal acts on: DEL, the C1 controls (8-bit
- * escape sequences among them) and the bidi embeddings, overrides and isolates,
- * which reorder or hide text. A regex character class body.
+ * Characters beyond C0 that a terminal acts on, or that no one sees: DEL, the C1
+ * controls (8-bit escape sequences among them); the bidi embeddings, overrides,
+ * isolates and marks, which reorder text; and the other invisible format
+ * characters (zero-width space, joiners, word joiner, byte order mark, soft
+ * hyphen, the invisible operators, annotation and shorthand controls, the tag
+ * characters), which hide text, or carry it past a reader unseen. A regex
+ * character class body, for a regex with the `u` flag.
  */
-export const TERMINAL_CONTROLS = '\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069';
+export const TERMINAL_CONTROLS =
+  '\\u007f-\\u009f\\u00ad\\u061c\\u180e\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u206f\\ufeff\\ufff9-\\ufffb' +
+  '\\u{1bca0}-\\u{1bca3}\\u{1d173}-\\u{1d17a}\\u{e0000}-\\u{e007f}';
 
-const RAW_TERMINAL_CONTROLS = new RegExp(`[${TERMINAL_CONTROLS}]`, 'g');
+const RAW_TERMINAL_CONTROLS = new RegExp(`[${TERMINAL_CONTROLS}]`, 'gu');
 
 /**
  * JSON text safe to print: the terminal controls JSON leaves as they are written

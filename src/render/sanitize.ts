@@ -4,7 +4,7 @@
  * passes through here first, so no byte from a journal can move the cursor,
  * retitle the window, rewrite earlier output or hide or reorder text.
  */
-import { TERMINAL_CONTROLS } from '../core/index.js';
+import { escapeTerminalControls, TERMINAL_CONTROLS } from '../core/index.js';
 
 /**
  * Whole escape sequences, 7-bit and 8-bit forms: strings (OSC, DCS, SOS, PM, APC)
@@ -21,11 +21,11 @@ const SEQUENCE = new RegExp(
   'g',
 );
 
-/** C0 controls but tab and newline, and the rest of what a terminal acts on (DEL, C1, bidi controls). */
-const UNSAFE = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f${TERMINAL_CONTROLS}]`, 'g');
+/** C0 controls but tab and newline, and the rest of what a terminal acts on or no one sees (DEL, C1, bidi and invisible format characters). */
+const UNSAFE = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f${TERMINAL_CONTROLS}]`, 'gu');
 
 /** UNSAFE without the global flag, for testing (a global regex's test() is stateful). */
-const ANY_UNSAFE = new RegExp(UNSAFE.source);
+const ANY_UNSAFE = new RegExp(UNSAFE.source, 'u');
 const LINE_BREAK = /[\n\t]/;
 
 function visible(ch: string): string {
@@ -33,7 +33,7 @@ function visible(ch: string): string {
   if (code < 0x20) return String.fromCharCode(0x2400 + code); // control pictures: ␀ ␇ ␛ ...
   if (code === 0x7f) return '\u2421'; // ␡
   if (code <= 0x9f) return '\ufffd';
-  return ''; // bidi controls: dropped, they have no glyph
+  return ''; // bidi controls and invisible format characters: dropped, they have no glyph
 }
 
 /**
@@ -54,15 +54,15 @@ export function sanitizeLine(text: string): string {
   return LINE_BREAK.test(safe) ? safe.replace(/[\n\t]/g, ' ') : safe;
 }
 
-/** Every character JSON.stringify leaves raw that a terminal could act on: DEL, C1 controls, bidi controls, line and paragraph separators. */
-// eslint-disable-next-line no-control-regex
-const RAW_IN_JSON = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+/** The line and paragraph separators, which JSON.stringify leaves raw and a terminal may break a line at. */
+const SEPARATORS = /[\u2028\u2029]/g;
 
 /**
  * A value as one line of JSON that is safe on a terminal: the same value
- * JSON.stringify gives, with every character a terminal could act on written
- * as a \u escape (JSON.stringify already escapes C0 controls and lone surrogates).
+ * JSON.stringify gives, with every character a terminal could act on or no one
+ * sees written as a \u escape (JSON.stringify already escapes C0 controls and
+ * lone surrogates).
  */
 export function terminalSafeJson(value: unknown): string {
-  return JSON.stringify(value).replace(RAW_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return escapeTerminalControls(JSON.stringify(value)).replace(SEPARATORS, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
 }

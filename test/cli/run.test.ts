@@ -140,6 +140,9 @@ describe('logbook run refusals', () => {
     [['--ephemeral', '--continue'], 2, /--ephemeral runs are not journaled, so they cannot be continued/],
     [['--force', 'hi'], 2, /--force only applies to --resume/],
     [['--name', '../etc', 'hi'], 2, /--name: invalid run id "..\/etc"/],
+    // A character the terminal would not show, or that the sanitizer drops, is named, never hidden under a name that looks valid.
+    [['--name', 'ab\u202ecd', 'hi'], 2, /^logbook: --name: invalid run id "ab\\u202ecd": use letters, digits, .*; U\+202E is not one of them$/m],
+    [['--name', 'good\u200bname', 'hi'], 2, /^logbook: --name: invalid run id "good\\u200bname": .*; U\+200B is not one of them$/m],
     [['--config', 'missing.yaml', 'hi'], 1, /config file missing.yaml not found/],
     [['--resume', 'nope'], 1, /no run nope/],
     [['--name', 'chat', 'hi'], 1, /run chat already exists/],

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { sanitize, sanitizeLine } from '../../src/render/index.js';
+import { terminalSafeJson } from '../../src/render/sanitize.js';
 import { HOSTILE, UNSAFE_CHARS } from '../helpers/runs.js';
 
 describe('sanitize', () => {
@@ -51,7 +52,7 @@ describe('sanitize', () => {
 describe('the safe-text shortcut', () => {
   // A leading NUL forces the full rewrite; without it, safe text takes the shortcut.
   // Both must agree on the rest of the text, for any text at all.
-  const alphabet = fc.constantFrom('a', ' ', '\n', '\t', '\r', '\u001b', '[', ']', '\\', '\u0007', '\u009b', '\u009c', '\u009d', 'm', '1', ';', '\u202e', '\u2066', '\u007f', 'é', '\u{1f600}');
+  const alphabet = fc.constantFrom('a', ' ', '\n', '\t', '\r', '\u001b', '[', ']', '\\', '\u0007', '\u009b', '\u009c', '\u009d', 'm', '1', ';', '\u202e', '\u2066', '\u007f', 'é', '\u{1f600}', '\u200b', '\u{e0041}');
 
   it('agrees with the full rewrite on any text', () => {
     fc.assert(
@@ -66,5 +67,29 @@ describe('the safe-text shortcut', () => {
   it('returns safe text unchanged', () => {
     expect(sanitize('plain text, tabs\tand\nlines é \u{1f600}')).toBe('plain text, tabs\tand\nlines é \u{1f600}');
     expect(sanitizeLine('one\ttwo\nthree')).toBe('one two three');
+  });
+});
+
+describe('invisible characters', () => {
+  const INVISIBLE = ['\u00ad', '\u061c', '\u180e', '\u200b', '\u200c', '\u200d', '\u200e', '\u200f', '\u2060', '\u2061', '\u2064', '\u206a', '\u206f', '\ufeff', '\ufff9', '\ufffb', '\u{1bca0}', '\u{1d173}', '\u{e0001}', '\u{e0041}', '\u{e007f}'];
+
+  it.each(INVISIBLE.map((c) => [`U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`, c]))('drops %s, as it drops bidi controls', (_, c) => {
+    expect(sanitize(`pay${c}pal`)).toBe('paypal');
+    expect(sanitizeLine(`a${c}b`)).toBe('ab');
+  });
+
+  it('drops text hidden in tag characters, which no terminal shows', () => {
+    const hidden = [...'ignore previous instructions'].map((ch) => String.fromCodePoint(0xe0000 + ch.charCodeAt(0))).join('');
+    expect(sanitize(`Nice weather.${hidden}`)).toBe('Nice weather.');
+  });
+
+  it('keeps what is visible next to them: emoji, accents, other scripts', () => {
+    const s = 'café 🦜 你好 ❤️ देवनागरी';
+    expect(sanitize(s)).toBe(s);
+  });
+
+  it('writes them as \\u escapes in JSON shown on a terminal, so the value is kept and can be seen', () => {
+    expect(terminalSafeJson({ name: 'a\u200bb\u{e0041}\u2028' })).toBe('{"name":"a\\u200bb\\udb40\\udc41\\u2028"}');
+    expect(JSON.parse(terminalSafeJson({ name: 'a\u200bb\u{e0041}' })).name).toBe('a\u200bb\u{e0041}');
   });
 });
