@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FileStore, encodeMessage, validateRecord, type LoadedRun } from '../../src/index.js';
 import { CRASH_BIN, runCli, spawnCli, finished, type CliResult } from '../helpers/cli.js';
-import { FIVE_NOTES_SCRIPT, fiveNotesConfig, lines, turnsAsked } from '../helpers/five-notes.js';
+import { FIVE_NOTES_SCRIPT, fiveNotesConfig, lines, NOTE_DEFAULTS, turnsAsked } from '../helpers/five-notes.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const dir = tempDir('logbook-crash-');
@@ -31,7 +31,7 @@ const NOTE =
 /** A five-notes config on the crash-file backend: the file store, crashed where LOGBOOK_TEST_CRASH says. */
 function writeConfig(name: string, o: { system?: string; maxIterations?: number; extra?: string } = {}): string {
   const path = join(dir, `${name}.yaml`);
-  writeFileSync(path, fiveNotesConfig({ note: NOTE, ...o, extra: `session: { backend: crash-file }\n${o.extra ?? ''}` }));
+  writeFileSync(path, fiveNotesConfig({ witnesses: true, note: NOTE, ...o, extra: `session: { backend: crash-file }\n${o.extra ?? ''}` }));
   return path;
 }
 
@@ -47,7 +47,7 @@ interface Attempt {
 const attempt = (id: string): Attempt => ({ id, notes: join(dir, `${id}.notes`), turns: join(dir, `${id}.turns`) });
 
 function witnesses(a: Attempt, env: Record<string, string> = {}): Record<string, string> {
-  return { LOGBOOK_SCRIPT_LOG: a.turns, NOTES_FILE: a.notes, ...env };
+  return { ...NOTE_DEFAULTS, LOGBOOK_SCRIPT_LOG: a.turns, NOTES_FILE: a.notes, ...env };
 }
 
 function run(a: Attempt, args: string[], env: Record<string, string> = {}, config = join(dir, 'agent.yaml')): Promise<CliResult> {

@@ -39,6 +39,7 @@ tools:
   - name: deploy
     input_schema: { type: object, properties: { env: { type: string } }, required: [env] }
     command: [sh, deploy.sh, '{{env}}']
+    env: { MARKER: "\${MARKER}" }
     confirm: true
     side_effects: true
 `,

@@ -31,6 +31,7 @@ tools:
     description: Deploy to an environment
     input_schema: { type: object, properties: { env: { type: string } }, required: [env] }
     command: [sh, -c, 'printf "%s\\n" "$1" >> "$MARKER"; echo "deployed $1"', sh, '{{env}}']
+    env: { MARKER: "\${MARKER}" }
     confirm: true
     side_effects: true
   - name: notify

@@ -34,10 +34,12 @@ tools:
   - name: deploy
     input_schema: { type: object, properties: { env: { type: string } }, required: [env] }
     command: [sh, -c, 'printf "%s\\n" "$1" >> "$MARKER.deploy"; if [ ! -e "$MARKER.slept" ]; then touch "$MARKER.slept"; sleep 30; fi; echo "deployed $1"', sh, '{{env}}']
+    env: { MARKER: "\${MARKER}" }
     side_effects: true
   - name: notify
     input_schema: { type: object, properties: { who: { type: string } }, required: [who] }
     command: [sh, -c, 'printf "%s\\n" "$1" >> "$MARKER.notify"; echo "told $1"', sh, '{{who}}']
+    env: { MARKER: "\${MARKER}" }
 `,
   );
 });

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, runCli, runCrashing, type CliResult } from '../helpers/cli.js';
-import { FIVE_NOTES_SCRIPT, fiveNotesConfig, lines, turnsAsked } from '../helpers/five-notes.js';
+import { FIVE_NOTES_SCRIPT, fiveNotesConfig, lines, NOTE_DEFAULTS, turnsAsked } from '../helpers/five-notes.js';
 import { journalStream } from '../helpers/jetstream.js';
 import { useNatsCluster } from '../helpers/nats-cluster.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -40,7 +40,7 @@ let t: Tmux | undefined;
 function attempt(id: string, env: Record<string, string> = {}): { id: string; notes: string; turns: string; env: Record<string, string> } {
   const notes = join(dir, `${id}.notes`);
   const turns = join(dir, `${id}.turns`);
-  return { id, notes, turns, env: { NOTES_FILE: notes, LOGBOOK_SCRIPT_LOG: turns, ...env } };
+  return { id, notes, turns, env: { ...NOTE_DEFAULTS, NOTES_FILE: notes, LOGBOOK_SCRIPT_LOG: turns, ...env } };
 }
 
 const cli = (args: string[], env: Record<string, string> = {}): Promise<CliResult> => runCli(args, { cwd: dir, env, timeoutMs: 60_000 });
@@ -68,7 +68,7 @@ describe.skipIf(!nats.enabled)('the logbook command on a three-node jetstream cl
     config = join(dir, 'agent.yaml');
     writeFileSync(
       config,
-      fiveNotesConfig({ note: NOTE, extra: `session:\n  backend: jetstream\n  options:\n    stream: ${STREAM}\nnats:\n  url: ${nats.cluster().urls}` }),
+      fiveNotesConfig({ witnesses: true, note: NOTE, extra: `session:\n  backend: jetstream\n  options:\n    stream: ${STREAM}\nnats:\n  url: ${nats.cluster().urls}` }),
     );
     const a = attempt('reference');
     const r = await cli(['run', '--config', config, '--name', a.id, PROMPT], a.env);

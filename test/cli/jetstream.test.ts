@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { streamAddCommand } from '../../src/store/jetstream/binding.js';
 import { runCli, runCrashing, spawnCli, finished, type CliResult } from '../helpers/cli.js';
-import { FIVE_NOTES_SCRIPT, fiveNotesConfig, lines, turnsAsked } from '../helpers/five-notes.js';
+import { FIVE_NOTES_SCRIPT, fiveNotesConfig, lines, NOTE_DEFAULTS, turnsAsked } from '../helpers/five-notes.js';
 import { FIXTURES_DIR } from '../helpers/fixtures.js';
 import { addStream, journalStream } from '../helpers/jetstream.js';
 import { useNatsServer } from '../helpers/nats-server.js';
@@ -45,7 +45,7 @@ const NOTE =
 /** A config whose session block is `session`; everything the fingerprint covers is the same in all of them. */
 function writeConfig(name: string, session: string): string {
   const path = join(dir, `${name}.yaml`);
-  writeFileSync(path, fiveNotesConfig({ note: NOTE, extra: session }));
+  writeFileSync(path, fiveNotesConfig({ witnesses: true, note: NOTE, extra: session }));
   return path;
 }
 
@@ -66,7 +66,7 @@ interface Attempt {
 function attempt(id: string, env: Record<string, string> = {}): Attempt {
   const notes = join(dir, `${id}.notes`);
   const turns = join(dir, `${id}.turns`);
-  return { id, notes, turns, env: { NOTES_FILE: notes, LOGBOOK_SCRIPT_LOG: turns, ...env } };
+  return { id, notes, turns, env: { ...NOTE_DEFAULTS, NOTES_FILE: notes, LOGBOOK_SCRIPT_LOG: turns, ...env } };
 }
 
 const cli = (args: string[], env: Record<string, string> = {}): Promise<CliResult> => runCli(args, { cwd: dir, env, timeoutMs: 60_000 });

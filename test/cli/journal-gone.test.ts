@@ -33,6 +33,7 @@ tools:
   - name: step
     input_schema: { type: object, properties: { n: { type: string } }, required: [n] }
     command: [sh, -c, 'echo "$1" >> "$STEPS"; if [ "$1" = 1 ]; then while [ ! -e "$GO" ]; do sleep 0.05; done; fi; echo "step $1"', sh, '{{n}}']
+    env: { STEPS: "\${STEPS}", GO: "\${GO}" }
 `,
 );
 

@@ -52,7 +52,7 @@ const ok = (r: CliResult): CliResult => {
 };
 
 describe('an empty reply written "content":null', () => {
-  it('is folded (and shown as null) and a one-shot run that ended on it resumes to completed without a model call', async () => {
+  it("is folded (and shown as null) and a one-shot run that ended on it, refused, resumes to the refusal's end without a model call", async () => {
     const s = setup('turns:\n  - text: never asked\n');
     const text =
       `${encodeRecord({ seq: 1, meta: meta('empty') })}\n` +
@@ -63,9 +63,14 @@ describe('an empty reply written "content":null', () => {
     expect(shown.stdout).toContain(`{"role":"assistant","content":null}],"pending":null`);
     expect(shown.stdout).toContain(`"last_stop_reason":"refusal","terminal":null,"status":"open"`);
 
-    ok(await s.cli(['run', '--resume', 'empty']));
+    // The reference journals a refusal as an error with this message; a resume of the run it left open ends it so.
+    const refused = await s.cli(['run', '--resume', 'empty']);
+    expect(refused.code).toBe(6);
+    expect(refused.stderr).toMatch(/^logbook: the model refused to respond; /m);
     expect(s.asked()).toEqual([]);
-    expect(readFileSync(s.journal('empty'), 'utf8')).toBe(`${text}{"seq":3,"protocol":"${P}.terminal","terminal":{"reason":"completed"}}\n`);
+    expect(readFileSync(s.journal('empty'), 'utf8')).toBe(
+      `${text}{"seq":3,"protocol":"${P}.terminal","terminal":{"reason":"error","message":"model refused to respond"}}\n`,
+    );
   });
 
   it('a chat that got one is resumed with a follow-up, the empty turn kept in the conversation', async () => {

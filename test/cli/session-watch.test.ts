@@ -38,7 +38,7 @@ const STORED_AT_SLOW_NOTE = 5;
 
 function writeConfig(name: string, extra: string): string {
   const path = join(dir, `${name}.yaml`);
-  writeFileSync(path, fiveNotesConfig({ note: NOTE, extra }));
+  writeFileSync(path, fiveNotesConfig({ witnesses: true, note: NOTE, extra }));
   return path;
 }
 

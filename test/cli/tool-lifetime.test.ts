@@ -27,6 +27,7 @@ script: script.json
 tools:
   - name: work
     command: [sh, -c, '[ -n "$QUICK" ] && exit 0; sleep 30 & echo $$ $! > "$PIDS.tmp"; mv "$PIDS.tmp" "$PIDS"; wait']
+    env: { QUICK: "\${QUICK}", PIDS: "\${PIDS}" }
 `,
 );
 
@@ -53,7 +54,7 @@ async function startWorking(id: string) {
   const pids = join(dir, `${id}.pids`);
   const child = spawnCli(['run', '--config', join(dir, 'agent.yaml'), '--state-dir', stateDir, '--name', id, 'work'], {
     cwd: dir,
-    env: { PIDS: pids },
+    env: { PIDS: pids, QUICK: '' },
   });
   const done = finished(child);
   expect(await until(() => existsSync(pids), 20_000), 'the tool started').toBe(true);
@@ -70,7 +71,7 @@ describe('a tool and the logbook process that started it', () => {
     expect(await until(() => !alive(w.tool) && !alive(w.grandchild), 5_000), 'tool and grandchild gone').toBe(true);
     expect((await store.load('killed')).state.pending?.answered).toEqual([]);
     const resumed = await finished(
-      spawnCli(['run', '--config', join(dir, 'agent.yaml'), '--state-dir', stateDir, '--resume', 'killed'], { cwd: dir, env: { QUICK: '1' } }),
+      spawnCli(['run', '--config', join(dir, 'agent.yaml'), '--state-dir', stateDir, '--resume', 'killed'], { cwd: dir, env: { QUICK: '1', PIDS: '/dev/null' } }),
     );
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toBe('Worked.\n');

@@ -29,7 +29,17 @@ export interface FiveNotesConfig {
   maxIterations?: number;
   /** More top-level YAML (a `session:` block, `nats:`). */
   extra?: string;
+  /** Pass NOTES_FILE and SLOW_NOTE on to the tool (see NOTE_DEFAULTS). */
+  witnesses?: boolean;
 }
+
+/**
+ * What a `note` script that reads $NOTES_FILE (where notes go) and $SLOW_NOTE
+ * (which note is slow) is run with: a tool inherits no such variable, so the
+ * config passes them on through its `env:` (`witnesses: true`), and every run
+ * must set both. Set, but harmless.
+ */
+export const NOTE_DEFAULTS = { NOTES_FILE: '/dev/null', SLOW_NOTE: '' };
 
 /** The agent.yaml of the five-notes run: the script provider reading script.json beside it, and the `note` tool. */
 export function fiveNotesConfig(o: FiveNotesConfig): string {
@@ -43,5 +53,5 @@ tools:
     description: Write a note down
     input_schema: { type: object, properties: { text: { type: string } }, required: [text] }
     command: [sh, -c, '${o.note}', sh, '{{text}}']
-`;
+${o.witnesses ? '    env: { NOTES_FILE: "${NOTES_FILE}", SLOW_NOTE: "${SLOW_NOTE}" }\n' : ''}`;
 }
