@@ -10,7 +10,7 @@ import { generateRunId, resumeRun, startRun, type AgentRun } from '../agent/run.
 import type { RunResult, ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
 import { agentFromConfig } from '../config/agent.js';
-import { LogbookError, RawJson, encodeRecord, isLogbookError, isValidId, restsOnRefusal, validateId } from '../core/index.js';
+import { LogbookError, RawJson, encodeRecord, endedOnRefusal, isLogbookError, isValidId, validateId } from '../core/index.js';
 import { resumeNarration, sanitize, sanitizeLine } from '../render/index.js';
 import { forkRun } from '../store/fork.js';
 import type { LoadedState, Store } from '../store/store.js';
@@ -275,7 +275,7 @@ function outcome(result: RunResult, o: OutcomeContext): ExitCode {
       o.note(resume !== null ? `suspended; resume with: ${resume}` : 'suspended (the run was not journaled)');
       return EXIT.suspended;
     case 'error':
-      if (restsOnRefusal(result.state)) return refused(o);
+      if (endedOnRefusal(result.state, result.reason, result.message)) return refused(o);
       throw failure(result, resume);
     case 'budget':
       fail(`${result.message}${resume !== null ? `; raise budget in ${o.config}, then resume with: ${resume}` : ''}`);

@@ -18,5 +18,5 @@ export { stateToJson, stateJsonParts } from './state-json.js';
 export { JsonOutline, outlineJson, OUTLINE_STRING_CHARS } from './json-outline.js';
 export { formatTimestamp } from './time.js';
 export { redactUrlCredentials, hasUrlCredentials } from './url-credentials.js';
-export { REFUSAL_MESSAGE, restsOnRefusal } from './outcomes.js';
+export { REFUSAL_MESSAGE, endedOnRefusal, restsOnRefusal } from './outcomes.js';
 export { textMatcher, type TextMatcher } from './search.js';

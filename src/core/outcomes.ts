@@ -6,6 +6,7 @@
  * records, here alone.
  */
 import type { RunState } from './fold.js';
+import type { TerminalReason } from './records.js';
 
 /** The terminal record's message for a run the model refused to answer, in the reference's words. */
 export const REFUSAL_MESSAGE = 'model refused to respond';
@@ -17,4 +18,9 @@ export const REFUSAL_MESSAGE = 'model refused to respond';
  */
 export function restsOnRefusal(state: RunState): boolean {
   return state.pending === null && state.last_stop_reason === 'refusal' && state.messages.at(-1)?.role === 'assistant';
+}
+
+/** Whether a run that ended for `reason`, with `message`, ended on the model's refusal (and not on a failure after it). */
+export function endedOnRefusal(state: RunState, reason: TerminalReason, message: string | undefined): boolean {
+  return reason === 'error' && message === REFUSAL_MESSAGE && restsOnRefusal(state);
 }
