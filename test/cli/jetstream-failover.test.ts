@@ -9,16 +9,17 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { BIN, runCli, runCrashing, type CliResult } from '../helpers/cli.js';
 import { FIVE_NOTES_SCRIPT, fiveNotesConfig, lines, turnsAsked } from '../helpers/five-notes.js';
 import { journalStream } from '../helpers/jetstream.js';
-import { useNatsCluster } from '../helpers/nats-cluster.js';
+import { natsClusterOfBlock } from '../helpers/nats-cluster.js';
+import { describeEachNatsServer } from '../helpers/nats-server.js';
 import { tempDir } from '../helpers/tmp.js';
 import { Tmux } from '../helpers/tmux.js';
 
-const nats = useNatsCluster();
-const dir = tempDir('logbook-jsha-');
+const nats = natsClusterOfBlock();
+let dir: string;
 const STREAM = 'LOGBOOK_HA';
 const PROMPT = 'Take five notes.';
 
@@ -61,7 +62,11 @@ async function until(path: string, deadlineMs = 20_000): Promise<void> {
   }
 }
 
-describe.skipIf(!nats.enabled)('the logbook command on a three-node jetstream cluster', () => {
+describeEachNatsServer('the logbook command on a three-node jetstream cluster', (binary) => {
+  nats.start(binary);
+  beforeAll(() => {
+    dir = tempDir('logbook-jsha-'); // the runs' witness files, per server
+  });
   beforeAll(async () => {
     await nats.cluster().addStream({ ...journalStream(STREAM, 'logbook.ha'), num_replicas: 3 });
     writeFileSync(join(dir, 'script.json'), JSON.stringify(FIVE_NOTES_SCRIPT));
