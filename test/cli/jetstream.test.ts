@@ -384,4 +384,42 @@ describeEachNatsServer('the logbook command on the jetstream backend', (binary) 
     const ls = await runCli(['session', 'ls', '--config', copy], { cwd: ROOT });
     expect(ls.stdout).toMatch(/^example\s+completed\s/m);
   }, 60_000);
+
+  it.each<[string, Record<string, unknown>, string, Record<string, unknown>]>([
+    ['max_bytes', { max_bytes: 5100 }, 'it keeps at most 5100 bytes: once full it refuses records, and nats-server 2.9 drops its oldest ones instead (a finished run among them) (fix: nats stream edit LIMIT_max_bytes --max-bytes=-1)', { max_bytes: -1 }],
+    ['max_msgs', { max_msgs: 40 }, 'it keeps at most 40 messages: once full it refuses records, and nats-server 2.9 drops its oldest ones instead (a finished run among them) (fix: nats stream edit LIMIT_max_msgs --max-msgs=-1)', { max_msgs: -1 }],
+    ['memory storage', { storage: 'memory' }, "it keeps its messages in memory, so a server restart loses every run in it (fix: a stream's storage cannot be edited; create it again with file storage: nats stream rm LIMIT_memory_storage, then nats stream add LIMIT_memory_storage --subjects 'logbook.limit.memory_storage.>' --max-msgs-per-subject=1 --discard=new --discard-per-subject --storage=file --defaults; move the runs to keep out first, as docs/guide/stores.md shows)", {}],
+  ])('a stream with %s, which could lose a finished run, is refused by every command with its fix, and nothing is written', async (what, limit, problem, fixed) => {
+    const stream = `LIMIT_${what.replace(' ', '_')}`;
+    const prefix = `logbook.limit.${what.replace(' ', '_')}`;
+    await addStream(nats.server().url, { ...journalStream(stream, prefix), ...limit });
+    const config = writeConfig(stream, jetstreamSession(nats.server().url, stream));
+    const a = attempt(`limit-${what.replace(' ', '-')}`);
+    const refusal = `logbook: stream ${stream} cannot hold journals: ${problem}`;
+    const run = await cli(['run', '--config', config, '--name', a.id, PROMPT], a.env);
+    expect(run.code).toBe(1);
+    expect(errorLine(run)).toBe(refusal);
+    expect(lines(a.notes)).toEqual([]);
+    const ls = await cli(['session', 'ls', '--config', config]);
+    expect(ls.code).toBe(1);
+    expect(errorLine(ls)).toBe(refusal);
+
+    // Nothing reached the stream; with the fix applied (a memory stream created again with file storage) the run goes through.
+    const nc = await connect({ servers: nats.server().url });
+    try {
+      const jsm = await jetstreamManager(nc);
+      expect((await jsm.streams.info(stream)).state.messages).toBe(0);
+      if (what === 'memory storage') {
+        await jsm.streams.delete(stream);
+        await jsm.streams.add({ ...journalStream(stream, prefix), storage: 'file' as never });
+      } else {
+        await jsm.streams.update(stream, fixed);
+      }
+    } finally {
+      await nc.close();
+    }
+    const again = await cli(['run', '--config', config, '--name', a.id, PROMPT], a.env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(lines(a.notes)).toEqual(['a', 'b', 'c', 'd', 'e']);
+  }, 60_000);
 });
