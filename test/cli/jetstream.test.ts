@@ -134,7 +134,7 @@ describeEachNatsServer('the logbook command on the jetstream backend', (binary) 
 
   afterAll(() => {
     // Release any slow note a failed test left waiting.
-    for (const id of ['bounce', 'purged', 'replaced']) writeFileSync(join(dir, `${id}.notes.go`), '');
+    for (const id of ['bounce', 'purged', 'replaced', 'filling']) writeFileSync(join(dir, `${id}.notes.go`), '');
   });
 
   it('a run killed mid-batch is listed open with its in-flight batch, and resumes reusing what was journaled, dialing once', async () => {
@@ -318,6 +318,46 @@ describeEachNatsServer('the logbook command on the jetstream backend', (binary) 
     const show = await cli(['session', 'show', a.id, '--config', config]);
     expect(show.code).toBe(1);
     expect(errorLine(show)).toMatch(new RegExp(`^logbook: no run ${id} in the jetstream stream \\S+ \\(subjects \\S+\\) at nats://\\S+; \`logbook session ls\` lists the runs$`));
+  }, 90_000);
+
+  it('a stream that fills while a tool runs (a limit set on it since): the run fails saying which limit and its fix, and resumes once it is raised', async () => {
+    const stream = 'FILLS';
+    const prefix = 'logbook.fills';
+    await addStream(nats.server().url, journalStream(stream, prefix));
+    const config = writeConfig(stream, jetstreamSession(nats.server().url, stream));
+    const a = attempt('filling', { SLOW_NOTE: 'd' });
+    const done = finished(spawnCli(['run', '--config', config, '--name', a.id, PROMPT], { cwd: dir, env: a.env }), 60_000);
+    await until(`${a.notes}.started`); // note d is running: c's result (seq 6) is journaled
+    const nc = await connect({ servers: nats.server().url });
+    const jsm = await jetstreamManager(nc);
+    let held = 0; // the run's records so far and the notes beside it
+    try {
+      const { config: current, state } = await jsm.streams.info(stream);
+      held = state.messages;
+      await jsm.streams.update(stream, { ...current, max_msgs: held });
+    } finally {
+      writeFileSync(`${a.notes}.go`, '');
+    }
+    const failed = await done;
+    expect(failed.code).toBe(1);
+    expect(errorLine(failed)).toBe(
+      `logbook: cannot append seq 7 to run filling in stream ${stream}: stream ${stream} is full: it holds ${held} messages and its max_msgs is ${held} ` +
+        `(fix: nats stream edit ${stream} --max-msgs=-1); resume with: logbook run --resume filling --config ${config}`,
+    );
+    expect(failed.stderr).not.toMatch(/another writer|already exists/);
+    // Until it is fixed, every command refuses the stream; then the run resumes, running only the note whose result was refused.
+    expect(errorLine(await cli(['session', 'ls', '--config', config]))).toMatch(new RegExp(`^logbook: stream ${stream} cannot hold journals: it keeps at most ${held} messages: `));
+    try {
+      const { config: current } = await jsm.streams.info(stream);
+      await jsm.streams.update(stream, { ...current, max_msgs: -1 });
+    } finally {
+      await nc.close();
+    }
+    const resumed = await cli(['run', '--config', config, '--resume', a.id], a.env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(await fold(a.id, config)).toEqual(reference);
+    expect(lines(a.notes)).toEqual(['a', 'b', 'c', 'd', 'd', 'e']);
+    expect(turnsAsked(a.turns)).toEqual([0, 1, 2]);
   }, 90_000);
 
   describe('an ack lost on the way back', () => {

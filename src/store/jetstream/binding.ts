@@ -135,6 +135,16 @@ const WHEN_FULL = 'once full it refuses records, and nats-server 2.9 drops its o
 export function checkStreamConfig(config: StreamShape): StreamBinding {
   const stream = config.name;
   const prefix = derivePrefix(stream, config.subjects ?? []);
+  const problems = streamProblems(config, prefix);
+  if (problems.length > 0) {
+    throw new LogbookError('stream_config', `stream ${stream} cannot hold journals: ${problems.join('; ')}`);
+  }
+  return { stream, prefix };
+}
+
+/** What keeps a stream with these settings from holding journals (its subjects aside), each with its fix; none when it can. */
+export function streamProblems(config: StreamShape, prefix: string): string[] {
+  const stream = config.name;
   const problems: string[] = [];
   const edit = (flag: string) => `nats stream edit ${stream} ${flag}`;
   const perSubject = config.max_msgs_per_subject ?? 0;
@@ -176,8 +186,5 @@ export function checkStreamConfig(config: StreamShape): StreamBinding {
   if (config.no_ack === true) {
     problems.push(`it does not acknowledge publishes, which appends need (fix: ${edit('--ack')})`);
   }
-  if (problems.length > 0) {
-    throw new LogbookError('stream_config', `stream ${stream} cannot hold journals: ${problems.join('; ')}`);
-  }
-  return { stream, prefix };
+  return problems;
 }
