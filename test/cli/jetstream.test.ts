@@ -194,6 +194,10 @@ describeEachNatsServer('the logbook command on the jetstream backend', (binary) 
       const home = await cli(['session', 'cp', id, '--from-config', js, '--to-state-dir', back]);
       expect(home.code, home.stderr).toBe(0);
       expect(readFileSync(join(back, 'runs', `${id}.jsonl`))).toEqual(original);
+      // The stream cannot tell whether anybody still appends to a run that ends on no terminal record: the copy says so.
+      const lastSeq = (JSON.parse(original.toString('utf8').trimEnd().split('\n').at(-1)!) as { seq: number; terminal?: unknown }).seq;
+      const open = id === a.id ? `, up to seq ${lastSeq}: it has no end recorded, and the jetstream store cannot tell whether a writer is still appending to it` : '';
+      expect(home.stderr).toBe(`copied run ${id} (${records} records${open}) from the jetstream stream ${STREAM} (subjects ${PREFIX}.>) at ${nats.server().url} to the file store in ${join(back, 'runs')}\n`);
 
       // Both folds agree.
       const onFile = await cli(['session', 'show', id, '--json', '--state-dir', from, '--config', file]);
