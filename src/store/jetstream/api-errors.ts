@@ -1,7 +1,7 @@
 /**
  * What the JetStream API's errors mean to this backend, decided here once:
  * every publish (a record, a note) and every wait through an election reads an
- * error through apiVerdict. The codes are the server's (its errors.json), which
+ * error through apiRefusal. The codes are the server's (its errors.json), which
  * the client names only a few of. Error 10077 ("error storing message") carries
  * the store's own error as its description, the one way to tell a subject that
  * already holds its one message from a stream that is full.
@@ -51,12 +51,15 @@ export type ApiVerdict = 'leaderless' | 'fenced' | 'full' | 'too_large' | 'other
 /** Which limit refused a message, for the `full` verdict. */
 export type StoreLimit = 'max_bytes' | 'max_msgs' | 'account' | 'server';
 
+/** An API error's verdict, and for `full` the limit that refused the message. */
+export type ApiRefusal = { verdict: 'full'; limit: StoreLimit } | { verdict: Exclude<ApiVerdict, 'full'> };
+
 /** The store errors inside a 10077 (the server's store.go), by their text. */
-const STORE_REFUSALS: readonly { text: string; verdict: ApiVerdict; limit?: StoreLimit }[] = [
-  { text: 'maximum messages per subject exceeded', verdict: 'fenced' },
-  { text: 'maximum bytes exceeded', verdict: 'full', limit: 'max_bytes' },
-  { text: 'maximum messages exceeded', verdict: 'full', limit: 'max_msgs' },
-  { text: 'message too large', verdict: 'too_large' },
+const STORE_REFUSALS: readonly { text: string; refusal: ApiRefusal }[] = [
+  { text: 'maximum messages per subject exceeded', refusal: { verdict: 'fenced' } },
+  { text: 'maximum bytes exceeded', refusal: { verdict: 'full', limit: 'max_bytes' } },
+  { text: 'maximum messages exceeded', refusal: { verdict: 'full', limit: 'max_msgs' } },
+  { text: 'message too large', refusal: { verdict: 'too_large' } },
 ];
 
 interface ApiErrorShape {
@@ -66,22 +69,18 @@ interface ApiErrorShape {
 }
 
 /** The API error code of `err`, or null when it is not a JetStream API error. */
-export function apiCode(err: unknown): number | null {
+function apiCode(err: unknown): number | null {
   const e = err as ApiErrorShape | undefined;
   return e?.name === 'JetStreamApiError' && typeof e.code === 'number' ? e.code : null;
 }
 
 /** What `err` says of the operation, or null when it is not a JetStream API error. */
 export function apiVerdict(err: unknown): ApiVerdict | null {
-  return judge(err)?.verdict ?? null;
+  return apiRefusal(err)?.verdict ?? null;
 }
 
-/** The limit a `full` error names. */
-export function storeLimit(err: unknown): StoreLimit | null {
-  return judge(err)?.limit ?? null;
-}
-
-function judge(err: unknown): { verdict: ApiVerdict; limit?: StoreLimit } | null {
+/** What `err` says of the operation and, when it is `full`, which limit; null when it is not a JetStream API error. */
+export function apiRefusal(err: unknown): ApiRefusal | null {
   const code = apiCode(err);
   switch (code) {
     case null:
@@ -105,8 +104,7 @@ function judge(err: unknown): { verdict: ApiVerdict; limit?: StoreLimit } | null
       return { verdict: 'too_large' };
     case CODE.storeFailed: {
       const message = ((err as ApiErrorShape).message ?? '').toLowerCase();
-      const known = STORE_REFUSALS.find((r) => message.includes(r.text));
-      return known === undefined ? { verdict: 'other' } : { verdict: known.verdict, ...(known.limit ? { limit: known.limit } : {}) };
+      return STORE_REFUSALS.find((r) => message.includes(r.text))?.refusal ?? { verdict: 'other' };
     }
     default:
       return { verdict: 'other' };

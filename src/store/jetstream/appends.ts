@@ -42,7 +42,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { PubAck, StoredMsg } from '@nats-io/jetstream';
 import { LogbookError, isLogbookError } from '../../core/index.js';
 import type { HeldRun } from '../backend.js';
-import { apiVerdict, mayBeStored, storeLimit } from './api-errors.js';
+import { apiRefusal, mayBeStored } from './api-errors.js';
 import { streamProblems, type StreamBinding } from './binding.js';
 import { unavailable, type Link } from './connection.js';
 import { NoAnswer, throughElection, within } from './election.js';
@@ -142,12 +142,12 @@ export class HeldSubjects implements HeldRun {
           ack = await this.publish(subject, body, msgId, timeoutMs);
         } catch (err) {
           if (mayBeStored(err)) unsure = true;
-          const verdict = apiVerdict(err);
+          const refusal = apiRefusal(err);
           // Refused for want of room, or for its size: nothing was stored.
-          if (verdict === 'full') throw await streamFull(this.link, this.binding, what, storeLimit(err)!, err);
-          if (verdict === 'too_large') throw await tooLarge(this.link, this.binding, what, size, err);
+          if (refusal?.verdict === 'full') throw await streamFull(this.link, this.binding, what, refusal.limit, err);
+          if (refusal?.verdict === 'too_large') throw await tooLarge(this.link, this.binding, what, size, err);
           // Anything but the fence is the election wait's to judge (a stream still replicating is waited for).
-          if (verdict !== 'fenced') throw err;
+          if (refusal?.verdict !== 'fenced') throw err;
           // Something holds the subject: this very record, until the read-back says otherwise.
           unsure = true;
           return await this.settle(seq, subject, msgId, what, timeoutMs);

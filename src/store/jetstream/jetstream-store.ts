@@ -23,7 +23,7 @@ import type { Backend, BackendContext, HeldRun, NatsSettings, OpenedRun, RunSumm
 import { JournalStore } from '../journal-store.js';
 import { decodeOptions } from '../options.js';
 import { runNotFound } from '../store.js';
-import { apiVerdict, storeLimit } from './api-errors.js';
+import { apiRefusal } from './api-errors.js';
 import { checkStreamConfig, type StreamBinding } from './binding.js';
 import { dial, type Link } from './connection.js';
 import { HeldSubjects, type MetaMark } from './appends.js';
@@ -229,7 +229,8 @@ export class JetStreamBackend implements Backend {
       await this.link.js.publish(subject, text, { timeout: this.link.timeoutMs });
     } catch (err) {
       if ((await lastMessage(this.link, this.binding, subject)) !== null) return; // another writer kept the same note
-      if (apiVerdict(err) === 'full') throw await streamFull(this.link, this.binding, what, storeLimit(err)!, err);
+      const refusal = apiRefusal(err);
+      if (refusal?.verdict === 'full') throw await streamFull(this.link, this.binding, what, refusal.limit, err);
       throw this.link.failure(what, err);
     }
   }

@@ -6,12 +6,12 @@
  */
 import { JetStreamApiError } from '@nats-io/jetstream';
 import { describe, expect, it } from 'vitest';
-import { apiVerdict, mayBeStored, storeLimit } from '../../../src/store/jetstream/api-errors.js';
+import { apiRefusal, apiVerdict, mayBeStored, type StoreLimit } from '../../../src/store/jetstream/api-errors.js';
 
 const refusal = (err_code: number, description: string): JetStreamApiError => new JetStreamApiError({ code: 400, err_code, description });
 
 describe('JetStream API errors', () => {
-  it.each<[string, number, string, ReturnType<typeof apiVerdict>, ReturnType<typeof storeLimit>]>([
+  it.each<[string, number, string, ReturnType<typeof apiVerdict>, StoreLimit | null]>([
     ['the fence: another last sequence', 10071, 'wrong last sequence: 7', 'fenced', null],
     ['the subject already holding its one message', 10077, 'maximum messages per subject exceeded', 'fenced', null],
     ["the stream's max_bytes", 10077, 'maximum bytes exceeded', 'full', 'max_bytes'],
@@ -30,7 +30,7 @@ describe('JetStream API errors', () => {
   ])('%s (%d %s) is %s', (_what, code, description, verdict, limit) => {
     const err = refusal(code, description);
     expect(apiVerdict(err)).toBe(verdict);
-    expect(storeLimit(err)).toBe(limit);
+    expect(apiRefusal(err)).toEqual(limit === null ? { verdict } : { verdict, limit });
   });
 
   it('is no verdict for what is not an API error', () => {
