@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { BIN, tempDir, type BenchOptions } from './lib/env.js';
-import { natsServerVersion, startNats } from './lib/nats.js';
+import { natsServers, serverName, startNats } from './lib/nats.js';
 import { skipped, type Row, type Section } from './lib/report.js';
 import { percentile, signedMs as ms } from './lib/stats.js';
 
@@ -151,29 +151,33 @@ export async function benchWatch(opts: BenchOptions): Promise<Section> {
   const notes = [
     `Watch: a writer process appends ${count} records (meta, then turns of an assistant record and its tool result, ~800 bytes each) ${GAP_MS} ms apart and notes the machine's monotonic clock as each append resolves (after fsync; after the stream's ack on JetStream); \`node bin/logbook session watch ID --json\` and the baseline follow the run from before the first append, each its own process, and each line is timed on arrival at the benchmark, which reads both. On the file store the watcher is woken by inotify (it polls every 250 ms where no change events come) and reads without the lock; a line can reach it before the writer's fsync returns, as it reaches \`tail -f\`, hence latencies below zero. On JetStream the watcher is an ordered consumer; the baseline a bare ordered consumer in a Node process of its own. The target is ours; the issue names none.`,
   ];
-  if (natsServerVersion() === null) {
+  const servers = natsServers();
+  if (servers.length === 0) {
     const s = skipped('`session watch` latency, JetStream', 'p99 < 50 ms', 'nats-server is not installed (`apt-get install -y nats-server`)');
     return { rows: [...out, ...s.rows], notes: [...notes, ...s.notes] };
   }
-  const nats = await startNats();
-  try {
-    const admin = await connect({ servers: nats.url });
+  // On every nats-server found here, as the tests run on them.
+  for (const server of servers) {
+    const nats = await startNats(server);
     try {
-      const jsm = await jetstreamManager(admin);
-      await jsm.streams.add({ name: 'WATCH', subjects: ['watch.runs.>'], max_msgs_per_subject: 1, discard: 'new' as never, discard_new_per_subject: true });
+      const admin = await connect({ servers: nats.url });
+      try {
+        const jsm = await jetstreamManager(admin);
+        await jsm.streams.add({ name: 'WATCH', subjects: ['watch.runs.>'], max_msgs_per_subject: 1, discard: 'new' as never, discard_new_per_subject: true });
+      } finally {
+        await admin.close();
+      }
+      const config = join(dir, 'jetstream.yaml');
+      writeFileSync(config, `provider: script\nscript: none.json\nsession:\n  backend: jetstream\n  options:\n    stream: WATCH\nnats:\n  url: ${nats.url}\n`);
+      const js = await measure(
+        ['jetstream', nats.url, 'WATCH', 'watched', String(count), String(GAP_MS)],
+        ['session', 'watch', 'watched', '--json', '--config', config],
+        [process.execPath, RAW_FOLLOWER, nats.url, 'WATCH', 'watch.runs.watched.>'],
+      );
+      out.push(...rows(`JetStream (${serverName(nats.version)})`, 'bare ordered consumer', js, opts.quick));
     } finally {
-      await admin.close();
+      await nats.stop();
     }
-    const config = join(dir, 'jetstream.yaml');
-    writeFileSync(config, `provider: script\nscript: none.json\nsession:\n  backend: jetstream\n  options:\n    stream: WATCH\nnats:\n  url: ${nats.url}\n`);
-    const js = await measure(
-      ['jetstream', nats.url, 'WATCH', 'watched', String(count), String(GAP_MS)],
-      ['session', 'watch', 'watched', '--json', '--config', config],
-      [process.execPath, RAW_FOLLOWER, nats.url, 'WATCH', 'watch.runs.watched.>'],
-    );
-    out.push(...rows(`JetStream (${nats.version})`, 'bare ordered consumer', js, opts.quick));
-  } finally {
-    await nats.stop();
   }
   return { rows: out, notes };
 }

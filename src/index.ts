@@ -16,6 +16,7 @@ export {
   type RecordsOptions,
   type RunInfo,
   type Store,
+  type StoredLines,
   type StreamedRecord,
   type WatchOptions,
 } from './store/store.js';
@@ -44,7 +45,7 @@ export {
   type JetStreamStoreOptions,
 } from './store/jetstream/jetstream-store.js';
 export { MemoryBackend, MemoryStore, memoryBackendFromOptions } from './store/memory/memory-store.js';
-export { copyRun, type CopyOptions } from './store/copy.js';
+export { copyRun, type CopiedRun, type CopyOptions } from './store/copy.js';
 export { validateRecord, recordSchema, type ValidationResult, type RecordSchemaName } from './schema/validate.js';
 // The agent, for programs that embed logbook. Provider SDKs load only in createProvider.
 export type { Provider, ModelRequest, ModelResponse, StreamObserver, Usage, ThinkingSetting } from './agent/provider.js';

@@ -1,22 +1,57 @@
-/** A nats-server of the suite's own: JetStream on, loopback, ephemeral port, store in a temp dir. */
+/**
+ * nats-servers of the suite's own: JetStream on, loopback, ephemeral port, store
+ * in a temp dir. The JetStream rows are measured on every server version found
+ * here, as the tests run on them: `nats-server` on PATH (Debian's 2.9) and the
+ * current one `.ci/run` builds under .ci/.nats-server-<version>/, since appends
+ * on 2.11 and newer fence on a run's tail instead of reading its meta back.
+ */
 import { spawn, spawnSync } from 'node:child_process';
-import { tempDir } from './env.js';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, tempDir } from './env.js';
 
 export interface BenchNats {
   url: string;
+  /** The server's version line ("nats-server: v2.9.10"). */
   version: string;
   stop(): Promise<void>;
 }
 
-/** The server's version line, or null when nats-server is not on PATH. */
-export function natsServerVersion(): string | null {
-  const out = spawnSync('nats-server', ['--version'], { encoding: 'utf8' });
+/** A nats-server executable and its version line. */
+export interface NatsBinary {
+  path: string;
+  version: string;
+}
+
+function versionLine(path: string): string | null {
+  const out = spawnSync(path, ['--version'], { encoding: 'utf8' });
   return out.error === undefined && out.status === 0 ? out.stdout.trim() : null;
 }
 
-export function startNats(): Promise<BenchNats> {
-  const version = natsServerVersion() ?? 'unknown';
-  const child = spawn('nats-server', ['-a', '127.0.0.1', '-p', '-1', '-js', '-sd', tempDir('nats')], { stdio: ['ignore', 'ignore', 'pipe'] });
+/** The nats-servers found here, one per version: PATH's first, then those .ci/run built. */
+export function natsServers(): NatsBinary[] {
+  const ci = join(ROOT, '.ci');
+  const built = existsSync(ci)
+    ? readdirSync(ci)
+        .filter((d) => d.startsWith('.nats-server-'))
+        .sort()
+        .map((d) => join(ci, d, 'nats-server'))
+    : [];
+  const found = new Map<string, NatsBinary>();
+  for (const path of ['nats-server', ...built]) {
+    const version = versionLine(path);
+    if (version !== null && !found.has(version)) found.set(version, { path, version });
+  }
+  return [...found.values()];
+}
+
+/** "nats-server v2.12.15" of a version line. */
+export function serverName(version: string): string {
+  return version.replace(/^nats-server:\s*/, 'nats-server ');
+}
+
+export function startNats(binary: NatsBinary): Promise<BenchNats> {
+  const child = spawn(binary.path, ['-a', '127.0.0.1', '-p', '-1', '-js', '-sd', tempDir('nats')], { stdio: ['ignore', 'ignore', 'pipe'] });
   const stop = (): Promise<void> =>
     new Promise((done) => {
       if (child.exitCode !== null || child.signalCode !== null) return done();
@@ -39,7 +74,7 @@ export function startNats(): Promise<BenchNats> {
       if (port !== undefined && seen.includes('Server is ready')) {
         clearTimeout(timer);
         child.stderr.removeAllListeners('data').resume();
-        resolve({ url: `nats://127.0.0.1:${port}`, version, stop });
+        resolve({ url: `nats://127.0.0.1:${port}`, version: binary.version, stop });
       }
     });
   });

@@ -24,6 +24,8 @@ export type ErrorCode =
   | 'unavailable'
   /** A stream that is missing or cannot hold journals, with the `nats` command that fixes it. */
   | 'stream_config'
+  /** A stream, or its account or server, refused a record for want of room: which limit, and how to raise it. */
+  | 'stream_full'
   /** The native lock addon is not built. */
   | 'addon_missing'
   // reading and folding a journal

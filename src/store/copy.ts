@@ -4,23 +4,50 @@
  * by one, to the other, so the target's own rules (id validation, seq checks,
  * fences, fsync) all apply, and a field this build does not know survives.
  */
-import { decodeLines, fold } from '../core/index.js';
+import { LogbookError, decodeLines, fold, runStatus } from '../core/index.js';
 import type { Store } from './store.js';
 
 export interface CopyOptions {
   /** Aborting it stops the copy at the next record (`interrupted`); the partial copy is removed. */
   signal?: AbortSignal;
+  /**
+   * Copy a run a writer holds now: what is durable so far, a prefix of what it
+   * will hold. Without it such a run is refused (`locked`), as a copy would end
+   * where the writer happened to be.
+   */
+  force?: boolean;
+}
+
+/** What copyRun copied. */
+export interface CopiedRun {
+  records: number;
+  /** The seq of the last record copied. */
+  lastSeq: number;
+  /** Whether a writer held the run as it was read (only with `force`); absent where the source cannot tell. */
+  held?: boolean;
+  /** The run ends on no terminal record: its writer stopped, or (where held is absent) may still be appending. */
+  open: boolean;
 }
 
 /**
- * Copies run `id` from one store to another and returns how many records it
- * copied. The run must fold in the source; an existing run in the target is
- * never overwritten (`exists`). The target holds the whole run or none of it.
+ * Copies run `id` from one store to another. The run must fold in the source,
+ * and no writer may hold it there unless `force` (held as the listing tells it,
+ * never by taking its lock); an existing run in the target is never
+ * overwritten (`exists`). The target holds the whole of what was read or none of it.
  */
-export async function copyRun(from: Store, to: Store, id: string, options: CopyOptions = {}): Promise<number> {
-  const lines = await from.lines(id);
-  fold(decodeLines(lines, `run ${id} in the ${from.location}`));
-  const journal = await to.createFromLines(id, lines, options);
+export async function copyRun(from: Store, to: Store, id: string, options: CopyOptions = {}): Promise<CopiedRun> {
+  const { lines, held } = await from.storedLines(id);
+  const records = decodeLines(lines, `run ${id} in the ${from.location}`);
+  fold(records);
+  const lastSeq = records[records.length - 1]!.seq;
+  if (held === true && options.force !== true) {
+    throw new LogbookError(
+      'locked',
+      `run ${id} is being written: a writer holds it in the ${from.location}, and a copy now would end at seq ${lastSeq}, where it happens to be`,
+    );
+  }
+  const journal = await to.createFromLines(id, lines, options.signal ? { signal: options.signal } : {});
   await journal.close();
-  return lines.length;
+  const open = runStatus(records[records.length - 1]) === 'open';
+  return { records: lines.length, lastSeq, ...(held !== undefined ? { held } : {}), open };
 }

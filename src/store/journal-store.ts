@@ -36,6 +36,7 @@ import {
   type OpenOptions,
   type RunInfo,
   type Store,
+  type StoredLines,
   type StreamedRecord,
   type WatchOptions,
 } from './store.js';
@@ -228,6 +229,11 @@ export class JournalStore implements Store {
   /** The run's stored lines, exactly as stored (a copy between stores, an export of the bytes). */
   async lines(id: string): Promise<string[]> {
     return (await this.readLines(id)).lines;
+  }
+
+  async storedLines(id: string): Promise<StoredLines> {
+    const { run, lines } = await this.readLines(id);
+    return run.held === undefined ? { lines } : { lines, held: run.held };
   }
 
   private async readLines(id: string) {

@@ -68,6 +68,14 @@ export function listedStatus(status: RunStatus, held: boolean | undefined, fork?
   return status;
 }
 
+/** A run's lines as read now (Store.storedLines). */
+export interface StoredLines {
+  /** Every whole line, exactly as stored; the first is the meta record. */
+  lines: string[];
+  /** Whether a writer held the run as it was read: its lines are then what is durable so far; absent where the backend cannot tell. */
+  held?: boolean;
+}
+
 /** A record read from a stream: decoded, with the line it was stored as. */
 export interface StreamedRecord {
   record: JournalRecord;
@@ -158,6 +166,8 @@ export interface Store {
   loadState(id: string): Promise<LoadedState>;
   /** A run's stored lines, exactly as stored. */
   lines(id: string): Promise<string[]>;
+  /** A run's stored lines as `lines` gives them, with whether a writer held the run as they were read. */
+  storedLines(id: string): Promise<StoredLines>;
   /**
    * A run's records one at a time, read as they are iterated: never the whole
    * run in memory. Decoded and checked as a load checks them (the first is this

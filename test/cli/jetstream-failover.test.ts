@@ -9,16 +9,17 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, runCli, runCrashing, type CliResult } from '../helpers/cli.js';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { BIN, finished, runCli, runCrashing, spawnCli, type CliResult } from '../helpers/cli.js';
 import { FIVE_NOTES_SCRIPT, fiveNotesConfig, lines, NOTE_DEFAULTS, turnsAsked } from '../helpers/five-notes.js';
 import { journalStream } from '../helpers/jetstream.js';
-import { useNatsCluster } from '../helpers/nats-cluster.js';
+import { natsClusterOfBlock } from '../helpers/nats-cluster.js';
+import { describeEachNatsServer } from '../helpers/nats-server.js';
 import { tempDir } from '../helpers/tmp.js';
 import { Tmux } from '../helpers/tmux.js';
 
-const nats = useNatsCluster();
-const dir = tempDir('logbook-jsha-');
+const nats = natsClusterOfBlock();
+let dir: string;
 const STREAM = 'LOGBOOK_HA';
 const PROMPT = 'Take five notes.';
 
@@ -61,7 +62,11 @@ async function until(path: string, deadlineMs = 20_000): Promise<void> {
   }
 }
 
-describe.skipIf(!nats.enabled)('the logbook command on a three-node jetstream cluster', () => {
+describeEachNatsServer('the logbook command on a three-node jetstream cluster', (binary) => {
+  nats.start(binary);
+  beforeAll(() => {
+    dir = tempDir('logbook-jsha-'); // the runs' witness files, per server
+  });
   beforeAll(async () => {
     await nats.cluster().addStream({ ...journalStream(STREAM, 'logbook.ha'), num_replicas: 3 });
     writeFileSync(join(dir, 'script.json'), JSON.stringify(FIVE_NOTES_SCRIPT));
@@ -78,7 +83,9 @@ describe.skipIf(!nats.enabled)('the logbook command on a three-node jetstream cl
   }, 60_000);
 
   afterEach(() => t?.kill());
-  afterAll(() => writeFileSync(join(dir, 'through.notes.go'), ''));
+  afterAll(() => {
+    for (const id of ['through', 'quorum']) writeFileSync(join(dir, `${id}.notes.go`), '');
+  });
 
   it('the stream leader killed while a tool runs: the run waits on its spinner and completes; a run resumed right after the kill completes too', async () => {
     const cluster = nats.cluster();
@@ -117,5 +124,29 @@ describe.skipIf(!nats.enabled)('the logbook command on a three-node jetstream cl
       expect(turnsAsked(run.turns), run.id).toEqual([0, 1, 2]);
       expect(await fold(run.id)).toEqual(reference);
     }
+  }, 90_000);
+
+  it("the stream's other two servers killed while a tool runs: its append waits for one to come back, and the run completes, every tool run once", async () => {
+    const cluster = nats.cluster();
+    for (const node of cluster.nodes) if (!node.running) await cluster.restart(node.name);
+    const leader = await cluster.streamLeader(STREAM);
+    const a = attempt('quorum', { SLOW_NOTE: 'd' });
+    const done = finished(spawnCli(['run', '--config', config, '--name', a.id, PROMPT], { cwd: dir, env: a.env }), 60_000);
+    await until(`${a.notes}.started`);
+    const others = cluster.nodes.filter((n) => n.name !== leader);
+    await Promise.all(others.map((n) => cluster.kill(n.name)));
+    // d's result is appended where the leader cannot replicate it. Its first attempt waits out the
+    // request timeout (5 s); the retries after it find the record still in process (on 2.11+ the
+    // leader says so), until a server is back to take it.
+    writeFileSync(`${a.notes}.go`, '');
+    await sleep(7_000);
+    await cluster.restart(others[0]!.name);
+    const r = await done;
+    expect(r.stderr).not.toMatch(/^logbook:/m);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('Noted a to e.\n');
+    expect(lines(a.notes)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(turnsAsked(a.turns)).toEqual([0, 1, 2]);
+    expect(await fold(a.id)).toEqual(reference);
   }, 90_000);
 });

@@ -16,17 +16,18 @@ import { connect } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { streamAddCommand } from '../../src/store/jetstream/binding.js';
+import { supportsTailFence } from '../../src/store/jetstream/connection.js';
 import { runCli, runCrashing, spawnCli, finished, type CliResult } from '../helpers/cli.js';
 import { FIVE_NOTES_SCRIPT, fiveNotesConfig, lines, NOTE_DEFAULTS, turnsAsked } from '../helpers/five-notes.js';
 import { FIXTURES_DIR } from '../helpers/fixtures.js';
 import { addStream, journalStream } from '../helpers/jetstream.js';
-import { useNatsServer } from '../helpers/nats-server.js';
+import { describeEachNatsServer, natsServerOfBlock } from '../helpers/nats-server.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const nats = useNatsServer({ monitor: true });
-const dir = tempDir('logbook-jscli-');
+const nats = natsServerOfBlock();
+let dir: string;
 const STREAM = 'LOGBOOK_CLI';
 const PREFIX = 'logbook.cli';
 const PROMPT = 'Take five notes.';
@@ -109,7 +110,11 @@ function errorLine(r: CliResult): string {
 /** The uninterrupted run's fold, which every interrupted one must end up equal to. */
 let reference: Record<string, unknown>;
 
-describe.skipIf(!nats.enabled)('the logbook command on the jetstream backend', () => {
+describeEachNatsServer('the logbook command on the jetstream backend', (binary) => {
+  nats.start({ monitor: true, binary });
+  beforeAll(() => {
+    dir = tempDir('logbook-jscli-'); // the runs' witness files, per server
+  });
   beforeAll(async () => {
     await addStream(nats.server().url, journalStream(STREAM, PREFIX));
     writeFileSync(join(dir, 'script.json'), JSON.stringify(FIVE_NOTES_SCRIPT));
@@ -129,7 +134,7 @@ describe.skipIf(!nats.enabled)('the logbook command on the jetstream backend', (
 
   afterAll(() => {
     // Release any slow note a failed test left waiting.
-    for (const id of ['bounce', 'purged', 'replaced']) writeFileSync(join(dir, `${id}.notes.go`), '');
+    for (const id of ['bounce', 'purged', 'replaced', 'filling']) writeFileSync(join(dir, `${id}.notes.go`), '');
   });
 
   it('a run killed mid-batch is listed open with its in-flight batch, and resumes reusing what was journaled, dialing once', async () => {
@@ -189,6 +194,10 @@ describe.skipIf(!nats.enabled)('the logbook command on the jetstream backend', (
       const home = await cli(['session', 'cp', id, '--from-config', js, '--to-state-dir', back]);
       expect(home.code, home.stderr).toBe(0);
       expect(readFileSync(join(back, 'runs', `${id}.jsonl`))).toEqual(original);
+      // The stream cannot tell whether anybody still appends to a run that ends on no terminal record: the copy says so.
+      const lastSeq = (JSON.parse(original.toString('utf8').trimEnd().split('\n').at(-1)!) as { seq: number; terminal?: unknown }).seq;
+      const open = id === a.id ? `, up to seq ${lastSeq}: it has no end recorded, and the jetstream store cannot tell whether a writer is still appending to it` : '';
+      expect(home.stderr).toBe(`copied run ${id} (${records} records${open}) from the jetstream stream ${STREAM} (subjects ${PREFIX}.>) at ${nats.server().url} to the file store in ${join(back, 'runs')}\n`);
 
       // Both folds agree.
       const onFile = await cli(['session', 'show', id, '--json', '--state-dir', from, '--config', file]);
@@ -298,9 +307,11 @@ describe.skipIf(!nats.enabled)('the logbook command on the jetstream backend', (
     }
     const failed = await done;
     expect(failed.code).toBe(1);
+    // Before 2.11 the record subject was free, so the record landed and was taken back out; from 2.11 the run's tail fence refused it.
+    const takenBack = supportsTailFence(binary.version) ? '' : ' \\(the record was taken back out\\)';
     expect(errorLine(failed)).toMatch(
       new RegExp(
-        `^logbook: cannot append seq 7 to run ${id} in stream ${stream}: ${cause}.*; seq 7 and what follows are not kept \\(the record was taken back out\\)\\. ` +
+        `^logbook: cannot append seq 7 to run ${id} in stream ${stream}: ${cause}.*; seq 7 and what follows are not kept${takenBack}\\. ` +
           'Restore the run from a copy, or start a new run$',
       ),
     );
@@ -311,6 +322,46 @@ describe.skipIf(!nats.enabled)('the logbook command on the jetstream backend', (
     const show = await cli(['session', 'show', a.id, '--config', config]);
     expect(show.code).toBe(1);
     expect(errorLine(show)).toMatch(new RegExp(`^logbook: no run ${id} in the jetstream stream \\S+ \\(subjects \\S+\\) at nats://\\S+; \`logbook session ls\` lists the runs$`));
+  }, 90_000);
+
+  it('a stream that fills while a tool runs (a limit set on it since): the run fails saying which limit and its fix, and resumes once it is raised', async () => {
+    const stream = 'FILLS';
+    const prefix = 'logbook.fills';
+    await addStream(nats.server().url, journalStream(stream, prefix));
+    const config = writeConfig(stream, jetstreamSession(nats.server().url, stream));
+    const a = attempt('filling', { SLOW_NOTE: 'd' });
+    const done = finished(spawnCli(['run', '--config', config, '--name', a.id, PROMPT], { cwd: dir, env: a.env }), 60_000);
+    await until(`${a.notes}.started`); // note d is running: c's result (seq 6) is journaled
+    const nc = await connect({ servers: nats.server().url });
+    const jsm = await jetstreamManager(nc);
+    let held = 0; // the run's records so far and the notes beside it
+    try {
+      const { config: current, state } = await jsm.streams.info(stream);
+      held = state.messages;
+      await jsm.streams.update(stream, { ...current, max_msgs: held });
+    } finally {
+      writeFileSync(`${a.notes}.go`, '');
+    }
+    const failed = await done;
+    expect(failed.code).toBe(1);
+    expect(errorLine(failed)).toBe(
+      `logbook: cannot append seq 7 to run filling in stream ${stream}: stream ${stream} is full: it holds ${held} messages and its max_msgs is ${held} ` +
+        `(fix: nats stream edit ${stream} --max-msgs=-1); resume with: logbook run --resume filling --config ${config}`,
+    );
+    expect(failed.stderr).not.toMatch(/another writer|already exists/);
+    // Until it is fixed, every command refuses the stream; then the run resumes, running only the note whose result was refused.
+    expect(errorLine(await cli(['session', 'ls', '--config', config]))).toMatch(new RegExp(`^logbook: stream ${stream} cannot hold journals: it keeps at most ${held} messages: `));
+    try {
+      const { config: current } = await jsm.streams.info(stream);
+      await jsm.streams.update(stream, { ...current, max_msgs: -1 });
+    } finally {
+      await nc.close();
+    }
+    const resumed = await cli(['run', '--config', config, '--resume', a.id], a.env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(await fold(a.id, config)).toEqual(reference);
+    expect(lines(a.notes)).toEqual(['a', 'b', 'c', 'd', 'd', 'e']);
+    expect(turnsAsked(a.turns)).toEqual([0, 1, 2]);
   }, 90_000);
 
   describe('an ack lost on the way back', () => {
@@ -376,5 +427,43 @@ describe.skipIf(!nats.enabled)('the logbook command on the jetstream backend', (
     expect(r.stderr).toContain(`run example (jetstream stream ${stream} (subjects ${prefix}.>) at ${nats.server().url})`);
     const ls = await runCli(['session', 'ls', '--config', copy], { cwd: ROOT });
     expect(ls.stdout).toMatch(/^example\s+completed\s/m);
+  }, 60_000);
+
+  it.each<[string, Record<string, unknown>, string, Record<string, unknown>]>([
+    ['max_bytes', { max_bytes: 5100 }, 'it keeps at most 5100 bytes: once full it refuses records, and nats-server 2.9 drops its oldest ones instead (a finished run among them) (fix: nats stream edit LIMIT_max_bytes --max-bytes=-1)', { max_bytes: -1 }],
+    ['max_msgs', { max_msgs: 40 }, 'it keeps at most 40 messages: once full it refuses records, and nats-server 2.9 drops its oldest ones instead (a finished run among them) (fix: nats stream edit LIMIT_max_msgs --max-msgs=-1)', { max_msgs: -1 }],
+    ['memory storage', { storage: 'memory' }, "it keeps its messages in memory, so a server restart loses every run in it (fix: a stream's storage cannot be edited; create it again with file storage: nats stream rm LIMIT_memory_storage, then nats stream add LIMIT_memory_storage --subjects 'logbook.limit.memory_storage.>' --max-msgs-per-subject=1 --discard=new --discard-per-subject --storage=file --defaults; move the runs to keep out first, as docs/guide/stores.md shows)", {}],
+  ])('a stream with %s, which could lose a finished run, is refused by every command with its fix, and nothing is written', async (what, limit, problem, fixed) => {
+    const stream = `LIMIT_${what.replace(' ', '_')}`;
+    const prefix = `logbook.limit.${what.replace(' ', '_')}`;
+    await addStream(nats.server().url, { ...journalStream(stream, prefix), ...limit });
+    const config = writeConfig(stream, jetstreamSession(nats.server().url, stream));
+    const a = attempt(`limit-${what.replace(' ', '-')}`);
+    const refusal = `logbook: stream ${stream} cannot hold journals: ${problem}`;
+    const run = await cli(['run', '--config', config, '--name', a.id, PROMPT], a.env);
+    expect(run.code).toBe(1);
+    expect(errorLine(run)).toBe(refusal);
+    expect(lines(a.notes)).toEqual([]);
+    const ls = await cli(['session', 'ls', '--config', config]);
+    expect(ls.code).toBe(1);
+    expect(errorLine(ls)).toBe(refusal);
+
+    // Nothing reached the stream; with the fix applied (a memory stream created again with file storage) the run goes through.
+    const nc = await connect({ servers: nats.server().url });
+    try {
+      const jsm = await jetstreamManager(nc);
+      expect((await jsm.streams.info(stream)).state.messages).toBe(0);
+      if (what === 'memory storage') {
+        await jsm.streams.delete(stream);
+        await jsm.streams.add({ ...journalStream(stream, prefix), storage: 'file' as never });
+      } else {
+        await jsm.streams.update(stream, fixed);
+      }
+    } finally {
+      await nc.close();
+    }
+    const again = await cli(['run', '--config', config, '--name', a.id, PROMPT], a.env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(lines(a.notes)).toEqual(['a', 'b', 'c', 'd', 'e']);
   }, 60_000);
 });

@@ -5,9 +5,10 @@
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { FIXTURES_DIR } from '../helpers/fixtures.js';
+import { killLockHolders, startLockHolder } from '../helpers/lock-holders.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const FIXTURE = 'escapes-and-raw'; // raw numbers, escapes and separators: anything but bytes would show
@@ -30,6 +31,8 @@ function oneLine(r: CliResult): string {
   expect(r.stderr).not.toMatch(/\n\s+at /);
   return r.stderr.trim();
 }
+
+afterAll(killLockHolders);
 
 describe('session cp between file stores', () => {
   it('copies a run byte for byte and says what it did on stderr', async () => {
@@ -119,5 +122,42 @@ describe('session cp between file stores', () => {
     expect(readFileSync(journal(back, FIXTURE))).toEqual(readFileSync(journal(from, FIXTURE)));
     const twice = await cp([FIXTURE, '--to-state-dir', back], dir);
     expect(oneLine(twice)).toMatch(new RegExp(`remove it from the file store in ${join(back, 'runs')} first, or copy to another store$`));
+  });
+
+  it('refuses a run a writer still holds, saying so; --force copies what is durable now and says up to which seq', async () => {
+    const from = stateWith(FIXTURE);
+    const to = tempDir();
+    const holder = await startLockHolder(join(from, 'runs'), FIXTURE, { appendNothing: true }); // another process, still appending
+    const records = readFileSync(journal(from, FIXTURE), 'utf8').split('\n').filter(Boolean);
+    const lastSeq = (JSON.parse(records.at(-1)!) as { seq: number }).seq;
+    const refused = await cp([FIXTURE, '--from-state-dir', from, '--to-state-dir', to]);
+    expect(refused.code).toBe(1);
+    expect(oneLine(refused)).toBe(
+      `logbook: run ${FIXTURE} is being written: a writer holds it in the file store in ${join(from, 'runs')}, and a copy now would end at seq ${lastSeq}, ` +
+        'where it happens to be; wait for it to end, or copy what is durable now with --force',
+    );
+    expect(existsSync(journal(to, FIXTURE))).toBe(false);
+
+    const forced = await cp([FIXTURE, '--from-state-dir', from, '--to-state-dir', to, '--force']);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(oneLine(forced)).toBe(
+      `copied run ${FIXTURE} (${records.length} records, up to seq ${lastSeq}: a writer holds it and may append more, which this copy does not have) ` +
+        `from the file store in ${join(from, 'runs')} to the file store in ${join(to, 'runs')}`,
+    );
+    expect(readFileSync(journal(to, FIXTURE))).toEqual(readFileSync(journal(from, FIXTURE)));
+
+    // Once the writer has let go, a copy is plain again.
+    holder.kill('SIGKILL');
+    await new Promise((done) => holder.once('exit', done));
+    const after = await cp([FIXTURE, '--from-state-dir', from, '--to-state-dir', tempDir()]);
+    expect(after.code).toBe(0);
+    expect(oneLine(after)).toMatch(new RegExp(`^copied run ${FIXTURE} \\(${records.length} records\\) from `));
+  });
+
+  it('lists --force in --help', async () => {
+    const r = await runCli(['session', 'cp', '--help'], { cwd });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/--force +copy a run a writer still holds: what is durable now/);
+    expect(r.stdout).toMatch(/A run a writer still holds \(listed running\) is\s+refused/);
   });
 });

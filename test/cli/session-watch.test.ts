@@ -13,11 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, runCrashing, spawnCli, finished, type CliResult } from '../helpers/cli.js';
 import { FIVE_NOTES_SCRIPT, fiveNotesConfig } from '../helpers/five-notes.js';
 import { addStream, journalStream } from '../helpers/jetstream.js';
-import { useNatsServer } from '../helpers/nats-server.js';
+import { describeEachNatsServer, useNatsServer } from '../helpers/nats-server.js';
 import { UNSAFE_CHARS, hostileRun, writeRun } from '../helpers/runs.js';
 import { tempDir } from '../helpers/tmp.js';
 
-const nats = useNatsServer();
 const dir = tempDir('logbook-watch-');
 const state = join(dir, 'state');
 const PROMPT = 'Take five notes.';
@@ -94,25 +93,19 @@ async function stored(id: string, where: string[]): Promise<string> {
 }
 
 let file: string;
-let jetstream: string | undefined;
 
-beforeAll(async () => {
+beforeAll(() => {
   writeFileSync(join(dir, 'script.json'), JSON.stringify(FIVE_NOTES_SCRIPT));
   file = writeConfig('file', '');
-  if (nats.enabled) {
-    await addStream(nats.server().url, journalStream(STREAM, 'logbook.watch'));
-    jetstream = writeConfig('jetstream', `session:\n  backend: jetstream\n  options:\n    stream: ${STREAM}\nnats:\n  url: ${nats.server().url}`);
-  }
 });
 
 afterAll(() => {
   // Release any gate a failed test left closed, so no note waits out its 30 s.
-  for (const id of ['f-live', 'f-killed', 'js-live', 'js-killed', 'f-interrupted']) writeFileSync(join(dir, `${id}.notes.go`), '');
+  for (const id of ['f-live', 'f-killed', 'f-interrupted']) writeFileSync(join(dir, `${id}.notes.go`), '');
 });
 
 /** Where a store is, as command-line arguments. */
 const fileStore = (): string[] => ['--config', file, '--state-dir', state];
-const jetStreamStore = (): string[] => ['--config', jetstream!];
 
 async function beforeDuringAfter(id: string, where: string[]): Promise<void> {
   const a = attempt(id);
@@ -284,12 +277,25 @@ describe('session watch on the file store', () => {
   }, 60_000);
 });
 
-describe.skipIf(!nats.enabled)('session watch on JetStream', () => {
+describeEachNatsServer('session watch on JetStream', (binary) => {
+  const nats = useNatsServer({ binary });
+  /** The runs' ids end in the server's version, so their witness files in `dir` are the block's own. */
+  const id = (name: string): string => `${name}-${binary.version.replace(/\W/g, '-')}`;
+  let jetstream: string[];
+  beforeAll(async () => {
+    await addStream(nats.server().url, journalStream(STREAM, 'logbook.watch'));
+    const config = writeConfig(id('jetstream'), `session:\n  backend: jetstream\n  options:\n    stream: ${STREAM}\nnats:\n  url: ${nats.server().url}`);
+    jetstream = ['--config', config];
+  });
+  afterAll(() => {
+    for (const name of ['js-live', 'js-killed']) writeFileSync(join(dir, `${id(name)}.notes.go`), '');
+  });
+
   it('started before, during and after a run, prints its stored lines byte for byte, and narrates it', async () => {
-    await beforeDuringAfter('js-live', jetStreamStore());
+    await beforeDuringAfter(id('js-live'), jetstream);
   }, 90_000);
 
   it('waits while the writer is killed with SIGKILL, and follows the resume to the end', async () => {
-    await killedAndResumed('js-killed', jetStreamStore());
+    await killedAndResumed(id('js-killed'), jetstream);
   }, 90_000);
 });

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jetstreamManager, type StreamConfig } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { useStartedForFile } from './nats-server.js';
+import { newestNatsServer, perBlock, useStartedForFile, type NatsBinary } from './nats-server.js';
 
 const READY_TIMEOUT_MS = 15_000;
 /** How long the cluster may take to elect its first meta leader. */
@@ -31,6 +31,8 @@ export interface ClusterNode {
 }
 
 export interface NatsCluster {
+  /** The nats-server every node runs. */
+  readonly binary: NatsBinary;
   readonly nodes: readonly ClusterNode[];
   /** Every node's client URL, comma-separated (a `nats.url` naming the whole cluster). */
   readonly urls: string;
@@ -73,6 +75,7 @@ async function freePorts(count: number): Promise<number[]> {
 }
 
 interface NodeState {
+  binary: NatsBinary;
   name: string;
   port: number;
   routePort: number;
@@ -101,7 +104,7 @@ function nodeConfig(cluster: string, node: NodeState, peers: NodeState[]): strin
 
 function launch(node: NodeState): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn('nats-server', ['-c', node.configFile], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(node.binary.path, ['-c', node.configFile], { stdio: ['ignore', 'ignore', 'pipe'] });
     node.proc = child;
     let seen = '';
     let ready = false;
@@ -162,7 +165,8 @@ async function retrying<T>(deadlineMs: number, fn: () => Promise<T>): Promise<T>
 
 let clusters = 0;
 
-export async function startNatsCluster(size = 3): Promise<NatsCluster> {
+/** Starts a cluster of `size` nodes of `binary` (the newest nats-server found here by default). */
+export async function startNatsCluster(binary: NatsBinary = newestNatsServer(), size = 3): Promise<NatsCluster> {
   const root = mkdtempSync(join(tmpdir(), 'logbook-nats-cluster-'));
   const ports = await freePorts(size * 3);
   const clusterName = `logbook_${process.pid}_${clusters++}`;
@@ -172,6 +176,7 @@ export async function startNatsCluster(size = 3): Promise<NatsCluster> {
     const storeDir = join(root, name);
     mkdirSync(storeDir);
     states.push({
+      binary,
       name,
       port: ports[i * 3]!,
       routePort: ports[i * 3 + 1]!,
@@ -227,6 +232,7 @@ export async function startNatsCluster(size = 3): Promise<NatsCluster> {
   }
 
   return {
+    binary,
     nodes: states.map(view),
     urls: states.map((s) => `nats://127.0.0.1:${s.port}`).join(','),
     node: (name) => view(stateOf(name)),
@@ -249,10 +255,16 @@ export async function startNatsCluster(size = 3): Promise<NatsCluster> {
 }
 
 /**
- * One cluster for the calling test file: started in beforeAll (when the
- * JetStream tests are enabled here) and disposed of in afterAll.
+ * One cluster of `binary` for the calling test file (or describe block): started
+ * in beforeAll (when the JetStream tests are enabled here) and disposed of in afterAll.
  */
-export function useNatsCluster(): { enabled: boolean; cluster: () => NatsCluster } {
-  const { enabled, get } = useStartedForFile('nats cluster', startNatsCluster, 60_000);
+export function useNatsCluster(binary?: NatsBinary): { enabled: boolean; cluster: () => NatsCluster } {
+  const { enabled, get } = useStartedForFile('nats cluster', () => startNatsCluster(binary), 60_000);
   return { enabled, cluster: get };
+}
+
+/** The cluster of each describeEachNatsServer block: `start` it in the block, reach it with `cluster()`. */
+export function natsClusterOfBlock(): { cluster: () => NatsCluster; start: (binary: NatsBinary) => void } {
+  const block = perBlock<NatsCluster>('nats cluster');
+  return { cluster: block.get, start: (binary) => block.use(useNatsCluster(binary).cluster) };
 }

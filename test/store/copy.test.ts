@@ -33,7 +33,7 @@ describe('copyRun', () => {
     mkdirSync(file.directory, { recursive: true });
     writeFileSync(join(file.directory, 'newer.jsonl'), text);
     const memory = new MemoryStore();
-    expect(await copyRun(file, memory, 'newer')).toBe(5);
+    expect((await copyRun(file, memory, 'newer')).records).toBe(5);
     const back = new FileStore(join(root, 'newer-b'));
     await copyRun(memory, back, 'newer');
     expect(readFileSync(join(back.directory, 'newer.jsonl'), 'utf8')).toBe(text);
@@ -58,7 +58,7 @@ describe('copyRun', () => {
     const j = await from.create('long', meta('long'));
     for (let seq = 2; seq <= 6; seq++) await j.append(at(seq, assistant(seq - 2)));
     await j.close();
-    expect(await copyRun(from, new MemoryStore(), 'long')).toBe(6);
+    expect((await copyRun(from, new MemoryStore(), 'long')).records).toBe(6);
 
     // The copy is aborted once the target holds three records.
     const controller = new AbortController();
@@ -78,6 +78,25 @@ describe('copyRun', () => {
     await expect(copyRun(from, target, 'long', { signal: controller.signal })).rejects.toMatchObject({ code: 'interrupted' });
     expect(await target.list()).toEqual([]);
     expect(await copyRun(from, new MemoryStore(), 'long', { signal: controller.signal }).catch((e: { code: string }) => e.code)).toBe('interrupted');
+  });
+
+  it('refuses a run a writer holds, and with force copies what is durable now, saying so', async () => {
+    const from = new MemoryStore();
+    const writer = await from.create('live', meta('live'));
+    await writer.append(at(2, assistant(0, ['t1'])));
+    const to = new MemoryStore();
+    const refused = await copyRun(from, to, 'live').catch((e: { code: string; message: string }) => e);
+    expect(refused).toMatchObject({
+      code: 'locked',
+      message: 'run live is being written: a writer holds it in the memory store (this process only), and a copy now would end at seq 2, where it happens to be',
+    });
+    expect(await to.has('live')).toBe(false);
+    expect(await copyRun(from, to, 'live', { force: true })).toEqual({ records: 2, lastSeq: 2, held: true, open: true });
+    await writer.append(at(3, toolResult('t1')));
+    await writer.close();
+    // What the writer appended after the copy is not in it; a copy once it let go is whole and says nothing was held.
+    expect((await to.load('live')).lastSeq).toBe(2);
+    expect(await copyRun(from, new MemoryStore(), 'live')).toEqual({ records: 3, lastSeq: 3, held: false, open: true });
   });
 
   it('reports a missing source run', async () => {

@@ -13,7 +13,9 @@ run finds one (${CONFIG_SEARCH}), else the default file store. --config and
 --state-dir are the source side's, as for the other session commands. (With both flags, DIR is the state
 dir of a file backend that sets no directory.) The copy is byte for byte; an
 existing run in the target is never overwritten, and a failed or interrupted
-copy leaves nothing behind. Examples:
+copy leaves nothing behind. A run a writer still holds (listed running) is
+refused, since the copy would end wherever the writer happens to be; --force
+copies what is durable now and says up to which seq. Examples:
   logbook session cp RUN --to-config jetstream.yaml        default file store -> JetStream
   logbook session cp RUN --from-config jetstream.yaml --to-state-dir backup`;
 
@@ -28,6 +30,7 @@ export function registerCopyCommand(session: Command, environment: Environment):
     .option('--state-dir <dir>', 'the same as --from-state-dir')
     .option('--to-config <file>', `the config file whose session backend to copy to (default: ${CONFIG_SEARCH}, when one exists)`)
     .option('--to-state-dir <dir>', 'copy to the file store in DIR/runs')
+    .option('--force', 'copy a run a writer still holds: what is durable now, up to its last record')
     .option('--verbose', 'show where an error came from (also LOGBOOK_DEBUG=1)')
     .addHelpText('after', `${COPY_HELP}\n${storeCommandHelp()}`)
     .action(async (id: string, flags: CopyFlags) => {

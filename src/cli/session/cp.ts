@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { DEFAULT_CONFIG_FILE } from '../../config/config.js';
 import { shellQuote } from '../../agent/tools/command-tool.js';
 import { LogbookError, isLogbookError } from '../../core/index.js';
-import { copyRun } from '../../store/copy.js';
+import { copyRun, type CopiedRun } from '../../store/copy.js';
 import type { Store } from '../../store/store.js';
 import type { Environment } from '../environment.js';
 import { onStopSignals } from '../signals.js';
@@ -24,6 +24,7 @@ export interface CopyFlags {
   fromStateDir?: string;
   toConfig?: string;
   toStateDir?: string;
+  force?: boolean;
 }
 
 interface Side {
@@ -74,11 +75,14 @@ export async function copySession(environment: Environment, given: string, flags
       );
     }
     id = await resolveRunId(from, given);
-    let count: number;
+    let copied: CopiedRun;
     try {
-      count = await copyRun(from, to, id, { signal: interrupt.signal });
+      copied = await copyRun(from, to, id, { signal: interrupt.signal, force: flags.force === true });
     } catch (err) {
       if (isLogbookError(err, 'not_found')) throw new LogbookError('not_found', `no run ${id} in the ${from.location}`, { cause: err });
+      if (isLogbookError(err, 'locked')) {
+        throw new LogbookError('locked', `${err.message}; wait for it to end, or copy what is durable now with --force`, { cause: err });
+      }
       if (!isLogbookError(err, 'exists')) throw err;
       throw new LogbookError(
         'exists',
@@ -86,7 +90,15 @@ export async function copySession(environment: Environment, given: string, flags
         { cause: err },
       );
     }
-    return `copied run ${id} (${count} record${count === 1 ? '' : 's'}) from the ${from.location} to the ${to.location}\n`;
+    const { records, lastSeq } = copied;
+    const what = `${records} record${records === 1 ? '' : 's'}`;
+    const prefix =
+      copied.held === true
+        ? `, up to seq ${lastSeq}: a writer holds it and may append more, which this copy does not have`
+        : copied.held === undefined && copied.open
+          ? `, up to seq ${lastSeq}: it has no end recorded, and the ${from.backend} store cannot tell whether a writer is still appending to it`
+          : '';
+    return `copied run ${id} (${what}${prefix}) from the ${from.location} to the ${to.location}\n`;
   } finally {
     interrupt.dispose();
     await to?.close();

@@ -42,34 +42,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { PubAck, StoredMsg } from '@nats-io/jetstream';
 import { LogbookError, isLogbookError } from '../../core/index.js';
 import type { HeldRun } from '../backend.js';
-import type { StreamBinding } from './binding.js';
+import { apiRefusal, mayBeStored } from './api-errors.js';
+import { streamProblems, type StreamBinding } from './binding.js';
 import { unavailable, type Link } from './connection.js';
 import { NoAnswer, throughElection, within } from './election.js';
+import { streamFull, tooLarge } from './full.js';
 import { lastMessageOnce } from './reads.js';
 import { metaSubject, recordSubject, runFilter } from './subjects.js';
 
 const MSG_ID_HEADER = 'Nats-Msg-Id';
-
-/**
- * The server's "error storing message" (JSStreamStoreFailedF), which a stream
- * with discard-new-per-subject answers when a subject already holds its one
- * message. The client has no name for it.
- */
-const STREAM_STORE_FAILED = 10077;
-
-/** Whether the fence or the per-subject limit refused the publish. */
-function isFenced(err: unknown, link: Link): boolean {
-  const e = err as { name?: string; code?: number };
-  if (e?.name !== 'JetStreamApiError' || typeof e.code !== 'number') return false;
-  const codes = link.apiCodes;
-  return e.code === codes.StreamWrongLastSequence || e.code === codes.StreamWrongLastSequenceUnknown || e.code === STREAM_STORE_FAILED;
-}
-
-/** The publish may have been stored though no ack came back. */
-function mayBeStored(err: unknown): boolean {
-  const name = (err as Error | undefined)?.name;
-  return name === 'TimeoutError' || name === 'NoAnswer';
-}
 
 export function mintNonce(): string {
   return randomBytes(9).toString('base64url');
@@ -161,7 +142,12 @@ export class HeldSubjects implements HeldRun {
           ack = await this.publish(subject, body, msgId, timeoutMs);
         } catch (err) {
           if (mayBeStored(err)) unsure = true;
-          if (!isFenced(err, this.link)) throw err;
+          const refusal = apiRefusal(err);
+          // Refused for want of room, or for its size: nothing was stored.
+          if (refusal?.verdict === 'full') throw await streamFull(this.link, this.binding, what, refusal.limit, err);
+          if (refusal?.verdict === 'too_large') throw await tooLarge(this.link, this.binding, what, size, err);
+          // Anything but the fence is the election wait's to judge (a stream still replicating is waited for).
+          if (refusal?.verdict !== 'fenced') throw err;
           // Something holds the subject: this very record, until the read-back says otherwise.
           unsure = true;
           return await this.settle(seq, subject, msgId, what, timeoutMs);
@@ -279,11 +265,14 @@ export class HeldSubjects implements HeldRun {
   private async vanished(what: string, seq: number, meta: StoredMsg | null, written: { seq: number; msgId: string } | null): Promise<LogbookError> {
     const { stream } = this.binding;
     let created: string;
+    /** What the stream, changed since, does that can drop a record (a limit that fills it on 2.9). */
+    let unfit: string[];
     try {
       const info = await throughElection(this.link, stream, what, (ms) => within(ms, this.link.jsm.streams.info(stream)), {
         missing: () => this.streamDeleted(what, seq),
       });
       created = info.created;
+      unfit = streamProblems(info.config, this.binding.prefix);
     } catch (err) {
       return err instanceof LogbookError ? err : this.link.failure(what, err);
     }
@@ -297,7 +286,10 @@ export class HeldSubjects implements HeldRun {
       created !== this.streamCreated
         ? `stream ${stream} was deleted and created again while run ${this.runId} was being written ` +
           `(created ${this.streamCreated} when the run was opened, ${created} now), and the run's records went with the old stream`
-        : meta === null
+        : meta === null && unfit.length > 0
+          ? `run ${this.runId}'s meta record was dropped from stream ${stream} while the run was being written: ` +
+            `the stream was changed since the run was opened, and ${unfit.join('; ')}`
+          : meta === null
           ? `run ${this.runId} was removed from stream ${stream} while it was being written (its meta record is gone)`
           : `run ${this.runId} was removed and created again in stream ${stream} while this writer held it (its meta record is another message now)`;
     return new LogbookError('journal_gone', `${what}: ${cause}; ${lost}. Restore the run from a copy, or start a new run`);

@@ -26,6 +26,12 @@ export interface StreamShape {
   max_age?: number;
   /** Bytes; -1 or 0 is no limit. */
   max_msg_size?: number;
+  /** The whole stream's limits; -1 or 0 is none. */
+  max_bytes?: number;
+  max_msgs?: number;
+  /** `file` or `memory`. */
+  storage?: string;
+  num_replicas?: number;
   no_ack?: boolean;
 }
 
@@ -39,13 +45,16 @@ export function suggestedPrefix(stream: string): string {
   return `logbook.${stream.toLowerCase()}`;
 }
 
-/** A ready-to-run command that creates a stream fit for journals. */
+/** A ready-to-run command that creates a stream fit for journals (file storage, no limits: what `--defaults` gives). */
 export function streamAddCommand(stream: string, prefix = suggestedPrefix(stream)): string {
   return (
     `nats stream add ${stream} --subjects '${prefix}.>' --max-msgs-per-subject=1 ` +
     `--discard=new --discard-per-subject --defaults`
   );
 }
+
+/** Where the stream requirements, and moving runs out of a stream that breaks them, are documented. */
+export const STREAMS_DOC = 'docs/guide/stores.md';
 
 export function missingStream(stream: string, url: string): LogbookError {
   return new LogbookError(
@@ -106,16 +115,36 @@ function describeAge(nanos: number): string {
 }
 
 /**
+ * What a full stream does, for the refusal of a limit that fills it: nats-server
+ * 2.9 checks the limit against the message alone, stores it with its overhead,
+ * and then drops the oldest messages to fit (a finished run's meta among them)
+ * even with discard new; later servers refuse the record, and the run fails.
+ */
+const WHEN_FULL = 'once full it refuses records, and nats-server 2.9 drops its oldest ones instead (a finished run among them)';
+
+/**
  * Checks that the stream keeps every record, once, forever, and returns the
  * binding. Refuses a stream whose subjects are unusable, that keeps more than one
  * message per subject, that discards old messages or does not discard new ones
- * per subject, that expires messages, whose message size limit is below
- * RECORD_FLOOR_BYTES, or that does not acknowledge publishes (the fence needs the
- * ack). Every problem is named with its fix, on one line.
+ * per subject, that expires messages, that limits its bytes or messages (it
+ * would fill up: WHEN_FULL), that keeps them in memory (a server restart loses
+ * them), whose message size limit is below RECORD_FLOOR_BYTES, or that does
+ * not acknowledge publishes (the fence needs the ack). Every problem is named
+ * with its fix, on one line.
  */
 export function checkStreamConfig(config: StreamShape): StreamBinding {
   const stream = config.name;
   const prefix = derivePrefix(stream, config.subjects ?? []);
+  const problems = streamProblems(config, prefix);
+  if (problems.length > 0) {
+    throw new LogbookError('stream_config', `stream ${stream} cannot hold journals: ${problems.join('; ')}`);
+  }
+  return { stream, prefix };
+}
+
+/** What keeps a stream with these settings from holding journals (its subjects aside), each with its fix; none when it can. */
+export function streamProblems(config: StreamShape, prefix: string): string[] {
+  const stream = config.name;
   const problems: string[] = [];
   const edit = (flag: string) => `nats stream edit ${stream} ${flag}`;
   const perSubject = config.max_msgs_per_subject ?? 0;
@@ -133,6 +162,21 @@ export function checkStreamConfig(config: StreamShape): StreamBinding {
   if ((config.max_age ?? 0) > 0) {
     problems.push(`it expires messages after ${describeAge(config.max_age!)} but journals must not expire (fix: ${edit('--max-age=0')})`);
   }
+  if ((config.max_bytes ?? -1) > 0) {
+    problems.push(`it keeps at most ${config.max_bytes} bytes: ${WHEN_FULL} (fix: ${edit('--max-bytes=-1')})`);
+  }
+  if ((config.max_msgs ?? -1) > 0) {
+    problems.push(`it keeps at most ${config.max_msgs} messages: ${WHEN_FULL} (fix: ${edit('--max-msgs=-1')})`);
+  }
+  if (config.storage === 'memory') {
+    const replicas = (config.num_replicas ?? 1) > 1 ? ` --replicas=${config.num_replicas}` : '';
+    const add = streamAddCommand(stream, prefix).replace(/ --defaults$/, `${replicas} --storage=file --defaults`);
+    problems.push(
+      'it keeps its messages in memory, so a server restart loses every run in it ' +
+        `(fix: a stream's storage cannot be edited; create it again with file storage: nats stream rm ${stream}, then ${add}; ` +
+        `move the runs to keep out first, as ${STREAMS_DOC} shows)`,
+    );
+  }
   const size = config.max_msg_size ?? -1;
   if (size > 0 && size < RECORD_FLOOR_BYTES) {
     problems.push(
@@ -142,8 +186,5 @@ export function checkStreamConfig(config: StreamShape): StreamBinding {
   if (config.no_ack === true) {
     problems.push(`it does not acknowledge publishes, which appends need (fix: ${edit('--ack')})`);
   }
-  if (problems.length > 0) {
-    throw new LogbookError('stream_config', `stream ${stream} cannot hold journals: ${problems.join('; ')}`);
-  }
-  return { stream, prefix };
+  return problems;
 }

@@ -11,7 +11,7 @@
  * stream leader election is election.ts's, which reports its waits here.
  */
 import { readFileSync } from 'node:fs';
-import type { JetStreamApiCodes, JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { LogbookError, redactUrlCredentials } from '../../core/index.js';
 import type { NatsSettings, WaitListener } from '../backend.js';
@@ -71,8 +71,6 @@ export class Link {
     /** The `nats.url` as messages quote it: without the credentials it may hold. */
     readonly url: string,
     readonly timeoutMs: number,
-    /** The client's names for the API's error codes. */
-    readonly apiCodes: typeof JetStreamApiCodes,
     /** How long an operation waits through a stream leader election (election.ts). */
     readonly leaderWaitMs: number,
     private readonly onWait: WaitListener = () => {},
@@ -211,7 +209,7 @@ export async function dial(settings: NatsSettings, options: DialOptions): Promis
   const shown = redactUrlCredentials(settings.url);
   const why = (err: unknown): string => redactUrlCredentials((err as Error).message);
   const { connect, credsAuthenticator } = await import('@nats-io/transport-node');
-  const { jetstream, jetstreamManager, JetStreamApiCodes } = await import('@nats-io/jetstream');
+  const { jetstream, jetstreamManager } = await import('@nats-io/jetstream');
   let authenticator;
   if (settings.creds !== undefined && settings.creds !== '') {
     let creds: Uint8Array;
@@ -239,7 +237,7 @@ export async function dial(settings: NatsSettings, options: DialOptions): Promis
     // it, so it fails while one is elected. The backend's first stream request,
     // which waits through elections, finds out whether JetStream answers at all.
     const jsm = await jetstreamManager(nc, { timeout: timeoutMs, checkAPI: false });
-    return new Link(nc, jetstream(nc, { timeout: timeoutMs }), jsm, shown, timeoutMs, JetStreamApiCodes, options.leaderWaitMs, options.onWait);
+    return new Link(nc, jetstream(nc, { timeout: timeoutMs }), jsm, shown, timeoutMs, options.leaderWaitMs, options.onWait);
   } catch (err) {
     await nc.close().catch(() => {});
     throw unavailable(`cannot use JetStream at ${shown}: ${why(err)}`, err);

@@ -18,6 +18,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LogbookError } from '../../core/index.js';
+import { apiVerdict } from './api-errors.js';
 import { missingStream } from './binding.js';
 import { jetStreamOff, unavailable, type Link } from './connection.js';
 
@@ -64,16 +65,11 @@ export async function within<T>(ms: number, p: Promise<T>): Promise<T> {
 }
 
 /**
- * API errors a stream gives while it has no leader: the JetStream system is
- * temporarily unavailable (10008), a server that cannot handle it now (10009),
- * the stream or consumer offline (10118, 10119).
- */
-const LEADERLESS_CODES: ReadonlySet<number> = new Set([10008, 10009, 10118, 10119]);
-
-/**
  * How an operation failed:
  * - `missing`: the stream does not exist;
- * - `leaderless`: nothing answered for the stream in time, or it said it has no leader;
+ * - `leaderless`: nothing answered for the stream in time, or it said it cannot
+ *   take the request now (apiVerdict: no leader, offline, or on a 2.11+ cluster
+ *   an earlier publish of the run still being replicated, as while it has no quorum);
  * - `unanswered`: a publish found no responders, which is a stream without a
  *   leader or one that does not exist (the stream is asked which);
  * - `final`: anything else.
@@ -93,7 +89,7 @@ function classify(err: unknown): Failure {
       // with an API error as its cause it is the account's refusal instead.
       return e.cause?.name === 'JetStreamApiError' ? 'final' : 'unanswered';
     case 'JetStreamApiError':
-      return typeof e.code === 'number' && LEADERLESS_CODES.has(e.code) ? 'leaderless' : 'final';
+      return apiVerdict(err) === 'leaderless' ? 'leaderless' : 'final';
     default:
       return 'final';
   }

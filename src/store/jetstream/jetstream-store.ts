@@ -23,10 +23,12 @@ import type { Backend, BackendContext, HeldRun, NatsSettings, OpenedRun, RunSumm
 import { JournalStore } from '../journal-store.js';
 import { decodeOptions } from '../options.js';
 import { runNotFound } from '../store.js';
+import { apiRefusal } from './api-errors.js';
 import { checkStreamConfig, type StreamBinding } from './binding.js';
 import { dial, type Link } from './connection.js';
 import { HeldSubjects, type MetaMark } from './appends.js';
 import { LEADER_WAIT_MS, throughElection, within } from './election.js';
+import { streamFull } from './full.js';
 import { followRun, lastMessage, lineOf, readRun, runBatches, subjectCounts } from './reads.js';
 import { allMetaFilter, metaSubject, noteSubject, notesFilter, recordSubject, runFilter, runIdOfMetaSubject } from './subjects.js';
 
@@ -227,6 +229,8 @@ export class JetStreamBackend implements Backend {
       await this.link.js.publish(subject, text, { timeout: this.link.timeoutMs });
     } catch (err) {
       if ((await lastMessage(this.link, this.binding, subject)) !== null) return; // another writer kept the same note
+      const refusal = apiRefusal(err);
+      if (refusal?.verdict === 'full') throw await streamFull(this.link, this.binding, what, refusal.limit, err);
       throw this.link.failure(what, err);
     }
   }

@@ -71,6 +71,8 @@ describe('stream configuration check', () => {
     ['no discard new per subject', { discard_new_per_subject: false }, 'nats stream edit RUNS --discard-per-subject'],
     ['a max age', { max_age: 3600e9 }, 'nats stream edit RUNS --max-age=0'],
     ['a small max message size', { max_msg_size: 1000 }, 'nats stream edit RUNS --max-msg-size=-1'],
+    ['a max bytes', { max_bytes: 5100 }, 'nats stream edit RUNS --max-bytes=-1'],
+    ['a max messages', { max_msgs: 1000 }, 'nats stream edit RUNS --max-msgs=-1'],
     ['no acks', { no_ack: true }, 'nats stream edit RUNS --ack'],
   ])('refuses %s with its fix', (_name, change, fix) => {
     const err = failure(() => checkStreamConfig({ ...good, ...change }));
@@ -78,6 +80,31 @@ describe('stream configuration check', () => {
     expect(err.message).toMatch(/^stream RUNS cannot hold journals: /);
     expect(err.message).toContain(`(fix: ${fix})`);
     expect(err.message.split('(fix:')).toHaveLength(2);
+  });
+
+  it('takes no limit on bytes or messages (-1 or 0) and file storage', () => {
+    for (const none of [-1, 0]) expect(checkStreamConfig({ ...good, max_bytes: none, max_msgs: none, storage: 'file' }).stream).toBe('RUNS');
+  });
+
+  it('says a full stream is refused because it would drop or refuse records', () => {
+    const err = failure(() => checkStreamConfig({ ...good, max_bytes: 5100 }));
+    expect(err.message).toBe(
+      'stream RUNS cannot hold journals: it keeps at most 5100 bytes: once full it refuses records, and nats-server 2.9 drops its oldest ones instead ' +
+        '(a finished run among them) (fix: nats stream edit RUNS --max-bytes=-1)',
+    );
+  });
+
+  it('refuses memory storage, saying how to create the stream again with file storage', () => {
+    const add = "nats stream add RUNS --subjects 'logbook.runs.>' --max-msgs-per-subject=1 --discard=new --discard-per-subject";
+    const err = failure(() => checkStreamConfig({ ...good, storage: 'memory' }));
+    expect(err.code).toBe('stream_config');
+    expect(err.message).toBe(
+      'stream RUNS cannot hold journals: it keeps its messages in memory, so a server restart loses every run in it ' +
+        `(fix: a stream's storage cannot be edited; create it again with file storage: nats stream rm RUNS, then ${add} --storage=file --defaults; ` +
+        'move the runs to keep out first, as docs/guide/stores.md shows)',
+    );
+    // Its replicas are kept.
+    expect(failure(() => checkStreamConfig({ ...good, storage: 'memory', num_replicas: 3 })).message).toContain(`${add} --replicas=3 --storage=file --defaults;`);
   });
 
   it('names every problem on one line', () => {

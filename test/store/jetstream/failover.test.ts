@@ -8,14 +8,15 @@
  * starts.
  */
 import { createServer } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { JetStreamStore, type Journal } from '../../../src/index.js';
 import { caught } from '../../helpers/errors.js';
 import { journalStream } from '../../helpers/jetstream.js';
-import { useNatsCluster } from '../../helpers/nats-cluster.js';
+import { natsClusterOfBlock } from '../../helpers/nats-cluster.js';
+import { describeEachNatsServer } from '../../helpers/nats-server.js';
 import { assistant, at, completed, meta, toolResult } from '../../helpers/records.js';
 
-const nats = useNatsCluster();
+const nats = natsClusterOfBlock();
 const WAITING = (stream: string): string => `waiting for the leader of stream ${stream}`;
 
 /** A loopback port nothing listens on. */
@@ -48,7 +49,8 @@ async function finish(journal: Journal): Promise<void> {
   await journal.close();
 }
 
-describe.skipIf(!nats.enabled)('jetstream store on a three-node cluster', () => {
+describeEachNatsServer('jetstream store on a three-node cluster', (binary) => {
+  nats.start(binary);
   it('a comma-separated url uses every server it lists, whichever of them is down', async () => {
     const stream = await r3Stream('URLS');
     const dead = `nats://127.0.0.1:${await deadPort()}`;

@@ -7,11 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JetStreamStore, type Journal } from '../../../src/index.js';
 import { addStream, journalStream } from '../../helpers/jetstream.js';
 import { caught as failure } from '../../helpers/errors.js';
-import { useNatsServer } from '../../helpers/nats-server.js';
+import { describeEachNatsServer, natsServerOfBlock } from '../../helpers/nats-server.js';
 import { assistant, at, completed, meta, toolResult } from '../../helpers/records.js';
 import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.js';
 
-const nats = useNatsServer();
+const nats = natsServerOfBlock();
 const TIMEOUT_MS = 1500;
 let streams = 0;
 
@@ -27,7 +27,8 @@ function seqs(records: { seq: number }[]): number[] {
   return records.map((r) => r.seq);
 }
 
-describe.skipIf(!nats.enabled)('jetstream store failures', () => {
+describeEachNatsServer('jetstream store failures', (binary) => {
+  nats.start({ binary });
   describe('lost acks', () => {
     let proxy: TcpProxy;
     beforeAll(async () => {

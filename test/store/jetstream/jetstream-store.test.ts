@@ -1,5 +1,6 @@
 /**
- * The JetStream store against a real nats-server this file starts.
+ * The JetStream store against a real nats-server this file starts, once per
+ * server version found here (appends fence on a run's tail from 2.11 on).
  */
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
@@ -7,16 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JetStreamStore, JournalStore, encodeRecord, openStore, type Store } from '../../../src/index.js';
 import { addStream, freshJetStreamBackend, freshJetStreamStore, journalStream } from '../../helpers/jetstream.js';
 import { caught as failure } from '../../helpers/errors.js';
-import { startNatsServer, useNatsServer } from '../../helpers/nats-server.js';
+import { describeEachNatsServer, startNatsServer, useNatsServer } from '../../helpers/nats-server.js';
 import { assistant, at, completed, meta, toolResult } from '../../helpers/records.js';
 import { storeContract } from '../contract.js';
 
-const nats = useNatsServer();
-const url = (): string => nats.server().url;
-
 /** The raw message bodies of one run, by subject. */
-async function bodies(store: JetStreamStore, id: string): Promise<Map<string, string>> {
-  const nc = await connect({ servers: url() });
+async function bodies(url: string, store: JetStreamStore, id: string): Promise<Map<string, string>> {
+  const nc = await connect({ servers: url });
   try {
     const jsm = await jetstreamManager(nc);
     const { stream, prefix } = store.binding;
@@ -32,7 +30,10 @@ async function bodies(store: JetStreamStore, id: string): Promise<Map<string, st
   }
 }
 
-describe.skipIf(!nats.enabled)('jetstream store', () => {
+describeEachNatsServer('jetstream store', (binary) => {
+  const nats = useNatsServer({ binary });
+  const url = (): string => nats.server().url;
+
   storeContract('jetstream', () => freshJetStreamBackend(url()));
 
   describe('binding', () => {
@@ -63,7 +64,7 @@ describe.skipIf(!nats.enabled)('jetstream store', () => {
     });
 
     it('says so when the server does not serve JetStream', async () => {
-      const plain = await startNatsServer({ jetstream: false });
+      const plain = await startNatsServer({ jetstream: false, binary });
       try {
         const err = await failure(JetStreamStore.connect({ stream: 'X', nats: { url: plain.url }, timeoutMs: 1000 }));
         expect(err.code).toBe('unavailable');
@@ -85,6 +86,9 @@ describe.skipIf(!nats.enabled)('jetstream store', () => {
       ['no discard new per subject', { discard_new_per_subject: false }, '--discard-per-subject'],
       ['a max age', { max_age: 3600 * 1e9 }, '--max-age=0'],
       ['a max message size below the floor', { max_msg_size: 4096 }, '--max-msg-size=-1'],
+      ['a max bytes', { max_bytes: 5100 }, '--max-bytes=-1'],
+      ['a max messages', { max_msgs: 100 }, '--max-msgs=-1'],
+      ['memory storage', { storage: 'memory' }, '--storage=file'],
       ['no wildcard subject', { subjects: ['bad.literal'] }, `--subjects 'bad.literal'`],
       ['two wildcard subjects', { subjects: ['bad1.>', 'bad2.>'] }, '2 wildcard subjects'],
       ['a malformed wildcard subject', { subjects: ['bad3.*'] }, `--subjects 'bad3.>'`],
@@ -99,6 +103,7 @@ describe.skipIf(!nats.enabled)('jetstream store', () => {
 
     it('detects whether the server can fence on a run tail', async () => {
       const store = await freshJetStreamStore(url());
+      expect(store.serverVersion).toBe(binary.version);
       const [major, minor] = store.serverVersion.split('.').map(Number) as [number, number];
       expect(store.tailFence).toBe(major > 2 || (major === 2 && minor >= 11));
       await store.close();
@@ -123,7 +128,7 @@ describe.skipIf(!nats.enabled)('jetstream store', () => {
       const loaded = await store.load('bytes');
       const { prefix } = store.binding;
       const want = new Map(loaded.records.map((r) => [r.seq === 1 ? `${prefix}.bytes._meta` : `${prefix}.bytes.${r.seq}`, encodeRecord(r)]));
-      expect(await bodies(store, 'bytes')).toEqual(want);
+      expect(await bodies(url(), store, 'bytes')).toEqual(want);
       expect(loaded.state.terminal).toEqual({ reason: 'completed' });
       expect(loaded.lastSeq).toBe(4);
     });

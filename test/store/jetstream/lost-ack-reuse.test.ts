@@ -5,15 +5,15 @@
  * stored: only the very same record is adopted, by the server's duplicate check
  * or by the fence read-back. Against a real nats-server this file starts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { JetStreamStore, type Journal } from '../../../src/index.js';
 import { caught } from '../../helpers/errors.js';
 import { addStream, journalStream } from '../../helpers/jetstream.js';
-import { useNatsServer } from '../../helpers/nats-server.js';
+import { describeEachNatsServer, natsServerOfBlock } from '../../helpers/nats-server.js';
 import { assistant, at, meta, toolResult } from '../../helpers/records.js';
 import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.js';
 
-const nats = useNatsServer();
+const nats = natsServerOfBlock();
 const TIMEOUT_MS = 1500;
 let streams = 0;
 
@@ -25,7 +25,8 @@ async function newStream(overrides: Record<string, unknown> = {}): Promise<{ str
   return { stream, prefix };
 }
 
-describe.skipIf(!nats.enabled)('jetstream: a lost ack, then a different record at the same seq', () => {
+describeEachNatsServer('jetstream: a lost ack, then a different record at the same seq', (binary) => {
+  nats.start({ binary });
   let proxy: TcpProxy;
   beforeAll(async () => {
     proxy = await startTcpProxy(nats.server().port);

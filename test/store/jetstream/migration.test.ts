@@ -18,12 +18,12 @@ import {
 } from '../../../src/index.js';
 import { fixtures } from '../../helpers/fixtures.js';
 import { freshJetStreamStore } from '../../helpers/jetstream.js';
-import { useNatsServer } from '../../helpers/nats-server.js';
+import { describeEachNatsServer, natsServerOfBlock } from '../../helpers/nats-server.js';
 import { newerWriterLines } from '../../helpers/newer-writer.js';
 import { assistant, at, completed, meta, toolResult } from '../../helpers/records.js';
 import { tempDir } from '../../helpers/tmp.js';
 
-const nats = useNatsServer();
+const nats = natsServerOfBlock();
 const root = tempDir();
 let dirs = 0;
 
@@ -41,7 +41,8 @@ async function write(store: Store, records: JournalRecord[]): Promise<string> {
   return id;
 }
 
-describe.skipIf(!nats.enabled)('moving runs between backends', () => {
+describeEachNatsServer('moving runs between backends', (binary) => {
+  nats.start({ binary });
   it('copies file -> JetStream -> file with every byte unchanged', async () => {
     const source = freshFileStore();
     const j = await source.create('trip', meta('trip', { prompt: 'escapes <&> \u2028 and "quotes"' }));
