@@ -5,7 +5,7 @@
  * dist/validators/NAME.cjs, with Ajv's standalone code: the config, the
  * script provider's script, and the draft-07 meta-schema that tool input
  * schemas are checked against. A start then loads these instead of
- * compiling the schemas (src/agent/precompiled.ts), which compiles each with
+ * compiling the schemas (src/schema/precompiled.ts), which compiles each with
  * the same options when running from source.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';

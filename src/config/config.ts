@@ -8,7 +8,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type * as Yaml from 'yaml';
 import type { CommandToolSpec } from '../agent/tools/command-tool.js';
-import { ajvClass, precompiled } from '../agent/precompiled.js';
+import { ajvClass, precompiled } from '../schema/precompiled.js';
 import { envRefProblem } from '../agent/tools/mcp/env-refs.js';
 import type { McpServerSpec } from '../agent/tools/mcp/spec.js';
 import { LogbookError } from '../core/index.js';
@@ -89,7 +89,7 @@ function firstProblem(errors: readonly ErrorObject[]): ErrorObject {
   return errors.find((e) => e.keyword === 'additionalProperties') ?? errors[0]!;
 }
 
-/** The config schema's validator: compiled by the build (agent/precompiled.ts), else here. */
+/** The config schema's validator: compiled by the build (schema/precompiled.ts), else here. */
 function configValidator(): ValidateFunction {
   return precompiled('config', () => new (ajvClass())(CONFIG_AJV_OPTIONS).compile(CONFIG_SCHEMA));
 }

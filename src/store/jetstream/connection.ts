@@ -204,11 +204,13 @@ export interface DialOptions {
   onWait?: WaitListener;
 }
 
-/** Dials NATS with the config's settings; fails with `unavailable` naming the URL. */
-export async function dial(settings: NatsSettings, options: DialOptions): Promise<Link> {
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+/**
+ * A core NATS connection with the config's settings (its servers, its creds),
+ * reconnecting for ever in the background; fails with `unavailable` naming the
+ * URL. The journal store and the agents over NATS (src/a2a) both dial here.
+ */
+export async function connectNats(settings: NatsSettings, timeoutMs: number = DEFAULT_TIMEOUT_MS): Promise<NatsConnection> {
   const { connect, credsAuthenticator } = await import('@nats-io/transport-node');
-  const { jetstream, jetstreamManager, JetStreamApiCodes } = await import('@nats-io/jetstream');
   let authenticator;
   if (settings.creds !== undefined && settings.creds !== '') {
     let creds: Uint8Array;
@@ -219,9 +221,8 @@ export async function dial(settings: NatsSettings, options: DialOptions): Promis
     }
     authenticator = credsAuthenticator(creds);
   }
-  let nc: NatsConnection;
   try {
-    nc = await connect({
+    return await connect({
       servers: serverList(settings.url),
       timeout: timeoutMs,
       maxReconnectAttempts: -1,
@@ -231,6 +232,13 @@ export async function dial(settings: NatsSettings, options: DialOptions): Promis
   } catch (err) {
     throw unavailable(`cannot connect to NATS at ${settings.url}: ${(err as Error).message}; is nats-server running there?`, err);
   }
+}
+
+/** Dials NATS with the config's settings; fails with `unavailable` naming the URL. */
+export async function dial(settings: NatsSettings, options: DialOptions): Promise<Link> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const { jetstream, jetstreamManager, JetStreamApiCodes } = await import('@nats-io/jetstream');
+  const nc = await connectNats(settings, timeoutMs);
   try {
     // No account-info round trip here: in a cluster only the meta leader answers
     // it, so it fails while one is elected. The backend's first stream request,

@@ -1,7 +1,7 @@
 /**
  * The build compiles the schemas every start checks into standalone validators
  * (scripts/compile-validators.mjs), which the built command loads instead of
- * compiling the schemas (src/agent/precompiled.ts). Each must judge every
+ * compiling the schemas (src/schema/precompiled.ts). Each must judge every
  * value as the schema compiled at run time does: the same verdict and errors.
  */
 import { existsSync } from 'node:fs';
