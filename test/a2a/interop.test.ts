@@ -57,6 +57,6 @@ describe('bodies against the reference field lists', () => {
     expect(fieldListProblems(toolRequest!.replace('"name":"echo"', '"name":"echo","extra":1'))).toEqual(['tool.request: extra is not a field of the reference\'s']);
     expect(fieldListProblems(toolRequest!.replace('"recipient":{"name":"probe"}', '"recipient":{"name":"probe"},"must_understand":false'))).toEqual(['tool.request: must_understand is false, which the reference omits']);
     expect(fieldListProblems(card!.replace('"name":"probe","version":"probe-0"', '"version":"probe-0","name":"probe"'))[0]).toMatch(/not in the reference's order/);
-    expect(fieldListProblems(fixtureBodies()[7]!.body.replace('{"iteration":1,"phase":"calling-llm","type":"status"}', '{"phase":"calling-llm","iteration":1,"type":"status"}'))[0]).toMatch(/order/);
+    expect(fieldListProblems(fixtureBodies()[8]!.body.replace('{"iteration":1,"phase":"calling-llm","type":"status"}', '{"phase":"calling-llm","iteration":1,"type":"status"}'))[0]).toMatch(/order/);
   });
 });
