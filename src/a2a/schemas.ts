@@ -26,10 +26,10 @@ export function a2aSchema(name: A2ASchemaName): Record<string, unknown> {
 /** The precompiled validator's name for a kind (dist/validators/NAME.cjs). */
 export const validatorName = (kind: MessageKind): string => `a2a-${kind}`;
 
-/** Compiles every kind's schema with one Ajv; the build uses this too. */
-export function compileA2ASchemas(ajv: import('ajv').Ajv): Map<MessageKind, ValidateFunction> {
-  ajv.addSchema(a2aSchema('common'));
-  return new Map(MESSAGE_KINDS.map((kind) => [kind, ajv.compile(a2aSchema(kind))]));
+/** Compiles every kind's schema with one Ajv; the build uses this too, with the documents read from the checkout. */
+export function compileA2ASchemas(ajv: import('ajv').Ajv, load: (name: A2ASchemaName) => Record<string, unknown> = a2aSchema): Map<MessageKind, ValidateFunction> {
+  ajv.addSchema(load('common'));
+  return new Map(MESSAGE_KINDS.map((kind) => [kind, ajv.compile(load(kind))]));
 }
 
 let compiledHere: Map<MessageKind, ValidateFunction> | undefined;
