@@ -4,7 +4,8 @@
  * body is checked both ways: what goes out is checked against its schema and the
  * size limit before it is sent, what comes back is checked before it is read.
  * A failed or refused tool is an in-band reply (`is_error`), not an error here;
- * an error here means the call could not be made or answered.
+ * an error here means the call could not be made or answered, and its message
+ * says why without naming the agent (the caller says which agent and call).
  */
 import type { Msg, NatsConnection } from '@nats-io/transport-node';
 import { ServiceErrorCodeHeader, ServiceErrorHeader } from '@nats-io/services';
@@ -73,26 +74,30 @@ export class A2AClient {
     try {
       msg = await this.nc.request(subject, text, { timeout });
     } catch (err) {
-      throw unanswered(agent, subject, timeout, err);
+      throw unanswered(subject, timeout, err);
     }
     const refusal = serviceError(msg);
     if (refusal !== null) {
-      throw new LogbookError('agent_refused', `agent ${agent} refused the ${kind} (${refusal.code}${refusal.description ? `: ${refusal.description}` : ''})`);
+      throw new LogbookError('agent_refused', `the agent refused the ${kind} (${refusal.code}${refusal.description ? `: ${refusal.description}` : ''})`);
     }
     try {
       return decodeMessage(msg.data, replyKind);
     } catch (err) {
-      throw new LogbookError('invalid_message', `agent ${agent} answered the ${kind} with a body logbook cannot read: ${(err as Error).message}`, { cause: err });
+      throw new LogbookError('invalid_message', `its reply cannot be read: ${(err as Error).message}`, { cause: err });
     }
   }
 }
 
-/** Why a request got no reply, as `agent_unavailable` (no responders, a timeout) or `unavailable` (the connection). */
-function unanswered(agent: string, subject: string, timeoutMs: number, err: unknown): LogbookError {
+/**
+ * Why a request got no reply: `agent_unavailable` for no responders or a
+ * timeout, `unavailable` when the connection failed. Messages say what happened
+ * without naming the agent: callers say which agent and which call.
+ */
+function unanswered(subject: string, timeoutMs: number, err: unknown): LogbookError {
   const e = err as Error & { isNoResponders?: () => boolean; cause?: unknown };
   const noResponders = e?.isNoResponders?.() === true || (e?.cause as Error | undefined)?.name === 'NoResponders' || e?.name === 'NoResponders';
-  if (noResponders) return new LogbookError('agent_unavailable', `agent ${agent} is unavailable: nothing answers on ${subject}`, { cause: err });
+  if (noResponders) return new LogbookError('agent_unavailable', `agent unavailable: nothing answers on ${subject}`, { cause: err });
   const timedOut = e?.name === 'TimeoutError' || (e?.cause as Error | undefined)?.name === 'TimeoutError';
-  if (timedOut) return new LogbookError('agent_unavailable', `agent ${agent} is unavailable: no reply on ${subject} within ${timeoutMs / 1000} s`, { cause: err });
-  return new LogbookError('unavailable', `agent ${agent}: the request on ${subject} failed: ${e?.message ?? String(err)}`, { cause: err });
+  if (timedOut) return new LogbookError('agent_unavailable', `agent unavailable: no reply on ${subject} within ${timeoutMs / 1000} s`, { cause: err });
+  return new LogbookError('unavailable', `the request on ${subject} failed: ${e?.message ?? String(err)}`, { cause: err });
 }

@@ -5,8 +5,11 @@
  * a description (a caller would not import it) or with a name the wire cannot
  * carry; and only those `expose.tools` picks.
  */
-import { IDENTITY_PATTERN } from '../a2a/protocol.js';
-import type { Tool } from './tools/tool.js';
+import { IDENTITY_PATTERN, type ToolDescriptor, type ToolOutcomeFields } from '../a2a/protocol.js';
+import type { ToolHost } from '../a2a/service.js';
+import { RawJson, canonicalJson } from '../core/index.js';
+import type { ToolRegistry } from './tools/registry.js';
+import type { Tool, ToolOutcome } from './tools/tool.js';
 
 export interface ExposeSettings {
   /** Regular expressions matched against tool names (anywhere in the name, as the reference matches them). */
@@ -51,4 +54,36 @@ export function exposedTools(tools: readonly Tool[], settings: Pick<ExposeSettin
     else out.withheld.push({ name, reason });
   }
   return out;
+}
+
+/**
+ * A tool's outcome as a `tool.reply` carries it: a command that ran to an exit is
+ * a success with its `exec` (a non-zero exit included, as the reference serves
+ * it); anything else is its content, an error when the tool said so.
+ */
+export function outcomeFields(outcome: ToolOutcome): ToolOutcomeFields {
+  if (outcome.exec !== undefined) {
+    const { command, exitCode, output, truncated } = outcome.exec;
+    return { output, exec: { command, exit_code: exitCode, ...(truncated ? { truncated } : {}) } };
+  }
+  return { ...(outcome.isError ? { is_error: true } : {}), output: outcome.content };
+}
+
+/**
+ * The served side of `exposed`: their cards' descriptors (each input schema
+ * with its keys sorted, as the reference marshals one) and a call that runs the
+ * tool through the registry, which checks the input against its schema first.
+ */
+export function toolHost(registry: ToolRegistry, exposed: readonly Tool[]): ToolHost {
+  const tools: ToolDescriptor[] = exposed.map(({ definition: d }) => ({
+    name: d.name,
+    description: d.description,
+    input_schema: RawJson.fromValidText(canonicalJson(d.input_schema)),
+  }));
+  return {
+    tools,
+    async call(name, input, signal) {
+      return outcomeFields(await registry.run(name, input ?? RawJson.fromText('{}'), { signal }));
+    },
+  };
 }
