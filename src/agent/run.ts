@@ -22,7 +22,7 @@ import type { Journal, LoadedState, Store } from '../store/store.js';
 import { fingerprintOf, type Agent } from './agent.js';
 import { checkInterruption, interruptedCall, type InterruptedCallAction, type InterruptionChoice } from './approvals.js';
 import { Recorder } from './recorder.js';
-import type { RemoteOrigin } from './tools/tool.js';
+import { keepRemoteOrigins } from './remote-origins.js';
 import { awaitsInput, runLoop, type LoopOptions, type RunResult, type ToolCall } from './runner.js';
 
 export function newRunMeta(runId: string, fingerprint: Fingerprint, prompt: string, interactive: boolean, now = new Date()): MetaPayload {
@@ -130,7 +130,7 @@ export async function startRun(store: Store | null, agent: Agent, options: Start
   validateId(id);
   const meta = newRunMeta(id, fingerprintOf(agent), options.prompt, interactive, options.now);
   const journal = store === null ? null : await store.create(id, meta);
-  const warnings = store === null ? [] : [...(await keepToolSet(store, id, meta.fingerprint.tools_hash, agent)), ...(await keepRemoteOrigins(store, id, agent))];
+  const warnings = store === null ? [] : [...(await keepToolSet(store, id, meta.fingerprint.tools_hash, agent)), ...(await keepRemoteOrigins(store, id, agent.tools))];
   return new AgentRun(agent, encodeRecord({ seq: 1, meta }), initialState({ seq: 1, meta }), journal, false, warnings);
 }
 
@@ -150,43 +150,6 @@ async function keepToolSet(store: Store, id: string, toolsHash: string, agent: A
     return [];
   } catch (err) {
     return [`could not keep the tool set beside run ${id} (${err instanceof Error ? err.message : String(err)}); a resume refused for a changed tool set will not name the tools`];
-  }
-}
-
-/** The note beside a run that names, for each tool of another agent it used, that agent and its name for the tool. */
-export const REMOTE_TOOLS_NOTE = 'remote-tools';
-
-/** Tool name -> the agent that runs it and its own name for it, as the remote-tools note holds them. */
-export type RemoteOrigins = Record<string, RemoteOrigin>;
-
-/** The remote-tools note's origins, or an empty map when the run has none (or it cannot be read). */
-export async function remoteOrigins(store: Store, id: string): Promise<RemoteOrigins> {
-  try {
-    const text = await store.getNote(id, REMOTE_TOOLS_NOTE);
-    return text === null ? {} : (JSON.parse(text) as RemoteOrigins);
-  } catch {
-    return {}; // without it a remote call is shown as remote, without its agent
-  }
-}
-
-/**
- * Keeps beside the run which agent runs each of its remote tools, so a rendering
- * of the run can name the agent of a remote call (the record only says
- * `remote`). A resume adds its own to those kept. A convenience, like the tool set.
- */
-async function keepRemoteOrigins(store: Store, id: string, agent: Agent, resumed = false): Promise<string[]> {
-  const origins: RemoteOrigins = {};
-  for (const d of agent.tools.definitions()) {
-    const remote = agent.tools.get(d.name)?.remote;
-    if (remote !== undefined) origins[d.name] = remote;
-  }
-  if (Object.keys(origins).length === 0) return [];
-  try {
-    const kept = resumed ? await remoteOrigins(store, id) : {};
-    await store.putNote(id, REMOTE_TOOLS_NOTE, JSON.stringify({ ...kept, ...origins }));
-    return [];
-  } catch (err) {
-    return [`could not keep which agents run the remote tools beside run ${id} (${err instanceof Error ? err.message : String(err)}); showing the run will not name them`];
   }
 }
 
@@ -262,7 +225,7 @@ export async function resumeRun(store: Store, agent: Agent, id: string, options:
         : `run ${id} is not waiting for input (a model call is due); resume it without a prompt first`,
     );
   }
-  const warnings: string[] = await keepRemoteOrigins(store, id, agent, true);
+  const warnings: string[] = await keepRemoteOrigins(store, id, agent.tools, true);
   if (state.pending === null && state.last_stop_reason === 'pause_turn') {
     warnings.push(
       `run ${id} rests on a paused turn; the server-side state it continues from may have expired, in which case the model starts that step over`,

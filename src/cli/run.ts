@@ -247,10 +247,21 @@ async function settleAnswers(run: AgentRun, flags: RunFlags, p: Presentation): P
       ...(p.err.columns !== undefined ? { width: p.err.columns } : {}),
       style: p.err.style,
       turns: flags.replay === 'all' ? 'all' : undefined,
+      agents: toolAgentsOf(tools),
     }),
   );
   for (const w of run.warnings) p.progress(`${p.err.style.note(`warning: ${w}`)}\n`);
   if (run.interruptedCall !== undefined) await askInterruption(run, tools, terminalQuestions(), p.presenter, p.signal);
+}
+
+/** Which agent runs each of the registry's remote tools, to name it on the calls narrated. */
+function toolAgentsOf(tools: ToolRegistry): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const d of tools.definitions()) {
+    const agent = tools.get(d.name)?.remote?.agent;
+    if (agent !== undefined) out[d.name] = agent;
+  }
+  return out;
 }
 
 interface OutcomeContext {
