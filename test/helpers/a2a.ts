@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { schemaProblem, type MessageKind } from '../../src/a2a/index.js';
 import { elementSpans, memberSpans } from '../../src/core/index.js';
 
 const FILE = resolve(import.meta.dirname, '../fixtures/a2a/caller-side.jsonl');
@@ -98,4 +99,50 @@ export function fieldListProblems(body: string): string[] {
     }
   }
   return problems;
+}
+
+/** One message the tap saw. */
+export interface Tapped {
+  subject: string;
+  body: string;
+  /** The micro service error code, on an error reply. */
+  errorCode?: string;
+}
+
+/**
+ * Everything on the A2A subjects and the reply inboxes of a NATS server, as
+ * seen by a plain subscriber: the requests logbook sends and the replies it
+ * gets, so a test can hold every body to the reference's field lists.
+ */
+export async function tapWire(url: string): Promise<{ seen: Tapped[]; bodies: () => string[]; close: () => Promise<void> }> {
+  const { connect } = await import('@nats-io/transport-node');
+  const nc = await connect({ servers: url });
+  const seen: Tapped[] = [];
+  for (const subject of ['choria.fisk-ai.>', '_INBOX.>']) {
+    nc.subscribe(subject, {
+      callback: (_err, msg) => {
+        const code = msg.headers?.get('Nats-Service-Error-Code');
+        seen.push({ subject: msg.subject, body: msg.string(), ...(code ? { errorCode: code } : {}) });
+      },
+    });
+  }
+  await nc.flush();
+  return {
+    seen,
+    bodies: () => seen.map((m) => m.body).filter((b) => b.startsWith('{"protocol":"io.choria.fisk-ai.v1.')),
+    close: () => nc.close(),
+  };
+}
+
+/** What is wrong with bodies against logbook's schemas and the reference's field lists (empty when nothing). */
+export function wireProblems(bodies: readonly string[]): string[] {
+  const bad: string[] = [];
+  for (const body of bodies) {
+    const value = JSON.parse(body) as { protocol: string };
+    const kind = value.protocol.replace('io.choria.fisk-ai.v1.', '') as MessageKind;
+    const problem = schemaProblem(kind, value);
+    if (problem !== null) bad.push(`${kind}: ${problem}`);
+    bad.push(...fieldListProblems(body));
+  }
+  return bad;
 }
