@@ -225,6 +225,8 @@ describe.skipIf(!enabled)('crashes around a remote call', () => {
     expect(skipped.code).toBe(0);
     expect((await store.load('killed')).state.terminal).toEqual({ reason: 'completed' });
     expect(slowCount().length - before).toBe(1);
+    // The skipped call was answered here, not by the agent: its record is not remote.
+    expect(await results('killed')).toEqual([expect.objectContaining({ tool_use_id: 'toolu_slow', is_error: true, remote: false })]);
   });
 
   it('a server killed inside a call leaves an error result the model reads, and the run goes on', async () => {
