@@ -1,21 +1,29 @@
 /**
  * A header's `time`: RFC 3339 as Go's time.Time writes it (RFC3339Nano): UTC
  * written `Z`, nanoseconds with their trailing zeros trimmed, no fraction at all
- * when it is zero. Advisory only (ordering is by `sequence`), so the clock here
- * is the wall clock read at start and carried on by the monotonic one, for
- * nanosecond digits a Date cannot give.
+ * when it is zero. Advisory only (ordering is by `sequence`). The clock here is
+ * the wall clock carried on by the monotonic one, for nanosecond digits a Date
+ * cannot give, taken up again from the wall clock whenever the two part by more
+ * than two milliseconds (the system clock was set, or drifted).
  */
 
 /** RFC 3339 as Go's strict parser takes it. */
 export const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|[+-]\d{2}:\d{2})$/;
 
 const NS_PER_MS = 1_000_000n;
-const wallAtStart = BigInt(Date.now()) * NS_PER_MS;
-const monotonicAtStart = process.hrtime.bigint();
+let wallAtAnchor = BigInt(Date.now()) * NS_PER_MS;
+let monotonicAtAnchor = process.hrtime.bigint();
 
 /** Nanoseconds since the Unix epoch, now. */
 export function nowNs(): bigint {
-  return wallAtStart + (process.hrtime.bigint() - monotonicAtStart);
+  const monotonic = process.hrtime.bigint();
+  const wall = BigInt(Date.now()) * NS_PER_MS;
+  const carried = wallAtAnchor + (monotonic - monotonicAtAnchor);
+  const apart = carried > wall ? carried - wall : wall - carried;
+  if (apart <= 2n * NS_PER_MS) return carried; // Date.now() is whole milliseconds behind
+  wallAtAnchor = wall;
+  monotonicAtAnchor = monotonic;
+  return wall;
 }
 
 function trimmedFraction(digits: string): string {
