@@ -164,7 +164,7 @@ describe.skipIf(!enabled)('a caller facing an agent that does not answer', () =>
       const mute = await client.callTool('mute', 'echo', undefined, { timeoutMs: 300 }).catch((e: unknown) => e);
       expect((mute as Error).message).toBe('agent unavailable: no reply on choria.fisk-ai.tool.mute within 0.3 s');
       // An agent that refuses what logbook sends: one whose schema is stricter is played by a responder with the headers.
-      quiet.subscribe(toolSubject('strict'), { callback: (_e, m) => m.respond('', { headers: errorHeaders('400', 'invalid request') }) });
+      quiet.subscribe(toolSubject('strict'), { callback: (_e, m) => void m.respond('', { headers: errorHeaders('400', 'invalid request') }) });
       await quiet.flush();
       const refused = await client.callTool('strict', 'echo', undefined).catch((e: unknown) => e);
       expect(isLogbookError(refused, 'agent_refused')).toBe(true);

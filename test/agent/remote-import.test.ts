@@ -95,7 +95,7 @@ describe('importing the tools of other agents', () => {
 
   it('refuses names that collide, with a local tool or between agents, the same way whichever card comes first', async () => {
     const hosts = [host('build', { include: ['^test$'] }), host('ops', { alias: 'build' })];
-    for (const delays of [{ build: 30 }, { ops: 30 }]) {
+    for (const delays of [{ build: 30 }, { ops: 30 }] as Record<string, number>[]) {
       const err = await importRemoteTools(directory(delays), hosts, { taken: new Set() }).catch((e: unknown) => e);
       expect((err as Error).message).toBe('imported tool names collide: build_test comes from agents build and ops; give the remote_tools entry another alias');
     }
