@@ -17,6 +17,7 @@ choria.fisk-ai.tool.IDENTITY, for the config's command tools and MCP tools that 
 never a tool with confirm (no operator is there to approve it) or without a description.
 SIGTERM or Ctrl-C stops it taking calls, lets those in flight finish, and exits 0; a second one
 leaves at once. A line per call goes to stderr. A served call is not a run: nothing is journaled.
+See docs/guide/agents.md.
   logbook serve --config agent.yaml`;
 
 const AGENTS_HELP = `
@@ -29,7 +30,7 @@ export function registerA2ACommands(program: Command, environment: Environment):
     .description("answer other agents' discovery and tool calls for this config's tools over NATS (A2A), until stopped")
     .option('--config <file>', `the config file (default: ${CONFIG_SEARCH})`)
     .option('--verbose', 'show where an error came from (also LOGBOOK_DEBUG=1)')
-    .addHelpText('after', `${SERVE_HELP}\n${helpAfter(['LOGBOOK_CONFIG', 'LOGBOOK_DEBUG'], ['ok', 'error'])}`)
+    .addHelpText('after', `${SERVE_HELP}\n${helpAfter(['LOGBOOK_CONFIG', 'LOGBOOK_DEBUG'], ['ok', 'error'])}\n  130  a second SIGTERM or Ctrl-C while draining: it left at once, cutting the calls in flight`)
     .action(async (flags: ServeFlags) => {
       const { serve } = await import('./serve.js');
       process.exitCode = await serve(flags, environment);
