@@ -14,7 +14,7 @@ const ALLOWED: Record<string, string[]> = {
   core: [],
   store: ['core'],
   schema: ['core'],
-  a2a: ['core', 'store', 'schema'],
+  a2a: ['core', 'schema'],
   agent: ['core', 'store', 'schema', 'a2a'],
   render: ['core'],
   config: ['core', 'agent', 'store', 'schema', 'a2a'],
