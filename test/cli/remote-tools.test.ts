@@ -20,10 +20,11 @@ import { encodeMessage, stampRequest } from '../../src/a2a/index.js';
 import { RawJson } from '../../src/core/index.js';
 import { FileStore, payloadKind } from '../../src/index.js';
 import { tapWire, wireProblems } from '../helpers/a2a.js';
-import { finished, runCli, spawnCli } from '../helpers/cli.js';
+import { BIN, finished, runCli, spawnCli } from '../helpers/cli.js';
 import { useNatsServer } from '../helpers/nats-server.js';
 import { startServe, type ServeProcess } from '../helpers/serve.js';
 import { tempDir } from '../helpers/tmp.js';
+import { Tmux } from '../helpers/tmux.js';
 
 const { enabled, server } = useNatsServer({ jetstream: false });
 const dir = tempDir('logbook-remote-tools-');
@@ -303,6 +304,26 @@ describe.skipIf(!enabled)('an agent that is not there', () => {
       'logbook: agent ghost cannot be reached (agent unavailable: nothing answers on choria.fisk-ai.discovery.ghost); start it (logbook serve) or take it out of remote_tools\n',
     );
     expect(existsSync(join(stateDir, 'runs', 'ghostly.jsonl'))).toBe(false);
+  });
+
+  it('the spinner says which agents are awaited while they are asked for their tools', async () => {
+    const mute = await connect({ servers: server().url });
+    mute.subscribe('choria.fisk-ai.discovery.mute', { callback: () => {} }); // takes the request, never answers
+    await mute.flush();
+    const config = callerConfig('muted', [done], '  - name: mute\n    timeout: 3\n');
+    const tmux = Tmux.start([process.execPath, BIN, 'run', '--config', config, '--state-dir', stateDir, '--name', 'muted', 'go'], {
+      env: { PATH: process.env.PATH ?? '', HOME: dir, TERM: 'xterm-256color', NO_COLOR: '1' },
+      cwd: dir,
+      width: 160,
+    });
+    try {
+      await tmux.waitFor(/asking agent mute for their tools \d+\.\ds/);
+      await tmux.waitFor('logbook: agent mute cannot be reached (agent unavailable: no reply on choria.fisk-ai.discovery.mute within 3 s)');
+      expect(await tmux.exitStatus()).toBe(1);
+    } finally {
+      tmux.kill();
+      await mute.close();
+    }
   });
 
   it('serve refuses to start without an identity or a nats: block', async () => {
