@@ -111,15 +111,15 @@ export async function agentsShow(identity: string, flags: AgentsFlags, environme
   if (!IDENTITY_PATTERN.test(identity)) throw new LogbookError('usage', `${JSON.stringify(identity)} is not an agent identity (letters, digits, _ and -)`);
   const config = requireConfig(flags.config, environment);
   const { host, configured } = hostFor(config, identity);
-  const card = await withClient(config, async (_nc, client) => {
+  const { card, rows } = await withClient(config, async (_nc, client) => {
+    let card: AgentCard;
     try {
-      return await client.discover(identity, { timeoutMs: host.timeout * 1000 });
+      card = await client.discover(identity, { timeoutMs: host.timeout * 1000 });
     } catch (err) {
       throw new LogbookError(isLogbookError(err) ? err.code : 'agent_unavailable', `agent ${identity}: ${(err as Error).message}`, { cause: err });
     }
+    return { card, rows: toolRows(importFromCard(host, card, client)) }; // the tools are made, and none is called
   });
-  const imported = importFromCard(host, card, { callTool: () => Promise.reject(new LogbookError('internal', 'agents show calls no tools')) });
-  const rows = toolRows(imported);
   if (flags.json) {
     process.stdout.write(json({ card: cardJson(card), subjects: { discovery: discoverySubject(identity), tool: toolSubject(identity) }, remote_tools: configured ? 'configured' : 'defaults', alias: host.alias, tools: rows }));
     return EXIT.ok;

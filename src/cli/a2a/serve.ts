@@ -54,7 +54,7 @@ export function requireNats(config: LogbookConfig, what: string): NonNullable<Lo
 }
 
 /** One line per answered request, for the operator's log. Names from the wire are sanitized. */
-export function callLine(call: ServedCall, now = new Date()): string {
+export function servedCallLine(call: ServedCall, now = new Date()): string {
   const at = now.toISOString();
   const clip = (s: string): string => sanitizeLine(s.length > 200 ? `${s.slice(0, 200)}...` : s);
   switch (call.kind) {
@@ -119,7 +119,7 @@ export async function serve(flags: ServeFlags, environment: Environment): Promis
       ...(config.a2a.description !== undefined ? { description: config.a2a.description } : {}),
       maxConcurrent: config.expose.max_concurrent_tools,
       toolTimeoutMs: config.expose.tool_timeout * 1000,
-      onCall: (call) => write(callLine(call)),
+      onCall: (call) => write(servedCallLine(call)),
     });
     for (const n of notes) write(sanitizeLine(n));
     write(
