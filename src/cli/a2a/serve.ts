@@ -123,8 +123,10 @@ export async function serve(flags: ServeFlags, environment: Environment): Promis
     });
     for (const n of notes) write(sanitizeLine(n));
     write(
-      `serving ${exposed.length} tool${exposed.length === 1 ? '' : 's'} as agent ${identity} (instance ${service.instanceId}) on ${serversPhrase(nats.url)}: ` +
-        `${exposed.map((t) => t.definition.name).join(', ')}; ${config.expose.max_concurrent_tools} at once, ${config.expose.tool_timeout} s each`,
+      sanitizeLine(
+        `serving ${exposed.length} tool${exposed.length === 1 ? '' : 's'} as agent ${identity} (instance ${service.instanceId}) on ${serversPhrase(nats.url)}: ` +
+          `${exposed.map((t) => t.definition.name).join(', ')}; ${config.expose.max_concurrent_tools} at once, ${config.expose.tool_timeout} s each`,
+      ),
     );
     await new Promise<void>((resolve) => {
       if (stop.signal.aborted) resolve();
