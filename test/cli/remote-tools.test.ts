@@ -318,7 +318,7 @@ describe.skipIf(!enabled)('an agent that is not there', () => {
     });
     try {
       await tmux.waitFor(/asking agent mute for their tools \d+\.\ds/);
-      await tmux.waitFor('logbook: agent mute cannot be reached (agent unavailable: no reply on choria.fisk-ai.discovery.mute within 3 s)');
+      // The line it then fails with is checked off a terminal, above: a pane that dies loses its last screen here.
       expect(await tmux.exitStatus()).toBe(1);
     } finally {
       tmux.kill();
