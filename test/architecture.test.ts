@@ -14,10 +14,11 @@ const ALLOWED: Record<string, string[]> = {
   core: [],
   store: ['core'],
   schema: ['core'],
-  agent: ['core', 'store'],
+  a2a: ['core', 'schema'],
+  agent: ['core', 'store', 'schema', 'a2a'],
   render: ['core'],
-  config: ['core', 'agent', 'store'],
-  cli: ['core', 'store', 'schema', 'agent', 'render', 'config'],
+  config: ['core', 'agent', 'store', 'schema', 'a2a'],
+  cli: ['core', 'store', 'schema', 'a2a', 'agent', 'render', 'config'],
 };
 
 function files(dir: string): string[] {

@@ -22,6 +22,7 @@ import type { Journal, LoadedState, Store } from '../store/store.js';
 import { fingerprintOf, type Agent } from './agent.js';
 import { checkInterruption, interruptedCall, type InterruptedCallAction, type InterruptionChoice } from './approvals.js';
 import { Recorder } from './recorder.js';
+import { keepRemoteOrigins } from './remote-origins.js';
 import { awaitsInput, runLoop, type LoopOptions, type RunResult, type ToolCall } from './runner.js';
 
 export function newRunMeta(runId: string, fingerprint: Fingerprint, prompt: string, interactive: boolean, now = new Date()): MetaPayload {
@@ -129,7 +130,7 @@ export async function startRun(store: Store | null, agent: Agent, options: Start
   validateId(id);
   const meta = newRunMeta(id, fingerprintOf(agent), options.prompt, interactive, options.now);
   const journal = store === null ? null : await store.create(id, meta);
-  const warnings = store === null ? [] : await keepToolSet(store, id, meta.fingerprint.tools_hash, agent);
+  const warnings = store === null ? [] : [...(await keepToolSet(store, id, meta.fingerprint.tools_hash, agent)), ...(await keepRemoteOrigins(store, id, agent.tools))];
   return new AgentRun(agent, encodeRecord({ seq: 1, meta }), initialState({ seq: 1, meta }), journal, false, warnings);
 }
 
@@ -224,7 +225,7 @@ export async function resumeRun(store: Store, agent: Agent, id: string, options:
         : `run ${id} is not waiting for input (a model call is due); resume it without a prompt first`,
     );
   }
-  const warnings: string[] = [];
+  const warnings: string[] = await keepRemoteOrigins(store, id, agent.tools, true);
   if (state.pending === null && state.last_stop_reason === 'pause_turn') {
     warnings.push(
       `run ${id} rests on a paused turn; the server-side state it continues from may have expired, in which case the model starts that step over`,

@@ -116,6 +116,12 @@ class CallSuspend extends Error {
   }
 }
 
+/** A call's answer, and whether another agent gave it (its record then says `remote`). */
+interface Answer {
+  result: ToolResultBody;
+  remote: boolean;
+}
+
 interface Ending {
   message?: string | undefined;
   error?: LogbookError;
@@ -283,9 +289,14 @@ class Loop {
       }
       if (this.signal.aborted) throw interrupted();
       const problem = this.invalidInputs.get(call.id);
-      const result = use > 1 ? this.repeatedId(call) : problem !== undefined ? this.invalidInput(call, problem) : await this.answer(call, turn.iteration);
+      const { result, remote } =
+        use > 1
+          ? { result: this.repeatedId(call), remote: false }
+          : problem !== undefined
+            ? { result: this.invalidInput(call, problem), remote: false }
+            : await this.answer(call, turn.iteration);
       // A tool that finished is journaled even if a suspend arrived meanwhile: its effects happened.
-      await this.recorder.append({ tool_result: { tool_use_id: call.id, result } });
+      await this.recorder.append({ tool_result: { tool_use_id: call.id, result, ...(remote ? { remote: true } : {}) } });
       this.observer.toolEnd?.(call, result);
     }
   }
@@ -305,7 +316,7 @@ class Loop {
   }
 
   /** The call's result: its tool's, or the answer given instead of running it; or a suspend before it, for an approval. */
-  private async answer(call: ToolCall, iteration: number): Promise<ToolResultBody> {
+  private async answer(call: ToolCall, iteration: number): Promise<Answer> {
     const { tools } = this.agent;
     const resolved = tools.describe(call.name, call.input);
     const context = { runId: this.state.run_id, iteration, policy: policyOf(tools, call.name), resolved, signal: this.signal };
@@ -313,7 +324,7 @@ class Loop {
     if ('suspend' in verdict) throw new CallSuspend(awaitingApprovalMessage(call), call);
     if ('answer' in verdict) {
       this.observer.toolWithheld?.(call, resolved, verdict.answer);
-      return verdict.answer;
+      return { result: verdict.answer, remote: false };
     }
     return this.runTool(call, resolved);
   }
@@ -327,7 +338,7 @@ class Loop {
   }
 
   /** Runs the call's tool. A suspend while it runs names it: it may have taken effect. */
-  private async runTool(call: ToolCall, resolved: string | undefined): Promise<ToolResultBody> {
+  private async runTool(call: ToolCall, resolved: string | undefined): Promise<Answer> {
     this.observer.toolStart?.(call, resolved);
     let outcome;
     try {
@@ -338,7 +349,7 @@ class Loop {
     }
     const result: ToolResultBody = { tool_use_id: call.id, content: outcome.content };
     if (outcome.isError) result.is_error = true;
-    return result;
+    return { result, remote: outcome.remote === true };
   }
 
   /**

@@ -6,7 +6,7 @@
 import { textOf, type RunObserver, type ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
 import { toolUses, withheldKind, type Message, type ToolResultBody } from '../core/index.js';
-import { callLine, callNoteText, resultLines, sanitize, sanitizeLine, showResult } from '../render/index.js';
+import { callLine, callNoteText, remoteText, resultLines, sanitize, sanitizeLine, showResult } from '../render/index.js';
 import type { Progress } from './progress.js';
 import type { Terminal } from './terminal.js';
 
@@ -62,8 +62,10 @@ export function liveObserver(o: LiveOptions): RunObserver {
       if (o.verbose) say(s.faint(`  (${usage.inTokens} in, ${usage.outTokens} out, stop: ${sanitizeLine(stopReason) || 'none'})`));
     },
     toolStart(c, resolved) {
-      say(s.call(call(c, resolved)));
-      progress.start(sanitizeLine(c.name));
+      const remote = o.tools.get(c.name)?.remote;
+      const where = remote === undefined ? '' : ` (${remoteText({ agent: sanitizeLine(remote.agent) })})`;
+      say(s.call(call(c, resolved, where)));
+      progress.start(`${sanitizeLine(c.name)}${where}`);
     },
     toolEnd(_c, r) {
       progress.stop();

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
+import { registerA2ACommands } from './a2a/index.js';
 import { registerCompletionCommands } from './completion.js';
 import { readEnvironment, type Environment } from './environment.js';
 
@@ -43,6 +44,7 @@ export function buildProgram(environment: Environment, options: { completion?: b
   registerRunCommand(program, environment);
   registerSessionCommands(program, environment);
   registerMcpCommands(program, environment);
+  registerA2ACommands(program, environment);
   if (options.completion !== false) registerCompletionCommands(program, environment, () => buildProgram(environment, { completion: false }));
   return program;
 }

@@ -30,7 +30,7 @@ import { chatInput, type ClosableChatInput } from './chat-input.js';
 import type { Environment } from './environment.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { liveObserver } from './live.js';
-import { startLabel } from './mcp/start-label.js';
+import { discoveryLabel, startLabel } from './mcp/start-label.js';
 import { createProgress } from './progress.js';
 import { chooseRun } from './resume-target.js';
 import { resumeCommand, type ResumeFlags } from './resume-command.js';
@@ -122,17 +122,19 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
       ...(environment.scriptLog !== undefined ? { scriptLog: environment.scriptLog } : {}),
       signal: suspend.signal,
       onServers: (p) => progress.start(startLabel(p)),
+      onAgents: (p) => (p.ready.length === 0 ? progress.start(discoveryLabel(p)) : progress.label(discoveryLabel(p))),
     }).catch((err: unknown) => {
       if (!isLogbookError(err, 'interrupted')) throw err;
       return null; // stopped while the tool servers started: nothing was journaled
     });
     if (configured === null) {
-      note('stopped while the MCP servers were starting; nothing was journaled');
+      note('stopped while the tools were being gathered (MCP servers, other agents); nothing was journaled');
       return EXIT.suspended;
     }
     stopServers = configured.close;
     const { agent } = configured;
     progress.stop();
+    for (const n of configured.notes) progress.write(`${err.style.note(`note: ${sanitizeLine(n)}`)}\n`);
     // A store waiting for a stream leader says so on the spinner, timing the wait. A journal
     // append ends a model call or a tool run, whose spinner stops right after it anyway.
     const onWait = (waitingFor: string | null): void => (waitingFor === null ? progress.stop() : progress.start(waitingFor));
@@ -246,10 +248,21 @@ async function settleAnswers(run: AgentRun, flags: RunFlags, p: Presentation): P
       ...(p.err.columns !== undefined ? { width: p.err.columns } : {}),
       style: p.err.style,
       turns: flags.replay === 'all' ? 'all' : undefined,
+      agents: toolAgentsOf(tools),
     }),
   );
   for (const w of run.warnings) p.progress(`${p.err.style.note(`warning: ${w}`)}\n`);
   if (run.interruptedCall !== undefined) await askInterruption(run, tools, terminalQuestions(), p.presenter, p.signal);
+}
+
+/** Which agent runs each of the registry's remote tools, to name it on the calls narrated. */
+function toolAgentsOf(tools: ToolRegistry): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const d of tools.definitions()) {
+    const agent = tools.get(d.name)?.remote?.agent;
+    if (agent !== undefined) out[d.name] = agent;
+  }
+  return out;
 }
 
 interface OutcomeContext {

@@ -7,6 +7,8 @@ import type { Agent } from '../agent/agent.js';
 import { createProvider } from '../agent/providers/index.js';
 import type { RetryListener, RetryPolicy } from '../agent/providers/retry.js';
 import type { StartProgress } from '../agent/tools/mcp/index.js';
+import type { DiscoveryProgress } from '../agent/tools/remote/index.js';
+import { LogbookError } from '../core/index.js';
 import { CommandTool } from '../agent/tools/command-tool.js';
 import { ToolRegistry } from '../agent/tools/registry.js';
 import type { LogbookConfig } from './config.js';
@@ -27,13 +29,17 @@ export interface AgentEnvironment {
   signal?: AbortSignal;
   /** Told how the MCP servers' start goes, for a progress line. */
   onServers?: (progress: StartProgress) => void;
+  /** Told how asking the agents of remote_tools for their tools goes, for a progress line. */
+  onAgents?: (progress: DiscoveryProgress) => void;
 }
 
 /** An agent, and what stops the tool servers it started. */
 export interface ConfiguredAgent {
   agent: Agent;
-  /** Stops the agent's MCP servers; call it on every way out, a suspend included. */
+  /** Stops the agent's MCP servers and lets its NATS connection go; call it on every way out, a suspend included. */
   close(): Promise<void>;
+  /** What the operator should know of the start (tools of other agents that were not imported). */
+  notes: string[];
 }
 
 /** The command tools; `env` is logbook's environment, where each tool's variables come from. */
@@ -41,11 +47,31 @@ export function toolsFromConfig(config: LogbookConfig, env: AgentEnvironment['en
   return new ToolRegistry(config.tools.map((t) => new CommandTool(t, { env })));
 }
 
+/** The tools this agent runs itself: its command tools and its MCP servers' (started here), and what stops those servers. */
+export async function localTools(config: LogbookConfig, environment: Pick<AgentEnvironment, 'env' | 'signal' | 'onServers'>): Promise<{ tools: ToolRegistry; close: () => Promise<void> }> {
+  const tools = toolsFromConfig(config, environment.env);
+  if (config.mcp.length === 0) return { tools, close: async () => {} };
+  const { startMcpServers } = await import('../agent/tools/mcp/index.js');
+  const servers = await startMcpServers(config.mcp, {
+    env: environment.env,
+    ...(environment.signal !== undefined ? { signal: environment.signal } : {}),
+    ...(environment.onServers !== undefined ? { onProgress: environment.onServers } : {}),
+  });
+  try {
+    for (const tool of servers.tools) tools.register(tool);
+  } catch (err) {
+    await servers.close();
+    throw err;
+  }
+  return { tools, close: () => servers.close() };
+}
+
 /**
- * The provider, then the tools: command tools, and the tools of the config's MCP
+ * The provider, then the tools: command tools, the tools of the config's MCP
  * servers, started here (all at once; the module loads only when there are any)
- * and listed, so their definitions are in the fingerprint a resume is checked
- * against.
+ * and listed, and the tools of the agents of remote_tools, imported here (each
+ * agent asked at once), so all their definitions are in the fingerprint a
+ * resume is checked against.
  */
 export async function agentFromConfig(config: LogbookConfig, environment: AgentEnvironment): Promise<ConfiguredAgent> {
   const provider = await createProvider({
@@ -60,22 +86,18 @@ export async function agentFromConfig(config: LogbookConfig, environment: AgentE
     ...(config.idle_timeout !== undefined ? { idleTimeoutMs: config.idle_timeout * 1000 } : {}),
     ...(environment.scriptLog !== undefined ? { scriptLog: environment.scriptLog } : {}),
   });
-  const tools = toolsFromConfig(config, environment.env);
-  let close = async (): Promise<void> => {};
-  if (config.mcp.length > 0) {
-    const { startMcpServers } = await import('../agent/tools/mcp/index.js');
-    const servers = await startMcpServers(config.mcp, {
-      env: environment.env,
-      ...(environment.signal !== undefined ? { signal: environment.signal } : {}),
-      ...(environment.onServers !== undefined ? { onProgress: environment.onServers } : {}),
-    });
-    close = () => servers.close();
-    try {
-      for (const tool of servers.tools) tools.register(tool);
-    } catch (err) {
-      await close();
-      throw err;
-    }
+  const local = await localTools(config, environment);
+  const { tools } = local;
+  const closers = [local.close];
+  const close = async (): Promise<void> => {
+    await Promise.all(closers.splice(0).map((c) => c()));
+  };
+  const notes: string[] = [];
+  try {
+    if (config.remote_tools.length > 0) notes.push(...(await importRemoteTools(config, environment, tools, closers)));
+  } catch (err) {
+    await close();
+    throw err;
   }
   const agent: Agent = {
     provider,
@@ -87,5 +109,28 @@ export async function agentFromConfig(config: LogbookConfig, environment: AgentE
     promptCache: config.prompt_cache,
     ...(config.budget !== undefined ? { budget: config.budget } : {}),
   };
-  return { agent, close };
+  return { agent, close, notes };
+}
+
+/** Registers the tools of remote_tools' agents; what it could not import is in the notes it returns. */
+async function importRemoteTools(config: LogbookConfig, environment: AgentEnvironment, tools: ToolRegistry, closers: (() => Promise<void>)[]): Promise<string[]> {
+  const { startRemoteTools } = await import('../agent/tools/remote/index.js');
+  const remote = await startRemoteTools(config.remote_tools, {
+    nats: config.nats!, // the config refuses remote_tools without it
+    ...(config.a2a.identity !== undefined ? { identity: config.a2a.identity } : {}),
+    taken: new Set(tools.definitions().map((d) => d.name)),
+    ...(environment.onAgents !== undefined ? { onProgress: environment.onAgents } : {}),
+    ...(environment.signal !== undefined ? { signal: environment.signal } : {}),
+  });
+  closers.push(() => remote.close());
+  const notes = [...remote.notes];
+  for (const tool of remote.tools) {
+    try {
+      tools.register(tool);
+    } catch (err) {
+      if (!(err instanceof LogbookError) || err.code !== 'config') throw err;
+      notes.push(`tool ${tool.remote.tool} of agent ${tool.remote.agent} is not imported: ${err.message}`);
+    }
+  }
+  return notes;
 }

@@ -8,9 +8,11 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type * as Yaml from 'yaml';
 import type { CommandToolSpec } from '../agent/tools/command-tool.js';
-import { ajvClass, precompiled } from '../agent/precompiled.js';
+import { ajvClass, precompiled } from '../schema/precompiled.js';
 import { envRefProblem } from '../agent/tools/env-refs.js';
 import type { McpServerSpec, ToolPolicyOverride } from '../agent/tools/mcp/spec.js';
+import { REMOTE_DEFAULTS, type RemoteToolHost } from '../agent/tools/remote/spec.js';
+import { EXPOSE_DEFAULTS, type ExposeSettings } from '../agent/exposure.js';
 import { LogbookError, hasUrlCredentials, redactUrlCredentials } from '../core/index.js';
 import { CONFIG_AJV_OPTIONS, CONFIG_SCHEMA, UPPER_BOUNDS } from './schema.js';
 
@@ -45,6 +47,12 @@ export interface LogbookConfig {
   mcp: McpServerSpec[];
   session: { backend: string; options: Record<string, unknown> };
   nats?: { url: string; creds?: string };
+  /** This agent on the A2A wire: its identity (what `serve` answers as) and description. */
+  a2a: { identity?: string; description?: string };
+  /** Other agents whose tools a run imports, in the order given. */
+  remote_tools: RemoteToolHost[];
+  /** What `logbook serve` answers for. */
+  expose: ExposeSettings;
 }
 
 export const DEFAULTS = {
@@ -91,7 +99,7 @@ function firstProblem(errors: readonly ErrorObject[]): ErrorObject {
   return errors.find((e) => e.keyword === 'additionalProperties') ?? errors[0]!;
 }
 
-/** The config schema's validator: compiled by the build (agent/precompiled.ts), else here. */
+/** The config schema's validator: compiled by the build (schema/precompiled.ts), else here. */
 function configValidator(): ValidateFunction {
   return precompiled('config', () => new (ajvClass())(CONFIG_AJV_OPTIONS).compile(CONFIG_SCHEMA));
 }
@@ -226,6 +234,9 @@ export function parseConfig(text: string, path: string): LogbookConfig {
     tools,
     mcp,
     session: { backend: c.session?.backend ?? 'file', options: c.session?.options ?? {} },
+    a2a: { ...(c.a2a?.identity ? { identity: c.a2a.identity } : {}), ...(c.a2a?.description ? { description: c.a2a.description } : {}) },
+    remote_tools: remoteToolHosts(c.remote_tools ?? [], path),
+    expose: exposeSettings(c.expose, path),
   };
   if (c.budget !== undefined) config.budget = c.budget;
   if (c.idle_timeout !== undefined) config.idle_timeout = c.idle_timeout;
@@ -234,6 +245,9 @@ export function parseConfig(text: string, path: string): LogbookConfig {
   if (c.script !== undefined) config.script = resolveFrom(dir, c.script);
   if (c.nats !== undefined) {
     config.nats = { url: c.nats.url, ...(c.nats.creds ? { creds: resolveFrom(dir, c.nats.creds) } : {}) };
+  }
+  if (config.remote_tools.length > 0 && config.nats === undefined) {
+    throw new LogbookError('config', `${path}: remote_tools needs a nats: block (url, and creds if the server wants them) to reach the agents`);
   }
   return config;
 }
@@ -245,6 +259,64 @@ function envSetting(values: Record<string, string> | undefined, at: string): Rec
     if (problem !== null) throw new LogbookError('config', `${at}.${k}: ${problem}`);
   }
   return values ?? {};
+}
+
+/** Each pattern of a `tools:` filter compiles; the `tags:` part is refused, since nothing on the wire carries tags. */
+function toolPatterns(filter: Record<string, any> | undefined, at: string): string[] | undefined {
+  if (filter === undefined) return undefined;
+  if (filter.tags !== undefined) {
+    throw new LogbookError('config', `${at}.tags: tools cannot be picked by tag (an agent's card carries no tags); pick them by name with tools: [...]`);
+  }
+  const patterns = (filter.tools ?? []) as string[];
+  if (patterns.length === 0) return undefined; // as the reference: a filter without patterns picks nothing out
+  patterns.forEach((p, i) => {
+    try {
+      new RegExp(p);
+    } catch (err) {
+      throw new LogbookError('config', `${at}.tools[${i}]: ${JSON.stringify(p)} is not a regular expression (${(err as Error).message})`);
+    }
+  });
+  return patterns;
+}
+
+/** The `remote_tools:` list, checked beyond what the schema can say. */
+function remoteToolHosts(list: Record<string, any>[], path: string): RemoteToolHost[] {
+  const names = new Set<string>();
+  const aliases = new Map<string, string>();
+  return list.map((h, i) => {
+    const at = `${path}: remote_tools[${i}] (${h.name})`;
+    if (names.has(h.name)) throw new LogbookError('config', `${at}: a second remote_tools entry for agent "${h.name}"`);
+    names.add(h.name);
+    const alias = (h.alias as string | undefined) ?? (h.name as string);
+    const other = aliases.get(alias);
+    if (other !== undefined) {
+      throw new LogbookError('config', `${at}: alias "${alias}" is already the prefix of agent "${other}"'s tools; give each agent its own alias`);
+    }
+    aliases.set(alias, h.name);
+    const include = toolPatterns(h.include, `${at}: include`);
+    const exclude = toolPatterns(h.exclude, `${at}: exclude`);
+    return {
+      name: h.name,
+      alias,
+      ...(include !== undefined ? { include } : {}),
+      ...(exclude !== undefined ? { exclude } : {}),
+      side_effects: h.side_effects ?? REMOTE_DEFAULTS.side_effects,
+      confirm: h.confirm ?? REMOTE_DEFAULTS.confirm,
+      timeout: h.timeout ?? REMOTE_DEFAULTS.timeout,
+      overrides: h.overrides ?? {},
+    };
+  });
+}
+
+function exposeSettings(e: Record<string, any> | undefined, path: string): ExposeSettings {
+  const include = toolPatterns(e?.tools?.include, `${path}: expose.tools.include`);
+  const exclude = toolPatterns(e?.tools?.exclude, `${path}: expose.tools.exclude`);
+  return {
+    ...(include !== undefined ? { include } : {}),
+    ...(exclude !== undefined ? { exclude } : {}),
+    max_concurrent_tools: e?.max_concurrent_tools ?? EXPOSE_DEFAULTS.max_concurrent_tools,
+    tool_timeout: e?.tool_timeout ?? EXPOSE_DEFAULTS.tool_timeout,
+  };
 }
 
 /** The `mcp:` list, checked beyond what the schema can say. */

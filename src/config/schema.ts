@@ -29,6 +29,28 @@ export const UPPER_BOUNDS = {
  */
 export const CONFIG_AJV_OPTIONS = { allErrors: true, strict: true, validateSchema: false } as const;
 
+/** An identity on the A2A wire: one NATS subject token (the reference's rule). */
+const IDENTITY = { type: 'string', pattern: '^[a-zA-Z0-9_-]+$' } as const;
+
+/** Tools picked by name: regular expressions, as the reference's `tools:` filter (its `tags:` is refused with a reason). */
+const TOOL_FILTER = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    tools: { type: 'array', items: { type: 'string', minLength: 1 } },
+    tags: { type: 'array', items: { type: 'string' } },
+  },
+} as const;
+
+const POLICY_OVERRIDES = {
+  type: 'object',
+  additionalProperties: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { confirm: { type: 'boolean' }, side_effects: { type: 'boolean' } },
+  },
+} as const;
+
 export const CONFIG_SCHEMA = {
   type: 'object',
   additionalProperties: false,
@@ -116,6 +138,45 @@ export const CONFIG_SCHEMA = {
       properties: {
         url: { type: 'string', minLength: 1 },
         creds: { type: 'string', minLength: 1 },
+      },
+    },
+    a2a: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        identity: IDENTITY,
+        description: { type: 'string' },
+      },
+    },
+    remote_tools: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name'],
+        properties: {
+          name: IDENTITY,
+          alias: IDENTITY,
+          include: TOOL_FILTER,
+          exclude: TOOL_FILTER,
+          side_effects: { type: 'boolean' },
+          confirm: { type: 'boolean' },
+          timeout: { type: 'number', exclusiveMinimum: 0, maximum: UPPER_BOUNDS.timeout.max },
+          overrides: POLICY_OVERRIDES,
+        },
+      },
+    },
+    expose: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        tools: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { include: TOOL_FILTER, exclude: TOOL_FILTER },
+        },
+        max_concurrent_tools: { type: 'integer', minimum: 1, maximum: 1024 },
+        tool_timeout: { type: 'number', exclusiveMinimum: 0, maximum: UPPER_BOUNDS.timeout.max },
       },
     },
   },

@@ -61,6 +61,13 @@ export type ErrorCode =
   /** An MCP tool server that did not start, or stopped answering (see src/agent/tools/mcp). */
   | 'tool_server'
   | 'interrupted'
+  // agents over NATS (src/a2a)
+  /** An A2A body refused: over the size limit, not valid against its schema, of another protocol than its path carries, or not understood where it must be. */
+  | 'invalid_message'
+  /** Another agent did not answer: no responders for its identity, or no reply before the deadline. */
+  | 'agent_unavailable'
+  /** Another agent answered with an error (a micro service error header). */
+  | 'agent_refused'
   /** Nothing foreseen: a bug. The original error is kept as the cause. */
   | 'internal';
 

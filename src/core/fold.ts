@@ -52,6 +52,8 @@ export interface RunState {
   last_stop_reason: string;
   /** The payload of the last terminal record seen, even when records follow it (as the reference folds it); null when none. */
   terminal: ReadTerminalPayload | null;
+  /** The tool_use ids whose result another agent gave (journaled `remote`), in journal order; not part of the state's JSON. */
+  remote_calls: string[];
   /**
    * Where the run stands, derived and never stored: the terminal reason when the
    * journal ends on a terminal record, else `open` (running, or crashed). Only a
@@ -136,6 +138,7 @@ export function initialState(first: JournalRecord): RunState {
     next_iteration: 0,
     last_stop_reason: '',
     terminal: null,
+    remote_calls: [],
     status: 'open',
     last_seq: first.seq,
   };
@@ -220,7 +223,10 @@ export function step(state: RunState, rec: JournalRecord): RunState {
     turn.results.push(t.result);
     turn.answered.push(t.tool_use_id);
     state.counters.tool_calls++;
-    if (t.remote) state.counters.remote_tool_calls++;
+    if (t.remote) {
+      state.counters.remote_tool_calls++;
+      state.remote_calls.push(t.tool_use_id);
+    }
     if (isAnswered(turn)) commitPending(state);
   } else if ('user' in rec) {
     commitPending(state);

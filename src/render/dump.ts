@@ -5,10 +5,10 @@
  */
 import type { RunState } from '../core/index.js';
 import { callLine } from './calls.js';
-import { callNoteText, elidedLine, endLine, hang, joinItems, marker, pendingLine } from './lines.js';
+import { callSuffix, elidedLine, endLine, hang, joinItems, marker, pendingLine } from './lines.js';
 import { resultLines } from './results.js';
 import { plain, type Style } from './style.js';
-import { transcriptItems, type TranscriptItem } from './transcript.js';
+import { transcriptItems, type ToolAgents, type TranscriptItem } from './transcript.js';
 
 export interface DumpOptions {
   /** Show tool results (the `--tool-output` flag). */
@@ -16,6 +16,8 @@ export interface DumpOptions {
   /** A terminal's width: long call arguments are elided to fit. Omit when piped: always full. */
   width?: number;
   style?: Style;
+  /** Which agent runs each remote tool (the run's remote-tools note), to name it on its calls. */
+  agents?: ToolAgents;
 }
 
 /** The lines one item renders as in the dump; results only with `toolOutput`. */
@@ -32,7 +34,7 @@ export function dumpItem(item: TranscriptItem, options: DumpOptions = {}): strin
     case 'provider':
       return [style.faint(`[${item.providerKind}]`)];
     case 'call': {
-      const suffix = item.note !== undefined ? ` (${callNoteText(item.note)})` : '';
+      const suffix = callSuffix(item);
       const lines = [style.call(callLine(item.name, item.input, { width: options.width, suffix }))];
       if (options.toolOutput && !item.answered && item.note === undefined) lines.push(style.faint('  (no result yet)'));
       return lines;
@@ -52,5 +54,5 @@ export function dumpItem(item: TranscriptItem, options: DumpOptions = {}): strin
 }
 
 export function dumpTranscript(state: RunState, options: DumpOptions = {}): string {
-  return joinItems(transcriptItems(state).map((item) => ({ item, lines: dumpItem(item, options) })));
+  return joinItems(transcriptItems(state, options.agents ? { agents: options.agents } : {}).map((item) => ({ item, lines: dumpItem(item, options) })));
 }

@@ -1,6 +1,6 @@
 /** Small text layout helpers shared by the renderings. */
 import type { Style } from './style.js';
-import { gapBefore, type CallNote, type TranscriptItem } from './transcript.js';
+import { gapBefore, type CallNote, type RemoteCall, type TranscriptItem } from './transcript.js';
 
 /** `first` before the first line of `text`, `rest` before every other line. */
 export function hang(text: string, first: string, rest: string): string[] {
@@ -17,6 +17,17 @@ export function callNoteText(note: CallNote): string {
     case 'not_rerun':
       return 'not re-run after an interruption';
   }
+}
+
+/** How a remote call is marked, the same in every rendering: `on agent probe`, or `remote` when its agent is not known. */
+export function remoteText(remote: RemoteCall): string {
+  return remote.agent === null ? 'remote' : `on agent ${remote.agent}`;
+}
+
+/** A call line's suffix: its remote mark and its note, each in parentheses. */
+export function callSuffix(item: { note?: CallNote; remote?: RemoteCall }): string {
+  const parts = [...(item.remote !== undefined ? [remoteText(item.remote)] : []), ...(item.note !== undefined ? [callNoteText(item.note)] : [])];
+  return parts.map((p) => ` (${p})`).join('');
 }
 
 /** What an export says under a call: its note, else `no result yet` when it has none. */

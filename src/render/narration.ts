@@ -5,10 +5,10 @@
  */
 import type { RunState } from '../core/index.js';
 import { callLine } from './calls.js';
-import { callNoteText, elidedLine, hang, joinItems, marker, pendingLine, textHead } from './lines.js';
+import { callSuffix, elidedLine, hang, joinItems, marker, pendingLine, textHead } from './lines.js';
 import { sanitizeLine } from './sanitize.js';
 import { plain, type Style } from './style.js';
-import { transcriptItems, type TranscriptItem } from './transcript.js';
+import { transcriptItems, type ToolAgents, type TranscriptItem } from './transcript.js';
 
 export interface NarrationOptions {
   /**
@@ -21,6 +21,8 @@ export interface NarrationOptions {
   style?: Style;
   /** The model turns narrated before the pending one: the last few (DEFAULT_NARRATED_TURNS), or all. */
   turns?: number | 'all';
+  /** Which agent runs each remote tool, to name it on its calls. */
+  agents?: ToolAgents;
 }
 
 /** The model turns a resume narrates by default, after the prompt. */
@@ -50,7 +52,7 @@ function narratedCall(item: Extract<TranscriptItem, { kind: 'call' }>, options: 
   return callLine(item.name, item.input, {
     resolved: options.describeCall?.(item.name, item.input),
     width: options.width,
-    suffix: item.note !== undefined ? ` (${callNoteText(item.note)})` : item.pending && item.answered ? ' (answered)' : '',
+    suffix: item.note !== undefined || item.remote !== undefined ? callSuffix(item) : item.pending && item.answered ? ' (answered)' : '',
   });
 }
 
@@ -81,7 +83,7 @@ export function resumeNarration(state: RunState, options: NarrationOptions = {})
   const header = style.strong(`resuming run ${sanitizeLine(state.run_id)} (${calls} LLM call${calls === 1 ? '' : 's'} so far)`);
   const { state: shown, elided } = options.turns === 'all' ? { state, elided: 0 } : lastTurns(state, options.turns ?? DEFAULT_NARRATED_TURNS);
   // Results and thinking are not narrated, so they are not rendered either.
-  const items = transcriptItems(shown, { details: false });
+  const items = transcriptItems(shown, { details: false, ...(options.agents ? { agents: options.agents } : {}) });
   const rendered = items.map((item) => ({ item, lines: narrateItem(item, options, style) }));
   if (elided > 0) {
     const item: TranscriptItem = { kind: 'elided', turns: elided };

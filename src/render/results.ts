@@ -2,7 +2,9 @@
  * Tool results as people read them. A command tool's result body is a JSON
  * envelope, `{"command":[...],"exit_code":N,"output":"..."}` (exit_code null with
  * "timed_out", "signal" or "error" when the command did not simply exit); it is
- * unwrapped to its output. Any other shape is shown as the plain text it is.
+ * unwrapped to its output. A remote command's, as another agent's reply gives it
+ * (remote-tool.ts), has the command as one string and may say `truncated`. Any
+ * other shape is shown as the plain text it is.
  */
 
 export interface ShownResult {
@@ -15,9 +17,11 @@ export interface ShownResult {
   timedOut?: boolean;
   signal?: string;
   error?: string;
+  /** A remote command's output was cut by the agent that ran it. */
+  truncated?: boolean;
 }
 
-const ENVELOPE_KEYS = new Set(['command', 'exit_code', 'timed_out', 'signal', 'error', 'output']);
+const ENVELOPE_KEYS = new Set(['command', 'exit_code', 'timed_out', 'signal', 'error', 'output', 'truncated']);
 
 function isStringArray(v: unknown): v is string[] {
   return Array.isArray(v) && v.every((x) => typeof x === 'string');
@@ -35,7 +39,8 @@ export function showResult(content: string, isError: boolean): ShownResult {
   const o = v as Record<string, unknown>;
   if (
     !Object.keys(o).every((k) => ENVELOPE_KEYS.has(k)) ||
-    !isStringArray(o.command) ||
+    !(isStringArray(o.command) || typeof o.command === 'string') ||
+    !(o.truncated === undefined || typeof o.truncated === 'boolean') ||
     typeof o.output !== 'string' ||
     !(o.exit_code === null || Number.isInteger(o.exit_code)) ||
     !(o.timed_out === undefined || typeof o.timed_out === 'boolean') ||
@@ -44,10 +49,11 @@ export function showResult(content: string, isError: boolean): ShownResult {
   ) {
     return plainText;
   }
-  const shown: ShownResult = { output: o.output, isError, command: o.command, exitCode: o.exit_code as number | null };
+  const shown: ShownResult = { output: o.output, isError, command: typeof o.command === 'string' ? [o.command] : o.command, exitCode: o.exit_code as number | null };
   if (o.timed_out === true) shown.timedOut = true;
   if (o.signal !== undefined) shown.signal = o.signal;
   if (o.error !== undefined) shown.error = o.error;
+  if (o.truncated === true) shown.truncated = true;
   return shown;
 }
 
@@ -62,6 +68,7 @@ export function resultNotes(r: ShownResult): string[] {
   else if (r.signal !== undefined) notes.push(`(killed by ${r.signal})`);
   else if (typeof r.exitCode === 'number' && r.exitCode !== 0) notes.push(`(exit ${r.exitCode})`);
   if (r.error !== undefined) notes.push(`(${r.error})`);
+  if (r.truncated) notes.push('(output truncated)');
   if (r.isError && notes.length === 0) notes.push('(error)');
   if (r.output === '') notes.push('(no output)');
   return notes;

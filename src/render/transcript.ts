@@ -29,6 +29,8 @@ export type TranscriptItem =
       answered: boolean;
       /** A call the run stopped before for its approval, or one answered without running (see callNoteText). */
       note?: CallNote;
+      /** A call another agent answered (its result is journaled remote): that agent, when known. */
+      remote?: RemoteCall;
     }
   | ({ kind: 'result'; id: string; name: string } & ShownResult)
   /** A provider's own block (server tool, redacted thinking), shown by kind. */
@@ -44,6 +46,14 @@ export type ItemKind = TranscriptItem['kind'];
 
 /** What the records tell of a call beyond its result (core: call-facts). */
 export type CallNote = 'awaiting' | 'denied' | 'not_rerun';
+
+/** A remote call's agent: its identity, or null when nothing beside the run names it. */
+export interface RemoteCall {
+  agent: string | null;
+}
+
+/** Tool name -> the identity of the agent that runs it, as kept beside a run (its remote-tools note). */
+export type ToolAgents = Readonly<Record<string, string>>;
 
 /** A tool result as an item: a command's envelope unwrapped, every string sanitized. */
 export function resultItem(body: ToolResultBody, name: string): TranscriptItem {
@@ -62,6 +72,8 @@ export interface TranscriptOptions {
    * of the walk's cost. Calls still say whether they were answered.
    */
   details?: boolean;
+  /** Which agent runs each remote tool, to name it on the run's remote calls. */
+  agents?: ToolAgents;
 }
 
 /** The item a text, thinking or provider block of a `role` message shows as; null for calls and results, which pair up. */
@@ -85,6 +97,8 @@ export function transcriptItems(state: RunState, options: TranscriptOptions = {}
   }
   for (const r of state.pending?.results ?? []) results.set(r.tool_use_id, r);
   const awaited = awaitedCall(state)?.id;
+  const remote = new Set(state.remote_calls);
+  const agents = options.agents ?? {};
   const noteOf = (id: string, pending: boolean, result: ToolResultBody | undefined): CallNote | undefined =>
     result !== undefined ? withheldKind(result) : pending && id === awaited ? 'awaiting' : undefined;
 
@@ -101,6 +115,7 @@ export function transcriptItems(state: RunState, options: TranscriptOptions = {}
         const call: TranscriptItem = { kind: 'call', id: sanitizeLine(id), name: names.get(id)!, input: input.text, pending, answered: result !== undefined };
         const note = noteOf(id, pending, result);
         if (note !== undefined) call.note = note;
+        if (remote.has(id)) call.remote = { agent: Object.hasOwn(agents, b.tool_use.name) ? sanitizeLine(agents[b.tool_use.name]!) : null };
         items.push(call);
         if (details && result !== undefined && !shown.has(id)) {
           shown.add(id);
@@ -129,6 +144,27 @@ export function transcriptItems(state: RunState, options: TranscriptOptions = {}
     items.push(end);
   }
   return items;
+}
+
+/** The agents the run's remote calls went to, by name and sorted (those `agents` names; a call whose agent it does not name adds none). */
+export function remoteAgents(state: RunState, agents: ToolAgents = {}): string[] {
+  if (state.remote_calls.length === 0) return [];
+  const remote = new Set(state.remote_calls);
+  const found = new Set<string>();
+  const all: Message[] = state.pending ? [...state.messages, state.pending.assistant] : state.messages;
+  for (const m of all) {
+    for (const b of m.content) {
+      if ('tool_use' in b && remote.has(b.tool_use.id) && Object.hasOwn(agents, b.tool_use.name)) found.add(sanitizeLine(agents[b.tool_use.name]!));
+    }
+  }
+  return [...found].sort();
+}
+
+/** `2 remote`, and the agents when known: `2 remote, on agent probe`. */
+export function remoteCountText(state: RunState, agents: ToolAgents = {}): string {
+  const n = state.counters.remote_tool_calls.toLocaleString('en-US');
+  const names = remoteAgents(state, agents);
+  return names.length === 0 ? `${n} remote` : `${n} remote, on agent${names.length === 1 ? '' : 's'} ${names.join(', ')}`;
 }
 
 /** Which side of the conversation an item belongs to; renderers separate the sides. */

@@ -142,9 +142,10 @@ describe('session show', () => {
   it('--transcript prints the plain transcript when not on a terminal, with --tool-output the results', async () => {
     const r = await cli(['session', 'show', 'pending-batch', '--transcript', '--state-dir', state]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('\u00bb ping {"host":"a"}\n\u00bb ping {"host":"b"}\n\u00bb ping {"host":"c"}\n');
+    // Call b's result was journaled remote; nothing beside the run names its agent.
+    expect(r.stdout).toContain('\u00bb ping {"host":"a"}\n\u00bb ping {"host":"b"} (remote)\n\u00bb ping {"host":"c"}\n');
     const withOutput = await cli(['session', 'show', 'pending-batch', '--transcript', '--tool-output', '--state-dir', state]);
-    expect(withOutput.stdout).toContain('\u00bb ping {"host":"b"}\n  timeout\n  (error)\n\u00bb ping {"host":"c"}\n  (no result yet)\n');
+    expect(withOutput.stdout).toContain('\u00bb ping {"host":"b"} (remote)\n  timeout\n  (error)\n\u00bb ping {"host":"c"}\n  (no result yet)\n');
   });
 
   it('refuses --json with --transcript as a usage error', async () => {

@@ -63,9 +63,14 @@ describe('showResult', () => {
   });
 
   it('shows any other shape as the plain text it is, (error) marked', () => {
-    for (const content of ['{"command":"ls","exit_code":0,"output":"x"}', '{"command":["ls"],"exit_code":0}', '{"command":["ls"],"exit_code":0,"output":"x","extra":1}', '{not json', 'plain']) {
+    for (const content of ['{"command":1,"exit_code":0,"output":"x"}', '{"command":["ls"],"exit_code":0}', '{"command":"ls","exit_code":0,"output":"x","truncated":"yes"}', '{"command":["ls"],"exit_code":0,"output":"x","extra":1}', '{not json', 'plain']) {
       expect(showResult(content, false).output).toBe(content);
     }
     expect(resultLines(showResult('it broke', true))).toEqual(['it broke', '(error)']);
+  });
+
+  it("unwraps a remote command's envelope: the command as one string, truncated said", () => {
+    expect(showResult('{"command":"sh -c \'exit 3\'","exit_code":3,"output":"nope\\n"}', true)).toEqual({ output: 'nope\n', isError: true, command: ["sh -c 'exit 3'"], exitCode: 3 });
+    expect(resultLines(showResult('{"command":"cat big","exit_code":0,"output":"a","truncated":true}', false))).toEqual(['a', '(output truncated)']);
   });
 });

@@ -20,7 +20,7 @@
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ajvClass, precompiled } from '../precompiled.js';
+import { ajvClass, precompiled } from '../../schema/precompiled.js';
 import { parse as parseYaml } from 'yaml';
 import { LogbookError, RawJson, toByteField, type Block } from '../../core/index.js';
 import type { ModelRequest, ModelResponse, Provider, StreamObserver } from '../provider.js';

@@ -124,6 +124,8 @@ interface Finished {
   exitCode: number | null;
   signal: NodeJS.Signals | null;
   output: string;
+  /** Whether output was cut at max_output. */
+  truncated: boolean;
   timedOut: boolean;
   spawnError?: string;
 }
@@ -171,10 +173,12 @@ function runProcess(argv: string[], spec: CommandToolSpec, env: Record<string, s
       settle();
     };
     const text = (): string => keptOutput(Buffer.concat(chunks), omitted);
-    const notStarted = (why: string): void => finish(() => resolve({ exitCode: null, signal: null, output: '', timedOut: false, spawnError: why }));
+    const notStarted = (why: string): void => finish(() => resolve({ exitCode: null, signal: null, output: '', truncated: false, timedOut: false, spawnError: why }));
     child.on('error', () => void startError.then((why) => why !== undefined && notStarted(why)));
     child.on('close', (code, sig) => {
-      void startError.then((why) => (why !== undefined ? notStarted(why) : finish(() => resolve({ exitCode: code, signal: sig, output: text(), timedOut }))));
+      void startError.then((why) =>
+        why !== undefined ? notStarted(why) : finish(() => resolve({ exitCode: code, signal: sig, output: text(), truncated: omitted > 0, timedOut })),
+      );
     });
     if (signal.aborted) onAbort();
   });
@@ -222,6 +226,10 @@ export class CommandTool implements Tool {
     else if (done.signal) body.signal = done.signal;
     if (done.spawnError) body.error = done.spawnError;
     body.output = done.timedOut ? `${done.output}${done.output ? '\n' : ''}[timed out after ${this.spec.timeout}s]` : done.output;
-    return { content: JSON.stringify(body), isError: done.exitCode !== 0 };
+    const outcome: ToolOutcome = { content: JSON.stringify(body), isError: done.exitCode !== 0 };
+    if (done.exitCode !== null && !done.timedOut && done.spawnError === undefined) {
+      outcome.exec = { command: shellQuote(argv), exitCode: done.exitCode, output: done.output, truncated: done.truncated };
+    }
+    return outcome;
   }
 }

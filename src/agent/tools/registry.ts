@@ -1,5 +1,5 @@
 import type { Ajv, ValidateFunction } from 'ajv';
-import { ajvClass, precompiled } from '../precompiled.js';
+import { ajvClass, precompiled } from '../../schema/precompiled.js';
 import { isLogbookError, LogbookError, nonJsonPart, type RawJson, type ToolDefinition } from '../../core/index.js';
 import type { Tool, ToolContext, ToolOutcome } from './tool.js';
 

@@ -8,6 +8,18 @@ import type { RawJson, ToolDefinition } from '../../core/index.js';
 export interface ToolOutcome {
   content: string;
   isError: boolean;
+  /** Set by a tool another agent runs: its result is journaled `"remote": true`. */
+  remote?: boolean;
+  /** What a command that ran did, for serving it to another agent (a2a's `exec`); absent when it did not run to an exit. */
+  exec?: CommandRun;
+}
+
+/** A command that ran to an exit: what it was, its exit code, its output (cut when `truncated`). */
+export interface CommandRun {
+  command: string;
+  exitCode: number;
+  output: string;
+  truncated: boolean;
 }
 
 export interface ToolContext {
@@ -38,10 +50,17 @@ export interface ToolPolicy {
 export interface Tool {
   readonly definition: ToolDefinition;
   readonly policy?: ToolPolicy;
+  /** For a tool another agent runs: that agent's identity and its own name for the tool. */
+  readonly remote?: RemoteOrigin;
   /** `input` has already been checked against the definition's input_schema. */
   run(input: unknown, context: ToolContext, raw: RawJson): Promise<ToolOutcome>;
   /** What calling it with `input` would actually do (a resolved command line), for narration. */
   describe?(input: unknown, raw: RawJson): string;
+}
+
+export interface RemoteOrigin {
+  agent: string;
+  tool: string;
 }
 
 /** A tool implemented by a TypeScript function, for programs that embed logbook. */

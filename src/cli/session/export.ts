@@ -83,6 +83,7 @@ export async function exportSession(environment: Environment, id: string, flags:
     const run = await resolveRunId(store, id);
     if (format === 'jsonl') return (await store.lines(run)).map((line) => `${line}\n`).join('');
     const loaded = await store.load(run);
-    return exportRun(format, loaded.state, { times: { created: loaded.created, updated: loaded.updated } });
+    const agents = loaded.state.remote_calls.length === 0 ? {} : await (await import('../../agent/remote-origins.js')).toolAgents(store, run);
+    return exportRun(format, loaded.state, { times: { created: loaded.created, updated: loaded.updated }, agents });
   });
 }

@@ -133,23 +133,26 @@ async function printJson(run: LoadedRun): Promise<void> {
 }
 
 async function show(environment: Environment, given: string, flags: ShowFlags): Promise<void> {
-  const { run, origin } = await withStore(environment, flags, async (store) => {
+  const { run, origin, agents } = await withStore(environment, flags, async (store) => {
     const id = await resolveRunId(store, given);
-    return { run: await store.load(id), origin: await store.forkOrigin(id).catch(() => null) };
+    const run = await store.load(id);
+    // Which agents the remote calls went to, from the note beside the run (only a run with remote calls has one).
+    const agents = run.state.remote_calls.length === 0 || flags.json ? {} : await (await import('../../agent/remote-origins.js')).toolAgents(store, id);
+    return { run, origin: await store.forkOrigin(id).catch(() => null), agents };
   });
   if (flags.json) return printJson(run);
   if (!flags.transcript) {
     const [{ formatShow }, { resumeCommand }] = await Promise.all([import('./show.js'), import('../resume-command.js')]);
-    return stdout(formatShow(run, resumeCommand(run.state.run_id, flags), origin));
+    return stdout(formatShow(run, resumeCommand(run.state.run_id, flags), origin, agents));
   }
   if (flags.tui && process.stdout.isTTY && process.stdin.isTTY) {
     const { openViewer } = await import('../viewer/open.js'); // Ink and React load only here
-    await openViewer(run, { toolOutput: flags.toolOutput === true, color: flags.color, env: environment.env });
+    await openViewer(run, { toolOutput: flags.toolOutput === true, color: flags.color, env: environment.env, agents });
     return;
   }
   const [{ dumpTranscript }, { terminalFor }] = await Promise.all([import('../../render/index.js'), import('../terminal.js')]);
   const term = terminalFor(process.stdout, { color: flags.color, env: environment.env });
-  stdout(dumpTranscript(run.state, { toolOutput: flags.toolOutput === true, ...(term.columns ? { width: term.columns } : {}), style: term.style }));
+  stdout(dumpTranscript(run.state, { toolOutput: flags.toolOutput === true, ...(term.columns ? { width: term.columns } : {}), style: term.style, agents }));
 }
 
 export function registerSessionCommands(program: Command, environment: Environment): void {

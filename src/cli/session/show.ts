@@ -6,6 +6,7 @@ import { awaitsInput } from '../../agent/runner.js';
 import { awaitedCall, possiblyStartedCall, toolUses, type RunState } from '../../core/index.js';
 import { sanitize, sanitizeLine } from '../../render/sanitize.js';
 import { textHead } from '../../render/lines.js';
+import { remoteCountText, type ToolAgents } from '../../render/transcript.js';
 import { listedStatus, type ForkOrigin, type ListedStatus, type LoadedRun } from '../../store/store.js';
 import { count, fields, shortTime } from '../output.js';
 
@@ -138,7 +139,7 @@ function shownPrompt(prompt: string): string {
 }
 
 /** The block `session show` prints: where the run stands, then its fields and prompt. */
-export function formatShow(run: LoadedRun, resume: string, origin?: ForkOrigin | null): string {
+export function formatShow(run: LoadedRun, resume: string, origin?: ForkOrigin | null, agents: ToolAgents = {}): string {
   const { state } = run;
   const c = state.counters;
   const f = state.fingerprint;
@@ -153,7 +154,7 @@ export function formatShow(run: LoadedRun, resume: string, origin?: ForkOrigin |
     ['created', sanitizeLine(shortTime(run.created))],
     ['updated', shortTime(run.updated)],
     ['model calls', count(c.llm_calls)],
-    ['tool calls', `${count(c.tool_calls)} (${count(c.remote_tool_calls)} remote)`],
+    ['tool calls', `${count(c.tool_calls)} (${remoteCountText(state, agents)})`],
     ['tokens', `${count(c.in_tokens)} in, ${count(c.out_tokens)} out`],
     ['cache', `${count(c.cache_read_tokens)} read, ${count(c.cache_create_tokens)} created`],
   ];

@@ -2,7 +2,7 @@
  * Opens the full-screen viewer on the terminal and returns when it is closed.
  * Imported lazily: only this path loads Ink and React.
  */
-import { sanitizeLine, transcriptItems } from '../../render/index.js';
+import { sanitizeLine, transcriptItems, type ToolAgents } from '../../render/index.js';
 import type { LoadedRun } from '../../store/store.js';
 import { count } from '../output.js';
 import { statusText } from '../session/show.js';
@@ -20,6 +20,8 @@ export interface ViewerOptions {
   color?: boolean;
   /** NO_COLOR and TERM are read from here. */
   env: Readonly<Record<string, string | undefined>>;
+  /** Which agent runs each remote tool, to name it on its calls. */
+  agents?: ToolAgents;
 }
 
 export function viewerTitle(run: LoadedRun): string {
@@ -38,7 +40,7 @@ export async function openViewer(run: LoadedRun, options: ViewerOptions): Promis
   process.once('exit', leave);
   try {
     const app = render(
-      <Viewer title={viewerTitle(run)} items={transcriptItems(run.state)} unfold={unfold} color={colorWanted(process.stdout, options)} />,
+      <Viewer title={viewerTitle(run)} items={transcriptItems(run.state, options.agents ? { agents: options.agents } : {})} unfold={unfold} color={colorWanted(process.stdout, options)} />,
       { exitOnCtrlC: false, patchConsole: false },
     );
     await app.waitUntilExit();

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { RunState } from '../../core/index.js';
 import { callLine } from '../calls.js';
-import { callStatusText } from '../lines.js';
+import { callStatusText, remoteText } from '../lines.js';
 import { resultNotes } from '../results.js';
 import { sanitize, sanitizeLine } from '../sanitize.js';
 import type { TranscriptItem } from '../transcript.js';
@@ -95,7 +95,8 @@ function itemHtml(item: TranscriptItem): string {
     case 'provider':
       return el('div', 'item muted', `Provider block ${el('code', '', text(item.providerKind))}`);
     case 'call': {
-      const head = el('div', '', `${el('span', 'label', 'Tool call')} ${el('code', 'muted', text(item.id))}`);
+      const remote = item.remote === undefined ? '' : ` ${el('span', 'notes', text(remoteText(item.remote)))}`;
+      const head = el('div', '', `${el('span', 'label', 'Tool call')} ${el('code', 'muted', text(item.id))}${remote}`);
       const note = callStatusText(item);
       const waiting = note === undefined ? '' : el('div', 'notes', `(${note})`);
       return el('div', 'item call', `${head}${el('pre', '', text(callLine(item.name, item.input)))}${waiting}`);
@@ -135,7 +136,7 @@ function sectionHtml(section: Section): string {
 }
 
 export function exportHtml(state: RunState, options: ExportOptions = {}): string {
-  const summary = runSummary(state, options.times)
+  const summary = runSummary(state, options.times, options.agents)
     .map((f) => `${el('dt', '', text(f.label))}${el('dd', '', f.literal ? el('code', '', text(f.value)) : text(f.value))}`)
     .join('');
   return [
@@ -153,7 +154,7 @@ export function exportHtml(state: RunState, options: ExportOptions = {}): string
     '<body>',
     `<header>${el('h1', '', `Run ${el('code', '', text(sanitizeLine(state.run_id)))}`)}${el('dl', '', summary)}</header>`,
     '<main>',
-    ...transcriptSections(state).map(sectionHtml),
+    ...transcriptSections(state, options.agents).map(sectionHtml),
     '</main>',
     '</body>',
     '</html>',

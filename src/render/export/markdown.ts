@@ -17,7 +17,7 @@
  */
 import type { RunState } from '../../core/index.js';
 import { callLine } from '../calls.js';
-import { callStatusText } from '../lines.js';
+import { callStatusText, remoteText } from '../lines.js';
 import { resultNotes } from '../results.js';
 import { sanitize, sanitizeLine } from '../sanitize.js';
 import type { TranscriptItem } from '../transcript.js';
@@ -84,7 +84,7 @@ function itemBlocks(item: TranscriptItem): string[] {
     case 'provider':
       return [label('Provider block', codeSpan(item.providerKind))];
     case 'call': {
-      const blocks = [label('Tool call', codeSpan(item.id)), fence(callLine(item.name, item.input))];
+      const blocks = [label('Tool call', `${codeSpan(item.id)}${item.remote !== undefined ? ` *${inlineText(remoteText(item.remote))}*` : ''}`), fence(callLine(item.name, item.input))];
       const note = callStatusText(item);
       if (note !== undefined) blocks.push(`*(${note})*`);
       return blocks;
@@ -116,9 +116,9 @@ function sectionBlocks(section: Section): string[] {
 }
 
 export function exportMarkdown(state: RunState, options: ExportOptions = {}): string {
-  const summary = runSummary(state, options.times).map(
+  const summary = runSummary(state, options.times, options.agents).map(
     (f) => `- ${f.label}: ${f.literal ? codeSpan(f.value) : inlineText(f.value)}`,
   );
-  const blocks = [`# Run ${codeSpan(state.run_id)}`, summary.join('\n'), ...transcriptSections(state).flatMap(sectionBlocks)];
+  const blocks = [`# Run ${codeSpan(state.run_id)}`, summary.join('\n'), ...transcriptSections(state, options.agents).flatMap(sectionBlocks)];
   return `${blocks.join('\n\n')}\n`;
 }

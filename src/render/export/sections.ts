@@ -6,7 +6,7 @@
  */
 import type { RunState } from '../../core/index.js';
 import { endLine, pendingLine } from '../lines.js';
-import { side, transcriptItems, type TranscriptItem } from '../transcript.js';
+import { side, transcriptItems, type ToolAgents, type TranscriptItem } from '../transcript.js';
 
 type MarkerItem = Extract<TranscriptItem, { kind: 'pending' | 'end' }>;
 
@@ -27,11 +27,11 @@ function heading(item: TranscriptItem, afterPending: boolean): string {
   return afterPending ? 'Assistant (in flight)' : 'Assistant';
 }
 
-export function transcriptSections(state: RunState): Section[] {
+export function transcriptSections(state: RunState, agents?: ToolAgents): Section[] {
   const sections: Section[] = [];
   let current: Extract<Section, { kind: 'turn' }> | null = null;
   let afterPending = false;
-  for (const item of transcriptItems(state)) {
+  for (const item of transcriptItems(state, agents ? { agents } : {})) {
     if (item.kind === 'pending' || item.kind === 'end') {
       sections.push({ kind: 'marker', item, title: markerTitle(item) });
       current = null;

@@ -5,6 +5,7 @@
  */
 import type { RunState } from '../../core/index.js';
 import { sanitizeLine } from '../sanitize.js';
+import { remoteCountText, type ToolAgents } from '../transcript.js';
 
 /** When the run was made and last changed: from the store, not the folded state. */
 export interface RunTimes {
@@ -14,6 +15,8 @@ export interface RunTimes {
 
 export interface ExportOptions {
   times?: RunTimes;
+  /** Which agent runs each remote tool (the run's remote-tools note), to name it on its calls. */
+  agents?: ToolAgents;
 }
 
 export interface SummaryField {
@@ -30,7 +33,7 @@ export function shownStatus(state: RunState): string {
 
 const n = (value: number): string => value.toLocaleString('en-US');
 
-export function runSummary(state: RunState, times: RunTimes = {}): SummaryField[] {
+export function runSummary(state: RunState, times: RunTimes = {}, agents: ToolAgents = {}): SummaryField[] {
   const c = state.counters;
   const f = state.fingerprint;
   const field = (label: string, value: string, literal = false): SummaryField => ({ label, value, literal });
@@ -44,7 +47,7 @@ export function runSummary(state: RunState, times: RunTimes = {}): SummaryField[
   if (times.updated !== undefined) fields.push(field('Updated', sanitizeLine(times.updated), true));
   fields.push(
     field('LLM calls', n(c.llm_calls)),
-    field('Tool calls', `${n(c.tool_calls)} (${n(c.remote_tool_calls)} remote)`),
+    field('Tool calls', `${n(c.tool_calls)} (${remoteCountText(state, agents)})`),
     field('Tokens', `${n(c.in_tokens)} in, ${n(c.out_tokens)} out`),
     field('Cache', `${n(c.cache_read_tokens)} read, ${n(c.cache_create_tokens)} created`),
   );

@@ -5,7 +5,7 @@
  * found too. Pure, so the layout is tested without a terminal.
  */
 import wrapAnsi from 'wrap-ansi';
-import { callLine, callNoteText, elidedLine, endLine, pendingLine, resultNotes, gapBefore, type TranscriptItem } from '../index.js';
+import { callLine, callSuffix, elidedLine, endLine, pendingLine, resultNotes, gapBefore, type TranscriptItem } from '../index.js';
 
 export type Tone = 'user' | 'text' | 'thinking' | 'call' | 'output' | 'bad' | 'note' | 'blank';
 export type Fold = 'thinking' | 'output' | 'call' | null;
@@ -63,7 +63,7 @@ function entryFor(item: TranscriptItem, width: number): Omit<Entry, 'gap'> {
       return { tone: 'thinking', fold: 'thinking', folded: [`${CLOSED}thinking (${plural(lines.length, 'line')})`], unfolded: [`${OPEN}thinking`, ...lines.map((l) => `  ${l}`)] };
     }
     case 'call': {
-      const suffix = item.note !== undefined ? ` (${callNoteText(item.note)})` : item.answered || !item.pending ? '' : ' (no result yet)';
+      const suffix = `${callSuffix(item)}${item.note !== undefined || item.answered || !item.pending ? '' : ' (no result yet)'}`;
       const full = callLine(item.name, item.input, { suffix });
       const short = callLine(item.name, item.input, { width, suffix });
       return short === full ? fixed('call', [full]) : { tone: 'call', fold: 'call', folded: [short], unfolded: [full] };

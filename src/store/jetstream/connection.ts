@@ -203,13 +203,15 @@ export interface DialOptions {
   onWait?: WaitListener;
 }
 
-/** Dials NATS with the config's settings; fails with `unavailable` naming the URL (never its credentials). */
-export async function dial(settings: NatsSettings, options: DialOptions): Promise<Link> {
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+/**
+ * A core NATS connection with the config's settings (its servers, its creds),
+ * reconnecting for ever in the background; fails with `unavailable` naming the
+ * URL (never its credentials). The journal store and the agents over NATS
+ * (src/a2a) both dial here.
+ */
+export async function connectNats(settings: NatsSettings, timeoutMs: number = DEFAULT_TIMEOUT_MS): Promise<NatsConnection> {
   const shown = redactUrlCredentials(settings.url);
-  const why = (err: unknown): string => redactUrlCredentials((err as Error).message);
   const { connect, credsAuthenticator } = await import('@nats-io/transport-node');
-  const { jetstream, jetstreamManager } = await import('@nats-io/jetstream');
   let authenticator;
   if (settings.creds !== undefined && settings.creds !== '') {
     let creds: Uint8Array;
@@ -220,9 +222,8 @@ export async function dial(settings: NatsSettings, options: DialOptions): Promis
     }
     authenticator = credsAuthenticator(creds);
   }
-  let nc: NatsConnection;
   try {
-    nc = await connect({
+    return await connect({
       servers: serverList(settings.url),
       timeout: timeoutMs,
       maxReconnectAttempts: -1,
@@ -230,8 +231,17 @@ export async function dial(settings: NatsSettings, options: DialOptions): Promis
       ...(authenticator ? { authenticator } : {}),
     });
   } catch (err) {
-    throw unavailable(`cannot connect to NATS at ${shown}: ${why(err)}; is nats-server running there?`, err);
+    throw unavailable(`cannot connect to NATS at ${shown}: ${redactUrlCredentials((err as Error).message)}; is nats-server running there?`, err);
   }
+}
+
+/** Dials NATS with the config's settings; fails with `unavailable` naming the URL (never its credentials). */
+export async function dial(settings: NatsSettings, options: DialOptions): Promise<Link> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const shown = redactUrlCredentials(settings.url);
+  const why = (err: unknown): string => redactUrlCredentials((err as Error).message);
+  const { jetstream, jetstreamManager } = await import('@nats-io/jetstream');
+  const nc = await connectNats(settings, timeoutMs);
   try {
     // No account-info round trip here: in a cluster only the meta leader answers
     // it, so it fails while one is elected. The backend's first stream request,

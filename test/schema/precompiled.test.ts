@@ -1,19 +1,22 @@
 /**
  * The build compiles the schemas every start checks into standalone validators
  * (scripts/compile-validators.mjs), which the built command loads instead of
- * compiling the schemas (src/agent/precompiled.ts). Each must judge every
+ * compiling the schemas (src/schema/precompiled.ts). Each must judge every
  * value as the schema compiled at run time does: the same verdict and errors.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { SCRIPT_AJV_OPTIONS, SCRIPT_SCHEMA } from '../../src/agent/providers/script.js';
 import { ToolRegistry } from '../../src/agent/tools/registry.js';
 import { CONFIG_AJV_OPTIONS, CONFIG_SCHEMA } from '../../src/config/schema.js';
 import { defineTool } from '../../src/index.js';
+import { A2A_AJV_OPTIONS, compileA2ASchemas, kindOf, validatorName } from '../../src/a2a/index.js';
+import { fixtureBodies } from '../helpers/a2a.js';
 
 const compiledPath = (name: string): string => resolve(import.meta.dirname, `../../dist/validators/${name}.cjs`);
 const compiled = (name: string): ValidateFunction => (createRequire(import.meta.url)(compiledPath(name)) as { default: ValidateFunction }).default;
@@ -125,5 +128,23 @@ describe('the build\'s standalone config validator', () => {
       }
     }
     expect(refused).toBeGreaterThan(10); // the cases above refuse in many ways
+  });
+});
+
+describe("the build's standalone A2A validators", () => {
+  it.skipIf(!existsSync(compiledPath('a2a-tool.request')))('judge every body as the schemas compiled at run time do', () => {
+    const runtime = compileA2ASchemas(new Ajv2020(A2A_AJV_OPTIONS));
+    const bodies = fixtureBodies().map((b) => JSON.parse(b.body) as Record<string, unknown>);
+    const variants = bodies.flatMap((b) => [b, { ...b, extra: 1 }, { ...b, sequence: -1 }, { ...b, sender: { name: 'a b' } }, { ...b, time: 'now' }]);
+    let refused = 0;
+    for (const body of variants) {
+      const kind = kindOf(body.protocol as string)!;
+      const built = compiled(validatorName(kind));
+      const verdict = built(body);
+      expect(verdict, JSON.stringify(body)).toBe(runtime.get(kind)!(body));
+      expect(errorsOf(built)).toEqual(errorsOf(runtime.get(kind)!));
+      if (!verdict) refused++;
+    }
+    expect(refused).toBe(bodies.length * 4);
   });
 });

@@ -1,0 +1,14 @@
+/**
+ * The reference's agent-to-agent wire: message types, their bytes (encode),
+ * strict reading (decode, against logbook's own schemas), stamping, ids and
+ * subjects. The NATS sides (client.ts, service.ts, directory.ts) load the NATS
+ * service package, so they are imported by path where they are used.
+ */
+export * from './protocol.js';
+export { encodeMessage, encodeBlock } from './encode.js';
+export { decodeMessage, decodeAnyMessage, checkSize, bodySize, type Body, type NotUnderstood } from './decode.js';
+export { stampRequest, stampReply } from './stamp.js';
+export { newMessageId, mintedAt } from './ids.js';
+export { formatWireTime, normalizeWireTime, nowNs } from './wire-time.js';
+export { SUBJECT_PREFIX, discoverySubject, toolSubject, identityOfDiscoverySubject, ENDPOINTS, DEFAULT_REPLY_TIMEOUT_MS } from './subjects.js';
+export { a2aSchema, schemaProblem, validatorOf, compileA2ASchemas, A2A_AJV_OPTIONS, validatorName, type A2ASchemaName } from './schemas.js';
