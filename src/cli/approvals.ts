@@ -158,7 +158,11 @@ export function withInterruptionChoice(resume: string, state: RunState, tools: T
   return `${resume} --rerun ${id}, or --skip ${id} (call ${sanitizeLine(call.id)} (${sanitizeLine(call.name)}) may have taken effect)`;
 }
 
-/** On a terminal: run the interrupted call again, skip it, or stop (the resume is then refused as without a terminal). */
+/**
+ * On a terminal: run the interrupted call again, skip it, or stop (the resume
+ * is then refused as without a terminal). A stop signal or a hang-up at the
+ * question leaves the run as it was: `interrupted`.
+ */
 export async function askInterruption(run: AgentRun, tools: ToolRegistry, questions: Questions, p: Presenter, signal: AbortSignal): Promise<void> {
   const call = run.interruptedCall;
   if (call === undefined) return;
@@ -174,5 +178,6 @@ export async function askInterruption(run: AgentRun, tools: ToolRegistry, questi
     signal,
   );
   if (answer === 'rerun' || answer === 'skip') run.resolveInterruptedCall(call.id, answer);
+  else if (answer === null && signal.aborted) throw new LogbookError('interrupted', `stopped at the question; run ${sanitizeLine(run.id)} is as it was, and its next resume asks again`);
   else checkInterruption(run.state, tools, undefined);
 }

@@ -10,6 +10,7 @@ import { createInterface, type Interface } from 'node:readline';
 import type { ChatInput } from '../agent/runner.js';
 import { sanitizeLine } from '../render/index.js';
 import { forwardCtrlC, type Questions } from './questions.js';
+import { watchTerminalInput } from './stdio.js';
 
 /** A chat's input; it also answers the run's questions (approvals), so stdin has one reader. */
 export interface ClosableChatInput extends ChatInput, Questions {
@@ -53,6 +54,8 @@ export function chatInput(options: ChatInputOptions = {}): ClosableChatInput {
   const write = options.write ?? ((text: string) => void process.stderr.write(text));
   const tty = (input as { isTTY?: boolean }).isTTY === true;
   const rl: Interface = createInterface({ input, output: tty ? process.stderr : undefined, terminal: tty });
+  // A terminal that hangs up stops the chat as SIGHUP does (exit 130), heard before its end of input ends the chat.
+  if (tty) watchTerminalInput(rl, 'close');
   const chatPrompt = options.prompt ?? '> ';
   rl.setPrompt(chatPrompt);
   // Ctrl-C at the prompt suspends the chat as it suspends a run anywhere else (exit 130);

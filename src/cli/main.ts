@@ -16,6 +16,7 @@ import { helpAfter } from './help.js';
 import { registerMcpCommands } from './mcp/index.js';
 import { registerRunCommand } from './run-command.js';
 import { registerSessionCommands } from './session/index.js';
+import { guardStdio } from './stdio.js';
 
 /** Every exit code the command has, for the top-level --help. */
 const EXIT_HELP = helpAfter([], Object.keys(EXIT) as (keyof typeof EXIT)[]);
@@ -49,16 +50,13 @@ export function buildProgram(environment: Environment, options: { completion?: b
   return program;
 }
 
-/** A reader that went away (`| head`) is not an error; any other write failure is one line. */
-function quietOnClosedPipe(stream: NodeJS.WriteStream): void {
-  stream.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EPIPE') process.stderr.write(`logbook: cannot write the output: ${err.message}\n`);
-    process.exit(err.code === 'EPIPE' ? (process.exitCode ?? EXIT.ok) : EXIT.error);
-  });
-}
-
+/**
+ * A closed stdout or stderr ends no command (a run goes on to its end): what
+ * is written to it is dropped, and the exit code says whether output was lost
+ * (stdio.ts). A terminal that hangs up is a SIGHUP.
+ */
 export async function main(argv: string[]): Promise<void> {
-  quietOnClosedPipe(process.stdout);
+  guardStdio();
   const environment = readEnvironment();
   try {
     await buildProgram(environment).parseAsync(argv, { from: 'user' });

@@ -2,9 +2,11 @@
  * Questions to the operator on a terminal, one line each: asked on stderr,
  * answered on stdin. In a chat the chat's own reader answers them, so two
  * readers never share stdin; otherwise a reader lives only while it asks, so
- * the rest of the run leaves the terminal (and Ctrl-C) alone.
+ * the rest of the run leaves the terminal (and Ctrl-C) alone. A terminal that
+ * hangs up while a question waits stops the run as SIGHUP does (stdio.ts).
  */
 import { createInterface, type Interface } from 'node:readline';
+import { watchTerminalInput } from './stdio.js';
 
 export interface Questions {
   /** The line typed, or null at end of input or once `signal` aborts. */
@@ -27,6 +29,7 @@ export function terminalQuestions(input: NodeJS.ReadableStream = process.stdin, 
       if (signal.aborted) return Promise.resolve(null);
       return new Promise((resolve) => {
         const rl = createInterface({ input, output, terminal: true });
+        watchTerminalInput(rl, 'close'); // a hang-up is heard before the question settles
         let settled = false;
         const settle = (answer: string | null): void => {
           if (settled) return;

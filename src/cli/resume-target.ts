@@ -21,9 +21,10 @@ function noRuns(store: Store): LogbookError {
  * `newest` for --continue: the most recently updated run. An id or unique prefix
  * for --resume ID. `true` for --resume alone: a choice on a terminal, otherwise
  * a refusal that lists the latest runs. Without a follow-up PROMPT a completed
- * run cannot be continued, so the choice leaves completed runs out.
+ * run cannot be continued, so the choice leaves completed runs out. A stop
+ * signal while the choice is open (`signal`) ends it: `interrupted`.
  */
-export async function chooseRun(store: Store, target: 'newest' | string | true, options: { followUp: boolean }): Promise<string> {
+export async function chooseRun(store: Store, target: 'newest' | string | true, options: { followUp: boolean; signal: AbortSignal }): Promise<string> {
   if (typeof target === 'string' && target !== 'newest') return resolveRunId(store, target);
   const all = await candidates(store);
   if (all.length === 0) throw noRuns(store);
@@ -34,7 +35,8 @@ export async function chooseRun(store: Store, target: 'newest' | string | true, 
   }
   if (process.stdin.isTTY && process.stderr.isTTY) {
     const { pickRun } = await import('./picker/open.js'); // Ink and React load only here
-    const picked = await pickRun(runs);
+    const picked = await pickRun(runs, options.signal);
+    if (options.signal.aborted) throw new LogbookError('interrupted', 'stopped while choosing the run to continue; no run was changed');
     if (picked === null) throw new LogbookError('usage', 'no run chosen');
     return picked;
   }

@@ -140,7 +140,13 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     const onWait = (waitingFor: string | null): void => (waitingFor === null ? progress.stop() : progress.start(waitingFor));
     if (!flags.ephemeral) store = await storeFor(environment, { config, stateDir: flags.stateDir, onWait });
     if (flags.resume !== undefined || flags.continue) {
-      run = await continueRun(store!, flags, words, { agent, err, note, progress: (t) => progress.write(t), presenter, signal: suspend.signal });
+      const presentation = { agent, err, note, progress: (t: string) => progress.write(t), presenter, signal: suspend.signal };
+      run = await continueRun(store!, flags, words, presentation).catch((err: unknown) => {
+        if (!suspend.signal.aborted || !isLogbookError(err, 'interrupted')) throw err;
+        note((err as Error).message); // stopped at the picker or a question: nothing was written
+        return null;
+      });
+      if (run === null) return EXIT.suspended;
     } else {
       const interactive = flags.chat === true;
       const prompt = promptFrom(words, flags);
@@ -202,7 +208,7 @@ interface Presentation {
  */
 async function continueRun(store: Store, flags: RunFlags, words: string[], p: Presentation): Promise<AgentRun> {
   const followUp = words.length > 0 ? words.join(' ') : undefined;
-  let id = await chooseRun(store, flags.continue ? 'newest' : flags.resume!, { followUp: followUp !== undefined });
+  let id = await chooseRun(store, flags.continue ? 'newest' : flags.resume!, { followUp: followUp !== undefined, signal: p.signal });
   // Read once to see whether it completed; the resume goes on from that read unless it forks.
   let loaded: LoadedState | undefined;
   if (followUp !== undefined) {

@@ -3,9 +3,12 @@
  * suspend a run gracefully: the record being written finishes, the model call
  * or tool in flight is dropped (the tool's whole process group is killed), and
  * `suspended` is journaled. A second signal leaves at once; the journal is
- * consistent at every record boundary, so nothing is lost by that either.
+ * consistent at every record boundary, so nothing is lost by that either. A
+ * hang-up is a SIGHUP however it is noticed (stdio.ts), and it only ever
+ * suspends: nobody at the terminal can have sent it to insist.
  */
 import { EXIT } from './exit-codes.js';
+import { hangUp, onHangUp } from './stdio.js';
 
 /** The signals that stop a command gracefully. */
 export const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'];
@@ -18,14 +21,14 @@ export interface StopSignal {
 
 /**
  * Aborts the returned signal at the first stop signal and exits (130) at the
- * second. `notify` is told either way; after a hangup nothing can be shown, so
- * failures to write to the terminal are ignored from then on.
+ * second. `notify` is told either way; after a hang-up nothing can be shown,
+ * and what is written to the terminal is dropped (stdio.ts).
  */
 export function onStopSignals(notify: (sig: NodeJS.Signals, again: boolean) => void): StopSignal {
   const controller = new AbortController();
   const handler = (sig: NodeJS.Signals): void => {
-    if (sig === 'SIGHUP') process.stderr.on('error', () => {});
     const again = controller.signal.aborted;
+    if (again && sig === 'SIGHUP') return; // the suspend under way goes on
     try {
       notify(sig, again);
     } catch {
@@ -34,11 +37,16 @@ export function onStopSignals(notify: (sig: NodeJS.Signals, again: boolean) => v
     if (again) process.exit(EXIT.suspended);
     controller.abort();
   };
-  for (const sig of STOP_SIGNALS) process.on(sig, handler);
+  const others = STOP_SIGNALS.filter((sig) => sig !== 'SIGHUP');
+  for (const sig of others) process.on(sig, handler);
+  process.on('SIGHUP', hangUp);
+  const stopListening = onHangUp(() => handler('SIGHUP'));
   return {
     signal: controller.signal,
     dispose() {
-      for (const sig of STOP_SIGNALS) process.off(sig, handler);
+      for (const sig of others) process.off(sig, handler);
+      process.off('SIGHUP', hangUp);
+      stopListening();
     },
   };
 }

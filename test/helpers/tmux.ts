@@ -17,6 +17,12 @@ export interface TmuxOptions {
   cwd?: string;
   /** The whole environment of the program (tmux's server gets it). */
   env: Record<string, string>;
+  /**
+   * What the program gets when the terminal hangs up (hangUp): `signal`, a
+   * SIGHUP, as from a shell that passes it on to its jobs (the default), or
+   * `silent`, nothing: it learns of it from the terminal alone.
+   */
+  hangUp?: 'signal' | 'silent';
 }
 
 const EXIT_STATUS = resolve(__dirname, 'exit-status.mjs');
@@ -25,6 +31,8 @@ export class Tmux {
   private readonly socket = `logbook-test-${process.pid}-${randomBytes(4).toString('hex')}`;
   /** Where exit-status.mjs writes how the program ended. */
   private readonly ending = join(tempDir(), 'exit-status');
+  /** Set by hangUp: there is no screen to read any more. */
+  private hungUp = false;
 
   private constructor(private readonly env: Record<string, string>) {}
 
@@ -33,7 +41,8 @@ export class Tmux {
     const t = new Tmux(options.env);
     const conf = join(tempDir(), 'tmux.conf');
     writeFileSync(conf, 'set -g remain-on-exit on\nset -g status off\nset -g history-limit 0\n');
-    const command = [process.execPath, EXIT_STATUS, t.ending, ...argv].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const forward = options.hangUp === 'silent' ? [] : ['--forward-hup'];
+    const command = [process.execPath, EXIT_STATUS, ...forward, t.ending, ...argv].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
     t.tmux(['-f', conf, 'new-session', '-d', '-s', 'main', '-x', String(options.width ?? 100), '-y', String(options.height ?? 30), ...(options.cwd ? ['-c', options.cwd] : []), command]);
     return t;
   }
@@ -83,15 +92,29 @@ export class Tmux {
     const end = Date.now() + deadlineMs;
     let ending = '';
     while ((ending = existsSync(this.ending) ? readFileSync(this.ending, 'utf8') : '') === '') {
-      if (Date.now() > end) throw new Error(`the program did not exit; last screen:\n${this.text()}`);
+      if (Date.now() > end) throw new Error(`the program did not exit; last screen:\n${this.lastScreen()}`);
       await sleep(25);
     }
-    if (!/^\d+$/.test(ending)) throw new Error(`the program was killed by ${ending}; last screen:\n${this.text()}`);
+    if (!/^\d+$/.test(ending)) throw new Error(`the program was killed by ${ending}; last screen:\n${this.lastScreen()}`);
     return Number(ending);
+  }
+
+  /**
+   * Hangs the terminal up, as closing its window does: the server goes, and
+   * with it the terminal. The program's status is still read by exitStatus.
+   */
+  hangUp(): void {
+    this.kill();
+    this.hungUp = true;
+  }
+
+  private lastScreen(): string {
+    return this.hungUp ? '(none: the terminal was hung up)' : this.text();
   }
 
   /** Stops the server and removes its socket file. */
   kill(): void {
+    if (this.hungUp) return;
     try {
       const socket = this.format('#{socket_path}');
       this.tmux(['kill-server']);

@@ -11,6 +11,7 @@ import type { ListedStatus, RunInfo, Store } from '../../store/store.js';
 import type { Environment } from '../environment.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { onStopSignals } from '../signals.js';
+import { outputGone } from '../stdio.js';
 import { withStore, type StoreFlags } from '../store.js';
 import { terminalFor, type Terminal } from '../terminal.js';
 import { newestFirst } from './ls.js';
@@ -76,20 +77,23 @@ export async function searchSessions(environment: Environment, text: string, fla
   const since = flags.since;
   const term = terminalFor(process.stdout, { color: flags.color, env: environment.env });
   const stop = onStopSignals(() => {});
+  // A reader that left (`| head -1`) has read all it wanted: the search ends there.
+  const unread = outputGone('stdout');
+  const ended = AbortSignal.any([stop.signal, unread]);
   try {
     return await withStore(environment, flags, async (store) => {
       const runs = candidates(await store.list(), statuses, since);
       const unreadable: string[] = [];
       let shown = 0;
       search: for (const run of runs) {
-        if (stop.signal.aborted) break;
+        if (ended.aborted) break;
         if (run.status === 'unreadable') {
           unreadable.push(run.runId);
           process.stderr.write(`logbook: cannot search run ${run.runId}: ${sanitizeLine(run.problem ?? 'unreadable')}\n`);
           continue;
         }
         try {
-          for await (const hit of searchRun(store, run.runId, matcher, stop.signal)) {
+          for await (const hit of searchRun(store, run.runId, matcher, ended)) {
             await writeOut(hitLine(hit, run, flags, term));
             if (++shown === flags.limit) break search;
           }
@@ -100,6 +104,7 @@ export async function searchSessions(environment: Environment, text: string, fla
         }
       }
       if (stop.signal.aborted) return EXIT.interrupted;
+      if (unread.aborted) return EXIT.ok;
       if (shown === 0) process.stderr.write(`no match in ${runs.length} run${runs.length === 1 ? '' : 's'} of the ${store.location}\n`);
       if (unreadable.length > 0) {
         throw new LogbookError('unreadable', `${unreadable.length} run${unreadable.length === 1 ? '' : 's'} could not be searched (named above); \`logbook session show ID\` says what is wrong with one`);

@@ -1,7 +1,21 @@
 /** What the commands that print as they read (watch, search) share. */
-import { once } from 'node:events';
+import { outputGone } from '../stdio.js';
 
-/** Writes to stdout, waiting for a slow reader to catch up rather than piling output up in memory. */
+/**
+ * Writes to stdout, waiting for a slow reader to catch up rather than piling
+ * output up in memory. Once stdout is gone (its reader left) nothing is written
+ * and nothing waits: the command sees outputGone('stdout') and stops reading.
+ */
 export async function writeOut(text: string): Promise<void> {
-  if (text !== '' && !process.stdout.write(text)) await once(process.stdout, 'drain');
+  const gone = outputGone('stdout');
+  if (text === '' || gone.aborted || process.stdout.write(text)) return;
+  await new Promise<void>((resolve) => {
+    const done = (): void => {
+      process.stdout.off('drain', done);
+      gone.removeEventListener('abort', done);
+      resolve();
+    };
+    process.stdout.on('drain', done);
+    gone.addEventListener('abort', done, { once: true });
+  });
 }

@@ -11,6 +11,7 @@ import type { Store } from '../../store/store.js';
 import type { Environment } from '../environment.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { onStopSignals } from '../signals.js';
+import { outputGone } from '../stdio.js';
 import { withStore, type StoreFlags } from '../store.js';
 import { terminalFor } from '../terminal.js';
 import { writeOut } from './streaming.js';
@@ -36,6 +37,9 @@ async function watchTarget(store: Store, given: string): Promise<string> {
 
 export async function watchSession(environment: Environment, id: string, flags: WatchFlags): Promise<ExitCode> {
   const stop = onStopSignals(() => {}); // the first Ctrl-C ends the watch below; a second leaves at once
+  // A reader that left (`| head -1`) ends the watch, which has no end of its own.
+  const unread = outputGone('stdout');
+  const ended = AbortSignal.any([stop.signal, unread]);
   try {
     return await withStore(environment, flags, async (store) => {
       const run = await watchTarget(store, id);
@@ -50,13 +54,14 @@ export async function watchSession(environment: Environment, id: string, flags: 
       const from = flags.fromSeq ?? 1;
       const onAbsent = (): void => void process.stderr.write(`waiting for run ${run} to start in the ${store.location} (Ctrl-C to stop)\n`);
       let last = 0;
-      for await (const { record, line } of store.watch(run, { signal: stop.signal, onAbsent })) {
+      for await (const { record, line } of store.watch(run, { signal: ended, onAbsent })) {
         last = record.seq;
         const show = record.seq >= from;
         const text = transcript.add(record, show && flags.json !== true);
         await writeOut(flags.json === true ? (show ? `${line}\n` : '') : text);
       }
       if (stop.signal.aborted) return EXIT.interrupted;
+      if (unread.aborted) return EXIT.ok;
       // A run that ended before --from-seq showed nothing: say why, rather than end in silence.
       if (last < from) process.stderr.write(`run ${run} ended at seq ${last}, before seq ${from} (--from-seq): nothing to show\n`);
       return EXIT.ok;
