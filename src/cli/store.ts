@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_CONFIG_FILE, loadConfig, type LogbookConfig } from '../config/config.js';
 import { LogbookError, isLogbookError } from '../core/index.js';
+import { sanitizeLine } from '../render/sanitize.js';
 import { openStore } from '../store/registry.js';
 import type { WaitListener } from '../store/backend.js';
 import type { Store } from '../store/store.js';
@@ -84,6 +85,15 @@ export function findConfig(given: string | undefined, environment: Environment, 
   return source === undefined ? undefined : load(source);
 }
 
+/** What a store warned of in this command, each said once on stderr however often a store is opened. */
+const warned = new Set<string>();
+
+function warnOnce(message: string): void {
+  if (warned.has(message)) return;
+  warned.add(message);
+  process.stderr.write(`logbook: warning: ${sanitizeLine(message)}\n`);
+}
+
 /** Opens the configured backend, or the file store when there is no config; `onWait` hears of the backend's long waits. */
 export function storeFor(
   environment: Environment,
@@ -93,7 +103,11 @@ export function storeFor(
   if (options.stateDir !== undefined && options.stateDir.trim() === '') {
     return Promise.reject(new LogbookError('usage', '--state-dir is empty (an unset shell variable?): give the directory to keep runs in'));
   }
-  const context = { stateDir: options.stateDir ?? environment.defaultStateDir, ...(options.onWait !== undefined ? { onWait: options.onWait } : {}) };
+  const context = {
+    stateDir: options.stateDir ?? environment.defaultStateDir,
+    onWarning: warnOnce,
+    ...(options.onWait !== undefined ? { onWait: options.onWait } : {}),
+  };
   if (config === undefined) return openStore('file', {}, context);
   return openStore(config.session.backend, config.session.options, {
     ...context,

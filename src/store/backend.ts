@@ -178,6 +178,8 @@ export interface BackendContext {
   nats?: NatsSettings;
   /** Told of the backend's long waits (a JetStream leader election). */
   onWait?: WaitListener;
+  /** Told, once, of what the operator should fix but that stops nothing (a runs directory others can write to). */
+  onWarning?: (message: string) => void;
 }
 
 /**

@@ -4,23 +4,7 @@
  * included, directory entry fsynced); after that, lines are written and fsynced
  * one at a time, and reads apply the torn-tail rule (core journalLines).
  */
-import {
-  type BigIntStats,
-  closeSync,
-  constants,
-  fstatSync,
-  fsyncSync,
-  ftruncateSync,
-  linkSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { type BigIntStats, closeSync, constants, fstatSync, fsyncSync, ftruncateSync, linkSync, lstatSync, mkdirSync, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { LogbookError, isLogbookError } from '../../core/index.js';
 import type { Backend, BackendContext, HeldRun, OpenedRun, RunSummary, StoredRun, StreamOptions, Streamed } from '../backend.js';
@@ -29,7 +13,7 @@ import { decodeOptions } from '../options.js';
 import { runNotFound } from '../store.js';
 import { acquireLock, type FileLock } from './flock.js';
 import { followJournal, journalLineReader, outlinedLineReader } from './follow.js';
-import { errno, exists, fsyncDir, ioError, writeAll } from './fs.js';
+import { createOwnFile, errno, exists, fsyncDir, ioError, openOwnFile, readOwnFile, removeQuietly, tempPath, writeAll, writeFileWhole } from './fs.js';
 import { readFirstLine, readLineAt, readTail } from './lines.js';
 import { readLockTable, type LockTable } from './lock-table.js';
 import { runsDir } from './paths.js';
@@ -101,7 +85,7 @@ class HeldFile implements HeldRun {
   private checkStillThere(seq: number): void {
     let inode: number | null;
     try {
-      inode = statSync(this.path).ino;
+      inode = lstatSync(this.path).ino;
     } catch (err) {
       if (errno(err) !== 'ENOENT') throw err;
       inode = null;
@@ -173,8 +157,9 @@ export class FileBackend implements Backend {
 
   /**
    * A run appears whole or not at all: its meta is written and fsynced in a
-   * temporary file, which is then linked into place (link fails if the run
-   * exists, so two creators cannot both win) and the directory is fsynced.
+   * new temporary file, which is then linked into place (link fails if the run
+   * exists, a link planted there included, so two creators cannot both win) and
+   * the directory is fsynced. The temporary file's descriptor is the journal's.
    */
   async create(id: string, metaLine: string): Promise<HeldRun> {
     const bytes = Buffer.from(`${metaLine}\n`, 'utf8');
@@ -182,15 +167,13 @@ export class FileBackend implements Backend {
     const lockPath = this.lockPath(id);
     const lock = await this.lockForCreate(id);
     const path = this.journalPath(id);
-    const tmp = join(this.directory, `.${id}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
+    const tmp = tempPath(path);
     let fd = -1;
     let created = false;
     try {
-      fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+      fd = createOwnFile(tmp, constants.O_WRONLY | constants.O_APPEND);
       writeAll(fd, bytes);
       fsyncSync(fd);
-      closeSync(fd);
-      fd = -1;
       try {
         linkSync(tmp, path);
       } catch (err) {
@@ -200,7 +183,6 @@ export class FileBackend implements Backend {
       created = true;
       unlinkSync(tmp);
       fsyncDir(this.directory);
-      fd = openSync(path, constants.O_WRONLY | constants.O_APPEND);
     } catch (err) {
       if (fd >= 0) closeSync(fd);
       removeQuietly(tmp);
@@ -239,7 +221,7 @@ export class FileBackend implements Backend {
     const lock = acquireLock(this.lockPath(id), id);
     let fd = -1;
     try {
-      fd = openSync(path, constants.O_RDWR | constants.O_APPEND);
+      fd = openOwnFile(path, constants.O_RDWR | constants.O_APPEND);
       const { first, last, size } = repairTail(fd, path);
       return { run: new HeldFile(path, fd, lock, size, (version) => this.markChecked(id, version)), first, last };
     } catch (err) {
@@ -263,7 +245,7 @@ export class FileBackend implements Backend {
     let updated: Date;
     try {
       for (const batch of batches) for (const line of batch) lines.push(line);
-      updated = statSync(path).mtime;
+      updated = lstatSync(path).mtime;
     } catch (err) {
       if (errno(err) === 'ENOENT') return null;
       throw isLogbookError(err) ? err : ioError(`cannot read ${path}`, err);
@@ -323,10 +305,10 @@ export class FileBackend implements Backend {
     const listed = this.listedMarks?.get(id);
     const previous = listed !== undefined && exists(this.markPath(id, listed)) ? [this.markPath(id, listed)] : this.sidecars(id, CHECKED_EXT);
     try {
-      if (previous.length === 0) writeFileSync(mark, '', { mode: 0o600 });
+      if (previous.length === 0) closeSync(createOwnFile(mark, constants.O_WRONLY));
       else if (previous[0] !== mark) renameSync(previous[0]!, mark);
     } catch (err) {
-      throw ioError(`cannot write ${mark}`, err);
+      if (errno(err) !== 'EEXIST') throw ioError(`cannot write ${mark}`, err); // EEXIST: marked at this version already
     }
     for (const stale of previous.slice(1)) if (stale !== mark) removeQuietly(stale);
     this.listedMarks?.set(id, version);
@@ -336,13 +318,19 @@ export class FileBackend implements Backend {
     return join(this.directory, `${id}.${version}${CHECKED_EXT}`);
   }
 
-  /** The first line and the last whole line, mtime, and whether the lock is held: never the whole journal, never the lock. */
+  /**
+   * The first line and the last whole line, mtime, and whether the lock is
+   * held: never the whole journal, never the lock. A journal that is a link is
+   * listed as a run that cannot be read, saying so.
+   */
   private summarize(id: string, locks: LockTable | null): RunSummary | null {
     let fd: number;
     try {
-      fd = openSync(this.journalPath(id), constants.O_RDONLY);
-    } catch {
-      return null; // removed since the directory was read
+      fd = openOwnFile(this.journalPath(id), constants.O_RDONLY);
+    } catch (err) {
+      if (!isLogbookError(err)) return null; // removed since the directory was read
+      const updated = statQuietly(this.journalPath(id))?.mtime;
+      return updated === undefined ? null : { id, first: null, last: null, updated, problem: err.message };
     }
     try {
       const stat = fstatSync(fd, { bigint: true });
@@ -366,27 +354,23 @@ export class FileBackend implements Backend {
     return join(this.directory, `${id}.${key}${NOTE_EXT}`);
   }
 
-  /** Written beside the run and renamed into place: a note is whole or absent. */
+  /** Written beside the run and renamed into place: a note is whole or absent (fs.ts writeFileWhole). */
   async putNote(id: string, key: string, text: string): Promise<void> {
     const path = this.notePath(id, key);
     if (exists(path)) return;
     this.ensureDirectory();
-    const tmp = `${path}.${process.pid}.tmp`;
     try {
-      writeFileSync(tmp, text, { mode: 0o600 });
-      renameSync(tmp, path);
+      writeFileWhole(path, text);
     } catch (err) {
-      removeQuietly(tmp);
       throw ioError(`cannot write ${path}`, err);
     }
   }
 
   async getNote(id: string, key: string): Promise<string | null> {
     try {
-      return readFileSync(this.notePath(id, key), 'utf8');
+      return readOwnFile(this.notePath(id, key));
     } catch (err) {
-      if (errno(err) === 'ENOENT') return null;
-      throw ioError(`cannot read ${this.notePath(id, key)}`, err);
+      throw isLogbookError(err) ? err : ioError(`cannot read ${this.notePath(id, key)}`, err);
     }
   }
 
@@ -405,10 +389,10 @@ export class FileBackend implements Backend {
     const path = this.journalPath(id);
     let fd: number;
     try {
-      fd = openSync(path, constants.O_RDONLY);
+      fd = openOwnFile(path, constants.O_RDONLY);
     } catch (err) {
       if (errno(err) === 'ENOENT') return null;
-      throw ioError(`cannot read ${path}`, err);
+      throw isLogbookError(err) ? err : ioError(`cannot read ${path}`, err);
     }
     try {
       return readLineAt(fd, fstatSync(fd).size, index);
@@ -439,11 +423,12 @@ export class FileBackend implements Backend {
   async close(): Promise<void> {}
 }
 
-function removeQuietly(path: string): void {
+/** What lstat says of `path`; undefined when it cannot say (the entry is gone). */
+function statQuietly(path: string): BigIntStats | undefined {
   try {
-    unlinkSync(path);
+    return lstatSync(path, { bigint: true });
   } catch {
-    /* already gone */
+    return undefined;
   }
 }
 
@@ -482,12 +467,38 @@ export class FileStore extends JournalStore {
  */
 export async function fileBackendFromOptions(options: Record<string, unknown>, context: BackendContext): Promise<FileBackend> {
   const opts = decodeOptions('file', options, { directory: { kind: 'string' } });
-  const directory = opts.directory as string | undefined;
-  if (directory !== undefined && directory !== '') {
-    return new FileBackend(isAbsolute(directory) ? directory : resolve(context.configDir ?? '.', directory));
-  }
-  if (context.stateDir === undefined) {
+  const given = opts.directory as string | undefined;
+  let directory: string;
+  if (given !== undefined && given !== '') {
+    directory = isAbsolute(given) ? given : resolve(context.configDir ?? '.', given);
+  } else if (context.stateDir !== undefined) {
+    directory = runsDir(resolve(context.stateDir));
+  } else {
     throw new LogbookError('backend_options', 'the file backend needs a `directory` option or a state directory to keep runs in');
   }
-  return new FileBackend(runsDir(resolve(context.stateDir)));
+  const shared = sharedDirectoryWarning(directory);
+  if (shared !== null) context.onWarning?.(shared);
+  return new FileBackend(directory);
+}
+
+/**
+ * Whoever can write to the runs directory can remove or replace runs, and plant
+ * links (which the store refuses to follow): a directory the group or others
+ * may write to is said once, when the store is opened. One the store makes is
+ * its owner's alone (0700).
+ */
+export function sharedDirectoryWarning(directory: string): string | null {
+  let mode: number;
+  try {
+    mode = statSync(directory).mode;
+  } catch {
+    return null; // made 0700 when the first run is created
+  }
+  if ((mode & 0o022) === 0) return null;
+  const who = (mode & 0o002) !== 0 ? 'anyone' : 'its group';
+  const quoted = /^[\w@%+=:,./-]+$/.test(directory) ? directory : `'${directory.replace(/'/g, `'\\''`)}'`;
+  return (
+    `the runs directory ${directory} can be written by ${who} (mode ${(mode & 0o7777).toString(8).padStart(4, '0')}), ` +
+    `who could then remove or replace its runs; make it yours alone: chmod go-w ${quoted}`
+  );
 }

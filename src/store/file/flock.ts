@@ -6,10 +6,10 @@
  * drops the lock when its holder exits or is killed: a crashed run never needs
  * unlocking. Because of that, a refusal cannot say who holds the lock.
  */
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, constants } from 'node:fs';
 import { createRequire } from 'node:module';
-import { LogbookError } from '../../core/index.js';
-import { ioError } from './fs.js';
+import { LogbookError, isLogbookError } from '../../core/index.js';
+import { ioError, openOwnFile } from './fs.js';
 
 interface FlockAddon {
   tryLockExclusive(fd: number): number;
@@ -43,14 +43,17 @@ export interface FileLock {
   release(): void;
 }
 
-/** Takes the lock of run `runId` on `path` (created 0600 if absent) or throws `locked`, naming the run. */
+/**
+ * Takes the lock of run `runId` on `path` (created 0600 if absent, never
+ * through a link planted there) or throws `locked`, naming the run.
+ */
 export function acquireLock(path: string, runId: string): FileLock {
   const lib = flock();
   let fd: number;
   try {
-    fd = openSync(path, 'a', 0o600);
+    fd = openOwnFile(path, constants.O_WRONLY | constants.O_CREAT);
   } catch (err) {
-    throw ioError(`cannot open the lock file ${path}`, err);
+    throw isLogbookError(err) ? err : ioError(`cannot open the lock file ${path}`, err);
   }
   const rc = lib.tryLockExclusive(fd);
   if (rc !== 0) {

@@ -11,11 +11,11 @@
  * interior, and given, for the journal layer to refuse as corrupt); at the end
  * of a read that does not follow, what is held is dropped.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, readSync, watch, type FSWatcher } from 'node:fs';
 import { dirname } from 'node:path';
 import { LogbookError, isLogbookError, isUnparsable } from '../../core/index.js';
 import type { Streamed } from '../backend.js';
-import { errno, ioError } from './fs.js';
+import { errno, ioError, openOwnFile } from './fs.js';
 import { outlinedLines, readTail } from './lines.js';
 
 const NEWLINE = 0x0a;
@@ -143,13 +143,13 @@ export class LineCursor {
   }
 }
 
-/** Opens `path` read-only; -1 when it is not there. */
+/** Opens `path` read-only, never through a link; -1 when it is not there. */
 function openIfThere(path: string): number {
   try {
-    return openSync(path, constants.O_RDONLY);
+    return openOwnFile(path, constants.O_RDONLY);
   } catch (err) {
     if (errno(err) === 'ENOENT') return -1;
-    throw ioError(`cannot open ${path}`, err);
+    throw isLogbookError(err) ? err : ioError(`cannot open ${path}`, err);
   }
 }
 
@@ -241,7 +241,7 @@ function watchQuietly(path: string, wake: Wake): FSWatcher | null {
 function checkStillThere(path: string, fd: number, inode: number, cursor: LineCursor): void {
   let now: number | null;
   try {
-    now = statSync(path).ino;
+    now = lstatSync(path).ino;
   } catch (err) {
     if (errno(err) !== 'ENOENT') throw ioError(`cannot read ${path}`, err);
     now = null;

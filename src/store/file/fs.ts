@@ -1,5 +1,19 @@
-/** Small filesystem helpers of the file backend; every failure becomes a LogbookError naming what and where. */
-import { closeSync, constants, fsyncSync, openSync, statSync, writeSync } from 'node:fs';
+/**
+ * Small filesystem helpers of the file backend; every failure becomes a
+ * LogbookError naming what and where.
+ *
+ * The store opens nothing in its runs directory through a symbolic link: anyone
+ * who can write to that directory could plant one in place of a journal, a
+ * lock, a note or a temporary file, and lead a write (or a read) to any file
+ * the user can reach. So a file that may already be there is opened with
+ * O_NOFOLLOW (openOwnFile), a new one is made with O_CREAT|O_EXCL, which never
+ * follows a link nor takes over a file already there (createOwnFile), a
+ * temporary one gets a name nobody can guess (tempPath), and what is opened
+ * must be a regular file. A note, or any other file kept whole beside a run,
+ * is written through writeFileWhole and read through readOwnFile.
+ */
+import { closeSync, constants, fstatSync, fsyncSync, lstatSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { LogbookError } from '../../core/index.js';
 
 export function errno(err: unknown): string | undefined {
@@ -25,6 +39,88 @@ export function ioError(what: string, err: unknown): LogbookError {
   return new LogbookError('io', `${what}: ${why}`, { cause: err });
 }
 
+/** The refusal of something other than the store's own regular file where one is expected. */
+function notOwnFile(path: string, what: string, cause?: unknown): LogbookError {
+  return new LogbookError(
+    'io',
+    `${path} is ${what}, which the file store does not open (one planted in its runs directory could lead a write anywhere): put the file itself there, or remove it`,
+    { cause },
+  );
+}
+
+/** Refuses an open descriptor that is not a regular file (a FIFO, a device, a directory), closing it. */
+function checkRegular(fd: number, path: string): number {
+  if (fstatSync(fd).isFile()) return fd;
+  closeSync(fd);
+  throw notOwnFile(path, 'not a regular file');
+}
+
+/**
+ * Opens `path`, never through a symbolic link (`io`, naming it). `flags` may
+ * hold O_CREAT, for a file that is made when missing. O_NONBLOCK keeps a FIFO
+ * planted there from blocking the open, which is then refused as not a regular
+ * file. Other failures are thrown as they are, for the caller to name.
+ */
+export function openOwnFile(path: string, flags: number, mode = 0o600): number {
+  let fd: number;
+  try {
+    fd = openSync(path, flags | constants.O_NOFOLLOW | constants.O_NONBLOCK, mode);
+  } catch (err) {
+    if (errno(err) === 'ELOOP') throw notOwnFile(path, 'a symbolic link', err);
+    throw err;
+  }
+  return checkRegular(fd, path);
+}
+
+/** Makes the new file `path` and opens it (EEXIST when anything, a link included, is there). */
+export function createOwnFile(path: string, flags: number, mode = 0o600): number {
+  return openSync(path, flags | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+}
+
+/** A temporary name beside `path` that nobody can guess, hidden from listings (a leading dot, a `.tmp` end). */
+export function tempPath(path: string): string {
+  const random = Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(12))).toString('hex');
+  return join(dirname(path), `.${basename(path)}.${random}.tmp`);
+}
+
+/**
+ * Writes `path` whole or not at all: into a new temporary file beside it,
+ * fsynced, then renamed over it (a rename replaces a link there, never what it
+ * points to). The caller names what failed.
+ */
+export function writeFileWhole(path: string, data: string | Uint8Array): void {
+  const tmp = tempPath(path);
+  const fd = createOwnFile(tmp, constants.O_WRONLY);
+  try {
+    try {
+      writeAll(fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  } catch (err) {
+    removeQuietly(tmp);
+    throw err;
+  }
+}
+
+/** The text of the file at `path`, read without following a link; null when there is none. */
+export function readOwnFile(path: string): string | null {
+  let fd: number;
+  try {
+    fd = openOwnFile(path, constants.O_RDONLY);
+  } catch (err) {
+    if (errno(err) === 'ENOENT') return null;
+    throw err;
+  }
+  try {
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Writes all of `buf`, looping over short writes. */
 export function writeAll(fd: number, buf: Uint8Array): void {
   let off = 0;
@@ -41,13 +137,21 @@ export function fsyncDir(dir: string): void {
   }
 }
 
-/** Whether a path is there; any other failure to look is an IO error. */
+/** Whether anything is at `path` (a link counts, and is not followed); any other failure to look is an IO error. */
 export function exists(path: string): boolean {
   try {
-    statSync(path);
+    lstatSync(path);
     return true;
   } catch (err) {
     if (errno(err) === 'ENOENT') return false;
     throw ioError(`cannot read ${path}`, err);
+  }
+}
+
+export function removeQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    /* already gone */
   }
 }

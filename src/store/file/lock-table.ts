@@ -6,7 +6,7 @@
  * fail with `locked`. Where there is no such table, nobody can tell, and the
  * answer is unknown rather than a guess.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { lstatSync, readFileSync } from 'node:fs';
 import { errno } from './fs.js';
 
 /** A snapshot of the flock locks held when it was read. */
@@ -55,7 +55,7 @@ export function readLockTable(source = '/proc/locks'): LockTable | null {
       if (held.size === 0) return false;
       let stat;
       try {
-        stat = statSync(path, { bigint: true });
+        stat = lstatSync(path, { bigint: true });
       } catch (err) {
         return errno(err) === 'ENOENT' ? false : undefined;
       }
