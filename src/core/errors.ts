@@ -35,6 +35,8 @@ export type ErrorCode =
   | 'corrupt'
   /** Some runs could not be read by a command that went on past them (a search); each was named. */
   | 'unreadable'
+  /** A search pattern that ran past its deadline over one record, or that the engine could not run to its end. */
+  | 'regex_limit'
   // resume gates, in the order they run
   | 'already_completed'
   | 'interactivity_mismatch'

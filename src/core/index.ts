@@ -19,4 +19,4 @@ export { JsonOutline, outlineJson, OUTLINE_STRING_CHARS } from './json-outline.j
 export { formatTimestamp } from './time.js';
 export { redactUrlCredentials, hasUrlCredentials } from './url-credentials.js';
 export { REFUSAL_MESSAGE, endedOnRefusal, restsOnRefusal } from './outcomes.js';
-export { textMatcher, type TextMatcher } from './search.js';
+export { MAX_PATTERN_LENGTH, PATTERN_FLAGS, checkPattern, foldCase, literalMatcher, patternMatcher, quoted, textMatcher, type TextMatch, type TextMatcher } from './search.js';

@@ -62,7 +62,7 @@ describe('session search', () => {
   it('lists every flag, the environment and the exit codes in --help', async () => {
     const r = await runCli(['session', 'search', '--help']);
     expect(r.code).toBe(0);
-    for (const flag of ['--json', '--status <status>', '--since <when>', '--regex', '--limit <n>', '--config <file>', '--state-dir <dir>', '--no-color', '--verbose']) {
+    for (const flag of ['--json', '--status <status>', '--since <when>', '--regex', '--regex-timeout <duration>', '--limit <n>', '--config <file>', '--state-dir <dir>', '--no-color', '--verbose']) {
       expect(r.stdout).toContain(flag);
     }
     expect(r.stdout).toMatch(/Environment:\n  LOGBOOK_CONFIG .*\n  LOGBOOK_DEBUG=1 .*\n  XDG_STATE_HOME .*\n  NO_COLOR/);

@@ -1,11 +1,11 @@
 /**
- * The search matcher: case-insensitive literal text or a pattern, and its
- * pre-test on stored lines, which must never turn away a line that holds a
+ * The search matcher: case-insensitive literal text (never made a pattern) or
+ * a pattern of bounded length, and its pre-test on stored lines, which must never turn away a line that holds a
  * match (checked over random journals whose texts exercise every escape).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RawJson, encodeRecord, textMatcher, type JournalRecord } from '../../src/index.js';
+import { MAX_PATTERN_LENGTH, RawJson, checkPattern, encodeRecord, foldCase, quoted, textMatcher, type JournalRecord } from '../../src/index.js';
 import { searchPlaces } from '../../src/render/index.js';
 import { journal, text } from '../helpers/journals.js';
 
@@ -24,6 +24,37 @@ describe('textMatcher', () => {
     expect(textMatcher('a.c', { regex: true }).find('xABC')).toEqual({ index: 1, length: 3 });
     expect(() => textMatcher('')).toThrow(/search text is empty/);
     expect(() => textMatcher('(', { regex: true })).toThrow(/is not a regular expression/);
+  });
+
+  it('matches plain text as it is, however long, and never as a pattern', () => {
+    const long = 'x'.repeat(15_000);
+    expect(textMatcher(long).find(`--${long.toUpperCase()}--`)).toEqual({ index: 2, length: 15_000 });
+    expect(textMatcher('(a+)+b').find('zz (A+)+B')).toEqual({ index: 3, length: 6 });
+    expect(textMatcher('a+').find('aaa')).toBeNull();
+  });
+
+  it('compares letters in lower case, keeping every index an index into the text searched', () => {
+    // U+0130 lowers to two code units: the text is folded a character at a time, so the match is where it is.
+    expect(textMatcher('istanbul').find('\u0130stanbul, ISTANBUL')).toEqual({ index: 10, length: 8 });
+    expect(foldCase('\u0130X')).toBe('\u0130x');
+    // A final sigma and a sigma are one letter.
+    expect(textMatcher('\u03bf\u03b4\u03bf\u03c3').find('\u039f\u0394\u039f\u03a3')).toEqual({ index: 0, length: 4 });
+    expect(textMatcher('\u{10400}').find('a\u{10428}')).toEqual({ index: 1, length: 2 });
+  });
+
+  it('refuses a pattern too long or not one, quoting only its start', () => {
+    expect(() => checkPattern('a'.repeat(MAX_PATTERN_LENGTH))).not.toThrow();
+    expect(() => checkPattern('a'.repeat(MAX_PATTERN_LENGTH + 1))).toThrow(/at most 1,000 characters, and this one has 1,001/);
+    const message = (() => {
+      try {
+        checkPattern(`${'['.repeat(500)}`);
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return '';
+    })();
+    expect(message).toBe(`--regex "${'['.repeat(60)}"\u2026 (500 characters) is not a regular expression: Unterminated character class`);
+    expect(quoted('short')).toBe('"short"');
   });
 
   it('turns a stored line away only when none of its places can match', () => {

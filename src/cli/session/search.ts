@@ -4,8 +4,10 @@
  * match. Journals are read as streams, a record at a time, and lines that
  * cannot match are not even decoded; nothing holds a whole run, let alone the
  * whole store, and --limit stops the reading at the last match it shows.
+ * Plain text is matched as it is; a --regex runs in a worker (bounded-regex.ts)
+ * that a stop signal and a deadline end.
  */
-import { LogbookError, textMatcher, type TextMatcher } from '../../core/index.js';
+import { LogbookError, isLogbookError, literalMatcher, type TextMatch, type TextMatcher } from '../../core/index.js';
 import { sanitizeLine, searchPlaces, snippet, type SearchRole } from '../../render/index.js';
 import type { ListedStatus, RunInfo, Store } from '../../store/store.js';
 import type { Environment } from '../environment.js';
@@ -14,14 +16,28 @@ import { onStopSignals } from '../signals.js';
 import { outputGone } from '../stdio.js';
 import { withStore, type StoreFlags } from '../store.js';
 import { terminalFor, type Terminal } from '../terminal.js';
+import { BoundedRegex } from './bounded-regex.js';
 import { newestFirst } from './ls.js';
 import { writeOut } from './streaming.js';
+
+/** How long a --regex may spend on one record unless --regex-timeout says otherwise. */
+export const DEFAULT_REGEX_TIMEOUT_MS = 10_000;
+
+/**
+ * The records a --regex search sends its worker at a time: at most this many,
+ * and no more once they hold this much text. A plain-text search reads
+ * nothing ahead.
+ */
+const BATCH_RECORDS = 256;
+const BATCH_CHARS = 1 << 20;
 
 export interface SearchFlags extends StoreFlags {
   json?: boolean;
   status?: ListedStatus[];
   since?: Date;
   regex?: boolean;
+  /** Milliseconds a --regex may spend on one record. */
+  regexTimeout?: number;
   limit?: number;
   verbose?: boolean;
   color: boolean;
@@ -37,19 +53,69 @@ export interface SearchHit {
   length: number;
 }
 
+/** A text of a record a search looks in (render searchPlaces). */
+type Place = { role: SearchRole; text: string };
+
+/** The hits of one record: the first match of each role, in the order of its places. */
+function* hitsIn(runId: string, seq: number, places: Place[], found: (TextMatch | null)[]): Generator<SearchHit> {
+  const roles = new Set<SearchRole>();
+  for (const [i, { role, text }] of places.entries()) {
+    const match = found[i];
+    if (match === null || match === undefined || roles.has(role)) continue;
+    roles.add(role);
+    yield { runId, seq, role, text, ...match };
+  }
+}
+
 /** Every match in run `id`, in record order: at most one per record and role. */
-export async function* searchRun(store: Store, id: string, matcher: TextMatcher, signal?: AbortSignal): AsyncGenerator<SearchHit> {
+export async function* searchRun(store: Store, id: string, matcher: TextMatcher | BoundedRegex, signal?: AbortSignal): AsyncGenerator<SearchHit> {
+  if (matcher instanceof BoundedRegex) {
+    yield* searchRunBounded(store, id, matcher, signal);
+    return;
+  }
   const select = (line: string): boolean => matcher.mightMatch(line);
   for await (const { record } of store.records(id, { select, ...(signal ? { signal } : {}) })) {
-    const found = new Set<SearchRole>();
-    for (const { role, text } of searchPlaces(record)) {
-      if (found.has(role)) continue;
-      const match = matcher.find(text);
-      if (match === null) continue;
-      found.add(role);
-      yield { runId: id, seq: record.seq, role, text, ...match };
-    }
+    const places = searchPlaces(record);
+    yield* hitsIn(id, record.seq, places, places.map((p) => matcher.find(p.text)));
   }
+}
+
+/**
+ * searchRun for a --regex: records go to the worker in batches (BATCH_RECORDS,
+ * or fewer holding BATCH_CHARS of text), one batch matched while the next is
+ * read, and the hits come out in record order.
+ */
+async function* searchRunBounded(store: Store, id: string, matcher: BoundedRegex, signal?: AbortSignal): AsyncGenerator<SearchHit> {
+  interface Sent {
+    records: { seq: number; places: Place[] }[];
+    found: Promise<(TextMatch | null)[][]>;
+  }
+  const sent: Sent[] = [];
+  let batch: { seq: number; places: Place[] }[] = [];
+  let chars = 0;
+  const send = (): void => {
+    const found = matcher.find(batch.map((r) => ({ texts: r.places.map((p) => p.text), label: `seq ${r.seq} of run ${id}` })));
+    found.catch(() => {}); // awaited in order below; a failure fails every batch
+    sent.push({ records: batch, found });
+    batch = [];
+    chars = 0;
+  };
+  const next = async function* (): AsyncGenerator<SearchHit> {
+    const { records, found } = sent.shift()!;
+    const answers = await found;
+    for (const [i, r] of records.entries()) yield* hitsIn(id, r.seq, r.places, answers[i]!);
+  };
+  for await (const { record } of store.records(id, signal ? { signal } : {})) {
+    const places = searchPlaces(record);
+    if (places.length === 0) continue;
+    batch.push({ seq: record.seq, places });
+    chars += places.reduce((n, p) => n + p.text.length, 0);
+    if (batch.length < BATCH_RECORDS && chars < BATCH_CHARS) continue;
+    send();
+    if (sent.length > 1) yield* next();
+  }
+  if (batch.length > 0) send();
+  while (sent.length > 0) yield* next();
 }
 
 /** The runs to search, newest first: those the filters keep. */
@@ -72,7 +138,6 @@ function hitLine(hit: SearchHit, run: RunInfo, flags: SearchFlags, term: Termina
 }
 
 export async function searchSessions(environment: Environment, text: string, flags: SearchFlags): Promise<ExitCode> {
-  const matcher = textMatcher(text, { regex: flags.regex === true });
   const statuses = new Set<string>(flags.status ?? []);
   const since = flags.since;
   const term = terminalFor(process.stdout, { color: flags.color, env: environment.env });
@@ -80,7 +145,12 @@ export async function searchSessions(environment: Environment, text: string, fla
   // A reader that left (`| head -1`) has read all it wanted: the search ends there.
   const unread = outputGone('stdout');
   const ended = AbortSignal.any([stop.signal, unread]);
+  let matcher: TextMatcher | BoundedRegex | undefined;
   try {
+    matcher = flags.regex
+      ? new BoundedRegex(text, { deadlineMs: flags.regexTimeout ?? DEFAULT_REGEX_TIMEOUT_MS, deadlineOption: '--regex-timeout', signal: ended })
+      : literalMatcher(text);
+    const using = matcher;
     return await withStore(environment, flags, async (store) => {
       const runs = candidates(await store.list(), statuses, since);
       const unreadable: string[] = [];
@@ -93,12 +163,13 @@ export async function searchSessions(environment: Environment, text: string, fla
           continue;
         }
         try {
-          for await (const hit of searchRun(store, run.runId, matcher, ended)) {
+          for await (const hit of searchRun(store, run.runId, using, ended)) {
             await writeOut(hitLine(hit, run, flags, term));
             if (++shown === flags.limit) break search;
           }
         } catch (err) {
-          if (!(err instanceof LogbookError) || err.code === 'unavailable') throw err;
+          if (isLogbookError(err, 'interrupted') && ended.aborted) break;
+          if (!(err instanceof LogbookError) || err.code === 'unavailable' || err.code === 'regex_limit') throw err;
           unreadable.push(run.runId);
           process.stderr.write(`logbook: cannot search run ${run.runId}: ${sanitizeLine(err.message)}\n`);
         }
@@ -112,6 +183,7 @@ export async function searchSessions(environment: Environment, text: string, fla
       return EXIT.ok;
     });
   } finally {
+    if (matcher instanceof BoundedRegex) await matcher.close();
     stop.dispose();
   }
 }
