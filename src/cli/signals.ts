@@ -51,9 +51,10 @@ export function onStopSignals(notify: (sig: NodeJS.Signals, again: boolean) => v
   };
 }
 
-/** onStopSignals for a run: it says it is suspending. */
+/** onStopSignals for a run: it says it is suspending (and, but after a hang-up, how to leave at once). */
 export function onSuspendSignals(note: (message: string) => void): StopSignal {
-  return onStopSignals((sig, again) =>
-    note(again ? `${sig} again: leaving now; the journal is intact` : `${sig}: suspending (send it again to leave at once)`),
-  );
+  return onStopSignals((sig, again) => {
+    if (again) note(`${sig} again: leaving now; the journal is intact`);
+    else note(sig === 'SIGHUP' ? 'SIGHUP (the terminal hung up): suspending' : `${sig}: suspending (send it again to leave at once)`);
+  });
 }

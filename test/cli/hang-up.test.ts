@@ -109,7 +109,6 @@ describe.each(WAYS)('a hang-up (%s)', (way) => {
 
   it('at the question about an interrupted call leaves the run as it was', async () => {
     const id = `interrupted-${way}`;
-    writeFileSync(join(dir, `${id}.slow`), '');
     api.reply(wait);
     const child = spawnCli(['run', '--config', config, '--state-dir', stateDir, '--name', id, 'wait'], { cwd: dir, env: env(id) });
     const done = finished(child);
@@ -151,5 +150,17 @@ describe.each(WAYS)('a hang-up (%s)', (way) => {
     t.hangUp();
     expect(await t.exitStatus()).toBe(130);
     expect((await store.load(id)).records).toHaveLength(before);
+  });
+
+  it('in the transcript viewer ends it by SIGHUP, as a terminal program ends, never by an abort', async () => {
+    const id = `viewed-${way}`;
+    api.reply(answer);
+    t = onTerminal(id, ['--name', id, 'hello'], way);
+    expect(await t.exitStatus()).toBe(0);
+    t.kill();
+    t = Tmux.start([process.execPath, BIN, 'session', 'show', id, '--transcript', '--state-dir', stateDir], { env: env(id), cwd: dir, width: 100, height: 24, hangUp: way });
+    await t.waitFor('q quit', 'the viewer');
+    t.hangUp();
+    await expect(t.exitStatus()).rejects.toThrow(/^the program was killed by SIGHUP;/);
   });
 });
