@@ -25,7 +25,7 @@ const config = join(dir, 'agent.yaml');
 let api: FakeAnthropic;
 let t: Tmux | undefined;
 
-/** deploy asks first and has side effects; wait sleeps until killed, once $MARKER.started exists it says so. */
+/** deploy asks first and has side effects; wait has side effects too, and sleeps until killed once it has made $MARKER.started. */
 beforeAll(async () => {
   api = await FakeAnthropic.start();
   writeFileSync(
@@ -41,6 +41,7 @@ tools:
   - name: wait
     input_schema: { type: object, properties: {} }
     command: [sh, -c, 'touch "$MARKER.started"; sleep 30']
+    env: { MARKER: "\${MARKER}" }
     side_effects: true
 `,
   );
