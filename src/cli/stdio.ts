@@ -31,8 +31,9 @@ let startedOnTerminal: boolean[] = [false, false, false];
 let guarded = false;
 let hungUp = false;
 const hangUpListeners = new Set<() => void>();
-/** The errno each output failed with first, and the signal that says it failed. */
+/** The errno each output that is not a terminal first failed with. */
 const failed = new Map<OutputStream, string>();
+/** Aborted as each of them fails (outputGone). */
 const gone: Record<OutputStream, AbortController> = { stdout: new AbortController(), stderr: new AbortController() };
 
 /**
