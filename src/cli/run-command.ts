@@ -37,7 +37,7 @@ export function registerRunCommand(program: Command, environment: Environment): 
     .option('--name <id>', 'the new run\'s id (default: generated from the clock)')
     .option('--ephemeral', 'do not journal this run')
     .addOption(new Option('--checkpoint', 'journal the run (the default; kept for scripts)').hideHelp())
-    .option('-r, --resume [id]', 'continue a journaled run (its id, or a unique start of it); without an id, choose one')
+    .option('-r, --resume [id]', 'continue a journaled run (its id, or a unique part of it); without an id, choose one')
     .option('-c, --continue', 'continue the most recently updated run')
     .option('--force', 'continue even though the configuration drifted (never across providers)')
     .option('--approve <call-id>', 'on resume, approve that call of the batch in flight, or all of them (repeatable)', collect)

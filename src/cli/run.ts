@@ -81,7 +81,7 @@ function checkFlags(flags: RunFlags, followUp: boolean): void {
   if (flags.replay !== undefined && flags.replay !== 'all' && flags.replay !== 'tail') throw usage(`--replay takes all or tail, not ${flags.replay}`);
   if (typeof flags.resume === 'string' && !isValidId(flags.resume) && /\s/.test(flags.resume)) {
     throw usage(
-      `--resume takes a run id (or a unique start of one), and ${JSON.stringify(flags.resume)} is not one: to follow up the newest run, ` +
+      `--resume takes a run id (or a unique part of one), and ${JSON.stringify(flags.resume)} is not one: to follow up the newest run, ` +
         `logbook run -c ${JSON.stringify(flags.resume)}; to follow up a given run, logbook run --resume ID ${JSON.stringify(flags.resume)}`,
     );
   }

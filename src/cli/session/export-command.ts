@@ -32,7 +32,7 @@ export function registerExportCommand(session: Command, environment: Environment
     session
       .command('export')
       .description('write a run as a Markdown transcript, a self-contained HTML page, or its journal lines')
-      .argument('<id>', 'the run id (or a unique start of it)')
+      .argument('<id>', 'the run id (or a unique part of it)')
       .addOption(new Option('--format <format>', 'the format (default: from the -o extension, else md)').choices(FORMATS))
       .option('-o, --output <file>', 'write to FILE, replacing it (default: stdout)'),
   )

@@ -86,10 +86,11 @@ applies before that, so \`--json --limit 20\` reads 20 runs. Examples:
   logbook session ls --json --limit 5 | jq -r .id`;
 
 const RM_HELP = `
-Each ID is a run id or a unique start of one. Every run that can be removed
-is, each reported on stdout; one that cannot (no such run, an ambiguous start,
-a run a writer holds) is named on stderr with the reason, and the exit code is
-then 1.`;
+Each ID is a run id or a unique part of one. Every run that can be removed
+is, each reported on stdout; one that cannot (no such run, a run a writer
+holds, a part of several ids) is named on stderr with the reason, and the exit
+code is then 1, or 2 when an ID was part of several run ids (a usage error, as
+everywhere an id is taken).`;
 
 const PRUNE_HELP = `
 Removes the runs that have not changed for DURATION (30m, 12h, 7d, 2w), only
@@ -105,11 +106,11 @@ Examples:
   logbook session prune --older-than 30d --dry-run
   logbook session prune --older-than 7d --status completed,error`;
 
-/** Prints a removal's report; a failure sets exit code 1 (each was named). */
+/** Prints a removal's report; a failure sets exit code 1 (each was named), or 2 when a name was a usage error. */
 function report(removal: Removal): void {
   stdout(removal.out);
   stderr(removal.err);
-  if (!removal.ok) process.exitCode = EXIT.error;
+  if (!removal.ok) process.exitCode = removal.usage === true ? EXIT.usage : EXIT.error;
 }
 
 /** What --json writes at a time: enough to make few writes, little beside a long run's state. */
@@ -188,7 +189,7 @@ export function registerSessionCommands(program: Command, environment: Environme
     session
       .command('show')
       .description('say where a run stands and what a resume would do')
-      .argument('<id>', 'the run id (or a unique start of it)')
+      .argument('<id>', 'the run id (or a unique part of it)')
       .addOption(new Option('--json', 'print the folded state as one JSON object').conflicts(['transcript']))
       .option('--transcript', 'the whole conversation: a full-screen viewer on a terminal, plain text otherwise')
       .option('--no-tui', 'with --transcript, print plain text even on a terminal')
@@ -197,7 +198,7 @@ export function registerSessionCommands(program: Command, environment: Environme
     .addHelpText('after', SESSION_HELP)
     .action((id: string, flags: ShowFlags) => show(environment, id, flags));
 
-  withStoreOptions(session.command('rm').description('remove runs').argument('<ids...>', 'run ids (or unique starts of them)'))
+  withStoreOptions(session.command('rm').description('remove runs').argument('<ids...>', 'run ids (or unique parts of them)'))
     .addHelpText('after', `${RM_HELP}\n${storeCommandHelp()}`)
     .action(async (ids: string[], flags: StoreFlags) => {
       const { removeRuns } = await import('./remove.js');
