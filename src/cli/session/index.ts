@@ -32,6 +32,8 @@ interface ListFlags extends CommonFlags {
   status?: ListedStatus[];
   since?: Date;
   limit?: number;
+  forks?: boolean;
+  here?: boolean;
 }
 
 interface ShowFlags extends CommonFlags {
@@ -70,19 +72,32 @@ open (it ends on none, and the store cannot tell whether anybody holds it, as
 on JetStream), completed, suspended, error, budget, max_iterations (how it
 ended), unreadable (the row says why).
 
+One conversation is one row: a run continued as a new run (a follow-up to a
+completed run) or forked (session fork) is in its origin's lineage, and the
+row shows the newest run of the lineage the filters keep, with how many earlier
+runs it has (+2 earlier). --forks lists every run on a row of its own.
+--here keeps the runs started in this directory (runs made before logbook kept
+where a run starts have no directory, and are never here).
+
 The table fits the terminal (80 columns when not on one): MODEL and PROMPT are
 cut by display width, times are local. As the terminal narrows, MODEL goes
 first, then the year of UPDATED, then UPDATED, PROMPT and STATUS; an id is
-never cut. A chat opened without a prompt shows the first turn typed into it.
+never cut. PROMPT is the last turn typed into the run (its prompt when none
+was typed since).
 
---json prints one JSON object per line (JSON Lines), newest first:
-  {"id","status","created","updated","model","prompt","interactive","counters"}
+--json prints one JSON object per row and line (JSON Lines), newest first:
+  {"id","status","created","updated","model","prompt","last_turn","interactive",
+   "counters","forked_from","earlier","started_in"}
 with times in RFC 3339 (UTC) and counters from the run's fold: llm_calls,
 tool_calls, remote_tool_calls, in_tokens, out_tokens, cache_read_tokens,
 cache_create_tokens (null, with "problem", for a run that cannot be read).
-Counters need the whole run, so --json reads every run it prints: --limit
-applies before that, so \`--json --limit 20\` reads 20 runs. Examples:
+forked_from ({"run_id","seq"}), earlier (a count) and started_in
+({"dir","config"}) are there only when they apply. A fork's counters include
+the records it holds from its origin. Counters need the whole run, so --json
+reads every run it prints: --limit applies before that, so
+\`--json --limit 20\` reads 20 runs. Examples:
   logbook session ls --status interrupted,suspended --since 3d
+  logbook session ls --here --forks
   logbook session ls --json --limit 5 | jq -r .id`;
 
 const RM_HELP = `
@@ -162,13 +177,15 @@ export function registerSessionCommands(program: Command, environment: Environme
   common(
     session
       .command('ls')
-      .description('list runs, newest first')
+      .description('list runs, newest first: each conversation once (--forks: every run)')
       .option('--json', 'one JSON object per run and line, with its counters (reads each run printed whole)')
       .option('--status <status>', STATUS_HELP, parseStatuses)
       .option('--since <when>', `only runs changed since WHEN: a duration back from now (2h, 3d; units ${UNITS_HELP}) or a date (2026-11-30, 2026-11-30T09:15)`, (v) =>
         parsePointInTime(v),
       )
-      .option('--limit <n>', 'at most N runs, the newest', parseCount),
+      .option('--limit <n>', 'at most N rows, the newest', parseCount)
+      .option('--forks', 'every run on a row of its own, not each conversation once')
+      .option('--here', 'only runs started in this directory'),
   )
     .addHelpText('after', `${LS_HELP}\n${SESSION_HELP}`)
     .action(async (flags: ListFlags) => {
@@ -179,6 +196,8 @@ export function registerSessionCommands(program: Command, environment: Environme
         ...(flags.status !== undefined ? { status: flags.status } : {}),
         ...(flags.since !== undefined ? { since: flags.since } : {}),
         ...(flags.limit !== undefined ? { limit: flags.limit } : {}),
+        ...(flags.forks ? { forks: true } : {}),
+        ...(flags.here ? { startedIn: process.cwd() } : {}),
       };
       const { out, err } = await withStore(environment, flags, (store) => listRuns(store, term, options));
       stdout(out);
