@@ -49,7 +49,7 @@ export function registerRunCommand(program: Command, environment: Environment): 
     .option('--system-file <file>', "the system prompt read from FILE instead of the config's")
     .option('--append-system <text>', "text added to the system prompt (the config's, or --system's), after a blank line")
     .option('--approve <call-id>', 'on resume, approve that call of the batch in flight, or all of them (repeatable)', collect)
-    .option('--deny <call-id>', 'on resume, deny that call of the batch in flight: the model reads that it was denied (repeatable)', collect)
+    .option('--deny <call-id>', 'on resume, deny that call of the batch in flight, or all of them: the model reads that it was denied (repeatable)', collect)
     .option('--reason <text>', 'with --deny, why: the model reads it')
     .option('-y, --yes', 'approve every call that asks for an approval, for this invocation')
     .option('--rerun <call-id>', 'on resume, run again the call with side effects the run stopped in')

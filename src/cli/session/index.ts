@@ -7,13 +7,13 @@ import { Command, Option } from 'commander';
 import { stateJsonParts } from '../../core/index.js';
 import { backends } from '../../store/registry.js';
 import { resolveRunId } from '../../store/resolve.js';
-import type { ListedStatus, LoadedRun } from '../../store/store.js';
+import { listedStatus, type ForkOrigin, type ListedStatus, type LoadedRun } from '../../store/store.js';
 import { parseDuration, parsePointInTime, UNITS_HELP } from '../durations.js';
 import type { Environment } from '../environment.js';
 import { EXIT } from '../exit-codes.js';
 import { parseCount, parseStatuses, STATUS_HELP } from '../options.js';
 import { helpAfter, storeCommandHelp } from '../help.js';
-import { addStoreOptions, withStore, type StoreFlags } from '../store.js';
+import { addStoreOptions, findConfig, withStore, type StoreFlags } from '../store.js';
 import { registerCopyCommand } from './cp-command.js';
 import { registerExportCommand } from './export-command.js';
 import { registerForkCommand } from './fork-command.js';
@@ -136,9 +136,16 @@ const JSON_BATCH = 64 * 1024;
  * encoded (waiting for a slow reader), never built as one string: for a long
  * run that string would be as large as the run again.
  */
-async function printJson(run: LoadedRun): Promise<void> {
+async function printJson(run: LoadedRun, origin: ForkOrigin | null): Promise<void> {
   let batch = '';
-  for (const part of stateJsonParts(run.state, { created: run.created, updated: run.updated })) {
+  const listed = listedStatus(run.state.status, run.held, origin ? { origin, lastSeq: run.state.last_seq } : undefined);
+  const extra = {
+    created: run.created,
+    updated: run.updated,
+    listedStatus: listed,
+    ...(origin ? { forkedFrom: { run_id: origin.from, seq: origin.at } } : {}),
+  };
+  for (const part of stateJsonParts(run.state, extra)) {
     batch += part;
     if (batch.length >= JSON_BATCH) {
       await writeOut(batch);
@@ -149,17 +156,28 @@ async function printJson(run: LoadedRun): Promise<void> {
 }
 
 async function show(environment: Environment, given: string, flags: ShowFlags): Promise<void> {
-  const { run, origin, agents } = await withStore(environment, flags, async (store) => {
+  // The config at hand, if any, says whether a tool has side effects; only --state-dir means none is read.
+  const config = findConfig(flags.config, environment, flags.stateDir);
+  const { run, origin, place, agents } = await withStore(environment, flags, async (store) => {
     const id = await resolveRunId(store, given);
-    const run = await store.load(id);
+    const loaded = await store.load(id);
+    const [origin, place] = await Promise.all([store.forkOrigin(id).catch(() => null), store.placeOf(id).catch(() => null)]);
     // Which agents the remote calls went to, from the note beside the run (only a run with remote calls has one).
-    const agents = run.state.remote_calls.length === 0 || flags.json ? {} : await (await import('../../agent/remote-origins.js')).toolAgents(store, id);
-    return { run, origin: await store.forkOrigin(id).catch(() => null), agents };
+    const agents = loaded.state.remote_calls.length === 0 || flags.json ? {} : await (await import('../../agent/remote-origins.js')).toolAgents(store, id);
+    return { run: loaded, origin, place, agents };
   });
-  if (flags.json) return printJson(run);
+  if (flags.json) return printJson(run, origin);
   if (!flags.transcript) {
-    const [{ formatShow }, { resumeCommand }] = await Promise.all([import('./show.js'), import('../resume-command.js')]);
-    return stdout(formatShow(run, resumeCommand(run.state.run_id, flags), origin, agents));
+    const [{ formatShow }, { resumeCommand }, { configuredSideEffects }] = await Promise.all([
+      import('./show.js'),
+      import('../resume-command.js'),
+      import('../../config/agent.js'),
+    ]);
+    // A run given another model than the config's is resumed with it again (its fingerprint holds it).
+    const model = run.state.fingerprint.model;
+    const resume = resumeCommand(run.state.run_id, { ...flags, ...(config !== undefined && config.model !== model ? { model } : {}) });
+    const sideEffects = (name: string): boolean | undefined => (config === undefined ? undefined : configuredSideEffects(config, name));
+    return stdout(formatShow(run, resume, { origin, place, agents, sideEffects }));
   }
   if (flags.tui && process.stdout.isTTY && process.stdin.isTTY) {
     const { openViewer } = await import('../viewer/open.js'); // Ink and React load only here
@@ -209,7 +227,7 @@ export function registerSessionCommands(program: Command, environment: Environme
       .command('show')
       .description('say where a run stands and what a resume would do')
       .argument('<id>', 'the run id (or a unique part of it)')
-      .addOption(new Option('--json', 'print the folded state as one JSON object').conflicts(['transcript']))
+      .addOption(new Option('--json', 'print the folded state as one JSON object (with listed_status, the status session ls names, and forked_from)').conflicts(['transcript']))
       .option('--transcript', 'the whole conversation: a full-screen viewer on a terminal, plain text otherwise')
       .option('--no-tui', 'with --transcript, print plain text even on a terminal')
       .option('--tool-output', 'with --transcript, include tool results'),

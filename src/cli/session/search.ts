@@ -3,10 +3,13 @@
  * tool results or follow-ups contain TEXT, newest runs first, one line per
  * match. Journals are read as streams, a record at a time, and lines that
  * cannot match are not even decoded; nothing holds a whole run, let alone the
- * whole store, and --limit stops the reading at the last match it shows.
+ * whole store, and --limit stops the reading at the last match it shows. A
+ * record a fork holds as a copy of its origin's (lineage.ts) is one record: a
+ * match in it is shown once, on the newest run that holds it.
  */
 import { LogbookError, textMatcher, type TextMatcher } from '../../core/index.js';
 import { sanitizeLine, searchPlaces, snippet, type SearchRole } from '../../render/index.js';
+import { byId, writtenIn } from '../../store/lineage.js';
 import type { ListedStatus, RunInfo, Store } from '../../store/store.js';
 import type { Environment } from '../environment.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
@@ -78,7 +81,10 @@ export async function searchSessions(environment: Environment, text: string, fla
   const stop = onStopSignals(() => {});
   try {
     return await withStore(environment, flags, async (store) => {
-      const runs = candidates(await store.list(), statuses, since);
+      const listed = await store.list({ origins: true });
+      const runs = candidates(listed, statuses, since);
+      const all = byId(listed);
+      const seen = new Set<string>(); // the records shown, by the run that wrote them, seq and role
       const unreadable: string[] = [];
       let shown = 0;
       search: for (const run of runs) {
@@ -90,6 +96,9 @@ export async function searchSessions(environment: Environment, text: string, fla
         }
         try {
           for await (const hit of searchRun(store, run.runId, matcher, stop.signal)) {
+            const record = `${writtenIn(all, hit.runId, hit.seq)}\u0000${hit.seq}\u0000${hit.role}`;
+            if (seen.has(record)) continue; // shown on a newer run that holds the same record
+            seen.add(record);
             await writeOut(hitLine(hit, run, flags, term));
             if (++shown === flags.limit) break search;
           }
