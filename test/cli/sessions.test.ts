@@ -178,7 +178,7 @@ describe('the picker', () => {
     const screen = await t.waitFor('Resume which run?', 'the picker');
     expect(screen.indexOf('pick-pear')).toBeLessThan(screen.indexOf('pick-apple')); // newest first
     t.type('apple');
-    await t.waitFor((s) => s.includes('1 of 2 runs') && !s.includes('pick-pear'), 'only the matching run');
+    await t.waitFor((s) => s.includes('1 of 2 conversations') && !s.includes('pick-pear'), 'only the matching run');
     t.keys('Enter');
     await t.waitFor(/resuming run pick-apple/, 'the chosen run resumed');
     t.type('/exit');
@@ -246,7 +246,7 @@ describe('the resume command printed', () => {
       );
     cfg(100);
     const r = await run(['--name', 'spent', 'go'], { config: 'budget.yaml' });
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(4); // a budget stop's own exit code
     const [, file, command] = /^logbook: token budget spent: 1000 of 100 tokens; raise budget in (\S+), then resume with: (.+)$/m.exec(r.stderr)!;
     expect(file).toBe(join(dir, 'budget.yaml'));
     expect(command).not.toContain('--force');
@@ -373,6 +373,6 @@ describe('sharp edges', () => {
     const show = await runCli(['session', 'show', 'long-prompt', '--state-dir', stateDir], { cwd: dir });
     expect(show.stdout).toContain('  line 19\n  ... (');
     expect(show.stdout).not.toContain('line 20');
-    expect(show.stdout).toMatch(/more characters; --transcript shows it all\)\n$/);
+    expect(show.stdout).toMatch(/more characters; --transcript shows it all\)\nlast answer\n/);
   });
 });
