@@ -54,7 +54,12 @@ function sourceableTwice(script: string, name: string): string {
  * compgen's filter, zsh with compadd's -U (fish matches parts by itself).
  */
 function offeredAsGiven(script: string, shell: (typeof SHELLS)[number]): string {
-  if (shell === 'bash') return script.replace('COMPREPLY=( $(compgen -W "${completions[*]}" -- "$cur") )', 'COMPREPLY=( "${completions[@]}" )');
+  if (shell === 'bash') {
+    return script.replace(
+      'COMPREPLY=( $(compgen -W "${completions[*]}" -- "$cur") )',
+      'COMPREPLY=()\n    for comp in "${completions[@]}"; do if [[ -n "$comp" ]]; then COMPREPLY+=("$comp"); fi; done',
+    );
+  }
   if (shell === 'zsh') return script.replace('_describe $keepOrder "completions" completions -Q', '_describe $keepOrder "completions" completions -U -Q');
   return script;
 }
