@@ -51,7 +51,10 @@ function resumeFrom(state: RunState, resume: string, sideEffects: SideEffects): 
       const id = sanitizeLine(started.id);
       return {
         where: `${where}; call ${id} (${sanitizeLine(started.name)}) may have been running when the run stopped; its tool has no side effects (the config says)`,
-        next: `a resume runs the ${plural(missing, 'missing call')}, call ${id} again among them (answered ones are not run again), then asks the model to go on: ${resume}`,
+        next:
+          missing === 1
+            ? `a resume runs call ${id} again (answered ones are not run again), then asks the model to go on: ${resume}`
+            : `a resume runs the ${plural(missing, 'missing call')}, call ${id} again among them (answered ones are not run again), then asks the model to go on: ${resume}`,
       };
     }
     if (started !== undefined) {
