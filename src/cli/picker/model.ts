@@ -110,5 +110,5 @@ export function rowText(e: PickerEntry, widths: RowWidths, columns: number): str
   const tail = `${earlier}${where}`;
   const room = columns - cellWidth(head) - cellWidth(tail);
   const body = `${refused}${sanitizeLine(r.lastTurn ?? r.prompt)}`;
-  return `${head}${truncate(body, Math.max(room, 10))}${tail}`;
+  return `${head}${truncate(body, Math.max(room, 1))}${tail}`; // narrower still: Ink cuts the row
 }
