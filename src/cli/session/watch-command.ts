@@ -28,7 +28,7 @@ lock; over JetStream it is an ordered consumer on the run's subjects, so a run
 on one machine can be watched from any machine that reaches the stream.
 Ctrl-C stops watching and leaves the run as it was. Examples:
   logbook session watch 20261130
-  logbook session watch --wait nightly-report   (then: logbook run --name nightly-report ...)
+  logbook session watch --wait nightly-report
   logbook session watch RUN --json | jq -c .`;
 
 export function registerWatchCommand(session: Command, environment: Environment): void {
