@@ -49,7 +49,7 @@ export {
 export { MemoryBackend, MemoryStore, memoryBackendFromOptions } from './store/memory/memory-store.js';
 export { copyRun, type CopiedRun, type CopyOptions } from './store/copy.js';
 export { forkRun, type ForkOptions, type ForkPoint, type Forked } from './store/fork.js';
-export { groupLineages, lineageOf, lineageRoot, listLineage, ownFrom, writtenIn, type Lineage } from './store/lineage.js';
+export { byId, groupLineages, lineageOf, lineageRoot, listLineage, ownFrom, writtenIn, type Lineage, type RunsById } from './store/lineage.js';
 export { validateRecord, recordSchema, type ValidationResult, type RecordSchemaName } from './schema/validate.js';
 // The agent, for programs that embed logbook. Provider SDKs load only in createProvider.
 export type { Provider, ModelRequest, ModelResponse, StreamObserver, Usage, ThinkingSetting } from './agent/provider.js';

@@ -42,16 +42,15 @@ function reason(run: RunInfo, why: string): string {
   return why.startsWith(`run ${run.runId} `) ? why.slice(`run ${run.runId} `.length) : why;
 }
 
-/** Why a run cannot be continued at all, whatever the config: unreadable, or held by a writer now. */
-function standingRefusal(run: RunInfo): string | null {
+/**
+ * Why the configuration cannot go on with a run (the gates), or why no
+ * configuration can: it cannot be read. A run a writer holds now is judged as
+ * any other: --continue takes it, and the resume says it is held, as it says of
+ * a run named by id; the picker (`held`) marks it, since choosing it can only fail.
+ */
+async function judge(run: RunInfo, choosing: Choosing, held = false): Promise<string | null> {
   if (run.status === 'unreadable') return `it cannot be read (${run.problem ?? 'unreadable'})`;
-  if (run.held === true) return 'a logbook process holds it now';
-  return null;
-}
-
-async function judge(run: RunInfo, choosing: Choosing): Promise<string | null> {
-  const standing = standingRefusal(run);
-  if (standing !== null) return standing;
+  if (held && run.held === true) return 'a logbook process holds it now';
   const why = await choosing.refusal(run);
   return why === null ? null : reason(run, why);
 }
@@ -122,7 +121,7 @@ export async function pickerEntries(store: Store, choosing: Choosing): Promise<P
   const heads = groupLineages(runs).map((l) => ({ run: l.runs[0]!, earlier: l.runs.length - 1 }));
   const here = (r: RunInfo): boolean => r.place?.dir === choosing.dir;
   const ordered = [...heads.filter((h) => here(h.run)), ...heads.filter((h) => !here(h.run))];
-  return mapAtOnce(ordered, JUDGED_AT_ONCE, async (h) => ({ ...h, here: here(h.run), refusal: await judge(h.run, choosing) }));
+  return mapAtOnce(ordered, JUDGED_AT_ONCE, async (h) => ({ ...h, here: here(h.run), refusal: await judge(h.run, choosing, true) }));
 }
 
 /**
