@@ -7,7 +7,7 @@
  * choice on a terminal lists this directory's runs first, one row per
  * conversation (lineage.ts), and marks, without offering, those the gates refuse.
  */
-import { LogbookError } from '../core/index.js';
+import { LogbookError, fingerprintDiff, type Fingerprint } from '../core/index.js';
 import { sanitizeLine } from '../render/index.js';
 import { groupLineages } from '../store/lineage.js';
 import { resolveRunId } from '../store/resolve.js';
@@ -25,7 +25,9 @@ export interface Choosing {
    * Why the configuration in use would refuse to go on with `run` (the resume
    * gates, as a resume runs them), or null when it would not.
    */
-  refusal(run: RunInfo): Promise<string | null>;
+  refusal(run: RunInfo): Promise<LogbookError | null>;
+  /** The fingerprint of the configuration in use: the picker names what drifted from it. */
+  fingerprint: Fingerprint;
   /** The directory the command runs in: runs started there are this directory's. */
   dir: string;
   /** --all: --continue looks at every run of the store. */
@@ -46,13 +48,38 @@ function reason(run: RunInfo, why: string): string {
  * Why the configuration cannot go on with a run (the gates), or why no
  * configuration can: it cannot be read. A run a writer holds now is judged as
  * any other: --continue takes it, and the resume says it is held, as it says of
- * a run named by id; the picker (`held`) marks it, since choosing it can only fail.
+ * a run named by id (the picker marks it, since choosing it can only fail).
  */
-async function judge(run: RunInfo, choosing: Choosing, held = false): Promise<string | null> {
+async function judge(run: RunInfo, choosing: Choosing): Promise<string | null> {
   if (run.status === 'unreadable') return `it cannot be read (${run.problem ?? 'unreadable'})`;
-  if (held && run.held === true) return 'a logbook process holds it now';
   const why = await choosing.refusal(run);
-  return why === null ? null : reason(run, why);
+  return why === null ? null : reason(run, why.message);
+}
+
+/**
+ * What the picker says of a run it does not offer: the refusal in a few
+ * words, by its code (what drifted, by name), so the row keeps room for the
+ * run's turn.
+ */
+async function pickerRefusal(run: RunInfo, choosing: Choosing): Promise<string | null> {
+  if (run.status === 'unreadable') return `unreadable: ${run.problem ?? ''}`;
+  if (run.held === true) return 'a logbook process holds it now';
+  const why = await choosing.refusal(run);
+  if (why === null) return null;
+  switch (why.code) {
+    case 'already_completed':
+      return 'completed: give a prompt to follow it up';
+    case 'interactivity_mismatch':
+      return run.interactive ? 'a chat: resume it with --chat' : 'a one-shot run: resume it without --chat';
+    case 'provider_changed':
+      return `written with provider ${run.fingerprint?.provider ?? 'another'}`;
+    case 'config_drift': {
+      const changed = run.fingerprint === undefined ? [] : fingerprintDiff(run.fingerprint, choosing.fingerprint).map((d) => d.split(':')[0]!);
+      return changed.length > 0 ? `config changed: ${changed.join(', ')} (--force)` : 'config changed (--force)';
+    }
+    default:
+      return reason(run, why.message);
+  }
 }
 
 /** What --continue says of a run it passed over; the config it was started with, when that was another. */
@@ -121,7 +148,7 @@ export async function pickerEntries(store: Store, choosing: Choosing): Promise<P
   const heads = groupLineages(runs).map((l) => ({ run: l.runs[0]!, earlier: l.runs.length - 1 }));
   const here = (r: RunInfo): boolean => r.place?.dir === choosing.dir;
   const ordered = [...heads.filter((h) => here(h.run)), ...heads.filter((h) => !here(h.run))];
-  return mapAtOnce(ordered, JUDGED_AT_ONCE, async (h) => ({ ...h, here: here(h.run), refusal: await judge(h.run, choosing, true) }));
+  return mapAtOnce(ordered, JUDGED_AT_ONCE, async (h) => ({ ...h, here: here(h.run), refusal: await pickerRefusal(h.run, choosing) }));
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { retryPolicyFromText } from '../agent/providers/retry.js';
+import { fingerprintOf } from '../agent/agent.js';
 import { generateRunId, resumeRefusal, resumeRun, startRun, type AgentRun } from '../agent/run.js';
 import type { RunResult, ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
@@ -218,11 +219,11 @@ async function continueRun(store: Store, flags: RunFlags, words: string[], p: Pr
     dir: p.place.dir,
     all: flags.all === true,
     note: p.note,
+    fingerprint: fingerprintOf(p.agent),
     refusal: async (info) => {
-      if (info.fingerprint === undefined || info.foldStatus === undefined) return 'it cannot be read';
+      if (info.fingerprint === undefined || info.foldStatus === undefined) return new LogbookError('corrupt', `run ${info.runId} cannot be read`);
       const run = { run_id: info.runId, status: info.foldStatus, interactive: info.interactive, fingerprint: info.fingerprint };
-      const refused = await resumeRefusal(store, p.agent, run, { ...gates, asNewRun: followUp !== undefined });
-      return refused?.message ?? null;
+      return resumeRefusal(store, p.agent, run, { ...gates, asNewRun: followUp !== undefined });
     },
   };
   let id = await chooseRun(store, flags.continue ? 'newest' : flags.resume!, choosing, p.config);

@@ -236,7 +236,7 @@ describe('the picker', () => {
     expect(drifted).toBeGreaterThan(0);
     expect(own).toBeGreaterThan(drifted); // this directory's, newest first
     expect(far).toBeGreaterThan(own); // then those started elsewhere, though newer
-    expect(screen).toMatch(/p-drifted +suspended +\d{4}-\d\d-\d\d \d\d:\d\d +cannot continue: was written with a different configuration \(max_tokens: 99 -> 4096\)/);
+    expect(screen).toMatch(/p-drifted +suspended +\d{4}-\d\d-\d\d \d\d:\d\d +about pears \u00b7 cannot continue: config changed: max_tokens \(--force\)$/m);
     expect(screen).toMatch(/p-here +suspended +\d{4}-\d\d-\d\d \d\d:\d\d +and about plums/); // its last typed turn
     expect(screen).toMatch(new RegExp(`p-there .*about figs +\\[started in ${there}\\]`));
     expect(screen).toMatch(/3 of 3 conversations \(1 cannot be continued with this config\)/);

@@ -35,6 +35,16 @@ describe('the run picker', () => {
     expect(pressKey(typed, entries, '', { return: true }, 10).done).toBeUndefined();
   });
 
+  it('keeps the turn and the reason both in sight on a narrow row, the reason cut to its first clause outside parentheses', () => {
+    const refused = entry('x', { prompt: 'a long question about the build and its many slow steps' }, {
+      refusal: 'was written with a different configuration (system prompt: changed; tool set: changed (a removed)); restore it, or pass --force',
+    });
+    const row = rowText(refused, rowWidths([refused]), 100);
+    expect(row).toMatch(/^x {2}suspended {2}\S+ \S+ {2}a long question.*\u2026 \u00b7 cannot continue: was written with a .*\u2026$/);
+    expect(row).toHaveLength(100);
+    expect(rowText(refused, rowWidths([refused]), 300)).toMatch(/cannot continue: was written with a different configuration \(system prompt: changed; tool set: changed \(a removed\)\)$/);
+  });
+
   it('searches the last typed turn as well as id, status, model and prompt', () => {
     expect(matching(entries, 'plums').map((e) => e.run.runId)).toEqual(['chat']);
     expect(matching(entries, 'prompt far').map((e) => e.run.runId)).toEqual(['far']);
@@ -43,7 +53,7 @@ describe('the run picker', () => {
   it('shows when each changed, why one cannot be continued (its first clause), earlier runs and where one elsewhere was started', () => {
     const widths = rowWidths(entries);
     const rows = entries.map((e) => rowText(e, widths, 200));
-    expect(rows[0]).toMatch(/^drifted {2}suspended {2}2026-11-30 \d\d:00 {2}cannot continue: was written with a different configuration \(max_tokens: 99 -> 4096\) \u00b7 prompt of drifted$/);
+    expect(rows[0]).toMatch(/^drifted {2}suspended {2}2026-11-30 \d\d:00 {2}prompt of drifted \u00b7 cannot continue: was written with a different configuration \(max_tokens: 99 -> 4096\)$/);
     expect(rows[1]).toMatch(/^chat {5}suspended {2}2026-11-30 \d\d:00 {2}and about plums {2}\(\+2 earlier\)$/);
     expect(rows[3]).toMatch(/prompt of far {2}\[started in \/other\/project\]$/);
     const narrow = rowText(entries[1]!, widths, 60); // the turn is cut to fit; the rest stays whole

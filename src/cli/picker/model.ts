@@ -94,21 +94,38 @@ export function rowWidths(entries: readonly PickerEntry[]): RowWidths {
   };
 }
 
+/** A refusal's first clause: up to the first `; ` outside parentheses (what differs, without the advice after it). */
+export function firstClause(text: string): string {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '(') depth++;
+    else if (c === ')') depth = Math.max(0, depth - 1);
+    else if (c === ';' && depth === 0 && text[i + 1] === ' ') return text.slice(0, i);
+  }
+  return text;
+}
+
+/** How much of a row's room the turn of an entry not offered keeps, so its reason shows too. */
+const TURN_SHARE_REFUSED = 0.4;
+
 /**
- * One entry as a picker row, sanitized: id, status, when it last changed, then
- * why it cannot be continued (for an entry not offered), the last typed turn,
+ * One entry as a picker row, sanitized: id, status, when it last changed, the
+ * last typed turn, then for an entry not offered why it cannot be continued,
  * how many earlier runs the conversation has, and where it was started when
- * that is not here. Cut to `columns`.
+ * that is not here. Cut to `columns`: the turn first, then the reason.
  */
 export function rowText(e: PickerEntry, widths: RowWidths, columns: number): string {
   const r = e.run;
   const head = `${r.runId.padEnd(widths.id)}  ${r.status.padEnd(widths.status)}  ${shortTime(r.updated)}  `;
-  // The reason's first clause: what differs, without the advice after it.
-  const refused = e.refusal === null ? '' : `cannot continue: ${sanitizeLine(e.refusal.split('; ')[0]!)} \u00b7 `;
   const earlier = e.earlier > 0 ? `  (+${e.earlier} earlier)` : '';
   const where = !e.here && r.place !== undefined ? `  [started in ${sanitizeLine(r.place.dir)}]` : '';
   const tail = `${earlier}${where}`;
-  const room = columns - cellWidth(head) - cellWidth(tail);
-  const body = `${refused}${sanitizeLine(r.lastTurn ?? r.prompt)}`;
-  return `${head}${truncate(body, Math.max(room, 1))}${tail}`; // narrower still: Ink cuts the row
+  const room = Math.max(columns - cellWidth(head) - cellWidth(tail), 1); // narrower still: Ink cuts the row
+  const turn = sanitizeLine(r.lastTurn ?? r.prompt);
+  if (e.refusal === null) return `${head}${truncate(turn, room)}${tail}`;
+  const reason = ` \u00b7 cannot continue: ${sanitizeLine(firstClause(e.refusal))}`; // the picker's own few words, or a message's first clause
+  const turnRoom = Math.min(cellWidth(turn), Math.max(1, Math.floor(room * TURN_SHARE_REFUSED), room - cellWidth(reason)));
+  const shownTurn = truncate(turn, turnRoom);
+  return `${head}${shownTurn}${truncate(reason, Math.max(room - cellWidth(shownTurn), 1))}${tail}`;
 }
