@@ -107,7 +107,7 @@ export function firstClause(text: string): string {
 }
 
 /** How much of a row's room the turn of an entry not offered keeps, so its reason shows too. */
-const TURN_SHARE_REFUSED = 0.4;
+const TURN_SHARE_REFUSED = 0.3;
 
 /**
  * One entry as a picker row, sanitized: id, status, when it last changed, the
