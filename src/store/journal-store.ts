@@ -329,24 +329,30 @@ export class JournalStore implements Store {
       runs.push(damaged ? describe(summary) : run);
       notes.set(summary.id, summary.notes);
     }
-    await eachAtOnce(runs, NOTE_READS, async (run) => {
-      if (run.status === 'unreadable') return;
-      const keys = notes.get(run.runId);
-      // A backend that listed the notes says which are there; one that did not is asked for each.
-      const has = (key: string): boolean => keys === undefined || keys.includes(key);
-      if (run.prompt === '') run.prompt = await this.firstTypedTurn(run.runId);
-      const mayBeForked = run.status === 'interrupted' || run.status === 'open';
-      if ((options.origins === true || mayBeForked) && has(FORK_NOTE)) await this.describeFork(run);
-      if (options.places === true && has(PLACE_NOTE)) {
-        const place = parsePlace(await this.note(run.runId, PLACE_NOTE));
-        if (place !== null) run.place = place;
-      }
-      if (options.lastTurns === true) {
-        const key = keys === undefined ? null : lastTurnKey(keys);
-        run.lastTurn = (key === null ? null : await this.note(run.runId, key)) ?? run.prompt;
-      }
-    });
+    await eachAtOnce(runs, NOTE_READS, (run) => this.describeFromNotes(run, notes.get(run.runId), options));
     return runs;
+  }
+
+  /**
+   * What a listing tells of a run from beside its journal: the first typed turn
+   * of a chat opened without a prompt (its second line), and the notes asked
+   * for (run-notes.ts). `keys`: the notes the backend listed it with, so only
+   * those are read; undefined where it cannot list them, and each is asked for.
+   */
+  private async describeFromNotes(run: RunInfo, keys: readonly string[] | undefined, options: ListingOptions): Promise<void> {
+    if (run.status === 'unreadable') return;
+    const has = (key: string): boolean => keys === undefined || keys.includes(key);
+    if (run.prompt === '') run.prompt = await this.firstTypedTurn(run.runId);
+    const mayBeForked = run.status === 'interrupted' || run.status === 'open';
+    if ((options.origins === true || mayBeForked) && has(FORK_NOTE)) await this.describeFork(run);
+    if (options.places === true && has(PLACE_NOTE)) {
+      const place = parsePlace(await this.note(run.runId, PLACE_NOTE));
+      if (place !== null) run.place = place;
+    }
+    if (options.lastTurns === true) {
+      const key = keys === undefined ? null : lastTurnKey(keys);
+      run.lastTurn = (key === null ? null : await this.note(run.runId, key)) ?? run.prompt;
+    }
   }
 
   /** A note a listing reads: null when it cannot be read (the listing shows the run all the same). */
