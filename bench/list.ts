@@ -1,10 +1,13 @@
 /**
  * `logbook session ls` through the binary, as a user runs it: 1,000 runs against
- * 1,000 runs ten times longer (the listing must not read whole journals), and
- * the growth from 100 to 10,000 runs. Rounds alternate between the stores.
+ * 1,000 runs ten times longer (the listing must not read whole journals), the
+ * growth from 100 to 10,000 runs, and 1,000 runs in conversations of four (each
+ * listed once) against the same runs listed one per row (--forks). Rounds
+ * alternate between the stores.
  */
 import { appendFileSync, cpSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { FileStore } from 'logbook';
 import { assistantPayload, line, writeJournal } from './lib/content.js';
 import { BIN, tempDir, type BenchOptions } from './lib/env.js';
 import { PEAK_RSS_IMPORT, peakRssKiB, timeProcess } from './lib/proc.js';
@@ -16,6 +19,9 @@ const SHORT = 21; // records per run: meta and 10 turns
 const LONG = 201; // ten times that
 const HUGE_LINE = 100 * 1024 * 1024;
 const HUGE_TARGET = 1.1;
+/** Runs per conversation in the lineage store: a question and three follow-ups. */
+const LINEAGE = 4;
+const LINEAGE_TARGET = 1.1;
 
 /** A state dir whose runs dir holds `runs` runs of `records` records each. */
 function stateDir(runs: number, records: number): string {
@@ -25,6 +31,26 @@ function stateDir(runs: number, records: number): string {
     const id = `run-${String(i).padStart(5, '0')}`;
     writeJournal(join(dir, 'runs', `${id}.jsonl`), id, records);
   }
+  return dir;
+}
+
+/**
+ * A state dir of `runs` runs of SHORT records in conversations of LINEAGE: each
+ * run after a conversation's first has its origin and its follow-up's typed turn
+ * kept beside it, as a follow-up to a completed run leaves them.
+ */
+async function lineageStateDir(runs: number): Promise<string> {
+  const dir = tempDir(`ls-lineages-${runs}`);
+  mkdirSync(join(dir, 'runs'));
+  const store = new FileStore(join(dir, 'runs'));
+  for (let i = 0; i < runs; i++) {
+    const id = `run-${String(i).padStart(5, '0')}`;
+    const seqs = writeJournal(join(dir, 'runs', `${id}.jsonl`), id, SHORT);
+    if (i % LINEAGE === 0) continue;
+    await store.markFork(id, { from: `run-${String(i - 1).padStart(5, '0')}`, at: seqs - 2 });
+    await store.putNote(id, `turn-${seqs - 1}`, `follow-up ${i}: and what about the next module?`);
+  }
+  await store.close();
   return dir;
 }
 
@@ -43,22 +69,29 @@ function withHugeLine(from: string): string {
   return dir;
 }
 
-async function ls(dir: string, runs: number, rss = false, mustList?: RegExp): Promise<{ ms: number; peakKiB: number }> {
-  const r = await timeProcess([process.execPath, ...(rss ? ['--import', PEAK_RSS_IMPORT] : []), BIN, 'session', 'ls', '--state-dir', dir], dir);
+async function ls(dir: string, runs: number, rss = false, mustList?: RegExp, args: readonly string[] = []): Promise<{ ms: number; peakKiB: number }> {
+  const r = await timeProcess([process.execPath, ...(rss ? ['--import', PEAK_RSS_IMPORT] : []), BIN, 'session', 'ls', ...args, '--state-dir', dir], dir);
   const lines = r.stdout.split('\n').filter(Boolean).length;
   const rows = lines === 0 ? 0 : lines - 1; // a header above the rows
-  if (r.code !== 0 || rows !== runs) throw new Error(`session ls listed ${rows} of ${runs} runs (exit ${r.code}): ${r.stderr}`);
+  if (r.code !== 0 || rows !== runs) throw new Error(`session ls ${args.join(' ')} listed ${rows} of ${runs} rows (exit ${r.code}): ${r.stderr}`);
   if (mustList !== undefined && !mustList.test(r.stdout)) throw new Error(`session ls did not list ${mustList}: ${r.stdout}`);
   return { ms: r.ms, peakKiB: rss ? (peakRssKiB(r) ?? 0) : 0 };
 }
 
+/** A store to list: its state dir, the rows `ls` gives, and the arguments it is listed with. */
+interface Listed {
+  dir: string;
+  runs: number;
+  args?: readonly string[];
+}
+
 /** Median times of `ls` over each store, rounds alternating between the stores. */
-async function measure(stores: { dir: string; runs: number }[], rounds: number): Promise<number[]> {
+async function measure(stores: Listed[], rounds: number): Promise<number[]> {
   const times = stores.map(() => [] as number[]);
   for (let r = 0; r < rounds; r++) {
     const order = stores.map((_, i) => i);
     if (r % 2 === 1) order.reverse();
-    for (const i of order) times[i]!.push((await ls(stores[i]!.dir, stores[i]!.runs)).ms);
+    for (const i of order) times[i]!.push((await ls(stores[i]!.dir, stores[i]!.runs, false, undefined, stores[i]!.args)).ms);
   }
   return times.map(median);
 }
@@ -98,6 +131,14 @@ export async function benchList(opts: BenchOptions): Promise<Section> {
   const [peakWithout, peakWith] = [median(peaks.without), median(peaks.with)];
   const hugeRatio = peakWith / peakWithout;
 
+  // Conversations listed once against the same runs listed one per row: what grouping them costs.
+  const lineageDir = await lineageStateDir(runs);
+  const grouped: Listed = { dir: lineageDir, runs: runs / LINEAGE };
+  const ungrouped: Listed = { dir: lineageDir, runs, args: ['--forks'] };
+  await ls(lineageDir, runs, false, undefined, ['--forks']); // marks the journals, as the listings above did theirs
+  const [groupedMs, ungroupedMs] = await measure([grouped, ungrouped], rounds);
+  const grouping = groupedMs! / ungroupedMs!;
+
   const met = shortMs! < TARGET_MS && longMs! < TARGET_MS && flat <= 1.2;
   return {
     rows: [
@@ -111,6 +152,15 @@ export async function benchList(opts: BenchOptions): Promise<Section> {
         growth,
       },
       {
+        what: `\`session ls\` over ${count(runs)} runs in conversations of ${LINEAGE}, each listed once`,
+        measured: ms(groupedMs!),
+        baseline: `the same runs one per row (--forks): ${ms(ungroupedMs!)}`,
+        figure: ratio(grouping),
+        target: `≤ ${LINEAGE_TARGET}×`,
+        verdict: grouping <= LINEAGE_TARGET ? 'met' : 'missed',
+        growth: '—',
+      },
+      {
         what: `\`session ls\` peak RSS, ${count(runs)} runs and one whose last line is ${bytes(HUGE_LINE)}`,
         measured: bytes(peakWith * 1024),
         baseline: `the same ${count(runs)} runs without it: ${bytes(peakWithout * 1024)}`,
@@ -122,6 +172,7 @@ export async function benchList(opts: BenchOptions): Promise<Section> {
     ],
     notes: [
       `\`session ls\`: wall time of \`node bin/logbook session ls --state-dir D\` from spawn to exit, output piped, medians of ${rounds} alternating rounds; the same command over an empty store takes ${ms(emptyMs!)} (Node start-up and module loading). "Flat" means at most 1.2× with 10× longer runs. Growth is judged on the time above the empty store's, measured in the same rounds: "sublinear" means later runs cost less each, as warm-up spreads over more of them. Peak RSS: the same command's peak resident set (VmHWM, reported at exit by a module given to \`node --import\`), median of ${peaks.with.length} alternating rounds, over the ${count(runs)} runs against a copy of them with one more run: a meta record, an assistant turn calling a tool, and its result of ${bytes(HUGE_LINE)} of text as the last line.`,
+      `Conversations: ${count(runs)} runs of ${SHORT} records, each after a conversation's first with its origin and its follow-up's typed turn kept beside it (the notes a follow-up leaves), listed as ${count(runs / LINEAGE)} rows against \`--forks\`, which lists every run and so reads no origins. Both read each run's last typed turn; the grouping reads the origins of the forks alone (the directory read says which runs have one) and never a journal beyond its ends.`,
       `A listing reads a run whole, once, when no check mark names the run's bytes as they are (a run logbook's writer did not let go of, such as these, written by the benchmark; or one changed since); it then marks it, and later listings read only its ends. The rounds above list marked runs. The first listing of each store, unmarked: ${count(runs)} runs of ${SHORT} records ${ms(firstShort.ms)}, of ${LONG} records ${ms(firstLong.ms)}; with the ${bytes(HUGE_LINE)} line, peak RSS ${bytes(firstHuge.peakKiB * 1024)} against ${bytes(firstShort.peakKiB * 1024)} for the first listing of the store without it (${ratio(firstHuge.peakKiB / firstShort.peakKiB)}): its lines are checked a chunk at a time, long ones as outlines.`,
     ],
   };

@@ -14,7 +14,9 @@ export {
   type ListingOptions,
   type OpenOptions,
   type RecordsOptions,
+  type ForkOrigin,
   type RunInfo,
+  type RunPlace,
   type Store,
   type StoredLines,
   type StreamedRecord,
@@ -46,6 +48,8 @@ export {
 } from './store/jetstream/jetstream-store.js';
 export { MemoryBackend, MemoryStore, memoryBackendFromOptions } from './store/memory/memory-store.js';
 export { copyRun, type CopiedRun, type CopyOptions } from './store/copy.js';
+export { forkRun, type ForkOptions, type ForkPoint, type Forked } from './store/fork.js';
+export { byId, groupLineages, lineageOf, lineageRoot, listLineage, ownFrom, writtenIn, type Lineage, type RunsById } from './store/lineage.js';
 export { validateRecord, recordSchema, type ValidationResult, type RecordSchemaName } from './schema/validate.js';
 // The agent, for programs that embed logbook. Provider SDKs load only in createProvider.
 export type { Provider, ModelRequest, ModelResponse, StreamObserver, Usage, ThinkingSetting } from './agent/provider.js';
@@ -69,9 +73,11 @@ export {
 export {
   startRun,
   resumeRun,
+  resumeRefusal,
   newRunMeta,
   generateRunId,
   AgentRun,
   type StartOptions,
   type ResumeOptions,
+  type GateOptions,
 } from './agent/run.js';

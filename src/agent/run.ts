@@ -15,10 +15,12 @@ import {
   validateId,
   type Fingerprint,
   type MetaPayload,
+  type ResumableRun,
+  type ResumeRequest,
   type RunState,
   type ToolSetManifest,
 } from '../core/index.js';
-import type { Journal, LoadedState, Store } from '../store/store.js';
+import type { Journal, LoadedState, RunPlace, Store } from '../store/store.js';
 import { fingerprintOf, type Agent } from './agent.js';
 import { checkInterruption, interruptedCall, type InterruptedCallAction, type InterruptionChoice } from './approvals.js';
 import { Recorder } from './recorder.js';
@@ -116,6 +118,8 @@ export interface StartOptions {
   /** A chat: it asks for follow-ups (a chat may start without a prompt). */
   interactive?: boolean;
   now?: Date;
+  /** Where it is started (the directory, the config file), kept beside it so a later `-c` from there finds it. */
+  place?: RunPlace;
 }
 
 /**
@@ -131,6 +135,7 @@ export async function startRun(store: Store | null, agent: Agent, options: Start
   const meta = newRunMeta(id, fingerprintOf(agent), options.prompt, interactive, options.now);
   const journal = store === null ? null : await store.create(id, meta);
   const warnings = store === null ? [] : [...(await keepToolSet(store, id, meta.fingerprint.tools_hash, agent)), ...(await keepRemoteOrigins(store, id, agent.tools))];
+  if (store !== null && options.place !== undefined) warnings.push(...(await keepPlace(store, id, options.place)));
   return new AgentRun(agent, encodeRecord({ seq: 1, meta }), initialState({ seq: 1, meta }), journal, false, warnings);
 }
 
@@ -150,6 +155,16 @@ async function keepToolSet(store: Store, id: string, toolsHash: string, agent: A
     return [];
   } catch (err) {
     return [`could not keep the tool set beside run ${id} (${err instanceof Error ? err.message : String(err)}); a resume refused for a changed tool set will not name the tools`];
+  }
+}
+
+/** Keeps where the run was started beside it: a convenience too, so failing is a warning. */
+async function keepPlace(store: Store, id: string, place: RunPlace): Promise<string[]> {
+  try {
+    await store.markPlace(id, place);
+    return [];
+  } catch (err) {
+    return [`could not keep where run ${id} was started (${err instanceof Error ? err.message : String(err)}); \`logbook run -c\` from here will not find it (\`--resume ${id}\` will)`];
   }
 }
 
@@ -181,22 +196,57 @@ export interface ResumeOptions {
   loaded?: LoadedState;
 }
 
+/** What the gates judge a resume of `run` by: the agent as configured now, and the options. */
+async function resumeRequest(store: Store, agent: Agent, run: ResumableRun, options: GateOptions): Promise<ResumeRequest> {
+  const fingerprint = fingerprintOf(agent);
+  const recordedTools = run.fingerprint.tools_hash;
+  return {
+    fingerprint,
+    interactive: options.interactive ?? run.interactive,
+    force: options.force === true,
+    ...(options.asNewRun === true ? { asNewRun: true } : {}),
+    ...(recordedTools !== fingerprint.tools_hash
+      ? { toolSets: { recorded: await keptToolSet(store, run.run_id, recordedTools), current: toolSetManifest(agent.tools.definitions()) } }
+      : {}),
+  };
+}
+
+export interface GateOptions {
+  /** As ResumeOptions.force. */
+  force?: boolean;
+  /** As ResumeOptions.interactive. */
+  interactive?: boolean;
+  /** A completed run is to go on as a new run (a follow-up forks it): see ResumeRequest.asNewRun. */
+  asNewRun?: boolean;
+}
+
+/**
+ * Why resumeRun would refuse run `run` with `agent` (the gates, in order, as a
+ * resume runs them), or null when they let it through; judged from what a
+ * listing reads of the run (RunInfo.fingerprint, foldStatus), without reading
+ * it whole or holding it, so a choice among runs can leave out those this
+ * configuration cannot go on with, and say why.
+ */
+export async function resumeRefusal(store: Store, agent: Agent, run: ResumableRun, options: GateOptions = {}): Promise<LogbookError | null> {
+  try {
+    checkResume(run, await resumeRequest(store, agent, run, options));
+    return null;
+  } catch (err) {
+    if (err instanceof LogbookError) return err;
+    throw err;
+  }
+}
+
 /** Resumes a journaled run: the gates, in order, against the agent as configured now; then the hold. */
 export async function resumeRun(store: Store, agent: Agent, id: string, options: ResumeOptions = {}): Promise<AgentRun> {
   if (options.loaded !== undefined && options.loaded.state.run_id !== id) {
     throw new LogbookError('usage', `resumeRun was given run ${options.loaded.state.run_id} as read, to resume run ${id}`);
   }
   const loaded = options.loaded ?? (await store.loadState(id));
-  const fingerprint = fingerprintOf(agent);
-  const recordedTools = loaded.state.fingerprint.tools_hash;
-  const gates = {
-    fingerprint,
-    interactive: options.interactive ?? loaded.state.interactive,
-    force: options.force === true,
-    ...(recordedTools !== fingerprint.tools_hash
-      ? { toolSets: { recorded: await keptToolSet(store, id, recordedTools), current: toolSetManifest(agent.tools.definitions()) } }
-      : {}),
-  };
+  const gates = await resumeRequest(store, agent, loaded.state, {
+    ...(options.force !== undefined ? { force: options.force } : {}),
+    ...(options.interactive !== undefined ? { interactive: options.interactive } : {}),
+  });
   checkResume(loaded.state, gates);
   const journal = await store.open(id, { checkedThrough: loaded.lastSeq });
   let state = loaded.state;

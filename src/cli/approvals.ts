@@ -18,7 +18,7 @@ import type { Questions } from './questions.js';
 export interface ApprovalFlags {
   /** Call ids of the batch in flight to approve, or `all` for every call of it. */
   approve?: string[];
-  /** Call ids of the batch in flight to deny. */
+  /** Call ids of the batch in flight to deny, or `all` for every call of it not approved by id. */
   deny?: string[];
   /** Why, for --deny: the model reads it. */
   reason?: string;
@@ -40,15 +40,15 @@ export function checkApprovalFlags(flags: ApprovalFlags, continuing: boolean): v
   if (!continuing && resumeOnly.length > 0) throw usage(`--${resumeOnly[0]} answers a journaled run: use it with --resume or --continue`);
   if (flags.reason !== undefined && flags.deny === undefined) throw usage('--reason goes with --deny CALL_ID');
   if (flags.rerun !== undefined && flags.skip !== undefined) throw usage('--rerun and --skip cannot be combined: the interrupted call is either run again or skipped');
+  if (flags.approve?.includes('all') && flags.deny?.includes('all')) throw usage('--approve all and --deny all cannot be combined: name the calls of one of them');
   const both = (flags.approve ?? []).find((id) => flags.deny?.includes(id));
   if (both !== undefined) throw usage(`call ${both} is both approved and denied`);
-  if (flags.deny?.includes('all')) throw usage('--deny takes call ids one by one, not all');
 }
 
 /** --approve and --deny must name calls of the batch in flight that await an approval. */
 export function checkApprovalTargets(state: RunState, tools: ToolRegistry, flags: ApprovalFlags): void {
   const open = unansweredCalls(state).filter((c) => policyOf(tools, c.name).confirm);
-  const ids = [...(flags.approve ?? []).filter((id) => id !== 'all'), ...(flags.deny ?? [])];
+  const ids = [...(flags.approve ?? []), ...(flags.deny ?? [])].filter((id) => id !== 'all');
   for (const id of ids) {
     if (open.some((c) => c.id === id)) continue;
     const waiting = open.length > 0 ? `; the calls that do: ${open.map((c) => c.id).join(', ')}` : '';
@@ -86,13 +86,29 @@ export interface Presenter {
   quiet(): void;
 }
 
-/** Asks until one of `answers` is typed (its key: a letter, or the word), or null at end of input or a suspend. */
-async function choose<T extends string>(questions: Questions, prompt: string, answers: Record<string, T>, signal: AbortSignal): Promise<T | null> {
+/** `y, yes, n or no`: the answers a question takes, for a person. */
+function answerList(keys: readonly string[]): string {
+  return keys.length <= 1 ? (keys[0] ?? '') : `${keys.slice(0, -1).join(', ')} or ${keys[keys.length - 1]}`;
+}
+
+/**
+ * Asks until one of `answers` is typed (its key: a letter, or the word), or
+ * null at end of input or a suspend; anything else is answered with the
+ * answers it takes, and asked again.
+ */
+async function choose<T extends string>(
+  questions: Questions,
+  prompt: string,
+  answers: Record<string, T>,
+  signal: AbortSignal,
+  p: Presenter,
+): Promise<T | null> {
   for (;;) {
     const line = await questions.ask(prompt, signal);
     if (line === null) return null;
     const key = line.trim().toLowerCase();
     if (Object.hasOwn(answers, key)) return answers[key]!;
+    p.show(`${JSON.stringify(sanitizeLine(line.trim()))} is not one of the answers: type ${answerList(Object.keys(answers))}\n`);
   }
 }
 
@@ -105,6 +121,7 @@ async function askApproval(call: ToolCall, context: CallContext, questions: Ques
     '[y]es, [n]o, [a]ll (yes for the rest of this run): ',
     { y: 'yes', yes: 'yes', n: 'no', no: 'no', a: 'all', all: 'all' } as const,
     context.signal,
+    p,
   );
   if (answer === null) return suspendCall;
   if (answer === 'all') return 'all';
@@ -117,7 +134,8 @@ async function askApproval(call: ToolCall, context: CallContext, questions: Ques
 /**
  * The approval hook of one invocation. --approve and --deny answer the calls
  * of the batch the run resumed in (call ids are the model's and may come again
- * in later turns); --yes and "all" answer every call from then on.
+ * in later turns), a call named first, then `all`: --deny all with --approve X
+ * denies all but X. --yes and the answer "all" approve every call from then on.
  */
 export function approvalHook(state: RunState, flags: ApprovalFlags, questions: Questions | null, p: Presenter): BeforeToolCall {
   let approveAll = flags.yes === true;
@@ -127,7 +145,9 @@ export function approvalHook(state: RunState, flags: ApprovalFlags, questions: Q
   return async (call, context) => {
     const flagged = context.iteration === resumedBatch;
     if (flagged && denied.has(call.id)) return denyCall(flags.reason);
-    if (approveAll || (flagged && (approved.has(call.id) || approved.has('all')))) return allowCall;
+    if (flagged && approved.has(call.id)) return allowCall;
+    if (flagged && denied.has('all')) return denyCall(flags.reason);
+    if (approveAll || (flagged && approved.has('all'))) return allowCall;
     if (questions === null) return suspendCall;
     const answer = await askApproval(call, context, questions, p);
     if (answer !== 'all') return answer;
@@ -176,6 +196,7 @@ export async function askInterruption(run: AgentRun, tools: ToolRegistry, questi
     '[r]erun it, [s]kip it (the model is told it was not re-run), or s[t]op: ',
     { r: 'rerun', rerun: 'rerun', s: 'skip', skip: 'skip', t: 'stop', stop: 'stop' } as const,
     signal,
+    p,
   );
   if (answer === 'rerun' || answer === 'skip') run.resolveInterruptedCall(call.id, answer);
   else if (answer === null && signal.aborted) throw new LogbookError('interrupted', `stopped at the question; run ${sanitizeLine(run.id)} is as it was, and its next resume asks again`);

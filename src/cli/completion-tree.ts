@@ -68,6 +68,19 @@ export async function runsFor(environment: Environment, words: readonly string[]
   }
 }
 
+/**
+ * The run ids to offer for the word being completed (the last of `words`), as
+ * an id is resolved (store/resolve.ts): those it starts, else the one run whose
+ * id holds it. The library keeps only what starts with the word, so for that
+ * one run the word is given to it as empty (the words to parse are returned).
+ */
+export function runIdCompletion(runs: RunInfo[], words: readonly string[]): { runs: RunInfo[]; words: string[] } {
+  const typed = words[words.length - 1] ?? '';
+  if (typed === '' || runs.some((r) => r.runId.startsWith(typed))) return { runs, words: [...words] };
+  const holding = runs.filter((r) => r.runId.includes(typed));
+  return holding.length === 1 ? { runs: holding, words: [...words.slice(0, -1), ''] } : { runs: [], words: [...words] };
+}
+
 /** The tab library's tree for `program`, with run ids and statuses where they are taken. */
 export async function completionTree(program: Command, runs: readonly RunInfo[], shells: readonly string[]): Promise<RootCommand> {
   const { default: tab } = await import('@bomb.sh/tab/commander');

@@ -47,6 +47,24 @@ function sourceableTwice(script: string, name: string): string {
 }
 
 /**
+ * The library's bash and zsh scripts match what logbook offers against the
+ * word typed, by its start, after logbook has already done so; a run id is
+ * also completed from a unique part of it (`i8dj`), which starts no
+ * candidate. Here the shell takes what logbook offers as it is: bash without
+ * compgen's filter, zsh with compadd's -U (fish matches parts by itself).
+ */
+function offeredAsGiven(script: string, shell: (typeof SHELLS)[number]): string {
+  if (shell === 'bash') {
+    return script.replace(
+      'COMPREPLY=( $(compgen -W "${completions[*]}" -- "$cur") )',
+      'COMPREPLY=()\n    for comp in "${completions[@]}"; do if [[ -n "$comp" ]]; then COMPREPLY+=("$comp"); fi; done',
+    );
+  }
+  if (shell === 'zsh') return script.replace('_describe $keepOrder "completions" completions -Q', '_describe $keepOrder "completions" completions -U -Q');
+  return script;
+}
+
+/**
  * Adds `completion SHELL` and the hidden `complete -- WORDS` its scripts call.
  * `commands` builds the program afresh without these two (the library adds its
  * own to the tree it reads, so that `completion` completes too).
@@ -60,7 +78,7 @@ export function registerCompletionCommands(program: Command, environment: Enviro
     .action(async (shell: (typeof SHELLS)[number]) => {
       const { completionTree } = await import('./completion-tree.js');
       const tree = await completionTree(commands(), [], SHELLS);
-      const script = printed(() => tree.setup(program.name(), program.name(), shell));
+      const script = offeredAsGiven(printed(() => tree.setup(program.name(), program.name(), shell)), shell);
       process.stdout.write(shell === 'bash' ? sourceableTwice(script, program.name()) : script);
     });
   program
@@ -70,9 +88,10 @@ export function registerCompletionCommands(program: Command, environment: Enviro
     .allowUnknownOption()
     .helpOption(false)
     .action(async (words: string[]) => {
-      const { completionTree, runsFor, wantsRunIds } = await import('./completion-tree.js');
+      const { completionTree, runIdCompletion, runsFor, wantsRunIds } = await import('./completion-tree.js');
       const tree = commands();
-      const runs = wantsRunIds(tree, words) ? await runsFor(environment, words) : [];
-      (await completionTree(tree, runs, SHELLS)).parse(words);
+      if (!wantsRunIds(tree, words)) return (await completionTree(tree, [], SHELLS)).parse(words);
+      const offered = runIdCompletion(await runsFor(environment, words), words);
+      (await completionTree(tree, offered.runs, SHELLS)).parse(offered.words);
     });
 }

@@ -8,6 +8,10 @@ export const EXIT = {
   usage: 2,
   /** A run stopped before a call that needs an approval: --approve or --deny continues it. */
   awaiting: 3,
+  /** A run stopped at its token budget: raise `budget`, then resume it. */
+  budget: 4,
+  /** A run stopped at max_iterations: a resume (a chat), or a raised limit and --force (a one-shot), goes on. */
+  maxIterations: 5,
   /** The model refused to answer (stop reason `refusal`): the run ended, journaled as an error, and a follow-up can rephrase. */
   refused: 6,
   /** A run was suspended (Ctrl-C, SIGTERM) and can be resumed. 128 + SIGINT. */

@@ -5,8 +5,10 @@ import { EXIT } from './exit-codes.js';
 const EXIT_MEANINGS: Record<keyof typeof EXIT, string> = {
   ok: 'done',
   error: 'an error (one line on stderr says what and how to fix it; --verbose or LOGBOOK_DEBUG=1 adds where)',
-  usage: 'a usage error (unknown option, missing argument)',
+  usage: 'a usage error (unknown option, missing argument, a run id that is part of several ids)',
   awaiting: 'a run stopped before a call that needs an approval (no terminal to ask on); --approve or --deny continues it',
+  budget: 'a run stopped at its token budget (budget in the config); raise it, then resume',
+  maxIterations: 'a run stopped at max_iterations; a resume goes on (a chat), or a raised limit and --force (a one-shot)',
   refused: 'the model refused to answer (stop reason "refusal"); a follow-up PROMPT to the run can rephrase',
   suspended: 'a run was suspended (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT); it can be resumed',
   interrupted: 'stopped by Ctrl-C, SIGTERM, SIGHUP or SIGQUIT; nothing was changed',

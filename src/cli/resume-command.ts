@@ -1,7 +1,8 @@
 /** The command that continues a run, as the user would type it from here. */
 import { shellQuote } from '../agent/tools/command-tool.js';
+import { overrideArguments, type OverrideFlags } from './run-overrides.js';
 
-export interface ResumeFlags {
+export interface ResumeFlags extends OverrideFlags {
   /** --config, as given. */
   config?: string;
   /** --state-dir, as given. */
@@ -10,11 +11,13 @@ export interface ResumeFlags {
 
 /**
  * `logbook run --resume ID` with exactly the --config and --state-dir the user
- * gave (a config found by search is found again from the same place).
+ * gave (a config found by search is found again from the same place), and the
+ * --model and system prompt flags the run was given, which its fingerprint holds.
  */
 export function resumeCommand(id: string, flags: ResumeFlags): string {
   const argv = ['logbook', 'run', '--resume', id];
   if (flags.config !== undefined) argv.push('--config', flags.config);
   if (flags.stateDir !== undefined) argv.push('--state-dir', flags.stateDir);
+  argv.push(...overrideArguments(flags));
   return shellQuote(argv);
 }

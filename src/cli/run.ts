@@ -6,14 +6,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { retryPolicyFromText } from '../agent/providers/retry.js';
-import { generateRunId, resumeRun, startRun, type AgentRun } from '../agent/run.js';
+import { fingerprintOf } from '../agent/agent.js';
+import { generateRunId, resumeRefusal, resumeRun, startRun, type AgentRun } from '../agent/run.js';
 import type { RunResult, ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
 import { agentFromConfig } from '../config/agent.js';
 import { LogbookError, RawJson, encodeRecord, endedOnRefusal, isLogbookError, isValidId, validateId } from '../core/index.js';
 import { resumeNarration, sanitize, sanitizeLine } from '../render/index.js';
 import { forkRun } from '../store/fork.js';
-import type { LoadedState, Store } from '../store/store.js';
+import type { LoadedState, RunPlace, Store } from '../store/store.js';
 import {
   applyInterruptionFlags,
   approvalCommands,
@@ -32,7 +33,8 @@ import { EXIT, type ExitCode } from './exit-codes.js';
 import { liveObserver } from './live.js';
 import { discoveryLabel, startLabel } from './mcp/start-label.js';
 import { createProgress } from './progress.js';
-import { chooseRun } from './resume-target.js';
+import { chooseRun, type Choosing } from './resume-target.js';
+import { withOverrides } from './run-overrides.js';
 import { resumeCommand, type ResumeFlags } from './resume-command.js';
 import { terminalQuestions, type Questions } from './questions.js';
 import { onSuspendSignals } from './signals.js';
@@ -43,9 +45,11 @@ export interface RunFlags extends ResumeFlags, ApprovalFlags {
   checkpoint?: boolean;
   ephemeral?: boolean;
   name?: string;
-  /** An id (or its prefix), or true for a choice among the runs. */
+  /** An id (or a part of it), or true for a choice among the runs. */
   resume?: string | true;
   continue?: boolean;
+  /** With --continue: every run of the store, not only those started here. */
+  all?: boolean;
   force?: boolean;
   chat?: boolean;
   replay?: string;
@@ -76,12 +80,13 @@ function checkFlags(flags: RunFlags, followUp: boolean): void {
   }
   if (continuing && flags.ephemeral) throw usage('--ephemeral runs are not journaled, so they cannot be continued');
   if (!continuing && flags.force) throw usage('--force only applies to --resume or --continue');
+  if (flags.all && !flags.continue) throw usage('--all goes with --continue: it widens the runs -c looks at to the whole store');
   if (flags.ephemeral && flags.checkpoint) throw usage('--ephemeral runs are not journaled: drop --checkpoint');
   if (flags.ephemeral && flags.name !== undefined) throw usage('--ephemeral runs are not journaled, so they have no name: drop --name');
   if (flags.replay !== undefined && flags.replay !== 'all' && flags.replay !== 'tail') throw usage(`--replay takes all or tail, not ${flags.replay}`);
   if (typeof flags.resume === 'string' && !isValidId(flags.resume) && /\s/.test(flags.resume)) {
     throw usage(
-      `--resume takes a run id (or a unique start of one), and ${JSON.stringify(flags.resume)} is not one: to follow up the newest run, ` +
+      `--resume takes a run id (or a unique part of one), and ${JSON.stringify(flags.resume)} is not one: to follow up the newest run, ` +
         `logbook run -c ${JSON.stringify(flags.resume)}; to follow up a given run, logbook run --resume ID ${JSON.stringify(flags.resume)}`,
     );
   }
@@ -103,7 +108,7 @@ function onTerminal(): boolean {
 
 export async function executeRun(words: string[], flags: RunFlags, environment: Environment): Promise<ExitCode> {
   checkFlags(flags, words.length > 0);
-  const config = requireConfig(flags.config, environment);
+  const config = withOverrides(requireConfig(flags.config, environment), flags);
   const err = terminalFor(process.stderr, { env: environment.env, ...(flags.color === false ? { color: false } : {}) });
   const progress = createProgress(flags.tui === false ? { isTTY: false, write: (t: string) => process.stderr.write(t) } : process.stderr);
   const note = (text: string): void => progress.write(`${err.style.faint(text)}\n`);
@@ -139,8 +144,9 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     // append ends a model call or a tool run, whose spinner stops right after it anyway.
     const onWait = (waitingFor: string | null): void => (waitingFor === null ? progress.stop() : progress.start(waitingFor));
     if (!flags.ephemeral) store = await storeFor(environment, { config, stateDir: flags.stateDir, onWait });
+    const place = { dir: process.cwd(), config: config.path };
     if (flags.resume !== undefined || flags.continue) {
-      const presentation = { agent, err, note, progress: (t: string) => progress.write(t), presenter, signal: suspend.signal };
+      const presentation = { agent, err, note, progress: (t: string) => progress.write(t), presenter, signal: suspend.signal, place, config: config.path };
       run = await continueRun(store!, flags, words, presentation).catch((err: unknown) => {
         if (!suspend.signal.aborted || !isLogbookError(err, 'interrupted')) throw err;
         note((err as Error).message); // stopped at the picker or a question: nothing was written
@@ -151,7 +157,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
       const interactive = flags.chat === true;
       const prompt = promptFrom(words, flags);
       if (prompt === '' && !interactive) throw usage('no prompt: give it as arguments, pipe it on stdin, or use --chat');
-      run = await startRun(store, agent, { prompt, interactive, ...(flags.name !== undefined ? { id: flags.name } : {}) });
+      run = await startRun(store, agent, { prompt, interactive, place, ...(flags.name !== undefined ? { id: flags.name } : {}) });
       if (store !== null) note(`run ${run.id} (${store.location})`);
     }
     const interactive = run.state.interactive;
@@ -193,6 +199,10 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
 
 interface Presentation {
   agent: Parameters<typeof resumeRun>[1];
+  /** Where this command runs, and the config file it uses. */
+  place: RunPlace;
+  /** The config file in use. */
+  config: string;
   err: Terminal;
   note: (text: string) => void;
   progress: (text: string) => void;
@@ -208,13 +218,30 @@ interface Presentation {
  */
 async function continueRun(store: Store, flags: RunFlags, words: string[], p: Presentation): Promise<AgentRun> {
   const followUp = words.length > 0 ? words.join(' ') : undefined;
-  let id = await chooseRun(store, flags.continue ? 'newest' : flags.resume!, { followUp: followUp !== undefined, signal: p.signal });
+  const gates = { force: flags.force === true, ...(flags.chat ? { interactive: true } : {}) };
+  const choosing: Choosing = {
+    followUp: followUp !== undefined,
+    dir: p.place.dir,
+    all: flags.all === true,
+    note: p.note,
+    signal: p.signal,
+    fingerprint: fingerprintOf(p.agent),
+    refusal: async (info) => {
+      if (info.fingerprint === undefined || info.foldStatus === undefined) return new LogbookError('corrupt', `run ${info.runId} cannot be read`);
+      const run = { run_id: info.runId, status: info.foldStatus, interactive: info.interactive, fingerprint: info.fingerprint };
+      return resumeRefusal(store, p.agent, run, { ...gates, asNewRun: followUp !== undefined });
+    },
+  };
+  let id = await chooseRun(store, flags.continue ? 'newest' : flags.resume!, choosing, p.config);
   // Read once to see whether it completed; the resume goes on from that read unless it forks.
   let loaded: LoadedState | undefined;
   if (followUp !== undefined) {
     loaded = await store.loadState(id);
     if (loaded.state.status === 'completed') {
-      const fork = await forkRun(store, id, { id: flags.name ?? generateRunId() });
+      // Judged before the fork is made, so a refused follow-up leaves no fork behind.
+      const refused = await resumeRefusal(store, p.agent, loaded.state, { ...gates, asNewRun: true });
+      if (refused !== null) throw refused;
+      const fork = await forkRun(store, id, { id: flags.name ?? generateRunId(), place: p.place });
       p.note(`continuing completed run ${id} as new run ${fork.id}`);
       id = fork.id;
       loaded = undefined;
@@ -224,8 +251,7 @@ async function continueRun(store: Store, flags: RunFlags, words: string[], p: Pr
     throw usage(`--name names the new run a completed run is continued as, and run ${id} is not completed: it keeps its id; drop --name`);
   }
   const run = await resumeRun(store, p.agent, id, {
-    force: flags.force === true,
-    ...(flags.chat ? { interactive: true } : {}), // without --chat the run keeps the interactivity it was journaled with
+    ...gates, // without --chat the run keeps the interactivity it was journaled with
     ...(followUp !== undefined ? { followUp } : {}),
     ...(loaded !== undefined ? { loaded } : {}),
   });
@@ -298,7 +324,7 @@ function outcome(result: RunResult, o: OutcomeContext): ExitCode {
       throw failure(result, resume);
     case 'budget':
       fail(`${result.message}${resume !== null ? `; raise budget in ${o.config}, then resume with: ${resume}` : ''}`);
-      return EXIT.error;
+      return EXIT.budget;
     case 'max_iterations':
       // max_iterations is in the fingerprint: a raised one is drift that only --force passes. A chat's
       // cap counts per typed turn, and a resume gets a fresh one.
@@ -311,7 +337,7 @@ function outcome(result: RunResult, o: OutcomeContext): ExitCode {
               : `; raise max_iterations in ${o.config}, then resume with: ${resume} --force`
         }`,
       );
-      return EXIT.error;
+      return EXIT.maxIterations;
     default:
       return EXIT.error;
   }
@@ -340,7 +366,7 @@ function refused(o: OutcomeContext): ExitCode {
   return EXIT.refused;
 }
 
-/** A stop at a limit is an outcome, not a failure of logbook: said on stderr in one line, exit 1. */
+/** A stop at a limit is an outcome, not a failure of logbook: said on stderr in one line, with the limit's own exit code. */
 function fail(message: string): void {
   process.stderr.write(`logbook: ${message}\n`);
 }

@@ -16,14 +16,28 @@ export interface ResumeRequest {
   interactive: boolean;
   /** Accept configuration drift other than a provider change. */
   force: boolean;
+  /**
+   * The run is to go on as a new run: a completed run given a follow-up is
+   * forked and the fork resumed. Its completion then refuses nothing, and the
+   * other gates judge it as they will judge the fork, which carries the same
+   * fingerprint and interactivity.
+   */
+  asNewRun?: boolean;
 }
 
-export function checkResume(state: RunState, req: ResumeRequest): void {
+/**
+ * What the gates judge of a run: no more than a listing reads from its ends
+ * (the meta record and the last), so a run can be judged without reading it
+ * whole or holding it.
+ */
+export type ResumableRun = Pick<RunState, 'run_id' | 'status' | 'interactive' | 'fingerprint'>;
+
+export function checkResume(state: ResumableRun, req: ResumeRequest): void {
   const id = state.run_id;
 
   // The status, not the last terminal record seen: only a journal that ends on
   // `completed` refuses; any other end, an unknown reason included, resumes.
-  if (state.status === 'completed') {
+  if (state.status === 'completed' && req.asNewRun !== true) {
     throw new LogbookError(
       'already_completed',
       `run ${id} already completed; give a prompt to ask a follow-up (it continues as a new run), or start a new run`,

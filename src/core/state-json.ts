@@ -8,7 +8,17 @@ import { encodeFingerprint, encodeMessage, encodeTerminal, encodeToolResultBody 
 import type { RunState } from './fold.js';
 import { escapeTerminalControls, quote } from './json-text.js';
 
-export function stateToJson(state: RunState, extra: { created?: string; updated?: string } = {}): string {
+/** What a caller knows of a run beside its records, written after the fold's keys. */
+export interface StateJsonExtra {
+  created?: string;
+  updated?: string;
+  /** The status as a listing names it (`interrupted`, `running`, `forked`...), beside the fold's `status`. */
+  listedStatus?: string;
+  /** The run and seq it was forked from. */
+  forkedFrom?: { run_id: string; seq: number };
+}
+
+export function stateToJson(state: RunState, extra: StateJsonExtra = {}): string {
   return [...stateJsonParts(state, extra)].join('');
 }
 
@@ -17,7 +27,7 @@ export function stateToJson(state: RunState, extra: { created?: string; updated?
  * fields before the conversation, each message, and the rest. A caller that
  * writes them as they come never holds the whole text of a long run.
  */
-export function* stateJsonParts(state: RunState, extra: { created?: string; updated?: string } = {}): Generator<string> {
+export function* stateJsonParts(state: RunState, extra: StateJsonExtra = {}): Generator<string> {
   const p = state.pending;
   const pending =
     p === null
@@ -42,5 +52,7 @@ export function* stateJsonParts(state: RunState, extra: { created?: string; upda
     `,"status":${quote(state.status)}`;
   if (extra.created !== undefined) out += `,"created":${quote(extra.created)}`;
   if (extra.updated !== undefined) out += `,"updated":${quote(extra.updated)}`;
+  if (extra.listedStatus !== undefined) out += `,"listed_status":${quote(extra.listedStatus)}`;
+  if (extra.forkedFrom !== undefined) out += `,"forked_from":{"run_id":${quote(extra.forkedFrom.run_id)},"seq":${extra.forkedFrom.seq}}`;
   yield escapeTerminalControls(`${out}}`);
 }

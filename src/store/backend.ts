@@ -72,6 +72,13 @@ export interface RunSummary {
   version?: string;
   /** The version at which the run was last marked checked whole (Backend.markChecked), if ever. */
   checkedVersion?: string;
+  /**
+   * The keys of the notes kept beside the run, where the backend learns them
+   * with the listing itself (a directory read, one subject listing), so a
+   * caller reads only the notes that are there. Absent where it cannot: a
+   * caller then asks for each note it wants.
+   */
+  notes?: string[];
 }
 
 export interface Backend {
@@ -125,8 +132,9 @@ export interface Backend {
   /**
    * Keeps a note beside a run: a few bytes of data derived from it, never part of
    * its journal (so never copied with it, and never read by the reference). A key
-   * names content (it holds a hash), so a note is written once and never changes;
-   * writing it again is a no-op. A backend without notes leaves these out.
+   * names what it holds once and for all (a hash of it, or a fact fixed when
+   * the run was made, as run-notes.ts lists), so a note is written once and never
+   * changes; writing it again is a no-op. A backend without notes leaves these out.
    */
   putNote?(id: string, key: string, text: string): Promise<void>;
   /** A note kept beside a run, or null. */

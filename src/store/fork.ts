@@ -3,9 +3,11 @@
  * byte, under a meta of its own (the new id, created now; the same prompt,
  * fingerprint and interactivity). A cut inside a tool batch leaves that batch
  * pending, so a resume of the fork completes it. The original is never touched.
+ * The fork's origin is kept beside it (its lineage, lineage.ts), and where it
+ * was started: where its origin was, unless it is started elsewhere.
  */
 import { LogbookError, VERSION, decodeLines, encodeRecord, fold, formatTimestamp, type JournalRecord, type MetaPayload } from '../core/index.js';
-import type { Store } from './store.js';
+import type { RunPlace, Store } from './store.js';
 
 export interface ForkPoint {
   /** Keep the records up to and including this seq. */
@@ -18,6 +20,8 @@ export interface ForkOptions extends ForkPoint {
   /** The new run's id. */
   id: string;
   now?: Date;
+  /** Where the fork is started (the run it continues goes on here); else it keeps where its origin was started. */
+  place?: RunPlace;
 }
 
 export interface Forked {
@@ -67,5 +71,7 @@ export async function forkRun(store: Store, from: string, options: ForkOptions):
   await journal.close();
   const lastSeq = records[keep - 1]!.seq;
   await store.markFork(options.id, { from, at: lastSeq });
+  const place = options.place ?? (await store.placeOf(from));
+  if (place !== null) await store.markPlace(options.id, place);
   return { id: options.id, lastSeq, records: keep };
 }

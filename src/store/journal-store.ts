@@ -35,11 +35,24 @@ import {
   type ListingOptions,
   type OpenOptions,
   type RunInfo,
+  type RunPlace,
   type Store,
   type StoredLines,
   type StreamedRecord,
   type WatchOptions,
 } from './store.js';
+import {
+  FORK_NOTE,
+  PLACE_NOTE,
+  encodeForkOrigin,
+  encodePlace,
+  lastTurnKey,
+  parseForkOrigin,
+  parsePlace,
+  turnNoteKey,
+  turnNoteText,
+  typedText,
+} from './run-notes.js';
 
 /** The meta record a run starts with; `corrupt` when it is not one, or names another run. */
 function metaOf(record: JournalRecord, id: string, where: string): MetaPayload {
@@ -87,6 +100,9 @@ class StreamChecks {
   }
 }
 
+/** Keeps a note beside the run a journal writes (Backend.putNote). */
+type KeepNote = (key: string, text: string) => Promise<void>;
+
 class StoreJournal implements Journal {
   private closed = false;
 
@@ -97,7 +113,19 @@ class StoreJournal implements Journal {
     private last: number,
     /** Every line stored before this writer's was checked whole (it created the run, or loaded it just before holding it). */
     private readonly checkedWhole: boolean,
+    private readonly keepNote: KeepNote,
   ) {}
+
+  /**
+   * A user record, once durable, has its text kept in a note (run-notes.ts), so
+   * a listing shows the last typed turn without reading the journal. A note
+   * only saves a listing work: failing to keep one fails nothing.
+   */
+  private async durable(record: JournalRecord): Promise<void> {
+    this.last = record.seq;
+    const typed = typedText(record);
+    if (typed !== null) await this.keepNote(turnNoteKey(record.seq), turnNoteText(typed)).catch(() => {});
+  }
 
   get lastSeq(): number {
     return this.last;
@@ -107,15 +135,15 @@ class StoreJournal implements Journal {
     if (this.closed) throw new LogbookError('journal_closed', `journal ${this.runId} is closed; open the run again to append`);
     if (checkAppend(this.last, record.seq) === 'duplicate') return;
     await this.held.write(record.seq, encodeRecord(record));
-    this.last = record.seq;
+    await this.durable(record);
   }
 
   async appendLine(line: string): Promise<void> {
     if (this.closed) throw new LogbookError('journal_closed', `journal ${this.runId} is closed; open the run again to append`);
-    const { seq } = decodeLine(line, `a line copied into run ${this.runId}`);
-    if (checkAppend(this.last, seq) === 'duplicate') return;
-    await this.held.write(seq, line);
-    this.last = seq;
+    const record = decodeLine(line, `a line copied into run ${this.runId}`);
+    if (checkAppend(this.last, record.seq) === 'duplicate') return;
+    await this.held.write(record.seq, line);
+    await this.durable(record);
   }
 
   async close(): Promise<void> {
@@ -143,7 +171,7 @@ export class JournalStore implements Store {
       throw new LogbookError('invalid_meta', `the meta record names run ${meta.run_id}, but it is being created as run ${id}`);
     }
     const held = await this.backendImpl.create(id, encodeRecord({ seq: 1, meta }));
-    return new StoreJournal(id, held, 1, true);
+    return new StoreJournal(id, held, 1, true, this.noteKeeper(id));
   }
 
   async createFromLines(id: string, lines: readonly string[], options: { signal?: AbortSignal } = {}): Promise<Journal> {
@@ -157,7 +185,7 @@ export class JournalStore implements Store {
       if (options.signal?.aborted) throw new LogbookError('interrupted', `copying run ${id} was interrupted`);
     };
     stopIfAborted();
-    const journal = new StoreJournal(id, await this.backendImpl.create(id, first), 1, true);
+    const journal = new StoreJournal(id, await this.backendImpl.create(id, first), 1, true, this.noteKeeper(id));
     try {
       for (let i = 1; i < lines.length; i++) {
         stopIfAborted();
@@ -178,11 +206,16 @@ export class JournalStore implements Store {
     try {
       metaOf(decodeLine(opened.first, `the first line of run ${id}`), id, `run ${id}`);
       const last = decodeLine(opened.last, `the last line of run ${id}`);
-      return new StoreJournal(id, opened.run, last.seq, options.checkedThrough === last.seq);
+      return new StoreJournal(id, opened.run, last.seq, options.checkedThrough === last.seq, this.noteKeeper(id));
     } catch (err) {
       await opened.run.release();
       throw err;
     }
+  }
+
+  /** How a journal of run `id` keeps its notes. */
+  private noteKeeper(id: string): KeepNote {
+    return (key, text) => this.backendImpl.putNote?.(id, key, text) ?? Promise.resolve();
   }
 
   async load(id: string): Promise<LoadedRun> {
@@ -289,16 +322,42 @@ export class JournalStore implements Store {
   async list(options: ListingOptions = {}): Promise<RunInfo[]> {
     const summaries = (await this.backendImpl.list()).filter((s) => isValidId(s.id));
     const runs: RunInfo[] = [];
+    const notes = new Map<string, readonly string[] | undefined>();
     for (const summary of summaries) {
       const run = describe(summary);
       const damaged = options.checkWhole === true && needsWholeCheck(summary, run) && !(await this.checkWhole(summary));
       runs.push(damaged ? describe(summary) : run);
+      notes.set(summary.id, summary.notes);
     }
-    for (const run of runs) {
-      if (run.prompt === '' && run.status !== 'unreadable') run.prompt = await this.firstTypedTurn(run.runId);
-      if (run.status === 'interrupted' || run.status === 'open') await this.describeFork(run);
-    }
+    await eachAtOnce(runs, NOTE_READS, (run) => this.describeFromNotes(run, notes.get(run.runId), options));
     return runs;
+  }
+
+  /**
+   * What a listing tells of a run from beside its journal: the first typed turn
+   * of a chat opened without a prompt (its second line), and the notes asked
+   * for (run-notes.ts). `keys`: the notes the backend listed it with, so only
+   * those are read; undefined where it cannot list them, and each is asked for.
+   */
+  private async describeFromNotes(run: RunInfo, keys: readonly string[] | undefined, options: ListingOptions): Promise<void> {
+    if (run.status === 'unreadable') return;
+    const has = (key: string): boolean => keys === undefined || keys.includes(key);
+    if (run.prompt === '') run.prompt = await this.firstTypedTurn(run.runId);
+    const mayBeForked = run.status === 'interrupted' || run.status === 'open';
+    if ((options.origins === true || mayBeForked) && has(FORK_NOTE)) await this.describeFork(run);
+    if (options.places === true && has(PLACE_NOTE)) {
+      const place = parsePlace(await this.note(run.runId, PLACE_NOTE));
+      if (place !== null) run.place = place;
+    }
+    if (options.lastTurns === true) {
+      const key = keys === undefined ? null : lastTurnKey(keys);
+      run.lastTurn = (key === null ? null : await this.note(run.runId, key)) ?? run.prompt;
+    }
+  }
+
+  /** A note a listing reads: null when it cannot be read (the listing shows the run all the same). */
+  private async note(id: string, key: string): Promise<string | null> {
+    return (await this.backendImpl.getNote?.(id, key).catch(() => null)) ?? null;
   }
 
   /**
@@ -322,12 +381,12 @@ export class JournalStore implements Store {
     return true;
   }
 
-  /** A run `session fork` made that nothing has run in since is listed `forked`, with its origin. */
+  /** A fork's origin; one that `session fork` made and nothing has run in since is listed `forked`. */
   private async describeFork(run: RunInfo): Promise<void> {
-    const origin = await this.forkOrigin(run.runId).catch(() => null); // the listing shows the run all the same
+    const origin = parseForkOrigin(await this.note(run.runId, FORK_NOTE));
     if (origin === null || run.lastSeq === undefined) return;
     run.forkedFrom = origin;
-    run.status = listedStatus('open', run.held, { origin, lastSeq: run.lastSeq });
+    if (run.foldStatus === 'open') run.status = listedStatus('open', run.held, { origin, lastSeq: run.lastSeq });
   }
 
   /** Where run `id` was forked from, when `session fork` made it (a note beside it); null otherwise. */
@@ -337,7 +396,15 @@ export class JournalStore implements Store {
 
   /** Notes where run `id` was forked from: the run and the last seq taken, so a listing can tell a fork nothing has run in. */
   async markFork(id: string, origin: ForkOrigin): Promise<void> {
-    await this.putNote(id, FORK_NOTE, JSON.stringify(origin));
+    await this.putNote(id, FORK_NOTE, encodeForkOrigin(origin));
+  }
+
+  async placeOf(id: string): Promise<RunPlace | null> {
+    return parsePlace(await this.getNote(id, PLACE_NOTE));
+  }
+
+  async markPlace(id: string, place: RunPlace): Promise<void> {
+    await this.putNote(id, PLACE_NOTE, encodePlace(place));
   }
 
   async has(id: string): Promise<boolean> {
@@ -353,9 +420,7 @@ export class JournalStore implements Store {
     try {
       const line = await this.backendImpl.readLine(id, 2);
       if (line === null) return '';
-      const record = decodeLine(line, `line 2 of run ${id}`);
-      if (!('user' in record)) return '';
-      return record.user.message.content.flatMap((b) => ('text' in b ? [b.text.text] : [])).join('\n');
+      return typedText(decodeLine(line, `line 2 of run ${id}`)) ?? '';
     } catch {
       return ''; // the listing shows the run all the same; loading it says what is wrong
     }
@@ -383,16 +448,16 @@ export class JournalStore implements Store {
   }
 }
 
-const FORK_NOTE = 'forked';
+/** Runs whose notes a listing reads at once: a JetStream read is a request, and a listing has a run per request in flight. */
+const NOTE_READS = 16;
 
-function parseForkOrigin(text: string | null): ForkOrigin | null {
-  if (text === null) return null;
-  try {
-    const o = JSON.parse(text) as Partial<ForkOrigin>;
-    return typeof o.from === 'string' && typeof o.at === 'number' ? { from: o.from, at: o.at } : null;
-  } catch {
-    return null; // a note that cannot be read says nothing
-  }
+/** Calls `fn` on each item, at most `limit` at a time. */
+async function eachAtOnce<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 /** A note key is one lowercase word of letters, digits and dashes: safe in a file name and a subject. */
@@ -425,7 +490,9 @@ function describe(s: RunSummary): RunInfo {
     info.interactive = meta.interactive === true;
     const last = decodeLine(s.last, 'its last line');
     info.lastSeq = last.seq;
-    info.status = listedStatus(runStatus(last), s.held);
+    info.fingerprint = meta.fingerprint;
+    info.foldStatus = runStatus(last);
+    info.status = listedStatus(info.foldStatus, s.held);
   } catch (err) {
     info.status = 'unreadable';
     info.problem = err instanceof Error ? err.message : String(err);

@@ -3,7 +3,10 @@
  * record sequences) under run ids; JournalStore implements it once over any
  * backend (backend.ts), so the journal rules are the same whatever keeps the bytes.
  */
-import { LogbookError, type JournalRecord, type MetaPayload, type RunState, type RunStatus } from '../core/index.js';
+import { LogbookError, type Fingerprint, type JournalRecord, type MetaPayload, type RunState, type RunStatus } from '../core/index.js';
+import type { ForkOrigin, RunPlace } from './run-notes.js';
+
+export type { ForkOrigin, RunPlace } from './run-notes.js';
 
 /** An open run, exclusively held for appending until closed. */
 export interface Journal {
@@ -51,12 +54,6 @@ export const LISTED_STATUSES = ['running', 'interrupted', 'open', 'completed', '
 /** A newer writer's terminal reason is listed as read. */
 export type ListedStatus = (typeof LISTED_STATUSES)[number] | (string & {});
 
-/** Where a fork came from: the run and the last seq it took from it. */
-export interface ForkOrigin {
-  from: string;
-  at: number;
-}
-
 /**
  * A run's listed status from its last record's status, whether a writer holds
  * it, and, for a fork, whether anything ran in it since it was made.
@@ -102,6 +99,16 @@ export interface ListingOptions {
    * shows; a caller that reads the runs anyway, or wants only their ids, leaves it.
    */
   checkWhole?: boolean;
+  /**
+   * Reads the origin of every run that has one (RunInfo.forkedFrom), which
+   * lineages are made of (lineage.ts); without it only a run that may be listed
+   * `forked` has its origin read.
+   */
+  origins?: boolean;
+  /** Reads where each run was started (RunInfo.place). */
+  places?: boolean;
+  /** Reads each run's last typed turn (RunInfo.lastTurn). */
+  lastTurns?: boolean;
 }
 
 export interface OpenOptions {
@@ -137,8 +144,23 @@ export interface RunInfo {
   problem?: string;
   /** The seq of its last record, when it can be read. */
   lastSeq?: number;
-  /** The run it was forked from, when `session fork` made it. */
+  /**
+   * The run it was forked from, when `session fork` made it or it continues a
+   * completed run: always with ListingOptions.origins, else only where it may
+   * be listed `forked`.
+   */
   forkedFrom?: ForkOrigin;
+  /** Its fingerprint, from meta, when it can be read: what the resume gates judge. */
+  fingerprint?: Fingerprint;
+  /** The status its records fold to (RunState.status), when it can be read: `status` is how a listing names it. */
+  foldStatus?: RunStatus;
+  /** Where it was started, when that was kept (ListingOptions.places). */
+  place?: RunPlace;
+  /**
+   * The last turn typed into it, where that was kept; else its prompt, or the
+   * first turn typed into a chat opened without one (ListingOptions.lastTurns).
+   */
+  lastTurn?: string;
 }
 
 export interface Store {
@@ -192,6 +214,10 @@ export interface Store {
   forkOrigin(id: string): Promise<ForkOrigin | null>;
   /** Notes where run `id` was forked from (kept beside it, as a note). */
   markFork(id: string, origin: ForkOrigin): Promise<void>;
+  /** Where run `id` was started, when that was kept; null otherwise. */
+  placeOf(id: string): Promise<RunPlace | null>;
+  /** Notes where run `id` was started: the directory and config file (kept beside it, as a note). */
+  markPlace(id: string, place: RunPlace): Promise<void>;
   /** Keeps a note beside a run (see Backend.putNote); a no-op where the backend keeps none. */
   putNote(id: string, key: string, text: string): Promise<void>;
   /** A note kept beside a run, or null (always null where the backend keeps none). */

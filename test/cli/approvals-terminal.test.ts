@@ -94,6 +94,22 @@ describe('a confirm tool on a terminal', () => {
     expect(deployedTo('yes')).toEqual(['prod']);
   });
 
+  it('answers an answer that is not one of the choices with the ones it takes, and asks again', async () => {
+    api.reply(deploys('prod'), answer);
+    t = onTerminal('maybe', ['--name', 'maybe', 'deploy']);
+    await t.waitFor(QUESTION, 'the approval question');
+    t.type('maybe');
+    t.keys('Enter');
+    const again = await t.waitFor('is not one of the answers', 'the answers it takes');
+    expect(again).toContain('"maybe" is not one of the answers: type y, yes, n, no, a or all');
+    expect(again.split(QUESTION)).toHaveLength(3); // asked again
+    expect(deployedTo('maybe')).toEqual([]);
+    t.type('y');
+    t.keys('Enter');
+    expect(await t.exitStatus()).toBe(0);
+    expect(deployedTo('maybe')).toEqual(['prod']);
+  });
+
   it('on no, asks why, and the model reads the denial with that reason', async () => {
     api.reply(deploys('prod'), answer);
     t = onTerminal('no', ['--name', 'no', 'deploy']);

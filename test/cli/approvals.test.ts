@@ -131,6 +131,23 @@ describe('a confirm tool without a terminal', () => {
     expect(transcript.stdout).toContain('» deploy {"env":"prod"} (denied by the operator)');
   });
 
+  it('--deny all denies every call of the batch that awaits an approval, with the reason, and the others run', async () => {
+    await suspendedBeforeDeploy('deny-all');
+    const before = deployed().length;
+    api.reply(answerTurn);
+    const r = await run(['--resume', 'deny-all', '--deny', 'all', '--reason', 'not today']);
+    expect(r.stderr).not.toMatch(/^logbook:/m);
+    expect(r.code).toBe(0);
+    expect(deployed()).toHaveLength(before);
+    expect(resultsSent(1)).toEqual([
+      { type: 'tool_result', tool_use_id: 'toolu_deploy', content: 'denied by the operator: not today', is_error: true },
+      { type: 'tool_result', tool_use_id: 'toolu_notify', content: JSON.stringify({ command: ['echo', 'team'], exit_code: 0, output: 'team\n' }) },
+    ]);
+    const both = await run(['--resume', 'deny-all', '--approve', 'all', '--deny', 'all']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/^logbook: --approve all and --deny all cannot be combined/m);
+  });
+
   it('a resume without an answer asks again: it suspends before the same call, which never ran', async () => {
     await suspendedBeforeDeploy('again');
     const r = await run(['--resume', 'again']);

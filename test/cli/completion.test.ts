@@ -76,10 +76,11 @@ describe.runIf(shellTestsEnabled('bash'))('the bash completion script', () => {
       `COMP_CWORD=${words.length - 1}`,
       'COMP_POINT=${#COMP_LINE}',
       '__logbook_complete 2>/dev/null',
-      'printf "%s\\n" "${COMPREPLY[@]}"',
+      'printf "<%s>\\n" "${COMPREPLY[@]}"',
     ].join('\n');
     const { stdout } = await run('bash', ['--norc', '--noprofile', '-c', program], { env });
-    return stdout.split('\n').filter(Boolean);
+    // Each candidate as bash holds it, an empty one included (it would stop TAB from completing).
+    return stdout === '<>\n' ? [] : stdout.split('\n').filter(Boolean).map((line) => line.slice(1, -1));
   }
 
   it('completes a run id from a unique prefix, from the store the command line names', { timeout: 90_000 }, async () => {
@@ -90,6 +91,14 @@ describe.runIf(shellTestsEnabled('bash'))('the bash completion script', () => {
     expect(await complete(path, `logbook run --state-dir ${state} --resume bet`)).toEqual(['beta-0001']);
     // Without --state-dir, the default store ($XDG_STATE_HOME/logbook/runs) has none of them.
     expect(await complete(path, 'logbook session show bet')).toEqual([]);
+  });
+
+  it('completes a run id from a part of it that only one id has, as the id is resolved; not from a part several share', { timeout: 90_000 }, async () => {
+    const state = await stateWithRuns();
+    const path = await script('bash');
+    expect(await complete(path, `logbook session show --state-dir ${state} 5678`)).toEqual(['alpha-5678']);
+    expect(await complete(path, `logbook run --state-dir ${state} --resume 0001`)).toEqual(['beta-0001']);
+    expect(await complete(path, `logbook session show --state-dir ${state} lpha`)).toEqual([]);
   });
 
   it('can be sourced again in the same shell (eval "$(logbook completion bash)" twice) without an error, and still completes', { timeout: 90_000 }, async () => {
@@ -120,7 +129,7 @@ describe.runIf(shellTestsEnabled('bash'))('the bash completion script', () => {
     let tmux: Tmux | undefined;
     afterEach(() => tmux?.kill());
 
-    it('TAB after a unique prefix writes the whole run id', async () => {
+    it('TAB after a unique prefix, or a part only one id has, writes the whole run id', async () => {
       const state = await stateWithRuns();
       const path = await script('bash');
       tmux = Tmux.start(['bash', '--norc', '--noprofile'], { env, width: 200 });
@@ -129,6 +138,10 @@ describe.runIf(shellTestsEnabled('bash'))('the bash completion script', () => {
       tmux.type(`logbook session show --state-dir ${state} bet`);
       tmux.keys('Tab');
       await tmux.waitFor(`logbook session show --state-dir ${state} beta-0001`, 'the completed id');
+      tmux.keys('C-u');
+      tmux.type(`logbook session show --state-dir ${state} 5678`);
+      tmux.keys('Tab');
+      await tmux.waitFor(`logbook session show --state-dir ${state} alpha-5678`, 'the id completed from a part of it');
     });
   });
 });
@@ -145,6 +158,10 @@ describe.runIf(shellTestsEnabled('zsh'))('the zsh completion script', () => {
       tmux.type(`logbook session show --state-dir ${state} bet`);
       tmux.keys('Tab');
       await tmux.waitFor(`logbook session show --state-dir ${state} beta-0001`, 'the completed id');
+      tmux.keys('C-u');
+      tmux.type(`logbook session show --state-dir ${state} 5678`);
+      tmux.keys('Tab');
+      await tmux.waitFor(`logbook session show --state-dir ${state} alpha-5678`, 'the id completed from a part of it');
     } finally {
       tmux.kill();
     }
@@ -156,8 +173,17 @@ describe.runIf(shellTestsEnabled('fish'))('the fish completion script', () => {
     const path = await script('fish');
     await run('fish', ['-n', path], { env });
     const state = await stateWithRuns();
-    const program = `${LOGBOOK_FUNCTION.fish}; source '${path}'; complete -C 'logbook session show --state-dir ${state} bet'; complete -C 'logbook sess'`;
+    const program = [
+      `${LOGBOOK_FUNCTION.fish}; source '${path}'`,
+      `complete -C 'logbook session show --state-dir ${state} bet'`,
+      `complete -C 'logbook sess'`,
+      `complete -C 'logbook session show --state-dir ${state} 5678'`,
+    ].join('; ');
     const { stdout } = await run('fish', ['--no-config', '-c', program], { env });
-    expect(stdout.split('\n').filter(Boolean)).toEqual(['beta-0001\tinterrupted: prompt of beta-0001', 'session\tinspect, watch, search, export, copy and remove stored runs']);
+    expect(stdout.split('\n').filter(Boolean)).toEqual([
+      'beta-0001\tinterrupted: prompt of beta-0001',
+      'session\tinspect, watch, search, export, copy and remove stored runs',
+      'alpha-5678\tinterrupted: prompt of alpha-5678',
+    ]);
   });
 });

@@ -8,7 +8,7 @@
  * subjects purged, its stream replaced) while it runs; and each command dials
  * NATS once.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { jetstreamManager } from '@nats-io/jetstream';
@@ -77,7 +77,7 @@ async function fold(id: string, config = js): Promise<Record<string, unknown>> {
   const r = await cli(['session', 'show', id, '--json', '--config', config]);
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
-  const { run_id, created, updated, ...state } = JSON.parse(r.stdout) as Record<string, unknown>;
+  const { run_id, created, updated, listed_status: _listed, ...state } = JSON.parse(r.stdout) as Record<string, unknown>;
   expect(run_id).toBe(id);
   expect(typeof created).toBe('string');
   expect(typeof updated).toBe('string');
@@ -154,8 +154,10 @@ describeEachNatsServer('the logbook command on the jetstream backend', (binary) 
     const show = await cli(['session', 'show', a.id, '--config', js]);
     expect(show.code).toBe(0);
     expect(show.stdout).toMatch(/^status +open$/m);
-    expect(show.stdout).toMatch(/^where +in the middle of a tool batch, 1 of 2 calls answered; call \S+ \(note\) may have been running when the run stopped, with no end recorded: running, or its writer stopped/m);
-    expect(show.stdout).toMatch(/^next +if nothing runs it, a resume runs the 1 missing call /m);
+    expect(show.stdout).toMatch(
+      /^where +in the middle of a tool batch, 1 of 2 calls answered; call \S+ \(note\) may have been running when the run stopped; its tool has no side effects \(the config says\), with no end recorded: running, or its writer stopped/m,
+    );
+    expect(show.stdout).toMatch(/^next +if nothing runs it, a resume runs call \S+ again /m);
 
     const before = await connectionsSoFar();
     const resumed = await cli(['run', '--config', js, '--resume', a.id], a.env);
@@ -199,10 +201,10 @@ describeEachNatsServer('the logbook command on the jetstream backend', (binary) 
       const open = id === a.id ? `, up to seq ${lastSeq}: it has no end recorded, and the jetstream store cannot tell whether a writer is still appending to it` : '';
       expect(home.stderr).toBe(`copied run ${id} (${records} records${open}) from the jetstream stream ${STREAM} (subjects ${PREFIX}.>) at ${nats.server().url} to the file store in ${join(back, 'runs')}\n`);
 
-      // Both folds agree.
+      // Both folds agree (how each store lists the run differs: only the file store can tell a crashed writer).
       const onFile = await cli(['session', 'show', id, '--json', '--state-dir', from, '--config', file]);
-      const { updated: _u1, ...fileState } = JSON.parse(onFile.stdout) as Record<string, unknown>;
-      const { updated: _u2, ...streamState } = JSON.parse((await cli(['session', 'show', id, '--json', '--config', js])).stdout) as Record<string, unknown>;
+      const { updated: _u1, listed_status: _l1, ...fileState } = JSON.parse(onFile.stdout) as Record<string, unknown>;
+      const { updated: _u2, listed_status: _l2, ...streamState } = JSON.parse((await cli(['session', 'show', id, '--json', '--config', js])).stdout) as Record<string, unknown>;
       expect(streamState).toEqual(fileState);
 
       // Never over an existing run, and never onto itself.
@@ -402,6 +404,34 @@ describeEachNatsServer('the logbook command on the jetstream backend', (binary) 
       expect(turnsAsked(a.turns)).toEqual([0, 1, 2]);
     }, 90_000);
   });
+
+  it("keeps where each run was started and its origin beside it: -c in two directories goes on with each one's own, and ls shows a conversation once", async () => {
+    const stream = 'LOGBOOK_PLACES';
+    await addStream(nats.server().url, journalStream(stream, 'logbook.places'));
+    const inDir = (name: string, answers: string[]): string => {
+      const at = join(dir, name);
+      mkdirSync(at, { recursive: true });
+      writeFileSync(join(at, 'turns.yaml'), `turns:\n${answers.map((t) => `  - text: ${t}\n`).join('')}`);
+      writeFileSync(join(at, 'agent.yaml'), `provider: script\nscript: turns.yaml\n${jetstreamSession(nats.server().url, stream)}\n`);
+      return at;
+    };
+    const one = inDir('place-one', ['One first.', 'One second.']);
+    const two = inDir('place-two', ['Two first.', 'Two second.']);
+    const here = (cwd: string, args: string[]) => runCli(args, { cwd, timeoutMs: 60_000 });
+    expect((await here(one, ['run', '--name', 'js-one', 'asked in one'])).code).toBe(0);
+    expect((await here(two, ['run', '--name', 'js-two', 'asked in two'])).code).toBe(0);
+    const fromOne = await here(one, ['run', '-c', 'more in one']);
+    expect(fromOne.stderr).toMatch(/^continuing completed run js-one as new run \S+$/m);
+    expect(fromOne.stdout).toBe('One second.\n');
+    const fromTwo = await here(two, ['run', '-c', 'more in two']);
+    expect(fromTwo.stderr).toMatch(/^continuing completed run js-two as new run \S+$/m);
+    const ls = await here(one, ['session', 'ls', '--here']);
+    const rows = ls.stdout.trimEnd().split('\n').slice(1);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatch(/ +completed +.* more in one {2}\+1 earlier$/);
+    const listed = (await here(one, ['session', 'ls', '--json', '--forks'])).stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; forked_from?: { run_id: string } });
+    expect(listed.filter((r) => r.forked_from !== undefined).map((r) => r.forked_from!.run_id).sort()).toEqual(['js-one', 'js-two']);
+  }, 60_000);
 
   it('examples/jetstream.yaml works as its comments say', async () => {
     const example = join(ROOT, 'examples', 'jetstream.yaml');

@@ -1,7 +1,7 @@
 import stringWidth from 'string-width';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { listRuns, newestFirst, selectRuns } from '../../src/cli/session/ls.js';
+import { listRuns, newestFirst, selectRows, selectRuns } from '../../src/cli/session/ls.js';
 import { formatRunList } from '../../src/cli/session/ls-table.js';
 import { cellWidth, table, truncate } from '../../src/cli/output.js';
 import { MemoryStore, type RunInfo } from '../../src/index.js';
@@ -103,6 +103,37 @@ describe('which runs a listing keeps', () => {
     expect(selectRuns(runs, { status: ['interrupted', 'completed'] }).map((r) => r.runId)).toEqual(['mid', 'old']);
     expect(selectRuns(runs, { since: new Date('2026-11-20T00:00:00Z') }).map((r) => r.runId)).toEqual(['newest', 'new', 'mid']);
     expect(selectRuns(runs, { since: new Date('2026-11-02T00:00:00Z'), status: ['completed', 'running'], limit: 1 }).map((r) => r.runId)).toEqual(['new']);
+  });
+});
+
+describe('conversations in a listing', () => {
+  // a <- b <- c, one conversation; x alone.
+  const runs = [
+    run('c', '2026-11-30T12:00:00Z', { forkedFrom: { from: 'b', at: 4 }, lastTurn: 'is it big?', status: 'suspended' }),
+    run('x', '2026-11-30T11:00:00Z'),
+    run('b', '2026-11-30T10:00:00Z', { forkedFrom: { from: 'a', at: 2 }, lastTurn: 'how many?' }),
+    run('a', '2026-11-30T09:00:00Z', { lastTurn: 'the capital?' }),
+  ];
+
+  it('are one row, the newest run the filters keep, with how many earlier; --forks keeps every run; the limit counts rows', () => {
+    expect(selectRows(runs, {}, false).map((r) => [r.run.runId, r.earlier])).toEqual([['c', 2], ['x', 0]]);
+    expect(selectRows(runs, {}, true).map((r) => r.run.runId)).toEqual(['c', 'x', 'b', 'a']);
+    expect(selectRows(runs, { status: ['completed'] }, false).map((r) => [r.run.runId, r.earlier])).toEqual([['x', 0], ['b', 1]]);
+    expect(selectRows(runs, { limit: 1 }, false).map((r) => r.run.runId)).toEqual(['c']);
+  });
+
+  it('show the last typed turn, then +N earlier, never cut, on a terminal of any width', () => {
+    const rows = selectRows(runs, {}, false);
+    const earlier = new Map(rows.map((r) => [r.run.runId, r.earlier]));
+    const lines = formatRunList(rows.map((r) => r.run), { columns: 60, ...plain }, earlier).trimEnd().split('\n');
+    expect(lines[1]).toMatch(/^c +suspended +\S+ \S+ +is it big\?  \+2 earlier$/);
+    expect(lines[2]).toMatch(/^x +completed +\S+ \S+ +p$/);
+    const long = [run('c', '2026-11-30T12:00:00Z', { lastTurn: 'why? '.repeat(40) })];
+    for (const columns of [50, 60, 80, 100]) {
+      const [, line] = formatRunList(long, { columns, ...plain }, new Map([['c', 12]])).trimEnd().split('\n');
+      expect(line, String(columns)).toMatch(/\u2026  \+12 earlier$/);
+      expect(stringWidth(line!)).toBeLessThanOrEqual(columns);
+    }
   });
 });
 

@@ -59,7 +59,7 @@ describe('session export', () => {
     const r = await exportOf('-o', file);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe('');
+    expect(r.stderr).toBe(`wrote run hostile as an HTML page to ${file}\n`);
     expect(readFileSync(file, 'utf8')).toBe((await exportOf('--format', 'html')).stdout);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(readdirSync(dir)).toEqual(['run.html']);

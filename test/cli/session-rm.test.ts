@@ -61,7 +61,7 @@ describe('session rm ID...', () => {
     const store = new FileStore(join(state, 'runs'));
     for (const id of ['ab1', 'ab2', 'cd']) await (await store.create(id, metaOf(id))).close();
     const r = await cli(['session', 'rm', 'ab', 'cd', '--state-dir', state]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2); // an id several runs share is a usage error, as everywhere an id is taken
     expect(r.stdout).toBe('removed run cd\n');
     expect(r.stderr).toBe('logbook: cannot remove ab: ab is the start of 2 run ids (ab1, ab2); give more of it\n');
     const all = await cli(['session', 'rm', 'ab1', 'ab2', '--state-dir', state]);

@@ -109,7 +109,7 @@ const fileStore = (): string[] => ['--config', file, '--state-dir', state];
 
 async function beforeDuringAfter(id: string, where: string[]): Promise<void> {
   const a = attempt(id);
-  const before = live(['session', 'watch', id, '--json', ...where]);
+  const before = live(['session', 'watch', '--wait', id, '--json', ...where]);
   await until(() => /waiting for run/.test(before.stderr()), 'the early watcher waiting for the run');
 
   const writer = live(['run', ...where, '--name', id, PROMPT], a.env);
@@ -163,7 +163,7 @@ async function beforeDuringAfter(id: string, where: string[]): Promise<void> {
 
 async function killedAndResumed(id: string, where: string[]): Promise<void> {
   const a = attempt(id);
-  const watcher = live(['session', 'watch', id, '--json', ...where]);
+  const watcher = live(['session', 'watch', '--wait', id, '--json', ...where]);
   await until(() => /waiting for run/.test(watcher.stderr()), 'the watcher waiting for the run');
   const writer = live(['run', ...where, '--name', id, PROMPT], a.env);
   await until(() => existsSync(`${a.notes}.started`) && lineCount(watcher.stdout()) === STORED_AT_SLOW_NOTE, 'the watcher catching up mid-run');
@@ -187,7 +187,7 @@ describe('session watch on the file store', () => {
   it('lists every flag, the environment and the exit codes in --help', async () => {
     const r = await cli(['session', 'watch', '--help']);
     expect(r.code).toBe(0);
-    for (const flag of ['--json', '--from-seq <n>', '--tool-output', '--config <file>', '--state-dir <dir>', '--no-color', '--verbose']) expect(r.stdout).toContain(flag);
+    for (const flag of ['--wait', '--json', '--from-seq <n>', '--tool-output', '--config <file>', '--state-dir <dir>', '--no-color', '--verbose']) expect(r.stdout).toContain(flag);
     expect(r.stdout).toMatch(/Environment:\n  LOGBOOK_CONFIG .*\n  LOGBOOK_DEBUG=1 .*\n  XDG_STATE_HOME .*\n  NO_COLOR/);
     expect(r.stdout).toMatch(/Exit codes:\n  0 +done\n  1 +an error.*\n  2 +a usage error.*\n  130 +stopped by Ctrl-C/);
   });
@@ -202,7 +202,7 @@ describe('session watch on the file store', () => {
 
   it('never prints a torn last line; the resume repairs it and the watcher goes on', async () => {
     const a = attempt('f-torn', 'none');
-    const watcher = live(['session', 'watch', a.id, '--json', ...fileStore()]);
+    const watcher = live(['session', 'watch', '--wait', a.id, '--json', ...fileStore()]);
     await until(() => /waiting for run/.test(watcher.stderr()), 'the watcher waiting for the run');
     // Record 4 is half written, then the writer dies.
     const torn = await runCrashing(['run', ...fileStore(), '--name', a.id, PROMPT], 'tear-seq:4', { cwd: dir, env: a.env, timeoutMs: 60_000 });

@@ -126,11 +126,14 @@ describe('session show', () => {
 
   it('--json prints the folded state with its status, created and updated', async () => {
     const statuses: Record<string, string> = { completed: 'completed', 'pending-batch': 'open', 'escapes-and-raw': 'completed', 'followup-merge': 'open', 'paused-turn': 'suspended' };
+    // As session ls names it: a run ending on no terminal record that nobody holds was interrupted.
+    const listed = (name: string): string => (statuses[name] === 'open' ? 'interrupted' : statuses[name]!);
     for (const f of fixtures().filter((x) => FIXTURE_RUNS.includes(x.name) && !('error' in x.expected))) {
       const r = await cli(['session', 'show', f.name, '--json', '--state-dir', state]);
       expect(r.code, f.name).toBe(0);
-      const { created, updated, status, ...folded } = JSON.parse(r.stdout) as Record<string, unknown>;
+      const { created, updated, status, listed_status, ...folded } = JSON.parse(r.stdout) as Record<string, unknown>;
       expect(status, f.name).toBe(statuses[f.name]);
+      expect(listed_status, f.name).toBe(listed(f.name));
       const pending = folded.pending as { answered: string[] } | null;
       if (pending) pending.answered.sort();
       expect(folded, f.name).toEqual(f.expected);

@@ -178,7 +178,7 @@ describe('the picker', () => {
     const screen = await t.waitFor('Resume which run?', 'the picker');
     expect(screen.indexOf('pick-pear')).toBeLessThan(screen.indexOf('pick-apple')); // newest first
     t.type('apple');
-    await t.waitFor((s) => s.includes('1 of 2 runs') && !s.includes('pick-pear'), 'only the matching run');
+    await t.waitFor((s) => s.includes('1 of 2 conversations') && !s.includes('pick-pear'), 'only the matching run');
     t.keys('Enter');
     await t.waitFor(/resuming run pick-apple/, 'the chosen run resumed');
     t.type('/exit');
@@ -246,7 +246,7 @@ describe('the resume command printed', () => {
       );
     cfg(100);
     const r = await run(['--name', 'spent', 'go'], { config: 'budget.yaml' });
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(4); // a budget stop's own exit code
     const [, file, command] = /^logbook: token budget spent: 1000 of 100 tokens; raise budget in (\S+), then resume with: (.+)$/m.exec(r.stderr)!;
     expect(file).toBe(join(dir, 'budget.yaml'));
     expect(command).not.toContain('--force');
@@ -365,6 +365,14 @@ describe('sharp edges', () => {
     const show = await runCli(['session', 'show', 'pushed', '--state-dir', stateDir], { cwd: dir });
     expect(show.stdout).toMatch(/^where +interrupted \(its writer stopped without ending it\), in the middle of a tool batch, 0 of 1 call answered; call toolu_0_0 \(push\) may have been running when the run stopped$/m);
     expect(show.stdout).toMatch(/^next +.*if call (\S+)'s tool has side effects, it is not run again unasked: .*--rerun \1 \(run it again\) or .*--skip \1$/m);
+    // With the config at hand, show says which it is.
+    const told = await runCli(['session', 'show', 'pushed', '--config', 'slowtool.yaml', '--state-dir', stateDir], { cwd: dir });
+    expect(told.stdout).toMatch(/^where +.*call toolu_0_0 \(push\) may have been running when the run stopped; its tool has no side effects \(the config says\)$/m);
+    expect(told.stdout).toMatch(/^next +a resume runs call toolu_0_0 again \(answered ones are not run again\), then asks the model to go on: logbook run --resume pushed --config slowtool\.yaml/m);
+    writeFileSync(join(dir, 'slowtool-effects.yaml'), `${readFileSync(join(dir, 'slowtool.yaml'), 'utf8')}    side_effects: true\n`);
+    const effects = await runCli(['session', 'show', 'pushed', '--config', 'slowtool-effects.yaml', '--state-dir', stateDir], { cwd: dir });
+    expect(effects.stdout).toMatch(/^where +.*may have been running when the run stopped, and its tool has side effects \(the config says\)$/m);
+    expect(effects.stdout).toMatch(/^next +.*call toolu_0_0 is not run again unasked: the resume asks on a terminal, else give .*--rerun toolu_0_0 \(run it again\) or .*--skip toolu_0_0$/m);
   });
 
   it('session show cuts a long prompt, saying how much it left out', async () => {
@@ -373,6 +381,6 @@ describe('sharp edges', () => {
     const show = await runCli(['session', 'show', 'long-prompt', '--state-dir', stateDir], { cwd: dir });
     expect(show.stdout).toContain('  line 19\n  ... (');
     expect(show.stdout).not.toContain('line 20');
-    expect(show.stdout).toMatch(/more characters; --transcript shows it all\)\n$/);
+    expect(show.stdout).toMatch(/more characters; --transcript shows it all\)\nlast answer\n/);
   });
 });

@@ -32,7 +32,7 @@ describe('resume gates', () => {
 
   it('let every other terminal reason through', () => {
     for (const reason of ['suspended', 'error', 'budget', 'max_iterations'] as const) {
-      expect(refusal(() => checkResume({ ...suspended, terminal: { reason } }, { fingerprint: same, interactive: false, force: false }))).toBeNull();
+      expect(refusal(() => checkResume({ ...suspended, status: reason }, { fingerprint: same, interactive: false, force: false }))).toBeNull();
     }
   });
 

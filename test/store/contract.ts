@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { JournalStore, encodeRecord, type Backend, type Store, type StreamedRecord } from '../../src/index.js';
+import { forkRun } from '../../src/store/fork.js';
 import { resolveRunId } from '../../src/store/resolve.js';
 import { newerWriterLines } from '../helpers/newer-writer.js';
 import { assistant, at, completed, meta, toolResult } from '../helpers/records.js';
@@ -278,6 +279,71 @@ export function storeContract(name: string, makeBackend: () => Promise<Backend>)
       expect(await store.delete('noted')).toBe(true);
       await (await store.create('noted', meta('noted'))).close();
       expect(await store.getNote('noted', 'tools-abc')).toBeNull();
+      await store.close();
+    });
+
+    it('resolves an id by any unique part of it, a unique start first; a part several ids share is a usage error that names them', async () => {
+      const store = await makeStore();
+      for (const id of ['20261130-091500-i8dj2k', '20261130-091501-k3x9qa', 'i8dj-other']) await (await store.create(id, meta(id))).close();
+      expect(await resolveRunId(store, 'k3x9')).toBe('20261130-091501-k3x9qa');
+      expect(await resolveRunId(store, 'i8dj')).toBe('i8dj-other'); // the one it starts wins over the one it is inside
+      expect(await resolveRunId(store, 'dj2k')).toBe('20261130-091500-i8dj2k');
+      const ambiguous = await resolveRunId(store, '091').catch((err: unknown) => err as { code: string; message: string });
+      expect(ambiguous).toMatchObject({ code: 'usage', message: expect.stringMatching(/^091 is part of 2 run ids \(20261130-091500-i8dj2k, 20261130-091501-k3x9qa\); give more of it$/) });
+      expect(await code(resolveRunId(store, 'zz9'))).toBe('not_found');
+      await store.close();
+    });
+
+    it('keeps the text of each typed turn beside the run as it becomes durable, and lists the last one without reading the journal', async () => {
+      const backend = await makeBackend();
+      const store = new JournalStore(backend);
+      const typed = (seq: number, text: string) => at(seq, { user: { message: { role: 'user', content: [{ text: { text } }] } } });
+      const j = await store.create('typing', meta('typing', { prompt: 'first question' }));
+      await j.append(at(2, assistant(1)));
+      const listed = async () => (await store.list({ lastTurns: true })).find((r) => r.runId === 'typing')!;
+      expect(await listed()).toMatchObject({ prompt: 'first question', lastTurn: 'first question' });
+      await j.append(typed(3, 'second question'));
+      await j.append(at(4, assistant(2)));
+      await j.append(typed(5, 'x'.repeat(2000)));
+      await j.close();
+      expect(await store.getNote('typing', 'turn-3')).toBe('second question');
+      expect((await store.getNote('typing', 'turn-5'))!.length).toBe(500); // cut: a listing shows one line of it
+      const summary = (await backend.list()).find((s) => s.id === 'typing')!;
+      expect(summary.notes?.sort()).toEqual(['turn-3', 'turn-5']);
+      expect(await listed()).toMatchObject({ prompt: 'first question', lastTurn: 'x'.repeat(500) });
+      // A copy between stores keeps them as it copies the lines.
+      const copy = await store.createFromLines('typing-copy', [encodeRecord(at(1, { meta: meta('typing-copy') })), ...(await store.lines('typing')).slice(1, 3)]);
+      await copy.close();
+      expect((await store.list({ lastTurns: true })).find((r) => r.runId === 'typing-copy')).toMatchObject({ lastTurn: 'second question' });
+      await store.close();
+    });
+
+    it('keeps where a run was started, and a fork its origin and that place; a listing reads them when asked, for every run', async () => {
+      const store = await makeStore();
+      const j = await store.create('origin', meta('origin'));
+      await j.append(at(2, assistant(1)));
+      await j.append(at(3, completed));
+      await j.close();
+      await store.markPlace('origin', { dir: '/work/project', config: '/work/project/agent.yaml' });
+      expect(await store.placeOf('origin')).toEqual({ dir: '/work/project', config: '/work/project/agent.yaml' });
+      await forkRun(store, 'origin', { id: 'kept-place' });
+      await forkRun(store, 'origin', { id: 'new-place', place: { dir: '/elsewhere' } });
+      // The fork that went on: its origin stays once it has records of its own.
+      const ran = await store.open('new-place');
+      await ran.append(at(3, { user: { message: { role: 'user', content: [{ text: { text: 'and then?' } }] } } }));
+      await ran.append(at(4, completed));
+      await ran.close();
+      const runs = await store.list({ origins: true, places: true });
+      const get = (id: string) => runs.find((r) => r.runId === id)!;
+      expect(get('origin')).toMatchObject({ place: { dir: '/work/project' } });
+      expect(get('origin').forkedFrom).toBeUndefined();
+      expect(get('kept-place')).toMatchObject({ status: 'forked', forkedFrom: { from: 'origin', at: 2 }, place: { dir: '/work/project', config: '/work/project/agent.yaml' } });
+      expect(get('new-place')).toMatchObject({ status: 'completed', forkedFrom: { from: 'origin', at: 2 }, place: { dir: '/elsewhere' } });
+      // Without asking, a listing reads an origin only where the run may be listed forked, and no place.
+      const plain = await store.list();
+      expect(plain.find((r) => r.runId === 'new-place')!.forkedFrom).toBeUndefined();
+      expect(plain.find((r) => r.runId === 'kept-place')).toMatchObject({ status: 'forked', forkedFrom: { from: 'origin', at: 2 } });
+      expect(plain.every((r) => r.place === undefined)).toBe(true);
       await store.close();
     });
 

@@ -23,7 +23,7 @@ export function registerCopyCommand(session: Command, environment: Environment):
   session
     .command('cp')
     .description('copy a run, unchanged, from one store to another (never overwriting)')
-    .argument('<id>', 'the run id (or a unique start of it)')
+    .argument('<id>', 'the run id (or a unique part of it)')
     .option('--from-config <file>', `the config file whose session backend to copy from (default: ${CONFIG_SEARCH}, when one exists)`)
     .option('--from-state-dir <dir>', 'copy from the file store in DIR/runs')
     .option('--config <file>', 'the same as --from-config')

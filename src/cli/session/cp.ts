@@ -55,7 +55,7 @@ function removalHint(id: string, side: Side, store: Store): string {
   return `remove it there first with \`${shellQuote(['logbook', 'session', 'rm', id, ...flags])}\``;
 }
 
-/** Copies run `id` (or the one run it is a unique start of) between the two sides the flags name; returns the line to print on stderr. */
+/** Copies run `id` (or the one run it is a unique part of) between the two sides the flags name; returns the line to print on stderr. */
 export async function copySession(environment: Environment, given: string, flags: CopyFlags): Promise<string> {
   if ((flags.config !== undefined && flags.fromConfig !== undefined) || (flags.stateDir !== undefined && flags.fromStateDir !== undefined)) {
     throw new LogbookError('usage', '--config and --state-dir name the source side, like --from-config and --from-state-dir: give one of each pair');

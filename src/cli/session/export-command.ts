@@ -22,7 +22,8 @@ reads). Without --format, the extension of -o chooses (.html or .htm: html;
 
 With -o FILE the export replaces FILE whole, the way -o does elsewhere: it is
 written beside it and renamed into place, so FILE is never seen half written,
-and keeps the mode of the file it replaces. A new file is readable by its
+and keeps the mode of the file it replaces; stderr then says which run went
+where. A new file is readable by its
 owner alone (0600), like the journal it comes from. Examples:
   logbook session export RUN > run.md
   logbook session export RUN -o run.html`;
@@ -32,16 +33,19 @@ export function registerExportCommand(session: Command, environment: Environment
     session
       .command('export')
       .description('write a run as a Markdown transcript, a self-contained HTML page, or its journal lines')
-      .argument('<id>', 'the run id (or a unique start of it)')
+      .argument('<id>', 'the run id (or a unique part of it)')
       .addOption(new Option('--format <format>', 'the format (default: from the -o extension, else md)').choices(FORMATS))
       .option('-o, --output <file>', 'write to FILE, replacing it (default: stdout)'),
   )
     .option('--verbose', 'show where an error came from (also LOGBOOK_DEBUG=1)')
     .addHelpText('after', `${EXPORT_HELP}\n${storeCommandHelp()}`)
     .action(async (id: string, flags: ExportFlags) => {
-      const { exportSession, writeFileAtomically } = await import('./export.js');
-      const document = await exportSession(environment, id, flags);
-      if (flags.output === undefined) process.stdout.write(document);
-      else writeFileAtomically(flags.output, document);
+      const { exportSession, writeFileAtomically, wroteLine } = await import('./export.js');
+      const exported = await exportSession(environment, id, flags);
+      if (flags.output === undefined) process.stdout.write(exported.document);
+      else {
+        writeFileAtomically(flags.output, exported.document);
+        process.stderr.write(wroteLine(exported, flags.output));
+      }
     });
 }

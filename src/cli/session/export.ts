@@ -5,9 +5,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fchmodSync, fsyncSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { basename, dirname, extname, join } from 'node:path';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import { LogbookError } from '../../core/index.js';
 import { exportRun } from '../../render/export/index.js';
+import { sanitizeLine } from '../../render/sanitize.js';
 import { fsyncDir } from '../../store/file/fs.js';
 import { resolveRunId } from '../../store/resolve.js';
 import type { Environment } from '../environment.js';
@@ -76,14 +77,28 @@ export function writeFileAtomically(path: string, text: string): void {
   }
 }
 
-/** Renders run `id` in the format the flags choose; returns the document. */
-export async function exportSession(environment: Environment, id: string, flags: ExportFlags): Promise<string> {
+export interface Exported {
+  document: string;
+  /** The run exported (the id given may have been a part of it). */
+  runId: string;
+  format: Format;
+}
+
+/** Renders run `id` in the format the flags choose. */
+export async function exportSession(environment: Environment, id: string, flags: ExportFlags): Promise<Exported> {
   const format = exportFormat(flags);
   return withStore(environment, flags, async (store) => {
-    const run = await resolveRunId(store, id);
-    if (format === 'jsonl') return (await store.lines(run)).map((line) => `${line}\n`).join('');
-    const loaded = await store.load(run);
-    const agents = loaded.state.remote_calls.length === 0 ? {} : await (await import('../../agent/remote-origins.js')).toolAgents(store, run);
-    return exportRun(format, loaded.state, { times: { created: loaded.created, updated: loaded.updated }, agents });
+    const runId = await resolveRunId(store, id);
+    if (format === 'jsonl') return { document: (await store.lines(runId)).map((line) => `${line}\n`).join(''), runId, format };
+    const loaded = await store.load(runId);
+    const agents = loaded.state.remote_calls.length === 0 ? {} : await (await import('../../agent/remote-origins.js')).toolAgents(store, runId);
+    return { document: exportRun(format, loaded.state, { times: { created: loaded.created, updated: loaded.updated }, agents }), runId, format };
   });
+}
+
+const FORMAT_NAMES: Record<Format, string> = { md: 'a Markdown transcript', html: 'an HTML page', jsonl: 'its journal lines' };
+
+/** What stderr says once -o FILE is written. */
+export function wroteLine(exported: Exported, path: string): string {
+  return `wrote run ${exported.runId} as ${FORMAT_NAMES[exported.format]} to ${sanitizeLine(resolve(path))}\n`;
 }

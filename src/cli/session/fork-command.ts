@@ -25,7 +25,7 @@ export function registerForkCommand(session: Command, environment: Environment):
     session
       .command('fork')
       .description('start a new run from another run\'s records, up to a point')
-      .argument('<id>', 'the run to fork (or a unique start of its id)')
+      .argument('<id>', 'the run to fork (or a unique part of its id)')
       .option('--at <seq>', 'keep the records up to this seq', count('--at'))
       .option('--turn <n>', 'keep the prompt and the first N model turns (with their tool results)', count('--turn'))
       .option('--name <id>', 'the new run\'s id (default: generated from the clock)'),

@@ -7,13 +7,13 @@ import { Command, Option } from 'commander';
 import { stateJsonParts } from '../../core/index.js';
 import { backends } from '../../store/registry.js';
 import { resolveRunId } from '../../store/resolve.js';
-import type { ListedStatus, LoadedRun } from '../../store/store.js';
+import { listedStatus, type ForkOrigin, type ListedStatus, type LoadedRun } from '../../store/store.js';
 import { parseDuration, parsePointInTime, UNITS_HELP } from '../durations.js';
 import type { Environment } from '../environment.js';
 import { EXIT } from '../exit-codes.js';
 import { parseCount, parseStatuses, STATUS_HELP } from '../options.js';
 import { helpAfter, storeCommandHelp } from '../help.js';
-import { addStoreOptions, withStore, type StoreFlags } from '../store.js';
+import { addStoreOptions, findConfig, withStore, type StoreFlags } from '../store.js';
 import { registerCopyCommand } from './cp-command.js';
 import { registerExportCommand } from './export-command.js';
 import { registerForkCommand } from './fork-command.js';
@@ -32,6 +32,8 @@ interface ListFlags extends CommonFlags {
   status?: ListedStatus[];
   since?: Date;
   limit?: number;
+  forks?: boolean;
+  here?: boolean;
 }
 
 interface ShowFlags extends CommonFlags {
@@ -70,26 +72,40 @@ open (it ends on none, and the store cannot tell whether anybody holds it, as
 on JetStream), completed, suspended, error, budget, max_iterations (how it
 ended), unreadable (the row says why).
 
+One conversation is one row: a run continued as a new run (a follow-up to a
+completed run) or forked (session fork) is in its origin's lineage, and the
+row shows the newest run of the lineage the filters keep, with how many earlier
+runs it has (+2 earlier). --forks lists every run on a row of its own.
+--here keeps the runs started in this directory (runs made before logbook kept
+where a run starts have no directory, and are never here).
+
 The table fits the terminal (80 columns when not on one): MODEL and PROMPT are
 cut by display width, times are local. As the terminal narrows, MODEL goes
 first, then the year of UPDATED, then UPDATED, PROMPT and STATUS; an id is
-never cut. A chat opened without a prompt shows the first turn typed into it.
+never cut. PROMPT is the last turn typed into the run (its prompt when none
+was typed since).
 
---json prints one JSON object per line (JSON Lines), newest first:
-  {"id","status","created","updated","model","prompt","interactive","counters"}
+--json prints one JSON object per row and line (JSON Lines), newest first:
+  {"id","status","created","updated","model","prompt","last_turn","interactive",
+   "counters","forked_from","earlier","started_in"}
 with times in RFC 3339 (UTC) and counters from the run's fold: llm_calls,
 tool_calls, remote_tool_calls, in_tokens, out_tokens, cache_read_tokens,
 cache_create_tokens (null, with "problem", for a run that cannot be read).
-Counters need the whole run, so --json reads every run it prints: --limit
-applies before that, so \`--json --limit 20\` reads 20 runs. Examples:
+forked_from ({"run_id","seq"}), earlier (a count) and started_in
+({"dir","config"}) are there only when they apply. A fork's counters include
+the records it holds from its origin. Counters need the whole run, so --json
+reads every run it prints: --limit applies before that, so
+\`--json --limit 20\` reads 20 runs. Examples:
   logbook session ls --status interrupted,suspended --since 3d
+  logbook session ls --here --forks
   logbook session ls --json --limit 5 | jq -r .id`;
 
 const RM_HELP = `
-Each ID is a run id or a unique start of one. Every run that can be removed
-is, each reported on stdout; one that cannot (no such run, an ambiguous start,
-a run a writer holds) is named on stderr with the reason, and the exit code is
-then 1.`;
+Each ID is a run id or a unique part of one. Every run that can be removed
+is, each reported on stdout; one that cannot (no such run, a run a writer
+holds, a part of several ids) is named on stderr with the reason, and the exit
+code is then 1, or 2 when an ID was part of several run ids (a usage error, as
+everywhere an id is taken).`;
 
 const PRUNE_HELP = `
 Removes the runs that have not changed for DURATION (30m, 12h, 7d, 2w), only
@@ -105,11 +121,11 @@ Examples:
   logbook session prune --older-than 30d --dry-run
   logbook session prune --older-than 7d --status completed,error`;
 
-/** Prints a removal's report; a failure sets exit code 1 (each was named). */
+/** Prints a removal's report; a failure sets exit code 1 (each was named), or 2 when a name was a usage error. */
 function report(removal: Removal): void {
   stdout(removal.out);
   stderr(removal.err);
-  if (!removal.ok) process.exitCode = EXIT.error;
+  if (!removal.ok) process.exitCode = removal.usage === true ? EXIT.usage : EXIT.error;
 }
 
 /** What --json writes at a time: enough to make few writes, little beside a long run's state. */
@@ -120,9 +136,16 @@ const JSON_BATCH = 64 * 1024;
  * encoded (waiting for a slow reader), never built as one string: for a long
  * run that string would be as large as the run again.
  */
-async function printJson(run: LoadedRun): Promise<void> {
+async function printJson(run: LoadedRun, origin: ForkOrigin | null): Promise<void> {
   let batch = '';
-  for (const part of stateJsonParts(run.state, { created: run.created, updated: run.updated })) {
+  const listed = listedStatus(run.state.status, run.held, origin ? { origin, lastSeq: run.state.last_seq } : undefined);
+  const extra = {
+    created: run.created,
+    updated: run.updated,
+    listedStatus: listed,
+    ...(origin ? { forkedFrom: { run_id: origin.from, seq: origin.at } } : {}),
+  };
+  for (const part of stateJsonParts(run.state, extra)) {
     batch += part;
     if (batch.length >= JSON_BATCH) {
       await writeOut(batch);
@@ -133,17 +156,28 @@ async function printJson(run: LoadedRun): Promise<void> {
 }
 
 async function show(environment: Environment, given: string, flags: ShowFlags): Promise<void> {
-  const { run, origin, agents } = await withStore(environment, flags, async (store) => {
+  // The config at hand, if any, says whether a tool has side effects; only --state-dir means none is read.
+  const config = findConfig(flags.config, environment, flags.stateDir);
+  const { run, origin, place, agents } = await withStore(environment, flags, async (store) => {
     const id = await resolveRunId(store, given);
-    const run = await store.load(id);
+    const loaded = await store.load(id);
+    const [origin, place] = await Promise.all([store.forkOrigin(id).catch(() => null), store.placeOf(id).catch(() => null)]);
     // Which agents the remote calls went to, from the note beside the run (only a run with remote calls has one).
-    const agents = run.state.remote_calls.length === 0 || flags.json ? {} : await (await import('../../agent/remote-origins.js')).toolAgents(store, id);
-    return { run, origin: await store.forkOrigin(id).catch(() => null), agents };
+    const agents = loaded.state.remote_calls.length === 0 || flags.json ? {} : await (await import('../../agent/remote-origins.js')).toolAgents(store, id);
+    return { run: loaded, origin, place, agents };
   });
-  if (flags.json) return printJson(run);
+  if (flags.json) return printJson(run, origin);
   if (!flags.transcript) {
-    const [{ formatShow }, { resumeCommand }] = await Promise.all([import('./show.js'), import('../resume-command.js')]);
-    return stdout(formatShow(run, resumeCommand(run.state.run_id, flags), origin, agents));
+    const [{ formatShow }, { resumeCommand }, { configuredSideEffects }] = await Promise.all([
+      import('./show.js'),
+      import('../resume-command.js'),
+      import('../../config/agent.js'),
+    ]);
+    // A run given another model than the config's is resumed with it again (its fingerprint holds it).
+    const model = run.state.fingerprint.model;
+    const resume = resumeCommand(run.state.run_id, { ...flags, ...(config !== undefined && config.model !== model ? { model } : {}) });
+    const sideEffects = (name: string): boolean | undefined => (config === undefined ? undefined : configuredSideEffects(config, name));
+    return stdout(formatShow(run, resume, { origin, place, agents, sideEffects }));
   }
   if (flags.tui && process.stdout.isTTY && process.stdin.isTTY) {
     const { openViewer } = await import('../viewer/open.js'); // Ink and React load only here
@@ -161,13 +195,15 @@ export function registerSessionCommands(program: Command, environment: Environme
   common(
     session
       .command('ls')
-      .description('list runs, newest first')
+      .description('list runs, newest first: each conversation once (--forks: every run)')
       .option('--json', 'one JSON object per run and line, with its counters (reads each run printed whole)')
       .option('--status <status>', STATUS_HELP, parseStatuses)
       .option('--since <when>', `only runs changed since WHEN: a duration back from now (2h, 3d; units ${UNITS_HELP}) or a date (2026-11-30, 2026-11-30T09:15)`, (v) =>
         parsePointInTime(v),
       )
-      .option('--limit <n>', 'at most N runs, the newest', parseCount),
+      .option('--limit <n>', 'at most N rows, the newest', parseCount)
+      .option('--forks', 'every run on a row of its own, not each conversation once')
+      .option('--here', 'only runs started in this directory'),
   )
     .addHelpText('after', `${LS_HELP}\n${SESSION_HELP}`)
     .action(async (flags: ListFlags) => {
@@ -178,6 +214,8 @@ export function registerSessionCommands(program: Command, environment: Environme
         ...(flags.status !== undefined ? { status: flags.status } : {}),
         ...(flags.since !== undefined ? { since: flags.since } : {}),
         ...(flags.limit !== undefined ? { limit: flags.limit } : {}),
+        ...(flags.forks ? { forks: true } : {}),
+        ...(flags.here ? { startedIn: process.cwd() } : {}),
       };
       const { out, err } = await withStore(environment, flags, (store) => listRuns(store, term, options));
       stdout(out);
@@ -188,8 +226,8 @@ export function registerSessionCommands(program: Command, environment: Environme
     session
       .command('show')
       .description('say where a run stands and what a resume would do')
-      .argument('<id>', 'the run id (or a unique start of it)')
-      .addOption(new Option('--json', 'print the folded state as one JSON object').conflicts(['transcript']))
+      .argument('<id>', 'the run id (or a unique part of it)')
+      .addOption(new Option('--json', 'print the folded state as one JSON object (with listed_status, the status session ls names, and forked_from)').conflicts(['transcript']))
       .option('--transcript', 'the whole conversation: a full-screen viewer on a terminal, plain text otherwise')
       .option('--no-tui', 'with --transcript, print plain text even on a terminal')
       .option('--tool-output', 'with --transcript, include tool results'),
@@ -197,7 +235,7 @@ export function registerSessionCommands(program: Command, environment: Environme
     .addHelpText('after', SESSION_HELP)
     .action((id: string, flags: ShowFlags) => show(environment, id, flags));
 
-  withStoreOptions(session.command('rm').description('remove runs').argument('<ids...>', 'run ids (or unique starts of them)'))
+  withStoreOptions(session.command('rm').description('remove runs').argument('<ids...>', 'run ids (or unique parts of them)'))
     .addHelpText('after', `${RM_HELP}\n${storeCommandHelp()}`)
     .action(async (ids: string[], flags: StoreFlags) => {
       const { removeRuns } = await import('./remove.js');

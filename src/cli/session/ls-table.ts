@@ -17,7 +17,12 @@ const PROMPT_MIN = 10;
 /** Columns between two cells (output.ts table). */
 const GAP = 2;
 
-interface Row {
+interface Row extends Cells {
+  /** `  +2 earlier`: the runs of its conversation the row stands for, or empty. */
+  earlier: string;
+}
+
+interface Cells {
   id: string;
   status: ListedStatus;
   updated: string;
@@ -50,19 +55,26 @@ const HEADERS = { id: 'ID', status: 'STATUS', updated: 'UPDATED', updatedShort: 
 /**
  * The table: ID, STATUS and UPDATED whole; PROMPT (and MODEL, where there is
  * room for both) cut by display width so that a line fits `columns`, columns
- * left out (LAYOUTS) where even a short prompt would not fit.
+ * left out (LAYOUTS) where even a short prompt would not fit. PROMPT is the
+ * last turn typed into the run (its prompt when none was typed since), then,
+ * for a run that stands for a conversation of several (`earlier`, by run id),
+ * how many earlier runs it has: `+2 earlier`, never cut.
  */
-export function formatRunList(runs: RunInfo[], term: Pick<Terminal, 'columns' | 'paint'>): string {
+export function formatRunList(runs: RunInfo[], term: Pick<Terminal, 'columns' | 'paint'>, earlier: ReadonlyMap<string, number> = new Map()): string {
   const columns = term.columns ?? PIPED_COLUMNS;
-  const rows: Row[] = runs.map((r) => ({
-    id: r.runId,
-    status: r.status,
-    updated: shortTime(r.updated),
-    updatedShort: shorterTime(r.updated),
-    model: sanitizeLine(r.model),
-    prompt: sanitizeLine(r.status === 'unreadable' ? (r.problem ?? '') : r.prompt),
-  }));
-  const widest = (key: keyof Row): number => Math.max(cellWidth(HEADERS[key]), ...rows.map((row) => cellWidth(row[key])));
+  const rows: Row[] = runs.map((r) => {
+    const before = earlier.get(r.runId) ?? 0;
+    return {
+      id: r.runId,
+      status: r.status,
+      updated: shortTime(r.updated),
+      updatedShort: shorterTime(r.updated),
+      model: sanitizeLine(r.model),
+      prompt: sanitizeLine(r.status === 'unreadable' ? (r.problem ?? '') : (r.lastTurn ?? r.prompt)),
+      earlier: before > 0 ? `  +${before} earlier` : '',
+    };
+  });
+  const widest = (key: keyof Cells): number => Math.max(cellWidth(HEADERS[key]), ...rows.map((row) => cellWidth(row[key])));
   const fixedWidth = (layout: Layout): number => layout.filter((c) => c !== 'prompt').reduce((sum, c) => sum + widest(c) + GAP, 0);
   const fits = (layout: Layout): boolean =>
     layout.includes('prompt') ? fixedWidth(layout) + PROMPT_MIN <= columns : fixedWidth(layout) - GAP <= columns;
@@ -72,14 +84,18 @@ export function formatRunList(runs: RunInfo[], term: Pick<Terminal, 'columns' | 
   const modelWidth = withModel ? Math.min(widest('model'), Math.floor(rest * 0.3)) : 0;
   const promptWidth = withModel ? rest - modelWidth - GAP : rest;
   const bold = (text: string): Cell => ({ text, paint: (t) => term.paint('1', t) });
-  const cells: readonly (keyof Row)[] = withModel ? ['id', 'status', 'updated', 'model', 'prompt'] : layout;
+  const cells: readonly (keyof Cells)[] = withModel ? ['id', 'status', 'updated', 'model', 'prompt'] : layout;
   const body: Cell[][] = rows.map((r) =>
     cells.map((c): Cell => {
       if (c === 'status') {
         const code = STATUS_COLOR[r.status] ?? '31';
         return { text: r.status, paint: (t) => (code ? term.paint(code, t) : t) };
       }
-      if (c === 'prompt') return truncate(r.prompt, promptWidth);
+      if (c === 'prompt') {
+        if (r.earlier === '') return truncate(r.prompt, promptWidth);
+        const prompt = truncate(r.prompt, Math.max(1, promptWidth - cellWidth(r.earlier)));
+        return { text: `${prompt}${r.earlier}`, paint: (t) => `${t.slice(0, prompt.length)}${term.paint('2', t.slice(prompt.length))}` };
+      }
       if (c === 'model') return truncate(r.model, modelWidth);
       return r[c];
     }),

@@ -1,9 +1,12 @@
 /**
- * `logbook session ls`: one row per run, newest first, fitted to the terminal
- * (ls-table.ts); or, with --json, one JSON object per run and line, counters included.
+ * `logbook session ls`: one row per conversation (a lineage, lineage.ts: shown
+ * as its newest run, with how many earlier runs it has), or with --forks one
+ * per run; newest first, fitted to the terminal (ls-table.ts); or, with
+ * --json, one JSON object per row and line, counters included.
  */
 import type { Counters } from '../../core/index.js';
 import { terminalSafeJson } from '../../render/sanitize.js';
+import { byId, groupLineages } from '../../store/lineage.js';
 import type { ListedStatus, RunInfo, Store } from '../../store/store.js';
 import type { Terminal } from '../terminal.js';
 
@@ -15,6 +18,8 @@ export interface RunFilter {
   since?: Date;
   /** At most this many, the newest. */
   limit?: number;
+  /** Only runs started in this directory. */
+  startedIn?: string;
 }
 
 /** Milliseconds since the epoch; 0 for a time that does not parse (sorts last). */
@@ -32,9 +37,30 @@ export function newestFirst(runs: RunInfo[]): RunInfo[] {
 export function selectRuns(runs: RunInfo[], filter: RunFilter): RunInfo[] {
   const since = filter.since?.getTime();
   const kept = newestFirst(runs).filter(
-    (r) => (filter.status === undefined || filter.status.includes(r.status)) && (since === undefined || when(r.updated) >= since),
+    (r) =>
+      (filter.status === undefined || filter.status.includes(r.status)) &&
+      (since === undefined || when(r.updated) >= since) &&
+      (filter.startedIn === undefined || r.place?.dir === filter.startedIn),
   );
   return filter.limit === undefined ? kept : kept.slice(0, filter.limit);
+}
+
+/** A listing's row: a run, and how many earlier runs of its conversation it stands for. */
+export interface ListedRow {
+  run: RunInfo;
+  earlier: number;
+}
+
+/**
+ * The rows the filter keeps, newest first: each conversation once, as its
+ * newest run the filter keeps (`all`, the whole listing, tells the lineages
+ * apart), or every run with `forks`. The limit counts rows.
+ */
+export function selectRows(all: RunInfo[], filter: RunFilter, forks: boolean): ListedRow[] {
+  const { limit, ...rest } = filter;
+  const kept = selectRuns(all, rest);
+  const rows = forks ? kept.map((run) => ({ run, earlier: 0 })) : groupLineages(kept, byId(all)).map((l) => ({ run: l.runs[0]!, earlier: l.runs.length - 1 }));
+  return limit === undefined ? rows : rows.slice(0, limit);
 }
 
 /** RFC 3339 in UTC, as JSON gives every time; the text as written when it is not a time. */
@@ -51,16 +77,22 @@ export interface RunJson {
   updated: string;
   model: string;
   prompt: string;
+  /** The last turn typed into it; its prompt when none was typed since. */
+  last_turn: string;
   interactive: boolean;
   /** From the fold of the whole run; null when it cannot be read. */
   counters: Counters | null;
   problem?: string;
-  /** The run and seq `session fork` made it from. */
+  /** The run and seq it was forked from (`session fork`, or the completed run it continues). */
   forked_from?: { run_id: string; seq: number };
+  /** How many earlier runs of its conversation the row stands for (not with --forks). */
+  earlier?: number;
+  /** Where it was started, when that was kept. */
+  started_in?: { dir: string; config?: string };
 }
 
 /** The run's JSON object: the listing's fields, and the counters of its fold (which reads the whole run). */
-export async function runJson(store: Store, run: RunInfo): Promise<RunJson> {
+export async function runJson(store: Store, run: RunInfo, earlier = 0): Promise<RunJson> {
   const out: RunJson = {
     id: run.runId,
     status: run.status,
@@ -68,9 +100,12 @@ export async function runJson(store: Store, run: RunInfo): Promise<RunJson> {
     updated: rfc3339(run.updated),
     model: run.model,
     prompt: run.prompt,
+    last_turn: run.lastTurn ?? run.prompt,
     interactive: run.interactive,
     counters: null,
     ...(run.forkedFrom ? { forked_from: { run_id: run.forkedFrom.from, seq: run.forkedFrom.at } } : {}),
+    ...(earlier > 0 ? { earlier } : {}),
+    ...(run.place ? { started_in: run.place } : {}),
   };
   if (run.status === 'unreadable') return { ...out, problem: run.problem ?? '' };
   try {
@@ -83,18 +118,29 @@ export async function runJson(store: Store, run: RunInfo): Promise<RunJson> {
 
 export interface ListOptions extends RunFilter {
   json?: boolean;
+  /** Every run its own row, not each conversation once. */
+  forks?: boolean;
 }
 
 export async function listRuns(store: Store, term: Pick<Terminal, 'columns' | 'paint'>, options: ListOptions): Promise<{ out: string; err: string }> {
-  const all = await store.list({ checkWhole: true }); // damage anywhere is listed as show would report it
+  const forks = options.forks === true;
+  const all = await store.list({
+    checkWhole: true, // damage anywhere is listed as show would report it
+    origins: !forks || options.json === true, // the lineages, and forked_from
+    lastTurns: true,
+    places: options.startedIn !== undefined || options.json === true,
+  });
   if (all.length === 0) return { out: '', err: `no runs in the ${store.location}\n` };
-  const runs = selectRuns(all, options);
-  if (runs.length === 0) return { out: '', err: `no runs in the ${store.location} match\n` };
+  const rows = selectRows(all, options, forks);
+  if (rows.length === 0) {
+    const here = options.startedIn !== undefined ? ` started in this directory (${options.startedIn})` : '';
+    return { out: '', err: `no runs in the ${store.location}${here} match\n` };
+  }
   if (!options.json) {
     const { formatRunList } = await import('./ls-table.js'); // display widths (string-width) load only for a table
-    return { out: formatRunList(runs, term), err: '' };
+    return { out: formatRunList(rows.map((r) => r.run), term, new Map(rows.map((r) => [r.run.runId, r.earlier]))), err: '' };
   }
   let out = '';
-  for (const run of runs) out += `${terminalSafeJson(await runJson(store, run))}\n`;
+  for (const row of rows) out += `${terminalSafeJson(await runJson(store, row.run, row.earlier))}\n`;
   return { out, err: '' };
 }

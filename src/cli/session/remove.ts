@@ -4,7 +4,7 @@
  * prune does not try); a removal that fails names why, and the command then
  * exits 1 after doing all it could.
  */
-import { isValidId } from '../../core/index.js';
+import { isLogbookError, isValidId } from '../../core/index.js';
 import { sanitizeLine } from '../../render/sanitize.js';
 import { matchRunId } from '../../store/resolve.js';
 import type { ListedStatus, RunInfo, Store } from '../../store/store.js';
@@ -16,11 +16,13 @@ export interface Removal {
   out: string;
   err: string;
   ok: boolean;
+  /** A name was refused as a usage error (an id that is part of several runs' ids): the exit code is then 2. */
+  usage?: boolean;
 }
 
 const why = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
-/** Removes each run `given` names (an id or a unique start of one), reporting each. */
+/** Removes each run `given` names (an id or a unique part of one), reporting each. */
 export async function removeRuns(store: Store, given: readonly string[]): Promise<Removal> {
   const runs = await store.list();
   const result: Removal = { out: '', err: '', ok: true };
@@ -35,6 +37,7 @@ export async function removeRuns(store: Store, given: readonly string[]): Promis
       result.out += `removed run ${id}\n`;
     } catch (err) {
       result.ok = false;
+      if (isLogbookError(err, 'usage')) result.usage = true;
       result.err += `logbook: cannot remove ${name}: ${why(err)}\n`;
     }
   }

@@ -19,6 +19,9 @@ Each match prints the run id, the record's seq, where it is (prompt,
 assistant, thinking, tool_call, tool_result, user) and the text around it, one
 line each, at most one per record and place; runs come newest first (by last
 change), records in order.
+A fork (session fork, or a completed run continued as a new run) holds a copy
+of its origin's records: a match in one of those is shown once, on the newest
+run holding it.
 
 --since takes a duration back from now (90s, 30m, 2h, 3d, 1w) or a date or
 time (2026-11-30, 2026-11-30T14:00 in local time, or RFC 3339 with a zone):

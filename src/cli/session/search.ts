@@ -5,10 +5,13 @@
  * cannot match are not even decoded; nothing holds a whole run, let alone the
  * whole store, and --limit stops the reading at the last match it shows.
  * Plain text is matched as it is; a --regex runs in a worker (bounded-regex.ts)
- * that a stop signal and a deadline end.
+ * that a stop signal and a deadline end. A record a fork holds as a copy of its
+ * origin's (lineage.ts) is one record: a match in it is shown once, on the
+ * newest run that holds it.
  */
 import { LogbookError, isLogbookError, literalMatcher, type TextMatch, type TextMatcher } from '../../core/index.js';
 import { sanitizeLine, searchPlaces, snippet, type SearchRole } from '../../render/index.js';
+import { byId, writtenIn } from '../../store/lineage.js';
 import type { ListedStatus, RunInfo, Store } from '../../store/store.js';
 import type { Environment } from '../environment.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
@@ -152,7 +155,10 @@ export async function searchSessions(environment: Environment, text: string, fla
       : literalMatcher(text);
     const using = matcher;
     return await withStore(environment, flags, async (store) => {
-      const runs = candidates(await store.list(), statuses, since);
+      const listed = await store.list({ origins: true });
+      const runs = candidates(listed, statuses, since);
+      const all = byId(listed);
+      const seen = new Set<string>(); // the records shown, by the run that wrote them, seq and role
       const unreadable: string[] = [];
       let shown = 0;
       search: for (const run of runs) {
@@ -164,6 +170,9 @@ export async function searchSessions(environment: Environment, text: string, fla
         }
         try {
           for await (const hit of searchRun(store, run.runId, using, ended)) {
+            const record = `${writtenIn(all, hit.runId, hit.seq)}\u0000${hit.seq}\u0000${hit.role}`;
+            if (seen.has(record)) continue; // shown on a newer run that holds the same record
+            seen.add(record);
             await writeOut(hitLine(hit, run, flags, term));
             if (++shown === flags.limit) break search;
           }

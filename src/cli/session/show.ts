@@ -3,11 +3,11 @@
  * resume would do, then its fields. Every journal string is sanitized.
  */
 import { awaitsInput } from '../../agent/runner.js';
-import { awaitedCall, possiblyStartedCall, toolUses, type RunState } from '../../core/index.js';
+import { awaitedCall, possiblyStartedCall, toolUses, type Message, type RunState } from '../../core/index.js';
 import { sanitize, sanitizeLine } from '../../render/sanitize.js';
 import { textHead } from '../../render/lines.js';
 import { remoteCountText, type ToolAgents } from '../../render/transcript.js';
-import { listedStatus, type ForkOrigin, type ListedStatus, type LoadedRun } from '../../store/store.js';
+import { listedStatus, type ForkOrigin, type ListedStatus, type LoadedRun, type RunPlace } from '../../store/store.js';
 import { count, fields, shortTime } from '../output.js';
 
 /** Where a run stands: its listed status, that in words, and what a resume would do. */
@@ -20,19 +20,45 @@ export interface Standing {
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
 /**
+ * Whether a tool has side effects, as the config at hand says (true, false),
+ * or undefined when no config is at hand or it does not say.
+ */
+export type SideEffects = (toolName: string) => boolean | undefined;
+
+/**
  * Where a run rests and what a resume does first there: finish the pending
  * tool batch, wait for input, record the end, or call the model; then the
  * command to type.
  */
-function resumeFrom(state: RunState, resume: string): { where: string; next: string } {
+function resumeFrom(state: RunState, resume: string, sideEffects: SideEffects): { where: string; next: string } {
   const p = state.pending;
   if (p !== null) {
     const total = toolUses(p.assistant).length;
     const missing = total - p.answered.length;
     const where = `in the middle of a tool batch, ${p.answered.length} of ${plural(total, 'call')} answered`;
     const started = possiblyStartedCall(state);
+    const effects = started === undefined ? undefined : sideEffects(started.name);
+    if (started !== undefined && effects === true) {
+      const id = sanitizeLine(started.id);
+      return {
+        where: `${where}; call ${id} (${sanitizeLine(started.name)}) may have been running when the run stopped, and its tool has side effects (the config says)`,
+        next:
+          `a resume runs the ${plural(missing, 'missing call')} (answered ones are not run again), then asks the model to go on; ` +
+          `call ${id} is not run again unasked: the resume asks on a terminal, else give ${resume} --rerun ${id} (run it again) or ${resume} --skip ${id}`,
+      };
+    }
+    if (started !== undefined && effects === false) {
+      const id = sanitizeLine(started.id);
+      return {
+        where: `${where}; call ${id} (${sanitizeLine(started.name)}) may have been running when the run stopped; its tool has no side effects (the config says)`,
+        next:
+          missing === 1
+            ? `a resume runs call ${id} again (answered ones are not run again), then asks the model to go on: ${resume}`
+            : `a resume runs the ${plural(missing, 'missing call')}, call ${id} again among them (answered ones are not run again), then asks the model to go on: ${resume}`,
+      };
+    }
     if (started !== undefined) {
-      // Whether its tool has side effects is in the config, which show does not read: say both ways.
+      // No config at hand says whether its tool has side effects: say both ways.
       const id = sanitizeLine(started.id);
       return {
         where: `${where}; call ${id} (${sanitizeLine(started.name)}) may have been running when the run stopped`,
@@ -68,10 +94,10 @@ const withMessage = (label: string, message: string): string => (message === '' 
  * Where run `state` stands and what a resume would do, given whether a writer
  * holds it (undefined: cannot tell) and where it was forked from.
  */
-export function standing(state: RunState, held: boolean | undefined, resume: string, origin?: ForkOrigin | null): Standing {
+export function standing(state: RunState, held: boolean | undefined, resume: string, origin?: ForkOrigin | null, sideEffects: SideEffects = () => undefined): Standing {
   const status = listedStatus(state.status, held, origin ? { origin, lastSeq: state.last_seq } : undefined);
   const message = state.status !== 'open' && state.terminal?.message ? sanitizeLine(state.terminal.message) : '';
-  const from = resumeFrom(state, resume);
+  const from = resumeFrom(state, resume, sideEffects);
   const awaited = awaitedCall(state);
   switch (status) {
     case 'running':
@@ -130,25 +156,59 @@ export function standing(state: RunState, held: boolean | undefined, resume: str
 /** A summary shows this much of a prompt; --transcript and export show it all. */
 const PROMPT_HEAD = { lines: 20, chars: 2000 };
 
-/** The prompt, indented, cut to PROMPT_HEAD with a line saying how much was left out. */
-function shownPrompt(prompt: string): string {
-  if (prompt === '') return '  (none)';
-  const { text, left } = textHead(prompt, PROMPT_HEAD);
+/** Text indented, cut to PROMPT_HEAD with a line saying how much was left out. */
+function shownText(full: string): string {
+  if (full === '') return '  (none)';
+  const { text, left } = textHead(full, PROMPT_HEAD);
   const indented = sanitize(text).replace(/^/gm, '  ');
   return left > 0 ? `${indented}\n  ... (${count(left)} more characters; --transcript shows it all)` : indented;
 }
 
-/** The block `session show` prints: where the run stands, then its fields and prompt. */
-export function formatShow(run: LoadedRun, resume: string, origin?: ForkOrigin | null, agents: ToolAgents = {}): string {
+const textOfMessage = (m: Message): string => m.content.flatMap((b) => ('text' in b ? [b.text.text] : [])).join('\n');
+
+/** What the model said last: the text of its latest turn that has any (the turn in flight included). */
+export function lastAnswer(state: RunState): string {
+  const turns = [...state.messages.filter((m) => m.role === 'assistant'), ...(state.pending !== null ? [state.pending.assistant] : [])];
+  for (let i = turns.length - 1; i >= 0; i--) {
+    const text = textOfMessage(turns[i]!);
+    if (text.trim() !== '') return text;
+  }
+  return '';
+}
+
+/** The last turn the operator typed, when one was typed after the prompt. */
+function lastTyped(state: RunState): string | undefined {
+  for (let i = state.messages.length - 1; i > 0; i--) {
+    const m = state.messages[i]!;
+    if (m.role !== 'user') continue;
+    const text = textOfMessage(m);
+    if (text !== '') return text;
+  }
+  return undefined;
+}
+
+/** What `session show` knows beside the run: its origin, where it was started, the agents its remote calls went to, and the config at hand. */
+export interface ShowContext {
+  origin?: ForkOrigin | null;
+  place?: RunPlace | null;
+  agents?: ToolAgents;
+  sideEffects?: SideEffects;
+}
+
+/** The block `session show` prints: where the run stands, then its fields, prompt, last typed turn and last answer. */
+export function formatShow(run: LoadedRun, resume: string, context: ShowContext = {}): string {
   const { state } = run;
   const c = state.counters;
   const f = state.fingerprint;
-  const at = standing(state, run.held, resume, origin);
+  const { origin, place, agents = {} } = context;
+  const at = standing(state, run.held, resume, origin, context.sideEffects);
   const pairs: [string, string][] = [
     ['run', state.run_id],
     ['status', at.status],
     ['where', at.where],
     ['next', at.next],
+    ['forked from', origin ? `run ${sanitizeLine(origin.from)}, up to seq ${origin.at}` : ''],
+    ['started in', place ? `${sanitizeLine(place.dir)}${place.config !== undefined ? ` (config ${sanitizeLine(place.config)})` : ''}` : ''],
     ['model', `${sanitizeLine(f.model)} (${sanitizeLine(f.provider)})`],
     ['interactive', state.interactive ? 'yes' : 'no'],
     ['created', sanitizeLine(shortTime(run.created))],
@@ -158,5 +218,11 @@ export function formatShow(run: LoadedRun, resume: string, origin?: ForkOrigin |
     ['tokens', `${count(c.in_tokens)} in, ${count(c.out_tokens)} out`],
     ['cache', `${count(c.cache_read_tokens)} read, ${count(c.cache_create_tokens)} created`],
   ];
-  return `${fields(pairs.filter(([, v]) => v !== ''))}prompt\n${shownPrompt(state.prompt)}\n`;
+  const typed = lastTyped(state);
+  const answer = lastAnswer(state);
+  return (
+    `${fields(pairs.filter(([, v]) => v !== ''))}prompt\n${shownText(state.prompt)}\n` +
+    (typed !== undefined && typed !== state.prompt ? `last typed turn\n${shownText(typed)}\n` : '') +
+    (answer !== '' ? `last answer\n${shownText(answer)}\n` : '')
+  );
 }

@@ -11,9 +11,11 @@ The watch starts with what the run already holds (from --from-seq N on, when
 given), then shows each record as it is stored, and ends when the run ends on
 a terminal record: completed, suspended, failed or at a limit (one that ended
 before --from-seq shows nothing, and stderr says at which seq it ended). A run
-resumed later can be watched again. A run that does not exist yet is waited for, so a
-watch can start before \`logbook run --name ID\` does. While a writer is away
-(crashed, or a chat waiting for its operator) the watch waits with it.
+resumed later can be watched again. An ID that names no run is refused (exit
+1), unless --wait: then ID is taken whole, and a run of exactly that id is
+waited for if it does not exist yet, so a watch can start before \`logbook run
+--name ID\` does. While a writer is away (crashed, or a chat waiting for its
+operator) the watch waits with it.
 
 With --json each record is printed as its stored journal line, byte for byte,
 one per line (the record schemas in schemas/ are its contract); otherwise the
@@ -26,6 +28,7 @@ lock; over JetStream it is an ordered consumer on the run's subjects, so a run
 on one machine can be watched from any machine that reaches the stream.
 Ctrl-C stops watching and leaves the run as it was. Examples:
   logbook session watch 20261130
+  logbook session watch --wait nightly-report
   logbook session watch RUN --json | jq -c .`;
 
 export function registerWatchCommand(session: Command, environment: Environment): void {
@@ -33,7 +36,8 @@ export function registerWatchCommand(session: Command, environment: Environment)
     session
       .command('watch')
       .description('follow a run as it grows, until it ends (from another terminal, or another machine over JetStream)')
-      .argument('<id>', 'the run id (or a unique start of it); a run not started yet is waited for')
+      .argument('<id>', 'the run id (or a unique part of it)')
+      .option('--wait', 'ID is a whole id: when no run has it yet, wait for one to start')
       .option('--json', 'print each record as its stored journal line, byte for byte')
       .addOption(new Option('--from-seq <n>', 'start showing at record seq N (default: the first)').argParser(parseCount))
       .option('--tool-output', 'show tool results'),

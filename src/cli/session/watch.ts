@@ -4,7 +4,7 @@
  * --json, as the stored lines themselves. It only reads: the run is never held,
  * so the writer is neither blocked nor slowed, and Ctrl-C leaves it as it was.
  */
-import { isLogbookError, isValidId } from '../../core/index.js';
+import { validateId } from '../../core/index.js';
 import { FollowedTranscript } from '../../render/index.js';
 import { resolveRunId } from '../../store/resolve.js';
 import type { Store } from '../../store/store.js';
@@ -23,16 +23,18 @@ export interface WatchFlags extends StoreFlags {
   verbose?: boolean;
   /** False from --no-color. */
   color: boolean;
+  /** Wait for a run of exactly this id when there is none yet. */
+  wait?: boolean;
 }
 
-/** The run `given` names: an existing run (or unique start of one), else a run not yet started, to wait for. */
-async function watchTarget(store: Store, given: string): Promise<string> {
-  try {
-    return await resolveRunId(store, given);
-  } catch (err) {
-    if (isLogbookError(err, 'not_found') && isValidId(given)) return given;
-    throw err;
-  }
+/**
+ * The run `given` names: an existing run (or a unique part of one); with
+ * --wait, the run of exactly that id, which is waited for if it is not there.
+ */
+async function watchTarget(store: Store, given: string, wait: boolean): Promise<string> {
+  if (!wait) return resolveRunId(store, given);
+  validateId(given);
+  return given;
 }
 
 export async function watchSession(environment: Environment, id: string, flags: WatchFlags): Promise<ExitCode> {
@@ -42,7 +44,7 @@ export async function watchSession(environment: Environment, id: string, flags: 
   const ended = AbortSignal.any([stop.signal, unread]);
   try {
     return await withStore(environment, flags, async (store) => {
-      const run = await watchTarget(store, id);
+      const run = await watchTarget(store, id, flags.wait === true);
       const term = terminalFor(process.stdout, { color: flags.color, env: environment.env });
       // Every record is folded in, shown or not, so a watch refuses what a load would.
       const transcript = new FollowedTranscript({

@@ -108,7 +108,8 @@ function itemHtml(item: TranscriptItem): string {
         el('span', 'label', item.isError ? 'Error result' : 'Result'),
         el('code', 'muted', text(item.id)),
         ...(notes.length > 0 ? [el('span', 'notes', text(notes.join(' ')))] : []),
-        ...(lines > 0 ? [el('span', 'muted', `${lines} line${lines === 1 ? '' : 's'}`), el('code', 'muted', text(preview(item.output)))] : []),
+        // A count of the output, then where it starts: "8 lines of output: agent…".
+        ...(lines > 0 ? [el('span', 'muted', `\u00b7 ${lines} line${lines === 1 ? '' : 's'} of output:`), el('code', 'muted', text(preview(item.output)))] : []),
       ].join(' ');
       const command = item.command === undefined ? '' : el('div', 'muted', `command ${el('code', '', text(JSON.stringify(item.command)))}`);
       const cls = `item result${item.isError ? ' bad' : ''}`;

@@ -116,6 +116,21 @@ function versionOf(stat: BigIntStats): string {
   return `${stat.ino}-${stat.size}-${stat.ctimeNs}`;
 }
 
+/** The note keys of each run among a directory's `names`, by run id (note files are `<id>.<key>.note`). */
+function noteKeys(names: readonly string[]): Map<string, string[]> {
+  const keys = new Map<string, string[]>();
+  for (const name of names) {
+    if (!name.endsWith(NOTE_EXT)) continue;
+    const dot = name.indexOf('.');
+    const id = name.slice(0, dot);
+    const key = name.slice(dot + 1, -NOTE_EXT.length);
+    const list = keys.get(id);
+    if (list === undefined) keys.set(id, [key]);
+    else list.push(key);
+  }
+  return keys;
+}
+
 /** The check mark of each run among a directory's `names`, by run id (mark files are `<id>.<version>.checked`). */
 function checkMarks(names: readonly string[]): Map<string, string> {
   const marks = new Map<string, string>();
@@ -283,6 +298,7 @@ export class FileBackend implements Backend {
     const locks = readLockTable(); // once for the whole listing
     const marks = checkMarks(names);
     this.listedMarks = marks;
+    const notes = noteKeys(names);
     for (const name of names) {
       if (!name.endsWith(JOURNAL_EXT)) continue;
       const id = name.slice(0, -JOURNAL_EXT.length);
@@ -290,6 +306,7 @@ export class FileBackend implements Backend {
       if (summary === null) continue;
       const checked = marks.get(id);
       if (checked !== undefined) summary.checkedVersion = checked;
+      summary.notes = notes.get(id) ?? [];
       runs.push(summary);
     }
     return runs;

@@ -30,7 +30,7 @@ import { HeldSubjects, type MetaMark } from './appends.js';
 import { LEADER_WAIT_MS, throughElection, within } from './election.js';
 import { streamFull } from './full.js';
 import { followRun, lastMessage, lineOf, readRun, runBatches, subjectCounts } from './reads.js';
-import { allMetaFilter, metaSubject, noteSubject, notesFilter, recordSubject, runFilter, runIdOfMetaSubject } from './subjects.js';
+import { allMetaFilter, allNotesFilter, metaSubject, noteOfSubject, noteSubject, notesFilter, recordSubject, runFilter, runIdOfMetaSubject } from './subjects.js';
 
 /** Runs described at once by list(). */
 const LIST_CONCURRENCY = 16;
@@ -176,12 +176,30 @@ export class JetStreamBackend implements Backend {
     const ids = Object.keys(counts)
       .map((s) => runIdOfMetaSubject(this.binding.prefix, s))
       .filter((id): id is string => id !== null);
+    const notes = ids.length === 0 ? new Map<string, string[]>() : await this.noteKeys();
     const runs: RunSummary[] = [];
     for (let i = 0; i < ids.length; i += LIST_CONCURRENCY) {
       const described = await Promise.all(ids.slice(i, i + LIST_CONCURRENCY).map((id) => this.summarize(id)));
-      for (const summary of described) if (summary !== null) runs.push(summary);
+      for (const summary of described) {
+        if (summary === null) continue;
+        summary.notes = notes.get(summary.id) ?? [];
+        runs.push(summary);
+      }
     }
     return runs;
+  }
+
+  /** The note keys of every run, by run id: one listing of the note subjects. */
+  private async noteKeys(): Promise<Map<string, string[]>> {
+    const keys = new Map<string, string[]>();
+    for (const subject of Object.keys(await subjectCounts(this.link, this.binding, allNotesFilter(this.binding.prefix)))) {
+      const note = noteOfSubject(this.binding.prefix, subject);
+      if (note === null) continue;
+      const list = keys.get(note.id);
+      if (list === undefined) keys.set(note.id, [note.key]);
+      else list.push(note.key);
+    }
+    return keys;
   }
 
   private async summarize(id: string): Promise<RunSummary | null> {

@@ -36,6 +36,19 @@ export function notesFilter(prefix: string, id: string): string {
   return `${prefix}._notes.${id}.>`;
 }
 
+/** Every note of every run. */
+export function allNotesFilter(prefix: string): string {
+  return `${prefix}._notes.>`;
+}
+
+/** The run and key a note subject names, or null when it names none. */
+export function noteOfSubject(prefix: string, subject: string): { id: string; key: string } | null {
+  const head = `${prefix}._notes.`;
+  if (!subject.startsWith(head)) return null;
+  const [id, key, ...rest] = subject.slice(head.length).split('.');
+  return id !== undefined && key !== undefined && rest.length === 0 && isValidId(id) ? { id, key } : null;
+}
+
 /** The meta subject of every run. */
 export function allMetaFilter(prefix: string): string {
   return `${prefix}.*.${META_TOKEN}`;

@@ -107,6 +107,7 @@ export class MemoryBackend implements Backend {
       last: run.lines[run.lines.length - 1] ?? null,
       updated: run.updated,
       held: run.held,
+      notes: [...run.notes.keys()],
     }));
   }
 

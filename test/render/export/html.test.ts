@@ -40,6 +40,6 @@ describe('exportHtml', () => {
       runOf([turn(0, [{ thinking: { text: 'hmm', signature: 'c2ln' } }, call('l', 'sh', { cmd: 'ls' })]), commandResult('l', ['sh', '-c', 'ls'], 0, 'a.txt\nb.txt\n')]),
     );
     expect(page).toContain('<details class="item thinking"><summary class="label">Thinking</summary><div class="text">hmm</div></details>');
-    expect(page).toMatch(/<pre>\u00bb sh \{&quot;cmd&quot;:&quot;ls&quot;\}<\/pre><\/div>\n<details class="item result"><summary>.*2 lines.*<\/summary>.*<pre>a\.txt\nb\.txt\n<\/pre><\/details>/s);
+    expect(page).toMatch(/<pre>\u00bb sh \{&quot;cmd&quot;:&quot;ls&quot;\}<\/pre><\/div>\n<details class="item result"><summary>.*\u00b7 2 lines of output:.*<\/summary>.*<pre>a\.txt\nb\.txt\n<\/pre><\/details>/s);
   });
 });

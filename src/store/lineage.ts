@@ -1,0 +1,103 @@
+/**
+ * Lineages: one conversation across the runs it went on in. A run's origin is
+ * the run it was forked from, as its `forked` note says (run-notes.ts): `session
+ * fork` made it, or it continues a completed run given a follow-up (a
+ * completed run is never appended to). The rule, once for every caller:
+ *
+ *   The lineage of a run is its root, the run its origins lead back to (one
+ *   with no origin, or whose origin is no longer in the store: that id is then
+ *   the root), and every run forked or continued from that root, transitively.
+ *
+ * So every run of a conversation has the same lineage, whichever of its runs
+ * is asked about, and each run is in exactly one lineage.
+ *
+ * A fork holds a copy of its origin's records up to the seq it was cut at
+ * (ForkOrigin.at), byte for byte but for its meta: a record at or below that
+ * seq is the origin's record, held again. Whatever sums over a lineage (tokens,
+ * model calls, spend) counts each run's own records only, those after
+ * `ownFrom(run) - 1`; counters folded from a fork's whole journal count its
+ * copied records again.
+ *
+ * Everything here works on a listing read with `origins` (Store.list): no run
+ * is read whole, so grouping a store of thousands costs its notes, not its journals.
+ */
+import type { RunInfo, Store } from './store.js';
+
+/** One conversation: its root's id and its runs in the order given (newest first, from a listing sorted so). */
+export interface Lineage {
+  root: string;
+  runs: RunInfo[];
+}
+
+/** The runs of a listing by id. */
+export type RunsById = ReadonlyMap<string, Pick<RunInfo, 'runId' | 'forkedFrom'>>;
+
+export function byId<T extends Pick<RunInfo, 'runId'>>(runs: readonly T[]): Map<string, T> {
+  return new Map(runs.map((r) => [r.runId, r]));
+}
+
+/** The root of run `id`'s lineage: its origins followed back while they are in the store (a cycle, which no fork makes, stops where it closes). */
+export function lineageRoot(runs: RunsById, id: string): string {
+  const seen = new Set<string>();
+  let at = id;
+  for (;;) {
+    seen.add(at);
+    const from = runs.get(at)?.forkedFrom?.from;
+    if (from === undefined || seen.has(from)) return at;
+    if (!runs.has(from)) return from;
+    at = from;
+  }
+}
+
+/** The runs grouped by lineage, each lineage where its first run comes in `runs` (newest first, from a listing sorted so). */
+export function groupLineages(runs: readonly RunInfo[], all: RunsById = byId(runs)): Lineage[] {
+  const groups = new Map<string, Lineage>();
+  const roots = new Map<string, string>();
+  const rootOf = (id: string): string => {
+    let root = roots.get(id);
+    if (root === undefined) roots.set(id, (root = lineageRoot(all, id)));
+    return root;
+  };
+  for (const run of runs) {
+    const root = rootOf(run.runId);
+    const group = groups.get(root);
+    if (group === undefined) groups.set(root, { root, runs: [run] });
+    else group.runs.push(run);
+  }
+  return [...groups.values()];
+}
+
+/** Every run of run `id`'s lineage among `runs`, in their order. */
+export function lineageOf<T extends Pick<RunInfo, 'runId' | 'forkedFrom'>>(runs: readonly T[], id: string): T[] {
+  const all = byId(runs);
+  const root = lineageRoot(all, id);
+  return runs.filter((r) => lineageRoot(all, r.runId) === root);
+}
+
+/** The runs of run `id`'s lineage in `store`, as listed (with their origins), in the listing's order. */
+export async function listLineage(store: Store, id: string): Promise<RunInfo[]> {
+  return lineageOf(await store.list({ origins: true }), id);
+}
+
+/** The first seq that is run `run`'s own: after the records it copied from its origin. */
+export function ownFrom(run: Pick<RunInfo, 'forkedFrom'>): number {
+  return (run.forkedFrom?.at ?? 0) + 1;
+}
+
+/**
+ * The run the record at `seq` of run `id` was written in: `id` itself, or,
+ * when the record is one a fork copied (at or below its cut), its origin's
+ * writer of it, followed back as lineageRoot follows origins (an origin no
+ * longer in the store wrote what its forks copied).
+ */
+export function writtenIn(runs: RunsById, id: string, seq: number): string {
+  const seen = new Set<string>();
+  let at = id;
+  for (;;) {
+    seen.add(at);
+    const origin = runs.get(at)?.forkedFrom;
+    if (origin === undefined || seq > origin.at || seen.has(origin.from)) return at;
+    if (!runs.has(origin.from)) return origin.from;
+    at = origin.from;
+  }
+}
