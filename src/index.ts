@@ -59,7 +59,7 @@ export { defineTool, type Tool, type ToolContext, type ToolOutcome, type ToolPol
 export { ToolRegistry } from './agent/tools/registry.js';
 export { CommandTool, type CommandToolSpec } from './agent/tools/command-tool.js';
 export { fingerprintOf, RESUME_REMINDER, type Agent } from './agent/agent.js';
-export { runLoop, awaitsInput, textOf, type ChatInput, type LoopOptions, type RunObserver, type RunResult, type ToolCall } from './agent/runner.js';
+export { runLoop, awaitsInput, awaitsAnswer, textOf, type AnswerControl, type ChatInput, type ChatTurn, type LoopOptions, type RunObserver, type RunResult, type ToolCall } from './agent/runner.js';
 export {
   allowCall,
   denyCall,

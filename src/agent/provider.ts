@@ -44,10 +44,17 @@ export interface ModelResponse {
   invalidToolInputs?: ReadonlyMap<string, string>;
 }
 
-/** Streaming progress, for narration; a provider may call none of these. */
+/**
+ * Streaming progress, for narration; a provider may call none of these. `block`
+ * is the index of the response's content block the delta belongs to, so that a
+ * listener can join the deltas of two text blocks as the message's text joins
+ * them.
+ */
 export interface StreamObserver {
-  onText?(delta: string): void;
-  onThinking?(delta: string): void;
+  onText?(delta: string, block: number): void;
+  onThinking?(delta: string, block: number): void;
+  /** The call is being made again (a retry after a dropped stream): what was streamed of it so far is void. */
+  onRestart?(): void;
 }
 
 export interface Provider {

@@ -37,7 +37,7 @@ import {
   type InterruptedCallAction,
   type InterruptionChoice,
 } from './approvals.js';
-import type { Usage } from './provider.js';
+import type { ModelResponse, StreamObserver, Usage } from './provider.js';
 import type { Recorder } from './recorder.js';
 
 export type ToolCall = ToolUseBlock['tool_use'];
@@ -47,8 +47,21 @@ export interface RunObserver {
   /** Each record, once it is durable (in order, the same records the journal holds). */
   record?(record: JournalRecord): void;
   modelStart?(iteration: number): void;
+  /**
+   * The model's words as they stream. The deltas of one call, joined, are the
+   * text of its assistant message as textOf joins it (and the thinking, its
+   * non-empty thinking blocks joined by a newline), unless `restart` comes
+   * between them. What is journaled is the message, never these.
+   */
   text?(delta: string): void;
   thinking?(delta: string): void;
+  /** The model call in flight is being made again (a retry): what streamed of it is void. */
+  restart?(): void;
+  /**
+   * A chat's operator stopped the model's answer (ChatInput.answering): nothing
+   * of it was journaled, and the chat waits for its next turn.
+   */
+  answerStopped?(): void;
   /** An assistant turn, once it is durable. */
   assistant?(message: Message, usage: Usage, stopReason: string): void;
   toolStart?(call: ToolCall, resolved: string | undefined): void;
@@ -62,9 +75,24 @@ export interface RunObserver {
   awaitingInput?(): void;
 }
 
+/** A chat's next step: a typed turn, `{ retry: true }` to ask the unanswered turn again, or null when the chat is over. */
+export type ChatTurn = string | { retry: true } | null;
+
 export interface ChatInput {
-  /** The next line typed, or null at end of input. */
-  next(): Promise<string | null>;
+  /** The next turn typed, or null at end of input. */
+  next(): Promise<ChatTurn>;
+  /**
+   * Called as each model call of the chat begins: aborting the returned
+   * signal stops that call alone, and the run, still held, waits for the next
+   * turn. `done` is called once the call has ended, either way.
+   */
+  answering?(): AnswerControl;
+}
+
+/** One model call's stop, distinct from the run's own signal (which suspends the run). */
+export interface AnswerControl {
+  readonly signal: AbortSignal;
+  done(): void;
 }
 
 export interface LoopOptions {
@@ -143,6 +171,14 @@ function isAbortError(err: unknown): boolean {
 }
 
 /**
+ * Whether the conversation ends on a user turn the model has not answered
+ * (an answer was stopped, or a chat ended before the model replied).
+ */
+export function awaitsAnswer(state: RunState): boolean {
+  return state.pending === null && state.messages[state.messages.length - 1]?.role === 'user';
+}
+
+/**
  * Whether the run rests where the next step is a person's: nothing pending and
  * the conversation empty (a chat opened without a prompt) or ending on a
  * finished assistant turn. A paused turn is not finished: the model resumes it.
@@ -189,6 +225,8 @@ class Loop {
   private interruption: InterruptionChoice | undefined;
   /** The calls of the last model turn whose input was not JSON, with what was wrong (the turn journals `{}` for them). */
   private invalidInputs: ReadonlyMap<string, string> = new Map();
+  /** The operator stopped the last model call: the next step is theirs, though the model has not answered. */
+  private answerStopped = false;
 
   constructor(
     setup: LoopSetup,
@@ -211,7 +249,7 @@ class Loop {
     try {
       for (;;) {
         if (state.pending !== null) await this.completePending(state.pending);
-        if (awaitsInput(state)) {
+        if (awaitsInput(state) || this.answerStopped) {
           if (!state.interactive && this.followUpText === undefined) {
             // A refusal is the model's last word but no answer: the run ends as an error, as the reference journals it.
             return await (restsOnRefusal(state) ? this.finish('error', { message: REFUSAL_MESSAGE }) : this.finish('completed'));
@@ -353,20 +391,25 @@ class Loop {
   }
 
   /**
-   * Journals the next typed line as a user turn; false when the chat is over
-   * (end of input, /exit, or a suspend). If the line cannot be journaled the
-   * session ends before the turn, so the journal stops at a coherent boundary.
+   * Journals the next typed turn as a user record; false when the chat is over
+   * (end of input, /exit, or a suspend). A retry journals nothing: the model is
+   * asked the unanswered turn again. If the turn cannot be journaled the
+   * session ends before it, so the journal stops at a coherent boundary.
    */
   private async followUp(): Promise<boolean> {
-    const line = await this.nextLine();
-    if (line === null) return false;
-    await this.recorder.append({ user: { message: { role: 'user', content: [{ text: { text: line } }] } } });
+    const turn = await this.nextTurn();
+    if (turn === null) return false;
+    if (typeof turn === 'string') await this.recorder.append({ user: { message: { role: 'user', content: [{ text: { text: turn } }] } } });
+    this.answerStopped = false;
     this.cap = this.state.next_iteration + this.agent.maxIterations;
     return true;
   }
 
-  /** The next non-empty chat line, or null when the chat is over; a follow-up given up front comes first. */
-  private async nextLine(): Promise<string | null> {
+  /**
+   * The next non-empty chat turn, or null when the chat is over; a follow-up
+   * given up front comes first. A retry counts only while a turn is unanswered.
+   */
+  private async nextTurn(): Promise<string | { retry: true } | null> {
     if (this.followUpText !== undefined) {
       const text = this.followUpText;
       this.followUpText = undefined;
@@ -381,28 +424,50 @@ class Loop {
         if (signal.aborted) resolve(null);
         signal.addEventListener('abort', () => resolve(null), { once: true });
       });
-      const line = await Promise.race([input.next(), aborted]);
-      if (line === null || signal.aborted) return null;
-      if (line.trim() !== '') return line;
+      const turn = await Promise.race([input.next(), aborted]);
+      if (turn === null || signal.aborted) return null;
+      if (typeof turn !== 'string') {
+        if (awaitsAnswer(this.state)) return turn;
+      } else if (turn.trim() !== '') {
+        return turn;
+      }
     }
   }
 
-  /** One model call, its turn made durable before anything acts on it. */
+  /**
+   * One model call, its turn made durable before anything acts on it. In a
+   * chat the operator may stop the call (ChatInput.answering): then nothing is
+   * journaled and the loop goes back to the input, the run still held.
+   */
   private async callModel(): Promise<void> {
     const { agent, observer, state } = this;
+    const stop = state.interactive ? this.options.input?.answering?.() : undefined;
+    const signal = stop === undefined ? this.signal : AbortSignal.any([this.signal, stop.signal]);
     observer.modelStart?.(state.next_iteration);
-    const response = await agent.provider.complete(
-      {
-        system: this.system,
-        messages: state.messages,
-        tools: agent.tools.definitions(),
-        maxTokens: agent.maxTokens,
-        thinking: agent.thinking,
-        promptCache: agent.promptCache,
-        signal: this.signal,
-      },
-      { onText: (d) => observer.text?.(d), onThinking: (d) => observer.thinking?.(d) },
-    );
+    let response: ModelResponse;
+    try {
+      response = await agent.provider.complete(
+        {
+          system: this.system,
+          messages: state.messages,
+          tools: agent.tools.definitions(),
+          maxTokens: agent.maxTokens,
+          thinking: agent.thinking,
+          promptCache: agent.promptCache,
+          signal,
+        },
+        joinedStream(observer),
+      );
+    } catch (err) {
+      if (stop?.signal.aborted && !this.signal.aborted && (isLogbookError(err, 'interrupted') || isAbortError(err))) {
+        this.answerStopped = true;
+        observer.answerStopped?.();
+        return;
+      }
+      throw err;
+    } finally {
+      stop?.done();
+    }
     const { usage, message, stopReason } = response;
     this.invalidInputs = response.invalidToolInputs ?? new Map();
     await this.recorder.append({
@@ -421,4 +486,32 @@ class Loop {
     // A chat goes on to the next typed turn, as the reference's does; a one-shot run ends on it (run()).
     if (state.interactive && restsOnRefusal(state)) this.warn('the model refused to respond; say it another way, or end the chat');
   }
+}
+
+/**
+ * A provider's stream as the observer's text and thinking: the deltas of two
+ * blocks are joined by a newline, as textOf joins a message's text blocks, so
+ * what streamed is the text the message will hold.
+ */
+function joinedStream(observer: RunObserver): StreamObserver {
+  let textBlock: number | undefined;
+  let thinkingBlock: number | undefined;
+  return {
+    onText(delta, block) {
+      if (textBlock !== undefined && block !== textBlock) observer.text?.('\n');
+      textBlock = block;
+      if (delta !== '') observer.text?.(delta);
+    },
+    onThinking(delta, block) {
+      if (delta === '') return;
+      if (thinkingBlock !== undefined && block !== thinkingBlock) observer.thinking?.('\n');
+      thinkingBlock = block;
+      observer.thinking?.(delta);
+    },
+    onRestart() {
+      textBlock = undefined;
+      thinkingBlock = undefined;
+      observer.restart?.();
+    },
+  };
 }

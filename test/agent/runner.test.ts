@@ -3,7 +3,7 @@ import { RESUME_REMINDER, fingerprintOf, type Agent } from '../../src/agent/agen
 import type { ModelRequest, Provider } from '../../src/agent/provider.js';
 import { ScriptProvider } from '../../src/agent/providers/script.js';
 import { newRunMeta, resumeRun, startRun } from '../../src/agent/run.js';
-import type { LoopOptions, RunObserver } from '../../src/agent/runner.js';
+import { textOf, type ChatInput, type LoopOptions, type RunObserver } from '../../src/agent/runner.js';
 import { ToolRegistry } from '../../src/agent/tools/registry.js';
 import { defineTool } from '../../src/agent/tools/tool.js';
 import { at } from '../helpers/records.js';
@@ -196,6 +196,131 @@ describe('the agent loop', () => {
     const { records, state } = await store.load('sig');
     expect(kinds(records)).toEqual(['meta', 'assistant', 'terminal']);
     expect(state.pending?.answered).toEqual([]);
+  });
+});
+
+describe('a stream and its record', () => {
+  it("joins the deltas of a call's text blocks as its message's text, and says when a retry makes them void", async () => {
+    // A provider that streams the way the SDK readers do: deltas by block, a restart, then the answer.
+    const message = { role: 'assistant' as const, content: [{ text: { text: 'One.' } }, { text: { text: '' } }, { thinking: { text: 'hm' } }, { text: { text: 'Two.' } }] };
+    const provider: Provider = {
+      id: 'script',
+      model: 'm',
+      async complete(_req, obs) {
+        obs?.onText?.('lost', 0);
+        obs?.onRestart?.();
+        obs?.onText?.('On', 0);
+        obs?.onText?.('e.', 0);
+        obs?.onText?.('', 1);
+        obs?.onThinking?.('hm', 2);
+        obs?.onText?.('Two.', 3);
+        return { message, stopReason: 'end_turn', usage: { inTokens: 1, outTokens: 1 } };
+      },
+    };
+    let streamed = '';
+    const observer: RunObserver = { text: (d) => (streamed += d), restart: () => (streamed = '') };
+    const result = await run(null, config(provider, new ToolRegistry([])), 'p', { observer });
+    expect(streamed).toBe('One.\n\nTwo.');
+    expect(streamed).toBe(textOf(result.messages.at(-1)));
+  });
+});
+
+/** A provider that answers each call after its signal says, or after `answers` in order; the first call waits to be stopped. */
+function stoppable(answers: string[]): Provider & { requests: ModelRequest[] } {
+  const requests: ModelRequest[] = [];
+  return {
+    id: 'script',
+    model: 'script-model',
+    requests,
+    complete(req, obs) {
+      requests.push({ ...req, messages: structuredClone(req.messages) });
+      if (requests.length === 1) {
+        obs?.onText?.('I was about to say', 0);
+        return new Promise((_, reject) => req.signal?.addEventListener('abort', () => reject(new LogbookError('interrupted', 'model call interrupted'))));
+      }
+      const text = answers.shift() ?? 'no more';
+      return Promise.resolve({ message: { role: 'assistant', content: [{ text: { text } }] }, stopReason: 'end_turn', usage: { inTokens: 1, outTokens: 1 } });
+    },
+  };
+}
+
+/** A chat input from a list of turns, whose every model call can be stopped from the test. */
+function stoppableInput(turns: (string | { retry: true })[]) {
+  const calls: AbortController[] = [];
+  let done = 0;
+  const input: ChatInput = {
+    next: async () => turns.shift() ?? null,
+    answering() {
+      const controller = new AbortController();
+      calls.push(controller);
+      if (calls.length === 1) setTimeout(() => controller.abort(), 10);
+      return { signal: controller.signal, done: () => void done++ };
+    },
+  };
+  return { input, calls, ended: () => done };
+}
+
+describe('a chat whose answer is stopped', () => {
+  it('journals nothing of the cut answer, keeps the run, and sends the next turn joined to the unanswered one', async () => {
+    const store = new MemoryStore();
+    const provider = stoppable(['Both answered.']);
+    const { input, calls, ended } = stoppableInput(['and a second thing']);
+    const stops: string[] = [];
+    const result = await run(store, config(provider, new ToolRegistry([])), 'first thing', {
+      id: 'cut',
+      interactive: true,
+      input,
+      observer: { answerStopped: () => stops.push('stopped') },
+    });
+    expect(stops).toEqual(['stopped']);
+    expect(calls).toHaveLength(2);
+    expect(ended()).toBe(2);
+    expect(result).toMatchObject({ reason: 'suspended', interrupted: false, finalText: 'Both answered.' });
+    const { records, state } = await store.load('cut');
+    expect(kinds(records)).toEqual(['meta', 'user', 'assistant', 'terminal']);
+    // The model sees both typed texts as one user turn, as the fold has it.
+    expect(provider.requests[1]!.messages).toEqual([{ role: 'user', content: [{ text: { text: 'first thing' } }, { text: { text: 'and a second thing' } }] }]);
+    expect(state.messages).toEqual(result.messages);
+  });
+
+  it('asks the unanswered turn again on a retry, journaling no user record for it', async () => {
+    const store = new MemoryStore();
+    const provider = stoppable(['Answered at last.']);
+    const { input } = stoppableInput([{ retry: true }]);
+    const result = await run(store, config(provider, new ToolRegistry([])), 'the question', { id: 'again', interactive: true, input });
+    expect(result.finalText).toBe('Answered at last.');
+    expect(provider.requests.map((r) => r.messages)).toEqual([
+      [{ role: 'user', content: [{ text: { text: 'the question' } }] }],
+      [{ role: 'user', content: [{ text: { text: 'the question' } }] }],
+    ]);
+    expect(kinds((await store.load('again')).records)).toEqual(['meta', 'assistant', 'terminal']);
+  });
+
+  it('ignores a retry while nothing is unanswered', async () => {
+    const provider = scripted([{ text: 'hi' }, { text: 'second' }]);
+    const turns: (string | { retry: true })[] = [{ retry: true }, 'next'];
+    const result = await run(null, config(provider, new ToolRegistry([])), 'hello', { interactive: true, input: { next: async () => turns.shift() ?? null } });
+    expect(provider.requests).toHaveLength(2);
+    expect(result.finalText).toBe('second');
+  });
+
+  it('suspends, not stops, when the run signal aborts too', async () => {
+    const store = new MemoryStore();
+    const ac = new AbortController();
+    const provider = stoppable([]);
+    const input: ChatInput = {
+      next: async () => null,
+      answering() {
+        const controller = new AbortController();
+        setTimeout(() => {
+          ac.abort();
+          controller.abort();
+        }, 10);
+        return { signal: controller.signal, done() {} };
+      },
+    };
+    const result = await run(store, config(provider, new ToolRegistry([])), 'q', { id: 'both', interactive: true, input, signal: ac.signal });
+    expect(result).toMatchObject({ reason: 'suspended', interrupted: true });
   });
 });
 

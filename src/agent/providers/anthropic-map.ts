@@ -127,6 +127,9 @@ export class AnthropicStreamReader {
         const text = start.type === 'text' ? start.text : start.type === 'thinking' ? start.thinking : '';
         const signature = start.type === 'thinking' && start.signature ? start.signature : undefined;
         this.blocks[event.index] = { start, text, json: '', ...(signature ? { signature } : {}) };
+        // A text block is announced even when it starts empty: the message's text joins every text block.
+        if (start.type === 'text') this.observer?.onText?.(text, event.index);
+        if (text !== '' && start.type === 'thinking') this.observer?.onThinking?.(text, event.index);
         break;
       }
       case 'content_block_delta':
@@ -151,11 +154,11 @@ export class AnthropicStreamReader {
     switch (delta.type) {
       case 'text_delta':
         block.text += delta.text;
-        this.observer?.onText?.(delta.text);
+        this.observer?.onText?.(delta.text, event.index);
         break;
       case 'thinking_delta':
         block.text += delta.thinking;
-        this.observer?.onThinking?.(delta.thinking);
+        this.observer?.onThinking?.(delta.thinking, event.index);
         break;
       case 'signature_delta':
         block.signature = delta.signature;

@@ -77,6 +77,7 @@ export class AnthropicProvider implements Provider {
       idleTimeoutMs: this.idleTimeoutMs,
       onRetry: this.onRetry,
       signal: request.signal,
+      observer,
     });
   }
 }

@@ -111,6 +111,11 @@ interface ReasoningDelta {
   reasoning?: string | null;
 }
 
+/** The blocks of the message result() makes, in its order, for the stream observer. */
+const REASONING_BLOCK = 0;
+const TEXT_BLOCK = 1;
+const REFUSAL_BLOCK = 2;
+
 /** Accumulates one streamed completion (its chunks) into a ModelResponse. */
 export class OpenAIStreamReader {
   private text = '';
@@ -130,13 +135,16 @@ export class OpenAIStreamReader {
       const reasoning = (delta as ReasoningDelta).reasoning_content ?? (delta as ReasoningDelta).reasoning;
       if (reasoning) {
         this.reasoning += reasoning;
-        this.observer?.onThinking?.(reasoning);
+        this.observer?.onThinking?.(reasoning, REASONING_BLOCK);
       }
       if (delta.content) {
         this.text += delta.content;
-        this.observer?.onText?.(delta.content);
+        this.observer?.onText?.(delta.content, TEXT_BLOCK);
       }
-      if (delta.refusal) this.refusal += delta.refusal;
+      if (delta.refusal) {
+        this.refusal += delta.refusal;
+        this.observer?.onText?.(delta.refusal, REFUSAL_BLOCK);
+      }
       for (const call of delta.tool_calls ?? []) this.addToolCall(call);
       if (choice.finish_reason) this.finishReason = choice.finish_reason;
     }

@@ -84,6 +84,7 @@ export class OpenAIProvider implements Provider {
       idleTimeoutMs: this.idleTimeoutMs,
       onRetry: this.onRetry,
       signal: request.signal,
+      observer,
     });
   }
 }

@@ -124,11 +124,11 @@ export class ScriptProvider implements Provider {
     }
     const content: Block[] = [];
     if (turn.thinking !== undefined && request.thinking !== 'off') {
-      observer?.onThinking?.(turn.thinking);
+      observer?.onThinking?.(turn.thinking, content.length);
       content.push({ thinking: { text: turn.thinking, signature: toByteField(`script-${index}`) } });
     }
     if (turn.text) {
-      observer?.onText?.(turn.text);
+      observer?.onText?.(turn.text, content.length);
       content.push({ text: { text: turn.text } });
     }
     const calls = turn.tool_calls ?? [];

@@ -6,7 +6,7 @@
  * for the timeout, not for as long as the HTTP client would wait (minutes).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { ModelResponse } from '../provider.js';
+import type { ModelResponse, StreamObserver } from '../provider.js';
 import { interrupted, withRetries, type Failure, type RetryListener, type RetryPolicy } from './retry.js';
 import { ServerSilent } from './sdk-errors.js';
 
@@ -30,6 +30,8 @@ export interface StreamingCall<E> {
   idleTimeoutMs: number;
   onRetry?: RetryListener | undefined;
   signal?: AbortSignal | undefined;
+  /** Told when an attempt after the first begins, so that what the failed one streamed is not taken as the answer. */
+  observer?: StreamObserver | undefined;
 }
 
 /**
@@ -106,7 +108,9 @@ export async function watchedFetch(input: string | URL | Request, init?: Request
 
 export function completeStreaming<E>(call: StreamingCall<E>): Promise<ModelResponse> {
   const { signal } = call;
+  let tries = 0;
   const attempt = async (): Promise<ModelResponse> => {
+    if (tries++ > 0) call.observer?.onRestart?.();
     const watch = new IdleWatch(call.idleTimeoutMs, signal);
     try {
       const stream = await attempts.run(watch, () => call.open(watch.signal));

@@ -296,9 +296,35 @@ describe('anthropic: failures', () => {
     api.reply({ raw: sseWire([...events.slice(0, 5), streamErrorEvent('overloaded_error', 'Overloaded')]) }, {
       message: { content: [{ type: 'text', text: 'whole answer' }] },
     });
-    const res = await provider().complete(modelRequest());
+    const seen: string[] = [];
+    const res = await provider().complete(modelRequest(), { onText: (d) => seen.push(d), onRestart: () => seen.push('<restart>') });
     expect(res.message.content).toEqual([{ text: { text: 'whole answer' } }]);
     expect(api.requests).toHaveLength(2);
+    // The listener is told the first attempt's words are void before the second streams.
+    const restart = seen.indexOf('<restart>');
+    expect(seen.slice(0, restart).join('')).toBe('partial an'); // the two deltas before the error
+    expect(seen.slice(restart + 1).join('')).toBe('whole answer');
+  });
+
+  it('tells a listener which block each delta belongs to, announcing even an empty text block', async () => {
+    api.reply({
+      message: {
+        content: [
+          { type: 'thinking', thinking: 'hmm', signature: 'c2ln' },
+          { type: 'text', text: 'First.' },
+          { type: 'text', text: '' },
+          { type: 'tool_use', id: 'toolu_1', name: 'echo', input: {} },
+          { type: 'text', text: 'Second.' },
+        ],
+      },
+    });
+    const seen: [string, string, number][] = [];
+    await provider().complete(modelRequest(), { onText: (d, b) => seen.push(['text', d, b]), onThinking: (d, b) => seen.push(['thinking', d, b]) });
+    const joined = (kind: string, block: number): string => seen.filter(([k, , b]) => k === kind && b === block).map(([, d]) => d).join('');
+    expect(joined('thinking', 0)).toBe('hmm');
+    expect(joined('text', 1)).toBe('First.');
+    expect(seen.filter(([k, , b]) => k === 'text' && b === 2)).toEqual([['text', '', 2]]);
+    expect(joined('text', 4)).toBe('Second.');
   });
 
   it('retries a stream cut off before message_stop', async () => {

@@ -71,11 +71,15 @@ describe('openai: a streamed completion to the neutral model', () => {
     expect(res.stopReason).toBe(stop);
   });
 
-  it('turns a refusal into text with stop reason refusal', async () => {
-    api.reply({ chat: { refusal: "I can't help with that." } });
-    const res = await provider().complete(modelRequest());
+  it('turns a refusal into text with stop reason refusal, streamed as a text block of its own', async () => {
+    api.reply({ chat: { content: 'Well.', refusal: "I can't help with that." } });
+    const seen: [string, number][] = [];
+    const res = await provider().complete(modelRequest(), { onText: (d, b) => seen.push([d, b]) });
     expect(res.stopReason).toBe('refusal');
-    expect(res.message.content).toEqual([{ text: { text: "I can't help with that." } }]);
+    expect(res.message.content).toEqual([{ text: { text: 'Well.' } }, { text: { text: "I can't help with that." } }]);
+    const blocks = [...new Set(seen.map(([, b]) => b))];
+    expect(blocks).toHaveLength(2);
+    expect(blocks.map((b) => seen.filter(([, x]) => x === b).map(([d]) => d).join(''))).toEqual(['Well.', "I can't help with that."]);
   });
 
   it('reports no cache counts when the server reports none, and zero usage when it sends no usage', async () => {
