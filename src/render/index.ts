@@ -1,5 +1,5 @@
 /** Renderings of a folded run: resume narration, the plain dump, and the viewer's items. All pure. */
-export { sanitize, sanitizeLine, terminalSafeJson } from './sanitize.js';
+export { StreamSanitizer, sanitize, sanitizeLine, terminalSafeJson } from './sanitize.js';
 export { plain, type Style } from './style.js';
 export { callLine, formatCall, elideMiddle, type CallLineOptions } from './calls.js';
 export { showResult, resultNotes, resultLines, type ShownResult } from './results.js';
@@ -10,3 +10,4 @@ export { elidedLine, endLine, pendingLine, callNoteText, callSuffix, remoteText,
 export { FollowedTranscript, type FollowOptions } from './follow.js';
 export { snippet, type SnippetOptions } from './snippet.js';
 export { searchPlaces, type SearchPlace, type SearchRole } from './search.js';
+export { MarkdownStream, renderMarkdown, markdownBlocks, markdownParser, plainTheme, type MarkdownTheme, type MarkdownOptions } from './markdown.js';

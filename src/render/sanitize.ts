@@ -66,3 +66,36 @@ const SEPARATORS = /[\u2028\u2029]/g;
 export function terminalSafeJson(value: unknown): string {
   return escapeTerminalControls(JSON.stringify(value)).replace(SEPARATORS, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
 }
+
+/** Where an escape sequence can begin: ESC, and the 8-bit introducers SEQUENCE knows. */
+const INTRODUCER = /[\u001b\u0090\u0098\u009b\u009d\u009e\u009f]/;
+
+/**
+ * sanitize for text that arrives in pieces (a model's stream): each push
+ * returns what can be shown now, and the pieces returned, with end()'s, are
+ * exactly sanitize of the whole text, however it was cut. What could still
+ * change meaning is held back: a final carriage return (a line feed may follow),
+ * a final high surrogate (its low half may follow), and everything from the
+ * first escape-sequence introducer on (a sequence's end may come in a later
+ * piece; a model's text has none unless it is hostile, so this costs nothing).
+ */
+export class StreamSanitizer {
+  private held = '';
+
+  push(piece: string): string {
+    const text = this.held + piece;
+    let cut = text.search(INTRODUCER);
+    if (cut < 0) cut = text.length;
+    const last = text.charCodeAt(cut - 1);
+    if (cut > 0 && (last === 0x0d || (last >= 0xd800 && last <= 0xdbff))) cut--;
+    this.held = text.slice(cut);
+    return sanitize(text.slice(0, cut));
+  }
+
+  /** The rest, at the end of the text. */
+  end(): string {
+    const rest = sanitize(this.held);
+    this.held = '';
+    return rest;
+  }
+}

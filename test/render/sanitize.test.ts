@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { sanitize, sanitizeLine } from '../../src/render/index.js';
+import { StreamSanitizer, sanitize, sanitizeLine } from '../../src/render/index.js';
 import { terminalSafeJson } from '../../src/render/sanitize.js';
 import { HOSTILE, UNSAFE_CHARS } from '../helpers/runs.js';
 
@@ -91,5 +91,36 @@ describe('invisible characters', () => {
   it('writes them as \\u escapes in JSON shown on a terminal, so the value is kept and can be seen', () => {
     expect(terminalSafeJson({ name: 'a\u200bb\u{e0041}\u2028' })).toBe('{"name":"a\\u200bb\\udb40\\udc41\\u2028"}');
     expect(JSON.parse(terminalSafeJson({ name: 'a\u200bb\u{e0041}' })).name).toBe('a\u200bb\u{e0041}');
+  });
+});
+
+/** Text cut at random places into pieces. */
+const pieces = (text: fc.Arbitrary<string>) =>
+  fc.tuple(text, fc.array(fc.nat(), { maxLength: 8 })).map(([t, cuts]) => {
+    const at = [...new Set(cuts.map((c) => c % (t.length + 1)))].sort((a, b) => a - b);
+    return [0, ...at].map((from, i) => t.slice(from, at[i] ?? t.length));
+  });
+
+describe('StreamSanitizer', () => {
+  const risky = fc.constantFrom('\u001b', '[', '31m', ']0;', '\u0007', '\\', '\r', '\n', '\u009b', '\u009d', '\u009c', 'a', ' ', '\ud83e', '\udd9c', 'é', '\u202e', '\t', '\u200b', '\udb40', '\udc41');
+  it('gives, piece by piece, exactly what sanitize gives for the whole, however the text is cut', () => {
+    fc.assert(
+      fc.property(pieces(fc.string({ unit: risky, maxLength: 30 })), (parts) => {
+        const s = new StreamSanitizer();
+        const shown = parts.map((p) => s.push(p)).join('') + s.end();
+        expect(shown).toBe(sanitize(parts.join('')));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('shows plain text at once, holding back only what the next piece could change', () => {
+    const s = new StreamSanitizer();
+    expect(s.push('Hello, ')).toBe('Hello, ');
+    expect(s.push('world\r')).toBe('world');
+    expect(s.push('\nnext \ud83e')).toBe('\nnext ');
+    expect(s.push('\udd9c and \u001b[3')).toBe('\ud83e\udd9c and ');
+    expect(s.push('1mred')).toBe('');
+    expect(s.end()).toBe('red');
   });
 });
