@@ -2,13 +2,13 @@
  * A model's Markdown as terminal lines: headings, emphasis, lists, block
  * quotes, tables, code blocks with their language and their lines as written,
  * links as their text and URL, images as links. Parsed by markdown-it
- * (CommonMark, raw HTML off, so markup is shown as the text it is), rendered
+ * (createMarkdownParser: markup and entities are shown as written), rendered
  * here block by block, so that a stream can show the blocks that are finished
  * once and redraw only the one still being written (MarkdownStream).
  *
  * Text reaching a terminal is sanitized piece by piece, after markdown-it has
- * decoded entities (`&#x202e;` is a bidi control once decoded); the theme's
- * styling is applied to safe text only.
+ * parsed it (it decodes an autolink's percent escapes: `%E2%80%AE` is a bidi
+ * control once decoded); the theme's styling is applied to safe text only.
  */
 import MarkdownItCallable, { type Env, type MarkdownIt, type Token } from 'markdown-it';
 import stringWidth from 'string-width';
@@ -41,11 +41,26 @@ export interface MarkdownOptions {
   theme: MarkdownTheme;
 }
 
+/** Links that may be links: the web and mail. Any other (javascript:, data:, file:, a relative path) stays text. */
+const LINK = /^(?:https?:|mailto:)/i;
+
+/**
+ * A parser as every rendering of a model's Markdown uses it: CommonMark with
+ * GFM tables and strikethrough; raw HTML and entities shown as written; a line
+ * break kept where the model broke the line; only http(s) and mailto links.
+ */
+export function createMarkdownParser(): MarkdownIt {
+  const md = new MarkdownItCallable('default', { html: false, breaks: true, linkify: false, typographer: false });
+  md.disable('entity');
+  md.validateLink = (url) => LINK.test(url.trim());
+  return md;
+}
+
 let parser: MarkdownIt | undefined;
 
-/** The one parser: CommonMark with GFM tables and strikethrough, raw HTML shown as text, no typographic rewriting. */
+/** The terminal's parser (createMarkdownParser, made once). */
 export function markdownParser(): MarkdownIt {
-  parser ??= new MarkdownItCallable('default', { html: false, linkify: false, typographer: false });
+  parser ??= createMarkdownParser();
   return parser;
 }
 
@@ -83,7 +98,7 @@ const wrap = (text: string, width: number): string[] => wrapAnsi(text, Math.max(
 
 const attr = (token: Token, name: string): string => String(token.attrGet(name) ?? '');
 
-function inline(tokens: readonly Token[] | null, theme: MarkdownTheme, breaks: 'space' | 'newline' = 'space'): string {
+function inline(tokens: readonly Token[] | null, theme: MarkdownTheme): string {
   let out = '';
   // Styled spans nest: each open pushes where its text starts.
   const open: { type: string; at: number; href?: string }[] = [];
@@ -99,8 +114,6 @@ function inline(tokens: readonly Token[] | null, theme: MarkdownTheme, breaks: '
         out += sanitizeLine(t.content);
         break;
       case 'softbreak':
-        out += breaks === 'space' ? ' ' : '\n';
-        break;
       case 'hardbreak':
         out += '\n';
         break;

@@ -57,11 +57,17 @@ describe('renderMarkdown', () => {
     expect(plain('| name | n |\n|---|--:|\n| a | 1 |\n| bb | 22 |')).toBe('name \u2502  n\n\u2500\u2500\u2500\u2500\u2500\u253c\u2500\u2500\u2500\na    \u2502  1\nbb   \u2502 22');
   });
 
-  it('shows raw HTML as the text it is, and lets no control through once entities are decoded', () => {
-    expect(plain('<script>alert(1)</script> and <b>x</b>')).toBe('<script>alert(1)</script> and <b>x</b>');
-    const out = plain('a &#x202e;b &#x9b;c &copy; &amp;\n\n```\n&#x202e;\n```\n\n[x](http://h/&#x202e;)');
+  it('shows raw HTML and entities as written, links other than http(s) and mailto as text, and lets no control through', () => {
+    expect(plain('<script>alert(1)</script> and <b>x</b> &amp; &#x202e;')).toBe('<script>alert(1)</script> and <b>x</b> &amp; &#x202e;');
+    expect(plain('[run](javascript:alert(1)) [f](file:///etc/passwd) [m](mailto:a@b.c)', 100)).toBe('[run](javascript:alert(1)) [f](file:///etc/passwd) m (mailto:a@b.c)');
+    // An autolink's text is shown percent-decoded: a bidi control hidden in it must not come out.
+    const out = plain('<http://h/%E2%80%AEcod.exe> [x](http://h/%E2%80%AE)');
     expect(out).not.toMatch(UNSAFE_CHARS);
-    expect(out).toContain('\u00a9 &');
+    expect(out).toContain('http://h/cod.exe');
+  });
+
+  it('keeps a line break where the model broke the line', () => {
+    expect(plain('first line\nsecond line')).toBe('first line\nsecond line');
   });
 });
 

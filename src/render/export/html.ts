@@ -5,11 +5,18 @@
  * into text content (never into a tag, attribute name or URL), so a hostile
  * journal shows as the text it is. A Content-Security-Policy that allows
  * nothing but the page's own stylesheet is the second line of defence.
+ *
+ * The model's prose is rendered as the Markdown it is written in, through
+ * createMarkdownParser (raw HTML and entities shown as written, only http(s)
+ * and mailto links), with every piece of text sanitized and escaped, and an
+ * image shown as a link to it, so that the page still requests nothing.
  */
 import { createHash } from 'node:crypto';
+import type { MarkdownIt, Token } from 'markdown-it';
 import type { RunState } from '../../core/index.js';
 import { callLine } from '../calls.js';
 import { callStatusText, remoteText } from '../lines.js';
+import { createMarkdownParser } from '../markdown.js';
 import { resultNotes } from '../results.js';
 import { sanitize, sanitizeLine } from '../sanitize.js';
 import type { TranscriptItem } from '../transcript.js';
@@ -58,6 +65,20 @@ details > summary { cursor: pointer; }
 details > pre, details > .text { margin-top: .25rem; }
 .thinking .text { color: var(--muted); font-style: italic; border-left: 4px solid var(--line); padding-left: .75rem; }
 .marker { border-top: 1px solid var(--line); margin: 1.5rem 0 .5rem; padding-top: .5rem; font-weight: 600; }
+.md { overflow-wrap: anywhere; }
+.md > :first-child { margin-top: 0; }
+.md > :last-child { margin-bottom: 0; }
+.md p, .md ul, .md ol, .md blockquote, .md pre, .md table { margin: .5rem 0; }
+.md h1, .md h2, .md h3, .md h4, .md h5, .md h6 { font-size: 1rem; color: inherit; text-transform: none; letter-spacing: normal; margin: .75rem 0 .25rem; }
+.md h1 { font-size: 1.25rem; }
+.md h2 { font-size: 1.125rem; }
+.md blockquote { border-left: 4px solid var(--line); padding-left: .75rem; margin-left: 0; color: var(--muted); }
+.md code { background: var(--code); border-radius: 4px; padding: .1em .3em; }
+.md pre { white-space: pre; overflow-x: auto; }
+.md pre code { background: none; padding: 0; }
+.md table { border-collapse: collapse; }
+.md th, .md td { border: 1px solid var(--line); padding: .25rem .5rem; }
+.md a { color: var(--accent); }
 `;
 
 /** The policy allows the stylesheet above by its hash, and nothing else: no script, image, font, frame or request. */
@@ -71,6 +92,41 @@ const CSP = [
 const el = (tag: string, cls: string, inner: string): string => `<${tag}${cls === '' ? '' : ` class="${cls}"`}>${inner}</${tag}>`;
 /** Journal text as element content. Items come sanitized already; sanitizing is idempotent, so this only makes sure. */
 const text = (t: string): string => escapeHtml(sanitize(t));
+
+/** What a link on the page tells the site it leads to: nothing. */
+const LINK_REL = 'noopener noreferrer nofollow';
+
+/** Sanitizes the text markdown-it made of the source (an autolink's text is percent-decoded, and may decode to a control). */
+function sanitizeTokens(tokens: Token[]): void {
+  for (const token of tokens) {
+    token.content = sanitize(token.content);
+    if (token.children !== null) sanitizeTokens(token.children);
+  }
+}
+
+let pageMarkdown: MarkdownIt | undefined;
+
+function markdown(): MarkdownIt {
+  if (pageMarkdown !== undefined) return pageMarkdown;
+  const md = createMarkdownParser();
+  md.core.ruler.push('sanitize', (state) => {
+    sanitizeTokens(state.tokens);
+  });
+  md.renderer.rules.image = (tokens, idx, options, env, self) => {
+    const image = tokens[idx]!;
+    const alt = self.renderInlineAsText(image.children ?? [], options, env);
+    return `<a href="${escapeHtml(String(image.attrGet('src') ?? ''))}" rel="${LINK_REL}">${escapeHtml(`[image: ${alt}]`)}</a>`;
+  };
+  md.renderer.rules.link_open = (tokens, idx, options, _env, self) => {
+    tokens[idx]!.attrSet('rel', LINK_REL);
+    return self.renderToken(tokens, idx, options);
+  };
+  pageMarkdown = md;
+  return md;
+}
+
+/** The model's prose as HTML: its Markdown rendered, everything in it escaped. */
+const prose = (t: string): string => markdown().render(sanitize(t)).trimEnd();
 
 /** A first line of output to show in a collapsed result's summary. */
 function preview(output: string): string {
@@ -87,8 +143,9 @@ function itemHtml(item: TranscriptItem): string {
   switch (item.kind) {
     case 'prompt':
     case 'user':
-    case 'text':
       return el('div', 'item text', text(item.text));
+    case 'text':
+      return el('div', 'item md', prose(item.text));
     case 'thinking':
       if (item.text === '') return el('div', 'item thinking muted', 'Thinking (redacted)');
       return el('details', 'item thinking', `${el('summary', 'label', 'Thinking')}${el('div', 'text', text(item.text))}`);

@@ -11,10 +11,13 @@
  *   prose, kept as the Markdown they were written in. A quote is a container:
  *   an unclosed fence or raw HTML block inside one ends where the quote does,
  *   so it cannot swallow the rest of the document. Any HTML the text holds is
- *   left as written; the HTML export is the form safe to open anywhere.
+ *   left as written; the HTML export is the form safe to open anywhere. An
+ *   image the text holds is made a link (`![x](url)` becomes `\![x](url)`, a
+ *   `!` and a link), so that no renderer fetches what a model chose to fetch.
  *
  * All text comes sanitized from transcriptItems: no control characters at all.
  */
+import MarkdownItCallable, { type MarkdownIt, type Token } from 'markdown-it';
 import type { RunState } from '../../core/index.js';
 import { callLine } from '../calls.js';
 import { callStatusText, remoteText } from '../lines.js';
@@ -61,9 +64,42 @@ export function inlineText(text: string): string {
 }
 
 
-/** Text kept as Markdown inside a quote block. */
+let reader: MarkdownIt | undefined;
+
+/** Markdown as a reader's renderer parses it: CommonMark and GFM tables, raw HTML off (as a sanitizing renderer has it). */
+function readerParser(): MarkdownIt {
+  reader ??= new MarkdownItCallable('default', { html: false });
+  return reader;
+}
+
+const hasImage = (tokens: readonly Token[]): boolean => tokens.some((t) => t.type === 'image' || (t.children !== null && hasImage(t.children)));
+
+/** An image's `![`, unless its `!` is escaped already (an odd run of backslashes before it). */
+const IMAGE_START = /(^|[^\\])((?:\\\\)*)!\[/g;
+
+/**
+ * The text with every image made a link: each `![` outside a code block
+ * gets its `!` escaped. Checked by parsing the result: text that would still
+ * hold an image (no case is known) is shown as a code block instead.
+ */
+export function withoutImages(text: string): string {
+  const md = readerParser();
+  const tokens = md.parse(text, {});
+  if (!hasImage(tokens)) return text;
+  const code = new Set<number>();
+  for (const t of tokens) {
+    if ((t.type === 'fence' || t.type === 'code_block') && t.map !== null) for (let i = t.map[0]; i < t.map[1]; i++) code.add(i);
+  }
+  const out = text
+    .split('\n')
+    .map((line, i) => (code.has(i) ? line : line.replace(IMAGE_START, '$1$2\\![')))
+    .join('\n');
+  return hasImage(md.parse(out, {})) ? fence(text) : out;
+}
+
+/** Text kept as Markdown inside a quote block, its images made links. */
 function quote(text: string): string {
-  const trimmed = sanitize(text).replace(/\n+$/, '');
+  const trimmed = withoutImages(sanitize(text).replace(/\n+$/, ''));
   if (trimmed.trim() === '') return '> *(empty)*';
   return trimmed
     .split('\n')

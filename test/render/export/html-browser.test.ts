@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { exportHtml } from '../../../src/render/export/index.js';
 import { callLine, sanitize, sanitizeLine } from '../../../src/render/index.js';
 import { useChromium } from '../../helpers/chromium.js';
-import { HOSTILE, HOSTILE_MARKUP, UNSAFE_CHARS, hostileRun, runOf } from '../../helpers/runs.js';
+import { HOSTILE, HOSTILE_MARKUP, UNSAFE_CHARS, hostileRun, runOf, text, turn } from '../../helpers/runs.js';
 import { tempDir } from '../../helpers/tmp.js';
 
 const { enabled, browser } = useChromium();
@@ -99,7 +99,7 @@ function contrast(a: string, b: string): number {
   return (hi + 0.05) / (lo + 0.05);
 }
 
-const PAGE_TAGS = ['body', 'code', 'dd', 'details', 'div', 'dl', 'dt', 'h1', 'h2', 'head', 'header', 'html', 'main', 'meta', 'pre', 'section', 'span', 'style', 'summary', 'title'];
+const PAGE_TAGS = ['body', 'br', 'code', 'dd', 'details', 'div', 'dl', 'dt', 'h1', 'h2', 'head', 'header', 'html', 'main', 'meta', 'p', 'pre', 'section', 'span', 'style', 'summary', 'title'];
 
 describe.runIf(enabled)('the HTML export in Chromium', () => {
   it('the probe sees script run and requests made on a page that does not escape (so it can fail)', async () => {
@@ -117,6 +117,33 @@ describe.runIf(enabled)('the HTML export in Chromium', () => {
     expect(opened.requests).toEqual([]);
     expect([...new Set(await opened.tags())].sort()).toEqual(PAGE_TAGS);
     expect(await opened.page.locator('style').count()).toBe(1);
+  });
+
+  it("renders the model's Markdown with no request and no link but http(s) and mailto: an image is a link to it", async () => {
+    const answer = [
+      '# Heading **bold**',
+      '',
+      '![tracker](http://127.0.0.1:9/pixel.png?secret) ![ref][r] [ok](https://example.com/a) [mail](mailto:a@b.c)',
+      '[js](javascript:window.__pwned=1) [data](data:text/html,x) <img src="http://127.0.0.1:9/raw.png"> &lt;script&gt;',
+      '',
+      '[r]: http://127.0.0.1:9/ref.png',
+      '',
+      '```html',
+      `<script>window.__pwned="fence"</script>`,
+      '```',
+    ].join('\n');
+    const opened = await open(exportHtml(runOf([turn(0, [text(answer)])])));
+    expect(await opened.pwned()).toBeUndefined();
+    expect(opened.requests).toEqual([]);
+    const tags = new Set(await opened.tags());
+    for (const tag of ['img', 'script', 'iframe', 'link', 'object']) expect(tags.has(tag)).toBe(false);
+    const hrefs = await opened.page.locator('a').evaluateAll((as) => as.map((a) => (a as unknown as { href: string }).href));
+    expect(hrefs).toEqual(['http://127.0.0.1:9/pixel.png?secret', 'http://127.0.0.1:9/ref.png', 'https://example.com/a', 'mailto:a@b.c']);
+    expect(await opened.page.locator('.md h1 strong').innerText()).toBe('bold');
+    const shown = await opened.page.locator('.md').innerText();
+    expect(shown).toContain('[image: tracker]');
+    expect(shown).toContain('[js](javascript:window.__pwned=1) [data](data:text/html,x) <img src="http://127.0.0.1:9/raw.png"> &lt;script&gt;');
+    expect(shown).toContain('<script>window.__pwned="fence"</script>');
   });
 
   it('shows every hostile string literally, controls as visible symbols and bidi controls dropped', async () => {

@@ -14,15 +14,44 @@ describe('exportHtml', () => {
   it('lets no journal string become a tag, and no control character through', () => {
     const page = exportHtml(runOf(hostileRun(hostile), `prompt ${hostile}`));
     expect(page).not.toMatch(UNSAFE_CHARS);
-    // The only tags are the page's own: no script, image, link, anchor, frame or second style.
+    // The only tags are the page's own and the model's Markdown's: no script, image, link, anchor, frame or second style.
     const tags = new Set([...page.matchAll(/<([a-zA-Z][\w-]*)/g)].map((m) => m[1]!.toLowerCase()));
     expect([...tags].sort()).toEqual(
-      ['body', 'code', 'dd', 'details', 'div', 'dl', 'dt', 'h1', 'h2', 'head', 'header', 'html', 'main', 'meta', 'pre', 'section', 'span', 'style', 'summary', 'title'].sort(),
+      ['body', 'br', 'code', 'dd', 'details', 'div', 'dl', 'dt', 'h1', 'h2', 'head', 'header', 'html', 'main', 'meta', 'p', 'pre', 'section', 'span', 'style', 'summary', 'title'].sort(),
     );
     // Every '<' in the page starts one of its own tags, and those carry no attribute but these.
     const attributes = new Set([...page.matchAll(/<[^>]*>/g)].flatMap((m) => [...m[0].replace(/"[^"]*"/g, '""').matchAll(/\s([\w-]+)=/g)].map((a) => a[1]!)));
     expect([...attributes].sort()).toEqual(['charset', 'class', 'content', 'http-equiv', 'lang', 'name']);
     expect(page).toContain(escapeHtml(HOSTILE_MARKUP));
+  });
+
+  it("renders the model's Markdown: raw HTML and entities as text, only http(s) and mailto links, images as links", () => {
+    const answer = [
+      '## Plan',
+      '',
+      'Use **bold** and `code` <b>raw</b> &amp; [docs](https://example.com/d "t") [mail](mailto:a@b.c) [js](javascript:alert(1)) [rel](docs/x.md).',
+      '',
+      '- one',
+      '- two',
+      '',
+      '```sh',
+      'ls   -l',
+      '```',
+      '',
+      '![chart](http://127.0.0.1:9/chart.png) ![data](data:image/png;base64,AAAA)',
+    ].join('\n');
+    const page = exportHtml(runOf([turn(0, [text(answer)])]));
+    const body = /<div class="item md">([\s\S]*?)<\/div>/.exec(page)![1]!;
+    expect(body).toContain('<h2>Plan</h2>');
+    expect(body).toContain('<strong>bold</strong> and <code>code</code> &lt;b&gt;raw&lt;/b&gt; &amp;amp;');
+    expect(body).toContain('<a href="https://example.com/d" title="t" rel="noopener noreferrer nofollow">docs</a>');
+    expect(body).toContain('<a href="mailto:a@b.c" rel="noopener noreferrer nofollow">mail</a>');
+    expect(body).toContain('[js](javascript:alert(1)) [rel](docs/x.md)');
+    expect(body).toContain('<ul>\n<li>one</li>\n<li>two</li>\n</ul>');
+    expect(body).toContain('<pre><code class="language-sh">ls   -l\n</code></pre>');
+    expect(body).toContain('<a href="http://127.0.0.1:9/chart.png" rel="noopener noreferrer nofollow">[image: chart]</a>');
+    expect(body).toContain('![data](data:image/png;base64,AAAA)');
+    expect(body).not.toMatch(/<img|src=/);
   });
 
   it('carries a policy that allows its own stylesheet by hash and nothing else', () => {

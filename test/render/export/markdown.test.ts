@@ -192,6 +192,41 @@ describe('exportMarkdown', () => {
   });
 });
 
+/** Every image token a renderer would fetch, nested ones too. */
+const images = (tokens: Token[]): string[] =>
+  tokens.flatMap((t) => (t.type === 'image' ? [t.attrGet('src') ?? ''] : t.children !== null ? images(t.children) : []));
+
+describe('images in quoted text', () => {
+  const imagesIn = [
+    '![x](http://host/?secret) and ![y][ref] and ![ref] and ![ref][]',
+    '',
+    '[ref]: http://host/ref.png',
+    '',
+    '[![badge](http://host/badge.svg)](http://host/) \\![escaped backslash](http://host/b.png)',
+    '',
+    '- ![in a list](http://host/l.png)',
+    '> ![in a quote](http://host/q.png)',
+  ].join('\n');
+
+  it('are made links, wherever they are, in every part that quotes prose', () => {
+    const out = exportMarkdown(runOf([turn(0, [text(imagesIn)]), followUp(imagesIn)], imagesIn));
+    const tokens = md.parse(out, {});
+    expect(images(tokens)).toEqual([]);
+    const links = tokens.flatMap((t) => (t.children ?? []).filter((c) => c.type === 'link_open').map((c) => c.attrGet('href')));
+    expect(links.filter((h) => h === 'http://host/?secret')).toHaveLength(3); // the prompt, the answer, the follow-up
+    expect(md.render(out)).toContain('!<a href="http://host/?secret">x</a>');
+  });
+
+  it('leave text without images as written, and code holding `![` as written', () => {
+    const code = 'Say `![x](y)` like this:\n\n```md\n![x](http://host/i.png)\n```';
+    const out = exportMarkdown(runOf([turn(0, [text(code)])]));
+    expect(out).toContain('> Say `![x](y)` like this:\n>\n> ```md\n> ![x](http://host/i.png)\n> ```');
+    const mixed = exportMarkdown(runOf([turn(0, [text(`![real](http://host/r.png)\n\n${code}`)])]));
+    expect(images(md.parse(mixed, {}))).toEqual([]);
+    expect(mixed).toContain('> ```md\n> ![x](http://host/i.png)\n> ```');
+  });
+});
+
 /** Characters that mean something to Markdown, and controls that must never pass. */
 const mdChars = fc.constantFrom('`', '``', '```', ' ', 'a', '\n', '*', '_', '<', '>', '&', '\\', '~', '[', ']', '!', '|', '#', '-', '\t', '(', ')', '\u001b', '\r', '\u202e', 'é');
 const mdText = fc.string({ unit: mdChars, maxLength: 40 });
