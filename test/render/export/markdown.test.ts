@@ -194,7 +194,7 @@ describe('exportMarkdown', () => {
 
 /** Every image token a renderer would fetch, nested ones too. */
 const images = (tokens: Token[]): string[] =>
-  tokens.flatMap((t) => (t.type === 'image' ? [t.attrGet('src') ?? ''] : t.children !== null ? images(t.children) : []));
+  tokens.flatMap((t) => (t.type === 'image' ? [String(t.attrGet('src') ?? '')] : t.children !== null ? images(t.children) : []));
 
 describe('images in quoted text', () => {
   const imagesIn = [
