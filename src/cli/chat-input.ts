@@ -1,66 +1,92 @@
 /**
- * Chat follow-ups, one per line: typed at a `> ` prompt on a terminal, or read
- * from stdin when it is not one (so a chat can be scripted through a pipe).
- * A line starting with "/" is the operator's, never the model's: /help lists
- * the commands, /exit ends the chat, and any other is refused where it is typed
- * (a typo such as /exti must not become a turn the model answers). A line that
- * should reach the model with a leading "/" is typed with it doubled.
+ * A chat's turns: typed at a `> ` prompt on a terminal (chat-terminal.ts: a
+ * turn may span lines, Esc stops an answer), or read from stdin when it is not
+ * one, one line per turn (so a chat can be scripted through a pipe). A line
+ * starting with "/" is a chat command (chat-commands.ts).
  */
 import { createInterface, type Interface } from 'node:readline';
-import type { ChatInput } from '../agent/runner.js';
-import { sanitizeLine } from '../render/index.js';
-import { forwardCtrlC, type Questions } from './questions.js';
-import { watchTerminalInput } from './stdio.js';
+import type { AnswerControl, ChatInput, ChatTurn } from '../agent/runner.js';
+import { COMMAND_NAMES, readTyped, type ChatContext } from './chat-commands.js';
+import { TerminalInput } from './chat-terminal.js';
+import type { Questions } from './questions.js';
+import type { Screen } from './screen.js';
 
 /** A chat's input; it also answers the run's questions (approvals), so stdin has one reader. */
 export interface ClosableChatInput extends ChatInput, Questions {
   close(): void;
-}
-
-/** The chat's own commands and what they do, for /help. */
-export const SLASH_COMMANDS: readonly [string, string][] = [
-  ['/help', 'list these commands'],
-  ['/exit', 'end the chat; it is kept, and `logbook run --resume ID` continues it (end of input does the same)'],
-  ['//', 'to send a line that starts with /, double it: `//etc/hosts is empty` sends `/etc/hosts is empty`'],
-];
-
-/** What a typed line is: a turn for the model, a chat command, or a refusal to show the operator. */
-type Typed = { turn: string } | { command: '/help' | '/exit' } | { refused: string };
-
-/** Reads one typed line; the text sent keeps the line as typed, but for the doubled slash. */
-function readTyped(line: string): Typed {
-  const start = line.length - line.trimStart().length;
-  const text = line.slice(start);
-  if (!text.startsWith('/')) return { turn: line };
-  if (text.startsWith('//')) return { turn: line.slice(0, start) + text.slice(1) };
-  const [name = '/', ...rest] = text.trim().split(/\s+/);
-  const shown = sanitizeLine(name);
-  if (name !== '/help' && name !== '/exit') return { refused: `unknown command ${shown}; /help lists them` };
-  if (rest.length > 0) return { refused: `${name} takes no arguments; /help lists the commands` };
-  return { command: name };
+  /** Set once /fork ended the chat: it goes on in a fork of the run, with this id if one was given. */
+  readonly forkRequested: { name?: string } | undefined;
+  /** The chat goes on (after a fork): /fork may be asked again. */
+  resume(): void;
 }
 
 export interface ChatInputOptions {
-  input?: NodeJS.ReadableStream;
-  prompt?: string;
-  /** Where /help writes. */
-  write?: (text: string) => void;
+  input?: NodeJS.ReadStream;
+  /** On a terminal: the screen the prompt is drawn on and the stream it draws to (stderr). */
+  terminal?: { screen: Screen; output: NodeJS.WriteStream; prompt: string; continuation: string };
+  /** Where what a command says is written. */
+  write: (text: string) => void;
   /** Called when the chat ends by /exit or end of input. */
   onExit?: () => void;
+  chat: ChatContext;
 }
 
-export function chatInput(options: ChatInputOptions = {}): ClosableChatInput {
+/** The raw lines of a chat, one turn each. */
+interface Lines {
+  read(): Promise<string | null>;
+  ask(prompt: string, signal: AbortSignal): Promise<string | null>;
+  answering?(): AnswerControl;
+  close(): void;
+}
+
+export function chatInput(options: ChatInputOptions): ClosableChatInput {
   const input = options.input ?? process.stdin;
-  const write = options.write ?? ((text: string) => void process.stderr.write(text));
-  const tty = (input as { isTTY?: boolean }).isTTY === true;
-  const rl: Interface = createInterface({ input, output: tty ? process.stderr : undefined, terminal: tty });
-  // A terminal that hangs up stops the chat as SIGHUP does (exit 130), heard before its end of input ends the chat.
-  if (tty) watchTerminalInput(rl, 'close');
-  const chatPrompt = options.prompt ?? '> ';
-  rl.setPrompt(chatPrompt);
-  // Ctrl-C at the prompt suspends the chat as it suspends a run anywhere else (exit 130);
-  // /exit and end of input are how the operator ends it.
-  if (tty) forwardCtrlC(rl);
+  const lines: Lines =
+    options.terminal !== undefined && input.isTTY === true
+      ? new TerminalInput({ input, ...options.terminal, commands: COMMAND_NAMES })
+      : pipedLines(input);
+  let exited = false;
+  let closed = false;
+  let fork: { name?: string } | undefined;
+  /** The operator ended the chat (/exit, end of input); not when it is closed because the run ended otherwise. */
+  const exit = (): null => {
+    if (!exited && !closed) options.onExit?.();
+    exited = true;
+    return null;
+  };
+  return {
+    async next(): Promise<ChatTurn> {
+      for (;;) {
+        const line = await lines.read();
+        if (line === null) return exit();
+        const typed = await readTyped(line, options.chat);
+        if ('turn' in typed) return typed.turn;
+        if ('retry' in typed) return typed;
+        if ('say' in typed) options.write(`${typed.say}\n`);
+        else if (typed.end === 'fork') {
+          fork = typed.name !== undefined ? { name: typed.name } : {};
+          return null;
+        } else return exit();
+      }
+    },
+    ...(lines.answering !== undefined ? { answering: () => lines.answering!() } : {}),
+    ask: (prompt, signal) => lines.ask(prompt, signal),
+    get forkRequested() {
+      return fork;
+    },
+    resume() {
+      fork = undefined;
+    },
+    close() {
+      closed = true;
+      lines.close();
+    },
+  };
+}
+
+/** Lines from a stdin that is not a terminal: one turn each, in order; a question takes the next line. */
+function pipedLines(input: NodeJS.ReadableStream): Lines {
+  const rl: Interface = createInterface({ input, terminal: false });
   const queued: string[] = [];
   const waiting: ((line: string | null) => void)[] = [];
   let ended = false;
@@ -73,38 +99,20 @@ export function chatInput(options: ChatInputOptions = {}): ClosableChatInput {
     ended = true;
     for (const w of waiting.splice(0)) w(null);
   });
-  const raw = (): Promise<string | null> => {
+  const read = (): Promise<string | null> => {
     const line = queued.shift();
     if (line !== undefined) return Promise.resolve(line);
     if (ended) return Promise.resolve(null);
-    if (tty) rl.prompt();
     return new Promise((resolve) => waiting.push(resolve));
   };
-  let exited = false;
-  const exit = (): null => {
-    if (!exited) options.onExit?.();
-    exited = true;
-    return null;
-  };
   return {
-    async next() {
-      for (;;) {
-        const line = await raw();
-        if (line === null) return exit();
-        const typed = readTyped(line);
-        if ('turn' in typed) return typed.turn;
-        if ('refused' in typed) write(`${typed.refused}\n`);
-        else if (typed.command === '/exit') return exit();
-        else write(SLASH_COMMANDS.map(([name, what]) => `  ${name.padEnd(6)} ${what}\n`).join(''));
-      }
-    },
-    /** A line typed from now on (not one typed ahead, which stays the chat's), at its own prompt. */
-    ask(prompt, signal) {
+    read,
+    /** A line read from now on (not one read ahead, which stays the chat's). */
+    ask(_prompt, signal) {
       if (ended || signal.aborted) return Promise.resolve(null);
       return new Promise((resolve) => {
         const answer = (line: string | null): void => {
           signal.removeEventListener('abort', onAbort);
-          rl.setPrompt(chatPrompt);
           resolve(line);
         };
         const onAbort = (): void => {
@@ -114,14 +122,8 @@ export function chatInput(options: ChatInputOptions = {}): ClosableChatInput {
         };
         signal.addEventListener('abort', onAbort, { once: true });
         waiting.push(answer);
-        if (tty) {
-          rl.setPrompt(prompt);
-          rl.prompt();
-        }
       });
     },
-    close() {
-      rl.close();
-    },
+    close: () => rl.close(),
   };
 }

@@ -1,12 +1,15 @@
 /**
- * What a run shows while it works. Narration (prose that leads to tool calls,
- * the calls, warnings, with --tool-output the results) goes to stderr; a final
- * answer goes to stdout alone, so `logbook run ... > answer.txt` captures just it.
+ * What a run shows while it works. The model's words are shown as they stream
+ * (answer.ts): its text on stdout, where `logbook run ... > answer.txt` or
+ * `| tee` takes it as it arrives, its thinking faint on stderr. Narration (the
+ * calls, warnings, with --tool-output the results) goes to stderr, under a
+ * spinner that says what is being waited for.
  */
 import { textOf, type RunObserver, type ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
-import { toolUses, withheldKind, type Message, type ToolResultBody } from '../core/index.js';
+import { withheldKind, type Message, type ToolResultBody } from '../core/index.js';
 import { callLine, callNoteText, remoteText, resultLines, sanitize, sanitizeLine, showResult } from '../render/index.js';
+import { StreamedText, type StreamTarget } from './answer.js';
 import type { Progress } from './progress.js';
 import type { Terminal } from './terminal.js';
 
@@ -18,19 +21,27 @@ export interface LiveOptions {
   verbose: boolean;
   /** Tokens already spent (a resumed run's counters). */
   tokens: number;
-  /**
-   * Where a chat's answers go as they arrive. A one-shot run's answer is printed
-   * once at the end instead (it may already be in the journal on a resume).
-   */
-  writeAnswer?: (text: string) => void;
+  /** Where the model's text goes as it streams. */
+  answer: StreamTarget;
+  /** Where its thinking goes as it streams; none: thinking is not shown (stderr is not a terminal and not --verbose). */
+  thinking?: StreamTarget;
+}
+
+/** The observer, and whether the run's last answer was shown (a resume may end on one already journaled). */
+export interface LiveObserver extends RunObserver {
+  /** Whether the text of the last assistant turn was shown by this process. */
+  readonly showedLastAnswer: boolean;
 }
 
 const thinkingOf = (m: Message): string => m.content.flatMap((b) => ('thinking' in b && b.thinking.text ? [b.thinking.text] : [])).join('\n');
 
-export function liveObserver(o: LiveOptions): RunObserver {
+export function liveObserver(o: LiveOptions): LiveObserver {
   const { err, progress } = o;
   const s = err.style;
   let tokens = o.tokens;
+  let showedLastAnswer = false;
+  const answer = new StreamedText(o.answer);
+  const thinking = o.thinking !== undefined ? new StreamedText(o.thinking) : undefined;
   const say = (text: string): void => progress.write(text.endsWith('\n') ? text : `${text}\n`);
   const call = (c: ToolCall, resolved: string | undefined, suffix = ''): string => callLine(c.name, c.input.text, { resolved, width: err.columns, suffix });
   const result = (r: ToolResultBody): void => {
@@ -38,26 +49,65 @@ export function liveObserver(o: LiveOptions): RunObserver {
     const lines = resultLines(showResult(r.content, r.is_error === true));
     for (const line of lines) say(s.faint(`  ${sanitizeLine(line)}`));
   };
+  /** Thinking ends where the text begins. */
+  const endThinking = (): void => {
+    if (thinking?.started) thinking.cut();
+  };
 
   return {
+    get showedLastAnswer() {
+      return showedLastAnswer;
+    },
     modelStart() {
       progress.update(tokens);
-      progress.start('thinking');
+      progress.start('waiting for the model');
+    },
+    thinking(delta) {
+      if (thinking === undefined) return;
+      if (!thinking.started) progress.label('thinking');
+      thinking.add(delta);
+    },
+    text(delta) {
+      if (!answer.started) {
+        endThinking();
+        progress.label('answering');
+      }
+      answer.add(delta);
+    },
+    restart() {
+      endThinking();
+      const cut = answer.started;
+      answer.cut();
+      if (cut) say(s.note('(the stream broke off; the answer again, from the start)'));
+      progress.label('waiting for the model');
+    },
+    answerStopped() {
+      endThinking();
+      answer.cut();
+      progress.stop();
+      say(s.note('stopped; nothing of the answer is kept. What you type next joins the question; /retry asks it again'));
     },
     assistant(message, usage, stopReason) {
-      progress.stop();
       tokens += usage.inTokens + usage.outTokens;
       progress.update(tokens);
-      if (o.verbose) {
-        const thinking = thinkingOf(message);
-        if (thinking) say(s.faint(sanitize(thinking)));
-      }
+      const streamedThinking = thinking?.started === true;
+      endThinking();
       const prose = textOf(message);
-      const isAnswer = toolUses(message).length === 0 && stopReason !== 'pause_turn';
-      if (isAnswer && o.writeAnswer !== undefined) {
-        if (prose) o.writeAnswer(`${sanitize(prose)}\n`);
-      } else if (prose && (!isAnswer || stopReason === 'refusal')) {
-        say(sanitize(prose)); // a refusal is no answer for stdout, but what the model said is shown
+      if (stopReason === 'refusal') {
+        // A refusal is no answer: what streamed of it stays where it is, and what the model said is shown on stderr.
+        const streamed = answer.started;
+        answer.cut();
+        if (prose && !streamed) say(sanitize(prose));
+      } else if (!answer.end(prose)) {
+        say(s.note('(the journaled answer differs from what streamed; as journaled:)'));
+        answer.add(prose);
+        answer.end(prose);
+      }
+      showedLastAnswer = prose !== '' && stopReason !== 'refusal';
+      progress.stop();
+      if (o.verbose && !streamedThinking) {
+        const text = thinkingOf(message);
+        if (text) say(s.faint(sanitize(text)));
       }
       if (o.verbose) say(s.faint(`  (${usage.inTokens} in, ${usage.outTokens} out, stop: ${sanitizeLine(stopReason) || 'none'})`));
     },
@@ -65,7 +115,7 @@ export function liveObserver(o: LiveOptions): RunObserver {
       const remote = o.tools.get(c.name)?.remote;
       const where = remote === undefined ? '' : ` (${remoteText({ agent: sanitizeLine(remote.agent) })})`;
       say(s.call(call(c, resolved, where)));
-      progress.start(`${sanitizeLine(c.name)}${where}`);
+      progress.start(`running ${sanitizeLine(c.name)}${where}`);
     },
     toolEnd(_c, r) {
       progress.stop();

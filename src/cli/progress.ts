@@ -1,8 +1,10 @@
 /**
  * A one-line progress spinner with elapsed time and token count, redrawn in
- * place on a terminal stderr. On anything but a terminal it draws nothing, so
- * piped or logged output never carries spinner frames.
+ * place on a terminal stderr (the status part of its Screen's region). On
+ * anything but a terminal it draws nothing, so piped or logged output never
+ * carries spinner frames.
  */
+import { Screen } from './screen.js';
 
 export interface Progress {
   /** Starts (or restarts) the clock and the spinner; `label` says what is waited for. */
@@ -32,10 +34,11 @@ export interface ProgressOptions {
   intervalMs?: number;
   /** Whether the line shows a token count (not while nothing spends tokens); default true. */
   tokens?: boolean;
+  /** The screen to draw on, shared with what else the terminal shows live; default one of its own on the stream. */
+  screen?: Screen;
 }
 
 const FRAMES = ['\u280b', '\u2819', '\u2839', '\u2838', '\u283c', '\u2834', '\u2826', '\u2827', '\u2807', '\u280f'];
-const CLEAR_LINE = '\r\u001b[K';
 
 export function formatElapsed(ms: number): string {
   const s = Math.max(0, ms) / 1000;
@@ -57,18 +60,19 @@ export function createProgress(stream: ProgressStream = process.stderr, options:
   const active = stream.isTTY === true;
   const now = options.now ?? Date.now;
   const interval = options.intervalMs ?? 100;
+  const screen = active ? (options.screen ?? new Screen(stream)) : undefined;
   let timer: NodeJS.Timeout | null = null;
   let started = 0;
   let tokens = 0;
   let frame = 0;
   let text = '';
 
-  const draw = (): void => {
-    let line = progressLine(frame++, now() - started, options.tokens === false ? null : tokens, text);
+  const line = (): string => {
+    const drawn = progressLine(frame++, now() - started, options.tokens === false ? null : tokens, text);
     const cols = stream.columns;
-    if (cols !== undefined && cols > 1 && [...line].length > cols - 1) line = [...line].slice(0, cols - 1).join('');
-    stream.write(CLEAR_LINE + line);
+    return cols !== undefined && cols > 1 && [...drawn].length > cols - 1 ? [...drawn].slice(0, cols - 1).join('') : drawn;
   };
+  const draw = (): void => screen!.set('status', [line()]);
 
   return {
     active,
@@ -89,18 +93,18 @@ export function createProgress(stream: ProgressStream = process.stderr, options:
       text = label;
     },
     write(out) {
-      if (timer === null) {
+      if (screen === undefined) {
         stream.write(out);
         return;
       }
-      stream.write(CLEAR_LINE + out);
-      draw();
+      if (timer !== null) screen.set('status', [line()], undefined, false);
+      screen.print(out);
     },
     stop() {
       if (timer === null) return;
       clearInterval(timer);
       timer = null;
-      stream.write(CLEAR_LINE);
+      screen!.set('status', []);
     },
   };
 }

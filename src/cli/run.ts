@@ -12,7 +12,7 @@ import type { RunResult, ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
 import { agentFromConfig } from '../config/agent.js';
 import { LogbookError, RawJson, encodeRecord, endedOnRefusal, isLogbookError, isValidId, validateId } from '../core/index.js';
-import { resumeNarration, sanitize, sanitizeLine } from '../render/index.js';
+import { resumeNarration, sanitizeLine } from '../render/index.js';
 import { forkRun } from '../store/fork.js';
 import type { LoadedState, RunPlace, Store } from '../store/store.js';
 import {
@@ -30,9 +30,10 @@ import {
 import { chatInput, type ClosableChatInput } from './chat-input.js';
 import type { Environment } from './environment.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
+import { StreamedText, type StreamTarget } from './answer.js';
 import { liveObserver } from './live.js';
 import { discoveryLabel, startLabel } from './mcp/start-label.js';
-import { createProgress } from './progress.js';
+import { runOutput } from './run-output.js';
 import { chooseRun, type Choosing } from './resume-target.js';
 import { withOverrides } from './run-overrides.js';
 import { resumeCommand, type ResumeFlags } from './resume-command.js';
@@ -58,6 +59,7 @@ export interface RunFlags extends ResumeFlags, ApprovalFlags {
   color?: boolean;
   toolOutput?: boolean;
   verbose?: boolean;
+  plain?: boolean;
 }
 
 function usage(message: string): LogbookError {
@@ -110,7 +112,11 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
   checkFlags(flags, words.length > 0);
   const config = withOverrides(requireConfig(flags.config, environment), flags);
   const err = terminalFor(process.stderr, { env: environment.env, ...(flags.color === false ? { color: false } : {}) });
-  const progress = createProgress(flags.tui === false ? { isTTY: false, write: (t: string) => process.stderr.write(t) } : process.stderr);
+  const output = await runOutput(
+    { tui: flags.tui !== false, json: flags.json === true, plain: flags.plain === true, verbose: flags.verbose === true, color: flags.color !== false, env: environment.env },
+    err,
+  );
+  const { progress } = output;
   const note = (text: string): void => progress.write(`${err.style.faint(text)}\n`);
   const presenter: Presenter = { show: (t) => progress.write(t), quiet: () => progress.stop() };
 
@@ -161,8 +167,21 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
       if (store !== null) note(`run ${run.id} (${store.location})`);
     }
     const interactive = run.state.interactive;
-    const resume = store !== null ? resumeCommand(run.id, flags) : null;
-    if (interactive) input = chatInput({ onExit: () => resume !== null && note(`continue it later with: ${resume}`) });
+    let resume = store !== null ? resumeCommand(run.id, flags) : null;
+    if (interactive) {
+      const current = (): AgentRun => run!;
+      input = chatInput({
+        ...(output.screen !== undefined ? { terminal: { screen: output.screen, output: process.stderr, prompt: '> ', continuation: err.style.faint('\u2026 ') } } : {}),
+        write: (text) => progress.write(text),
+        onExit: () => resume !== null && note(`continue it later with: ${resume}`),
+        chat: {
+          state: () => current().state,
+          model: `${agent.provider.id} ${agent.provider.model}`,
+          store: store?.location ?? null,
+          exportTo: (file) => exportChat(store, current(), file),
+        },
+      });
+    }
     const questions: Questions | null = !onTerminal() ? null : (input ?? terminalQuestions());
     const counters = run.state.counters;
     // With --json stdout is the record stream alone: the meta line first (the run's id), then each record as it becomes durable.
@@ -174,27 +193,64 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
       toolOutput: flags.toolOutput === true,
       verbose: flags.verbose === true,
       tokens: counters.in_tokens + counters.out_tokens,
-      // Answers go to stdout in a chat, and with --json (whose stdout is the records) to stderr with the narration.
-      ...(flags.json ? { writeAnswer: (t: string) => progress.write(t) } : interactive ? { writeAnswer: (t: string) => process.stdout.write(t) } : {}),
+      answer: output.answer,
+      ...(output.thinking !== undefined ? { thinking: output.thinking } : {}),
     });
-    const result = await run.execute({
-      signal: suspend.signal,
-      ...(input !== null ? { input } : {}),
-      beforeToolCall: approvalHook(run.state, flags, questions, presenter),
-      observer: flags.json ? { ...live, record: (record) => void process.stdout.write(`${encodeRecord(record)}\n`) } : live,
-    });
+    let result: RunResult;
+    for (;;) {
+      result = await run.execute({
+        signal: suspend.signal,
+        ...(input !== null ? { input } : {}),
+        beforeToolCall: approvalHook(run.state, flags, questions, presenter),
+        observer: flags.json ? { ...live, record: (record) => void process.stdout.write(`${encodeRecord(record)}\n`) } : live,
+      });
+      const fork = input?.forkRequested;
+      if (fork === undefined || store === null || result.reason !== 'suspended' || result.interrupted) break;
+      // /fork: the run stays as it is (suspended, resumable), and the chat goes on in a fork of it.
+      input!.resume();
+      const forked = await forkRun(store, run.id, { id: fork.name ?? generateRunId() });
+      note(`forked run ${run.id} as ${forked.id}; the chat goes on in ${forked.id}`);
+      run = await resumeRun(store, agent, forked.id, { interactive: true });
+      resume = resumeCommand(run.id, flags);
+    }
     progress.stop();
-    const answer = !interactive && !flags.json && result.reason === 'completed' && result.finalText;
-    if (answer) process.stdout.write(`${sanitize(result.finalText)}\n`);
+    const answer = !interactive && !flags.json && result.reason === 'completed' && result.finalText !== '' && !live.showedLastAnswer;
+    if (answer) showAnswer(result.finalText, output.answer);
     return outcome(result, { resume, config: config.path, note, tools: agent.tools });
   } finally {
-    progress.stop();
+    output.close();
     suspend.dispose();
     input?.close();
     await run?.close();
     await stopServers();
     await store?.close();
   }
+}
+
+/** An answer already journaled (a resume that finds the run answered), shown as a streamed one is. */
+function showAnswer(text: string, target: StreamTarget): void {
+  const shown = new StreamedText(target);
+  shown.add(text);
+  shown.end(text);
+}
+
+/** /export FILE: the run as it stands, in the format FILE's extension names. */
+async function exportChat(store: Store | null, run: AgentRun, file: string): Promise<string> {
+  const { exportFormat, writeFileAtomically } = await import('./session/export.js');
+  const { exportRun } = await import('../render/export/index.js');
+  const format = exportFormat({ output: file });
+  let document: string;
+  if (store === null) {
+    if (format === 'jsonl') throw new LogbookError('usage', 'an --ephemeral run has no journal lines; name a .md or .html file');
+    document = exportRun(format, run.state);
+  } else if (format === 'jsonl') {
+    document = (await store.lines(run.id)).map((line) => `${line}\n`).join('');
+  } else {
+    const loaded = await store.load(run.id);
+    document = exportRun(format, loaded.state, { times: { created: loaded.created, updated: loaded.updated } });
+  }
+  writeFileAtomically(file, document);
+  return `wrote run ${run.id} to ${file} (${format})`;
 }
 
 interface Presentation {

@@ -10,4 +10,3 @@ export { elidedLine, endLine, pendingLine, callNoteText, callSuffix, remoteText,
 export { FollowedTranscript, type FollowOptions } from './follow.js';
 export { snippet, type SnippetOptions } from './snippet.js';
 export { searchPlaces, type SearchPlace, type SearchRole } from './search.js';
-export { MarkdownStream, renderMarkdown, markdownBlocks, createMarkdownParser, plainTheme, type MarkdownTheme, type MarkdownOptions } from './markdown.js';

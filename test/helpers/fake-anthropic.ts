@@ -46,8 +46,11 @@ export interface FakeMessage {
 }
 
 export type AnthropicReply =
-  /** As SSE when the request streams, else as JSON. `stallAfter`: send that many events, then hold the stream open. */
-  | { message: FakeMessage; stallAfter?: number }
+  /**
+   * As SSE when the request streams, else as JSON. `stallAfter`: send that many events, then hold the stream open.
+   * `delayMs`: wait that long between two events (a model streaming slowly).
+   */
+  | { message: FakeMessage; stallAfter?: number; delayMs?: number }
   /** An error in the API's shape. Retryable statuses carry `retry-after-ms: 1` unless `headers` is given. */
   | { error: { status: number; type: string; message: string }; headers?: Record<string, string> }
   /** Anything, verbatim: e.g. { raw: sseWire([...anthropicEvents(msg, model).slice(0, 4), streamErrorEvent('overloaded_error', 'Overloaded')]) } */
@@ -183,7 +186,8 @@ const spec: FakeApiSpec<AnthropicReply> = {
     const model = String(req.json?.model ?? 'claude-fake');
     if (req.json?.stream !== true) return jsonWire(200, messageJson(reply.message, model), { 'request-id': `req_fake${++requestIds}` });
     const events = anthropicEvents(reply.message, model);
-    return reply.stallAfter === undefined ? sseWire(events) : sseWire(events.slice(0, reply.stallAfter), true);
+    const wire = reply.stallAfter === undefined ? sseWire(events) : sseWire(events.slice(0, reply.stallAfter), true);
+    return reply.delayMs === undefined ? wire : { ...wire, intervalMs: reply.delayMs };
   },
 };
 

@@ -41,8 +41,11 @@ export interface FakeChat {
 }
 
 export type OpenAIReply =
-  /** As SSE when the request streams, else as JSON. `stallAfter`: send that many chunks, then hold the stream open. */
-  | { chat: FakeChat; stallAfter?: number }
+  /**
+   * As SSE when the request streams, else as JSON. `stallAfter`: send that many chunks, then hold the stream open.
+   * `delayMs`: wait that long between two chunks (a model streaming slowly).
+   */
+  | { chat: FakeChat; stallAfter?: number; delayMs?: number }
   /** An error in the API's shape. Retryable statuses carry `retry-after-ms: 1` unless `headers` is given. */
   | { error: { status: number; message: string; type: string; code?: string | null; param?: string | null }; headers?: Record<string, string> }
   /** Anything, verbatim. */
@@ -171,8 +174,9 @@ const spec: FakeApiSpec<OpenAIReply> = {
     const model = String(req.json?.model ?? 'gpt-fake');
     if (req.json?.stream !== true) return jsonWire(200, completionJson(reply.chat, model));
     const chunks = openaiChunks(reply.chat, model, req.json?.stream_options?.include_usage === true);
-    if (reply.stallAfter === undefined) return { status: 200, headers: SSE_HEADERS, chunks };
-    return { status: 200, headers: SSE_HEADERS, chunks: chunks.slice(0, reply.stallAfter), hold: true };
+    const delay = reply.delayMs === undefined ? {} : { intervalMs: reply.delayMs };
+    if (reply.stallAfter === undefined) return { status: 200, headers: SSE_HEADERS, chunks, ...delay };
+    return { status: 200, headers: SSE_HEADERS, chunks: chunks.slice(0, reply.stallAfter), hold: true, ...delay };
   },
 };
 

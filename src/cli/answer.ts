@@ -1,0 +1,147 @@
+/**
+ * A model's words as they stream, shown where they belong: on a terminal as
+ * rendered Markdown (or, plain, as written), redrawn in place while the block
+ * they are in is open and printed for good once it is finished; through a pipe
+ * as the text itself, each piece as it arrives. What is shown is sanitized by
+ * a StreamSanitizer, so it is exactly the sanitized text however the stream
+ * was cut. When the call ends, what was shown is checked against the text its
+ * journaled message holds, and the rest of that text is shown: the record is
+ * the answer, the stream only its early part.
+ */
+import { StreamSanitizer } from '../render/index.js';
+import type { MarkdownStream, MarkdownTheme } from '../render/markdown.js';
+import type { Screen, ScreenStream } from './screen.js';
+
+export interface StreamTarget {
+  /** Where the text goes (stdout for an answer, stderr for thinking). */
+  out: ScreenStream;
+  /** The screen of the terminal `out` is on; without one the text is written as it comes. */
+  screen?: Screen | undefined;
+  /**
+   * On a screen: Markdown is rendered with this theme and stream (the renderer,
+   * loaded only for a terminal that shows it); without it the text is shown as written.
+   */
+  markdown?: { theme: MarkdownTheme; Stream: typeof MarkdownStream } | undefined;
+  /** Applied to each line shown (thinking is faint). */
+  paint?: ((line: string) => string) | undefined;
+  /** How often, at most, the open block is redrawn, in ms. */
+  redrawMs?: number;
+}
+
+/** A one-line note said in the flow of the text (a stopped answer, a retry), on the same stream. */
+export type Note = (text: string) => void;
+
+/** The streamed text of one model call after another. */
+export class StreamedText {
+  private raw = '';
+  private sanitizer = new StreamSanitizer();
+  private markdown: MarkdownStream | undefined;
+  /** Sanitized text not yet shown: the open line of plain text on a screen. */
+  private open = '';
+  private timer: NodeJS.Timeout | null = null;
+  private shown = false;
+
+  constructor(private readonly target: StreamTarget) {}
+
+  /** Whether this call has shown anything yet. */
+  get started(): boolean {
+    return this.raw !== '';
+  }
+
+  add(delta: string): void {
+    if (delta === '') return;
+    this.raw += delta;
+    this.show(this.sanitizer.push(delta));
+  }
+
+  /**
+   * The call ended, and its message holds `text`: shows what the stream had not,
+   * and ends the text with a line break. False when the stream had shown
+   * something else (it is left as shown: the caller says so and shows `text`).
+   */
+  end(text: string): boolean {
+    const agrees = text.startsWith(this.raw);
+    if (agrees) this.add(text.slice(this.raw.length));
+    this.finish();
+    return agrees;
+  }
+
+  /** Ends the text where the stream left it (a stopped call, a retry): what was shown stays. */
+  cut(): void {
+    this.finish();
+  }
+
+  /** Whether anything was shown since the last reset. */
+  get showedAny(): boolean {
+    return this.shown;
+  }
+
+  private show(safe: string): void {
+    if (safe === '') return;
+    this.shown = true;
+    const { screen, out } = this.target;
+    if (screen === undefined) {
+      out.write(this.paintLines(safe));
+      return;
+    }
+    if (this.target.markdown !== undefined) {
+      this.markdown ??= new this.target.markdown.Stream({ width: screen.columns - 1, theme: this.target.markdown.theme });
+      this.markdown.append(safe);
+    } else {
+      this.open += safe;
+    }
+    this.timer ??= setTimeout(() => this.redraw(), this.target.redrawMs ?? 40);
+  }
+
+  private redraw(): void {
+    this.stopTimer();
+    const { screen, out } = this.target;
+    if (screen === undefined) return;
+    if (this.markdown !== undefined) {
+      const { finished, current } = this.markdown.update();
+      if (finished !== '') screen.settle(this.paintLines(finished), out);
+      screen.set('live', current.map((l) => this.paint(l)));
+      return;
+    }
+    const cut = this.open.lastIndexOf('\n');
+    if (cut >= 0) {
+      screen.settle(this.paintLines(this.open.slice(0, cut + 1)), out);
+      this.open = this.open.slice(cut + 1);
+    }
+    screen.set('live', this.open === '' ? [] : [this.paint(this.open)]);
+  }
+
+  private finish(): void {
+    this.show(this.sanitizer.end());
+    this.stopTimer();
+    const { screen, out } = this.target;
+    if (this.shown) {
+      if (screen === undefined) {
+        out.write('\n');
+      } else if (this.markdown !== undefined) {
+        this.redraw();
+        screen.settle(this.paintLines(this.markdown.end()), out);
+      } else {
+        screen.settle(this.paintLines(`${this.open}\n`), out);
+      }
+    }
+    this.raw = '';
+    this.open = '';
+    this.markdown = undefined;
+    this.sanitizer = new StreamSanitizer();
+    this.shown = false;
+  }
+
+  private paint(line: string): string {
+    return this.target.paint === undefined || line === '' ? line : this.target.paint(line);
+  }
+
+  private paintLines(text: string): string {
+    return this.target.paint === undefined ? text : text.split('\n').map((l) => this.paint(l)).join('\n');
+  }
+
+  private stopTimer(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+}

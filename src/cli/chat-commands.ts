@@ -1,0 +1,131 @@
+/**
+ * A chat's own commands: a line starting with "/" is the operator's, never the
+ * model's. Each command is one entry of CHAT_COMMANDS (its name, what it takes,
+ * what it does), so adding one is adding an entry. A line that is none of them
+ * is refused where it is typed (a typo such as /exti must not become a turn the
+ * model answers); a line that should reach the model with a leading "/" is
+ * typed with it doubled.
+ */
+import { awaitsAnswer } from '../agent/runner.js';
+import type { RunState } from '../core/index.js';
+import { sanitizeLine } from '../render/index.js';
+import { count, fields } from './output.js';
+
+/** What a command can see of the chat it is typed in. */
+export interface ChatContext {
+  /** The run as it stands: the fold of its records so far. */
+  state(): RunState;
+  /** The provider and model answering. */
+  model: string;
+  /** Where the run is journaled, or null for an --ephemeral one. */
+  store: string | null;
+  /** Writes the run to `file` (the format from its extension); resolves to where it wrote. */
+  exportTo(file: string): Promise<string>;
+}
+
+/** What a typed line comes to. */
+export type Typed =
+  /** A turn for the model. */
+  | { turn: string }
+  /** Ask the unanswered turn again. */
+  | { retry: true }
+  /** The chat ends here: kept, to be continued later; or continued at once in a fork of it. */
+  | { end: 'exit' }
+  | { end: 'fork'; name?: string }
+  /** Something to tell the operator; the chat waits for the next line. */
+  | { say: string };
+
+export interface ChatCommand {
+  name: string;
+  /** What it takes, as shown in /help (`FILE`, `[NAME]`); none when it takes nothing. */
+  args?: string;
+  summary: string;
+  /** How many arguments it takes at least and at most. */
+  arity?: [number, number];
+  run(args: string[], chat: ChatContext): Typed | Promise<Typed>;
+}
+
+function status(chat: ChatContext): string {
+  const state = chat.state();
+  const c = state.counters;
+  const cached = c.cache_read_tokens > 0 ? ` \u00b7 ${count(c.cache_read_tokens)} cached` : '';
+  return fields([
+    ['run', `${sanitizeLine(state.run_id)}${chat.store === null ? ' (not journaled: --ephemeral)' : ''}`],
+    ['model', sanitizeLine(chat.model)],
+    ['tokens', `${count(c.in_tokens)} in \u00b7 ${count(c.out_tokens)} out${cached}`],
+    ['calls', `${count(c.llm_calls)} model call${c.llm_calls === 1 ? '' : 's'} \u00b7 ${count(c.tool_calls)} tool call${c.tool_calls === 1 ? '' : 's'}`],
+    ['store', chat.store === null ? 'none' : sanitizeLine(chat.store)],
+  ]);
+}
+
+/** The keys a chat knows, for /help. */
+export const CHAT_KEYS: readonly [string, string][] = [
+  ['Enter', 'send the turn (a paste is one turn, whatever it holds)'],
+  ['Ctrl-J, Alt-Enter', 'a new line in the turn; so does Enter after a \\'],
+  ['Up, Down', 'between lines; past the first or last, earlier turns'],
+  ['Esc, Ctrl-C', 'while the model answers: stop the answer'],
+  ['Ctrl-C', 'at an empty prompt, or twice: suspend the chat (exit 130)'],
+  ['Ctrl-D', 'at an empty prompt: end the chat, as /exit does'],
+  ['Tab', 'complete a / command'],
+];
+
+export const CHAT_COMMANDS: readonly ChatCommand[] = [
+  { name: '/help', summary: 'list these commands and keys', run: () => ({ say: helpText() }) },
+  { name: '/status', summary: "the run's id, model, tokens, calls and store", run: (_, chat) => ({ say: status(chat) }) },
+  {
+    name: '/retry',
+    summary: 'ask the unanswered turn again (after a stopped answer)',
+    run: (_, chat) => (awaitsAnswer(chat.state()) ? { retry: true } : { say: 'nothing to retry: the last turn was answered' }),
+  },
+  {
+    name: '/fork',
+    args: '[NAME]',
+    arity: [0, 1],
+    summary: 'fork the run here and go on in the fork',
+    run: ([name], chat) =>
+      chat.store === null ? { say: 'an --ephemeral run is not journaled, so it cannot be forked' } : { end: 'fork', ...(name !== undefined ? { name } : {}) },
+  },
+  {
+    name: '/export',
+    args: 'FILE',
+    arity: [1, 1],
+    summary: 'write the run to FILE (.html, .jsonl, else Markdown)',
+    run: async ([file], chat) => ({ say: await chat.exportTo(file!) }),
+  },
+  { name: '/exit', summary: 'end the chat (kept: --resume continues it)', run: () => ({ end: 'exit' }) },
+];
+
+export const COMMAND_NAMES: readonly string[] = CHAT_COMMANDS.map((c) => c.name);
+
+export function helpText(): string {
+  const usage = (c: ChatCommand): string => (c.args === undefined ? c.name : `${c.name} ${c.args}`);
+  const width = Math.max(...CHAT_COMMANDS.map((c) => usage(c).length), '//'.length);
+  const keyWidth = Math.max(...CHAT_KEYS.map(([k]) => k.length));
+  return [
+    ...CHAT_COMMANDS.map((c) => `  ${usage(c).padEnd(width)}  ${c.summary}`),
+    `  ${'//'.padEnd(width)}  a turn starting with /: //etc/hosts sends /etc/hosts`,
+    '',
+    ...CHAT_KEYS.map(([k, what]) => `  ${k.padEnd(keyWidth)}  ${what}`),
+  ].join('\n');
+}
+
+/** A typed line read: the text sent keeps the line as typed, but for a doubled slash. */
+export async function readTyped(line: string, chat: ChatContext): Promise<Typed> {
+  const start = line.length - line.trimStart().length;
+  const text = line.slice(start);
+  if (!text.startsWith('/')) return { turn: line };
+  if (text.startsWith('//')) return { turn: line.slice(0, start) + text.slice(1) };
+  const [name = '/', ...args] = text.trim().split(/\s+/);
+  const command = CHAT_COMMANDS.find((c) => c.name === name);
+  if (command === undefined) return { say: `unknown command ${sanitizeLine(name)}; /help lists them` };
+  const [min, max] = command.arity ?? [0, 0];
+  if (args.length < min || args.length > max) {
+    const takes = command.args === undefined ? 'takes nothing' : `takes ${command.args}`;
+    return { say: `${name} ${takes}; /help lists the commands` };
+  }
+  try {
+    return await command.run(args, chat);
+  } catch (err) {
+    return { say: `${name}: ${sanitizeLine(err instanceof Error ? err.message : String(err))}` };
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * Where a run's output goes, decided once from what stdout and stderr are. On
+ * a terminal one Screen owns the bottom of it (the answer being written, the
+ * spinner, the chat's prompt), and everything else is printed above it; when
+ * stdout and stderr are the same terminal, the answer (stdout) and the
+ * narration (stderr) share that screen, so neither overwrites the other.
+ * The model's text is rendered as Markdown on a color terminal, and shown as
+ * written when stdout is piped, with NO_COLOR, --no-color or --plain.
+ */
+import { fstatSync } from 'node:fs';
+import type { MarkdownTheme } from '../render/markdown.js';
+import type { StreamTarget } from './answer.js';
+import { createProgress, type Progress } from './progress.js';
+import { Screen } from './screen.js';
+import { colorWanted, type Terminal } from './terminal.js';
+
+export interface OutputFlags {
+  /** False with --no-tui: no spinner, no screen, text as it comes. */
+  tui: boolean;
+  /** --json: stdout is the records, so the model's text goes to stderr. */
+  json: boolean;
+  plain: boolean;
+  verbose: boolean;
+  /** False with --no-color. */
+  color: boolean;
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+export interface RunOutput {
+  /** stderr's screen, when it is a terminal (and --no-tui is not given). */
+  screen: Screen | undefined;
+  progress: Progress;
+  /** Where the model's text goes as it streams. */
+  answer: StreamTarget;
+  /** Where its thinking goes: on a terminal, else only with --verbose. */
+  thinking: StreamTarget | undefined;
+  /** Leaves the terminal as it was: the region cleared, the cursor shown. */
+  close(): void;
+}
+
+const sgr = (open: string, close: string) => (text: string) => (text === '' ? text : `\u001b[${open}m${text}\u001b[${close}m`);
+
+/** The Markdown theme on a color terminal. */
+export const ansiMarkdown: MarkdownTheme = {
+  strong: sgr('1', '22'),
+  em: sgr('3', '23'),
+  strike: sgr('9', '29'),
+  code: sgr('33', '39'),
+  heading: (text, level) => (level === 1 ? sgr('1;4', '22;24')(text) : sgr('1', '22')(text)),
+  link: sgr('34', '39'),
+  faint: sgr('2', '22'),
+};
+
+/** Whether two streams are the same terminal (one device). */
+function sameTerminal(a: number, b: number): boolean {
+  try {
+    return fstatSync(a).rdev === fstatSync(b).rdev;
+  } catch {
+    return false;
+  }
+}
+
+export async function runOutput(flags: OutputFlags, err: Terminal): Promise<RunOutput> {
+  const { stdout, stderr } = process;
+  const tui = flags.tui;
+  const screen = tui && stderr.isTTY ? new Screen(stderr, { hideCursor: true }) : undefined;
+  const progress = createProgress(tui ? stderr : { isTTY: false, write: (t: string) => stderr.write(t) }, screen !== undefined ? { screen } : {});
+  const wanted = (stream: { isTTY?: boolean }): boolean => !flags.plain && colorWanted(stream, { env: flags.env, ...(flags.color ? {} : { color: false }) });
+  const answerStream = flags.json ? (screen !== undefined ? stderr : undefined) : tui ? stdout : undefined;
+  // The renderer loads only when a terminal shows the answer rendered.
+  const markdown = answerStream !== undefined && wanted(answerStream) ? { theme: ansiMarkdown, Stream: (await import('../render/markdown.js')).MarkdownStream } : undefined;
+  let answer: StreamTarget;
+  let own: Screen | undefined;
+  if (flags.json) {
+    answer = { out: stderr, screen, markdown };
+  } else if (tui && stdout.isTTY) {
+    const shared = screen !== undefined && sameTerminal(1, 2);
+    own = shared ? undefined : new Screen(stdout, { hideCursor: true });
+    answer = { out: stdout, screen: own ?? screen, markdown };
+  } else {
+    answer = { out: stdout };
+  }
+  const faint = err.style.faint;
+  const thinking: StreamTarget | undefined =
+    screen !== undefined ? { out: stderr, screen, paint: faint } : flags.verbose ? { out: stderr, paint: faint } : undefined;
+  // A process that leaves at once (a second Ctrl-C) still gives the cursor back.
+  const restoreCursor = (): void => {
+    for (const s of [screen, own]) s?.restoreCursor();
+  };
+  process.on('exit', restoreCursor);
+  return {
+    screen,
+    progress,
+    answer,
+    thinking,
+    close() {
+      progress.stop();
+      for (const s of [screen, own]) s?.clear();
+      restoreCursor();
+      process.off('exit', restoreCursor);
+    },
+  };
+}
