@@ -157,7 +157,7 @@ describe('a confirm tool in a chat on a terminal', () => {
     await t.waitFor(QUESTION, 'the approval question');
     t.type('y');
     t.keys('Enter');
-    await t.waitFor(/All done\.\n>$/m, 'the answer and the chat prompt');
+    await t.waitFor(/All done\.\n\n>$/m, 'the answer and the chat prompt');
     expect(deployedTo('chat')).toEqual(['prod']);
     t.type('/exit');
     t.keys('Enter');

@@ -151,7 +151,7 @@ describe('logbook run with the anthropic provider', () => {
 });
 
 describe('logbook run with the openai provider', () => {
-  it('maps tool calls both ways and answers on stdout', async () => {
+  it('maps tool calls both ways and streams the model\'s words to stdout', async () => {
     openai.reset();
     openai.reply(
       { chat: { content: 'Echoing.', tool_calls: [{ id: 'call_1', name: 'echo', arguments: '{"text":"yo"}' }], usage: { prompt_tokens: 50, completion_tokens: 9 } } },
@@ -160,7 +160,7 @@ describe('logbook run with the openai provider', () => {
     const cfg = config('openai-run', `provider: openai\nmodel: local-model\nbase_url: ${openai.origin}/v1\n`);
     const r = await runCli(['run', '--config', cfg, '--state-dir', stateDir, '--name', 'o1', 'say yo'], { cwd: dir });
     expect(r.stderr).not.toMatch(/^logbook:/m);
-    expect(r.stdout).toBe('It said yo.\n');
+    expect(r.stdout).toBe('Echoing.\nIt said yo.\n'); // the words before the call, then the answer
     const second = openai.requests[1]!.json as { messages: { role: string; tool_call_id?: string; content?: string }[] };
     const toolMessage = second.messages.find((m) => m.role === 'tool')!;
     expect(toolMessage.tool_call_id).toBe('call_1');

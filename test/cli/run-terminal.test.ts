@@ -37,8 +37,8 @@ tools:
     );
     const env = { PATH: process.env.PATH ?? '', HOME: dir, TERM: 'xterm-256color', NO_COLOR: '1' };
     t = Tmux.start([process.execPath, BIN, 'run', '--state-dir', join(dir, 'state'), 'wait please'], { env, cwd: dir, width: 100, height: 20 });
-    await t.waitFor(/thinking \d+\.\ds · 0 tokens/, 'the thinking spinner');
-    await t.waitFor(/wait \d+\.\ds · 1,234 tokens/, 'the tool spinner with the tokens spent');
+    await t.waitFor(/waiting for the model \d+\.\ds · 0 tokens/, 'the spinner while the model is asked');
+    await t.waitFor(/running wait \d+\.\ds · 1,234 tokens/, 'the tool spinner with the tokens spent');
     expect(await t.exitStatus()).toBe(0);
     const screen = t.text();
     expect(screen).toContain('Done waiting.');
@@ -58,10 +58,10 @@ describe('logbook run --chat on a terminal', () => {
       width: 100,
       height: 20,
     });
-    await t.waitFor(/Hi there\.\n>$/m, 'the first answer and the prompt');
+    await t.waitFor(/Hi there\.\n\n>$/m, 'the first answer and the prompt');
     t.type('what colour is the sky?');
     t.keys('Enter');
-    await t.waitFor(/Blue, mostly\.\n>$/m, 'the second answer and the prompt again');
+    await t.waitFor(/Blue, mostly\.\n\n>$/m, 'the second answer and the prompt again');
     t.type('/exit');
     t.keys('Enter');
     expect(await t.exitStatus()).toBe(0);
@@ -74,7 +74,7 @@ describe('logbook run --chat on a terminal', () => {
     const state = join(dir, 'state');
     const env = { PATH: process.env.PATH ?? '', HOME: dir, TERM: 'xterm-256color', NO_COLOR: '1' };
     t = Tmux.start([process.execPath, BIN, 'run', '--chat', '--name', 'idle', '--state-dir', state, 'hello'], { env, cwd: dir, width: 100, height: 20 });
-    await t.waitFor(/Hi there\.\n>$/m, 'the first answer and the prompt');
+    await t.waitFor(/Hi there\.\n\n>$/m, 'the first answer and the prompt');
     t.keys('C-c');
     expect(await t.exitStatus()).toBe(130);
     expect(t.text()).toMatch(/SIGINT: suspending/);

@@ -43,11 +43,11 @@ const run = (args: string[], input?: string, env: Record<string, string> = {}) =
   runCli(['run', '--state-dir', stateDir, ...args], { cwd: dir, env: { LOGBOOK_SCRIPT_LOG: turnsLog, ...env }, ...(input !== undefined ? { input } : {}) });
 
 describe('logbook run --chat', () => {
-  it('reads follow-ups from piped stdin, answers each on stdout, and suspends at end of input', async () => {
+  it("reads follow-ups from piped stdin, streams the model's words to stdout, and suspends at end of input", async () => {
     const r = await run(['--chat', '--name', 'chat', 'hi'], 'list things\n');
     expect(r.stderr).not.toMatch(/^logbook:/m);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe('Hello, what shall we do?\nDone listing.\n');
+    expect(r.stdout).toBe('Hello, what shall we do?\nListing.\nDone listing.\n');
     expect(r.stderr).toContain('» echo listed');
     const { records, state } = await store.load('chat');
     expect(records.map(payloadKind)).toEqual(['meta', 'assistant', 'user', 'assistant', 'tool_result', 'assistant', 'terminal']);

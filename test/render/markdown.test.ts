@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
-import { MarkdownStream, plainTheme, renderMarkdown, type MarkdownTheme } from '../../src/render/index.js';
+import { MarkdownStream, plainTheme, renderMarkdown, type MarkdownTheme } from '../../src/render/markdown.js';
 import { UNSAFE_CHARS } from '../helpers/runs.js';
 
 /** Marks every styled span with a visible tag, so a test can see what was styled how. */
