@@ -18,6 +18,8 @@ export interface RecordedRequest {
   json: any;
   /** Resolves if the client hangs up before the response is complete (an abort). */
   closedEarly: Promise<void>;
+  /** Set once the whole response is written. */
+  answered: boolean;
 }
 
 /** What goes on the wire: a status, headers and body chunks written one by one. */
@@ -118,7 +120,7 @@ export class FakeApiServer<Reply> {
         } catch {
           json = undefined;
         }
-        const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, json, closedEarly };
+        const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, json, closedEarly, answered: false };
         void self!.answer(spec, recorded, res);
       });
     });
@@ -187,6 +189,6 @@ export class FakeApiServer<Reply> {
       res.write(chunk);
     }
     if (wire.drop) setTimeout(() => res.socket?.destroy(), 20); // once the chunks are on their way
-    else if (!wire.hold) res.end();
+    else if (!wire.hold) res.end(() => (req.answered = true));
   }
 }

@@ -60,6 +60,19 @@ export class Tmux {
     return this.screen().join('\n');
   }
 
+  /** The visible screen with its styling: SGR sequences as the terminal holds them. */
+  styled(): string {
+    return this.tmux(['capture-pane', '-p', '-e', '-t', 'main']);
+  }
+
+  /** Pastes `text` as a terminal does, bracketed (ESC [200~ ... ESC [201~) when the program asked for it. */
+  paste(text: string): void {
+    const file = join(tempDir(), 'paste.txt');
+    writeFileSync(file, text);
+    this.tmux(['load-buffer', '-b', 'paste', file]);
+    this.tmux(['paste-buffer', '-p', '-d', '-b', 'paste', '-t', 'main']);
+  }
+
   /** Sends tmux key names (`j`, `Enter`, `NPage`). */
   keys(...keys: string[]): void {
     this.tmux(['send-keys', '-t', 'main', ...keys]);
