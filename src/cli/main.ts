@@ -17,6 +17,7 @@ import { registerMcpCommands } from './mcp/index.js';
 import { registerRunCommand } from './run-command.js';
 import { registerSessionCommands } from './session/index.js';
 import { guardStdio } from './stdio.js';
+import { configSource } from './store.js';
 
 /** Every exit code the command has, for the top-level --help. */
 const EXIT_HELP = helpAfter([], Object.keys(EXIT) as (keyof typeof EXIT)[]);
@@ -38,7 +39,7 @@ export function buildProgram(environment: Environment, options: { completion?: b
   const program = new Command('logbook')
     .description('an agent runner whose every run is an append-only, resumable journal')
     .version(version(), '-V, --version')
-    .addHelpText('after', EXIT_HELP)
+    .addHelpText('after', `\nWith no command, on a terminal where a config is found, logbook opens a chat (logbook run --chat).\n${EXIT_HELP}`)
     .exitOverride()
     .configureOutput({ outputError: () => {} })
     .showSuggestionAfterError(true);
@@ -51,6 +52,15 @@ export function buildProgram(environment: Environment, options: { completion?: b
 }
 
 /**
+ * A bare `logbook` on a terminal, with a config to be found, opens a chat
+ * (`logbook run --chat`); anywhere else it prints the help.
+ */
+function defaultArgs(argv: string[], environment: Environment): string[] {
+  const onTerminal = process.stdin.isTTY && process.stdout.isTTY && process.stderr.isTTY;
+  return argv.length === 0 && onTerminal && configSource(undefined, environment) !== undefined ? ['run', '--chat'] : argv;
+}
+
+/**
  * A closed stdout or stderr ends no command (a run goes on to its end): what
  * is written to it is dropped, and the exit code says whether output was lost
  * (stdio.ts). A terminal that hangs up is a SIGHUP.
@@ -59,7 +69,7 @@ export async function main(argv: string[]): Promise<void> {
   guardStdio();
   const environment = readEnvironment();
   try {
-    await buildProgram(environment).parseAsync(argv, { from: 'user' });
+    await buildProgram(environment).parseAsync(defaultArgs(argv, environment), { from: 'user' });
   } catch (err) {
     process.exitCode = reportError(err, { verbose: debugWanted(argv, environment.debug) });
   }

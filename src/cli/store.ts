@@ -45,7 +45,7 @@ interface ConfigSource {
   found: boolean;
 }
 
-function configSource(given: string | undefined, environment: Environment, cwd: string = process.cwd()): ConfigSource | undefined {
+export function configSource(given: string | undefined, environment: Environment, cwd: string = process.cwd()): ConfigSource | undefined {
   if (given !== undefined) return { path: given, found: false };
   if (environment.config !== undefined) return { path: environment.config, found: false };
   const path = [resolve(cwd, DEFAULT_CONFIG_FILE), environment.userConfig].find((p) => existsSync(p));

@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FileStore, payloadKind, textOf, type JournalRecord } from '../../src/index.js';
-import { BIN } from '../helpers/cli.js';
+import { BIN, runCli } from '../helpers/cli.js';
 import { FakeAnthropic } from '../helpers/fake-anthropic.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { Tmux } from '../helpers/tmux.js';
@@ -294,5 +294,31 @@ describe('a chat on a terminal', () => {
     expect(await t.exitStatus()).toBe(0);
     expect((await store.load('chat')).state.messages).toHaveLength(2);
     expect((await store.load('branch')).state.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+  });
+});
+
+describe('a bare logbook', () => {
+  it('opens a chat on a terminal where a config is found', async () => {
+    const { dir, env } = setup('anthropic');
+    anthropic.reply({ message: { content: [{ type: 'text', text: 'Hello from a bare logbook.' }] } });
+    t = Tmux.start([process.execPath, BIN], { env: { ...env, NO_COLOR: '1', XDG_STATE_HOME: join(dir, 'xdg') }, cwd: dir, width: 100, height: 30 });
+    await t.waitFor(PROMPT, 'the chat prompt');
+    t.type('hi');
+    t.keys('Enter');
+    await t.waitFor(/Hello from a bare logbook\.\n\n>$/m, 'the answer');
+    t.keys('C-d');
+    expect(await t.exitStatus()).toBe(0);
+    expect(t.text()).toMatch(/continue it later with: logbook run --resume \S+/);
+  });
+
+  it('prints the help elsewhere: piped, or with no config to be found', async () => {
+    const { dir, env } = setup('anthropic');
+    const piped = await runCli([], { cwd: dir, env });
+    expect(piped.stdout + piped.stderr).toMatch(/^Usage: logbook/m);
+    expect(piped.stdout + piped.stderr).toMatch(/With no command, on a terminal where a config is found, logbook opens a chat/);
+    const empty = tempDir();
+    t = Tmux.start([process.execPath, BIN], { env: { ...env, HOME: empty, XDG_CONFIG_HOME: join(empty, 'config') }, cwd: empty, width: 100, height: 40 });
+    await t.exitStatus();
+    expect(t.text()).toMatch(/^Usage: logbook/m);
   });
 });
