@@ -72,13 +72,16 @@ export class Screen {
     private readonly options: { hideCursor?: boolean } = {},
   ) {}
 
+  /** The terminal's width; a size not known yet (a terminal may say 0 at first) is taken as 80 columns. */
   get columns(): number {
-    return Math.max(this.tty.columns ?? 80, 10);
+    const columns = this.tty.columns ?? 0;
+    return columns >= 10 ? columns : 80;
   }
 
-  /** Rows the region may take: one less than the screen, so its top stays reachable. */
+  /** Rows the region may take: one less than the screen (24 rows when its size is not known yet), so its top stays reachable. */
   private get budget(): number {
-    return Math.max((this.tty.rows ?? 24) - 1, 3);
+    const rows = this.tty.rows ?? 0;
+    return (rows >= 4 ? rows : 24) - 1;
   }
 
   /** Sets (or with no lines, removes) a part, and redraws, unless `redraw` is false (the next print or set draws it). */

@@ -79,6 +79,24 @@ describe.each(['anthropic', 'openai'] as const)('a one-shot run with %s on a ter
   });
 });
 
+describe('thinking', () => {
+  it('streams faint on a terminal before the answer, where thinking is summarized', async () => {
+    const { dir, state, env } = setup('anthropic');
+    writeFileSync(join(dir, 'agent.yaml'), `${providers.anthropic.config()}thinking: summarized\nmax_tokens: 4096\n`);
+    anthropic.reply({
+      message: { content: [{ type: 'thinking', thinking: 'Weighing the two options first.', signature: 'c2ln' }, { type: 'text', text: 'The second one.' }], chunkSize: 4 },
+      delayMs: 40,
+    });
+    t = Tmux.start([process.execPath, BIN, 'run', '--state-dir', state, 'which?'], { env, cwd: dir, width: 100, height: 30 });
+    await t.waitFor('Weighing the', 'the thinking as it streams');
+    expect(t.text()).not.toContain('The second one.');
+    expect(await t.exitStatus()).toBe(0);
+    expect(t.text()).toMatch(/^Weighing the two options first\.\nThe second one\.$/m);
+    // Faint, from the run line on (faint too) when tmux's own last line has not scrolled it away: a terminal repeats no style a cell already has.
+    expect(t.styled()).toMatch(/\u001b\[2m(run [^\n]*\n)?Weighing the two options first\.\n\u001b\[0m/);
+  });
+});
+
 describe('a one-shot run piped', () => {
   it("writes the answer's first words to stdout before the stream ends, and the journaled text whole", async () => {
     const { dir, state, env, records } = setup('openai');
@@ -319,6 +337,6 @@ describe('a bare logbook', () => {
     const empty = tempDir();
     t = Tmux.start([process.execPath, BIN], { env: { ...env, HOME: empty, XDG_CONFIG_HOME: join(empty, 'config') }, cwd: empty, width: 100, height: 40 });
     await t.exitStatus();
-    expect(t.text()).toMatch(/^Usage: logbook/m);
+    expect(t.text()).toMatch(/^Commands:$/m); // the help (its first row may scroll away under tmux's own last line)
   });
 });
