@@ -39,7 +39,7 @@ export function buildProgram(environment: Environment, options: { completion?: b
   const program = new Command('logbook')
     .description('an agent runner whose every run is an append-only, resumable journal')
     .version(version(), '-V, --version')
-    .addHelpText('after', `\nWith no command, on a terminal where a config is found, logbook opens a chat (logbook run --chat).\n${EXIT_HELP}`)
+    .addHelpText('after', `\nWith no command, on a terminal where a config is found, a chat opens (as with run --chat).\n${EXIT_HELP}`)
     .exitOverride()
     .configureOutput({ outputError: () => {} })
     .showSuggestionAfterError(true);

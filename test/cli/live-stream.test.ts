@@ -333,7 +333,7 @@ describe('a bare logbook', () => {
     const { dir, env } = setup('anthropic');
     const piped = await runCli([], { cwd: dir, env });
     expect(piped.stdout + piped.stderr).toMatch(/^Usage: logbook/m);
-    expect(piped.stdout + piped.stderr).toMatch(/With no command, on a terminal where a config is found, logbook opens a chat/);
+    expect(piped.stdout + piped.stderr).toMatch(/With no command, on a terminal where a config is found, a chat opens/);
     const empty = tempDir();
     t = Tmux.start([process.execPath, BIN], { env: { ...env, HOME: empty, XDG_CONFIG_HOME: join(empty, 'config') }, cwd: empty, width: 100, height: 40 });
     await t.exitStatus();
