@@ -8,8 +8,10 @@ import { createInterface, type Interface } from 'node:readline';
 import type { AnswerControl, ChatInput, ChatTurn } from '../agent/runner.js';
 import { COMMAND_NAMES, readTyped, type ChatContext } from './chat-commands.js';
 import { TerminalInput } from './chat-terminal.js';
-import type { Questions } from './questions.js';
+import { forwardCtrlC, type Questions } from './questions.js';
 import type { Screen } from './screen.js';
+
+const PROMPT = '> ';
 
 /** A chat's input; it also answers the run's questions (approvals), so stdin has one reader. */
 export interface ClosableChatInput extends ChatInput, Questions {
@@ -44,7 +46,7 @@ export function chatInput(options: ChatInputOptions): ClosableChatInput {
   const lines: Lines =
     options.terminal !== undefined && input.isTTY === true
       ? new TerminalInput({ input, ...options.terminal, commands: COMMAND_NAMES })
-      : pipedLines(input);
+      : readlineLines(input);
   let exited = false;
   let closed = false;
   let fork: { name?: string } | undefined;
@@ -84,9 +86,17 @@ export function chatInput(options: ChatInputOptions): ClosableChatInput {
   };
 }
 
-/** Lines from a stdin that is not a terminal: one turn each, in order; a question takes the next line. */
-function pipedLines(input: NodeJS.ReadableStream): Lines {
-  const rl: Interface = createInterface({ input, terminal: false });
+/**
+ * Lines read by readline: from a stdin that is not a terminal, one turn each,
+ * in order; on a terminal without a screen (--no-tui), at a plain `> ` prompt.
+ * A question takes the next line.
+ */
+function readlineLines(input: NodeJS.ReadStream): Lines {
+  const tty = input.isTTY === true;
+  const rl: Interface = createInterface({ input, output: tty ? process.stderr : undefined, terminal: tty });
+  rl.setPrompt(PROMPT);
+  // Ctrl-C at the prompt suspends the chat as it suspends a run anywhere else (exit 130).
+  if (tty) forwardCtrlC(rl);
   const queued: string[] = [];
   const waiting: ((line: string | null) => void)[] = [];
   let ended = false;
@@ -103,16 +113,18 @@ function pipedLines(input: NodeJS.ReadableStream): Lines {
     const line = queued.shift();
     if (line !== undefined) return Promise.resolve(line);
     if (ended) return Promise.resolve(null);
+    if (tty) rl.prompt();
     return new Promise((resolve) => waiting.push(resolve));
   };
   return {
     read,
-    /** A line read from now on (not one read ahead, which stays the chat's). */
-    ask(_prompt, signal) {
+    /** A line read from now on (not one read ahead, which stays the chat's), at its own prompt. */
+    ask(prompt, signal) {
       if (ended || signal.aborted) return Promise.resolve(null);
       return new Promise((resolve) => {
         const answer = (line: string | null): void => {
           signal.removeEventListener('abort', onAbort);
+          rl.setPrompt(PROMPT);
           resolve(line);
         };
         const onAbort = (): void => {
@@ -122,6 +134,10 @@ function pipedLines(input: NodeJS.ReadableStream): Lines {
         };
         signal.addEventListener('abort', onAbort, { once: true });
         waiting.push(answer);
+        if (tty) {
+          rl.setPrompt(prompt);
+          rl.prompt();
+        }
       });
     },
     close: () => rl.close(),

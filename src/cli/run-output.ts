@@ -5,7 +5,8 @@
  * stdout and stderr are the same terminal, the answer (stdout) and the
  * narration (stderr) share that screen, so neither overwrites the other.
  * The model's text is rendered as Markdown on a color terminal, and shown as
- * written when stdout is piped, with NO_COLOR, --no-color or --plain.
+ * written when stdout is piped, with NO_COLOR, --no-color or --plain; while it
+ * goes down a pipe there is no spinner (`| tee` shows it on this terminal).
  */
 import { fstatSync } from 'node:fs';
 import type { MarkdownTheme } from '../render/markdown.js';
@@ -51,6 +52,16 @@ export const ansiMarkdown: MarkdownTheme = {
   faint: sgr('2', '22'),
 };
 
+/** Whether a stream is a pipe or a socket: `| tee` may show it on the very terminal stderr draws on. */
+function isPipe(fd: number): boolean {
+  try {
+    const stat = fstatSync(fd);
+    return stat.isFIFO() || stat.isSocket();
+  } catch {
+    return false;
+  }
+}
+
 /** Whether two streams are the same terminal (one device). */
 function sameTerminal(a: number, b: number): boolean {
   try {
@@ -64,7 +75,9 @@ export async function runOutput(flags: OutputFlags, err: Terminal): Promise<RunO
   const { stdout, stderr } = process;
   const tui = flags.tui;
   const screen = tui && stderr.isTTY ? new Screen(stderr, { hideCursor: true }) : undefined;
-  const progress = createProgress(tui ? stderr : { isTTY: false, write: (t: string) => stderr.write(t) }, screen !== undefined ? { screen } : {});
+  // No spinner while the answer goes down a pipe: `| tee` puts it on this terminal, under the spinner's line.
+  const spinner = screen !== undefined && !(flags.json ? false : !stdout.isTTY && isPipe(1));
+  const progress = createProgress(spinner ? stderr : { isTTY: false, write: (t: string) => (screen !== undefined ? screen.print(t) : stderr.write(t)) }, spinner ? { screen } : {});
   const wanted = (stream: { isTTY?: boolean }): boolean => !flags.plain && colorWanted(stream, { env: flags.env, ...(flags.color ? {} : { color: false }) });
   const answerStream = flags.json ? (screen !== undefined ? stderr : undefined) : tui ? stdout : undefined;
   // The renderer loads only when a terminal shows the answer rendered.

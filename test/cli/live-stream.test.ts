@@ -5,7 +5,7 @@
  * shown is the text its record holds. On a real terminal (tmux).
  */
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FileStore, payloadKind, textOf, type JournalRecord } from '../../src/index.js';
@@ -116,6 +116,22 @@ describe('a one-shot run piped', () => {
     expect(firstWords!.at).toBeLessThan(ended);
     expect(stdout).toBe(`${ANSWER}\n`);
     expect(assistantTexts(await records('piped'))).toEqual([ANSWER]);
+  });
+});
+
+describe('a one-shot run piped through tee on a terminal', () => {
+  it('shows the words as they arrive, with no spinner drawn over them', async () => {
+    const { dir, state, env } = setup('anthropic');
+    providers.anthropic.slow(ANSWER);
+    const command = `'${process.execPath}' '${BIN}' run --state-dir '${state}' 'tell me' | tee '${join(dir, 'out.txt')}'`;
+    t = Tmux.start(['/bin/sh', '-c', command], { env: { ...env, NO_COLOR: '1' }, cwd: dir, width: 100, height: 30 });
+    await t.waitFor(LINES[1]!, 'the second line, through tee');
+    expect(t.text()).not.toMatch(/answering|waiting for the model/);
+    expect(await t.exitStatus()).toBe(0);
+    const screen = t.screen();
+    const first = screen.indexOf(LINES[0]!);
+    expect(screen.slice(first, first + LINES.length).join('\n')).toBe(ANSWER);
+    expect(readFileSync(join(dir, 'out.txt'), 'utf8')).toBe(`${ANSWER}\n`);
   });
 });
 
