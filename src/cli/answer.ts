@@ -8,6 +8,7 @@
  * journaled message holds, and the rest of that text is shown: the record is
  * the answer, the stream only its early part.
  */
+import wrapAnsi from 'wrap-ansi';
 import { StreamSanitizer } from '../render/index.js';
 import type { MarkdownStream, MarkdownTheme } from '../render/markdown.js';
 import type { Screen, ScreenStream } from './screen.js';
@@ -24,6 +25,8 @@ export interface StreamTarget {
   markdown?: { theme: MarkdownTheme; Stream: typeof MarkdownStream } | undefined;
   /** Applied to each line shown (thinking is faint). */
   paint?: ((line: string) => string) | undefined;
+  /** On a screen, text shown as written is wrapped at words to its width (thinking; an answer is shown as the model wrote it). */
+  wrap?: boolean;
   /** How often, at most, the open block is redrawn, in ms. */
   redrawMs?: number;
 }
@@ -105,10 +108,17 @@ export class StreamedText {
     }
     const cut = this.open.lastIndexOf('\n');
     if (cut >= 0) {
-      screen.settle(this.paintLines(this.open.slice(0, cut + 1)), out);
+      screen.settle(this.paintLines(this.fit(this.open.slice(0, cut + 1))), out);
       this.open = this.open.slice(cut + 1);
     }
-    screen.set('live', this.open === '' ? [] : [this.paint(this.open)]);
+    screen.set('live', this.open === '' ? [] : this.fit(this.open).split('\n').map((l) => this.paint(l)));
+  }
+
+  /** The text as it is shown: wrapped at words to the screen when asked to be. */
+  private fit(text: string): string {
+    const { screen } = this.target;
+    if (this.target.wrap !== true || screen === undefined) return text;
+    return wrapAnsi(text, screen.columns - 1, { hard: true, trim: false });
   }
 
   private finish(): void {
@@ -122,7 +132,7 @@ export class StreamedText {
         this.redraw();
         screen.settle(this.paintLines(this.markdown.end()), out);
       } else {
-        screen.settle(this.paintLines(`${this.open}\n`), out);
+        screen.settle(this.paintLines(`${this.fit(this.open)}\n`), out);
       }
     }
     this.raw = '';

@@ -250,7 +250,7 @@ export class TerminalInput {
 
   /** A turn as it stays on the screen once sent: as it was at the prompt, set off by blank lines. */
   private sent(turn: string): string {
-    return ['', ...turnLines(turn, this.o.prompt, this.o.continuation), ''].join('\n');
+    return ['', ...turnLines(turn, this.o.prompt, this.o.continuation), '', ''].join('\n');
   }
 
   private submit(): void {

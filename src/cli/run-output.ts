@@ -95,7 +95,7 @@ export async function runOutput(flags: OutputFlags, err: Terminal): Promise<RunO
   }
   const faint = err.style.faint;
   const thinking: StreamTarget | undefined =
-    screen !== undefined ? { out: stderr, screen, paint: faint } : flags.verbose ? { out: stderr, paint: faint } : undefined;
+    screen !== undefined ? { out: stderr, screen, paint: faint, wrap: true } : flags.verbose ? { out: stderr, paint: faint } : undefined;
   // A process that leaves at once (a second Ctrl-C) still gives the cursor back.
   const restoreCursor = (): void => {
     for (const s of [screen, own]) s?.restoreCursor();

@@ -182,6 +182,9 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
         },
       });
     }
+    if (input !== null && output.screen !== undefined && process.stdin.isTTY) {
+      note(`a chat with ${sanitizeLine(agent.provider.model)}: /help lists its commands and keys; Esc stops an answer, Ctrl-D ends the chat`);
+    }
     const questions: Questions | null = !onTerminal() ? null : (input ?? terminalQuestions());
     const counters = run.state.counters;
     // With --json stdout is the record stream alone: the meta line first (the run's id), then each record as it becomes durable.

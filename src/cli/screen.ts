@@ -88,8 +88,8 @@ export class Screen {
   set(part: RegionPart, lines: readonly string[], caret?: Caret, redraw = true): void {
     if (lines.length === 0) this.parts.delete(part);
     else this.parts.set(part, { lines: [...lines], ...(caret !== undefined ? { caret } : {}) });
-    if (part === 'live') this.fitLive();
-    if (redraw) this.redraw();
+    const printed = part === 'live' ? this.fitLive() : '';
+    if (redraw || printed !== '') this.redraw(printed);
   }
 
   has(part: RegionPart): boolean {
@@ -111,12 +111,12 @@ export class Screen {
     this.drawn = 0;
     this.cursorRow = 0;
     if (to === this.tty) {
-      this.tty.write(erase + out);
+      this.redraw(erase + out);
     } else {
       this.tty.write(erase);
       to.write(out);
+      this.redraw();
     }
-    this.redraw();
   }
 
   /**
@@ -147,14 +147,17 @@ export class Screen {
     this.cursorHidden = false;
   }
 
-  /** Prints the top of the live part for good while the region is taller than its budget. */
-  private fitLive(): void {
+  /**
+   * The top of the live part, printed for good while the region is taller than
+   * its budget: the text to write (the region erased, then those lines).
+   */
+  private fitLive(): string {
     const live = this.parts.get('live');
-    if (live === undefined) return;
+    if (live === undefined) return '';
     const columns = this.columns;
     const others = ORDER.filter((p) => p !== 'live').reduce((n, p) => n + (this.parts.get(p)?.lines ?? []).reduce((m, l) => m + rowsOf(l, columns), 0), 0);
     const room = Math.max(this.budget - others, 1);
-    let shown = live.lines.slice(this.livePrinted);
+    const shown = live.lines.slice(this.livePrinted);
     let rows = shown.reduce((n, l) => n + rowsOf(l, columns), 0);
     const over: string[] = [];
     while (rows > room && shown.length > 1) {
@@ -162,12 +165,12 @@ export class Screen {
       rows -= rowsOf(first, columns);
       over.push(first);
     }
-    if (over.length === 0) return;
+    if (over.length === 0) return '';
     this.livePrinted += over.length;
-    this.tty.write(this.erase());
+    const erase = this.erase();
     this.drawn = 0;
     this.cursorRow = 0;
-    this.tty.write(`${over.join('\n')}\n`);
+    return `${erase}${over.join('\n')}\n`;
   }
 
   /** Back to the region's first row, and everything from there down cleared. */
@@ -176,7 +179,8 @@ export class Screen {
     return `${this.cursorRow > 0 ? `${ESC}${this.cursorRow}A` : ''}\r${ESC}J`;
   }
 
-  private redraw(): void {
+  /** Draws the region, after `before` (printed text), in one write. */
+  private redraw(before = ''): void {
     const columns = this.columns;
     const lines: string[] = [];
     let caretAt: { line: number; column: number } | undefined;
@@ -188,13 +192,13 @@ export class Screen {
       lines.push(...shown);
     }
     if (lines.length === 0) {
-      if (this.drawn > 0) this.tty.write(this.erase());
+      if (this.drawn > 0 || before !== '') this.tty.write(before + (this.drawn > 0 ? this.erase() : ''));
       this.drawn = 0;
       this.cursorRow = 0;
       this.setCursorVisible(true);
       return;
     }
-    let out = this.erase() + lines.join('\n');
+    let out = before + this.erase() + lines.join('\n');
     const rows = lines.map((l) => rowsOf(l, columns));
     const total = rows.reduce((a, b) => a + b, 0);
     // Where the last line left the cursor: its last row, past its last character.

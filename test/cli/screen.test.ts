@@ -28,13 +28,13 @@ describe('Screen', () => {
     expect(s.all()).toBe('\u001b[2A\r\u001b[Jone\ntwo\nthree\nspin');
   });
 
-  it('prints above the region and draws it again below', () => {
+  it('prints above the region and draws it again below, in one write', () => {
     const s = tty();
     const screen = new Screen(s);
     screen.set('status', ['spin']);
     s.writes.length = 0;
     screen.print('done');
-    expect(s.writes).toEqual(['\r\u001b[Kdone\n', '\r\u001b[Kspin']);
+    expect(s.writes).toEqual(['\r\u001b[Kdone\n\r\u001b[Kspin']);
   });
 
   it('puts the cursor at the caret of the input part, and shows it only then when asked to hide it', () => {
