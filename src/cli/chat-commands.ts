@@ -120,7 +120,7 @@ export async function readTyped(line: string, chat: ChatContext): Promise<Typed>
   if (command === undefined) return { say: `unknown command ${sanitizeLine(name)}; /help lists them` };
   const [min, max] = command.arity ?? [0, 0];
   if (args.length < min || args.length > max) {
-    const takes = command.args === undefined ? 'takes nothing' : `takes ${command.args}`;
+    const takes = command.args === undefined ? 'takes no arguments' : `takes ${command.args}`;
     return { say: `${name} ${takes}; /help lists the commands` };
   }
   try {

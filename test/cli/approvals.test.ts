@@ -74,7 +74,7 @@ async function suspendedBeforeDeploy(id: string): Promise<void> {
   api.reply(deployTurn);
   const r = await run(['--name', id, 'deploy it']);
   expect(r.code).toBe(3);
-  expect(r.stdout).toBe('');
+  expect(r.stdout).toBe('Deploying.\n'); // the words before the call
   expect(r.stderr).toContain(`run ${id} awaits approval of call toolu_deploy (deploy)`);
   expect(r.stderr).toContain(`approve it with: logbook run --resume ${id} --config ${config} --state-dir ${stateDir} --approve toolu_deploy`);
   expect(r.stderr).toContain(`or deny it with: logbook run --resume ${id} --config ${config} --state-dir ${stateDir} --deny toolu_deploy --reason TEXT`);

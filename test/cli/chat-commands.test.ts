@@ -29,7 +29,7 @@ describe('readTyped', () => {
 
   it('refuses an unknown command and wrong arguments where they are typed, naming /help', async () => {
     expect(await readTyped('/exti', chat())).toEqual({ say: 'unknown command /exti; /help lists them' });
-    expect(await readTyped('/status now', chat())).toEqual({ say: '/status takes nothing; /help lists the commands' });
+    expect(await readTyped('/status now', chat())).toEqual({ say: '/status takes no arguments; /help lists the commands' });
     expect(await readTyped('/export', chat())).toEqual({ say: '/export takes FILE; /help lists the commands' });
     expect(await readTyped('/fork a b', chat())).toEqual({ say: '/fork takes [NAME]; /help lists the commands' });
   });

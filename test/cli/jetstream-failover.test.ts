@@ -115,7 +115,7 @@ describeEachNatsServer('the logbook command on a three-node jetstream cluster', 
     const r = await resumed;
     expect(r.stderr).not.toMatch(/^logbook:/m);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe('Noted a to e.\n');
+    expect(r.stdout).toBe('Three more.\nNoted a to e.\n'); // the turns the resume asked for
 
     expect(await cluster.streamLeader(STREAM)).not.toBe(leader);
     for (const run of [through, crashed]) {

@@ -124,7 +124,7 @@ describeEachNatsServer('the logbook command on the jetstream backend', (binary) 
     const r = await cli(['run', '--config', js, '--name', a.id, PROMPT], a.env);
     expect(r.stderr).not.toMatch(/logbook:/);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe('Noted a to e.\n');
+    expect(r.stdout).toBe('Two notes first.\nThree more.\nNoted a to e.\n'); // each model turn's words, as they stream
     expect(lines(a.notes)).toEqual(['a', 'b', 'c', 'd', 'e']);
     expect(turnsAsked(a.turns)).toEqual([0, 1, 2]);
     reference = await fold(a.id);
@@ -164,7 +164,7 @@ describeEachNatsServer('the logbook command on the jetstream backend', (binary) 
     const dialed = (await connectionsSoFar()) - before;
     expect(resumed.stderr).not.toMatch(/^logbook:/m);
     expect(resumed.code).toBe(0);
-    expect(resumed.stdout).toBe('Noted a to e.\n');
+    expect(resumed.stdout).toBe('Three more.\nNoted a to e.\n'); // the turns the resume asked for
     // One connection for the load, the gates, the open and every append.
     expect(dialed).toBe(1);
 
@@ -317,8 +317,8 @@ describeEachNatsServer('the logbook command on the jetstream backend', (binary) 
           'Restore the run from a copy, or start a new run$',
       ),
     );
-    // No answer reported, no tool after d run, and nothing written into what was left.
-    expect(failed.stdout).toBe('');
+    // No answer (only the words of the two turns before), no tool after d run, and nothing written into what was left.
+    expect(failed.stdout).toBe('Two notes first.\nThree more.\n');
     expect(lines(a.notes)).toEqual(['a', 'b', 'c', 'd']);
     expect(turnsAsked(a.turns)).toEqual([0, 1]);
     const show = await cli(['session', 'show', a.id, '--config', config]);

@@ -61,7 +61,7 @@ describe('a journal that disappears under a running writer (file store)', () => 
     writeFileSync(go, '');
     const r = await done;
     expect(r.code).toBe(1);
-    expect(r.stdout).toBe('');
+    expect(r.stdout).toBe('Step one.\n'); // the words of the turn before the journal went
     const line = r.stderr.split('\n').filter((l) => l.startsWith('logbook:'));
     expect(line).toEqual([
       `logbook: the journal ${journal(id)} was ${how} while this run was writing it; seq 3 and what follows are not kept. Restore the journal from a copy, or start a new run`,

@@ -233,7 +233,7 @@ describe('session watch on the file store', () => {
     writeFileSync(`${a.notes}.go`, '');
     const w = await writer.done;
     expect(w.code, w.stderr).toBe(0);
-    expect(w.stdout).toBe('Noted a to e.\n');
+    expect(w.stdout).toBe('Two notes first.\nThree more.\nNoted a to e.\n');
     expect(lineCount(await stored(a.id, fileStore()))).toBe(10);
   }, 90_000);
 

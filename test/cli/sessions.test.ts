@@ -290,7 +290,7 @@ describe('the resume command printed', () => {
     expect(r.stderr).toContain('unknown command /exti; /help lists them\n');
     expect(r.stderr).toContain('unknown command /bogus; /help lists them\n');
     expect(r.stderr).toContain('/exit takes no arguments; /help lists the commands\n');
-    expect(r.stderr).toMatch(/\/\/ +to send a line that starts with \/, double it: `\/\/etc\/hosts is empty` sends `\/etc\/hosts is empty`/);
+    expect(r.stderr).toMatch(/\/\/ +a turn starting with \/: \/\/etc\/hosts sends \/etc\/hosts/);
     expect(r.stdout).toBe('First answer.\nSecond answer.\n');
     const { records } = await store.load('slashes');
     expect(records.flatMap((x) => ('user' in x ? [x.user.message.content] : []))).toEqual([[{ text: { text: '  /etc/hosts is empty' } }]]);
