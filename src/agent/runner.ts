@@ -51,7 +51,8 @@ export interface RunObserver {
    * The model's words as they stream. The deltas of one call, joined, are the
    * text of its assistant message as textOf joins it (and the thinking, its
    * non-empty thinking blocks joined by a newline), unless `restart` comes
-   * between them. What is journaled is the message, never these.
+   * between them, or the call ends in a refusal that the API streams apart
+   * (Chat Completions' `refusal`). What is journaled is the message, never these.
    */
   text?(delta: string): void;
   thinking?(delta: string): void;

@@ -260,10 +260,11 @@ function table(node: Node, theme: MarkdownTheme): string[] {
   return out;
 }
 
-/** A top-level block as lines, and the source line it starts on. */
+/** A top-level block as lines, the source line it starts on, and what it is (markdown-it's token type). */
 interface Rendered {
   lines: string[];
   line: number;
+  type: string;
 }
 
 function renderBlocks(text: string, options: MarkdownOptions, env: Env = {}): Rendered[] {
@@ -271,7 +272,7 @@ function renderBlocks(text: string, options: MarkdownOptions, env: Env = {}): Re
   const out: Rendered[] = [];
   for (const node of nodes) {
     const lines = block(node, options.width, options.theme);
-    if (lines.length > 0) out.push({ lines, line: node.open.map?.[0] ?? 0 });
+    if (lines.length > 0) out.push({ lines, line: node.open.map?.[0] ?? 0, type: node.open.type });
   }
   return out;
 }
@@ -297,7 +298,8 @@ function lineStart(text: string, n: number): number {
 
 /**
  * Markdown arriving in pieces. Every block but the last is finished (what is
- * appended can only change the last one): `update` returns the newly finished
+ * appended can only change the last one; but for a list, which a line still
+ * being written after it may join): `update` returns the newly finished
  * blocks as text to print for good, and the last block as the lines to show
  * in its place until it is finished too. What is printed, with end()'s, is
  * renderMarkdown of the whole text and a final newline, however it was cut
@@ -340,7 +342,11 @@ export class MarkdownStream {
     const rest = this.text.slice(this.from);
     const env: Env = { references: { ...this.env.references } };
     const blocks = renderBlocks(rest, this.options, env);
-    const upTo = all ? blocks.length : blocks.length - 1;
+    let upTo = all ? blocks.length : blocks.length - 1;
+    // A list is not finished by a block whose first line is still being written: `2` may become `2) more`, an item of it.
+    const before = blocks[upTo - 1];
+    const last = blocks[upTo];
+    if (!all && last !== undefined && before !== undefined && /_list_open$/.test(before.type) && !rest.includes('\n', lineStart(rest, last.line))) upTo--;
     let finished = '';
     for (let i = 0; i < upTo; i++) finished += `${this.printed++ > 0 ? '\n' : ''}${blocks[i]!.lines.join('\n')}\n`;
     if (upTo > 0) {

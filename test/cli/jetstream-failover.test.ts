@@ -144,7 +144,7 @@ describeEachNatsServer('the logbook command on a three-node jetstream cluster', 
     const r = await done;
     expect(r.stderr).not.toMatch(/^logbook:/m);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe('Noted a to e.\n');
+    expect(r.stdout).toBe('Two notes first.\nThree more.\nNoted a to e.\n'); // each model turn's words, as they stream
     expect(lines(a.notes)).toEqual(['a', 'b', 'c', 'd', 'e']);
     expect(turnsAsked(a.turns)).toEqual([0, 1, 2]);
     expect(await fold(a.id)).toEqual(reference);

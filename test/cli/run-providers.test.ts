@@ -186,7 +186,9 @@ describe('a model API that falls silent, with idle_timeout in agent.yaml', () =>
     });
     expect(r.stderr).not.toMatch(/^logbook:/m);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe('Back.\n');
+    // What streamed before the stall stays where it went, and the answer starts again after a note.
+    expect(r.stdout).toBe('never\nBack.\n');
+    expect(r.stderr).toContain('(the stream broke off; the answer again, from the start)');
     expect(r.stderr).toContain(`${provider}: stream stalled: no event for 0.5s (idle_timeout in agent.yaml); trying again (attempt 2 of 3)`);
     expect(r.stderr).toContain(`${provider}: no response: no response for 0.5s (idle_timeout in agent.yaml); trying again (attempt 3 of 3)`);
     expect(fake.requests).toHaveLength(3);
@@ -208,8 +210,14 @@ describe('a model that refuses to answer', () => {
     const environment = { ...env(), OPENAI_BASE_URL: `${openai.origin}/v1`, OPENAI_API_KEY: 'k' };
     const r = await runCli(['run', '--config', cfg, '--state-dir', stateDir, '--name', id, 'do the thing'], { env: environment });
     expect(r.code).toBe(6);
-    expect(r.stdout).toBe(''); // no answer
-    expect(r.stderr).toContain('I cannot help with that.\n');
+    if (provider === 'openai') {
+      // Chat Completions streams a refusal apart: it is no answer for stdout, and it is said on stderr.
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain('I cannot help with that.\n');
+    } else {
+      // The Messages API says it was a refusal only once its words have streamed: they are on stdout.
+      expect(r.stdout).toBe('I cannot help with that.\n');
+    }
     expect(r.stderr).toMatch(new RegExp(`\\nlogbook: the model refused to respond; to ask it another way: logbook run --resume ${id} --config \\S+ --state-dir \\S+ "PROMPT"\\n$`));
     const lines = readFileSync(join(stateDir, 'runs', `${id}.jsonl`), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(lines.at(-2).assistant.stop_reason).toBe('refusal');

@@ -117,8 +117,16 @@ describe('MarkdownStream', () => {
         const whole = renderMarkdown(text, { width: 30, theme: tags });
         expect(printed).toBe(whole === '' ? '' : `${whole}\n`);
       }),
-      { numRuns: 300 },
+      { numRuns: 1000 },
     );
+  });
+
+  it('keeps a list open while the line after it may still become one of its items', () => {
+    const stream = new MarkdownStream({ width: 30, theme: plainTheme });
+    stream.append('2) one\n\n2');
+    expect(stream.update().finished).toBe('');
+    stream.append(') two\n\nafter\n');
+    expect(stream.update().finished).toBe('2. one\n\n3. two\n');
   });
 
   it('shows the block still being written in place, after a blank line when blocks came before it', () => {

@@ -114,7 +114,6 @@ interface ReasoningDelta {
 /** The blocks of the message result() makes, in its order, for the stream observer. */
 const REASONING_BLOCK = 0;
 const TEXT_BLOCK = 1;
-const REFUSAL_BLOCK = 2;
 
 /** Accumulates one streamed completion (its chunks) into a ModelResponse. */
 export class OpenAIStreamReader {
@@ -141,10 +140,8 @@ export class OpenAIStreamReader {
         this.text += delta.content;
         this.observer?.onText?.(delta.content, TEXT_BLOCK);
       }
-      if (delta.refusal) {
-        this.refusal += delta.refusal;
-        this.observer?.onText?.(delta.refusal, REFUSAL_BLOCK);
-      }
+      // A refusal is no answer, so it is not streamed as one: it is shown, when the turn ends, as a refusal.
+      if (delta.refusal) this.refusal += delta.refusal;
       for (const call of delta.tool_calls ?? []) this.addToolCall(call);
       if (choice.finish_reason) this.finishReason = choice.finish_reason;
     }
