@@ -9,6 +9,7 @@ import type { AnswerControl, ChatInput, ChatTurn } from '../agent/runner.js';
 import { COMMAND_NAMES, readTyped, type ChatContext } from './chat-commands.js';
 import { TerminalInput } from './chat-terminal.js';
 import { forwardCtrlC, type Questions } from './questions.js';
+import { watchTerminalInput } from './stdio.js';
 import type { Screen } from './screen.js';
 
 const PROMPT = '> ';
@@ -94,6 +95,8 @@ export function chatInput(options: ChatInputOptions): ClosableChatInput {
 function readlineLines(input: NodeJS.ReadStream): Lines {
   const tty = input.isTTY === true;
   const rl: Interface = createInterface({ input, output: tty ? process.stderr : undefined, terminal: tty });
+  // A terminal that hangs up stops the chat as SIGHUP does (exit 130), heard before its end of input ends the chat.
+  if (tty) watchTerminalInput(rl, 'close');
   rl.setPrompt(PROMPT);
   // Ctrl-C at the prompt suspends the chat as it suspends a run anywhere else (exit 130).
   if (tty) forwardCtrlC(rl);

@@ -16,6 +16,7 @@ import { emitKeypressEvents, type Key } from 'node:readline';
 import type { AnswerControl } from '../agent/runner.js';
 import { LineEditor, turnLines } from './line-editor.js';
 import type { Screen } from './screen.js';
+import { hangUp, watchTerminalInput } from './stdio.js';
 
 /** Two Ctrl-C within this long suspend the chat, whatever the first did. */
 export const DOUBLE_PRESS_MS = 1000;
@@ -61,7 +62,9 @@ export class TerminalInput {
 
   constructor(private readonly o: TerminalInputOptions) {
     emitKeypressEvents(o.input);
-    setRaw(o.input, true);
+    // A terminal that hangs up is a SIGHUP (exit 130), heard before its end of input would end the chat.
+    watchTerminalInput(o.input, 'end');
+    if (!setRaw(o.input, true)) hangUp();
     o.input.on('keypress', this.onKey);
     o.input.on('end', this.onEnd);
     o.input.resume();
@@ -320,11 +323,12 @@ function window(lines: string[], at: number, max: number): { lines: string[]; fi
   return { lines: lines.slice(first, first + max), first };
 }
 
-/** Raw mode on or off; a terminal that is gone (EIO after a hang-up) cannot be set, and need not be. */
-function setRaw(input: NodeJS.ReadStream, on: boolean): void {
+/** Raw mode on or off; false when the terminal is gone (EIO after a hang-up): it cannot be set, and need not be. */
+function setRaw(input: NodeJS.ReadStream, on: boolean): boolean {
   try {
     if (input.isTTY) input.setRawMode(on);
+    return true;
   } catch {
-    /* the terminal is gone */
+    return false;
   }
 }

@@ -211,7 +211,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
       if (fork === undefined || store === null || result.reason !== 'suspended' || result.interrupted) break;
       // /fork: the run stays as it is (suspended, resumable), and the chat goes on in a fork of it.
       input!.resume();
-      const forked = await forkRun(store, run.id, { id: fork.name ?? generateRunId() });
+      const forked = await forkRun(store, run.id, { id: fork.name ?? generateRunId(), place });
       note(`forked run ${run.id} as ${forked.id}; the chat goes on in ${forked.id}`);
       run = await resumeRun(store, agent, forked.id, { interactive: true });
       resume = resumeCommand(run.id, flags);

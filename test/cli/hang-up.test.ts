@@ -130,7 +130,7 @@ describe.each(WAYS)('a hang-up (%s)', (way) => {
     const id = `chat-${way}`;
     api.reply(answer);
     t = onTerminal(id, ['--chat', '--name', id, 'hello'], way);
-    await t.waitFor(/All done\.\n>$/m, 'the answer and the chat prompt');
+    await t.waitFor(/All done\.\n\n>$/m, 'the answer and the chat prompt');
     t.hangUp();
     expect(await t.exitStatus()).toBe(130);
     expect((await store.load(id)).state.terminal?.reason).toBe('suspended');
