@@ -65,7 +65,7 @@ describe('a run whose output goes away', () => {
   it('with 2>/dev/full goes on to the end and says by its exit code that the narration was lost', async () => {
     const r = await run('nospace-err', '2>/dev/full');
     expect((await store.load('nospace-err')).state.terminal).toEqual({ reason: 'completed' });
-    expect(r.stdout).toBe('Noted a to e.\n');
+    expect(r.stdout).toBe('Two notes first.\nThree more.\nNoted a to e.\n'); // each model turn's words, as they stream
     expect(r.code).toBe(1);
   });
 

@@ -70,7 +70,7 @@ describe('a run given its own model and system prompt', () => {
     try {
       const resumed = shell(`${command} --force`);
       expect(resumed.code, resumed.stderr).toBe(0);
-      expect(resumed.stdout).toBe('Done.\n');
+      expect(resumed.stdout).toBe('Calling again.\nDone.\n'); // the words of the turns the resume asked for
       expect((await store.load('capped')).state.status).toBe('completed');
     } finally {
       writeFileSync(join(dir, 'agent.yaml'), `provider: script\nscript: turns.yaml\nsystem: Be terse.\nmax_iterations: 1\n${TOOL}`);
