@@ -7,6 +7,7 @@
 import { encodeFingerprint, encodeMessage, encodeTerminal, encodeToolResultBody } from './encode.js';
 import type { RunState } from './fold.js';
 import { escapeTerminalControls, quote } from './json-text.js';
+import type { RunTimes } from './timing.js';
 
 /** What a caller knows of a run beside its records, written after the fold's keys. */
 export interface StateJsonExtra {
@@ -16,6 +17,8 @@ export interface StateJsonExtra {
   listedStatus?: string;
   /** The run and seq it was forked from. */
   forkedFrom?: { run_id: string; seq: number };
+  /** When each record became durable (kept beside the journal): `"times":{"<seq>":"<RFC 3339>",...}`, in seq order. */
+  times?: RunTimes;
 }
 
 export function stateToJson(state: RunState, extra: StateJsonExtra = {}): string {
@@ -54,5 +57,9 @@ export function* stateJsonParts(state: RunState, extra: StateJsonExtra = {}): Ge
   if (extra.updated !== undefined) out += `,"updated":${quote(extra.updated)}`;
   if (extra.listedStatus !== undefined) out += `,"listed_status":${quote(extra.listedStatus)}`;
   if (extra.forkedFrom !== undefined) out += `,"forked_from":{"run_id":${quote(extra.forkedFrom.run_id)},"seq":${extra.forkedFrom.seq}}`;
+  if (extra.times !== undefined) {
+    const seqs = [...extra.times.records.keys()].sort((a, b) => a - b);
+    out += `,"times":{${seqs.map((seq) => `"${seq}":${quote(new Date(extra.times!.records.get(seq)!).toISOString())}`).join(',')}}`;
+  }
   yield escapeTerminalControls(`${out}}`);
 }

@@ -4,6 +4,7 @@
  * --transcript` prints when it is not on a terminal (or with --no-tui).
  */
 import type { RunState } from '../core/index.js';
+import { formatDuration } from './durations.js';
 import { callLine } from './calls.js';
 import { callSuffix, elidedLine, endLine, hang, joinItems, marker, pendingLine } from './lines.js';
 import { resultLines } from './results.js';
@@ -48,6 +49,8 @@ export function dumpItem(item: TranscriptItem, options: DumpOptions = {}): strin
       return [marker(style, pendingLine(item))];
     case 'elided':
       return [marker(style, elidedLine(item))];
+    case 'model':
+      return [style.faint(`(model call, ${formatDuration(item.took)})`)];
     case 'end':
       return hang(endLine(item), '', '   ').map((l, i) => (i === 0 ? marker(style, l) : style.note(l)));
   }

@@ -7,7 +7,7 @@
  * All text in an item is sanitized; a call's `input` is raw JSON text, which
  * formatCall sanitizes when it renders it.
  */
-import { awaitedCall, withheldKind, type Block, type Message, type RunState, type ToolResultBody } from '../core/index.js';
+import { awaitedCall, toolKey, withheldKind, type Block, type CallDurations, type Message, type RunState, type ToolResultBody } from '../core/index.js';
 import { showResult, type ShownResult } from './results.js';
 import { sanitize, sanitizeLine } from './sanitize.js';
 
@@ -31,7 +31,11 @@ export type TranscriptItem =
       note?: CallNote;
       /** A call another agent answered (its result is journaled remote): that agent, when known. */
       remote?: RemoteCall;
+      /** How long it ran, in milliseconds, where the run's times say (TranscriptOptions.durations). */
+      took?: number;
     }
+  /** A model call, before the turn it answered with: how long it took (only given with TranscriptOptions.durations). */
+  | { kind: 'model'; turn: number; took: number }
   | ({ kind: 'result'; id: string; name: string } & ShownResult)
   /** A provider's own block (server tool, redacted thinking), shown by kind. */
   | { kind: 'provider'; providerKind: string }
@@ -74,6 +78,8 @@ export interface TranscriptOptions {
   details?: boolean;
   /** Which agent runs each remote tool, to name it on the run's remote calls. */
   agents?: ToolAgents;
+  /** The durations of the run's calls (core callDurations): a `model` item starts each timed model turn, and timed calls carry `took`. */
+  durations?: CallDurations;
 }
 
 /** The item a text, thinking or provider block of a `role` message shows as; null for calls and results, which pair up. */
@@ -104,7 +110,15 @@ export function transcriptItems(state: RunState, options: TranscriptOptions = {}
 
   const items: TranscriptItem[] = [];
   const shown = new Set<string>();
+  const durations = options.durations;
+  /** Assistant messages are the assistant records, in order: the k-th is model turn k. */
+  let turn = -1;
   const walk = (m: Message, skipFirst: boolean, pending: boolean): void => {
+    if (m.role === 'assistant') {
+      turn++;
+      const took = durations?.model.get(turn);
+      if (took !== undefined) items.push({ kind: 'model', turn, took });
+    }
     m.content.forEach((b: Block, i) => {
       if (skipFirst && i === 0) return;
       if ('text' in b || 'provider' in b || ('thinking' in b && details)) items.push(blockItem(b, m.role)!);
@@ -116,6 +130,8 @@ export function transcriptItems(state: RunState, options: TranscriptOptions = {}
         const note = noteOf(id, pending, result);
         if (note !== undefined) call.note = note;
         if (remote.has(id)) call.remote = { agent: Object.hasOwn(agents, b.tool_use.name) ? sanitizeLine(agents[b.tool_use.name]!) : null };
+        const took = durations?.tools.get(toolKey(turn, id));
+        if (took !== undefined) call.took = took;
         items.push(call);
         if (details && result !== undefined && !shown.has(id)) {
           shown.add(id);

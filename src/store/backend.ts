@@ -9,6 +9,7 @@
  * byte for byte. Every rule below is exercised by the shared store contract
  * tests (test/store/contract.ts), which every backend passes.
  */
+import type { RunTimes } from '../core/index.js';
 
 /** A run a writer holds: no other writer can append to it until it is released. */
 export interface HeldRun {
@@ -45,6 +46,8 @@ export interface StoredRun {
   source: string;
   /** Whether a writer holds the run now, as RunSummary.held. */
   held?: boolean;
+  /** When its records became durable, read with them, where the backend keeps times (Backend.times). */
+  times?: RunTimes;
 }
 
 /** What a listing needs of one run, read without reading the whole run. */
@@ -139,14 +142,32 @@ export interface Backend {
   putNote?(id: string, key: string, text: string): Promise<void>;
   /** A note kept beside a run, or null. */
   getNote?(id: string, key: string): Promise<string | null>;
+  /**
+   * When each of run `id`'s records became durable, and when a writer took the
+   * run up again after a record (`open`: a resume), kept beside the journal and
+   * never in it: the file backend appends them to a note after each durable
+   * write (never fsynced, so a crash may lose the last few), JetStream takes
+   * each message's own timestamp. A time is kept for every record a writer of
+   * this backend writes (create, write) and a resume mark for every `open`;
+   * `read` gives the same times with the lines, and a stream gives each line's
+   * time with it where it reads them together (`Streamed.times`). Losing
+   * times never costs a record: a missing or damaged note reads as no times.
+   * Empty for a run that has none (or none any more); a backend that keeps no
+   * times leaves this out.
+   */
+  times?(id: string): Promise<RunTimes>;
   /** Releases the backend's own resources (connections). */
   close(): Promise<void>;
 }
 
 /** One step of a streamed read (Backend.stream). */
 export type Streamed =
-  /** The run's next stored lines, in order: a bounded batch (what one read brought), never the whole run. */
-  | { lines: string[] }
+  /**
+   * The run's next stored lines, in order: a bounded batch (what one read
+   * brought), never the whole run; with `times[i]` when lines[i] became durable,
+   * where the backend reads that with the line (Backend.times).
+   */
+  | { lines: string[]; times?: (number | undefined)[] }
   /** Every line stored so far has been given; a following stream waits for more. */
   | { caughtUp: true };
 

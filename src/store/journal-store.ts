@@ -7,6 +7,7 @@
  */
 import {
   LogbookError,
+  NO_TIMES,
   checkAppend,
   checkSeqOrder,
   decodeLine,
@@ -18,10 +19,12 @@ import {
   isValidId,
   runStatus,
   step,
+  timesAfter,
   validateId,
   type JournalRecord,
   type MetaPayload,
   type RunState,
+  type RunTimes,
 } from '../core/index.js';
 import type { Backend, HeldRun, RunSummary, StreamOptions, Streamed } from './backend.js';
 import {
@@ -187,6 +190,7 @@ export class JournalStore implements Store {
     stopIfAborted();
     const journal = new StoreJournal(id, await this.backendImpl.create(id, first), 1, true, this.noteKeeper(id));
     try {
+      await this.markCopied(id, lines);
       for (let i = 1; i < lines.length; i++) {
         stopIfAborted();
         await journal.appendLine(lines[i]!);
@@ -198,6 +202,32 @@ export class JournalStore implements Store {
       throw err;
     }
     return journal;
+  }
+
+  /**
+   * Notes that run `id` holds copied records through the last of `lines`: the
+   * times they get as they are written (a JetStream message's timestamp, the
+   * file backend's note) are the copy's, not theirs, and are not given
+   * (Store.times). Kept before the records are, so no copied record is ever
+   * taken for a timed one.
+   */
+  private async markCopied(id: string, lines: readonly string[]): Promise<void> {
+    const last = decodeLine(lines[lines.length - 1]!, `the last line copied into run ${id}`).seq;
+    await this.backendImpl.putNote?.(id, COPIED_NOTE, String(last)).catch(() => {}); // without it, only times are wrong
+  }
+
+  /** The last seq run `id` holds as copied (markCopied), 0 when none. */
+  private async copiedThrough(id: string): Promise<number> {
+    const text = await this.backendImpl.getNote?.(id, COPIED_NOTE).catch(() => null);
+    const seq = Number(text ?? '0');
+    return Number.isSafeInteger(seq) && seq > 0 ? seq : 0;
+  }
+
+  async times(id: string): Promise<RunTimes> {
+    validateId(id);
+    if (this.backendImpl.times === undefined) return NO_TIMES;
+    const [times, copied] = await Promise.all([this.backendImpl.times(id), this.copiedThrough(id)]);
+    return timesAfter(times, copied);
   }
 
   async open(id: string, options: OpenOptions = {}): Promise<Journal> {
@@ -230,6 +260,7 @@ export class JournalStore implements Store {
       lastSeq: records[records.length - 1]!.seq,
       created: meta.created,
       updated: run.updated.toISOString(),
+      times: run.times === undefined ? NO_TIMES : timesAfter(run.times, await this.copiedThrough(id)),
     };
     if (run.held !== undefined) loaded.held = run.held;
     return loaded;
@@ -303,11 +334,15 @@ export class JournalStore implements Store {
     let last: JournalRecord | undefined;
     let told = false;
     const stream: AsyncIterable<Streamed> = this.backendImpl.stream(id, { follow: true, ...(signal ? { signal } : {}) });
+    let copied: number | undefined;
     for await (const step of stream) {
       if ('lines' in step) {
-        for (const line of step.lines) {
+        for (let i = 0; i < step.lines.length; i++) {
+          const line = step.lines[i]!;
           last = checks.check(line);
-          yield { record: last, line };
+          const time = step.times?.[i];
+          copied ??= time === undefined ? undefined : await this.copiedThrough(id);
+          yield time !== undefined && last.seq > copied! ? { record: last, line, time } : { record: last, line };
         }
       } else if (last === undefined) {
         if (!told) onAbsent?.();
@@ -450,6 +485,8 @@ export class JournalStore implements Store {
 
 /** Runs whose notes a listing reads at once: a JetStream read is a request, and a listing has a run per request in flight. */
 const NOTE_READS = 16;
+/** The note of a run made from stored lines (a copy, a fork): the last seq copied into it (markCopied). */
+const COPIED_NOTE = 'copied';
 
 /** Calls `fn` on each item, at most `limit` at a time. */
 async function eachAtOnce<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {

@@ -3,7 +3,7 @@
  * record sequences) under run ids; JournalStore implements it once over any
  * backend (backend.ts), so the journal rules are the same whatever keeps the bytes.
  */
-import { LogbookError, type Fingerprint, type JournalRecord, type MetaPayload, type RunState, type RunStatus } from '../core/index.js';
+import { LogbookError, type Fingerprint, type JournalRecord, type MetaPayload, type RunState, type RunStatus, type RunTimes } from '../core/index.js';
 import type { ForkOrigin, RunPlace } from './run-notes.js';
 
 export type { ForkOrigin, RunPlace } from './run-notes.js';
@@ -40,6 +40,8 @@ export interface LoadedRun extends LoadedState {
   updated: string;
   /** Whether a writer holds the run now; absent where the backend cannot tell (backend.ts). */
   held?: boolean;
+  /** When its records became durable (Store.times): empty where none are kept. */
+  times: RunTimes;
 }
 
 /**
@@ -78,6 +80,8 @@ export interface StreamedRecord {
   record: JournalRecord;
   /** The stored line, exactly (without its newline). */
   line: string;
+  /** When it became durable, where the backend reads that with the line (Backend.times: JetStream does, the file backend does not). */
+  time?: number;
 }
 
 export interface RecordsOptions {
@@ -218,6 +222,12 @@ export interface Store {
   placeOf(id: string): Promise<RunPlace | null>;
   /** Notes where run `id` was started: the directory and config file (kept beside it, as a note). */
   markPlace(id: string, place: RunPlace): Promise<void>;
+  /**
+   * When run `id`'s records became durable and when writers took it up again
+   * (Backend.times), without the times a copy got as it was made (`session cp`,
+   * a fork: not its records' own): empty where none are kept.
+   */
+  times(id: string): Promise<RunTimes>;
   /** Keeps a note beside a run (see Backend.putNote); a no-op where the backend keeps none. */
   putNote(id: string, key: string, text: string): Promise<void>;
   /** A note kept beside a run, or null (always null where the backend keeps none). */

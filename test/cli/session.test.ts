@@ -110,6 +110,7 @@ describe('session show', () => {
           'tool calls +2 \\(1 remote\\)',
           'tokens +100 in, 20 out',
           'cache +0 read, 0 created',
+          'time +no times kept beside this run \\(written by the reference, or copied\\)',
           'prompt',
           '  Check three hosts\n$',
         ].join('\n'),
@@ -124,14 +125,15 @@ describe('session show', () => {
     expect(r.stdout).not.toMatch(/^note/m);
   });
 
-  it('--json prints the folded state with its status, created and updated', async () => {
+  it('--json prints the folded state with its status, created, updated and times', async () => {
     const statuses: Record<string, string> = { completed: 'completed', 'pending-batch': 'open', 'escapes-and-raw': 'completed', 'followup-merge': 'open', 'paused-turn': 'suspended' };
     // As session ls names it: a run ending on no terminal record that nobody holds was interrupted.
     const listed = (name: string): string => (statuses[name] === 'open' ? 'interrupted' : statuses[name]!);
     for (const f of fixtures().filter((x) => FIXTURE_RUNS.includes(x.name) && !('error' in x.expected))) {
       const r = await cli(['session', 'show', f.name, '--json', '--state-dir', state]);
       expect(r.code, f.name).toBe(0);
-      const { created, updated, status, listed_status, ...folded } = JSON.parse(r.stdout) as Record<string, unknown>;
+      const { created, updated, status, listed_status, times, ...folded } = JSON.parse(r.stdout) as Record<string, unknown>;
+      expect(times, 'runs the reference wrote keep no times').toEqual({});
       expect(status, f.name).toBe(statuses[f.name]);
       expect(listed_status, f.name).toBe(listed(f.name));
       const pending = folded.pending as { answered: string[] } | null;

@@ -347,6 +347,68 @@ export function storeContract(name: string, makeBackend: () => Promise<Backend>)
       await store.close();
     });
 
+    it('keeps when each record became durable and when a writer took the run up again, beside the journal, where it keeps times', async () => {
+      const backend = await makeBackend();
+      const store = new JournalStore(backend);
+      // Clocks: the backend's (a server's) and this process's agree on one machine, within SLACK.
+      const SLACK = 5;
+      const before = Date.now();
+      const j = await store.create('timed', meta('timed'));
+      await j.append(at(2, assistant(0, ['t1'])));
+      await j.close();
+      const closed = Date.now();
+      await new Promise((wake) => setTimeout(wake, 20)); // the resume starts visibly later
+      const again = await store.open('timed');
+      const opened = Date.now();
+      await again.append(at(3, toolResult('t1')));
+      await again.append(at(4, completed));
+      await again.close();
+      const after = Date.now();
+      const loaded = await store.load('timed');
+      expect(await store.lines('timed')).toHaveLength(4); // times are no part of the journal
+      if (backend.times === undefined) {
+        // A backend that keeps no times gives none: nothing is made up.
+        expect(loaded.times.records.size + loaded.times.resumed.size).toBe(0);
+        expect((await store.times('timed')).records.size).toBe(0);
+        await store.close();
+        return;
+      }
+      const times = [1, 2, 3, 4].map((seq) => loaded.times.records.get(seq)!);
+      for (const t of times) {
+        expect(t).toBeGreaterThanOrEqual(before - SLACK);
+        expect(t).toBeLessThanOrEqual(after + SLACK);
+      }
+      expect([...times].sort((a, b) => a - b)).toEqual(times);
+      expect(times[1]!).toBeLessThanOrEqual(closed + SLACK);
+      const resumed = loaded.times.resumed.get(2)!;
+      expect(resumed).toBeGreaterThanOrEqual(closed - SLACK + 15);
+      expect(resumed).toBeLessThanOrEqual(Math.min(opened, times[2]!) + SLACK);
+      expect([...loaded.times.resumed.keys()]).toEqual([2]);
+      // The same times without reading the records, and with each streamed line where the backend reads them together.
+      expect(await store.times('timed')).toEqual(loaded.times);
+      for await (const { record, time } of store.watch('timed')) if (time !== undefined) expect(time).toBe(loaded.times.records.get(record.seq));
+      // They go with the run.
+      expect(await store.delete('timed')).toBe(true);
+      await (await store.create('timed', meta('timed'))).close();
+      expect([...(await store.times('timed')).records.keys()]).toEqual([1]);
+      expect((await store.times('timed')).resumed.size).toBe(0);
+      await store.close();
+    });
+
+    it('gives a run made from stored lines (a copy, a fork) no times for what it copied, only for what was written to it since', async () => {
+      const store = await makeStore();
+      const lines = [at(1, { meta: meta('copied') }), at(2, assistant(0, ['t1']))].map(encodeRecord);
+      await (await store.createFromLines('copied', lines)).close();
+      const resumed = await store.open('copied');
+      await resumed.append(at(3, toolResult('t1')));
+      await resumed.close();
+      const times = await store.times('copied');
+      expect((await store.load('copied')).times).toEqual(times);
+      expect([...times.records.keys()]).toEqual(times.records.size === 0 ? [] : [3]); // the copy's own
+      expect([...times.resumed.keys()]).toEqual(times.records.size === 0 ? [] : [2]);
+      await store.close();
+    });
+
     it('names a run\'s bytes by a version that changes with them, and keeps a check mark at a version until it is replaced', async () => {
       const backend = await makeBackend();
       const store = new JournalStore(backend);

@@ -1,4 +1,4 @@
-import { appendFileSync, closeSync, openSync, readdirSync, writeSync, readFileSync, renameSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, linkSync, openSync, readdirSync, writeSync, readFileSync, renameSync, statSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -322,6 +322,61 @@ describe('file store', () => {
     expect(await code(store.create('halfmade', bad))).toBe('version');
     expect(await code(store.load('halfmade'))).toBe('not_found');
     await (await store.create('halfmade', meta('halfmade'))).close();
+  });
+});
+
+describe('the times note beside a file-store run', () => {
+  const timed = async (store: FileStore, id: string): Promise<void> => {
+    const j = await store.create(id, meta(id));
+    await j.append(at(2, assistant(0, ['t1'])));
+    await j.append(at(3, toolResult('t1')));
+    await j.close();
+  };
+
+  it('is appended beside the journal, one entry a record, and loses times, never records, when torn, damaged or removed', async () => {
+    const store = new FileStore(freshDir());
+    await timed(store, 'notes');
+    const note = join(store.directory, 'notes.times');
+    expect(readFileSync(note, 'utf8')).toMatch(/^1 \d+\n2 \d+\n3 \d+\n$/);
+    expect(statSync(note).mode & 0o777).toBe(0o600);
+    // A crash tore the last entry, and something scribbled in the middle: those two times are lost.
+    writeFileSync(note, readFileSync(note, 'utf8').replace(/^2 .*$/m, '2 garbage').replace(/\n$/, '').slice(0, -3));
+    const damaged = await store.load('notes');
+    expect([...damaged.times.records.keys()]).toEqual([1]);
+    expect(damaged.records).toHaveLength(3);
+    unlinkSync(note);
+    const bare = await store.load('notes');
+    expect(bare.times.records.size).toBe(0);
+    expect(bare.state.counters.tool_calls).toBe(1);
+    // A resume goes on, and times what it writes from then on.
+    const resumed = await store.open('notes');
+    await resumed.append(at(4, completed));
+    await resumed.close();
+    expect([...(await store.times('notes')).records.keys()]).toEqual([4]);
+    expect([...(await store.times('notes')).resumed.keys()]).toEqual([3]);
+  });
+
+  it('never follows a link planted where the note goes, nor writes to a file with a second name', async () => {
+    const dir = freshDir();
+    const store = new FileStore(dir);
+    await timed(store, 'linked');
+    const outside = join(root, `outside-${Date.now()}`);
+    writeFileSync(outside, 'precious\n');
+    const note = join(dir, 'linked.times');
+    unlinkSync(note);
+    symlinkSync(outside, note);
+    const j = await store.open('linked');
+    await j.append(at(4, completed));
+    await j.close();
+    expect(readFileSync(outside, 'utf8')).toBe('precious\n');
+    expect((await store.times('linked')).records.size).toBe(0); // read through no link either
+    expect((await store.load('linked')).records).toHaveLength(4);
+    unlinkSync(note);
+    linkSync(outside, note); // a hard link: the same file under a second name
+    const k = await store.open('linked');
+    await k.append(at(5, { user: { message: { role: 'user', content: [{ text: { text: 'more' } }] } } }));
+    await k.close();
+    expect(readFileSync(outside, 'utf8')).toBe('precious\n');
   });
 });
 

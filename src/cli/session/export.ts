@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fchmodSync, fsyncSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
-import { LogbookError } from '../../core/index.js';
+import { LogbookError, callDurations, runTimings, timeSummary } from '../../core/index.js';
 import { exportRun } from '../../render/export/index.js';
 import { sanitizeLine } from '../../render/sanitize.js';
 import { fsyncDir } from '../../store/file/fs.js';
@@ -92,7 +92,9 @@ export async function exportSession(environment: Environment, id: string, flags:
     if (format === 'jsonl') return { document: (await store.lines(runId)).map((line) => `${line}\n`).join(''), runId, format };
     const loaded = await store.load(runId);
     const agents = loaded.state.remote_calls.length === 0 ? {} : await (await import('../../agent/remote-origins.js')).toolAgents(store, runId);
-    return { document: exportRun(format, loaded.state, { times: { created: loaded.created, updated: loaded.updated }, agents }), runId, format };
+    const timings = runTimings(loaded.records, loaded.times);
+    const timing = { durations: callDurations(timings), summary: timeSummary(loaded.records, timings) };
+    return { document: exportRun(format, loaded.state, { times: { created: loaded.created, updated: loaded.updated }, agents, timing }), runId, format };
   });
 }
 

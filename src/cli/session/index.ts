@@ -142,6 +142,7 @@ async function printJson(run: LoadedRun, origin: ForkOrigin | null): Promise<voi
   const extra = {
     created: run.created,
     updated: run.updated,
+    times: run.times,
     listedStatus: listed,
     ...(origin ? { forkedFrom: { run_id: origin.from, seq: origin.at } } : {}),
   };

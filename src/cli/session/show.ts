@@ -3,7 +3,8 @@
  * resume would do, then its fields. Every journal string is sanitized.
  */
 import { awaitsInput } from '../../agent/runner.js';
-import { awaitedCall, possiblyStartedCall, toolUses, type Message, type RunState } from '../../core/index.js';
+import { awaitedCall, possiblyStartedCall, runTimings, timeSummary, toolUses, type Message, type RunState } from '../../core/index.js';
+import { formatDuration } from '../../render/durations.js';
 import { sanitize, sanitizeLine } from '../../render/sanitize.js';
 import { textHead } from '../../render/lines.js';
 import { remoteCountText, type ToolAgents } from '../../render/transcript.js';
@@ -164,6 +165,30 @@ function shownText(full: string): string {
   return left > 0 ? `${indented}\n  ... (${count(left)} more characters; --transcript shows it all)` : indented;
 }
 
+/**
+ * What the run's model and tool calls took, from the times kept beside it: the
+ * total, how many calls that covers, and the slowest; or that none were kept.
+ */
+export function timeFields(run: LoadedRun): [string, string][] {
+  if (run.times.records.size === 0) return [['time', 'no times kept beside this run (written by the reference, or copied)']];
+  const { model, tools } = timeSummary(run.records, runTimings(run.records, run.times));
+  const covered = (timed: number, calls: number): string => (timed === calls ? '' : `, ${count(timed)} of them timed`);
+  const modelText =
+    model.calls === 0
+      ? 'none'
+      : `${formatDuration(model.ms)} in ${plural(model.calls, 'call')}${covered(model.timed, model.calls)}` +
+        (model.slowest && model.calls > 1 ? ` (slowest ${formatDuration(model.slowest.ms)}, turn ${model.slowest.turn + 1})` : '');
+  const toolText =
+    tools.calls === 0
+      ? 'none'
+      : `${formatDuration(tools.ms)} in ${plural(tools.calls, 'call')}${covered(tools.timed, tools.calls)}` +
+        (tools.slowest && tools.calls > 1 ? ` (slowest ${formatDuration(tools.slowest.ms)}, ${sanitizeLine(tools.slowest.name)} ${sanitizeLine(tools.slowest.callId)})` : '');
+  return [
+    ['model time', modelText],
+    ['tool time', toolText],
+  ];
+}
+
 const textOfMessage = (m: Message): string => m.content.flatMap((b) => ('text' in b ? [b.text.text] : [])).join('\n');
 
 /** What the model said last: the text of its latest turn that has any (the turn in flight included). */
@@ -217,6 +242,7 @@ export function formatShow(run: LoadedRun, resume: string, context: ShowContext 
     ['tool calls', `${count(c.tool_calls)} (${remoteCountText(state, agents)})`],
     ['tokens', `${count(c.in_tokens)} in, ${count(c.out_tokens)} out`],
     ['cache', `${count(c.cache_read_tokens)} read, ${count(c.cache_create_tokens)} created`],
+    ...timeFields(run),
   ];
   const typed = lastTyped(state);
   const answer = lastAnswer(state);

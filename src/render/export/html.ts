@@ -15,13 +15,14 @@ import { createHash } from 'node:crypto';
 import type { MarkdownIt, Token } from 'markdown-it';
 import type { RunState } from '../../core/index.js';
 import { callLine } from '../calls.js';
+import { formatDuration } from '../durations.js';
 import { callStatusText, remoteText } from '../lines.js';
 import { createMarkdownParser } from '../markdown.js';
 import { resultNotes } from '../results.js';
 import { sanitize, sanitizeLine } from '../sanitize.js';
 import type { TranscriptItem } from '../transcript.js';
 import { transcriptSections, type Section } from './sections.js';
-import { runSummary, type ExportOptions } from './summary.js';
+import { runSummary, sectionOptions, type ExportOptions } from './summary.js';
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -153,7 +154,8 @@ function itemHtml(item: TranscriptItem): string {
       return el('div', 'item muted', `Provider block ${el('code', '', text(item.providerKind))}`);
     case 'call': {
       const remote = item.remote === undefined ? '' : ` ${el('span', 'notes', text(remoteText(item.remote)))}`;
-      const head = el('div', '', `${el('span', 'label', 'Tool call')} ${el('code', 'muted', text(item.id))}${remote}`);
+      const took = item.took === undefined ? '' : ` ${el('span', 'muted took', `\u00b7 ${formatDuration(item.took)}`)}`;
+      const head = el('div', '', `${el('span', 'label', 'Tool call')} ${el('code', 'muted', text(item.id))}${remote}${took}`);
       const note = callStatusText(item);
       const waiting = note === undefined ? '' : el('div', 'notes', `(${note})`);
       return el('div', 'item call', `${head}${el('pre', '', text(callLine(item.name, item.input)))}${waiting}`);
@@ -178,6 +180,8 @@ function itemHtml(item: TranscriptItem): string {
       return ''; // shown by their section
     case 'elided':
       return ''; // an export is never shortened
+    case 'model':
+      return el('div', 'item muted took', `Model call \u00b7 ${formatDuration(item.took)}`);
   }
 }
 
@@ -194,7 +198,7 @@ function sectionHtml(section: Section): string {
 }
 
 export function exportHtml(state: RunState, options: ExportOptions = {}): string {
-  const summary = runSummary(state, options.times, options.agents)
+  const summary = runSummary(state, options.times, options.agents, options.timing)
     .map((f) => `${el('dt', '', text(f.label))}${el('dd', '', f.literal ? el('code', '', text(f.value)) : text(f.value))}`)
     .join('');
   return [
@@ -212,7 +216,7 @@ export function exportHtml(state: RunState, options: ExportOptions = {}): string
     '<body>',
     `<header>${el('h1', '', `Run ${el('code', '', text(sanitizeLine(state.run_id)))}`)}${el('dl', '', summary)}</header>`,
     '<main>',
-    ...transcriptSections(state, options.agents).map(sectionHtml),
+    ...transcriptSections(state, sectionOptions(options)).map(sectionHtml),
     '</main>',
     '</body>',
     '</html>',

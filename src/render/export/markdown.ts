@@ -20,12 +20,13 @@
 import MarkdownItCallable, { type MarkdownIt, type Token } from 'markdown-it';
 import type { RunState } from '../../core/index.js';
 import { callLine } from '../calls.js';
+import { formatDuration } from '../durations.js';
 import { callStatusText, remoteText } from '../lines.js';
 import { resultNotes } from '../results.js';
 import { sanitize, sanitizeLine } from '../sanitize.js';
 import type { TranscriptItem } from '../transcript.js';
 import { transcriptSections, type Section } from './sections.js';
-import { runSummary, type ExportOptions } from './summary.js';
+import { runSummary, sectionOptions, type ExportOptions } from './summary.js';
 
 /** The longest run of backticks in `text`. */
 function longestBackticks(text: string): number {
@@ -120,7 +121,8 @@ function itemBlocks(item: TranscriptItem): string[] {
     case 'provider':
       return [label('Provider block', codeSpan(item.providerKind))];
     case 'call': {
-      const blocks = [label('Tool call', `${codeSpan(item.id)}${item.remote !== undefined ? ` *${inlineText(remoteText(item.remote))}*` : ''}`), fence(callLine(item.name, item.input))];
+      const took = item.took === undefined ? '' : ` \u00b7 ${formatDuration(item.took)}`;
+      const blocks = [label('Tool call', `${codeSpan(item.id)}${item.remote !== undefined ? ` *${inlineText(remoteText(item.remote))}*` : ''}${took}`), fence(callLine(item.name, item.input))];
       const note = callStatusText(item);
       if (note !== undefined) blocks.push(`*(${note})*`);
       return blocks;
@@ -139,6 +141,8 @@ function itemBlocks(item: TranscriptItem): string[] {
       return []; // shown by their section
     case 'elided':
       return []; // an export is never shortened
+    case 'model':
+      return [`*Model call \u00b7 ${formatDuration(item.took)}*`];
   }
 }
 
@@ -152,9 +156,9 @@ function sectionBlocks(section: Section): string[] {
 }
 
 export function exportMarkdown(state: RunState, options: ExportOptions = {}): string {
-  const summary = runSummary(state, options.times, options.agents).map(
+  const summary = runSummary(state, options.times, options.agents, options.timing).map(
     (f) => `- ${f.label}: ${f.literal ? codeSpan(f.value) : inlineText(f.value)}`,
   );
-  const blocks = [`# Run ${codeSpan(state.run_id)}`, summary.join('\n'), ...transcriptSections(state, options.agents).flatMap(sectionBlocks)];
+  const blocks = [`# Run ${codeSpan(state.run_id)}`, summary.join('\n'), ...transcriptSections(state, sectionOptions(options)).flatMap(sectionBlocks)];
   return `${blocks.join('\n\n')}\n`;
 }

@@ -4,7 +4,7 @@
  * the pending and end markers between them. Built on transcriptItems, so calls
  * and results pair here exactly as in every other rendering.
  */
-import type { RunState } from '../../core/index.js';
+import type { CallDurations, RunState } from '../../core/index.js';
 import { endLine, pendingLine } from '../lines.js';
 import { side, transcriptItems, type ToolAgents, type TranscriptItem } from '../transcript.js';
 
@@ -14,6 +14,12 @@ export type Section =
   | { kind: 'turn'; side: 'user' | 'assistant'; heading: string; items: TranscriptItem[] }
   /** `title` is the marker's line, capitalized; an end's message is left to the item, for a block of its own. */
   | { kind: 'marker'; item: MarkerItem; title: string };
+
+/** What a rendering of the sections knows beyond the run: which agent answered its remote calls, and how long its calls took. */
+export interface SectionOptions {
+  agents?: ToolAgents;
+  durations?: CallDurations;
+}
 
 const capitalized = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 
@@ -27,11 +33,12 @@ function heading(item: TranscriptItem, afterPending: boolean): string {
   return afterPending ? 'Assistant (in flight)' : 'Assistant';
 }
 
-export function transcriptSections(state: RunState, agents?: ToolAgents): Section[] {
+/** The sections of the run's transcript; with `durations`, timed model calls and tool calls say how long they took. */
+export function transcriptSections(state: RunState, options: SectionOptions = {}): Section[] {
   const sections: Section[] = [];
   let current: Extract<Section, { kind: 'turn' }> | null = null;
   let afterPending = false;
-  for (const item of transcriptItems(state, agents ? { agents } : {})) {
+  for (const item of transcriptItems(state, options)) {
     if (item.kind === 'pending' || item.kind === 'end') {
       sections.push({ kind: 'marker', item, title: markerTitle(item) });
       current = null;

@@ -3,9 +3,11 @@
  * counters and times, as label and value pairs. Values from the journal are
  * sanitized to one line here; each format escapes them for itself.
  */
-import type { RunState } from '../../core/index.js';
+import type { CallDurations, RunState, TimeSummary } from '../../core/index.js';
+import { formatDuration } from '../durations.js';
 import { sanitizeLine } from '../sanitize.js';
 import { remoteCountText, type ToolAgents } from '../transcript.js';
+import type { SectionOptions } from './sections.js';
 
 /** When the run was made and last changed: from the store, not the folded state. */
 export interface RunTimes {
@@ -13,10 +15,18 @@ export interface RunTimes {
   updated?: string;
 }
 
+/** What the times kept beside a run say of its calls (core runTimings): durations to show beside each, and the totals. */
+export interface ExportTiming {
+  durations: CallDurations;
+  summary: TimeSummary;
+}
+
 export interface ExportOptions {
   times?: RunTimes;
   /** Which agent runs each remote tool (the run's remote-tools note), to name it on its calls. */
   agents?: ToolAgents;
+  /** Absent, or with no timed call: the export shows no durations (a run without times has none). */
+  timing?: ExportTiming;
 }
 
 export interface SummaryField {
@@ -33,7 +43,13 @@ export function shownStatus(state: RunState): string {
 
 const n = (value: number): string => value.toLocaleString('en-US');
 
-export function runSummary(state: RunState, times: RunTimes = {}, agents: ToolAgents = {}): SummaryField[] {
+/** `2.31 s in 4 calls`, with how many of them were timed when not all were. */
+function timeTotal(part: { calls: number; timed: number; ms: number }): string {
+  const calls = `${n(part.calls)} call${part.calls === 1 ? '' : 's'}`;
+  return part.timed === part.calls ? `${formatDuration(part.ms)} in ${calls}` : `${formatDuration(part.ms)} in ${n(part.timed)} of ${calls} timed`;
+}
+
+export function runSummary(state: RunState, times: RunTimes = {}, agents: ToolAgents = {}, timing?: ExportTiming): SummaryField[] {
   const c = state.counters;
   const f = state.fingerprint;
   const field = (label: string, value: string, literal = false): SummaryField => ({ label, value, literal });
@@ -51,5 +67,15 @@ export function runSummary(state: RunState, times: RunTimes = {}, agents: ToolAg
     field('Tokens', `${n(c.in_tokens)} in, ${n(c.out_tokens)} out`),
     field('Cache', `${n(c.cache_read_tokens)} read, ${n(c.cache_create_tokens)} created`),
   );
+  const t = timing?.summary;
+  if (t !== undefined && t.model.timed + t.tools.timed > 0) {
+    if (t.model.calls > 0) fields.push(field('Model time', timeTotal(t.model)));
+    if (t.tools.calls > 0) fields.push(field('Tool time', timeTotal(t.tools)));
+  }
   return fields;
+}
+
+/** What the sections of an export are rendered with, from its options. */
+export function sectionOptions(options: ExportOptions): SectionOptions {
+  return { ...(options.agents !== undefined ? { agents: options.agents } : {}), ...(options.timing !== undefined ? { durations: options.timing.durations } : {}) };
 }

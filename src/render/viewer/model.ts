@@ -5,6 +5,7 @@
  * found too. Pure, so the layout is tested without a terminal.
  */
 import wrapAnsi from 'wrap-ansi';
+import { formatDuration } from '../durations.js';
 import { callLine, callSuffix, elidedLine, endLine, pendingLine, resultNotes, gapBefore, type TranscriptItem } from '../index.js';
 
 export type Tone = 'user' | 'text' | 'thinking' | 'call' | 'output' | 'bad' | 'note' | 'blank';
@@ -55,6 +56,8 @@ function entryFor(item: TranscriptItem, width: number): Omit<Entry, 'gap'> {
       return fixed('note', [`\u2500\u2500 ${pendingLine(item)}`]);
     case 'elided':
       return fixed('note', [`\u2500\u2500 ${elidedLine(item)}`]);
+    case 'model':
+      return fixed('note', [`model call, ${formatDuration(item.took)}`]);
     case 'end':
       return fixed('note', hanging(endLine(item), '\u2500\u2500 ', '   '));
     case 'thinking': {

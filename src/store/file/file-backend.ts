@@ -6,7 +6,7 @@
  */
 import { type BigIntStats, closeSync, constants, fstatSync, fsyncSync, ftruncateSync, linkSync, lstatSync, mkdirSync, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { LogbookError, isLogbookError } from '../../core/index.js';
+import { LogbookError, isLogbookError, type RunTimes } from '../../core/index.js';
 import type { Backend, BackendContext, HeldRun, OpenedRun, RunSummary, StoredRun, StreamOptions, Streamed } from '../backend.js';
 import { JournalStore } from '../journal-store.js';
 import { decodeOptions } from '../options.js';
@@ -17,11 +17,14 @@ import { createOwnFile, errno, exists, fsyncDir, ioError, openOwnFile, readOwnFi
 import { readFirstLine, readLineAt, readTail } from './lines.js';
 import { readLockTable, type LockTable } from './lock-table.js';
 import { runsDir } from './paths.js';
+import { readTimesNote, TimesNote } from './times.js';
 
 const JOURNAL_EXT = '.jsonl';
 const LOCK_EXT = '.lock';
 /** A note beside a run is `<id>.<key>.note` (ids hold no dot, so `<id>.` is the run's alone). */
 const NOTE_EXT = '.note';
+/** The times note beside a run (times.ts): appended to, unlike the write-once notes. */
+const TIMES_EXT = '.times';
 /**
  * A check mark is an empty file `<id>.<version>.checked`: the journal's version
  * (inode, size, change time) when it was last checked whole. Its name says it
@@ -53,6 +56,8 @@ class HeldFile implements HeldRun {
     private size: number,
     /** Marks the journal checked at a version (FileBackend.markChecked). */
     private readonly markChecked: (version: string) => Promise<void>,
+    /** Where each durable record's time is noted, after it is durable. */
+    private readonly times: TimesNote,
   ) {
     this.inode = fstatSync(fd).ino;
   }
@@ -76,6 +81,7 @@ class HeldFile implements HeldRun {
       throw ioError(`cannot append seq ${seq} to ${this.path}`, err);
     }
     this.size += bytes.length;
+    this.times.durable(seq);
   }
 
   /**
@@ -106,6 +112,7 @@ class HeldFile implements HeldRun {
       if (options.checked === true) await this.markChecked(versionOf(fstatSync(this.fd, { bigint: true }))).catch(() => {}); // a mark only saves a listing work
       closeSync(this.fd);
     } finally {
+      this.times.close();
       this.lock.release();
     }
   }
@@ -162,6 +169,10 @@ export class FileBackend implements Backend {
     return join(this.directory, id + LOCK_EXT);
   }
 
+  private timesPath(id: string): string {
+    return join(this.directory, id + TIMES_EXT);
+  }
+
   private ensureDirectory(): void {
     try {
       mkdirSync(this.directory, { recursive: true, mode: 0o700 });
@@ -206,7 +217,11 @@ export class FileBackend implements Backend {
       lock.release();
       throw isLogbookError(err) ? err : ioError(`cannot create run ${id} in ${this.directory}`, err);
     }
-    return new HeldFile(path, fd, lock, bytes.length, (version) => this.markChecked(id, version));
+    // A times note left by a run of this id that was removed is not this run's.
+    removeQuietly(this.timesPath(id));
+    const times = new TimesNote(this.timesPath(id));
+    times.durable(1);
+    return new HeldFile(path, fd, lock, bytes.length, (version) => this.markChecked(id, version), times);
   }
 
   /**
@@ -238,7 +253,9 @@ export class FileBackend implements Backend {
     try {
       fd = openOwnFile(path, constants.O_RDWR | constants.O_APPEND);
       const { first, last, size } = repairTail(fd, path);
-      return { run: new HeldFile(path, fd, lock, size, (version) => this.markChecked(id, version)), first, last };
+      const times = new TimesNote(this.timesPath(id));
+      times.resumed(leadingSeq(last));
+      return { run: new HeldFile(path, fd, lock, size, (version) => this.markChecked(id, version), times), first, last };
     } catch (err) {
       if (fd >= 0) closeSync(fd);
       lock.release();
@@ -265,7 +282,7 @@ export class FileBackend implements Backend {
       if (errno(err) === 'ENOENT') return null;
       throw isLogbookError(err) ? err : ioError(`cannot read ${path}`, err);
     }
-    const stored: StoredRun = { lines, updated, source: path };
+    const stored: StoredRun = { lines, updated, source: path, times: readTimesNote(this.timesPath(id)) };
     const held = readLockTable()?.holds(this.lockPath(id));
     if (held !== undefined) stored.held = held;
     return stored;
@@ -383,6 +400,10 @@ export class FileBackend implements Backend {
     }
   }
 
+  async times(id: string): Promise<RunTimes> {
+    return readTimesNote(this.timesPath(id));
+  }
+
   async getNote(id: string, key: string): Promise<string | null> {
     try {
       return readOwnFile(this.notePath(id, key));
@@ -427,6 +448,7 @@ export class FileBackend implements Backend {
     try {
       unlinkSync(path);
       for (const sidecar of [...this.sidecars(id, NOTE_EXT), ...this.sidecars(id, CHECKED_EXT)]) removeQuietly(sidecar);
+      removeQuietly(this.timesPath(id));
       unlinkSync(this.lockPath(id));
       return true;
     } catch (err) {
@@ -438,6 +460,12 @@ export class FileBackend implements Backend {
   }
 
   async close(): Promise<void> {}
+}
+
+/** The seq a stored line starts with (`{"seq":N`), 0 when it does not: the journal layer decodes it. */
+function leadingSeq(line: string): number {
+  const m = /^\s*\{\s*"seq"\s*:\s*(\d{1,15})\b/.exec(line);
+  return m === null ? 0 : Number(m[1]);
 }
 
 /** What lstat says of `path`; undefined when it cannot say (the entry is gone). */

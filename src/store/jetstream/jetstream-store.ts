@@ -18,7 +18,8 @@
  * Every request waits through a stream leader election (election.ts) for at
  * most `leaderWaitMs`, telling `onWait` while it waits.
  */
-import { LogbookError } from '../../core/index.js';
+import { randomBytes } from 'node:crypto';
+import { LogbookError, type RunTimes } from '../../core/index.js';
 import type { Backend, BackendContext, HeldRun, NatsSettings, OpenedRun, RunSummary, StoredRun, StreamOptions, Streamed, WaitListener } from '../backend.js';
 import { JournalStore } from '../journal-store.js';
 import { decodeOptions } from '../options.js';
@@ -29,7 +30,7 @@ import { dial, type Link } from './connection.js';
 import { HeldSubjects, type MetaMark } from './appends.js';
 import { LEADER_WAIT_MS, throughElection, within } from './election.js';
 import { streamFull } from './full.js';
-import { followRun, lastMessage, lineOf, readRun, runBatches, subjectCounts } from './reads.js';
+import { followRun, lastMessage, lineOf, readRun, resumeMarks, runBatches, runTimes, subjectCounts } from './reads.js';
 import { allMetaFilter, allNotesFilter, metaSubject, noteOfSubject, noteSubject, notesFilter, recordSubject, runFilter, runIdOfMetaSubject } from './subjects.js';
 
 /** Runs described at once by list(). */
@@ -128,10 +129,28 @@ export class JetStreamBackend implements Backend {
     const release = this.hold(id);
     try {
       const { first, last, tail, meta } = await this.ends(id);
+      await this.markResumed(id, last);
       return { run: this.heldRun(id, tail, meta, release), first, last };
     } catch (err) {
       release();
       throw err;
+    }
+  }
+
+  /**
+   * Marks that a writer takes run `id` up again after its last record: a note
+   * of its own (`resumed-<seq>-<nonce>`, write-once like every note), whose
+   * message timestamp is the resume's time (Backend.times). Best effort: a mark
+   * lost only costs the duration of the step the resume starts.
+   */
+  private async markResumed(id: string, lastLine: string): Promise<void> {
+    const seq = /^\{"seq":(\d{1,15})\b/.exec(lastLine)?.[1];
+    if (seq === undefined) return;
+    const subject = noteSubject(this.binding.prefix, id, `resumed-${seq}-${randomBytes(6).toString('hex')}`);
+    try {
+      await this.link.js.publish(subject, '', { timeout: this.link.timeoutMs });
+    } catch {
+      /* the run goes on without the mark */
     }
   }
 
@@ -154,7 +173,18 @@ export class JetStreamBackend implements Backend {
   async read(id: string): Promise<StoredRun | null> {
     const read = await readRun(this.link, this.binding, id);
     if (read === null) return null;
-    return { lines: read.lines, updated: read.updated, source: `stream ${this.binding.stream} run ${id}` };
+    const records = new Map<number, number>();
+    read.lines.forEach((line, i) => {
+      const seq = /^\{"seq":(\d{1,15})\b/.exec(line)?.[1];
+      if (seq !== undefined) records.set(Number(seq), read.times[i]!);
+    });
+    const times = { records, resumed: await resumeMarks(this.link, this.binding, id) };
+    return { lines: read.lines, updated: read.updated, source: `stream ${this.binding.stream} run ${id}`, times };
+  }
+
+  /** Each record's message timestamp (read from headers alone) and the resume marks (reads.ts runTimes). */
+  async times(id: string): Promise<RunTimes> {
+    return runTimes(this.link, this.binding, id);
   }
 
   /** An ordered consumer on the run's subjects: a batch at a time, or following (reads.ts). */
@@ -165,9 +195,9 @@ export class JetStreamBackend implements Backend {
     }
     const batches = await runBatches(this.link, this.binding, id);
     if (batches === null) throw runNotFound(id);
-    for await (const lines of batches) {
+    for await (const batch of batches) {
       if (options.signal?.aborted) return;
-      yield { lines };
+      yield batch;
     }
   }
 

@@ -8,12 +8,12 @@
  * a stream, a fetch at a time, or followed as it grows.
  */
 import type { ConsumerMessages, JsMsg, StoredMsg } from '@nats-io/jetstream';
-import { LogbookError } from '../../core/index.js';
+import { LogbookError, type RunTimes } from '../../core/index.js';
 import type { Streamed } from '../backend.js';
 import type { StreamBinding } from './binding.js';
 import type { Link } from './connection.js';
 import { NoAnswer, throughElection, within } from './election.js';
-import { checkRecordSubject, runFilter } from './subjects.js';
+import { checkRecordSubject, noteSubject, notesKeysFilter, runFilter, seqOfRecordSubject } from './subjects.js';
 
 /** Records fetched per pull, bounding one request's size on long runs. */
 const FETCH_BATCH = 512;
@@ -54,8 +54,15 @@ export async function subjectCounts(link: Link, binding: StreamBinding, filter: 
   return info.state.subjects ?? {};
 }
 
+/** When a message was stored (its own timestamp), in milliseconds since the epoch, to the microsecond. */
+export function storedAt(m: JsMsg): number {
+  return Number(m.timestampNanos / 1000n) / 1000;
+}
+
 export interface RunRead {
   lines: string[];
+  /** When each line was stored: its message's timestamp. */
+  times: number[];
   /** When the last record was stored. */
   updated: Date;
 }
@@ -76,6 +83,7 @@ async function readRunOnce(link: Link, binding: StreamBinding, id: string, timeo
     const total = (await consumer.info(true)).num_pending;
     if (total === 0) return null;
     const lines: string[] = [];
+    const times: number[] = [];
     let last: JsMsg | undefined;
     while (lines.length < total) {
       const want = Math.min(FETCH_BATCH, total - lines.length);
@@ -83,13 +91,14 @@ async function readRunOnce(link: Link, binding: StreamBinding, id: string, timeo
       let got = 0;
       for await (const m of batch) {
         lines.push(lineOf(binding.stream, m.subject, m.data));
+        times.push(storedAt(m));
         last = m;
         if (++got === want) break;
       }
       // Records removed meanwhile, or a stream that stopped answering: read again.
       if (got < want) throw new NoAnswer(`the read came up short (${lines.length} of ${total} records)`);
     }
-    return { lines, updated: last!.time };
+    return { lines, times, updated: last!.time };
   } finally {
     await within(timeoutMs, consumer.delete()).catch(() => {});
   }
@@ -104,7 +113,7 @@ async function readRunOnce(link: Link, binding: StreamBinding, id: string, timeo
  * an election is completed by the next attempt: the ordered consumer goes on
  * from the last record it delivered.
  */
-export async function runBatches(link: Link, binding: StreamBinding, id: string): Promise<AsyncGenerator<string[]> | null> {
+export async function runBatches(link: Link, binding: StreamBinding, id: string): Promise<AsyncGenerator<{ lines: string[]; times: number[] }> | null> {
   const filter = runFilter(binding.prefix, id);
   const what = `cannot read run ${id} from stream ${binding.stream}`;
   const consumer = await throughElection(link, binding.stream, what, (ms) =>
@@ -126,16 +135,18 @@ export async function runBatches(link: Link, binding: StreamBinding, id: string)
       for (let read = 0; read < total; ) {
         const want = Math.min(FETCH_BATCH, total - read);
         const batch: string[] = [];
+        const times: number[] = [];
         await throughElection(link, binding.stream, what, async (ms) => {
           const fetched = await consumer.fetch({ max_messages: want - batch.length, expires: Math.max(MIN_FETCH_EXPIRES_MS, ms) });
           for await (const m of fetched) {
             batch.push(lineOf(binding.stream, m.subject, m.data));
+            times.push(storedAt(m));
             if (batch.length === want) break;
           }
           if (batch.length < want) throw new NoAnswer(`the read came up short (${read + batch.length} of ${total} records)`);
         });
         read += want;
-        yield batch;
+        yield { lines: batch, times };
       }
     } finally {
       await within(link.timeoutMs, consumer.delete()).catch(() => {});
@@ -187,7 +198,7 @@ export async function* followRun(link: Link, binding: StreamBinding, id: string,
     if (pending === 0) yield { caughtUp: true };
     for await (const m of messages) {
       seen = true;
-      yield { lines: [lineOf(binding.stream, m.subject, m.data)] };
+      yield { lines: [lineOf(binding.stream, m.subject, m.data)], times: [storedAt(m)] };
       if (m.info.pending === 0) yield { caughtUp: true };
     }
     if (gone !== null) throw gone;
@@ -196,4 +207,69 @@ export async function* followRun(link: Link, binding: StreamBinding, id: string,
     signal?.removeEventListener('abort', stop);
     messages.stop();
   }
+}
+
+/**
+ * When each record of run `id` was stored, from its messages' headers alone
+ * (a headers-only consumer: no record bodies cross the wire), with the resume
+ * marks kept as notes (resumeMarks). Empty when the run has no subjects.
+ */
+export async function runTimes(link: Link, binding: StreamBinding, id: string): Promise<RunTimes> {
+  const records = await throughElection(link, binding.stream, `cannot read the times of run ${id} from stream ${binding.stream}`, (ms) =>
+    storedTimesOnce(link, binding, id, ms),
+  );
+  return { records, resumed: await resumeMarks(link, binding, id) };
+}
+
+async function storedTimesOnce(link: Link, binding: StreamBinding, id: string, timeoutMs: number): Promise<Map<number, number>> {
+  const times = new Map<number, number>();
+  const consumer = await within(
+    timeoutMs,
+    link.js.consumers.get(binding.stream, { filter_subjects: runFilter(binding.prefix, id), deliver_policy: 'all', headers_only: true }),
+  );
+  try {
+    const total = (await consumer.info(true)).num_pending;
+    while (times.size < total) {
+      const want = Math.min(FETCH_BATCH, total - times.size);
+      const batch = await consumer.fetch({ max_messages: want, expires: Math.max(MIN_FETCH_EXPIRES_MS, timeoutMs) });
+      let got = 0;
+      for await (const m of batch) {
+        const seq = seqOfRecordSubject(m.subject);
+        if (seq !== null) times.set(seq, storedAt(m));
+        if (++got === want) break;
+      }
+      if (got < want) throw new NoAnswer(`the read came up short (${times.size} of ${total} times)`);
+    }
+    return times;
+  } finally {
+    await within(timeoutMs, consumer.delete()).catch(() => {});
+  }
+}
+
+/** The note key of a resume mark: the seq the writer took the run up after, and a nonce of its own. */
+export const RESUME_MARK = /^resumed-(\d{1,15})-[0-9a-f]+$/;
+
+/**
+ * When writers took run `id` up again, by the seq they took it up after: the
+ * timestamps of its resume-mark notes (HeldSubjects opens), the latest for a
+ * seq taken up more than once. Best effort: a failure reads as no marks.
+ */
+export async function resumeMarks(link: Link, binding: StreamBinding, id: string): Promise<Map<number, number>> {
+  const marks = new Map<number, number>();
+  try {
+    const subjects = Object.keys(await subjectCounts(link, binding, notesKeysFilter(binding.prefix, id)));
+    const prefix = noteSubject(binding.prefix, id, '');
+    for (const subject of subjects) {
+      const m = RESUME_MARK.exec(subject.slice(prefix.length));
+      if (m === null) continue;
+      const msg = await lastMessage(link, binding, subject);
+      if (msg === null) continue;
+      const seq = Number(m[1]);
+      const at = msg.time.getTime();
+      if (at > (marks.get(seq) ?? -Infinity)) marks.set(seq, at);
+    }
+  } catch {
+    /* the times are kept without their resume marks */
+  }
+  return marks;
 }

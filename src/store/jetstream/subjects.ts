@@ -49,6 +49,18 @@ export function noteOfSubject(prefix: string, subject: string): { id: string; ke
   return id !== undefined && key !== undefined && rest.length === 0 && isValidId(id) ? { id, key } : null;
 }
 
+/** Every note of run `id` whose key is one token (every key is: see noteSubject). */
+export function notesKeysFilter(prefix: string, id: string): string {
+  return `${prefix}._notes.${id}.*`;
+}
+
+/** The seq a record subject names (`<prefix>.<run>._meta` is 1), or null when it names none. */
+export function seqOfRecordSubject(subject: string): number | null {
+  const token = subject.slice(subject.lastIndexOf('.') + 1);
+  if (token === META_TOKEN) return 1;
+  return /^[1-9]\d{0,14}$/.test(token) ? Number(token) : null;
+}
+
 /** The meta subject of every run. */
 export function allMetaFilter(prefix: string): string {
   return `${prefix}.*.${META_TOKEN}`;

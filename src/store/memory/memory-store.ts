@@ -5,7 +5,7 @@
  * package: it supplies bytes in and out, and JournalStore applies the same
  * journal rules to it as to the file and JetStream backends.
  */
-import { LogbookError } from '../../core/index.js';
+import { LogbookError, type RunTimes } from '../../core/index.js';
 import type { Backend, HeldRun, OpenedRun, RunSummary, StoredRun, StreamOptions, Streamed } from '../backend.js';
 import { JournalStore } from '../journal-store.js';
 import { decodeOptions } from '../options.js';
@@ -13,6 +13,10 @@ import { runNotFound } from '../store.js';
 
 interface Kept {
   lines: string[];
+  /** When each line was written (Date.now()), index for index. */
+  times: number[];
+  /** Resume marks: the seq a writer took the run up after, and when. */
+  resumed: Map<number, number>;
   held: boolean;
   updated: Date;
   notes: Map<string, string>;
@@ -50,7 +54,7 @@ export class MemoryBackend implements Backend {
 
   async create(id: string, metaLine: string): Promise<HeldRun> {
     if (this.runs.has(id)) throw new LogbookError('exists', `run ${id} already exists`);
-    const run: Kept = { lines: [metaLine], held: true, updated: new Date(), notes: new Map() };
+    const run: Kept = { lines: [metaLine], times: [Date.now()], resumed: new Map(), held: true, updated: new Date(), notes: new Map() };
     this.runs.set(id, run);
     this.changed();
     return held(run, () => this.changed());
@@ -61,12 +65,18 @@ export class MemoryBackend implements Backend {
     if (run === undefined) throw runNotFound(id);
     if (run.held) throw locked(id);
     run.held = true;
+    run.resumed.set(seqOf(run.lines[run.lines.length - 1]!), Date.now());
     return { run: held(run, () => this.changed()), first: run.lines[0]!, last: run.lines[run.lines.length - 1]! };
   }
 
   async read(id: string): Promise<StoredRun | null> {
     const run = this.runs.get(id);
-    return run === undefined ? null : { lines: [...run.lines], updated: run.updated, source: `memory run ${id}`, held: run.held };
+    return run === undefined ? null : { lines: [...run.lines], updated: run.updated, source: `memory run ${id}`, held: run.held, times: timesOf(run) };
+  }
+
+  async times(id: string): Promise<RunTimes> {
+    const run = this.runs.get(id);
+    return run === undefined ? { records: new Map(), resumed: new Map() } : timesOf(run);
   }
 
   async readLine(id: string, index: number): Promise<string | null> {
@@ -84,8 +94,9 @@ export class MemoryBackend implements Backend {
         if (run.removed === true) throw new LogbookError('journal_gone', `run ${id} was removed while it was being followed`);
         while (given < run.lines.length) {
           const lines = run.lines.slice(given, given + BATCH);
+          const times = run.times.slice(given, given + BATCH);
           given += lines.length;
-          yield { lines };
+          yield { lines, times };
           gave = true;
           if (options.signal?.aborted) return;
         }
@@ -139,6 +150,7 @@ function held(run: Kept, changed: () => void): HeldRun {
   return {
     async write(_seq, line) {
       run.lines.push(line);
+      run.times.push(Date.now());
       run.updated = new Date();
       changed();
     },
@@ -148,6 +160,15 @@ function held(run: Kept, changed: () => void): HeldRun {
       run.held = false;
     },
   };
+}
+
+/** The seq a stored line starts with, 0 when it does not (the journal layer decodes it). */
+function seqOf(line: string): number {
+  return Number(/^\{"seq":(\d{1,15})\b/.exec(line)?.[1] ?? 0);
+}
+
+function timesOf(run: Kept): RunTimes {
+  return { records: new Map(run.lines.map((line, i) => [seqOf(line), run.times[i]!])), resumed: new Map(run.resumed) };
 }
 
 /** The memory backend as a Store. */

@@ -1,0 +1,131 @@
+/**
+ * When each step of a run happened, from the times kept beside its journal:
+ * through the binary, against the local Messages API answering after a delay
+ * and a tool that sleeps, the durations `session show`, `show --json` and the
+ * exports give are the delays; and a run whose times note is gone still loads,
+ * shows and resumes, with no durations made up.
+ */
+import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeAnthropic } from '../helpers/fake-anthropic.js';
+import { runCli, runCrashing } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const dir = tempDir('logbook-times-');
+const stateDir = join(dir, 'state');
+let anthropic: FakeAnthropic;
+
+/** How long the model takes to answer its first request, and the tool to run. */
+const MODEL_MS = 1500;
+const TOOL_MS = 1200;
+
+const config = join(dir, 'agent.yaml');
+writeFileSync(
+  config,
+  `provider: anthropic
+model: claude-test
+max_tokens: 1024
+tools:
+  - name: slow
+    description: Takes its time
+    input_schema: { type: object, properties: {} }
+    command: [sleep, "${TOOL_MS / 1000}"]
+`,
+);
+
+const env = () => ({ ANTHROPIC_BASE_URL: anthropic.origin, ANTHROPIC_API_KEY: 'test-key', LOGBOOK_PROVIDER_MAX_RETRIES: '0' });
+const sleep = (ms: number) => new Promise((wake) => setTimeout(wake, ms));
+
+const toolTurn = {
+  message: { content: [{ type: 'text', text: 'Waiting.' }, { type: 'tool_use', id: 'toolu_slow', name: 'slow', input: {} }], usage: { input_tokens: 50, output_tokens: 9 } },
+};
+const answerTurn = { message: { content: [{ type: 'text', text: 'Done waiting.' }], usage: { input_tokens: 70, output_tokens: 4 } } };
+
+beforeAll(async () => {
+  anthropic = await FakeAnthropic.start();
+});
+afterAll(async () => {
+  await anthropic.close();
+});
+
+const cli = (args: string[]) => runCli([...args, '--state-dir', stateDir], { cwd: dir, env: env() });
+
+/** Within 10% of `want`. */
+function near(got: number, want: number): void {
+  expect(got).toBeGreaterThanOrEqual(want * 0.9);
+  expect(got).toBeLessThanOrEqual(want * 1.1);
+}
+
+describe('the times of a run', () => {
+  it('give a slow model call and a slow tool call their durations, within 10%, in show, show --json and the exports', async () => {
+    anthropic.reset();
+    const replies = [toolTurn, answerTurn];
+    anthropic.handler = async () => {
+      const first = anthropic.requests.length === 1;
+      await sleep(first ? MODEL_MS : 0);
+      return replies.shift()!;
+    };
+    const run = await runCli(['run', '--config', config, '--state-dir', stateDir, '--name', 'slow', 'wait for it'], { cwd: dir, env: env() });
+    expect(run.stderr).not.toMatch(/^logbook:/m);
+    expect(run.code).toBe(0);
+
+    const json = JSON.parse((await cli(['session', 'show', 'slow', '--json'])).stdout) as { times: Record<string, string> };
+    expect(Object.keys(json.times)).toEqual(['1', '2', '3', '4', '5']);
+    const t = (seq: number): number => Date.parse(json.times[String(seq)]!);
+    near(t(2) - t(1), MODEL_MS); // meta durable, then the model's turn
+    near(t(3) - t(2), TOOL_MS); // the turn durable (the batch start), then the tool's result
+
+    const shown = (await cli(['session', 'show', 'slow'])).stdout;
+    const seconds = (label: string): number => Number(new RegExp(`^${label}\\s+(\\d+\\.\\d+) s in`, 'm').exec(shown)?.[1]);
+    expect(shown).toMatch(/^model time\s+\S+ s in 2 calls \(slowest \S+ s, turn 1\)$/m);
+    near(seconds('tool time') * 1000, TOOL_MS);
+    expect(seconds('model time') * 1000).toBeGreaterThanOrEqual(MODEL_MS * 0.9);
+
+    const markdown = (await cli(['session', 'export', 'slow'])).stdout;
+    const modelCall = Number(/\*Model call · (\d+\.\d+) s\*/.exec(markdown)?.[1]);
+    near(modelCall * 1000, MODEL_MS);
+    const toolCall = Number(/\*\*Tool call\*\* `toolu_slow` · (\d+\.\d+) s/.exec(markdown)?.[1]);
+    near(toolCall * 1000, TOOL_MS);
+    expect(markdown).toMatch(/^- Tool time: \d+\.\d+ s in 1 call$/m);
+
+    const html = (await cli(['session', 'export', 'slow', '--format', 'html'])).stdout;
+    expect(html).toMatch(/Model call \u00b7 \d+\.\d+ s/);
+    expect(html).toMatch(/toolu_slow<\/code> <span class="muted took">\u00b7 \d+\.\d+ s<\/span>/);
+  });
+
+  it('of a run whose times note was deleted are gone, and the run still loads, shows, exports and resumes', async () => {
+    anthropic.reset();
+    anthropic.reply(toolTurn);
+    const crashed = await runCrashing(['run', '--config', config, '--state-dir', stateDir, '--name', 'untimed', 'wait'], 'kill-after-seq:3', {
+      cwd: dir,
+      env: env(),
+    });
+    expect(crashed.signal).toBe('SIGKILL');
+    const note = join(stateDir, 'runs', 'untimed.times');
+    expect(readFileSync(note, 'utf8')).toMatch(/^1 \d+\n2 \d+\n3 \d+\n$/);
+    unlinkSync(note);
+
+    const shown = await cli(['session', 'show', 'untimed']);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/^time\s+no times kept beside this run/m);
+    expect(shown.stdout).toMatch(/^tool calls\s+1 /m);
+    const json = JSON.parse((await cli(['session', 'show', 'untimed', '--json'])).stdout) as { times: object; counters: { llm_calls: number } };
+    expect(json.times).toEqual({});
+    expect(json.counters.llm_calls).toBe(1);
+    const markdown = (await cli(['session', 'export', 'untimed'])).stdout;
+    expect(markdown).toContain('toolu_slow');
+    expect(markdown).not.toMatch(/Model call ·|Tool time/);
+
+    anthropic.reply(answerTurn);
+    const resumed = await runCli(['run', '--config', config, '--state-dir', stateDir, '--resume', 'untimed'], { cwd: dir, env: env() });
+    expect(resumed.stderr).not.toMatch(/^logbook:/m);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toBe('Done waiting.\n');
+    // The resume keeps times from where it took the run up: the step it started has one, nothing before it.
+    expect(existsSync(note)).toBe(true);
+    const after = JSON.parse((await cli(['session', 'show', 'untimed', '--json'])).stdout) as { times: Record<string, string> };
+    expect(Object.keys(after.times)).toEqual(['4', '5']);
+    expect((await cli(['session', 'show', 'untimed'])).stdout).toMatch(/^model time\s+\S+ (ms|s) in 2 calls, 1 of them timed/m);
+  });
+});
