@@ -13,6 +13,7 @@ import { benchFold } from './fold.js';
 import { benchJetStream } from './jetstream.js';
 import { benchLangGraph } from './langgraph.js';
 import { benchList } from './list.js';
+import { benchOtlp } from './otlp.js';
 import { benchResume } from './resume.js';
 import { benchSearch } from './search.js';
 import { benchShow } from './show.js';
@@ -29,6 +30,7 @@ const BENCHES: Record<string, (opts: BenchOptions) => Promise<Section>> = {
   resume: benchResume,
   search: benchSearch,
   watch: benchWatch,
+  otlp: benchOtlp,
   jetstream: benchJetStream,
   langgraph: benchLangGraph,
 };

@@ -17,8 +17,9 @@ const ALLOWED: Record<string, string[]> = {
   a2a: ['core', 'schema'],
   agent: ['core', 'store', 'schema', 'a2a'],
   render: ['core'],
+  otel: ['core', 'store'],
   config: ['core', 'agent', 'store', 'schema', 'a2a'],
-  cli: ['core', 'store', 'schema', 'a2a', 'agent', 'render', 'config'],
+  cli: ['core', 'store', 'schema', 'a2a', 'agent', 'render', 'config', 'otel'],
 };
 
 function files(dir: string): string[] {

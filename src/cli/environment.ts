@@ -4,6 +4,7 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import type { OtelEnvironment } from '../otel/settings.js';
 import { defaultStateDir } from '../store/file/paths.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -18,6 +19,7 @@ export const ENVIRONMENT_HELP: readonly [string, string][] = [
   ['XDG_STATE_HOME', 'runs live in $XDG_STATE_HOME/logbook/runs (default ~/.local/state/logbook/runs)'],
   ['XDG_CONFIG_HOME', 'the last place a config is looked for is $XDG_CONFIG_HOME/logbook/agent.yaml (default ~/.config/logbook/agent.yaml)'],
   ['NO_COLOR', 'no color'],
+  ['OTEL_EXPORTER_OTLP_ENDPOINT', 'send each run\'s OpenTelemetry spans to this OTLP/HTTP collector (also _TRACES_ENDPOINT, _HEADERS, _PROTOCOL: http/protobuf or http/json; OTEL_SERVICE_NAME; OTEL_SDK_DISABLED=true)'],
 ];
 
 export interface Environment {
@@ -34,6 +36,8 @@ export interface Environment {
   config: string | undefined;
   /** $XDG_CONFIG_HOME/logbook/agent.yaml (else ~/.config/logbook/agent.yaml): the last place a config is looked for. */
   userConfig: string;
+  /** The standard OTEL_* variables of the OTLP exporter. */
+  otel: OtelEnvironment;
 }
 
 export function readEnvironment(env: Env = process.env): Environment {
@@ -46,5 +50,15 @@ export function readEnvironment(env: Env = process.env): Environment {
     defaultStateDir: defaultStateDir(env, homedir()),
     config: nonEmpty('LOGBOOK_CONFIG'),
     userConfig: join(env.XDG_CONFIG_HOME?.startsWith('/') ? env.XDG_CONFIG_HOME : join(homedir(), '.config'), 'logbook', 'agent.yaml'),
+    otel: {
+      endpoint: nonEmpty('OTEL_EXPORTER_OTLP_ENDPOINT'),
+      tracesEndpoint: nonEmpty('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'),
+      headers: nonEmpty('OTEL_EXPORTER_OTLP_HEADERS'),
+      tracesHeaders: nonEmpty('OTEL_EXPORTER_OTLP_TRACES_HEADERS'),
+      protocol: nonEmpty('OTEL_EXPORTER_OTLP_PROTOCOL'),
+      tracesProtocol: nonEmpty('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'),
+      serviceName: nonEmpty('OTEL_SERVICE_NAME'),
+      disabled: env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true' || env.OTEL_TRACES_EXPORTER?.trim().toLowerCase() === 'none',
+    },
   };
 }

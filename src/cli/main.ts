@@ -2,7 +2,6 @@
  * The logbook command. Every failure ends in reportError: one line on stderr
  * and a documented exit code (exit-codes.ts).
  */
-import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { registerA2ACommands } from './a2a/index.js';
 import { registerCompletionCommands } from './completion.js';
@@ -18,14 +17,11 @@ import { registerRunCommand } from './run-command.js';
 import { registerSessionCommands } from './session/index.js';
 import { guardStdio } from './stdio.js';
 import { configSource } from './store.js';
+import { packageVersion } from './version.js';
 
 /** Every exit code the command has, for the top-level --help. */
 const EXIT_HELP = helpAfter([], Object.keys(EXIT) as (keyof typeof EXIT)[]);
 
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
-}
 
 /**
  * The program and its commands. Errors are thrown, not printed: exitOverride
@@ -38,7 +34,7 @@ function version(): string {
 export function buildProgram(environment: Environment, options: { completion?: boolean } = {}): Command {
   const program = new Command('logbook')
     .description('an agent runner whose every run is an append-only, resumable journal')
-    .version(version(), '-V, --version')
+    .version(packageVersion(), '-V, --version')
     .addHelpText('after', `\nWith no command, on a terminal where a config is found, a chat opens (as with run --chat).\n${EXIT_HELP}`)
     .exitOverride()
     .configureOutput({ outputError: () => {} })

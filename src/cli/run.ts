@@ -41,6 +41,8 @@ import { terminalQuestions, type Questions } from './questions.js';
 import { onSuspendSignals } from './signals.js';
 import { requireConfig, storeFor } from './store.js';
 import { terminalFor, type Terminal } from './terminal.js';
+import { prepareTracing } from './tracing.js';
+import type { LiveTrace } from '../otel/live.js';
 
 export interface RunFlags extends ResumeFlags, ApprovalFlags {
   checkpoint?: boolean;
@@ -123,9 +125,12 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
   let store: Store | null = null;
   let run: AgentRun | null = null;
   let input: ClosableChatInput | null = null;
+  let trace: LiveTrace | null = null;
   let stopServers = async (): Promise<void> => {};
   const suspend = onSuspendSignals((m) => note(m));
   try {
+    // Loaded beside the agent, before the run starts: loading it never delays a step.
+    const tracing = prepareTracing(config, environment, (m) => note(`warning: ${m}`)).catch(() => null);
     const configured = await agentFromConfig(config, {
       env: environment.env,
       retry: retryPolicyFromText(environment.maxRetries, 'LOGBOOK_PROVIDER_MAX_RETRIES'),
@@ -144,6 +149,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     }
     stopServers = configured.close;
     const { agent } = configured;
+    const traceWith = await tracing;
     progress.stop();
     for (const n of configured.notes) progress.write(`${err.style.note(`note: ${sanitizeLine(n)}`)}\n`);
     // A store waiting for a stream leader says so on the spinner, timing the wait. A journal
@@ -201,12 +207,22 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     });
     let result: RunResult;
     for (;;) {
+      const started = run;
+      const traced = traceWith?.follow(started, store, agent.tools) ?? null;
+      trace = traced;
       result = await run.execute({
         signal: suspend.signal,
         ...(input !== null ? { input } : {}),
         beforeToolCall: approvalHook(run.state, flags, questions, presenter),
-        observer: flags.json ? { ...live, record: (record) => void process.stdout.write(`${encodeRecord(record)}\n`) } : live,
+        observer: {
+          ...live,
+          record: (record) => {
+            traced?.recorded(record, started.state);
+            if (flags.json) process.stdout.write(`${encodeRecord(record)}\n`);
+          },
+        },
       });
+      await traced?.finish(result.state);
       const fork = input?.forkRequested;
       if (fork === undefined || store === null || result.reason !== 'suspended' || result.interrupted) break;
       // /fork: the run stays as it is (suspended, resumable), and the chat goes on in a fork of it.
@@ -224,6 +240,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     output.close();
     suspend.dispose();
     input?.close();
+    if (run !== null) await trace?.finish(run.state);
     await run?.close();
     await stopServers();
     await store?.close();
@@ -242,6 +259,7 @@ async function exportChat(store: Store | null, run: AgentRun, file: string): Pro
   const { exportFormat, writeFileAtomically } = await import('./session/export.js');
   const { exportRun } = await import('../render/export/index.js');
   const format = exportFormat({ output: file });
+  if (format === 'otlp') throw new LogbookError('usage', 'a trace is exported with `logbook session export ID --format otlp`; name a .md, .html or .jsonl file');
   let document: string;
   if (store === null) {
     if (format === 'jsonl') throw new LogbookError('usage', 'an --ephemeral run has no journal lines; name a .md or .html file');

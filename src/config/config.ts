@@ -53,6 +53,16 @@ export interface LogbookConfig {
   remote_tools: RemoteToolHost[];
   /** What `logbook serve` answers for. */
   expose: ExposeSettings;
+  /** Where the run's OpenTelemetry spans go; header values may name variables (`${NAME}`), expanded when a run starts. */
+  otel?: OtelBlock;
+}
+
+/** agent.yaml's `otel:` block as written. */
+export interface OtelBlock {
+  endpoint?: string;
+  protocol?: 'http/protobuf' | 'http/json';
+  headers: Record<string, string>;
+  capture_content: boolean;
 }
 
 export const DEFAULTS = {
@@ -249,6 +259,7 @@ export function parseConfig(text: string, path: string): LogbookConfig {
   if (config.remote_tools.length > 0 && config.nats === undefined) {
     throw new LogbookError('config', `${path}: remote_tools needs a nats: block (url, and creds if the server wants them) to reach the agents`);
   }
+  if (c.otel !== undefined) config.otel = otelBlock(c.otel, path);
   return config;
 }
 
@@ -316,6 +327,32 @@ function exposeSettings(e: Record<string, any> | undefined, path: string): Expos
     ...(exclude !== undefined ? { exclude } : {}),
     max_concurrent_tools: e?.max_concurrent_tools ?? EXPOSE_DEFAULTS.max_concurrent_tools,
     tool_timeout: e?.tool_timeout ?? EXPOSE_DEFAULTS.tool_timeout,
+  };
+}
+
+/** The `otel:` block, checked beyond what the schema can say: a URL, and well-formed `${NAME}` references. */
+function otelBlock(o: Record<string, any>, path: string): OtelBlock {
+  if (o.endpoint !== undefined) {
+    let url: URL | undefined;
+    try {
+      url = new URL(o.endpoint);
+    } catch {
+      url = undefined;
+    }
+    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      throw new LogbookError('config', `${path}: otel.endpoint ${JSON.stringify(o.endpoint)} is not an http(s) URL (the collector's OTLP/HTTP address, as http://localhost:4318)`);
+    }
+  }
+  const headers = (o.headers ?? {}) as Record<string, string>;
+  for (const [k, v] of Object.entries(headers)) {
+    const problem = envRefProblem(v);
+    if (problem !== null) throw new LogbookError('config', `${path}: otel.headers.${k}: ${problem}`);
+  }
+  return {
+    ...(o.endpoint !== undefined ? { endpoint: o.endpoint as string } : {}),
+    ...(o.protocol !== undefined ? { protocol: o.protocol as OtelBlock['protocol'] & string } : {}),
+    headers,
+    capture_content: o.capture_content === true,
   };
 }
 

@@ -131,6 +131,16 @@ export const CONFIG_SCHEMA = {
         options: { type: 'object' },
       },
     },
+    otel: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        endpoint: { type: 'string', minLength: 1 },
+        protocol: { enum: ['http/protobuf', 'http/json'] },
+        headers: { type: 'object', additionalProperties: { type: 'string' } },
+        capture_content: { type: 'boolean' },
+      },
+    },
     nats: {
       type: 'object',
       additionalProperties: false,

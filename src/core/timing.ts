@@ -87,10 +87,15 @@ function kindOf(record: JournalRecord): StepKind {
  * stood still until a resume nothing marks).
  */
 export function stepStart(previous: JournalRecord, times: RunTimes): number | undefined {
-  const resumed = times.resumed.get(previous.seq);
+  return stepStartAfter(previous.seq, 'terminal' in previous, times);
+}
+
+/** stepStart, knowing of the record before only its seq and whether it is a terminal record (a live follower's view). */
+export function stepStartAfter(seq: number, terminal: boolean, times: RunTimes): number | undefined {
+  const resumed = times.resumed.get(seq);
   if (resumed !== undefined) return resumed;
-  if ('terminal' in previous) return undefined;
-  return times.records.get(previous.seq);
+  if (terminal) return undefined;
+  return times.records.get(seq);
 }
 
 /** The steps of a run's records, with the times kept for them. Pure. */

@@ -110,15 +110,15 @@ describe('session export', () => {
     expect(readdirSync(dir)).toEqual(['sub']);
   });
 
-  it('offers md, html and jsonl only', async () => {
+  it('offers md, html, jsonl and otlp only', async () => {
     const r = await exportOf('--format', 'pdf');
     expect(r.code).toBe(2);
-    expect(oneLine(r)).toMatch(/^logbook: option '--format <format>' argument 'pdf' is invalid\. Allowed choices are md, html, jsonl\. \(see --help\)$/);
+    expect(oneLine(r)).toMatch(/^logbook: option '--format <format>' argument 'pdf' is invalid\. Allowed choices are md, html, jsonl, otlp\. \(see --help\)$/);
   });
 
   it('lists every flag in --help', async () => {
     const r = await cli(['session', 'export', '--help']);
     expect(r.code).toBe(0);
-    for (const flag of ['--format <format>', '-o, --output <file>', '--config <file>', '--state-dir <dir>', '--verbose']) expect(r.stdout).toContain(flag);
+    for (const flag of ['--format <format>', '-o, --output <file>', '--otlp-endpoint <url>', '--config <file>', '--state-dir <dir>', '--verbose']) expect(r.stdout).toContain(flag);
   });
 });

@@ -91,6 +91,16 @@ describe('agent.yaml', () => {
     expect(() => toolsFromConfig(c, {})).toThrow('tool "a": input_schema.properties.n.maximum is Infinity, which is not a JSON value');
   });
 
+  it('reads the otel: block: an http(s) endpoint, a protocol logbook sends, headers that may name variables, content off unless asked', () => {
+    const c = parseConfig('provider: script\nscript: s\notel: { endpoint: "http://c:4318", protocol: http/json, headers: { k: "${KEY}" } }\n', '/cfg/agent.yaml');
+    expect(c.otel).toEqual({ endpoint: 'http://c:4318', protocol: 'http/json', headers: { k: '${KEY}' }, capture_content: false });
+    expect(parseConfig('provider: script\nscript: s\notel: { capture_content: true }\n', '/cfg/agent.yaml').otel).toEqual({ headers: {}, capture_content: true });
+    expect(refusal('provider: script\nscript: s\notel: { protocol: grpc }\n')).toBe('/cfg/agent.yaml: otel.protocol must be one of "http/protobuf", "http/json"');
+    expect(refusal('provider: script\nscript: s\notel: { endpiont: x }\n')).toBe('/cfg/agent.yaml: unknown key "endpiont" in otel (did you mean "endpoint"?)');
+    expect(refusal('provider: script\nscript: s\notel: { endpoint: "localhost:4318" }\n')).toMatch(/otel\.endpoint "localhost:4318" is not an http\(s\) URL/);
+    expect(refusal('provider: script\nscript: s\notel: { headers: { k: "${nope" } }\n')).toMatch(/otel\.headers\.k: /);
+  });
+
   it('resolves relative paths against the config file, and fills defaults', () => {
     const c = parseConfig('provider: script\nscript: turns.yaml\nnats: {url: nats://x, creds: my.creds}\ntools: [{name: a, command: [ls], cwd: work}]\n', '/cfg/agent.yaml');
     expect(c.script).toBe('/cfg/turns.yaml');

@@ -12,12 +12,18 @@ import { sanitizeLine } from '../../render/sanitize.js';
 import { fsyncDir } from '../../store/file/fs.js';
 import { resolveRunId } from '../../store/resolve.js';
 import type { Environment } from '../environment.js';
-import { withStore, type StoreFlags } from '../store.js';
+import { findConfig, withStore, type StoreFlags } from '../store.js';
+import { configPolicies, tracingSettings } from '../tracing.js';
+import { packageVersion } from '../version.js';
+import type { LogbookConfig } from '../../config/config.js';
+import type { Store } from '../../store/store.js';
 import type { Format } from './export-command.js';
 
 export interface ExportFlags extends StoreFlags {
   format?: Format;
   output?: string;
+  /** Send the run's spans to this OTLP/HTTP collector instead of writing a document. */
+  otlpEndpoint?: string;
 }
 
 const FROM_EXTENSION: Record<string, Format> = { '.html': 'html', '.htm': 'html', '.jsonl': 'jsonl' };
@@ -87,9 +93,15 @@ export interface Exported {
 /** Renders run `id` in the format the flags choose. */
 export async function exportSession(environment: Environment, id: string, flags: ExportFlags): Promise<Exported> {
   const format = exportFormat(flags);
+  if (flags.otlpEndpoint !== undefined && flags.format !== undefined && flags.format !== 'otlp') {
+    throw new LogbookError('usage', `--otlp-endpoint sends the run's spans; it takes no --format ${flags.format}`);
+  }
+  if (flags.otlpEndpoint !== undefined && flags.output !== undefined) throw new LogbookError('usage', '--otlp-endpoint sends the spans to the collector: drop -o, or drop --otlp-endpoint to write them to a file');
+  const config = findConfig(flags.config, environment, flags.stateDir);
   return withStore(environment, flags, async (store) => {
     const runId = await resolveRunId(store, id);
     if (format === 'jsonl') return { document: (await store.lines(runId)).map((line) => `${line}\n`).join(''), runId, format };
+    if (format === 'otlp' || flags.otlpEndpoint !== undefined) return { document: await traceOf(store, runId, config, environment, flags.otlpEndpoint), runId, format: 'otlp' };
     const loaded = await store.load(runId);
     const agents = loaded.state.remote_calls.length === 0 ? {} : await (await import('../../agent/remote-origins.js')).toolAgents(store, runId);
     const timings = runTimings(loaded.records, loaded.times);
@@ -98,9 +110,43 @@ export async function exportSession(environment: Environment, id: string, flags:
   });
 }
 
-const FORMAT_NAMES: Record<Format, string> = { md: 'a Markdown transcript', html: 'an HTML page', jsonl: 'its journal lines' };
+const FORMAT_NAMES: Record<Format, string> = { md: 'a Markdown transcript', html: 'an HTML page', jsonl: 'its journal lines', otlp: 'its OpenTelemetry trace (OTLP/JSON)' };
 
 /** What stderr says once -o FILE is written. */
 export function wroteLine(exported: Exported, path: string): string {
   return `wrote run ${exported.runId} as ${FORMAT_NAMES[exported.format]} to ${sanitizeLine(resolve(path))}\n`;
+}
+
+/**
+ * Run `id` as OpenTelemetry spans (src/otel): OTLP/JSON to write, or, with
+ * `endpoint`, sent to that collector (and nothing to write). A run of which no
+ * times are kept cannot be traced: that is an error, since nothing would be sent.
+ */
+async function traceOf(store: Store, id: string, config: LogbookConfig | undefined, environment: Environment, endpoint: string | undefined): Promise<string> {
+  const [{ runSpans }, { conversationOf, traceContext }, { otlpJson, sendSpans }, { endpointTarget }] = await Promise.all([
+    import('../../otel/spans.js'),
+    import('../../otel/trace-context.js'),
+    import('../../otel/export.js'),
+    import('../../otel/settings.js'),
+  ]);
+  const live = tracingSettings(config, environment);
+  const loaded = await store.load(id);
+  const context = traceContext({
+    conversationId: await conversationOf(store, id),
+    captureContent: live?.captureContent ?? config?.otel?.capture_content === true,
+    serviceName: live?.serviceName ?? environment.otel.serviceName ?? 'logbook',
+    version: packageVersion(),
+    policy: configPolicies(config),
+  });
+  const { root, children, untimed } = runSpans(loaded.records, loaded.times, context);
+  if (root === null) {
+    throw new LogbookError('usage', `run ${id} has no times kept beside it (written by the reference, copied, or its times note is gone): it cannot be traced`);
+  }
+  if (untimed > 0) process.stderr.write(`logbook: ${untimed} of the run's calls have no kept times and are left out of its trace\n`);
+  const spans = [root, ...children];
+  if (endpoint === undefined) return otlpJson(spans);
+  const target = endpointTarget(endpoint, live, environment.otel);
+  await sendSpans(spans, target);
+  process.stderr.write(`sent ${spans.length} spans of run ${id} to ${target.url} (trace ${root.spanContext().traceId})\n`);
+  return '';
 }
