@@ -17,6 +17,7 @@ import { registerRunCommand } from './run-command.js';
 import { registerSessionCommands } from './session/index.js';
 import { guardStdio } from './stdio.js';
 import { configSource } from './store.js';
+import { registerUiCommand } from './ui-command.js';
 import { packageVersion } from './version.js';
 
 /** Every exit code the command has, for the top-level --help. */
@@ -43,6 +44,7 @@ export function buildProgram(environment: Environment, options: { completion?: b
   registerSessionCommands(program, environment);
   registerMcpCommands(program, environment);
   registerA2ACommands(program, environment);
+  registerUiCommand(program, environment);
   if (options.completion !== false) registerCompletionCommands(program, environment, () => buildProgram(environment, { completion: false }));
   return program;
 }

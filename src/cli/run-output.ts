@@ -71,8 +71,8 @@ function sameTerminal(a: number, b: number): boolean {
   }
 }
 
-export async function runOutput(flags: OutputFlags, err: Terminal): Promise<RunOutput> {
-  const { stdout, stderr } = process;
+export async function runOutput(flags: OutputFlags, err: Terminal, streams: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream } = process): Promise<RunOutput> {
+  const { stdout, stderr } = streams;
   const tui = flags.tui;
   const screen = tui && stderr.isTTY ? new Screen(stderr, { hideCursor: true }) : undefined;
   // No spinner while the answer goes down a pipe: `| tee` puts it on this terminal, under the spinner's line.

@@ -110,13 +110,31 @@ function onTerminal(): boolean {
   return process.stdin.isTTY === true && process.stderr.isTTY === true;
 }
 
-export async function executeRun(words: string[], flags: RunFlags, environment: Environment): Promise<ExitCode> {
+/** Where a run's output goes and whether an operator can be asked: the process's own, or a caller's (the web view continuing a run). */
+export interface RunIo {
+  /** The answer; with --json, the records. */
+  stdout: NodeJS.WriteStream;
+  /** Narration, notes, warnings and the one-line ends of a run stopped at a limit. */
+  stderr: NodeJS.WriteStream;
+  /** Whether questions can be put to an operator on a terminal. */
+  canAsk(): boolean;
+}
+
+const PROCESS_IO: RunIo = { stdout: process.stdout, stderr: process.stderr, canAsk: onTerminal };
+
+/**
+ * Runs, or continues, a run as `logbook run` with these words and flags does.
+ * `io` is the process's own unless a caller gives its own (the web view
+ * continues a run exactly so, its output to the page).
+ */
+export async function executeRun(words: string[], flags: RunFlags, environment: Environment, io: RunIo = PROCESS_IO): Promise<ExitCode> {
   checkFlags(flags, words.length > 0);
   const config = withOverrides(requireConfig(flags.config, environment), flags);
-  const err = terminalFor(process.stderr, { env: environment.env, ...(flags.color === false ? { color: false } : {}) });
+  const err = terminalFor(io.stderr, { env: environment.env, ...(flags.color === false ? { color: false } : {}) });
   const output = await runOutput(
     { tui: flags.tui !== false, json: flags.json === true, plain: flags.plain === true, verbose: flags.verbose === true, color: flags.color !== false, env: environment.env },
     err,
+    io,
   );
   const { progress } = output;
   const note = (text: string): void => progress.write(`${err.style.faint(text)}\n`);
@@ -158,7 +176,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     if (!flags.ephemeral) store = await storeFor(environment, { config, stateDir: flags.stateDir, onWait });
     const place = { dir: process.cwd(), config: config.path };
     if (flags.resume !== undefined || flags.continue) {
-      const presentation = { agent, err, note, progress: (t: string) => progress.write(t), presenter, signal: suspend.signal, place, config: config.path };
+      const presentation = { agent, err, note, progress: (t: string) => progress.write(t), presenter, signal: suspend.signal, place, config: config.path, canAsk: io.canAsk() };
       run = await continueRun(store!, flags, words, presentation).catch((err: unknown) => {
         if (!suspend.signal.aborted || !isLogbookError(err, 'interrupted')) throw err;
         note((err as Error).message); // stopped at the picker or a question: nothing was written
@@ -191,10 +209,10 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     if (input !== null && output.screen !== undefined && process.stdin.isTTY) {
       note(`a chat with ${sanitizeLine(agent.provider.model)}: /help lists its commands and keys; Esc stops an answer, Ctrl-D ends the chat`);
     }
-    const questions: Questions | null = !onTerminal() ? null : (input ?? terminalQuestions());
+    const questions: Questions | null = !io.canAsk() ? null : (input ?? terminalQuestions());
     const counters = run.state.counters;
     // With --json stdout is the record stream alone: the meta line first (the run's id), then each record as it becomes durable.
-    if (flags.json) process.stdout.write(`${run.metaLine}\n`);
+    if (flags.json) io.stdout.write(`${run.metaLine}\n`);
     const live = liveObserver({
       err,
       progress,
@@ -218,7 +236,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
           ...live,
           record: (record) => {
             traced?.recorded(record, started.state);
-            if (flags.json) process.stdout.write(`${encodeRecord(record)}\n`);
+            if (flags.json) io.stdout.write(`${encodeRecord(record)}\n`);
           },
         },
       });
@@ -235,7 +253,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     progress.stop();
     const answer = !interactive && !flags.json && result.reason === 'completed' && result.finalText !== '' && !live.showedLastAnswer;
     if (answer) showAnswer(result.finalText, output.answer);
-    return outcome(result, { resume, config: config.path, note, tools: agent.tools });
+    return outcome(result, { resume, config: config.path, note, tools: agent.tools, fail: (m) => io.stderr.write(`logbook: ${m}\n`) });
   } finally {
     output.close();
     suspend.dispose();
@@ -286,6 +304,8 @@ interface Presentation {
   presenter: Presenter;
   /** Aborted by a stop signal. */
   signal: AbortSignal;
+  /** Whether questions can be put to an operator on a terminal. */
+  canAsk: boolean;
 }
 
 /**
@@ -349,7 +369,7 @@ async function continueRun(store: Store, flags: RunFlags, words: string[], p: Pr
 async function settleAnswers(run: AgentRun, flags: RunFlags, p: Presentation): Promise<void> {
   const tools = p.agent.tools;
   checkApprovalTargets(run.state, tools, flags);
-  applyInterruptionFlags(run, tools, flags, onTerminal());
+  applyInterruptionFlags(run, tools, flags, p.canAsk);
   p.progress(
     resumeNarration(run.state, {
       // The input is journal text that already parsed as JSON: no need to check it again.
@@ -381,6 +401,8 @@ interface OutcomeContext {
   config: string;
   note: (text: string) => void;
   tools: ToolRegistry;
+  /** Says a stop at a limit in one line (`logbook: ...`). */
+  fail: (message: string) => void;
 }
 
 /** The exit code of a run's end; what to do next is said when there is something to do. */
@@ -400,12 +422,12 @@ function outcome(result: RunResult, o: OutcomeContext): ExitCode {
       if (endedOnRefusal(result.state, result.reason, result.message)) return refused(o);
       throw failure(result, resume);
     case 'budget':
-      fail(`${result.message}${resume !== null ? `; raise budget in ${o.config}, then resume with: ${resume}` : ''}`);
+      o.fail(`${result.message}${resume !== null ? `; raise budget in ${o.config}, then resume with: ${resume}` : ''}`);
       return EXIT.budget;
     case 'max_iterations':
       // max_iterations is in the fingerprint: a raised one is drift that only --force passes. A chat's
       // cap counts per typed turn, and a resume gets a fresh one.
-      fail(
+      o.fail(
         `${result.message}${
           resume === null
             ? ''
@@ -424,7 +446,7 @@ function outcome(result: RunResult, o: OutcomeContext): ExitCode {
 function awaitingApproval(result: RunResult, call: ToolCall, o: OutcomeContext): ExitCode {
   const id = sanitizeLine(result.state.run_id);
   if (o.resume === null) {
-    fail(`call ${callTitle(call)} awaits an approval and the run was not journaled: run it on a terminal to be asked, or with --yes`);
+    o.fail(`call ${callTitle(call)} awaits an approval and the run was not journaled: run it on a terminal to be asked, or with --yes`);
   } else {
     const commands = approvalCommands(o.resume, call);
     o.note(`run ${id} awaits approval of call ${callTitle(call)}`);
@@ -439,14 +461,10 @@ function awaitingApproval(result: RunResult, call: ToolCall, o: OutcomeContext):
  * resume alone would end on the same refusal; a follow-up asks again.
  */
 function refused(o: OutcomeContext): ExitCode {
-  fail(`the model refused to respond${o.resume === null ? '' : `; to ask it another way: ${o.resume} "PROMPT"`}`);
+  o.fail(`the model refused to respond${o.resume === null ? '' : `; to ask it another way: ${o.resume} "PROMPT"`}`);
   return EXIT.refused;
 }
 
-/** A stop at a limit is an outcome, not a failure of logbook: said on stderr in one line, with the limit's own exit code. */
-function fail(message: string): void {
-  process.stderr.write(`logbook: ${message}\n`);
-}
 
 /** The error that ended a run, with what to do about it. */
 function failure(result: RunResult, resume: string | null): LogbookError {

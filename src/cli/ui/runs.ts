@@ -1,0 +1,128 @@
+/**
+ * What the web view lists and follows: the runs of the store (from their ends,
+ * as `session ls` lists them, with each run's counters read once per version
+ * of it), and one run as its view (src/render/run-view.ts).
+ */
+import { toolsFromConfig } from '../../config/agent.js';
+import type { LogbookConfig } from '../../config/config.js';
+import { RawJson, type Counters, type JournalRecord, type RunState, type RunTimes } from '../../core/index.js';
+import { runView, type RunView } from '../../render/run-view.js';
+import { sanitizeLine } from '../../render/sanitize.js';
+import { textHead } from '../../render/lines.js';
+import { listedStatus, type ForkOrigin, type RunInfo, type Store } from '../../store/store.js';
+
+export interface ListedRun {
+  id: string;
+  status: string;
+  problem?: string;
+  created: string;
+  updated: string;
+  model: string;
+  prompt: string;
+  interactive: boolean;
+  lastSeq?: number;
+  forkedFrom?: ForkOrigin;
+  /** Tokens spent: null when the run was not read (beyond the newest COUNTED, or unreadable). */
+  counters: Counters | null;
+}
+
+/** The newest runs whose counters are read for the list (each once per version of it). */
+const COUNTED = 200;
+
+const PROMPT_HEAD = { lines: 3, chars: 300 };
+
+/** The store's runs, newest first, with counters for the newest: what the runs page shows. */
+export class RunsList {
+  /** Counters by run, with the version (last seq and change time) they were read at. */
+  private readonly counted = new Map<string, { version: string; counters: Counters | null }>();
+
+  constructor(private readonly store: Store) {}
+
+  /** The runs as listed (`runs`: a listing just made, else one is made now). */
+  async list(runs?: readonly RunInfo[]): Promise<ListedRun[]> {
+    const sorted = [...(runs ?? (await this.store.list()))].sort((a, b) => b.updated.localeCompare(a.updated) || b.runId.localeCompare(a.runId));
+    const listed: ListedRun[] = [];
+    for (const [i, run] of sorted.entries()) listed.push(await this.describe(run, i < COUNTED));
+    return listed;
+  }
+
+  private async describe(run: RunInfo, count: boolean): Promise<ListedRun> {
+    const listed: ListedRun = {
+      id: sanitizeLine(run.runId),
+      status: sanitizeLine(run.status),
+      created: sanitizeLine(run.created),
+      updated: run.updated,
+      model: sanitizeLine(run.model),
+      prompt: sanitizeLine(textHead(run.prompt, PROMPT_HEAD).text.replace(/\s+/g, ' ')),
+      interactive: run.interactive,
+      counters: null,
+    };
+    if (run.problem !== undefined) listed.problem = sanitizeLine(run.problem);
+    if (run.lastSeq !== undefined) listed.lastSeq = run.lastSeq;
+    if (run.forkedFrom !== undefined) listed.forkedFrom = { from: sanitizeLine(run.forkedFrom.from), at: run.forkedFrom.at };
+    if (count && run.status !== 'unreadable') listed.counters = await this.counters(run);
+    return listed;
+  }
+
+  private async counters(run: RunInfo): Promise<Counters | null> {
+    const version = `${run.lastSeq}:${run.updated}`;
+    const known = this.counted.get(run.runId);
+    if (known?.version === version) return known.counters;
+    const counters = await this.store.loadState(run.runId).then(
+      (l) => l.state.counters,
+      () => null, // the list shows the run all the same; its page says what is wrong
+    );
+    this.counted.set(run.runId, { version, counters });
+    return counters;
+  }
+}
+
+/** A run as the store holds it now, enough for its view. */
+export interface RunSnapshot {
+  records: JournalRecord[];
+  state: RunState;
+  times: RunTimes;
+  created: string;
+  updated: string;
+  held?: boolean;
+  origin: ForkOrigin | null;
+}
+
+/** What a call of a tool the config declares runs (its command line), for the approval panel. */
+export function callDescriber(config: LogbookConfig | undefined, env: Readonly<Record<string, string | undefined>>): (name: string, inputJson: string) => string | undefined {
+  if (config === undefined) return () => undefined;
+  const tools = toolsFromConfig(config, env);
+  return (name, inputJson) => {
+    try {
+      return tools.describe(name, RawJson.fromValidText(inputJson));
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+/** The view of a run snapshot. */
+export function viewOf(run: RunSnapshot, describe: (name: string, inputJson: string) => string | undefined): RunView {
+  const status = listedStatus(run.state.status, run.held, run.origin ? { origin: run.origin, lastSeq: run.state.last_seq } : undefined);
+  return runView({
+    records: run.records,
+    state: run.state,
+    times: run.times,
+    status,
+    created: run.created,
+    updated: run.updated,
+    ...(run.held !== undefined ? { held: run.held } : {}),
+    origin: run.origin,
+    describe,
+  });
+}
+
+/** Loads run `id` whole, for its page. */
+export async function snapshot(store: Store, id: string): Promise<RunSnapshot> {
+  const [loaded, origin] = await Promise.all([store.load(id), store.forkOrigin(id).catch(() => null)]);
+  // Its own copy of the times: a follower adds to them.
+  const times = { records: new Map(loaded.times.records), resumed: new Map(loaded.times.resumed) };
+  const run: RunSnapshot = { records: loaded.records, state: loaded.state, times, created: loaded.created, updated: loaded.updated, origin };
+  if (loaded.held !== undefined) run.held = loaded.held;
+  return run;
+}

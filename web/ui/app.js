@@ -1,0 +1,391 @@
+// logbook ui: the web view's one script, served by `logbook ui` itself. It
+// reads the JSON API of the server it came from, with the token of its own
+// address, and shows every string from a journal as text (never as markup).
+'use strict';
+(() => {
+  const token = new URLSearchParams(location.search).get('token') || '';
+  const withToken = (path) => `${path}${path.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}`;
+  const main = document.getElementById('main');
+  const where = document.getElementById('where');
+
+  /** An element; string and number children are text nodes, null and false are left out. */
+  function h(tag, props, ...children) {
+    const el = document.createElement(tag);
+    for (const [k, v] of Object.entries(props || {})) {
+      if (v === undefined || v === null || v === false) continue;
+      if (k === 'class') el.className = v;
+      else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+      else if (k === 'style') for (const [p, x] of Object.entries(v)) el.style.setProperty(p, x);
+      else el.setAttribute(k, v === true ? '' : String(v));
+    }
+    const add = (c) => {
+      if (c === null || c === undefined || c === false) return;
+      if (Array.isArray(c)) c.forEach(add);
+      else if (c instanceof Node) el.append(c);
+      else el.append(document.createTextNode(String(c)));
+    };
+    children.forEach(add);
+    return el;
+  }
+
+  const runHref = (id) => withToken(`/runs/${encodeURIComponent(id)}`);
+  const count = (n) => Number(n).toLocaleString('en-US');
+
+  function formatDuration(ms) {
+    const t = Math.max(0, ms);
+    if (t < 1000) return `${Math.round(t)} ms`;
+    if (t < 60000) return `${(t / 1000).toFixed(t < 10000 ? 2 : 1)} s`;
+    const s = Math.round(t / 1000);
+    if (s < 3600) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
+    const m = Math.round(s / 60);
+    return `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, '0')} min`;
+  }
+
+  function ago(iso) {
+    const t = Date.parse(iso);
+    if (Number.isNaN(t)) return iso;
+    const s = Math.round((Date.now() - t) / 1000);
+    if (s < 5) return 'just now';
+    if (s < 90) return `${s} s ago`;
+    if (s < 5400) return `${Math.round(s / 60)} min ago`;
+    if (s < 129600) return `${Math.round(s / 3600)} h ago`;
+    return new Date(t).toLocaleDateString();
+  }
+
+  /** A time from the journal, in the reader's own zone; as written when it is not one. */
+  function when(iso) {
+    const t = Date.parse(iso);
+    return Number.isNaN(t) ? iso : h('span', { title: iso }, new Date(t).toLocaleString());
+  }
+
+  const status = (s) => h('span', { class: `status ${/^[a-z_]+$/.test(s) ? s : ''}` }, s);
+
+  async function getJson(path) {
+    const res = await fetch(withToken(path));
+    const body = await res.json().catch(() => ({ error: `${res.status} ${res.statusText}` }));
+    if (!res.ok) throw new Error(body.error || `${res.status}`);
+    return body;
+  }
+
+  function failure(message) {
+    main.replaceChildren(h('div', { class: 'banner bad' }, message));
+  }
+
+  // ---- the runs page ------------------------------------------------------
+
+  function runsPage() {
+    document.title = 'logbook runs';
+    let runs = [];
+    const query = h('input', { type: 'search', placeholder: 'filter by id, prompt or model', 'aria-label': 'filter', id: 'filter' });
+    const statusSelect = h('select', { 'aria-label': 'status', id: 'status-filter' }, h('option', { value: '' }, 'every status'));
+    const body = h('tbody');
+    const shown = h('span', { class: 'muted' });
+    const table = h(
+      'table',
+      { class: 'runs' },
+      h('thead', {}, h('tr', {}, ['Run', 'Status', 'Model', 'Prompt', 'Tokens', 'Updated'].map((t, i) => h('th', { class: i >= 4 ? 'num' : null }, t)))),
+      body,
+    );
+    main.replaceChildren(h('h1', {}, 'Runs'), h('div', { class: 'filters' }, query, statusSelect, shown), table);
+
+    function draw() {
+      const statuses = [...new Set(runs.map((r) => r.status))].sort();
+      const chosen = statusSelect.value;
+      statusSelect.replaceChildren(h('option', { value: '' }, 'every status'), ...statuses.map((s) => h('option', { value: s, selected: s === chosen }, s)));
+      const q = query.value.trim().toLowerCase();
+      const rows = runs.filter(
+        (r) => (chosen === '' || r.status === chosen) && (q === '' || [r.id, r.prompt, r.model].some((f) => f.toLowerCase().includes(q))),
+      );
+      shown.textContent = `${count(rows.length)} of ${count(runs.length)} runs`;
+      body.replaceChildren(
+        ...rows.map((r) =>
+          h(
+            'tr',
+            { 'data-run': r.id },
+            h('td', {}, h('a', { href: runHref(r.id), class: 'mono' }, r.id)),
+            h('td', {}, status(r.status)),
+            h('td', { class: 'mono' }, r.model),
+            h('td', { class: 'prompt' }, r.problem ? h('span', { class: 'bad' }, r.problem) : r.prompt || h('span', { class: 'muted' }, '(none)')),
+            h('td', { class: 'num' }, r.counters ? `${count(r.counters.in_tokens)} in · ${count(r.counters.out_tokens)} out` : '—'),
+            h('td', { class: 'num', title: r.updated }, ago(r.updated)),
+          ),
+        ),
+      );
+    }
+    query.addEventListener('input', draw);
+    statusSelect.addEventListener('change', draw);
+    getJson('/api/runs').then(
+      (d) => {
+        where.textContent = d.location;
+        runs = d.runs;
+        draw();
+      },
+      (err) => failure(err.message),
+    );
+    const events = new EventSource(withToken('/api/runs/events'));
+    events.addEventListener('runs', (e) => {
+      const d = JSON.parse(e.data);
+      where.textContent = d.location;
+      runs = d.runs;
+      draw();
+    });
+  }
+
+  // ---- a run's timeline ---------------------------------------------------
+
+  /** Long stretches where nothing ran (a run taken up again days later) are drawn short. */
+  const LONG_GAP_MS = 30000;
+
+  /** Where on the track a time falls (0 to 100), gaps drawn short. */
+  function axis(entries, start, end) {
+    const spans = entries.filter((e) => e.time).map((e) => e.time).sort((a, b) => a.start - b.start);
+    const gaps = [];
+    let reached = start;
+    for (const s of spans) {
+      if (s.start - reached > LONG_GAP_MS) gaps.push({ from: reached, to: s.start });
+      reached = Math.max(reached, s.end);
+    }
+    if (end - reached > LONG_GAP_MS) gaps.push({ from: reached, to: end });
+    const gapLength = gaps.reduce((n, g) => n + (g.to - g.from), 0);
+    const real = Math.max(1, end - start - gapLength);
+    const drawnGap = gaps.length === 0 ? 0 : real * 0.04;
+    const total = real + drawnGap * gaps.length;
+    return (t) => {
+      let at = t - start;
+      for (const g of gaps) {
+        if (t >= g.to) at -= g.to - g.from - drawnGap;
+        else if (t > g.from) at -= ((t - g.from) / (g.to - g.from)) * (g.to - g.from - drawnGap);
+      }
+      return Math.min(100, Math.max(0, (at / total) * 100));
+    };
+  }
+
+  function timelineNode(timeline) {
+    const entries = timeline.entries;
+    const flight = entries.find((e) => e.kind === 'inflight' && e.start !== undefined);
+    const now = Date.now();
+    const start = timeline.start ?? flight?.start ?? now;
+    const end = Math.max(timeline.end ?? start, flight ? now : start, start + 1);
+    const pos = axis(entries, start, end);
+    const grid = h('div', { class: 'timeline', id: 'timeline' });
+    const bar = (cls, from, to) => {
+      const left = pos(from);
+      return h('div', { class: 'track' }, h('div', { class: `bar ${cls}`, style: { left: `${left}%`, width: `${Math.max(0.3, pos(to) - left)}%` } }));
+    };
+    for (const e of entries) {
+      const inherited = e.inherited ? ' inherited' : '';
+      if (e.kind === 'marker') {
+        const text = [e.label, e.at !== undefined ? ` · ${new Date(e.at).toLocaleTimeString()}` : '', e.message ? ` · ${e.message}` : ''].join('');
+        grid.append(h('div', { class: `marker ${e.marker}`, 'data-seq': e.seq }, text));
+      } else if (e.kind === 'inflight') {
+        const label = e.what === 'tool' ? `${e.name} (running)` : e.what === 'input' ? 'waiting for input' : 'model call (answering)';
+        const since = e.start ?? now;
+        grid.append(
+          h('div', { class: 'label' }, label),
+          bar(`${e.what} inflight`, since, now),
+          h('div', { class: 'took', 'data-since': since }, e.start !== undefined ? `${formatDuration(now - since)} so far` : 'running'),
+          h('div', { class: 'tokens' }, ''),
+        );
+      } else {
+        const label =
+          e.kind === 'model' ? `model call ${e.turn}` : e.kind === 'tool' ? `${e.name}${e.withheld ? ` (${e.withheld.replace('_', ' ')})` : ''}` : 'operator\u2019s turn';
+        const cls = `${e.kind}${e.kind === 'tool' && e.isError ? ' failed' : ''}`;
+        const tokens =
+          e.kind === 'model'
+            ? `${count(e.inTokens)} in · ${count(e.outTokens)} out${e.cacheReadTokens ? ` · ${count(e.cacheReadTokens)} cached` : ''}`
+            : e.kind === 'tool'
+              ? e.callId
+              : '';
+        grid.append(
+          h('div', { class: `label${inherited}`, title: label, 'data-seq': e.seq }, label),
+          e.time ? bar(cls, e.time.start, e.time.end) : h('div', { class: `track${inherited}` }),
+          h('div', { class: `took${inherited}` }, e.time ? formatDuration(e.time.end - e.time.start) : '—'),
+          h('div', { class: `tokens${inherited} mono` }, tokens),
+        );
+        if (e.kind === 'tool' && e.children) grid.append(h('div', { class: 'nested' }, timelineNode(e.children)));
+      }
+    }
+    if (entries.length === 0) grid.append(h('div', { class: 'muted' }, 'nothing has run yet'));
+    return grid;
+  }
+
+  // ---- a run's transcript -------------------------------------------------
+
+  const sideOf = (item) =>
+    item.kind === 'prompt' || item.kind === 'user' ? 'user' : item.kind === 'pending' || item.kind === 'end' || item.kind === 'elided' ? 'marker' : 'assistant';
+
+  function itemNode(item, key) {
+    switch (item.kind) {
+      case 'prompt':
+      case 'user':
+        return h('div', { class: `item ${item.kind}` }, h('div', { class: 'text' }, item.text));
+      case 'text':
+        return h('div', { class: 'item' }, h('div', { class: 'text' }, item.text));
+      case 'thinking':
+        return item.text === ''
+          ? h('div', { class: 'item thinking muted' }, 'Thinking (redacted)')
+          : h('details', { class: 'item thinking', 'data-key': key }, h('summary', {}, 'Thinking'), h('div', { class: 'text' }, item.text));
+      case 'provider':
+        return h('div', { class: 'item muted' }, 'Provider block ', h('code', {}, item.providerKind));
+      case 'model':
+        return h('div', { class: 'item muted' }, `Model call · ${formatDuration(item.took)}`);
+      case 'call': {
+        const note = item.note ? { awaiting: 'awaits approval', denied: 'denied by the operator', not_rerun: 'not re-run after an interruption' }[item.note] : item.answered ? '' : 'no result yet';
+        return h(
+          'div',
+          { class: 'item call' },
+          h('div', { class: 'head' }, 'Tool call ', h('code', { class: 'muted' }, item.id), item.took !== undefined ? h('span', { class: 'muted' }, ` · ${formatDuration(item.took)}`) : null),
+          h('pre', {}, item.line || `» ${item.name} ${item.input}`),
+          note ? h('div', { class: 'muted' }, `(${note})`) : null,
+        );
+      }
+      case 'result': {
+        const lines = item.output === '' ? 0 : item.output.replace(/\n$/, '').split('\n').length;
+        const head = [item.isError ? 'Error result ' : 'Result ', h('code', { class: 'muted' }, item.id), lines ? h('span', { class: 'muted' }, ` · ${lines} line${lines === 1 ? '' : 's'}`) : null];
+        const cls = `item result${item.isError ? ' failed' : ''}`;
+        if (item.output === '') return h('div', { class: cls }, head);
+        return h('details', { class: cls, 'data-key': key }, h('summary', {}, head), h('pre', {}, item.output));
+      }
+      case 'pending':
+        return h('div', { class: 'marker' }, `In-flight turn: ${item.answered} of ${item.total} tool calls answered; a resume completes it first`);
+      case 'end':
+        return h('div', { class: 'marker' }, `Run ${item.reason}`, item.message ? h('pre', {}, item.message) : null);
+      default:
+        return h('div', { class: 'item muted' }, item.kind);
+    }
+  }
+
+  function transcriptNode(items, open) {
+    const box = h('div', { class: 'transcript', id: 'transcript' });
+    let side = null;
+    let assistantTurn = false;
+    items.forEach((item, i) => {
+      const s = sideOf(item);
+      if (s !== side && s !== 'marker') box.append(h('div', { class: 'turn' }, item.kind === 'prompt' ? 'Prompt' : s === 'user' ? 'User' : assistantTurn ? 'Assistant (in flight)' : 'Assistant'));
+      if (item.kind === 'pending') assistantTurn = true;
+      side = s;
+      const key = `${i}:${item.kind}:${item.id || ''}`;
+      const node = itemNode(item, key);
+      if (open.has(key)) node.open = true;
+      box.append(node);
+    });
+    return box;
+  }
+
+  // ---- a run's page -------------------------------------------------------
+
+  function runPage(id) {
+    document.title = `logbook run ${id}`;
+    const head = h('div');
+    const approval = h('div');
+    const continuation = h('div');
+    const timeline = h('div');
+    const transcript = h('div');
+    const gone = h('div');
+    main.replaceChildren(gone, head, approval, continuation, h('h2', {}, 'Timeline'), timeline, h('h2', {}, 'Transcript'), transcript);
+    let awaitedCall = null;
+    let view = null;
+
+    function drawApproval(v) {
+      const call = v.awaiting && !(v.continuation && v.continuation.state === 'running') ? v.awaiting : null;
+      const key = call ? call.callId : null;
+      if (key === awaitedCall) return; // kept as it is, with a reason being typed
+      awaitedCall = key;
+      if (call === null) {
+        approval.replaceChildren();
+        return;
+      }
+      const reason = h('textarea', { placeholder: 'reason for a denial (the model reads it)', 'aria-label': 'reason', id: 'reason' });
+      const said = h('div', { class: 'muted' });
+      const answer = async (action) => {
+        for (const b of buttons) b.disabled = true;
+        said.textContent = action === 'approve' ? 'approving…' : 'denying…';
+        const res = await fetch(`/api/runs/${encodeURIComponent(id)}/answer`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-logbook-token': token },
+          body: JSON.stringify({ callId: call.callId, action, ...(action === 'deny' && reason.value.trim() ? { reason: reason.value } : {}) }),
+        }).catch((err) => ({ ok: false, json: async () => ({ error: err.message }) }));
+        if (!res.ok) {
+          const body = await res.json().catch(() => ({}));
+          said.textContent = body.error || 'the answer was not taken';
+          said.className = 'bad';
+          for (const b of buttons) b.disabled = false;
+        } else said.textContent = 'continuing the run in the ui process…';
+      };
+      const buttons = [
+        h('button', { class: 'approve', id: 'approve', onclick: () => answer('approve') }, 'Approve'),
+        h('button', { class: 'deny', id: 'deny', onclick: () => answer('deny') }, 'Deny'),
+      ];
+      approval.replaceChildren(
+        h(
+          'section',
+          { class: 'panel approval', id: 'approval' },
+          h('h2', {}, 'Awaits an approval'),
+          h('div', {}, 'Call ', h('code', {}, call.callId), ' of ', h('code', {}, call.name)),
+          call.resolved ? h('div', { class: 'muted' }, 'runs ', h('code', {}, call.resolved)) : null,
+          h('pre', {}, call.input),
+          h('div', { class: 'actions' }, buttons[0], reason, buttons[1]),
+          said,
+        ),
+      );
+    }
+
+    function draw(v) {
+      view = v;
+      gone.replaceChildren();
+      const c = v.counters;
+      const facts = [
+        ['status', status(v.status)],
+        v.message ? ['ended with', v.message] : null,
+        ['model', `${v.model} (${v.provider})`],
+        v.origin ? ['forked from', h('span', {}, h('a', { href: runHref(v.origin.from), class: 'mono' }, v.origin.from), ` at seq ${v.origin.at}`)] : null,
+        ['created', when(v.created)],
+        ['updated', when(v.updated)],
+        ['model calls', count(c.llm_calls)],
+        ['tool calls', `${count(c.tool_calls)} (${count(c.remote_tool_calls)} remote)`],
+        ['tokens', `${count(c.in_tokens)} in, ${count(c.out_tokens)} out, ${count(c.cache_read_tokens)} cache read, ${count(c.cache_create_tokens)} cache created`],
+      ].filter(Boolean);
+      head.replaceChildren(
+        h('h1', {}, 'Run ', h('code', {}, v.id)),
+        h('dl', { class: 'facts' }, facts.map(([k, val]) => [h('dt', {}, k), h('dd', {}, val)])),
+      );
+      drawApproval(v);
+      const k = v.continuation;
+      continuation.replaceChildren(
+        ...(k
+          ? [h(
+              'section',
+              { class: 'panel', id: 'continuation' },
+              h('h2', {}, `${k.action === 'approve' ? 'Approved' : 'Denied'} ${k.callId}: ${k.state === 'running' ? 'continuing in the ui process' : `done, exit ${k.code}`}`),
+              h('pre', { id: 'output' }, k.output || '…'),
+            )]
+          : []),
+      );
+      timeline.replaceChildren(timelineNode(v.timeline));
+      const open = new Set([...transcript.querySelectorAll('details[open]')].map((d) => d.dataset.key));
+      const following = window.innerHeight + window.scrollY >= document.body.scrollHeight - 40;
+      transcript.replaceChildren(transcriptNode(v.transcript, open));
+      if (following && view.status === 'running') window.scrollTo(0, document.body.scrollHeight);
+    }
+
+    getJson(`/api/runs/${encodeURIComponent(id)}`).then(
+      (v) => {
+        where.textContent = v.location || '';
+        draw(v);
+      },
+      (err) => failure(err.message),
+    );
+    const events = new EventSource(withToken(`/api/runs/${encodeURIComponent(id)}/events`));
+    events.addEventListener('view', (e) => draw(JSON.parse(e.data)));
+    events.addEventListener('gone', (e) => gone.replaceChildren(h('div', { class: 'banner bad' }, JSON.parse(e.data).error)));
+    // A step in flight: its bar and its time grow as it runs.
+    setInterval(() => {
+      if (view && view.timeline.entries.some((e) => e.kind === 'inflight')) timeline.replaceChildren(timelineNode(view.timeline));
+    }, 500);
+  }
+
+  document.getElementById('home').setAttribute('href', withToken('/'));
+  const m = /^\/runs\/([^/]+)$/.exec(location.pathname);
+  if (m) runPage(decodeURIComponent(m[1]));
+  else runsPage();
+})();
