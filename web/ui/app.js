@@ -86,7 +86,8 @@
       h('thead', {}, h('tr', {}, ['Run', 'Status', 'Model', 'Prompt', 'Tokens', 'Updated'].map((t, i) => h('th', { class: i >= 4 ? 'num' : null }, t)))),
       body,
     );
-    main.replaceChildren(h('h1', {}, 'Runs'), h('div', { class: 'filters' }, query, statusSelect, shown), table);
+    const empty = h('div');
+    main.replaceChildren(h('h1', {}, 'Runs'), h('div', { class: 'filters' }, query, statusSelect, shown), table, empty);
 
     function draw() {
       const statuses = [...new Set(runs.map((r) => r.status))].sort();
@@ -97,6 +98,13 @@
         (r) => (chosen === '' || r.status === chosen) && (q === '' || [r.id, r.prompt, r.model].some((f) => f.toLowerCase().includes(q))),
       );
       shown.textContent = `${count(rows.length)} of ${count(runs.length)} runs`;
+      empty.replaceChildren(
+        ...(runs.length === 0
+          ? [h('div', { class: 'banner' }, 'No runs in this store yet. Start one with ', h('code', {}, 'logbook run "your question"'), ' and it appears here.')]
+          : rows.length === 0
+            ? [h('div', { class: 'muted' }, 'No run matches the filter.')]
+            : []),
+      );
       body.replaceChildren(
         ...rows.map((r) =>
           h(
@@ -243,7 +251,7 @@
         const lines = item.output === '' ? 0 : item.output.replace(/\n$/, '').split('\n').length;
         const head = [item.isError ? 'Error result ' : 'Result ', h('code', { class: 'muted' }, item.id), lines ? h('span', { class: 'muted' }, ` · ${lines} line${lines === 1 ? '' : 's'}`) : null];
         const cls = `item result${item.isError ? ' failed' : ''}`;
-        if (item.output === '') return h('div', { class: cls }, head);
+        if (item.output === '') return h('div', { class: cls }, head, h('span', { class: 'muted' }, ' · no output'));
         return h('details', { class: cls, 'data-key': key }, h('summary', {}, head), h('pre', {}, item.output));
       }
       case 'pending':
@@ -336,7 +344,7 @@
       const c = v.counters;
       const facts = [
         ['status', status(v.status)],
-        v.message ? ['ended with', v.message] : null,
+        v.message ? ['message', v.message] : null,
         ['model', `${v.model} (${v.provider})`],
         v.origin ? ['forked from', h('span', {}, h('a', { href: runHref(v.origin.from), class: 'mono' }, v.origin.from), ` at seq ${v.origin.at}`)] : null,
         ['created', when(v.created)],
@@ -356,7 +364,7 @@
           ? [h(
               'section',
               { class: 'panel', id: 'continuation' },
-              h('h2', {}, `${k.action === 'approve' ? 'Approved' : 'Denied'} ${k.callId}: ${k.state === 'running' ? 'continuing in the ui process' : `done, exit ${k.code}`}`),
+              h('div', { class: 'heading' }, `${k.action === 'approve' ? 'Approved' : 'Denied'} call `, h('code', {}, k.callId), `: ${k.state === 'running' ? 'continuing the run in the ui process…' : `done, exit ${k.code}`}`),
               h('pre', { id: 'output' }, k.output || '…'),
             )]
           : []),
