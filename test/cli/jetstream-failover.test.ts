@@ -50,7 +50,7 @@ const cli = (args: string[], env: Record<string, string> = {}): Promise<CliResul
 async function fold(id: string): Promise<Record<string, unknown>> {
   const r = await cli(['session', 'show', id, '--json', '--config', config]);
   expect(r.code, r.stderr).toBe(0);
-  const { run_id: _id, created: _c, updated: _u, ...state } = JSON.parse(r.stdout) as Record<string, unknown>;
+  const { run_id: _id, created: _c, updated: _u, times: _t, ...state } = JSON.parse(r.stdout) as Record<string, unknown>;
   return state;
 }
 

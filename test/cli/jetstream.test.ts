@@ -77,10 +77,12 @@ async function fold(id: string, config = js): Promise<Record<string, unknown>> {
   const r = await cli(['session', 'show', id, '--json', '--config', config]);
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
-  const { run_id, created, updated, listed_status: _listed, ...state } = JSON.parse(r.stdout) as Record<string, unknown>;
+  const { run_id, created, updated, listed_status: _listed, times, ...state } = JSON.parse(r.stdout) as Record<string, unknown>;
   expect(run_id).toBe(id);
   expect(typeof created).toBe('string');
   expect(typeof updated).toBe('string');
+  // Records' message timestamps, by seq.
+  for (const [seq, at] of Object.entries(times as Record<string, string>)) expect(`${seq} ${Number.isNaN(Date.parse(at))}`).toMatch(/^\d+ false$/);
   return state;
 }
 
@@ -203,9 +205,12 @@ describeEachNatsServer('the logbook command on the jetstream backend', (binary) 
 
       // Both folds agree (how each store lists the run differs: only the file store can tell a crashed writer).
       const onFile = await cli(['session', 'show', id, '--json', '--state-dir', from, '--config', file]);
-      const { updated: _u1, listed_status: _l1, ...fileState } = JSON.parse(onFile.stdout) as Record<string, unknown>;
-      const { updated: _u2, listed_status: _l2, ...streamState } = JSON.parse((await cli(['session', 'show', id, '--json', '--config', js])).stdout) as Record<string, unknown>;
+      const { updated: _u1, listed_status: _l1, times: fileTimes, ...fileState } = JSON.parse(onFile.stdout) as Record<string, unknown>;
+      const { updated: _u2, listed_status: _l2, times: streamTimes, ...streamState } = JSON.parse((await cli(['session', 'show', id, '--json', '--config', js])).stdout) as Record<string, unknown>;
       expect(streamState).toEqual(fileState);
+      expect(Object.keys(fileTimes as object).length > 0).toBe(id === a.id); // the fixture was written without times
+      expect(streamTimes).toEqual({}); // a copy's times are the copy's, not its records': none are given
+
 
       // Never over an existing run, and never onto itself.
       const again = await cli(['session', 'cp', id, '--from-state-dir', from, '--to-config', js]);
@@ -226,6 +231,9 @@ describeEachNatsServer('the logbook command on the jetstream backend', (binary) 
     expect(lines(a.notes)).toEqual(['a', 'b', 'c', 'd', 'e']);
     expect(turnsAsked(a.turns)).toEqual([0, 1, 2]);
     expect(await fold(a.id)).toEqual(reference);
+    // Its times are those of what was written on JetStream since the copy: the copy's own are not given.
+    const { times } = JSON.parse((await cli(['session', 'show', a.id, '--json', '--config', js])).stdout) as { times: object };
+    expect(Object.keys(times)).toEqual(['7', '8', '9', '10']);
 
     // session rm on the stream.
     const rm = await cli(['session', 'rm', a.id, '--config', js]);

@@ -218,6 +218,7 @@ export class UiServer {
 
   /** An event stream: `event` lines with JSON data; the stop function ends it. */
   private eventStream(req: IncomingMessage, res: ServerResponse): { emit: (event: string, data: unknown) => void; signal: AbortSignal; stop: () => void } {
+    res.on('error', () => {}); // a page gone mid-write: the stream stops at its close
     res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive' });
     res.write(': logbook\n\n');
     const controller = new AbortController();
@@ -225,6 +226,7 @@ export class UiServer {
     const beat = setInterval(() => res.write(': still here\n\n'), HEARTBEAT_MS);
     const stream = {
       emit: (event: string, data: unknown): void => {
+        if (controller.signal.aborted) return; // the page went away
         const json = JSON.stringify(data);
         if (json === last) return;
         last = json;
@@ -301,8 +303,9 @@ export class UiServer {
   async close(): Promise<void> {
     this.poller.stop();
     for (const stream of [...this.streams]) stream.stop();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeAllConnections();
+    await closed;
     await this.continuations.settled();
   }
 }

@@ -254,8 +254,9 @@ export class FileBackend implements Backend {
       fd = openOwnFile(path, constants.O_RDWR | constants.O_APPEND);
       const { first, last, size } = repairTail(fd, path);
       const times = new TimesNote(this.timesPath(id));
+      const run = new HeldFile(path, fd, lock, size, (version) => this.markChecked(id, version), times);
       times.resumed(leadingSeq(last));
-      return { run: new HeldFile(path, fd, lock, size, (version) => this.markChecked(id, version), times), first, last };
+      return { run, first, last };
     } catch (err) {
       if (fd >= 0) closeSync(fd);
       lock.release();
