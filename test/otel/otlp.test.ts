@@ -166,6 +166,23 @@ describe('a run traced live', () => {
     }
   });
 
+  it('gives a follow-up the conversation of the run it follows up: its first run', async () => {
+    collector.reset();
+    anthropic.reset();
+    anthropic.reply({ message: { content: [{ type: 'text', text: 'Again.' }], usage: { input_tokens: 9, output_tokens: 2 } } });
+    const cfg = config('proto', `otel:\n  endpoint: ${collector.origin}\n  headers: { x-team: "\${TEAM}" }\n`);
+    const follow = await runCli(['run', '--config', cfg, '--state-dir', stateDir, '--resume', 'live-proto', '--name', 'follow-up', 'once more'], {
+      cwd: dir,
+      env: env({ TEAM: 'infra' }),
+    });
+    expect(follow.code, follow.stderr).toBe(0);
+    await collector.waitForSpans(2);
+    expect(new Set(collector.spans.map((s) => s.traceId))).toEqual(new Set([traceIdOf('follow-up')]));
+    expect(new Set(collector.spans.map((s) => s.attributes['gen_ai.conversation.id']))).toEqual(new Set(['live-proto']));
+    // Only what ran in the follow-up: the turns it copied from its origin have their own spans there.
+    expect(collector.spans.map((s) => s.name).sort()).toEqual(['chat claude-test', 'invoke_agent']);
+  });
+
   it('sends them as OTLP/HTTP JSON from the standard variables, with content when otel.capture_content is on', async () => {
     collector.reset();
     script();

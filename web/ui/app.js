@@ -332,8 +332,17 @@
           h('div', {}, 'Call ', h('code', {}, call.callId), ' of ', h('code', {}, call.name)),
           call.resolved ? h('div', { class: 'muted' }, 'runs ', h('code', {}, call.resolved)) : null,
           h('pre', {}, call.input),
-          h('div', { class: 'actions' }, buttons[0], reason, buttons[1]),
-          said,
+          v.answerable
+            ? [h('div', { class: 'actions' }, buttons[0], reason, buttons[1]), said]
+            : h(
+                'div',
+                { class: 'muted' },
+                'This ui was started without a config, so it cannot continue the run: start it with ',
+                h('code', {}, 'logbook ui --config FILE'),
+                ', or answer with ',
+                h('code', {}, `logbook run --resume ${v.id} --approve ${call.callId}`),
+                '.',
+              ),
         ),
       );
     }

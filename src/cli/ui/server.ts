@@ -211,7 +211,8 @@ export class UiServer {
 
   /** A run's view, with this ui's continuation of it. */
   private viewWith(run: RunSnapshot): unknown {
-    const view = { ...viewOf(run, this.describe), location: this.options.store.location };
+    // Without a config the ui cannot continue a run: the page says how to answer it instead.
+    const view = { ...viewOf(run, this.describe), location: this.options.store.location, answerable: this.options.config !== undefined };
     const continuation = this.continuations.of(run.state.run_id);
     return continuation === undefined ? view : { ...view, continuation };
   }
