@@ -4,28 +4,18 @@
  * tools' policies where the config is at hand.
  */
 import { resourceFromAttributes } from '@opentelemetry/resources';
+import { readLineageRoot } from '../store/lineage.js';
 import type { Store } from '../store/store.js';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from './semconv.js';
 import type { ToolPolicyFacts, TraceContext } from './spans.js';
 
-/** How many runs back a conversation is followed, at most (a cycle of fork notes cannot loop it). */
-const MAX_LINEAGE = 256;
-
 /**
- * The conversation run `id` belongs to: its first run, found by following the
- * fork origins kept beside each run (a follow-up to a completed run is a fork
- * of it) back to a run that was not forked; the run itself when it was not.
+ * The conversation run `id` belongs to: the root of its lineage (store/lineage.ts),
+ * its first run. A follow-up to a completed run is a fork of it, so a
+ * conversation continued across runs keeps one id.
  */
-export async function conversationOf(store: Store, id: string): Promise<string> {
-  const seen = new Set([id]);
-  let at = id;
-  for (let i = 0; i < MAX_LINEAGE; i++) {
-    const origin = await store.forkOrigin(at).catch(() => null);
-    if (origin === null || seen.has(origin.from)) return at;
-    seen.add(origin.from);
-    at = origin.from;
-  }
-  return at;
+export function conversationOf(store: Store, id: string): Promise<string> {
+  return readLineageRoot(store, id);
 }
 
 export interface ContextOptions {

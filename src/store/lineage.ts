@@ -101,3 +101,21 @@ export function writtenIn(runs: RunsById, id: string, seq: number): string {
     at = origin.from;
   }
 }
+
+/**
+ * The root of run `id`'s lineage, read from the origin notes hop by hop rather
+ * than from a listing (what one run's trace needs, without reading the notes
+ * of every run): the same rule as lineageRoot, an origin that is no longer in
+ * the store being the root.
+ */
+export async function readLineageRoot(store: Store, id: string): Promise<string> {
+  const seen = new Set<string>();
+  let at = id;
+  for (;;) {
+    seen.add(at);
+    const from = (await store.forkOrigin(at).catch(() => null))?.from;
+    if (from === undefined || seen.has(from)) return at;
+    if (!(await store.has(from).catch(() => false))) return from;
+    at = from;
+  }
+}

@@ -130,6 +130,7 @@ describe.runIf(enabled)('logbook ui in Chromium', () => {
     await page.goto(ui.url);
     await page.locator('tr[data-run="shown"]').waitFor();
     await expect(page.locator('tr[data-run="shown"] .status').textContent()).resolves.toBe('suspended');
+    await expect(page.locator('tr[data-run="shown"] td').first().textContent()).resolves.toBe('shown · here'); // started in the ui's directory
     await screenshot(page, 'runs', annotate);
     await page.locator('tr[data-run="shown"] a').click();
     await page.locator('#approval').waitFor();

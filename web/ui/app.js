@@ -110,7 +110,7 @@
           h(
             'tr',
             { 'data-run': r.id },
-            h('td', {}, h('a', { href: runHref(r.id), class: 'mono' }, r.id)),
+            h('td', {}, h('a', { href: runHref(r.id), class: 'mono' }, r.id), r.here ? h('span', { class: 'here', title: 'started in this directory' }, ' · here') : null),
             h('td', {}, status(r.status)),
             h('td', { class: 'mono' }, r.model),
             h('td', { class: 'prompt' }, r.problem ? h('span', { class: 'bad' }, r.problem) : r.prompt || h('span', { class: 'muted' }, '(none)')),

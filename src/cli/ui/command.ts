@@ -21,6 +21,7 @@ export async function serveUi(environment: Environment, flags: UiFlags): Promise
       environment,
       flags: { ...(flags.config !== undefined ? { config: flags.config } : {}), ...(flags.stateDir !== undefined ? { stateDir: flags.stateDir } : {}) },
       port: flags.port ?? 0,
+      cwd: process.cwd(),
     });
     process.stdout.write(`${ui.url}\n`);
     process.stderr.write(`serving the runs of the ${store.location}${config === undefined ? ' (no config: runs cannot be continued from the page)' : ''}; Ctrl-C stops\n`);

@@ -20,6 +20,8 @@ export interface ListedRun {
   model: string;
   prompt: string;
   interactive: boolean;
+  /** Started in the directory the ui was started in: this project's run. */
+  here: boolean;
   lastSeq?: number;
   forkedFrom?: ForkOrigin;
   /** Tokens spent: null when the run was not read (beyond the newest COUNTED, or unreadable). */
@@ -31,30 +33,50 @@ const COUNTED = 200;
 
 const PROMPT_HEAD = { lines: 3, chars: 300 };
 
-/** The store's runs, newest first, with counters for the newest: what the runs page shows. */
+/**
+ * The store's runs as the runs page shows them: those started in this
+ * directory first (this project's), then the rest, each newest first, with
+ * their last typed turn and counters for the newest.
+ */
 export class RunsList {
   /** Counters by run, with the version (last seq and change time) they were read at. */
   private readonly counted = new Map<string, { version: string; counters: Counters | null }>();
+  /** The last listing made, and what its runs' ends were: a listing whose runs did not change is not made again. */
+  private last: { ends: string; listed: ListedRun[] } | null = null;
 
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    /** The directory the ui runs in: runs started there come first. */
+    private readonly cwd: string,
+  ) {}
 
-  /** The runs as listed (`runs`: a listing just made, else one is made now). */
+  /**
+   * The runs as listed. `runs`, a plain listing just made, says whether any
+   * run changed since the last call; only then are their notes (where each
+   * was started, its last turn) read again.
+   */
   async list(runs?: readonly RunInfo[]): Promise<ListedRun[]> {
-    const sorted = [...(runs ?? (await this.store.list()))].sort((a, b) => b.updated.localeCompare(a.updated) || b.runId.localeCompare(a.runId));
+    const ends = runs === undefined ? null : runs.map((r) => `${r.runId}:${r.lastSeq}:${r.updated}:${r.status}`).sort().join('\n');
+    if (ends !== null && this.last?.ends === ends) return this.last.listed;
+    const full = await this.store.list({ places: true, lastTurns: true });
+    const here = (r: RunInfo): boolean => r.place?.dir === this.cwd;
+    const sorted = [...full].sort((a, b) => Number(here(b)) - Number(here(a)) || b.updated.localeCompare(a.updated) || b.runId.localeCompare(a.runId));
     const listed: ListedRun[] = [];
-    for (const [i, run] of sorted.entries()) listed.push(await this.describe(run, i < COUNTED));
+    for (const [i, run] of sorted.entries()) listed.push(await this.describe(run, here(run), i < COUNTED));
+    this.last = { ends: ends ?? full.map((r) => `${r.runId}:${r.lastSeq}:${r.updated}:${r.status}`).sort().join('\n'), listed };
     return listed;
   }
 
-  private async describe(run: RunInfo, count: boolean): Promise<ListedRun> {
+  private async describe(run: RunInfo, here: boolean, count: boolean): Promise<ListedRun> {
     const listed: ListedRun = {
       id: sanitizeLine(run.runId),
       status: sanitizeLine(run.status),
       created: sanitizeLine(run.created),
       updated: run.updated,
       model: sanitizeLine(run.model),
-      prompt: sanitizeLine(textHead(run.prompt, PROMPT_HEAD).text.replace(/\s+/g, ' ')),
+      prompt: sanitizeLine(textHead(run.lastTurn ?? run.prompt, PROMPT_HEAD).text.replace(/\s+/g, ' ')),
       interactive: run.interactive,
+      here,
       counters: null,
     };
     if (run.problem !== undefined) listed.problem = sanitizeLine(run.problem);

@@ -66,6 +66,8 @@ export interface UiOptions {
   flags: StoreFlags;
   /** 0 for a port the system picks. */
   port: number;
+  /** The directory the ui was started in: the runs started there are listed first. */
+  cwd: string;
 }
 
 class HttpError extends Error {
@@ -122,7 +124,7 @@ export class UiServer {
     private readonly options: UiOptions,
   ) {
     this.poller = new ListPoller(options.store);
-    this.runs = new RunsList(options.store);
+    this.runs = new RunsList(options.store, options.cwd);
     this.describe = callDescriber(options.config, options.environment.env);
     // A continuation runs with the very config the ui read, against the store it shows.
     const flags = { ...options.flags, ...(options.config !== undefined ? { config: options.config.path } : {}) };
