@@ -15,6 +15,7 @@ import {
   type RunTimes,
 } from '../core/index.js';
 import { callLine } from './calls.js';
+import { proseHtml } from './export/html.js';
 import { sanitize, sanitizeLine } from './sanitize.js';
 import { runTimeline, type Timeline } from './timeline.js';
 import { transcriptItems, type TranscriptItem } from './transcript.js';
@@ -43,8 +44,13 @@ export interface RunView {
   counters: Counters;
   origin?: { from: string; at: number };
   timeline: Timeline;
-  /** The transcript's items; a call's carries `line`, the one line every rendering shows it as (render/calls.ts). */
-  transcript: (TranscriptItem & { line?: string })[];
+  /**
+   * The transcript's items; a call's carries `line`, the one line every
+   * rendering shows it as (render/calls.ts), and the model's prose `html`, its
+   * Markdown rendered as the HTML export renders it (everything escaped, raw
+   * HTML as text, only http(s) and mailto links, an image as a link to it).
+   */
+  transcript: (TranscriptItem & { line?: string; html?: string })[];
   awaiting?: AwaitedApproval;
 }
 
@@ -76,7 +82,9 @@ export function runView(input: RunViewInput): RunView {
     lastSeq: state.last_seq,
     counters: state.counters,
     timeline: runTimeline(records, state, times, { origin: input.origin ?? null, ...(input.held !== undefined ? { held: input.held } : {}) }),
-    transcript: transcriptItems(state, { durations }).map((item) => (item.kind === 'call' ? { ...item, line: callLine(item.name, item.input) } : item)),
+    transcript: transcriptItems(state, { durations }).map((item) =>
+      item.kind === 'call' ? { ...item, line: callLine(item.name, item.input) } : item.kind === 'text' ? { ...item, html: proseHtml(item.text) } : item,
+    ),
   };
   if (state.status !== 'open' && state.terminal?.message) view.message = sanitize(state.terminal.message);
   if (input.origin) view.origin = { from: sanitizeLine(input.origin.from), at: input.origin.at };

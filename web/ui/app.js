@@ -227,8 +227,13 @@
       case 'prompt':
       case 'user':
         return h('div', { class: `item ${item.kind}` }, h('div', { class: 'text' }, item.text));
-      case 'text':
-        return h('div', { class: 'item' }, h('div', { class: 'text' }, item.text));
+      case 'text': {
+        if (typeof item.html !== 'string') return h('div', { class: 'item' }, h('div', { class: 'text' }, item.text));
+        // The model's Markdown, rendered by the server as the HTML export renders it: every piece of it escaped there.
+        const md = h('div', { class: 'item md' });
+        md.innerHTML = item.html;
+        return md;
+      }
       case 'thinking':
         return item.text === ''
           ? h('div', { class: 'item thinking muted' }, 'Thinking (redacted)')

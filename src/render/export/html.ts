@@ -126,8 +126,9 @@ function markdown(): MarkdownIt {
   return md;
 }
 
-/** The model's prose as HTML: its Markdown rendered, everything in it escaped. */
-const prose = (t: string): string => markdown().render(sanitize(t)).trimEnd();
+/** The model's prose as HTML: its Markdown rendered, everything in it escaped (the web view shows it so too). */
+export const proseHtml = (t: string): string => markdown().render(sanitize(t)).trimEnd();
+const prose = proseHtml;
 
 /** A first line of output to show in a collapsed result's summary. */
 function preview(output: string): string {
