@@ -114,6 +114,13 @@ describe('transcript viewer', () => {
     expect(await t.exitStatus()).toBe(0);
   });
 
+  it('closes as Ctrl-C does when SIGINT comes as a signal (before the terminal is in raw mode, a Ctrl-C is one)', async () => {
+    const t = show('demo');
+    await t.waitFor(HELP);
+    process.kill(-Number(t.format('#{pane_pid}')), 'SIGINT'); // to the terminal's foreground group, as the key sends it
+    expect(await t.exitStatus()).toBe(0);
+  });
+
   it('prints the plain transcript on a terminal under --no-tui', async () => {
     const t = show('demo', '--no-tui');
     expect(await t.exitStatus()).toBe(0);

@@ -43,7 +43,14 @@ export async function openViewer(run: LoadedRun, options: ViewerOptions): Promis
       <Viewer title={viewerTitle(run)} items={transcriptItems(run.state, options.agents ? { agents: options.agents } : {})} unfold={unfold} color={colorWanted(process.stdout, options)} />,
       { exitOnCtrlC: false, patchConsole: false },
     );
-    await app.waitUntilExit();
+    // Until Ink has put the terminal in raw mode, a Ctrl-C is a SIGINT rather than a key: it closes the viewer as the key does.
+    const quit = (): void => app.unmount();
+    process.once('SIGINT', quit);
+    try {
+      await app.waitUntilExit();
+    } finally {
+      process.off('SIGINT', quit);
+    }
   } finally {
     process.off('exit', leave);
     leave();
