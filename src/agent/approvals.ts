@@ -111,7 +111,8 @@ export function checkInterruption(state: RunState, tools: ToolRegistry, choice: 
     throw new LogbookError(
       'interrupted_call',
       `run ${state.run_id} stopped while call ${call.id} (${call.name}) may have been running, and that tool has side effects, ` +
-        `so whether it took effect is unknown; resume with --rerun ${call.id} to run it again, or --skip ${call.id} to tell the model it was not re-run`,
+        'so whether it took effect is unknown',
+      { details: { runId: state.run_id, callId: call.id } },
     );
   }
   if (choice !== undefined && choice.callId !== call?.id) {

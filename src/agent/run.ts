@@ -270,9 +270,8 @@ export async function resumeRun(store: Store, agent: Agent, id: string, options:
     await journal.close();
     throw new LogbookError(
       'not_at_input',
-      state.pending !== null
-        ? `run ${id} is in the middle of a tool batch; resume it without a prompt to finish that first`
-        : `run ${id} is not waiting for input (a model call is due); resume it without a prompt first`,
+      state.pending !== null ? `run ${id} is in the middle of a tool batch` : `run ${id} is not waiting for input (a model call is due)`,
+      { details: { runId: id } },
     );
   }
   const warnings: string[] = await keepRemoteOrigins(store, id, agent.tools, true);

@@ -27,6 +27,7 @@ import {
   type ApprovalFlags,
   type Presenter,
 } from './approvals.js';
+import { withAdvice } from './advice.js';
 import { chatInput, type ClosableChatInput } from './chat-input.js';
 import type { Environment } from './environment.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
@@ -178,7 +179,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     if (flags.resume !== undefined || flags.continue) {
       const presentation = { agent, err, note, progress: (t: string) => progress.write(t), presenter, signal: suspend.signal, place, config: config.path, canAsk: io.canAsk() };
       run = await continueRun(store!, flags, words, presentation).catch((err: unknown) => {
-        if (!suspend.signal.aborted || !isLogbookError(err, 'interrupted')) throw err;
+        if (!suspend.signal.aborted || !isLogbookError(err, 'interrupted')) throw withAdvice(err, { chat: flags.chat === true }); // a refused resume's advice depends on --chat
         note((err as Error).message); // stopped at the picker or a question: nothing was written
         return null;
       });

@@ -160,7 +160,7 @@ export function loadConfig(file: string): LogbookConfig {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') {
-      throw new LogbookError('config', `config file ${file} not found; pass --config FILE, or start from one in examples/`);
+      throw new LogbookError('config', `config file ${file} not found`, { cause: err });
     }
     throw new LogbookError('config', `cannot read config file ${file}: ${(err as Error).message}`);
   }

@@ -37,7 +37,7 @@ export function forkLength(records: readonly JournalRecord[], point: ForkPoint):
   if (point.at !== undefined && point.turn !== undefined) throw new LogbookError('usage', 'a fork is cut at a seq or at a turn, not both');
   if (point.at !== undefined) {
     const n = records.filter((r) => r.seq <= point.at!).length;
-    if (point.at < 1 || n === 0) throw new LogbookError('usage', `--at ${point.at}: a fork keeps at least the meta record (seq 1)`);
+    if (point.at < 1 || n === 0) throw new LogbookError('usage', `a fork at seq ${point.at} keeps nothing: a fork keeps at least the meta record (seq 1)`);
     return n;
   }
   if (point.turn !== undefined) {
@@ -47,7 +47,7 @@ export function forkLength(records: readonly JournalRecord[], point: ForkPoint):
       if ('assistant' in r && turns++ === point.turn) return i;
       if ('user' in r && turns === point.turn) return i;
     }
-    if (turns < point.turn) throw new LogbookError('usage', `--turn ${point.turn}: the run has ${turns} model turn${turns === 1 ? '' : 's'}`);
+    if (turns < point.turn) throw new LogbookError('usage', `a fork after turn ${point.turn}: the run has ${turns} model turn${turns === 1 ? '' : 's'}`);
     return records.length;
   }
   return records.length;

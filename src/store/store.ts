@@ -238,5 +238,5 @@ export interface Store {
 
 /** The refusal every backend gives for a run it does not hold. */
 export function runNotFound(id: string): LogbookError {
-  return new LogbookError('not_found', `no run ${id}; \`logbook session ls\` lists the runs`);
+  return new LogbookError('not_found', `no run ${id}`, { details: { runId: id } });
 }

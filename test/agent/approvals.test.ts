@@ -147,7 +147,8 @@ describe('resuming a run whose interrupted call has side effects', () => {
     const refused = await run.execute().catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(LogbookError);
     expect((refused as LogbookError).code).toBe('interrupted_call');
-    expect((refused as LogbookError).message).toMatch(/call d1 \(deploy\).*--rerun d1.*--skip d1/);
+    expect((refused as LogbookError).message).toMatch(/call d1 \(deploy\) may have been running, and that tool has side effects, so whether it took effect is unknown$/);
+    expect((refused as LogbookError).details).toEqual({ runId: 'r', callId: 'd1' });
     expect((await store.load('r')).records).toHaveLength(2);
     expect(ran).toEqual([]);
 

@@ -7,12 +7,12 @@ function state(name: string): RunState {
   return fold(parseJournal(fx.journal));
 }
 
-function refusal(fn: () => void): { code: string; message: string } | null {
+function refusal(fn: () => void): { code: string; message: string; details: object } | null {
   try {
     fn();
     return null;
   } catch (err) {
-    if (err instanceof LogbookError) return { code: err.code, message: err.message };
+    if (err instanceof LogbookError) return { code: err.code, message: err.message, details: err.details };
     throw err;
   }
 }
@@ -41,7 +41,8 @@ describe('resume gates', () => {
     const chat = state('consecutive-users');
     const r = refusal(() => checkResume(chat, { fingerprint: chat.fingerprint, interactive: false, force: false }));
     expect(r?.code).toBe('interactivity_mismatch');
-    expect(r?.message).toContain('--chat');
+    expect(r?.message).toBe(`run ${chat.run_id} is an interactive chat`); // no command to type: a program reads it too
+    expect(r?.details).toEqual({ runId: chat.run_id });
   });
 
   it('refuse a provider change even with force, before drift', () => {
@@ -56,7 +57,7 @@ describe('resume gates', () => {
     expect(r?.code).toBe('config_drift');
     expect(r?.message).toContain('model: claude-sonnet-4-5 -> claude-other');
     expect(r?.message).toContain('max_tokens: 4096 -> 9');
-    expect(r?.message).toContain('--force');
+    expect(r?.message).not.toContain('--');
     expect(refusal(() => checkResume(suspended, { fingerprint: drifted, interactive: false, force: true }))).toBeNull();
   });
 

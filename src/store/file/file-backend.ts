@@ -40,7 +40,7 @@ const NEWLINE = Buffer.from('\n');
 const CREATE_RACE_WAIT_MS = 5000;
 
 const runExists = (id: string): LogbookError =>
-  new LogbookError('exists', `run ${id} already exists; pick another id or remove it with \`logbook session rm ${id}\``);
+  new LogbookError('exists', `run ${id} already exists`, { details: { runId: id } });
 
 /** A held journal file: its descriptor, open for appending, and its lock. */
 class HeldFile implements HeldRun {

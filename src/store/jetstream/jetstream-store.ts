@@ -106,7 +106,7 @@ export class JetStreamBackend implements Backend {
   }
 
   async create(id: string, metaLine: string): Promise<HeldRun> {
-    if (this.held.has(id)) throw new LogbookError('exists', `run ${id} already exists in stream ${this.binding.stream}`);
+    if (this.held.has(id)) throw new LogbookError('exists', `run ${id} already exists in stream ${this.binding.stream}`, { details: { runId: id } });
     const run = this.heldRun(id, 0, null, this.hold(id));
     try {
       // The 2.11 fence expects the whole run to be empty; before 2.11 only the
@@ -114,7 +114,8 @@ export class JetStreamBackend implements Backend {
       if (!this.link.tailFence && (await lastMessage(this.link, this.binding, runFilter(this.binding.prefix, id))) !== null) {
         throw new LogbookError(
           'exists',
-          `run ${id} already has records in stream ${this.binding.stream}; pick another id or remove them with \`logbook session rm ${id}\``,
+          `run ${id} already has records in stream ${this.binding.stream}`,
+          { details: { runId: id } },
         );
       }
       await run.write(1, metaLine);

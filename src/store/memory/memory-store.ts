@@ -53,7 +53,7 @@ export class MemoryBackend implements Backend {
   }
 
   async create(id: string, metaLine: string): Promise<HeldRun> {
-    if (this.runs.has(id)) throw new LogbookError('exists', `run ${id} already exists`);
+    if (this.runs.has(id)) throw new LogbookError('exists', `run ${id} already exists`, { details: { runId: id } });
     const run: Kept = { lines: [metaLine], times: [Date.now()], resumed: new Map(), held: true, updated: new Date(), notes: new Map() };
     this.runs.set(id, run);
     this.changed();
