@@ -59,6 +59,26 @@ export type BeforeToolCall = (call: ToolCall, context: CallContext) => CallDecis
 /** What a resume does with an interrupted call that has side effects. */
 export type InterruptedCallAction = 'rerun' | 'skip';
 
+export interface InterruptedCallContext {
+  runId: string;
+  policy: ToolPolicy;
+  /** What the call would run again (a resolved command line), when its tool can say. */
+  resolved: string | undefined;
+  /** Aborted when the run is being suspended: an answer still awaited is then not used. */
+  signal: AbortSignal;
+}
+
+/**
+ * Asked, before a resumed run goes on, what to do with the call its stop may
+ * have left running, when that call's tool has side effects (AgentRun.interruptedCall):
+ * run it again, skip it (the model reads that it was not re-run), or null to
+ * decide nothing, and the run does not go on (`interrupted_call`).
+ */
+export type OnInterruptedCall = (
+  call: ToolCall,
+  context: InterruptedCallContext,
+) => InterruptedCallAction | null | Promise<InterruptedCallAction | null>;
+
 export interface InterruptionChoice {
   callId: string;
   action: InterruptedCallAction;
@@ -68,7 +88,7 @@ export interface InterruptionChoice {
 export type Verdict = { run: true } | { answer: ToolResultBody } | { suspend: true };
 
 /** Settles with `answer`, or with null as soon as `signal` aborts. */
-function unlessAborted<T>(answer: Promise<T>, signal: AbortSignal): Promise<T | null> {
+export function unlessAborted<T>(answer: Promise<T>, signal: AbortSignal): Promise<T | null> {
   if (signal.aborted) return Promise.resolve(null);
   return new Promise((resolve, reject) => {
     const onAbort = (): void => resolve(null);

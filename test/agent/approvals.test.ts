@@ -5,26 +5,10 @@
  * until told to re-run or skip it. Journals in a real file store.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  FileStore,
-  LogbookError,
-  RawJson,
-  ScriptProvider,
-  ToolRegistry,
-  allowCall,
-  defineTool,
-  denyCall,
-  fingerprintOf,
-  newRunMeta,
-  payloadKind,
-  resumeRun,
-  startRun,
-  suspendCall,
-  type Agent,
-  type BeforeToolCall,
-  type Tool,
-  type ToolPolicy,
-} from '../../src/index.js';
+import { FileStore, LogbookError, RawJson, ToolRegistry, allowCall, defineTool, denyCall, fingerprintOf, resumeRun, startRun, suspendCall, type Agent, type BeforeToolCall, type Tool, type ToolPolicy } from '../../src/index.js';
+import { ScriptProvider } from '../../src/agent/providers/script.js';
+import { newRunMeta } from '../../src/agent/run.js';
+import { payloadKind } from '../../src/core/index.js';
 import { tempDir } from '../helpers/tmp.js';
 
 /** A tool that records each run of it, with the given policy. */

@@ -9,7 +9,8 @@ import { closeSync, mkdirSync, openSync, utimesSync, writeFileSync, writeSync } 
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { searchRun } from '../../src/cli/session/search.js';
-import { JournalStore, MemoryBackend, encodeRecord, textMatcher, type Backend, type Payload, type StreamOptions, type Streamed } from '../../src/index.js';
+import { JournalStore, encodeRecord, textMatcher, type Backend, type Payload, type StreamOptions, type Streamed } from '../../src/index.js';
+import { MemoryBackend } from '../../src/store/memory/memory-store.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { meta } from '../helpers/records.js';
 import { HOSTILE, UNSAFE_CHARS, call, commandResult, followUp, records, result, text, thinking, turn } from '../helpers/runs.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LogbookError, checkResume, computeFingerprint, fold, parseJournal, type RunState } from '../../src/index.js';
+import { LogbookError, fold, parseJournal, type RunState } from '../../src/index.js';
+import { checkResume, computeFingerprint } from '../../src/core/index.js';
 import { fixtures } from '../helpers/fixtures.js';
 
 function state(name: string): RunState {

@@ -5,7 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_PATTERN_LENGTH, RawJson, checkPattern, encodeRecord, foldCase, quoted, textMatcher, type JournalRecord } from '../../src/index.js';
+import { RawJson, encodeRecord, textMatcher, type JournalRecord } from '../../src/index.js';
+import { MAX_PATTERN_LENGTH, checkPattern, foldCase, quoted } from '../../src/core/index.js';
 import { searchPlaces } from '../../src/render/index.js';
 import { journal, text } from '../helpers/journals.js';
 

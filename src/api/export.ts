@@ -1,0 +1,18 @@
+/** A stored run as a document: its journal lines, a Markdown transcript, or one self-contained HTML page. */
+import { exportRun } from '../render/export/index.js';
+import type { Store } from '../store/store.js';
+import type { SessionFormat } from './formats.js';
+
+export { SESSION_FORMATS, type SessionFormat } from './formats.js';
+
+/**
+ * Run `id` of `store` in `format`, as `logbook session export` writes it: for
+ * `md` and `html`, everything shown comes from the journal (and the notes
+ * beside it naming the agents of remote calls), escaped for where it goes: a
+ * hostile journal cannot script the page.
+ */
+export async function exportSession(store: Store, id: string, format: SessionFormat): Promise<string> {
+  if (format === 'jsonl') return (await store.lines(id)).map((line) => `${line}\n`).join('');
+  const loaded = await store.load(id);
+  return exportRun(format, loaded.state, { times: { created: loaded.created, updated: loaded.updated } });
+}
