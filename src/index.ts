@@ -108,11 +108,12 @@ export {
 export type { Backend, BackendContext, BackendFactory, HeldRun, NatsSettings, OpenedRun, RunSummary, StoredRun, StreamOptions, Streamed, WaitListener } from './store/backend.js';
 export { JournalStore } from './store/journal-store.js';
 export { openStore, registerBackend, backends } from './store/registry.js';
-export { FileStore } from './store/file/file-backend.js';
+// Each built-in backend as a store, and as a backend a backend of your own can wrap (registerBackend).
+export { FileStore, FileBackend, fileBackendFromOptions } from './store/file/file-backend.js';
 export { defaultStateDir, runsDir } from './store/file/paths.js';
 // The NATS client itself loads only when a JetStream store connects.
-export { JetStreamStore, type JetStreamStoreOptions } from './store/jetstream/jetstream-store.js';
-export { MemoryStore } from './store/memory/memory-store.js';
+export { JetStreamStore, JetStreamBackend, jetStreamBackendFromOptions, type JetStreamStoreOptions } from './store/jetstream/jetstream-store.js';
+export { MemoryStore, MemoryBackend, memoryBackendFromOptions } from './store/memory/memory-store.js';
 export { newestFirst } from './store/listing.js';
 export { resolveRunId } from './store/resolve.js';
 

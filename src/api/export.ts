@@ -1,5 +1,4 @@
 /** A stored run as a document: its journal lines, a Markdown transcript, or one self-contained HTML page. */
-import { exportRun } from '../render/export/index.js';
 import type { Store } from '../store/store.js';
 import type { SessionFormat } from './formats.js';
 
@@ -14,5 +13,6 @@ export { SESSION_FORMATS, type SessionFormat } from './formats.js';
 export async function exportSession(store: Store, id: string, format: SessionFormat): Promise<string> {
   if (format === 'jsonl') return (await store.lines(id)).map((line) => `${line}\n`).join('');
   const loaded = await store.load(id);
+  const { exportRun } = await import('../render/export/index.js'); // the renderers load only for an export
   return exportRun(format, loaded.state, { times: { created: loaded.created, updated: loaded.updated } });
 }

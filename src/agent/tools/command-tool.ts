@@ -10,7 +10,7 @@ import { LogbookError, RawJson, rawMembers } from '../../core/index.js';
 import { checkEnvRefs, type Env } from './env-refs.js';
 import { toolEnvironment } from './environment.js';
 import { keptOutput } from './output.js';
-import { startTool } from './tether.js';
+import { startTool, tether } from './tether.js';
 import type { Tool, ToolContext, ToolOutcome, ToolPolicy } from './tool.js';
 
 export interface CommandToolSpec {
@@ -240,6 +240,7 @@ export class CommandTool implements Tool {
     options: CommandToolOptions,
   ) {
     checkCommandTemplate(spec);
+    tether(); // a tool that could outlive logbook is refused when it is made, not at its first call
     this.env = toolEnvironment(options.env, spec.env ?? {}, `tool "${spec.name}": env`);
     this.definition = { name: spec.name, description: spec.description, input_schema: spec.input_schema };
     this.policy = { confirm: spec.confirm === true, sideEffects: spec.side_effects === true };
