@@ -41,6 +41,17 @@ export {
   type HttpServerSpec,
   type ToolPolicyOverride,
 } from './agent/tools/mcp/spec.js';
+export {
+  startRemoteTools,
+  RemoteTool,
+  REMOTE_DEFAULTS,
+  DEFAULT_CALLER_IDENTITY,
+  type RemoteToolHost,
+  type RemoteToolsOptions,
+  type RemoteTools,
+  type DiscoveryProgress,
+  type HostImport,
+} from './agent/tools/remote/index.js';
 export type { Env } from './agent/tools/env-refs.js';
 
 // ---- agent.yaml -------------------------------------------------------------
@@ -127,6 +138,8 @@ export {
   searchedRuns,
   type SearchHit,
   type RunSearchHit,
+  type BatchMatcher,
+  type RecordTexts,
   type SearchFilter,
   type SearchOptions,
   type SearchRole,

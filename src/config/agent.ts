@@ -163,10 +163,11 @@ export interface LoadedAgent extends ConfiguredAgent {
 /**
  * Reads agent.yaml (or any config file), checks it as the `logbook` command
  * does, with the same messages (`config`, naming the file and the key), and
- * builds its agent: the provider, the command tools, and the MCP servers,
- * started and listed. `environment.env` is where API keys and `${NAME}`
- * references are read (pass `process.env`): nothing else reads the environment.
- * Call `close()` when done, to stop the MCP servers.
+ * builds its agent: the provider, the command tools, the MCP servers (started
+ * and listed) and the tools of the agents `remote_tools:` names (over
+ * `nats:`). `environment.env` is where API keys and `${NAME}` references are
+ * read (pass `process.env`): nothing else reads the environment. Call
+ * `close()` when done: it stops the servers and lets the connection go.
  */
 export async function loadAgent(file: string, environment: AgentEnvironment): Promise<LoadedAgent> {
   const config = loadConfig(file);

@@ -54,7 +54,7 @@ describe('textMatcher', () => {
       }
       return '';
     })();
-    expect(message).toBe(`--regex "${'['.repeat(60)}"\u2026 (500 characters) is not a regular expression: Unterminated character class`);
+    expect(message).toBe(`"${'['.repeat(60)}"\u2026 (500 characters) is not a regular expression: Unterminated character class`);
     expect(quoted('short')).toBe('"short"');
   });
 
