@@ -22,7 +22,7 @@ export type { Provider, ModelRequest, ModelResponse, StreamObserver, Usage, Thin
 export { createProvider, type ProviderSettings } from './agent/providers/index.js';
 export type { RetryPolicy, RetryListener } from './agent/providers/retry.js';
 export { scriptProvider, type ScriptTurn } from './agent/providers/script.js';
-export { defineTool, type Tool, type ToolContext, type ToolOutcome, type ToolPolicy, type FunctionToolSpec } from './agent/tools/tool.js';
+export { defineTool, type Tool, type ToolContext, type ToolOutcome, type ToolPolicy, type FunctionToolSpec, type CommandRun, type RemoteOrigin } from './agent/tools/tool.js';
 export { ToolRegistry } from './agent/tools/registry.js';
 export {
   commandTool,
@@ -41,20 +41,14 @@ export {
   type HttpServerSpec,
   type ToolPolicyOverride,
 } from './agent/tools/mcp/spec.js';
-export {
-  startRemoteTools,
-  RemoteTool,
-  REMOTE_DEFAULTS,
-  DEFAULT_CALLER_IDENTITY,
-  type RemoteToolHost,
-  type RemoteToolsOptions,
-  type RemoteTools,
-  type DiscoveryProgress,
-  type HostImport,
-} from './agent/tools/remote/index.js';
+// The NATS client and the A2A wire load only when startRemoteTools is called.
+export { startRemoteTools } from './agent/tools/remote/start.js';
+export type { RemoteTool, RemoteToolsOptions, RemoteTools, DiscoveryProgress, HostImport } from './agent/tools/remote/index.js';
+export { REMOTE_DEFAULTS, DEFAULT_CALLER_IDENTITY, type RemoteToolHost } from './agent/tools/remote/spec.js';
 export type { Env } from './agent/tools/env-refs.js';
 
 // ---- agent.yaml -------------------------------------------------------------
+export type { ExposeSettings } from './agent/exposure.js';
 export { loadConfig, parseConfig, DEFAULT_CONFIG_FILE, type LogbookConfig, type ProviderName, type CommandToolConfig } from './config/config.js';
 export { loadAgent, agentFromConfig, type AgentEnvironment, type ConfiguredAgent, type LoadedAgent } from './config/agent.js';
 export { storeFromConfig, type ConfiguredStoreOptions } from './config/store.js';
@@ -144,12 +138,15 @@ export {
   type SearchOptions,
   type SearchRole,
 } from './api/search.js';
-export { textMatcher, type TextMatcher } from './core/search.js';
+export { textMatcher, type TextMatcher, type TextMatch } from './core/search.js';
+export type { ResumableRun } from './core/gates.js';
 export { exportSession, SESSION_FORMATS, type SessionFormat } from './api/export.js';
 
 // ---- records: what a journal holds, and what it folds to --------------------
 export {
   VERSION,
+  PROTOCOL_NAMESPACE,
+  PAYLOAD_KINDS,
   PROTOCOL_IDS,
   TERMINAL_REASONS,
   toolUses,

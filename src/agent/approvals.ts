@@ -32,12 +32,16 @@ export function policyOf(tools: ToolRegistry, name: string): ToolPolicy {
 /** An approval hook's answer for one call. */
 export type CallDecision = { action: 'allow' } | { action: 'deny'; reason?: string } | { action: 'suspend' };
 
+/** An approval: the call runs. */
 export const allowCall: CallDecision = { action: 'allow' };
+/** No answer yet: the run suspends before the call, journaled, for a resume to bring the answer. */
 export const suspendCall: CallDecision = { action: 'suspend' };
+/** A denial: the call does not run, and the model reads that it was denied, and why when a reason is given. */
 export function denyCall(reason?: string): CallDecision {
   return reason === undefined ? { action: 'deny' } : { action: 'deny', reason };
 }
 
+/** What an approval hook is told of a call besides the call itself. */
 export interface CallContext {
   runId: string;
   /** The iteration of the model turn that made the call (call ids are the model's, and may repeat across turns). */
@@ -59,6 +63,7 @@ export type BeforeToolCall = (call: ToolCall, context: CallContext) => CallDecis
 /** What a resume does with an interrupted call that has side effects. */
 export type InterruptedCallAction = 'rerun' | 'skip';
 
+/** What an interrupted-call hook is told of the call besides the call itself. */
 export interface InterruptedCallContext {
   runId: string;
   policy: ToolPolicy;

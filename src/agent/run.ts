@@ -63,6 +63,7 @@ export class AgentRun {
   private closed = false;
   private interruption: InterruptionChoice | undefined;
 
+  /** Made by startRun, resumeRun and followUpRun. @internal */
   constructor(
     private readonly agent: Agent,
     /** The run's meta record as stored (the first line a reader of the journal sees). */
@@ -80,6 +81,7 @@ export class AgentRun {
     readonly continuedFrom?: string,
   ) {}
 
+  /** The run's id. */
   get id(): string {
     return this.state.run_id;
   }
@@ -148,6 +150,7 @@ export class AgentRun {
   }
 }
 
+/** What startRun starts. */
 export interface StartOptions {
   /** The run id; generated from the clock when absent. */
   id?: string;
@@ -215,6 +218,7 @@ async function keptToolSet(store: Store, id: string, toolsHash: string): Promise
   }
 }
 
+/** How resumeRun resumes. */
 export interface ResumeOptions {
   /** Resume despite configuration drift other than a provider change. */
   force?: boolean;
@@ -248,6 +252,7 @@ async function resumeRequest(store: Store, agent: Agent, run: ResumableRun, opti
   };
 }
 
+/** What resumeRefusal judges a resume with. */
 export interface GateOptions {
   /** As ResumeOptions.force. */
   force?: boolean;
@@ -331,6 +336,7 @@ async function resume(store: Store, agent: Agent, id: string, options: ResumeOpt
   return new AgentRun(agent, metaLine, state, journal, true, warnings, options.followUp, continuedFrom);
 }
 
+/** How followUpRun follows up. */
 export interface FollowUpOptions {
   /** The new run's id when a completed run is continued as one (default: generated); refused for a run that is not completed, which keeps its id. */
   newId?: string;

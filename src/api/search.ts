@@ -40,6 +40,7 @@ export interface RecordTexts {
  * record, the first match in each of its texts, in order.
  */
 export interface BatchMatcher {
+  /** The first match in each text of each record, in order. */
   find(records: RecordTexts[]): Promise<(TextMatch | null)[][]>;
 }
 

@@ -18,13 +18,16 @@ import { EXPOSE_DEFAULTS, type ExposeSettings } from '../agent/exposure.js';
 import { LogbookError } from '../core/index.js';
 import { CONFIG_AJV_OPTIONS, CONFIG_SCHEMA, UPPER_BOUNDS } from './schema.js';
 
+/** The config file's name: agent.yaml. */
 export const DEFAULT_CONFIG_FILE = 'agent.yaml';
 
+/** The providers a config can name. */
 export type ProviderName = 'anthropic' | 'openai' | 'script';
 
 /** A command tool as agent.yaml declares it (see CommandTool for what each field does). */
 export type CommandToolConfig = CommandToolSpec;
 
+/** A config file, checked: every default filled in, every relative path made absolute against its directory. */
 export interface LogbookConfig {
   /** Absolute path of the file this came from. */
   path: string;

@@ -10,6 +10,7 @@ import { openStore } from '../store/registry.js';
 import type { Store } from '../store/store.js';
 import type { LogbookConfig } from './config.js';
 
+/** How storeFromConfig opens the store. */
 export interface ConfiguredStoreOptions {
   /**
    * Where the file store keeps runs (in DIR/runs). Default: the user's state

@@ -12,11 +12,13 @@
  */
 import { LogbookError } from './errors.js';
 
+/** Where a match is in a text, in UTF-16 code units. */
 export interface TextMatch {
   index: number;
   length: number;
 }
 
+/** What a search matches texts with; see textMatcher. */
 export interface TextMatcher {
   /** Where the first match in `text` is, or null. */
   find(text: string): TextMatch | null;

@@ -9,6 +9,7 @@
 import { LogbookError, VERSION, decodeLines, encodeRecord, fold, formatTimestamp, type JournalRecord, type MetaPayload } from '../core/index.js';
 import type { RunPlace, Store } from './store.js';
 
+/** Where a fork is cut: at a seq, or after a number of model turns; the whole run when neither. */
 export interface ForkPoint {
   /** Keep the records up to and including this seq. */
   at?: number;
@@ -16,6 +17,7 @@ export interface ForkPoint {
   turn?: number;
 }
 
+/** What forkRun makes. */
 export interface ForkOptions extends ForkPoint {
   /** The new run's id. */
   id: string;
@@ -24,6 +26,7 @@ export interface ForkOptions extends ForkPoint {
   place?: RunPlace;
 }
 
+/** The fork forkRun made. */
 export interface Forked {
   id: string;
   /** The last seq the fork holds. */

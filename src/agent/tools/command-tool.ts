@@ -13,6 +13,7 @@ import { keptOutput } from './output.js';
 import { startTool, tether } from './tether.js';
 import type { Tool, ToolContext, ToolOutcome, ToolPolicy } from './tool.js';
 
+/** A command tool, every field given (commandToolSpec fills the defaults). */
 export interface CommandToolSpec {
   name: string;
   description: string;
@@ -224,6 +225,7 @@ function runProcess(argv: string[], spec: CommandToolSpec, env: Record<string, s
   });
 }
 
+/** What a command tool is made with besides its spec. */
 export interface CommandToolOptions {
   /** logbook's environment: where the inherited variables and `env:`'s `${NAME}` references are read. */
   env: Env;

@@ -5,6 +5,7 @@
  */
 import type { RawJson, ToolDefinition } from '../../core/index.js';
 
+/** What a tool call gave: the text the model reads, and whether it is an error. */
 export interface ToolOutcome {
   content: string;
   isError: boolean;
@@ -22,6 +23,7 @@ export interface CommandRun {
   truncated: boolean;
 }
 
+/** What a tool is given besides its input. */
 export interface ToolContext {
   /** Aborted when the run is being suspended: stop, and the result is not journaled. */
   signal: AbortSignal;
@@ -58,6 +60,7 @@ export interface Tool {
   describe?(input: unknown, raw: RawJson): string;
 }
 
+/** The agent a remote tool belongs to, and the tool's name there. */
 export interface RemoteOrigin {
   agent: string;
   tool: string;

@@ -149,6 +149,7 @@ function checkMarks(names: readonly string[]): Map<string, string> {
   return marks;
 }
 
+/** The file backend: one JSON-lines file per run, appended and fsynced, held with flock. */
 export class FileBackend implements Backend {
   readonly name = 'file';
   /** The check marks the last listing found, by run id: where markChecked finds a run's mark. */

@@ -28,6 +28,7 @@ const BATCH = 256;
 
 const locked = (id: string): LogbookError => new LogbookError('locked', `run ${id} is locked by another writer`);
 
+/** A backend that keeps runs in memory, for tests and programs that need no journal on disk. */
 export class MemoryBackend implements Backend {
   readonly name = 'memory';
   readonly location = 'memory store (this process only)';
@@ -178,6 +179,7 @@ export class MemoryStore extends JournalStore {
   }
 }
 
+/** The memory backend's factory, as registerBackend takes one (it takes no options). */
 export async function memoryBackendFromOptions(options: Record<string, unknown>): Promise<MemoryBackend> {
   decodeOptions('memory', options, {});
   return new MemoryBackend();

@@ -30,6 +30,7 @@ interface ServerSpecBase {
   overrides: Record<string, ToolPolicyOverride>;
 }
 
+/** An MCP server run as a program, spoken to over its stdin and stdout. */
 export interface StdioServerSpec extends ServerSpecBase {
   transport: 'stdio';
   /** argv, run without a shell. */
@@ -40,6 +41,7 @@ export interface StdioServerSpec extends ServerSpecBase {
   cwd?: string;
 }
 
+/** An MCP server reached over Streamable HTTP. */
 export interface HttpServerSpec extends ServerSpecBase {
   transport: 'http';
   url: string;
@@ -47,6 +49,7 @@ export interface HttpServerSpec extends ServerSpecBase {
   headers: Record<string, string>;
 }
 
+/** An MCP server, every field given (mcpServerSpec fills the defaults). */
 export type McpServerSpec = StdioServerSpec | HttpServerSpec;
 
 /** The rule the model APIs put on tool names. */
