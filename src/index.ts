@@ -54,6 +54,9 @@ export { loadAgent, agentFromConfig, type AgentEnvironment, type ConfiguredAgent
 export { storeFromConfig, type ConfiguredStoreOptions } from './config/store.js';
 
 // ---- runs: start, resume, follow up, execute --------------------------------
+// Still to come here, each as its feature lands: compacting a long run and its
+// spend (the long-runs work), tasks sent to agents over NATS, and a run's times
+// and traces (observability). They get functions of their own beside these.
 export {
   startRun,
   resumeRun,
