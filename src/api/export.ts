@@ -13,6 +13,8 @@ export { SESSION_FORMATS, type SessionFormat } from './formats.js';
 export async function exportSession(store: Store, id: string, format: SessionFormat): Promise<string> {
   if (format === 'jsonl') return (await store.lines(id)).map((line) => `${line}\n`).join('');
   const loaded = await store.load(id);
-  const { exportRun } = await import('../render/export/index.js'); // the renderers load only for an export
-  return exportRun(format, loaded.state, { times: { created: loaded.created, updated: loaded.updated } });
+  // The renderers load only for an export; the agents of remote calls only for a run that made some.
+  const { exportRun } = await import('../render/export/index.js');
+  const agents = loaded.state.remote_calls.length === 0 ? {} : await (await import('../agent/remote-origins.js')).toolAgents(store, id);
+  return exportRun(format, loaded.state, { times: { created: loaded.created, updated: loaded.updated }, agents });
 }

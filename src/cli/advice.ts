@@ -26,16 +26,12 @@ function advice(err: LogbookError, context: AdviceContext): string | null {
       return 'give a prompt to ask a follow-up (it continues as a new run), or start a new run';
     case 'interactivity_mismatch':
       return context.chat === true ? 'resume it without --chat' : 'resume it with --chat';
-    case 'provider_changed':
-      return '--force does not apply';
     case 'config_drift':
       return 'restore it, or pass --force to resume anyway';
     case 'not_at_input':
       return 'resume it without a prompt to finish that first';
     case 'interrupted_call':
       return callId !== undefined ? `resume with --rerun ${callId} to run it again, or --skip ${callId} to tell the model it was not re-run` : null;
-    case 'config':
-      return (err.cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT' ? 'pass --config FILE, or start from one in examples/' : null;
     default:
       return null;
   }

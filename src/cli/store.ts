@@ -57,7 +57,11 @@ function load(source: ConfigSource): LogbookConfig {
   try {
     return loadConfig(source.path);
   } catch (err) {
-    if (!source.found || !isLogbookError(err)) throw err;
+    if (!isLogbookError(err)) throw err;
+    if (!source.found && (err.cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') {
+      throw new LogbookError(err.code, `${err.message}; pass --config FILE, or start from one in examples/`, { cause: err });
+    }
+    if (!source.found) throw err;
     throw new LogbookError(err.code, `${err.message} (this config was found, not named: fix it, or pass --config FILE or --state-dir DIR to use another)`, {
       cause: err,
     });

@@ -53,7 +53,7 @@ export function checkResume(state: ResumableRun, req: ResumeRequest): void {
     throw new LogbookError(
       'provider_changed',
       `run ${id} was written with provider ${recorded.provider}, the config now uses ${req.fingerprint.provider}; ` +
-        'a conversation cannot move between providers, forced or not',
+        'a conversation cannot move between providers (forcing does not apply)',
       { details: { runId: id } },
     );
   }
