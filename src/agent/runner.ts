@@ -99,7 +99,9 @@ export interface ChatInput {
 
 /** One model call's stop, distinct from the run's own signal (which suspends the run). */
 export interface AnswerControl {
+  /** Aborted to stop this model call alone. */
   readonly signal: AbortSignal;
+  /** Told once the call has ended, answered or stopped. */
   done(): void;
 }
 
