@@ -49,14 +49,14 @@ export type { Env } from './agent/tools/env-refs.js';
 
 // ---- agent.yaml -------------------------------------------------------------
 export type { ExposeSettings } from './agent/exposure.js';
-export { loadConfig, parseConfig, DEFAULT_CONFIG_FILE, type LogbookConfig, type ProviderName, type CommandToolConfig } from './config/config.js';
+export { loadConfig, parseConfig, DEFAULT_CONFIG_FILE, type LogbookConfig, type ProviderName, type CommandToolConfig, type OtelBlock } from './config/config.js';
 export { loadAgent, agentFromConfig, type AgentEnvironment, type ConfiguredAgent, type LoadedAgent } from './config/agent.js';
 export { storeFromConfig, type ConfiguredStoreOptions } from './config/store.js';
 
 // ---- runs: start, resume, follow up, execute --------------------------------
 // Still to come here, each as its feature lands: compacting a long run and its
-// spend (the long-runs work), tasks sent to agents over NATS, and a run's times
-// and traces (observability). They get functions of their own beside these.
+// spend (the long-runs work), and tasks sent to agents over NATS. A run's
+// OpenTelemetry trace is the command's alone for now (session export --format otlp).
 export {
   startRun,
   resumeRun,
@@ -178,6 +178,21 @@ export {
   type Fingerprint,
 } from './core/records.js';
 export { fold, type RunState, type RunStatus, type PendingTurn, type Counters } from './core/fold.js';
+// When a run's records became durable (LoadedRun.times, Store.times), and what a run's calls took.
+export {
+  runTimings,
+  callDurations,
+  timeSummary,
+  toolKey,
+  NO_TIMES,
+  type RunTimes,
+  type RunTimings,
+  type CallDurations,
+  type TimeSummary,
+  type Interval,
+  type Step,
+  type StepKind,
+} from './core/timing.js';
 export type { ToolDefinition } from './core/fingerprint.js';
 export { RawJson } from './core/raw-json.js';
 export { encodeRecord } from './core/encode.js';
