@@ -11,7 +11,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AIMessage as AIMessageType } from '@langchain/core/messages';
 import type { MessagesAnnotation as MessagesAnnotationType } from '@langchain/langgraph';
-import { FileStore, ScriptProvider, ToolRegistry, defineTool, startRun, type Agent } from 'logbook';
+import { FileStore, ToolRegistry, defineTool, scriptProvider, startRun, type Agent, type ScriptTurn } from 'logbook';
 import { TOOL_NAME, turn, toolUseId } from './lib/content.js';
 import { tempDir, type BenchOptions } from './lib/env.js';
 import { skipped, type Section } from './lib/report.js';
@@ -49,7 +49,7 @@ async function measured(files: () => string[], body: () => Promise<void>): Promi
   return { ms: elapsed, onDisk, written: w0 !== null && w1 !== null ? w1 - w0 : null };
 }
 
-type ScriptTurns = NonNullable<ConstructorParameters<typeof ScriptProvider>[2]>;
+type ScriptTurns = ScriptTurn[];
 
 /** logbook: the runner with the script provider and a function tool, journaled to the file store. */
 async function logbookRun(dir: string, round: number): Promise<Outcome> {
@@ -63,7 +63,7 @@ async function logbookRun(dir: string, round: number): Promise<Outcome> {
   const tools = new ToolRegistry([
     defineTool({ name: TOOL_NAME, description: 'Read a file', input_schema: { type: 'object' }, run: () => turn(calls++).output }),
   ]);
-  const provider = new ScriptProvider('bench', 'bench-script', turns);
+  const provider = scriptProvider(turns, { model: 'bench' });
   const agent: Agent = { provider, tools, system: SYSTEM, maxTokens: 4096, maxIterations: TURNS + 1, thinking: 'off', promptCache: false };
   const id = `conversation-${round}`;
   const store = new FileStore(join(dir, 'runs'));

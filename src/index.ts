@@ -1,12 +1,103 @@
 /**
- * logbook's public API: the journal core, the store interface and backends, and
- * the record schemas. Layers, bottom up: core (pure) -> store -> agent -> render -> cli.
+ * logbook as a library: everything the `logbook` command does to a run, for a
+ * program that runs agents on the same journals. Build an agent (from
+ * agent.yaml with `loadAgent`, or from a provider and tools with
+ * `defineAgent`), open a store, then start, resume or follow up a run and
+ * `execute` it; fork, list, watch, search, export and copy runs; answer
+ * approvals and interrupted calls with callbacks. Errors are `LogbookError`s
+ * with stable codes.
+ *
+ * This is the package's whole public surface; what it does not export is
+ * internal and may change.
+ *
+ * @packageDocumentation
  */
-export * from './core/index.js';
+
+// ---- errors -----------------------------------------------------------------
+export { LogbookError, isLogbookError, type ErrorCode, type ErrorDetails } from './core/errors.js';
+
+// ---- the agent: providers, tools, limits ------------------------------------
+export { defineAgent, fingerprintOf, AGENT_DEFAULTS, type Agent, type AgentOptions } from './agent/agent.js';
+export type { Provider, ModelRequest, ModelResponse, StreamObserver, Usage, ThinkingSetting } from './agent/provider.js';
+export { createProvider, type ProviderSettings } from './agent/providers/index.js';
+export type { RetryPolicy, RetryListener } from './agent/providers/retry.js';
+export { scriptProvider, type ScriptTurn } from './agent/providers/script.js';
+export { defineTool, type Tool, type ToolContext, type ToolOutcome, type ToolPolicy, type FunctionToolSpec, type CommandRun, type RemoteOrigin } from './agent/tools/tool.js';
+export { ToolRegistry } from './agent/tools/registry.js';
+export {
+  commandTool,
+  CommandTool,
+  COMMAND_TOOL_DEFAULTS,
+  type CommandToolInput,
+  type CommandToolOptions,
+  type CommandToolSpec,
+} from './agent/tools/command-tool.js';
+export { startMcpServers, McpTool, type McpServers, type StartedServer, type StartProgress, type StartOptions as McpStartOptions } from './agent/tools/mcp/index.js';
+export {
+  MCP_DEFAULTS,
+  type McpServerInput,
+  type McpServerSpec,
+  type StdioServerSpec,
+  type HttpServerSpec,
+  type ToolPolicyOverride,
+} from './agent/tools/mcp/spec.js';
+// The NATS client and the A2A wire load only when startRemoteTools is called.
+export { startRemoteTools } from './agent/tools/remote/start.js';
+export type { RemoteTool, RemoteToolsOptions, RemoteTools, DiscoveryProgress, HostImport } from './agent/tools/remote/index.js';
+export { REMOTE_DEFAULTS, DEFAULT_CALLER_IDENTITY, type RemoteToolHost } from './agent/tools/remote/spec.js';
+export type { Env } from './agent/tools/env-refs.js';
+
+// ---- agent.yaml -------------------------------------------------------------
+export type { ExposeSettings } from './agent/exposure.js';
+export { loadConfig, parseConfig, DEFAULT_CONFIG_FILE, type LogbookConfig, type ProviderName, type CommandToolConfig, type OtelBlock } from './config/config.js';
+export { loadAgent, agentFromConfig, type AgentEnvironment, type ConfiguredAgent, type LoadedAgent } from './config/agent.js';
+export { storeFromConfig, type ConfiguredStoreOptions } from './config/store.js';
+
+// ---- runs: start, resume, follow up, execute --------------------------------
+// Still to come here, each as its feature lands: compacting a long run and its
+// spend (the long-runs work), and tasks sent to agents over NATS. A run's
+// OpenTelemetry trace is the command's alone for now (session export --format otlp).
+export {
+  startRun,
+  resumeRun,
+  followUpRun,
+  resumeRefusal,
+  generateRunId,
+  AgentRun,
+  type StartOptions,
+  type ResumeOptions,
+  type FollowUpOptions,
+  type ExecuteOptions,
+  type GateOptions,
+} from './agent/run.js';
+export {
+  awaitsInput,
+  awaitsAnswer,
+  textOf,
+  type AnswerControl,
+  type ChatInput,
+  type ChatTurn,
+  type LoopOptions,
+  type RunObserver,
+  type RunResult,
+  type ToolCall,
+} from './agent/runner.js';
+export {
+  allowCall,
+  denyCall,
+  suspendCall,
+  type BeforeToolCall,
+  type CallContext,
+  type CallDecision,
+  type InterruptedCallAction,
+  type InterruptedCallContext,
+  type OnInterruptedCall,
+} from './agent/approvals.js';
+
+// ---- stores: where journals are kept ----------------------------------------
 export {
   LISTED_STATUSES,
   listedStatus,
-  runNotFound,
   type Journal,
   type ListedStatus,
   type LoadedRun,
@@ -14,70 +105,98 @@ export {
   type ListingOptions,
   type OpenOptions,
   type RecordsOptions,
-  type ForkOrigin,
   type RunInfo,
-  type RunPlace,
   type Store,
-  type StoredLines,
   type StreamedRecord,
   type WatchOptions,
+  type ForkOrigin,
+  type RunPlace,
+  type StoredLines,
 } from './store/store.js';
-export type {
-  Backend,
-  BackendContext,
-  BackendFactory,
-  HeldRun,
-  NatsSettings,
-  OpenedRun,
-  RunSummary,
-  StoredRun,
-  StreamOptions,
-  Streamed,
-} from './store/backend.js';
+export type { Backend, BackendContext, BackendFactory, HeldRun, NatsSettings, OpenedRun, RunSummary, StoredRun, StreamOptions, Streamed, WaitListener } from './store/backend.js';
 export { JournalStore } from './store/journal-store.js';
 export { openStore, registerBackend, backends } from './store/registry.js';
-export { decodeOptions, type OptionKind } from './store/options.js';
-export { FileBackend, FileStore, fileBackendFromOptions } from './store/file/file-backend.js';
+// Each built-in backend as a store, and as a backend a backend of your own can wrap (registerBackend).
+export { FileStore, FileBackend, fileBackendFromOptions } from './store/file/file-backend.js';
 export { defaultStateDir, runsDir } from './store/file/paths.js';
 // The NATS client itself loads only when a JetStream store connects.
-export {
-  JetStreamBackend,
-  JetStreamStore,
-  jetStreamBackendFromOptions,
-  type JetStreamStoreOptions,
-} from './store/jetstream/jetstream-store.js';
-export { MemoryBackend, MemoryStore, memoryBackendFromOptions } from './store/memory/memory-store.js';
-export { copyRun, type CopiedRun, type CopyOptions } from './store/copy.js';
+export { JetStreamStore, JetStreamBackend, jetStreamBackendFromOptions, type JetStreamStoreOptions } from './store/jetstream/jetstream-store.js';
+export { MemoryStore, MemoryBackend, memoryBackendFromOptions } from './store/memory/memory-store.js';
+export { newestFirst } from './store/listing.js';
+export { resolveRunId } from './store/resolve.js';
+
+// ---- what is done to stored runs --------------------------------------------
 export { forkRun, type ForkOptions, type ForkPoint, type Forked } from './store/fork.js';
+export { copyRun, type CopiedRun, type CopyOptions } from './store/copy.js';
 export { byId, groupLineages, lineageOf, lineageRoot, listLineage, ownFrom, writtenIn, type Lineage, type RunsById } from './store/lineage.js';
+export {
+  searchRuns,
+  searchRun,
+  searchedRuns,
+  type SearchHit,
+  type RunSearchHit,
+  type BatchMatcher,
+  type RecordTexts,
+  type SearchFilter,
+  type SearchOptions,
+  type SearchRole,
+} from './api/search.js';
+export { textMatcher, type TextMatcher, type TextMatch } from './core/search.js';
+export type { ResumableRun } from './core/gates.js';
+export { exportSession, SESSION_FORMATS, type SessionFormat } from './api/export.js';
+
+// ---- records: what a journal holds, and what it folds to --------------------
+export {
+  VERSION,
+  PROTOCOL_NAMESPACE,
+  PAYLOAD_KINDS,
+  PROTOCOL_IDS,
+  TERMINAL_REASONS,
+  toolUses,
+  type JournalRecord,
+  type Payload,
+  type ReadPayload,
+  type PayloadKind,
+  type ProtocolId,
+  type MetaPayload,
+  type AssistantPayload,
+  type UserPayload,
+  type ToolResultPayload,
+  type TerminalPayload,
+  type ReadTerminalPayload,
+  type TerminalReason,
+  type ReadTerminalReason,
+  type Message,
+  type Role,
+  type Block,
+  type TextBlock,
+  type ThinkingBlock,
+  type ToolUseBlock,
+  type ToolResultBlock,
+  type ToolResultBody,
+  type ProviderBlock,
+  type Fingerprint,
+} from './core/records.js';
+export { fold, type RunState, type RunStatus, type PendingTurn, type Counters } from './core/fold.js';
+// When a run's records became durable (LoadedRun.times, Store.times), and what a run's calls took.
+export {
+  runTimings,
+  callDurations,
+  timeSummary,
+  toolKey,
+  NO_TIMES,
+  type RunTimes,
+  type RunTimings,
+  type CallDurations,
+  type TimeSummary,
+  type Interval,
+  type Step,
+  type StepKind,
+} from './core/timing.js';
+export type { ToolDefinition } from './core/fingerprint.js';
+export { RawJson } from './core/raw-json.js';
+export { encodeRecord } from './core/encode.js';
+export { decodeRecord } from './core/decode.js';
+export { parseJournal } from './core/journal-text.js';
+export { validateId, isValidId, MAX_ID_LENGTH } from './core/ids.js';
 export { validateRecord, recordSchema, type ValidationResult, type RecordSchemaName } from './schema/validate.js';
-// The agent, for programs that embed logbook. Provider SDKs load only in createProvider.
-export type { Provider, ModelRequest, ModelResponse, StreamObserver, Usage, ThinkingSetting } from './agent/provider.js';
-export { createProvider, type ProviderSettings } from './agent/providers/index.js';
-export { ScriptProvider } from './agent/providers/script.js';
-export { defineTool, type Tool, type ToolContext, type ToolOutcome, type ToolPolicy, type FunctionToolSpec } from './agent/tools/tool.js';
-export { ToolRegistry } from './agent/tools/registry.js';
-export { CommandTool, type CommandToolSpec } from './agent/tools/command-tool.js';
-export { fingerprintOf, RESUME_REMINDER, type Agent } from './agent/agent.js';
-export { runLoop, awaitsInput, awaitsAnswer, textOf, type AnswerControl, type ChatInput, type ChatTurn, type LoopOptions, type RunObserver, type RunResult, type ToolCall } from './agent/runner.js';
-export {
-  allowCall,
-  denyCall,
-  suspendCall,
-  policyOf,
-  type BeforeToolCall,
-  type CallContext,
-  type CallDecision,
-  type InterruptedCallAction,
-} from './agent/approvals.js';
-export {
-  startRun,
-  resumeRun,
-  resumeRefusal,
-  newRunMeta,
-  generateRunId,
-  AgentRun,
-  type StartOptions,
-  type ResumeOptions,
-  type GateOptions,
-} from './agent/run.js';

@@ -19,7 +19,9 @@ const ALLOWED: Record<string, string[]> = {
   render: ['core'],
   otel: ['core', 'store'],
   config: ['core', 'agent', 'store', 'schema', 'a2a'],
-  cli: ['core', 'store', 'schema', 'a2a', 'agent', 'render', 'config', 'otel'],
+  // What a program embedding logbook calls that spans layers (a search, an export of a stored run).
+  api: ['core', 'store', 'schema', 'a2a', 'agent', 'render', 'config'],
+  cli: ['core', 'store', 'schema', 'a2a', 'agent', 'render', 'config', 'otel', 'api'],
 };
 
 function files(dir: string): string[] {

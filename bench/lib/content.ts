@@ -4,7 +4,7 @@
  * so each side of a comparison stores the same content and runs are repeatable.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { RawJson, VERSION, computeFingerprint, encodeRecord, type Fingerprint, type JournalRecord, type MetaPayload, type Payload } from 'logbook';
+import { RawJson, VERSION, defineAgent, defineTool, encodeRecord, fingerprintOf, type Fingerprint, type JournalRecord, type MetaPayload, type Payload } from 'logbook';
 
 export const TOOL_NAME = 'read_file';
 
@@ -49,15 +49,10 @@ export function turn(i: number): Turn {
 export const toolUseId = (i: number, k = 0): string => `toolu_${i}_${k}`;
 
 export function fingerprint(): Fingerprint {
-  return computeFingerprint({
-    provider: 'script',
-    model: 'bench',
-    systemPrompt: 'You inspect source code.',
-    tools: [{ name: TOOL_NAME, description: 'Read a file', input_schema: { type: 'object' } }],
-    thinkingMode: 'off',
-    maxTokens: 4096,
-    maxIterations: 1_000_000,
-  });
+  // The fingerprint of the agent the bench's runs are journaled as written by; it never calls a model.
+  const provider = { id: 'script', model: 'bench', complete: () => Promise.reject(new Error('the bench calls no model')) };
+  const tool = defineTool({ name: TOOL_NAME, description: 'Read a file', input_schema: { type: 'object' }, run: () => '' });
+  return fingerprintOf(defineAgent({ provider, tools: [tool], system: 'You inspect source code.', maxTokens: 4096, maxIterations: 1_000_000 }));
 }
 
 export function meta(runId: string, fp: Fingerprint = fingerprint()): MetaPayload {

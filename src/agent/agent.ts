@@ -5,8 +5,14 @@
  */
 import { computeFingerprint, type Fingerprint } from '../core/index.js';
 import type { Provider, ThinkingSetting } from './provider.js';
-import type { ToolRegistry } from './tools/registry.js';
+import { ToolRegistry } from './tools/registry.js';
+import type { Tool } from './tools/tool.js';
 
+/**
+ * What runs a conversation: its provider, tools and limits. Everything but
+ * `promptCache` and `budget` is in the fingerprint a journal records, so a
+ * resume with another agent is refused (or, with force, let through) by name.
+ */
 export interface Agent {
   provider: Provider;
   tools: ToolRegistry;
@@ -19,6 +25,38 @@ export interface Agent {
   thinking: ThinkingSetting;
   /** Ask the provider to cache the prompt prefix. Outside the fingerprint: it never blocks a resume. */
   promptCache: boolean;
+}
+
+/** An agent's limits when they are not given, as in agent.yaml. */
+export const AGENT_DEFAULTS = { maxTokens: 4096, maxIterations: 20, thinking: 'off', promptCache: false } as const;
+
+/** What defineAgent makes an agent of: a provider, and the rest as agent.yaml has it by default. */
+export interface AgentOptions {
+  provider: Provider;
+  /** The tools it may call (default: none). */
+  tools?: ToolRegistry | readonly Tool[];
+  /** The system prompt (default: none). It is fingerprinted as a hash, never stored. */
+  system?: string;
+  maxTokens?: number;
+  maxIterations?: number;
+  budget?: number;
+  thinking?: ThinkingSetting;
+  promptCache?: boolean;
+}
+
+/** An agent from a provider and tools, with agent.yaml's defaults for what is not given (AGENT_DEFAULTS). */
+export function defineAgent(options: AgentOptions): Agent {
+  const tools = options.tools instanceof ToolRegistry ? options.tools : new ToolRegistry(options.tools ?? []);
+  return {
+    provider: options.provider,
+    tools,
+    system: options.system ?? '',
+    maxTokens: options.maxTokens ?? AGENT_DEFAULTS.maxTokens,
+    maxIterations: options.maxIterations ?? AGENT_DEFAULTS.maxIterations,
+    thinking: options.thinking ?? AGENT_DEFAULTS.thinking,
+    promptCache: options.promptCache ?? AGENT_DEFAULTS.promptCache,
+    ...(options.budget !== undefined ? { budget: options.budget } : {}),
+  };
 }
 
 /**

@@ -32,12 +32,16 @@ export function policyOf(tools: ToolRegistry, name: string): ToolPolicy {
 /** An approval hook's answer for one call. */
 export type CallDecision = { action: 'allow' } | { action: 'deny'; reason?: string } | { action: 'suspend' };
 
+/** An approval: the call runs. */
 export const allowCall: CallDecision = { action: 'allow' };
+/** No answer yet: the run suspends before the call, journaled, for a resume to bring the answer. */
 export const suspendCall: CallDecision = { action: 'suspend' };
+/** A denial: the call does not run, and the model reads that it was denied, and why when a reason is given. */
 export function denyCall(reason?: string): CallDecision {
   return reason === undefined ? { action: 'deny' } : { action: 'deny', reason };
 }
 
+/** What an approval hook is told of a call besides the call itself. */
 export interface CallContext {
   runId: string;
   /** The iteration of the model turn that made the call (call ids are the model's, and may repeat across turns). */
@@ -59,6 +63,27 @@ export type BeforeToolCall = (call: ToolCall, context: CallContext) => CallDecis
 /** What a resume does with an interrupted call that has side effects. */
 export type InterruptedCallAction = 'rerun' | 'skip';
 
+/** What an interrupted-call hook is told of the call besides the call itself. */
+export interface InterruptedCallContext {
+  runId: string;
+  policy: ToolPolicy;
+  /** What the call would run again (a resolved command line), when its tool can say. */
+  resolved: string | undefined;
+  /** Aborted when the run is being suspended: an answer still awaited is then not used. */
+  signal: AbortSignal;
+}
+
+/**
+ * Asked, before a resumed run goes on, what to do with the call its stop may
+ * have left running, when that call's tool has side effects (AgentRun.interruptedCall):
+ * run it again, skip it (the model reads that it was not re-run), or null to
+ * decide nothing, and the run does not go on (`interrupted_call`).
+ */
+export type OnInterruptedCall = (
+  call: ToolCall,
+  context: InterruptedCallContext,
+) => InterruptedCallAction | null | Promise<InterruptedCallAction | null>;
+
 export interface InterruptionChoice {
   callId: string;
   action: InterruptedCallAction;
@@ -68,7 +93,7 @@ export interface InterruptionChoice {
 export type Verdict = { run: true } | { answer: ToolResultBody } | { suspend: true };
 
 /** Settles with `answer`, or with null as soon as `signal` aborts. */
-function unlessAborted<T>(answer: Promise<T>, signal: AbortSignal): Promise<T | null> {
+export function unlessAborted<T>(answer: Promise<T>, signal: AbortSignal): Promise<T | null> {
   if (signal.aborted) return Promise.resolve(null);
   return new Promise((resolve, reject) => {
     const onAbort = (): void => resolve(null);
@@ -111,7 +136,8 @@ export function checkInterruption(state: RunState, tools: ToolRegistry, choice: 
     throw new LogbookError(
       'interrupted_call',
       `run ${state.run_id} stopped while call ${call.id} (${call.name}) may have been running, and that tool has side effects, ` +
-        `so whether it took effect is unknown; resume with --rerun ${call.id} to run it again, or --skip ${call.id} to tell the model it was not re-run`,
+        'so whether it took effect is unknown',
+      { details: { runId: state.run_id, callId: call.id } },
     );
   }
   if (choice !== undefined && choice.callId !== call?.id) {

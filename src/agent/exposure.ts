@@ -11,6 +11,7 @@ import { RawJson, canonicalJson } from '../core/index.js';
 import type { ToolRegistry } from './tools/registry.js';
 import type { Tool, ToolOutcome } from './tools/tool.js';
 
+/** Which of an agent's tools `logbook serve` offers other agents, and how many calls it runs at once (agent.yaml's `expose:`). */
 export interface ExposeSettings {
   /** Regular expressions matched against tool names (anywhere in the name, as the reference matches them). */
   include?: string[];

@@ -4,8 +4,10 @@
  */
 import type { Message, ToolDefinition } from '../core/index.js';
 
+/** Whether the model is asked to think (and its thinking journaled): `summarized`, or `off`. */
 export type ThinkingSetting = 'off' | 'summarized';
 
+/** One model call: the conversation so far and what the model may do. */
 export interface ModelRequest {
   /** The system prompt as sent: may carry advisory text that is never fingerprinted. */
   system: string;
@@ -19,6 +21,7 @@ export interface ModelRequest {
   signal?: AbortSignal;
 }
 
+/** The tokens a model call spent. */
 export interface Usage {
   inTokens: number;
   outTokens: number;
@@ -27,6 +30,7 @@ export interface Usage {
   cacheCreateTokens?: number;
 }
 
+/** A model call's answer: the assistant message, why the model stopped, and what it spent. */
 export interface ModelResponse {
   /** The assistant message, role `assistant`. */
   message: Message;
@@ -51,15 +55,19 @@ export interface ModelResponse {
  * them.
  */
 export interface StreamObserver {
+  /** A piece of the answer as it streams (`block`: which text block of the message it is in). */
   onText?(delta: string, block: number): void;
+  /** A piece of thinking as it streams. */
   onThinking?(delta: string, block: number): void;
   /** The call is being made again (a retry after a dropped stream): what was streamed of it so far is void. */
   onRestart?(): void;
 }
 
+/** A model, behind one call. Implement it to run a model of your own (or a function, offline): `id` and `model` are in the fingerprint a resume is checked against. */
 export interface Provider {
   /** The provider's id, as recorded in the fingerprint (`anthropic`, `openai`, `script`). */
   readonly id: string;
   readonly model: string;
+  /** Makes one model call; rejects with `provider` (or `provider_refused`, `provider_auth`) when the API fails, `interrupted` when `request.signal` aborts. */
   complete(request: ModelRequest, observer?: StreamObserver): Promise<ModelResponse>;
 }

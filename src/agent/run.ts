@@ -20,9 +20,18 @@ import {
   type RunState,
   type ToolSetManifest,
 } from '../core/index.js';
+import { forkRun } from '../store/fork.js';
 import type { Journal, LoadedState, RunPlace, Store } from '../store/store.js';
 import { fingerprintOf, type Agent } from './agent.js';
-import { checkInterruption, interruptedCall, type InterruptedCallAction, type InterruptionChoice } from './approvals.js';
+import {
+  checkInterruption,
+  interruptedCall,
+  policyOf,
+  unlessAborted,
+  type InterruptedCallAction,
+  type InterruptionChoice,
+  type OnInterruptedCall,
+} from './approvals.js';
 import { Recorder } from './recorder.js';
 import { keepRemoteOrigins } from './remote-origins.js';
 import { awaitsInput, runLoop, type LoopOptions, type RunResult, type ToolCall } from './runner.js';
@@ -39,11 +48,22 @@ export function generateRunId(now = new Date()): string {
   return `${stamp}-${Math.random().toString(36).slice(2, 8)}`;
 }
 
-/** A run ready to go on: started, or resumed and held. */
+/** How a run goes on: LoopOptions, and the answer for the call a stop may have left running. */
+export interface ExecuteOptions extends LoopOptions {
+  /** Asked first when the run has an interrupted call with side effects and no choice was made for it (resolveInterruptedCall). */
+  onInterruptedCall?: OnInterruptedCall;
+}
+
+/**
+ * A run ready to go on: started (startRun), resumed (resumeRun) or followed up
+ * (followUpRun), and held, so no other writer can append to it, until
+ * `execute` ends or `close` lets it go.
+ */
 export class AgentRun {
   private closed = false;
   private interruption: InterruptionChoice | undefined;
 
+  /** Made by startRun, resumeRun and followUpRun. @internal */
   constructor(
     private readonly agent: Agent,
     /** The run's meta record as stored (the first line a reader of the journal sees). */
@@ -57,8 +77,11 @@ export class AgentRun {
     readonly warnings: string[] = [],
     /** A user turn to begin with (a follow-up to a resumed run). */
     private readonly followUp?: string,
+    /** The completed run this one continues, when followUpRun made it as a fork of that run. */
+    readonly continuedFrom?: string,
   ) {}
 
+  /** The run's id. */
   get id(): string {
     return this.state.run_id;
   }
@@ -84,9 +107,15 @@ export class AgentRun {
     this.interruption = choice;
   }
 
-  /** Runs it until it completes, stops at a limit, fails or is suspended; the journal is let go at the end. */
-  async execute(options: LoopOptions = {}): Promise<RunResult> {
+  /**
+   * Runs it until it completes, stops at a limit, fails or is suspended (each
+   * a result, not an error); the journal is let go at the end. Rejects, having
+   * written nothing, when the run has an interrupted call with side effects
+   * and no choice for it (`interrupted_call`).
+   */
+  async execute(options: ExecuteOptions = {}): Promise<RunResult> {
     if (this.closed) throw new LogbookError('journal_closed', `run ${this.id} was already executed or closed`);
+    await this.askInterruption(options);
     const observer = options.observer;
     const recorder = new Recorder(this.state, this.journal, observer?.record?.bind(observer));
     try {
@@ -103,6 +132,16 @@ export class AgentRun {
     }
   }
 
+  /** The interrupted call's choice, from the hook when there is one to ask and no choice yet. */
+  private async askInterruption(options: ExecuteOptions): Promise<void> {
+    const call = this.interruptedCall;
+    if (call === undefined || options.onInterruptedCall === undefined) return;
+    const signal = options.signal ?? new AbortController().signal;
+    const context = { runId: this.id, policy: policyOf(this.agent.tools, call.name), resolved: this.agent.tools.describe(call.name, call.input), signal };
+    const action = await unlessAborted(Promise.resolve(options.onInterruptedCall(call, context)), signal);
+    if (action !== null) this.resolveInterruptedCall(call.id, action);
+  }
+
   /** Lets the run go without executing it. Safe to call more than once. */
   async close(): Promise<void> {
     if (this.closed) return;
@@ -111,6 +150,7 @@ export class AgentRun {
   }
 }
 
+/** What startRun starts. */
 export interface StartOptions {
   /** The run id; generated from the clock when absent. */
   id?: string;
@@ -178,6 +218,7 @@ async function keptToolSet(store: Store, id: string, toolsHash: string): Promise
   }
 }
 
+/** How resumeRun resumes. */
 export interface ResumeOptions {
   /** Resume despite configuration drift other than a provider change. */
   force?: boolean;
@@ -211,6 +252,7 @@ async function resumeRequest(store: Store, agent: Agent, run: ResumableRun, opti
   };
 }
 
+/** What resumeRefusal judges a resume with. */
 export interface GateOptions {
   /** As ResumeOptions.force. */
   force?: boolean;
@@ -237,8 +279,19 @@ export async function resumeRefusal(store: Store, agent: Agent, run: ResumableRu
   }
 }
 
-/** Resumes a journaled run: the gates, in order, against the agent as configured now; then the hold. */
-export async function resumeRun(store: Store, agent: Agent, id: string, options: ResumeOptions = {}): Promise<AgentRun> {
+/**
+ * Resumes a journaled run: the gates, in order, against the agent as
+ * configured now (`already_completed`, `interactivity_mismatch`,
+ * `provider_changed`, `config_drift`), then the hold (`locked` while another
+ * writer has it). The run is read without holding it first, so a refused
+ * resume never disturbs its writer.
+ */
+export function resumeRun(store: Store, agent: Agent, id: string, options: ResumeOptions = {}): Promise<AgentRun> {
+  return resume(store, agent, id, options);
+}
+
+/** resumeRun, for a run that continues `continuedFrom` (followUpRun's fork). */
+async function resume(store: Store, agent: Agent, id: string, options: ResumeOptions, continuedFrom?: string): Promise<AgentRun> {
   if (options.loaded !== undefined && options.loaded.state.run_id !== id) {
     throw new LogbookError('usage', `resumeRun was given run ${options.loaded.state.run_id} as read, to resume run ${id}`);
   }
@@ -270,9 +323,8 @@ export async function resumeRun(store: Store, agent: Agent, id: string, options:
     await journal.close();
     throw new LogbookError(
       'not_at_input',
-      state.pending !== null
-        ? `run ${id} is in the middle of a tool batch; resume it without a prompt to finish that first`
-        : `run ${id} is not waiting for input (a model call is due); resume it without a prompt first`,
+      state.pending !== null ? `run ${id} is in the middle of a tool batch` : `run ${id} is not waiting for input (a model call is due)`,
+      { details: { runId: id } },
     );
   }
   const warnings: string[] = await keepRemoteOrigins(store, id, agent.tools, true);
@@ -281,5 +333,59 @@ export async function resumeRun(store: Store, agent: Agent, id: string, options:
       `run ${id} rests on a paused turn; the server-side state it continues from may have expired, in which case the model starts that step over`,
     );
   }
-  return new AgentRun(agent, metaLine, state, journal, true, warnings, options.followUp);
+  return new AgentRun(agent, metaLine, state, journal, true, warnings, options.followUp, continuedFrom);
+}
+
+/** How followUpRun follows up. */
+export interface FollowUpOptions {
+  /** The new run's id when a completed run is continued as one (default: generated); refused for a run that is not completed, which keeps its id. */
+  newId?: string;
+  /** As ResumeOptions.force. */
+  force?: boolean;
+  /** As ResumeOptions.interactive. */
+  interactive?: boolean;
+  /** As ResumeOptions.loaded. */
+  loaded?: LoadedState;
+  /** Where the new run is started, when a completed run is continued as one (else the original's place, as forkRun keeps it). */
+  place?: RunPlace;
+  /** When a new run is made: its meta's created time, and its generated id. */
+  now?: Date;
+}
+
+/**
+ * Continues run `id` with a new user turn, `prompt`, as `logbook run --resume
+ * ID PROMPT` does. A run that waits for input takes the turn; a completed run is
+ * never appended to, so it is forked whole (the original stays as it is) and the
+ * fork takes the turn: the run returned is then the new one (`continuedFrom`
+ * names the original). Refused as resumeRun refuses, before any fork is made,
+ * and with `not_at_input` while the run is in the middle
+ * of a tool batch or owes a model call: resume it first.
+ */
+export async function followUpRun(store: Store, agent: Agent, id: string, prompt: string, options: FollowUpOptions = {}): Promise<AgentRun> {
+  if (prompt.trim() === '') throw new LogbookError('usage', 'a follow-up needs a prompt');
+  const loaded = options.loaded ?? (await store.loadState(id));
+  const gates = {
+    ...(options.force !== undefined ? { force: options.force } : {}),
+    ...(options.interactive !== undefined ? { interactive: options.interactive } : {}),
+  };
+  if (loaded.state.status !== 'completed') {
+    if (options.newId !== undefined) {
+      throw new LogbookError('usage', `run ${id} is not completed, so a follow-up continues it under its own id, not as ${options.newId}`, { details: { runId: id } });
+    }
+    return resumeRun(store, agent, id, { ...gates, followUp: prompt, loaded });
+  }
+  // Judged before the fork is made, so a refused follow-up leaves no fork behind.
+  const refused = await resumeRefusal(store, agent, loaded.state, { ...gates, asNewRun: true });
+  if (refused !== null) throw refused;
+  const fork = await forkRun(store, id, {
+    id: options.newId ?? generateRunId(options.now),
+    ...(options.now !== undefined ? { now: options.now } : {}),
+    ...(options.place !== undefined ? { place: options.place } : {}),
+  });
+  try {
+    return await resume(store, agent, fork.id, { ...gates, followUp: prompt }, id);
+  } catch (err) {
+    await store.delete(fork.id).catch(() => false); // a refused follow-up leaves no fork behind
+    throw err;
+  }
 }

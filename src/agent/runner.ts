@@ -40,12 +40,14 @@ import {
 import type { ModelResponse, StreamObserver, Usage } from './provider.js';
 import type { Recorder } from './recorder.js';
 
+/** A tool call as the model made it: `id`, `name`, and `input` as the JSON text it wrote. */
 export type ToolCall = ToolUseBlock['tool_use'];
 
 /** Progress, for narration. Every callback is optional. */
 export interface RunObserver {
   /** Each record, once it is durable (in order, the same records the journal holds). */
   record?(record: JournalRecord): void;
+  /** A model call starts (its iteration). */
   modelStart?(iteration: number): void;
   /**
    * The model's words as they stream. The deltas of one call, joined, are the
@@ -55,6 +57,7 @@ export interface RunObserver {
    * (Chat Completions' `refusal`). What is journaled is the message, never these.
    */
   text?(delta: string): void;
+  /** A piece of thinking as it streams. */
   thinking?(delta: string): void;
   /** The model call in flight is being made again (a retry): what streamed of it is void. */
   restart?(): void;
@@ -65,6 +68,7 @@ export interface RunObserver {
   answerStopped?(): void;
   /** An assistant turn, once it is durable. */
   assistant?(message: Message, usage: Usage, stopReason: string): void;
+  /** A tool starts running (`resolved`: what it runs, a command line, when its tool can say). */
   toolStart?(call: ToolCall, resolved: string | undefined): void;
   /** A tool result, once it is durable. */
   toolEnd?(call: ToolCall, result: ToolResultBody): void;
@@ -72,13 +76,16 @@ export interface RunObserver {
   toolReused?(call: ToolCall, result: ToolResultBody): void;
   /** A call answered without running its tool (denied, or not re-run after an interruption); toolEnd follows. */
   toolWithheld?(call: ToolCall, resolved: string | undefined, result: ToolResultBody): void;
+  /** Something the operator should know that stops nothing (a turn cut at max_tokens, a call not run). */
   warning?(message: string): void;
+  /** A chat waits for its next typed turn. */
   awaitingInput?(): void;
 }
 
 /** A chat's next step: a typed turn, `{ retry: true }` to ask the unanswered turn again, or null when the chat is over. */
 export type ChatTurn = string | { retry: true } | null;
 
+/** A chat's typed turns, asked for one at a time. */
 export interface ChatInput {
   /** The next turn typed, or null at end of input. */
   next(): Promise<ChatTurn>;
@@ -92,10 +99,13 @@ export interface ChatInput {
 
 /** One model call's stop, distinct from the run's own signal (which suspends the run). */
 export interface AnswerControl {
+  /** Aborted to stop this model call alone. */
   readonly signal: AbortSignal;
+  /** Told once the call has ended, answered or stopped. */
   done(): void;
 }
 
+/** How a run goes on: what observes it, what stops it, what answers it. */
 export interface LoopOptions {
   observer?: RunObserver;
   /** Aborting it suspends the run: the record in progress finishes, the model call or tool in flight is dropped. */
@@ -106,6 +116,7 @@ export interface LoopOptions {
   beforeToolCall?: BeforeToolCall;
 }
 
+/** How a run ended (each way is a result, not an error), with its state at the end. */
 export interface RunResult {
   reason: TerminalReason;
   /** What stopped the run, for reason `error`, `budget` and `max_iterations`, and a suspend by a failure. */
@@ -125,6 +136,7 @@ export interface RunResult {
   counters: Counters;
 }
 
+/** A message's prose: its text blocks, joined by newlines. */
 export function textOf(message: Message | undefined): string {
   if (message === undefined) return '';
   return message.content.flatMap((b) => ('text' in b ? [b.text.text] : [])).join('\n');

@@ -6,6 +6,7 @@
 import { CommanderError } from 'commander';
 import { isLogbookError, redactUrlCredentials } from '../core/index.js';
 import { sanitize, sanitizeLine } from '../render/sanitize.js';
+import { withAdvice } from './advice.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 
 /** --verbose anywhere before `--`, or LOGBOOK_DEBUG=1 (`debugEnv`). */
@@ -24,7 +25,8 @@ export interface ReportOptions {
 const oneLine = (text: string): string => redactUrlCredentials(sanitizeLine(text)).replace(/\s+/g, ' ').trim();
 
 /** Prints `err` the way the command does and returns the exit code it calls for. */
-export function reportError(err: unknown, options: ReportOptions): ExitCode {
+export function reportError(reported: unknown, options: ReportOptions): ExitCode {
+  const err = withAdvice(reported);
   const write = options.write ?? ((text: string) => process.stderr.write(text));
   if (err instanceof CommanderError) {
     // Help and version were printed by commander. Help asked for (`help run`) exits 0 as --help

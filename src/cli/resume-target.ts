@@ -7,6 +7,7 @@
  * choice on a terminal lists this directory's runs first, one row per
  * conversation (lineage.ts), and marks, without offering, those the gates refuse.
  */
+import { withAdvice } from './advice.js';
 import { LogbookError, fingerprintDiff, type Fingerprint } from '../core/index.js';
 import { sanitizeLine } from '../render/index.js';
 import { groupLineages } from '../store/lineage.js';
@@ -55,7 +56,12 @@ function reason(run: RunInfo, why: string): string {
 async function judge(run: RunInfo, choosing: Choosing): Promise<string | null> {
   if (run.status === 'unreadable') return `it cannot be read (${run.problem ?? 'unreadable'})`;
   const why = await choosing.refusal(run);
-  return why === null ? null : reason(run, why.message);
+  return why === null ? null : reason(run, advised(run, why));
+}
+
+/** A refusal as the command says it, advice included: a mismatch means the other interactivity was asked for. */
+function advised(run: RunInfo, why: LogbookError): string {
+  return (withAdvice(why, { chat: !run.interactive }) as Error).message;
 }
 
 /**
@@ -80,7 +86,7 @@ async function pickerRefusal(run: RunInfo, choosing: Choosing): Promise<string |
       return changed.length > 0 ? `config changed: ${changed.join(', ')} (--force)` : 'config changed (--force)';
     }
     default:
-      return reason(run, why.message);
+      return reason(run, advised(run, why));
   }
 }
 

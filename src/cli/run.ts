@@ -7,14 +7,14 @@
 import { readFileSync } from 'node:fs';
 import { retryPolicyFromText } from '../agent/providers/retry.js';
 import { fingerprintOf } from '../agent/agent.js';
-import { generateRunId, resumeRefusal, resumeRun, startRun, type AgentRun } from '../agent/run.js';
+import { followUpRun, generateRunId, resumeRefusal, resumeRun, startRun, type AgentRun } from '../agent/run.js';
 import type { RunResult, ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
 import { agentFromConfig } from '../config/agent.js';
 import { LogbookError, RawJson, encodeRecord, endedOnRefusal, isLogbookError, isValidId, validateId } from '../core/index.js';
 import { resumeNarration, sanitizeLine } from '../render/index.js';
 import { forkRun } from '../store/fork.js';
-import type { LoadedState, RunPlace, Store } from '../store/store.js';
+import type { RunPlace, Store } from '../store/store.js';
 import {
   applyInterruptionFlags,
   approvalCommands,
@@ -27,6 +27,7 @@ import {
   type ApprovalFlags,
   type Presenter,
 } from './approvals.js';
+import { withAdvice } from './advice.js';
 import { chatInput, type ClosableChatInput } from './chat-input.js';
 import type { Environment } from './environment.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
@@ -178,7 +179,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     if (flags.resume !== undefined || flags.continue) {
       const presentation = { agent, err, note, progress: (t: string) => progress.write(t), presenter, signal: suspend.signal, place, config: config.path, canAsk: io.canAsk() };
       run = await continueRun(store!, flags, words, presentation).catch((err: unknown) => {
-        if (!suspend.signal.aborted || !isLogbookError(err, 'interrupted')) throw err;
+        if (!suspend.signal.aborted || !isLogbookError(err, 'interrupted')) throw withAdvice(err, { chat: flags.chat === true }); // a refused resume's advice depends on --chat
         note((err as Error).message); // stopped at the picker or a question: nothing was written
         return null;
       });
@@ -315,7 +316,7 @@ interface Presentation {
  */
 async function continueRun(store: Store, flags: RunFlags, words: string[], p: Presentation): Promise<AgentRun> {
   const followUp = words.length > 0 ? words.join(' ') : undefined;
-  const gates = { force: flags.force === true, ...(flags.chat ? { interactive: true } : {}) };
+  const gates = { force: flags.force === true, ...(flags.chat ? { interactive: true } : {}) }; // without --chat the run keeps the interactivity it was journaled with
   const choosing: Choosing = {
     followUp: followUp !== undefined,
     dir: p.place.dir,
@@ -329,29 +330,19 @@ async function continueRun(store: Store, flags: RunFlags, words: string[], p: Pr
       return resumeRefusal(store, p.agent, run, { ...gates, asNewRun: followUp !== undefined });
     },
   };
-  let id = await chooseRun(store, flags.continue ? 'newest' : flags.resume!, choosing, p.config);
-  // Read once to see whether it completed; the resume goes on from that read unless it forks.
-  let loaded: LoadedState | undefined;
+  const id = await chooseRun(store, flags.continue ? 'newest' : flags.resume!, choosing, p.config);
+  let run: AgentRun;
   if (followUp !== undefined) {
-    loaded = await store.loadState(id);
-    if (loaded.state.status === 'completed') {
-      // Judged before the fork is made, so a refused follow-up leaves no fork behind.
-      const refused = await resumeRefusal(store, p.agent, loaded.state, { ...gates, asNewRun: true });
-      if (refused !== null) throw refused;
-      const fork = await forkRun(store, id, { id: flags.name ?? generateRunId(), place: p.place });
-      p.note(`continuing completed run ${id} as new run ${fork.id}`);
-      id = fork.id;
-      loaded = undefined;
+    // Read once to see whether it completed; the follow-up goes on from that read.
+    const loaded = await store.loadState(id);
+    if (flags.name !== undefined && loaded.state.status !== 'completed') {
+      throw usage(`--name names the new run a completed run is continued as, and run ${id} is not completed: it keeps its id; drop --name`);
     }
+    run = await followUpRun(store, p.agent, id, followUp, { ...gates, loaded, place: p.place, ...(flags.name !== undefined ? { newId: flags.name } : {}) });
+    if (run.continuedFrom !== undefined) p.note(`continuing completed run ${run.continuedFrom} as new run ${run.id}`);
+  } else {
+    run = await resumeRun(store, p.agent, id, gates);
   }
-  if (flags.name !== undefined && id !== flags.name) {
-    throw usage(`--name names the new run a completed run is continued as, and run ${id} is not completed: it keeps its id; drop --name`);
-  }
-  const run = await resumeRun(store, p.agent, id, {
-    ...gates, // without --chat the run keeps the interactivity it was journaled with
-    ...(followUp !== undefined ? { followUp } : {}),
-    ...(loaded !== undefined ? { loaded } : {}),
-  });
   try {
     await settleAnswers(run, flags, p);
   } catch (err) {

@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import { DEFAULT_CONFIG_FILE, loadConfig, type LogbookConfig } from '../config/config.js';
 import { LogbookError, isLogbookError } from '../core/index.js';
 import { sanitizeLine } from '../render/sanitize.js';
-import { openStore } from '../store/registry.js';
+import { storeFromConfig } from '../config/store.js';
 import type { WaitListener } from '../store/backend.js';
 import type { Store } from '../store/store.js';
 import type { Environment } from './environment.js';
@@ -57,7 +57,11 @@ function load(source: ConfigSource): LogbookConfig {
   try {
     return loadConfig(source.path);
   } catch (err) {
-    if (!source.found || !isLogbookError(err)) throw err;
+    if (!isLogbookError(err)) throw err;
+    if (!source.found && (err.cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') {
+      throw new LogbookError(err.code, `${err.message}; pass --config FILE, or start from one in examples/`, { cause: err });
+    }
+    if (!source.found) throw err;
     throw new LogbookError(err.code, `${err.message} (this config was found, not named: fix it, or pass --config FILE or --state-dir DIR to use another)`, {
       cause: err,
     });
@@ -99,20 +103,13 @@ export function storeFor(
   environment: Environment,
   options: { config?: LogbookConfig | undefined; stateDir?: string | undefined; onWait?: WaitListener },
 ): Promise<Store> {
-  const { config } = options;
   if (options.stateDir !== undefined && options.stateDir.trim() === '') {
     return Promise.reject(new LogbookError('usage', '--state-dir is empty (an unset shell variable?): give the directory to keep runs in'));
   }
-  const context = {
+  return storeFromConfig(options.config, {
     stateDir: options.stateDir ?? environment.defaultStateDir,
     onWarning: warnOnce,
     ...(options.onWait !== undefined ? { onWait: options.onWait } : {}),
-  };
-  if (config === undefined) return openStore('file', {}, context);
-  return openStore(config.session.backend, config.session.options, {
-    ...context,
-    configDir: config.dir,
-    ...(config.nats !== undefined ? { nats: config.nats } : {}),
   });
 }
 

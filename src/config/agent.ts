@@ -12,7 +12,7 @@ import { LogbookError } from '../core/index.js';
 import { CommandTool } from '../agent/tools/command-tool.js';
 import { ToolRegistry } from '../agent/tools/registry.js';
 import { exposedName } from '../agent/tools/mcp/spec.js';
-import type { LogbookConfig } from './config.js';
+import { loadConfig, type LogbookConfig } from './config.js';
 
 /** What the agent takes from the environment, read once by the caller. */
 export interface AgentEnvironment {
@@ -152,4 +152,24 @@ async function importRemoteTools(config: LogbookConfig, environment: AgentEnviro
     }
   }
   return notes;
+}
+
+/** An agent built from a config file, with the config it was read from. */
+export interface LoadedAgent extends ConfiguredAgent {
+  /** The config, checked, its defaults filled in and its paths made absolute. */
+  config: LogbookConfig;
+}
+
+/**
+ * Reads agent.yaml (or any config file), checks it as the `logbook` command
+ * does, with the same messages (`config`, naming the file and the key), and
+ * builds its agent: the provider, the command tools, the MCP servers (started
+ * and listed) and the tools of the agents `remote_tools:` names (over
+ * `nats:`). `environment.env` is where API keys and `${NAME}` references are
+ * read (pass `process.env`): nothing else reads the environment. Call
+ * `close()` when done: it stops the servers and lets the connection go.
+ */
+export async function loadAgent(file: string, environment: AgentEnvironment): Promise<LoadedAgent> {
+  const config = loadConfig(file);
+  return { ...(await agentFromConfig(config, environment)), config };
 }

@@ -8,21 +8,26 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type * as Yaml from 'yaml';
 import type { CommandToolSpec } from '../agent/tools/command-tool.js';
+import { AGENT_DEFAULTS } from '../agent/agent.js';
 import { ajvClass, precompiled } from '../schema/precompiled.js';
-import { envRefProblem } from '../agent/tools/env-refs.js';
-import type { McpServerSpec, ToolPolicyOverride } from '../agent/tools/mcp/spec.js';
+import { COMMAND_TOOL_DEFAULTS, commandToolSpec, type CommandToolInput } from '../agent/tools/command-tool.js';
+import { checkEnvRefs, envRefProblem } from '../agent/tools/env-refs.js';
+import { MCP_DEFAULTS, mcpServerSpec, type McpServerInput, type McpServerSpec } from '../agent/tools/mcp/spec.js';
 import { REMOTE_DEFAULTS, type RemoteToolHost } from '../agent/tools/remote/spec.js';
 import { EXPOSE_DEFAULTS, type ExposeSettings } from '../agent/exposure.js';
-import { LogbookError, hasUrlCredentials, redactUrlCredentials } from '../core/index.js';
+import { LogbookError } from '../core/index.js';
 import { CONFIG_AJV_OPTIONS, CONFIG_SCHEMA, UPPER_BOUNDS } from './schema.js';
 
+/** The config file's name: agent.yaml. */
 export const DEFAULT_CONFIG_FILE = 'agent.yaml';
 
+/** The providers a config can name. */
 export type ProviderName = 'anthropic' | 'openai' | 'script';
 
 /** A command tool as agent.yaml declares it (see CommandTool for what each field does). */
 export type CommandToolConfig = CommandToolSpec;
 
+/** A config file, checked: every default filled in, every relative path made absolute against its directory. */
 export interface LogbookConfig {
   /** Absolute path of the file this came from. */
   path: string;
@@ -66,12 +71,12 @@ export interface OtelBlock {
 }
 
 export const DEFAULTS = {
-  max_tokens: 4096,
-  max_iterations: 20,
-  tool_timeout: 60,
-  tool_max_output: 100_000,
-  mcp_timeout: 60,
-  mcp_startup_timeout: 60,
+  max_tokens: AGENT_DEFAULTS.maxTokens,
+  max_iterations: AGENT_DEFAULTS.maxIterations,
+  tool_timeout: COMMAND_TOOL_DEFAULTS.timeout,
+  tool_max_output: COMMAND_TOOL_DEFAULTS.max_output,
+  mcp_timeout: MCP_DEFAULTS.timeout,
+  mcp_startup_timeout: MCP_DEFAULTS.startup_timeout,
 } as const;
 
 /**
@@ -160,7 +165,7 @@ export function loadConfig(file: string): LogbookConfig {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') {
-      throw new LogbookError('config', `config file ${file} not found; pass --config FILE, or start from one in examples/`);
+      throw new LogbookError('config', `config file ${file} not found`, { cause: err });
     }
     throw new LogbookError('config', `cannot read config file ${file}: ${(err as Error).message}`);
   }
@@ -216,19 +221,8 @@ export function parseConfig(text: string, path: string): LogbookConfig {
   const tools: CommandToolConfig[] = (c.tools ?? []).map((t: Record<string, any>, i: number) => {
     if (names.has(t.name)) throw new LogbookError('config', `${path}: tools[${i}]: a second tool named "${t.name}"`);
     names.add(t.name);
-    return {
-      name: t.name,
-      description: t.description ?? '',
-      input_schema: t.input_schema ?? { type: 'object', properties: {} },
-      command: t.command,
-      timeout: t.timeout ?? DEFAULTS.tool_timeout,
-      max_output: t.max_output ?? DEFAULTS.tool_max_output,
-      allow_leading_dash: t.allow_leading_dash ?? false,
-      ...(t.cwd ? { cwd: resolveFrom(dir, t.cwd) } : {}),
-      env: envSetting(t.env, `${path}: tools[${i}] (${t.name}): env`),
-      confirm: t.confirm ?? false,
-      side_effects: t.side_effects ?? false,
-    };
+    checkEnvRefs(t.env, `${path}: tools[${i}] (${t.name}): env`);
+    return commandToolSpec(t as CommandToolInput, dir);
   });
   const mcp = mcpServers(c.mcp ?? [], path, dir);
   const config: LogbookConfig = {
@@ -261,15 +255,6 @@ export function parseConfig(text: string, path: string): LogbookConfig {
   }
   if (c.otel !== undefined) config.otel = otelBlock(c.otel, path);
   return config;
-}
-
-/** An `env:` or `headers:` mapping whose every `${NAME}` reference is well formed; `at` names it for the error. */
-function envSetting(values: Record<string, string> | undefined, at: string): Record<string, string> {
-  for (const [k, v] of Object.entries(values ?? {})) {
-    const problem = envRefProblem(v);
-    if (problem !== null) throw new LogbookError('config', `${at}.${k}: ${problem}`);
-  }
-  return values ?? {};
 }
 
 /** Each pattern of a `tools:` filter compiles; the `tags:` part is refused, since nothing on the wire carries tags. */
@@ -356,58 +341,13 @@ function otelBlock(o: Record<string, any>, path: string): OtelBlock {
   };
 }
 
-/** The `mcp:` list, checked beyond what the schema can say. */
+/** The `mcp:` list: each entry checked as any MCP server spec is (mcpServerSpec), and no name twice. */
 function mcpServers(list: Record<string, any>[], path: string, dir: string): McpServerSpec[] {
   const names = new Set<string>();
   return list.map((s, i) => {
     const at = `${path}: mcp[${i}] (${s.name})`;
     if (names.has(s.name)) throw new LogbookError('config', `${at}: a second MCP server named "${s.name}"`);
     names.add(s.name);
-    if (s.name.includes('__')) {
-      throw new LogbookError('config', `${at}: a server name cannot hold "__", which separates it from the tool in mcp__<server>__<tool>`);
-    }
-    if ((s.command === undefined) === (s.url === undefined)) {
-      throw new LogbookError('config', `${at}: give either command (a server run over stdio) or url (a Streamable HTTP server)`);
-    }
-    for (const key of s.command !== undefined ? ['headers'] : ['env', 'cwd']) {
-      if (s[key] !== undefined) {
-        throw new LogbookError('config', `${at}: ${key} only applies to ${key === 'headers' ? 'a url server' : 'a command server'}`);
-      }
-    }
-    envSetting(s.env, `${at}: env`);
-    envSetting(s.headers, `${at}: headers`);
-    const overrides = (s.overrides ?? {}) as Record<string, ToolPolicyOverride>;
-    if (s.tools !== undefined) {
-      const outside = Object.keys(overrides).find((t) => !s.tools.includes(t));
-      if (outside !== undefined) throw new LogbookError('config', `${at}: overrides names "${outside}", which its tools: list leaves out`);
-    }
-    const common = {
-      name: s.name as string,
-      ...(s.tools !== undefined ? { tools: s.tools as string[] } : {}),
-      timeout: (s.timeout as number | undefined) ?? DEFAULTS.mcp_timeout,
-      startup_timeout: (s.startup_timeout as number | undefined) ?? DEFAULTS.mcp_startup_timeout,
-      max_output: (s.max_output as number | undefined) ?? DEFAULTS.tool_max_output,
-      overrides,
-    };
-    if (s.command !== undefined) {
-      return { ...common, transport: 'stdio', command: s.command, env: s.env ?? {}, ...(s.cwd ? { cwd: resolveFrom(dir, s.cwd) } : {}) };
-    }
-    let url: URL;
-    try {
-      url = new URL(s.url);
-    } catch {
-      throw new LogbookError('config', `${at}: url ${JSON.stringify(redactUrlCredentials(s.url))} is not a URL`);
-    }
-    if (hasUrlCredentials(s.url)) {
-      throw new LogbookError(
-        'config',
-        `${at}: url ${redactUrlCredentials(s.url)} holds credentials, which a request cannot carry; ` +
-          'send them in headers: (Authorization: "Basic ${NAME}", NAME a variable holding them) and remove them from the url',
-      );
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new LogbookError('config', `${at}: url must be http: or https:, not ${url.protocol}`);
-    }
-    return { ...common, transport: 'http', url: s.url, headers: s.headers ?? {} };
+    return mcpServerSpec(s as McpServerInput, { at, dir });
   });
 }

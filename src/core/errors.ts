@@ -73,14 +73,34 @@ export type ErrorCode =
   /** Nothing foreseen: a bug. The original error is kept as the cause. */
   | 'internal';
 
+/**
+ * What an error is about, where it is about one run or one call: for a program
+ * to act on (resume that run, resolve that call) without reading the message.
+ */
+export interface ErrorDetails {
+  /** The run the error concerns. */
+  runId?: string;
+  /** The tool call it concerns (its id, as the model gave it). */
+  callId?: string;
+}
+
+/**
+ * The one error type logbook throws. Its message says what is wrong, for a
+ * person reading a program's log; it names no command to type (the `logbook`
+ * command adds that, keyed on the code). Branch on `code`, never on the message.
+ */
 export class LogbookError extends Error {
   override readonly name = 'LogbookError';
+  /** The run and call it concerns, when it concerns one. */
+  readonly details: ErrorDetails;
   constructor(
+    /** Stable: part of the public API. */
     readonly code: ErrorCode,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; details?: ErrorDetails },
   ) {
-    super(message, options);
+    super(message, options?.cause !== undefined ? { cause: options.cause } : undefined);
+    this.details = options?.details ?? {};
   }
 }
 

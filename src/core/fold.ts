@@ -16,6 +16,7 @@ import {
   type ToolResultBody,
 } from './records.js';
 
+/** What a run has spent and done, counted from its records by the fold. */
 export interface Counters {
   llm_calls: number;
   tool_calls: number;
@@ -37,6 +38,7 @@ export interface PendingTurn {
   answered: string[];
 }
 
+/** A run as its records fold: the conversation (always at a boundary the model APIs accept), the turn in flight, the counters, and where it stands. */
 export interface RunState {
   run_id: string;
   version: number;

@@ -1,7 +1,8 @@
 /**
- * The resume gates, in their fixed order. Each refusal is a typed error a person
- * can act on. The order matters: the provider is checked before drift so its
- * message is unambiguous, and it is the one change --force cannot override.
+ * The resume gates, in their fixed order. Each refusal is a typed error that
+ * names the run and what stands in the way. The order matters: the provider is
+ * checked before drift so its message is unambiguous, and it is the one change
+ * that forcing cannot override.
  */
 import { LogbookError } from './errors.js';
 import { fingerprintDiff, type ToolSets } from './fingerprint.js';
@@ -38,19 +39,13 @@ export function checkResume(state: ResumableRun, req: ResumeRequest): void {
   // The status, not the last terminal record seen: only a journal that ends on
   // `completed` refuses; any other end, an unknown reason included, resumes.
   if (state.status === 'completed' && req.asNewRun !== true) {
-    throw new LogbookError(
-      'already_completed',
-      `run ${id} already completed; give a prompt to ask a follow-up (it continues as a new run), or start a new run`,
-    );
+    throw new LogbookError('already_completed', `run ${id} already completed`, { details: { runId: id } });
   }
 
   if (state.interactive !== req.interactive) {
-    throw new LogbookError(
-      'interactivity_mismatch',
-      state.interactive
-        ? `run ${id} is an interactive chat; resume it with --chat`
-        : `run ${id} is a one-shot run; resume it without --chat`,
-    );
+    throw new LogbookError('interactivity_mismatch', state.interactive ? `run ${id} is an interactive chat` : `run ${id} is a one-shot run`, {
+      details: { runId: id },
+    });
   }
 
   const recorded = state.fingerprint;
@@ -58,7 +53,8 @@ export function checkResume(state: ResumableRun, req: ResumeRequest): void {
     throw new LogbookError(
       'provider_changed',
       `run ${id} was written with provider ${recorded.provider}, the config now uses ${req.fingerprint.provider}; ` +
-        `a conversation cannot move between providers (--force does not apply)`,
+        'a conversation cannot move between providers (forcing does not apply)',
+      { details: { runId: id } },
     );
   }
 
@@ -66,8 +62,8 @@ export function checkResume(state: ResumableRun, req: ResumeRequest): void {
   if (diff.length > 0 && !req.force) {
     throw new LogbookError(
       'config_drift',
-      `run ${id} was written with a different configuration (${diff.join('; ')}); ` +
-        `restore it, or pass --force to resume anyway`,
+      `run ${id} was written with a different configuration (${diff.join('; ')})`,
+      { details: { runId: id } },
     );
   }
 }

@@ -1,6 +1,7 @@
 import { LogbookError } from './errors.js';
 
 const ID_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_-]*$/;
+/** The longest run id: the same ids work as a file name and as a NATS subject token. */
 export const MAX_ID_LENGTH = 128;
 
 /**
@@ -31,6 +32,7 @@ function shownId(id: string): string {
   return json.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/** Refuses (`invalid_id`) an id that is not one safe path component and NATS subject token of at most MAX_ID_LENGTH characters. */
 export function validateId(id: string): void {
   if (isValidId(id)) return;
   if (typeof id !== 'string') throw new LogbookError('invalid_id', `invalid run id ${String(id)}: a run id is a string`);

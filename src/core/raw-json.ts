@@ -42,10 +42,12 @@ export class RawJson {
     return JSON.parse(this.text);
   }
 
+  /** Whether the two hold the same JSON text, byte for byte. */
   equals(other: RawJson): boolean {
     return this.text === other.text;
   }
 
+  /** The JSON text, as written. */
   toString(): string {
     return this.text;
   }

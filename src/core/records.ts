@@ -15,9 +15,12 @@ export const VERSION = 3;
  */
 export const PROTOCOL_NAMESPACE = 'io.choria.fisk-ai.v1.session';
 
+/** The kinds of payload a record holds, exactly one each. */
 export const PAYLOAD_KINDS = ['meta', 'assistant', 'user', 'tool_result', 'terminal'] as const;
+/** One of PAYLOAD_KINDS. */
 export type PayloadKind = (typeof PAYLOAD_KINDS)[number];
 
+/** The protocol id of each payload kind, as a stored record names it. */
 export const PROTOCOL_IDS: { readonly [K in PayloadKind]: `${typeof PROTOCOL_NAMESPACE}.${K}` } = {
   meta: `${PROTOCOL_NAMESPACE}.meta`,
   assistant: `${PROTOCOL_NAMESPACE}.assistant`,
@@ -26,13 +29,16 @@ export const PROTOCOL_IDS: { readonly [K in PayloadKind]: `${typeof PROTOCOL_NAM
   terminal: `${PROTOCOL_NAMESPACE}.terminal`,
 };
 
+/** A record protocol id: `io.choria.fisk-ai.v1.session.<kind>`. */
 export type ProtocolId = (typeof PROTOCOL_IDS)[PayloadKind];
 
 // ---- messages (provider-neutral) -------------------------------------------
 
+/** Prose: the model's, or a person's. */
 export interface TextBlock {
   text: { text: string };
 }
+/** The model's thinking, with the signature its API checks when it is sent back. */
 export interface ThinkingBlock {
   /**
    * Either part may be absent: redacted or signature-only thinking. `signature`
@@ -42,14 +48,17 @@ export interface ThinkingBlock {
    */
   thinking: { text?: string; signature?: string };
 }
+/** A tool call the model made: its id, the tool's name and the input as the model wrote it. */
 export interface ToolUseBlock {
   tool_use: { id: string; name: string; input: RawJson };
 }
+/** The answer to one tool call: what the model reads, and whether it is an error. */
 export interface ToolResultBody {
   tool_use_id: string;
   content: string;
   is_error?: boolean;
 }
+/** A tool result in a user message, as the model APIs want it. */
 export interface ToolResultBlock {
   tool_result: ToolResultBody;
 }
@@ -58,10 +67,13 @@ export interface ProviderBlock {
   provider: { kind: string; raw: RawJson };
 }
 
+/** One block of a message's content: exactly one of its kinds. */
 export type Block = TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock | ProviderBlock;
 
+/** Who a message is from. */
 export type Role = 'user' | 'assistant';
 
+/** A message of the conversation, provider-neutral: its role and its blocks. */
 export interface Message {
   role: Role;
   /** Written `null` when empty (an empty model reply); `null` and `[]` both read as []. */
@@ -81,6 +93,7 @@ export interface Fingerprint {
   max_iterations: number;
 }
 
+/** The first record of every run (seq 1): its id, when it was created, its agent's fingerprint and its prompt. */
 export interface MetaPayload {
   version: number;
   run_id: string;
@@ -91,6 +104,7 @@ export interface MetaPayload {
   interactive?: boolean;
 }
 
+/** A model turn, durable before any of its tools runs: the message, its iteration, why the model stopped and the tokens spent. */
 export interface AssistantPayload {
   iteration: number;
   message: Message;
@@ -102,11 +116,13 @@ export interface AssistantPayload {
   cache_create_tokens?: number;
 }
 
+/** A turn typed into a chat (or given as a follow-up): only the newly typed blocks. */
 export interface UserPayload {
   /** Only the newly typed blocks, never a merged view. */
   message: Message;
 }
 
+/** One tool result, durable as its tool finishes. */
 export interface ToolResultPayload {
   tool_use_id: string;
   result: ToolResultBody;
@@ -115,6 +131,7 @@ export interface ToolResultPayload {
 
 /** The reasons this build writes a run's end with. */
 export const TERMINAL_REASONS = ['completed', 'suspended', 'error', 'budget', 'max_iterations'] as const;
+/** Why a run stopped: one of TERMINAL_REASONS. */
 export type TerminalReason = (typeof TERMINAL_REASONS)[number];
 
 /**

@@ -12,11 +12,13 @@
  */
 import { LogbookError } from './errors.js';
 
+/** Where a match is in a text, in UTF-16 code units. */
 export interface TextMatch {
   index: number;
   length: number;
 }
 
+/** What a search matches texts with; see textMatcher. */
 export interface TextMatcher {
   /** Where the first match in `text` is, or null. */
   find(text: string): TextMatch | null;
@@ -78,8 +80,8 @@ export function checkPattern(pattern: string): RegExp {
   if (length > MAX_PATTERN_LENGTH) {
     throw new LogbookError(
       'usage',
-      `--regex takes a pattern of at most ${MAX_PATTERN_LENGTH.toLocaleString('en-US')} characters, and this one has ${length.toLocaleString('en-US')}; ` +
-        'to find plain text of any length, drop --regex',
+      `a pattern is at most ${MAX_PATTERN_LENGTH.toLocaleString('en-US')} characters, and this one has ${length.toLocaleString('en-US')}; ` +
+        'plain text of any length is found as text, not as a pattern',
     );
   }
   try {
@@ -89,7 +91,7 @@ export function checkPattern(pattern: string): RegExp {
     const message = (err as Error).message;
     const at = message.lastIndexOf(`/${PATTERN_FLAGS}: `);
     const reason = at < 0 ? message : message.slice(at + PATTERN_FLAGS.length + 3);
-    throw new LogbookError('usage', `--regex ${quoted(pattern)} is not a regular expression: ${reason}`);
+    throw new LogbookError('usage', `${quoted(pattern)} is not a regular expression: ${reason}`);
   }
 }
 

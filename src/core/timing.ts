@@ -46,6 +46,7 @@ export interface Interval {
   end: number;
 }
 
+/** What a step of a run waited on: the model, a tool, a person typing, or the end. */
 export type StepKind = 'model' | 'tool' | 'input' | 'end';
 
 /** One step of a run: what the record at `seq` ended, and when it ran, where that is known. */
@@ -61,6 +62,7 @@ export interface Step {
   time?: Interval;
 }
 
+/** A run's steps, each with when it started and ended, derived from the times kept beside its records. */
 export interface RunTimings {
   /** One step per record after the meta, in journal order. */
   steps: Step[];
@@ -134,8 +136,10 @@ export interface CallDurations {
   tools: Map<string, number>;
 }
 
+/** The key of a tool call in CallDurations: its model turn and its id (ids may repeat across turns). */
 export const toolKey = (turn: number, callId: string): string => `${turn}:${callId}`;
 
+/** Each model call's latency and each tool call's duration, by the record that ended it. */
 export function callDurations(timings: RunTimings): CallDurations {
   const model = new Map<number, number>();
   const tools = new Map<string, number>();

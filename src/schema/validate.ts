@@ -11,6 +11,7 @@ import { PAYLOAD_KINDS, PROTOCOL_IDS, type PayloadKind } from '../core/index.js'
 /** Ajv (CommonJS) loads at the first validation, not when the package's API is imported. */
 const require = createRequire(import.meta.url);
 
+/** The JSON Schemas of the record format, one per payload kind and their common parts (schemas/). */
 export type RecordSchemaName = PayloadKind | 'common';
 
 /** A schema document as shipped in the package's `schemas/` directory. */
@@ -30,6 +31,7 @@ function compiled(): Map<string, ValidateFunction> {
   return validators;
 }
 
+/** Whether a stored record line is valid by the schemas, and if not, why. */
 export type ValidationResult = { valid: true } | { valid: false; errors: string[] };
 
 /** Validates one record, given as a journal line or as parsed JSON. */

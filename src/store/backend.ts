@@ -29,6 +29,7 @@ export interface HeldRun {
   release(options?: { checked?: boolean }): Promise<void>;
 }
 
+/** A run a backend has opened for its writer. */
 export interface OpenedRun {
   run: HeldRun;
   /** The run's first line (its meta record). */
@@ -37,6 +38,7 @@ export interface OpenedRun {
   last: string;
 }
 
+/** A run read whole from a backend. */
 export interface StoredRun {
   /** Every whole line, in order; the first is the meta record. */
   lines: string[];
@@ -84,6 +86,7 @@ export interface RunSummary {
   notes?: string[];
 }
 
+/** What a session backend supplies: lines in and lines out, for the runs it keeps; JournalStore applies every journal rule above it. */
 export interface Backend {
   /** The backend's registry name. */
   readonly name: string;
@@ -171,6 +174,7 @@ export type Streamed =
   /** Every line stored so far has been given; a following stream waits for more. */
   | { caughtUp: true };
 
+/** How a backend streams a run. */
 export interface StreamOptions {
   /** Go on after the lines stored so far, giving each line as it is stored, until `signal` aborts. */
   follow: boolean;
@@ -199,6 +203,7 @@ export interface NatsSettings {
  */
 export type WaitListener = (waitingFor: string | null) => void;
 
+/** What a backend factory is given besides its options: where the state directory is, the NATS server, and who hears of long waits. */
 export interface BackendContext {
   /** A state directory D: the file backend keeps journals in D/runs. */
   stateDir?: string;

@@ -7,6 +7,7 @@
 import { LogbookError, decodeLines, fold, runStatus } from '../core/index.js';
 import type { Store } from './store.js';
 
+/** How copyRun copies. */
 export interface CopyOptions {
   /** Aborting it stops the copy at the next record (`interrupted`); the partial copy is removed. */
   signal?: AbortSignal;

@@ -9,6 +9,7 @@
 import { LogbookError, VERSION, decodeLines, encodeRecord, fold, formatTimestamp, type JournalRecord, type MetaPayload } from '../core/index.js';
 import type { RunPlace, Store } from './store.js';
 
+/** Where a fork is cut: at a seq, or after a number of model turns; the whole run when neither. */
 export interface ForkPoint {
   /** Keep the records up to and including this seq. */
   at?: number;
@@ -16,6 +17,7 @@ export interface ForkPoint {
   turn?: number;
 }
 
+/** What forkRun makes. */
 export interface ForkOptions extends ForkPoint {
   /** The new run's id. */
   id: string;
@@ -24,6 +26,7 @@ export interface ForkOptions extends ForkPoint {
   place?: RunPlace;
 }
 
+/** The fork forkRun made. */
 export interface Forked {
   id: string;
   /** The last seq the fork holds. */
@@ -37,7 +40,7 @@ export function forkLength(records: readonly JournalRecord[], point: ForkPoint):
   if (point.at !== undefined && point.turn !== undefined) throw new LogbookError('usage', 'a fork is cut at a seq or at a turn, not both');
   if (point.at !== undefined) {
     const n = records.filter((r) => r.seq <= point.at!).length;
-    if (point.at < 1 || n === 0) throw new LogbookError('usage', `--at ${point.at}: a fork keeps at least the meta record (seq 1)`);
+    if (point.at < 1 || n === 0) throw new LogbookError('usage', `a fork at seq ${point.at} keeps nothing: a fork keeps at least the meta record (seq 1)`);
     return n;
   }
   if (point.turn !== undefined) {
@@ -47,7 +50,7 @@ export function forkLength(records: readonly JournalRecord[], point: ForkPoint):
       if ('assistant' in r && turns++ === point.turn) return i;
       if ('user' in r && turns === point.turn) return i;
     }
-    if (turns < point.turn) throw new LogbookError('usage', `--turn ${point.turn}: the run has ${turns} model turn${turns === 1 ? '' : 's'}`);
+    if (turns < point.turn) throw new LogbookError('usage', `a fork after turn ${point.turn}: the run has ${turns} model turn${turns === 1 ? '' : 's'}`);
     return records.length;
   }
   return records.length;

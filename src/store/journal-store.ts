@@ -157,6 +157,7 @@ class StoreJournal implements Journal {
   }
 }
 
+/** A Store over any Backend: ids, record order, duplicates and gaps, encoding, the meta record and the fold, applied once for every backend. */
 export class JournalStore implements Store {
   constructor(protected readonly backendImpl: Backend) {}
 

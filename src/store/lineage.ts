@@ -32,6 +32,7 @@ export interface Lineage {
 /** The runs of a listing by id. */
 export type RunsById = ReadonlyMap<string, Pick<RunInfo, 'runId' | 'forkedFrom'>>;
 
+/** A listing by run id, as lineage lookups take it. */
 export function byId<T extends Pick<RunInfo, 'runId'>>(runs: readonly T[]): Map<string, T> {
   return new Map(runs.map((r) => [r.runId, r]));
 }

@@ -21,7 +21,7 @@ export function matchRunId(given: string, runs: readonly Pick<RunInfo, 'runId'>[
   const holding = starting.length > 1 ? starting : runs.filter((r) => r.runId.includes(given)).map((r) => r.runId);
   if (holding.length === 1) return holding[0]!;
   if (holding.length === 0) {
-    throw new LogbookError('not_found', `no run ${given} in the ${where}; \`logbook session ls\` lists the runs`);
+    throw new LogbookError('not_found', `no run ${given} in the ${where}`, { details: { runId: given } });
   }
   const shown = holding.sort().slice(0, SHOWN).join(', ');
   const more = holding.length > SHOWN ? `, and ${holding.length - SHOWN} more` : '';

@@ -84,6 +84,7 @@ export interface StreamedRecord {
   time?: number;
 }
 
+/** How Store.records reads. */
 export interface RecordsOptions {
   /**
    * Which lines after the first (meta) to decode and give: a line it returns
@@ -95,6 +96,7 @@ export interface RecordsOptions {
   signal?: AbortSignal;
 }
 
+/** How Store.list lists. */
 export interface ListingOptions {
   /**
    * Reads whole each run no check mark vouches for (Backend.markChecked), so
@@ -115,6 +117,7 @@ export interface ListingOptions {
   lastTurns?: boolean;
 }
 
+/** How Store.open holds a run. */
 export interface OpenOptions {
   /**
    * The last seq of a load of the run the caller made just before opening it:
@@ -124,6 +127,7 @@ export interface OpenOptions {
   checkedThrough?: number;
 }
 
+/** How Store.watch follows a run. */
 export interface WatchOptions {
   /** Ends the watch (the iteration returns). */
   signal?: AbortSignal;
@@ -131,6 +135,7 @@ export interface WatchOptions {
   onAbsent?: () => void;
 }
 
+/** A run as a listing shows it, read from its ends (and notes beside it), not whole. */
 export interface RunInfo {
   runId: string;
   /** From meta, as written. */
@@ -167,6 +172,7 @@ export interface RunInfo {
   lastTurn?: string;
 }
 
+/** Where journals are kept: the file store, JetStream, memory, or a backend of your own (registerBackend), all behind the same journal rules (JournalStore). */
 export interface Store {
   /** The backend's registry name. */
   readonly backend: string;
@@ -238,5 +244,5 @@ export interface Store {
 
 /** The refusal every backend gives for a run it does not hold. */
 export function runNotFound(id: string): LogbookError {
-  return new LogbookError('not_found', `no run ${id}; \`logbook session ls\` lists the runs`);
+  return new LogbookError('not_found', `no run ${id}`, { details: { runId: id } });
 }

@@ -5,26 +5,10 @@
  * until told to re-run or skip it. Journals in a real file store.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  FileStore,
-  LogbookError,
-  RawJson,
-  ScriptProvider,
-  ToolRegistry,
-  allowCall,
-  defineTool,
-  denyCall,
-  fingerprintOf,
-  newRunMeta,
-  payloadKind,
-  resumeRun,
-  startRun,
-  suspendCall,
-  type Agent,
-  type BeforeToolCall,
-  type Tool,
-  type ToolPolicy,
-} from '../../src/index.js';
+import { FileStore, LogbookError, RawJson, ToolRegistry, allowCall, defineTool, denyCall, fingerprintOf, resumeRun, startRun, suspendCall, type Agent, type BeforeToolCall, type Tool, type ToolPolicy } from '../../src/index.js';
+import { ScriptProvider } from '../../src/agent/providers/script.js';
+import { newRunMeta } from '../../src/agent/run.js';
+import { payloadKind } from '../../src/core/index.js';
 import { tempDir } from '../helpers/tmp.js';
 
 /** A tool that records each run of it, with the given policy. */
@@ -147,7 +131,8 @@ describe('resuming a run whose interrupted call has side effects', () => {
     const refused = await run.execute().catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(LogbookError);
     expect((refused as LogbookError).code).toBe('interrupted_call');
-    expect((refused as LogbookError).message).toMatch(/call d1 \(deploy\).*--rerun d1.*--skip d1/);
+    expect((refused as LogbookError).message).toMatch(/call d1 \(deploy\) may have been running, and that tool has side effects, so whether it took effect is unknown$/);
+    expect((refused as LogbookError).details).toEqual({ runId: 'r', callId: 'd1' });
     expect((await store.load('r')).records).toHaveLength(2);
     expect(ran).toEqual([]);
 

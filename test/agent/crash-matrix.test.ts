@@ -9,7 +9,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FileStore, encodeMessage, validateRecord, type LoadedRun } from '../../src/index.js';
+import { FileStore, validateRecord, type LoadedRun } from '../../src/index.js';
+import { encodeMessage } from '../../src/core/index.js';
 import { CRASH_BIN, runCli, spawnCli, finished, type CliResult } from '../helpers/cli.js';
 import { FIVE_NOTES_SCRIPT, fiveNotesConfig, lines, NOTE_DEFAULTS, turnsAsked } from '../helpers/five-notes.js';
 import { tempDir } from '../helpers/tmp.js';

@@ -5,17 +5,7 @@
  * start (or resume) and an execute, with no fingerprint typed by hand.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  FileStore,
-  ScriptProvider,
-  ToolRegistry,
-  defineTool,
-  resumeRun,
-  startRun,
-  validateRecord,
-  encodeRecord,
-  type Agent,
-} from '../../src/index.js';
+import { FileStore, ToolRegistry, defineTool, resumeRun, scriptProvider, startRun, validateRecord, encodeRecord, type Agent } from '../../src/index.js';
 import { tempDir } from '../helpers/tmp.js';
 
 describe('embedding logbook', () => {
@@ -38,10 +28,10 @@ describe('embedding logbook', () => {
       },
     });
     const tools = new ToolRegistry([square]);
-    const provider = new ScriptProvider('m', 'inline', [
+    const provider = scriptProvider([
       { tool_calls: [{ name: 'square', input: { n: 2 } }, { name: 'square', input: { n: 3 } }] },
       { text: 'The squares are 4 and 9.' },
-    ]);
+    ], { model: 'm' });
     const agent: Agent = { provider, tools, system: 's', maxTokens: 100, maxIterations: 5, thinking: 'off', promptCache: false };
 
     const run = await startRun(store, agent, { id: 'sq', prompt: 'Square 2 and 3' });

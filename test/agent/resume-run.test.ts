@@ -3,7 +3,8 @@
  * just read it; either way it is read again when it changed before the hold.
  */
 import { describe, expect, it } from 'vitest';
-import { FileStore, ScriptProvider, ToolRegistry, resumeRun, startRun, type Agent, type Store } from '../../src/index.js';
+import { FileStore, ToolRegistry, resumeRun, startRun, type Agent, type Store } from '../../src/index.js';
+import { ScriptProvider } from '../../src/agent/providers/script.js';
 import { tempDir } from '../helpers/tmp.js';
 
 function agent(): Agent {

@@ -7,14 +7,8 @@ import { textOf, type ChatInput, type LoopOptions, type RunObserver } from '../.
 import { ToolRegistry } from '../../src/agent/tools/registry.js';
 import { defineTool } from '../../src/agent/tools/tool.js';
 import { at } from '../helpers/records.js';
-import {
-  LogbookError,
-  MemoryStore,
-  fold,
-  payloadKind,
-  type JournalRecord,
-  type Store,
-} from '../../src/index.js';
+import { LogbookError, MemoryStore, fold, type JournalRecord, type Store } from '../../src/index.js';
+import { payloadKind } from '../../src/core/index.js';
 
 type Turn = ConstructorParameters<typeof ScriptProvider>[2] extends (infer T)[] | undefined ? T : never;
 

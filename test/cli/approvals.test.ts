@@ -8,7 +8,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FileStore, payloadKind, validateRecord, type RunState } from '../../src/index.js';
+import { FileStore, validateRecord, type RunState } from '../../src/index.js';
+import { payloadKind } from '../../src/core/index.js';
 import { FakeAnthropic } from '../helpers/fake-anthropic.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';

@@ -111,7 +111,7 @@ describe('logbook run -c: this directory\'s runs', () => {
     expect(r.stderr).toMatch(/^skipped run d-model: was written with a different configuration \(model: other-model -> script\); restore it, or pass --force to resume anyway$/m);
     expect(r.stderr).toMatch(
       new RegExp(
-        `^skipped run d-openai: was written with provider openai, the config now uses script; a conversation cannot move between providers \\(--force does not apply\\) \\(it was started with ${join(dir, 'openai.yaml')}\\)$`,
+        `^skipped run d-openai: was written with provider openai, the config now uses script; a conversation cannot move between providers \\(forcing does not apply\\) \\(it was started with ${join(dir, 'openai.yaml')}\\)$`,
         'm',
       ),
     );

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { initialState, matching, pressKey, rowText, rowWidths, type PickerEntry } from '../../src/cli/picker/model.js';
-import type { RunInfo } from '../../src/index.js';
+import { type RunInfo } from '../../src/index.js';
 
 const entry = (runId: string, extra: Partial<RunInfo> = {}, more: Partial<PickerEntry> = {}): PickerEntry => ({
   run: { runId, created: '', updated: '2026-11-30T10:00:00Z', model: 'm', prompt: `prompt of ${runId}`, interactive: true, status: 'suspended', ...extra },

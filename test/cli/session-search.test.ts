@@ -8,8 +8,9 @@
 import { closeSync, mkdirSync, openSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { searchRun } from '../../src/cli/session/search.js';
-import { JournalStore, MemoryBackend, encodeRecord, textMatcher, type Backend, type Payload, type StreamOptions, type Streamed } from '../../src/index.js';
+import { searchRun } from '../../src/api/search.js';
+import { JournalStore, encodeRecord, textMatcher, type Backend, type Payload, type StreamOptions, type Streamed } from '../../src/index.js';
+import { MemoryBackend } from '../../src/store/memory/memory-store.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { meta } from '../helpers/records.js';
 import { HOSTILE, UNSAFE_CHARS, call, commandResult, followUp, records, result, text, thinking, turn } from '../helpers/runs.js';

@@ -3,7 +3,7 @@
  * terminal (tmux, fixed size): what a person sees and what their keys do.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Payload } from '../../src/index.js';
+import { type Payload } from '../../src/index.js';
 import { BIN } from '../helpers/cli.js';
 import { HOSTILE, call, commandResult, hostileRun, thinking, text, turn, writeRun } from '../helpers/runs.js';
 import { tempDir } from '../helpers/tmp.js';

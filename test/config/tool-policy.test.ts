@@ -9,7 +9,8 @@ import { fingerprintOf, type Agent } from '../../src/agent/agent.js';
 import { ScriptProvider } from '../../src/agent/providers/script.js';
 import { toolsFromConfig } from '../../src/config/agent.js';
 import { parseConfig } from '../../src/config/config.js';
-import { computeFingerprint, encodeRecord } from '../../src/index.js';
+import { encodeRecord } from '../../src/index.js';
+import { computeFingerprint } from '../../src/core/index.js';
 
 const TOOL = '{name: deploy, description: Deploy it, input_schema: {type: object, properties: {env: {type: string}}}, command: [deploy.sh, "{{env}}"]';
 const config = (extra: string) => parseConfig(`provider: script\nscript: s.yaml\ntools: [${TOOL}${extra}}]\n`, '/cfg/agent.yaml');

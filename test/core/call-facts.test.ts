@@ -4,19 +4,8 @@
  * given instead of running the tool.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  awaitedCall,
-  awaitingApprovalMessage,
-  batchCalls,
-  deniedResult,
-  interruptedCallMessage,
-  notRerunResult,
-  possiblyStartedCall,
-  unansweredCalls,
-  withheldKind,
-  RawJson,
-  type Payload,
-} from '../../src/index.js';
+import { RawJson, type Payload } from '../../src/index.js';
+import { awaitedCall, awaitingApprovalMessage, batchCalls, deniedResult, interruptedCallMessage, notRerunResult, possiblyStartedCall, unansweredCalls, withheldKind } from '../../src/core/index.js';
 import { call, result, runOf, text, turn } from '../helpers/runs.js';
 
 const batch = turn(0, [text('Deploying.'), call('a', 'note', {}), call('b', 'deploy', {}), call('c', 'note', {})]);

@@ -1,14 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  canonicalJson,
-  computeFingerprint,
-  fingerprintDiff,
-  nonJsonPart,
-  sha256Hex,
-  systemHash,
-  toolsHash,
-  type FingerprintInput,
-} from '../../src/index.js';
+import { canonicalJson, computeFingerprint, fingerprintDiff, nonJsonPart, sha256Hex, systemHash, toolsHash, type FingerprintInput } from '../../src/core/index.js';
 
 const base: FingerprintInput = {
   provider: 'anthropic',

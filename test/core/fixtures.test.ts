@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LogbookError, decodeRecord, encodeRecord, fold, parseJournal, stateToJson } from '../../src/index.js';
+import { LogbookError, decodeRecord, encodeRecord, fold, parseJournal } from '../../src/index.js';
+import { stateToJson } from '../../src/core/index.js';
 import { validateRecord } from '../../src/index.js';
 import { fixtures } from '../helpers/fixtures.js';
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RawJson, decodeRecord, encodeRecord, fold, initialState, step, stateToJson, toolUses, type Message } from '../../src/index.js';
+import { RawJson, decodeRecord, encodeRecord, fold, toolUses, type Message } from '../../src/index.js';
+import { initialState, step, stateToJson } from '../../src/core/index.js';
 import { journal, rawText, text } from '../helpers/journals.js';
 
 const runs = { numRuns: 300 };

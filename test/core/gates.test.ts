@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LogbookError, checkResume, computeFingerprint, fold, parseJournal, type RunState } from '../../src/index.js';
+import { LogbookError, fold, parseJournal, type RunState } from '../../src/index.js';
+import { checkResume, computeFingerprint } from '../../src/core/index.js';
 import { fixtures } from '../helpers/fixtures.js';
 
 function state(name: string): RunState {
@@ -7,12 +8,12 @@ function state(name: string): RunState {
   return fold(parseJournal(fx.journal));
 }
 
-function refusal(fn: () => void): { code: string; message: string } | null {
+function refusal(fn: () => void): { code: string; message: string; details: object } | null {
   try {
     fn();
     return null;
   } catch (err) {
-    if (err instanceof LogbookError) return { code: err.code, message: err.message };
+    if (err instanceof LogbookError) return { code: err.code, message: err.message, details: err.details };
     throw err;
   }
 }
@@ -41,7 +42,8 @@ describe('resume gates', () => {
     const chat = state('consecutive-users');
     const r = refusal(() => checkResume(chat, { fingerprint: chat.fingerprint, interactive: false, force: false }));
     expect(r?.code).toBe('interactivity_mismatch');
-    expect(r?.message).toContain('--chat');
+    expect(r?.message).toBe(`run ${chat.run_id} is an interactive chat`); // no command to type: a program reads it too
+    expect(r?.details).toEqual({ runId: chat.run_id });
   });
 
   it('refuse a provider change even with force, before drift', () => {
@@ -56,7 +58,7 @@ describe('resume gates', () => {
     expect(r?.code).toBe('config_drift');
     expect(r?.message).toContain('model: claude-sonnet-4-5 -> claude-other');
     expect(r?.message).toContain('max_tokens: 4096 -> 9');
-    expect(r?.message).toContain('--force');
+    expect(r?.message).not.toContain('--');
     expect(refusal(() => checkResume(suspended, { fingerprint: drifted, interactive: false, force: true }))).toBeNull();
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LogbookError, checkAppend, isValidId, validateId } from '../../src/index.js';
+import { LogbookError, isValidId, validateId } from '../../src/index.js';
+import { checkAppend } from '../../src/core/index.js';
 
 describe('validateId', () => {
   it.each(['a', 'A1', '0', 'run_1-x', 'x'.repeat(128)])('accepts %s', (id) => {

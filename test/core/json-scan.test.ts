@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { elementSpans, skipSpace } from '../../src/core/json-scan.js';
-import { canonicalRawText, rawMembers } from '../../src/index.js';
+import { canonicalRawText, rawMembers } from '../../src/core/index.js';
 
 describe('rawMembers', () => {
   it('gives each member of any JSON object as text that parses to its value, in any spacing', () => {

@@ -6,19 +6,8 @@
  * own encoder.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  RawJson,
-  checkResume,
-  decodeRecord,
-  encodeRecord,
-  fold,
-  fromByteField,
-  parseJournal,
-  stateToJson,
-  toByteField,
-  type JournalRecord,
-  type RunState,
-} from '../../src/index.js';
+import { RawJson, decodeRecord, encodeRecord, fold, parseJournal, type JournalRecord, type RunState } from '../../src/index.js';
+import { checkResume, fromByteField, stateToJson, toByteField } from '../../src/core/index.js';
 
 const P = 'io.choria.fisk-ai.v1.session';
 const H = (c: string): string => c.repeat(64);

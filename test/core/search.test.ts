@@ -5,7 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_PATTERN_LENGTH, RawJson, checkPattern, encodeRecord, foldCase, quoted, textMatcher, type JournalRecord } from '../../src/index.js';
+import { RawJson, encodeRecord, textMatcher, type JournalRecord } from '../../src/index.js';
+import { MAX_PATTERN_LENGTH, checkPattern, foldCase, quoted } from '../../src/core/index.js';
 import { searchPlaces } from '../../src/render/index.js';
 import { journal, text } from '../helpers/journals.js';
 
@@ -53,7 +54,7 @@ describe('textMatcher', () => {
       }
       return '';
     })();
-    expect(message).toBe(`--regex "${'['.repeat(60)}"\u2026 (500 characters) is not a regular expression: Unterminated character class`);
+    expect(message).toBe(`"${'['.repeat(60)}"\u2026 (500 characters) is not a regular expression: Unterminated character class`);
     expect(quoted('short')).toBe('"short"');
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { NO_TIMES, callDurations, runTimings, timeSummary, timesAfter, toolKey, type JournalRecord, type RunTimes } from '../../src/index.js';
+import { type JournalRecord } from '../../src/index.js';
+import { NO_TIMES, callDurations, runTimings, timeSummary, timesAfter, toolKey, type RunTimes } from '../../src/core/index.js';
 import { assistant, at, completed, meta, toolResult } from '../helpers/records.js';
 
 const suspended = { terminal: { reason: 'suspended' as const } };

@@ -20,12 +20,14 @@ function prose(markdown: string): string {
   return markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').replace(/`[^`\n]*`/g, '');
 }
 
-/** GitHub's anchor for a heading: lowercased, punctuation dropped, spaces as hyphens. */
+/** GitHub's anchor for a heading: lowercased, punctuation dropped (but for an escaped `\_`, which is text), spaces as hyphens. */
 function slug(heading: string): string {
   return heading
     .toLowerCase()
+    .replace(/\\_/g, '\u0000')
     .replace(/[`*_]/g, '')
-    .replace(/[^\p{L}\p{N} -]/gu, '')
+    .replace(/[^\p{L}\p{N}\u0000 -]/gu, '')
+    .replace(/\u0000/g, '_')
     .replace(/ /g, '-');
 }
 
@@ -38,6 +40,8 @@ function anchors(file: string): Set<string> {
     seen.set(base, n + 1);
     out.add(n === 0 ? base : `${base}-${n}`);
   }
+  // An HTML anchor is one too (the generated API reference puts one before each heading).
+  for (const m of prose(readFileSync(file, 'utf8')).matchAll(/<a (?:id|name)="([^"]+)"><\/a>/g)) out.add(m[1]!);
   return out;
 }
 

@@ -24,9 +24,13 @@ import { tempDir } from '../helpers/tmp.js';
 const ROOT = resolve(__dirname, '../..');
 const EXAMPLES = join(ROOT, 'examples');
 
+/** examples/embed holds programs, not configs: test/examples/embed.test.ts runs them. */
+const PROGRAMS = join(EXAMPLES, 'embed');
+
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
+    if (path === PROGRAMS) return [];
     return statSync(path).isDirectory() ? filesUnder(path) : [path];
   });
 }

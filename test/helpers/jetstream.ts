@@ -5,7 +5,8 @@
  */
 import { jetstreamManager, type StreamConfig } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { JetStreamBackend, JetStreamStore } from '../../src/index.js';
+import { JetStreamStore } from '../../src/index.js';
+import { JetStreamBackend } from '../../src/store/jetstream/jetstream-store.js';
 
 /** A configuration fit for journals, with `overrides` applied. */
 export function journalStream(name: string, prefix: string, overrides: Partial<StreamConfig> = {}): Partial<StreamConfig> & { name: string } {

@@ -5,11 +5,13 @@
 // on stdin appends that payload (a record without its seq) as the next record,
 // durable, and prints "appended SEQ". It holds the run until stdin ends.
 import { createInterface } from 'node:readline';
-import { FileStore, RawJson, computeFingerprint } from '../../dist/index.js';
+import { FileStore, RawJson, defineAgent, fingerprintOf } from '../../dist/index.js';
 
 const [dir, id] = process.argv.slice(2);
 const store = new FileStore(dir);
-const fingerprint = computeFingerprint({ provider: 'script', model: 'writer-model', systemPrompt: '', tools: [], thinkingMode: 'off', maxTokens: 100, maxIterations: 10 });
+// The fingerprint of an agent with no tools that never calls its model.
+const provider = { id: 'script', model: 'writer-model', complete: () => Promise.reject(new Error('no model here')) };
+const fingerprint = fingerprintOf(defineAgent({ provider, maxTokens: 100, maxIterations: 10 }));
 const journal = await store.create(id, { version: 3, run_id: id, created: new Date().toISOString(), fingerprint, prompt: 'followed from elsewhere' });
 process.stdout.write('ready\n');
 /** Tool inputs are raw JSON in a record: `{"$raw": "..."}` stands for one. */

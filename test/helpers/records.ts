@@ -1,4 +1,5 @@
-import { PROTOCOL_IDS, RawJson, computeFingerprint, type JournalRecord, type MetaPayload, type Payload } from '../../src/index.js';
+import { PROTOCOL_IDS, RawJson, type JournalRecord, type MetaPayload, type Payload } from '../../src/index.js';
+import { computeFingerprint } from '../../src/core/index.js';
 
 export function meta(runId: string, extra: Partial<MetaPayload> = {}): MetaPayload {
   return {

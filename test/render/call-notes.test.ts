@@ -6,7 +6,8 @@
  * before the call names it, and the results given instead carry fixed texts.
  */
 import { describe, expect, it } from 'vitest';
-import { deniedResult, notRerunResult, type Payload } from '../../src/index.js';
+import { type Payload } from '../../src/index.js';
+import { deniedResult, notRerunResult } from '../../src/core/index.js';
 import { exportHtml, exportMarkdown } from '../../src/render/export/index.js';
 import { dumpTranscript, resumeNarration, transcriptItems } from '../../src/render/index.js';
 import { entriesFor } from '../../src/render/viewer/model.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fold, type JournalRecord, type RunTimes } from '../../src/index.js';
+import { fold, type JournalRecord } from '../../src/index.js';
+import { type RunTimes } from '../../src/core/index.js';
 import { runTimeline } from '../../src/render/timeline.js';
 import { assistant, at, meta, toolResult } from '../helpers/records.js';
 

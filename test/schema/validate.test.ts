@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PAYLOAD_KINDS, encodeRecord, recordSchema, validateRecord } from '../../src/index.js';
+import { encodeRecord, recordSchema, validateRecord } from '../../src/index.js';
+import { PAYLOAD_KINDS } from '../../src/core/index.js';
 import { assistant, completed, meta, toolResult } from '../helpers/records.js';
 
 describe('record schemas', () => {

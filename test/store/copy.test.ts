@@ -1,7 +1,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FileBackend, FileStore, JournalStore, MemoryStore, copyRun, encodeRecord } from '../../src/index.js';
+import { FileStore, JournalStore, MemoryStore, copyRun, encodeRecord } from '../../src/index.js';
+import { FileBackend } from '../../src/store/file/file-backend.js';
 import { newerWriterLines } from '../helpers/newer-writer.js';
 import { assistant, at, completed, meta, toolResult } from '../helpers/records.js';
 import { tempDir } from '../helpers/tmp.js';

@@ -7,7 +7,9 @@
 import { appendFileSync, renameSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FileBackend, FileStore, encodeRecord, journalLines, type Streamed } from '../../src/index.js';
+import { FileStore, encodeRecord, type Streamed } from '../../src/index.js';
+import { FileBackend } from '../../src/store/file/file-backend.js';
+import { journalLines } from '../../src/core/index.js';
 import { assistant, at, completed, meta, toolResult } from '../helpers/records.js';
 import { tempDir } from '../helpers/tmp.js';
 

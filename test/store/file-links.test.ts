@@ -9,7 +9,8 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, sy
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FileBackend, FileStore, encodeRecord, fileBackendFromOptions } from '../../src/index.js';
+import { FileStore, encodeRecord } from '../../src/index.js';
+import { FileBackend, fileBackendFromOptions } from '../../src/store/file/file-backend.js';
 import { meta } from '../helpers/records.js';
 import { tempDir } from '../helpers/tmp.js';
 

@@ -1,17 +1,9 @@
 import { appendFileSync, closeSync, linkSync, openSync, readdirSync, writeSync, readFileSync, renameSync, statSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  FileBackend,
-  FileStore,
-  LogbookError,
-  computeFingerprint,
-  defaultStateDir,
-  encodeRecord,
-  fileBackendFromOptions,
-  journalLines,
-  runsDir,
-} from '../../src/index.js';
+import { FileStore, LogbookError, defaultStateDir, encodeRecord, runsDir } from '../../src/index.js';
+import { FileBackend, fileBackendFromOptions } from '../../src/store/file/file-backend.js';
+import { computeFingerprint, journalLines } from '../../src/core/index.js';
 import { assistant, at, completed, meta, toolResult } from '../helpers/records.js';
 import { acquireLock } from '../../src/store/file/flock.js';
 import { killLockHolders, startLockHolder } from '../helpers/lock-holders.js';

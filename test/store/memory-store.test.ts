@@ -1,4 +1,4 @@
-import { MemoryBackend } from '../../src/index.js';
+import { MemoryBackend } from '../../src/store/memory/memory-store.js';
 import { storeContract } from './contract.js';
 
 storeContract('memory', async () => new MemoryBackend());

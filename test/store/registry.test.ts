@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryBackend, backends, openStore, registerBackend } from '../../src/index.js';
+import { backends, openStore, registerBackend } from '../../src/index.js';
+import { MemoryBackend } from '../../src/store/memory/memory-store.js';
 
 describe('backend registry', () => {
   it('links the built-in backends by name', async () => {

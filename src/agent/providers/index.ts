@@ -8,6 +8,7 @@ import type { ProviderSettings } from './settings.js';
 
 export type { ProviderSettings } from './settings.js';
 
+/** A provider from settings: `anthropic` (the Messages API), `openai` (any Chat Completions server) or `script` (turns from a file). Its SDK loads only here; API keys are read from `settings.env`, never process.env. */
 export async function createProvider(settings: ProviderSettings): Promise<Provider> {
   switch (settings.provider) {
     case 'script': {

@@ -7,6 +7,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LogbookError, redactUrlCredentials } from '../../core/index.js';
 
+/** How often and how long a failed model call is tried again. */
 export interface RetryPolicy {
   /** Retries after the first attempt. */
   maxRetries: number;

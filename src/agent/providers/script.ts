@@ -25,7 +25,8 @@ import { parse as parseYaml } from 'yaml';
 import { LogbookError, RawJson, toByteField, type Block } from '../../core/index.js';
 import type { ModelRequest, ModelResponse, Provider, StreamObserver } from '../provider.js';
 
-interface ScriptTurn {
+/** One model turn the script provider plays: each field as in a script file (see above). */
+export interface ScriptTurn {
   thinking?: string;
   text?: string;
   tool_calls?: { name: string; input?: unknown; id?: string }[];
@@ -87,14 +88,29 @@ export function loadScript(path: string): ScriptTurn[] {
   } catch (err) {
     throw new LogbookError('config', `${path}: not valid YAML or JSON: ${(err as Error).message.split('\n')[0]}`);
   }
+  return checkScript(doc, path);
+}
+
+/** The turns of a parsed script, checked against SCRIPT_SCHEMA; `where` names it in the error. */
+function checkScript(doc: unknown, where: string): ScriptTurn[] {
   // A constant schema, checked against the meta-schema by a test rather than on every start.
   const validate = precompiled('script', () => new (ajvClass())(SCRIPT_AJV_OPTIONS).compile(SCRIPT_SCHEMA));
   if (!validate(doc)) {
     const e = validate.errors![0]!;
     const extra = e.keyword === 'additionalProperties' ? ` "${(e.params as { additionalProperty: string }).additionalProperty}"` : '';
-    throw new LogbookError('config', `${path}: ${e.instancePath || 'script'} ${e.message}${extra}`);
+    throw new LogbookError('config', `${where}: ${e.instancePath || 'script'} ${e.message}${extra}`);
   }
   return (doc as { turns: ScriptTurn[] }).turns;
+}
+
+/**
+ * A provider that plays `turns` instead of calling a model, for programs and
+ * tests that run offline: the Nth model call of a conversation gets turns[N],
+ * so a run resumed in another process goes on where its journal left off.
+ * Its fingerprint's provider is `script`, with `model` (default `script`).
+ */
+export function scriptProvider(turns: readonly ScriptTurn[], options: { model?: string } = {}): Provider {
+  return new ScriptProvider(options.model ?? 'script', '(given turns)', checkScript({ turns }, 'the script'));
 }
 
 export class ScriptProvider implements Provider {

@@ -5,13 +5,15 @@
  * or inject shell syntax; and a value that begins with `-`, which the program
  * could take for an option, is refused unless the tool allows it.
  */
+import { isAbsolute, resolve } from 'node:path';
 import { LogbookError, RawJson, rawMembers } from '../../core/index.js';
-import type { Env } from './env-refs.js';
+import { checkEnvRefs, type Env } from './env-refs.js';
 import { toolEnvironment } from './environment.js';
 import { keptOutput } from './output.js';
-import { startTool } from './tether.js';
+import { startTool, tether } from './tether.js';
 import type { Tool, ToolContext, ToolOutcome, ToolPolicy } from './tool.js';
 
+/** A command tool, every field given (commandToolSpec fills the defaults). */
 export interface CommandToolSpec {
   name: string;
   description: string;
@@ -37,6 +39,45 @@ export interface CommandToolSpec {
   confirm?: boolean;
   /** A call changes something outside, so an interrupted one is never re-run unasked. */
   side_effects?: boolean;
+}
+
+/** What a command tool is given when its spec leaves these out: seconds, and bytes of output. */
+export const COMMAND_TOOL_DEFAULTS = { timeout: 60, max_output: 100_000 } as const;
+
+/**
+ * A command tool as agent.yaml's `tools:` entries give it: `name` and `command`,
+ * the rest with agent.yaml's defaults (no description, an input_schema of an
+ * object of any properties, COMMAND_TOOL_DEFAULTS, no confirm, no side effects).
+ */
+export type CommandToolInput = Pick<CommandToolSpec, 'name' | 'command'> & Partial<Omit<CommandToolSpec, 'name' | 'command'>>;
+
+/** The spec with its defaults; a relative `cwd` is resolved against `dir` when one is given. */
+export function commandToolSpec(t: CommandToolInput, dir?: string): CommandToolSpec {
+  const cwd = t.cwd === undefined || t.cwd === '' ? undefined : dir === undefined || isAbsolute(t.cwd) ? t.cwd : resolve(dir, t.cwd);
+  return {
+    name: t.name,
+    description: t.description ?? '',
+    input_schema: t.input_schema ?? { type: 'object', properties: {} },
+    command: t.command,
+    timeout: t.timeout ?? COMMAND_TOOL_DEFAULTS.timeout,
+    max_output: t.max_output ?? COMMAND_TOOL_DEFAULTS.max_output,
+    allow_leading_dash: t.allow_leading_dash ?? false,
+    ...(cwd !== undefined ? { cwd } : {}),
+    env: checkEnvRefs(t.env, `tool "${t.name}": env`),
+    confirm: t.confirm ?? false,
+    side_effects: t.side_effects ?? false,
+  };
+}
+
+/**
+ * A tool that runs a program, as a `tools:` entry of agent.yaml does: its argv
+ * from `command`, each `{{param}}` element one whole argument from the model's
+ * input, never through a shell. `options.env` is the environment its `${NAME}`
+ * references and its few inherited variables (PATH, HOME, ...) are read from:
+ * pass `process.env` (nothing else of it reaches the tool).
+ */
+export function commandTool(spec: CommandToolInput, options: CommandToolOptions): CommandTool {
+  return new CommandTool(commandToolSpec(spec), options);
 }
 
 const PLACEHOLDER = /^\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$/;
@@ -184,6 +225,7 @@ function runProcess(argv: string[], spec: CommandToolSpec, env: Record<string, s
   });
 }
 
+/** What a command tool is made with besides its spec. */
 export interface CommandToolOptions {
   /** logbook's environment: where the inherited variables and `env:`'s `${NAME}` references are read. */
   env: Env;
@@ -200,6 +242,7 @@ export class CommandTool implements Tool {
     options: CommandToolOptions,
   ) {
     checkCommandTemplate(spec);
+    tether(); // a tool that could outlive logbook is refused when it is made, not at its first call
     this.env = toolEnvironment(options.env, spec.env ?? {}, `tool "${spec.name}": env`);
     this.definition = { name: spec.name, description: spec.description, input_schema: spec.input_schema };
     this.policy = { confirm: spec.confirm === true, sideEffects: spec.side_effects === true };

@@ -17,6 +17,15 @@ export function envRefProblem(value: string): string | null {
   return rest.includes('${') ? `"${value}" has a "\${" that does not open a \${NAME} reference (NAME: letters, digits, _)` : null;
 }
 
+/** The `${NAME}` references of an `env:` or `headers:` mapping are well formed; `at` names it for the error. */
+export function checkEnvRefs(values: Readonly<Record<string, string>> | undefined, at: string): Record<string, string> {
+  for (const [k, v] of Object.entries(values ?? {})) {
+    const problem = envRefProblem(v);
+    if (problem !== null) throw new LogbookError('config', `${at}.${k}: ${problem}`);
+  }
+  return { ...values };
+}
+
 /**
  * `value` with every reference replaced; `where` names the setting for the error
  * an unset variable gives (an empty one counts as set).

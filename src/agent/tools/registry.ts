@@ -64,6 +64,7 @@ export class ToolRegistry {
     for (const t of tools) this.register(t);
   }
 
+  /** Adds a tool; refused (`config`) for a name already taken or an input_schema that is not a valid JSON Schema. */
   register(tool: Tool): this {
     const name = tool.definition.name;
     if (this.tools.has(name)) throw new LogbookError('config', `a second tool named "${name}"`);
@@ -83,6 +84,7 @@ export class ToolRegistry {
     return this;
   }
 
+  /** The tool of that name, if any. */
   get(name: string): Tool | undefined {
     return this.tools.get(name)?.tool;
   }
@@ -103,6 +105,7 @@ export class ToolRegistry {
     }
   }
 
+  /** Runs one call: its input checked against the tool's schema first; an unknown tool, bad input or a failing tool is an error result, never a throw (but for a suspend or a tool server that stopped answering). */
   async run(name: string, input: RawJson, context: ToolContext): Promise<ToolOutcome> {
     const entry = this.tools.get(name);
     if (entry === undefined) {

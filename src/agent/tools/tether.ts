@@ -8,17 +8,20 @@
  * is the operator's.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { constants } from 'node:os';
-import { fileURLToPath } from 'node:url';
-
-const TETHER = fileURLToPath(new URL('../../../build/Release/tether', import.meta.url));
+import { nativeExecutable, nativeMissing } from '../../store/native.js';
 
 let tetherPath: string | null | undefined;
 
-/** The tether binary, when this platform has one built. */
-function tether(): string | null {
-  tetherPath ??= process.platform === 'linux' && existsSync(TETHER) ? TETHER : null;
+/**
+ * The tether binary on Linux, built or prebuilt; null elsewhere. On Linux a
+ * tool never runs without it (`addon_missing`): it would outlive a logbook
+ * killed outright, and a resume could run it a second time beside the first.
+ */
+export function tether(): string | null {
+  if (process.platform !== 'linux') return null;
+  tetherPath ??= nativeExecutable('tether');
+  if (tetherPath === null) throw nativeMissing('tether, which keeps a tool from outliving logbook,');
   return tetherPath;
 }
 

@@ -5,6 +5,7 @@
  */
 import type { RawJson, ToolDefinition } from '../../core/index.js';
 
+/** What a tool call gave: the text the model reads, and whether it is an error. */
 export interface ToolOutcome {
   content: string;
   isError: boolean;
@@ -22,6 +23,7 @@ export interface CommandRun {
   truncated: boolean;
 }
 
+/** What a tool is given besides its input. */
 export interface ToolContext {
   /** Aborted when the run is being suspended: stop, and the result is not journaled. */
   signal: AbortSignal;
@@ -58,26 +60,43 @@ export interface Tool {
   describe?(input: unknown, raw: RawJson): string;
 }
 
+/** The agent a remote tool belongs to, and the tool's name there. */
 export interface RemoteOrigin {
   agent: string;
   tool: string;
 }
 
-/** A tool implemented by a TypeScript function, for programs that embed logbook. */
+/** A tool implemented by a function, for programs that embed logbook. */
 export interface FunctionToolSpec {
+  /** What the model calls it: letters, digits, `_` and `-`, at most 64 characters. */
   name: string;
+  /** What the model is told it does. */
   description?: string;
+  /** The JSON Schema its input must match (default: an object of any properties); input that does not is answered with an error, unrun. */
   input_schema?: Record<string, unknown>;
+  /** Ask before every call: see `BeforeToolCall`. */
+  confirm?: boolean;
+  /** A call changes something outside the run, so one a stop may have cut short is never run again unasked: see `AgentRun.interruptedCall`. */
+  sideEffects?: boolean;
+  /**
+   * Runs one call: `input` is already checked against `input_schema`. A string
+   * is the result the model reads; `{ content, isError: true }` an error it
+   * reads; a throw becomes such an error too. `context.signal` aborts when the
+   * run is suspended: the call's result is then not journaled.
+   */
   run(input: unknown, context: ToolContext): Promise<string | ToolOutcome> | string | ToolOutcome;
 }
 
+/** A tool from a function: what the model is told of it, its policy, and what a call does. */
 export function defineTool(spec: FunctionToolSpec): Tool {
+  const policy = spec.confirm === true || spec.sideEffects === true ? { policy: { confirm: spec.confirm === true, sideEffects: spec.sideEffects === true } } : {};
   return {
     definition: {
       name: spec.name,
       description: spec.description ?? '',
       input_schema: spec.input_schema ?? { type: 'object', properties: {} },
     },
+    ...policy,
     async run(input, context) {
       const out = await spec.run(input, context);
       return typeof out === 'string' ? { content: out, isError: false } : out;

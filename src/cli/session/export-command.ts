@@ -1,13 +1,14 @@
 /** `logbook session export`: its options and help; what it does (export.ts) loads only when it runs. */
 import { Option, type Command } from 'commander';
-import { EXPORT_FORMATS } from '../../render/export/formats.js';
 import type { Environment } from '../environment.js';
 import { storeCommandHelp } from '../help.js';
 import { addStoreOptions } from '../store.js';
 import type { ExportFlags } from './export.js';
 
-/** The renderings, jsonl (the stored lines themselves) and otlp (the run's OpenTelemetry spans). */
-export const FORMATS = [...EXPORT_FORMATS, 'jsonl', 'otlp'] as const;
+/** The stored run's formats (api/formats.ts), and otlp: the run's OpenTelemetry spans. */
+import { SESSION_FORMATS } from '../../api/formats.js';
+
+export const FORMATS = [...SESSION_FORMATS, 'otlp'] as const;
 export type Format = (typeof FORMATS)[number];
 
 export const EXPORT_HELP = `

@@ -6,8 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fchmodSync, fsyncSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
-import { LogbookError, callDurations, runTimings, timeSummary } from '../../core/index.js';
-import { exportRun } from '../../render/export/index.js';
+import { LogbookError } from '../../core/index.js';
+import { exportSession as exportStored } from '../../api/export.js';
 import { sanitizeLine } from '../../render/sanitize.js';
 import { fsyncDir } from '../../store/file/fs.js';
 import { resolveRunId } from '../../store/resolve.js';
@@ -100,13 +100,8 @@ export async function exportSession(environment: Environment, id: string, flags:
   const config = findConfig(flags.config, environment, flags.stateDir);
   return withStore(environment, flags, async (store) => {
     const runId = await resolveRunId(store, id);
-    if (format === 'jsonl') return { document: (await store.lines(runId)).map((line) => `${line}\n`).join(''), runId, format };
     if (format === 'otlp' || flags.otlpEndpoint !== undefined) return { document: await traceOf(store, runId, config, environment, flags.otlpEndpoint), runId, format: 'otlp' };
-    const loaded = await store.load(runId);
-    const agents = loaded.state.remote_calls.length === 0 ? {} : await (await import('../../agent/remote-origins.js')).toolAgents(store, runId);
-    const timings = runTimings(loaded.records, loaded.times);
-    const timing = { durations: callDurations(timings), summary: timeSummary(loaded.records, timings) };
-    return { document: exportRun(format, loaded.state, { times: { created: loaded.created, updated: loaded.updated }, agents, timing }), runId, format };
+    return { document: await exportStored(store, runId, format), runId, format };
   });
 }
 

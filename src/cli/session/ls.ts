@@ -7,6 +7,7 @@
 import type { Counters } from '../../core/index.js';
 import { terminalSafeJson } from '../../render/sanitize.js';
 import { byId, groupLineages } from '../../store/lineage.js';
+import { newestFirst, when } from '../../store/listing.js';
 import type { ListedStatus, RunInfo, Store } from '../../store/store.js';
 import type { Terminal } from '../terminal.js';
 
@@ -22,16 +23,7 @@ export interface RunFilter {
   startedIn?: string;
 }
 
-/** Milliseconds since the epoch; 0 for a time that does not parse (sorts last). */
-const when = (rfc3339: string): number => Date.parse(rfc3339) || 0;
-
-/** Newest first: by last change, then by creation, as times (backends write them differently). */
-export function newestFirst(runs: RunInfo[]): RunInfo[] {
-  // Times are parsed once per run, not once per comparison.
-  const keyed = runs.map((run) => ({ run, updated: when(run.updated), created: when(run.created) }));
-  keyed.sort((a, b) => b.updated - a.updated || b.created - a.created || a.run.runId.localeCompare(b.run.runId));
-  return keyed.map((k) => k.run);
-}
+export { newestFirst } from '../../store/listing.js';
 
 /** The runs the filter keeps, newest first; the limit applies last. */
 export function selectRuns(runs: RunInfo[], filter: RunFilter): RunInfo[] {

@@ -5,6 +5,7 @@
  * exits 1 after doing all it could.
  */
 import { isLogbookError, isValidId } from '../../core/index.js';
+import { advisedMessage } from '../advice.js';
 import { sanitizeLine } from '../../render/sanitize.js';
 import { matchRunId } from '../../store/resolve.js';
 import type { ListedStatus, RunInfo, Store } from '../../store/store.js';
@@ -20,7 +21,7 @@ export interface Removal {
   usage?: boolean;
 }
 
-const why = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+const why = advisedMessage;
 
 /** Removes each run `given` names (an id or a unique part of one), reporting each. */
 export async function removeRuns(store: Store, given: readonly string[]): Promise<Removal> {

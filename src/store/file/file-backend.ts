@@ -40,7 +40,7 @@ const NEWLINE = Buffer.from('\n');
 const CREATE_RACE_WAIT_MS = 5000;
 
 const runExists = (id: string): LogbookError =>
-  new LogbookError('exists', `run ${id} already exists; pick another id or remove it with \`logbook session rm ${id}\``);
+  new LogbookError('exists', `run ${id} already exists`, { details: { runId: id } });
 
 /** A held journal file: its descriptor, open for appending, and its lock. */
 class HeldFile implements HeldRun {
@@ -149,6 +149,7 @@ function checkMarks(names: readonly string[]): Map<string, string> {
   return marks;
 }
 
+/** The file backend: one JSON-lines file per run, appended and fsynced, held with flock. */
 export class FileBackend implements Backend {
   readonly name = 'file';
   /** The check marks the last listing found, by run id: where markChecked finds a run's mark. */

@@ -7,8 +7,8 @@
  * unlocking. Because of that, a refusal cannot say who holds the lock.
  */
 import { closeSync, constants } from 'node:fs';
-import { createRequire } from 'node:module';
 import { LogbookError, isLogbookError } from '../../core/index.js';
+import { loadAddon } from '../native.js';
 import { ioError, openOwnFile } from './fs.js';
 
 interface FlockAddon {
@@ -27,15 +27,7 @@ function flock(): FlockAddon {
     addon = { tryLockExclusive: () => 0, unlock: () => 0, EWOULDBLOCK: -1 };
     return addon;
   }
-  try {
-    addon = createRequire(import.meta.url)('../../../build/Release/flock.node') as FlockAddon;
-  } catch (err) {
-    throw new LogbookError(
-      'addon_missing',
-      'the file store lock addon is not built; run `npm rebuild` in the logbook package (needs python3, make and a C compiler)',
-      { cause: err },
-    );
-  }
+  addon = loadAddon<FlockAddon>("the file store's lock addon (flock)");
   return addon;
 }
 

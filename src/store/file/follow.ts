@@ -247,7 +247,7 @@ function checkStillThere(path: string, fd: number, inode: number, cursor: LineCu
     now = null;
   }
   if (now === null) {
-    throw new LogbookError('journal_gone', `the journal ${path} was removed while it was being followed; \`logbook session ls\` lists the runs`);
+    throw new LogbookError('journal_gone', `the journal ${path} was removed while it was being followed`);
   }
   if (now !== inode) {
     throw new LogbookError('journal_gone', `the journal ${path} was replaced by another file while it was being followed; follow the run again to read the new one`);

@@ -213,7 +213,8 @@ export class HeldSubjects implements HeldRun {
     if (seq === 1) {
       throw new LogbookError(
         'exists',
-        `run ${this.runId} already exists in stream ${this.binding.stream}; pick another id or remove it with \`logbook session rm ${this.runId}\``,
+        `run ${this.runId} already exists in stream ${this.binding.stream}`,
+        { details: { runId: this.runId } },
       );
     }
     if (found === null) {
@@ -280,7 +281,7 @@ export class HeldSubjects implements HeldRun {
     if (written !== null) {
       lost += (await this.takeBack(written.seq, written.msgId))
         ? ' (the record was taken back out)'
-        : ` (the record is left at stream sequence ${written.seq}; remove what is left with \`logbook session rm ${this.runId}\`)`;
+        : ` (the record is left at stream sequence ${written.seq}, with what is left of the run)`;
     }
     const cause =
       created !== this.streamCreated

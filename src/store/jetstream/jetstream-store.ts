@@ -38,6 +38,7 @@ const LIST_CONCURRENCY = 16;
 
 const STREAM_NAME = /^[^\s.*>/\\]{1,255}$/;
 
+/** Where JetStreamStore.connect connects. */
 export interface JetStreamStoreOptions {
   /** The stream to bind; it must exist. */
   stream: string;
@@ -50,6 +51,7 @@ export interface JetStreamStoreOptions {
   onWait?: WaitListener;
 }
 
+/** The JetStream backend: one message per record on one subject per run, in a stream the operator made (it binds one, never creates it). */
 export class JetStreamBackend implements Backend {
   readonly name = 'jetstream';
   /** Runs a writer of this backend holds. */
@@ -57,6 +59,7 @@ export class JetStreamBackend implements Backend {
 
   private constructor(
     private readonly link: Link,
+    /** @internal */
     readonly binding: StreamBinding,
     /** When the bound stream was created: a writer compares it to tell a replaced stream. */
     private readonly streamCreated: string,
@@ -106,7 +109,7 @@ export class JetStreamBackend implements Backend {
   }
 
   async create(id: string, metaLine: string): Promise<HeldRun> {
-    if (this.held.has(id)) throw new LogbookError('exists', `run ${id} already exists in stream ${this.binding.stream}`);
+    if (this.held.has(id)) throw new LogbookError('exists', `run ${id} already exists in stream ${this.binding.stream}`, { details: { runId: id } });
     const run = this.heldRun(id, 0, null, this.hold(id));
     try {
       // The 2.11 fence expects the whole run to be empty; before 2.11 only the
@@ -114,7 +117,8 @@ export class JetStreamBackend implements Backend {
       if (!this.link.tailFence && (await lastMessage(this.link, this.binding, runFilter(this.binding.prefix, id))) !== null) {
         throw new LogbookError(
           'exists',
-          `run ${id} already has records in stream ${this.binding.stream}; pick another id or remove them with \`logbook session rm ${id}\``,
+          `run ${id} already has records in stream ${this.binding.stream}`,
+          { details: { runId: id } },
         );
       }
       await run.write(1, metaLine);
@@ -299,18 +303,22 @@ export class JetStreamStore extends JournalStore {
     super(jetstream);
   }
 
+  /** Connects to the NATS server and binds the stream `options` name: refused (`stream_config`) for a stream that cannot hold journals, with the `nats` command that fixes it. */
   static async connect(options: JetStreamStoreOptions): Promise<JetStreamStore> {
     return new JetStreamStore(await JetStreamBackend.connect(options));
   }
 
+  /** @internal */
   get binding(): StreamBinding {
     return this.jetstream.binding;
   }
 
+  /** Whether the server fences an append on the run's whole tail (NATS 2.11 and newer), not only on its meta subject. */
   get tailFence(): boolean {
     return this.jetstream.tailFence;
   }
 
+  /** The NATS server's version, as it reported it. */
   get serverVersion(): string {
     return this.jetstream.serverVersion;
   }

@@ -187,7 +187,7 @@ export async function* followRun(link: Link, binding: StreamBinding, id: string,
       .then(
         (last) => {
           if (last !== null || gone !== null) return;
-          gone = new LogbookError('journal_gone', `run ${id} was removed from stream ${binding.stream} while it was being followed; \`logbook session ls\` lists the runs`);
+          gone = new LogbookError('journal_gone', `run ${id} was removed from stream ${binding.stream} while it was being followed`, { details: { runId: id } });
           stop();
         },
         () => {}, // the servers are away: the consumer waits for them, and so does this

@@ -28,6 +28,7 @@ const BATCH = 256;
 
 const locked = (id: string): LogbookError => new LogbookError('locked', `run ${id} is locked by another writer`);
 
+/** A backend that keeps runs in memory, for tests and programs that need no journal on disk. */
 export class MemoryBackend implements Backend {
   readonly name = 'memory';
   readonly location = 'memory store (this process only)';
@@ -53,7 +54,7 @@ export class MemoryBackend implements Backend {
   }
 
   async create(id: string, metaLine: string): Promise<HeldRun> {
-    if (this.runs.has(id)) throw new LogbookError('exists', `run ${id} already exists`);
+    if (this.runs.has(id)) throw new LogbookError('exists', `run ${id} already exists`, { details: { runId: id } });
     const run: Kept = { lines: [metaLine], times: [Date.now()], resumed: new Map(), held: true, updated: new Date(), notes: new Map() };
     this.runs.set(id, run);
     this.changed();
@@ -178,6 +179,7 @@ export class MemoryStore extends JournalStore {
   }
 }
 
+/** The memory backend's factory, as registerBackend takes one (it takes no options). */
 export async function memoryBackendFromOptions(options: Record<string, unknown>): Promise<MemoryBackend> {
   decodeOptions('memory', options, {});
   return new MemoryBackend();

@@ -5,17 +5,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  FileStore,
-  copyRun,
-  fold,
-  parseJournal,
-  stateToJson,
-  type JournalRecord,
-  type MetaPayload,
-  type Payload,
-  type Store,
-} from '../../../src/index.js';
+import { FileStore, copyRun, fold, parseJournal, type JournalRecord, type MetaPayload, type Payload, type Store } from '../../../src/index.js';
+import { stateToJson } from '../../../src/core/index.js';
 import { fixtures } from '../../helpers/fixtures.js';
 import { freshJetStreamStore } from '../../helpers/jetstream.js';
 import { describeEachNatsServer, natsServerOfBlock } from '../../helpers/nats-server.js';

@@ -21,6 +21,7 @@ export interface StartProgress {
   pending: string[];
 }
 
+/** How startMcpServers starts the servers. */
 export interface StartOptions {
   /**
    * logbook's environment: where `${VAR}` references are read, and the few
@@ -33,6 +34,7 @@ export interface StartOptions {
   onProgress?: (progress: StartProgress) => void;
 }
 
+/** A server that started, and the tools it exposes. */
 export interface StartedServer {
   spec: McpServerSpec;
   /** How it is reached: its command line or URL. */
@@ -43,6 +45,7 @@ export interface StartedServer {
   hidden: string[];
 }
 
+/** The servers startMcpServers started, and their tools. */
 export interface McpServers {
   servers: StartedServer[];
   /** Every exposed tool, server by server in config order. */
@@ -91,6 +94,7 @@ function expose(connection: ServerConnection): StartedServer {
   return { spec, where: connection.where, tools, hidden };
 }
 
+/** Starts every server at once, lists their tools, and gives the tools each exposes (`mcp__<server>__<tool>`); the first that fails stops the others and fails the start with its reason. Register the tools in the agent's ToolRegistry, and `close()` when the run is done. */
 export async function startMcpServers(specs: readonly McpServerSpec[], options: StartOptions): Promise<McpServers> {
   const env = options.env;
   const stop = new AbortController();

@@ -8,16 +8,17 @@ import { exposedName, type ToolPolicyOverride } from './spec.js';
 export class McpTool implements Tool {
   readonly definition: ToolDefinition;
   readonly policy: ToolPolicy;
-  /** Where the policy came from, for listings. */
+  /** Where the policy came from, for listings. @internal */
   readonly reasons: PolicyReasons;
-  /** As the server reported them. */
+  /** As the server reported them. @internal */
   readonly annotations: ToolAnnotations | undefined;
   /** Bytes of a result's text the model gets: the override's, else the server's. */
   readonly maxOutput: number;
 
+  /** @internal */
   constructor(
     private readonly server: ServerConnection,
-    /** The tool as the server listed it (its own name). */
+    /** The tool as the server listed it (its own name). @internal */
     readonly listed: ListedTool,
     override: ToolPolicyOverride | undefined,
   ) {

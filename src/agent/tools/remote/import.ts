@@ -30,6 +30,7 @@ export interface DiscoveryProgress {
 /** One agent's import: its card, the tools taken, those its card lists that were left out and why. */
 export interface HostImport {
   host: RemoteToolHost;
+  /** @internal */
   card: AgentCard;
   tools: RemoteTool[];
   /** Left out by include or exclude. */

@@ -15,26 +15,31 @@ export { importFromCard, type DiscoveryProgress, type HostImport } from './impor
 export { RemoteTool, replyOutcome } from './remote-tool.js';
 export { importedName, DEFAULT_CALLER_IDENTITY, REMOTE_DEFAULTS, type RemoteToolHost } from './spec.js';
 
+/** How startRemoteTools reaches the agents. */
 export interface RemoteToolsOptions {
   nats: NatsSettings;
   /** This agent's identity, the sender of every request. */
   identity?: string;
   /** Names the run's own tools already have. */
   taken: ReadonlySet<string>;
+  /** Told which agents have answered, while they are asked for their tools. */
   onProgress?: (progress: DiscoveryProgress) => void;
   /** Aborting it gives the start up (`interrupted`). */
   signal?: AbortSignal;
 }
 
+/** The tools imported from other agents, and the connection they are called over. */
 export interface RemoteTools {
   imports: HostImport[];
   /** Every imported tool, agent by agent in config order. */
   tools: RemoteTool[];
   /** What the operator should know (tools left out). */
   notes: string[];
+  /** Lets the connection go. */
   close(): Promise<void>;
 }
 
+/** Connects to NATS, asks each agent of `hosts` for its tools, and gives the ones each entry imports (named with its alias); `close()` when the run is done. */
 export async function startRemoteTools(hosts: readonly RemoteToolHost[], options: RemoteToolsOptions): Promise<RemoteTools> {
   const nc = await connectNats(options.nats);
   const close = async (): Promise<void> => {

@@ -27,7 +27,9 @@ export function replyOutcome(reply: ToolReplyMessage): ToolOutcome {
   return { content: JSON.stringify(envelope), isError: exitCode !== 0, remote: true };
 }
 
+/** A tool of another agent, called over NATS: its result is what that agent answers. */
 export class RemoteTool implements Tool {
+  /** @internal */
   constructor(
     readonly definition: ToolDefinition,
     readonly policy: ToolPolicy,

@@ -6,6 +6,7 @@
  */
 import type { ToolPolicyOverride } from '../mcp/spec.js';
 
+/** An agent whose tools a run may call, over NATS (agent.yaml's `remote_tools:` entries). */
 export interface RemoteToolHost {
   /** The other agent's identity on the wire. */
   name: string;
@@ -28,6 +29,7 @@ export interface RemoteToolHost {
   overrides: Record<string, ToolPolicyOverride>;
 }
 
+/** What a remote_tools entry is given when it leaves these out: a remote call has side effects unless said otherwise. */
 export const REMOTE_DEFAULTS = { side_effects: true, confirm: false, timeout: 30 } as const;
 
 /** The caller's identity on the wire when agent.yaml's `a2a.identity` names none. */

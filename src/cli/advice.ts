@@ -1,0 +1,55 @@
+/**
+ * What the command tells a person to do about an error. The layers below say
+ * what is wrong and name no command, since a program reads their errors too;
+ * the command adds the one to type, keyed on the error's code and the run or
+ * call it concerns (LogbookError.details), in this one place.
+ */
+import { LogbookError, isLogbookError } from '../core/index.js';
+
+/** What a command knows that the error cannot: how it was asked to go on. */
+export interface AdviceContext {
+  /** The run was resumed with --chat. */
+  chat?: boolean;
+}
+
+/** An error whose message holds its advice already: it is not advised twice. */
+class Advised extends LogbookError {}
+
+function advice(err: LogbookError, context: AdviceContext): string | null {
+  const { runId, callId } = err.details;
+  switch (err.code) {
+    case 'not_found':
+      return runId !== undefined ? '`logbook session ls` lists the runs' : null;
+    case 'exists':
+      return runId !== undefined ? `pick another id or remove it with \`logbook session rm ${runId}\`` : null;
+    case 'already_completed':
+      return 'give a prompt to ask a follow-up (it continues as a new run), or start a new run';
+    case 'interactivity_mismatch':
+      return context.chat === true ? 'resume it without --chat' : 'resume it with --chat';
+    case 'config_drift':
+      return 'restore it, or pass --force to resume anyway';
+    case 'not_at_input':
+      return 'resume it without a prompt to finish that first';
+    case 'interrupted_call':
+      return callId !== undefined ? `resume with --rerun ${callId} to run it again, or --skip ${callId} to tell the model it was not re-run` : null;
+    default:
+      return null;
+  }
+}
+
+/**
+ * `err` with the command's advice after its message (the same code, details
+ * and cause), or `err` itself when there is none or it was advised already.
+ */
+export function withAdvice(err: unknown, context: AdviceContext = {}): unknown {
+  if (!isLogbookError(err) || err instanceof Advised) return err;
+  const more = advice(err, context);
+  if (more === null) return err;
+  return new Advised(err.code, `${err.message}; ${more}`, { cause: err, details: err.details });
+}
+
+/** The message a person reads for `err`: its own, with the command's advice. */
+export function advisedMessage(err: unknown): string {
+  const advised = withAdvice(err);
+  return advised instanceof Error ? advised.message : String(advised);
+}
