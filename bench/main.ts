@@ -7,6 +7,7 @@
  */
 import { join } from 'node:path';
 import { benchAppend } from './append.js';
+import { benchCompaction } from './compaction.js';
 import { ROOT, machine, removeTempDirs, type BenchOptions } from './lib/env.js';
 import { report, writeDocs, type Section } from './lib/report.js';
 import { benchFold } from './fold.js';
@@ -31,6 +32,7 @@ const BENCHES: Record<string, (opts: BenchOptions) => Promise<Section>> = {
   search: benchSearch,
   watch: benchWatch,
   otlp: benchOtlp,
+  compaction: benchCompaction,
   jetstream: benchJetStream,
   langgraph: benchLangGraph,
 };

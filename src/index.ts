@@ -54,8 +54,7 @@ export { loadAgent, agentFromConfig, type AgentEnvironment, type ConfiguredAgent
 export { storeFromConfig, type ConfiguredStoreOptions } from './config/store.js';
 
 // ---- runs: start, resume, follow up, execute --------------------------------
-// Still to come here, each as its feature lands: compacting a long run and its
-// spend (the long-runs work), and tasks sent to agents over NATS. A run's
+// Still to come here, as it lands: tasks sent to agents over NATS. A run's
 // OpenTelemetry trace is the command's alone for now (session export --format otlp).
 export {
   startRun,
@@ -77,11 +76,19 @@ export {
   type AnswerControl,
   type ChatInput,
   type ChatTurn,
+  type Compaction,
+  type LiveSpend,
   type LoopOptions,
   type RunObserver,
   type RunResult,
+  type SpendCap,
   type ToolCall,
 } from './agent/runner.js';
+// A long run compacted into a continuation (compact_at, a refusal for length, AgentRun.compact), and what runs spend.
+export { DEFAULT_COMPACTION, type CompactionSettings } from './agent/agent.js';
+export { SUMMARY_PROMPT, CompactedError, continuationPrompt, keptText, type CompactionCause } from './agent/compaction.js';
+export { loadPriceBook, usdText, OVERRIDE_SOURCE, type ModelPrices, type PriceBook, type PriceBookOptions, type PriceOverride } from './agent/prices.js';
+export { runSpend, lineageSpend, noSpend, addSpend, type Spend } from './agent/spend.js';
 export {
   allowCall,
   denyCall,
@@ -178,6 +185,7 @@ export {
   type Fingerprint,
 } from './core/records.js';
 export { fold, type RunState, type RunStatus, type PendingTurn, type Counters } from './core/fold.js';
+export { requestInputTokens, tokenParts, type TokenParts, type UsageCounts } from './core/usage.js';
 // When a run's records became durable (LoadedRun.times, Store.times), and what a run's calls took.
 export {
   runTimings,

@@ -3,7 +3,8 @@
  * run. Its fingerprint is what a journal records of it, so a resume can refuse
  * to continue a conversation under other terms.
  */
-import { computeFingerprint, type Fingerprint } from '../core/index.js';
+import { LogbookError, computeFingerprint, type Fingerprint } from '../core/index.js';
+import type { PriceBook } from './prices.js';
 import type { Provider, ThinkingSetting } from './provider.js';
 import { ToolRegistry } from './tools/registry.js';
 import type { Tool } from './tools/tool.js';
@@ -22,10 +23,37 @@ export interface Agent {
   maxIterations: number;
   /** Tokens (in + out) the run may spend in all. */
   budget?: number;
+  /** USD the run may spend (its own model calls, priced by `prices`). */
+  budgetUsd?: number;
+  /** USD the whole conversation may spend: every run of the run's lineage, summary calls included. */
+  lineageBudgetUsd?: number;
+  /** What a model call costs; without it nothing is priced (and no USD cap can be set). */
+  prices?: PriceBook;
+  /**
+   * The model's context window in tokens, when known (agent.yaml, else the
+   * price table): what `compaction.at` is a fraction of. Outside the
+   * fingerprint: it decides when a run is compacted, never what one request tells the model.
+   */
+  contextWindow?: number;
+  /** When and how a long run is compacted; DEFAULT_COMPACTION when absent. */
+  compaction?: CompactionSettings;
   thinking: ThinkingSetting;
   /** Ask the provider to cache the prompt prefix. Outside the fingerprint: it never blocks a resume. */
   promptCache: boolean;
 }
+
+export interface CompactionSettings {
+  /**
+   * Compact when a request's input passes this fraction of the context window
+   * (or the API refuses one as too long); false: only when asked (a chat's
+   * /compact, `logbook session compact`).
+   */
+  at: number | false;
+  /** The exchanges the continuation keeps word for word after the summary. */
+  keepTurns: number;
+}
+
+export const DEFAULT_COMPACTION: CompactionSettings = { at: 0.8, keepTurns: 2 };
 
 /** An agent's limits when they are not given, as in agent.yaml. */
 export const AGENT_DEFAULTS = { maxTokens: 4096, maxIterations: 20, thinking: 'off', promptCache: false } as const;
@@ -42,6 +70,16 @@ export interface AgentOptions {
   budget?: number;
   thinking?: ThinkingSetting;
   promptCache?: boolean;
+  /** As Agent.budgetUsd: needs `prices` that know the model. */
+  budgetUsd?: number;
+  /** As Agent.lineageBudgetUsd. */
+  lineageBudgetUsd?: number;
+  /** What a model call costs (loadPriceBook); without it nothing is priced. */
+  prices?: PriceBook;
+  /** The model's context window in tokens (default: what `prices` knows of the model, if anything). */
+  contextWindow?: number;
+  /** When and how a long run is compacted (default DEFAULT_COMPACTION). */
+  compaction?: CompactionSettings;
 }
 
 /** An agent from a provider and tools, with agent.yaml's defaults for what is not given (AGENT_DEFAULTS). */
@@ -56,6 +94,24 @@ export function defineAgent(options: AgentOptions): Agent {
     thinking: options.thinking ?? AGENT_DEFAULTS.thinking,
     promptCache: options.promptCache ?? AGENT_DEFAULTS.promptCache,
     ...(options.budget !== undefined ? { budget: options.budget } : {}),
+    ...spendAndWindow(options),
+  };
+}
+
+/** The long-run settings of an agent defineAgent makes: a USD cap needs a price for the model, as agent.yaml's does. */
+function spendAndWindow(options: AgentOptions): Partial<Agent> {
+  const { provider, prices } = options;
+  const contextWindow = options.contextWindow ?? prices?.contextWindow(provider.id, provider.model);
+  const capped = options.budgetUsd !== undefined ? 'budgetUsd' : options.lineageBudgetUsd !== undefined ? 'lineageBudgetUsd' : undefined;
+  if (capped !== undefined && prices?.prices(provider.id, provider.model) == null) {
+    throw new LogbookError('usage', `${capped} needs prices that know model ${provider.model}: give loadPriceBook({ overrides: { ${JSON.stringify(provider.model)}: { input, output } } })`);
+  }
+  return {
+    ...(prices !== undefined ? { prices } : {}),
+    ...(contextWindow !== undefined ? { contextWindow } : {}),
+    ...(options.compaction !== undefined ? { compaction: options.compaction } : {}),
+    ...(options.budgetUsd !== undefined ? { budgetUsd: options.budgetUsd } : {}),
+    ...(options.lineageBudgetUsd !== undefined ? { lineageBudgetUsd: options.lineageBudgetUsd } : {}),
   };
 }
 

@@ -4,24 +4,11 @@
  * gates without holding the run, then holds it, so inspecting a run never blocks
  * on its writer and a refused resume never disturbs one.
  */
-import {
-  LogbookError,
-  VERSION,
-  checkResume,
-  encodeRecord,
-  toolSetManifest,
-  formatTimestamp,
-  initialState,
-  validateId,
-  type Fingerprint,
-  type MetaPayload,
-  type ResumableRun,
-  type ResumeRequest,
-  type RunState,
-  type ToolSetManifest,
-} from '../core/index.js';
+import { LogbookError, checkResume, encodeRecord, toolSetManifest, initialState, validateId, type ResumableRun, type ResumeRequest, type RunState } from '../core/index.js';
 import { forkRun } from '../store/fork.js';
-import type { Journal, LoadedState, RunPlace, Store } from '../store/store.js';
+import { ownFrom } from '../store/lineage.js';
+import type { CompactionNote } from '../store/run-notes.js';
+import type { ForkOrigin, Journal, LoadedState, RunPlace, Store } from '../store/store.js';
 import { fingerprintOf, type Agent } from './agent.js';
 import {
   checkInterruption,
@@ -32,20 +19,43 @@ import {
   type InterruptionChoice,
   type OnInterruptedCall,
 } from './approvals.js';
+import {
+  CompactedError,
+  compact,
+  compactedTerminal,
+  compactionOf,
+  firstRequestInput,
+  handOff,
+  inToolBatch,
+  type CompactionCause,
+  type Continuation,
+} from './compaction.js';
 import { Recorder } from './recorder.js';
 import { keepRemoteOrigins } from './remote-origins.js';
-import { awaitsInput, runLoop, type LoopOptions, type RunResult, type ToolCall } from './runner.js';
+import { generateRunId, keepPlace, keepToolSet, keptToolSet, newRunMeta } from './run-meta.js';
+import { awaitsInput, runLoop, type LoopOptions, type RunResult, type SpendSetup, type ToolCall } from './runner.js';
+import { lineageSpend, noSpend, runSpend } from './spend.js';
 
-export function newRunMeta(runId: string, fingerprint: Fingerprint, prompt: string, interactive: boolean, now = new Date()): MetaPayload {
-  const meta: MetaPayload = { version: VERSION, run_id: runId, created: formatTimestamp(now), fingerprint, prompt };
-  if (interactive) meta.interactive = true;
-  return meta;
-}
+export { generateRunId, newRunMeta } from './run-meta.js';
 
-/** A run id from the clock and some randomness: sortable, unique enough, valid everywhere. */
-export function generateRunId(now = new Date()): string {
-  const stamp = formatTimestamp(now).replace(/[-:]/g, '').replace(/\..*$|Z$/, '').replace('T', '-');
-  return `${stamp}-${Math.random().toString(36).slice(2, 8)}`;
+/** What a run goes on with besides its state, when it has it. */
+interface RunSetup {
+  /** Where it is journaled, which compacting it needs. */
+  store?: Store | null;
+  /** A user turn to begin with (a follow-up to a resumed run). */
+  followUp?: string;
+  /** The iteration its model calls go on from (a continuation's: its origin's next). */
+  iterationBase?: number;
+  /** What it had spent, when anything is priced. */
+  spend?: SpendSetup;
+  /** It continues a compacted run. */
+  continuation?: boolean;
+  /** A chat's continuation made at its prompt, with no turn since: it waits for the next typed turn. */
+  inputFirst?: boolean;
+  /** A continuation's first request's input tokens, when it made one. */
+  firstInput?: number;
+  /** The completed run this one continues, when followUpRun made it as a fork of that run. */
+  continuedFrom?: string;
 }
 
 /** How a run goes on: LoopOptions, and the answer for the call a stop may have left running. */
@@ -57,7 +67,8 @@ export interface ExecuteOptions extends LoopOptions {
 /**
  * A run ready to go on: started (startRun), resumed (resumeRun) or followed up
  * (followUpRun), and held, so no other writer can append to it, until
- * `execute` ends or `close` lets it go.
+ * `execute` ends or `close` lets it go. A run compacted as it goes on
+ * continues in its continuation: its state and id are then the continuation's.
  */
 export class AgentRun {
   private closed = false;
@@ -68,22 +79,34 @@ export class AgentRun {
     private readonly agent: Agent,
     /** The run's meta record as stored (the first line a reader of the journal sees). */
     readonly metaLine: string,
-    /** The run's state: the fold of its records so far. */
-    readonly state: RunState,
+    /** The run's state as it was started or resumed. */
+    private readonly initial: RunState,
     private readonly journal: Journal | null,
     /** Whether it continues a journaled run (the model is then told results may be stale). */
     readonly resumed: boolean,
     /** What the operator should know before the run goes on. */
     readonly warnings: string[] = [],
-    /** A user turn to begin with (a follow-up to a resumed run). */
-    private readonly followUp?: string,
-    /** The completed run this one continues, when followUpRun made it as a fork of that run. */
-    readonly continuedFrom?: string,
+    private readonly setup: RunSetup = {},
   ) {}
 
-  /** The run's id. */
+  /** The journal held now: the run's, or once it was compacted, its continuation's. */
+  private held: Journal | null = null;
+  /** The state of the run being written: once it was compacted, its continuation's. */
+  private current: RunState | null = null;
+
+  /** The run's state: the fold of its records so far (once it was compacted, its continuation's). */
+  get state(): RunState {
+    return this.current ?? this.initial;
+  }
+
+  /** The run's id: once it was compacted, its continuation's. */
   get id(): string {
     return this.state.run_id;
+  }
+
+  /** The completed run this one continues, when followUpRun made it as a fork of that run. */
+  get continuedFrom(): string | undefined {
+    return this.setup.continuedFrom;
   }
 
   /**
@@ -109,22 +132,32 @@ export class AgentRun {
 
   /**
    * Runs it until it completes, stops at a limit, fails or is suspended (each
-   * a result, not an error); the journal is let go at the end. Rejects, having
-   * written nothing, when the run has an interrupted call with side effects
-   * and no choice for it (`interrupted_call`).
+   * a result, not an error); the journal is let go at the end. A run compacted
+   * on the way goes on in its continuation: the result's state is the last
+   * continuation's. Rejects, having written nothing, when the run has an
+   * interrupted call with side effects and no choice for it (`interrupted_call`).
    */
   async execute(options: ExecuteOptions = {}): Promise<RunResult> {
     if (this.closed) throw new LogbookError('journal_closed', `run ${this.id} was already executed or closed`);
     await this.askInterruption(options);
     const observer = options.observer;
-    const recorder = new Recorder(this.state, this.journal, observer?.record?.bind(observer));
+    const onRecord = observer?.record?.bind(observer);
+    const recorder = new Recorder(this.state, this.journal, onRecord);
+    this.held = this.journal;
     try {
+      const { followUp, iterationBase, spend, continuation, inputFirst, firstInput } = this.setup;
       const setup = {
         agent: this.agent,
         recorder,
         resumed: this.resumed,
-        ...(this.followUp !== undefined ? { followUp: this.followUp } : {}),
+        compact: (from: Recorder, cause: CompactionCause) => this.compactHeld(from, cause, options.signal, onRecord, (m) => observer?.warning?.(m)),
+        ...(followUp !== undefined ? { followUp } : {}),
         ...(this.interruption !== undefined ? { interruption: this.interruption } : {}),
+        ...(iterationBase !== undefined ? { iterationBase } : {}),
+        ...(spend !== undefined ? { spend } : {}),
+        ...(continuation === true ? { continuation } : {}),
+        ...(inputFirst === true ? { inputFirst } : {}),
+        ...(firstInput !== undefined ? { firstInput } : {}),
       };
       return await runLoop(setup, options);
     } finally {
@@ -142,15 +175,59 @@ export class AgentRun {
     if (action !== null) this.resolveInterruptedCall(call.id, action);
   }
 
+  /**
+   * Compacts the run at its last record without running it (`logbook session
+   * compact`): `in_tool_batch` inside a tool batch. Resolves to the
+   * continuation's id; the run and the continuation are let go.
+   */
+  async compact(options: { signal?: AbortSignal } = {}): Promise<{ into: string; at: number }> {
+    if (this.closed) throw new LogbookError('journal_closed', `run ${this.id} was already executed or closed`);
+    if (this.state.pending !== null) {
+      await this.close();
+      throw inToolBatch(this.state);
+    }
+    this.held = this.journal;
+    try {
+      const continuation = await this.compactHeld(new Recorder(this.state, this.journal), 'asked', options.signal);
+      return { into: continuation.note.into, at: continuation.note.at };
+    } finally {
+      await this.close();
+    }
+  }
+
+  /** Compacts the run `from` holds; the compacted run's journal is let go, the continuation's held in its place. */
+  private async compactHeld(
+    from: Recorder,
+    _cause: CompactionCause,
+    signal: AbortSignal | undefined,
+    onRecord?: Parameters<typeof handOff>[2]['onRecord'],
+    warn?: (message: string) => void,
+  ): Promise<Continuation> {
+    const store = this.setup.store ?? null;
+    const continuation = await compact(from, {
+      agent: this.agent,
+      store,
+      atPrompt: awaitsInput(from.state),
+      ...(signal !== undefined ? { signal } : {}),
+      ...(onRecord !== undefined ? { onRecord } : {}),
+      ...(warn !== undefined ? { warn } : {}),
+    });
+    const previous = this.held;
+    this.held = continuation.journal;
+    this.current = continuation.recorder.state;
+    await previous?.close();
+    return continuation;
+  }
+
   /** Lets the run go without executing it. Safe to call more than once. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.journal?.close();
+    await (this.held ?? this.journal)?.close();
+    if (this.held !== this.journal) await this.journal?.close();
   }
 }
 
-/** What startRun starts. */
 export interface StartOptions {
   /** The run id; generated from the clock when absent. */
   id?: string;
@@ -176,49 +253,11 @@ export async function startRun(store: Store | null, agent: Agent, options: Start
   const journal = store === null ? null : await store.create(id, meta);
   const warnings = store === null ? [] : [...(await keepToolSet(store, id, meta.fingerprint.tools_hash, agent)), ...(await keepRemoteOrigins(store, id, agent.tools))];
   if (store !== null && options.place !== undefined) warnings.push(...(await keepPlace(store, id, options.place)));
-  return new AgentRun(agent, encodeRecord({ seq: 1, meta }), initialState({ seq: 1, meta }), journal, false, warnings);
+  // A new run has spent nothing, and is the whole of its conversation.
+  const spend = agent.prices !== undefined ? { spend: { run: noSpend(), ...(agent.lineageBudgetUsd !== undefined ? { others: noSpend() } : {}) } } : {};
+  return new AgentRun(agent, encodeRecord({ seq: 1, meta }), initialState({ seq: 1, meta }), journal, false, warnings, { store, ...spend });
 }
 
-/** The note beside a run that holds the tool set its fingerprint hashed. */
-function toolSetNote(toolsHash: string): string {
-  return `tools-${toolsHash.slice(0, 32)}`;
-}
-
-/**
- * Keeps the agent's tool set, tool by tool, beside the run, so that a resume
- * refused for a changed tool set can name the tools that changed. It is a
- * convenience: failing to keep it is a warning, not a failure.
- */
-async function keepToolSet(store: Store, id: string, toolsHash: string, agent: Agent): Promise<string[]> {
-  try {
-    await store.putNote(id, toolSetNote(toolsHash), JSON.stringify(toolSetManifest(agent.tools.definitions())));
-    return [];
-  } catch (err) {
-    return [`could not keep the tool set beside run ${id} (${err instanceof Error ? err.message : String(err)}); a resume refused for a changed tool set will not name the tools`];
-  }
-}
-
-/** Keeps where the run was started beside it: a convenience too, so failing is a warning. */
-async function keepPlace(store: Store, id: string, place: RunPlace): Promise<string[]> {
-  try {
-    await store.markPlace(id, place);
-    return [];
-  } catch (err) {
-    return [`could not keep where run ${id} was started (${err instanceof Error ? err.message : String(err)}); \`logbook run -c\` from here will not find it (\`--resume ${id}\` will)`];
-  }
-}
-
-/** The tool set the run's fingerprint hashed, when a note of it was kept. */
-async function keptToolSet(store: Store, id: string, toolsHash: string): Promise<ToolSetManifest | null> {
-  try {
-    const text = await store.getNote(id, toolSetNote(toolsHash));
-    return text === null ? null : (JSON.parse(text) as ToolSetManifest);
-  } catch {
-    return null; // without it the refusal just says the tool set changed
-  }
-}
-
-/** How resumeRun resumes. */
 export interface ResumeOptions {
   /** Resume despite configuration drift other than a provider change. */
   force?: boolean;
@@ -252,7 +291,6 @@ async function resumeRequest(store: Store, agent: Agent, run: ResumableRun, opti
   };
 }
 
-/** What resumeRefusal judges a resume with. */
 export interface GateOptions {
   /** As ResumeOptions.force. */
   force?: boolean;
@@ -269,8 +307,16 @@ export interface GateOptions {
  * it whole or holding it, so a choice among runs can leave out those this
  * configuration cannot go on with, and say why.
  */
-export async function resumeRefusal(store: Store, agent: Agent, run: ResumableRun, options: GateOptions = {}): Promise<LogbookError | null> {
+export async function resumeRefusal(
+  store: Store,
+  agent: Agent,
+  run: ResumableRun & { last_seq?: number },
+  options: GateOptions = {},
+): Promise<LogbookError | null> {
   try {
+    const note = await compactionOf(store, run.run_id);
+    // A compaction whose hand-off was finished refuses: its conversation goes on in the continuation.
+    if (note !== null && (run.last_seq !== undefined ? run.last_seq > note.at : run.status !== 'open')) return new CompactedError(run.run_id, note.into, note.at);
     checkResume(run, await resumeRequest(store, agent, run, options));
     return null;
   } catch (err) {
@@ -284,7 +330,10 @@ export async function resumeRefusal(store: Store, agent: Agent, run: ResumableRu
  * configured now (`already_completed`, `interactivity_mismatch`,
  * `provider_changed`, `config_drift`), then the hold (`locked` while another
  * writer has it). The run is read without holding it first, so a refused
- * resume never disturbs its writer.
+ * resume never disturbs its writer. A compacted run is refused (`compacted`,
+ * CompactedError: its conversation goes on in its continuation), unless its
+ * compaction stopped before its hand-off was done: then the hand-off is
+ * finished and the run goes on in its continuation, whose AgentRun this is.
  */
 export function resumeRun(store: Store, agent: Agent, id: string, options: ResumeOptions = {}): Promise<AgentRun> {
   return resume(store, agent, id, options);
@@ -296,11 +345,20 @@ async function resume(store: Store, agent: Agent, id: string, options: ResumeOpt
     throw new LogbookError('usage', `resumeRun was given run ${options.loaded.state.run_id} as read, to resume run ${id}`);
   }
   const loaded = options.loaded ?? (await store.loadState(id));
+  const note = await compactionOf(store, id);
+  if (note !== null && loaded.lastSeq !== note.at) throw new CompactedError(id, note.into, note.at);
   const gates = await resumeRequest(store, agent, loaded.state, {
     ...(options.force !== undefined ? { force: options.force } : {}),
     ...(options.interactive !== undefined ? { interactive: options.interactive } : {}),
   });
   checkResume(loaded.state, gates);
+  const { journal, state, metaLine } = await hold(store, id, loaded, gates);
+  if (note !== null) return finishHandOff(store, agent, journal, state, note, options);
+  return goOn(store, agent, journal, state, metaLine, options, [], continuedFrom);
+}
+
+/** Holds run `id`, read as `loaded`: read again, and judged again, when another writer finished between the read and the hold. */
+async function hold(store: Store, id: string, loaded: LoadedState, gates: ResumeRequest): Promise<{ journal: Journal; state: RunState; metaLine: string }> {
   const journal = await store.open(id, { checkedThrough: loaded.lastSeq });
   let state = loaded.state;
   let metaLine = loaded.metaLine;
@@ -319,7 +377,24 @@ async function resume(store: Store, agent: Agent, id: string, options: ResumeOpt
     await journal.close();
     throw err;
   }
-  if (options.followUp !== undefined && !awaitsInput(state)) {
+  return { journal, state, metaLine };
+}
+
+/** The run held, set to go on: a follow-up checked, its notes kept, what it spent read. */
+async function goOn(
+  store: Store,
+  agent: Agent,
+  journal: Journal,
+  state: RunState,
+  metaLine: string,
+  options: ResumeOptions,
+  warnings: string[] = [],
+  continuedFrom?: string,
+): Promise<AgentRun> {
+  const id = state.run_id;
+  const origin = await store.forkOrigin(id).catch(() => null);
+  const continuation = origin?.compacted === true;
+  if (options.followUp !== undefined && !awaitsInput(state) && !(continuation && state.pending === null && state.counters.llm_calls === 0)) {
     await journal.close();
     throw new LogbookError(
       'not_at_input',
@@ -327,13 +402,91 @@ async function resume(store: Store, agent: Agent, id: string, options: ResumeOpt
       { details: { runId: id } },
     );
   }
-  const warnings: string[] = await keepRemoteOrigins(store, id, agent.tools, true);
+  warnings.push(...(await keepRemoteOrigins(store, id, agent.tools, true)));
   if (state.pending === null && state.last_stop_reason === 'pause_turn') {
     warnings.push(
       `run ${id} rests on a paused turn; the server-side state it continues from may have expired, in which case the model starts that step over`,
     );
   }
-  return new AgentRun(agent, metaLine, state, journal, true, warnings, options.followUp, continuedFrom);
+  let iterationBase: number | undefined;
+  let inputFirst = false;
+  let firstInput: number | undefined;
+  if (continuation) {
+    const note = await compactionOf(store, origin.from);
+    if (note !== null) {
+      iterationBase = note.iteration;
+      inputFirst = note.input_first === true && state.counters.llm_calls === 0 && state.messages.length === 1 && state.pending === null;
+      warnings.push(...(await endOrigin(store, origin, note.into)));
+      firstInput = state.counters.llm_calls === 0 ? undefined : ((await firstRequestInput(store, id).catch(() => null)) ?? undefined);
+    }
+  }
+  let spend: SpendSetup | undefined;
+  try {
+    spend = await spentSoFar(store, agent, id, origin);
+  } catch (err) {
+    await journal.close();
+    throw err;
+  }
+  return new AgentRun(agent, metaLine, state, journal, true, warnings, {
+    store,
+    ...(options.followUp !== undefined ? { followUp: options.followUp } : {}),
+    ...(iterationBase !== undefined ? { iterationBase } : {}),
+    ...(spend !== undefined ? { spend } : {}),
+    ...(continuation ? { continuation } : {}),
+    ...(inputFirst ? { inputFirst } : {}),
+    ...(firstInput !== undefined ? { firstInput } : {}),
+    ...(continuedFrom !== undefined ? { continuedFrom } : {}),
+  });
+}
+
+/** What run `id` and, with lineage_budget_usd, the rest of its conversation spent; undefined when nothing is priced. */
+async function spentSoFar(store: Store, agent: Agent, id: string, origin: ForkOrigin | null): Promise<SpendSetup | undefined> {
+  const prices = agent.prices;
+  if (prices === undefined) return undefined;
+  const run = await runSpend(store, id, prices, ownFrom(origin === null ? {} : { forkedFrom: origin }));
+  if (agent.lineageBudgetUsd === undefined) return { run };
+  const { spend: others } = await lineageSpend(store, id, prices, new Set([id]));
+  return { run, others };
+}
+
+/**
+ * A compaction that stopped before its hand-off was done: the continuation is
+ * made under the id its note names (or taken as made), the compacted run
+ * ends, and the run goes on in the continuation.
+ */
+async function finishHandOff(store: Store, agent: Agent, originJournal: Journal, originState: RunState, note: CompactionNote, options: ResumeOptions): Promise<AgentRun> {
+  const id = originState.run_id;
+  const origin = new Recorder(originState, originJournal);
+  let continuation: Continuation;
+  try {
+    continuation = await handOff(origin, note, { agent, store });
+  } finally {
+    await originJournal.close();
+  }
+  return goOn(store, agent, continuation.journal!, continuation.recorder.state, continuation.metaLine, options, [
+    `run ${id} was compacted into run ${note.into} at seq ${note.at} when it stopped; it goes on there`,
+  ]);
+}
+
+/**
+ * Ends a compacted run whose continuation is resumed before the compacted
+ * run's terminal record was written (a crash just after the continuation was
+ * made): a convenience, so failing is a warning.
+ */
+async function endOrigin(store: Store, origin: ForkOrigin, into: string): Promise<string[]> {
+  try {
+    const loaded = await store.loadState(origin.from);
+    if (loaded.lastSeq !== origin.at) return [];
+    const journal = await store.open(origin.from, { checkedThrough: loaded.lastSeq });
+    try {
+      await new Recorder(loaded.state, journal).append(compactedTerminal(into));
+    } finally {
+      await journal.close();
+    }
+    return [];
+  } catch (err) {
+    return [`could not end run ${origin.from}, which run ${into} continues compacted (${err instanceof Error ? err.message : String(err)}); resuming it finishes that`];
+  }
 }
 
 /** How followUpRun follows up. */

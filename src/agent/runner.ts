@@ -18,6 +18,7 @@ import {
   batchCalls,
   interruptedCallMessage,
   isLogbookError,
+  requestInputTokens,
   toolUses,
   type Counters,
   type JournalRecord,
@@ -37,8 +38,11 @@ import {
   type InterruptedCallAction,
   type InterruptionChoice,
 } from './approvals.js';
+import { compactionSettings, type CompactionCause, type Continuation } from './compaction.js';
+import { usdText } from './prices.js';
 import type { ModelResponse, StreamObserver, Usage } from './provider.js';
 import type { Recorder } from './recorder.js';
+import { addCall, addSpend, noSpend, type Spend } from './spend.js';
 
 /** A tool call as the model made it: `id`, `name`, and `input` as the JSON text it wrote. */
 export type ToolCall = ToolUseBlock['tool_use'];
@@ -80,10 +84,51 @@ export interface RunObserver {
   warning?(message: string): void;
   /** A chat waits for its next typed turn. */
   awaitingInput?(): void;
+  /** A compaction begins: the summary call is made. */
+  compacting?(cause: CompactionCause): void;
+  /** The run was compacted: it goes on in its continuation, whose records follow; `from` is the compacted run as it ended. */
+  compacted?(compaction: Compaction, from: RunState): void;
+  /** What was spent, after each model call and at the start (when anything is priced). */
+  spent?(spend: LiveSpend): void;
 }
 
-/** A chat's next step: a typed turn, `{ retry: true }` to ask the unanswered turn again, or null when the chat is over. */
-export type ChatTurn = string | { retry: true } | null;
+/** A compaction the run went through. */
+export interface Compaction {
+  /** The compacted run, and the seq of its last record before the cut. */
+  from: string;
+  at: number;
+  /** The continuation, where the run goes on. */
+  into: string;
+  cause: CompactionCause;
+  /** The summary call's input tokens: the conversation's size at the cut. */
+  inputBefore: number;
+}
+
+/** What a run has spent so far, as it goes. */
+export interface LiveSpend {
+  /** This run's own calls. */
+  run: Spend;
+  /** The whole conversation's (every run of its lineage, summary calls included), when it was read. */
+  conversation?: Spend;
+}
+
+/** The caps a run stops at before a model call, as agent.yaml names them. */
+export type SpendCap = 'budget' | 'budget_usd' | 'lineage_budget_usd';
+
+/** What a run has spent when it starts or resumes, to go on counting from (AgentRun reads it). */
+export interface SpendSetup {
+  /** This run's own calls so far (a fork's copied ones are its origin's). */
+  run: Spend;
+  /** The other runs of its conversation, when they were read (lineage_budget_usd needs them). */
+  others?: Spend;
+}
+
+/**
+ * A chat's next step: a typed turn, `{ retry: true }` to ask the unanswered
+ * turn again, `{ compact: true }` to compact the conversation here, or null
+ * when the chat is over.
+ */
+export type ChatTurn = string | { retry: true } | { compact: true } | null;
 
 /** A chat's typed turns, asked for one at a time. */
 export interface ChatInput {
@@ -127,6 +172,12 @@ export interface RunResult {
   interrupted: boolean;
   /** The call the run was suspended before, awaiting its approval. */
   awaiting?: ToolCall;
+  /** For reason `budget`: the cap it stopped at (`budget` in tokens, or a spend cap in USD). */
+  cap?: SpendCap;
+  /** The compactions the run went through, in order: `state` is the last continuation's. */
+  compactions: Compaction[];
+  /** What was spent (when anything was priced). */
+  spend?: LiveSpend;
   /** The prose of the last assistant turn. */
   finalText: string;
   /** The run's state at its end: the fold of its records. */
@@ -167,6 +218,7 @@ interface Ending {
   message?: string | undefined;
   error?: LogbookError;
   awaiting?: ToolCall | undefined;
+  cap?: SpendCap;
 }
 
 /** What the model is told when the input it sent for a call is not JSON (`problem`, as the provider found it). */
@@ -211,6 +263,21 @@ export interface LoopSetup {
   followUp?: string;
   /** What to do with the call a stop may have left running, when its tool has side effects (see approvals.ts). */
   interruption?: InterruptionChoice;
+  /**
+   * Compacts the run `recorder` holds into its continuation (compaction.ts),
+   * letting the compacted run go; without it the run is never compacted.
+   */
+  compact?: (recorder: Recorder, cause: CompactionCause) => Promise<Continuation>;
+  /** The iteration the run's model calls go on from when its own records have none yet (a continuation's: its origin's next). */
+  iterationBase?: number;
+  /** The run continues a compacted run (its first user turn is a summary). */
+  continuation?: boolean;
+  /** A chat's continuation made at its prompt: it waits for the next typed turn before its first model call. */
+  inputFirst?: boolean;
+  /** A continuation's first request's input tokens, once it made one: what its summary and kept exchanges fill of the window. */
+  firstInput?: number;
+  /** What the run had spent when it started (none priced when absent). */
+  spend?: SpendSetup;
 }
 
 /**
@@ -226,8 +293,9 @@ export function runLoop(setup: LoopSetup, options: LoopOptions = {}): Promise<Ru
 /** One execution of a run: its state is the recorder's, the fold of its durable records. */
 class Loop {
   private readonly agent: Agent;
-  private readonly recorder: Recorder;
-  private readonly state: RunState;
+  private readonly setup: LoopSetup;
+  /** The run being written: a compaction replaces it with its continuation's. */
+  private recorder: Recorder;
   private readonly observer: RunObserver;
   private readonly signal: AbortSignal;
   private readonly system: string;
@@ -240,6 +308,16 @@ class Loop {
   private invalidInputs: ReadonlyMap<string, string> = new Map();
   /** The operator stopped the last model call: the next step is theirs, though the model has not answered. */
   private answerStopped = false;
+  /** The run was compacted where the next step was the operator's: its continuation waits for the next typed turn. */
+  private inputFirst: boolean;
+  /** A continuation's first request's input: its summary and kept exchanges, which another compaction would not make smaller. */
+  private firstInput: number | undefined;
+  private warnedFull = false;
+  private iterationBase: number;
+  private readonly compactions: Compaction[] = [];
+  /** This run's own spend, and the other runs' of its conversation (when read). */
+  private runSpend: Spend;
+  private othersSpend: Spend | undefined;
 
   constructor(
     setup: LoopSetup,
@@ -247,35 +325,62 @@ class Loop {
   ) {
     this.followUpText = setup.followUp;
     this.interruption = setup.interruption;
+    this.setup = setup;
     this.agent = setup.agent;
     this.recorder = setup.recorder;
-    this.state = setup.recorder.state;
     this.observer = options.observer ?? {};
     this.signal = options.signal ?? new AbortController().signal;
     this.system = setup.resumed ? this.agent.system + RESUME_REMINDER : this.agent.system;
-    this.cap = this.state.interactive ? this.state.next_iteration + this.agent.maxIterations : this.agent.maxIterations;
+    this.iterationBase = setup.iterationBase ?? 0;
+    this.inputFirst = setup.inputFirst === true;
+    this.firstInput = setup.firstInput;
+    this.cap = this.state.interactive ? this.nextIteration() + this.agent.maxIterations : this.agent.maxIterations;
+    this.runSpend = setup.spend?.run ?? noSpend();
+    this.othersSpend = setup.spend?.others;
+  }
+
+  /** The run's state: the fold of the durable records of the run being written. */
+  private get state(): RunState {
+    return this.recorder.state;
+  }
+
+  /** The iteration of the next model call: after the last one journaled, and a continuation's after its origin's. */
+  private nextIteration(): number {
+    return Math.max(this.state.next_iteration, this.iterationBase);
+  }
+
+  private get liveSpend(): LiveSpend {
+    return {
+      run: this.runSpend,
+      ...(this.othersSpend !== undefined ? { conversation: addSpend(addSpend(noSpend(), this.othersSpend), this.runSpend) } : {}),
+    };
   }
 
   async run(): Promise<RunResult> {
-    const { state, agent } = this;
-    checkInterruption(state, agent.tools, this.interruption);
+    const { agent } = this;
+    checkInterruption(this.state, agent.tools, this.interruption);
+    if (agent.prices !== undefined) this.observer.spent?.(this.liveSpend);
     try {
       for (;;) {
+        const state = this.state;
         if (state.pending !== null) await this.completePending(state.pending);
-        if (awaitsInput(state) || this.answerStopped) {
+        if (awaitsInput(state) || this.answerStopped || this.inputFirst) {
           if (!state.interactive && this.followUpText === undefined) {
             // A refusal is the model's last word but no answer: the run ends as an error, as the reference journals it.
             return await (restsOnRefusal(state) ? this.finish('error', { message: REFUSAL_MESSAGE }) : this.finish('completed'));
           }
           if (!(await this.followUp())) return await this.finish('suspended');
+          if (this.inputFirst) continue; // compacted at the operator's word: the continuation waits for the next turn
         }
         if (this.signal.aborted) throw interrupted();
-        if (state.next_iteration >= this.cap) {
+        if (this.nextIteration() >= this.cap) {
           return await this.finish('max_iterations', { message: `stopped after ${agent.maxIterations} model calls (max_iterations)` });
         }
-        const spent = state.counters.in_tokens + state.counters.out_tokens;
-        if (agent.budget !== undefined && spent >= agent.budget) {
-          return await this.finish('budget', { message: `token budget spent: ${spent} of ${agent.budget} tokens` });
+        const cap = this.capReached();
+        if (cap !== null) return await this.finish('budget', cap);
+        if (this.compactionDue()) {
+          await this.compactNow('threshold');
+          continue;
         }
         await this.callModel();
       }
@@ -306,7 +411,7 @@ class Loop {
    */
   private async finish(reason: TerminalReason, ending: Ending = {}): Promise<RunResult> {
     const { state } = this;
-    const { error, awaiting } = ending;
+    const { error, awaiting, cap } = ending;
     const message = ending.message === undefined ? undefined : redactUrlCredentials(ending.message);
     try {
       await this.recorder.append({ terminal: message ? { reason, message } : { reason } });
@@ -321,10 +426,13 @@ class Loop {
       state,
       messages: state.messages,
       counters: state.counters,
+      compactions: this.compactions,
     };
     if (message) result.message = message;
     if (error) result.error = error;
     if (awaiting) result.awaiting = awaiting;
+    if (cap) result.cap = cap;
+    if (this.agent.prices !== undefined) result.spend = this.liveSpend;
     return result;
   }
 
@@ -412,9 +520,14 @@ class Loop {
   private async followUp(): Promise<boolean> {
     const turn = await this.nextTurn();
     if (turn === null) return false;
+    if (typeof turn !== 'string' && 'compact' in turn) {
+      await this.compactNow('asked');
+      return true;
+    }
     if (typeof turn === 'string') await this.recorder.append({ user: { message: { role: 'user', content: [{ text: { text: turn } }] } } });
     this.answerStopped = false;
-    this.cap = this.state.next_iteration + this.agent.maxIterations;
+    this.inputFirst = false;
+    this.cap = this.nextIteration() + this.agent.maxIterations;
     return true;
   }
 
@@ -422,7 +535,7 @@ class Loop {
    * The next non-empty chat turn, or null when the chat is over; a follow-up
    * given up front comes first. A retry counts only while a turn is unanswered.
    */
-  private async nextTurn(): Promise<string | { retry: true } | null> {
+  private async nextTurn(): Promise<Exclude<ChatTurn, null> | null> {
     if (this.followUpText !== undefined) {
       const text = this.followUpText;
       this.followUpText = undefined;
@@ -440,11 +553,101 @@ class Loop {
       const turn = await Promise.race([input.next(), aborted]);
       if (turn === null || signal.aborted) return null;
       if (typeof turn !== 'string') {
-        if (awaitsAnswer(this.state)) return turn;
+        if ('compact' in turn) {
+          if (this.setup.compact !== undefined) return turn;
+          this.warn('this run cannot be compacted here');
+        } else if (awaitsAnswer(this.state)) return turn;
       } else if (turn.trim() !== '') {
         return turn;
       }
     }
+  }
+
+  /**
+   * The cap the run has reached, if any, checked before each model call: its
+   * token budget, its own spend (budget_usd), its conversation's (lineage_budget_usd).
+   */
+  private capReached(): { message: string; cap: SpendCap } | null {
+    const { agent, state } = this;
+    const spent = state.counters.in_tokens + state.counters.out_tokens;
+    if (agent.budget !== undefined && spent >= agent.budget) {
+      return { cap: 'budget', message: `token budget spent: ${spent} of ${agent.budget} tokens` };
+    }
+    const run = this.runSpend.usd;
+    if (agent.budgetUsd !== undefined && run >= agent.budgetUsd) {
+      return { cap: 'budget_usd', message: `spend cap budget_usd reached: this run spent ${usdText(run)} of ${usdText(agent.budgetUsd)}` };
+    }
+    const all = this.liveSpend.conversation?.usd;
+    if (agent.lineageBudgetUsd !== undefined && all !== undefined && all >= agent.lineageBudgetUsd) {
+      return {
+        cap: 'lineage_budget_usd',
+        message: `spend cap lineage_budget_usd reached: this conversation spent ${usdText(all)} of ${usdText(agent.lineageBudgetUsd)} over all its runs`,
+      };
+    }
+    return null;
+  }
+
+  /**
+   * Whether the last request's input passed `compact_at` of the context
+   * window, so the run is compacted before the next. Not a continuation whose
+   * first request passed it already: compacting it again would keep the same
+   * exchanges and loop, a summary call a turn; that is said once.
+   */
+  private compactionDue(): boolean {
+    const { at } = compactionSettings(this.agent);
+    const window = this.agent.contextWindow;
+    if (this.setup.compact === undefined || at === false || window === undefined || this.state.last_input_tokens < at * window) return false;
+    if (this.firstInput === undefined || this.firstInput < at * window) return true;
+    if (!this.warnedFull) {
+      this.warnedFull = true;
+      this.warn(`run ${this.state.run_id} continues a compacted run whose summary and kept exchanges already fill ${Math.round((100 * this.firstInput) / window)}% of the context window, so it is not compacted again; lower keep_turns`);
+    }
+    return false;
+  }
+
+  /** Compacts the run here and goes on in its continuation. */
+  private async compactNow(cause: CompactionCause): Promise<void> {
+    const compact = this.setup.compact!;
+    const from = this.state;
+    this.observer.compacting?.(cause);
+    const continuation = await compact(this.recorder, cause);
+    const { note } = continuation;
+    // The summary call is the compacted run's; the continuation's spend starts from nothing.
+    const summary = noSpend();
+    addCall(summary, this.agent.prices ?? null, from.fingerprint.provider, from.fingerprint.model, note.usage);
+    if (this.othersSpend !== undefined) addSpend(addSpend(this.othersSpend, this.runSpend), summary);
+    this.runSpend = noSpend();
+    this.recorder = continuation.recorder;
+    this.iterationBase = note.iteration;
+    this.inputFirst = note.input_first === true;
+    this.firstInput = undefined;
+    this.invalidInputs = new Map();
+    const compaction: Compaction = { from: continuation.from, at: note.at, into: note.into, cause, inputBefore: requestInputTokens(from.fingerprint.provider, note.usage) };
+    this.compactions.push(compaction);
+    this.observer.compacted?.(compaction, from);
+    if (this.agent.prices !== undefined) this.observer.spent?.(this.liveSpend);
+  }
+
+  /**
+   * A request refused as longer than the context window: the run is compacted
+   * and the request made again, once, in the continuation (the loop goes on
+   * there). A run that has made no model call yet (a prompt too long by
+   * itself, or a continuation whose summary and kept exchanges are) is not
+   * compacted again, which would loop: it fails with `context_exceeded`.
+   */
+  private async compactForLength(refusal: LogbookError): Promise<void> {
+    const { state } = this;
+    const automatic = this.setup.compact !== undefined && compactionSettings(this.agent).at !== false;
+    if (!automatic) throw refusal;
+    if (state.counters.llm_calls === 0) {
+      const what =
+        this.compactions.length > 0 || this.setup.continuation === true
+          ? `run ${state.run_id} continues a compacted run, and its first turn (the summary and the exchanges kept word for word) is itself longer than the context window; lower keep_turns, then compact it again`
+          : `the first request of run ${state.run_id} is longer than the context window by itself`;
+      throw new LogbookError('context_exceeded', `${what} (${refusal.message})`, { cause: refusal });
+    }
+    this.warn(`the model API refused the conversation as longer than the context window; compacting run ${state.run_id} and asking again`);
+    await this.compactNow('refused');
   }
 
   /**
@@ -456,7 +659,8 @@ class Loop {
     const { agent, observer, state } = this;
     const stop = state.interactive ? this.options.input?.answering?.() : undefined;
     const signal = stop === undefined ? this.signal : AbortSignal.any([this.signal, stop.signal]);
-    observer.modelStart?.(state.next_iteration);
+    const iteration = this.nextIteration();
+    observer.modelStart?.(iteration);
     let response: ModelResponse;
     try {
       response = await agent.provider.complete(
@@ -477,6 +681,10 @@ class Loop {
         observer.answerStopped?.();
         return;
       }
+      if (isLogbookError(err, 'context_exceeded')) {
+        await this.compactForLength(err);
+        return;
+      }
       throw err;
     } finally {
       stop?.done();
@@ -485,7 +693,7 @@ class Loop {
     this.invalidInputs = response.invalidToolInputs ?? new Map();
     await this.recorder.append({
       assistant: {
-        iteration: state.next_iteration,
+        iteration,
         message,
         ...(stopReason ? { stop_reason: stopReason } : {}),
         in_tokens: usage.inTokens,
@@ -494,6 +702,13 @@ class Loop {
         ...(usage.cacheCreateTokens !== undefined ? { cache_create_tokens: usage.cacheCreateTokens } : {}),
       },
     });
+    const continues = this.compactions.length > 0 || this.setup.continuation === true;
+    if (continues && this.state.counters.llm_calls === 1) this.firstInput = this.state.last_input_tokens;
+    if (agent.prices !== undefined) {
+      const counts = { in_tokens: usage.inTokens, out_tokens: usage.outTokens, cache_read_tokens: usage.cacheReadTokens ?? 0, cache_create_tokens: usage.cacheCreateTokens ?? 0 };
+      addCall(this.runSpend, agent.prices, state.fingerprint.provider, state.fingerprint.model, counts);
+      observer.spent?.(this.liveSpend);
+    }
     observer.assistant?.(message, usage, stopReason);
     if (stopReason === 'max_tokens' && toolUses(message).length === 0) this.warn('the model stopped at max_tokens; its answer may be cut short');
     // A chat goes on to the next typed turn, as the reference's does; a one-shot run ends on it (run()).

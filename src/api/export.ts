@@ -1,24 +1,77 @@
 /** A stored run as a document: its journal lines, a Markdown transcript, or one self-contained HTML page. */
-import { callDurations, runTimings, timeSummary } from '../core/index.js';
+import type { PriceBook } from '../agent/prices.js';
+import { LogbookError, callDurations, runTimings, timeSummary, type RunState } from '../core/index.js';
+import type { ExportOptions } from '../render/export/index.js';
+import { byId, listLineage } from '../store/lineage.js';
 import type { Store } from '../store/store.js';
+import { factFields, runFacts } from './long-run-facts.js';
 import type { SessionFormat } from './formats.js';
 
 export { SESSION_FORMATS, type SessionFormat } from './formats.js';
 
+export interface SessionExportOptions {
+  /**
+   * Prices the run's model calls (prices.ts): the summary then says what the
+   * run spent, with the prices' source, and the compactions it took part in.
+   */
+  prices?: PriceBook;
+  /**
+   * The run with its origins, as one document (md and html only): the
+   * conversation from its first run to this one, each run in turn; an origin a
+   * fork holds the records of is shown in the fork.
+   */
+  lineage?: boolean;
+}
+
 /**
  * Run `id` of `store` in `format`, as `logbook session export` writes it: for
  * `md` and `html`, everything shown comes from the journal (and the notes
- * beside it: when each record became durable, the agents of remote calls),
- * escaped for where it goes: a
+ * beside it: when each record became durable, the agents of remote calls,
+ * what it spent and its compactions), escaped for where it goes: a
  * hostile journal cannot script the page.
  */
-export async function exportSession(store: Store, id: string, format: SessionFormat): Promise<string> {
-  if (format === 'jsonl') return (await store.lines(id)).map((line) => `${line}\n`).join('');
+export async function exportSession(store: Store, id: string, format: SessionFormat, options: SessionExportOptions = {}): Promise<string> {
+  if (format === 'jsonl') {
+    if (options.lineage) throw new LogbookError('usage', "--lineage makes one document of several runs, as md or html; a journal's lines are one run's (export each run as jsonl)");
+    return (await store.lines(id)).map((line) => `${line}\n`).join('');
+  }
+  // The renderers load only for an export.
+  const { exportRun, exportRuns } = await import('../render/export/index.js');
+  const ids = options.lineage ? await conversationPath(store, id) : [id];
+  const runs = [];
+  for (const shown of ids) runs.push(await exportedRun(store, shown, options.prices));
+  return options.lineage ? exportRuns(format, runs) : exportRun(format, runs[0]!.state, runs[0]!.options);
+}
+
+/** A run as an export shows it: its state, times, the agents of its remote calls, and with prices what it spent and its compactions. */
+async function exportedRun(store: Store, id: string, prices: PriceBook | undefined): Promise<{ state: RunState; options: ExportOptions }> {
   const loaded = await store.load(id);
-  // The renderers load only for an export; the agents of remote calls only for a run that made some.
-  const { exportRun } = await import('../render/export/index.js');
+  // The agents of remote calls load only for a run that made some.
   const agents = loaded.state.remote_calls.length === 0 ? {} : await (await import('../agent/remote-origins.js')).toolAgents(store, id);
   const timings = runTimings(loaded.records, loaded.times); // from the times kept beside the journal; none where none are kept
   const timing = { durations: callDurations(timings), summary: timeSummary(loaded.records, timings) };
-  return exportRun(format, loaded.state, { times: { created: loaded.created, updated: loaded.updated }, agents, timing });
+  const options: ExportOptions = { times: { created: loaded.created, updated: loaded.updated }, agents, timing };
+  if (prices !== undefined) {
+    const origin = await store.forkOrigin(id).catch(() => null);
+    const facts = await runFacts(store, id, loaded.state.fingerprint.provider, origin, prices);
+    options.extra = factFields(facts).map(([label, value]) => ({ label: label[0]!.toUpperCase() + label.slice(1), value, literal: false }));
+  }
+  return { state: loaded.state, options };
+}
+
+/**
+ * The runs a conversation went on in, up to run `id`, oldest first: its
+ * origins back to the first, leaving out an origin a fork holds the records
+ * of (the fork shows them) and keeping one a continuation summarized.
+ */
+async function conversationPath(store: Store, id: string): Promise<string[]> {
+  const runs = byId(await listLineage(store, id));
+  const path = [id];
+  const seen = new Set([id]);
+  for (let at = runs.get(id)?.forkedFrom; at !== undefined && runs.has(at.from) && !seen.has(at.from); at = runs.get(at.from)?.forkedFrom) {
+    seen.add(at.from);
+    // A fork holds its origin's records up to its cut, and shows them; a continuation holds a summary.
+    if (at.compacted) path.unshift(at.from);
+  }
+  return path;
 }

@@ -9,7 +9,7 @@
  */
 import { LogbookError, isLogbookError, literalMatcher, patternMatcher, type TextMatch, type TextMatcher } from '../core/index.js';
 import { searchPlaces, type SearchRole } from '../render/search.js';
-import { byId, writtenIn } from '../store/lineage.js';
+import { byId, lineageOf, writtenIn } from '../store/lineage.js';
 import { newestFirst, when } from '../store/listing.js';
 import type { ListedStatus, RunInfo, Store } from '../store/store.js';
 
@@ -124,13 +124,16 @@ export interface SearchFilter {
   statuses?: readonly ListedStatus[];
   /** Only runs changed at or after this time. */
   since?: Date;
+  /** Only the runs of this run's conversation (its lineage: origins, forks, continuations); a whole id. */
+  lineage?: string;
 }
 
 /** The runs of a listing a search with `filter` reads, newest first. */
 export function searchedRuns(listed: readonly RunInfo[], filter: SearchFilter = {}): RunInfo[] {
   const statuses = new Set<string>(filter.statuses ?? []);
   const since = filter.since?.getTime();
-  return newestFirst(listed.filter((r) => (statuses.size === 0 || statuses.has(r.status)) && (since === undefined || when(r.updated) >= since)));
+  const within = filter.lineage === undefined ? listed : lineageOf(listed, filter.lineage);
+  return newestFirst(within.filter((r) => (statuses.size === 0 || statuses.has(r.status)) && (since === undefined || when(r.updated) >= since)));
 }
 
 export interface SearchOptions extends SearchFilter {

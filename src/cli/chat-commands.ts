@@ -6,7 +6,8 @@
  * model answers); a line that should reach the model with a leading "/" is
  * typed with it doubled.
  */
-import { awaitsAnswer } from '../agent/runner.js';
+import { usdText } from '../agent/prices.js';
+import { awaitsAnswer, type LiveSpend } from '../agent/runner.js';
 import type { RunState } from '../core/index.js';
 import { sanitizeLine } from '../render/index.js';
 import { count, fields } from './output.js';
@@ -21,6 +22,10 @@ export interface ChatContext {
   store: string | null;
   /** Writes the run to `file` (the format from its extension); resolves to where it wrote. */
   exportTo(file: string): Promise<string>;
+  /** What the run, and its conversation when that was read, spent so far (nothing when nothing is priced). */
+  spend?(): LiveSpend | undefined;
+  /** The model's context window in tokens, when known. */
+  contextWindow?: number;
 }
 
 /** What a typed line comes to. */
@@ -29,6 +34,8 @@ export type Typed =
   | { turn: string }
   /** Ask the unanswered turn again. */
   | { retry: true }
+  /** Compact the conversation here: it goes on in a continuation. */
+  | { compact: true }
   /** The chat ends here: kept, to be continued later; or continued at once in a fork of it. */
   | { end: 'exit' }
   | { end: 'fork'; name?: string }
@@ -54,8 +61,26 @@ function status(chat: ChatContext): string {
     ['model', sanitizeLine(chat.model)],
     ['tokens', `${count(c.in_tokens)} in \u00b7 ${count(c.out_tokens)} out${cached}`],
     ['calls', `${count(c.llm_calls)} model call${c.llm_calls === 1 ? '' : 's'} \u00b7 ${count(c.tool_calls)} tool call${c.tool_calls === 1 ? '' : 's'}`],
+    ['context', contextLine(state.last_input_tokens, chat.contextWindow)],
+    ['spent', spentLine(chat.spend?.())],
     ['store', chat.store === null ? 'none' : sanitizeLine(chat.store)],
   ]);
+}
+
+/** How full the context window was at the last request. */
+function contextLine(used: number, window: number | undefined): string {
+  if (window === undefined) return used === 0 ? 'no model call yet' : `${count(used)} tokens at the last request (the context window is not known)`;
+  return `${count(used)} of ${count(window)} tokens at the last request (${Math.round((100 * used) / window)}%)`;
+}
+
+/** What was spent, with the sources of the prices; the conversation's too when it was read. */
+function spentLine(spend: LiveSpend | undefined): string {
+  if (spend === undefined) return 'not priced (no price known for the model: prices: in the config gives one)';
+  const run = spend.run;
+  const sources = run.sources.length > 0 ? ` (prices: ${run.sources.map(sanitizeLine).join('; ')})` : '';
+  const unpriced = run.unpriced > 0 ? `, ${count(run.unpriced)} call${run.unpriced === 1 ? '' : 's'} not priced` : '';
+  const whole = spend.conversation !== undefined ? ` \u00b7 the conversation ${usdText(spend.conversation.usd)}` : '';
+  return `${usdText(run.usd)}${sources}${unpriced}${whole}`;
 }
 
 /** The keys a chat knows, for /help. */
@@ -76,6 +101,11 @@ export const CHAT_COMMANDS: readonly ChatCommand[] = [
     name: '/retry',
     summary: 'ask the unanswered turn again (after a stopped answer)',
     run: (_, chat) => (awaitsAnswer(chat.state()) ? { retry: true } : { say: 'nothing to retry: the last turn was answered' }),
+  },
+  {
+    name: '/compact',
+    summary: 'summarize the conversation so far and go on in a new run from the summary (nothing is deleted)',
+    run: () => ({ compact: true }),
   },
   {
     name: '/fork',

@@ -64,7 +64,7 @@ export function chatInput(options: ChatInputOptions): ClosableChatInput {
         if (line === null) return exit();
         const typed = await readTyped(line, options.chat);
         if ('turn' in typed) return typed.turn;
-        if ('retry' in typed) return typed;
+        if ('retry' in typed || 'compact' in typed) return typed;
         if ('say' in typed) options.write(`${typed.say}\n`);
         else if (typed.end === 'fork') {
           fork = typed.name !== undefined ? { name: typed.name } : {};

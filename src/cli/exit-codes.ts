@@ -14,6 +14,8 @@ export const EXIT = {
   maxIterations: 5,
   /** The model refused to answer (stop reason `refusal`): the run ended, journaled as an error, and a follow-up can rephrase. */
   refused: 6,
+  /** A run stopped at a spend cap (budget_usd, lineage_budget_usd): raise it, then resume. */
+  spendCap: 7,
   /** A run was suspended (Ctrl-C, SIGTERM) and can be resumed. 128 + SIGINT. */
   suspended: 130,
   /** A command that only reads (a watch) was stopped by Ctrl-C or SIGTERM; no run was touched. 128 + SIGINT. */

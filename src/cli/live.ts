@@ -5,7 +5,8 @@
  * calls, warnings, with --tool-output the results) goes to stderr, under a
  * spinner that says what is being waited for.
  */
-import { textOf, type RunObserver, type ToolCall } from '../agent/runner.js';
+import { usdText } from '../agent/prices.js';
+import { textOf, type LiveSpend, type RunObserver, type ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
 import { withheldKind, type Message, type ToolResultBody } from '../core/index.js';
 import { callLine, callNoteText, remoteText, resultLines, sanitize, sanitizeLine, showResult } from '../render/index.js';
@@ -31,6 +32,8 @@ export interface LiveOptions {
 export interface LiveObserver extends RunObserver {
   /** Whether the text of the last assistant turn was shown by this process. */
   readonly showedLastAnswer: boolean;
+  /** What was spent so far, as last told (undefined while nothing is priced). */
+  readonly spend: LiveSpend | undefined;
 }
 
 const thinkingOf = (m: Message): string => m.content.flatMap((b) => ('thinking' in b && b.thinking.text ? [b.thinking.text] : [])).join('\n');
@@ -40,6 +43,7 @@ export function liveObserver(o: LiveOptions): LiveObserver {
   const s = err.style;
   let tokens = o.tokens;
   let showedLastAnswer = false;
+  let spend: LiveSpend | undefined;
   const answer = new StreamedText(o.answer);
   const thinking = o.thinking !== undefined ? new StreamedText(o.thinking) : undefined;
   const say = (text: string): void => progress.write(text.endsWith('\n') ? text : `${text}\n`);
@@ -57,6 +61,9 @@ export function liveObserver(o: LiveOptions): LiveObserver {
   return {
     get showedLastAnswer() {
       return showedLastAnswer;
+    },
+    get spend() {
+      return spend;
     },
     modelStart() {
       progress.update(tokens);
@@ -135,5 +142,27 @@ export function liveObserver(o: LiveOptions): LiveObserver {
     awaitingInput() {
       progress.stop();
     },
+    compacting(cause) {
+      progress.stop();
+      if (cause === 'threshold') say(s.note('the conversation is near the end of the context window: compacting it'));
+      progress.start('compacting the conversation');
+    },
+    compacted(c) {
+      progress.stop();
+      say(s.note(`compacted run ${sanitizeLine(c.from)} (${c.inputBefore.toLocaleString('en-US')} tokens) into run ${sanitizeLine(c.into)}; going on there`));
+    },
+    spent(told) {
+      spend = told;
+      progress.cost(spendText(told));
+    },
   };
+}
+
+/** The spend the status line shows: the run's, and the conversation's when it was read and differs. */
+export function spendText(spend: LiveSpend): string | null {
+  const run = spend.run;
+  if (run.calls === 0 && run.unpriced > 0 && spend.conversation === undefined) return null;
+  const whole = spend.conversation;
+  if (whole === undefined || whole.usd === run.usd) return usdText(run.usd);
+  return `${usdText(run.usd)} (conversation ${usdText(whole.usd)})`;
 }

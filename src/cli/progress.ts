@@ -11,6 +11,8 @@ export interface Progress {
   start(label?: string): void;
   /** The token count so far (a total, not an increment). */
   update(tokens: number): void;
+  /** What was spent so far, as shown after the tokens (`$0.12`); null: nothing is shown. */
+  cost(text: string | null): void;
   /** Changes the label without restarting the clock. */
   label(text: string): void;
   /** Writes text (whole lines) above the spinner without garbling either. */
@@ -47,13 +49,14 @@ export function formatElapsed(ms: number): string {
   return `${Math.floor(whole / 60)}m${String(whole % 60).padStart(2, '0')}s`;
 }
 
-/** One frame: spinner, label, elapsed time, and tokens unless null. */
-export function progressLine(frame: number, elapsedMs: number, tokens: number | null, label = ''): string {
+/** One frame: spinner, label, elapsed time, and tokens unless null, then the spend when known. */
+export function progressLine(frame: number, elapsedMs: number, tokens: number | null, label = '', cost: string | null = null): string {
   const parts = [FRAMES[frame % FRAMES.length]!];
   if (label) parts.push(label);
   parts.push(formatElapsed(elapsedMs));
   if (tokens === null) return parts.join(' ');
-  return `${parts.join(' ')} \u00b7 ${tokens.toLocaleString('en-US')} token${tokens === 1 ? '' : 's'}`;
+  const spent = cost === null ? '' : ` \u00b7 ${cost}`;
+  return `${parts.join(' ')} \u00b7 ${tokens.toLocaleString('en-US')} token${tokens === 1 ? '' : 's'}${spent}`;
 }
 
 export function createProgress(stream: ProgressStream = process.stderr, options: ProgressOptions = {}): Progress {
@@ -64,11 +67,12 @@ export function createProgress(stream: ProgressStream = process.stderr, options:
   let timer: NodeJS.Timeout | null = null;
   let started = 0;
   let tokens = 0;
+  let spent: string | null = null;
   let frame = 0;
   let text = '';
 
   const line = (): string => {
-    const drawn = progressLine(frame++, now() - started, options.tokens === false ? null : tokens, text);
+    const drawn = progressLine(frame++, now() - started, options.tokens === false ? null : tokens, text, spent);
     const cols = stream.columns;
     return cols !== undefined && cols > 1 && [...drawn].length > cols - 1 ? [...drawn].slice(0, cols - 1).join('') : drawn;
   };
@@ -88,6 +92,9 @@ export function createProgress(stream: ProgressStream = process.stderr, options:
     },
     update(total) {
       tokens = total;
+    },
+    cost(shown) {
+      spent = shown;
     },
     label(label) {
       text = label;

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { retryPolicyFromText } from '../agent/providers/retry.js';
 import { fingerprintOf } from '../agent/agent.js';
+import { CompactedError } from '../agent/compaction.js';
 import { followUpRun, generateRunId, resumeRefusal, resumeRun, startRun, type AgentRun } from '../agent/run.js';
 import type { RunResult, ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
@@ -32,7 +33,7 @@ import { chatInput, type ClosableChatInput } from './chat-input.js';
 import type { Environment } from './environment.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { StreamedText, type StreamTarget } from './answer.js';
-import { liveObserver } from './live.js';
+import { liveObserver, type LiveObserver } from './live.js';
 import { discoveryLabel, startLabel } from './mcp/start-label.js';
 import { runOutput } from './run-output.js';
 import { chooseRun, type Choosing } from './resume-target.js';
@@ -179,6 +180,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     if (flags.resume !== undefined || flags.continue) {
       const presentation = { agent, err, note, progress: (t: string) => progress.write(t), presenter, signal: suspend.signal, place, config: config.path, canAsk: io.canAsk() };
       run = await continueRun(store!, flags, words, presentation).catch((err: unknown) => {
+        if (err instanceof CompactedError) throw new LogbookError('compacted', `${err.message}: ${resumeCommand(err.into, flags)}`, { cause: err, details: err.details });
         if (!suspend.signal.aborted || !isLogbookError(err, 'interrupted')) throw withAdvice(err, { chat: flags.chat === true }); // a refused resume's advice depends on --chat
         note((err as Error).message); // stopped at the picker or a question: nothing was written
         return null;
@@ -192,18 +194,23 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
       if (store !== null) note(`run ${run.id} (${store.location})`);
     }
     const interactive = run.state.interactive;
-    let resume = store !== null ? resumeCommand(run.id, flags) : null;
+    // run.id is the continuation's once the chat was compacted: what continues it is said when the chat ends.
+    const resume = store !== null ? (): string => resumeCommand(run!.id, flags) : null;
+    // The chat's /status reads what the live observer was last told.
+    let live: LiveObserver | undefined;
     if (interactive) {
       const current = (): AgentRun => run!;
       input = chatInput({
         ...(output.screen !== undefined ? { terminal: { screen: output.screen, output: process.stderr, prompt: '> ', continuation: err.style.faint('\u2026 ') } } : {}),
         write: (text) => progress.write(text),
-        onExit: () => resume !== null && note(`continue it later with: ${resume}`),
+        onExit: () => resume !== null && note(`continue it later with: ${resume()}`),
         chat: {
           state: () => current().state,
           model: `${agent.provider.id} ${agent.provider.model}`,
           store: store?.location ?? null,
           exportTo: (file) => exportChat(store, current(), file),
+          spend: () => live?.spend,
+          ...(agent.contextWindow !== undefined ? { contextWindow: agent.contextWindow } : {}),
         },
       });
     }
@@ -214,7 +221,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     const counters = run.state.counters;
     // With --json stdout is the record stream alone: the meta line first (the run's id), then each record as it becomes durable.
     if (flags.json) io.stdout.write(`${run.metaLine}\n`);
-    const live = liveObserver({
+    live = liveObserver({
       err,
       progress,
       tools: agent.tools,
@@ -227,8 +234,9 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     let result: RunResult;
     for (;;) {
       const started = run;
-      const traced = traceWith?.follow(started, store, agent.tools) ?? null;
+      let traced = traceWith?.follow(started, store, agent.tools) ?? null;
       trace = traced;
+      const endedTraces: Promise<void>[] = [];
       result = await run.execute({
         signal: suspend.signal,
         ...(input !== null ? { input } : {}),
@@ -239,8 +247,17 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
             traced?.recorded(record, started.state);
             if (flags.json) io.stdout.write(`${encodeRecord(record)}\n`);
           },
+          compacted: (compaction, from) => {
+            live!.compacted?.(compaction, from);
+            // A trace follows one run: the compacted run's ends, the continuation's begins (started is that run now).
+            if (traced === null) return;
+            endedTraces.push(traced.finish(from));
+            traced = traceWith?.follow(started, store, agent.tools) ?? null;
+            trace = traced;
+          },
         },
       });
+      await Promise.all(endedTraces);
       await traced?.finish(result.state);
       const fork = input?.forkRequested;
       if (fork === undefined || store === null || result.reason !== 'suspended' || result.interrupted) break;
@@ -249,12 +266,13 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
       const forked = await forkRun(store, run.id, { id: fork.name ?? generateRunId(), place });
       note(`forked run ${run.id} as ${forked.id}; the chat goes on in ${forked.id}`);
       run = await resumeRun(store, agent, forked.id, { interactive: true });
-      resume = resumeCommand(run.id, flags);
     }
     progress.stop();
     const answer = !interactive && !flags.json && result.reason === 'completed' && result.finalText !== '' && !live.showedLastAnswer;
     if (answer) showAnswer(result.finalText, output.answer);
-    return outcome(result, { resume, config: config.path, note, tools: agent.tools, fail: (m) => io.stderr.write(`logbook: ${m}\n`) });
+    // A run compacted on the way goes on in its continuation: that is what a resume names.
+    const goesOn = store !== null ? resumeCommand(result.state.run_id, flags) : null;
+    return outcome(result, { resume: goesOn, config: config.path, note, tools: agent.tools, fail: (m) => io.stderr.write(`logbook: ${m}\n`) });
   } finally {
     output.close();
     suspend.dispose();
@@ -326,7 +344,13 @@ async function continueRun(store: Store, flags: RunFlags, words: string[], p: Pr
     fingerprint: fingerprintOf(p.agent),
     refusal: async (info) => {
       if (info.fingerprint === undefined || info.foldStatus === undefined) return new LogbookError('corrupt', `run ${info.runId} cannot be read`);
-      const run = { run_id: info.runId, status: info.foldStatus, interactive: info.interactive, fingerprint: info.fingerprint };
+      const run = {
+        run_id: info.runId,
+        status: info.foldStatus,
+        interactive: info.interactive,
+        fingerprint: info.fingerprint,
+        ...(info.lastSeq !== undefined ? { last_seq: info.lastSeq } : {}),
+      };
       return resumeRefusal(store, p.agent, run, { ...gates, asNewRun: followUp !== undefined });
     },
   };
@@ -412,9 +436,12 @@ function outcome(result: RunResult, o: OutcomeContext): ExitCode {
     case 'error':
       if (endedOnRefusal(result.state, result.reason, result.message)) return refused(o);
       throw failure(result, resume);
-    case 'budget':
-      o.fail(`${result.message}${resume !== null ? `; raise budget in ${o.config}, then resume with: ${resume}` : ''}`);
-      return EXIT.budget;
+    case 'budget': {
+      // The cap it stopped at, as agent.yaml names it: the token budget, or a spend cap in USD.
+      const key = result.cap ?? 'budget';
+      o.fail(`${result.message}${resume !== null ? `; raise ${key} in ${o.config}, then resume with: ${resume}` : ''}`);
+      return key === 'budget' ? EXIT.budget : EXIT.spendCap;
+    }
     case 'max_iterations':
       // max_iterations is in the fingerprint: a raised one is drift that only --force passes. A chat's
       // cap counts per typed turn, and a resume gets a fresh one.
@@ -463,6 +490,8 @@ function failure(result: RunResult, resume: string | null): LogbookError {
   let next = resume !== null ? `; resume with: ${resume}` : '';
   if (resume !== null && error.code === 'provider_refused') {
     next = `; a resume would send the same request and be refused again, so none is offered (the journal is kept: logbook session show ${result.state.run_id})`;
+  } else if (resume !== null && error.code === 'context_exceeded') {
+    next = `; the journal is kept: logbook session show ${result.state.run_id}`;
   } else if (resume !== null && error.code === 'provider_auth') {
     next = `; check the API key, then resume with: ${resume}`;
   } else if (error.code === 'journal_gone') {

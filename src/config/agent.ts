@@ -4,6 +4,7 @@
  * the same fingerprint (fingerprintOf).
  */
 import type { Agent } from '../agent/agent.js';
+import { loadPriceBook, type PriceBook } from '../agent/prices.js';
 import { createProvider } from '../agent/providers/index.js';
 import type { RetryListener, RetryPolicy } from '../agent/providers/retry.js';
 import type { StartProgress } from '../agent/tools/mcp/index.js';
@@ -105,14 +106,16 @@ export async function agentFromConfig(config: LogbookConfig, environment: AgentE
     ...(config.idle_timeout !== undefined ? { idleTimeoutMs: config.idle_timeout * 1000 } : {}),
     ...(environment.scriptLog !== undefined ? { scriptLog: environment.scriptLog } : {}),
   });
-  const local = await localTools(config, environment);
+  const [local, prices] = await Promise.all([localTools(config, environment), priceBookFor(config, environment.env)]);
   const { tools } = local;
   const closers = [local.close];
   const close = async (): Promise<void> => {
     await Promise.all(closers.splice(0).map((c) => c()));
   };
   const notes: string[] = [];
+  let limits: Partial<Agent>;
   try {
+    limits = limitsOf(config, provider, prices);
     if (config.remote_tools.length > 0) notes.push(...(await importRemoteTools(config, environment, tools, closers)));
   } catch (err) {
     await close();
@@ -127,8 +130,43 @@ export async function agentFromConfig(config: LogbookConfig, environment: AgentE
     thinking: config.thinking,
     promptCache: config.prompt_cache,
     ...(config.budget !== undefined ? { budget: config.budget } : {}),
+    ...limits,
   };
   return { agent, close, notes };
+}
+
+/**
+ * The prices: agent.yaml's, and the price table unless the provider is the
+ * script one and nothing in the config asks for prices. The base URL tells a
+ * compatible API's provider (the table knows DeepSeek's, Groq's...).
+ */
+async function priceBookFor(config: LogbookConfig, env: AgentEnvironment['env']): Promise<PriceBook | undefined> {
+  const overrides = Object.keys(config.prices).length > 0;
+  if (config.provider === 'script' && !overrides) return undefined;
+  const baseUrl = config.base_url ?? env[config.provider === 'anthropic' ? 'ANTHROPIC_BASE_URL' : 'OPENAI_BASE_URL'];
+  return loadPriceBook({ overrides: config.prices, table: config.provider !== 'script', ...(baseUrl !== undefined ? { baseUrl } : {}) });
+}
+
+/**
+ * The context window, the compaction settings and the spend caps. A cap in
+ * USD on a model no price is known for could never stop a run: it is refused.
+ */
+function limitsOf(config: LogbookConfig, provider: Agent['provider'], prices: PriceBook | undefined): Partial<Agent> {
+  const contextWindow = config.context_window ?? prices?.contextWindow(provider.id, provider.model);
+  const capped = config.budget_usd !== undefined ? 'budget_usd' : config.lineage_budget_usd !== undefined ? 'lineage_budget_usd' : undefined;
+  if (capped !== undefined && (prices === undefined || prices.prices(provider.id, provider.model) === null)) {
+    throw new LogbookError(
+      'config',
+      `${config.path}: ${capped} needs the price of model ${provider.model}, which the price table does not know; give it under prices: (${provider.model}: { input: USD, output: USD } per million tokens)`,
+    );
+  }
+  return {
+    ...(prices !== undefined ? { prices } : {}),
+    ...(contextWindow !== undefined ? { contextWindow } : {}),
+    compaction: { at: config.compact_at, keepTurns: config.keep_turns },
+    ...(config.budget_usd !== undefined ? { budgetUsd: config.budget_usd } : {}),
+    ...(config.lineage_budget_usd !== undefined ? { lineageBudgetUsd: config.lineage_budget_usd } : {}),
+  };
 }
 
 /** Registers the tools of remote_tools' agents; what it could not import is in the notes it returns. */

@@ -39,6 +39,23 @@ export interface LogbookConfig {
   max_tokens: number;
   max_iterations: number;
   budget?: number;
+  /** USD this run may spend (from its counters and the prices). */
+  budget_usd?: number;
+  /** USD the whole conversation may spend: every run of the run's lineage, the summary calls of its compactions included. */
+  lineage_budget_usd?: number;
+  /** Per-model prices (USD per million tokens) that win over the price table. */
+  prices: Record<string, ModelPriceConfig>;
+  /**
+   * The model's context window in tokens; the price table's when absent.
+   * Outside the fingerprint: it changes when a run is compacted, never what
+   * the model is told in a request, so a run stopped by a wrong value can be
+   * resumed with a right one.
+   */
+  context_window?: number;
+  /** Compact when a request's input passes this fraction of the context window; false: only when asked. Outside the fingerprint. */
+  compact_at: number | false;
+  /** The exchanges a compacted run's continuation keeps word for word after the summary. Outside the fingerprint. */
+  keep_turns: number;
   thinking: 'off' | 'summarized';
   prompt_cache: boolean;
   /** Seconds a model call may hear nothing from the API before it is tried again; the provider's default when absent. Outside the fingerprint. */
@@ -70,7 +87,17 @@ export interface OtelBlock {
   capture_content: boolean;
 }
 
+/** A model's prices in agent.yaml, USD per million tokens; a cache price left out is the input price. */
+export interface ModelPriceConfig {
+  input: number;
+  output: number;
+  cache_read?: number;
+  cache_write?: number;
+}
+
 export const DEFAULTS = {
+  compact_at: 0.8,
+  keep_turns: 2,
   max_tokens: AGENT_DEFAULTS.maxTokens,
   max_iterations: AGENT_DEFAULTS.maxIterations,
   tool_timeout: COMMAND_TOOL_DEFAULTS.timeout,
@@ -235,6 +262,9 @@ export function parseConfig(text: string, path: string): LogbookConfig {
     max_iterations: c.max_iterations ?? DEFAULTS.max_iterations,
     thinking: c.thinking ?? 'off',
     prompt_cache: c.prompt_cache ?? false,
+    prices: c.prices ?? {},
+    compact_at: c.compact_at ?? DEFAULTS.compact_at,
+    keep_turns: c.keep_turns ?? DEFAULTS.keep_turns,
     tools,
     mcp,
     session: { backend: c.session?.backend ?? 'file', options: c.session?.options ?? {} },
@@ -243,6 +273,9 @@ export function parseConfig(text: string, path: string): LogbookConfig {
     expose: exposeSettings(c.expose, path),
   };
   if (c.budget !== undefined) config.budget = c.budget;
+  if (c.budget_usd !== undefined) config.budget_usd = c.budget_usd;
+  if (c.lineage_budget_usd !== undefined) config.lineage_budget_usd = c.lineage_budget_usd;
+  if (c.context_window !== undefined) config.context_window = c.context_window;
   if (c.idle_timeout !== undefined) config.idle_timeout = c.idle_timeout;
   if (c.base_url !== undefined) config.base_url = c.base_url;
   if (c.api_key_env !== undefined) config.api_key_env = c.api_key_env;

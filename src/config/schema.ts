@@ -10,6 +10,9 @@ export const UPPER_BOUNDS = {
   max_tokens: { max: LARGEST_EXACT_INTEGER, why: 'the largest integer a journal records exactly' },
   max_iterations: { max: LARGEST_EXACT_INTEGER, why: 'the largest integer a journal records exactly' },
   budget: { max: LARGEST_EXACT_INTEGER, why: 'the largest integer a journal records exactly' },
+  context_window: { max: LARGEST_EXACT_INTEGER, why: 'the largest integer a journal records exactly' },
+  keep_turns: { max: 1000, why: 'exchanges kept word for word in a compacted run: more than this is no compaction' },
+  compact_at: { max: 1, why: 'a fraction of the context window' },
   /** Node's timers hold at most 2^31 - 1 ms; a longer one fires at once. */
   timeout: { max: 2_147_483, why: 'seconds: the longest timer Node.js can set, about 24.8 days' },
   idle_timeout: { max: 2_147_483, why: 'seconds: the longest timer Node.js can set, about 24.8 days' },
@@ -42,6 +45,17 @@ const TOOL_FILTER = {
   },
 } as const;
 
+/** USD per million tokens, as price tables give them. */
+const USD_PER_MTOK = { type: 'number', minimum: 0 } as const;
+
+/** A model's prices, overriding the price table's: input and output at least. */
+const MODEL_PRICES = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['input', 'output'],
+  properties: { input: USD_PER_MTOK, output: USD_PER_MTOK, cache_read: USD_PER_MTOK, cache_write: USD_PER_MTOK },
+} as const;
+
 const POLICY_OVERRIDES = {
   type: 'object',
   additionalProperties: {
@@ -62,6 +76,14 @@ export const CONFIG_SCHEMA = {
     max_tokens: { type: 'integer', minimum: 1, maximum: UPPER_BOUNDS.max_tokens.max },
     max_iterations: { type: 'integer', minimum: 1, maximum: UPPER_BOUNDS.max_iterations.max },
     budget: { type: 'integer', minimum: 1, maximum: UPPER_BOUNDS.budget.max },
+    // USD: this run's spend, and the whole conversation's (every run of its lineage)
+    budget_usd: { type: 'number', exclusiveMinimum: 0 },
+    lineage_budget_usd: { type: 'number', exclusiveMinimum: 0 },
+    prices: { type: 'object', additionalProperties: MODEL_PRICES },
+    context_window: { type: 'integer', minimum: 1, maximum: UPPER_BOUNDS.context_window.max },
+    // a fraction of the context window, or false: no compaction unless asked for
+    compact_at: { anyOf: [{ type: 'number', exclusiveMinimum: 0, maximum: UPPER_BOUNDS.compact_at.max }, { const: false }] },
+    keep_turns: { type: 'integer', minimum: 0, maximum: UPPER_BOUNDS.keep_turns.max },
     thinking: { enum: ['off', 'summarized'] },
     prompt_cache: { type: 'boolean' },
     // seconds a model call may hear nothing from the API before it is tried again

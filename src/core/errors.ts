@@ -60,6 +60,16 @@ export type ErrorCode =
   | 'provider_refused'
   /** The model API refused the credentials (401, 403). */
   | 'provider_auth'
+  /**
+   * The model API refused a request as longer than the model's context window
+   * (Anthropic's `prompt is too long`, Chat Completions' `context_length_exceeded`),
+   * or a conversation compacted still does not fit in it.
+   */
+  | 'context_exceeded'
+  /** A run that was compacted into a continuation: it goes on there, and the message names it. */
+  | 'compacted'
+  /** A compaction asked for inside a tool batch: the batch is finished first (a resume finishes it). */
+  | 'in_tool_batch'
   /** An MCP tool server that did not start, or stopped answering (see src/agent/tools/mcp). */
   | 'tool_server'
   | 'interrupted'
@@ -82,6 +92,8 @@ export interface ErrorDetails {
   runId?: string;
   /** The tool call it concerns (its id, as the model gave it). */
   callId?: string;
+  /** Where a compacted run's conversation goes on: its continuation's run id (`compacted`). */
+  continuation?: string;
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   type ReadTerminalReason,
   type ToolResultBody,
 } from './records.js';
+import { requestInputTokens } from './usage.js';
 
 /** What a run has spent and done, counted from its records by the fold. */
 export interface Counters {
@@ -64,6 +65,13 @@ export interface RunState {
   status: RunStatus;
   /** The seq of the last record folded in. */
   last_seq: number;
+  /**
+   * The input tokens of the last model request, as its assistant record's
+   * usage says (cached input included: requestInputTokens), or 0 before the
+   * first: how full the context window was. Derived, and not part of the
+   * state's JSON (the fold's keys are the reference's).
+   */
+  last_input_tokens: number;
 }
 
 /**
@@ -143,6 +151,7 @@ export function initialState(first: JournalRecord): RunState {
     remote_calls: [],
     status: 'open',
     last_seq: first.seq,
+    last_input_tokens: 0,
   };
 }
 
@@ -207,6 +216,7 @@ export function step(state: RunState, rec: JournalRecord): RunState {
     c.cache_create_tokens += a.cache_create_tokens ?? 0;
     state.next_iteration = a.iteration + 1;
     state.last_stop_reason = a.stop_reason ?? '';
+    state.last_input_tokens = requestInputTokens(state.fingerprint.provider, a);
     state.pending = { assistant: a.message, iteration: a.iteration, stop_reason: a.stop_reason ?? '', results: [], answered: [] };
     if (isAnswered(state.pending)) commitPending(state);
   } else if ('tool_result' in rec) {

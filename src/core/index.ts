@@ -9,6 +9,7 @@ export { decodeRecord } from './decode.js';
 export { toByteField, fromByteField } from './byte-field.js';
 export { parseJournal, journalLines, decodeLines, decodeLine, isUnparsable, type JournalLines } from './journal-text.js';
 export * from './fold.js';
+export { requestInputTokens, tokenParts, type TokenParts, type UsageCounts } from './usage.js';
 export * from './call-facts.js';
 export * from './fingerprint.js';
 export * from './gates.js';

@@ -19,6 +19,8 @@ export interface StateJsonExtra {
   forkedFrom?: { run_id: string; seq: number };
   /** When each record became durable (kept beside the journal): `"times":{"<seq>":"<RFC 3339>",...}`, in seq order. */
   times?: RunTimes;
+  /** More keys, written last, each value as JSON. */
+  more?: readonly (readonly [string, unknown])[];
 }
 
 export function stateToJson(state: RunState, extra: StateJsonExtra = {}): string {
@@ -61,5 +63,6 @@ export function* stateJsonParts(state: RunState, extra: StateJsonExtra = {}): Ge
     const seqs = [...extra.times.records.keys()].sort((a, b) => a - b);
     out += `,"times":{${seqs.map((seq) => `"${seq}":${quote(new Date(extra.times!.records.get(seq)!).toISOString())}`).join(',')}}`;
   }
+  for (const [key, value] of extra.more ?? []) out += `,${quote(key)}:${JSON.stringify(value)}`;
   yield escapeTerminalControls(`${out}}`);
 }

@@ -140,7 +140,9 @@ export interface Backend {
    * its journal (so never copied with it, and never read by the reference). A key
    * names what it holds once and for all (a hash of it, or a fact fixed when
    * the run was made, as run-notes.ts lists), so a note is written once and never
-   * changes; writing it again is a no-op. A backend without notes leaves these out.
+   * changes; writing it again is a no-op. A run's notes may be kept before the
+   * run itself is created (a compaction keeps its continuation's first, so that
+   * a crash leaves them to whoever finishes it). A backend without notes leaves these out.
    */
   putNote?(id: string, key: string, text: string): Promise<void>;
   /** A note kept beside a run, or null. */

@@ -13,7 +13,9 @@
  *
  * A fork holds a copy of its origin's records up to the seq it was cut at
  * (ForkOrigin.at), byte for byte but for its meta: a record at or below that
- * seq is the origin's record, held again. Whatever sums over a lineage (tokens,
+ * seq is the origin's record, held again. A continuation (a compacted run's,
+ * ForkOrigin.compacted) holds none: its first user turn summarizes them, and
+ * every record of it is its own. Whatever sums over a lineage (tokens,
  * model calls, spend) counts each run's own records only, those after
  * `ownFrom(run) - 1`; counters folded from a fork's whole journal count its
  * copied records again.
@@ -82,7 +84,8 @@ export async function listLineage(store: Store, id: string): Promise<RunInfo[]> 
 
 /** The first seq that is run `run`'s own: after the records it copied from its origin. */
 export function ownFrom(run: Pick<RunInfo, 'forkedFrom'>): number {
-  return (run.forkedFrom?.at ?? 0) + 1;
+  const origin = run.forkedFrom;
+  return origin === undefined || origin.compacted ? 1 : origin.at + 1;
 }
 
 /**
@@ -97,7 +100,7 @@ export function writtenIn(runs: RunsById, id: string, seq: number): string {
   for (;;) {
     seen.add(at);
     const origin = runs.get(at)?.forkedFrom;
-    if (origin === undefined || seq > origin.at || seen.has(origin.from)) return at;
+    if (origin === undefined || origin.compacted || seq > origin.at || seen.has(origin.from)) return at;
     if (!runs.has(origin.from)) return origin.from;
     at = origin.from;
   }

@@ -5,6 +5,13 @@
  *
  * - `forked`: where a fork came from, the run and the last seq it took from it
  *   (`session fork`, or a completed run continued with a follow-up as a new run);
+ *   for a continuation (a compacted run's, which copies none of its records),
+ *   the run it continues and the seq it was cut at, marked `compacted`;
+ * - `compacted`: beside a compacted run, where it continues (the continuation's
+ *   id, chosen before that run exists, and the seq of the cut), the
+ *   continuation's first user turn, and the usage of the summary call: written
+ *   once the summary is made and before the continuation is, so a crash after it
+ *   makes the same continuation and pays for no second summary;
  * - `started`: the directory a run was started in and the config file it used;
  * - `turn-N`: the text typed as the user record at seq N (cut to TURN_NOTE_CHARS),
  *   kept by the store as that record becomes durable, so a listing shows a
@@ -18,6 +25,37 @@ import type { JournalRecord } from '../core/index.js';
 export interface ForkOrigin {
   from: string;
   at: number;
+  /**
+   * The run continues `from` compacted: it holds none of its records (its
+   * first user turn summarizes them), so its own records start at its seq 1.
+   */
+  compacted?: true;
+}
+
+/** The usage of one model call, as an assistant record keeps it. */
+export interface CallUsage {
+  in_tokens: number;
+  out_tokens: number;
+  cache_read_tokens?: number;
+  cache_create_tokens?: number;
+}
+
+/** Beside a compacted run: where it continues, and what its summary call made and spent. */
+export interface CompactionNote {
+  /** The continuation's run id. */
+  into: string;
+  /** The seq of the compacted run's last record before the cut. */
+  at: number;
+  /** The continuation's first user turn: the summary, then the exchanges kept word for word. */
+  prompt: string;
+  /** The summary call's usage (it is part of the compacted run's spend). */
+  usage: CallUsage;
+  /** The iteration the continuation's first model call takes: the compacted run's next. */
+  iteration: number;
+  /** How many exchanges the prompt keeps word for word. */
+  kept: number;
+  /** The run was a chat compacted at its prompt: the continuation waits for the next typed turn before its first model call. */
+  input_first?: boolean;
 }
 
 /** Where a run was started: the working directory, and the config file it used (absolute paths). */
@@ -27,6 +65,7 @@ export interface RunPlace {
 }
 
 export const FORK_NOTE = 'forked';
+export const COMPACTION_NOTE = 'compacted';
 export const PLACE_NOTE = 'started';
 const TURN_NOTE = /^turn-([1-9][0-9]{0,14})$/;
 
@@ -44,12 +83,37 @@ const parsed = (text: string | null): Record<string, unknown> | null => {
 };
 
 export function encodeForkOrigin(origin: ForkOrigin): string {
-  return JSON.stringify({ from: origin.from, at: origin.at });
+  return JSON.stringify({ from: origin.from, at: origin.at, ...(origin.compacted ? { compacted: true } : {}) });
 }
 
 export function parseForkOrigin(text: string | null): ForkOrigin | null {
   const o = parsed(text);
-  return o !== null && typeof o.from === 'string' && typeof o.at === 'number' ? { from: o.from, at: o.at } : null;
+  if (o === null || typeof o.from !== 'string' || typeof o.at !== 'number') return null;
+  return { from: o.from, at: o.at, ...(o.compacted === true ? { compacted: true as const } : {}) };
+}
+
+const count = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+export function encodeCompaction(note: CompactionNote): string {
+  const u = note.usage;
+  const usage = {
+    in_tokens: u.in_tokens,
+    out_tokens: u.out_tokens,
+    ...(u.cache_read_tokens ? { cache_read_tokens: u.cache_read_tokens } : {}),
+    ...(u.cache_create_tokens ? { cache_create_tokens: u.cache_create_tokens } : {}),
+  };
+  return JSON.stringify({ into: note.into, at: note.at, iteration: note.iteration, kept: note.kept, ...(note.input_first ? { input_first: true } : {}), usage, prompt: note.prompt });
+}
+
+export function parseCompaction(text: string | null): CompactionNote | null {
+  const o = parsed(text);
+  if (o === null || typeof o.into !== 'string' || !count(o.at) || !count(o.iteration) || !count(o.kept) || typeof o.prompt !== 'string') return null;
+  const u = o.usage as Record<string, unknown> | null;
+  if (u === null || typeof u !== 'object' || !count(u.in_tokens) || !count(u.out_tokens)) return null;
+  const usage: CallUsage = { in_tokens: u.in_tokens, out_tokens: u.out_tokens };
+  if (count(u.cache_read_tokens)) usage.cache_read_tokens = u.cache_read_tokens;
+  if (count(u.cache_create_tokens)) usage.cache_create_tokens = u.cache_create_tokens;
+  return { into: o.into, at: o.at, prompt: o.prompt, usage, iteration: o.iteration, kept: o.kept, ...(o.input_first === true ? { input_first: true } : {}) };
 }
 
 export function encodePlace(place: RunPlace): string {

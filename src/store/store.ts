@@ -62,7 +62,7 @@ export type ListedStatus = (typeof LISTED_STATUSES)[number] | (string & {});
  */
 export function listedStatus(status: RunStatus, held: boolean | undefined, fork?: { origin: ForkOrigin; lastSeq: number }): Exclude<ListedStatus, 'unreadable'> {
   if (held === true) return 'running';
-  if (status === 'open' && fork !== undefined && fork.origin.at === fork.lastSeq) return 'forked';
+  if (status === 'open' && fork !== undefined && !fork.origin.compacted && fork.origin.at === fork.lastSeq) return 'forked';
   if (status === 'open' && held === false) return 'interrupted';
   return status;
 }

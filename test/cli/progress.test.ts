@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { ToolRegistry } from '../../src/agent/tools/registry.js';
+import { liveObserver, spendText } from '../../src/cli/live.js';
 import { createProgress, formatElapsed, progressLine } from '../../src/cli/progress.js';
+import { terminalFor } from '../../src/cli/terminal.js';
 
 /** A stream that says it is (or is not) a terminal and keeps what is written. */
 function stream(isTTY: boolean, columns = 80) {
@@ -31,6 +34,22 @@ describe('progress', () => {
     p.stop();
     p.stop();
     expect(s.writes.slice(2)).toEqual(['\r\u001b[K']);
+  });
+
+  it('shows what was spent after the tokens, as the live observer words it', () => {
+    let now = 0;
+    const s = stream(true);
+    const p = createProgress(s, { now: () => now, intervalMs: 60_000 });
+    const live = liveObserver({ err: terminalFor(s as never, { color: false, env: {} }), progress: p, tools: new ToolRegistry([]), toolOutput: false, verbose: false, tokens: 0, answer: { write: () => {} } as never });
+    const spend = { usd: 0.0123, calls: 2, unpriced: 0, unpricedModels: [], sources: ['prices in agent.yaml'] };
+    live.spent!({ run: spend, conversation: { ...spend, usd: 0.5 } });
+    p.update(1200);
+    p.start('waiting for the model');
+    expect(s.writes.at(-1)).toBe('\r\u001b[K\u280b waiting for the model 0.0s \u00b7 1,200 tokens \u00b7 $0.0123 (conversation $0.5000)');
+    expect(spendText({ run: spend })).toBe('$0.0123');
+    expect(live.spend?.run.usd).toBe(0.0123);
+    now = 10;
+    p.stop();
   });
 
   it('never draws wider than the terminal', () => {

@@ -138,9 +138,10 @@ describe('session search', () => {
     const r = await cli(['zebra', '--json', '--limit', '3']);
     const objects = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(objects).toEqual([
-      { run_id: 'in-follow-up', seq: 3, role: 'user', snippet: 'and the zebra?', status: 'interrupted', updated: expect.any(String) },
-      { run_id: 'in-result', seq: 3, role: 'tool_result', snippet: 'cat dog zebra crossing', status: 'completed', updated: expect.any(String) },
-      { run_id: 'in-call', seq: 2, role: 'tool_call', snippet: '{"path":"/srv/zebra.txt"}', status: 'suspended', updated: expect.any(String) },
+      // Each run is a conversation of its own here: the id of its first run is its own.
+      { run_id: 'in-follow-up', seq: 3, role: 'user', snippet: 'and the zebra?', status: 'interrupted', updated: expect.any(String), conversation: 'in-follow-up' },
+      { run_id: 'in-result', seq: 3, role: 'tool_result', snippet: 'cat dog zebra crossing', status: 'completed', updated: expect.any(String), conversation: 'in-result' },
+      { run_id: 'in-call', seq: 2, role: 'tool_call', snippet: '{"path":"/srv/zebra.txt"}', status: 'suspended', updated: expect.any(String), conversation: 'in-call' },
     ]);
   }, 60_000);
 

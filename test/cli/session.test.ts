@@ -111,6 +111,8 @@ describe('session show', () => {
           'tokens +100 in, 20 out',
           'cache +0 read, 0 created',
           'time +no times kept beside this run \\(written by the reference, or copied\\)',
+          'context +100 tokens at the last request \\(0% of a 200,000-token window\\)',
+          'spent +\\$0\\.0006 \\(prices: @pydantic/genai-prices [\\d.]+ \\(claude-sonnet-4-5\\)\\)',
           'prompt',
           '  Check three hosts\n$',
         ].join('\n'),
@@ -132,8 +134,11 @@ describe('session show', () => {
     for (const f of fixtures().filter((x) => FIXTURE_RUNS.includes(x.name) && !('error' in x.expected))) {
       const r = await cli(['session', 'show', f.name, '--json', '--state-dir', state]);
       expect(r.code, f.name).toBe(0);
-      const { created, updated, status, listed_status, times, ...folded } = JSON.parse(r.stdout) as Record<string, unknown>;
+      // What a show knows beside the fold (when each record was written, how full the window was, what the run cost) comes after its keys.
+      const { created, updated, status, listed_status, times, last_input_tokens, cost, ...folded } = JSON.parse(r.stdout) as Record<string, unknown>;
       expect(times, 'runs the reference wrote keep no times').toEqual({});
+      expect(typeof last_input_tokens, f.name).toBe('number');
+      expect(typeof (cost as { usd: unknown }).usd, f.name).toBe('number');
       expect(status, f.name).toBe(statuses[f.name]);
       expect(listed_status, f.name).toBe(listed(f.name));
       const pending = folded.pending as { answered: string[] } | null;

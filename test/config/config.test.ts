@@ -107,5 +107,19 @@ describe('agent.yaml', () => {
     expect(c.nats).toEqual({ url: 'nats://x', creds: '/cfg/my.creds' });
     expect(c.tools[0]).toMatchObject({ cwd: '/cfg/work', timeout: 60, max_output: 100_000, description: '' });
     expect(c).toMatchObject({ max_tokens: 4096, max_iterations: 20, thinking: 'off', prompt_cache: false, session: { backend: 'file', options: {} } });
+    expect(c).toMatchObject({ compact_at: 0.8, keep_turns: 2, prices: {} });
+    expect(c.context_window).toBeUndefined();
+  });
+
+  it('reads the long-run keys: the context window, compaction, prices and the spend caps', () => {
+    const c = parseConfig(
+      'provider: anthropic\nmodel: m\ncontext_window: 8000\ncompact_at: 0.5\nkeep_turns: 0\nbudget_usd: 2.5\nlineage_budget_usd: 10\nprices:\n  m: { input: 3, output: 15, cache_read: 0.3 }\n',
+      '/cfg/agent.yaml',
+    );
+    expect(c).toMatchObject({ context_window: 8000, compact_at: 0.5, keep_turns: 0, budget_usd: 2.5, lineage_budget_usd: 10, prices: { m: { input: 3, output: 15, cache_read: 0.3 } } });
+    expect(parseConfig('provider: anthropic\nmodel: m\ncompact_at: false\n', '/cfg/agent.yaml').compact_at).toBe(false);
+    expect(() => parseConfig('provider: anthropic\nmodel: m\ncompact_at: 1.5\n', '/cfg/agent.yaml')).toThrow(/compact_at/);
+    expect(() => parseConfig('provider: anthropic\nmodel: m\nprices: { m: { input: 3 } }\n', '/cfg/agent.yaml')).toThrow(/missing key "output" in prices\.m/);
+    expect(() => parseConfig('provider: anthropic\nmodel: m\nbudget_usd: 0\n', '/cfg/agent.yaml')).toThrow(/budget_usd must be above 0/);
   });
 });

@@ -4,8 +4,10 @@
 // crash the process at an exact point of a run. Registered through the public
 // registerBackend API, like any backend linked from outside; logbook itself has
 // no crash switch. LOGBOOK_TEST_CRASH says where, read here only:
-//   kill-after-seq:N   SIGKILL right after record N is durable
-//   tear-seq:N         write the first half of record N's line, then SIGKILL (file only)
+//   kill-after-seq:N     SIGKILL right after record N is durable
+//   tear-seq:N           write the first half of record N's line, then SIGKILL (file only)
+//   kill-after-create:N  SIGKILL right after the Nth run this process creates has its meta durable
+//   kill-after-note:KEY  SIGKILL right after a note named KEY is kept beside a run
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { main } from '../../dist/cli/main.js';
@@ -13,6 +15,7 @@ import { fileBackendFromOptions, jetStreamBackendFromOptions, registerBackend } 
 
 const [mode, at] = (process.env.LOGBOOK_TEST_CRASH ?? '').split(':');
 const crashSeq = Number(at);
+let created = 0;
 
 function die() {
   process.kill(process.pid, 'SIGKILL');
@@ -43,8 +46,16 @@ function wrap(backend, pathOf) {
     if (mode === 'tear-seq' && crashSeq === 1 && pathOf) tear(join(dirname(pathOf(id)), `.${id}.${process.pid}.torn.tmp`), metaLine);
     const held = wrapHeld(await create(id, metaLine), pathOf?.(id));
     if (mode === 'kill-after-seq' && crashSeq === 1) die();
+    if (mode === 'kill-after-create' && ++created === crashSeq) die();
     return held;
   };
+  if (backend.putNote) {
+    const putNote = backend.putNote.bind(backend);
+    backend.putNote = async (id, key, text) => {
+      await putNote(id, key, text);
+      if (mode === 'kill-after-note' && key === at) die();
+    };
+  }
   backend.open = async (id) => {
     const opened = await open(id);
     wrapHeld(opened.run, pathOf?.(id));

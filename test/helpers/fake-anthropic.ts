@@ -13,6 +13,7 @@
  */
 import type { Server } from 'node:http';
 import {
+  countTokens,
   FakeApiServer,
   jsonWire,
   pieces,
@@ -75,6 +76,18 @@ export const anthropicErrors = {
   }),
   notFound: (model: string): AnthropicReply => ({ error: { status: 404, type: 'not_found_error', message: `model: ${model}` } }),
   invalid: (message: string): AnthropicReply => ({ error: { status: 400, type: 'invalid_request_error', message } }),
+  /** The refusal of a prompt longer than the context window, in the API's words. */
+  promptTooLong: (tokens: number, window: number): AnthropicReply => ({
+    error: { status: 400, type: 'invalid_request_error', message: `prompt is too long: ${tokens} tokens > ${window} maximum` },
+  }),
+  /** The refusal of a prompt whose input and max_tokens together pass the context window. */
+  exceedsContextLimit: (tokens: number, maxTokens: number, window: number): AnthropicReply => ({
+    error: {
+      status: 400,
+      type: 'invalid_request_error',
+      message: `input length and \`max_tokens\` exceed context limit: ${tokens} + ${maxTokens} > ${window}, decrease input length or \`max_tokens\` and try again`,
+    },
+  }),
 };
 
 let requestIds = 0;
@@ -107,8 +120,8 @@ function inputText(input: unknown): string {
   return input instanceof RawText ? input.text : JSON.stringify(input ?? {});
 }
 
-/** The message as the non-streaming API returns it. */
-export function messageJson(m: FakeMessage, model: string): Record<string, unknown> {
+/** The message as the non-streaming API returns it; `counted`: the request's input tokens as the server counted them. */
+export function messageJson(m: FakeMessage, model: string, counted?: number): Record<string, unknown> {
   const u = m.usage ?? {};
   return {
     id: m.id ?? 'msg_fake',
@@ -119,7 +132,7 @@ export function messageJson(m: FakeMessage, model: string): Record<string, unkno
     stop_reason: stopReasonOf(m),
     stop_sequence: null,
     usage: {
-      input_tokens: u.input_tokens ?? 10,
+      input_tokens: u.input_tokens ?? counted ?? 10,
       cache_creation_input_tokens: u.cache_creation_input_tokens ?? 0,
       cache_read_input_tokens: u.cache_read_input_tokens ?? 0,
       output_tokens: u.output_tokens ?? 5,
@@ -128,9 +141,9 @@ export function messageJson(m: FakeMessage, model: string): Record<string, unkno
 }
 
 /** The message as the API streams it, one string per SSE event. */
-export function anthropicEvents(m: FakeMessage, model: string): string[] {
+export function anthropicEvents(m: FakeMessage, model: string, counted?: number): string[] {
   const size = m.chunkSize ?? 5;
-  const whole = messageJson(m, model);
+  const whole = messageJson(m, model, counted);
   const usage = whole.usage as Record<string, number>;
   const events = [
     sseEvent('message_start', {
@@ -179,13 +192,26 @@ const spec: FakeApiSpec<AnthropicReply> = {
   route: (req) => req.method === 'POST' && req.path.split('?')[0] === '/v1/messages',
   notFound: (req) => errorWire(404, 'not_found_error', `Not Found: ${req.method} ${req.path}`),
   scriptError: (message) => errorWire(400, 'invalid_request_error', message),
+  countTokens: (req) => countTokens(req.json?.system, req.json?.messages, req.json?.tools),
+  tooLong(req, tokens, window) {
+    if (tokens > window) return errorWire(400, 'invalid_request_error', `prompt is too long: ${tokens} tokens > ${window} maximum`);
+    const maxTokens = Number(req.json?.max_tokens ?? 0);
+    if (tokens + maxTokens > window) {
+      return errorWire(
+        400,
+        'invalid_request_error',
+        `input length and \`max_tokens\` exceed context limit: ${tokens} + ${maxTokens} > ${window}, decrease input length or \`max_tokens\` and try again`,
+      );
+    }
+    return null;
+  },
   render(reply: AnthropicReply, req: RecordedRequest): Wire {
     if ('hang' in reply) return reply;
     if ('raw' in reply) return reply.raw;
     if ('error' in reply) return errorWire(reply.error.status, reply.error.type, reply.error.message, reply.headers);
     const model = String(req.json?.model ?? 'claude-fake');
-    if (req.json?.stream !== true) return jsonWire(200, messageJson(reply.message, model), { 'request-id': `req_fake${++requestIds}` });
-    const events = anthropicEvents(reply.message, model);
+    if (req.json?.stream !== true) return jsonWire(200, messageJson(reply.message, model, req.inputTokens), { 'request-id': `req_fake${++requestIds}` });
+    const events = anthropicEvents(reply.message, model, req.inputTokens);
     const wire = reply.stallAfter === undefined ? sseWire(events) : sseWire(events.slice(0, reply.stallAfter), true);
     return reply.delayMs === undefined ? wire : { ...wire, intervalMs: reply.delayMs };
   },

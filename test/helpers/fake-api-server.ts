@@ -20,6 +20,17 @@ export interface RecordedRequest {
   closedEarly: Promise<void>;
   /** Set once the whole response is written. */
   answered: boolean;
+  /**
+   * The request's input tokens as the server counted them (FakeApiSpec.countTokens),
+   * when the server has a context window (FakeApiServer.contextWindow): what its
+   * usage reports unless the reply says otherwise.
+   */
+  inputTokens?: number;
+}
+
+/** How the fake servers count tokens: one per four characters of the request's JSON, rounded up. Deterministic, and near enough to real counts. */
+export function countTokens(...parts: unknown[]): number {
+  return Math.ceil(parts.reduce<number>((n, p) => n + (p === undefined ? 0 : JSON.stringify(p).length), 0) / 4);
 }
 
 /** What goes on the wire: a status, headers and body chunks written one by one. */
@@ -83,6 +94,10 @@ export interface FakeApiSpec<Reply> {
    */
   scriptError(message: string): Wire;
   notFound(req: RecordedRequest): Wire;
+  /** The request's input tokens (countTokens over what the model reads). */
+  countTokens(req: RecordedRequest): number;
+  /** The API's own refusal of a request of `tokens` input tokens past `window`, or null when it fits. */
+  tooLong(req: RecordedRequest, tokens: number, window: number): Wire | null;
 }
 
 export class FakeApiServer<Reply> {
@@ -90,6 +105,15 @@ export class FakeApiServer<Reply> {
   readonly requests: RecordedRequest[] = [];
   /** Answers a request when the queue is empty. */
   handler: ((req: RecordedRequest) => Reply | Promise<Reply>) | undefined;
+  /**
+   * The model's context window in tokens: when set, each request's input is
+   * counted (RecordedRequest.inputTokens, reported as its usage), and one past
+   * the window is refused with the API's own error body, as the real API
+   * refuses it, before any queued reply is used.
+   */
+  contextWindow: number | undefined;
+  /** The requests refused as longer than the context window, in order. */
+  readonly refusedTooLong: RecordedRequest[] = [];
   private readonly queue: Reply[] = [];
   private waiters: { count: number; resolve: () => void }[] = [];
 
@@ -141,6 +165,8 @@ export class FakeApiServer<Reply> {
     this.requests.length = 0;
     this.queue.length = 0;
     this.handler = undefined;
+    this.contextWindow = undefined;
+    this.refusedTooLong.length = 0;
   }
 
   /** How many queued replies are still unused. */
@@ -166,8 +192,13 @@ export class FakeApiServer<Reply> {
 
   private async answer(spec: FakeApiSpec<Reply>, req: RecordedRequest, res: ServerResponse): Promise<void> {
     let wire: Wire;
+    const window = this.contextWindow;
+    const refusal = window !== undefined && spec.route(req) ? spec.tooLong(req, (req.inputTokens = spec.countTokens(req)), window) : null;
     if (!spec.route(req)) {
       wire = spec.notFound(req);
+    } else if (refusal !== null) {
+      this.refusedTooLong.push(req);
+      wire = refusal;
     } else {
       const index = this.requests.push(req) - 1;
       this.waiters = this.waiters.filter((w) => (w.count <= this.requests.length ? (w.resolve(), false) : true));

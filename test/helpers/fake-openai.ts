@@ -12,6 +12,7 @@
  */
 import type { Server } from 'node:http';
 import {
+  countTokens,
   FakeApiServer,
   jsonWire,
   pieces,
@@ -82,6 +83,16 @@ export const openaiErrors = {
   overloaded: (): OpenAIReply => ({
     error: { status: 503, message: 'The engine is currently overloaded, please try again later', type: 'server_error', code: null },
   }),
+  /** The refusal of messages longer than the context window, in OpenAI's words and code. */
+  contextLengthExceeded: (tokens: number, window: number): OpenAIReply => ({
+    error: {
+      status: 400,
+      message: `This model's maximum context length is ${window} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`,
+      type: 'invalid_request_error',
+      param: 'messages',
+      code: 'context_length_exceeded',
+    },
+  }),
   notFound: (model: string): OpenAIReply => ({
     error: {
       status: 404,
@@ -105,10 +116,10 @@ function finishReasonOf(c: FakeChat): string {
   return c.finish_reason ?? (c.tool_calls?.length ? 'tool_calls' : 'stop');
 }
 
-function usageJson(c: FakeChat): Record<string, unknown> | null {
+function usageJson(c: FakeChat, counted?: number): Record<string, unknown> | null {
   if (c.usage === null) return null;
   const u = c.usage ?? {};
-  const prompt = u.prompt_tokens ?? 10;
+  const prompt = u.prompt_tokens ?? counted ?? 10;
   const completion = u.completion_tokens ?? 5;
   return {
     prompt_tokens: prompt,
@@ -119,7 +130,7 @@ function usageJson(c: FakeChat): Record<string, unknown> | null {
 }
 
 /** The completion as the non-streaming API returns it. */
-export function completionJson(c: FakeChat, model: string): Record<string, unknown> {
+export function completionJson(c: FakeChat, model: string, counted?: number): Record<string, unknown> {
   const message: Record<string, unknown> = { role: 'assistant', content: c.content ?? null, refusal: c.refusal ?? null };
   if (c.reasoning_content !== undefined) message.reasoning_content = c.reasoning_content;
   if (c.tool_calls?.length) {
@@ -135,12 +146,12 @@ export function completionJson(c: FakeChat, model: string): Record<string, unkno
     created: CREATED,
     model: c.model ?? model,
     choices: [{ index: 0, message, logprobs: null, finish_reason: finishReasonOf(c) }],
-    usage: usageJson(c),
+    usage: usageJson(c, counted),
   };
 }
 
 /** The completion as the API streams it, one string per SSE `data:` line, [DONE] last. */
-export function openaiChunks(c: FakeChat, model: string, includeUsage: boolean): string[] {
+export function openaiChunks(c: FakeChat, model: string, includeUsage: boolean, counted?: number): string[] {
   const size = c.chunkSize ?? 5;
   const base = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: CREATED, model: c.model ?? model, system_fingerprint: null };
   const usage = includeUsage ? { usage: null } : {};
@@ -157,7 +168,7 @@ export function openaiChunks(c: FakeChat, model: string, includeUsage: boolean):
     for (const p of pieces(t.arguments, size)) out.push(chunk({ tool_calls: [{ index, function: { arguments: p } }] }));
   });
   out.push(chunk({}, finishReasonOf(c)));
-  const u = usageJson(c);
+  const u = usageJson(c, counted);
   if (includeUsage && u !== null) out.push(`data: ${toJsonText({ ...base, choices: [], usage: u })}\n\n`);
   out.push('data: [DONE]\n\n');
   return out;
@@ -167,13 +178,19 @@ const spec: FakeApiSpec<OpenAIReply> = {
   route: (req) => req.method === 'POST' && req.path.split('?')[0]!.endsWith('/chat/completions'),
   notFound: (req) => errorWire(404, { message: `Invalid URL (${req.method} ${req.path})`, type: 'invalid_request_error' }),
   scriptError: (message) => errorWire(400, { message, type: 'invalid_request_error' }),
+  countTokens: (req) => countTokens(req.json?.messages, req.json?.tools),
+  tooLong(_req, tokens, window) {
+    if (tokens <= window) return null;
+    const e = openaiErrors.contextLengthExceeded(tokens, window) as Extract<OpenAIReply, { error: unknown }>;
+    return errorWire(e.error.status, e.error);
+  },
   render(reply: OpenAIReply, req: RecordedRequest): Wire {
     if ('hang' in reply) return reply;
     if ('raw' in reply) return reply.raw;
     if ('error' in reply) return errorWire(reply.error.status, reply.error, reply.headers);
     const model = String(req.json?.model ?? 'gpt-fake');
-    if (req.json?.stream !== true) return jsonWire(200, completionJson(reply.chat, model));
-    const chunks = openaiChunks(reply.chat, model, req.json?.stream_options?.include_usage === true);
+    if (req.json?.stream !== true) return jsonWire(200, completionJson(reply.chat, model, req.inputTokens));
+    const chunks = openaiChunks(reply.chat, model, req.json?.stream_options?.include_usage === true, req.inputTokens);
     const delay = reply.delayMs === undefined ? {} : { intervalMs: reply.delayMs };
     if (reply.stallAfter === undefined) return { status: 200, headers: SSE_HEADERS, chunks, ...delay };
     return { status: 200, headers: SSE_HEADERS, chunks: chunks.slice(0, reply.stallAfter), hold: true, ...delay };

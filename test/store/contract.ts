@@ -282,6 +282,17 @@ export function storeContract(name: string, makeBackend: () => Promise<Backend>)
       await store.close();
     });
 
+    it('keeps a note kept before its run exists, and the run made after it has it', async () => {
+      const store = await makeStore();
+      await store.putNote('later', 'forked', '{"from":"x","at":3,"compacted":true}');
+      expect(await store.getNote('later', 'forked')).toBe('{"from":"x","at":3,"compacted":true}');
+      expect((await store.list()).map((r) => r.runId)).not.toContain('later');
+      await (await store.create('later', meta('later'))).close();
+      expect(await store.forkOrigin('later')).toEqual({ from: 'x', at: 3, compacted: true });
+      expect((await store.list({ origins: true })).find((r) => r.runId === 'later')?.forkedFrom).toEqual({ from: 'x', at: 3, compacted: true });
+      await store.close();
+    });
+
     it('resolves an id by any unique part of it, a unique start first; a part several ids share is a usage error that names them', async () => {
       const store = await makeStore();
       for (const id of ['20261130-091500-i8dj2k', '20261130-091501-k3x9qa', 'i8dj-other']) await (await store.create(id, meta(id))).close();

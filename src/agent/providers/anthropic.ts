@@ -11,7 +11,7 @@ import { checkBaseUrl, envValue, missingKeyError } from './credentials.js';
 import type { ProviderSettings } from './settings.js';
 import { RawSplicer } from './raw-splice.js';
 import { DEFAULT_RETRY_POLICY, type Failure, type RetryListener, type RetryPolicy } from './retry.js';
-import { classifySdkError, type ApiErrorFields } from './sdk-errors.js';
+import { classifySdkError, type ApiErrorFields, type ErrorDescription } from './sdk-errors.js';
 import { completeStreaming, DEFAULT_IDLE_TIMEOUT_MS, watchedFetch } from './streaming.js';
 
 export interface AnthropicOptions {
@@ -84,12 +84,21 @@ export class AnthropicProvider implements Provider {
 
 const SDK_ERRORS = { APIError, APIUserAbortError, APIConnectionError };
 
+/**
+ * The words of the API's refusals of a request longer than the context window,
+ * which carry no code of their own (type `invalid_request_error`): `prompt is
+ * too long: 208310 tokens > 200000 maximum`, and `input length and \`max_tokens\`
+ * exceed context limit: 188240 + 21333 > 200000, ...`.
+ */
+const TOO_LONG = /^prompt is too long\b|\bexceed context limit\b/i;
+
 /** The API's error body is `{"type":"error","error":{"type":...,"message":...}}`. */
-function describe(e: ApiErrorFields): { type?: string; message: string } {
+function describe(e: ApiErrorFields): ErrorDescription {
   const inner = (e.error as { error?: { type?: unknown; message?: unknown } } | undefined)?.error;
   const type = typeof inner?.type === 'string' ? inner.type : undefined;
   const message = typeof inner?.message === 'string' ? inner.message : e.message;
-  return { ...(type !== undefined ? { type } : {}), message };
+  const tooLong = type === 'invalid_request_error' && TOO_LONG.test(message);
+  return { ...(type !== undefined ? { type } : {}), message, ...(tooLong ? { tooLong } : {}) };
 }
 
 export function classifyAnthropicError(err: unknown): Failure {

@@ -12,7 +12,7 @@ import { checkBaseUrl, envValue, missingKeyError } from './credentials.js';
 import type { ProviderSettings } from './settings.js';
 import { OpenAIStreamReader, toOpenAIParams } from './openai-map.js';
 import { DEFAULT_RETRY_POLICY, type Failure, type RetryListener, type RetryPolicy } from './retry.js';
-import { classifySdkError, type ApiErrorFields } from './sdk-errors.js';
+import { classifySdkError, type ApiErrorFields, type ErrorDescription } from './sdk-errors.js';
 import { completeStreaming, DEFAULT_IDLE_TIMEOUT_MS, watchedFetch } from './streaming.js';
 
 /** Sent as the key to a server at a custom base URL when no key is set. */
@@ -96,13 +96,26 @@ const SDK_ERRORS = { APIError, APIUserAbortError, APIConnectionError };
  * OpenAI, a bare string from some compatible servers. The code names the cause
  * more precisely than the type (`invalid_api_key`, `rate_limit_exceeded`).
  */
-function describe(e: ApiErrorFields): { type?: string; message: string } {
+function describe(e: ApiErrorFields): ErrorDescription {
   const body = e.error;
-  if (typeof body === 'string') return { message: body };
+  if (typeof body === 'string') return { message: body, ...(tooLong(undefined, body) ? { tooLong: true } : {}) };
   const inner = body as { message?: unknown; type?: unknown; code?: unknown } | undefined;
   const name = [inner?.code, inner?.type].find((x): x is string => typeof x === 'string' && x !== '');
   const message = typeof inner?.message === 'string' ? inner.message : e.message;
-  return { ...(name !== undefined ? { type: name } : {}), message };
+  const codes = [inner?.code, inner?.type].filter((x): x is string => typeof x === 'string');
+  return { ...(name !== undefined ? { type: name } : {}), message, ...(tooLong(codes, message) ? { tooLong: true } : {}) };
+}
+
+/** The codes compatible servers refuse a request longer than the context window with: OpenAI's, and llama.cpp's server's. */
+const TOO_LONG_CODES = new Set(['context_length_exceeded', 'exceed_context_size_error']);
+
+/**
+ * Whether an error says the request is longer than the context window: by its
+ * code (OpenAI, llama.cpp), else by the words servers without one use (vLLM,
+ * DeepSeek: `This model's maximum context length is 8192 tokens. However, ...`).
+ */
+function tooLong(codes: readonly string[] | undefined, message: string): boolean {
+  return (codes ?? []).some((c) => TOO_LONG_CODES.has(c)) || /\bmaximum context length is\b/i.test(message);
 }
 
 export function classifyOpenAIError(err: unknown): Failure {

@@ -45,7 +45,7 @@ export type Failure =
   /** Worth another attempt: 429, 5xx, overloaded, a dropped connection or stream. */
   | { kind: 'transient'; label: string; detail: string; retryAfterMs?: number }
   /** The API said no; another attempt would get the same answer. */
-  | { kind: 'refused'; label: string; detail: string; status?: number }
+  | { kind: 'refused'; label: string; detail: string; status?: number; tooLong?: boolean }
   /** Not the API's answer at all (a bug, a malformed response): reported as is. */
   | { kind: 'fatal'; detail: string };
 
@@ -86,6 +86,11 @@ export async function withRetries<T>(
       failure = signal?.aborted ? { kind: 'aborted' } : classify(err);
       if (failure.kind === 'aborted') throw interrupted(err);
       if (failure.kind === 'refused') {
+        if (failure.tooLong === true) {
+          throw new LogbookError('context_exceeded', `${providerId} refused the request as longer than the model's context window (${failure.label}): ${detailText(failure.detail)}`, {
+            cause: err,
+          });
+        }
         const code = failure.status === 401 || failure.status === 403 ? 'provider_auth' : 'provider_refused';
         throw new LogbookError(code, `${providerId} refused the request (${failure.label}): ${detailText(failure.detail)}`, {
           cause: err,

@@ -26,6 +26,8 @@ export interface ApiErrorFields {
 export interface ErrorDescription {
   type?: string;
   message: string;
+  /** The API refused the request as longer than the model's context window. */
+  tooLong?: boolean;
 }
 
 /** Error types an API may send inside a stream that another attempt can fix. */
@@ -73,7 +75,7 @@ export function classifySdkError(
   }
   if (err instanceof sdk.APIError) {
     const fields = err as unknown as ApiErrorFields;
-    const { type, message } = describe(fields);
+    const { type, message, tooLong } = describe(fields);
     const status = fields.status;
     const label = [status, type].filter((x) => x !== undefined && x !== '').join(' ') || 'stream error';
     const transient =
@@ -82,7 +84,7 @@ export function classifySdkError(
         : status === 408 || status === 409 || status === 429 || status >= 500;
     return transient
       ? { kind: 'transient', label, detail: message, retryAfterMs: retryAfterMs(fields.headers) }
-      : { kind: 'refused', label, detail: message, ...(status !== undefined ? { status } : {}) };
+      : { kind: 'refused', label, detail: message, ...(status !== undefined ? { status } : {}), ...(tooLong === true ? { tooLong } : {}) };
   }
   return { kind: 'fatal', detail: err instanceof Error ? err.message : String(err) };
 }

@@ -24,6 +24,8 @@ export interface ExportFlags extends StoreFlags {
   output?: string;
   /** Send the run's spans to this OTLP/HTTP collector instead of writing a document. */
   otlpEndpoint?: string;
+  /** The run with its origins: the conversation from its first run. */
+  lineage?: boolean;
 }
 
 const FROM_EXTENSION: Record<string, Format> = { '.html': 'html', '.htm': 'html', '.jsonl': 'jsonl' };
@@ -100,8 +102,14 @@ export async function exportSession(environment: Environment, id: string, flags:
   const config = findConfig(flags.config, environment, flags.stateDir);
   return withStore(environment, flags, async (store) => {
     const runId = await resolveRunId(store, id);
-    if (format === 'otlp' || flags.otlpEndpoint !== undefined) return { document: await traceOf(store, runId, config, environment, flags.otlpEndpoint), runId, format: 'otlp' };
-    return { document: await exportStored(store, runId, format), runId, format };
+    if (format === 'otlp' || flags.otlpEndpoint !== undefined) {
+      if (flags.lineage) throw new LogbookError('usage', "--lineage makes one document of several runs, as md or html; a trace is one run's");
+      return { document: await traceOf(store, runId, config, environment, flags.otlpEndpoint), runId, format: 'otlp' };
+    }
+    // What the runs spent, priced by the config at hand (its prices:) and the price table.
+    const prices = format === 'jsonl' ? undefined : await (await import('../../api/long-run-facts.js')).pricesAtHand(config, environment.env);
+    const options = { ...(prices !== undefined ? { prices } : {}), ...(flags.lineage ? { lineage: true } : {}) };
+    return { document: await exportStored(store, runId, format, options), runId, format };
   });
 }
 

@@ -8,12 +8,15 @@ import { stateJsonParts } from '../../core/index.js';
 import { backends } from '../../store/registry.js';
 import { resolveRunId } from '../../store/resolve.js';
 import { listedStatus, type ForkOrigin, type ListedStatus, type LoadedRun } from '../../store/store.js';
+import type { LogbookConfig } from '../../config/config.js';
+import type { CompactionFacts, RunFacts } from '../../api/long-run-facts.js';
 import { parseDuration, parsePointInTime, UNITS_HELP } from '../durations.js';
 import type { Environment } from '../environment.js';
 import { EXIT } from '../exit-codes.js';
 import { parseCount, parseStatuses, STATUS_HELP } from '../options.js';
 import { helpAfter, storeCommandHelp } from '../help.js';
 import { addStoreOptions, findConfig, withStore, type StoreFlags } from '../store.js';
+import { registerCompactCommand } from './compact-command.js';
 import { registerCopyCommand } from './cp-command.js';
 import { registerExportCommand } from './export-command.js';
 import { registerForkCommand } from './fork-command.js';
@@ -38,6 +41,7 @@ interface ListFlags extends CommonFlags {
 
 interface ShowFlags extends CommonFlags {
   json?: boolean;
+  lineage?: boolean;
   transcript?: boolean;
   tui: boolean;
   toolOutput?: boolean;
@@ -121,6 +125,8 @@ Examples:
   logbook session prune --older-than 30d --dry-run
   logbook session prune --older-than 7d --status completed,error`;
 
+const withConfig = (config: LogbookConfig | undefined): { config?: LogbookConfig } => (config !== undefined ? { config } : {});
+
 /** Prints a removal's report; a failure sets exit code 1 (each was named), or 2 when a name was a usage error. */
 function report(removal: Removal): void {
   stdout(removal.out);
@@ -136,15 +142,23 @@ const JSON_BATCH = 64 * 1024;
  * encoded (waiting for a slow reader), never built as one string: for a long
  * run that string would be as large as the run again.
  */
-async function printJson(run: LoadedRun, origin: ForkOrigin | null): Promise<void> {
+async function printJson(run: LoadedRun, origin: ForkOrigin | null, facts: RunFacts | undefined): Promise<void> {
   let batch = '';
   const listed = listedStatus(run.state.status, run.held, origin ? { origin, lastSeq: run.state.last_seq } : undefined);
+  const { spendJson } = await import('../../api/long-run-facts.js');
+  const compaction = (c: CompactionFacts) => ({ run_id: c.into, seq: c.at, tokens_before: c.before, tokens_after: c.after });
   const extra = {
     created: run.created,
     updated: run.updated,
     times: run.times,
     listedStatus: listed,
-    ...(origin ? { forkedFrom: { run_id: origin.from, seq: origin.at } } : {}),
+    ...(origin && !origin.compacted ? { forkedFrom: { run_id: origin.from, seq: origin.at } } : {}),
+    more: [
+      ['last_input_tokens', run.state.last_input_tokens],
+      ...(facts !== undefined ? [['cost', spendJson(facts.spend)] as [string, unknown]] : []),
+      ...(facts?.continues !== undefined ? [['continues', { ...compaction(facts.continues), run_id: facts.continues.from }] as [string, unknown]] : []),
+      ...(facts?.compacted !== undefined ? [['compacted_into', compaction(facts.compacted)] as [string, unknown]] : []),
+    ] as [string, unknown][],
   };
   for (const part of stateJsonParts(run.state, extra)) {
     batch += part;
@@ -159,15 +173,23 @@ async function printJson(run: LoadedRun, origin: ForkOrigin | null): Promise<voi
 async function show(environment: Environment, given: string, flags: ShowFlags): Promise<void> {
   // The config at hand, if any, says whether a tool has side effects; only --state-dir means none is read.
   const config = findConfig(flags.config, environment, flags.stateDir);
-  const { run, origin, place, agents } = await withStore(environment, flags, async (store) => {
+  const { run, origin, place, agents, facts, window, lineage } = await withStore(environment, flags, async (store) => {
     const id = await resolveRunId(store, given);
     const loaded = await store.load(id);
     const [origin, place] = await Promise.all([store.forkOrigin(id).catch(() => null), store.placeOf(id).catch(() => null)]);
     // Which agents the remote calls went to, from the note beside the run (only a run with remote calls has one).
     const agents = loaded.state.remote_calls.length === 0 || flags.json ? {} : await (await import('../../agent/remote-origins.js')).toolAgents(store, id);
-    return { run: loaded, origin, place, agents };
+    if (flags.transcript) return { run: loaded, origin, place, agents };
+    // What it spent and the compactions it took part in, priced by the config at hand (its prices:) and the price table.
+    const { pricesAtHand, runFacts } = await import('../../api/long-run-facts.js');
+    const prices = await pricesAtHand(config, environment.env);
+    const f = loaded.state.fingerprint;
+    const facts = await runFacts(store, id, f.provider, origin, prices);
+    const window = config !== undefined && config.model === f.model && config.context_window !== undefined ? config.context_window : prices.contextWindow(f.provider, f.model);
+    const lineage = flags.lineage ? await (await import('./lineage-show.js')).lineageRows(store, id, prices) : undefined;
+    return { run: loaded, origin, place, agents, facts, window, lineage };
   });
-  if (flags.json) return printJson(run, origin);
+  if (flags.json) return printJson(run, origin, facts);
   if (!flags.transcript) {
     const [{ formatShow }, { resumeCommand }, { configuredSideEffects }] = await Promise.all([
       import('./show.js'),
@@ -178,7 +200,17 @@ async function show(environment: Environment, given: string, flags: ShowFlags): 
     const model = run.state.fingerprint.model;
     const resume = resumeCommand(run.state.run_id, { ...flags, ...(config !== undefined && config.model !== model ? { model } : {}) });
     const sideEffects = (name: string): boolean | undefined => (config === undefined ? undefined : configuredSideEffects(config, name));
-    return stdout(formatShow(run, resume, { origin, place, agents, sideEffects }));
+    const into = facts?.compacted?.into;
+    const shown = formatShow(run, resume, {
+      origin,
+      place,
+      agents,
+      sideEffects,
+      ...(facts !== undefined ? { facts } : {}),
+      ...(window !== undefined ? { contextWindow: window } : {}),
+      ...(into !== undefined ? { continuationResume: resumeCommand(into, flags) } : {}),
+    });
+    return stdout(lineage === undefined ? shown : `${shown}${(await import('./lineage-show.js')).formatLineage(lineage, run.state.run_id)}`);
   }
   if (flags.tui && process.stdout.isTTY && process.stdin.isTTY) {
     const { openViewer } = await import('../viewer/open.js'); // Ink and React load only here
@@ -217,6 +249,7 @@ export function registerSessionCommands(program: Command, environment: Environme
         ...(flags.limit !== undefined ? { limit: flags.limit } : {}),
         ...(flags.forks ? { forks: true } : {}),
         ...(flags.here ? { startedIn: process.cwd() } : {}),
+        ...(flags.json ? { env: environment.env, ...withConfig(findConfig(flags.config, environment, flags.stateDir)) } : {}),
       };
       const { out, err } = await withStore(environment, flags, (store) => listRuns(store, term, options));
       stdout(out);
@@ -230,6 +263,7 @@ export function registerSessionCommands(program: Command, environment: Environme
       .argument('<id>', 'the run id (or a unique part of it)')
       .addOption(new Option('--json', 'print the folded state as one JSON object (with listed_status, the status session ls names, and forked_from)').conflicts(['transcript']))
       .option('--transcript', 'the whole conversation: a full-screen viewer on a terminal, plain text otherwise')
+      .addOption(new Option('--lineage', 'also list every run of its conversation (origins, forks, continuations), with what each spent').conflicts(['transcript', 'json']))
       .option('--no-tui', 'with --transcript, print plain text even on a terminal')
       .option('--tool-output', 'with --transcript, include tool results'),
   )
@@ -262,6 +296,7 @@ export function registerSessionCommands(program: Command, environment: Environme
       report(await withStore(environment, flags, (store) => pruneRuns(store, options)));
     });
 
+  registerCompactCommand(session, environment);
   registerCopyCommand(session, environment);
   registerExportCommand(session, environment);
   registerForkCommand(session, environment);

@@ -6,8 +6,12 @@
  */
 import type { Counters } from '../../core/index.js';
 import { terminalSafeJson } from '../../render/sanitize.js';
-import { byId, groupLineages } from '../../store/lineage.js';
+import type { PriceBook } from '../../agent/prices.js';
+import { addSpend, listedRunSpend, noSpend } from '../../agent/spend.js';
+import type { LogbookConfig } from '../../config/config.js';
+import { byId, groupLineages, lineageOf } from '../../store/lineage.js';
 import { newestFirst, when } from '../../store/listing.js';
+import { spendJson } from '../../api/long-run-facts.js';
 import type { ListedStatus, RunInfo, Store } from '../../store/store.js';
 import type { Terminal } from '../terminal.js';
 
@@ -81,10 +85,16 @@ export interface RunJson {
   earlier?: number;
   /** Where it was started, when that was kept. */
   started_in?: { dir: string; config?: string };
+  /** What its own model calls cost (a fork's copied ones are its origin's; a compacted run's summary call is its), with the prices' sources; null when it cannot be read. */
+  cost?: SpendJson | null;
+  /** What the whole conversation the row stands for cost: every run of its lineage (not with --forks). */
+  conversation_cost?: SpendJson;
 }
 
-/** The run's JSON object: the listing's fields, and the counters of its fold (which reads the whole run). */
-export async function runJson(store: Store, run: RunInfo, earlier = 0): Promise<RunJson> {
+type SpendJson = ReturnType<typeof spendJson>;
+
+/** The run's JSON object: the listing's fields, and the counters of its fold (which reads the whole run), and what it cost when `prices` are given. */
+export async function runJson(store: Store, run: RunInfo, earlier = 0, prices?: PriceBook): Promise<RunJson> {
   const out: RunJson = {
     id: run.runId,
     status: run.status,
@@ -102,14 +112,28 @@ export async function runJson(store: Store, run: RunInfo, earlier = 0): Promise<
   if (run.status === 'unreadable') return { ...out, problem: run.problem ?? '' };
   try {
     out.counters = (await store.load(run.runId)).state.counters;
+    if (prices !== undefined) out.cost = spendJson(await listedRunSpend(store, run, prices));
   } catch (err) {
-    return { ...out, status: 'unreadable', problem: err instanceof Error ? err.message : String(err) };
+    return { ...out, status: 'unreadable', problem: err instanceof Error ? err.message : String(err), ...(prices !== undefined ? { cost: null } : {}) };
   }
   return out;
 }
 
+/** What the conversation of run `id` cost, every run of its lineage among `all` (the unreadable left out). */
+async function conversationCost(store: Store, all: RunInfo[], id: string, prices: PriceBook): Promise<SpendJson> {
+  const total = noSpend();
+  for (const run of lineageOf(all, id)) {
+    if (run.status !== 'unreadable') addSpend(total, await listedRunSpend(store, run, prices).catch(() => noSpend()));
+  }
+  return spendJson(total);
+}
+
 export interface ListOptions extends RunFilter {
   json?: boolean;
+  /** The config at hand, whose prices: price the runs (with the price table), for --json. */
+  config?: LogbookConfig;
+  /** Where a base URL is read from when the config names none. */
+  env?: Readonly<Record<string, string | undefined>>;
   /** Every run its own row, not each conversation once. */
   forks?: boolean;
 }
@@ -132,7 +156,13 @@ export async function listRuns(store: Store, term: Pick<Terminal, 'columns' | 'p
     const { formatRunList } = await import('./ls-table.js'); // display widths (string-width) load only for a table
     return { out: formatRunList(rows.map((r) => r.run), term, new Map(rows.map((r) => [r.run.runId, r.earlier]))), err: '' };
   }
+  const { pricesAtHand } = await import('../../api/long-run-facts.js');
+  const prices = await pricesAtHand(options.config, options.env ?? {});
   let out = '';
-  for (const row of rows) out += `${terminalSafeJson(await runJson(store, row.run, row.earlier))}\n`;
+  for (const row of rows) {
+    const json = await runJson(store, row.run, row.earlier, prices);
+    if (row.earlier > 0) json.conversation_cost = await conversationCost(store, all, row.run.runId, prices);
+    out += `${terminalSafeJson(json)}\n`;
+  }
   return { out, err: '' };
 }

@@ -21,7 +21,10 @@ line each, at most one per record and place; runs come newest first (by last
 change), records in order.
 A fork (session fork, or a completed run continued as a new run) holds a copy
 of its origin's records: a match in one of those is shown once, on the newest
-run holding it.
+run holding it. A compacted run's continuation holds a summary of it, and
+the compacted run keeps every record: both are searched. --lineage RUN
+searches one conversation: RUN's origins, forks and continuations. With
+--json each match names its conversation (the id of its first run).
 
 --since takes a duration back from now (90s, 30m, 2h, 3d, 1w) or a date or
 time (2026-11-30, 2026-11-30T14:00 in local time, or RFC 3339 with a zone):
@@ -41,7 +44,7 @@ export function registerSearchCommand(session: Command, environment: Environment
       .command('search')
       .description('find runs whose prompt, messages, tool calls or results contain TEXT, newest first')
       .argument('<text>', 'the text to find (case-insensitive); with --regex, a regular expression')
-      .option('--json', 'one JSON object per match: run_id, seq, role, snippet, status, updated')
+      .option('--json', 'one JSON object per match: run_id, seq, role, snippet, status, updated, conversation')
       .option('--status <status>', `only runs in these statuses (${STATUS_HELP})`, parseStatuses)
       .option('--since <when>', `only runs changed since WHEN: a duration back from now (2h, 3d; units ${UNITS_HELP}) or a date (2026-11-30, 2026-11-30T09:15)`, (v) => parsePointInTime(v))
       .option('--regex', 'TEXT is a regular expression (JavaScript syntax, case-insensitive, at most 1,000 characters)')
@@ -50,7 +53,8 @@ export function registerSearchCommand(session: Command, environment: Environment
           parseDuration(v),
         ),
       )
-      .addOption(new Option('--limit <n>', 'stop after N matches').argParser(parseCount)),
+      .addOption(new Option('--limit <n>', 'stop after N matches').argParser(parseCount))
+      .option('--lineage <id>', "only the runs of that run's conversation: its origins, forks and continuations"),
   )
     .option('--no-color', 'no color (also NO_COLOR=1)')
     .option('--verbose', 'show where an error came from (also LOGBOOK_DEBUG=1)')

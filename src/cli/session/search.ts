@@ -8,6 +8,8 @@
 import { searchRuns, searchedRuns, type SearchHit } from '../../api/search.js';
 import { LogbookError, MAX_PATTERN_LENGTH, isLogbookError, literalMatcher, type TextMatcher } from '../../core/index.js';
 import { sanitizeLine, snippet } from '../../render/index.js';
+import { byId, lineageRoot } from '../../store/lineage.js';
+import { resolveRunId } from '../../store/resolve.js';
 import type { ListedStatus, RunInfo } from '../../store/store.js';
 import type { Environment } from '../environment.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
@@ -31,13 +33,17 @@ export interface SearchFlags extends StoreFlags {
   limit?: number;
   verbose?: boolean;
   color: boolean;
+  /** Only the runs of this run's conversation (an id, or a unique part of one). */
+  lineage?: string;
 }
 
 const ROLE_WIDTH = Math.max(...(['prompt', 'assistant', 'thinking', 'tool_call', 'tool_result', 'user'] as const).map((r) => r.length));
 
-function hitLine(hit: SearchHit, run: RunInfo, flags: SearchFlags, term: Terminal): string {
+/** A hit as printed: `conversation` is the id of its conversation's first run (lineage.ts lineageRoot). */
+function hitLine(hit: SearchHit, run: RunInfo, flags: SearchFlags, term: Terminal, conversation: string): string {
   if (flags.json) {
-    return `${JSON.stringify({ run_id: hit.runId, seq: hit.seq, role: hit.role, snippet: snippet(hit.text, hit.index, hit.length), status: run.status, updated: run.updated })}\n`;
+    const fields = { run_id: hit.runId, seq: hit.seq, role: hit.role, snippet: snippet(hit.text, hit.index, hit.length), status: run.status, updated: run.updated, conversation };
+    return `${JSON.stringify(fields)}\n`;
   }
   const head = `${hit.runId}  ${String(hit.seq).padStart(5)}  ${hit.role.padEnd(ROLE_WIDTH)}  `;
   // On a terminal the context fills the line; piped, a fixed amount either side.
@@ -76,7 +82,12 @@ export async function searchSessions(environment: Environment, text: string, fla
     const using = matcher;
     return await withStore(environment, flags, async (store) => {
       const listed = await store.list({ origins: true });
-      const filter = { ...(flags.status !== undefined ? { statuses: flags.status } : {}), ...(since !== undefined ? { since } : {}) };
+      const filter = {
+        ...(flags.status !== undefined ? { statuses: flags.status } : {}),
+        ...(since !== undefined ? { since } : {}),
+        ...(flags.lineage !== undefined ? { lineage: await resolveRunId(store, flags.lineage) } : {}),
+      };
+      const all = byId(listed);
       const runs = searchedRuns(listed, filter);
       const unreadable: string[] = [];
       const onUnreadable = (id: string, err: LogbookError): void => {
@@ -86,7 +97,7 @@ export async function searchSessions(environment: Environment, text: string, fla
       let shown = 0;
       const hits = searchRuns(store, using, { ...filter, listed, signal: ended, onUnreadable, ...(flags.limit !== undefined ? { limit: flags.limit } : {}) });
       for await (const hit of hits) {
-        await writeOut(hitLine(hit, hit.run, flags, term));
+        await writeOut(hitLine(hit, hit.run, flags, term, lineageRoot(all, hit.runId)));
         shown++;
       }
       if (stop.signal.aborted) return EXIT.interrupted;

@@ -10,6 +10,7 @@ import { textHead } from '../../render/lines.js';
 import { remoteCountText, type ToolAgents } from '../../render/transcript.js';
 import { listedStatus, type ForkOrigin, type ListedStatus, type LoadedRun, type RunPlace } from '../../store/store.js';
 import { count, fields, shortTime } from '../output.js';
+import { factFields, type RunFacts } from '../../api/long-run-facts.js';
 
 /** Where a run stands: its listed status, that in words, and what a resume would do. */
 export interface Standing {
@@ -218,6 +219,20 @@ export interface ShowContext {
   place?: RunPlace | null;
   agents?: ToolAgents;
   sideEffects?: SideEffects;
+  /** What it spent, and the compactions it took part in. */
+  facts?: RunFacts;
+  /** The model's context window, when known: what the last request's input is a part of. */
+  contextWindow?: number;
+  /** The command that resumes the run's continuation, when it was compacted. */
+  continuationResume?: string;
+}
+
+/** How full the context window was at the last request. */
+function contextText(state: RunState, window: number | undefined): string {
+  const used = state.last_input_tokens;
+  if (used === 0) return '';
+  const part = window === undefined ? '' : ` (${Math.round((100 * used) / window)}% of a ${count(window)}-token window)`;
+  return `${count(used)} tokens at the last request${part}`;
 }
 
 /** The block `session show` prints: where the run stands, then its fields, prompt, last typed turn and last answer. */
@@ -226,13 +241,21 @@ export function formatShow(run: LoadedRun, resume: string, context: ShowContext 
   const c = state.counters;
   const f = state.fingerprint;
   const { origin, place, agents = {} } = context;
-  const at = standing(state, run.held, resume, origin, context.sideEffects);
+  const compacted = context.facts?.compacted;
+  const handedOff = compacted !== undefined && state.last_seq > compacted.at && context.continuationResume !== undefined;
+  const at = handedOff
+    ? {
+        status: listedStatus(state.status, run.held),
+        where: `compacted at seq ${compacted.at} into run ${sanitizeLine(compacted.into)}, where its conversation goes on; every record of it is kept here`,
+        next: `a resume of it is refused; resume the continuation: ${context.continuationResume}`,
+      }
+    : standing(state, run.held, resume, origin, context.sideEffects);
   const pairs: [string, string][] = [
     ['run', state.run_id],
     ['status', at.status],
     ['where', at.where],
     ['next', at.next],
-    ['forked from', origin ? `run ${sanitizeLine(origin.from)}, up to seq ${origin.at}` : ''],
+    ['forked from', origin && !origin.compacted ? `run ${sanitizeLine(origin.from)}, up to seq ${origin.at}` : ''],
     ['started in', place ? `${sanitizeLine(place.dir)}${place.config !== undefined ? ` (config ${sanitizeLine(place.config)})` : ''}` : ''],
     ['model', `${sanitizeLine(f.model)} (${sanitizeLine(f.provider)})`],
     ['interactive', state.interactive ? 'yes' : 'no'],
@@ -243,6 +266,8 @@ export function formatShow(run: LoadedRun, resume: string, context: ShowContext 
     ['tokens', `${count(c.in_tokens)} in, ${count(c.out_tokens)} out`],
     ['cache', `${count(c.cache_read_tokens)} read, ${count(c.cache_create_tokens)} created`],
     ...timeFields(run),
+    ['context', contextText(state, context.contextWindow)],
+    ...(context.facts !== undefined ? factFields(context.facts) : []),
   ];
   const typed = lastTyped(state);
   const answer = lastAnswer(state);

@@ -199,9 +199,33 @@ function sectionHtml(section: Section): string {
 }
 
 export function exportHtml(state: RunState, options: ExportOptions = {}): string {
-  const summary = runSummary(state, options.times, options.agents, options.timing)
+  return htmlPage(`logbook run ${text(sanitizeLine(state.run_id))}`, [runHtml(state, options)]);
+}
+
+/**
+ * Several runs on one page, in the order given (a conversation across the runs
+ * it went on in, oldest first), each as exportHtml shows it alone.
+ */
+export function exportHtmlRuns(runs: readonly { state: RunState; options?: ExportOptions }[]): string {
+  const last = runs.at(-1)?.state.run_id ?? '';
+  return htmlPage(`logbook conversation of run ${text(sanitizeLine(last))}`, runs.map((r) => el('article', 'run', runHtml(r.state, r.options ?? {}))));
+}
+
+/** One run: its header (id and summary) and its transcript. */
+function runHtml(state: RunState, options: ExportOptions): string {
+  const summary = runSummary(state, options.times, options.agents, options.timing, options.extra)
     .map((f) => `${el('dt', '', text(f.label))}${el('dd', '', f.literal ? el('code', '', text(f.value)) : text(f.value))}`)
     .join('');
+  return [
+    `<header>${el('h1', '', `Run ${el('code', '', text(sanitizeLine(state.run_id)))}`)}${el('dl', '', summary)}</header>`,
+    '<main>',
+    ...transcriptSections(state, sectionOptions(options)).map(sectionHtml),
+    '</main>',
+  ].join('\n');
+}
+
+/** The page around `body`: no script, nothing fetched (its Content-Security-Policy), light and dark. */
+function htmlPage(title: string, body: readonly string[]): string {
   return [
     '<!DOCTYPE html>',
     '<html lang="en">',
@@ -211,14 +235,11 @@ export function exportHtml(state: RunState, options: ExportOptions = {}): string
     '<meta name="referrer" content="no-referrer">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     '<meta name="color-scheme" content="light dark">',
-    `<title>logbook run ${text(sanitizeLine(state.run_id))}</title>`,
+    `<title>${title}</title>`,
     `<style>${STYLE}</style>`,
     '</head>',
     '<body>',
-    `<header>${el('h1', '', `Run ${el('code', '', text(sanitizeLine(state.run_id)))}`)}${el('dl', '', summary)}</header>`,
-    '<main>',
-    ...transcriptSections(state, sectionOptions(options)).map(sectionHtml),
-    '</main>',
+    ...body,
     '</body>',
     '</html>',
     '',

@@ -156,9 +156,14 @@ function sectionBlocks(section: Section): string[] {
 }
 
 export function exportMarkdown(state: RunState, options: ExportOptions = {}): string {
-  const summary = runSummary(state, options.times, options.agents, options.timing).map(
+  const summary = runSummary(state, options.times, options.agents, options.timing, options.extra).map(
     (f) => `- ${f.label}: ${f.literal ? codeSpan(f.value) : inlineText(f.value)}`,
   );
   const blocks = [`# Run ${codeSpan(state.run_id)}`, summary.join('\n'), ...transcriptSections(state, sectionOptions(options)).flatMap(sectionBlocks)];
   return `${blocks.join('\n\n')}\n`;
+}
+
+/** Several runs in one document, in the order given (a conversation across its runs, oldest first), each as exportMarkdown shows it alone. */
+export function exportMarkdownRuns(runs: readonly { state: RunState; options?: ExportOptions }[]): string {
+  return runs.map((r) => exportMarkdown(r.state, r.options ?? {})).join('\n---\n\n');
 }

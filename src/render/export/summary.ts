@@ -27,6 +27,8 @@ export interface ExportOptions {
   agents?: ToolAgents;
   /** Absent, or with no timed call: the export shows no durations (a run without times has none). */
   timing?: ExportTiming;
+  /** What the caller knows beside the records (what the run spent, its compactions), shown after the counters. */
+  extra?: readonly SummaryField[];
 }
 
 export interface SummaryField {
@@ -49,7 +51,7 @@ function timeTotal(part: { calls: number; timed: number; ms: number }): string {
   return part.timed === part.calls ? `${formatDuration(part.ms)} in ${calls}` : `${formatDuration(part.ms)} in ${n(part.timed)} of ${calls} timed`;
 }
 
-export function runSummary(state: RunState, times: RunTimes = {}, agents: ToolAgents = {}, timing?: ExportTiming): SummaryField[] {
+export function runSummary(state: RunState, times: RunTimes = {}, agents: ToolAgents = {}, timing?: ExportTiming, extra: readonly SummaryField[] = []): SummaryField[] {
   const c = state.counters;
   const f = state.fingerprint;
   const field = (label: string, value: string, literal = false): SummaryField => ({ label, value, literal });
@@ -72,6 +74,7 @@ export function runSummary(state: RunState, times: RunTimes = {}, agents: ToolAg
     if (t.model.calls > 0) fields.push(field('Model time', timeTotal(t.model)));
     if (t.tools.calls > 0) fields.push(field('Tool time', timeTotal(t.tools)));
   }
+  for (const f of extra) fields.push({ label: f.label, value: sanitizeLine(f.value), literal: f.literal });
   return fields;
 }
 

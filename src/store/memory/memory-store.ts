@@ -19,7 +19,6 @@ interface Kept {
   resumed: Map<number, number>;
   held: boolean;
   updated: Date;
-  notes: Map<string, string>;
   removed?: boolean;
 }
 
@@ -33,6 +32,8 @@ export class MemoryBackend implements Backend {
   readonly name = 'memory';
   readonly location = 'memory store (this process only)';
   private readonly runs = new Map<string, Kept>();
+  /** Notes by run: a run's may be kept before it exists, as on the other backends (a compaction's continuation's are). */
+  private readonly notes = new Map<string, Map<string, string>>();
   /** Followers waiting for any run to change. */
   private readonly waiting = new Set<() => void>();
 
@@ -55,7 +56,7 @@ export class MemoryBackend implements Backend {
 
   async create(id: string, metaLine: string): Promise<HeldRun> {
     if (this.runs.has(id)) throw new LogbookError('exists', `run ${id} already exists`, { details: { runId: id } });
-    const run: Kept = { lines: [metaLine], times: [Date.now()], resumed: new Map(), held: true, updated: new Date(), notes: new Map() };
+    const run: Kept = { lines: [metaLine], times: [Date.now()], resumed: new Map(), held: true, updated: new Date() };
     this.runs.set(id, run);
     this.changed();
     return held(run, () => this.changed());
@@ -119,7 +120,7 @@ export class MemoryBackend implements Backend {
       last: run.lines[run.lines.length - 1] ?? null,
       updated: run.updated,
       held: run.held,
-      notes: [...run.notes.keys()],
+      notes: [...(this.notes.get(id)?.keys() ?? [])],
     }));
   }
 
@@ -128,19 +129,20 @@ export class MemoryBackend implements Backend {
     if (run === undefined) return false;
     if (run.held) throw locked(id);
     this.runs.delete(id);
+    this.notes.delete(id);
     run.removed = true;
     this.changed();
     return true;
   }
 
   async putNote(id: string, key: string, text: string): Promise<void> {
-    const run = this.runs.get(id);
-    if (run === undefined) throw runNotFound(id);
-    if (!run.notes.has(key)) run.notes.set(key, text);
+    let notes = this.notes.get(id);
+    if (notes === undefined) this.notes.set(id, (notes = new Map()));
+    if (!notes.has(key)) notes.set(key, text);
   }
 
   async getNote(id: string, key: string): Promise<string | null> {
-    return this.runs.get(id)?.notes.get(key) ?? null;
+    return this.notes.get(id)?.get(key) ?? null;
   }
 
   async close(): Promise<void> {}

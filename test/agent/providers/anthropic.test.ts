@@ -364,6 +364,16 @@ describe('anthropic: failures', () => {
     [anthropicErrors.forbidden(), 'provider_auth', 'anthropic refused the request (403 permission_error): Your API key does not have permission to use the specified resource.'],
     [anthropicErrors.notFound('claude-test'), 'provider_refused', 'anthropic refused the request (404 not_found_error): model: claude-test'],
     [anthropicErrors.invalid('messages.1.content: multi\nline'), 'provider_refused', 'anthropic refused the request (400 invalid_request_error): messages.1.content: multi line'],
+    [
+      anthropicErrors.promptTooLong(208310, 200000),
+      'context_exceeded',
+      "anthropic refused the request as longer than the model's context window (400 invalid_request_error): prompt is too long: 208310 tokens > 200000 maximum",
+    ],
+    [
+      anthropicErrors.exceedsContextLimit(188240, 21333, 200000),
+      'context_exceeded',
+      "anthropic refused the request as longer than the model's context window (400 invalid_request_error): input length and `max_tokens` exceed context limit: 188240 + 21333 > 200000, decrease input length or `max_tokens` and try again",
+    ],
   ])('does not retry a refusal and says so in one line (%#)', async (reply, code, message) => {
     api.reply(reply);
     const err = await rejection(provider().complete(modelRequest()));

@@ -213,6 +213,40 @@ describe('openai: failures', () => {
     expect(api.requests).toHaveLength(1);
   });
 
+  it.each([
+    ['OpenAI (its code)', openaiErrors.contextLengthExceeded(130415, 128000), "(400 context_length_exceeded): This model's maximum context length is 128000 tokens."],
+    [
+      "llama.cpp's server (its type)",
+      {
+        raw: {
+          status: 400,
+          headers: { 'content-type': 'application/json' },
+          chunks: ['{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":4121,"n_ctx":4096}}'],
+        },
+      },
+      '(400 exceed_context_size_error): the request exceeds the available context size',
+    ],
+    [
+      'vLLM (its words, no code)',
+      {
+        raw: {
+          status: 400,
+          headers: { 'content-type': 'application/json' },
+          chunks: [
+            '{"error":{"message":"This model\'s maximum context length is 4096 tokens. However, you requested 5000 tokens (4000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.","type":"BadRequestError","param":null,"code":400}}',
+          ],
+        },
+      },
+      "(400 BadRequestError): This model's maximum context length is 4096 tokens.",
+    ],
+  ] as const)('reads a refusal for length from %s as context_exceeded, not retried', async (_server, reply, detail) => {
+    api.reply(reply as never);
+    const err = await rejection(provider().complete(modelRequest()));
+    expect(err.code).toBe('context_exceeded');
+    expect(err.message).toContain(`openai refused the request as longer than the model's context window ${detail}`);
+    expect(api.requests).toHaveLength(1);
+  });
+
   it('reads the bare-string errors of compatible servers', async () => {
     api.reply({ raw: { status: 404, headers: { 'content-type': 'application/json' }, chunks: ['{"error":"model \\"llama9\\" not found, try pulling it first"}'] } });
     const err = await rejection(provider().complete(modelRequest()));

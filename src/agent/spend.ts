@@ -1,0 +1,93 @@
+/**
+ * What runs spent, in USD: every model call priced on its own (prices.ts),
+ * from the usage its assistant record keeps, and summed. A run's spend is its
+ * own calls' (a fork's copied records are its origin's: lineage.ts ownFrom)
+ * and, when it was compacted, its summary call's (kept in its compaction note,
+ * run-notes.ts); a conversation's is the sum over every run of its lineage.
+ * Nothing is stored: spend is derived from the records and notes each time.
+ */
+import { tokenParts, type UsageCounts } from '../core/index.js';
+import { listLineage, ownFrom } from '../store/lineage.js';
+import { COMPACTION_NOTE, parseCompaction } from '../store/run-notes.js';
+import type { RunInfo, Store } from '../store/store.js';
+import type { PriceBook } from './prices.js';
+
+/** A sum of model calls' costs. */
+export interface Spend {
+  usd: number;
+  /** The calls priced. */
+  calls: number;
+  /** The calls no price was known for: their tokens are not in `usd`. */
+  unpriced: number;
+  /** The models no price was known for, each once. */
+  unpricedModels: string[];
+  /** Where the prices came from, each once, in the order first used. */
+  sources: string[];
+}
+
+export function noSpend(): Spend {
+  return { usd: 0, calls: 0, unpriced: 0, unpricedModels: [], sources: [] };
+}
+
+/** Sums of spend, in place into `into`. */
+export function addSpend(into: Spend, more: Spend): Spend {
+  into.usd += more.usd;
+  into.calls += more.calls;
+  into.unpriced += more.unpriced;
+  for (const m of more.unpricedModels) if (!into.unpricedModels.includes(m)) into.unpricedModels.push(m);
+  for (const s of more.sources) if (!into.sources.includes(s)) into.sources.push(s);
+  return into;
+}
+
+/** Adds one model call to `spend`, priced from `book` (null: nothing is priced). */
+export function addCall(spend: Spend, book: PriceBook | null, provider: string, model: string, usage: UsageCounts): void {
+  const prices = book?.prices(provider, model) ?? null;
+  if (prices === null) {
+    spend.unpriced++;
+    if (!spend.unpricedModels.includes(model)) spend.unpricedModels.push(model);
+    return;
+  }
+  spend.usd += prices.callUsd(tokenParts(provider, usage));
+  spend.calls++;
+  if (!spend.sources.includes(prices.source)) spend.sources.push(prices.source);
+}
+
+/** The cheap test a journal line passes when it may be an assistant record (store.records' select). */
+const mayBeAssistant = (line: string): boolean => line.includes('"assistant":');
+
+/**
+ * What run `id` spent: its own model calls (from seq `from` on, after what a
+ * fork copied) and the summary call of its compaction, if it was compacted.
+ */
+export async function runSpend(store: Store, id: string, book: PriceBook | null, from = 1): Promise<Spend> {
+  const spend = noSpend();
+  let provider = '';
+  let model = '';
+  for await (const { record } of store.records(id, { select: mayBeAssistant })) {
+    if ('meta' in record) {
+      provider = record.meta.fingerprint.provider;
+      model = record.meta.fingerprint.model;
+    } else if ('assistant' in record && record.seq >= from) {
+      addCall(spend, book, provider, model, record.assistant);
+    }
+  }
+  const compaction = parseCompaction(await store.getNote(id, COMPACTION_NOTE).catch(() => null));
+  if (compaction !== null) addCall(spend, book, provider, model, compaction.usage);
+  return spend;
+}
+
+/** The spend of a listed run: its own records only (ownFrom). */
+export function listedRunSpend(store: Store, run: Pick<RunInfo, 'runId' | 'forkedFrom'>, book: PriceBook | null): Promise<Spend> {
+  return runSpend(store, run.runId, book, ownFrom(run));
+}
+
+/** What a conversation spent: every run of run `id`'s lineage (those in `except` left out), and how many runs that is. */
+export async function lineageSpend(store: Store, id: string, book: PriceBook | null, except: ReadonlySet<string> = new Set()): Promise<{ spend: Spend; runs: number }> {
+  const runs = await listLineage(store, id);
+  const spend = noSpend();
+  for (const run of runs) {
+    if (except.has(run.runId) || run.status === 'unreadable') continue;
+    addSpend(spend, await listedRunSpend(store, run, book));
+  }
+  return { spend, runs: runs.length };
+}

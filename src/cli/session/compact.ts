@@ -1,0 +1,69 @@
+/**
+ * `logbook session compact ID`: the run compacted now (agent/compaction.ts),
+ * with the config at hand as a resume would use it.
+ */
+import { retryPolicyFromText } from '../../agent/providers/retry.js';
+import { resumeRun } from '../../agent/run.js';
+import { CompactedError } from '../../agent/compaction.js';
+import { agentFromConfig } from '../../config/agent.js';
+import { LogbookError, isLogbookError } from '../../core/index.js';
+import { sanitizeLine } from '../../render/sanitize.js';
+import { resolveRunId } from '../../store/resolve.js';
+import type { Store } from '../../store/store.js';
+import type { Environment } from '../environment.js';
+import { EXIT, type ExitCode } from '../exit-codes.js';
+import { createProgress } from '../progress.js';
+import { resumeCommand } from '../resume-command.js';
+import { onSuspendSignals } from '../signals.js';
+import { requireConfig, storeFor, type StoreFlags } from '../store.js';
+
+export interface CompactFlags extends StoreFlags {
+  force?: boolean;
+}
+
+export async function compactSession(environment: Environment, given: string, flags: CompactFlags): Promise<ExitCode> {
+  const config = requireConfig(flags.config, environment);
+  const progress = createProgress(process.stderr, { tokens: false });
+  const stop = onSuspendSignals(() => {});
+  let store: Store | null = null;
+  let close = async (): Promise<void> => {};
+  try {
+    const configured = await agentFromConfig(config, {
+      env: environment.env,
+      retry: retryPolicyFromText(environment.maxRetries, 'LOGBOOK_PROVIDER_MAX_RETRIES'),
+      onRetry: (message) => progress.write(`${sanitizeLine(message)}\n`),
+      signal: stop.signal,
+    });
+    close = configured.close;
+    store = await storeFor(environment, { config, stateDir: flags.stateDir });
+    const id = await resolveRunId(store, given);
+    const run = await resumeRun(store, configured.agent, id, { ...(flags.force ? { force: true } : {}) }).catch((err: unknown) => {
+      if (err instanceof CompactedError) throw new LogbookError('compacted', `${err.message}: ${resumeCommand(err.into, flags)}`, { cause: err });
+      throw err;
+    });
+    if (run.id !== id) {
+      // Its compaction had stopped before its hand-off was done: resuming it finished that.
+      await run.close();
+      process.stderr.write(`run ${id} was compacted into run ${run.id} already; continue it with: ${resumeCommand(run.id, flags)}\n`);
+      return EXIT.ok;
+    }
+    progress.start('compacting the conversation');
+    const { into, at } = await run.compact({ signal: stop.signal });
+    progress.stop();
+    process.stdout.write(`${into}\n`);
+    process.stderr.write(`compacted run ${id} at seq ${at} into run ${into}; continue it with: ${resumeCommand(into, flags)}\n`);
+    return EXIT.ok;
+  } catch (err) {
+    if (stop.signal.aborted && isLogbookError(err, 'interrupted')) {
+      progress.stop();
+      process.stderr.write('stopped; nothing was compacted\n');
+      return EXIT.interrupted;
+    }
+    throw err;
+  } finally {
+    progress.stop();
+    stop.dispose();
+    await close();
+    await store?.close();
+  }
+}

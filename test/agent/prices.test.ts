@@ -1,0 +1,60 @@
+/** Prices: agent.yaml's over the table's, a call priced on its own, context windows from the table. */
+import { describe, expect, it } from 'vitest';
+import { OVERRIDE_SOURCE, loadPriceBook, usdText } from '../../src/agent/prices.js';
+import { addCall, noSpend } from '../../src/agent/spend.js';
+
+describe('the price book', () => {
+  it("prices a model the table knows, per call, its tiers applied to the call past them", async () => {
+    const book = await loadPriceBook();
+    const prices = book.prices('anthropic', 'claude-sonnet-4-5')!;
+    expect(prices.source).toMatch(/^@pydantic\/genai-prices \d+\.\d+\.\d+ \(claude-sonnet-4-5\)$/);
+    expect(prices.callUsd({ input: 100_000, cacheRead: 0, cacheWrite: 0, output: 10_000 })).toBeCloseTo(0.3 + 0.15, 9);
+    // Two calls of 150,000 input tokens each are billed at the base price; one of 300,000 at the tier's.
+    const small = prices.callUsd({ input: 150_000, cacheRead: 0, cacheWrite: 0, output: 0 });
+    const large = prices.callUsd({ input: 300_000, cacheRead: 0, cacheWrite: 0, output: 0 });
+    expect(2 * small).toBeCloseTo(0.9, 9);
+    expect(large).toBeGreaterThan(2 * small);
+  });
+
+  it("knows context windows, and says nothing of a model it does not know", async () => {
+    const book = await loadPriceBook();
+    expect(book.contextWindow('anthropic', 'claude-sonnet-4-5')).toBe(200_000);
+    expect(book.contextWindow('openai', 'gpt-4o')).toBe(128_000);
+    expect(book.contextWindow('openai', 'my-local-model')).toBeUndefined();
+    expect(book.prices('openai', 'my-local-model')).toBeNull();
+    expect(book.prices('script', 'script')).toBeNull();
+  });
+
+  it('takes a model agent.yaml prices over the table, a cache price left out at the input price', async () => {
+    const book = await loadPriceBook({ overrides: { 'gpt-4o': { input: 2, output: 8, cache_write: 3 } } });
+    const prices = book.prices('openai', 'gpt-4o')!;
+    expect(prices.source).toBe(OVERRIDE_SOURCE);
+    expect(prices.callUsd({ input: 1e6, cacheRead: 1e6, cacheWrite: 1e6, output: 1e6 })).toBeCloseTo(2 + 2 + 3 + 8, 9);
+  });
+
+  it('reads no table when told not to: only the overrides price', async () => {
+    const book = await loadPriceBook({ table: false, overrides: { m: { input: 1, output: 1 } } });
+    expect(book.prices('anthropic', 'claude-sonnet-4-5')).toBeNull();
+    expect(book.prices('anthropic', 'm')?.source).toBe(OVERRIDE_SOURCE);
+  });
+});
+
+describe('a sum of calls', () => {
+  it("counts the calls without a price apart, naming their models, and the Messages API's cache apart from its input", async () => {
+    const book = await loadPriceBook({ table: false, overrides: { m: { input: 1, output: 2, cache_read: 0.5 } } });
+    const spend = noSpend();
+    addCall(spend, book, 'anthropic', 'm', { in_tokens: 1e6, out_tokens: 1e6, cache_read_tokens: 1e6 });
+    addCall(spend, book, 'openai', 'm', { in_tokens: 1e6, out_tokens: 0, cache_read_tokens: 1e6 });
+    addCall(spend, book, 'openai', 'other', { in_tokens: 5, out_tokens: 5 });
+    // Messages: 1M uncached + 1M cached; Chat Completions: its 1M prompt tokens are the cached ones.
+    expect(spend.usd).toBeCloseTo(1 + 2 + 0.5 + 0.5, 9);
+    expect(spend).toMatchObject({ calls: 2, unpriced: 1, unpricedModels: ['other'], sources: [OVERRIDE_SOURCE] });
+  });
+
+  it('reads as dollars with four places under a dollar', () => {
+    expect(usdText(0)).toBe('$0.00');
+    expect(usdText(0.045)).toBe('$0.0450');
+    expect(usdText(12.345)).toBe('$12.35');
+    expect(usdText(1234.5)).toBe('$1,235');
+  });
+});
