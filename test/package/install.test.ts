@@ -22,13 +22,26 @@ const exec = promisify(execFile);
 /** npm's own entry point, beside the node running the tests (npm names it to scripts as npm_execpath). */
 const NPM = process.env.npm_execpath?.endsWith('npm-cli.js') ? process.env.npm_execpath : join(dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js');
 
+/**
+ * How this machine reaches the registry (its CA bundle, its proxy), as a user's shell has it: npm reads
+ * its global npmrc beside the node it runs on, so a Node from the npm registry reads none.
+ */
+const NETWORK_VARIABLES = ['NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy', 'npm_config_cafile', 'npm_config_registry'];
+
 /** A minimal environment, as a user's shell: no variable of the test run or of this checkout. */
 function userEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return { PATH: process.env.PATH!, HOME: tempDir('logbook-home-'), NO_COLOR: '1', ...extra };
+  const network = Object.fromEntries(NETWORK_VARIABLES.flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])));
+  return { PATH: process.env.PATH!, HOME: tempDir('logbook-home-'), NO_COLOR: '1', ...network, ...extra };
 }
 
-function npm(args: string[], cwd: string, env: Record<string, string>) {
-  return exec(process.execPath, [NPM, ...args], { cwd, env, timeout: 300_000, maxBuffer: 64 * 1024 * 1024 });
+/** npm with these arguments; a failure says what npm said, not only that it failed. */
+async function npm(args: string[], cwd: string, env: Record<string, string>) {
+  try {
+    return await exec(process.execPath, [NPM, ...args], { cwd, env, timeout: 300_000, maxBuffer: 64 * 1024 * 1024 });
+  } catch (error) {
+    const { stderr = '', signal } = error as { stderr?: string; signal?: string };
+    throw new Error(`npm ${args[0]} failed${signal ? ` (${signal})` : ''}: ${stderr.trim().split('\n').slice(-12).join('\n')}`, { cause: error });
+  }
 }
 
 let project: string;
