@@ -49,13 +49,12 @@ export type { Env } from './agent/tools/env-refs.js';
 
 // ---- agent.yaml -------------------------------------------------------------
 export type { ExposeSettings } from './agent/exposure.js';
-export { loadConfig, parseConfig, DEFAULT_CONFIG_FILE, type LogbookConfig, type ProviderName, type CommandToolConfig, type OtelBlock } from './config/config.js';
+export { loadConfig, parseConfig, DEFAULT_CONFIG_FILE, type LogbookConfig, type ProviderName, type CommandToolConfig, type OtelBlock, type ModelPriceConfig } from './config/config.js';
 export { loadAgent, agentFromConfig, type AgentEnvironment, type ConfiguredAgent, type LoadedAgent } from './config/agent.js';
 export { storeFromConfig, type ConfiguredStoreOptions } from './config/store.js';
 
 // ---- runs: start, resume, follow up, execute --------------------------------
-// Still to come here, as it lands: tasks sent to agents over NATS. A run's
-// OpenTelemetry trace is the command's alone for now (session export --format otlp).
+// Still to come here, as it lands: tasks sent to agents over NATS.
 export {
   startRun,
   resumeRun,
@@ -150,7 +149,10 @@ export {
 } from './api/search.js';
 export { textMatcher, type TextMatcher, type TextMatch } from './core/search.js';
 export type { ResumableRun } from './core/gates.js';
-export { exportSession, SESSION_FORMATS, type SessionFormat } from './api/export.js';
+export { exportSession, SESSION_FORMATS, type SessionFormat, type SessionExportOptions } from './api/export.js';
+// A run's OpenTelemetry trace: the OpenTelemetry packages load only when it is made.
+export { runTrace, traceJson, sendTrace, type RunTrace, type RunTraceOptions } from './api/trace.js';
+export { OTLP_PROTOCOLS, type OtlpTarget, type OtlpProtocol } from './otel/export.js';
 
 // ---- records: what a journal holds, and what it folds to --------------------
 export {

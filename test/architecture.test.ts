@@ -19,8 +19,8 @@ const ALLOWED: Record<string, string[]> = {
   render: ['core'],
   otel: ['core', 'store'],
   config: ['core', 'agent', 'store', 'schema', 'a2a'],
-  // What a program embedding logbook calls that spans layers (a search, an export of a stored run).
-  api: ['core', 'store', 'schema', 'a2a', 'agent', 'render', 'config'],
+  // What a program embedding logbook calls that spans layers (a search, an export or a trace of a stored run).
+  api: ['core', 'store', 'schema', 'a2a', 'agent', 'render', 'config', 'otel'],
   cli: ['core', 'store', 'schema', 'a2a', 'agent', 'render', 'config', 'otel', 'api'],
 };
 

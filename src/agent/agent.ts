@@ -42,6 +42,7 @@ export interface Agent {
   promptCache: boolean;
 }
 
+/** When a long run is compacted into a continuation run, and what the continuation keeps. */
 export interface CompactionSettings {
   /**
    * Compact when a request's input passes this fraction of the context window
@@ -53,6 +54,7 @@ export interface CompactionSettings {
   keepTurns: number;
 }
 
+/** agent.yaml's defaults: compact at 80% of the context window, keep the last two exchanges. */
 export const DEFAULT_COMPACTION: CompactionSettings = { at: 0.8, keepTurns: 2 };
 
 /** An agent's limits when they are not given, as in agent.yaml. */

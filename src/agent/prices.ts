@@ -30,6 +30,7 @@ export interface ModelPrices {
   callUsd(tokens: TokenParts): number;
 }
 
+/** Prices and context windows by provider and model: agent.yaml's `prices:` first, then the price table. */
 export interface PriceBook {
   /** The prices of a provider's model, or null when neither agent.yaml nor the table knows it. */
   prices(provider: string, model: string): ModelPrices | null;
@@ -37,6 +38,7 @@ export interface PriceBook {
   contextWindow(provider: string, model: string): number | undefined;
 }
 
+/** What loadPriceBook reads. */
 export interface PriceBookOptions {
   /** agent.yaml's `prices:`, by model name. */
   overrides?: Readonly<Record<string, PriceOverride>>;

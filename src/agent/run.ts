@@ -228,6 +228,7 @@ export class AgentRun {
   }
 }
 
+/** How startRun begins a run. */
 export interface StartOptions {
   /** The run id; generated from the clock when absent. */
   id?: string;
@@ -258,6 +259,7 @@ export async function startRun(store: Store | null, agent: Agent, options: Start
   return new AgentRun(agent, encodeRecord({ seq: 1, meta }), initialState({ seq: 1, meta }), journal, false, warnings, { store, ...spend });
 }
 
+/** How resumeRun takes a run up again. */
 export interface ResumeOptions {
   /** Resume despite configuration drift other than a provider change. */
   force?: boolean;
@@ -291,6 +293,7 @@ async function resumeRequest(store: Store, agent: Agent, run: ResumableRun, opti
   };
 }
 
+/** What the resume gates are asked to allow (resumeRefusal, resumeRun). */
 export interface GateOptions {
   /** As ResumeOptions.force. */
   force?: boolean;

@@ -25,6 +25,7 @@ export interface Spend {
   sources: string[];
 }
 
+/** Nothing spent: no call, no USD. */
 export function noSpend(): Spend {
   return { usd: 0, calls: 0, unpriced: 0, unpricedModels: [], sources: [] };
 }

@@ -9,6 +9,7 @@ import type { SessionFormat } from './formats.js';
 
 export { SESSION_FORMATS, type SessionFormat } from './formats.js';
 
+/** What exportSession adds to a run's document. */
 export interface SessionExportOptions {
   /**
    * Prices the run's model calls (prices.ts): the summary then says what the

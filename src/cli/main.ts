@@ -18,7 +18,7 @@ import { registerSessionCommands } from './session/index.js';
 import { guardStdio } from './stdio.js';
 import { configSource } from './store.js';
 import { registerUiCommand } from './ui-command.js';
-import { packageVersion } from './version.js';
+import { packageVersion } from '../api/version.js';
 
 /** Every exit code the command has, for the top-level --help. */
 const EXIT_HELP = helpAfter([], Object.keys(EXIT) as (keyof typeof EXIT)[]);

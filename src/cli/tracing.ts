@@ -6,7 +6,6 @@
 import { policyOf } from '../agent/approvals.js';
 import type { AgentRun } from '../agent/run.js';
 import { expandAll } from '../agent/tools/env-refs.js';
-import { exposedName } from '../agent/tools/mcp/spec.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
 import type { LogbookConfig } from '../config/config.js';
 import { isLogbookError } from '../core/index.js';
@@ -15,29 +14,13 @@ import { otelSettings, type OtelSettings } from '../otel/settings.js';
 import type { ToolPolicyFacts } from '../otel/spans.js';
 import type { Store } from '../store/store.js';
 import type { Environment } from './environment.js';
-import { packageVersion } from './version.js';
+import { packageVersion } from '../api/version.js';
 
 /** The live export's settings from the config and the environment; null when no spans are sent. Header references are expanded here. */
 export function tracingSettings(config: LogbookConfig | undefined, environment: Environment): OtelSettings | null {
   const block = config?.otel;
   const otel = block === undefined ? undefined : { ...block, headers: expandAll(block.headers, environment.env, 'otel.headers') };
   return otelSettings(otel, environment.otel);
-}
-
-/**
- * The policies the config itself states, without starting any tool server
- * (an export after the fact): a command tool's, and an MCP tool's where its
- * overrides give both halves.
- */
-export function configPolicies(config: LogbookConfig | undefined): (name: string) => ToolPolicyFacts | undefined {
-  const known = new Map<string, ToolPolicyFacts>();
-  for (const t of config?.tools ?? []) known.set(t.name, { confirm: t.confirm === true, sideEffects: t.side_effects === true });
-  for (const server of config?.mcp ?? []) {
-    for (const [tool, o] of Object.entries(server.overrides)) {
-      if (o.confirm !== undefined && o.side_effects !== undefined) known.set(exposedName(server.name, tool), { confirm: o.confirm, sideEffects: o.side_effects });
-    }
-  }
-  return (name) => known.get(name);
 }
 
 /** The config's policy of each tool, as the spans carry it. */

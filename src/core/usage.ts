@@ -22,6 +22,7 @@ export interface TokenParts {
   output: number;
 }
 
+/** A call's usage split as it is priced; where a provider counts cached tokens inside the input (OpenAI), they are taken out of it. */
 export function tokenParts(provider: string, usage: UsageCounts): TokenParts {
   const cacheRead = usage.cache_read_tokens ?? 0;
   const cacheWrite = usage.cache_create_tokens ?? 0;

@@ -7,7 +7,9 @@ import type { ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { LogbookError } from '../core/index.js';
 
+/** The OTLP/HTTP encodings spans are sent in. */
 export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
+/** One of OTLP_PROTOCOLS. */
 export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
 
 /** Where spans go: an OTLP/HTTP traces endpoint (the whole URL, `/v1/traces` included). */

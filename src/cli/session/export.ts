@@ -13,8 +13,7 @@ import { fsyncDir } from '../../store/file/fs.js';
 import { resolveRunId } from '../../store/resolve.js';
 import type { Environment } from '../environment.js';
 import { findConfig, withStore, type StoreFlags } from '../store.js';
-import { configPolicies, tracingSettings } from '../tracing.js';
-import { packageVersion } from '../version.js';
+import { tracingSettings } from '../tracing.js';
 import type { LogbookConfig } from '../../config/config.js';
 import type { Store } from '../../store/store.js';
 import type { Format } from './export-command.js';
@@ -121,35 +120,21 @@ export function wroteLine(exported: Exported, path: string): string {
 }
 
 /**
- * Run `id` as OpenTelemetry spans (src/otel): OTLP/JSON to write, or, with
- * `endpoint`, sent to that collector (and nothing to write). A run of which no
- * times are kept cannot be traced: that is an error, since nothing would be sent.
+ * Run `id`'s trace (api/trace.ts): OTLP/JSON to write, or, with `endpoint`,
+ * sent to that collector (and nothing to write).
  */
 async function traceOf(store: Store, id: string, config: LogbookConfig | undefined, environment: Environment, endpoint: string | undefined): Promise<string> {
-  const [{ runSpans }, { conversationOf, traceContext }, { otlpJson, sendSpans }, { endpointTarget }] = await Promise.all([
-    import('../../otel/spans.js'),
-    import('../../otel/trace-context.js'),
-    import('../../otel/export.js'),
-    import('../../otel/settings.js'),
-  ]);
+  const [{ runTrace, traceJson, sendTrace }, { endpointTarget }] = await Promise.all([import('../../api/trace.js'), import('../../otel/settings.js')]);
   const live = tracingSettings(config, environment);
-  const loaded = await store.load(id);
-  const context = traceContext({
-    conversationId: await conversationOf(store, id),
+  const trace = await runTrace(store, id, {
     captureContent: live?.captureContent ?? config?.otel?.capture_content === true,
     serviceName: live?.serviceName ?? environment.otel.serviceName ?? 'logbook',
-    version: packageVersion(),
-    policy: configPolicies(config),
+    ...(config !== undefined ? { config } : {}),
   });
-  const { root, children, untimed } = runSpans(loaded.records, loaded.times, context);
-  if (root === null) {
-    throw new LogbookError('usage', `run ${id} has no times kept beside it (written by the reference, copied, or its times note is gone): it cannot be traced`);
-  }
-  if (untimed > 0) process.stderr.write(`logbook: ${untimed} of the run's calls have no kept times and are left out of its trace\n`);
-  const spans = [root, ...children];
-  if (endpoint === undefined) return otlpJson(spans);
+  if (trace.untimed > 0) process.stderr.write(`logbook: ${trace.untimed} of the run's calls have no kept times and are left out of its trace\n`);
+  if (endpoint === undefined) return traceJson(trace);
   const target = endpointTarget(endpoint, live, environment.otel);
-  await sendSpans(spans, target);
-  process.stderr.write(`sent ${spans.length} spans of run ${id} to ${target.url} (trace ${root.spanContext().traceId})\n`);
+  await sendTrace(trace, target);
+  process.stderr.write(`sent ${trace.spans.length} spans of run ${id} to ${target.url} (trace ${trace.traceId})\n`);
   return '';
 }
