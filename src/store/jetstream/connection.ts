@@ -30,6 +30,34 @@ export function serverList(url: string): string[] {
     .filter((s) => s !== '');
 }
 
+/** Who a client says it is: a user and password, or a token. */
+export type UrlAuth = { user: string; pass: string } | { token: string };
+
+/**
+ * The credentials the servers' URLs name (`nats://user:password@host`,
+ * `nats://token@host`), since the NATS client reads none from a URL; null when
+ * none names any. Servers naming different ones are refused: a client sends one.
+ */
+export function urlAuth(url: string): UrlAuth | null {
+  const found = new Map<string, UrlAuth>();
+  for (const server of serverList(url)) {
+    let parsed: URL;
+    try {
+      parsed = new URL(server.includes('://') ? server : `nats://${server}`);
+    } catch {
+      continue; // the client names a URL it cannot read
+    }
+    if (parsed.username === '' && parsed.password === '') continue;
+    const user = decodeURIComponent(parsed.username);
+    const auth: UrlAuth = parsed.password === '' && !server.includes(`${parsed.username}:@`) ? { token: user } : { user, pass: decodeURIComponent(parsed.password) };
+    found.set(JSON.stringify(auth), auth);
+  }
+  if (found.size > 1) {
+    throw new LogbookError('config', `the servers of nats.url name different credentials (${redactUrlCredentials(url)}): a client sends one; name them once, the same in every URL`);
+  }
+  return found.values().next().value ?? null;
+}
+
 /** "the NATS server at URL" or "the NATS servers at A, B", for messages. */
 export function serversPhrase(url: string): string {
   const servers = serverList(url);
@@ -222,6 +250,10 @@ export async function connectNats(settings: NatsSettings, timeoutMs: number = DE
     }
     authenticator = credsAuthenticator(creds);
   }
+  const auth = urlAuth(settings.url);
+  if (auth !== null && authenticator !== undefined) {
+    throw new LogbookError('config', `nats.url names credentials and nats.creds names a credentials file (${settings.creds}): a client sends one; drop one of them`);
+  }
   try {
     return await connect({
       servers: serverList(settings.url),
@@ -229,6 +261,7 @@ export async function connectNats(settings: NatsSettings, timeoutMs: number = DE
       maxReconnectAttempts: -1,
       reconnectTimeWait: 500,
       ...(authenticator ? { authenticator } : {}),
+      ...(auth ?? {}),
     });
   } catch (err) {
     throw unavailable(`cannot connect to NATS at ${shown}: ${redactUrlCredentials((err as Error).message)}; is nats-server running there?`, err);
