@@ -4,6 +4,7 @@
  * sort by the second they were made. Ordering within a reply set is by
  * `sequence`, never by id.
  */
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 
 type Ksuid = typeof import('ksuid');
@@ -26,3 +27,20 @@ export function mintedAt(id: string): Date | null {
     return null;
   }
 }
+
+/**
+ * A message id derived from `key`: a KSUID minted at `at` (to the second) whose
+ * payload is the first 16 bytes of key's SHA-256, so the same key always gives
+ * the same id. What a request made again after a crash is sent with (a task
+ * request a run's tool call starts), so that it is one task.
+ */
+export function derivedMessageId(key: string, at: Date): string {
+  ksuid ??= requireCjs('ksuid') as Ksuid;
+  const payload = createHash('sha256').update(key, 'utf8').digest().subarray(0, 16);
+  // A KSUID's clock starts in 2014: an earlier time (a clock set wrong) is taken as that start.
+  const ms = Math.max(at.getTime(), KSUID_EPOCH_MS);
+  return ksuid.fromParts(Number.isFinite(ms) ? ms : KSUID_EPOCH_MS, payload).string;
+}
+
+/** When KSUIDs' clock starts (2014-05-13T16:53:20Z). */
+const KSUID_EPOCH_MS = 1_400_000_000_000;

@@ -7,8 +7,24 @@
 export * from './protocol.js';
 export { encodeMessage, encodeBlock } from './encode.js';
 export { decodeMessage, decodeAnyMessage, checkSize, bodySize, type Body, type NotUnderstood } from './decode.js';
-export { stampRequest, stampReply } from './stamp.js';
-export { newMessageId, mintedAt } from './ids.js';
+export { stampRequest, stampReply, stampTaskRequest, stampTaskReply, stampCancel, type TaskAddress } from './stamp.js';
+export { newMessageId, mintedAt, derivedMessageId } from './ids.js';
 export { formatWireTime, normalizeWireTime, nowNs } from './wire-time.js';
-export { SUBJECT_PREFIX, discoverySubject, toolSubject, identityOfDiscoverySubject, ENDPOINTS, DEFAULT_REPLY_TIMEOUT_MS } from './subjects.js';
+export {
+  SUBJECT_PREFIX,
+  discoverySubject,
+  toolSubject,
+  identityOfDiscoverySubject,
+  ENDPOINTS,
+  DEFAULT_REPLY_TIMEOUT_MS,
+  TASK_SUBJECTS,
+  EVENT_SUBJECTS,
+  taskSubject,
+  identityOfTaskSubject,
+  eventsSubject,
+  cancelSubject,
+  eventMessageId,
+  isSubjectToken,
+} from './subjects.js';
 export { a2aSchema, schemaProblem, validatorOf, compileA2ASchemas, A2A_AJV_OPTIONS, validatorName, type A2ASchemaName } from './schemas.js';
+export { TaskProjection, taskEvents, TASK_END_CODES, type TaskEvent, type TaskProjectionOptions } from './task-events.js';

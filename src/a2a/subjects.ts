@@ -27,3 +27,43 @@ export const ENDPOINTS = { discovery: 'discovery', tool: 'tool' } as const;
 
 /** How long a caller waits for a reply unless told otherwise. */
 export const DEFAULT_REPLY_TIMEOUT_MS = 30_000;
+
+// ---- tasks (logbook's binding of the streaming flow; docs/reference/a2a.md part 2) ----
+
+/** Every agent's task subjects: what the operator's work-queue stream holds. */
+export const TASK_SUBJECTS = `${SUBJECT_PREFIX}.task.>`;
+
+/** Every task's event subjects: what the operator's events stream holds. */
+export const EVENT_SUBJECTS = `${SUBJECT_PREFIX}.events.>`;
+
+/** Where a `request` for agent `identity` is published, with JetStream. */
+export function taskSubject(identity: string): string {
+  return `${SUBJECT_PREFIX}.task.${identity}`;
+}
+
+/** The identity a task subject is for, if it is one. */
+export function identityOfTaskSubject(subject: string): string | undefined {
+  const prefix = `${SUBJECT_PREFIX}.task.`;
+  const rest = subject.startsWith(prefix) ? subject.slice(prefix.length) : '';
+  return rest !== '' && !rest.includes('.') ? rest : undefined;
+}
+
+/** Where the `ack`, events and end of the task of request `request` are published. */
+export function eventsSubject(request: string): string {
+  return `${SUBJECT_PREFIX}.events.${request}`;
+}
+
+/** Where a `cancel` for a task of agent `identity` is published (core NATS: every instance hears it). */
+export function cancelSubject(identity: string): string {
+  return `${SUBJECT_PREFIX}.cancel.${identity}`;
+}
+
+/** An event's `Nats-Msg-Id`: the same for the same place in the same task, so a publish made again is one message. */
+export function eventMessageId(request: string, sequence: number): string {
+  return `${request}-${sequence}`;
+}
+
+/** Whether `id` can name a subject token (a request id a task's events subject is made of). */
+export function isSubjectToken(id: string): boolean {
+  return id.length > 0 && id.length <= 255 && /^[^\s.*>\x00-\x1f\x7f]+$/.test(id);
+}

@@ -4,7 +4,7 @@
  * gates without holding the run, then holds it, so inspecting a run never blocks
  * on its writer and a refused resume never disturbs one.
  */
-import { LogbookError, checkResume, encodeRecord, toolSetManifest, initialState, validateId, type ResumableRun, type ResumeRequest, type RunState } from '../core/index.js';
+import { LogbookError, checkResume, decodeRecord, encodeRecord, toolSetManifest, initialState, validateId, type ResumableRun, type ResumeRequest, type RunState } from '../core/index.js';
 import { forkRun } from '../store/fork.js';
 import { ownFrom } from '../store/lineage.js';
 import type { CompactionNote } from '../store/run-notes.js';
@@ -33,7 +33,7 @@ import {
 import { Recorder } from './recorder.js';
 import { keepRemoteOrigins } from './remote-origins.js';
 import { generateRunId, keepPlace, keepToolSet, keptToolSet, newRunMeta } from './run-meta.js';
-import { awaitsInput, runLoop, type LoopOptions, type RunResult, type SpendSetup, type ToolCall } from './runner.js';
+import { awaitsInput, runLoop, type LoopOptions, type RunObserver, type RunResult, type SpendSetup, type ToolCall } from './runner.js';
 import { lineageSpend, noSpend, runSpend } from './spend.js';
 
 export { generateRunId, newRunMeta } from './run-meta.js';
@@ -109,6 +109,29 @@ export class AgentRun {
     return this.setup.continuedFrom;
   }
 
+  /** The run's meta `created`, as written. */
+  get created(): string {
+    const record = decodeRecord(this.metaLine);
+    return 'meta' in record ? record.meta.created : '';
+  }
+
+  /**
+   * Ends the run without executing it, suspended with `message` (a task whose
+   * interrupted call needs an operator: the run waits for one). The journal is
+   * let go; the run is resumable as any suspended run.
+   */
+  async suspend(message: string, observer?: Pick<RunObserver, 'record'>): Promise<RunResult> {
+    if (this.closed) throw new LogbookError('journal_closed', `run ${this.id} was already executed or closed`);
+    const recorder = new Recorder(this.state, this.journal, observer?.record?.bind(observer));
+    try {
+      await recorder.append({ terminal: { reason: 'suspended', message } });
+      const { state } = this;
+      return { reason: 'suspended', message, interrupted: false, finalText: '', state, messages: state.messages, counters: state.counters, compactions: [] };
+    } finally {
+      await this.close();
+    }
+  }
+
   /**
    * The call this run may have left running when it stopped, if its tool has
    * side effects and no choice was made for it yet: execute refuses
@@ -150,6 +173,7 @@ export class AgentRun {
         agent: this.agent,
         recorder,
         resumed: this.resumed,
+        runCreated: this.created,
         compact: (from: Recorder, cause: CompactionCause) => this.compactHeld(from, cause, options.signal, onRecord, (m) => observer?.warning?.(m)),
         ...(followUp !== undefined ? { followUp } : {}),
         ...(this.interruption !== undefined ? { interruption: this.interruption } : {}),

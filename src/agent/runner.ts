@@ -16,8 +16,10 @@ import {
   redactUrlCredentials,
   restsOnRefusal,
   batchCalls,
+  decodeRecord,
   interruptedCallMessage,
   isLogbookError,
+  messageText,
   requestInputTokens,
   toolUses,
   type Counters,
@@ -43,6 +45,7 @@ import { usdText } from './prices.js';
 import type { ModelResponse, StreamObserver, Usage } from './provider.js';
 import type { Recorder } from './recorder.js';
 import { addCall, addSpend, noSpend, type Spend } from './spend.js';
+import type { ToolProgress } from './tools/tool.js';
 
 /** A tool call as the model made it: `id`, `name`, and `input` as the JSON text it wrote. */
 export type ToolCall = ToolUseBlock['tool_use'];
@@ -78,6 +81,8 @@ export interface RunObserver {
   toolEnd?(call: ToolCall, result: ToolResultBody): void;
   /** A journaled result reused on resume instead of running the tool again. */
   toolReused?(call: ToolCall, result: ToolResultBody): void;
+  /** What a tool reports while it runs (another agent's events, for a call that asks it a task). */
+  toolProgress?(call: ToolCall, progress: ToolProgress): void;
   /** A call answered without running its tool (denied, or not re-run after an interruption); toolEnd follows. */
   toolWithheld?(call: ToolCall, resolved: string | undefined, result: ToolResultBody): void;
   /** Something the operator should know that stops nothing (a turn cut at max_tokens, a call not run). */
@@ -159,6 +164,31 @@ export interface LoopOptions {
   input?: ChatInput;
   /** Asked before each call of a tool whose policy says confirm; without it such a call suspends the run. */
   beforeToolCall?: BeforeToolCall;
+  /**
+   * Limits for this execution alone, below the agent's (a task's budget):
+   * never above them, never journaled, and outside the fingerprint.
+   */
+  limits?: ExecutionLimits;
+  /** The A2A request this run serves, when it is a task: what a task it starts names as its parent. */
+  parentRequest?: string;
+}
+
+export interface ExecutionLimits {
+  /** Model calls: at most the agent's maxIterations. */
+  maxIterations?: number;
+  /** Tokens (in + out) in all: at most the agent's budget. */
+  budget?: number;
+  /** How long one model call may take before it fails the run. */
+  modelCallTimeoutMs?: number;
+}
+
+/**
+ * What a run's signal is aborted with to have its suspended record say why (a
+ * canceled task names who canceled it); without it a suspend says nothing, or
+ * names the call it cut short.
+ */
+export class SuspendReason extends Error {
+  override readonly name = 'SuspendReason';
 }
 
 /** How a run ended (each way is a result, not an error), with its state at the end. */
@@ -189,8 +219,13 @@ export interface RunResult {
 
 /** A message's prose: its text blocks, joined by newlines. */
 export function textOf(message: Message | undefined): string {
-  if (message === undefined) return '';
-  return message.content.flatMap((b) => ('text' in b ? [b.text.text] : [])).join('\n');
+  return messageText(message);
+}
+
+/** A meta line's `created`, as written. */
+function createdOf(metaLine: string): string {
+  const record = decodeRecord(metaLine);
+  return 'meta' in record ? record.meta.created : '';
 }
 
 function interrupted(): LogbookError {
@@ -278,6 +313,8 @@ export interface LoopSetup {
   firstInput?: number;
   /** What the run had spent when it started (none priced when absent). */
   spend?: SpendSetup;
+  /** The run's meta `created`, as written: tools that name a call on the wire derive that name from it. */
+  runCreated?: string;
 }
 
 /**
@@ -299,6 +336,11 @@ class Loop {
   private readonly observer: RunObserver;
   private readonly signal: AbortSignal;
   private readonly system: string;
+  /** The meta `created` of the run being written (a continuation's once compacted). */
+  private runCreated: string;
+  /** The agent's limits, lowered by the execution's own. */
+  private readonly maxIterations: number;
+  private readonly budget: number | undefined;
   /** A chat grows its cap with every typed turn; only the position is journaled. */
   private cap: number;
 
@@ -334,9 +376,19 @@ class Loop {
     this.iterationBase = setup.iterationBase ?? 0;
     this.inputFirst = setup.inputFirst === true;
     this.firstInput = setup.firstInput;
-    this.cap = this.state.interactive ? this.nextIteration() + this.agent.maxIterations : this.agent.maxIterations;
+    this.runCreated = setup.runCreated ?? '';
+    const limits = options.limits ?? {};
+    this.maxIterations = Math.min(this.agent.maxIterations, limits.maxIterations ?? Infinity);
+    this.budget = limits.budget === undefined ? this.agent.budget : Math.min(this.agent.budget ?? Infinity, limits.budget);
+    this.cap = this.state.interactive ? this.nextIteration() + this.maxIterations : this.maxIterations;
     this.runSpend = setup.spend?.run ?? noSpend();
     this.othersSpend = setup.spend?.others;
+  }
+
+  /** What stopped the run when its signal was aborted with a reason to give (SuspendReason). */
+  private suspendReason(): string | undefined {
+    const reason: unknown = this.signal.reason;
+    return reason instanceof SuspendReason ? reason.message : undefined;
   }
 
   /** The run's state: the fold of the durable records of the run being written. */
@@ -374,7 +426,7 @@ class Loop {
         }
         if (this.signal.aborted) throw interrupted();
         if (this.nextIteration() >= this.cap) {
-          return await this.finish('max_iterations', { message: `stopped after ${agent.maxIterations} model calls (max_iterations)` });
+          return await this.finish('max_iterations', { message: `stopped after ${this.maxIterations} model calls (max_iterations)` });
         }
         const cap = this.capReached();
         if (cap !== null) return await this.finish('budget', cap);
@@ -385,8 +437,8 @@ class Loop {
         await this.callModel();
       }
     } catch (err) {
-      if (err instanceof CallSuspend) return this.finish('suspended', { message: err.message, awaiting: err.awaiting });
-      if (this.isSuspend(err)) return this.finish('suspended');
+      if (err instanceof CallSuspend) return this.finish('suspended', { message: this.suspendReason() ?? err.message, awaiting: err.awaiting });
+      if (this.isSuspend(err)) return this.finish('suspended', { message: this.suspendReason() });
       // A tool server that stopped answering leaves its call's outcome unknown: the run
       // waits, resumable, for the server to be fixed.
       if (isLogbookError(err, 'tool_server')) return this.finish('suspended', { message: err.message, error: err });
@@ -499,9 +551,19 @@ class Loop {
   /** Runs the call's tool. A suspend while it runs names it: it may have taken effect. */
   private async runTool(call: ToolCall, resolved: string | undefined): Promise<Answer> {
     this.observer.toolStart?.(call, resolved);
+    const info = {
+      runId: this.state.run_id,
+      runCreated: this.runCreated,
+      callId: call.id,
+      ...(this.options.parentRequest !== undefined ? { parentRequest: this.options.parentRequest } : {}),
+    };
     let outcome;
     try {
-      outcome = await this.agent.tools.run(call.name, call.input, { signal: this.signal });
+      outcome = await this.agent.tools.run(call.name, call.input, {
+        signal: this.signal,
+        call: info,
+        onProgress: (progress) => this.observer.toolProgress?.(call, progress),
+      });
     } catch (err) {
       if (this.isSuspend(err)) throw new CallSuspend(interruptedCallMessage(call));
       throw err;
@@ -527,7 +589,7 @@ class Loop {
     if (typeof turn === 'string') await this.recorder.append({ user: { message: { role: 'user', content: [{ text: { text: turn } }] } } });
     this.answerStopped = false;
     this.inputFirst = false;
-    this.cap = this.nextIteration() + this.agent.maxIterations;
+    this.cap = this.nextIteration() + this.maxIterations;
     return true;
   }
 
@@ -568,10 +630,10 @@ class Loop {
    * token budget, its own spend (budget_usd), its conversation's (lineage_budget_usd).
    */
   private capReached(): { message: string; cap: SpendCap } | null {
-    const { agent, state } = this;
+    const { agent, state, budget } = this;
     const spent = state.counters.in_tokens + state.counters.out_tokens;
-    if (agent.budget !== undefined && spent >= agent.budget) {
-      return { cap: 'budget', message: `token budget spent: ${spent} of ${agent.budget} tokens` };
+    if (budget !== undefined && spent >= budget) {
+      return { cap: 'budget', message: `token budget spent: ${spent} of ${budget} tokens` };
     }
     const run = this.runSpend.usd;
     if (agent.budgetUsd !== undefined && run >= agent.budgetUsd) {
@@ -618,6 +680,7 @@ class Loop {
     if (this.othersSpend !== undefined) addSpend(addSpend(this.othersSpend, this.runSpend), summary);
     this.runSpend = noSpend();
     this.recorder = continuation.recorder;
+    this.runCreated = createdOf(continuation.metaLine);
     this.iterationBase = note.iteration;
     this.inputFirst = note.input_first === true;
     this.firstInput = undefined;
@@ -661,6 +724,8 @@ class Loop {
     const signal = stop === undefined ? this.signal : AbortSignal.any([this.signal, stop.signal]);
     const iteration = this.nextIteration();
     observer.modelStart?.(iteration);
+    const deadline = this.options.limits?.modelCallTimeoutMs;
+    const timer = deadline === undefined ? null : AbortSignal.timeout(deadline);
     let response: ModelResponse;
     try {
       response = await agent.provider.complete(
@@ -671,7 +736,7 @@ class Loop {
           maxTokens: agent.maxTokens,
           thinking: agent.thinking,
           promptCache: agent.promptCache,
-          signal,
+          signal: timer === null ? signal : AbortSignal.any([signal, timer]),
         },
         joinedStream(observer),
       );
@@ -684,6 +749,9 @@ class Loop {
       if (isLogbookError(err, 'context_exceeded')) {
         await this.compactForLength(err);
         return;
+      }
+      if (timer?.aborted && !this.signal.aborted) {
+        throw new LogbookError('provider', `the model call did not finish within ${deadline! / 1000} s (the call_timeout asked for)`, { cause: err });
       }
       throw err;
     } finally {

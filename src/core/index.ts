@@ -19,6 +19,6 @@ export { stateToJson, stateJsonParts, type StateJsonExtra } from './state-json.j
 export { JsonOutline, outlineJson, OUTLINE_STRING_CHARS } from './json-outline.js';
 export { formatTimestamp } from './time.js';
 export { redactUrlCredentials, hasUrlCredentials } from './url-credentials.js';
-export { REFUSAL_MESSAGE, endedOnRefusal, restsOnRefusal } from './outcomes.js';
+export { REFUSAL_MESSAGE, endedOnRefusal, restsOnRefusal, canceledMessage, isCanceledMessage } from './outcomes.js';
 export { MAX_PATTERN_LENGTH, PATTERN_FLAGS, checkPattern, foldCase, literalMatcher, patternMatcher, quoted, textMatcher, type TextMatch, type TextMatcher } from './search.js';
 export * from './timing.js';

@@ -2,8 +2,8 @@
  * How a run ended, where its terminal reason alone does not say: a model that
  * refused to answer ends the run as an error, as the reference journals it
  * (reason `error`, this message; the assistant record keeps the stop reason
- * `refusal`), and everything that reports the end tells it apart from the
- * records, here alone.
+ * `refusal`), and a canceled task ends it suspended, naming who canceled it;
+ * everything that reports the end tells these apart from the records, here alone.
  */
 import type { RunState } from './fold.js';
 import type { TerminalReason } from './records.js';
@@ -23,4 +23,21 @@ export function restsOnRefusal(state: RunState): boolean {
 /** Whether a run that ended for `reason`, with `message`, ended on the model's refusal (and not on a failure after it). */
 export function endedOnRefusal(state: RunState, reason: TerminalReason, message: string | undefined): boolean {
   return reason === 'error' && message === REFUSAL_MESSAGE && restsOnRefusal(state);
+}
+
+const CANCELED = 'canceled by ';
+
+/**
+ * The suspended record's message when a task is canceled: who canceled it (an
+ * agent's identity) and, when it said, why. The run is resumable like any
+ * suspended one; the message alone tells a canceled end from another suspend.
+ */
+export function canceledMessage(by: string, reason?: string): string {
+  const why = reason?.trim();
+  return `${CANCELED}${by}${why ? `: ${why}` : ''}`;
+}
+
+/** Whether a suspended record's message says the run was canceled (canceledMessage). */
+export function isCanceledMessage(message: string | undefined): boolean {
+  return message !== undefined && message.startsWith(CANCELED) && message.length > CANCELED.length;
 }

@@ -3,6 +3,7 @@
  * (bad input, a failing command, a timeout) becomes an error result the model
  * sees and the journal records.
  */
+import type { AckMessage, ErrorMessage, EventMessage, ResultMessage } from '../../a2a/protocol.js';
 import type { RawJson, ToolDefinition } from '../../core/index.js';
 
 /** What a tool call gave: the text the model reads, and whether it is an error. */
@@ -27,6 +28,26 @@ export interface CommandRun {
 export interface ToolContext {
   /** Aborted when the run is being suspended: stop, and the result is not journaled. */
   signal: AbortSignal;
+  /** The call being run, where the loop runs it (a tool that names the call on the wire derives that name from it). */
+  call?: ToolCallInfo;
+  /** Told what the tool reports while it works (another agent's events, for a call that asks it a task), for the live view. */
+  onProgress?: (progress: ToolProgress) => void;
+}
+
+/** Which call of which run a tool runs for. */
+export interface ToolCallInfo {
+  runId: string;
+  /** The run's meta `created`, as written. */
+  runCreated: string;
+  callId: string;
+  /** The A2A request the run serves, when it is a task: a task the call starts names it as its parent. */
+  parentRequest?: string;
+}
+
+/** One message of the task another agent does for a call, as it arrives. */
+export interface ToolProgress {
+  agent: string;
+  message: AckMessage | EventMessage | ResultMessage | ErrorMessage;
 }
 
 /**
@@ -64,6 +85,8 @@ export interface Tool {
 export interface RemoteOrigin {
   agent: string;
   tool: string;
+  /** A call asks the agent to do a task (remote_agents), rather than calling one of its tools. */
+  task?: true;
 }
 
 /** A tool implemented by a function, for programs that embed logbook. */

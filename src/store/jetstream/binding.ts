@@ -1,10 +1,14 @@
 /**
- * Binding a stream: the backend never creates or edits one, because the operator
- * owns its durability (replicas, storage, placement). It only checks, at
- * construction, that the stream can hold journals, and derives the subject
- * prefix from the stream's single `<prefix>.>` wildcard subject rather than
- * taking it as an option, so the two can never disagree. Each refusal names the
- * `nats` command that fixes it.
+ * Binding a stream: logbook never creates or edits one, because the operator
+ * owns its durability (replicas, storage, placement). It only checks, when it
+ * binds it, that the stream can hold what logbook keeps there, and each refusal
+ * names the `nats` command that fixes it. The journal stream's rules are here;
+ * the problems every stream logbook binds can have (memory storage, a message
+ * size too small, no acks, limits that drop messages) are phrased here once for
+ * all of them (the A2A task streams' rules use them too: agent/tasks/streams.ts).
+ *
+ * A journal stream's subject prefix is derived from its single `<prefix>.>`
+ * wildcard subject rather than taken as an option, so the two can never disagree.
  */
 import { LogbookError } from '../../core/index.js';
 
@@ -15,10 +19,12 @@ import { LogbookError } from '../../core/index.js';
  */
 export const RECORD_FLOOR_BYTES = 1024 * 1024;
 
-/** The stream configuration fields the check reads (a subset of the server's). */
+/** The stream configuration fields the checks read (a subset of the server's). */
 export interface StreamShape {
   name: string;
   subjects?: string[];
+  /** `limits`, `interest` or `workqueue`. */
+  retention?: string;
   max_msgs_per_subject?: number;
   discard?: string;
   discard_new_per_subject?: boolean;
@@ -56,11 +62,14 @@ export function streamAddCommand(stream: string, prefix = suggestedPrefix(stream
 /** Where the stream requirements, and moving runs out of a stream that breaks them, are documented. */
 export const STREAMS_DOC = 'docs/guide/stores.md';
 
-export function missingStream(stream: string, url: string): LogbookError {
-  return new LogbookError(
-    'stream_config',
-    `stream ${stream} does not exist on ${url}; the jetstream backend never creates one, create it with: ${streamAddCommand(stream)}`,
-  );
+/** The refusal for a stream that is not there: what it is for, and the `nats stream add` line that makes it. */
+export function missingStream(stream: string, url: string, add: string = streamAddCommand(stream), by = 'the jetstream backend'): LogbookError {
+  return new LogbookError('stream_config', `stream ${stream} does not exist on ${url}; ${by} never creates one, create it with: ${add}`);
+}
+
+/** `nats stream edit STREAM FLAG`: the fix of a setting that can be edited. */
+export function editFix(stream: string, flag: string): string {
+  return `nats stream edit ${stream} ${flag}`;
 }
 
 function isWildcardToken(token: string): boolean {
@@ -146,7 +155,7 @@ export function checkStreamConfig(config: StreamShape): StreamBinding {
 export function streamProblems(config: StreamShape, prefix: string): string[] {
   const stream = config.name;
   const problems: string[] = [];
-  const edit = (flag: string) => `nats stream edit ${stream} ${flag}`;
+  const edit = (flag: string) => editFix(stream, flag);
   const perSubject = config.max_msgs_per_subject ?? 0;
   if (perSubject !== 1) {
     problems.push(
@@ -159,32 +168,54 @@ export function streamProblems(config: StreamShape, prefix: string): string[] {
   if (config.discard_new_per_subject !== true) {
     problems.push(`it does not discard new messages per subject, so a record could be overwritten (fix: ${edit('--discard-per-subject')})`);
   }
-  if ((config.max_age ?? 0) > 0) {
-    problems.push(`it expires messages after ${describeAge(config.max_age!)} but journals must not expire (fix: ${edit('--max-age=0')})`);
-  }
-  if ((config.max_bytes ?? -1) > 0) {
-    problems.push(`it keeps at most ${config.max_bytes} bytes: ${WHEN_FULL} (fix: ${edit('--max-bytes=-1')})`);
-  }
-  if ((config.max_msgs ?? -1) > 0) {
-    problems.push(`it keeps at most ${config.max_msgs} messages: ${WHEN_FULL} (fix: ${edit('--max-msgs=-1')})`);
-  }
-  if (config.storage === 'memory') {
-    const replicas = (config.num_replicas ?? 1) > 1 ? ` --replicas=${config.num_replicas}` : '';
-    const add = streamAddCommand(stream, prefix).replace(/ --defaults$/, `${replicas} --storage=file --defaults`);
-    problems.push(
-      'it keeps its messages in memory, so a server restart loses every run in it ' +
-        `(fix: a stream's storage cannot be edited; create it again with file storage: nats stream rm ${stream}, then ${add}; ` +
-        `move the runs to keep out first, as ${STREAMS_DOC} shows)`,
-    );
-  }
-  const size = config.max_msg_size ?? -1;
-  if (size > 0 && size < RECORD_FLOOR_BYTES) {
-    problems.push(
-      `its max message size ${size} is below the ${RECORD_FLOOR_BYTES}-byte record floor (fix: ${edit('--max-msg-size=-1')})`,
-    );
-  }
-  if (config.no_ack === true) {
-    problems.push(`it does not acknowledge publishes, which appends need (fix: ${edit('--ack')})`);
-  }
+  problems.push(
+    ...ageProblem(config, 'journals must not expire'),
+    ...wholeLimitProblems(config, WHEN_FULL),
+    ...memoryProblem(config, streamAddCommand(stream, prefix), 'every run in it', `move the runs to keep out first, as ${STREAMS_DOC} shows`),
+    ...messageSizeProblem(config, RECORD_FLOOR_BYTES, 'record floor'),
+    ...ackProblem(config, 'appends need'),
+  );
   return problems;
+}
+
+/** A stream that expires its messages, where `why` says they must not. */
+export function ageProblem(config: StreamShape, why: string): string[] {
+  if ((config.max_age ?? 0) <= 0) return [];
+  return [`it expires messages after ${describeAge(config.max_age!)} but ${why} (fix: ${editFix(config.name, '--max-age=0')})`];
+}
+
+/** A stream whose whole size or count is limited, with what happens once it is full. */
+export function wholeLimitProblems(config: StreamShape, whenFull: string): string[] {
+  const problems: string[] = [];
+  if ((config.max_bytes ?? -1) > 0) problems.push(`it keeps at most ${config.max_bytes} bytes: ${whenFull} (fix: ${editFix(config.name, '--max-bytes=-1')})`);
+  if ((config.max_msgs ?? -1) > 0) problems.push(`it keeps at most ${config.max_msgs} messages: ${whenFull} (fix: ${editFix(config.name, '--max-msgs=-1')})`);
+  return problems;
+}
+
+/**
+ * A stream kept in memory, which a server restart empties of `lost`. A stream's
+ * storage cannot be edited: the fix creates it again with `add` (its replicas
+ * kept) and file storage, then says `first` when there is something to do first.
+ */
+export function memoryProblem(config: StreamShape, add: string, lost: string, first?: string): string[] {
+  if (config.storage !== 'memory') return [];
+  const stream = config.name;
+  const replicas = (config.num_replicas ?? 1) > 1 ? ` --replicas=${config.num_replicas}` : '';
+  const again = add.replace(/ --defaults$/, `${replicas} --storage=file --defaults`);
+  return [
+    `it keeps its messages in memory, so a server restart loses ${lost} ` +
+      `(fix: a stream's storage cannot be edited; create it again with file storage: nats stream rm ${stream}, then ${again}${first !== undefined ? `; ${first}` : ''})`,
+  ];
+}
+
+/** A stream whose message size limit is below `floor` bytes (`floorName` says what the floor is). */
+export function messageSizeProblem(config: StreamShape, floor: number, floorName: string): string[] {
+  const size = config.max_msg_size ?? -1;
+  if (size <= 0 || size >= floor) return [];
+  return [`its max message size ${size} is below the ${floor}-byte ${floorName} (fix: ${editFix(config.name, '--max-msg-size=-1')})`];
+}
+
+/** A stream that does not acknowledge publishes, which `who` (a clause: "appends need") relies on. */
+export function ackProblem(config: StreamShape, who: string): string[] {
+  return config.no_ack === true ? [`it does not acknowledge publishes, which ${who} (fix: ${editFix(config.name, '--ack')})`] : [];
 }

@@ -30,7 +30,7 @@ import { dial, type Link } from './connection.js';
 import { HeldSubjects, type MetaMark } from './appends.js';
 import { LEADER_WAIT_MS, throughElection, within } from './election.js';
 import { streamFull } from './full.js';
-import { followRun, lastMessage, lineOf, readRun, resumeMarks, runBatches, runTimes, subjectCounts } from './reads.js';
+import { followRun, lastMessage, lineOf, readRun, resumeMarks, runBatches, runTimes, streamInfo, subjectCounts } from './reads.js';
 import { allMetaFilter, allNotesFilter, metaSubject, noteOfSubject, noteSubject, notesFilter, recordSubject, runFilter, runIdOfMetaSubject } from './subjects.js';
 
 /** Runs described at once by list(). */
@@ -77,7 +77,7 @@ export class JetStreamBackend implements Backend {
       ...(options.onWait !== undefined ? { onWait: options.onWait } : {}),
     });
     try {
-      const info = await throughElection(link, stream, `cannot read stream ${stream}`, (ms) => within(ms, link.jsm.streams.info(stream)));
+      const info = await streamInfo(link, stream);
       return new JetStreamBackend(link, checkStreamConfig(info.config), info.created);
     } catch (err) {
       await link.close().catch(() => {});

@@ -7,7 +7,7 @@
  * waits through a stream leader election (election.ts). A run is also read as
  * a stream, a fetch at a time, or followed as it grows.
  */
-import type { ConsumerMessages, JsMsg, StoredMsg } from '@nats-io/jetstream';
+import type { ConsumerMessages, JsMsg, StoredMsg, StreamInfo } from '@nats-io/jetstream';
 import { LogbookError, type RunTimes } from '../../core/index.js';
 import type { Streamed } from '../backend.js';
 import type { StreamBinding } from './binding.js';
@@ -44,6 +44,15 @@ export function lastMessage(link: Link, binding: StreamBinding, filter: string):
   return throughElection(link, binding.stream, `cannot read ${filter} from stream ${binding.stream}`, (ms) =>
     lastMessageOnce(link, binding, filter, ms),
   );
+}
+
+/**
+ * The info of stream `stream`, read through a leader election, as a binding
+ * checks it; one that does not exist is refused with `missing` (by default the
+ * journal stream's `nats stream add` line).
+ */
+export function streamInfo(link: Link, stream: string, missing?: () => LogbookError): Promise<StreamInfo> {
+  return throughElection(link, stream, `cannot read stream ${stream}`, (ms) => within(ms, link.jsm.streams.info(stream)), missing ? { missing } : {});
 }
 
 /** How many messages each of `filter`'s subjects holds now. */
