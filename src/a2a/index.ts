@@ -25,6 +25,7 @@ export {
   cancelSubject,
   eventMessageId,
   isSubjectToken,
+  subjectCovers,
 } from './subjects.js';
 export { a2aSchema, schemaProblem, validatorOf, compileA2ASchemas, A2A_AJV_OPTIONS, validatorName, type A2ASchemaName } from './schemas.js';
 export { TaskProjection, taskEvents, TASK_END_CODES, type TaskEvent, type TaskProjectionOptions } from './task-events.js';

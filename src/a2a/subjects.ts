@@ -67,3 +67,20 @@ export function eventMessageId(request: string, sequence: number): string {
 export function isSubjectToken(id: string): boolean {
   return id.length > 0 && id.length <= 255 && /^[^\s.*>\x00-\x1f\x7f]+$/.test(id);
 }
+
+/**
+ * Whether subject pattern `pattern` (a stream's subject: tokens, `*` and a
+ * final `>`) takes every subject `target` names (which may hold wildcards too):
+ * `choria.fisk-ai.>` takes `choria.fisk-ai.task.*`; `choria.fisk-ai.task.a`
+ * does not take `choria.fisk-ai.task.*`.
+ */
+export function subjectCovers(pattern: string, target: string): boolean {
+  const p = pattern.split('.');
+  const t = target.split('.');
+  for (let i = 0; i < p.length; i++) {
+    if (p[i] === '>') return i < t.length;
+    if (i >= t.length || t[i] === '>') return false;
+    if (p[i] !== '*' && p[i] !== t[i]) return false;
+  }
+  return p.length === t.length;
+}

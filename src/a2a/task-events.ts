@@ -21,6 +21,8 @@
 import {
   RawJson,
   awaitedCall,
+  commandEnvelope,
+  shellQuote,
   fromByteField,
   initialState,
   interruptedCallMessage,
@@ -34,6 +36,7 @@ import {
   type JournalRecord,
   type RunState,
   type ReadTerminalPayload,
+  type ToolResultBody,
 } from '../core/index.js';
 import { MAX_MESSAGE_BYTES, type BodyOf, type EventBlock, type StopReason, type Usage } from './protocol.js';
 
@@ -105,10 +108,7 @@ export class TaskProjection {
     const state = step(this.state, record);
     if (this.over || record.seq < this.options.ownFrom) return [];
     if ('assistant' in record) return this.streamed(this.assistant(record.assistant));
-    if ('tool_result' in record) {
-      const r = record.tool_result.result;
-      return this.streamed([{ type: 'tool_result', call_id: r.tool_use_id, ...(r.is_error ? { is_error: true } : {}), ...fitText('output', r.content) }]);
-    }
+    if ('tool_result' in record) return this.streamed([toolResultBlock(record.tool_result.result)]);
     if ('terminal' in record) {
       this.over = true;
       return [this.end(record.terminal, state)];
@@ -177,6 +177,26 @@ export class TaskProjection {
         return error('error', `the run ended ${terminal.reason}${message ? `: ${message}` : ''}`); // a newer writer's reason
     }
   }
+}
+
+/**
+ * A tool result as the wire carries it: a command that ran to an exit as the
+ * reference serves one (its output, and `exec` with the command and a non-zero
+ * exit code; not an error: a command that exited is no harness failure), any
+ * other result as its content, an error when the journal says so.
+ */
+function toolResultBlock(r: ToolResultBody): EventBlock {
+  const ran = commandEnvelope(r.content);
+  if (ran !== null && ran.exitCode !== null && !ran.timedOut && ran.signal === undefined && ran.error === undefined) {
+    const command = typeof ran.command === 'string' ? ran.command : shellQuote(ran.command);
+    return {
+      type: 'tool_result',
+      call_id: r.tool_use_id,
+      ...fitText('output', ran.output),
+      exec: { command, ...(ran.exitCode !== 0 ? { exit_code: ran.exitCode } : {}), ...(ran.truncated ? { truncated: true } : {}) },
+    };
+  }
+  return { type: 'tool_result', call_id: r.tool_use_id, ...(r.is_error ? { is_error: true } : {}), ...fitText('output', r.content) };
 }
 
 /** Every event of a task's run, in order: what a server publishes for `records`, as TaskProjection gives them one by one. */

@@ -20,9 +20,13 @@ export interface ExposeSettings {
   max_concurrent_tools: number;
   /** Seconds one served call may take. */
   tool_timeout: number;
+  /** Whether `serve` takes tasks from the work-queue stream (a2a.tasks_stream) as well. */
+  tasks: boolean;
+  /** Seconds a task's message waits for a sign of life from the instance running it before another instance takes the task over. */
+  task_ack_wait: number;
 }
 
-export const EXPOSE_DEFAULTS = { max_concurrent_tools: 2, tool_timeout: 30 } as const;
+export const EXPOSE_DEFAULTS = { max_concurrent_tools: 2, tool_timeout: 30, tasks: true, task_ack_wait: 30 } as const;
 
 export type NotExposedReason = 'confirm' | 'no description' | 'name' | 'include' | 'exclude';
 

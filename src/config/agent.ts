@@ -117,6 +117,7 @@ export async function agentFromConfig(config: LogbookConfig, environment: AgentE
   try {
     limits = limitsOf(config, provider, prices);
     if (config.remote_tools.length > 0) notes.push(...(await importRemoteTools(config, environment, tools, closers)));
+    if (config.remote_agents.length > 0) await addRemoteAgents(config, tools, closers);
   } catch (err) {
     await close();
     throw err;
@@ -167,6 +168,18 @@ function limitsOf(config: LogbookConfig, provider: Agent['provider'], prices: Pr
     ...(config.budget_usd !== undefined ? { budgetUsd: config.budget_usd } : {}),
     ...(config.lineage_budget_usd !== undefined ? { lineageBudgetUsd: config.lineage_budget_usd } : {}),
   };
+}
+
+/** Registers an `ask_<alias>` tool for each agent of remote_agents, once the streams tasks go through are found fit. */
+async function addRemoteAgents(config: LogbookConfig, tools: ToolRegistry, closers: (() => Promise<void>)[]): Promise<void> {
+  const [{ startRemoteAgents }, { DEFAULT_CALLER_IDENTITY }] = await Promise.all([import('../agent/tasks/index.js'), import('../agent/tools/remote/spec.js')]);
+  const agents = await startRemoteAgents(config.remote_agents, {
+    nats: config.nats!, // the config refuses remote_agents without it
+    identity: config.a2a.identity ?? DEFAULT_CALLER_IDENTITY,
+    streams: { tasks: config.a2a.tasks_stream, events: config.a2a.events_stream },
+  });
+  closers.push(() => agents.close());
+  for (const tool of agents.tools) tools.register(tool);
 }
 
 /** Registers the tools of remote_tools' agents; what it could not import is in the notes it returns. */

@@ -15,6 +15,7 @@ import { checkEnvRefs, envRefProblem } from '../agent/tools/env-refs.js';
 import { MCP_DEFAULTS, mcpServerSpec, type McpServerInput, type McpServerSpec } from '../agent/tools/mcp/spec.js';
 import { REMOTE_DEFAULTS, type RemoteToolHost } from '../agent/tools/remote/spec.js';
 import { EXPOSE_DEFAULTS, type ExposeSettings } from '../agent/exposure.js';
+import { TASK_DEFAULTS, askToolName, type RemoteAgent } from '../agent/tasks/spec.js';
 import { LogbookError } from '../core/index.js';
 import { CONFIG_AJV_OPTIONS, CONFIG_SCHEMA, UPPER_BOUNDS } from './schema.js';
 
@@ -69,10 +70,15 @@ export interface LogbookConfig {
   mcp: McpServerSpec[];
   session: { backend: string; options: Record<string, unknown> };
   nats?: { url: string; creds?: string };
-  /** This agent on the A2A wire: its identity (what `serve` answers as) and description. */
-  a2a: { identity?: string; description?: string };
+  /**
+   * This agent on the A2A wire: its identity (what `serve` answers as), its
+   * description, and the operator's streams tasks go through.
+   */
+  a2a: { identity?: string; description?: string; tasks_stream: string; events_stream: string };
   /** Other agents whose tools a run imports, in the order given. */
   remote_tools: RemoteToolHost[];
+  /** Other agents a run may ask to do a task (a tool `ask_<alias>` each), in the order given. */
+  remote_agents: RemoteAgent[];
   /** What `logbook serve` answers for. */
   expose: ExposeSettings;
   /** Where the run's OpenTelemetry spans go; header values may name variables (`${NAME}`), expanded when a run starts. */
@@ -268,8 +274,14 @@ export function parseConfig(text: string, path: string): LogbookConfig {
     tools,
     mcp,
     session: { backend: c.session?.backend ?? 'file', options: c.session?.options ?? {} },
-    a2a: { ...(c.a2a?.identity ? { identity: c.a2a.identity } : {}), ...(c.a2a?.description ? { description: c.a2a.description } : {}) },
+    a2a: {
+      ...(c.a2a?.identity ? { identity: c.a2a.identity } : {}),
+      ...(c.a2a?.description ? { description: c.a2a.description } : {}),
+      tasks_stream: c.a2a?.tasks_stream ?? TASK_DEFAULTS.tasks_stream,
+      events_stream: c.a2a?.events_stream ?? TASK_DEFAULTS.events_stream,
+    },
     remote_tools: remoteToolHosts(c.remote_tools ?? [], path),
+    remote_agents: remoteAgents(c.remote_agents ?? [], path, names),
     expose: exposeSettings(c.expose, path),
   };
   if (c.budget !== undefined) config.budget = c.budget;
@@ -285,6 +297,12 @@ export function parseConfig(text: string, path: string): LogbookConfig {
   }
   if (config.remote_tools.length > 0 && config.nats === undefined) {
     throw new LogbookError('config', `${path}: remote_tools needs a nats: block (url, and creds if the server wants them) to reach the agents`);
+  }
+  if (config.remote_agents.length > 0 && config.nats === undefined) {
+    throw new LogbookError('config', `${path}: remote_agents needs a nats: block (url, and creds if the server wants them) to reach the agents`);
+  }
+  if (config.a2a.tasks_stream === config.a2a.events_stream) {
+    throw new LogbookError('config', `${path}: a2a.tasks_stream and a2a.events_stream are both ${config.a2a.tasks_stream}; tasks and their events need a stream each`);
   }
   if (c.otel !== undefined) config.otel = otelBlock(c.otel, path);
   return config;
@@ -337,6 +355,32 @@ function remoteToolHosts(list: Record<string, any>[], path: string): RemoteToolH
   });
 }
 
+/** The `remote_agents:` list, checked beyond what the schema can say; `taken`: the command tools' names. */
+function remoteAgents(list: Record<string, any>[], path: string, taken: ReadonlySet<string>): RemoteAgent[] {
+  const names = new Set<string>();
+  const tools = new Map<string, string>();
+  return list.map((a, i) => {
+    const at = `${path}: remote_agents[${i}] (${a.name})`;
+    if (names.has(a.name)) throw new LogbookError('config', `${at}: a second remote_agents entry for agent "${a.name}"`);
+    names.add(a.name);
+    const alias = (a.alias as string | undefined) ?? (a.name as string);
+    const tool = askToolName(alias);
+    if (!/^[a-zA-Z0-9_-]{1,64}$/.test(tool)) {
+      throw new LogbookError('config', `${at}: its tool would be named ${tool}, longer than the 64 characters a tool name may have; give it a shorter alias`);
+    }
+    const other = tools.get(tool);
+    if (other !== undefined) throw new LogbookError('config', `${at}: alias "${alias}" is already agent "${other}"'s; give each agent its own alias`);
+    if (taken.has(tool)) throw new LogbookError('config', `${at}: its tool ${tool} has the name of a tool in tools:; give it another alias`);
+    tools.set(tool, a.name);
+    return {
+      name: a.name,
+      alias,
+      ...(a.description !== undefined ? { description: a.description as string } : {}),
+      timeout: (a.timeout as number | undefined) ?? TASK_DEFAULTS.timeout,
+    };
+  });
+}
+
 function exposeSettings(e: Record<string, any> | undefined, path: string): ExposeSettings {
   const include = toolPatterns(e?.tools?.include, `${path}: expose.tools.include`);
   const exclude = toolPatterns(e?.tools?.exclude, `${path}: expose.tools.exclude`);
@@ -345,6 +389,8 @@ function exposeSettings(e: Record<string, any> | undefined, path: string): Expos
     ...(exclude !== undefined ? { exclude } : {}),
     max_concurrent_tools: e?.max_concurrent_tools ?? EXPOSE_DEFAULTS.max_concurrent_tools,
     tool_timeout: e?.tool_timeout ?? EXPOSE_DEFAULTS.tool_timeout,
+    tasks: e?.tasks ?? EXPOSE_DEFAULTS.tasks,
+    task_ack_wait: e?.task_ack_wait ?? EXPOSE_DEFAULTS.task_ack_wait,
   };
 }
 

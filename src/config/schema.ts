@@ -35,6 +35,9 @@ export const CONFIG_AJV_OPTIONS = { allErrors: true, strict: true, validateSchem
 /** An identity on the A2A wire: one NATS subject token (the reference's rule). */
 const IDENTITY = { type: 'string', pattern: '^[a-zA-Z0-9_-]+$' } as const;
 
+/** A JetStream stream's name, as the server takes one. */
+const STREAM_NAME = { type: 'string', pattern: '^[^\\s.*>/\\\\]{1,255}$' } as const;
+
 /** Tools picked by name: regular expressions, as the reference's `tools:` filter (its `tags:` is refused with a reason). */
 const TOOL_FILTER = {
   type: 'object',
@@ -178,6 +181,23 @@ export const CONFIG_SCHEMA = {
       properties: {
         identity: IDENTITY,
         description: { type: 'string' },
+        tasks_stream: STREAM_NAME,
+        events_stream: STREAM_NAME,
+      },
+    },
+    remote_agents: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name'],
+        properties: {
+          name: IDENTITY,
+          // ask_<alias> is a tool name: at most 64 characters
+          alias: { type: 'string', pattern: '^[a-zA-Z0-9_-]{1,60}$' },
+          description: { type: 'string', minLength: 1 },
+          timeout: { type: 'number', exclusiveMinimum: 0, maximum: UPPER_BOUNDS.timeout.max },
+        },
       },
     },
     remote_tools: {
@@ -209,6 +229,9 @@ export const CONFIG_SCHEMA = {
         },
         max_concurrent_tools: { type: 'integer', minimum: 1, maximum: 1024 },
         tool_timeout: { type: 'number', exclusiveMinimum: 0, maximum: UPPER_BOUNDS.timeout.max },
+        tasks: { type: 'boolean' },
+        // seconds; the server keeps it as nanoseconds
+        task_ack_wait: { type: 'number', minimum: 1, maximum: UPPER_BOUNDS.timeout.max },
       },
     },
   },

@@ -1,11 +1,9 @@
 /**
  * Tool results as people read them. A command tool's result body is a JSON
- * envelope, `{"command":[...],"exit_code":N,"output":"..."}` (exit_code null with
- * "timed_out", "signal" or "error" when the command did not simply exit); it is
- * unwrapped to its output. A remote command's, as another agent's reply gives it
- * (remote-tool.ts), has the command as one string and may say `truncated`. Any
- * other shape is shown as the plain text it is.
+ * envelope (core: commandEnvelope); it is unwrapped to its output. Any other
+ * shape is shown as the plain text it is.
  */
+import { commandEnvelope } from '../core/index.js';
 
 export interface ShownResult {
   /** The output to show (the envelope's `output`, or the whole content). */
@@ -21,39 +19,19 @@ export interface ShownResult {
   truncated?: boolean;
 }
 
-const ENVELOPE_KEYS = new Set(['command', 'exit_code', 'timed_out', 'signal', 'error', 'output', 'truncated']);
-
-function isStringArray(v: unknown): v is string[] {
-  return Array.isArray(v) && v.every((x) => typeof x === 'string');
-}
-
 export function showResult(content: string, isError: boolean): ShownResult {
-  const plainText: ShownResult = { output: content, isError };
-  if (!content.startsWith('{')) return plainText;
-  let v: unknown;
-  try {
-    v = JSON.parse(content);
-  } catch {
-    return plainText;
-  }
-  const o = v as Record<string, unknown>;
-  if (
-    !Object.keys(o).every((k) => ENVELOPE_KEYS.has(k)) ||
-    !(isStringArray(o.command) || typeof o.command === 'string') ||
-    !(o.truncated === undefined || typeof o.truncated === 'boolean') ||
-    typeof o.output !== 'string' ||
-    !(o.exit_code === null || Number.isInteger(o.exit_code)) ||
-    !(o.timed_out === undefined || typeof o.timed_out === 'boolean') ||
-    !(o.signal === undefined || typeof o.signal === 'string') ||
-    !(o.error === undefined || typeof o.error === 'string')
-  ) {
-    return plainText;
-  }
-  const shown: ShownResult = { output: o.output, isError, command: typeof o.command === 'string' ? [o.command] : o.command, exitCode: o.exit_code as number | null };
-  if (o.timed_out === true) shown.timedOut = true;
-  if (o.signal !== undefined) shown.signal = o.signal;
-  if (o.error !== undefined) shown.error = o.error;
-  if (o.truncated === true) shown.truncated = true;
+  const envelope = commandEnvelope(content);
+  if (envelope === null) return { output: content, isError };
+  const shown: ShownResult = {
+    output: envelope.output,
+    isError,
+    command: typeof envelope.command === 'string' ? [envelope.command] : envelope.command,
+    exitCode: envelope.exitCode,
+  };
+  if (envelope.timedOut) shown.timedOut = true;
+  if (envelope.signal !== undefined) shown.signal = envelope.signal;
+  if (envelope.error !== undefined) shown.error = envelope.error;
+  if (envelope.truncated) shown.truncated = true;
   return shown;
 }
 

@@ -1,8 +1,9 @@
 /**
- * agent.yaml's keys for agents over NATS: `a2a:` (this agent's identity),
- * `remote_tools:` as the reference spells it plus logbook's side_effects,
- * confirm and per-tool overrides, and `expose:` for what `serve` answers.
- * Strict like the rest of the file.
+ * agent.yaml's keys for agents over NATS: `a2a:` (this agent's identity and
+ * the streams tasks go through), `remote_tools:` as the reference spells it
+ * plus logbook's side_effects, confirm and per-tool overrides, `remote_agents:`
+ * (agents a run may hand a task to), and `expose:` for what `serve` answers and
+ * takes. Strict like the rest of the file.
  */
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/config.js';
@@ -20,11 +21,48 @@ function refusal(yaml: string, base = BASE): string {
 }
 
 describe('a2a, remote_tools and expose in agent.yaml', () => {
-  it('have defaults: no identity, no remote tools, expose 2 calls at once for 30 s each', () => {
+  const EXPOSE = { max_concurrent_tools: 2, tool_timeout: 30, tasks: true, task_ack_wait: 30 };
+  const STREAMS = { tasks_stream: 'A2A_TASKS', events_stream: 'A2A_EVENTS' };
+
+  it('have defaults: no identity, the A2A_TASKS and A2A_EVENTS streams, no remote tools or agents, expose 2 calls at once for 30 s each and tasks', () => {
     const c = parse('');
-    expect(c.a2a).toEqual({});
+    expect(c.a2a).toEqual(STREAMS);
     expect(c.remote_tools).toEqual([]);
-    expect(c.expose).toEqual({ max_concurrent_tools: 2, tool_timeout: 30 });
+    expect(c.remote_agents).toEqual([]);
+    expect(c.expose).toEqual(EXPOSE);
+  });
+
+  it('read remote_agents: the identity as alias, a tool ask_<alias> each, a 600 s wait by default', () => {
+    const c = parse(
+      'a2a: { identity: lead, tasks_stream: WORK, events_stream: WORK_EVENTS }\n' +
+        'remote_agents:\n  - name: researcher\n  - name: build-box\n    alias: build\n    description: "Builds and tests the tree"\n    timeout: 60\n',
+    );
+    expect(c.a2a).toEqual({ identity: 'lead', tasks_stream: 'WORK', events_stream: 'WORK_EVENTS' });
+    expect(c.remote_agents).toEqual([
+      { name: 'researcher', alias: 'researcher', timeout: 600 },
+      { name: 'build-box', alias: 'build', description: 'Builds and tests the tree', timeout: 60 },
+    ]);
+  });
+
+  it('refuse remote_agents it cannot honour', () => {
+    expect(refusal('remote_agents: [{ name: a }]\n', 'provider: script\nscript: s\n')).toBe(
+      '/cfg/agent.yaml: remote_agents needs a nats: block (url, and creds if the server wants them) to reach the agents',
+    );
+    expect(refusal('remote_agents: [{ name: a }, { name: a, alias: b }]\n')).toBe('/cfg/agent.yaml: remote_agents[1] (a): a second remote_agents entry for agent "a"');
+    expect(refusal('remote_agents: [{ name: a, alias: x }, { name: b, alias: x }]\n')).toBe(
+      '/cfg/agent.yaml: remote_agents[1] (b): alias "x" is already agent "a"\'s; give each agent its own alias',
+    );
+    expect(refusal('tools: [{ name: ask_a, command: ["true"] }]\nremote_agents: [{ name: a }]\n')).toBe(
+      '/cfg/agent.yaml: remote_agents[0] (a): its tool ask_a has the name of a tool in tools:; give it another alias',
+    );
+    expect(refusal(`remote_agents: [{ name: ${'a'.repeat(70)} }]\n`)).toMatch(/longer than the 64 characters a tool name may have; give it a shorter alias/);
+    expect(refusal('remote_agents: [{ name: a, alias: "x y" }]\n')).toMatch(/remote_agents\[0\]\.alias must match pattern/);
+    expect(refusal('remote_agents: [{ name: a, timeout: 0 }]\n')).toMatch(/remote_agents\[0\]\.timeout must be above 0/);
+    expect(refusal('a2a: { tasks_stream: S, events_stream: S }\n')).toBe(
+      '/cfg/agent.yaml: a2a.tasks_stream and a2a.events_stream are both S; tasks and their events need a stream each',
+    );
+    expect(refusal('a2a: { tasks_stream: "a.b" }\n')).toMatch(/a2a\.tasks_stream must match pattern/);
+    expect(refusal('expose: { task_ack_wait: 0.5 }\n')).toMatch(/expose\.task_ack_wait must be at least 1/);
   });
 
   it('read a host as the reference spells it, with side effects assumed and the identity as alias', () => {
@@ -35,7 +73,7 @@ describe('a2a, remote_tools and expose in agent.yaml', () => {
         '  - name: ops-box\n    alias: ops\n    include: { tools: ["^deploy", status] }\n    exclude: { tools: [dangerous] }\n' +
         '    side_effects: false\n    confirm: true\n    timeout: 120\n    overrides: { status: { confirm: false } }\n',
     );
-    expect(c.a2a).toEqual({ identity: 'builder', description: 'Builds things' });
+    expect(c.a2a).toEqual({ identity: 'builder', description: 'Builds things', ...STREAMS });
     expect(c.remote_tools).toEqual([
       { name: 'probe', alias: 'probe', side_effects: true, confirm: false, timeout: 30, overrides: {} },
       { name: 'ops-box', alias: 'ops', include: ['^deploy', 'status'], exclude: ['dangerous'], side_effects: false, confirm: true, timeout: 120, overrides: { status: { confirm: false } } },
@@ -43,13 +81,17 @@ describe('a2a, remote_tools and expose in agent.yaml', () => {
   });
 
   it('read expose', () => {
-    expect(parse('expose: { tools: { include: { tools: [echo] }, exclude: { tools: [rm] } }, max_concurrent_tools: 4, tool_timeout: 2.5 }\n').expose).toEqual({
+    expect(
+      parse('expose: { tools: { include: { tools: [echo] }, exclude: { tools: [rm] } }, max_concurrent_tools: 4, tool_timeout: 2.5, tasks: false, task_ack_wait: 5 }\n').expose,
+    ).toEqual({
       include: ['echo'],
       exclude: ['rm'],
       max_concurrent_tools: 4,
       tool_timeout: 2.5,
+      tasks: false,
+      task_ack_wait: 5,
     });
-    expect(parse('expose: { tools: { include: {} } }\n').expose).toEqual({ max_concurrent_tools: 2, tool_timeout: 30 });
+    expect(parse('expose: { tools: { include: {} } }\n').expose).toEqual(EXPOSE);
   });
 
   it('refuse what they cannot honour, one line naming the key', () => {

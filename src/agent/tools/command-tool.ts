@@ -6,7 +6,7 @@
  * could take for an option, is refused unless the tool allows it.
  */
 import { isAbsolute, resolve } from 'node:path';
-import { LogbookError, RawJson, rawMembers } from '../../core/index.js';
+import { LogbookError, RawJson, rawMembers, shellQuote } from '../../core/index.js';
 import { checkEnvRefs, type Env } from './env-refs.js';
 import { toolEnvironment } from './environment.js';
 import { keptOutput } from './output.js';
@@ -154,12 +154,8 @@ function leadingDashRefusal(name: string, dashed: ResolvedCommand['dashed']): st
   );
 }
 
-const SAFE_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
-
-/** The argv as a person would type it in a POSIX shell. */
-export function shellQuote(argv: readonly string[]): string {
-  return argv.map((a) => (a !== '' && SAFE_WORD.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
-}
+/** The argv as a person would type it in a POSIX shell (core: shellQuote). */
+export { shellQuote };
 
 interface Finished {
   exitCode: number | null;

@@ -1,24 +1,48 @@
 /**
  * Agents over NATS, on the reference's A2A wire: `logbook serve` answers for
- * this config's tools; `logbook agents ls|show` finds the agents a connection
- * reaches. What each does (and the NATS client) loads only when it runs.
+ * this config's tools and takes its tasks; `logbook ask` hands an agent a task;
+ * `logbook tasks ls|cancel` looks after the tasks queued; `logbook agents ls|show`
+ * finds the agents a connection reaches. What each does (and the NATS client)
+ * loads only when it runs.
  */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { Environment } from '../environment.js';
 import { helpAfter } from '../help.js';
 import { CONFIG_SEARCH } from '../store.js';
 import type { AgentsFlags } from './agents.js';
+import type { AskFlags } from './ask.js';
 import type { ServeFlags } from './serve.js';
+import type { TasksFlags } from './tasks.js';
 
 const SERVE_HELP = `
 It answers as the NATS micro service named by a2a.identity (queue group = identity, so instances
 of one identity share the calls), on the subjects choria.fisk-ai.discovery.IDENTITY and
 choria.fisk-ai.tool.IDENTITY, for the config's command tools and MCP tools that expose: picks,
 never a tool with confirm (no operator is there to approve it) or without a description.
-SIGTERM or Ctrl-C stops it taking calls, lets those in flight finish, and exits 0; a second one
-leaves at once. A line per call goes to stderr. A served call is not a run: nothing is journaled.
-See docs/guide/agents.md.
-  logbook serve --config agent.yaml`;
+A served tool call is not a run: nothing is journaled.
+
+Unless expose.tasks is false it also takes the identity's tasks from the work-queue stream
+a2a.tasks_stream (A2A_TASKS, on choria.fisk-ai.task.>), publishing each task's events to
+a2a.events_stream (A2A_EVENTS): each task is a run in the config's store, and an instance of
+the identity takes over the task of one that died. The streams must exist (docs/operations.md).
+SIGTERM or Ctrl-C stops it taking calls and tasks, lets those in flight finish, and exits 0; a
+second one leaves at once, giving the tasks running back for another instance to take over.
+A line per call and per task goes to stderr. See docs/guide/agents.md.
+  logbook serve --config agent.yaml --concurrency 4`;
+
+const ASK_HELP = `
+The task goes into the work-queue stream a2a.tasks_stream; any logbook serve of IDENTITY takes it.
+Its answer is printed as its events arrive (the agent's prose on stdout, its tool calls on
+stderr); --json prints the events themselves, one JSON object a line. The request's id is said
+first: the same command with --request ID reads that task's events again from the start, and
+sends nothing new once it has them, so an interrupted ask re-attaches to its task.
+  logbook ask researcher "What changed in the build last week?"
+  logbook ask researcher --conversation 3Msp4n8OJSH2TwVSVhvglPQYBto "And the week before?"
+  logbook ask researcher --request 3Msp4n8OJSH2TwVSVhvglPQYBto "What changed in the build last week?"`;
+
+const TASKS_HELP = `
+  logbook tasks ls                               the tasks waiting or being worked on, and their runs
+  logbook tasks cancel researcher 3Msp4n8OJSH2TwVSVhvglPQYBto --reason "not needed"`;
 
 const AGENTS_HELP = `
   logbook agents ls                 the agents reachable on the config's nats: connection
@@ -29,11 +53,62 @@ export function registerA2ACommands(program: Command, environment: Environment):
     .command('serve')
     .description("answer other agents' discovery and tool calls for this config's tools over NATS (A2A), until stopped")
     .option('--config <file>', `the config file (default: ${CONFIG_SEARCH})`)
+    .option('--concurrency <n>', 'tasks run at once (default 1)')
     .option('--verbose', 'show where an error came from (also LOGBOOK_DEBUG=1)')
-    .addHelpText('after', `${SERVE_HELP}\n${helpAfter(['LOGBOOK_CONFIG', 'LOGBOOK_DEBUG'], ['ok', 'error'])}\n  130  a second SIGTERM or Ctrl-C while draining: it left at once, cutting the calls in flight`)
+    .addHelpText(
+      'after',
+      `${SERVE_HELP}\n${helpAfter(['LOGBOOK_CONFIG', 'LOGBOOK_DEBUG', 'LOGBOOK_PROVIDER', 'ANTHROPIC', 'XDG_STATE'], ['ok', 'error', 'usage'])}\n  130  a second SIGTERM or Ctrl-C while draining: it left at once, cutting the calls in flight and giving the tasks back`,
+    )
     .action(async (flags: ServeFlags) => {
       const { serve } = await import('./serve.js');
       process.exitCode = await serve(flags, environment);
+    });
+
+  program
+    .command('ask')
+    .description('hand another agent one task over NATS (A2A) and print its answer as it streams')
+    .argument('<identity>', "the agent's identity")
+    .argument('[prompt...]', 'the task (else read from stdin when piped)')
+    .option('--config <file>', `the config file whose nats: connection and streams to use (default: ${CONFIG_SEARCH})`)
+    .option('--conversation <id>', "continue the conversation this request id began (the first task's request id)")
+    .option('--request <id>', "this task's request id: given again, read that task's events again instead of asking anew")
+    .option('--json', 'print the events of the task as they come, one JSON object a line')
+    .option('--tool-output', "show the results of the agent's tool calls")
+    .addOption(new Option('--no-tui', 'no spinner'))
+    .addOption(new Option('--no-color', 'no color (also: NO_COLOR=1)'))
+    .option('--verbose', "show the agent's thinking; where an error came from")
+    .addHelpText('after', `${ASK_HELP}\n${helpAfter(['LOGBOOK_CONFIG', 'LOGBOOK_DEBUG', 'NO_COLOR'], ['ok', 'error', 'usage', 'interrupted'])}`)
+    .action(async (identity: string, words: string[], flags: AskFlags) => {
+      const { ask } = await import('./ask.js');
+      process.exitCode = await ask(identity, words, flags, environment);
+    });
+
+  const tasks = program.command('tasks').description("the tasks in the work-queue stream (A2A over NATS): list them, cancel one");
+  tasks
+    .command('ls')
+    .description('list the tasks waiting in the work-queue stream or being worked on, with their runs in the config\'s store')
+    .option('--config <file>', `the config file (default: ${CONFIG_SEARCH})`)
+    .option('--json', 'one JSON object per task and line')
+    .option('--limit <n>', `at most this many (default 100)`)
+    .option('--verbose', 'show where an error came from (also LOGBOOK_DEBUG=1)')
+    .addHelpText('after', `${TASKS_HELP}\n${helpAfter(['LOGBOOK_CONFIG', 'LOGBOOK_DEBUG'], ['ok', 'error', 'usage'])}`)
+    .action(async (flags: TasksFlags) => {
+      const { tasksLs } = await import('./tasks.js');
+      process.exitCode = await tasksLs(flags, environment);
+    });
+  tasks
+    .command('cancel')
+    .description("cancel a task: the agent's server running it stops it, its run suspended naming who canceled it")
+    .argument('<identity>', 'the agent doing the task')
+    .argument('<request>', "the task's request id")
+    .option('--config <file>', `the config file (default: ${CONFIG_SEARCH})`)
+    .option('--reason <text>', 'why: the task\'s end and its run say it')
+    .option('--wait <seconds>', 'how long to wait for the task to end canceled (default 10; 0: do not wait)')
+    .option('--verbose', 'show where an error came from (also LOGBOOK_DEBUG=1)')
+    .addHelpText('after', `${TASKS_HELP}\n${helpAfter(['LOGBOOK_CONFIG', 'LOGBOOK_DEBUG'], ['ok', 'error', 'usage'])}`)
+    .action(async (identity: string, request: string, flags: TasksFlags) => {
+      const { tasksCancel } = await import('./tasks.js');
+      process.exitCode = await tasksCancel(identity, request, flags, environment);
     });
 
   const agents = program.command('agents').description('the agents reachable over NATS (A2A), and what a run would import of their tools');

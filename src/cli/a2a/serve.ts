@@ -1,29 +1,39 @@
 /**
  * `logbook serve`: answers other agents' discovery and tool calls for this
  * config's tools (its command tools and its MCP servers'), as the NATS micro
- * service named by `a2a.identity`, until SIGTERM or Ctrl-C, which stop it taking
- * calls, let the calls in flight finish and be answered, and exit 0. A line per
- * call on stderr. Nothing is journaled: a served call is not a run.
+ * service named by `a2a.identity`, and (unless `expose.tasks` is false) takes
+ * the identity's tasks from the operator's work-queue stream, each a run in the
+ * config's store, `--concurrency` at a time; until SIGTERM or Ctrl-C, which stop
+ * it taking calls and tasks, let those in flight finish, and exit 0 (a second
+ * one gives the tasks running back to the stream at once, for another instance
+ * to take over, and leaves). A line per call and per task on stderr. A served
+ * tool call is not a run and is not journaled; a task is a run.
  */
 import { readFileSync } from 'node:fs';
-import type { NatsConnection } from '@nats-io/transport-node';
 import { ToolService, type ServedCall } from '../../a2a/service.js';
 import { exposedTools, toolHost, type NotExposedReason } from '../../agent/exposure.js';
+import type { TaskServer, ServedTask } from '../../agent/tasks/index.js';
+import type { ToolRegistry } from '../../agent/tools/registry.js';
 import type { Tool } from '../../agent/tools/tool.js';
-import { localTools } from '../../config/agent.js';
+import { agentFromConfig, localTools } from '../../config/agent.js';
 import type { LogbookConfig } from '../../config/config.js';
 import { LogbookError, isLogbookError } from '../../core/index.js';
 import { sanitizeLine } from '../../render/sanitize.js';
-import { connectNats, serversPhrase } from '../../store/jetstream/connection.js';
+import { dial, serversPhrase, type Link } from '../../store/jetstream/connection.js';
+import { LEADER_WAIT_MS } from '../../store/jetstream/election.js';
+import type { Store } from '../../store/store.js';
+import { retryPolicyFromText } from '../../agent/providers/retry.js';
 import type { Environment } from '../environment.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
-import { startLabel } from '../mcp/start-label.js';
+import { discoveryLabel, startLabel } from '../mcp/start-label.js';
 import { createProgress } from '../progress.js';
 import { onStopSignals } from '../signals.js';
-import { requireConfig } from '../store.js';
+import { requireConfig, storeFor } from '../store.js';
 
 export interface ServeFlags {
   config?: string;
+  /** Tasks run at once (text from the command line). */
+  concurrency?: string;
 }
 
 const REASONS: Record<NotExposedReason, string> = {
@@ -78,42 +88,85 @@ export function servedCallLine(call: ServedCall, now = new Date()): string {
   }
 }
 
-/** The exposed tools, or `config` naming why none are. */
+/** One line per task that was taken, ended, refused or canceled, for the operator's log. Text from the wire is sanitized. */
+export function servedTaskLine(task: ServedTask, now = new Date()): string {
+  const at = now.toISOString();
+  const clip = (s: string): string => sanitizeLine(s.length > 200 ? `${s.slice(0, 200)}...` : s);
+  switch (task.kind) {
+    case 'refused':
+      return `${at} task ${clip(task.request)} from ${clip(task.sender)} refused: ${clip(task.reason)}`;
+    case 'started':
+      return task.takeover
+        ? `${at} task ${clip(task.request)} from ${clip(task.sender)}: taking over run ${clip(task.run)} (delivery ${task.delivery})`
+        : `${at} task ${clip(task.request)} from ${clip(task.sender)}: run ${clip(task.run)}`;
+    case 'ended':
+      return `${at} task ${clip(task.request)} ended ${clip(task.end.split('\n')[0]!)} (${task.ms} ms)`;
+    case 'canceled':
+      return `${at} task ${clip(task.request)} canceled by ${clip(task.by)}${task.running ? '' : ' (not running here)'}`;
+    case 'deferred':
+      return `${at} task ${clip(task.request)}: ${clip(task.detail)}`;
+    case 'failed':
+      return `${at} ${task.request ? `task ${clip(task.request)}: ` : ''}${clip(task.detail)}`;
+  }
+}
+
+/** --concurrency as a number of tasks. */
+function concurrencyOf(text: string | undefined): number {
+  if (text === undefined) return 1;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > 1024) throw new LogbookError('usage', `--concurrency takes a number of tasks from 1 to 1024, not ${JSON.stringify(text)}`);
+  return n;
+}
+
+/** The exposed tools, or `config` naming why none are (none is fine when tasks are served). */
 function exposure(config: LogbookConfig, tools: Tool[]): { exposed: Tool[]; notes: string[] } {
   const { exposed, withheld } = exposedTools(tools, config.expose);
   const notes = withheld.map((w) => `not served: ${w.name}: ${REASONS[w.reason]}`);
-  if (exposed.length === 0) {
+  if (exposed.length === 0 && !config.expose.tasks) {
     const why = withheld.length === 0 ? `${config.path} has no tools` : notes.map((n) => n.replace(/^not served: /, '')).join('; ');
     throw new LogbookError('config', `no tools to serve: ${why}`);
   }
   return { exposed, notes };
 }
 
+/** The tools this agent runs itself (not another agent's: they are not served again). */
+function ownTools(tools: ToolRegistry): Tool[] {
+  return tools
+    .definitions()
+    .map((d) => tools.get(d.name)!)
+    .filter((t) => t.remote === undefined);
+}
+
 export async function serve(flags: ServeFlags, environment: Environment): Promise<ExitCode> {
+  const concurrency = concurrencyOf(flags.concurrency);
   const config = requireConfig(flags.config, environment);
   const identity = requireIdentity(config, 'serve');
   const nats = requireNats(config, 'serve');
   const write = (line: string): void => void process.stderr.write(`${line}\n`);
   const progress = createProgress(process.stderr, { tokens: false });
-  const stop = onStopSignals((sig, again) => write(again ? `${sig} again: leaving now; calls in flight are cut off` : `${sig}: draining the calls in flight (send it again to leave at once)`));
+  let tasks: TaskServer | null = null;
+  const stop = onStopSignals((sig, again) => {
+    if (again) tasks?.handBack();
+    write(
+      again
+        ? `${sig} again: leaving now; calls in flight are cut off${tasks?.running ? ', and the tasks running are given back for another instance to take over' : ''}`
+        : `${sig}: draining the calls and tasks in flight (send it again to leave at once)`,
+    );
+  });
   let close = async (): Promise<void> => {};
-  let nc: NatsConnection | null = null;
+  let link: Link | null = null;
+  let store: Store | null = null;
   try {
-    const local = await localTools(config, {
-      env: environment.env,
-      signal: stop.signal,
-      onServers: (p) => (p.ready.length === 0 ? progress.start(startLabel(p)) : progress.label(startLabel(p))),
-    }).catch((err: unknown) => {
+    const gathered = await gatherTools(config, environment, stop.signal, progress).catch((err: unknown) => {
       if (isLogbookError(err, 'interrupted')) return null;
       throw err;
     });
     progress.stop();
-    if (local === null) return EXIT.ok;
-    close = local.close;
-    const all = local.tools.definitions().map((d) => local.tools.get(d.name)!);
-    const { exposed, notes } = exposure(config, all);
-    nc = await connectNats(nats);
-    const service = await ToolService.start(nc, toolHost(local.tools, exposed), {
+    if (gathered === null) return EXIT.ok;
+    close = gathered.close;
+    const { exposed, notes } = exposure(config, ownTools(gathered.tools));
+    link = await dial(nats, { leaderWaitMs: LEADER_WAIT_MS });
+    const service = await ToolService.start(link.nc, toolHost(gathered.tools, exposed), {
       identity,
       version: logbookVersion(),
       ...(config.a2a.description !== undefined ? { description: config.a2a.description } : {}),
@@ -121,26 +174,76 @@ export async function serve(flags: ServeFlags, environment: Environment): Promis
       toolTimeoutMs: config.expose.tool_timeout * 1000,
       onCall: (call) => write(servedCallLine(call)),
     });
-    for (const n of notes) write(sanitizeLine(n));
-    write(
-      sanitizeLine(
-        `serving ${exposed.length} tool${exposed.length === 1 ? '' : 's'} as agent ${identity} (instance ${service.instanceId}) on ${serversPhrase(nats.url)}: ` +
-          `${exposed.map((t) => t.definition.name).join(', ')}; ${config.expose.max_concurrent_tools} at once, ${config.expose.tool_timeout} s each`,
-      ),
-    );
+    for (const n of [...gathered.notes, ...notes]) write(sanitizeLine(n));
+    if (gathered.agent !== undefined) {
+      store = await storeFor(environment, { config });
+      const { TaskServer } = await import('../../agent/tasks/index.js');
+      tasks = await TaskServer.start({
+        identity,
+        link,
+        streams: { tasks: config.a2a.tasks_stream, events: config.a2a.events_stream },
+        store,
+        agent: gathered.agent,
+        concurrency,
+        ackWaitMs: config.expose.task_ack_wait * 1000,
+        onTask: (task) => write(servedTaskLine(task)),
+      });
+    }
+    write(sanitizeLine(startLine(config, identity, service.instanceId, exposed, tasks === null ? null : { concurrency, store: store!.location })));
     await new Promise<void>((resolve) => {
       if (stop.signal.aborted) resolve();
       stop.signal.addEventListener('abort', () => resolve(), { once: true });
-      void nc!.closed().then(() => resolve());
+      void link!.nc.closed().then(() => resolve());
     });
-    if (nc.isClosed()) throw new LogbookError('unavailable', `the NATS connection to ${serversPhrase(nats.url)} closed; agent ${identity} is no longer served`);
-    await service.drain();
+    if (link.nc.isClosed()) throw new LogbookError('unavailable', `the NATS connection to ${serversPhrase(nats.url)} closed; agent ${identity} is no longer served`);
+    await Promise.all([service.drain(), tasks?.drain()]);
     write(`stopped serving agent ${identity}`);
     return EXIT.ok;
   } finally {
     progress.stop();
     await close();
-    if (nc !== null && !nc.isClosed()) await nc.drain().catch(() => {});
+    await store?.close();
+    if (link !== null) await link.close().catch(() => {});
     stop.dispose();
   }
+}
+
+/** What `serve` says once it serves: the tools, the tasks, where. */
+function startLine(config: LogbookConfig, identity: string, instance: string, exposed: Tool[], tasks: { concurrency: number; store: string } | null): string {
+  const tools =
+    exposed.length === 0
+      ? 'no tools'
+      : `${exposed.length} tool${exposed.length === 1 ? '' : 's'} (${exposed.map((t) => t.definition.name).join(', ')}; ${config.expose.max_concurrent_tools} at once, ${config.expose.tool_timeout} s each)`;
+  const taking = tasks === null ? '' : ` and tasks from stream ${config.a2a.tasks_stream} (${tasks.concurrency} at once, runs in the ${tasks.store})`;
+  return `serving ${tools}${taking} as agent ${identity} (instance ${instance}) on ${serversPhrase(config.nats!.url)}`;
+}
+
+interface Gathered {
+  tools: ToolRegistry;
+  /** The agent tasks run with, when tasks are served. */
+  agent?: import('../../agent/agent.js').Agent;
+  notes: string[];
+  close: () => Promise<void>;
+}
+
+/**
+ * The tools to serve, started once: with tasks, the whole agent a task runs
+ * (its provider, its tools, other agents' tools and agents it may ask); without,
+ * this agent's own tools alone.
+ */
+async function gatherTools(config: LogbookConfig, environment: Environment, signal: AbortSignal, progress: ReturnType<typeof createProgress>): Promise<Gathered> {
+  const onServers = (p: Parameters<typeof startLabel>[0]): void => (p.ready.length === 0 ? progress.start(startLabel(p)) : progress.label(startLabel(p)));
+  if (!config.expose.tasks) {
+    const local = await localTools(config, { env: environment.env, signal, onServers });
+    return { tools: local.tools, notes: [], close: local.close };
+  }
+  const configured = await agentFromConfig(config, {
+    env: environment.env,
+    retry: retryPolicyFromText(environment.maxRetries, 'LOGBOOK_PROVIDER_MAX_RETRIES'),
+    ...(environment.scriptLog !== undefined ? { scriptLog: environment.scriptLog } : {}),
+    signal,
+    onServers,
+    onAgents: (p) => (p.ready.length === 0 ? progress.start(discoveryLabel(p)) : progress.label(discoveryLabel(p))),
+  });
+  return { tools: configured.agent.tools, agent: configured.agent, notes: configured.notes, close: configured.close };
 }

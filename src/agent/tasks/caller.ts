@@ -1,0 +1,122 @@
+/**
+ * Asking another agent to do a task: the request goes into the operator's
+ * work queue (unless the task has events already: it was sent before, and a
+ * request sent again after the queue forgot its id would be a second message),
+ * and its stream is read from the start until its end. So a caller that comes
+ * back to a task (a resumed run, `logbook ask --request ID`) sends nothing new
+ * and reads the same stream again.
+ */
+import {
+  stampTaskRequest,
+  taskSubject,
+  type AckMessage,
+  type Budget,
+  type ErrorMessage,
+  type RequestMessage,
+  type ResultMessage,
+} from '../../a2a/index.js';
+import { LogbookError } from '../../core/index.js';
+import type { Link } from '../../store/jetstream/connection.js';
+import type { TaskStreams } from './spec.js';
+import { bindTaskStreams } from './streams.js';
+import { followTask, lastTaskSequence, publishRequest, type TaskMessage } from './wire.js';
+
+/** A task to ask for. */
+export interface TaskRequest {
+  /** The request's id: fresh, or derived so that asking again is the same task. */
+  id: string;
+  /** The identity asked. */
+  agent: string;
+  /** The identity asking. */
+  sender: string;
+  prompt: string;
+  context?: string;
+  /** The conversation it continues (its first request's id); a new one when absent. */
+  conversation?: string;
+  parent?: string;
+  budget?: Budget;
+}
+
+/** How a task ended, as its stream's last message says. */
+export type TaskEnd = { kind: 'result'; message: ResultMessage } | { kind: 'error'; message: ErrorMessage } | { kind: 'refused'; message: AckMessage };
+
+export interface AskOptions {
+  /** Ends the wait (`interrupted`); the task goes on. */
+  signal?: AbortSignal;
+  /** How long to wait for the task's end (`agent_unavailable` after it); the task goes on. */
+  timeoutMs?: number;
+  /** Told of each message of the task's stream as it arrives: its ack, its events, its end. */
+  onMessage?: (message: TaskMessage, body: string) => void;
+  /** Told whether the request was sent now (false: it had been, and its stream is read again). */
+  onSent?: (sent: boolean) => void;
+}
+
+export class TaskCaller {
+  /** Agents whose task subject the tasks stream was found to take. */
+  private readonly checked = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly link: Link,
+    readonly streams: TaskStreams,
+  ) {}
+
+  /** Checks, once per agent, that the streams exist and take its tasks. */
+  check(agent: string): Promise<unknown> {
+    let bound = this.checked.get(agent);
+    if (bound === undefined) {
+      bound = bindTaskStreams(this.link, this.streams, [taskSubject(agent)]);
+      bound.catch(() => this.checked.delete(agent));
+      this.checked.set(agent, bound);
+    }
+    return bound;
+  }
+
+  /** The request as sent; `sent` false when its task has events already, so nothing was sent. */
+  async send(task: TaskRequest): Promise<{ request: RequestMessage; sent: boolean }> {
+    await this.check(task.agent);
+    const request = stampTaskRequest(
+      { prompt: task.prompt, ...(task.context ? { context: task.context } : {}), ...(task.budget ? { budget: task.budget } : {}) },
+      {
+        id: task.id,
+        ...(task.conversation !== undefined ? { conversation: task.conversation } : {}),
+        ...(task.parent !== undefined ? { parent: task.parent } : {}),
+        sender: task.sender,
+        recipient: task.agent,
+      },
+    );
+    if ((await lastTaskSequence(this.link, this.streams.events, task.id)) > 0) return { request, sent: false };
+    await publishRequest(this.link, this.streams.tasks, request);
+    return { request, sent: true };
+  }
+
+  /** Asks for `task` and waits for its end, reading its stream from the start. */
+  async ask(task: TaskRequest, options: AskOptions = {}): Promise<TaskEnd> {
+    const { sent } = await this.send(task);
+    options.onSent?.(sent);
+    return this.await(task.id, task.agent, options);
+  }
+
+  /** Reads task `id`'s stream from the start to its end. */
+  async await(id: string, agent: string, options: AskOptions = {}): Promise<TaskEnd> {
+    const stop = new AbortController();
+    const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => stop.abort(), options.timeoutMs);
+    const onAbort = (): void => stop.abort();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      for await (const { message, body } of followTask(this.link, this.streams.events, id, { signal: stop.signal })) {
+        options.onMessage?.(message, body);
+        if (message.protocol.endsWith('.result')) return { kind: 'result', message: message as ResultMessage };
+        if (message.protocol.endsWith('.error')) return { kind: 'error', message: message as ErrorMessage };
+        if (message.protocol.endsWith('.ack') && !(message as AckMessage).accepted) return { kind: 'refused', message: message as AckMessage };
+      }
+      if (options.signal?.aborted) throw new LogbookError('interrupted', `stopped waiting for task ${id} of agent ${agent}; the task goes on`);
+      if (stop.signal.aborted) {
+        throw new LogbookError('agent_unavailable', `agent ${agent} did not end task ${id} within ${options.timeoutMs! / 1000} s; the task may still be running`);
+      }
+      throw new LogbookError('unavailable', `the events of task ${id} stopped before its end`);
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * What logbook keeps beside a task's run (notes: Store.putNote, never in the
+ * journal), each written once:
+ *
+ * - `task`: where the task came from (its request, conversation, sender and
+ *   parent, the agent that served it) and, for a conversation's continuation,
+ *   the run it continues and the seq that run was cut at. Written before the
+ *   run is made, so an instance that takes the task over makes the same run.
+ * - `continued`: on a task's run, the run that continues its conversation, so
+ *   the newest run of a conversation is found by following these from its first.
+ * - `canceled`: who canceled the task and why, kept when the cancel is heard,
+ *   so an instance that takes it up later ends it canceled too.
+ *
+ * And how a task's run and a sub-task's request are named: both derived, so a
+ * request sent again after a crash is the same task, in the same run.
+ */
+import { derivedMessageId, isSubjectToken } from '../../a2a/index.js';
+import { isValidId } from '../../core/index.js';
+import { createHash } from 'node:crypto';
+import type { ToolCallInfo } from '../tools/tool.js';
+
+export const TASK_NOTE = 'task';
+export const CONTINUED_NOTE = 'continued';
+export const CANCELED_NOTE = 'canceled';
+
+export interface TaskOrigin {
+  /** The request's id. */
+  request: string;
+  conversation: string;
+  /** The identity that sent it. */
+  sender: string;
+  /** The request (or, from a run that is no task, the run) that asked for it. */
+  parent?: string;
+  /** The identity that served it. */
+  agent: string;
+  /** For a conversation's continuation: the run it continues, cut at seq `at` (the rest of the run is this task's own). */
+  continues?: { run: string; at: number };
+}
+
+export interface Cancellation {
+  by: string;
+  reason?: string;
+}
+
+const object = (text: string | null): Record<string, unknown> | null => {
+  if (text === null) return null;
+  try {
+    const v: unknown = JSON.parse(text);
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null; // a note that cannot be read says nothing
+  }
+};
+
+export function encodeTaskOrigin(o: TaskOrigin): string {
+  return JSON.stringify({
+    request: o.request,
+    conversation: o.conversation,
+    sender: o.sender,
+    ...(o.parent !== undefined ? { parent: o.parent } : {}),
+    agent: o.agent,
+    ...(o.continues !== undefined ? { continues: { run: o.continues.run, at: o.continues.at } } : {}),
+  });
+}
+
+export function parseTaskOrigin(text: string | null): TaskOrigin | null {
+  const o = object(text);
+  if (o === null || typeof o.request !== 'string' || typeof o.conversation !== 'string' || typeof o.sender !== 'string' || typeof o.agent !== 'string') return null;
+  const c = o.continues as { run?: unknown; at?: unknown } | undefined;
+  return {
+    request: o.request,
+    conversation: o.conversation,
+    sender: o.sender,
+    ...(typeof o.parent === 'string' ? { parent: o.parent } : {}),
+    agent: o.agent,
+    ...(c !== undefined && typeof c.run === 'string' && typeof c.at === 'number' ? { continues: { run: c.run, at: c.at } } : {}),
+  };
+}
+
+export function encodeCancellation(c: Cancellation): string {
+  return JSON.stringify({ by: c.by, ...(c.reason ? { reason: c.reason } : {}) });
+}
+
+export function parseCancellation(text: string | null): Cancellation | null {
+  const o = object(text);
+  return o === null || typeof o.by !== 'string' ? null : { by: o.by, ...(typeof o.reason === 'string' && o.reason !== '' ? { reason: o.reason } : {}) };
+}
+
+/** The first seq of a task's run that is the task's own: after the cut of the run it continues, else after its meta. */
+export function ownFrom(origin: Pick<TaskOrigin, 'continues'>): number {
+  return origin.continues === undefined ? 2 : origin.continues.at + 1;
+}
+
+/**
+ * The run of agent `agent`'s task for request `request`: `task-<agent>-<request>`
+ * when that is a valid run id, else `task-` and a digest of both (a request id
+ * no run id can hold).
+ */
+export function taskRunId(agent: string, request: string): string {
+  const plain = `task-${agent}-${request}`;
+  if (isValidId(plain)) return plain;
+  return `task-${createHash('sha256').update(`${agent}\u0000${request}`, 'utf8').digest('hex').slice(0, 40)}`;
+}
+
+/**
+ * The request id of the task a tool call starts: derived from the calling run
+ * and the call's id, so a resume of the run that makes the call again sends
+ * the same request (one task), minted at the run's creation.
+ */
+export function callRequestId(call: ToolCallInfo): string {
+  const at = new Date(Date.parse(call.runCreated) || 0);
+  return derivedMessageId(`logbook-task\u0000${call.runId}\u0000${call.callId}`, at);
+}
+
+/** Whether a request id can be served: its events go on a subject made of it. */
+export function servableRequestId(id: string): boolean {
+  return isSubjectToken(id);
+}

@@ -1,0 +1,180 @@
+/**
+ * Tasks on JetStream, both sides (docs/reference/a2a.md part 2):
+ *
+ * - a request is published on `choria.fisk-ai.task.<identity>` with
+ *   `Nats-Msg-Id` = its id, into the operator's work-queue stream;
+ * - the servers of an identity share one durable pull consumer of it, named by
+ *   the identity, acknowledging each message explicitly;
+ * - a task's ack, events and end are published on
+ *   `choria.fisk-ai.events.<request id>` with `Nats-Msg-Id` =
+ *   `<request id>-<sequence>`, so a publish made again (after a takeover, or a
+ *   lost ack) is stored once; the operator's events stream keeps them, and a
+ *   caller reads them with an ordered consumer from the start.
+ *
+ * Every body is checked both ways, as the direct calls' are (a2a/client.ts):
+ * against its schema and the size limit before it is sent, and before it is
+ * read. Every request to the servers waits through a stream leader election.
+ */
+import type { Consumer, ConsumerConfig, ConsumerMessages, JsMsg } from '@nats-io/jetstream';
+import { outgoing } from '../../a2a/client.js';
+import {
+  decodeAnyMessage,
+  eventMessageId,
+  eventsSubject,
+  taskSubject,
+  type AckMessage,
+  type ErrorMessage,
+  type EventMessage,
+  type MessageKind,
+  type MessageOfKind,
+  type RequestMessage,
+  type ResultMessage,
+} from '../../a2a/index.js';
+import { LogbookError } from '../../core/index.js';
+import type { Link } from '../../store/jetstream/connection.js';
+import { throughElection, within } from '../../store/jetstream/election.js';
+
+/** What a task's stream carries: its ack, its events, its end. */
+export type TaskMessage = AckMessage | EventMessage | ResultMessage | ErrorMessage;
+
+/** Whether `m` ends the task's stream: its end, or an ack that refused the task. */
+export function endsTask(m: TaskMessage): m is ResultMessage | ErrorMessage | AckMessage {
+  return m.protocol.endsWith('.result') || m.protocol.endsWith('.error') || (m.protocol.endsWith('.ack') && !(m as AckMessage).accepted);
+}
+
+/** Publishes `body` on `subject` with message id `msgId`, waiting through elections; true when the stream had it already. */
+async function publish(link: Link, stream: string, subject: string, body: string, msgId: string, what: string): Promise<boolean> {
+  const ack = await throughElection(link, stream, what, (ms) => within(ms, link.js.publish(subject, body, { msgID: msgId, timeout: ms })));
+  return ack.duplicate;
+}
+
+/** Sends a task request into the work queue; true when the stream already held it (the same request sent again). */
+export function publishRequest(link: Link, stream: string, request: RequestMessage): Promise<boolean> {
+  const body = outgoing('request', request);
+  const agent = request.recipient?.name ?? '';
+  return publish(link, stream, taskSubject(agent), body, request.id, `cannot send task ${request.id} to agent ${agent} through stream ${stream}`);
+}
+
+/** Publishes one message of a task's stream (its ack, an event, its end), once. */
+export function publishTaskMessage<K extends 'ack' | 'event' | 'result' | 'error'>(link: Link, stream: string, kind: K, message: MessageOfKind[K]): Promise<boolean> {
+  const body = outgoing(kind, message);
+  const what = `cannot publish event ${message.sequence} of task ${message.request} to stream ${stream}`;
+  return publish(link, stream, eventsSubject(message.request), body, eventMessageId(message.request, message.sequence), what);
+}
+
+/** The sequence of the last message of task `request` in the events stream; 0 when it has none. */
+export async function lastTaskSequence(link: Link, stream: string, request: string): Promise<number> {
+  const last = await throughElection(link, stream, `cannot read the events of task ${request} from stream ${stream}`, (ms) =>
+    within(ms, link.jsm.streams.getMessage(stream, { last_by_subj: eventsSubject(request) })),
+  );
+  if (last === null) return 0;
+  try {
+    const m = decodeAnyMessage(last.data);
+    return 'sequence' in m ? m.sequence : 0;
+  } catch {
+    return 0; // not a body of ours: publish the task's own from the start
+  }
+}
+
+/** The kinds a task's stream carries. */
+const TASK_KINDS: readonly MessageKind[] = ['ack', 'event', 'result', 'error'];
+
+export interface FollowOptions {
+  /** Ends the read: the iteration returns. */
+  signal?: AbortSignal;
+}
+
+/**
+ * The messages of task `request`, in sequence, from the first, as they are
+ * published: each checked against its schema, gap-free (a message published
+ * twice is passed over; one missing fails the read), ending with the one that
+ * ends the task. Bodies of a protocol this build does not know are passed over
+ * (unless they must be understood: then the read fails).
+ */
+export async function* followTask(link: Link, stream: string, request: string, options: FollowOptions = {}): AsyncGenerator<{ message: TaskMessage; body: string }> {
+  const what = `cannot read the events of task ${request} from stream ${stream}`;
+  const { signal } = options;
+  if (signal?.aborted) return;
+  const consumer = await throughElection(link, stream, what, (ms) =>
+    within(ms, link.js.consumers.get(stream, { filter_subjects: eventsSubject(request), deliver_policy: 'all' })),
+  );
+  const messages = (await throughElection(link, stream, what, (ms) => within(ms, consumer.consume({ max_messages: 256 })))) as ConsumerMessages;
+  const stop = (): void => void messages.stop();
+  signal?.addEventListener('abort', stop, { once: true });
+  let last = 0;
+  try {
+    for await (const m of messages) {
+      const body = new TextDecoder().decode(m.data);
+      let message;
+      try {
+        message = decodeAnyMessage(m.data);
+      } catch (err) {
+        throw new LogbookError('invalid_message', `task ${request}: a message in stream ${stream} cannot be read: ${(err as Error).message}`, { cause: err });
+      }
+      if ('understood' in message) continue; // a protocol this build does not know, which need not be understood
+      const kind = message.protocol.replace(/^io\.choria\.fisk-ai\.v1\./, '') as MessageKind;
+      if (!TASK_KINDS.includes(kind) || message.request !== request) {
+        throw new LogbookError('invalid_message', `task ${request}: stream ${stream} holds a ${kind} of request ${message.request} on the task's subject`);
+      }
+      const task = message as TaskMessage;
+      if (task.sequence <= last) continue; // published again: the stream already gave it
+      if (task.sequence !== last + 1) {
+        throw new LogbookError(
+          'invalid_message',
+          last === 0
+            ? `task ${request}: its events in stream ${stream} start at ${task.sequence}: those before are gone (the stream's max_age?)`
+            : `task ${request}: event ${last + 1} is missing from stream ${stream} (event ${task.sequence} follows ${last})`,
+        );
+      }
+      last = task.sequence;
+      yield { message: task, body };
+      if (endsTask(task)) return;
+    }
+  } finally {
+    signal?.removeEventListener('abort', stop);
+    messages.stop();
+  }
+}
+
+/** The durable consumer the servers of `identity` share, made (or set to these settings) when it is not so already. */
+export async function taskConsumer(link: Link, stream: string, identity: string, ackWaitMs: number): Promise<Consumer> {
+  const what = `cannot set up the consumer of agent ${identity}'s tasks on stream ${stream}`;
+  const config: Partial<ConsumerConfig> & { ack_wait: number; filter_subject: string } = {
+    durable_name: identity,
+    filter_subject: taskSubject(identity),
+    ack_policy: 'explicit',
+    deliver_policy: 'all',
+    ack_wait: ackWaitMs * 1_000_000,
+    max_deliver: -1,
+    max_ack_pending: -1,
+  };
+  try {
+    const existing = await throughElection(link, stream, what, (ms) => within(ms, link.jsm.consumers.info(stream, identity))).catch((err: unknown) => {
+      if ((err as { cause?: { name?: string } })?.cause?.name === 'ConsumerNotFoundError' || /consumer not found/i.test((err as Error).message)) return null;
+      throw err;
+    });
+    if (existing === null) {
+      await throughElection(link, stream, what, (ms) => within(ms, link.jsm.consumers.add(stream, config)));
+    } else if (existing.config.ack_wait !== config.ack_wait || existing.config.filter_subject !== config.filter_subject) {
+      await throughElection(link, stream, what, (ms) =>
+        within(ms, link.jsm.consumers.update(stream, identity, { ack_wait: config.ack_wait, filter_subject: config.filter_subject })),
+      );
+    }
+  } catch (err) {
+    const message = (err as Error).message ?? String(err);
+    if (/not unique|multiple non-filtered|overlap/i.test(message)) {
+      throw new LogbookError(
+        'stream_config',
+        `${what}: another consumer of work-queue stream ${stream} takes ${taskSubject(identity)} (${message}); a work queue gives each message to one consumer: remove that consumer (nats consumer ls ${stream})`,
+        { cause: err },
+      );
+    }
+    throw err instanceof LogbookError ? err : link.failure(what, err);
+  }
+  return throughElection(link, stream, what, (ms) => within(ms, link.js.consumers.get(stream, identity)));
+}
+
+/** The next task message for this consumer, or null when none came within `expiresMs`. */
+export function nextTask(consumer: Consumer, expiresMs: number): Promise<JsMsg | null> {
+  return consumer.next({ expires: expiresMs });
+}

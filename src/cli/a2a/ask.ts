@@ -1,0 +1,131 @@
+/**
+ * `logbook ask IDENTITY PROMPT`: hands agent IDENTITY one task and prints its
+ * answer as its stream brings it (its prose on stdout, its tool calls on
+ * stderr), or with --json the stream's messages themselves, one per line. The
+ * request's id is said first: the same command with `--request ID` reads that
+ * task's stream again from the start (sending nothing new once the task has
+ * events), so an `ask` that was interrupted re-attaches to its task.
+ */
+import { readFileSync } from 'node:fs';
+import { IDENTITY_PATTERN, isSubjectToken, newMessageId } from '../../a2a/index.js';
+import type { TaskEnd } from '../../agent/tasks/index.js';
+import { DEFAULT_CALLER_IDENTITY } from '../../agent/tools/remote/spec.js';
+import { LogbookError, isLogbookError } from '../../core/index.js';
+import { sanitize, sanitizeLine } from '../../render/sanitize.js';
+import { dial, type Link } from '../../store/jetstream/connection.js';
+import { LEADER_WAIT_MS } from '../../store/jetstream/election.js';
+import type { Environment } from '../environment.js';
+import { EXIT, type ExitCode } from '../exit-codes.js';
+import { createProgress } from '../progress.js';
+import { onStopSignals } from '../signals.js';
+import { requireConfig } from '../store.js';
+import { terminalFor } from '../terminal.js';
+import { requireNats } from './serve.js';
+import { taskView } from './task-view.js';
+
+export interface AskFlags {
+  config?: string;
+  conversation?: string;
+  request?: string;
+  json?: boolean;
+  color?: boolean;
+  tui?: boolean;
+  toolOutput?: boolean;
+  verbose?: boolean;
+}
+
+function usage(message: string): LogbookError {
+  return new LogbookError('usage', message);
+}
+
+/** The prompt: the words given, else stdin when it is piped. */
+function promptFrom(words: string[]): string {
+  if (words.length > 0) return words.join(' ');
+  if (!process.stdin.isTTY) return readFileSync(0, 'utf8').trim();
+  return '';
+}
+
+function checkId(flag: string, id: string | undefined): void {
+  if (id !== undefined && !isSubjectToken(id)) throw usage(`${flag} takes a request id (no spaces, dots, * or >), not ${JSON.stringify(id)}`);
+}
+
+export async function ask(identity: string, words: string[], flags: AskFlags, environment: Environment): Promise<ExitCode> {
+  if (!IDENTITY_PATTERN.test(identity)) throw usage(`${JSON.stringify(identity)} is not an agent's identity (letters, digits, _ and -)`);
+  checkId('--request', flags.request);
+  checkId('--conversation', flags.conversation);
+  const prompt = promptFrom(words);
+  if (prompt === '') throw usage('no prompt: give it as arguments, or pipe it on stdin');
+  const config = requireConfig(flags.config, environment);
+  const nats = requireNats(config, 'ask');
+  const err = terminalFor(process.stderr, { env: environment.env, ...(flags.color === false ? { color: false } : {}) });
+  const progress = createProgress(flags.tui === false || flags.json ? { isTTY: false, write: (t: string) => process.stderr.write(t) } : process.stderr);
+  const note = (text: string): void => progress.write(`${err.style.faint(sanitizeLine(text))}\n`);
+  const id = flags.request ?? newMessageId();
+  const stop = onStopSignals(() => {});
+  let link: Link | null = null;
+  try {
+    link = await dial(nats, { leaderWaitMs: LEADER_WAIT_MS });
+    const { TaskCaller } = await import('../../agent/tasks/index.js');
+    const caller = new TaskCaller(link, { tasks: config.a2a.tasks_stream, events: config.a2a.events_stream });
+    const view = taskView({
+      err,
+      progress,
+      agent: identity,
+      writeText: (t) => void process.stdout.write(t),
+      toolOutput: flags.toolOutput === true,
+      verbose: flags.verbose === true,
+    });
+    progress.start(`asking agent ${identity}`);
+    let end: TaskEnd;
+    try {
+      end = await caller.ask(
+        {
+          id,
+          agent: identity,
+          sender: config.a2a.identity ?? DEFAULT_CALLER_IDENTITY,
+          prompt,
+          ...(flags.conversation !== undefined ? { conversation: flags.conversation } : {}),
+        },
+        {
+          signal: stop.signal,
+          onSent: (sent) => {
+            note(sent ? `task ${id} sent to agent ${identity}` : `task ${id} was sent before: reading its events again`);
+            progress.start(`waiting for agent ${identity} to take the task`);
+          },
+          onMessage: (message, body) => (flags.json ? void process.stdout.write(`${body}\n`) : view.show(message)),
+        },
+      );
+    } catch (e) {
+      if (!isLogbookError(e, 'interrupted')) throw e;
+      progress.stop();
+      note(`stopped reading; the task goes on. Read it again with: logbook ask ${identity} --request ${id} PROMPT; cancel it with: logbook tasks cancel ${identity} ${id}`);
+      return EXIT.interrupted;
+    }
+    progress.stop();
+    return outcome(end, identity, view.shownText || flags.json === true);
+  } finally {
+    progress.stop();
+    stop.dispose();
+    await link?.close().catch(() => {});
+  }
+}
+
+/** The exit of a task's end; its answer printed when its events carried none. */
+function outcome(end: TaskEnd, agent: string, shown: boolean): ExitCode {
+  const who = sanitizeLine(agent);
+  switch (end.kind) {
+    case 'refused':
+      throw new LogbookError('agent_refused', `agent ${who} refused the task: ${end.message.reason ?? 'no reason given'}`);
+    case 'error': {
+      const { error, code, stop_reason } = end.message;
+      throw new LogbookError('agent_refused', `agent ${who} ended the task ${stop_reason ?? 'error'}: ${error}${code ? ` (${code})` : ''}`);
+    }
+    case 'result': {
+      const { stop_reason, text } = end.message;
+      if (!shown && text) process.stdout.write(`${sanitize(text)}\n`);
+      if (stop_reason === 'end_turn' || stop_reason === 'max_tokens') return EXIT.ok;
+      process.stderr.write(`logbook: agent ${who} stopped the task before finishing it (${stop_reason})\n`);
+      return EXIT.error;
+    }
+  }
+}

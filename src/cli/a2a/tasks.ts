@@ -1,0 +1,219 @@
+/**
+ * `logbook tasks ls`: the tasks the work-queue stream holds now (a task stays
+ * there until a server acknowledges its end: waiting for one, or being worked
+ * on), each with its run in the config's store when it has one, and per agent
+ * what its consumer says (waiting, being worked on, delivered again).
+ * `logbook tasks cancel IDENTITY REQUEST`: asks the agent's servers to cancel
+ * the task, and says how it ended.
+ */
+import type { StoredMsg } from '@nats-io/jetstream';
+import { cancelSubject, decodeMessage, identityOfTaskSubject, stampCancel, IDENTITY_PATTERN, isSubjectToken, type RequestMessage } from '../../a2a/index.js';
+import { outgoing } from '../../a2a/client.js';
+import type { TaskEnd } from '../../agent/tasks/index.js';
+import { tasksStreamAdd } from '../../agent/tasks/streams.js';
+import { DEFAULT_CALLER_IDENTITY } from '../../agent/tools/remote/spec.js';
+import { LogbookError, isLogbookError } from '../../core/index.js';
+import { sanitizeLine, terminalSafeJson } from '../../render/sanitize.js';
+import { missingStream } from '../../store/jetstream/binding.js';
+import { dial, type Link } from '../../store/jetstream/connection.js';
+import { LEADER_WAIT_MS, throughElection, within } from '../../store/jetstream/election.js';
+import { streamInfo } from '../../store/jetstream/reads.js';
+import type { Store } from '../../store/store.js';
+import type { Environment } from '../environment.js';
+import { EXIT, type ExitCode } from '../exit-codes.js';
+import { shortTime, truncate } from '../output.js';
+import { requireConfig, storeFor } from '../store.js';
+import { terminalFor } from '../terminal.js';
+import { requireNats } from './serve.js';
+
+export interface TasksFlags {
+  config?: string;
+  json?: boolean;
+  limit?: string;
+  reason?: string;
+  wait?: string;
+}
+
+/** One task the work queue holds, with its run when there is one. */
+export interface QueuedTask {
+  request: string;
+  agent: string;
+  sender: string;
+  conversation: string;
+  parent?: string;
+  /** When it was queued (RFC 3339). */
+  queued: string;
+  prompt: string;
+  /** Its run in the config's store: id and listed status; null when none is there (not taken up yet, or kept in another store). */
+  run: { id: string; status: string } | null;
+  /** Why its body cannot be read, for one that cannot. */
+  problem?: string;
+}
+
+const DEFAULT_LIMIT = 100;
+
+function limitOf(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_LIMIT;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) throw new LogbookError('usage', `--limit takes a number of tasks, not ${JSON.stringify(text)}`);
+  return n;
+}
+
+/** The messages of `stream` from its first, one request each, at most `limit`. */
+async function storedMessages(link: Link, stream: string, limit: number): Promise<StoredMsg[]> {
+  const out: StoredMsg[] = [];
+  let seq = 0;
+  while (out.length < limit) {
+    // The next message on any subject at or after seq: one request however many acknowledged ones lie between.
+    const query = { seq: seq + 1, next_by_subj: '>' } as unknown as { seq: number };
+    const msg = await throughElection(link, stream, `cannot read stream ${stream}`, (ms) => within(ms, link.jsm.streams.getMessage(stream, query))).catch((err: unknown) => {
+      if (/no message found/i.test((err as Error).message)) return null;
+      throw err;
+    });
+    if (msg === null) break;
+    out.push(msg);
+    seq = msg.seq;
+  }
+  return out;
+}
+
+/** A queued message as a task: read strictly, as a server would read it. */
+async function describe(msg: StoredMsg, store: Store | null): Promise<QueuedTask> {
+  const agent = identityOfTaskSubject(msg.subject) ?? msg.subject;
+  const queued = msg.time.toISOString();
+  let request: RequestMessage;
+  try {
+    request = decodeMessage(msg.data, 'request');
+  } catch (err) {
+    return { request: '', agent, sender: '', conversation: '', queued, prompt: '', run: null, problem: (err as Error).message };
+  }
+  const { taskRunId } = await import('../../agent/tasks/index.js');
+  const runId = taskRunId(agent, request.id);
+  let run: QueuedTask['run'] = null;
+  if (store !== null && (await store.has(runId).catch(() => false))) {
+    const listed = (await store.list().catch(() => [])).find((r) => r.runId === runId);
+    run = { id: runId, status: listed?.status ?? 'open' };
+  }
+  return {
+    request: request.id,
+    agent,
+    sender: request.sender.name,
+    conversation: request.conversation,
+    ...(request.parent ? { parent: request.parent } : {}),
+    queued,
+    prompt: request.prompt,
+    run,
+  };
+}
+
+export async function tasksLs(flags: TasksFlags, environment: Environment): Promise<ExitCode> {
+  const limit = limitOf(flags.limit);
+  const config = requireConfig(flags.config, environment);
+  const nats = requireNats(config, 'tasks ls');
+  const stream = config.a2a.tasks_stream;
+  const link = await dial(nats, { leaderWaitMs: LEADER_WAIT_MS });
+  let store: Store | null = null;
+  try {
+    const info = await streamInfo(link, stream, () => missingStream(stream, link.url, tasksStreamAdd(stream), 'logbook'));
+    store = await storeFor(environment, { config }).catch(() => null);
+    const messages = await storedMessages(link, stream, limit);
+    const tasks = await Promise.all(messages.map((m) => describe(m, store)));
+    if (flags.json) {
+      for (const t of tasks) process.stdout.write(`${terminalSafeJson(t)}\n`);
+      return EXIT.ok;
+    }
+    const consumers = await agentsConsumers(link, stream, [...new Set(tasks.map((t) => t.agent))]);
+    if (tasks.length === 0) {
+      process.stderr.write(`no tasks in stream ${stream} (${info.state.messages} messages): every task sent has been answered\n`);
+      return EXIT.ok;
+    }
+    process.stdout.write(taskTable(tasks, terminalFor(process.stdout, { env: environment.env }).columns));
+    for (const line of consumers) process.stderr.write(`${line}\n`);
+    if (tasks.length === limit) process.stderr.write(`(the first ${limit}; --limit N shows more)\n`);
+    return EXIT.ok;
+  } finally {
+    await store?.close();
+    await link.close().catch(() => {});
+  }
+}
+
+/** What each agent's consumer says of its tasks. */
+async function agentsConsumers(link: Link, stream: string, agents: string[]): Promise<string[]> {
+  const lines: string[] = [];
+  for (const agent of agents.sort()) {
+    const info = await within(link.timeoutMs, link.jsm.consumers.info(stream, agent)).catch(() => null);
+    lines.push(
+      info === null
+        ? `agent ${sanitizeLine(agent)}: no server has taken tasks yet (no consumer ${sanitizeLine(agent)} on stream ${stream})`
+        : `agent ${sanitizeLine(agent)}: ${info.num_pending} waiting, ${info.num_ack_pending} being worked on, ${info.num_redelivered} delivered again`,
+    );
+  }
+  return lines;
+}
+
+/** The table `tasks ls` prints: one row per task, the prompt cut to the terminal. */
+function taskTable(tasks: QueuedTask[], columns: number | undefined): string {
+  const rows = tasks.map((t) => [
+    t.request || '(unreadable)',
+    t.agent,
+    t.sender,
+    shortTime(t.queued),
+    t.run === null ? '-' : `${t.run.id} (${t.run.status})`,
+    t.problem ?? t.prompt.replace(/\s+/g, ' '),
+  ]);
+  const head = ['REQUEST', 'AGENT', 'FROM', 'QUEUED', 'RUN', 'PROMPT'];
+  const widths = head.slice(0, -1).map((h, i) => Math.max(h.length, ...rows.map((r) => [...sanitizeLine(r[i]!)].length)));
+  const line = (cells: string[]): string => {
+    const fixed = cells.slice(0, -1).map((c, i) => sanitizeLine(c).padEnd(widths[i]!)).join('  ');
+    const room = columns === undefined ? Infinity : Math.max(10, columns - fixed.length - 2);
+    return `${fixed}  ${truncate(sanitizeLine(cells.at(-1)!), room)}`.trimEnd();
+  };
+  return `${[head, ...rows].map(line).join('\n')}\n`;
+}
+
+export async function tasksCancel(identity: string, request: string, flags: TasksFlags, environment: Environment): Promise<ExitCode> {
+  if (!IDENTITY_PATTERN.test(identity)) throw new LogbookError('usage', `${JSON.stringify(identity)} is not an agent's identity (letters, digits, _ and -)`);
+  if (!isSubjectToken(request)) throw new LogbookError('usage', `${JSON.stringify(request)} is not a request id`);
+  const waitS = flags.wait === undefined ? 10 : Number(flags.wait);
+  if (!Number.isFinite(waitS) || waitS < 0) throw new LogbookError('usage', `--wait takes seconds, not ${JSON.stringify(flags.wait)}`);
+  const config = requireConfig(flags.config, environment);
+  const nats = requireNats(config, 'tasks cancel');
+  const link = await dial(nats, { leaderWaitMs: LEADER_WAIT_MS });
+  try {
+    const sender = config.a2a.identity ?? DEFAULT_CALLER_IDENTITY;
+    const body = outgoing('cancel', stampCancel(flags.reason ? { reason: flags.reason } : {}, { request }, sender, identity));
+    link.nc.publish(cancelSubject(identity), body);
+    await link.nc.flush();
+    if (waitS === 0) {
+      process.stderr.write(`cancel of task ${request} sent to agent ${identity}\n`);
+      return EXIT.ok;
+    }
+    const { TaskCaller } = await import('../../agent/tasks/index.js');
+    const caller = new TaskCaller(link, { tasks: config.a2a.tasks_stream, events: config.a2a.events_stream });
+    let end: TaskEnd;
+    try {
+      end = await caller.await(request, identity, { timeoutMs: waitS * 1000 });
+    } catch (err) {
+      if (!isLogbookError(err, 'agent_unavailable')) throw err;
+      process.stderr.write(
+        `cancel of task ${request} sent to agent ${identity}; it has not ended within ${waitS} s (a server that takes it up later ends it canceled, if one heard the cancel)\n`,
+      );
+      return EXIT.error;
+    }
+    if (end.kind === 'error' && end.message.stop_reason === 'canceled') {
+      process.stderr.write(`task ${request} canceled: ${sanitizeLine(end.message.error)}\n`);
+      return EXIT.ok;
+    }
+    process.stderr.write(`task ${request} had already ended (${endText(end)}): nothing to cancel\n`);
+    return EXIT.error;
+  } finally {
+    await link.close().catch(() => {});
+  }
+}
+
+function endText(end: TaskEnd): string {
+  if (end.kind === 'result') return end.message.stop_reason;
+  if (end.kind === 'refused') return `refused: ${sanitizeLine(end.message.reason ?? '')}`;
+  return `${end.message.stop_reason ?? 'error'}: ${sanitizeLine(end.message.error)}`;
+}
+
