@@ -129,7 +129,8 @@ export class TaskProjection {
     this.usage.input_tokens += a.in_tokens;
     this.usage.output_tokens += a.out_tokens;
     this.lastText = messageText(a.message);
-    const status: EventBlock = { type: 'status', iteration: a.iteration + 1, usage: { input_tokens: a.in_tokens, output_tokens: a.out_tokens } };
+    // As the reference's own task exchange has it: the model call's iteration, counted from 1, and its phase; then what it spent.
+    const status: EventBlock = { type: 'status', iteration: a.iteration + 1, phase: 'calling-llm', usage: { input_tokens: a.in_tokens, output_tokens: a.out_tokens } };
     return [status, ...a.message.content.flatMap((b) => this.block(b))];
   }
 

@@ -11,6 +11,7 @@ import type { ToolRegistry } from '../agent/tools/registry.js';
 import { withheldKind, type Message, type ToolResultBody } from '../core/index.js';
 import { callLine, callNoteText, remoteText, resultLines, sanitize, sanitizeLine, showResult } from '../render/index.js';
 import { StreamedText, type StreamTarget } from './answer.js';
+import { taskView, type TaskView } from './a2a/task-view.js';
 import type { Progress } from './progress.js';
 import type { Terminal } from './terminal.js';
 
@@ -57,6 +58,9 @@ export function liveObserver(o: LiveOptions): LiveObserver {
   const endThinking = (): void => {
     if (thinking?.started) thinking.cut();
   };
+
+  /** The view of each call's task, by call id: another agent's events, shown indented under the call. */
+  const tasks = new Map<string, TaskView>();
 
   return {
     get showedLastAnswer() {
@@ -124,7 +128,16 @@ export function liveObserver(o: LiveOptions): LiveObserver {
       say(s.call(call(c, resolved, where)));
       progress.start(`running ${sanitizeLine(c.name)}${where}`);
     },
-    toolEnd(_c, r) {
+    toolProgress(c, p) {
+      let view = tasks.get(c.id);
+      if (view === undefined) {
+        view = taskView({ err, progress, agent: p.agent, indent: '  ', toolOutput: o.toolOutput, verbose: o.verbose });
+        tasks.set(c.id, view);
+      }
+      view.show(p.message);
+    },
+    toolEnd(c, r) {
+      tasks.delete(c.id);
       progress.stop();
       result(r);
     },

@@ -48,7 +48,7 @@ function serverConfig(name: string, options: { echoDescription?: string; without
   writeFileSync(
     path,
     `provider: script\nscript: unused.yaml\na2a: { identity: probe, description: "A probe agent" }\nnats: { url: "${server().url}" }\n` +
-      `expose: { tool_timeout: 60 }\ntools:\n${Object.entries(tools)
+      `expose: { tool_timeout: 60, tasks: false }\ntools:\n${Object.entries(tools)
         .filter(([n]) => !(options.without ?? []).includes(n))
         .map(([, t]) => t)
         .join('')}`,

@@ -30,7 +30,7 @@ export async function startServe(config: string, options: CliOptions = {}): Prom
       await sleep(20);
     }
   };
-  await waitFor(/^serving \d+ tools? as agent /m);
+  await waitFor(/^serving .* as agent /m);
   return {
     child,
     stderr: () => err,

@@ -140,6 +140,7 @@ function ownTools(tools: ToolRegistry): Tool[] {
 export async function serve(flags: ServeFlags, environment: Environment): Promise<ExitCode> {
   const concurrency = concurrencyOf(flags.concurrency);
   const config = requireConfig(flags.config, environment);
+  if (flags.concurrency !== undefined && !config.expose.tasks) throw new LogbookError('usage', `--concurrency is for tasks, and ${config.path} says expose: { tasks: false }`);
   const identity = requireIdentity(config, 'serve');
   const nats = requireNats(config, 'serve');
   const write = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -150,7 +151,7 @@ export async function serve(flags: ServeFlags, environment: Environment): Promis
     write(
       again
         ? `${sig} again: leaving now; calls in flight are cut off${tasks?.running ? ', and the tasks running are given back for another instance to take over' : ''}`
-        : `${sig}: draining the calls and tasks in flight (send it again to leave at once)`,
+        : `${sig}: draining the calls ${config.expose.tasks ? 'and tasks ' : ''}in flight (send it again to leave at once)`,
     );
   });
   let close = async (): Promise<void> => {};

@@ -173,13 +173,13 @@ async function printJson(run: LoadedRun, origin: ForkOrigin | null, facts: RunFa
 async function show(environment: Environment, given: string, flags: ShowFlags): Promise<void> {
   // The config at hand, if any, says whether a tool has side effects; only --state-dir means none is read.
   const config = findConfig(flags.config, environment, flags.stateDir);
-  const { run, origin, place, agents, facts, window, lineage } = await withStore(environment, flags, async (store) => {
+  const { run, origin, place, agents, facts, window, lineage, links } = await withStore(environment, flags, async (store) => {
     const id = await resolveRunId(store, given);
     const loaded = await store.load(id);
     const [origin, place] = await Promise.all([store.forkOrigin(id).catch(() => null), store.placeOf(id).catch(() => null)]);
     // Which agents the remote calls went to, from the note beside the run (only a run with remote calls has one).
     const agents = loaded.state.remote_calls.length === 0 || flags.json ? {} : await (await import('../../agent/remote-origins.js')).toolAgents(store, id);
-    if (flags.transcript) return { run: loaded, origin, place, agents };
+    if (flags.transcript) return { run: loaded, origin, place, agents, links: [] as [string, string][] };
     // What it spent and the compactions it took part in, priced by the config at hand (its prices:) and the price table.
     const { pricesAtHand, runFacts } = await import('../../api/long-run-facts.js');
     const prices = await pricesAtHand(config, environment.env);
@@ -187,7 +187,10 @@ async function show(environment: Environment, given: string, flags: ShowFlags): 
     const facts = await runFacts(store, id, f.provider, origin, prices);
     const window = config !== undefined && config.model === f.model && config.context_window !== undefined ? config.context_window : prices.contextWindow(f.provider, f.model);
     const lineage = flags.lineage ? await (await import('./lineage-show.js')).lineageRows(store, id, prices) : undefined;
-    return { run: loaded, origin, place, agents, facts, window, lineage };
+    // The task it serves and the tasks it handed to other agents, from the notes beside it (and theirs).
+    const taskLinks = flags.json ? null : await import('./task-links.js');
+    const links = taskLinks === null ? [] : taskLinks.taskLinkFields(await taskLinks.taskLinks(store, loaded));
+    return { run: loaded, origin, place, agents, facts, window, lineage, links };
   });
   if (flags.json) return printJson(run, origin, facts);
   if (!flags.transcript) {
@@ -206,6 +209,7 @@ async function show(environment: Environment, given: string, flags: ShowFlags): 
       place,
       agents,
       sideEffects,
+      more: links,
       ...(facts !== undefined ? { facts } : {}),
       ...(window !== undefined ? { contextWindow: window } : {}),
       ...(into !== undefined ? { continuationResume: resumeCommand(into, flags) } : {}),

@@ -89,6 +89,8 @@ export interface RunJson {
   cost?: SpendJson | null;
   /** What the whole conversation the row stands for cost: every run of its lineage (not with --forks). */
   conversation_cost?: SpendJson;
+  /** Where the task it serves came from, for a task's run (served by `logbook serve`). */
+  task?: { request: string; conversation: string; sender: string; parent?: string; agent: string };
 }
 
 type SpendJson = ReturnType<typeof spendJson>;
@@ -109,6 +111,8 @@ export async function runJson(store: Store, run: RunInfo, earlier = 0, prices?: 
     ...(earlier > 0 ? { earlier } : {}),
     ...(run.place ? { started_in: run.place } : {}),
   };
+  const task = await taskOf(store, run.runId);
+  if (task !== null) out.task = task;
   if (run.status === 'unreadable') return { ...out, problem: run.problem ?? '' };
   try {
     out.counters = (await store.load(run.runId)).state.counters;
@@ -126,6 +130,15 @@ async function conversationCost(store: Store, all: RunInfo[], id: string, prices
     if (run.status !== 'unreadable') addSpend(total, await listedRunSpend(store, run, prices).catch(() => noSpend()));
   }
   return spendJson(total);
+}
+
+/** The task a run serves, from the note beside it; null for a run that is no task's (or whose note cannot be read). */
+async function taskOf(store: Store, id: string): Promise<RunJson['task'] | null> {
+  const { parseTaskOrigin, TASK_NOTE } = await import('../../agent/tasks/origin.js');
+  const origin = parseTaskOrigin(await store.getNote(id, TASK_NOTE).catch(() => null));
+  if (origin === null) return null;
+  const { request, conversation, sender, parent, agent } = origin;
+  return { request, conversation, sender, ...(parent !== undefined ? { parent } : {}), agent };
 }
 
 export interface ListOptions extends RunFilter {

@@ -225,6 +225,8 @@ export interface ShowContext {
   contextWindow?: number;
   /** The command that resumes the run's continuation, when it was compacted. */
   continuationResume?: string;
+  /** Fields after the run's own: how it is linked to tasks (task-links.ts). */
+  more?: [string, string][];
 }
 
 /** How full the context window was at the last request. */
@@ -268,6 +270,7 @@ export function formatShow(run: LoadedRun, resume: string, context: ShowContext 
     ...timeFields(run),
     ['context', contextText(state, context.contextWindow)],
     ...(context.facts !== undefined ? factFields(context.facts) : []),
+    ...(context.more ?? []),
   ];
   const typed = lastTyped(state);
   const answer = lastAnswer(state);

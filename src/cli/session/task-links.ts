@@ -1,0 +1,92 @@
+/**
+ * How a run is linked to tasks, for `session show`: a task's run names where
+ * the task came from (its request, its sender, the conversation) and the run
+ * or request that asked for it; a run that handed tasks to other agents lists
+ * them, each with its run's status when that run is in this store. All of it
+ * is read from beside the journals (the `task` note, the remote-tools note)
+ * and from the journal itself (the calls), never from a copy of either.
+ */
+import { callRequestId, parseTaskOrigin, taskRunId, TASK_NOTE, type TaskOrigin } from '../../agent/tasks/index.js';
+import { remoteOrigins } from '../../agent/remote-origins.js';
+import { toolUses } from '../../core/index.js';
+import { sanitizeLine } from '../../render/sanitize.js';
+import { listedStatus, type LoadedRun, type Store } from '../../store/store.js';
+
+/** A task a run's call handed to another agent. */
+export interface ChildTask {
+  call: string;
+  agent: string;
+  request: string;
+  run: string;
+  /** Its run's status, when its run is in this store. */
+  status?: string;
+  /** Whether the calling run has the task's answer. */
+  answered: boolean;
+}
+
+export interface TaskLinks {
+  /** Where the run's task came from, when the run is a task's. */
+  origin?: TaskOrigin;
+  /** The run that asked for it, when it is in this store. */
+  parentRun?: string;
+  children: ChildTask[];
+}
+
+/** The task the run serves and the tasks it handed to other agents. */
+export async function taskLinks(store: Store, run: LoadedRun): Promise<TaskLinks> {
+  const id = run.state.run_id;
+  const links: TaskLinks = { children: [] };
+  const origin = parseTaskOrigin(await store.getNote(id, TASK_NOTE).catch(() => null));
+  if (origin !== null) {
+    links.origin = origin;
+    if (origin.parent !== undefined) {
+      const candidates = [origin.parent, taskRunId(origin.sender, origin.parent)];
+      for (const candidate of candidates) {
+        if (await store.has(candidate).catch(() => false)) {
+          links.parentRun = candidate;
+          break;
+        }
+      }
+    }
+  }
+  const tools = await remoteOrigins(store, id);
+  const askers = new Map(Object.entries(tools).filter(([, o]) => o.task === true));
+  if (askers.size === 0) return links;
+  const fork = await store.forkOrigin(id).catch(() => null);
+  const answered = new Set<string>();
+  for (const r of run.records) if ('tool_result' in r) answered.add(r.tool_result.tool_use_id);
+  for (const r of run.records) {
+    // A call a fork copied was its origin's: that run lists it.
+    if (!('assistant' in r) || (fork !== null && r.seq <= fork.at)) continue;
+    for (const call of toolUses(r.assistant.message)) {
+      const asked = askers.get(call.name);
+      if (asked === undefined) continue;
+      const request = callRequestId({ runId: id, runCreated: run.created, callId: call.id });
+      const child: ChildTask = { call: call.id, agent: asked.agent, request, run: taskRunId(asked.agent, request), answered: answered.has(call.id) };
+      const state = await store.loadState(child.run).catch(() => null);
+      if (state !== null) child.status = listedStatus(state.state.status, undefined);
+      links.children.push(child);
+    }
+  }
+  return links;
+}
+
+/** The fields `session show` adds for the links; none for a run with none. */
+export function taskLinkFields(links: TaskLinks): [string, string][] {
+  const s = sanitizeLine;
+  const out: [string, string][] = [];
+  const o = links.origin;
+  if (o !== undefined) {
+    const conversation = o.conversation === o.request ? '' : `, conversation ${s(o.conversation)}`;
+    out.push(['task', `request ${s(o.request)} from agent ${s(o.sender)}${conversation}, served as agent ${s(o.agent)}`]);
+    if (o.continues !== undefined) out.push(['continues', `run ${s(o.continues.run)} (the conversation before it, to seq ${o.continues.at})`]);
+    if (o.parent !== undefined) {
+      out.push(['parent', links.parentRun !== undefined ? `run ${s(links.parentRun)}` : `${s(o.parent)} of agent ${s(o.sender)} (not in this store)`]);
+    }
+  }
+  for (const [i, c] of links.children.entries()) {
+    const where = c.status !== undefined ? `run ${s(c.run)} (${s(c.status)})` : `run ${s(c.run)} (not in this store)`;
+    out.push([i === 0 ? 'children' : '', `call ${s(c.call)}: agent ${s(c.agent)}, task ${s(c.request)}, ${where}, ${c.answered ? 'answered' : 'not answered yet'}`]);
+  }
+  return out;
+}
