@@ -16,8 +16,8 @@ export interface ServeProcess {
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export async function startServe(config: string, options: CliOptions = {}): Promise<ServeProcess> {
-  const child = spawnCli(['serve', '--config', config], options);
+export async function startServe(config: string, options: CliOptions & { args?: string[] } = {}): Promise<ServeProcess> {
+  const child = spawnCli(['serve', '--config', config, ...(options.args ?? [])], options);
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   child.stdout!.resume();

@@ -1,0 +1,242 @@
+/**
+ * Agents as durable services, through the binary, on a real nats-server (each
+ * one found here): `logbook serve` takes an identity's tasks from the
+ * work-queue stream and `logbook ask` hands it one, reading its events; every
+ * body is held to the schemas and the reference's field lists, in order,
+ * gap-free, ending in the task's end. A budget above the server's limits is
+ * refused in the ack; a conversation of three requests goes on run to run; a
+ * cancel ends the task canceled and its run suspended naming who canceled it;
+ * an ask interrupted re-attaches with --request; a task whose server died in a
+ * call with side effects ends with `interrupted_call`, its run left for an
+ * operator; streams that are missing or unfit are refused with their fix; and
+ * a run that hands a sub-agent a task, killed while it waits, gets the one
+ * child's answer when resumed, without a second task.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { wireProblems } from '../helpers/a2a.js';
+import { finished, runCli, spawnCli } from '../helpers/cli.js';
+import { describeEachNatsServer, natsServerOfBlock } from '../helpers/nats-server.js';
+import { startServe, type ServeProcess } from '../helpers/serve.js';
+import { STREAMS, addStreamAt, addTaskStreams, agentConfig, jsonLines, sentRequest, shTool, storedEvents, until } from '../helpers/tasks.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const say = (text: string) => ({ text });
+const call = (name: string, input: Record<string, unknown> = {}, id?: string) => ({ tool_calls: [{ name, input, ...(id ? { id } : {}) }] });
+
+describeEachNatsServer('tasks over NATS', (binary) => {
+  const { server, start } = natsServerOfBlock();
+  start({ binary });
+  const dir = tempDir('logbook-tasks-');
+  let streamsMade = false;
+  const serving: ServeProcess[] = [];
+
+  async function ready(): Promise<void> {
+    if (streamsMade) return;
+    await addTaskStreams((c) => addStreamAt(server().url, c));
+    streamsMade = true;
+  }
+
+  afterEach(async () => {
+    await Promise.all(serving.splice(0).map((s) => s.stop('SIGKILL')));
+  });
+
+  async function serve(config: string, env: Record<string, string> = {}, args: string[] = []): Promise<ServeProcess> {
+    const s = await startServe(config, { cwd: dir, env, args });
+    serving.push(s);
+    return s;
+  }
+
+  const ask = (config: string, args: string[]) => runCli(['ask', '--config', config, ...args], { cwd: dir, timeoutMs: 60_000 });
+  const cli = (args: string[]) => runCli(args, { cwd: dir, timeoutMs: 60_000 });
+  const caller = () => agentConfig(dir, 'caller', { identity: 'caller', url: server().url, turns: [say('unused')] });
+
+  it("serves a task: its events, valid and in the reference's field lists, in order and gap-free, end in its result", async () => {
+    await ready();
+    const probe = agentConfig(dir, 'probe1', {
+      identity: 'probe1',
+      url: server().url,
+      turns: [{ text: 'Let me look.', ...call('echo', { text: 'hi <there> & all' }) }, say('It says hi.')],
+      more: `tools:\n${shTool('echo', 'printf %s "$1"', { args: ['text'] })}`,
+    });
+    const s = await serve(probe);
+    const r = await ask(caller(), ['probe1', '--json', 'What does echo say?']);
+    expect(r.stderr).toMatch(/task \S+ sent to agent probe1/);
+    expect(r.code).toBe(0);
+    const id = sentRequest(r.stderr)!;
+    const events = jsonLines(r.stdout);
+    expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
+    expect(events.map((e) => (e.block ? `${e.protocol.split('.').at(-1)}:${e.block.type}` : e.protocol.split('.').at(-1)))).toEqual([
+      'ack',
+      'event:status',
+      'event:text',
+      'event:tool_call',
+      'event:tool_result',
+      'event:status',
+      'event:text',
+      'result',
+    ]);
+    expect(events.every((e) => e.request === id && e.conversation === id && e.sender.name === 'probe1' && e.recipient.name === 'caller')).toBe(true);
+    expect(events[4]!.block).toEqual({ type: 'tool_result', call_id: 'toolu_0_0', output: 'hi <there> & all', exec: { command: `sh -c 'printf %s "$1"' sh 'hi <there> & all'` } });
+    expect(events.at(-1)).toMatchObject({ stop_reason: 'end_turn', text: 'It says hi.' });
+    expect(wireProblems(r.stdout.trim().split('\n'))).toEqual([]);
+    // What the caller read is what the stream keeps, byte for byte.
+    expect(await storedEvents(server().url, id)).toEqual(r.stdout.trim().split('\n'));
+    await s.waitFor(new RegExp(`task ${id} ended completed`));
+
+    const run = `task-probe1-${id}`;
+    const show = await cli(['session', 'show', run, '--config', probe]);
+    expect(show.stdout).toMatch(new RegExp(`task +request ${id} from agent caller, served as agent probe1`));
+    expect(show.stdout).toMatch(/status +completed/);
+    const ls = jsonLines((await cli(['session', 'ls', '--json', '--config', probe])).stdout).find((j) => j.id === run);
+    expect(ls?.task).toEqual({ request: id, conversation: id, sender: 'caller', agent: 'probe1' });
+    expect(ls?.counters.tool_calls).toBe(1);
+  });
+
+  it("refuses, in its ack, a budget above the server's limits; no run is made", async () => {
+    await ready();
+    const probe = agentConfig(dir, 'probe2', { identity: 'probe2', url: server().url, turns: [say('never')], more: 'budget: 1000\n' });
+    await serve(probe);
+    const { dial } = await import('../../src/store/jetstream/connection.js');
+    const { TaskCaller } = await import('../../src/agent/tasks/index.js');
+    const { newMessageId } = await import('../../src/a2a/index.js');
+    const link = await dial({ url: server().url }, { leaderWaitMs: 5_000 });
+    try {
+      const tasks = new TaskCaller(link, { tasks: STREAMS.tasks, events: STREAMS.events });
+      const id = newMessageId();
+      const bodies: string[] = [];
+      const end = await tasks.ask({ id, agent: 'probe2', sender: 'caller', prompt: 'spend a lot', budget: { max_iterations: 50 } }, { onMessage: (_m, b) => bodies.push(b), timeoutMs: 30_000 });
+      expect(end.kind).toBe('refused');
+      expect(end.message).toMatchObject({ sequence: 1, accepted: false, reason: "budget max_iterations 50 is above this agent's limit of 10 model calls" });
+      expect(wireProblems(bodies)).toEqual([]);
+      const tokens = await tasks.ask({ id: newMessageId(), agent: 'probe2', sender: 'caller', prompt: 'spend a lot', budget: { max_tokens: 5000 } }, { timeoutMs: 30_000 });
+      expect(tokens.message).toMatchObject({ accepted: false, reason: "budget max_tokens 5000 is above this agent's token budget of 1000" });
+      const runs = jsonLines((await cli(['session', 'ls', '--json', '--config', probe])).stdout);
+      expect(runs.some((r) => r.id === `task-probe2-${id}`)).toBe(false);
+    } finally {
+      await link.close();
+    }
+  });
+
+  it('holds a conversation of three requests: each continues the run of the one before, and answers it', async () => {
+    await ready();
+    const probe = agentConfig(dir, 'probe3', { identity: 'probe3', url: server().url, turns: [say('First: 4.'), say('Second: 8.'), say('Third: 16.')] });
+    await serve(probe);
+    const first = await ask(caller(), ['probe3', 'Two plus two?']);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toBe('First: 4.\n');
+    const c = sentRequest(first.stderr)!;
+    const second = await ask(caller(), ['probe3', '--conversation', c, 'Doubled?']);
+    expect(second.stdout).toBe('Second: 8.\n');
+    const third = await ask(caller(), ['probe3', '--conversation', c, 'And again?']);
+    expect(third.code).toBe(0);
+    expect(third.stdout).toBe('Third: 16.\n');
+    const [r2, r3] = [sentRequest(second.stderr)!, sentRequest(third.stderr)!];
+    const shown = await cli(['session', 'show', `task-probe3-${r3}`, '--config', probe, '--transcript']);
+    for (const turn of ['Two plus two?', 'First: 4.', 'Doubled?', 'Second: 8.', 'And again?', 'Third: 16.']) expect(shown.stdout).toContain(turn);
+    const show = await cli(['session', 'show', `task-probe3-${r3}`, '--config', probe]);
+    expect(show.stdout).toMatch(new RegExp(`continues +run task-probe3-${r2} `));
+    expect(show.stdout).toMatch(new RegExp(`task +request ${r3} from agent caller, conversation ${c}`));
+    // A request that names no earlier task is refused.
+    const stray = await ask(caller(), ['probe3', '--conversation', 'nosuchconversation', 'Hello?']);
+    expect(stray.code).toBe(1);
+    expect(stray.stderr).toContain('agent probe3 refused the task: conversation nosuchconversation names no earlier task of agent probe3');
+  });
+
+  it('cancels a task: it ends canceled, its run suspended naming who canceled it; tasks ls shows it while it runs', async () => {
+    await ready();
+    const probe = agentConfig(dir, 'probe4', { identity: 'probe4', url: server().url, turns: [{ text: 'thinking hard', delay_ms: 60_000 }] });
+    const s = await serve(probe);
+    const asking = spawnCli(['ask', '--config', caller(), 'probe4', 'Think hard'], { cwd: dir });
+    const done = finished(asking, 60_000);
+    let err = '';
+    asking.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    await until('the task to start', () => sentRequest(err) !== null && s.stderr().includes(`task ${sentRequest(err)} from caller: run`));
+    const id = sentRequest(err)!;
+    const ls = await cli(['tasks', 'ls', '--config', caller()]);
+    expect(ls.code).toBe(0);
+    expect(ls.stdout).toMatch(new RegExp(`^${id} +probe4 +caller .*task-probe4-${id} \\((open|running)\\) +Think hard$`, 'm'));
+    expect(ls.stderr).toMatch(/agent probe4: 0 waiting, 1 being worked on/);
+    const lsJson = jsonLines((await cli(['tasks', 'ls', '--json', '--config', caller()])).stdout);
+    expect(lsJson.find((t) => t.request === id)).toMatchObject({ agent: 'probe4', sender: 'caller', prompt: 'Think hard', run: { id: `task-probe4-${id}` } });
+    const cancel = await cli(['tasks', 'cancel', 'probe4', id, '--config', caller(), '--reason', 'no longer needed']);
+    expect(cancel.stderr).toBe(`task ${id} canceled: canceled by caller: no longer needed\n`);
+    expect(cancel.code).toBe(0);
+    const r = await done;
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('logbook: agent probe4 ended the task canceled: canceled by caller: no longer needed (canceled)');
+    const show = JSON.parse((await cli(['session', 'show', `task-probe4-${id}`, '--config', probe, '--json'])).stdout) as { status: string; terminal: unknown };
+    expect(show.status).toBe('suspended');
+    expect(show.terminal).toEqual({ reason: 'suspended', message: 'canceled by caller: no longer needed' });
+    await s.waitFor(new RegExp(`task ${id} canceled by caller`));
+    await until('the queue to be empty', async () => (await cli(['tasks', 'ls', '--json', '--config', caller()])).stdout.trim() === '');
+  });
+
+  it('re-attaches an interrupted ask with --request: the same task, read again from the start, not asked again', async () => {
+    await ready();
+    const probe = agentConfig(dir, 'probe5', { identity: 'probe5', url: server().url, turns: [{ text: 'Slowly: done.', delay_ms: 2_500 }] });
+    const s = await serve(probe);
+    const asking = spawnCli(['ask', '--config', caller(), 'probe5', 'Take your time'], { cwd: dir });
+    const done = finished(asking, 60_000);
+    let err = '';
+    asking.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    await until('the task to start', () => sentRequest(err) !== null && s.stderr().includes(`task ${sentRequest(err)} from caller: run`));
+    asking.kill('SIGINT');
+    const stopped = await done;
+    const id = sentRequest(stopped.stderr)!;
+    expect(stopped.code).toBe(130);
+    expect(stopped.stderr).toContain(`stopped reading; the task goes on. Read it again with: logbook ask probe5 --request ${id} PROMPT`);
+    const again = await ask(caller(), ['probe5', '--request', id, 'Take your time']);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain(`task ${id} was sent before: reading its events again`);
+    expect(again.stdout).toBe('Slowly: done.\n');
+    expect(s.stderr().match(new RegExp(`task ${id} from caller`, 'g'))).toHaveLength(1);
+  });
+
+  it('ends with interrupted_call a task whose server died in a call with side effects; the run waits for an operator', async () => {
+    await ready();
+    const marks = join(dir, 'marks6');
+    const probe = agentConfig(dir, 'probe6', {
+      identity: 'probe6',
+      url: server().url,
+      turns: [call('deploy', {}, 'deploy-1'), say('Deployed.')],
+      more: `expose: { task_ack_wait: 1 }\ntools:\n${shTool('deploy', `mkdir -p ${marks}; echo run >> ${marks}/deploys; sleep 30`, { sideEffects: true })}`,
+    });
+    const first = await serve(probe);
+    const asking = spawnCli(['ask', '--config', caller(), '--json', 'probe6', 'Deploy it'], { cwd: dir });
+    const done = finished(asking, 90_000);
+    await until('the deploy to start', () => existsSync(join(marks, 'deploys')));
+    await first.stop('SIGKILL');
+    await serve(probe); // takes the task over once the first's ack wait has passed
+    const r = await done;
+    expect(r.code).toBe(1);
+    const events = jsonLines(r.stdout);
+    expect(events.at(-1)).toMatchObject({ stop_reason: 'suspended', code: 'interrupted_call', error: 'interrupted during call deploy-1 (deploy)' });
+    expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
+    expect(wireProblems(r.stdout.trim().split('\n'))).toEqual([]);
+    expect(readFileSync(join(marks, 'deploys'), 'utf8')).toBe('run\n'); // never run again unasked
+    const run = `task-probe6-${events[0]!.request}`;
+    const show = await cli(['session', 'show', run, '--config', probe]);
+    expect(show.stdout).toMatch(/status +suspended/);
+    expect(show.stdout).toContain('--skip deploy-1');
+    const resumed = await cli(['run', '--resume', run, '--skip', 'deploy-1', '--config', probe]);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toBe('Deployed.\n');
+  });
+
+  it('refuses to serve tasks from streams that are missing or unfit, naming the fix', async () => {
+    await ready();
+    const path = agentConfig(dir, 'probe7', { identity: 'probe7', url: server().url, turns: [say('x')], a2a: 'tasks_stream: NO_TASKS, events_stream: NO_EVENTS' });
+    const r = await cli(['serve', '--config', path]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^logbook: stream NO_(TASKS|EVENTS) does not exist on nats:\/\/127\.0\.0\.1:\d+; logbook never creates one, create it with: nats stream add NO_/);
+    await addStreamAt(server().url, { name: 'NO_TASKS', subjects: ['elsewhere.>'], storage: 'file' });
+    await addStreamAt(server().url, { name: 'NO_EVENTS', subjects: ['elsewhere2.>'], storage: 'file' });
+    const unfit = await cli(['serve', '--config', path]);
+    expect(unfit.code).toBe(1);
+    expect(unfit.stderr).toContain("logbook: stream NO_TASKS cannot hold tasks: none of its subjects (elsewhere.>) takes choria.fisk-ai.task.probe7 (fix: nats stream edit NO_TASKS --subjects 'elsewhere.>' --subjects 'choria.fisk-ai.task.>')");
+    expect(unfit.stderr).toContain('its retention is limits, but tasks need a work queue');
+    expect(unfit.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
