@@ -30,7 +30,7 @@ import {
   type RequestMessage,
   type ResultMessage,
 } from '../../a2a/index.js';
-import { LogbookError } from '../../core/index.js';
+import { LogbookError, isLogbookError } from '../../core/index.js';
 import type { Link } from '../../store/jetstream/connection.js';
 import { throughElection, within } from '../../store/jetstream/election.js';
 
@@ -84,56 +84,97 @@ export interface FollowOptions {
   signal?: AbortSignal;
 }
 
+/** How long a read of a task's stream may go without a message before it looks whether the stream has more for it. */
+const STALL_MS = 4_000;
+/** The pause before a read whose consumer failed starts again. */
+const REREAD_MS = 250;
+
 /**
  * The messages of task `request`, in sequence, from the first, as they are
  * published: each checked against its schema, gap-free (a message published
  * twice is passed over; one missing fails the read), ending with the one that
  * ends the task. Bodies of a protocol this build does not know are passed over
  * (unless they must be understood: then the read fails).
+ *
+ * The read is an ordered consumer of the task's subject. While it brings
+ * nothing it looks, now and then, at the subject's last message: one the
+ * consumer has not brought (it lost its way through a leader election, or a
+ * server it was on died) starts the read again after the last message it
+ * gave, as does a consumer that fails. So a caller outlives the servers.
  */
 export async function* followTask(link: Link, stream: string, request: string, options: FollowOptions = {}): AsyncGenerator<{ message: TaskMessage; body: string }> {
   const what = `cannot read the events of task ${request} from stream ${stream}`;
   const { signal } = options;
-  if (signal?.aborted) return;
-  const consumer = await throughElection(link, stream, what, (ms) =>
-    within(ms, link.js.consumers.get(stream, { filter_subjects: eventsSubject(request), deliver_policy: 'all' })),
-  );
-  const messages = (await throughElection(link, stream, what, (ms) => within(ms, consumer.consume({ max_messages: 256 })))) as ConsumerMessages;
-  const stop = (): void => void messages.stop();
-  signal?.addEventListener('abort', stop, { once: true });
+  const subject = eventsSubject(request);
   let last = 0;
-  try {
-    for await (const m of messages) {
-      const body = new TextDecoder().decode(m.data);
-      let message;
-      try {
-        message = decodeAnyMessage(m.data);
-      } catch (err) {
-        throw new LogbookError('invalid_message', `task ${request}: a message in stream ${stream} cannot be read: ${(err as Error).message}`, { cause: err });
+  /** The stream sequence of the last message given. */
+  let at = 0;
+  while (!signal?.aborted) {
+    const from = at === 0 ? { deliver_policy: 'all' as const } : { deliver_policy: 'by_start_sequence' as const, opt_start_seq: at + 1 };
+    const messages = (await throughElection(link, stream, what, async (ms) => {
+      const consumer = await within(ms, link.js.consumers.get(stream, { filter_subjects: subject, ...from }));
+      return within(ms, consumer.consume({ max_messages: 256, expires: 5_000 }));
+    })) as ConsumerMessages;
+    const stop = (): void => void messages.stop();
+    signal?.addEventListener('abort', stop, { once: true });
+    let progress = Date.now();
+    let looking = false;
+    const watchdog = setInterval(() => {
+      if (looking || Date.now() - progress < STALL_MS) return;
+      looking = true;
+      within(link.timeoutMs, link.jsm.streams.getMessage(stream, { last_by_subj: subject }))
+        .then((newest) => {
+          if (newest !== null && newest.seq > at) stop(); // the stream has what the consumer does not bring: read again
+          else progress = Date.now();
+        })
+        .catch(() => {}) // the servers are away: look again later
+        .finally(() => (looking = false));
+    }, STALL_MS / 2);
+    try {
+      for await (const m of messages) {
+        progress = Date.now();
+        at = m.seq;
+        const body = new TextDecoder().decode(m.data);
+        const task = taskMessageOf(m.data, request, stream);
+        if (task === null || task.sequence <= last) continue; // not understood, or published again: passed over
+        if (task.sequence !== last + 1) {
+          throw new LogbookError(
+            'invalid_message',
+            last === 0
+              ? `task ${request}: its events in stream ${stream} start at ${task.sequence}: those before are gone (the stream's max_age?)`
+              : `task ${request}: event ${last + 1} is missing from stream ${stream} (event ${task.sequence} follows ${last})`,
+          );
+        }
+        last = task.sequence;
+        yield { message: task, body };
+        if (endsTask(task)) return;
       }
-      if ('understood' in message) continue; // a protocol this build does not know, which need not be understood
-      const kind = message.protocol.replace(/^io\.choria\.fisk-ai\.v1\./, '') as MessageKind;
-      if (!TASK_KINDS.includes(kind) || message.request !== request) {
-        throw new LogbookError('invalid_message', `task ${request}: stream ${stream} holds a ${kind} of request ${message.request} on the task's subject`);
-      }
-      const task = message as TaskMessage;
-      if (task.sequence <= last) continue; // published again: the stream already gave it
-      if (task.sequence !== last + 1) {
-        throw new LogbookError(
-          'invalid_message',
-          last === 0
-            ? `task ${request}: its events in stream ${stream} start at ${task.sequence}: those before are gone (the stream's max_age?)`
-            : `task ${request}: event ${last + 1} is missing from stream ${stream} (event ${task.sequence} follows ${last})`,
-        );
-      }
-      last = task.sequence;
-      yield { message: task, body };
-      if (endsTask(task)) return;
+    } catch (err) {
+      if (isLogbookError(err)) throw err;
+      // The consumer failed: read again from after the last message given.
+    } finally {
+      clearInterval(watchdog);
+      signal?.removeEventListener('abort', stop);
+      messages.stop();
     }
-  } finally {
-    signal?.removeEventListener('abort', stop);
-    messages.stop();
+    if (!signal?.aborted) await new Promise((r) => setTimeout(r, REREAD_MS));
   }
+}
+
+/** A stored message of task `request`'s stream, read strictly; null for a protocol this build need not understand. */
+function taskMessageOf(data: Uint8Array, request: string, stream: string): TaskMessage | null {
+  let message;
+  try {
+    message = decodeAnyMessage(data);
+  } catch (err) {
+    throw new LogbookError('invalid_message', `task ${request}: a message in stream ${stream} cannot be read: ${(err as Error).message}`, { cause: err });
+  }
+  if ('understood' in message) return null;
+  const kind = message.protocol.replace(/^io\.choria\.fisk-ai\.v1\./, '') as MessageKind;
+  if (!TASK_KINDS.includes(kind) || message.request !== request) {
+    throw new LogbookError('invalid_message', `task ${request}: stream ${stream} holds a ${kind} of request ${message.request} on the task's subject`);
+  }
+  return message as TaskMessage;
 }
 
 /** The durable consumer the servers of `identity` share, made (or set to these settings) when it is not so already. */

@@ -1,0 +1,73 @@
+/**
+ * A run that hands another agent a task (remote_agents: the tool ask_<alias>),
+ * through the binary, on a real nats-server (each one found here): the call's
+ * request id is derived from the run and the call, so a run killed while its
+ * sub-agent works is resumed onto the same task, reading its events from the
+ * start: the one child's answer, without a second task. The answer is
+ * journaled `remote`; the parent and the child name each other in `session
+ * show`; the parent's live view shows the child's events, indented.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { JetStreamStore } from '../../src/index.js';
+import { finished, runCli, spawnCli } from '../helpers/cli.js';
+import { describeEachNatsServer, natsServerOfBlock } from '../helpers/nats-server.js';
+import { startServe, type ServeProcess } from '../helpers/serve.js';
+import { STREAMS, addStreamAt, addTaskStreams, agentConfig, until } from '../helpers/tasks.js';
+import { tempDir } from '../helpers/tmp.js';
+
+describeEachNatsServer('a run that hands a sub-agent a task', (binary) => {
+  const { server, start } = natsServerOfBlock();
+  start({ binary });
+  const dir = tempDir('logbook-sub-agents-');
+  let helper: ServeProcess | undefined;
+
+  afterAll(async () => {
+    await helper?.stop('SIGKILL');
+  });
+
+  it("killed while the sub-agent works, is resumed onto the same task and gets its one answer", async () => {
+    await addTaskStreams((c) => addStreamAt(server().url, c));
+    const helperLog = join(dir, 'helper.turns.log');
+    const helperConfig = agentConfig(dir, 'helper', { identity: 'helper', url: server().url, turns: [{ text: 'The capital is Paris.', delay_ms: 2_500 }] });
+    helper = await startServe(helperConfig, { cwd: dir, env: { LOGBOOK_SCRIPT_LOG: helperLog } });
+    const lead = agentConfig(dir, 'lead', {
+      identity: 'lead',
+      url: server().url,
+      turns: [{ text: 'Asking the helper.', tool_calls: [{ name: 'ask_helper', input: { prompt: 'What is the capital of France?' }, id: 'ask-1' }] }, { text: 'The helper says Paris.' }],
+      more: 'remote_agents:\n  - name: helper\n    description: Knows capitals\n',
+    });
+
+    const first = spawnCli(['run', '--config', lead, '--name', 'lead-run', 'Find the capital of France'], { cwd: dir });
+    const killed = finished(first, 60_000);
+    await until('the helper to take the task', () => /task (\S+) from lead: run task-helper-\S+/.test(helper!.stderr()));
+    first.kill('SIGKILL');
+    await killed;
+    const request = /task (\S+) from lead: run/.exec(helper.stderr())![1]!;
+
+    const resumed = await runCli(['run', '--resume', 'lead-run', '--config', lead], { cwd: dir, timeoutMs: 60_000 });
+    expect(resumed.stderr).toContain('  helper: The capital is Paris.'); // the child's events, indented under the call
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toBe('The helper says Paris.\n');
+
+    // One task, asked of the helper's model once.
+    await helper.waitFor(new RegExp(`task ${request} ended completed`));
+    expect(helper.stderr().match(/ from lead: /g)).toHaveLength(1);
+    expect(readFileSync(helperLog, 'utf8')).toBe('{"turn":0}\n');
+
+    const store = await JetStreamStore.connect({ stream: STREAMS.runs, nats: { url: server().url } });
+    try {
+      const results = (await store.load('lead-run')).records.flatMap((r) => ('tool_result' in r ? [r.tool_result] : []));
+      expect(results).toEqual([{ tool_use_id: 'ask-1', result: { tool_use_id: 'ask-1', content: 'The capital is Paris.' }, remote: true }]);
+    } finally {
+      await store.close();
+    }
+    const parent = await runCli(['session', 'show', 'lead-run', '--config', lead], { cwd: dir });
+    expect(parent.stdout).toContain(`children     call ask-1: agent helper, task ${request}, run task-helper-${request} (completed), answered`);
+    expect(parent.stdout).toMatch(/tool calls +1 \(1 remote, on agent helper\)/);
+    const child = await runCli(['session', 'show', `task-helper-${request}`, '--config', lead], { cwd: dir });
+    expect(child.stdout).toMatch(new RegExp(`task +request ${request} from agent lead, served as agent helper`));
+    expect(child.stdout).toMatch(/parent +run lead-run\n/);
+  });
+});
