@@ -19,6 +19,7 @@ import { benchResume } from './resume.js';
 import { benchSearch } from './search.js';
 import { benchShow } from './show.js';
 import { benchStartup } from './startup.js';
+import { benchTasks } from './tasks.js';
 import { benchWatch } from './watch.js';
 import { ms, now } from './lib/stats.js';
 
@@ -34,6 +35,7 @@ const BENCHES: Record<string, (opts: BenchOptions) => Promise<Section>> = {
   otlp: benchOtlp,
   compaction: benchCompaction,
   jetstream: benchJetStream,
+  tasks: benchTasks,
   langgraph: benchLangGraph,
 };
 

@@ -54,7 +54,6 @@ export { loadAgent, agentFromConfig, type AgentEnvironment, type ConfiguredAgent
 export { storeFromConfig, type ConfiguredStoreOptions } from './config/store.js';
 
 // ---- runs: start, resume, follow up, execute --------------------------------
-// Still to come here, as it lands: tasks sent to agents over NATS.
 export {
   startRun,
   resumeRun,
@@ -99,6 +98,32 @@ export {
   type InterruptedCallContext,
   type OnInterruptedCall,
 } from './agent/approvals.js';
+
+// ---- tasks: agents as durable services over NATS (docs/guide/agents.md) ----
+// The NATS client loads only when one connects.
+export {
+  TaskServer,
+  TaskCaller,
+  AgentTaskTool,
+  connectTasks,
+  startRemoteAgents,
+  bindTaskStreams,
+  taskRunId,
+  callRequestId,
+  followTask,
+  type TaskServerOptions,
+  type ServedTask,
+  type TaskRequest,
+  type TaskEnd,
+  type AskOptions,
+  type TaskMessage,
+  type TaskOrigin,
+  type RemoteAgent,
+  type TaskStreams,
+} from './agent/tasks/index.js';
+export { TaskProjection, taskEvents, TASK_END_CODES, type TaskEvent, type TaskProjectionOptions } from './a2a/task-events.js';
+export { SuspendReason, type ExecutionLimits } from './agent/runner.js';
+export type { Link } from './store/jetstream/connection.js';
 
 // ---- stores: where journals are kept ----------------------------------------
 export {

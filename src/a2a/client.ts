@@ -10,10 +10,9 @@
 import type { Msg, NatsConnection } from '@nats-io/transport-node';
 import { ServiceErrorCodeHeader, ServiceErrorHeader } from '@nats-io/services';
 import { LogbookError, type RawJson } from '../core/index.js';
-import { checkSize, decodeMessage } from './decode.js';
-import { encodeMessage } from './encode.js';
+import { decodeMessage } from './decode.js';
+import { outgoing } from './outgoing.js';
 import type { AgentCard, BodyOf, MessageKind, MessageOfKind, ToolReplyMessage } from './protocol.js';
-import { schemaProblem } from './schemas.js';
 import { stampRequest } from './stamp.js';
 import { DEFAULT_REPLY_TIMEOUT_MS, discoverySubject, toolSubject } from './subjects.js';
 
@@ -22,14 +21,7 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
-/** The bytes of a request, checked as a receiver will check them. */
-export function outgoing<K extends MessageKind>(kind: K, message: MessageOfKind[K]): string {
-  const text = encodeMessage(message);
-  checkSize(text);
-  const problem = schemaProblem(kind, JSON.parse(text));
-  if (problem !== null) throw new LogbookError('invalid_message', `the ${kind} to send ${problem}`);
-  return text;
-}
+export { outgoing } from './outgoing.js';
 
 /** The micro service error a reply carries in its headers (`Nats-Service-Error-Code`), if any. */
 export function serviceError(msg: Msg): { code: string; description: string } | null {

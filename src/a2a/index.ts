@@ -7,6 +7,7 @@
 export * from './protocol.js';
 export { encodeMessage, encodeBlock } from './encode.js';
 export { decodeMessage, decodeAnyMessage, checkSize, bodySize, type Body, type NotUnderstood } from './decode.js';
+export { outgoing } from './outgoing.js';
 export { stampRequest, stampReply, stampTaskRequest, stampTaskReply, stampCancel, type TaskAddress } from './stamp.js';
 export { newMessageId, mintedAt, derivedMessageId } from './ids.js';
 export { formatWireTime, normalizeWireTime, nowNs } from './wire-time.js';

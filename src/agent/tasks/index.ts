@@ -6,7 +6,7 @@
  * task to another agent. The NATS client loads only when this is imported.
  */
 import type { NatsSettings } from '../../store/backend.js';
-import { dial } from '../../store/jetstream/connection.js';
+import { dial, type Link } from '../../store/jetstream/connection.js';
 import { LEADER_WAIT_MS } from '../../store/jetstream/election.js';
 import { AgentTaskTool } from './agent-tool.js';
 import { TaskCaller } from './caller.js';
@@ -22,6 +22,15 @@ export { taskRunId, callRequestId, parseTaskOrigin, TASK_NOTE, type TaskOrigin }
 export { followTask, type TaskMessage } from './wire.js';
 export { TASK_DEFAULTS, askToolName, type RemoteAgent, type TaskStreams } from './spec.js';
 
+/**
+ * A JetStream connection for tasks (a TaskServer's, a TaskCaller's), dialled
+ * with agent.yaml's `nats:` settings: every request waits through a stream
+ * leader election. `close()` it when done.
+ */
+export function connectTasks(nats: NatsSettings): Promise<Link> {
+  return dial(nats, { leaderWaitMs: LEADER_WAIT_MS });
+}
+
 export interface RemoteAgents {
   tools: AgentTaskTool[];
   close(): Promise<void>;
@@ -33,7 +42,7 @@ export interface RemoteAgents {
  * fails with one line naming what to create), and `close` to let it go.
  */
 export async function startRemoteAgents(agents: readonly RemoteAgent[], options: { nats: NatsSettings; identity: string; streams: TaskStreams }): Promise<RemoteAgents> {
-  const link = await dial(options.nats, { leaderWaitMs: LEADER_WAIT_MS });
+  const link = await connectTasks(options.nats);
   try {
     await bindTaskStreams(link, options.streams, agents.map((a) => taskSubject(a.name)));
     const caller = new TaskCaller(link, options.streams);

@@ -30,7 +30,7 @@ import {
 } from '../../a2a/index.js';
 import { cancelSubject, taskSubject } from '../../a2a/subjects.js';
 import { IDENTITY_PATTERN } from '../../a2a/protocol.js';
-import { canceledMessage, interruptedCallMessage, isLogbookError, type JournalRecord } from '../../core/index.js';
+import { canceledMessage, decodeRecord, interruptedCallMessage, isLogbookError, type JournalRecord } from '../../core/index.js';
 import { forkRun } from '../../store/fork.js';
 import type { Link } from '../../store/jetstream/connection.js';
 import type { Store } from '../../store/store.js';
@@ -313,7 +313,9 @@ export class TaskServer {
       publisher.add(projection.push(record));
     };
     try {
-      for await (const { record } of store.records(runId)) project(record);
+      // A run made just now holds its meta alone; one found is read whole.
+      if (run !== null) project(decodeRecord(run.metaLine));
+      else for await (const { record } of store.records(runId)) project(record);
       if (projection.ended) {
         await publisher.flush(); // a task that ended before: what its stream lacks, then it is settled
         await settle(msg);

@@ -16,7 +16,7 @@
  * read. Every request to the servers waits through a stream leader election.
  */
 import type { Consumer, ConsumerConfig, ConsumerMessages, JsMsg } from '@nats-io/jetstream';
-import { outgoing } from '../../a2a/client.js';
+import { outgoing } from '../../a2a/outgoing.js';
 import {
   decodeAnyMessage,
   eventMessageId,

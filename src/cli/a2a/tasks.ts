@@ -8,7 +8,7 @@
  */
 import type { StoredMsg } from '@nats-io/jetstream';
 import { cancelSubject, decodeMessage, identityOfTaskSubject, stampCancel, IDENTITY_PATTERN, isSubjectToken, type RequestMessage } from '../../a2a/index.js';
-import { outgoing } from '../../a2a/client.js';
+import { outgoing } from '../../a2a/outgoing.js';
 import type { TaskEnd } from '../../agent/tasks/index.js';
 import { tasksStreamAdd } from '../../agent/tasks/streams.js';
 import { DEFAULT_CALLER_IDENTITY } from '../../agent/tools/remote/spec.js';
