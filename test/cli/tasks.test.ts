@@ -230,7 +230,11 @@ describeEachNatsServer('tasks over NATS', (binary) => {
     const path = agentConfig(dir, 'probe7', { identity: 'probe7', url: server().url, turns: [say('x')], a2a: 'tasks_stream: NO_TASKS, events_stream: NO_EVENTS' });
     const r = await cli(['serve', '--config', path]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^logbook: stream NO_(TASKS|EVENTS) does not exist on nats:\/\/127\.0\.0\.1:\d+; logbook never creates one, create it with: nats stream add NO_/);
+    expect(r.stderr).toBe(
+      `logbook: streams NO_TASKS and NO_EVENTS do not exist on ${server().url}; logbook never creates one, create them with: ` +
+        "nats stream add NO_TASKS --subjects 'choria.fisk-ai.task.>' --retention=work --defaults; nats stream add NO_EVENTS --subjects 'choria.fisk-ai.events.>' --defaults " +
+        `(to serve the tools alone, set expose: { tasks: false } in ${path})\n`,
+    );
     await addStreamAt(server().url, { name: 'NO_TASKS', subjects: ['elsewhere.>'], storage: 'file' });
     await addStreamAt(server().url, { name: 'NO_EVENTS', subjects: ['elsewhere2.>'], storage: 'file' });
     const unfit = await cli(['serve', '--config', path]);

@@ -19,7 +19,7 @@ import { LogbookError } from '../../core/index.js';
 import type { Link } from '../../store/jetstream/connection.js';
 import type { TaskStreams } from './spec.js';
 import { bindTaskStreams } from './streams.js';
-import { followTask, lastTaskSequence, publishRequest, type TaskMessage } from './wire.js';
+import { consumerState, followTask, lastTaskSequence, publishRequest, type TaskMessage } from './wire.js';
 
 /** A task to ask for. */
 export interface TaskRequest {
@@ -87,6 +87,17 @@ export class TaskCaller {
     if ((await lastTaskSequence(this.link, this.streams.events, task.id)) > 0) return { request, sent: false };
     await publishRequest(this.link, this.streams.tasks, request);
     return { request, sent: true };
+  }
+
+  /**
+   * Whether a server of `agent` seems to be there to take a task: `none` when
+   * none has ever taken one (no consumer of its tasks), `away` when none is
+   * waiting for one or working on one now, `there` otherwise.
+   */
+  async servers(agent: string): Promise<'none' | 'away' | 'there'> {
+    const state = await consumerState(this.link, this.streams.tasks, agent);
+    if (state === null) return 'none';
+    return state.waiting === 0 && state.working === 0 ? 'away' : 'there';
   }
 
   /** Asks for `task` and waits for its end, reading its stream from the start. */

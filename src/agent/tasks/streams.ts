@@ -123,11 +123,25 @@ export interface BoundTaskStreams {
  * serves). Reads each stream's info through a leader election.
  */
 export async function bindTaskStreams(link: Link, names: TaskStreams, subjects: readonly string[] = [TASK_SUBJECTS]): Promise<BoundTaskStreams> {
-  const by = 'logbook';
-  const [tasks, events] = await Promise.all([
-    streamInfo(link, names.tasks, () => missingStream(names.tasks, link.url, tasksStreamAdd(names.tasks), by)),
-    streamInfo(link, names.events, () => missingStream(names.events, link.url, eventsStreamAdd(names.events), by)),
+  const MISSING = new LogbookError('stream_config', 'missing');
+  const [tasksRead, eventsRead] = await Promise.allSettled([
+    streamInfo(link, names.tasks, () => MISSING),
+    streamInfo(link, names.events, () => MISSING),
   ]);
+  const missing = [
+    ...(tasksRead.status === 'rejected' && tasksRead.reason === MISSING ? [{ name: names.tasks, add: tasksStreamAdd(names.tasks) }] : []),
+    ...(eventsRead.status === 'rejected' && eventsRead.reason === MISSING ? [{ name: names.events, add: eventsStreamAdd(names.events) }] : []),
+  ];
+  if (missing.length === 1) throw missingStream(missing[0]!.name, link.url, missing[0]!.add, 'logbook');
+  if (missing.length === 2) {
+    throw new LogbookError(
+      'stream_config',
+      `streams ${missing[0]!.name} and ${missing[1]!.name} do not exist on ${link.url}; logbook never creates one, create them with: ${missing[0]!.add}; ${missing[1]!.add}`,
+    );
+  }
+  if (tasksRead.status === 'rejected') throw tasksRead.reason;
+  if (eventsRead.status === 'rejected') throw eventsRead.reason;
+  const [tasks, events] = [tasksRead.value, eventsRead.value];
   const uncovered = subjects.flatMap((subject) => subjectProblem(tasks.config, subject, TASK_SUBJECTS)).slice(0, 1);
   const taskProblems = [...uncovered, ...tasksStreamProblems(tasks.config, null)];
   if (taskProblems.length > 0) throw refused(names.tasks, 'tasks', taskProblems);

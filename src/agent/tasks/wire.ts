@@ -215,6 +215,12 @@ export async function taskConsumer(link: Link, stream: string, identity: string,
   return throughElection(link, stream, what, (ms) => within(ms, link.js.consumers.get(stream, identity)));
 }
 
+/** What the consumer of `identity`'s tasks says now: null when no server of it has made one yet. */
+export async function consumerState(link: Link, stream: string, identity: string): Promise<{ waiting: number; working: number; queued: number } | null> {
+  const info = await within(link.timeoutMs, link.jsm.consumers.info(stream, identity)).catch(() => null);
+  return info === null ? null : { waiting: info.num_waiting, working: info.num_ack_pending, queued: info.num_pending };
+}
+
 /** The next task message for this consumer, or null when none came within `expiresMs`. */
 export function nextTask(consumer: Consumer, expiresMs: number): Promise<JsMsg | null> {
   return consumer.next({ expires: expiresMs });

@@ -91,6 +91,10 @@ export async function ask(identity: string, words: string[], flags: AskFlags, en
           onSent: (sent) => {
             note(sent ? `task ${id} sent to agent ${identity}` : `task ${id} was sent before: reading its events again`);
             progress.start(`waiting for agent ${identity} to take the task`);
+            void caller.servers(identity).then((there) => {
+              if (there === 'none') note(`no logbook serve of agent ${identity} has taken a task yet: the task waits in stream ${config.a2a.tasks_stream} until one does`);
+              else if (there === 'away') note(`no server of agent ${identity} seems to be running: the task waits in stream ${config.a2a.tasks_stream} until one takes it`);
+            }, () => {});
           },
           onMessage: (message, body) => (flags.json ? void process.stdout.write(`${body}\n`) : view.show(message)),
         },

@@ -188,6 +188,9 @@ export async function serve(flags: ServeFlags, environment: Environment): Promis
         concurrency,
         ackWaitMs: config.expose.task_ack_wait * 1000,
         onTask: (task) => write(servedTaskLine(task)),
+      }).catch((err: unknown) => {
+        if (!isLogbookError(err, 'stream_config')) throw err;
+        throw new LogbookError('stream_config', `${err.message} (to serve the tools alone, set expose: { tasks: false } in ${config.path})`, { cause: err });
       });
     }
     write(sanitizeLine(startLine(config, identity, service.instanceId, exposed, tasks === null ? null : { concurrency, store: store!.location })));
