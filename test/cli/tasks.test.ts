@@ -136,7 +136,7 @@ describeEachNatsServer('tasks over NATS', (binary) => {
     const shown = await cli(['session', 'show', `task-probe3-${r3}`, '--config', probe, '--transcript']);
     for (const turn of ['Two plus two?', 'First: 4.', 'Doubled?', 'Second: 8.', 'And again?', 'Third: 16.']) expect(shown.stdout).toContain(turn);
     const show = await cli(['session', 'show', `task-probe3-${r3}`, '--config', probe]);
-    expect(show.stdout).toMatch(new RegExp(`continues +run task-probe3-${r2} `));
+    expect(show.stdout).toMatch(new RegExp(`forked from +run task-probe3-${r2}, up to seq `)); // the conversation before it
     expect(show.stdout).toMatch(new RegExp(`task +request ${r3} from agent caller, conversation ${c}`));
     // A request that names no earlier task is refused.
     const stray = await ask(caller(), ['probe3', '--conversation', 'nosuchconversation', 'Hello?']);

@@ -79,7 +79,6 @@ export function taskLinkFields(links: TaskLinks): [string, string][] {
   if (o !== undefined) {
     const conversation = o.conversation === o.request ? '' : `, conversation ${s(o.conversation)}`;
     out.push(['task', `request ${s(o.request)} from agent ${s(o.sender)}${conversation}, served as agent ${s(o.agent)}`]);
-    if (o.continues !== undefined) out.push(['continues', `run ${s(o.continues.run)} (the conversation before it, to seq ${o.continues.at})`]);
     if (o.parent !== undefined) {
       out.push(['parent', links.parentRun !== undefined ? `run ${s(links.parentRun)}` : `${s(o.parent)} of agent ${s(o.sender)} (not in this store)`]);
     }
