@@ -17,7 +17,7 @@ import { connect } from '@nats-io/transport-node';
 import {
   CommandTool,
   JetStreamStore,
-  ScriptProvider,
+  scriptProvider,
   TaskCaller,
   connectTasks,
   TaskProjection,
@@ -27,6 +27,7 @@ import {
   startRun,
   taskRunId,
   type Agent,
+  type ScriptTurn,
   type Journal,
   type JournalRecord,
   type Store,
@@ -60,7 +61,7 @@ async function addStreams(url: string): Promise<void> {
  * an answer; each call takes `delayMs`, as a model's takes a while (events are
  * not measured queued behind a burst no model makes).
  */
-function turns(steps: number, delayMs = 0): unknown[] {
+function turns(steps: number, delayMs = 0): ScriptTurn[] {
   const delay = delayMs > 0 ? { delay_ms: delayMs } : {};
   return [
     ...Array.from({ length: steps }, (_, i) => ({ text: `Step ${i + 1}: looking again.`, tool_calls: [{ name: 'look', input: { at: i } }], ...delay })),
@@ -120,10 +121,8 @@ async function latencyOn(server: NatsBinary, opts: BenchOptions): Promise<Sectio
   const rawNc = await connect({ servers: nats.url });
   const steps = opts.quick ? 10 : 40;
   const tasks = opts.quick ? 3 : 8;
-  const script = join(tempDir('tasks'), 'turns.json');
-  writeFileSync(script, JSON.stringify({ turns: turns(steps, MODEL_CALL_MS) }));
   const tools = new ToolRegistry([defineTool({ name: 'look', description: 'looks', run: (input) => `looked at ${JSON.stringify(input)}` })]);
-  const agent: Agent = { provider: new ScriptProvider('script', script), tools, system: '', maxTokens: 1000, maxIterations: steps + 5, thinking: 'off', promptCache: false };
+  const agent: Agent = { provider: scriptProvider(turns(steps, MODEL_CALL_MS)), tools, system: '', maxTokens: 1000, maxIterations: steps + 5, thinking: 'off', promptCache: false };
   const served = await TaskServer.start({ identity: 'bench', link, streams: STREAMS, store, agent, concurrency: 1, ackWaitMs: 30_000 });
   const caller = new TaskCaller(link, STREAMS);
   const ours: number[] = [];
@@ -259,7 +258,7 @@ async function throughputOn(server: NatsBinary, opts: BenchOptions): Promise<Sec
       },
       { env: process.env },
     );
-    const agent: Agent = { provider: new ScriptProvider('script', script), tools: new ToolRegistry([look]), system: '', maxTokens: 4096, maxIterations: 20, thinking: 'off', promptCache: false };
+    const agent: Agent = { provider: scriptProvider(turns(2)), tools: new ToolRegistry([look]), system: '', maxTokens: 4096, maxIterations: 20, thinking: 'off', promptCache: false };
     try {
       const start = performance.now();
       for (let i = 0; i < n; i++) await (await startRun(store, agent, { id: `direct${i}x${Date.now()}`, prompt: 'look twice' })).execute();

@@ -22,7 +22,7 @@ export type { Provider, ModelRequest, ModelResponse, StreamObserver, Usage, Thin
 export { createProvider, type ProviderSettings } from './agent/providers/index.js';
 export type { RetryPolicy, RetryListener } from './agent/providers/retry.js';
 export { scriptProvider, type ScriptTurn } from './agent/providers/script.js';
-export { defineTool, type Tool, type ToolContext, type ToolOutcome, type ToolPolicy, type FunctionToolSpec, type CommandRun, type RemoteOrigin } from './agent/tools/tool.js';
+export { defineTool, type Tool, type ToolContext, type ToolOutcome, type ToolPolicy, type FunctionToolSpec, type CommandRun, type RemoteOrigin, type ToolCallInfo, type ToolProgress } from './agent/tools/tool.js';
 export { ToolRegistry } from './agent/tools/registry.js';
 export {
   commandTool,
@@ -120,7 +120,30 @@ export {
   type TaskOrigin,
   type RemoteAgent,
   type TaskStreams,
+  type BoundTaskStreams,
+  type RemoteAgents,
+  type FollowOptions,
 } from './agent/tasks/index.js';
+// The reference's A2A bodies a task exchanges (docs/reference/a2a.md).
+export { A2A_NAMESPACE, MESSAGE_KINDS } from './a2a/protocol.js';
+export type {
+  RequestMessage,
+  AckMessage,
+  EventMessage,
+  ResultMessage,
+  ErrorMessage,
+  Budget,
+  BodyOf,
+  Header,
+  Identity,
+  EventBlock,
+  MessageKind,
+  ProtocolOf,
+  A2AProtocol,
+  Usage as A2AUsage,
+  ToolOutcomeFields,
+  ExecResult,
+} from './a2a/protocol.js';
 export { TaskProjection, taskEvents, TASK_END_CODES, type TaskEvent, type TaskProjectionOptions } from './a2a/task-events.js';
 export { SuspendReason, type ExecutionLimits } from './agent/runner.js';
 export type { Link } from './store/jetstream/connection.js';

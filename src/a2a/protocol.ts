@@ -9,6 +9,7 @@ import type { RawJson } from '../core/index.js';
 /** The namespace and version every protocol id shares, as the reference spells it. */
 export const A2A_NAMESPACE = 'io.choria.fisk-ai.v1';
 
+/** The kinds, in the reference's order. */
 export const MESSAGE_KINDS = [
   'request',
   'event',
@@ -21,9 +22,12 @@ export const MESSAGE_KINDS = [
   'discovery.request',
   'discovery.reply',
 ] as const;
+/** The ten kinds of message on the wire. */
 export type MessageKind = (typeof MESSAGE_KINDS)[number];
 
+/** A kind's protocol id. */
 export type ProtocolOf<K extends MessageKind> = `${typeof A2A_NAMESPACE}.${K}`;
+/** Any kind's protocol id. */
 export type A2AProtocol = ProtocolOf<MessageKind>;
 
 export function protocolOf<K extends MessageKind>(kind: K): ProtocolOf<K> {
@@ -51,6 +55,7 @@ export type StopReason = (typeof STOP_REASONS)[number];
 
 // ---- the header ---------------------------------------------------------------
 
+/** Who sends or receives a message: an agent's identity, and which instance of it. */
 export interface Identity {
   name: string;
   instance?: string;
@@ -79,11 +84,13 @@ export interface Header<P extends A2AProtocol = A2AProtocol> {
 
 // ---- shared shapes ------------------------------------------------------------
 
+/** What a task's model calls used, as a result reports it. */
 export interface Usage {
   input_tokens?: number;
   output_tokens?: number;
 }
 
+/** A request's limits for its task: each only lowers the serving agent's own. */
 export interface Budget {
   max_tokens?: number;
   max_iterations?: number;
@@ -119,6 +126,7 @@ export interface ToolDescriptor {
 
 // ---- event blocks ---------------------------------------------------------------
 
+/** What an event carries: one block of the task's run, as the reference's exchange names them. */
 export type EventBlock =
   /** The signature is for audit and never replayed into a model across the boundary. */
   | { type: 'thinking'; text: string; signature?: string; provider?: string }
@@ -134,6 +142,7 @@ export const BLOCK_TYPES: readonly BlockType[] = ['thinking', 'text', 'tool_call
 
 // ---- the ten kinds --------------------------------------------------------------
 
+/** A task asked of an agent. */
 export interface RequestMessage extends Header<ProtocolOf<'request'>> {
   prompt: string;
   context?: string;
@@ -143,16 +152,19 @@ export interface RequestMessage extends Header<ProtocolOf<'request'>> {
   stream?: boolean;
 }
 
+/** One block of a task's progress, in sequence. */
 export interface EventMessage extends Header<ProtocolOf<'event'>> {
   block: EventBlock;
 }
 
+/** A task's answer: its last message when it ended well. */
 export interface ResultMessage extends Header<ProtocolOf<'result'>> {
   stop_reason: StopReason;
   text?: string;
   usage?: Usage;
 }
 
+/** A task that failed: its last message, with a code a program can branch on. */
 export interface ErrorMessage extends Header<ProtocolOf<'error'>> {
   stop_reason?: StopReason;
   error: string;
@@ -164,6 +176,7 @@ export interface CancelMessage extends Header<ProtocolOf<'cancel'>> {
   reason?: string;
 }
 
+/** A request taken (`accepted`), or refused with a reason. */
 export interface AckMessage extends Header<ProtocolOf<'ack'>> {
   accepted: boolean;
   reason?: string;

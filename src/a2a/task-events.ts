@@ -57,6 +57,7 @@ export const TASK_END_CODES = {
   awaitingApproval: 'awaiting_approval',
 } as const;
 
+/** Where a task's own records begin in its run, and what the projection names. */
 export interface TaskProjectionOptions {
   /**
    * The first seq of the run that is this task's own: 2 for a task whose run it

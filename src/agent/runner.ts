@@ -173,6 +173,7 @@ export interface LoopOptions {
   parentRequest?: string;
 }
 
+/** One execution's limits (LoopOptions.limits): each only lowers the agent's. */
 export interface ExecutionLimits {
   /** Model calls: at most the agent's maxIterations. */
   maxIterations?: number;

@@ -175,13 +175,13 @@ export function payloadKind(p: ReadPayload): PayloadKind {
   return 'meta';
 }
 
-/** The tool_use blocks of a message, in order. */
 /** A message's prose: its text blocks, one after another on lines of their own. */
 export function messageText(message: Message | undefined): string {
   if (message === undefined) return '';
   return message.content.flatMap((b) => ('text' in b ? [b.text.text] : [])).join('\n');
 }
 
+/** The tool_use blocks of a message, in order. */
 export function toolUses(message: Message): ToolUseBlock['tool_use'][] {
   const out: ToolUseBlock['tool_use'][] = [];
   for (const b of message.content) if ('tool_use' in b) out.push(b.tool_use);

@@ -40,6 +40,7 @@ export interface TaskRequest {
 /** How a task ended, as its stream's last message says. */
 export type TaskEnd = { kind: 'result'; message: ResultMessage } | { kind: 'error'; message: ErrorMessage } | { kind: 'refused'; message: AckMessage };
 
+/** How TaskCaller.ask waits for a task. */
 export interface AskOptions {
   /** Ends the wait (`interrupted`); the task goes on. */
   signal?: AbortSignal;
@@ -51,6 +52,10 @@ export interface AskOptions {
   onSent?: (sent: boolean) => void;
 }
 
+/**
+ * Sends tasks to other agents and reads each task's stream from its start, so
+ * a caller that asks again with the same request id re-attaches to one task.
+ */
 export class TaskCaller {
   /** Agents whose task subject the tasks stream was found to take. */
   private readonly checked = new Map<string, Promise<unknown>>();

@@ -17,9 +17,9 @@ import { bindTaskStreams } from './streams.js';
 export { AgentTaskTool, askToolDefinition, taskEndOutcome } from './agent-tool.js';
 export { TaskCaller, type AskOptions, type TaskEnd, type TaskRequest } from './caller.js';
 export { TaskServer, promptOf, type ServedTask, type TaskServerOptions } from './server.js';
-export { bindTaskStreams, tasksStreamProblems, eventsStreamProblems, tasksStreamAdd, eventsStreamAdd } from './streams.js';
+export { bindTaskStreams, type BoundTaskStreams, tasksStreamProblems, eventsStreamProblems, tasksStreamAdd, eventsStreamAdd } from './streams.js';
 export { taskRunId, callRequestId, parseTaskOrigin, TASK_NOTE, type TaskOrigin } from './origin.js';
-export { followTask, type TaskMessage } from './wire.js';
+export { followTask, type FollowOptions, type TaskMessage } from './wire.js';
 export { TASK_DEFAULTS, askToolName, type RemoteAgent, type TaskStreams } from './spec.js';
 
 /**
@@ -31,8 +31,10 @@ export function connectTasks(nats: NatsSettings): Promise<Link> {
   return dial(nats, { leaderWaitMs: LEADER_WAIT_MS });
 }
 
+/** The ask_<alias> tools of remote_agents, and how to let their connection go. */
 export interface RemoteAgents {
   tools: AgentTaskTool[];
+  /** Closes the connection the tools share. */
   close(): Promise<void>;
 }
 

@@ -23,6 +23,7 @@ export const TASK_NOTE = 'task';
 export const CONTINUED_NOTE = 'continued';
 export const CANCELED_NOTE = 'canceled';
 
+/** Where a task's run came from: the note kept beside it (TASK_NOTE). */
 export interface TaskOrigin {
   /** The request's id. */
   request: string;

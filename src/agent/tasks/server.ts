@@ -56,6 +56,7 @@ import type { TaskStreams } from './spec.js';
 import { bindTaskStreams } from './streams.js';
 import { lastTaskSequence, nextTask, publishTaskMessage, taskConsumer } from './wire.js';
 
+/** What a TaskServer serves, where, and how many at once. */
 export interface TaskServerOptions {
   identity: string;
   /** The JetStream connection the streams are reached over. */
@@ -129,6 +130,12 @@ interface ActiveTask {
   controller: AbortController;
 }
 
+/**
+ * Serves an identity's tasks from the operator's work-queue stream: each
+ * request a run in the store (taken over from its journal when another
+ * instance died with it), its events the projection of the journal, the
+ * message acknowledged once the end is durable and published.
+ */
 export class TaskServer {
   private stopping = false;
   private handedBack = false;

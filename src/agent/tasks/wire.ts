@@ -79,6 +79,7 @@ export async function lastTaskSequence(link: Link, stream: string, request: stri
 /** The kinds a task's stream carries. */
 const TASK_KINDS: readonly MessageKind[] = ['ack', 'event', 'result', 'error'];
 
+/** How followTask reads a task's stream. */
 export interface FollowOptions {
   /** Ends the read: the iteration returns. */
   signal?: AbortSignal;

@@ -84,6 +84,7 @@ export function supportsTailFence(version: string | undefined): boolean {
   return major > TAIL_FENCE_SINCE[0] || (major === TAIL_FENCE_SINCE[0] && minor >= TAIL_FENCE_SINCE[1]);
 }
 
+/** A JetStream connection as logbook uses it: its clients, whether it is up, and the leader-election wait of its requests. */
 export class Link {
   private up = true;
   private readonly listeners = new Set<() => void>();
@@ -124,6 +125,7 @@ export class Link {
     for (const listener of [...this.listeners]) listener();
   }
 
+  /** Whether the connection is up now. */
   get connected(): boolean {
     return this.up && !this.nc.isClosed();
   }
@@ -144,7 +146,11 @@ export class Link {
   }
 
   /** A promise that settles when the connection drops; cancel() when no longer needed. */
-  onDrop(): { dropped: Promise<void>; cancel: () => void } {
+  onDrop(): {
+    dropped: Promise<void>;
+    /** Stops listening for the drop. */
+    cancel: () => void;
+  } {
     let listener = (): void => {};
     const dropped = new Promise<void>((resolve) => {
       listener = () => {
@@ -219,6 +225,7 @@ export class Link {
     return unavailable(`${what}: ${message}`, err);
   }
 
+  /** Closes the connection (once; closing a closed one does nothing). */
   async close(): Promise<void> {
     if (!this.nc.isClosed()) await this.nc.close();
   }
