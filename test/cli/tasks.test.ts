@@ -144,6 +144,27 @@ describeEachNatsServer('tasks over NATS', (binary) => {
     expect(stray.stderr).toContain('agent probe3 refused the task: conversation nosuchconversation names no earlier task of agent probe3');
   });
 
+  it('never compacts a task, however full its window: the task goes on in its one run, its stream whole', async () => {
+    await ready();
+    const full = { usage: { input: 950, output: 10 } };
+    const probe = agentConfig(dir, 'probe8', {
+      identity: 'probe8',
+      url: server().url,
+      turns: [{ text: 'Looking.', ...call('echo', { text: 'x' }), ...full }, { text: 'All done.', ...full }],
+      more: `context_window: 1000\ntools:\n${shTool('echo', 'printf %s "$1"', { args: ['text'] })}`,
+    });
+    const s = await serve(probe);
+    const r = await ask(caller(), ['probe8', '--json', 'Look, then say so.']);
+    expect(r.code).toBe(0);
+    const id = sentRequest(r.stderr)!;
+    const events = jsonLines(r.stdout);
+    expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
+    expect(events.at(-1)).toMatchObject({ stop_reason: 'end_turn', text: 'All done.' });
+    await s.waitFor(new RegExp(`task ${id} ended completed`));
+    const runs = jsonLines((await cli(['session', 'ls', '--json', '--forks', '--config', probe])).stdout).filter((j) => String(j.id).includes(id));
+    expect(runs.map((j) => [j.id, j.status])).toEqual([[`task-probe8-${id}`, 'completed']]);
+  });
+
   it('cancels a task: it ends canceled, its run suspended naming who canceled it; tasks ls shows it while it runs', async () => {
     await ready();
     const probe = agentConfig(dir, 'probe4', { identity: 'probe4', url: server().url, turns: [{ text: 'thinking hard', delay_ms: 60_000 }] });

@@ -35,6 +35,7 @@ import { forkRun } from '../../store/fork.js';
 import type { Link } from '../../store/jetstream/connection.js';
 import type { Store } from '../../store/store.js';
 import type { Agent } from '../agent.js';
+import { compactionSettings } from '../compaction.js';
 import { resumeRun, startRun, type AgentRun } from '../run.js';
 import { SuspendReason, type RunResult } from '../runner.js';
 import { budgetLimits, budgetProblem } from './budget.js';
@@ -153,7 +154,7 @@ export class TaskServer {
     const { link, streams, identity } = options;
     await bindTaskStreams(link, streams, [taskSubject(identity)]);
     const consumer = await taskConsumer(link, streams.tasks, identity, options.ackWaitMs);
-    const server = new TaskServer(options, consumer);
+    const server = new TaskServer({ ...options, agent: uncompacted(options.agent) }, consumer);
     server.cancels = link.nc.subscribe(cancelSubject(identity), { callback: (_err, msg) => void server.onCancel(msg.data) });
     await link.nc.flush();
     server.workers = Array.from({ length: Math.max(1, options.concurrency) }, () => server.work());
@@ -437,6 +438,16 @@ export class TaskServer {
     this.handedBack = true;
     for (const { msg } of this.active.values()) msg.nak();
   }
+}
+
+/**
+ * The agent a task runs as: never compacted on its own. A continuation is
+ * another run, which the task's stream, its takeover by another instance and
+ * its caller do not follow; a task that outgrows the context window ends with
+ * `error` instead.
+ */
+function uncompacted(agent: Agent): Agent {
+  return { ...agent, compaction: { ...compactionSettings(agent), at: false } };
 }
 
 /** Why a resume can be refused that no waiting changes: the config this instance runs does not fit the run. */
