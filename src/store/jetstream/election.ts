@@ -69,7 +69,8 @@ export async function within<T>(ms: number, p: Promise<T>): Promise<T> {
  * - `missing`: the stream does not exist;
  * - `leaderless`: nothing answered for the stream in time, or it said it cannot
  *   take the request now (apiVerdict: no leader, offline, or on a 2.11+ cluster
- *   an earlier publish of the run still being replicated, as while it has no quorum);
+ *   an earlier publish of the run still being replicated, as while it has no quorum;
+ *   a fetch that no server of the consumer answers);
  * - `unanswered`: a publish found no responders, which is a stream without a
  *   leader or one that does not exist (the stream is asked which);
  * - `final`: anything else.
@@ -90,6 +91,10 @@ function classify(err: unknown): Failure {
       return e.cause?.name === 'JetStreamApiError' ? 'final' : 'unanswered';
     case 'JetStreamApiError':
       return apiVerdict(err) === 'leaderless' ? 'leaderless' : 'final';
+    case 'JetStreamStatusError':
+      // A fetch answered 503: nothing serves the consumer now (its server just
+      // restarted, its leader moving), which passes as an election does.
+      return e.code === 503 ? 'leaderless' : 'final';
     default:
       return 'final';
   }
