@@ -79,7 +79,7 @@
     const query = h('input', { type: 'search', placeholder: 'filter by id, prompt or model', 'aria-label': 'filter', id: 'filter' });
     const statusSelect = h('select', { 'aria-label': 'status', id: 'status-filter' }, h('option', { value: '' }, 'every status'));
     const body = h('tbody');
-    const shown = h('span', { class: 'muted' });
+    const shown = h('span', { class: 'muted', elementtiming: 'runs-listed' });
     const table = h(
       'table',
       { class: 'runs' },
