@@ -27,9 +27,17 @@ export interface StreamTarget {
   paint?: ((line: string) => string) | undefined;
   /** On a screen, text shown as written is wrapped at words to its width (thinking; an answer is shown as the model wrote it). */
   wrap?: boolean;
-  /** How often, at most, the open block is redrawn, in ms. */
+  /** How often, at most, the open block is redrawn, in ms (REDRAW_MS). */
   redrawMs?: number;
 }
+
+/**
+ * The open block is redrawn at most once a frame of a 60 Hz screen: words that
+ * come after a pause are drawn at once (the deltas of one read together), and
+ * those that follow within the frame are drawn when it has passed, so a word is
+ * never held longer than a frame and a fast stream is not redrawn per delta.
+ */
+const REDRAW_MS = 16;
 
 /** A one-line note said in the flow of the text (a stopped answer, a retry), on the same stream. */
 export type Note = (text: string) => void;
@@ -41,7 +49,10 @@ export class StreamedText {
   private markdown: MarkdownStream | undefined;
   /** Sanitized text not yet shown: the open line of plain text on a screen. */
   private open = '';
-  private timer: NodeJS.Timeout | null = null;
+  /** Cancels the redraw to come, when one is due. */
+  private pendingRedraw: (() => void) | null = null;
+  /** When the open block was last drawn (performance.now()). */
+  private drawnAt = -Infinity;
   private shown = false;
 
   constructor(private readonly target: StreamTarget) {}
@@ -93,11 +104,24 @@ export class StreamedText {
     } else {
       this.open += safe;
     }
-    this.timer ??= setTimeout(() => this.redraw(), this.target.redrawMs ?? 40);
+    if (this.pendingRedraw === null) this.scheduleRedraw();
+  }
+
+  /** A redraw at the end of this turn of the event loop, or once a frame has passed since the last. */
+  private scheduleRedraw(): void {
+    const wait = this.drawnAt + (this.target.redrawMs ?? REDRAW_MS) - performance.now();
+    if (wait <= 0) {
+      const immediate = setImmediate(() => this.redraw());
+      this.pendingRedraw = () => clearImmediate(immediate);
+    } else {
+      const timeout = setTimeout(() => this.redraw(), wait);
+      this.pendingRedraw = () => clearTimeout(timeout);
+    }
   }
 
   private redraw(): void {
-    this.stopTimer();
+    this.cancelRedraw();
+    this.drawnAt = performance.now();
     const { screen, out } = this.target;
     if (screen === undefined) return;
     if (this.markdown !== undefined) {
@@ -123,7 +147,7 @@ export class StreamedText {
 
   private finish(): void {
     this.show(this.sanitizer.end());
-    this.stopTimer();
+    this.cancelRedraw();
     const { screen, out } = this.target;
     if (this.shown) {
       if (screen === undefined) {
@@ -150,8 +174,8 @@ export class StreamedText {
     return this.target.paint === undefined ? text : text.split('\n').map((l) => this.paint(l)).join('\n');
   }
 
-  private stopTimer(): void {
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
+  private cancelRedraw(): void {
+    this.pendingRedraw?.();
+    this.pendingRedraw = null;
   }
 }
