@@ -11,7 +11,7 @@
 import wrapAnsi from 'wrap-ansi';
 import { StreamSanitizer } from '../render/index.js';
 import type { MarkdownStream, MarkdownTheme } from '../render/markdown.js';
-import type { Screen, ScreenStream } from './screen.js';
+import { rowsOf, type Screen, type ScreenStream } from './screen.js';
 
 export interface StreamTarget {
   /** Where the text goes (stdout for an answer, stderr for thinking). */
@@ -39,6 +39,9 @@ export interface StreamTarget {
  */
 const REDRAW_MS = 16;
 
+/** Text of the kinds an answer holds (wide characters, an emoji, emphasis, a list, code), rendered once to make ready the code that shows them. */
+const WARM_UP = 'A **first** _answer_ with `code`, 漢字 and 🙂.\n\n- one\n- two\n\n```\nx\n```\n';
+
 /** A one-line note said in the flow of the text (a stopped answer, a retry), on the same stream. */
 export type Note = (text: string) => void;
 
@@ -54,8 +57,31 @@ export class StreamedText {
   /** When the open block was last drawn (performance.now()). */
   private drawnAt = -Infinity;
   private shown = false;
+  private prepared = false;
 
   constructor(private readonly target: StreamTarget) {}
+
+  /**
+   * Makes ready what the first words will need (the Markdown parser, which is
+   * built on first use, and the code that measures and wraps a line), while
+   * the model is being waited for: so the first words of an answer are not
+   * held behind that set-up. Nothing is shown. Once per StreamedText.
+   */
+  prepare(): void {
+    if (this.prepared) return;
+    this.prepared = true;
+    const { screen, markdown } = this.target;
+    if (screen === undefined) return;
+    let lines: string[];
+    if (markdown !== undefined) {
+      const sample = new markdown.Stream({ width: screen.columns - 1, theme: markdown.theme });
+      sample.append(WARM_UP);
+      lines = [...sample.update().current, ...sample.end().split('\n')];
+    } else {
+      lines = this.fit(WARM_UP).split('\n');
+    }
+    for (const line of lines) rowsOf(this.paint(line), screen.columns);
+  }
 
   /** Whether this call has shown anything yet. */
   get started(): boolean {

@@ -31,6 +31,23 @@ describe.each([
     text.cut();
   });
 
+  it('shows nothing when made ready for the first words, and then shows them as an unprepared stream would', async () => {
+    const shown = async (prepare: boolean): Promise<string> => {
+      const out = tty();
+      const text = new StreamedText({ out, screen: new Screen(out), markdown });
+      if (prepare) {
+        text.prepare();
+        text.prepare();
+        expect(out.writes).toEqual([]);
+      }
+      text.add('Some **bold** words\n\n- and');
+      await afterThisTurn();
+      text.end('Some **bold** words\n\n- and a list');
+      return out.all();
+    };
+    expect(await shown(true)).toBe(await shown(false));
+  });
+
   it('draws words that follow within a frame of the last drawing once the frame has passed, and after a pause at once again', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate', 'performance'] });
     const out = tty();
