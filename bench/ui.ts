@@ -5,7 +5,7 @@
  * page over an empty store, rounds alternating. Each round starts `logbook ui`
  * afresh, as a person does, and loads the page in a fresh browser context
  * (nothing cached), then once more in another: the second load finds the
- * server's listing made.
+ * newest runs' counters read (it still lists the store).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { accessSync, constants, mkdirSync } from 'node:fs';
@@ -36,7 +36,8 @@ function chromiumPath(): string | null {
 /**
  * Notes, as the page loads, its first contentful paint (Paint Timing) and the
  * render time of the element the runs page marks `elementtiming="runs-listed"`
- * (Element Timing: its line "N of N runs", drawn in the same frame as the rows).
+ * (Element Timing: its line "N of N runs", drawn in the same frame as the first
+ * rows; the page adds the rest once that frame is painted).
  */
 const OBSERVE_PAINTS = `
 window.__paints = {};
@@ -158,7 +159,7 @@ export async function benchUi(opts: BenchOptions): Promise<Section> {
       },
     ],
     notes: [
-      `Web view: \`node bin/logbook ui --state-dir D\` started afresh each round over ${runs.toLocaleString('en-US')} runs of ${RECORDS} records (and over an empty store, the two alternating, ${rounds} rounds), its runs page loaded in a fresh context of headless Chromium (playwright-core, /usr/bin/chromium). Times run from navigation start (performance.timeOrigin) to the render time Element Timing gives the page's line "N of N runs" (marked \`elementtiming="runs-listed"\`, drawn in the same frame as the rows, once the page has fetched the listing) and, in brackets, to the first contentful paint (Paint Timing: the page's header, before the listing comes). Loaded again in another fresh context while the same \`logbook ui\` runs, which has its listing made: ${ms(med(got.full.warm, 'listed'))} (${ms(med(got.empty.warm, 'listed'))} over the empty store). The first load of each store, before the rounds, is not counted: the browser's first start is no page's.`,
+      `Web view: \`node bin/logbook ui --state-dir D\` started afresh each round over ${runs.toLocaleString('en-US')} runs of ${RECORDS} records (and over an empty store, the two alternating, ${rounds} rounds), its runs page loaded in a fresh context of headless Chromium (playwright-core, /usr/bin/chromium). Times run from navigation start (performance.timeOrigin) to the render time Element Timing gives the page's line "N of N runs" (marked \`elementtiming="runs-listed"\`, drawn in the same frame as the first 60 rows, once the page has fetched the listing; the page adds the other rows 300 at a time after that frame) and, in brackets, to the first contentful paint (Paint Timing: the page's header, before the listing comes). Loaded again in another fresh context while the same \`logbook ui\` runs, which has read the newest runs' counters once (each load still lists the store): ${ms(med(got.full.warm, 'listed'))} (${ms(med(got.empty.warm, 'listed'))} over the empty store). The first load of each store, before the rounds, is not counted: the browser's first start is no page's.`,
     ],
   };
 }
