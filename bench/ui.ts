@@ -91,6 +91,8 @@ function stopUi(child: ChildProcessWithoutNullStreams): Promise<void> {
 interface Paints {
   fcp: number;
   listed: number;
+  /** When every run's row was in the page (the first animation frame that found them all). */
+  all: number;
 }
 
 /** One load of the runs page in a fresh context: its paints, the rows checked. */
@@ -102,13 +104,19 @@ async function load(browser: Browser, url: string, runs: number): Promise<Paints
     await page.goto(url);
     // In the page, globalThis is its window (this project's TypeScript knows no DOM); the page's policy allows no eval of text.
     type InPage = { __paints: Partial<Paints>; document: { querySelectorAll(s: string): { length: number } } };
+    type Rows = { document: { querySelectorAll(s: string): { length: number } }; performance: { now(): number } };
     await page.waitForFunction(() => (globalThis as unknown as InPage).__paints.listed !== undefined, null, { timeout: 60_000 });
+    // The rows past the first screen come after that paint: every run must be listed all the same.
+    const all = await page
+      .waitForFunction((n) => ((globalThis as unknown as Rows).document.querySelectorAll('table.runs tbody tr').length === n ? (globalThis as unknown as Rows).performance.now() : false), runs, { timeout: 60_000, polling: 'raf' })
+      .then((h) => h.jsonValue() as Promise<number>)
+      .catch(() => NaN);
     const got = await page.evaluate(() => {
       const w = globalThis as unknown as InPage;
       return { fcp: w.__paints.fcp ?? NaN, listed: w.__paints.listed ?? NaN, rows: w.document.querySelectorAll('table.runs tbody tr').length };
     });
     if (got.rows !== runs) throw new Error(`the runs page listed ${got.rows} of ${runs} runs`);
-    return { fcp: got.fcp, listed: got.listed };
+    return { fcp: got.fcp, listed: got.listed, all };
   } finally {
     await context.close();
   }
@@ -159,7 +167,7 @@ export async function benchUi(opts: BenchOptions): Promise<Section> {
       },
     ],
     notes: [
-      `Web view: \`node bin/logbook ui --state-dir D\` started afresh each round over ${runs.toLocaleString('en-US')} runs of ${RECORDS} records (and over an empty store, the two alternating, ${rounds} rounds), its runs page loaded in a fresh context of headless Chromium (playwright-core, /usr/bin/chromium). Times run from navigation start (performance.timeOrigin) to the render time Element Timing gives the page's line "N of N runs" (marked \`elementtiming="runs-listed"\`, drawn in the same frame as the first 60 rows, once the page has fetched the listing; the page adds the other rows 300 at a time after that frame) and, in brackets, to the first contentful paint (Paint Timing: the page's header, before the listing comes). Loaded again in another fresh context while the same \`logbook ui\` runs, which has read the newest runs' counters once (each load still lists the store): ${ms(med(got.full.warm, 'listed'))} (${ms(med(got.empty.warm, 'listed'))} over the empty store). The first load of each store, before the rounds, is not counted: the browser's first start is no page's.`,
+      `Web view: \`node bin/logbook ui --state-dir D\` started afresh each round over ${runs.toLocaleString('en-US')} runs of ${RECORDS} records (and over an empty store, the two alternating, ${rounds} rounds), its runs page loaded in a fresh context of headless Chromium (playwright-core, /usr/bin/chromium). Times run from navigation start (performance.timeOrigin) to the render time Element Timing gives the page's line "N of N runs" (marked \`elementtiming="runs-listed"\`, drawn in the same frame as the first 60 rows, once the page has fetched the listing; the page adds the other rows 300 at a time after that frame) and, in brackets, to the first contentful paint (Paint Timing: the page's header, before the listing comes). Loaded again in another fresh context while the same \`logbook ui\` runs, which has read the newest runs' counters once (each load still lists the store): ${ms(med(got.full.warm, 'listed'))} (${ms(med(got.empty.warm, 'listed'))} over the empty store). Every row of the ${runs.toLocaleString('en-US')} was in the page at ${ms(med(got.full.cold, 'all'))} (median, the first animation frame that found them all). The first load of each store, before the rounds, is not counted: the browser's first start is no page's.`,
     ],
   };
 }
