@@ -128,6 +128,11 @@
           h('td', { class: 'num', title: r.updated }, ago(r.updated)),
         );
       const mine = ++drawn;
+      // Only the first draw comes in batches: a redraw (a filter, a change) replaces the rows at once, leaving the page where it was.
+      if (body.childElementCount > 0) {
+        body.replaceChildren(...rows.map(row));
+        return;
+      }
       body.replaceChildren(...rows.slice(0, FIRST_ROWS).map(row));
       const more = (from) => {
         if (mine !== drawn || from >= rows.length) return;
@@ -139,8 +144,11 @@
     }
     query.addEventListener('input', draw);
     statusSelect.addEventListener('change', draw);
+    /** The listing last drawn, as JSON. */
+    let told = '';
     getJson('/api/runs').then(
       (d) => {
+        told = JSON.stringify(d);
         where.textContent = d.location;
         runs = d.runs;
         draw();
@@ -149,6 +157,9 @@
     );
     const events = new EventSource(withToken('/api/runs/events'));
     events.addEventListener('runs', (e) => {
+      // The stream's first listing is most often the one the page just drew.
+      if (e.data === told) return;
+      told = e.data;
       const d = JSON.parse(e.data);
       where.textContent = d.location;
       runs = d.runs;
