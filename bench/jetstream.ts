@@ -13,7 +13,7 @@ import { natsServers, serverName, startNats, type NatsBinary } from './lib/nats.
 import { skipped, type Section } from './lib/report.js';
 import { count, interleave, median, ms, num, percentile, ratio } from './lib/stats.js';
 
-const TARGET = 1.2;
+const TARGET = 1.25;
 const LOAD_TARGET = 1.3;
 const STREAM = 'BENCH';
 const PREFIX = 'bench.runs';

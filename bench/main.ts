@@ -19,6 +19,8 @@ import { benchResume } from './resume.js';
 import { benchSearch } from './search.js';
 import { benchShow } from './show.js';
 import { benchStartup } from './startup.js';
+import { benchStream } from './stream.js';
+import { benchUi } from './ui.js';
 import { benchTasks } from './tasks.js';
 import { benchWatch } from './watch.js';
 import { ms, now } from './lib/stats.js';
@@ -32,6 +34,8 @@ const BENCHES: Record<string, (opts: BenchOptions) => Promise<Section>> = {
   resume: benchResume,
   search: benchSearch,
   watch: benchWatch,
+  stream: benchStream,
+  ui: benchUi,
   otlp: benchOtlp,
   compaction: benchCompaction,
   jetstream: benchJetStream,

@@ -14,7 +14,8 @@
  * - Every other dynamic import stays one: the agent, the provider SDKs, Ink,
  *   the renderers, the JetStream backend and the rarer commands load as their
  *   own chunks when a command needs them. Packages other than commander stay
- *   in node_modules and load as they did.
+ *   in node_modules and load as they did, but for YAML and Ajv, each bundled
+ *   into one file of its own (dist/vendor/, loaded by require).
  * - Each module keeps the import.meta.url it had unbundled (its place under
  *   dist/), so what it finds by a relative URL (package.json, the native
  *   addons in build/Release, dist/validators) it still finds.
@@ -22,7 +23,7 @@
  *   --verbose; see bin/logbook).
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, relative, resolve, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { rollup } from 'rollup';
@@ -38,6 +39,8 @@ const ENTRIES = { 'cli/main': 'cli/main.js', index: 'index.js' };
  */
 const AT_START = ['cli/session/ls.js', 'cli/terminal.js', 'store/file/file-backend.js'];
 const COMMANDER = fileURLToPath(import.meta.resolve('commander'));
+/** CommonJS packages of many files that a run loads, each bundled into one (dist/vendor/NAME.cjs). */
+const VENDORED = ['yaml', 'ajv'];
 
 const staged = (path) => STAGE + path.split('/').join(sep);
 const isStaged = (id) => id.startsWith(STAGE);
@@ -119,3 +122,25 @@ await bundle.write({
   },
 });
 await bundle.close();
+
+/**
+ * YAML and Ajv, which a run with a config loads (src/schema/precompiled.ts's
+ * vendored): each bundled into one CommonJS file, dist/vendor/NAME.cjs, as it
+ * is (not minified), with its license named. They stay dependencies, so
+ * running from source, and their types, use the package itself.
+ */
+for (const name of VENDORED) {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8'));
+  await build({
+    entryPoints: [fileURLToPath(import.meta.resolve(name))],
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    outfile: join(DIST, 'vendor', `${name}.cjs`),
+    absWorkingDir: ROOT,
+    banner: { js: `/* ${name} ${pkg.version} (${pkg.license}), bundled from node_modules/${name} by logbook's build; its license is node_modules/${name}/LICENSE. */` },
+    legalComments: 'inline',
+    logLevel: 'warning',
+  });
+}

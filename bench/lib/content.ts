@@ -17,7 +17,7 @@ export interface Turn {
 const WORDS = ['module', 'journal', 'record', 'append', 'resume', 'config', 'handler', 'buffer', 'stream', 'index', 'parser', 'result'];
 
 /** A small deterministic generator (mulberry32), so content does not depend on Math.random. */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -11,7 +11,7 @@
 import wrapAnsi from 'wrap-ansi';
 import { StreamSanitizer } from '../render/index.js';
 import type { MarkdownStream, MarkdownTheme } from '../render/markdown.js';
-import type { Screen, ScreenStream } from './screen.js';
+import { rowsOf, type Screen, type ScreenStream } from './screen.js';
 
 export interface StreamTarget {
   /** Where the text goes (stdout for an answer, stderr for thinking). */
@@ -27,9 +27,20 @@ export interface StreamTarget {
   paint?: ((line: string) => string) | undefined;
   /** On a screen, text shown as written is wrapped at words to its width (thinking; an answer is shown as the model wrote it). */
   wrap?: boolean;
-  /** How often, at most, the open block is redrawn, in ms. */
+  /** How often, at most, the open block is redrawn, in ms (REDRAW_MS). */
   redrawMs?: number;
 }
+
+/**
+ * The open block is redrawn at most once a frame of a 60 Hz screen: words that
+ * come after a pause are drawn at once (the deltas of one read together), and
+ * those that follow within the frame are drawn when it has passed, so a word is
+ * never held longer than a frame and a fast stream is not redrawn per delta.
+ */
+const REDRAW_MS = 16;
+
+/** Text of the kinds an answer holds (wide characters, an emoji, emphasis, a list, code), rendered once to make ready the code that shows them. */
+const WARM_UP = 'A **first** _answer_ with `code`, 漢字 and 🙂.\n\n- one\n- two\n\n```\nx\n```\n';
 
 /** A one-line note said in the flow of the text (a stopped answer, a retry), on the same stream. */
 export type Note = (text: string) => void;
@@ -41,10 +52,36 @@ export class StreamedText {
   private markdown: MarkdownStream | undefined;
   /** Sanitized text not yet shown: the open line of plain text on a screen. */
   private open = '';
-  private timer: NodeJS.Timeout | null = null;
+  /** Cancels the redraw to come, when one is due. */
+  private pendingRedraw: (() => void) | null = null;
+  /** When the open block was last drawn (performance.now()). */
+  private drawnAt = -Infinity;
   private shown = false;
+  private prepared = false;
 
   constructor(private readonly target: StreamTarget) {}
+
+  /**
+   * Makes ready what the first words will need (the Markdown parser, which is
+   * built on first use, and the code that measures and wraps a line), while
+   * the model is being waited for: so the first words of an answer are not
+   * held behind that set-up. Nothing is shown. Once per StreamedText.
+   */
+  prepare(): void {
+    if (this.prepared) return;
+    this.prepared = true;
+    const { screen, markdown } = this.target;
+    if (screen === undefined) return;
+    let lines: string[];
+    if (markdown !== undefined) {
+      const sample = new markdown.Stream({ width: screen.columns - 1, theme: markdown.theme });
+      sample.append(WARM_UP);
+      lines = [...sample.update().current, ...sample.end().split('\n')];
+    } else {
+      lines = this.fit(WARM_UP).split('\n');
+    }
+    for (const line of lines) rowsOf(this.paint(line), screen.columns);
+  }
 
   /** Whether this call has shown anything yet. */
   get started(): boolean {
@@ -93,11 +130,24 @@ export class StreamedText {
     } else {
       this.open += safe;
     }
-    this.timer ??= setTimeout(() => this.redraw(), this.target.redrawMs ?? 40);
+    if (this.pendingRedraw === null) this.scheduleRedraw();
+  }
+
+  /** A redraw at the end of this turn of the event loop, or once a frame has passed since the last. */
+  private scheduleRedraw(): void {
+    const wait = this.drawnAt + (this.target.redrawMs ?? REDRAW_MS) - performance.now();
+    if (wait <= 0) {
+      const immediate = setImmediate(() => this.redraw());
+      this.pendingRedraw = () => clearImmediate(immediate);
+    } else {
+      const timeout = setTimeout(() => this.redraw(), wait);
+      this.pendingRedraw = () => clearTimeout(timeout);
+    }
   }
 
   private redraw(): void {
-    this.stopTimer();
+    this.cancelRedraw();
+    this.drawnAt = performance.now();
     const { screen, out } = this.target;
     if (screen === undefined) return;
     if (this.markdown !== undefined) {
@@ -123,7 +173,7 @@ export class StreamedText {
 
   private finish(): void {
     this.show(this.sanitizer.end());
-    this.stopTimer();
+    this.cancelRedraw();
     const { screen, out } = this.target;
     if (this.shown) {
       if (screen === undefined) {
@@ -150,8 +200,8 @@ export class StreamedText {
     return this.target.paint === undefined ? text : text.split('\n').map((l) => this.paint(l)).join('\n');
   }
 
-  private stopTimer(): void {
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
+  private cancelRedraw(): void {
+    this.pendingRedraw?.();
+    this.pendingRedraw = null;
   }
 }

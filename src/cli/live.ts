@@ -72,6 +72,11 @@ export function liveObserver(o: LiveOptions): LiveObserver {
     modelStart() {
       progress.update(tokens);
       progress.start('waiting for the model');
+      // While the request is out: the first words are then drawn as they come.
+      setImmediate(() => {
+        answer.prepare();
+        thinking?.prepare();
+      }).unref();
     },
     thinking(delta) {
       if (thinking === undefined) return;

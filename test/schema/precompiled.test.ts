@@ -4,9 +4,10 @@
  * compiling the schemas (src/schema/precompiled.ts). Each must judge every
  * value as the schema compiled at run time does: the same verdict and errors.
  */
-import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
@@ -17,6 +18,7 @@ import { CONFIG_AJV_OPTIONS, CONFIG_SCHEMA } from '../../src/config/schema.js';
 import { defineTool } from '../../src/index.js';
 import { A2A_AJV_OPTIONS, compileA2ASchemas, kindOf, validatorName } from '../../src/a2a/index.js';
 import { fixtureBodies } from '../helpers/a2a.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const compiledPath = (name: string): string => resolve(import.meta.dirname, `../../dist/validators/${name}.cjs`);
 const compiled = (name: string): ValidateFunction => (createRequire(import.meta.url)(compiledPath(name)) as { default: ValidateFunction }).default;
@@ -147,4 +149,37 @@ describe("the build's standalone A2A validators", () => {
     }
     expect(refused).toBe(bodies.length * 4);
   });
+});
+
+describe('the packages the build bundles into one file each (dist/vendor/)', () => {
+  const main = resolve(import.meta.dirname, '../../dist/cli/main.js');
+  it.skipIf(!existsSync(resolve(import.meta.dirname, '../../dist/vendor/yaml.cjs')))(
+    "are what a run loads for its config, its script and its tools' schemas, not the packages' own files; a YAML error is still told as one",
+    () => {
+      const dir = tempDir('logbook-vendored-');
+      writeFileSync(join(dir, 'script.yaml'), 'turns:\n  - text: done\n');
+      writeFileSync(
+        join(dir, 'agent.yaml'),
+        'provider: script\nscript: script.yaml\ntools:\n  - name: look\n    command: [ls]\n    input_schema: { type: object, properties: { path: { type: string } } }\n',
+      );
+      writeFileSync(join(dir, 'bad.yaml'), 'provider: [\n');
+      const program = `
+        import { createRequire } from 'node:module';
+        const { main } = await import(${JSON.stringify(main)});
+        await main(['run', '--config', 'agent.yaml', '--state-dir', 'state', '--no-tui', 'hello']);
+        console.error(JSON.stringify(Object.keys(createRequire(import.meta.url).cache)));
+      `;
+      const r = spawnSync(process.execPath, ['--input-type=module', '-e', program], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: dir } });
+      expect(r.stdout).toBe('done\n');
+      const loaded = JSON.parse(r.stderr.trim().split('\n').at(-1)!) as string[];
+      const vendor = loaded.filter((f) => f.includes('/dist/vendor/')).map((f) => f.slice(f.indexOf('/dist/vendor/')));
+      expect(vendor.sort()).toEqual(['/dist/vendor/ajv.cjs', '/dist/vendor/yaml.cjs']);
+      // Of the packages themselves, only Ajv's small runtime helpers, which the build's standalone validators require.
+      expect(loaded.filter((f) => /node_modules\/(yaml|ajv)\//.test(f) && !/node_modules\/ajv\/dist\/runtime\//.test(f))).toEqual([]);
+
+      const bad = spawnSync(process.execPath, [resolve(import.meta.dirname, '../../bin/logbook'), 'run', '--config', 'bad.yaml', '--state-dir', 'state', 'hello'], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: dir } });
+      expect(bad.status).not.toBe(0);
+      expect(bad.stderr).toMatch(/bad\.yaml: not valid YAML: .+ at line \d+, column \d+/);
+    },
+  );
 });

@@ -29,7 +29,8 @@
   }
 
   const runHref = (id) => withToken(`/runs/${encodeURIComponent(id)}`);
-  const count = (n) => Number(n).toLocaleString('en-US');
+  const numbers = new Intl.NumberFormat('en-US');
+  const count = (n) => numbers.format(Number(n));
 
   function formatDuration(ms) {
     const t = Math.max(0, ms);
@@ -73,13 +74,23 @@
 
   // ---- the runs page ------------------------------------------------------
 
+  /**
+   * Rows of the runs table drawn with the filters and the count, more than a
+   * screen holds; the others are added a batch at a time once that frame is
+   * painted, so a long list shows its top as soon as that is laid out.
+   */
+  const FIRST_ROWS = 60;
+  const MORE_ROWS = 300;
+
   function runsPage() {
     document.title = 'logbook runs';
     let runs = [];
+    /** Counts the draws: rows still being added for an earlier one stop. */
+    let drawn = 0;
     const query = h('input', { type: 'search', placeholder: 'filter by id, prompt or model', 'aria-label': 'filter', id: 'filter' });
     const statusSelect = h('select', { 'aria-label': 'status', id: 'status-filter' }, h('option', { value: '' }, 'every status'));
     const body = h('tbody');
-    const shown = h('span', { class: 'muted' });
+    const shown = h('span', { class: 'muted', elementtiming: 'runs-listed' });
     const table = h(
       'table',
       { class: 'runs' },
@@ -105,25 +116,39 @@
             ? [h('div', { class: 'muted' }, 'No run matches the filter.')]
             : []),
       );
-      body.replaceChildren(
-        ...rows.map((r) =>
-          h(
-            'tr',
-            { 'data-run': r.id },
-            h('td', {}, h('a', { href: runHref(r.id), class: 'mono' }, r.id), r.here ? h('span', { class: 'here', title: 'started in this directory' }, ' · here') : null),
-            h('td', {}, status(r.status)),
-            h('td', { class: 'mono' }, r.model),
-            h('td', { class: 'prompt' }, r.problem ? h('span', { class: 'bad' }, r.problem) : r.prompt || h('span', { class: 'muted' }, '(none)')),
-            h('td', { class: 'num' }, r.counters ? `${count(r.counters.in_tokens)} in · ${count(r.counters.out_tokens)} out` : '—'),
-            h('td', { class: 'num', title: r.updated }, ago(r.updated)),
-          ),
-        ),
-      );
+      const row = (r) =>
+        h(
+          'tr',
+          { 'data-run': r.id },
+          h('td', {}, h('a', { href: runHref(r.id), class: 'mono' }, r.id), r.here ? h('span', { class: 'here', title: 'started in this directory' }, ' · here') : null),
+          h('td', {}, status(r.status)),
+          h('td', { class: 'mono' }, r.model),
+          h('td', { class: 'prompt' }, r.problem ? h('span', { class: 'bad' }, r.problem) : r.prompt || h('span', { class: 'muted' }, '(none)')),
+          h('td', { class: 'num' }, r.counters ? `${count(r.counters.in_tokens)} in · ${count(r.counters.out_tokens)} out` : '—'),
+          h('td', { class: 'num', title: r.updated }, ago(r.updated)),
+        );
+      const mine = ++drawn;
+      // Only the first draw comes in batches: a redraw (a filter, a change) replaces the rows at once, leaving the page where it was.
+      if (body.childElementCount > 0) {
+        body.replaceChildren(...rows.map(row));
+        return;
+      }
+      body.replaceChildren(...rows.slice(0, FIRST_ROWS).map(row));
+      const more = (from) => {
+        if (mine !== drawn || from >= rows.length) return;
+        body.append(...rows.slice(from, from + MORE_ROWS).map(row));
+        setTimeout(() => more(from + MORE_ROWS), 0);
+      };
+      // After the frame that paints the first rows.
+      requestAnimationFrame(() => setTimeout(() => more(FIRST_ROWS), 0));
     }
     query.addEventListener('input', draw);
     statusSelect.addEventListener('change', draw);
+    /** The listing last drawn, as JSON. */
+    let told = '';
     getJson('/api/runs').then(
       (d) => {
+        told = JSON.stringify(d);
         where.textContent = d.location;
         runs = d.runs;
         draw();
@@ -132,6 +157,9 @@
     );
     const events = new EventSource(withToken('/api/runs/events'));
     events.addEventListener('runs', (e) => {
+      // The stream's first listing is most often the one the page just drew.
+      if (e.data === told) return;
+      told = e.data;
       const d = JSON.parse(e.data);
       where.textContent = d.location;
       runs = d.runs;

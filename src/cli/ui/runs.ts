@@ -43,6 +43,8 @@ export class RunsList {
   private readonly counted = new Map<string, { version: string; counters: Counters | null }>();
   /** The last listing made, and what its runs' ends were: a listing whose runs did not change is not made again. */
   private last: { ends: string; listed: ListedRun[] } | null = null;
+  /** The listing being made, if one is. */
+  private making: Promise<ListedRun[]> | null = null;
 
   constructor(
     private readonly store: Store,
@@ -58,6 +60,16 @@ export class RunsList {
   async list(runs?: readonly RunInfo[]): Promise<ListedRun[]> {
     const ends = runs === undefined ? null : runs.map((r) => `${r.runId}:${r.lastSeq}:${r.updated}:${r.status}`).sort().join('\n');
     if (ends !== null && this.last?.ends === ends) return this.last.listed;
+    // A listing under way when another is asked for (the page's first load and its event stream's first listing) is the one both get.
+    if (this.making === null) {
+      this.making = this.make(ends).finally(() => (this.making = null));
+      return this.making;
+    }
+    const made = await this.making;
+    return ends === null || this.last?.ends === ends ? made : this.list(runs);
+  }
+
+  private async make(ends: string | null): Promise<ListedRun[]> {
     const full = await this.store.list({ places: true, lastTurns: true });
     const here = (r: RunInfo): boolean => r.place?.dir === this.cwd;
     const sorted = [...full].sort((a, b) => Number(here(b)) - Number(here(a)) || b.updated.localeCompare(a.updated) || b.runId.localeCompare(a.runId));
