@@ -181,6 +181,15 @@ export async function compactionOf(store: Store, id: string): Promise<Compaction
   return parseCompaction(await store.getNote(id, COMPACTION_NOTE).catch(() => null));
 }
 
+/**
+ * Whether continuation `state`, of a compaction whose note is `note`, waits
+ * for the next typed turn before its first model call: a chat compacted at its
+ * prompt, with nothing run in the continuation since but its first turn.
+ */
+export function awaitsTypedTurn(note: Pick<CompactionNote, 'input_first'>, state: RunState): boolean {
+  return note.input_first === true && state.counters.llm_calls === 0 && state.messages.length === 1 && state.pending === null;
+}
+
 /** The terminal record that ends a compacted run. */
 export function compactedTerminal(into: string): { terminal: { reason: 'suspended'; message: string } } {
   return { terminal: { reason: 'suspended', message: `compacted into ${into}` } };

@@ -1,0 +1,104 @@
+/**
+ * Where a compaction meets the rest of the tool, through the binary against
+ * the local Messages server: a copy of a compacted run (and of its
+ * continuation) keeps what the compaction left beside them, so it is never
+ * compacted twice; a continuation `session compact` made is a suspended run
+ * the conversation's row stands for.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeAnthropic } from '../helpers/fake-anthropic.js';
+import { runCli } from '../helpers/cli.js';
+import { NOTE_TOOL, anthropicNoteTaker, summaryText } from '../helpers/note-taker.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const dir = tempDir('logbook-compaction-edges-');
+let anthropic: FakeAnthropic;
+
+beforeAll(async () => {
+  anthropic = await FakeAnthropic.start();
+});
+afterAll(async () => {
+  await anthropic.close();
+});
+
+const anthropicEnv = () => ({ ANTHROPIC_BASE_URL: anthropic.origin, ANTHROPIC_API_KEY: 'test-key', LOGBOOK_PROVIDER_MAX_RETRIES: '0' });
+
+/** A run `name` in its own state dir that stopped at max_iterations after three notes, compacted by `session compact`; the continuation's id. */
+async function compacted(name: string, extra = ''): Promise<{ stateDir: string; cfg: string; into: string; model: ReturnType<typeof anthropicNoteTaker> }> {
+  const stateDir = join(dir, name);
+  const cfg = join(dir, `${name}.yaml`);
+  writeFileSync(cfg, `provider: anthropic\nmodel: claude-test\nmax_tokens: 200\nmax_iterations: 3\nsystem: You take notes.\nprices: { claude-test: { input: 1, output: 1 } }\n${extra}${NOTE_TOOL}`);
+  anthropic.reset();
+  const model = anthropicNoteTaker(5);
+  anthropic.handler = model.handler;
+  const cli = (args: string[]) => runCli([...args, '--config', cfg, '--state-dir', stateDir], { cwd: dir, env: anthropicEnv() });
+  expect((await cli(['run', '--name', name, 'Take 5 notes.'])).code).toBe(5);
+  const r = await cli(['session', 'compact', name]);
+  expect(r.stderr).not.toMatch(/^logbook:/m);
+  expect(r.code).toBe(0);
+  return { stateDir, cfg, into: r.stdout.trim(), model };
+}
+
+describe('session cp of a compacted run', () => {
+  it('carries its compaction, origin and times: the copy refuses a resume naming its continuation, pays for no second summary, and shows the same', async () => {
+    const { stateDir, cfg, into, model } = await compacted('copied');
+    const other = join(dir, 'copied-other');
+    for (const id of ['copied', into]) {
+      const r = await runCli(['session', 'cp', id, '--from-state-dir', stateDir, '--to-state-dir', other], { cwd: dir });
+      expect(r.stderr).not.toMatch(/^logbook:/m);
+      expect(r.code).toBe(0);
+    }
+    const requests = anthropic.requests.length;
+    const resumed = await runCli(['run', '--resume', 'copied', '--config', cfg, '--state-dir', other], { cwd: dir, env: anthropicEnv() });
+    expect(resumed.code).toBe(1);
+    expect(resumed.stderr).toContain(`run copied was compacted into run ${into} at seq 8`);
+    expect(anthropic.requests.length).toBe(requests);
+    expect(model.state.summaries).toBe(1);
+    const show = (id: string, state: string) => runCli(['session', 'show', id, '--config', cfg, '--state-dir', state], { cwd: dir }).then((r) => r.stdout);
+    for (const id of ['copied', into]) {
+      const [original, copy] = [await show(id, stateDir), await show(id, other)];
+      const facts = (text: string) => text.split('\n').filter((l) => /^(continues|compacted|spent|model time|where|status) /.test(l));
+      expect(facts(copy)).toEqual(facts(original));
+      expect(facts(copy).length).toBeGreaterThanOrEqual(3);
+    }
+    expect(await show(into, other)).toMatch(/^continues +run copied, compacted at seq 8/m);
+    expect(await show('copied', other)).toMatch(/^model time +\S.* in 3 calls(?!, )/m); // each of them timed
+    expect(await show(into, other)).toContain(summaryText(3));
+  });
+});
+
+describe('a continuation session compact made', () => {
+  it('is suspended, not interrupted, and the row of its conversation: ls shows it first and prune --status interrupted leaves it', async () => {
+    const { stateDir, cfg, into } = await compacted('by-hand');
+    const cli = (args: string[]) => runCli([...args, '--config', cfg, '--state-dir', stateDir], { cwd: dir, env: anthropicEnv() });
+    const shown = (await cli(['session', 'show', into])).stdout;
+    expect(shown).toMatch(/^status +suspended$/m);
+    expect(shown).toMatch(/^where +suspended, before the model's next turn$/m);
+    const rows = (await cli(['session', 'ls', '--json'])).stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    expect(rows[0].id).toBe(into);
+    const prune = await cli(['session', 'prune', '--older-than', '0s', '--status', 'interrupted', '--dry-run']);
+    expect(prune.stdout + prune.stderr).not.toContain(into);
+  });
+
+  it("of a chat at its prompt waits for the next typed turn, as show says, and a resume makes no model call before it", async () => {
+    const stateDir = join(dir, 'chat');
+    const cfg = join(dir, 'chat.yaml');
+    writeFileSync(cfg, `provider: anthropic\nmodel: claude-test\nmax_tokens: 200\nsystem: You take notes.\n${NOTE_TOOL}`);
+    anthropic.reset();
+    const model = anthropicNoteTaker(1);
+    anthropic.handler = model.handler;
+    const cli = (args: string[], input?: string) => runCli([...args, '--config', cfg, '--state-dir', stateDir], { cwd: dir, env: anthropicEnv(), ...(input !== undefined ? { input } : {}) });
+    expect((await cli(['run', '--chat', '--name', 'talk'], 'Take 1 note.\n')).code).toBe(0);
+    const r = await cli(['session', 'compact', 'talk']);
+    expect(r.code).toBe(0);
+    const into = r.stdout.trim();
+    const shown = (await cli(['session', 'show', into])).stdout;
+    expect(shown).toMatch(/^where +suspended, waiting for input$/m);
+    expect(shown).toMatch(/^next +a resume opens the chat again/m);
+    const requests = anthropic.requests.length;
+    expect((await cli(['run', '--resume', into], '')).code).toBe(0);
+    expect(anthropic.requests.length).toBe(requests);
+  });
+});
