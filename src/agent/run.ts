@@ -562,6 +562,8 @@ export async function followUpRun(store: Store, agent: Agent, id: string, prompt
   if (refused !== null) throw refused;
   const fork = await forkRun(store, id, {
     id: options.newId ?? generateRunId(options.now),
+    // Forced past a change, the follow-up's own calls go to the configuration at hand: its meta says so, so they are priced as sent.
+    ...(options.force === true ? { fingerprint: fingerprintOf(agent) } : {}),
     ...(options.now !== undefined ? { now: options.now } : {}),
     ...(options.place !== undefined ? { place: options.place } : {}),
   });

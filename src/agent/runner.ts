@@ -775,7 +775,8 @@ class Loop {
     if (continues && this.state.counters.llm_calls === 1) this.firstInput = this.state.last_input_tokens;
     if (agent.prices !== undefined) {
       const counts = { in_tokens: usage.inTokens, out_tokens: usage.outTokens, cache_read_tokens: usage.cacheReadTokens ?? 0, cache_create_tokens: usage.cacheCreateTokens ?? 0 };
-      addCall(this.runSpend, agent.prices, state.fingerprint.provider, state.fingerprint.model, counts);
+      // Priced as the model it was sent to: the configured one, which a forced resume may have changed since the meta was written.
+      addCall(this.runSpend, agent.prices, agent.provider.id, agent.provider.model, counts);
       observer.spent?.(this.liveSpend);
     }
     observer.assistant?.(message, usage, stopReason);
