@@ -49,14 +49,19 @@ export const SUMMARY_PROMPT =
 /** The most of one block of a kept exchange its text keeps (a long tool result is cut): the compacted run holds it whole. */
 export const KEPT_BLOCK_CHARS = 4000;
 
-/** The exchanges kept word for word: the last `keep` model turns, each with the user turn that led to it, and any results after the last. */
+/**
+ * The exchanges kept word for word: the last `keep` completed exchanges (a
+ * model turn with the user turn that led to it), and always what came after
+ * the last model turn (the turn just typed, the results of its calls), which
+ * the continuation's model has yet to answer, whatever `keep`.
+ */
 export function keptMessages(messages: readonly Message[], keep: number): Message[] {
-  if (keep <= 0) return [];
   const assistants: number[] = [];
   messages.forEach((m, i) => {
     if (m.role === 'assistant') assistants.push(i);
   });
   if (assistants.length === 0) return [...messages];
+  if (keep <= 0) return messages.slice(assistants[assistants.length - 1]! + 1);
   const first = assistants[Math.max(0, assistants.length - keep)]!;
   return messages.slice(Math.max(0, first - 1));
 }

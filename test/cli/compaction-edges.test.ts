@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeAnthropic } from '../helpers/fake-anthropic.js';
 import { runCli } from '../helpers/cli.js';
-import { NOTE_TOOL, anthropicNoteTaker, summaryText } from '../helpers/note-taker.js';
+import { NOTE_TOOL, anthropicNoteTaker, firstUserText, isSummaryCall, summaryText } from '../helpers/note-taker.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const dir = tempDir('logbook-compaction-edges-');
@@ -100,5 +100,30 @@ describe('a continuation session compact made', () => {
     const requests = anthropic.requests.length;
     expect((await cli(['run', '--resume', into], '')).code).toBe(0);
     expect(anthropic.requests.length).toBe(requests);
+  });
+});
+
+describe('keep_turns: 0', () => {
+  it('keeps no exchange, but the typed turn that set the compaction off goes to the continuation word for word', async () => {
+    const stateDir = join(dir, 'keep-none');
+    const cfg = join(dir, 'keep-none.yaml');
+    writeFileSync(cfg, `provider: anthropic\nmodel: claude-test\nmax_tokens: 200\ncontext_window: 1000\ncompact_at: 0.5\nkeep_turns: 0\nsystem: You answer.\n`);
+    anthropic.reset();
+    let answers = 0;
+    anthropic.handler = (req) =>
+      isSummaryCall(req)
+        ? { message: { content: [{ type: 'text', text: 'Summary: the user asked one question.' }] } }
+        : { message: { content: [{ type: 'text', text: `Answer ${++answers}.` }], usage: { input_tokens: answers === 1 ? 600 : 50 } } };
+    const cli = (args: string[]) => runCli([...args, '--config', cfg, '--state-dir', stateDir], { cwd: dir, env: anthropicEnv() });
+    expect((await cli(['run', '--name', 'first', 'The first question.'])).code).toBe(0);
+    const r = await cli(['run', '--resume', 'first', 'The second question, typed now.']);
+    expect(r.stderr).not.toMatch(/^logbook:/m);
+    expect(r.code).toBe(0);
+    expect(anthropic.requests.filter(isSummaryCall)).toHaveLength(1);
+    const last = anthropic.requests.at(-1)!;
+    expect(isSummaryCall(last)).toBe(false);
+    expect(firstUserText(last.json)).toContain('Summary: the user asked one question.');
+    expect(firstUserText(last.json)).toContain('User: The second question, typed now.');
+    expect(firstUserText(last.json)).not.toContain('The first question.');
   });
 });
