@@ -244,6 +244,7 @@ export async function compact(origin: Recorder, context: CompactionContext): Pro
   const { agent, store } = context;
   const state = origin.state;
   if (state.pending !== null) throw inToolBatch(state);
+  if (nothingToCompact(state)) throw nothingToCompactError(state);
   const earlier = store === null ? null : await compactionOf(store, state.run_id);
   if (earlier !== null && earlier.at !== state.last_seq) throw new CompactedError(state.run_id, earlier.into, earlier.at);
   let note = earlier;
@@ -266,6 +267,20 @@ export async function compact(origin: Recorder, context: CompactionContext): Pro
     }
   }
   return handOff(origin, note, context);
+}
+
+/**
+ * Whether run `state` holds nothing a summary would shorten: its first turn
+ * alone, with no model turn since (a continuation that has its summary and
+ * kept exchanges only: summarizing them again costs a call and saves nothing).
+ */
+export function nothingToCompact(state: RunState): boolean {
+  return state.pending === null && state.counters.llm_calls === 0 && state.messages.length <= 1;
+}
+
+/** `nothing_to_compact`: nothing since the run's first turn. */
+export function nothingToCompactError(state: RunState): LogbookError {
+  return new LogbookError('nothing_to_compact', `nothing to compact: run ${state.run_id} holds its first turn alone (a continuation's: its summary), with no model turn since`, { details: { runId: state.run_id } });
 }
 
 /** `in_tool_batch`: the run is inside a tool batch, where it cannot be cut. */

@@ -40,7 +40,7 @@ import {
   type InterruptedCallAction,
   type InterruptionChoice,
 } from './approvals.js';
-import { compactionSettings, type CompactionCause, type Continuation } from './compaction.js';
+import { compactionSettings, nothingToCompact, nothingToCompactError, type CompactionCause, type Continuation } from './compaction.js';
 import { usdText } from './prices.js';
 import type { ModelResponse, StreamObserver, Usage } from './provider.js';
 import type { Recorder } from './recorder.js';
@@ -584,7 +584,9 @@ class Loop {
     const turn = await this.nextTurn();
     if (turn === null) return false;
     if (typeof turn !== 'string' && 'compact' in turn) {
-      await this.compactNow('asked');
+      // Nothing since the last summary: compacting it again would pay a call to summarize the summary.
+      if (nothingToCompact(this.state)) this.warn(`${nothingToCompactError(this.state).message}; type a turn first`);
+      else await this.compactNow('asked');
       return true;
     }
     if (typeof turn === 'string') await this.recorder.append({ user: { message: { role: 'user', content: [{ text: { text: turn } }] } } });

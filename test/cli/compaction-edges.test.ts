@@ -127,3 +127,27 @@ describe('keep_turns: 0', () => {
     expect(firstUserText(last.json)).not.toContain('The first question.');
   });
 });
+
+describe('a compaction with nothing new since the last', () => {
+  it('is refused at no cost: /compact twice in a chat pays for one summary and asks the model nothing unasked; session compact of that continuation says so', async () => {
+    const stateDir = join(dir, 'twice');
+    const cfg = join(dir, 'twice.yaml');
+    writeFileSync(cfg, `provider: anthropic\nmodel: claude-test\nmax_tokens: 200\nsystem: You take notes.\n${NOTE_TOOL}`);
+    anthropic.reset();
+    const model = anthropicNoteTaker(1);
+    anthropic.handler = model.handler;
+    const cli = (args: string[], input?: string) => runCli([...args, '--config', cfg, '--state-dir', stateDir], { cwd: dir, env: anthropicEnv(), ...(input !== undefined ? { input } : {}) });
+    const r = await cli(['run', '--chat', '--name', 'twice'], 'Take 1 note.\n/compact\n/compact\n');
+    expect(r.code).toBe(0);
+    expect(model.state.summaries).toBe(1);
+    expect(isSummaryCall(anthropic.requests.at(-1)!)).toBe(true); // nothing asked of the model after the summary
+    expect(r.stderr).toMatch(/nothing to compact: run \S+ holds its first turn alone \(a continuation's: its summary\), with no model turn since; type a turn first/);
+    const rows = (await cli(['session', 'ls', '--json', '--forks'])).stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    expect(rows).toHaveLength(2);
+    const into = rows.find((row) => row.id !== 'twice')!.id as string;
+    const again = await cli(['session', 'compact', into]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toBe(`logbook: nothing to compact: run ${into} holds its first turn alone (a continuation's: its summary), with no model turn since\n`);
+    expect(model.state.summaries).toBe(1);
+  });
+});
