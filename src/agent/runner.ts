@@ -290,6 +290,15 @@ export function awaitsInput(state: RunState): boolean {
   return last === undefined || (last.role === 'assistant' && state.last_stop_reason !== 'pause_turn');
 }
 
+/** How the message of a stop at a spend cap begins: it names the cap, which is all a `budget` terminal record keeps of it. */
+const spendCapReached = (cap: Exclude<SpendCap, 'budget'>): string => `spend cap ${cap} reached: `;
+
+/** The cap a run's `budget` end stopped at, read from its message (capReached wrote it): a spend cap it names, else the token budget. */
+export function capOfEnd(message: string | undefined): SpendCap {
+  for (const cap of ['budget_usd', 'lineage_budget_usd'] as const) if (message?.startsWith(spendCapReached(cap))) return cap;
+  return 'budget';
+}
+
 export interface LoopSetup {
   agent: Agent;
   recorder: Recorder;
@@ -640,13 +649,13 @@ class Loop {
     }
     const run = this.runSpend.usd;
     if (agent.budgetUsd !== undefined && run >= agent.budgetUsd) {
-      return { cap: 'budget_usd', message: `spend cap budget_usd reached: this run spent ${usdText(run)} of ${usdText(agent.budgetUsd)}` };
+      return { cap: 'budget_usd', message: `${spendCapReached('budget_usd')}this run spent ${usdText(run)} of ${usdText(agent.budgetUsd)}` };
     }
     const all = this.liveSpend.conversation?.usd;
     if (agent.lineageBudgetUsd !== undefined && all !== undefined && all >= agent.lineageBudgetUsd) {
       return {
         cap: 'lineage_budget_usd',
-        message: `spend cap lineage_budget_usd reached: this conversation spent ${usdText(all)} of ${usdText(agent.lineageBudgetUsd)} over all its runs`,
+        message: `${spendCapReached('lineage_budget_usd')}this conversation spent ${usdText(all)} of ${usdText(agent.lineageBudgetUsd)} over all its runs`,
       };
     }
     return null;

@@ -163,6 +163,9 @@ describe('a spend cap', () => {
     );
     const show = await runCli(['session', 'show', 'capped', '--config', cfg, '--state-dir', stateDir], { cwd: dir, env: openaiEnv() });
     expect(show.stdout).toMatch(/^status +budget$/m);
+    // The cap it stopped at, and the key that raises it: not the token budget.
+    expect(show.stdout).toMatch(/^where +stopped at its spend cap \(spend cap budget_usd reached: this run spent \$0\.0450 of \$0\.0400\)$/m);
+    expect(show.stdout).toMatch(/^next +raise budget_usd in the config, then resume: logbook run --resume capped/m);
     writeFileSync(cfg, readFileSync(cfg, 'utf8').replace('budget_usd: 0.04', 'budget_usd: 1'));
     const resumed = await runCli(['run', '--config', cfg, '--state-dir', stateDir, '--resume', 'capped'], { cwd: dir, env: openaiEnv() });
     expect(resumed.code).toBe(0);

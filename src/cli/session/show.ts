@@ -3,7 +3,7 @@
  * resume would do, then its fields. Every journal string is sanitized.
  */
 import { awaitsTypedTurn } from '../../agent/compaction.js';
-import { awaitsInput } from '../../agent/runner.js';
+import { awaitsInput, capOfEnd } from '../../agent/runner.js';
 import { awaitedCall, possiblyStartedCall, runTimings, timeSummary, toolUses, type Message, type RunState } from '../../core/index.js';
 import { formatDuration } from '../../render/durations.js';
 import { sanitize, sanitizeLine } from '../../render/sanitize.js';
@@ -150,8 +150,14 @@ export function standing(
       };
     case 'error':
       return { status, where: `failed: ${message || 'no message was recorded'}; stopped ${from.where}`, next: from.next };
-    case 'budget':
-      return { status, where: withMessage('stopped at its token budget', message), next: `raise budget in the config, then resume: ${resume}` };
+    case 'budget': {
+      const cap = capOfEnd(state.terminal?.message);
+      return {
+        status,
+        where: withMessage(cap === 'budget' ? 'stopped at its token budget' : 'stopped at its spend cap', message),
+        next: `raise ${cap} in the config, then resume: ${resume}`,
+      };
+    }
     case 'max_iterations':
       return state.interactive
         ? { status, where: withMessage('stopped at max_iterations for one typed turn', message), next: `a resume gets a fresh allowance: ${resume}` }
