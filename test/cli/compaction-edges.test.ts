@@ -23,6 +23,9 @@ afterAll(async () => {
   await anthropic.close();
 });
 
+/** Waits until the runs made so far have not changed for over a second: what prune --older-than 1s takes. */
+const olderThanASecond = () => new Promise((resolve) => setTimeout(resolve, 1100));
+
 const anthropicEnv = () => ({ ANTHROPIC_BASE_URL: anthropic.origin, ANTHROPIC_API_KEY: 'test-key', LOGBOOK_PROVIDER_MAX_RETRIES: '0' });
 
 /** A run `name` in its own state dir that stopped at max_iterations after three notes, compacted by `session compact`; the continuation's id. */
@@ -78,7 +81,9 @@ describe('a continuation session compact made', () => {
     expect(shown).toMatch(/^where +suspended, before the model's next turn$/m);
     const rows = (await cli(['session', 'ls', '--json'])).stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
     expect(rows[0].id).toBe(into);
-    const prune = await cli(['session', 'prune', '--older-than', '0s', '--status', 'interrupted', '--dry-run']);
+    await olderThanASecond();
+    const prune = await cli(['session', 'prune', '--older-than', '1s', '--status', 'interrupted', '--dry-run']);
+    expect(prune.code).toBe(0);
     expect(prune.stdout + prune.stderr).not.toContain(into);
   });
 
@@ -149,5 +154,27 @@ describe('a compaction with nothing new since the last', () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toBe(`logbook: nothing to compact: run ${into} holds its first turn alone (a continuation's: its summary), with no model turn since\n`);
     expect(model.state.summaries).toBe(1);
+  });
+});
+
+describe('removing a compacted run', () => {
+  it('is refused while its continuation stays, naming why (rm, and prune keeps it), and done with --force or with the continuation', async () => {
+    const { stateDir, cfg, into } = await compacted('removed');
+    const cli = (args: string[]) => runCli([...args, '--config', cfg, '--state-dir', stateDir], { cwd: dir, env: anthropicEnv() });
+    const rm = await cli(['session', 'rm', 'removed']);
+    expect(rm.code).toBe(1);
+    expect(rm.stderr).toBe(
+      `logbook: cannot remove removed: it was compacted into run ${into}, which keeps only a summary of it: its records, and its spend (which lineage_budget_usd counts), would be gone from the conversation; remove it with --force, or remove run ${into} with it\n`,
+    );
+    await olderThanASecond();
+    // The continuation goes on (and stops at once at max_iterations, which counts on): only the compacted run is old and suspended.
+    expect((await cli(['run', '--resume', into])).code).toBe(5);
+    const prune = await cli(['session', 'prune', '--older-than', '1s', '--status', 'suspended', '--dry-run']);
+    expect(prune.stdout).not.toMatch(/would remove removed /);
+    expect(prune.stderr).toMatch(/^kept removed \(suspended, .*\): it was compacted into run /m);
+    expect((await cli(['session', 'show', 'removed'])).code).toBe(0);
+    const forced = await cli(['session', 'rm', 'removed', '--force']);
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toBe('removed run removed\n');
   });
 });
