@@ -712,8 +712,11 @@ class Loop {
    */
   private async compactForLength(refusal: LogbookError): Promise<void> {
     const { state } = this;
-    const automatic = this.setup.compact !== undefined && compactionSettings(this.agent).at !== false;
-    if (!automatic) throw refusal;
+    if (this.setup.compact === undefined) throw refusal;
+    if (compactionSettings(this.agent).at === false) {
+      // Compaction is off, but the run can be compacted on demand: the run is named, so the command can say how.
+      throw new LogbookError('context_exceeded', `${refusal.message}; the config turns compaction off (compact_at: false)`, { cause: refusal, details: { runId: state.run_id } });
+    }
     if (state.counters.llm_calls === 0) {
       const what =
         this.compactions.length > 0 || this.setup.continuation === true

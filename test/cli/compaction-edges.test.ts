@@ -178,3 +178,32 @@ describe('removing a compacted run', () => {
     expect(forced.stdout).toBe('removed run removed\n');
   });
 });
+
+describe('a refusal for length with compact_at: false', () => {
+  it('names the command that compacts the run, which works', async () => {
+    const stateDir = join(dir, 'off');
+    const cfg = join(dir, 'off.yaml');
+    writeFileSync(cfg, `provider: anthropic\nmodel: claude-test\nmax_tokens: 200\nmax_iterations: 100\ncompact_at: false\nsystem: You take notes.\n${NOTE_TOOL}`);
+    anthropic.reset();
+    anthropic.contextWindow = 2500;
+    const model = anthropicNoteTaker(40);
+    anthropic.handler = model.handler;
+    try {
+      const cli = (args: string[]) => runCli([...args, '--config', cfg, '--state-dir', stateDir], { cwd: dir, env: anthropicEnv(), timeoutMs: 60_000 });
+      const r = await cli(['run', '--name', 'off', 'Take 40 notes.']);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `^logbook: anthropic refused the request as longer than the model's context window .*; the config turns compaction off \\(compact_at: false\\); compact it, then resume where that says: logbook session compact off --config ${cfg} --state-dir ${stateDir} \\(or set compact_at in the config, so that runs compact by themselves\\)$`,
+          'm',
+        ),
+      );
+      const compact = await cli(['session', 'compact', 'off']);
+      expect(compact.stderr).not.toMatch(/^logbook:/m);
+      expect(compact.code).toBe(0);
+      expect(model.state.summaries).toBe(1);
+    } finally {
+      anthropic.contextWindow = undefined;
+    }
+  }, 90_000);
+});
