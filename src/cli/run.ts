@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { retryPolicyFromText } from '../agent/providers/retry.js';
 import { fingerprintOf } from '../agent/agent.js';
-import { CompactedError } from '../agent/compaction.js';
+import { CompactedError, compactionOf } from '../agent/compaction.js';
+import { shellQuote } from '../agent/tools/command-tool.js';
 import { followUpRun, generateRunId, resumeRefusal, resumeRun, startRun, type AgentRun } from '../agent/run.js';
 import type { RunResult, ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
@@ -179,8 +180,10 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     const place = { dir: process.cwd(), config: config.path };
     if (flags.resume !== undefined || flags.continue) {
       const presentation = { agent, err, note, progress: (t: string) => progress.write(t), presenter, signal: suspend.signal, place, config: config.path, canAsk: io.canAsk() };
-      run = await continueRun(store!, flags, words, presentation).catch((err: unknown) => {
-        if (err instanceof CompactedError) throw new LogbookError('compacted', `${err.message}: ${resumeCommand(err.into, flags)}`, { cause: err, details: err.details });
+      run = await continueRun(store!, flags, words, presentation).catch(async (err: unknown) => {
+        if (err instanceof CompactedError) {
+          throw new LogbookError('compacted', `${err.message}: ${await goOnCommand(store!, err.into, words, flags)}`, { cause: err, details: err.details });
+        }
         if (!suspend.signal.aborted || !isLogbookError(err, 'interrupted')) throw withAdvice(err, { chat: flags.chat === true }); // a refused resume's advice depends on --chat
         note((err as Error).message); // stopped at the picker or a question: nothing was written
         return null;
@@ -485,6 +488,27 @@ function refused(o: OutcomeContext): ExitCode {
   return EXIT.refused;
 }
 
+
+/**
+ * The command that goes on with a compacted run's conversation: a resume of
+ * the continuation, or of the continuation it was compacted into in turn; with
+ * the prompt given (else PROMPT) when that run is completed, which only a
+ * follow-up continues.
+ */
+async function goOnCommand(store: Store, into: string, words: readonly string[], flags: ResumeFlags): Promise<string> {
+  let id = into;
+  for (const seen = new Set<string>([id]); ; ) {
+    const next = (await compactionOf(store, id))?.into;
+    if (next === undefined || seen.has(next) || !(await store.has(next).catch(() => false))) break;
+    seen.add((id = next));
+  }
+  const completed = await store
+    .loadState(id)
+    .then((loaded) => loaded.state.status === 'completed')
+    .catch(() => false);
+  const resume = resumeCommand(id, flags);
+  return completed ? `${resume} ${words.length > 0 ? shellQuote([words.join(' ')]) : 'PROMPT'}` : resume;
+}
 
 /** The error that ended a run, with what to do about it. */
 function failure(result: RunResult, resume: string | null, flags: ResumeFlags): LogbookError {

@@ -5,7 +5,7 @@
  * compacted twice; a continuation `session compact` made is a suspended run
  * the conversation's row stands for.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeAnthropic } from '../helpers/fake-anthropic.js';
@@ -206,4 +206,16 @@ describe('a refusal for length with compact_at: false', () => {
       anthropic.contextWindow = undefined;
     }
   }, 90_000);
+});
+
+describe('a resume of a compacted run whose continuation completed', () => {
+  it('is refused with the follow-up that goes on, the prompt given kept', async () => {
+    const { stateDir, cfg, into } = await compacted('done');
+    writeFileSync(cfg, readFileSync(cfg, 'utf8').replace('max_iterations: 3', 'max_iterations: 10'));
+    const cli = (args: string[]) => runCli([...args, '--config', cfg, '--state-dir', stateDir], { cwd: dir, env: anthropicEnv() });
+    expect((await cli(['run', '--resume', into, '--force'])).code).toBe(0); // the continuation completes
+    const r = await cli(['run', '--resume', 'done', 'And then?', '--force']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`logbook: run done was compacted into run ${into} at seq 8; its conversation goes on there: logbook run --resume ${into} --config ${cfg} --state-dir ${stateDir} 'And then?'\n`);
+  });
 });
