@@ -166,6 +166,7 @@ export {
   type ForkOrigin,
   type RunPlace,
   type StoredLines,
+  type CreateFromLinesOptions,
 } from './store/store.js';
 export type { Backend, BackendContext, BackendFactory, HeldRun, NatsSettings, OpenedRun, RunSummary, StoredRun, StreamOptions, Streamed, WaitListener } from './store/backend.js';
 export { JournalStore } from './store/journal-store.js';

@@ -49,14 +49,19 @@ export const SUMMARY_PROMPT =
 /** The most of one block of a kept exchange its text keeps (a long tool result is cut): the compacted run holds it whole. */
 export const KEPT_BLOCK_CHARS = 4000;
 
-/** The exchanges kept word for word: the last `keep` model turns, each with the user turn that led to it, and any results after the last. */
+/**
+ * The exchanges kept word for word: the last `keep` completed exchanges (a
+ * model turn with the user turn that led to it), and always what came after
+ * the last model turn (the turn just typed, the results of its calls), which
+ * the continuation's model has yet to answer, whatever `keep`.
+ */
 export function keptMessages(messages: readonly Message[], keep: number): Message[] {
-  if (keep <= 0) return [];
   const assistants: number[] = [];
   messages.forEach((m, i) => {
     if (m.role === 'assistant') assistants.push(i);
   });
   if (assistants.length === 0) return [...messages];
+  if (keep <= 0) return messages.slice(assistants[assistants.length - 1]! + 1);
   const first = assistants[Math.max(0, assistants.length - keep)]!;
   return messages.slice(Math.max(0, first - 1));
 }
@@ -181,6 +186,15 @@ export async function compactionOf(store: Store, id: string): Promise<Compaction
   return parseCompaction(await store.getNote(id, COMPACTION_NOTE).catch(() => null));
 }
 
+/**
+ * Whether continuation `state`, of a compaction whose note is `note`, waits
+ * for the next typed turn before its first model call: a chat compacted at its
+ * prompt, with nothing run in the continuation since but its first turn.
+ */
+export function awaitsTypedTurn(note: Pick<CompactionNote, 'input_first'>, state: RunState): boolean {
+  return note.input_first === true && state.counters.llm_calls === 0 && state.messages.length === 1 && state.pending === null;
+}
+
 /** The terminal record that ends a compacted run. */
 export function compactedTerminal(into: string): { terminal: { reason: 'suspended'; message: string } } {
   return { terminal: { reason: 'suspended', message: `compacted into ${into}` } };
@@ -230,6 +244,7 @@ export async function compact(origin: Recorder, context: CompactionContext): Pro
   const { agent, store } = context;
   const state = origin.state;
   if (state.pending !== null) throw inToolBatch(state);
+  if (nothingToCompact(state)) throw nothingToCompactError(state);
   const earlier = store === null ? null : await compactionOf(store, state.run_id);
   if (earlier !== null && earlier.at !== state.last_seq) throw new CompactedError(state.run_id, earlier.into, earlier.at);
   let note = earlier;
@@ -252,6 +267,20 @@ export async function compact(origin: Recorder, context: CompactionContext): Pro
     }
   }
   return handOff(origin, note, context);
+}
+
+/**
+ * Whether run `state` holds nothing a summary would shorten: its first turn
+ * alone, with no model turn since (a continuation that has its summary and
+ * kept exchanges only: summarizing them again costs a call and saves nothing).
+ */
+export function nothingToCompact(state: RunState): boolean {
+  return state.pending === null && state.counters.llm_calls === 0 && state.messages.length <= 1;
+}
+
+/** `nothing_to_compact`: nothing since the run's first turn. */
+export function nothingToCompactError(state: RunState): LogbookError {
+  return new LogbookError('nothing_to_compact', `nothing to compact: run ${state.run_id} holds its first turn alone (a continuation's: its summary), with no model turn since`, { details: { runId: state.run_id } });
 }
 
 /** `in_tool_batch`: the run is inside a tool batch, where it cannot be cut. */

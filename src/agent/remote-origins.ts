@@ -7,9 +7,10 @@
 import type { Store } from '../store/store.js';
 import type { ToolRegistry } from './tools/registry.js';
 import type { RemoteOrigin } from './tools/tool.js';
+import { REMOTE_TOOLS_NOTE } from '../store/run-notes.js';
 
 /** The note beside a run that names, for each tool of another agent it used, that agent and its name for the tool. */
-export const REMOTE_TOOLS_NOTE = 'remote-tools';
+export { REMOTE_TOOLS_NOTE };
 
 /** Tool name -> the agent that runs it and its own name for it, as the remote-tools note holds them. */
 export type RemoteOrigins = Record<string, RemoteOrigin>;

@@ -5,6 +5,7 @@
  * made the same way.
  */
 import { VERSION, formatTimestamp, toolSetManifest, type Fingerprint, type MetaPayload, type ToolSetManifest } from '../core/index.js';
+import { toolSetNoteKey } from '../store/run-notes.js';
 import type { RunPlace, Store } from '../store/store.js';
 import type { Agent } from './agent.js';
 
@@ -21,9 +22,7 @@ export function generateRunId(now = new Date()): string {
 }
 
 /** The note beside a run that holds the tool set its fingerprint hashed. */
-function toolSetNote(toolsHash: string): string {
-  return `tools-${toolsHash.slice(0, 32)}`;
-}
+const toolSetNote = toolSetNoteKey;
 
 /**
  * Keeps the agent's tool set, tool by tool, beside the run, so that a resume

@@ -21,6 +21,7 @@ import {
 } from './approvals.js';
 import {
   CompactedError,
+  awaitsTypedTurn,
   compact,
   compactedTerminal,
   compactionOf,
@@ -213,6 +214,8 @@ export class AgentRun {
     this.held = this.journal;
     try {
       const continuation = await this.compactHeld(new Recorder(this.state, this.journal), 'asked', options.signal);
+      // Its writer stops here without running it: it ends suspended, as any run its writer lets go, not interrupted.
+      if (continuation.recorder.state.status === 'open') await continuation.recorder.append({ terminal: { reason: 'suspended' } });
       return { into: continuation.note.into, at: continuation.note.at };
     } finally {
       await this.close();
@@ -442,7 +445,7 @@ async function goOn(
     const note = await compactionOf(store, origin.from);
     if (note !== null) {
       iterationBase = note.iteration;
-      inputFirst = note.input_first === true && state.counters.llm_calls === 0 && state.messages.length === 1 && state.pending === null;
+      inputFirst = awaitsTypedTurn(note, state);
       warnings.push(...(await endOrigin(store, origin, note.into)));
       firstInput = state.counters.llm_calls === 0 ? undefined : ((await firstRequestInput(store, id).catch(() => null)) ?? undefined);
     }
@@ -559,6 +562,8 @@ export async function followUpRun(store: Store, agent: Agent, id: string, prompt
   if (refused !== null) throw refused;
   const fork = await forkRun(store, id, {
     id: options.newId ?? generateRunId(options.now),
+    // Forced past a change, the follow-up's own calls go to the configuration at hand: its meta says so, so they are priced as sent.
+    ...(options.force === true ? { fingerprint: fingerprintOf(agent) } : {}),
     ...(options.now !== undefined ? { now: options.now } : {}),
     ...(options.place !== undefined ? { place: options.place } : {}),
   });

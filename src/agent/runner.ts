@@ -40,7 +40,7 @@ import {
   type InterruptedCallAction,
   type InterruptionChoice,
 } from './approvals.js';
-import { compactionSettings, type CompactionCause, type Continuation } from './compaction.js';
+import { compactionSettings, nothingToCompact, nothingToCompactError, type CompactionCause, type Continuation } from './compaction.js';
 import { usdText } from './prices.js';
 import type { ModelResponse, StreamObserver, Usage } from './provider.js';
 import type { Recorder } from './recorder.js';
@@ -288,6 +288,15 @@ export function awaitsInput(state: RunState): boolean {
   if (state.pending !== null) return false;
   const last = state.messages[state.messages.length - 1];
   return last === undefined || (last.role === 'assistant' && state.last_stop_reason !== 'pause_turn');
+}
+
+/** How the message of a stop at a spend cap begins: it names the cap, which is all a `budget` terminal record keeps of it. */
+const spendCapReached = (cap: Exclude<SpendCap, 'budget'>): string => `spend cap ${cap} reached: `;
+
+/** The cap a run's `budget` end stopped at, read from its message (capReached wrote it): a spend cap it names, else the token budget. */
+export function capOfEnd(message: string | undefined): SpendCap {
+  for (const cap of ['budget_usd', 'lineage_budget_usd'] as const) if (message?.startsWith(spendCapReached(cap))) return cap;
+  return 'budget';
 }
 
 export interface LoopSetup {
@@ -584,7 +593,9 @@ class Loop {
     const turn = await this.nextTurn();
     if (turn === null) return false;
     if (typeof turn !== 'string' && 'compact' in turn) {
-      await this.compactNow('asked');
+      // Nothing since the last summary: compacting it again would pay a call to summarize the summary.
+      if (nothingToCompact(this.state)) this.warn(`${nothingToCompactError(this.state).message}; type a turn first`);
+      else await this.compactNow('asked');
       return true;
     }
     if (typeof turn === 'string') await this.recorder.append({ user: { message: { role: 'user', content: [{ text: { text: turn } }] } } });
@@ -638,13 +649,13 @@ class Loop {
     }
     const run = this.runSpend.usd;
     if (agent.budgetUsd !== undefined && run >= agent.budgetUsd) {
-      return { cap: 'budget_usd', message: `spend cap budget_usd reached: this run spent ${usdText(run)} of ${usdText(agent.budgetUsd)}` };
+      return { cap: 'budget_usd', message: `${spendCapReached('budget_usd')}this run spent ${usdText(run)} of ${usdText(agent.budgetUsd)}` };
     }
     const all = this.liveSpend.conversation?.usd;
     if (agent.lineageBudgetUsd !== undefined && all !== undefined && all >= agent.lineageBudgetUsd) {
       return {
         cap: 'lineage_budget_usd',
-        message: `spend cap lineage_budget_usd reached: this conversation spent ${usdText(all)} of ${usdText(agent.lineageBudgetUsd)} over all its runs`,
+        message: `${spendCapReached('lineage_budget_usd')}this conversation spent ${usdText(all)} of ${usdText(agent.lineageBudgetUsd)} over all its runs`,
       };
     }
     return null;
@@ -701,8 +712,11 @@ class Loop {
    */
   private async compactForLength(refusal: LogbookError): Promise<void> {
     const { state } = this;
-    const automatic = this.setup.compact !== undefined && compactionSettings(this.agent).at !== false;
-    if (!automatic) throw refusal;
+    if (this.setup.compact === undefined) throw refusal;
+    if (compactionSettings(this.agent).at === false) {
+      // Compaction is off, but the run can be compacted on demand: the run is named, so the command can say how.
+      throw new LogbookError('context_exceeded', `${refusal.message}; the config turns compaction off (compact_at: false)`, { cause: refusal, details: { runId: state.run_id } });
+    }
     if (state.counters.llm_calls === 0) {
       const what =
         this.compactions.length > 0 || this.setup.continuation === true
@@ -775,7 +789,8 @@ class Loop {
     if (continues && this.state.counters.llm_calls === 1) this.firstInput = this.state.last_input_tokens;
     if (agent.prices !== undefined) {
       const counts = { in_tokens: usage.inTokens, out_tokens: usage.outTokens, cache_read_tokens: usage.cacheReadTokens ?? 0, cache_create_tokens: usage.cacheCreateTokens ?? 0 };
-      addCall(this.runSpend, agent.prices, state.fingerprint.provider, state.fingerprint.model, counts);
+      // Priced as the model it was sent to: the configured one, which a forced resume may have changed since the meta was written.
+      addCall(this.runSpend, agent.prices, agent.provider.id, agent.provider.model, counts);
       observer.spent?.(this.liveSpend);
     }
     observer.assistant?.(message, usage, stopReason);

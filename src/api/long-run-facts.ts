@@ -27,6 +27,8 @@ export interface CompactionFacts {
   at: number;
   before: number;
   after: number | null;
+  /** A chat compacted at its prompt: the continuation waits for the next typed turn (compaction.ts awaitsTypedTurn). */
+  input_first?: boolean;
 }
 
 export interface RunFacts {
@@ -43,7 +45,7 @@ async function compactionFacts(store: Store, from: string, provider: string): Pr
   const note = await compactionOf(store, from);
   if (note === null) return null;
   const after = await firstRequestInput(store, note.into).catch(() => null);
-  return { from, into: note.into, at: note.at, before: requestInputTokens(provider, note.usage), after };
+  return { from, into: note.into, at: note.at, before: requestInputTokens(provider, note.usage), after, ...(note.input_first === true ? { input_first: true } : {}) };
 }
 
 export async function runFacts(store: Store, id: string, provider: string, origin: ForkOrigin | null, prices: PriceBook): Promise<RunFacts> {

@@ -21,3 +21,11 @@ export function resumeCommand(id: string, flags: ResumeFlags): string {
   argv.push(...overrideArguments(flags));
   return shellQuote(argv);
 }
+
+/** The command that compacts run `id` in the store the flags name (`logbook session compact`). */
+export function compactCommand(id: string, flags: ResumeFlags): string {
+  const argv = ['logbook', 'session', 'compact', id];
+  if (flags.config !== undefined) argv.push('--config', flags.config);
+  if (flags.stateDir !== undefined) argv.push('--state-dir', flags.stateDir);
+  return shellQuote(argv);
+}

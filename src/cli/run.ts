@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { retryPolicyFromText } from '../agent/providers/retry.js';
 import { fingerprintOf } from '../agent/agent.js';
-import { CompactedError } from '../agent/compaction.js';
+import { CompactedError, compactionOf } from '../agent/compaction.js';
+import { shellQuote } from '../agent/tools/command-tool.js';
 import { followUpRun, generateRunId, resumeRefusal, resumeRun, startRun, type AgentRun } from '../agent/run.js';
 import type { RunResult, ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
@@ -38,7 +39,7 @@ import { discoveryLabel, startLabel } from './mcp/start-label.js';
 import { runOutput } from './run-output.js';
 import { chooseRun, type Choosing } from './resume-target.js';
 import { withOverrides } from './run-overrides.js';
-import { resumeCommand, type ResumeFlags } from './resume-command.js';
+import { compactCommand, resumeCommand, type ResumeFlags } from './resume-command.js';
 import { terminalQuestions, type Questions } from './questions.js';
 import { onSuspendSignals } from './signals.js';
 import { requireConfig, storeFor } from './store.js';
@@ -179,8 +180,10 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     const place = { dir: process.cwd(), config: config.path };
     if (flags.resume !== undefined || flags.continue) {
       const presentation = { agent, err, note, progress: (t: string) => progress.write(t), presenter, signal: suspend.signal, place, config: config.path, canAsk: io.canAsk() };
-      run = await continueRun(store!, flags, words, presentation).catch((err: unknown) => {
-        if (err instanceof CompactedError) throw new LogbookError('compacted', `${err.message}: ${resumeCommand(err.into, flags)}`, { cause: err, details: err.details });
+      run = await continueRun(store!, flags, words, presentation).catch(async (err: unknown) => {
+        if (err instanceof CompactedError) {
+          throw new LogbookError('compacted', `${err.message}: ${await goOnCommand(store!, err.into, words, flags)}`, { cause: err, details: err.details });
+        }
         if (!suspend.signal.aborted || !isLogbookError(err, 'interrupted')) throw withAdvice(err, { chat: flags.chat === true }); // a refused resume's advice depends on --chat
         note((err as Error).message); // stopped at the picker or a question: nothing was written
         return null;
@@ -272,7 +275,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     if (answer) showAnswer(result.finalText, output.answer);
     // A run compacted on the way goes on in its continuation: that is what a resume names.
     const goesOn = store !== null ? resumeCommand(result.state.run_id, flags) : null;
-    return outcome(result, { resume: goesOn, config: config.path, note, tools: agent.tools, fail: (m) => io.stderr.write(`logbook: ${m}\n`) });
+    return outcome(result, { resume: goesOn, config: config.path, flags, note, tools: agent.tools, fail: (m) => io.stderr.write(`logbook: ${m}\n`) });
   } finally {
     output.close();
     suspend.dispose();
@@ -414,6 +417,8 @@ interface OutcomeContext {
   resume: string | null;
   /** The config file, for hints that name a key in it. */
   config: string;
+  /** The store flags the run was given, for the commands a hint names. */
+  flags: ResumeFlags;
   note: (text: string) => void;
   tools: ToolRegistry;
   /** Says a stop at a limit in one line (`logbook: ...`). */
@@ -428,14 +433,14 @@ function outcome(result: RunResult, o: OutcomeContext): ExitCode {
     case 'completed':
       return EXIT.ok;
     case 'suspended':
-      if (result.error !== undefined) throw failure(result, resume); // suspended by a failure outside the run (a tool server)
+      if (result.error !== undefined) throw failure(result, resume, o.flags); // suspended by a failure outside the run (a tool server)
       if (result.awaiting !== undefined) return awaitingApproval(result, result.awaiting, o);
       if (!result.interrupted) return EXIT.ok; // a chat the operator ended; /exit or end of input said how to continue
       o.note(resume !== null ? `suspended; resume with: ${resume}` : 'suspended (the run was not journaled)');
       return EXIT.suspended;
     case 'error':
       if (endedOnRefusal(result.state, result.reason, result.message)) return refused(o);
-      throw failure(result, resume);
+      throw failure(result, resume, o.flags);
     case 'budget': {
       // The cap it stopped at, as agent.yaml names it: the token budget, or a spend cap in USD.
       const key = result.cap ?? 'budget';
@@ -484,12 +489,35 @@ function refused(o: OutcomeContext): ExitCode {
 }
 
 
+/**
+ * The command that goes on with a compacted run's conversation: a resume of
+ * the continuation, or of the continuation it was compacted into in turn; with
+ * the prompt given (else PROMPT) when that run is completed, which only a
+ * follow-up continues.
+ */
+async function goOnCommand(store: Store, into: string, words: readonly string[], flags: ResumeFlags): Promise<string> {
+  let id = into;
+  for (const seen = new Set<string>([id]); ; ) {
+    const next = (await compactionOf(store, id))?.into;
+    if (next === undefined || seen.has(next) || !(await store.has(next).catch(() => false))) break;
+    seen.add((id = next));
+  }
+  const completed = await store
+    .loadState(id)
+    .then((loaded) => loaded.state.status === 'completed')
+    .catch(() => false);
+  const resume = resumeCommand(id, flags);
+  return completed ? `${resume} ${words.length > 0 ? shellQuote([words.join(' ')]) : 'PROMPT'}` : resume;
+}
+
 /** The error that ended a run, with what to do about it. */
-function failure(result: RunResult, resume: string | null): LogbookError {
+function failure(result: RunResult, resume: string | null, flags: ResumeFlags): LogbookError {
   const error = result.error ?? new LogbookError('internal', result.message ?? 'the run failed');
   let next = resume !== null ? `; resume with: ${resume}` : '';
   if (resume !== null && error.code === 'provider_refused') {
     next = `; a resume would send the same request and be refused again, so none is offered (the journal is kept: logbook session show ${result.state.run_id})`;
+  } else if (resume !== null && error.code === 'context_exceeded' && error.details.runId !== undefined) {
+    next = `; compact it, then resume where that says: ${compactCommand(error.details.runId, flags)} (or set compact_at in the config, so that runs compact by themselves)`;
   } else if (resume !== null && error.code === 'context_exceeded') {
     next = `; the journal is kept: logbook session show ${result.state.run_id}`;
   } else if (resume !== null && error.code === 'provider_auth') {

@@ -70,6 +70,8 @@ export type ErrorCode =
   | 'compacted'
   /** A compaction asked for inside a tool batch: the batch is finished first (a resume finishes it). */
   | 'in_tool_batch'
+  /** A compaction asked for of a run with nothing to summarize: its first turn alone (a continuation's summary), no model turn since. */
+  | 'nothing_to_compact'
   /** An MCP tool server that did not start, or stopped answering (see src/agent/tools/mcp). */
   | 'tool_server'
   | 'interrupted'

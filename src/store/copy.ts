@@ -3,8 +3,13 @@
  * run moves unchanged: its stored lines are read from one store and written, one
  * by one, to the other, so the target's own rules (id validation, seq checks,
  * fences, fsync) all apply, and a field this build does not know survives.
+ * The notes that say what the run is (its origin, its compaction, where it was
+ * started: run-notes.ts carriedNoteKeys) go with it, and so do its records'
+ * times; what the source's store derived from its records the target derives
+ * again.
  */
-import { LogbookError, decodeLines, fold, runStatus } from '../core/index.js';
+import { LogbookError, decodeLines, fold, runStatus, type MetaPayload } from '../core/index.js';
+import { carriedNoteKeys } from './run-notes.js';
 import type { Store } from './store.js';
 
 /** How copyRun copies. */
@@ -47,8 +52,21 @@ export async function copyRun(from: Store, to: Store, id: string, options: CopyO
       `run ${id} is being written: a writer holds it in the ${from.location}, and a copy now would end at seq ${lastSeq}, where it happens to be`,
     );
   }
-  const journal = await to.createFromLines(id, lines, options.signal ? { signal: options.signal } : {});
+  const first = records[0]!; // a meta record: the run folds
+  const notes = 'meta' in first ? await carriedNotes(from, id, first.meta) : new Map<string, string>();
+  const times = await from.times(id).catch(() => undefined); // without them, the copy's records have no times
+  const journal = await to.createFromLines(id, lines, { notes, ...(times !== undefined ? { times } : {}), ...(options.signal ? { signal: options.signal } : {}) });
   await journal.close();
   const open = runStatus(records[records.length - 1]) === 'open';
   return { records: lines.length, lastSeq, ...(held !== undefined ? { held } : {}), open };
+}
+
+/** The carried notes beside run `id` in `from`, by key: a note that cannot be read is not there to carry. */
+async function carriedNotes(from: Store, id: string, meta: MetaPayload): Promise<Map<string, string>> {
+  const notes = new Map<string, string>();
+  for (const key of carriedNoteKeys(meta)) {
+    const text = await from.getNote(id, key).catch(() => null);
+    if (text !== null) notes.set(key, text);
+  }
+  return notes;
 }

@@ -6,7 +6,7 @@
  * The fork's origin is kept beside it (its lineage, lineage.ts), and where it
  * was started: where its origin was, unless it is started elsewhere.
  */
-import { LogbookError, VERSION, decodeLines, encodeRecord, fold, formatTimestamp, type JournalRecord, type MetaPayload } from '../core/index.js';
+import { LogbookError, VERSION, decodeLines, encodeRecord, fold, formatTimestamp, type Fingerprint, type JournalRecord, type MetaPayload } from '../core/index.js';
 import type { RunPlace, Store } from './store.js';
 
 /** Where a fork is cut: at a seq, or after a number of model turns; the whole run when neither. */
@@ -24,6 +24,12 @@ export interface ForkOptions extends ForkPoint {
   now?: Date;
   /** Where the fork is started (the run it continues goes on here); else it keeps where its origin was started. */
   place?: RunPlace;
+  /**
+   * The fork's own fingerprint, when its calls go to another configuration than
+   * its origin's (a follow-up forced past a change): what its meta says, and so
+   * what its own calls are priced and judged by. Else its origin's.
+   */
+  fingerprint?: Fingerprint;
 }
 
 /** The fork forkRun made. */
@@ -69,7 +75,13 @@ export async function forkRun(store: Store, from: string, options: ForkOptions):
   const last = records[keep - 1]!;
   if (keep > 1 && 'terminal' in last && last.terminal.reason === 'completed') keep--;
   const meta = (records[0] as { meta: MetaPayload }).meta;
-  const forkMeta: MetaPayload = { ...meta, version: VERSION, run_id: options.id, created: formatTimestamp(options.now ?? new Date()) };
+  const forkMeta: MetaPayload = {
+    ...meta,
+    version: VERSION,
+    run_id: options.id,
+    created: formatTimestamp(options.now ?? new Date()),
+    ...(options.fingerprint !== undefined ? { fingerprint: options.fingerprint } : {}),
+  };
   const journal = await store.createFromLines(options.id, [encodeRecord({ seq: 1, meta: forkMeta }), ...lines.slice(1, keep)]);
   await journal.close();
   const lastSeq = records[keep - 1]!.seq;

@@ -30,6 +30,7 @@ import type { Backend, HeldRun, RunSummary, StreamOptions, Streamed } from './ba
 import {
   listedStatus,
   runNotFound,
+  type CreateFromLinesOptions,
   type Journal,
   type LoadedRun,
   type LoadedState,
@@ -178,7 +179,7 @@ export class JournalStore implements Store {
     return new StoreJournal(id, held, 1, true, this.noteKeeper(id));
   }
 
-  async createFromLines(id: string, lines: readonly string[], options: { signal?: AbortSignal } = {}): Promise<Journal> {
+  async createFromLines(id: string, lines: readonly string[], options: CreateFromLinesOptions = {}): Promise<Journal> {
     validateId(id);
     const first = lines[0];
     if (first === undefined) throw new LogbookError('empty', `run ${id} has no records to copy`);
@@ -191,7 +192,9 @@ export class JournalStore implements Store {
     stopIfAborted();
     const journal = new StoreJournal(id, await this.backendImpl.create(id, first), 1, true, this.noteKeeper(id));
     try {
-      await this.markCopied(id, lines);
+      // A carried note that cannot be kept fails the copy: without it the copy is another run (a compacted run compacted again).
+      for (const [key, text] of options.notes ?? []) await this.backendImpl.putNote?.(id, key, text);
+      await this.markCopied(id, lines, options.times);
       for (let i = 1; i < lines.length; i++) {
         stopIfAborted();
         await journal.appendLine(lines[i]!);
@@ -212,9 +215,12 @@ export class JournalStore implements Store {
    * (Store.times). Kept before the records are, so no copied record is ever
    * taken for a timed one.
    */
-  private async markCopied(id: string, lines: readonly string[]): Promise<void> {
+  private async markCopied(id: string, lines: readonly string[], times?: RunTimes): Promise<void> {
     const last = decodeLine(lines[lines.length - 1]!, `the last line copied into run ${id}`).seq;
     await this.backendImpl.putNote?.(id, COPIED_NOTE, String(last)).catch(() => {}); // without it, only times are wrong
+    if (times !== undefined && (times.records.size > 0 || times.resumed.size > 0)) {
+      await this.backendImpl.putNote?.(id, COPIED_TIMES_NOTE, encodeCopiedTimes(times, last)).catch(() => {}); // without it, the copied records have no times
+    }
   }
 
   /** The last seq run `id` holds as copied (markCopied), 0 when none. */
@@ -227,8 +233,25 @@ export class JournalStore implements Store {
   async times(id: string): Promise<RunTimes> {
     validateId(id);
     if (this.backendImpl.times === undefined) return NO_TIMES;
-    const [times, copied] = await Promise.all([this.backendImpl.times(id), this.copiedThrough(id)]);
-    return timesAfter(times, copied);
+    return this.runTimes(id, await this.backendImpl.times(id));
+  }
+
+  /**
+   * Run `id`'s times, from those its backend kept (`kept`): a copy's records
+   * have the times its source kept for them (markCopied), never those they got
+   * as the copy was written.
+   */
+  private async runTimes(id: string, kept: RunTimes): Promise<RunTimes> {
+    const copied = await this.copiedThrough(id);
+    if (copied === 0) return kept;
+    const own = timesAfter(kept, copied);
+    const theirs = await this.copiedTimes(id, copied);
+    return { records: new Map([...theirs.records, ...own.records]), resumed: new Map([...theirs.resumed, ...own.resumed]) };
+  }
+
+  /** The times a copy's source kept for the records copied into run `id`, through seq `copied`. */
+  private async copiedTimes(id: string, copied: number): Promise<RunTimes> {
+    return decodeCopiedTimes((await this.backendImpl.getNote?.(id, COPIED_TIMES_NOTE).catch(() => null)) ?? null, copied);
   }
 
   async open(id: string, options: OpenOptions = {}): Promise<Journal> {
@@ -261,7 +284,7 @@ export class JournalStore implements Store {
       lastSeq: records[records.length - 1]!.seq,
       created: meta.created,
       updated: run.updated.toISOString(),
-      times: run.times === undefined ? NO_TIMES : timesAfter(run.times, await this.copiedThrough(id)),
+      times: run.times === undefined ? NO_TIMES : await this.runTimes(id, run.times),
     };
     if (run.held !== undefined) loaded.held = run.held;
     return loaded;
@@ -335,15 +358,19 @@ export class JournalStore implements Store {
     let last: JournalRecord | undefined;
     let told = false;
     const stream: AsyncIterable<Streamed> = this.backendImpl.stream(id, { follow: true, ...(signal ? { signal } : {}) });
-    let copied: number | undefined;
+    let copied: { through: number; times: RunTimes } | undefined;
     for await (const step of stream) {
       if ('lines' in step) {
         for (let i = 0; i < step.lines.length; i++) {
           const line = step.lines[i]!;
           last = checks.check(line);
-          const time = step.times?.[i];
-          copied ??= time === undefined ? undefined : await this.copiedThrough(id);
-          yield time !== undefined && last.seq > copied! ? { record: last, line, time } : { record: last, line };
+          const kept = step.times?.[i];
+          if (copied === undefined && kept !== undefined) {
+            const through = await this.copiedThrough(id);
+            copied = { through, times: through === 0 ? NO_TIMES : await this.copiedTimes(id, through) };
+          }
+          const time = copied === undefined ? undefined : last.seq > copied.through ? kept : copied.times.records.get(last.seq);
+          yield time !== undefined ? { record: last, line, time } : { record: last, line };
         }
       } else if (last === undefined) {
         if (!told) onAbsent?.();
@@ -488,6 +515,31 @@ export class JournalStore implements Store {
 const NOTE_READS = 16;
 /** The note of a run made from stored lines (a copy, a fork): the last seq copied into it (markCopied). */
 const COPIED_NOTE = 'copied';
+/** The note of a copy that holds its copied records' own times, as the source kept them (markCopied). */
+const COPIED_TIMES_NOTE = 'copied-times';
+
+/** A copy's source times, up to seq `last`, as its note keeps them: `[seq, ms]` pairs. */
+function encodeCopiedTimes(times: RunTimes, last: number): string {
+  const upTo = (m: ReadonlyMap<number, number>, max: number): [number, number][] => [...m].filter(([seq]) => seq <= max);
+  return JSON.stringify({ records: upTo(times.records, last), resumed: upTo(times.resumed, last - 1) });
+}
+
+/** The copied-times note read back (only the pairs at or below the copy's last copied seq); no times when it cannot be read. */
+function decodeCopiedTimes(text: string | null, last: number): RunTimes {
+  if (text === null) return NO_TIMES;
+  try {
+    const o = JSON.parse(text) as { records?: unknown; resumed?: unknown };
+    const pairs = (v: unknown, max: number): Map<number, number> =>
+      new Map(
+        (Array.isArray(v) ? v : []).filter(
+          (p): p is [number, number] => Array.isArray(p) && Number.isSafeInteger(p[0]) && p[0] >= 1 && p[0] <= max && typeof p[1] === 'number' && Number.isFinite(p[1]),
+        ),
+      );
+    return { records: pairs(o.records, last), resumed: pairs(o.resumed, last - 1) };
+  } catch {
+    return NO_TIMES;
+  }
+}
 
 /** Calls `fn` on each item, at most `limit` at a time. */
 async function eachAtOnce<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {

@@ -123,3 +123,13 @@ export async function readLineageRoot(store: Store, id: string): Promise<string>
     at = from;
   }
 }
+
+/**
+ * The run among `runs` that continues run `id` compacted (its continuation),
+ * when it is there: the run that keeps only a summary of `id`'s records, so
+ * removing `id` would leave the conversation without them and its spend
+ * without theirs.
+ */
+export function continuationOf(runs: readonly Pick<RunInfo, 'runId' | 'forkedFrom'>[], id: string): string | undefined {
+  return runs.find((r) => r.forkedFrom?.compacted === true && r.forkedFrom.from === id)?.runId;
+}

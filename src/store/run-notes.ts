@@ -13,13 +13,21 @@
  *   once the summary is made and before the continuation is, so a crash after it
  *   makes the same continuation and pays for no second summary;
  * - `started`: the directory a run was started in and the config file it used;
+ * - `tools-HASH`: the tool set the run's fingerprint hashed (agent/run-meta.ts);
+ * - `remote-tools`: which agent runs each of its remote tools (agent/remote-origins.ts);
  * - `turn-N`: the text typed as the user record at seq N (cut to TURN_NOTE_CHARS),
  *   kept by the store as that record becomes durable, so a listing shows a
  *   run's last typed turn without reading its journal.
  *
+ * A copy of a run (store/copy.ts) carries the notes that say what the run is
+ * (carriedNoteKeys): without its `compacted` note a copied compacted run
+ * would be compacted again, without its `forked` note a copied continuation
+ * would lose its origin. The notes a store derives as records are written
+ * (`turn-N`, its times, its marks) are the target's own.
+ *
  * A note that cannot be read says nothing: each reader treats it as absent.
  */
-import type { JournalRecord } from '../core/index.js';
+import type { JournalRecord, MetaPayload } from '../core/index.js';
 
 /** Where a fork came from: the run and the last seq it took from it. */
 export interface ForkOrigin {
@@ -67,7 +75,18 @@ export interface RunPlace {
 export const FORK_NOTE = 'forked';
 export const COMPACTION_NOTE = 'compacted';
 export const PLACE_NOTE = 'started';
+export const REMOTE_TOOLS_NOTE = 'remote-tools';
 const TURN_NOTE = /^turn-([1-9][0-9]{0,14})$/;
+
+/** The key of the note that holds the tool set a fingerprint's `toolsHash` hashed. */
+export function toolSetNoteKey(toolsHash: string): string {
+  return `tools-${toolsHash.slice(0, 32)}`;
+}
+
+/** The keys of the notes a copy of the run with `meta` carries with its records: what the run is, as opposed to what its store derives from them. */
+export function carriedNoteKeys(meta: MetaPayload): string[] {
+  return [FORK_NOTE, COMPACTION_NOTE, PLACE_NOTE, REMOTE_TOOLS_NOTE, toolSetNoteKey(meta.fingerprint.tools_hash)];
+}
 
 /** The most of a typed turn its note keeps: enough for a listing's line and a picker's search. */
 export const TURN_NOTE_CHARS = 500;

@@ -135,6 +135,16 @@ export interface WatchOptions {
   onAbsent?: () => void;
 }
 
+/** How Store.createFromLines makes a run. */
+export interface CreateFromLinesOptions {
+  /** Stops the copy at the next record (`interrupted`); what was written is removed. */
+  signal?: AbortSignal;
+  /** Notes kept beside the new run before its records (a copy's carried notes, run-notes.ts carriedNoteKeys), with the run or not at all. */
+  notes?: ReadonlyMap<string, string>;
+  /** The copied records' own times (Store.times of the source), given as theirs where the backend keeps times. */
+  times?: RunTimes;
+}
+
 /** A run as a listing shows it, read from its ends (and notes beside it), not whole. */
 export interface RunInfo {
   runId: string;
@@ -185,7 +195,7 @@ export interface Store {
    * whole run or none of it. Aborting `signal` stops it (`interrupted`) and
    * removes what was written.
    */
-  createFromLines(id: string, lines: readonly string[], options?: { signal?: AbortSignal }): Promise<Journal>;
+  createFromLines(id: string, lines: readonly string[], options?: CreateFromLinesOptions): Promise<Journal>;
   /** Holds an existing run for appending (`not_found`, `locked`). */
   open(id: string, options?: OpenOptions): Promise<Journal>;
   /** Reads and folds without holding, so inspecting never blocks a running writer. */

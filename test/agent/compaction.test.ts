@@ -20,13 +20,21 @@ const afterBatch: Message[] = [user('Take notes.'), call('a', 'First.'), results
 describe('the exchanges kept word for word', () => {
   it('are the last model turns, each with the turn that led to it, and the results after the last', () => {
     expect(keptMessages(afterBatch, 2)).toEqual(afterBatch.slice(4));
-    expect(keptMessages(afterBatch, 0)).toEqual([]);
+    // None kept: still the results the model has yet to read.
+    expect(keptMessages(afterBatch, 0)).toEqual(afterBatch.slice(-1));
     expect(keptMessages(afterBatch, 10)).toEqual(afterBatch);
   });
 
   it('end on the answer at a chat input boundary', () => {
     const chat = [user('Q1'), answer('A1'), user('Q2'), answer('A2')];
     expect(keptMessages(chat, 1)).toEqual([user('Q2'), answer('A2')]);
+    expect(keptMessages(chat, 0)).toEqual([]);
+  });
+
+  it('always take the turn typed after the last answer, whatever keep_turns', () => {
+    const chat = [user('Q1'), answer('A1'), user('Q2')];
+    expect(keptMessages(chat, 0)).toEqual([user('Q2')]);
+    expect(keptMessages(chat, 1)).toEqual(chat);
   });
 
   it("read as text: who said what, each call with its input, each result with its call's tool, an error as one", () => {

@@ -99,6 +99,32 @@ describe('what a run cost', () => {
     expect(row.cost.sources).toEqual(['prices in agent.yaml']);
   });
 
+  it('is priced as the model a call was sent to when a follow-up is forced past a model change, which show names', async () => {
+    const stateDir = join(dir, 'forced');
+    const prices = 'prices:\n  cheap-model: { input: 1, output: 1 }\n  dear-model: { input: 100, output: 100 }\n';
+    const cfg = config('forced', `provider: anthropic\nmodel: cheap-model\n${prices}`);
+    anthropic.reset();
+    anthropic.reply(answer);
+    anthropic.reply(answer);
+    const cli = (args: string[]) => runCli([...args, '--config', cfg, '--state-dir', stateDir], { cwd: dir, env: anthropicEnv() });
+    expect((await cli(['run', '--name', 'first', 'Go.'])).code).toBe(0);
+    writeFileSync(cfg, readFileSync(cfg, 'utf8').replace('model: cheap-model', 'model: dear-model'));
+    expect((await cli(['run', '--resume', 'first', 'More.'])).code).not.toBe(0); // refused for the change
+    const forced = await cli(['run', '--resume', 'first', 'More.', '--force']);
+    expect(forced.code).toBe(0);
+    expect(anthropic.requests.at(-1)!.json.model).toBe('dear-model');
+    const rows = await lsJson(cfg, stateDir, anthropicEnv());
+    const followUp = rows.find((r) => r.id !== 'first')!;
+    // The follow-up's own call, at the dear model's prices (the cheap ones would be a hundredth of it).
+    expect(followUp.cost.usd).toBeCloseTo((1000 * 100 + 100 * 100 + 500 * 100 + 200 * 100) / 1e6, 9);
+    expect(rows.find((r) => r.id === 'first')!.cost.usd).toBeCloseTo((1000 + 100 + 500 + 200) / 1e6, 9);
+    const shown = (await cli(['session', 'show', followUp.id])).stdout;
+    expect(shown).toMatch(/^model +dear-model \(anthropic\)$/m);
+    // Written with the configuration at hand, it resumes without --force.
+    anthropic.reply(answer);
+    expect((await cli(['run', '--resume', followUp.id, 'Again.'])).code).toBe(0);
+  });
+
   it('refuses a spend cap on a model no price is known for', async () => {
     const cfg = config('unpriced', 'provider: openai\nmodel: local-model\nbudget_usd: 1\n');
     const r = await runCli(['run', '--config', cfg, '--state-dir', join(dir, 'unpriced'), 'Go.'], { cwd: dir, env: openaiEnv() });
@@ -137,6 +163,9 @@ describe('a spend cap', () => {
     );
     const show = await runCli(['session', 'show', 'capped', '--config', cfg, '--state-dir', stateDir], { cwd: dir, env: openaiEnv() });
     expect(show.stdout).toMatch(/^status +budget$/m);
+    // The cap it stopped at, and the key that raises it: not the token budget.
+    expect(show.stdout).toMatch(/^where +stopped at its spend cap \(spend cap budget_usd reached: this run spent \$0\.0450 of \$0\.0400\)$/m);
+    expect(show.stdout).toMatch(/^next +raise budget_usd in the config, then resume: logbook run --resume capped/m);
     writeFileSync(cfg, readFileSync(cfg, 'utf8').replace('budget_usd: 0.04', 'budget_usd: 1'));
     const resumed = await runCli(['run', '--config', cfg, '--state-dir', stateDir, '--resume', 'capped'], { cwd: dir, env: openaiEnv() });
     expect(resumed.code).toBe(0);

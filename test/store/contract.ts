@@ -420,6 +420,28 @@ export function storeContract(name: string, makeBackend: () => Promise<Backend>)
       await store.close();
     });
 
+    it('gives a copy made with its source\'s times and notes those times for what it copied, and keeps the notes', async () => {
+      const store = await makeStore();
+      const lines = [at(1, { meta: meta('carried') }), at(2, assistant(0, ['t1']))].map(encodeRecord);
+      const source = { records: new Map([[1, 1_000], [2, 2_000]]), resumed: new Map([[1, 1_500]]) };
+      await (await store.createFromLines('carried', lines, { times: source, notes: new Map([['forked', '{"from":"x","at":1}']]) })).close();
+      const resumed = await store.open('carried');
+      await resumed.append(at(3, toolResult('t1')));
+      await resumed.close();
+      const times = await store.times('carried');
+      expect((await store.load('carried')).times).toEqual(times);
+      if (times.records.size > 0) {
+        // A backend that keeps times: the copied records' own, then the copy's.
+        expect(times.records.get(1)).toBe(1_000);
+        expect(times.records.get(2)).toBe(2_000);
+        expect(times.resumed.get(1)).toBe(1_500);
+        expect([...times.records.keys()]).toEqual([1, 2, 3]);
+      }
+      const note = await store.getNote('carried', 'forked');
+      expect(note === null || note === '{"from":"x","at":1}').toBe(true); // null where the backend keeps no notes
+      await store.close();
+    });
+
     it('names a run\'s bytes by a version that changes with them, and keeps a check mark at a version until it is replaced', async () => {
       const backend = await makeBackend();
       const store = new JournalStore(backend);

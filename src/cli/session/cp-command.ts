@@ -11,8 +11,9 @@ backend that file configures; else with --from-state-dir DIR (--to-state-dir
 DIR), the file store in DIR/runs; else the backend of the config found as
 run finds one (${CONFIG_SEARCH}), else the default file store. --config and
 --state-dir are the source side's, as for the other session commands. (With both flags, DIR is the state
-dir of a file backend that sets no directory.) The copy is byte for byte; an
-existing run in the target is never overwritten, and a failed or interrupted
+dir of a file backend that sets no directory.) The copy is byte for byte, and
+takes the notes beside the run (its origin, its compaction, where it was
+started) and its records' times with it; an existing run in the target is never overwritten, and a failed or interrupted
 copy leaves nothing behind. A run a writer still holds (listed running) is
 refused, since the copy would end wherever the writer happens to be; --force
 copies what is durable now and says up to which seq. Examples:

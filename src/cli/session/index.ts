@@ -109,7 +109,10 @@ Each ID is a run id or a unique part of one. Every run that can be removed
 is, each reported on stdout; one that cannot (no such run, a run a writer
 holds, a part of several ids) is named on stderr with the reason, and the exit
 code is then 1, or 2 when an ID was part of several run ids (a usage error, as
-everywhere an id is taken).`;
+everywhere an id is taken). A compacted run whose continuation stays is kept
+unless --force (or its continuation is named too): the continuation holds only
+a summary of it, so its records and its spend would be gone from the
+conversation, and from what lineage_budget_usd counts.`;
 
 const PRUNE_HELP = `
 Removes the runs that have not changed for DURATION (30m, 12h, 7d, 2w), only
@@ -117,7 +120,8 @@ in the given statuses with --status. A DURATION is a number and a unit:
 ${UNITS_HELP}.
 Units are lowercase, and there is none for months or years (write 30d or
 365d). A run a writer holds (running) is never removed: it is kept and said
-so on stderr. Each run removed, or with --dry-run each that would be, is
+so on stderr, and so is a compacted run whose continuation stays (it holds
+only a summary of it). Each run removed, or with --dry-run each that would be, is
 printed on stdout; the exit code is 1 when one could not be removed. On a
 store that cannot tell whether a run is held (JetStream), a run being written
 has a recent last change, so an age test spares it.
@@ -274,11 +278,17 @@ export function registerSessionCommands(program: Command, environment: Environme
     .addHelpText('after', SESSION_HELP)
     .action((id: string, flags: ShowFlags) => show(environment, id, flags));
 
-  withStoreOptions(session.command('rm').description('remove runs').argument('<ids...>', 'run ids (or unique parts of them)'))
+  withStoreOptions(
+    session
+      .command('rm')
+      .description('remove runs')
+      .argument('<ids...>', 'run ids (or unique parts of them)')
+      .option('--force', 'also remove a compacted run whose continuation stays, which keeps only a summary of it'),
+  )
     .addHelpText('after', `${RM_HELP}\n${storeCommandHelp()}`)
-    .action(async (ids: string[], flags: StoreFlags) => {
+    .action(async (ids: string[], flags: StoreFlags & { force?: boolean }) => {
       const { removeRuns } = await import('./remove.js');
-      report(await withStore(environment, flags, (store) => removeRuns(store, ids)));
+      report(await withStore(environment, flags, (store) => removeRuns(store, ids, flags.force === true ? { force: true } : {})));
     });
 
   withStoreOptions(

@@ -7,6 +7,7 @@
 import { isLogbookError, isValidId } from '../../core/index.js';
 import { advisedMessage } from '../advice.js';
 import { sanitizeLine } from '../../render/sanitize.js';
+import { continuationOf } from '../../store/lineage.js';
 import { matchRunId } from '../../store/resolve.js';
 import type { ListedStatus, RunInfo, Store } from '../../store/store.js';
 import { selectRuns } from './ls.js';
@@ -23,17 +24,33 @@ export interface Removal {
 
 const why = advisedMessage;
 
-/** Removes each run `given` names (an id or a unique part of one), reporting each. */
-export async function removeRuns(store: Store, given: readonly string[]): Promise<Removal> {
-  const runs = await store.list();
+/** Why a compacted run whose continuation stays is kept: the continuation holds only a summary of it. */
+const compactedKept = (into: string): string =>
+  `it was compacted into run ${into}, which keeps only a summary of it: its records, and its spend (which lineage_budget_usd counts), would be gone from the conversation`;
+
+/** Removes each run `given` names (an id or a unique part of one), reporting each; a compacted run whose continuation stays only with `force`. */
+export async function removeRuns(store: Store, given: readonly string[], options: { force?: boolean } = {}): Promise<Removal> {
+  const runs = await store.list({ origins: true });
   const result: Removal = { out: '', err: '', ok: true };
   const done = new Set<string>();
+  const resolved = (name: string): string | undefined => {
+    try {
+      return isValidId(name) ? matchRunId(name, runs, store.location) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const named = new Set(given.map(resolved));
   for (const name of given) {
     try {
       // An invalid id goes to the store as given, whose refusal says what is wrong with it.
       const id = isValidId(name) ? matchRunId(name, runs, store.location) : name;
       if (done.has(id)) continue; // named twice (a whole id and a prefix of it)
       done.add(id);
+      const into = continuationOf(runs, id);
+      if (into !== undefined && options.force !== true && !named.has(into)) {
+        throw new Error(`${compactedKept(into)}; remove it with --force, or remove run ${into} with it`);
+      }
       if (!(await store.delete(id))) throw new Error(`no run ${id} in the ${store.location} (removed meanwhile)`);
       result.out += `removed run ${id}\n`;
     } catch (err) {
@@ -65,13 +82,18 @@ const describe = (r: RunInfo): string => {
  */
 export async function pruneRuns(store: Store, options: PruneOptions): Promise<Removal> {
   const cutoff = (options.now ?? Date.now()) - options.olderThan;
-  const old = selectRuns(await store.list(), options.status === undefined ? {} : { status: options.status }).filter(
-    (r) => (Date.parse(r.updated) || 0) < cutoff,
-  );
+  const all = await store.list({ origins: true });
+  const old = selectRuns(all, options.status === undefined ? {} : { status: options.status }).filter((r) => (Date.parse(r.updated) || 0) < cutoff);
+  const pruned = new Set(old.map((r) => r.runId));
   const result: Removal = { out: '', err: '', ok: true };
   for (const run of old) {
     if (run.held === true) {
       result.err += `kept ${describe(run)}: a writer holds it now\n`;
+      continue;
+    }
+    const into = continuationOf(all, run.runId);
+    if (into !== undefined && !pruned.has(into)) {
+      result.err += `kept ${describe(run)}: ${compactedKept(into)}\n`;
       continue;
     }
     if (options.dryRun) {

@@ -2,7 +2,8 @@
  * `logbook session show ID`: where a run stands, in plain words, and what a
  * resume would do, then its fields. Every journal string is sanitized.
  */
-import { awaitsInput } from '../../agent/runner.js';
+import { awaitsTypedTurn } from '../../agent/compaction.js';
+import { awaitsInput, capOfEnd } from '../../agent/runner.js';
 import { awaitedCall, possiblyStartedCall, runTimings, timeSummary, toolUses, type Message, type RunState } from '../../core/index.js';
 import { formatDuration } from '../../render/durations.js';
 import { sanitize, sanitizeLine } from '../../render/sanitize.js';
@@ -32,7 +33,7 @@ export type SideEffects = (toolName: string) => boolean | undefined;
  * tool batch, wait for input, record the end, or call the model; then the
  * command to type.
  */
-function resumeFrom(state: RunState, resume: string, sideEffects: SideEffects): { where: string; next: string } {
+function resumeFrom(state: RunState, resume: string, sideEffects: SideEffects, inputDue: boolean): { where: string; next: string } {
   const p = state.pending;
   if (p !== null) {
     const total = toolUses(p.assistant).length;
@@ -74,7 +75,7 @@ function resumeFrom(state: RunState, resume: string, sideEffects: SideEffects): 
       next: `a resume runs the ${plural(missing, 'missing call')} (answered ones are not run again), then asks the model to go on: ${resume}`,
     };
   }
-  if (awaitsInput(state)) {
+  if (inputDue || awaitsInput(state)) {
     return state.interactive
       ? { where: 'waiting for input', next: `a resume opens the chat again (a prompt given with it is the next turn): ${resume}` }
       : { where: "after the model's final answer", next: `a resume records it as completed: ${resume}` };
@@ -94,12 +95,21 @@ const withMessage = (label: string, message: string): string => (message === '' 
 
 /**
  * Where run `state` stands and what a resume would do, given whether a writer
- * holds it (undefined: cannot tell) and where it was forked from.
+ * holds it (undefined: cannot tell) and where it was forked from; `inputDue`:
+ * it waits for a typed turn though its last message is a user turn (a chat's
+ * continuation, compaction.ts awaitsTypedTurn).
  */
-export function standing(state: RunState, held: boolean | undefined, resume: string, origin?: ForkOrigin | null, sideEffects: SideEffects = () => undefined): Standing {
+export function standing(
+  state: RunState,
+  held: boolean | undefined,
+  resume: string,
+  origin?: ForkOrigin | null,
+  sideEffects: SideEffects = () => undefined,
+  inputDue = false,
+): Standing {
   const status = listedStatus(state.status, held, origin ? { origin, lastSeq: state.last_seq } : undefined);
   const message = state.status !== 'open' && state.terminal?.message ? sanitizeLine(state.terminal.message) : '';
-  const from = resumeFrom(state, resume, sideEffects);
+  const from = resumeFrom(state, resume, sideEffects, inputDue);
   const awaited = awaitedCall(state);
   switch (status) {
     case 'running':
@@ -140,8 +150,14 @@ export function standing(state: RunState, held: boolean | undefined, resume: str
       };
     case 'error':
       return { status, where: `failed: ${message || 'no message was recorded'}; stopped ${from.where}`, next: from.next };
-    case 'budget':
-      return { status, where: withMessage('stopped at its token budget', message), next: `raise budget in the config, then resume: ${resume}` };
+    case 'budget': {
+      const cap = capOfEnd(state.terminal?.message);
+      return {
+        status,
+        where: withMessage(cap === 'budget' ? 'stopped at its token budget' : 'stopped at its spend cap', message),
+        next: `raise ${cap} in the config, then resume: ${resume}`,
+      };
+    }
     case 'max_iterations':
       return state.interactive
         ? { status, where: withMessage('stopped at max_iterations for one typed turn', message), next: `a resume gets a fresh allowance: ${resume}` }
@@ -251,7 +267,7 @@ export function formatShow(run: LoadedRun, resume: string, context: ShowContext 
         where: `compacted at seq ${compacted.at} into run ${sanitizeLine(compacted.into)}, where its conversation goes on; every record of it is kept here`,
         next: `a resume of it is refused; resume the continuation: ${context.continuationResume}`,
       }
-    : standing(state, run.held, resume, origin, context.sideEffects);
+    : standing(state, run.held, resume, origin, context.sideEffects, context.facts?.continues !== undefined && awaitsTypedTurn(context.facts.continues, state));
   const pairs: [string, string][] = [
     ['run', state.run_id],
     ['status', at.status],
