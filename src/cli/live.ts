@@ -8,7 +8,7 @@
 import { usdText } from '../agent/prices.js';
 import { textOf, type LiveSpend, type RunObserver, type ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
-import { withheldKind, type Message, type ToolResultBody } from '../core/index.js';
+import { isLogbookError, redactUrlCredentials, withheldKind, type Message, type ToolResultBody } from '../core/index.js';
 import { callLine, callNoteText, remoteText, resultLines, sanitize, sanitizeLine, showResult } from '../render/index.js';
 import { StreamedText, type StreamTarget } from './answer.js';
 import { taskView, type TaskView } from './a2a/task-view.js';
@@ -97,6 +97,23 @@ export function liveObserver(o: LiveOptions): LiveObserver {
       answer.cut();
       progress.stop();
       say(s.note('stopped; nothing of the answer is kept. What you type next joins the question; /retry asks it again'));
+    },
+    modelFailed(error, chatGoesOn) {
+      endThinking();
+      answer.cut();
+      progress.stop();
+      if (!chatGoesOn) return; // the run ends on it, and says so
+      const message = error instanceof Error ? error.message : String(error);
+      say(s.bad(`logbook: ${sanitizeLine(redactUrlCredentials(message))}`));
+      say(
+        s.note(
+          isLogbookError(error, 'context_exceeded')
+            ? 'nothing of it is journaled, and a turn that makes it longer is refused too: /drop goes on without it'
+            : isLogbookError(error, 'provider_refused')
+            ? 'nothing of it is journaled: what you type next joins the turn, /drop goes on without it'
+            : 'nothing of it is journaled: /retry asks again, what you type next joins the turn',
+        ),
+      );
     },
     assistant(message, usage, stopReason) {
       tokens += usage.inTokens + usage.outTokens;

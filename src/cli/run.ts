@@ -15,6 +15,7 @@ import { agentFromConfig } from '../config/agent.js';
 import { LogbookError, RawJson, encodeRecord, endedOnRefusal, isLogbookError, isValidId, validateId } from '../core/index.js';
 import { resumeNarration, sanitizeLine } from '../render/index.js';
 import { forkRun } from '../store/fork.js';
+import { encodeFailure, failureNoteKey } from '../store/run-notes.js';
 import type { RunPlace, Store } from '../store/store.js';
 import {
   applyInterruptionFlags,
@@ -35,6 +36,7 @@ import { EXIT, type ExitCode } from './exit-codes.js';
 import { StreamedText, type StreamTarget } from './answer.js';
 import { liveObserver, type LiveObserver } from './live.js';
 import { discoveryLabel, startLabel } from './mcp/start-label.js';
+import { refusedRequestAdvice } from './refused-request.js';
 import { runOutput } from './run-output.js';
 import { chooseRun, type Choosing } from './resume-target.js';
 import { withOverrides } from './run-overrides.js';
@@ -211,6 +213,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
           exportTo: (file) => exportChat(store, current(), file),
           spend: () => live?.spend,
           ...(agent.contextWindow !== undefined ? { contextWindow: agent.contextWindow } : {}),
+          forkNameRefusal: (name) => forkNameRefusal(store, name),
         },
       });
     }
@@ -261,18 +264,33 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
       await traced?.finish(result.state);
       const fork = input?.forkRequested;
       if (fork === undefined || store === null || result.reason !== 'suspended' || result.interrupted) break;
-      // /fork: the run stays as it is (suspended, resumable), and the chat goes on in a fork of it.
+      // /fork, /drop: the run stays as it is (suspended, resumable), and the chat goes on in a fork of it.
       input!.resume();
-      const forked = await forkRun(store, run.id, { id: fork.name ?? generateRunId(), place });
-      note(`forked run ${run.id} as ${forked.id}; the chat goes on in ${forked.id}`);
-      run = await resumeRun(store, agent, forked.id, { interactive: true });
+      const from = run.id;
+      let goOn = from;
+      try {
+        const forked = await forkRun(store, from, { id: fork.name ?? generateRunId(), place, ...(fork.drop ? { beforeTyped: true } : {}) });
+        goOn = forked.id;
+        note(
+          fork.drop
+            ? `the chat goes on in ${forked.id}, without the unanswered turn (run ${from} keeps it)`
+            : `forked run ${from} as ${forked.id}; the chat goes on in ${forked.id}`,
+        );
+      } catch (err) {
+        if (!isLogbookError(err)) throw err;
+        // Said where it was typed; the chat goes on in the run it was typed in.
+        progress.write(`${fork.drop ? '/drop' : '/fork'}: ${sanitizeLine(err.message)}\n`);
+      }
+      run = await resumeRun(store, agent, goOn, { interactive: true });
     }
     progress.stop();
     const answer = !interactive && !flags.json && result.reason === 'completed' && result.finalText !== '' && !live.showedLastAnswer;
     if (answer) showAnswer(result.finalText, output.answer);
+    const fail = (m: string): void => void io.stderr.write(`logbook: ${m}\n`);
+    if (store !== null && result.reason === 'error' && result.error !== undefined) await keepFailure(store, result);
     // A run compacted on the way goes on in its continuation: that is what a resume names.
     const goesOn = store !== null ? resumeCommand(result.state.run_id, flags) : null;
-    return outcome(result, { resume: goesOn, config: config.path, note, tools: agent.tools, fail: (m) => io.stderr.write(`logbook: ${m}\n`) });
+    return outcome(result, { resume: goesOn, flags, config: config.path, note, tools: agent.tools, fail });
   } finally {
     output.close();
     suspend.dispose();
@@ -282,6 +300,28 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     await stopServers();
     await store?.close();
   }
+}
+
+/**
+ * Keeps beside the run the code of the failure it ended on, which its
+ * terminal record does not hold, so that `session show` says what a resume
+ * would meet as the run's end did. A convenience: without it show says less.
+ */
+async function keepFailure(store: Store, result: RunResult): Promise<void> {
+  await store.putNote(result.state.run_id, failureNoteKey(result.state.last_seq), encodeFailure(result.error!.code)).catch(() => {});
+}
+
+/** Why /fork NAME cannot make a run NAME: not a valid id, or a run has it already; null when it can. */
+async function forkNameRefusal(store: Store | null, name: string): Promise<string | null> {
+  if (!isValidId(name)) {
+    try {
+      validateId(name);
+    } catch (err) {
+      return (err as Error).message;
+    }
+  }
+  if (store !== null && (await store.has(name))) return `run ${name} already exists; give another name, or none (one is made from the clock)`;
+  return null;
 }
 
 /** An answer already journaled (a resume that finds the run answered), shown as a streamed one is. */
@@ -412,6 +452,8 @@ function toolAgentsOf(tools: ToolRegistry): Record<string, string> {
 interface OutcomeContext {
   /** The command that continues the run, when it is journaled. */
   resume: string | null;
+  /** The flags the command was given, which the commands it advises repeat. */
+  flags: ResumeFlags;
   /** The config file, for hints that name a key in it. */
   config: string;
   note: (text: string) => void;
@@ -428,14 +470,14 @@ function outcome(result: RunResult, o: OutcomeContext): ExitCode {
     case 'completed':
       return EXIT.ok;
     case 'suspended':
-      if (result.error !== undefined) throw failure(result, resume); // suspended by a failure outside the run (a tool server)
+      if (result.error !== undefined) throw failure(result, resume, o.flags); // suspended by a failure outside the run (a tool server)
       if (result.awaiting !== undefined) return awaitingApproval(result, result.awaiting, o);
       if (!result.interrupted) return EXIT.ok; // a chat the operator ended; /exit or end of input said how to continue
       o.note(resume !== null ? `suspended; resume with: ${resume}` : 'suspended (the run was not journaled)');
       return EXIT.suspended;
     case 'error':
       if (endedOnRefusal(result.state, result.reason, result.message)) return refused(o);
-      throw failure(result, resume);
+      throw failure(result, resume, o.flags);
     case 'budget': {
       // The cap it stopped at, as agent.yaml names it: the token budget, or a spend cap in USD.
       const key = result.cap ?? 'budget';
@@ -485,11 +527,11 @@ function refused(o: OutcomeContext): ExitCode {
 
 
 /** The error that ended a run, with what to do about it. */
-function failure(result: RunResult, resume: string | null): LogbookError {
+function failure(result: RunResult, resume: string | null, flags: ResumeFlags): LogbookError {
   const error = result.error ?? new LogbookError('internal', result.message ?? 'the run failed');
   let next = resume !== null ? `; resume with: ${resume}` : '';
   if (resume !== null && error.code === 'provider_refused') {
-    next = `; a resume would send the same request and be refused again, so none is offered (the journal is kept: logbook session show ${result.state.run_id})`;
+    next = `; ${refusedRequestAdvice(result.state, flags)}`;
   } else if (resume !== null && error.code === 'context_exceeded') {
     next = `; the journal is kept: logbook session show ${result.state.run_id}`;
   } else if (resume !== null && error.code === 'provider_auth') {

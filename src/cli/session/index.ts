@@ -7,6 +7,7 @@ import { Command, Option } from 'commander';
 import { stateJsonParts } from '../../core/index.js';
 import { backends } from '../../store/registry.js';
 import { resolveRunId } from '../../store/resolve.js';
+import { failureNoteKey, parseFailure } from '../../store/run-notes.js';
 import { listedStatus, type ForkOrigin, type ListedStatus, type LoadedRun } from '../../store/store.js';
 import type { LogbookConfig } from '../../config/config.js';
 import type { CompactionFacts, RunFacts } from '../../api/long-run-facts.js';
@@ -173,13 +174,18 @@ async function printJson(run: LoadedRun, origin: ForkOrigin | null, facts: RunFa
 async function show(environment: Environment, given: string, flags: ShowFlags): Promise<void> {
   // The config at hand, if any, says whether a tool has side effects; only --state-dir means none is read.
   const config = findConfig(flags.config, environment, flags.stateDir);
-  const { run, origin, place, agents, facts, window, lineage, links } = await withStore(environment, flags, async (store) => {
+  const { run, origin, place, agents, failure, facts, window, lineage, links } = await withStore(environment, flags, async (store) => {
     const id = await resolveRunId(store, given);
     const loaded = await store.load(id);
-    const [origin, place] = await Promise.all([store.forkOrigin(id).catch(() => null), store.placeOf(id).catch(() => null)]);
+    const ended = loaded.state.status === 'error' ? failureNoteKey(loaded.state.last_seq) : null;
+    const [origin, place, failure] = await Promise.all([
+      store.forkOrigin(id).catch(() => null),
+      store.placeOf(id).catch(() => null),
+      ended === null ? null : store.getNote(id, ended).then(parseFailure, () => null),
+    ]);
     // Which agents the remote calls went to, from the note beside the run (only a run with remote calls has one).
     const agents = loaded.state.remote_calls.length === 0 || flags.json ? {} : await (await import('../../agent/remote-origins.js')).toolAgents(store, id);
-    if (flags.transcript) return { run: loaded, origin, place, agents, links: [] as [string, string][] };
+    if (flags.transcript) return { run: loaded, origin, place, agents, failure, links: [] as [string, string][] };
     // What it spent and the compactions it took part in, priced by the config at hand (its prices:) and the price table.
     const { pricesAtHand, runFacts } = await import('../../api/long-run-facts.js');
     const prices = await pricesAtHand(config, environment.env);
@@ -190,19 +196,21 @@ async function show(environment: Environment, given: string, flags: ShowFlags): 
     // The task it serves and the tasks it handed to other agents, from the notes beside it (and theirs).
     const taskLinks = flags.json ? null : await import('./task-links.js');
     const links = taskLinks === null ? [] : taskLinks.taskLinkFields(await taskLinks.taskLinks(store, loaded));
-    return { run: loaded, origin, place, agents, facts, window, lineage, links };
+    return { run: loaded, origin, place, agents, failure, facts, window, lineage, links };
   });
   if (flags.json) return printJson(run, origin, facts);
   if (!flags.transcript) {
-    const [{ formatShow }, { resumeCommand }, { configuredSideEffects }] = await Promise.all([
+    const [{ formatShow }, { resumeCommand }, { configuredSideEffects }, { refusedRequestAdvice }] = await Promise.all([
       import('./show.js'),
       import('../resume-command.js'),
       import('../../config/agent.js'),
+      import('../refused-request.js'),
     ]);
     // A run given another model than the config's is resumed with it again (its fingerprint holds it).
     const model = run.state.fingerprint.model;
     const resume = resumeCommand(run.state.run_id, { ...flags, ...(config !== undefined && config.model !== model ? { model } : {}) });
     const sideEffects = (name: string): boolean | undefined => (config === undefined ? undefined : configuredSideEffects(config, name));
+    const failureNext = failure === 'provider_refused' ? refusedRequestAdvice(run.state, flags) : undefined;
     const into = facts?.compacted?.into;
     const shown = formatShow(run, resume, {
       origin,
@@ -210,6 +218,7 @@ async function show(environment: Environment, given: string, flags: ShowFlags): 
       agents,
       sideEffects,
       more: links,
+      ...(failureNext !== undefined ? { failureNext } : {}),
       ...(facts !== undefined ? { facts } : {}),
       ...(window !== undefined ? { contextWindow: window } : {}),
       ...(into !== undefined ? { continuationResume: resumeCommand(into, flags) } : {}),

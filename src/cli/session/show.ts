@@ -96,7 +96,14 @@ const withMessage = (label: string, message: string): string => (message === '' 
  * Where run `state` stands and what a resume would do, given whether a writer
  * holds it (undefined: cannot tell) and where it was forked from.
  */
-export function standing(state: RunState, held: boolean | undefined, resume: string, origin?: ForkOrigin | null, sideEffects: SideEffects = () => undefined): Standing {
+export function standing(
+  state: RunState,
+  held: boolean | undefined,
+  resume: string,
+  origin?: ForkOrigin | null,
+  sideEffects: SideEffects = () => undefined,
+  failureNext?: string,
+): Standing {
   const status = listedStatus(state.status, held, origin ? { origin, lastSeq: state.last_seq } : undefined);
   const message = state.status !== 'open' && state.terminal?.message ? sanitizeLine(state.terminal.message) : '';
   const from = resumeFrom(state, resume, sideEffects);
@@ -139,7 +146,7 @@ export function standing(state: RunState, held: boolean | undefined, resume: str
         next: `if nothing runs it, ${from.next}`,
       };
     case 'error':
-      return { status, where: `failed: ${message || 'no message was recorded'}; stopped ${from.where}`, next: from.next };
+      return { status, where: `failed: ${message || 'no message was recorded'}; stopped ${from.where}`, next: failureNext ?? from.next };
     case 'budget':
       return { status, where: withMessage('stopped at its token budget', message), next: `raise budget in the config, then resume: ${resume}` };
     case 'max_iterations':
@@ -216,6 +223,8 @@ function lastTyped(state: RunState): string | undefined {
 /** What `session show` knows beside the run: its origin, where it was started, the agents its remote calls went to, and the config at hand. */
 export interface ShowContext {
   origin?: ForkOrigin | null;
+  /** For a run that failed in a way a resume would meet again (the code kept beside it says): what to do instead. */
+  failureNext?: string;
   place?: RunPlace | null;
   agents?: ToolAgents;
   sideEffects?: SideEffects;
@@ -251,7 +260,7 @@ export function formatShow(run: LoadedRun, resume: string, context: ShowContext 
         where: `compacted at seq ${compacted.at} into run ${sanitizeLine(compacted.into)}, where its conversation goes on; every record of it is kept here`,
         next: `a resume of it is refused; resume the continuation: ${context.continuationResume}`,
       }
-    : standing(state, run.held, resume, origin, context.sideEffects);
+    : standing(state, run.held, resume, origin, context.sideEffects, context.failureNext);
   const pairs: [string, string][] = [
     ['run', state.run_id],
     ['status', at.status],
