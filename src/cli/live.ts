@@ -35,6 +35,11 @@ export interface LiveObserver extends RunObserver {
   readonly showedLastAnswer: boolean;
   /** What was spent so far, as last told (undefined while nothing is priced). */
   readonly spend: LiveSpend | undefined;
+  /**
+   * Whether a retried call's answer disagreed with what the answer's stream (a
+   * pipe) had already been given, so that it holds a cut start before the answer.
+   */
+  readonly answerRewritten: boolean;
 }
 
 const thinkingOf = (m: Message): string => m.content.flatMap((b) => ('thinking' in b && b.thinking.text ? [b.thinking.text] : [])).join('\n');
@@ -45,9 +50,16 @@ export function liveObserver(o: LiveOptions): LiveObserver {
   let tokens = o.tokens;
   let showedLastAnswer = false;
   let spend: LiveSpend | undefined;
-  const answer = new StreamedText(o.answer);
-  const thinking = o.thinking !== undefined ? new StreamedText(o.thinking) : undefined;
   const say = (text: string): void => progress.write(text.endsWith('\n') ? text : `${text}\n`);
+  const answer = new StreamedText(o.answer, () =>
+    say(
+      s.note(
+        'the stream broke off after part of the answer had been written, and the answer asked for again differs from it: ' +
+          'that part stays, then a line break and the whole answer (the journal holds the answer alone)',
+      ),
+    ),
+  );
+  const thinking = o.thinking !== undefined ? new StreamedText(o.thinking) : undefined;
   const call = (c: ToolCall, resolved: string | undefined, suffix = ''): string => callLine(c.name, c.input.text, { resolved, width: err.columns, suffix });
   const result = (r: ToolResultBody): void => {
     if (!o.toolOutput) return;
@@ -69,6 +81,9 @@ export function liveObserver(o: LiveOptions): LiveObserver {
     get spend() {
       return spend;
     },
+    get answerRewritten() {
+      return answer.rewritten;
+    },
     modelStart() {
       progress.update(tokens);
       progress.start('waiting for the model');
@@ -86,10 +101,8 @@ export function liveObserver(o: LiveOptions): LiveObserver {
       answer.add(delta);
     },
     restart() {
-      endThinking();
-      const cut = answer.started;
-      answer.cut();
-      if (cut) say(s.note('(the stream broke off; the answer again, from the start)'));
+      thinking?.restart();
+      if (answer.restart()) say(s.note('(the stream broke off; the answer again, from the start)'));
       progress.label('waiting for the model');
     },
     answerStopped() {
@@ -123,7 +136,7 @@ export function liveObserver(o: LiveOptions): LiveObserver {
       const prose = textOf(message);
       if (stopReason === 'refusal') {
         // A refusal is no answer: what streamed of it stays where it is, and what the model said is shown on stderr.
-        const streamed = answer.started;
+        const streamed = answer.showedAny;
         answer.cut();
         if (prose && !streamed) say(sanitize(prose));
       } else if (!answer.end(prose)) {

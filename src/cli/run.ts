@@ -290,7 +290,12 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     if (store !== null && result.reason === 'error' && result.error !== undefined) await keepFailure(store, result);
     // A run compacted on the way goes on in its continuation: that is what a resume names.
     const goesOn = store !== null ? resumeCommand(result.state.run_id, flags) : null;
-    return outcome(result, { resume: goesOn, flags, config: config.path, note, tools: agent.tools, fail });
+    const code = outcome(result, { resume: goesOn, flags, config: config.path, note, tools: agent.tools, fail });
+    if (code !== EXIT.ok || !output.answerIsOutput || !live.answerRewritten) return code;
+    // The run went well, but what a program reads from stdout is not its answer alone.
+    const where = store !== null ? `: logbook session show ${result.state.run_id}` : '';
+    fail(`stdout holds the start of an answer that broke off, then the answer; the journal holds the answer alone${where}`);
+    return EXIT.error;
   } finally {
     output.close();
     suspend.dispose();

@@ -49,9 +49,11 @@ export class IncompleteResponse extends Error {
 export class ServerSilent extends Error {
   override readonly name = 'ServerSilent';
   readonly label: string;
-  constructor(ms: number, answered: boolean) {
+  /** `configFile`: where idle_timeout is set, named in the message (agent.yaml when not given). */
+  constructor(ms: number, answered: boolean, configFile = 'agent.yaml') {
     const seconds = `${ms / 1000}s`;
-    super(answered ? `no event for ${seconds} (idle_timeout in agent.yaml)` : `no response for ${seconds} (idle_timeout in agent.yaml)`);
+    const key = `idle_timeout in ${configFile}`;
+    super(answered ? `no event for ${seconds} (${key})` : `no response for ${seconds} (${key})`);
     this.label = answered ? 'stream stalled' : 'no response';
   }
 }

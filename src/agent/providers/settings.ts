@@ -18,6 +18,8 @@ export interface ProviderSettings {
   onRetry?: RetryListener;
   /** How long a call may hear nothing from the server before it is tried again, in ms (default: streaming.ts). */
   idleTimeoutMs?: number;
+  /** The config file these settings were read from, named where a message names one of its keys (idle_timeout). */
+  configFile?: string;
   /** The script provider appends `{"turn":N}` to this file for every request it answers. */
   scriptLog?: string;
 }
