@@ -147,6 +147,9 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
   let store: Store | null = null;
   let run: AgentRun | null = null;
   let input: ClosableChatInput | null = null;
+  /** A chat started here and ended before a turn was typed: it is removed once let go (a run of nothing to continue). */
+  let discard: string | undefined;
+  let startedHere: string | undefined;
   let trace: LiveTrace | null = null;
   let stopServers = async (): Promise<void> => {};
   const suspend = onSuspendSignals((m) => note(m));
@@ -193,6 +196,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
       const prompt = promptFrom(words, flags);
       if (prompt === '' && !interactive) throw usage('no prompt: give it as arguments, pipe it on stdin, or use --chat');
       run = await startRun(store, agent, { prompt, interactive, place, ...(flags.name !== undefined ? { id: flags.name } : {}) });
+      startedHere = run.id;
       if (store !== null) note(`run ${run.id} (${store.location})`);
     }
     const interactive = run.state.interactive;
@@ -205,7 +209,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
       input = chatInput({
         ...(output.screen !== undefined ? { terminal: { screen: output.screen, output: process.stderr, prompt: '> ', continuation: err.style.faint('\u2026 ') } } : {}),
         write: (text) => progress.write(text),
-        onExit: () => resume !== null && note(`continue it later with: ${resume()}`),
+        onExit: () => resume !== null && !nothingTyped(run!, startedHere) && note(`continue it later with: ${resume()}`),
         chat: {
           state: () => current().state,
           model: `${agent.provider.id} ${agent.provider.model}`,
@@ -284,6 +288,11 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
       run = await resumeRun(store, agent, goOn, { interactive: true });
     }
     progress.stop();
+    if (store !== null && result.reason === 'suspended' && result.awaiting === undefined && nothingTyped(run, startedHere)) {
+      discard = run.id;
+      note('nothing was typed, so no run is kept');
+      return result.interrupted ? EXIT.suspended : EXIT.ok;
+    }
     const answer = !interactive && !flags.json && result.reason === 'completed' && result.finalText !== '' && !live.showedLastAnswer;
     if (answer) showAnswer(result.finalText, output.answer);
     const fail = (m: string): void => void io.stderr.write(`logbook: ${m}\n`);
@@ -302,6 +311,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     input?.close();
     if (run !== null) await trace?.finish(run.state);
     await run?.close();
+    if (discard !== undefined) await store?.delete(discard).catch(() => false); // at worst an empty run stays listed
     await stopServers();
     await store?.close();
   }
@@ -327,6 +337,16 @@ async function forkNameRefusal(store: Store | null, name: string): Promise<strin
   }
   if (store !== null && (await store.has(name))) return `run ${name} already exists; give another name, or none (one is made from the clock)`;
   return null;
+}
+
+/**
+ * Whether `run` is a chat started by this command (`startedHere`, no prompt
+ * given) that holds no turn yet: nothing a resume, `-c` or a listing could
+ * offer, so it is not kept.
+ */
+function nothingTyped(run: AgentRun, startedHere: string | undefined): boolean {
+  const { state } = run;
+  return state.interactive && state.run_id === startedHere && state.prompt === '' && state.messages.length === 0;
 }
 
 /** An answer already journaled (a resume that finds the run answered), shown as a streamed one is. */
