@@ -441,7 +441,8 @@ class Loop {
       for (;;) {
         const state = this.state;
         if (state.pending !== null) await this.completePending(state.pending);
-        if (awaitsInput(state) || this.answerStopped || this.inputFirst) {
+        // A follow-up given to a run that owes an answer (a failed call) joins the unanswered turn, as a chat's next turn does.
+        if (awaitsInput(state) || this.answerStopped || this.inputFirst || (this.followUpText !== undefined && awaitsAnswer(state))) {
           if (!state.interactive && this.followUpText === undefined) {
             // A refusal is the model's last word but no answer: the run ends as an error, as the reference journals it.
             return await (restsOnRefusal(state) ? this.finish('error', { message: REFUSAL_MESSAGE }) : this.finish('completed'));
