@@ -454,6 +454,7 @@ async function settleAnswers(run: AgentRun, flags: RunFlags, p: Presentation): P
     resumeNarration(run.state, {
       // The input is journal text that already parsed as JSON: no need to check it again.
       describeCall: (name, inputJson) => p.agent.tools.describe(name, RawJson.fromValidText(inputJson)),
+      describeRan: (name, content) => p.agent.tools.describeRan(name, content),
       ...(p.err.columns !== undefined ? { width: p.err.columns } : {}),
       style: p.err.style,
       turns: flags.replay === 'all' ? 'all' : undefined,

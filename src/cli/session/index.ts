@@ -9,7 +9,8 @@ import { backends } from '../../store/registry.js';
 import { resolveRunId } from '../../store/resolve.js';
 import { failureNoteKey, parseFailure } from '../../store/run-notes.js';
 import { listedStatus, type ForkOrigin, type ListedStatus, type LoadedRun } from '../../store/store.js';
-import type { LogbookConfig } from '../../config/config.js';
+import { join } from 'node:path';
+import { DEFAULT_CONFIG_FILE, type LogbookConfig } from '../../config/config.js';
 import type { CompactionFacts, RunFacts } from '../../api/long-run-facts.js';
 import { parseDuration, parsePointInTime, UNITS_HELP } from '../durations.js';
 import type { Environment } from '../environment.js';
@@ -208,9 +209,14 @@ async function show(environment: Environment, given: string, flags: ShowFlags): 
     ]);
     // A run given another model than the config's is resumed with it again (its fingerprint holds it).
     const model = run.state.fingerprint.model;
-    const resume = resumeCommand(run.state.run_id, { ...flags, ...(config !== undefined && config.model !== model ? { model } : {}) });
+    // The config file the run was started with is named, as the run's own end hint names a --config it was given:
+    // not when it is the one at hand, nor the agent.yaml a command in the run's directory finds.
+    const named = place?.config !== undefined && place.config !== join(place.dir, DEFAULT_CONFIG_FILE) && config?.path !== place.config;
+    const startedWith = flags.config === undefined && named ? place!.config : undefined;
+    const resumeFlags = { ...flags, ...(startedWith !== undefined ? { config: startedWith } : {}) };
+    const resume = resumeCommand(run.state.run_id, { ...resumeFlags, ...(config !== undefined && config.model !== model ? { model } : {}) });
     const sideEffects = (name: string): boolean | undefined => (config === undefined ? undefined : configuredSideEffects(config, name));
-    const failureNext = failure === 'provider_refused' ? refusedRequestAdvice(run.state, flags) : undefined;
+    const failureNext = failure === 'provider_refused' ? refusedRequestAdvice(run.state, resumeFlags) : undefined;
     const into = facts?.compacted?.into;
     const shown = formatShow(run, resume, {
       origin,
@@ -221,7 +227,7 @@ async function show(environment: Environment, given: string, flags: ShowFlags): 
       ...(failureNext !== undefined ? { failureNext } : {}),
       ...(facts !== undefined ? { facts } : {}),
       ...(window !== undefined ? { contextWindow: window } : {}),
-      ...(into !== undefined ? { continuationResume: resumeCommand(into, flags) } : {}),
+      ...(into !== undefined ? { continuationResume: resumeCommand(into, resumeFlags) } : {}),
     });
     return stdout(lineage === undefined ? shown : `${shown}${(await import('./lineage-show.js')).formatLineage(lineage, run.state.run_id)}`);
   }
