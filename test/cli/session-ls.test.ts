@@ -160,7 +160,8 @@ describe('session ls through the binary', () => {
     const show = await cli(['session', 'show', 'slow', '--state-dir', state]);
     expect(show.stdout).toMatch(/^status +interrupted$/m);
     expect(show.stdout).toMatch(/^where +interrupted \(its writer stopped without ending it\), before the model's next turn$/m);
-    expect(show.stdout).toMatch(new RegExp(`^next +a resume asks the model for it: logbook run --resume slow --state-dir ${state}$`, 'm'));
+    // The next step names the config the run was started with, as the run's own hint would.
+    expect(show.stdout).toMatch(new RegExp(`^next +a resume asks the model for it: logbook run --resume slow --config \\S+/slow-agent\\.yaml --state-dir ${state}$`, 'm'));
   });
 
   it('fits a 50-column terminal without wrapping a row, every id whole', async () => {
