@@ -10,7 +10,7 @@
 import { withAdvice } from './advice.js';
 import { LogbookError, fingerprintDiff, type Fingerprint } from '../core/index.js';
 import { sanitizeLine } from '../render/index.js';
-import { groupLineages } from '../store/lineage.js';
+import { lineageBranches } from '../store/lineage.js';
 import { resolveRunId } from '../store/resolve.js';
 import type { RunInfo, Store } from '../store/store.js';
 import type { PickerEntry } from './picker/model.js';
@@ -148,12 +148,12 @@ async function mapAtOnce<T, U>(items: readonly T[], limit: number, fn: (item: T)
 }
 
 /**
- * The choice among runs, one entry per conversation (its newest run), this
+ * The choice among runs, one entry per branch of a conversation (its last run), this
  * directory's first, newest first within each part, each judged.
  */
 export async function pickerEntries(store: Store, choosing: Choosing): Promise<PickerEntry[]> {
   const runs = newestFirst(await store.list({ places: true, origins: true, lastTurns: true }));
-  const heads = groupLineages(runs).map((l) => ({ run: l.runs[0]!, earlier: l.runs.length - 1 }));
+  const heads = lineageBranches(runs);
   const here = (r: RunInfo): boolean => r.place?.dir === choosing.dir;
   const ordered = [...heads.filter((h) => here(h.run)), ...heads.filter((h) => !here(h.run))];
   return mapAtOnce(ordered, JUDGED_AT_ONCE, async (h) => ({ ...h, here: here(h.run), refusal: await pickerRefusal(h.run, choosing) }));

@@ -184,6 +184,25 @@ describe('one conversation, one entry', () => {
   });
 });
 
+describe('a conversation with branches', () => {
+  const dir = project('branches', ['One.', 'Two.', 'Three.', 'In the fork.']);
+
+  it('session ls shows each branch once, as its last run: a fork that never ran does not hide the one worked in', async () => {
+    // A chat of three turns, /fork (the chat goes on in the fork), then two forks of the chat made by hand, never run.
+    const talk = await runCli(['run', '--chat', '--name', 'b-main', '--state-dir', stateDir], { cwd: dir, input: 'first\nsecond\n/fork b-live\nthird\n' });
+    expect(talk.code, talk.stderr).toBe(0);
+    expect((await logbook(dir, ['session', 'fork', 'b-main', '--turn', '1', '--name', 'b-branch1'])).code).toBe(0);
+    expect((await logbook(dir, ['session', 'fork', 'b-main', '--turn', '2', '--name', 'b-branch2'])).code).toBe(0);
+    const ls = await logbook(dir, ['session', 'ls', '--here']);
+    const rows = ls.stdout.trimEnd().split('\n').slice(1);
+    expect(rows.map((l) => l.split(/ +/)[0]).sort()).toEqual(['b-branch1', 'b-branch2', 'b-live']);
+    for (const row of rows) expect(row).toMatch(/ \+1 earlier$/); // each stands for b-main alone: siblings are not earlier
+    expect(rows.find((r) => r.startsWith('b-live'))).toMatch(/ third +\+1 earlier$/);
+    const forks = await logbook(dir, ['session', 'ls', '--here', '--forks']);
+    expect(forks.stdout.trimEnd().split('\n').slice(1)).toHaveLength(4);
+  });
+});
+
 describe('ids by any unique part', () => {
   const dir = project('ids', ['One.', 'Two.']);
 
