@@ -78,10 +78,11 @@ open (it ends on none, and the store cannot tell whether anybody holds it, as
 on JetStream), completed, suspended, error, budget, max_iterations (how it
 ended), unreadable (the row says why).
 
-One conversation is one row: a run continued as a new run (a follow-up to a
-completed run) or forked (session fork) is in its origin's lineage, and the
-row shows the newest run of the lineage the filters keep, with how many earlier
-runs it has (+2 earlier). --forks lists every run on a row of its own.
+One conversation is one row per branch: a run continued as a new run (a
+follow-up to a completed run) or forked (session fork) is in its origin's
+lineage, and each row shows a branch's last run the filters keep (one no kept
+run was forked from), with how many earlier runs it goes back through
+(+2 earlier). --forks lists every run on a row of its own.
 --here keeps the runs started in this directory (runs made before logbook kept
 where a run starts have no directory, and are never here).
 
