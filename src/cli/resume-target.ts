@@ -147,6 +147,13 @@ async function mapAtOnce<T, U>(items: readonly T[], limit: number, fn: (item: T)
   return out;
 }
 
+/** The operator left the picker (Esc, Ctrl-C) without choosing: no run was touched, a stop rather than an error (exit 130, as fzf's cancel). */
+export class PickerCancelled extends LogbookError {
+  constructor() {
+    super('interrupted', 'no run chosen; nothing was changed');
+  }
+}
+
 /**
  * The choice among runs, one entry per branch of a conversation (its last run), this
  * directory's first, newest first within each part, each judged.
@@ -184,7 +191,7 @@ export async function chooseRun(store: Store, target: 'newest' | string | true, 
     const { pickRun } = await import('./picker/open.js'); // Ink and React load only here
     const picked = await pickRun(entries, choosing.signal);
     if (choosing.signal.aborted) throw new LogbookError('interrupted', 'stopped while choosing the run to continue; no run was changed');
-    if (picked === null) throw new LogbookError('usage', 'no run chosen');
+    if (picked === null) throw new PickerCancelled();
     return picked;
   }
   const latest = offered.slice(0, LISTED).map(({ run: r }) => `${r.runId} (${r.status}: ${sanitizeLine(r.lastTurn ?? r.prompt).slice(0, 40)})`);

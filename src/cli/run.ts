@@ -38,7 +38,7 @@ import { liveObserver, type LiveObserver } from './live.js';
 import { discoveryLabel, startLabel } from './mcp/start-label.js';
 import { refusedRequestAdvice } from './refused-request.js';
 import { runOutput } from './run-output.js';
-import { chooseRun, type Choosing } from './resume-target.js';
+import { chooseRun, PickerCancelled, type Choosing } from './resume-target.js';
 import { withOverrides } from './run-overrides.js';
 import { resumeCommand, type ResumeFlags } from './resume-command.js';
 import { terminalQuestions, type Questions } from './questions.js';
@@ -186,7 +186,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
       const presentation = { agent, err, note, progress: (t: string) => progress.write(t), presenter, signal: suspend.signal, place, config: config.path, canAsk: io.canAsk() };
       run = await continueRun(store!, flags, words, presentation).catch((err: unknown) => {
         if (err instanceof CompactedError) throw new LogbookError('compacted', `${err.message}: ${resumeCommand(err.into, flags)}`, { cause: err, details: err.details });
-        if (!suspend.signal.aborted || !isLogbookError(err, 'interrupted')) throw withAdvice(err, { chat: flags.chat === true }); // a refused resume's advice depends on --chat
+        if (!(err instanceof PickerCancelled) && (!suspend.signal.aborted || !isLogbookError(err, 'interrupted'))) throw withAdvice(err, { chat: flags.chat === true }); // a refused resume's advice depends on --chat
         note((err as Error).message); // stopped at the picker or a question: nothing was written
         return null;
       });

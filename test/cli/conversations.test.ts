@@ -259,6 +259,10 @@ describe('the picker', () => {
     expect(screen).toMatch(/p-here +suspended +\d{4}-\d\d-\d\d \d\d:\d\d +and about plums/); // its last typed turn
     expect(screen).toMatch(new RegExp(`p-there .*about figs +\\[started in ${there}\\]`));
     expect(screen).toMatch(/3 of 3 conversations \(1 cannot be continued with this config\)/);
+    t.type('figs');
+    await t.waitFor((s) => s.includes('1 of 3 conversations') && !s.includes('p-here'), 'a search');
+    t.keys('C-u');
+    await t.waitFor('3 of 3 conversations', 'Ctrl-U clears the search');
     t.type('plums');
     await t.waitFor((s) => s.includes('1 of 3 conversations') && !s.includes('p-there'), 'the search by the last typed turn');
     t.keys('Enter');
@@ -266,5 +270,20 @@ describe('the picker', () => {
     t.type('/exit');
     t.keys('Enter');
     expect(await t.exitStatus()).toBe(0);
+  });
+
+  it('Esc leaves it with nothing changed (exit 130, as a stop, not a usage error); a completed run is marked with how to offer it', async () => {
+    const state = tempDir();
+    const here = project('picker-cancel', ['Done.', 'Followed.']);
+    expect((await runCli(['run', '--name', 'p-done', '--state-dir', state, 'a one-shot'], { cwd: here })).code).toBe(0);
+    expect((await runCli(['run', '--chat', '--name', 'p-open', '--state-dir', state, 'a chat'], { cwd: here, input: '' })).code).toBe(0);
+    const env = { PATH: process.env.PATH ?? '', HOME: root, TERM: 'xterm-256color', NO_COLOR: '1' };
+    t = Tmux.start([process.execPath, BIN, 'run', '--state-dir', state, '--resume'], { env, cwd: here, width: 160, height: 20 });
+    const screen = await t.waitFor('Resume which run?', 'the picker');
+    expect(screen).toContain('a completed run takes a follow-up: logbook run --resume "PROMPT" offers it');
+    t.keys('Escape');
+    expect(await t.exitStatus()).toBe(130);
+    expect(t.text()).toContain('no run chosen; nothing was changed');
+    expect(t.text()).not.toMatch(/^logbook:/m);
   });
 });
