@@ -11,6 +11,7 @@ import { CompactedError } from '../agent/compaction.js';
 import { followUpRun, generateRunId, resumeRefusal, resumeRun, startRun, type AgentRun } from '../agent/run.js';
 import type { RunResult, ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
+import { apiKeyVariable } from '../agent/providers/settings.js';
 import { agentFromConfig } from '../config/agent.js';
 import { LogbookError, RawJson, encodeRecord, endedOnRefusal, isLogbookError, isValidId, validateId } from '../core/index.js';
 import { resumeNarration, sanitizeLine } from '../render/index.js';
@@ -299,7 +300,8 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     if (store !== null && result.reason === 'error' && result.error !== undefined) await keepFailure(store, result);
     // A run compacted on the way goes on in its continuation: that is what a resume names.
     const goesOn = store !== null ? resumeCommand(result.state.run_id, flags) : null;
-    const code = outcome(result, { resume: goesOn, flags, config: config.path, note, tools: agent.tools, fail });
+    const keyVariable = config.provider === 'script' ? undefined : apiKeyVariable(config.provider, config.api_key_env);
+    const code = outcome(result, { resume: goesOn, flags, config: config.path, keyVariable, note, tools: agent.tools, fail });
     if (code !== EXIT.ok || !output.answerIsOutput || !live.answerRewritten) return code;
     // The run went well, but what a program reads from stdout is not its answer alone.
     const where = store !== null ? `: logbook session show ${result.state.run_id}` : '';
@@ -482,6 +484,8 @@ interface OutcomeContext {
   flags: ResumeFlags;
   /** The config file, for hints that name a key in it. */
   config: string;
+  /** The environment variable the API key is read from, for a refused key's hint; undefined for a provider without one. */
+  keyVariable: string | undefined;
   note: (text: string) => void;
   tools: ToolRegistry;
   /** Says a stop at a limit in one line (`logbook: ...`). */
@@ -496,14 +500,14 @@ function outcome(result: RunResult, o: OutcomeContext): ExitCode {
     case 'completed':
       return EXIT.ok;
     case 'suspended':
-      if (result.error !== undefined) throw failure(result, resume, o.flags); // suspended by a failure outside the run (a tool server)
+      if (result.error !== undefined) throw failure(result, resume, o); // suspended by a failure outside the run (a tool server)
       if (result.awaiting !== undefined) return awaitingApproval(result, result.awaiting, o);
       if (!result.interrupted) return EXIT.ok; // a chat the operator ended; /exit or end of input said how to continue
       o.note(resume !== null ? `suspended; resume with: ${resume}` : 'suspended (the run was not journaled)');
       return EXIT.suspended;
     case 'error':
       if (endedOnRefusal(result.state, result.reason, result.message)) return refused(o);
-      throw failure(result, resume, o.flags);
+      throw failure(result, resume, o);
     case 'budget': {
       // The cap it stopped at, as agent.yaml names it: the token budget, or a spend cap in USD.
       const key = result.cap ?? 'budget';
@@ -553,7 +557,7 @@ function refused(o: OutcomeContext): ExitCode {
 
 
 /** The error that ended a run, with what to do about it. */
-function failure(result: RunResult, resume: string | null, flags: ResumeFlags): LogbookError {
+function failure(result: RunResult, resume: string | null, { flags, keyVariable }: Pick<OutcomeContext, 'flags' | 'keyVariable'>): LogbookError {
   const error = result.error ?? new LogbookError('internal', result.message ?? 'the run failed');
   let next = resume !== null ? `; resume with: ${resume}` : '';
   if (resume !== null && error.code === 'provider_refused') {
@@ -561,7 +565,7 @@ function failure(result: RunResult, resume: string | null, flags: ResumeFlags): 
   } else if (resume !== null && error.code === 'context_exceeded') {
     next = `; the journal is kept: logbook session show ${result.state.run_id}`;
   } else if (resume !== null && error.code === 'provider_auth') {
-    next = `; check the API key, then resume with: ${resume}`;
+    next = `; check the API key${keyVariable !== undefined ? ` (${keyVariable})` : ''}, then resume with: ${resume}`;
   } else if (error.code === 'journal_gone') {
     next = ''; // the error says what to do: there is no journal left to resume
   }

@@ -28,6 +28,8 @@ describe('a follow-up to a run whose model call failed', () => {
     anthropic.reply(anthropicErrors.unauthorized());
     const failed = await runCli(['run', '--name', 'paris', '--state-dir', state, 'what is the capital of France?'], { cwd: dir, env });
     expect(failed.code).toBe(1);
+    // The hint names the variable the key is read from.
+    expect(failed.stderr).toContain('; check the API key (ANTHROPIC_API_KEY), then resume with: logbook run --resume paris');
     anthropic.reply({ message: { content: [{ type: 'text', text: 'Paris; and Rome is Italy’s.' }] } });
     const c = await runCli(['run', '-c', '--state-dir', state, 'what about Rome'], { cwd: dir, env: { ...env, ANTHROPIC_API_KEY: 'sk-right' } });
     expect(c.stderr).not.toMatch(/^logbook:/m);

@@ -8,7 +8,7 @@ import Anthropic, { APIConnectionError, APIError, APIUserAbortError, type Middle
 import type { ModelRequest, ModelResponse, Provider, StreamObserver } from '../provider.js';
 import { AnthropicStreamReader, toAnthropicParams } from './anthropic-map.js';
 import { checkBaseUrl, envValue, missingKeyError } from './credentials.js';
-import type { ProviderSettings } from './settings.js';
+import { apiKeyVariable, type ProviderSettings } from './settings.js';
 import { RawSplicer } from './raw-splice.js';
 import { DEFAULT_RETRY_POLICY, type Failure, type RetryListener, type RetryPolicy } from './retry.js';
 import { classifySdkError, type ApiErrorFields, type ErrorDescription } from './sdk-errors.js';
@@ -37,7 +37,7 @@ export class AnthropicProvider implements Provider {
   private readonly onRetry: RetryListener | undefined;
 
   static fromSettings(settings: ProviderSettings): Provider {
-    const keyEnv = settings.apiKeyEnv ?? 'ANTHROPIC_API_KEY';
+    const keyEnv = apiKeyVariable('anthropic', settings.apiKeyEnv);
     const apiKey = envValue(keyEnv, settings.env);
     if (apiKey === undefined) throw missingKeyError('anthropic', keyEnv);
     const baseUrl = settings.baseUrl ?? envValue('ANTHROPIC_BASE_URL', settings.env);

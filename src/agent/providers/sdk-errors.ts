@@ -65,8 +65,9 @@ export function classifySdkError(
 ): Failure {
   if (err instanceof sdk.APIUserAbortError || (err instanceof Error && err.name === 'AbortError')) return { kind: 'aborted' };
   if (err instanceof sdk.APIConnectionError) {
-    const cause = err.cause instanceof Error && err.cause.message !== err.message ? `: ${causeChain(err.cause)}` : '';
-    return { kind: 'transient', label: 'connection error', detail: `${err.message}${cause}` };
+    // The SDK's own message ("Connection error.") only repeats the label: the cause says what failed.
+    const cause = err.cause instanceof Error && err.cause.message !== err.message ? causeChain(err.cause) : undefined;
+    return { kind: 'transient', label: 'connection error', detail: cause ?? err.message };
   }
   if (err instanceof IncompleteResponse) return { kind: 'transient', label: 'incomplete response', detail: err.message };
   if (err instanceof ServerSilent) return { kind: 'transient', label: err.label, detail: err.message };

@@ -92,6 +92,9 @@ export function statusText(state: RunState, held: boolean | undefined): string {
 /** `label (message)`, or the label alone when the run's end gave no message. */
 const withMessage = (label: string, message: string): string => (message === '' ? label : `${label} (${message})`);
 
+/** A max_iterations stop's journaled message without what the label says already: `after 20 model calls`. */
+const iterationsMessage = (message: string): string => message.replace(/^stopped /, '').replace(/ \(max_iterations\)$/, '');
+
 /**
  * Where run `state` stands and what a resume would do, given whether a writer
  * holds it (undefined: cannot tell) and where it was forked from.
@@ -151,10 +154,10 @@ export function standing(
       return { status, where: withMessage('stopped at its token budget', message), next: `raise budget in the config, then resume: ${resume}` };
     case 'max_iterations':
       return state.interactive
-        ? { status, where: withMessage('stopped at max_iterations for one typed turn', message), next: `a resume gets a fresh allowance: ${resume}` }
+        ? { status, where: withMessage('stopped at max_iterations for one typed turn', iterationsMessage(message)), next: `a resume gets a fresh allowance: ${resume}` }
         : {
             status,
-            where: withMessage('stopped at max_iterations', message),
+            where: withMessage('stopped at max_iterations', iterationsMessage(message)),
             next: `raise max_iterations in the config, then resume with --force (it is part of the run's fingerprint): ${resume} --force`,
           };
     default:
