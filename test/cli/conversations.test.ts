@@ -145,7 +145,7 @@ describe('one conversation, one entry', () => {
     expect(ls.code, ls.stderr).toBe(0);
     const rows = ls.stdout.trimEnd().split('\n').slice(1);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatch(new RegExp(`^${ids[2]} +completed +\\S+ \\S+ +Is it big\\?  \\+2 earlier$`));
+    expect(rows[0]).toMatch(new RegExp(`^${ids[2]} +completed +\\S+ \\S+ +script +Is it big\\?  \\+2 earlier$`));
     const forks = await logbook(dir, ['session', 'ls', '--here', '--forks']);
     expect(forks.stdout.trimEnd().split('\n').slice(1).map((l) => l.split(/ +/)[0])).toEqual([...ids].reverse());
     expect(forks.stdout).toMatch(/ How many live there\?\n/);

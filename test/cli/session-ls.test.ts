@@ -77,7 +77,7 @@ describe('session ls through the binary', () => {
     const ls = await cli(['session', 'ls', '--state-dir', state]);
     const rows = ls.stdout.trimEnd().split('\n');
     expect(rows).toHaveLength(2);
-    expect(rows[1]).toMatch(/^\d{8}-\d{6}-[a-z0-9]+\s+completed\s+\d{4}-\d\d-\d\d \d\d:\d\d\s+Count the files$/);
+    expect(rows[1]).toMatch(/^\d{8}-\d{6}-[a-z0-9]+\s+completed\s+\d{4}-\d\d-\d\d \d\d:\d\d\s+scripted-model\s+Count the files$/); // piped: MODEL too, nothing cut
     const [listed, ...others] = await listJson(state);
     expect(others).toEqual([]);
     expect(listed).toMatchObject({

@@ -86,7 +86,7 @@ run was forked from), with how many earlier runs it goes back through
 --here keeps the runs started in this directory (runs made before logbook kept
 where a run starts have no directory, and are never here).
 
-The table fits the terminal (80 columns when not on one): MODEL and PROMPT are
+The table fits the terminal (COLUMNS when not on one, else no cut): MODEL and PROMPT are
 cut by display width, times are local. As the terminal narrows, MODEL goes
 first, then the year of UPDATED, then UPDATED, PROMPT and STATUS; an id is
 never cut. PROMPT is the last turn typed into the run (its prompt when none
@@ -261,7 +261,10 @@ export function registerSessionCommands(program: Command, environment: Environme
     .addHelpText('after', `${LS_HELP}\n${SESSION_HELP}`)
     .action(async (flags: ListFlags) => {
       const [{ listRuns }, { terminalFor }] = await Promise.all([import('./ls.js'), import('../terminal.js')]);
-      const term = terminalFor(process.stdout, { color: flags.color, env: environment.env });
+      // Not a terminal: cut to COLUMNS when it is set, else not at all (a script greps whole prompts).
+      const shown = terminalFor(process.stdout, { color: flags.color, env: environment.env });
+      const width = Number(environment.env.COLUMNS);
+      const term = shown.columns === undefined && Number.isInteger(width) && width > 0 ? { ...shown, columns: width } : shown;
       const options = {
         ...(flags.json ? { json: true } : {}),
         ...(flags.status !== undefined ? { status: flags.status } : {}),
