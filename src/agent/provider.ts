@@ -59,7 +59,7 @@ export interface StreamObserver {
   onText?(delta: string, block: number): void;
   /** A piece of thinking as it streams. */
   onThinking?(delta: string, block: number): void;
-  /** The call is being made again (a retry after a dropped stream): what was streamed of it so far is void. */
+  /** The attempt in flight failed and the call is made again (a retry after a dropped stream): what was streamed of it so far is void. */
   onRestart?(): void;
 }
 

@@ -34,7 +34,7 @@ import {
 import { Recorder } from './recorder.js';
 import { keepRemoteOrigins } from './remote-origins.js';
 import { generateRunId, keepPlace, keepToolSet, keptToolSet, newRunMeta } from './run-meta.js';
-import { awaitsInput, runLoop, type LoopOptions, type RunObserver, type RunResult, type SpendSetup, type ToolCall } from './runner.js';
+import { awaitsAnswer, awaitsInput, runLoop, type LoopOptions, type RunObserver, type RunResult, type SpendSetup, type ToolCall } from './runner.js';
 import { lineageSpend, noSpend, runSpend } from './spend.js';
 
 export { generateRunId, newRunMeta } from './run-meta.js';
@@ -424,11 +424,12 @@ async function goOn(
   const id = state.run_id;
   const origin = await store.forkOrigin(id).catch(() => null);
   const continuation = origin?.compacted === true;
-  if (options.followUp !== undefined && !awaitsInput(state) && !(continuation && state.pending === null && state.counters.llm_calls === 0)) {
+  // A run that owes the model's answer to a turn (its call failed) takes the follow-up too: the two user turns fold into one.
+  if (options.followUp !== undefined && !awaitsInput(state) && !awaitsAnswer(state)) {
     await journal.close();
     throw new LogbookError(
       'not_at_input',
-      state.pending !== null ? `run ${id} is in the middle of a tool batch` : `run ${id} is not waiting for input (a model call is due)`,
+      state.pending !== null ? `run ${id} is in the middle of a tool batch` : `run ${id} is not waiting for input (the model's turn is paused)`,
       { details: { runId: id } },
     );
   }
@@ -541,8 +542,10 @@ export interface FollowUpOptions {
  * never appended to, so it is forked whole (the original stays as it is) and the
  * fork takes the turn: the run returned is then the new one (`continuedFrom`
  * names the original). Refused as resumeRun refuses, before any fork is made,
- * and with `not_at_input` while the run is in the middle
- * of a tool batch or owes a model call: resume it first.
+ * and with `not_at_input` while the run is in the middle of a tool batch:
+ * resume it first. A run that owes the model's answer to its last turn (the
+ * call failed) takes the turn too, joined to the unanswered one as the fold
+ * joins two user records in a row.
  */
 export async function followUpRun(store: Store, agent: Agent, id: string, prompt: string, options: FollowUpOptions = {}): Promise<AgentRun> {
   if (prompt.trim() === '') throw new LogbookError('usage', 'a follow-up needs a prompt');

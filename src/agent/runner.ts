@@ -73,6 +73,13 @@ export interface RunObserver {
    * of it was journaled, and the chat waits for its next turn.
    */
   answerStopped?(): void;
+  /**
+   * A model call failed, or gave way to a suspend: what streamed of it is void.
+   * `chatGoesOn`: a chat with its operator at hand takes the failure back to its
+   * prompt (ChatInput.operator), nothing journaled and the turn unanswered;
+   * otherwise the run ends on it.
+   */
+  modelFailed?(error: unknown, chatGoesOn: boolean): void;
   /** An assistant turn, once it is durable. */
   assistant?(message: Message, usage: Usage, stopReason: string): void;
   /** A tool starts running (`resolved`: what it runs, a command line, when its tool can say). */
@@ -145,6 +152,14 @@ export interface ChatInput {
    * turn. `done` is called once the call has ended, either way.
    */
   answering?(): AnswerControl;
+  /**
+   * A person types the turns as the chat goes (a terminal): a model call the
+   * API refused, or that kept failing, is then said and the chat waits for the
+   * next turn, the failed one unanswered (the next turn joins it, a retry asks
+   * it again), rather than ending the run. A scripted chat ends on it, so that
+   * its exit code says so.
+   */
+  readonly operator?: boolean;
 }
 
 /** One model call's stop, distinct from the run's own signal (which suspends the run). */
@@ -272,6 +287,15 @@ function isAbortError(err: unknown): boolean {
 }
 
 /**
+ * The failures of a model call a chat with its operator at hand goes on after:
+ * the API's refusal (a request too long for the context window that was not
+ * compacted among them), or an API that kept failing.
+ */
+function chatGoesOnAfter(err: unknown): boolean {
+  return isLogbookError(err, 'provider_refused') || isLogbookError(err, 'context_exceeded') || isLogbookError(err, 'provider');
+}
+
+/**
  * Whether the conversation ends on a user turn the model has not answered
  * (an answer was stopped, or a chat ended before the model replied).
  */
@@ -358,7 +382,7 @@ class Loop {
   private interruption: InterruptionChoice | undefined;
   /** The calls of the last model turn whose input was not JSON, with what was wrong (the turn journals `{}` for them). */
   private invalidInputs: ReadonlyMap<string, string> = new Map();
-  /** The operator stopped the last model call: the next step is theirs, though the model has not answered. */
+  /** The operator stopped the last model call, or it failed in a chat that goes on: the next step is theirs, though the model has not answered. */
   private answerStopped = false;
   /** The run was compacted where the next step was the operator's: its continuation waits for the next typed turn. */
   private inputFirst: boolean;
@@ -426,7 +450,8 @@ class Loop {
       for (;;) {
         const state = this.state;
         if (state.pending !== null) await this.completePending(state.pending);
-        if (awaitsInput(state) || this.answerStopped || this.inputFirst) {
+        // A follow-up given to a run that owes an answer (a failed call) joins the unanswered turn, as a chat's next turn does.
+        if (awaitsInput(state) || this.answerStopped || this.inputFirst || (this.followUpText !== undefined && awaitsAnswer(state))) {
           if (!state.interactive && this.followUpText === undefined) {
             // A refusal is the model's last word but no answer: the run ends as an error, as the reference journals it.
             return await (restsOnRefusal(state) ? this.finish('error', { message: REFUSAL_MESSAGE }) : this.finish('completed'));
@@ -761,14 +786,24 @@ class Loop {
         observer.answerStopped?.();
         return;
       }
+      let failure: unknown = err;
       if (isLogbookError(err, 'context_exceeded')) {
-        await this.compactForLength(err);
-        return;
+        try {
+          await this.compactForLength(err);
+          return;
+        } catch (refused) {
+          if (!isLogbookError(refused, 'context_exceeded')) throw refused;
+          failure = refused; // not compacted (none is set, or the first request is too long by itself)
+        }
       }
       if (timer?.aborted && !this.signal.aborted) {
-        throw new LogbookError('provider', `the model call did not finish within ${deadline! / 1000} s (the call_timeout asked for)`, { cause: err });
+        failure = new LogbookError('provider', `the model call did not finish within ${deadline! / 1000} s (the call_timeout asked for)`, { cause: err });
       }
-      throw err;
+      const goesOn = state.interactive && this.options.input?.operator === true && !this.signal.aborted && chatGoesOnAfter(failure);
+      observer.modelFailed?.(failure, goesOn);
+      if (!goesOn) throw failure;
+      this.answerStopped = true; // the next step is the operator's, the turn unanswered
+      return;
     } finally {
       stop?.done();
     }

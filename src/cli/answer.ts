@@ -7,6 +7,15 @@
  * was cut. When the call ends, what was shown is checked against the text its
  * journaled message holds, and the rest of that text is shown: the record is
  * the answer, the stream only its early part.
+ *
+ * A call made again (a retry after a dropped or stalled stream) streams another
+ * answer, and what reached a stream without a screen cannot be taken back. So
+ * without a screen the text is delivered as StreamTarget.delivery says: to a
+ * file, each call's text once the call is complete (the file receives the
+ * journaled text alone); elsewhere as it arrives, a retried call's text only
+ * from where it passes what was written (a retry that repeats the start adds
+ * just the rest), and when it says something else, the start already written
+ * is ended with a line break and the whole answer follows it (`rewritten`).
  */
 import wrapAnsi from 'wrap-ansi';
 import { StreamSanitizer } from '../render/index.js';
@@ -29,6 +38,11 @@ export interface StreamTarget {
   wrap?: boolean;
   /** How often, at most, the open block is redrawn, in ms (REDRAW_MS). */
   redrawMs?: number;
+  /**
+   * Without a screen: `stream` (the default: a pipe, a terminal), the text as it
+   * arrives; `whole` (a file), each call's text once the call is complete.
+   */
+  delivery?: 'stream' | 'whole';
 }
 
 /**
@@ -48,6 +62,13 @@ export type Note = (text: string) => void;
 /** The streamed text of one model call after another. */
 export class StreamedText {
   private raw = '';
+  /**
+   * Streamed without a screen, while a retried call has not yet passed it: the
+   * text its earlier attempts wrote (what the sanitizer has taken in), which
+   * this attempt's text is matched against before any of it is written.
+   */
+  private prior: string | null = null;
+  private wasRewritten = false;
   private sanitizer = new StreamSanitizer();
   private markdown: MarkdownStream | undefined;
   /** Sanitized text not yet shown: the open line of plain text on a screen. */
@@ -59,7 +80,11 @@ export class StreamedText {
   private shown = false;
   private prepared = false;
 
-  constructor(private readonly target: StreamTarget) {}
+  constructor(
+    private readonly target: StreamTarget,
+    /** Told when a retried call's text disagreed with what a stream without a screen had already been given. */
+    private readonly onRewrite?: () => void,
+  ) {}
 
   /**
    * Makes ready what the first words will need (the Markdown parser, which is
@@ -83,15 +108,64 @@ export class StreamedText {
     for (const line of lines) rowsOf(this.paint(line), screen.columns);
   }
 
-  /** Whether this call has shown anything yet. */
+  /** Whether this call has streamed anything yet. */
   get started(): boolean {
     return this.raw !== '';
+  }
+
+  /** Whether, once, a retried call's text disagreed with what a stream without a screen had been given (see the module's comment). */
+  get rewritten(): boolean {
+    return this.wasRewritten;
+  }
+
+  private get whole(): boolean {
+    return this.target.screen === undefined && this.target.delivery === 'whole';
   }
 
   add(delta: string): void {
     if (delta === '') return;
     this.raw += delta;
-    this.show(this.sanitizer.push(delta));
+    if (this.whole) return;
+    if (this.prior === null) {
+      this.show(this.sanitizer.push(delta));
+      return;
+    }
+    if (this.prior.startsWith(this.raw)) return; // what was written already says it
+    if (this.raw.startsWith(this.prior)) {
+      const rest = this.raw.slice(this.prior.length);
+      this.prior = null;
+      this.show(this.sanitizer.push(rest));
+      return;
+    }
+    this.rewrite();
+  }
+
+  /**
+   * The attempt in flight failed and the call is made again: what it streamed is
+   * void. On a screen it stays shown (true when there was any: the caller says
+   * the stream broke off); a file was given none of it; a stream's next attempt
+   * is matched against what it was given.
+   */
+  restart(): boolean {
+    if (this.target.screen !== undefined) {
+      const shown = this.shown;
+      this.finish();
+      return shown;
+    }
+    if (!this.whole && this.prior === null) this.prior = this.raw;
+    this.raw = '';
+    if (this.whole) this.sanitizer = new StreamSanitizer();
+    return false;
+  }
+
+  /** A retried call's text says something other than what was written: that is ended, and the text follows whole. */
+  private rewrite(): void {
+    this.prior = null;
+    this.wasRewritten = true;
+    this.onRewrite?.();
+    if (this.shown) this.target.out.write('\n');
+    this.sanitizer = new StreamSanitizer();
+    this.show(this.sanitizer.push(this.raw));
   }
 
   /**
@@ -100,14 +174,24 @@ export class StreamedText {
    * something else (it is left as shown: the caller says so and shows `text`).
    */
   end(text: string): boolean {
+    if (this.whole) {
+      this.raw = '';
+      this.show(this.sanitizer.push(text)); // nothing was written before: the text is the record's, whatever streamed
+      this.finish();
+      return true;
+    }
     const agrees = text.startsWith(this.raw);
     if (agrees) this.add(text.slice(this.raw.length));
+    if (this.prior !== null && this.prior !== this.raw) {
+      this.rewrite(); // the answer is shorter than what an earlier attempt wrote
+    }
     this.finish();
     return agrees;
   }
 
-  /** Ends the text where the stream left it (a stopped call, a retry): what was shown stays. */
+  /** Ends the text where the stream left it (a stopped or failed call): what was shown stays; a file is given none of it. */
   cut(): void {
+    if (this.whole) this.raw = '';
     this.finish();
   }
 
@@ -186,6 +270,7 @@ export class StreamedText {
       }
     }
     this.raw = '';
+    this.prior = null;
     this.open = '';
     this.markdown = undefined;
     this.sanitizer = new StreamSanitizer();

@@ -26,6 +26,8 @@ export interface ChatContext {
   spend?(): LiveSpend | undefined;
   /** The model's context window in tokens, when known. */
   contextWindow?: number;
+  /** Why a fork cannot be given this id (not a valid id, or a run has it), or null when it can. */
+  forkNameRefusal(name: string): Promise<string | null>;
 }
 
 /** What a typed line comes to. */
@@ -38,7 +40,7 @@ export type Typed =
   | { compact: true }
   /** The chat ends here: kept, to be continued later; or continued at once in a fork of it. */
   | { end: 'exit' }
-  | { end: 'fork'; name?: string }
+  | { end: 'fork'; name?: string; drop?: true }
   /** Something to tell the operator; the chat waits for the next line. */
   | { say: string };
 
@@ -50,6 +52,23 @@ export interface ChatCommand {
   /** How many arguments it takes at least and at most. */
   arity?: [number, number];
   run(args: string[], chat: ChatContext): Typed | Promise<Typed>;
+}
+
+const NOT_JOURNALED = 'an --ephemeral run is not journaled, so it cannot be forked';
+
+/**
+ * Why /drop has nothing to go on without: no turn is unanswered, it is the
+ * results of a tool call (asked again by /retry), or it is the chat's prompt,
+ * which every fork keeps.
+ */
+function undroppable(state: RunState): string | null {
+  if (!awaitsAnswer(state)) return state.messages.length === 0 ? 'no turn was typed yet' : 'the last turn was answered';
+  const last = state.messages[state.messages.length - 1]!;
+  if (!last.content.some((b) => 'text' in b)) return "the model has not answered a tool call's results: /retry asks it again";
+  if (!state.messages.some((m) => m.role === 'assistant') && state.prompt !== '') {
+    return 'the unanswered turn holds the prompt the chat was started with, which every fork of it keeps: start a new chat';
+  }
+  return null;
 }
 
 function status(chat: ChatContext): string {
@@ -99,8 +118,12 @@ export const CHAT_COMMANDS: readonly ChatCommand[] = [
   { name: '/status', summary: "the run's id, model, tokens, calls and store", run: (_, chat) => ({ say: status(chat) }) },
   {
     name: '/retry',
-    summary: 'ask the unanswered turn again (after a stopped answer)',
-    run: (_, chat) => (awaitsAnswer(chat.state()) ? { retry: true } : { say: 'nothing to retry: the last turn was answered' }),
+    summary: 'ask the unanswered turn again (after a stopped or failed answer)',
+    run: (_, chat) => {
+      const state = chat.state();
+      if (awaitsAnswer(state)) return { retry: true };
+      return { say: `nothing to retry: ${state.messages.length === 0 ? 'no turn was typed yet' : 'the last turn was answered'}` };
+    },
   },
   {
     name: '/compact',
@@ -112,8 +135,20 @@ export const CHAT_COMMANDS: readonly ChatCommand[] = [
     args: '[NAME]',
     arity: [0, 1],
     summary: 'fork the run here and go on in the fork',
-    run: ([name], chat) =>
-      chat.store === null ? { say: 'an --ephemeral run is not journaled, so it cannot be forked' } : { end: 'fork', ...(name !== undefined ? { name } : {}) },
+    run: async ([name], chat) => {
+      if (chat.store === null) return { say: NOT_JOURNALED };
+      const refused = name === undefined ? null : await chat.forkNameRefusal(name);
+      return refused !== null ? { say: `/fork: ${refused}` } : { end: 'fork', ...(name !== undefined ? { name } : {}) };
+    },
+  },
+  {
+    name: '/drop',
+    summary: 'go on without the unanswered turn, in a fork made before it',
+    run: (_, chat) => {
+      if (chat.store === null) return { say: NOT_JOURNALED };
+      const why = undroppable(chat.state());
+      return why !== null ? { say: `nothing to drop: ${why}` } : { end: 'fork', drop: true };
+    },
   },
   {
     name: '/export',

@@ -14,11 +14,18 @@ import type { Screen } from './screen.js';
 
 const PROMPT = '> ';
 
+/** What /fork or /drop asked for. */
+export interface ForkRequest {
+  name?: string;
+  /** /drop: cut before the typed turns the run ends on, unanswered. */
+  drop?: true;
+}
+
 /** A chat's input; it also answers the run's questions (approvals), so stdin has one reader. */
 export interface ClosableChatInput extends ChatInput, Questions {
   close(): void;
-  /** Set once /fork ended the chat: it goes on in a fork of the run, with this id if one was given. */
-  readonly forkRequested: { name?: string } | undefined;
+  /** Set once /fork or /drop ended the chat: it goes on in a fork of the run (with this id if one was given; before the unanswered turn for /drop). */
+  readonly forkRequested: ForkRequest | undefined;
   /** The chat goes on (after a fork): /fork may be asked again. */
   resume(): void;
 }
@@ -50,7 +57,7 @@ export function chatInput(options: ChatInputOptions): ClosableChatInput {
       : readlineLines(input);
   let exited = false;
   let closed = false;
-  let fork: { name?: string } | undefined;
+  let fork: ForkRequest | undefined;
   /** The operator ended the chat (/exit, end of input); not when it is closed because the run ended otherwise. */
   const exit = (): null => {
     if (!exited && !closed) options.onExit?.();
@@ -67,12 +74,14 @@ export function chatInput(options: ChatInputOptions): ClosableChatInput {
         if ('retry' in typed || 'compact' in typed) return typed;
         if ('say' in typed) options.write(`${typed.say}\n`);
         else if (typed.end === 'fork') {
-          fork = typed.name !== undefined ? { name: typed.name } : {};
+          fork = { ...(typed.name !== undefined ? { name: typed.name } : {}), ...(typed.drop ? { drop: true as const } : {}) };
           return null;
         } else return exit();
       }
     },
     ...(lines.answering !== undefined ? { answering: () => lines.answering!() } : {}),
+    // At a terminal the operator is there to hear of a failed call and go on; a scripted chat ends on it.
+    operator: input.isTTY === true,
     ask: (prompt, signal) => lines.ask(prompt, signal),
     get forkRequested() {
       return fork;

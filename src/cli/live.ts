@@ -8,7 +8,7 @@
 import { usdText } from '../agent/prices.js';
 import { textOf, type LiveSpend, type RunObserver, type ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
-import { withheldKind, type Message, type ToolResultBody } from '../core/index.js';
+import { isLogbookError, redactUrlCredentials, withheldKind, type Message, type ToolResultBody } from '../core/index.js';
 import { callLine, callNoteText, remoteText, resultLines, sanitize, sanitizeLine, showResult } from '../render/index.js';
 import { StreamedText, type StreamTarget } from './answer.js';
 import { taskView, type TaskView } from './a2a/task-view.js';
@@ -35,6 +35,11 @@ export interface LiveObserver extends RunObserver {
   readonly showedLastAnswer: boolean;
   /** What was spent so far, as last told (undefined while nothing is priced). */
   readonly spend: LiveSpend | undefined;
+  /**
+   * Whether a retried call's answer disagreed with what the answer's stream (a
+   * pipe) had already been given, so that it holds a cut start before the answer.
+   */
+  readonly answerRewritten: boolean;
 }
 
 const thinkingOf = (m: Message): string => m.content.flatMap((b) => ('thinking' in b && b.thinking.text ? [b.thinking.text] : [])).join('\n');
@@ -45,9 +50,16 @@ export function liveObserver(o: LiveOptions): LiveObserver {
   let tokens = o.tokens;
   let showedLastAnswer = false;
   let spend: LiveSpend | undefined;
-  const answer = new StreamedText(o.answer);
-  const thinking = o.thinking !== undefined ? new StreamedText(o.thinking) : undefined;
   const say = (text: string): void => progress.write(text.endsWith('\n') ? text : `${text}\n`);
+  const answer = new StreamedText(o.answer, () =>
+    say(
+      s.note(
+        'the stream broke off after part of the answer had been written, and the answer asked for again differs from it: ' +
+          'that part stays, then a line break and the whole answer (the journal holds the answer alone)',
+      ),
+    ),
+  );
+  const thinking = o.thinking !== undefined ? new StreamedText(o.thinking) : undefined;
   const call = (c: ToolCall, resolved: string | undefined, suffix = ''): string => callLine(c.name, c.input.text, { resolved, width: err.columns, suffix });
   const result = (r: ToolResultBody): void => {
     if (!o.toolOutput) return;
@@ -68,6 +80,9 @@ export function liveObserver(o: LiveOptions): LiveObserver {
     },
     get spend() {
       return spend;
+    },
+    get answerRewritten() {
+      return answer.rewritten;
     },
     modelStart() {
       progress.update(tokens);
@@ -91,10 +106,8 @@ export function liveObserver(o: LiveOptions): LiveObserver {
       answer.add(delta);
     },
     restart() {
-      endThinking();
-      const cut = answer.started;
-      answer.cut();
-      if (cut) say(s.note('(the stream broke off; the answer again, from the start)'));
+      thinking?.restart();
+      if (answer.restart()) say(s.note('(the stream broke off; the answer again, from the start)'));
       progress.label('waiting for the model');
     },
     answerStopped() {
@@ -102,6 +115,23 @@ export function liveObserver(o: LiveOptions): LiveObserver {
       answer.cut();
       progress.stop();
       say(s.note('stopped; nothing of the answer is kept. What you type next joins the question; /retry asks it again'));
+    },
+    modelFailed(error, chatGoesOn) {
+      endThinking();
+      answer.cut();
+      progress.stop();
+      if (!chatGoesOn) return; // the run ends on it, and says so
+      const message = error instanceof Error ? error.message : String(error);
+      say(s.bad(`logbook: ${sanitizeLine(redactUrlCredentials(message))}`));
+      say(
+        s.note(
+          isLogbookError(error, 'context_exceeded')
+            ? 'nothing of it is journaled, and a turn that makes it longer is refused too: /drop goes on without it'
+            : isLogbookError(error, 'provider_refused')
+            ? 'nothing of it is journaled: what you type next joins the turn, /drop goes on without it'
+            : 'nothing of it is journaled: /retry asks again, what you type next joins the turn',
+        ),
+      );
     },
     assistant(message, usage, stopReason) {
       tokens += usage.inTokens + usage.outTokens;
@@ -111,7 +141,7 @@ export function liveObserver(o: LiveOptions): LiveObserver {
       const prose = textOf(message);
       if (stopReason === 'refusal') {
         // A refusal is no answer: what streamed of it stays where it is, and what the model said is shown on stderr.
-        const streamed = answer.started;
+        const streamed = answer.showedAny;
         answer.cut();
         if (prose && !streamed) say(sanitize(prose));
       } else if (!answer.end(prose)) {

@@ -10,7 +10,7 @@
 import { withAdvice } from './advice.js';
 import { LogbookError, fingerprintDiff, type Fingerprint } from '../core/index.js';
 import { sanitizeLine } from '../render/index.js';
-import { groupLineages } from '../store/lineage.js';
+import { lineageBranches } from '../store/lineage.js';
 import { resolveRunId } from '../store/resolve.js';
 import type { RunInfo, Store } from '../store/store.js';
 import type { PickerEntry } from './picker/model.js';
@@ -147,13 +147,20 @@ async function mapAtOnce<T, U>(items: readonly T[], limit: number, fn: (item: T)
   return out;
 }
 
+/** The operator left the picker (Esc, Ctrl-C) without choosing: no run was touched, a stop rather than an error (exit 130, as fzf's cancel). */
+export class PickerCancelled extends LogbookError {
+  constructor() {
+    super('interrupted', 'no run chosen; nothing was changed');
+  }
+}
+
 /**
- * The choice among runs, one entry per conversation (its newest run), this
+ * The choice among runs, one entry per branch of a conversation (its last run), this
  * directory's first, newest first within each part, each judged.
  */
 export async function pickerEntries(store: Store, choosing: Choosing): Promise<PickerEntry[]> {
   const runs = newestFirst(await store.list({ places: true, origins: true, lastTurns: true }));
-  const heads = groupLineages(runs).map((l) => ({ run: l.runs[0]!, earlier: l.runs.length - 1 }));
+  const heads = lineageBranches(runs);
   const here = (r: RunInfo): boolean => r.place?.dir === choosing.dir;
   const ordered = [...heads.filter((h) => here(h.run)), ...heads.filter((h) => !here(h.run))];
   return mapAtOnce(ordered, JUDGED_AT_ONCE, async (h) => ({ ...h, here: here(h.run), refusal: await pickerRefusal(h.run, choosing) }));
@@ -184,7 +191,7 @@ export async function chooseRun(store: Store, target: 'newest' | string | true, 
     const { pickRun } = await import('./picker/open.js'); // Ink and React load only here
     const picked = await pickRun(entries, choosing.signal);
     if (choosing.signal.aborted) throw new LogbookError('interrupted', 'stopped while choosing the run to continue; no run was changed');
-    if (picked === null) throw new LogbookError('usage', 'no run chosen');
+    if (picked === null) throw new PickerCancelled();
     return picked;
   }
   const latest = offered.slice(0, LISTED).map(({ run: r }) => `${r.runId} (${r.status}: ${sanitizeLine(r.lastTurn ?? r.prompt).slice(0, 40)})`);

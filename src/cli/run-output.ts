@@ -6,7 +6,10 @@
  * narration (stderr) share that screen, so neither overwrites the other.
  * The model's text is rendered as Markdown on a color terminal, and shown as
  * written when stdout is piped, with NO_COLOR, --no-color or --plain; while it
- * goes down a pipe there is no spinner (`| tee` shows it on this terminal).
+ * goes down a pipe there is no spinner (`| tee` shows it on this terminal). A
+ * pipe takes the text as it arrives, a file (`> answer.md`) each model call's
+ * text once the call is complete, so that a retried call never leaves the file
+ * holding anything but the journaled text (answer.ts).
  */
 import { fstatSync } from 'node:fs';
 import type { MarkdownTheme } from '../render/markdown.js';
@@ -33,6 +36,8 @@ export interface RunOutput {
   progress: Progress;
   /** Where the model's text goes as it streams. */
   answer: StreamTarget;
+  /** The answer goes to a stdout that is no terminal (a pipe, a file): what it receives is the output a program reads. */
+  answerIsOutput: boolean;
   /** Where its thinking goes: on a terminal, else only with --verbose. */
   thinking: StreamTarget | undefined;
   /** Leaves the terminal as it was: the region cleared, the cursor shown. */
@@ -91,7 +96,8 @@ export async function runOutput(flags: OutputFlags, err: Terminal, streams: { st
     own = shared ? undefined : new Screen(stdout, { hideCursor: true });
     answer = { out: stdout, screen: own ?? screen, markdown };
   } else {
-    answer = { out: stdout };
+    // A pipe (and a terminal without a screen) takes the text as it arrives; a file once each call is complete.
+    answer = { out: stdout, delivery: stdout.isTTY || isPipe(1) ? 'stream' : 'whole' };
   }
   const faint = err.style.faint;
   const thinking: StreamTarget | undefined =
@@ -105,6 +111,7 @@ export async function runOutput(flags: OutputFlags, err: Terminal, streams: { st
     screen,
     progress,
     answer,
+    answerIsOutput: !flags.json && !stdout.isTTY,
     thinking,
     close() {
       progress.stop();

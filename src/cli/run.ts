@@ -12,10 +12,12 @@ import { shellQuote } from '../agent/tools/command-tool.js';
 import { followUpRun, generateRunId, resumeRefusal, resumeRun, startRun, type AgentRun } from '../agent/run.js';
 import type { RunResult, ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
+import { apiKeyVariable } from '../agent/providers/settings.js';
 import { agentFromConfig } from '../config/agent.js';
 import { LogbookError, RawJson, encodeRecord, endedOnRefusal, isLogbookError, isValidId, validateId } from '../core/index.js';
 import { resumeNarration, sanitizeLine } from '../render/index.js';
 import { forkRun } from '../store/fork.js';
+import { encodeFailure, failureNoteKey } from '../store/run-notes.js';
 import type { RunPlace, Store } from '../store/store.js';
 import {
   applyInterruptionFlags,
@@ -36,8 +38,9 @@ import { EXIT, type ExitCode } from './exit-codes.js';
 import { StreamedText, type StreamTarget } from './answer.js';
 import { liveObserver, type LiveObserver } from './live.js';
 import { discoveryLabel, startLabel } from './mcp/start-label.js';
+import { refusedRequestAdvice } from './refused-request.js';
 import { runOutput } from './run-output.js';
-import { chooseRun, type Choosing } from './resume-target.js';
+import { chooseRun, PickerCancelled, type Choosing } from './resume-target.js';
 import { withOverrides } from './run-overrides.js';
 import { compactCommand, resumeCommand, type ResumeFlags } from './resume-command.js';
 import { terminalQuestions, type Questions } from './questions.js';
@@ -146,6 +149,9 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
   let store: Store | null = null;
   let run: AgentRun | null = null;
   let input: ClosableChatInput | null = null;
+  /** A chat started here and ended before a turn was typed: it is removed once let go (a run of nothing to continue). */
+  let discard: string | undefined;
+  let startedHere: string | undefined;
   let trace: LiveTrace | null = null;
   let stopServers = async (): Promise<void> => {};
   const suspend = onSuspendSignals((m) => note(m));
@@ -184,7 +190,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
         if (err instanceof CompactedError) {
           throw new LogbookError('compacted', `${err.message}: ${await goOnCommand(store!, err.into, words, flags)}`, { cause: err, details: err.details });
         }
-        if (!suspend.signal.aborted || !isLogbookError(err, 'interrupted')) throw withAdvice(err, { chat: flags.chat === true }); // a refused resume's advice depends on --chat
+        if (!(err instanceof PickerCancelled) && (!suspend.signal.aborted || !isLogbookError(err, 'interrupted'))) throw withAdvice(err, { chat: flags.chat === true }); // a refused resume's advice depends on --chat
         note((err as Error).message); // stopped at the picker or a question: nothing was written
         return null;
       });
@@ -194,6 +200,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
       const prompt = promptFrom(words, flags);
       if (prompt === '' && !interactive) throw usage('no prompt: give it as arguments, pipe it on stdin, or use --chat');
       run = await startRun(store, agent, { prompt, interactive, place, ...(flags.name !== undefined ? { id: flags.name } : {}) });
+      startedHere = run.id;
       if (store !== null) note(`run ${run.id} (${store.location})`);
     }
     const interactive = run.state.interactive;
@@ -206,7 +213,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
       input = chatInput({
         ...(output.screen !== undefined ? { terminal: { screen: output.screen, output: process.stderr, prompt: '> ', continuation: err.style.faint('\u2026 ') } } : {}),
         write: (text) => progress.write(text),
-        onExit: () => resume !== null && note(`continue it later with: ${resume()}`),
+        onExit: () => resume !== null && !nothingTyped(run!, startedHere) && note(`continue it later with: ${resume()}`),
         chat: {
           state: () => current().state,
           model: `${agent.provider.id} ${agent.provider.model}`,
@@ -214,6 +221,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
           exportTo: (file) => exportChat(store, current(), file),
           spend: () => live?.spend,
           ...(agent.contextWindow !== undefined ? { contextWindow: agent.contextWindow } : {}),
+          forkNameRefusal: (name) => forkNameRefusal(store, name),
         },
       });
     }
@@ -264,27 +272,86 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
       await traced?.finish(result.state);
       const fork = input?.forkRequested;
       if (fork === undefined || store === null || result.reason !== 'suspended' || result.interrupted) break;
-      // /fork: the run stays as it is (suspended, resumable), and the chat goes on in a fork of it.
+      // /fork, /drop: the run stays as it is (suspended, resumable), and the chat goes on in a fork of it.
       input!.resume();
-      const forked = await forkRun(store, run.id, { id: fork.name ?? generateRunId(), place });
-      note(`forked run ${run.id} as ${forked.id}; the chat goes on in ${forked.id}`);
-      run = await resumeRun(store, agent, forked.id, { interactive: true });
+      const from = run.id;
+      let goOn = from;
+      try {
+        const forked = await forkRun(store, from, { id: fork.name ?? generateRunId(), place, ...(fork.drop ? { beforeTyped: true } : {}) });
+        goOn = forked.id;
+        note(
+          fork.drop
+            ? `the chat goes on in ${forked.id}, without the unanswered turn (run ${from} keeps it)`
+            : `forked run ${from} as ${forked.id}; the chat goes on in ${forked.id}`,
+        );
+      } catch (err) {
+        if (!isLogbookError(err)) throw err;
+        // Said where it was typed; the chat goes on in the run it was typed in.
+        progress.write(`${fork.drop ? '/drop' : '/fork'}: ${sanitizeLine(err.message)}\n`);
+      }
+      run = await resumeRun(store, agent, goOn, { interactive: true });
     }
     progress.stop();
+    if (store !== null && result.reason === 'suspended' && result.awaiting === undefined && nothingTyped(run, startedHere)) {
+      discard = run.id;
+      note('nothing was typed, so no run is kept');
+      return result.interrupted ? EXIT.suspended : EXIT.ok;
+    }
     const answer = !interactive && !flags.json && result.reason === 'completed' && result.finalText !== '' && !live.showedLastAnswer;
     if (answer) showAnswer(result.finalText, output.answer);
+    const fail = (m: string): void => void io.stderr.write(`logbook: ${m}\n`);
+    if (store !== null && result.reason === 'error' && result.error !== undefined) await keepFailure(store, result);
     // A run compacted on the way goes on in its continuation: that is what a resume names.
     const goesOn = store !== null ? resumeCommand(result.state.run_id, flags) : null;
-    return outcome(result, { resume: goesOn, config: config.path, flags, note, tools: agent.tools, fail: (m) => io.stderr.write(`logbook: ${m}\n`) });
+    const keyVariable = config.provider === 'script' ? undefined : apiKeyVariable(config.provider, config.api_key_env);
+    const code = outcome(result, { resume: goesOn, flags, config: config.path, keyVariable, note, tools: agent.tools, fail });
+    if (code !== EXIT.ok || !output.answerIsOutput || !live.answerRewritten) return code;
+    // The run went well, but what a program reads from stdout is not its answer alone.
+    const where = store !== null ? `: logbook session show ${result.state.run_id}` : '';
+    fail(`stdout holds the start of an answer that broke off, then the answer; the journal holds the answer alone${where}`);
+    return EXIT.error;
   } finally {
     output.close();
     suspend.dispose();
     input?.close();
     if (run !== null) await trace?.finish(run.state);
     await run?.close();
+    if (discard !== undefined) await store?.delete(discard).catch(() => false); // at worst an empty run stays listed
     await stopServers();
     await store?.close();
   }
+}
+
+/**
+ * Keeps beside the run the code of the failure it ended on, which its
+ * terminal record does not hold, so that `session show` says what a resume
+ * would meet as the run's end did. A convenience: without it show says less.
+ */
+async function keepFailure(store: Store, result: RunResult): Promise<void> {
+  await store.putNote(result.state.run_id, failureNoteKey(result.state.last_seq), encodeFailure(result.error!.code)).catch(() => {});
+}
+
+/** Why /fork NAME cannot make a run NAME: not a valid id, or a run has it already; null when it can. */
+async function forkNameRefusal(store: Store | null, name: string): Promise<string | null> {
+  if (!isValidId(name)) {
+    try {
+      validateId(name);
+    } catch (err) {
+      return (err as Error).message;
+    }
+  }
+  if (store !== null && (await store.has(name))) return `run ${name} already exists; give another name, or none (one is made from the clock)`;
+  return null;
+}
+
+/**
+ * Whether `run` is a chat started by this command (`startedHere`, no prompt
+ * given) that holds no turn yet: nothing a resume, `-c` or a listing could
+ * offer, so it is not kept.
+ */
+function nothingTyped(run: AgentRun, startedHere: string | undefined): boolean {
+  const { state } = run;
+  return state.interactive && state.run_id === startedHere && state.prompt === '' && state.messages.length === 0;
 }
 
 /** An answer already journaled (a resume that finds the run answered), shown as a streamed one is. */
@@ -392,6 +459,7 @@ async function settleAnswers(run: AgentRun, flags: RunFlags, p: Presentation): P
     resumeNarration(run.state, {
       // The input is journal text that already parsed as JSON: no need to check it again.
       describeCall: (name, inputJson) => p.agent.tools.describe(name, RawJson.fromValidText(inputJson)),
+      describeRan: (name, content) => p.agent.tools.describeRan(name, content),
       ...(p.err.columns !== undefined ? { width: p.err.columns } : {}),
       style: p.err.style,
       turns: flags.replay === 'all' ? 'all' : undefined,
@@ -415,10 +483,12 @@ function toolAgentsOf(tools: ToolRegistry): Record<string, string> {
 interface OutcomeContext {
   /** The command that continues the run, when it is journaled. */
   resume: string | null;
+  /** The flags the command was given, which the commands it advises repeat. */
+  flags: ResumeFlags;
   /** The config file, for hints that name a key in it. */
   config: string;
-  /** The store flags the run was given, for the commands a hint names. */
-  flags: ResumeFlags;
+  /** The environment variable the API key is read from, for a refused key's hint; undefined for a provider without one. */
+  keyVariable: string | undefined;
   note: (text: string) => void;
   tools: ToolRegistry;
   /** Says a stop at a limit in one line (`logbook: ...`). */
@@ -433,14 +503,14 @@ function outcome(result: RunResult, o: OutcomeContext): ExitCode {
     case 'completed':
       return EXIT.ok;
     case 'suspended':
-      if (result.error !== undefined) throw failure(result, resume, o.flags); // suspended by a failure outside the run (a tool server)
+      if (result.error !== undefined) throw failure(result, resume, o); // suspended by a failure outside the run (a tool server)
       if (result.awaiting !== undefined) return awaitingApproval(result, result.awaiting, o);
       if (!result.interrupted) return EXIT.ok; // a chat the operator ended; /exit or end of input said how to continue
       o.note(resume !== null ? `suspended; resume with: ${resume}` : 'suspended (the run was not journaled)');
       return EXIT.suspended;
     case 'error':
       if (endedOnRefusal(result.state, result.reason, result.message)) return refused(o);
-      throw failure(result, resume, o.flags);
+      throw failure(result, resume, o);
     case 'budget': {
       // The cap it stopped at, as agent.yaml names it: the token budget, or a spend cap in USD.
       const key = result.cap ?? 'budget';
@@ -511,17 +581,17 @@ async function goOnCommand(store: Store, into: string, words: readonly string[],
 }
 
 /** The error that ended a run, with what to do about it. */
-function failure(result: RunResult, resume: string | null, flags: ResumeFlags): LogbookError {
+function failure(result: RunResult, resume: string | null, { flags, keyVariable }: Pick<OutcomeContext, 'flags' | 'keyVariable'>): LogbookError {
   const error = result.error ?? new LogbookError('internal', result.message ?? 'the run failed');
   let next = resume !== null ? `; resume with: ${resume}` : '';
   if (resume !== null && error.code === 'provider_refused') {
-    next = `; a resume would send the same request and be refused again, so none is offered (the journal is kept: logbook session show ${result.state.run_id})`;
+    next = `; ${refusedRequestAdvice(result.state, flags)}`;
   } else if (resume !== null && error.code === 'context_exceeded' && error.details.runId !== undefined) {
     next = `; compact it, then resume where that says: ${compactCommand(error.details.runId, flags)} (or set compact_at in the config, so that runs compact by themselves)`;
   } else if (resume !== null && error.code === 'context_exceeded') {
     next = `; the journal is kept: logbook session show ${result.state.run_id}`;
   } else if (resume !== null && error.code === 'provider_auth') {
-    next = `; check the API key, then resume with: ${resume}`;
+    next = `; check the API key${keyVariable !== undefined ? ` (${keyVariable})` : ''}, then resume with: ${resume}`;
   } else if (error.code === 'journal_gone') {
     next = ''; // the error says what to do: there is no journal left to resume
   }

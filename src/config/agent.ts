@@ -104,6 +104,7 @@ export async function agentFromConfig(config: LogbookConfig, environment: AgentE
     ...(environment.retry !== undefined ? { retry: environment.retry } : {}),
     ...(environment.onRetry !== undefined ? { onRetry: environment.onRetry } : {}),
     ...(config.idle_timeout !== undefined ? { idleTimeoutMs: config.idle_timeout * 1000 } : {}),
+    configFile: config.path,
     ...(environment.scriptLog !== undefined ? { scriptLog: environment.scriptLog } : {}),
   });
   const [local, prices] = await Promise.all([localTools(config, environment), priceBookFor(config, environment.env)]);

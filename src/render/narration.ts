@@ -16,6 +16,11 @@ export interface NarrationOptions {
    * still known; undefined to fall back to its name and JSON arguments.
    */
   describeCall?: (name: string, inputJson: string) => string | undefined;
+  /**
+   * What a call that ran did run, as its journaled result (`content`) says; it
+   * comes before describeCall, which says what the config at hand would run.
+   */
+  describeRan?: (name: string, content: string) => string | undefined;
   /** stderr's width when it is a terminal: long arguments are elided to fit. */
   width?: number;
   style?: Style;
@@ -48,15 +53,25 @@ function lastTurns(state: RunState, turns: number): { state: RunState; elided: n
 /** A typed turn narrated in a tail: its first lines, enough to recognise it (a prompt may be megabytes). */
 const TYPED_HEAD = { lines: 10, chars: 1000 };
 
-function narratedCall(item: Extract<TranscriptItem, { kind: 'call' }>, options: NarrationOptions): string {
+function narratedCall(item: Extract<TranscriptItem, { kind: 'call' }>, options: NarrationOptions, results: ReadonlyMap<string, string>): string {
+  const result = results.get(item.id);
   return callLine(item.name, item.input, {
-    resolved: options.describeCall?.(item.name, item.input),
+    resolved: (result !== undefined ? options.describeRan?.(item.name, result) : undefined) ?? options.describeCall?.(item.name, item.input),
     width: options.width,
     suffix: item.note !== undefined || item.remote !== undefined ? callSuffix(item) : item.pending && item.answered ? ' (answered)' : '',
   });
 }
 
-function narrateItem(item: TranscriptItem, options: NarrationOptions, style: Style): string[] {
+/** The journaled result of each call, by the id its transcript item shows. */
+function resultsOf(state: RunState): Map<string, string> {
+  const results = new Map<string, string>();
+  for (const m of state.messages) {
+    for (const b of m.content) if ('tool_result' in b) results.set(sanitizeLine(b.tool_result.tool_use_id), b.tool_result.content);
+  }
+  return results;
+}
+
+function narrateItem(item: TranscriptItem, options: NarrationOptions, style: Style, results: ReadonlyMap<string, string> = new Map()): string[] {
   switch (item.kind) {
     case 'prompt':
     case 'user': {
@@ -67,7 +82,7 @@ function narrateItem(item: TranscriptItem, options: NarrationOptions, style: Sty
     case 'text':
       return item.text.split('\n');
     case 'call':
-      return [style.call(narratedCall(item, options))];
+      return [style.call(narratedCall(item, options, results))];
     case 'pending':
       return [marker(style, pendingLine(item))];
     case 'elided':
@@ -84,7 +99,8 @@ export function resumeNarration(state: RunState, options: NarrationOptions = {})
   const { state: shown, elided } = options.turns === 'all' ? { state, elided: 0 } : lastTurns(state, options.turns ?? DEFAULT_NARRATED_TURNS);
   // Results and thinking are not narrated, so they are not rendered either.
   const items = transcriptItems(shown, { details: false, ...(options.agents ? { agents: options.agents } : {}) });
-  const rendered = items.map((item) => ({ item, lines: narrateItem(item, options, style) }));
+  const results = options.describeRan !== undefined ? resultsOf(state) : new Map<string, string>();
+  const rendered = items.map((item) => ({ item, lines: narrateItem(item, options, style, results) }));
   if (elided > 0) {
     const item: TranscriptItem = { kind: 'elided', turns: elided };
     const at = items.findIndex((i) => i.kind !== 'prompt');

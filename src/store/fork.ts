@@ -15,6 +15,12 @@ export interface ForkPoint {
   at?: number;
   /** Keep the first N model turns: through the Nth assistant record and its tool results. */
   turn?: number;
+  /**
+   * Keep what comes before the typed turns the run ends on, unanswered (the
+   * user records after its last model turn and that turn's results, a chat's
+   * refused or stopped question): what a chat's /drop goes on from.
+   */
+  beforeTyped?: true;
 }
 
 /** What forkRun makes. */
@@ -43,7 +49,10 @@ export interface Forked {
 
 /** The number of records to keep from the start for a fork point. */
 export function forkLength(records: readonly JournalRecord[], point: ForkPoint): number {
-  if (point.at !== undefined && point.turn !== undefined) throw new LogbookError('usage', 'a fork is cut at a seq or at a turn, not both');
+  if ([point.at, point.turn, point.beforeTyped].filter((p) => p !== undefined).length > 1) {
+    throw new LogbookError('usage', 'a fork is cut at a seq, at a turn, or before the typed turns a run ends on: one of them');
+  }
+  if (point.beforeTyped) return beforeTypedTurns(records);
   if (point.at !== undefined) {
     const n = records.filter((r) => r.seq <= point.at!).length;
     if (point.at < 1 || n === 0) throw new LogbookError('usage', `a fork at seq ${point.at} keeps nothing: a fork keeps at least the meta record (seq 1)`);
@@ -60,6 +69,18 @@ export function forkLength(records: readonly JournalRecord[], point: ForkPoint):
     return records.length;
   }
   return records.length;
+}
+
+/** How many records come before the typed turns the run ends on (terminal records between them aside); `usage` when it ends on none. */
+function beforeTypedTurns(records: readonly JournalRecord[]): number {
+  let first: number | undefined;
+  for (let i = records.length - 1; i > 0; i--) {
+    const r = records[i]!;
+    if ('user' in r) first = i;
+    else if (!('terminal' in r)) break;
+  }
+  if (first === undefined) throw new LogbookError('usage', 'the run does not end on a typed turn the model has not answered');
+  return first;
 }
 
 /**

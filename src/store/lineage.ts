@@ -20,6 +20,11 @@
  * `ownFrom(run) - 1`; counters folded from a fork's whole journal count its
  * copied records again.
  *
+ * A lineage is a tree: a run forked twice has two branches. Where a listing
+ * shows a conversation once per branch (lineageBranches), a branch is a run no
+ * other listed run was forked or continued from, standing for the runs its
+ * origins lead back through; a run with forks is an earlier part of each.
+ *
  * Everything here works on a listing read with `origins` (Store.list): no run
  * is read whole, so grouping a store of thousands costs its notes, not its journals.
  */
@@ -68,6 +73,45 @@ export function groupLineages(runs: readonly RunInfo[], all: RunsById = byId(run
     else group.runs.push(run);
   }
   return [...groups.values()];
+}
+
+/** A branch of a lineage: its last run, and how many earlier runs of the listing its origins lead back through. */
+export interface Branch<T> {
+  run: T;
+  earlier: number;
+}
+
+/**
+ * The branches of the lineages of `runs`, in their order (newest first, from a
+ * listing sorted so): each run no other of `runs` was forked or continued from,
+ * with the runs of `runs` it goes back through counted. `all` (the whole
+ * listing) follows an origin past a run that `runs` leaves out.
+ */
+export function lineageBranches<T extends Pick<RunInfo, 'runId' | 'forkedFrom'>>(runs: readonly T[], all: RunsById = byId(runs)): Branch<T>[] {
+  const listed = new Set(runs.map((r) => r.runId));
+  const origins = new Set<string>();
+  for (const r of runs) {
+    for (const at of originsOf(all, r.runId)) {
+      if (listed.has(at)) {
+        origins.add(at);
+        break; // the nearest listed origin is the one this run continues
+      }
+    }
+  }
+  return runs.filter((r) => !origins.has(r.runId)).map((run) => ({ run, earlier: originsOf(all, run.runId).filter((id) => listed.has(id)).length }));
+}
+
+/** The origins of run `id`, nearest first, as far back as `runs` knows them (a cycle, which no fork makes, stops where it closes). */
+function originsOf(runs: RunsById, id: string): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>([id]);
+  let from = runs.get(id)?.forkedFrom?.from;
+  while (from !== undefined && !seen.has(from)) {
+    out.push(from);
+    seen.add(from);
+    from = runs.get(from)?.forkedFrom?.from;
+  }
+  return out;
 }
 
 /** Every run of run `id`'s lineage among `runs`, in their order. */

@@ -17,7 +17,10 @@
  * - `remote-tools`: which agent runs each of its remote tools (agent/remote-origins.ts);
  * - `turn-N`: the text typed as the user record at seq N (cut to TURN_NOTE_CHARS),
  *   kept by the store as that record becomes durable, so a listing shows a
- *   run's last typed turn without reading its journal.
+ *   run's last typed turn without reading its journal;
+ * - `failed-N`: the error code of the failure the terminal record at seq N
+ *   ends the run on (its message is in the record; its code, which says what
+ *   a resume would meet, is not), kept by the command that ran it.
  *
  * A copy of a run (store/copy.ts) carries the notes that say what the run is
  * (carriedNoteKeys): without its `compacted` note a copied compacted run
@@ -143,6 +146,21 @@ export function parsePlace(text: string | null): RunPlace | null {
   const o = parsed(text);
   if (o === null || typeof o.dir !== 'string') return null;
   return { dir: o.dir, ...(typeof o.config === 'string' ? { config: o.config } : {}) };
+}
+
+/** The key of the note that keeps the code of the failure the terminal record at `seq` ends on. */
+export function failureNoteKey(seq: number): string {
+  return `failed-${seq}`;
+}
+
+export function encodeFailure(code: string): string {
+  return JSON.stringify({ code });
+}
+
+/** The error code a `failed-N` note keeps, or null. */
+export function parseFailure(text: string | null): string | null {
+  const o = parsed(text);
+  return o !== null && typeof o.code === 'string' ? o.code : null;
 }
 
 /** The key of the note that keeps the turn typed at `seq`. */

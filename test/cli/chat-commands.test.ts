@@ -18,6 +18,7 @@ function chat(state = answered, store: string | null = 'file store in /s'): Chat
       exported.push(file);
       return `wrote it to ${file}`;
     },
+    forkNameRefusal: async (name) => (name === 'taken' ? 'run taken already exists' : null),
   };
 }
 

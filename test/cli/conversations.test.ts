@@ -145,7 +145,7 @@ describe('one conversation, one entry', () => {
     expect(ls.code, ls.stderr).toBe(0);
     const rows = ls.stdout.trimEnd().split('\n').slice(1);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatch(new RegExp(`^${ids[2]} +completed +\\S+ \\S+ +Is it big\\?  \\+2 earlier$`));
+    expect(rows[0]).toMatch(new RegExp(`^${ids[2]} +completed +\\S+ \\S+ +script +Is it big\\?  \\+2 earlier$`));
     const forks = await logbook(dir, ['session', 'ls', '--here', '--forks']);
     expect(forks.stdout.trimEnd().split('\n').slice(1).map((l) => l.split(/ +/)[0])).toEqual([...ids].reverse());
     expect(forks.stdout).toMatch(/ How many live there\?\n/);
@@ -181,6 +181,25 @@ describe('one conversation, one entry', () => {
     expect(own).toEqual([expect.objectContaining({ run_id: ids[2], role: 'user' })]); // ids[1]'s record, copied into ids[2]
     const forks = await store.list({ origins: true });
     expect(forks.filter((f) => ids.includes(f.runId))).toHaveLength(3);
+  });
+});
+
+describe('a conversation with branches', () => {
+  const dir = project('branches', ['One.', 'Two.', 'Three.', 'In the fork.']);
+
+  it('session ls shows each branch once, as its last run: a fork that never ran does not hide the one worked in', async () => {
+    // A chat of three turns, /fork (the chat goes on in the fork), then two forks of the chat made by hand, never run.
+    const talk = await runCli(['run', '--chat', '--name', 'b-main', '--state-dir', stateDir], { cwd: dir, input: 'first\nsecond\n/fork b-live\nthird\n' });
+    expect(talk.code, talk.stderr).toBe(0);
+    expect((await logbook(dir, ['session', 'fork', 'b-main', '--turn', '1', '--name', 'b-branch1'])).code).toBe(0);
+    expect((await logbook(dir, ['session', 'fork', 'b-main', '--turn', '2', '--name', 'b-branch2'])).code).toBe(0);
+    const ls = await logbook(dir, ['session', 'ls', '--here']);
+    const rows = ls.stdout.trimEnd().split('\n').slice(1);
+    expect(rows.map((l) => l.split(/ +/)[0]).sort()).toEqual(['b-branch1', 'b-branch2', 'b-live']);
+    for (const row of rows) expect(row).toMatch(/ \+1 earlier$/); // each stands for b-main alone: siblings are not earlier
+    expect(rows.find((r) => r.startsWith('b-live'))).toMatch(/ third +\+1 earlier$/);
+    const forks = await logbook(dir, ['session', 'ls', '--here', '--forks']);
+    expect(forks.stdout.trimEnd().split('\n').slice(1)).toHaveLength(4);
   });
 });
 
@@ -240,6 +259,10 @@ describe('the picker', () => {
     expect(screen).toMatch(/p-here +suspended +\d{4}-\d\d-\d\d \d\d:\d\d +and about plums/); // its last typed turn
     expect(screen).toMatch(new RegExp(`p-there .*about figs +\\[started in ${there}\\]`));
     expect(screen).toMatch(/3 of 3 conversations \(1 cannot be continued with this config\)/);
+    t.type('figs');
+    await t.waitFor((s) => s.includes('1 of 3 conversations') && !s.includes('p-here'), 'a search');
+    t.keys('C-u');
+    await t.waitFor('3 of 3 conversations', 'Ctrl-U clears the search');
     t.type('plums');
     await t.waitFor((s) => s.includes('1 of 3 conversations') && !s.includes('p-there'), 'the search by the last typed turn');
     t.keys('Enter');
@@ -247,5 +270,20 @@ describe('the picker', () => {
     t.type('/exit');
     t.keys('Enter');
     expect(await t.exitStatus()).toBe(0);
+  });
+
+  it('Esc leaves it with nothing changed (exit 130, as a stop, not a usage error); a completed run is marked with how to offer it', async () => {
+    const state = tempDir();
+    const here = project('picker-cancel', ['Done.', 'Followed.']);
+    expect((await runCli(['run', '--name', 'p-done', '--state-dir', state, 'a one-shot'], { cwd: here })).code).toBe(0);
+    expect((await runCli(['run', '--chat', '--name', 'p-open', '--state-dir', state, 'a chat'], { cwd: here, input: '' })).code).toBe(0);
+    const env = { PATH: process.env.PATH ?? '', HOME: root, TERM: 'xterm-256color', NO_COLOR: '1' };
+    t = Tmux.start([process.execPath, BIN, 'run', '--state-dir', state, '--resume'], { env, cwd: here, width: 160, height: 20 });
+    const screen = await t.waitFor('Resume which run?', 'the picker');
+    expect(screen).toContain('a completed run takes a follow-up: logbook run --resume "PROMPT" offers it');
+    t.keys('Escape');
+    expect(await t.exitStatus()).toBe(130);
+    expect(t.text()).toContain('no run chosen; nothing was changed');
+    expect(t.text()).not.toMatch(/^logbook:/m);
   });
 });

@@ -30,7 +30,7 @@ describe('journal text on the screen', () => {
     // The output: colors, a line erase, a cursor move, a hyperlink and a reset gone; its words kept; DEL as ␡.
     const output = '✓ passed docs ␡done';
     const ls = await cli(['session', 'ls']);
-    expect(ls.stdout.split('\n')[1]).toMatch(/ a red word ␇bell 10% 90% n.*…$/); // one line: the break is a space
+    expect(ls.stdout.split('\n')[1]).toMatch(/ a red word ␇bell 10% 90% next�line evil z$/); // one line: the break is a space
     const shown = await cli(['session', 'show', 'colors', '--transcript', '--tool-output']);
     expect(shown.stdout).toContain(`> ${prompt[0]}\n  ${prompt[1]}\n`);
     expect(shown.stdout).toContain(`  ${output}\n`);

@@ -36,12 +36,19 @@ describe('session ls layout', () => {
     expect(lines[2]).toMatch(/x\u2026$/);
   });
 
+  it('cuts nothing without a width (stdout not a terminal, no COLUMNS): a script greps whole prompts', () => {
+    const prompt = 'a long prompt that would not fit eighty columns, '.repeat(4).trim();
+    const lines = formatRunList([run('20261130-091500-abcdef', '2026-11-30T10:00:00Z', { prompt, model: 'claude-test' })], { columns: undefined, ...plain }).trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^ID\s+STATUS\s+UPDATED\s+MODEL\s+PROMPT$/);
+    expect(lines[1]).toMatch(new RegExp(` claude-test +${prompt}$`));
+  });
+
   it('fits 80 columns by display width with CJK, emoji and combining marks, cutting none of them in half', () => {
     const prompts = ['日本語のプロンプト'.repeat(10), '👨‍👩‍👧 family 🇫🇷 flag '.repeat(8), 'e\u0301'.repeat(200), 'a\ud83d lone surrogate '.repeat(10)];
     const runs = prompts.map((prompt, i) => run(`20261130-09150${i}-abcdef`, `2026-11-30T10:0${i}:00Z`, { prompt, model: `模型-${'m'.repeat(40)}` }));
-    for (const columns of [undefined, 80, 100]) {
+    for (const columns of [80, 100]) {
       const lines = formatRunList(runs, { columns, ...plain }).trimEnd().split('\n');
-      for (const line of lines) expect(stringWidth(line), `${columns}: ${line}`).toBeLessThanOrEqual(columns ?? 80);
+      for (const line of lines) expect(stringWidth(line), `${columns}: ${line}`).toBeLessThanOrEqual(columns);
       for (const line of lines.slice(1)) {
         expect(line).toMatch(/\u2026$/); // every prompt was cut
         expect(line).not.toMatch(/\p{Cs}/u); // no half of a character

@@ -77,7 +77,7 @@ describe('session ls through the binary', () => {
     const ls = await cli(['session', 'ls', '--state-dir', state]);
     const rows = ls.stdout.trimEnd().split('\n');
     expect(rows).toHaveLength(2);
-    expect(rows[1]).toMatch(/^\d{8}-\d{6}-[a-z0-9]+\s+completed\s+\d{4}-\d\d-\d\d \d\d:\d\d\s+Count the files$/);
+    expect(rows[1]).toMatch(/^\d{8}-\d{6}-[a-z0-9]+\s+completed\s+\d{4}-\d\d-\d\d \d\d:\d\d\s+scripted-model\s+Count the files$/); // piped: MODEL too, nothing cut
     const [listed, ...others] = await listJson(state);
     expect(others).toEqual([]);
     expect(listed).toMatchObject({
@@ -160,7 +160,8 @@ describe('session ls through the binary', () => {
     const show = await cli(['session', 'show', 'slow', '--state-dir', state]);
     expect(show.stdout).toMatch(/^status +interrupted$/m);
     expect(show.stdout).toMatch(/^where +interrupted \(its writer stopped without ending it\), before the model's next turn$/m);
-    expect(show.stdout).toMatch(new RegExp(`^next +a resume asks the model for it: logbook run --resume slow --state-dir ${state}$`, 'm'));
+    // The next step names the config the run was started with, as the run's own hint would.
+    expect(show.stdout).toMatch(new RegExp(`^next +a resume asks the model for it: logbook run --resume slow --config \\S+/slow-agent\\.yaml --state-dir ${state}$`, 'm'));
   });
 
   it('fits a 50-column terminal without wrapping a row, every id whole', async () => {

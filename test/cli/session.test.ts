@@ -37,11 +37,11 @@ describe('session ls', () => {
   it('lists every run with status, time and prompt, newest first', async () => {
     // Distinct modification times, so "newest first" has one answer.
     FIXTURE_RUNS.forEach((n, i) => utimesSync(join(state, 'runs', `${n}.jsonl`), 1_800_000_000 + i * 60, 1_800_000_000 + i * 60));
-    const r = await cli(['session', 'ls', '--state-dir', state]);
+    const r = await cli(['session', 'ls', '--state-dir', state], { COLUMNS: '80' });
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     const lines = r.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^ID\s+STATUS\s+UPDATED\s+PROMPT$/); // no room for MODEL in 80 columns
+    expect(lines[0]).toMatch(/^ID\s+STATUS\s+UPDATED\s+PROMPT$/); // no room for MODEL in 80 columns (COLUMNS, piped)
     expect(lines.slice(1).map((l) => l.split(/\s+/)[0])).toEqual([...FIXTURE_RUNS].reverse());
     const row = (id: string) => lines.find((l) => l.startsWith(`${id} `))!;
     expect(row('completed')).toMatch(/^completed\s+completed\s+2027-01-15 08:\d\d\s+How big is the repo\?$/);
@@ -50,13 +50,15 @@ describe('session ls', () => {
     expect(row('paused-turn')).toMatch(/\ssuspended\s/);
   });
 
-  it('truncates long prompts and keeps each run on one line', async () => {
+  it('truncates long prompts to COLUMNS when piped, and keeps each run on one line; without COLUMNS nothing is cut', async () => {
     const s = tempDir();
     await writeRun(s, 'long', [], `first line\nsecond ${'y'.repeat(200)}`);
-    const r = await cli(['session', 'ls', '--state-dir', s]);
+    const r = await cli(['session', 'ls', '--state-dir', s], { COLUMNS: '80' });
     const row = r.stdout.split('\n')[1]!;
     expect(row).toMatch(/first line second y+\u2026$/);
     expect([...row.split('first line')[1]!].length).toBeLessThan(60);
+    const whole = (await cli(['session', 'ls', '--state-dir', s])).stdout.split('\n')[1]!;
+    expect(whole).toMatch(new RegExp(`first line second ${'y'.repeat(200)}$`));
   });
 
   it('says which store it looked in when there are no runs', async () => {

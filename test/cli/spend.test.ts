@@ -198,11 +198,13 @@ describe('a spend cap', () => {
     const another = await run(['--resume', 'first', '--name', 'another', 'Try again.']);
     expect(another.code).toBe(7);
     expect(model.calls).toBe(7);
-    // ls --json: the conversation's row with what all its runs cost.
+    // ls --json: a row for each branch of the conversation (two follow-ups of the first run), each with what all its runs cost.
     const rows = (await runCli(['session', 'ls', '--json', '--config', cfg, '--state-dir', stateDir], { cwd: dir, env: openaiEnv() })).stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
-    expect(rows).toHaveLength(1);
-    expect(rows[0].earlier).toBe(2);
-    expect(rows[0].conversation_cost.usd).toBeCloseTo(0.105, 10);
+    expect(rows.map((r) => [r.id, r.earlier])).toEqual([
+      ['another', 1],
+      ['looped', 1],
+    ]);
+    for (const row of rows) expect(row.conversation_cost.usd).toBeCloseTo(0.105, 10);
     // show --lineage lists the three runs and the sum.
     const lineage = await runCli(['session', 'show', 'looped', '--lineage', '--config', cfg, '--state-dir', stateDir], { cwd: dir, env: openaiEnv() });
     expect(lineage.stdout).toMatch(/^lineage: 3 runs, \$0\.1050 in all \(\* is this one\)$/m);

@@ -8,7 +8,7 @@ import Anthropic, { APIConnectionError, APIError, APIUserAbortError, type Middle
 import type { ModelRequest, ModelResponse, Provider, StreamObserver } from '../provider.js';
 import { AnthropicStreamReader, toAnthropicParams } from './anthropic-map.js';
 import { checkBaseUrl, envValue, missingKeyError } from './credentials.js';
-import type { ProviderSettings } from './settings.js';
+import { apiKeyVariable, type ProviderSettings } from './settings.js';
 import { RawSplicer } from './raw-splice.js';
 import { DEFAULT_RETRY_POLICY, type Failure, type RetryListener, type RetryPolicy } from './retry.js';
 import { classifySdkError, type ApiErrorFields, type ErrorDescription } from './sdk-errors.js';
@@ -22,6 +22,8 @@ export interface AnthropicOptions {
   retry: RetryPolicy;
   /** How long a call may hear nothing from the server before it is tried again, in ms. */
   idleTimeoutMs?: number;
+  /** The config file idle_timeout is set in, for the message of a server that fell silent. */
+  configFile?: string;
   onRetry?: RetryListener;
 }
 
@@ -31,10 +33,11 @@ export class AnthropicProvider implements Provider {
   private readonly client: Anthropic;
   private readonly retry: RetryPolicy;
   private readonly idleTimeoutMs: number;
+  private readonly configFile: string | undefined;
   private readonly onRetry: RetryListener | undefined;
 
   static fromSettings(settings: ProviderSettings): Provider {
-    const keyEnv = settings.apiKeyEnv ?? 'ANTHROPIC_API_KEY';
+    const keyEnv = apiKeyVariable('anthropic', settings.apiKeyEnv);
     const apiKey = envValue(keyEnv, settings.env);
     if (apiKey === undefined) throw missingKeyError('anthropic', keyEnv);
     const baseUrl = settings.baseUrl ?? envValue('ANTHROPIC_BASE_URL', settings.env);
@@ -45,6 +48,7 @@ export class AnthropicProvider implements Provider {
       ...(baseUrl !== undefined ? { baseUrl } : {}),
       retry: settings.retry ?? DEFAULT_RETRY_POLICY,
       ...(settings.idleTimeoutMs !== undefined ? { idleTimeoutMs: settings.idleTimeoutMs } : {}),
+      ...(settings.configFile !== undefined ? { configFile: settings.configFile } : {}),
       ...(settings.onRetry !== undefined ? { onRetry: settings.onRetry } : {}),
     });
   }
@@ -53,6 +57,7 @@ export class AnthropicProvider implements Provider {
     this.model = options.model;
     this.retry = options.retry;
     this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    this.configFile = options.configFile;
     this.onRetry = options.onRetry;
     this.client = new Anthropic({
       apiKey: options.apiKey,
@@ -75,6 +80,7 @@ export class AnthropicProvider implements Provider {
       classify: classifyAnthropicError,
       policy: this.retry,
       idleTimeoutMs: this.idleTimeoutMs,
+      configFile: this.configFile,
       onRetry: this.onRetry,
       signal: request.signal,
       observer,

@@ -9,7 +9,7 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import type { ModelRequest, ModelResponse, Provider, StreamObserver } from '../provider.js';
 import { checkBaseUrl, envValue, missingKeyError } from './credentials.js';
-import type { ProviderSettings } from './settings.js';
+import { apiKeyVariable, type ProviderSettings } from './settings.js';
 import { OpenAIStreamReader, toOpenAIParams } from './openai-map.js';
 import { DEFAULT_RETRY_POLICY, type Failure, type RetryListener, type RetryPolicy } from './retry.js';
 import { classifySdkError, type ApiErrorFields, type ErrorDescription } from './sdk-errors.js';
@@ -26,6 +26,8 @@ export interface OpenAIOptions {
   retry: RetryPolicy;
   /** How long a call may hear nothing from the server before it is tried again, in ms. */
   idleTimeoutMs?: number;
+  /** The config file idle_timeout is set in, for the message of a server that fell silent. */
+  configFile?: string;
   onRetry?: RetryListener;
 }
 
@@ -35,13 +37,14 @@ export class OpenAIProvider implements Provider {
   private readonly client: OpenAI;
   private readonly retry: RetryPolicy;
   private readonly idleTimeoutMs: number;
+  private readonly configFile: string | undefined;
   private readonly onRetry: RetryListener | undefined;
   /** Compatible servers know `max_tokens`; OpenAI's reasoning models want `max_completion_tokens`. */
   private readonly legacyMaxTokens: boolean;
 
   static fromSettings(settings: ProviderSettings): Provider {
     const baseUrl = settings.baseUrl ?? envValue('OPENAI_BASE_URL', settings.env);
-    const keyEnv = settings.apiKeyEnv ?? 'OPENAI_API_KEY';
+    const keyEnv = apiKeyVariable('openai', settings.apiKeyEnv);
     checkBaseUrl('openai', baseUrl, keyEnv);
     let apiKey = envValue(keyEnv, settings.env);
     if (apiKey === undefined) {
@@ -55,6 +58,7 @@ export class OpenAIProvider implements Provider {
       ...(baseUrl !== undefined ? { baseUrl } : {}),
       retry: settings.retry ?? DEFAULT_RETRY_POLICY,
       ...(settings.idleTimeoutMs !== undefined ? { idleTimeoutMs: settings.idleTimeoutMs } : {}),
+      ...(settings.configFile !== undefined ? { configFile: settings.configFile } : {}),
       ...(settings.onRetry !== undefined ? { onRetry: settings.onRetry } : {}),
     });
   }
@@ -63,6 +67,7 @@ export class OpenAIProvider implements Provider {
     this.model = options.model;
     this.retry = options.retry;
     this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    this.configFile = options.configFile;
     this.onRetry = options.onRetry;
     this.legacyMaxTokens = options.baseUrl !== undefined;
     this.client = new OpenAI({
@@ -82,6 +87,7 @@ export class OpenAIProvider implements Provider {
       classify: classifyOpenAIError,
       policy: this.retry,
       idleTimeoutMs: this.idleTimeoutMs,
+      configFile: this.configFile,
       onRetry: this.onRetry,
       signal: request.signal,
       observer,

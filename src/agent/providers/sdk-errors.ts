@@ -49,9 +49,11 @@ export class IncompleteResponse extends Error {
 export class ServerSilent extends Error {
   override readonly name = 'ServerSilent';
   readonly label: string;
-  constructor(ms: number, answered: boolean) {
+  /** `configFile`: where idle_timeout is set, named in the message (agent.yaml when not given). */
+  constructor(ms: number, answered: boolean, configFile = 'agent.yaml') {
     const seconds = `${ms / 1000}s`;
-    super(answered ? `no event for ${seconds} (idle_timeout in agent.yaml)` : `no response for ${seconds} (idle_timeout in agent.yaml)`);
+    const key = `idle_timeout in ${configFile}`;
+    super(answered ? `no event for ${seconds} (${key})` : `no response for ${seconds} (${key})`);
     this.label = answered ? 'stream stalled' : 'no response';
   }
 }
@@ -63,8 +65,9 @@ export function classifySdkError(
 ): Failure {
   if (err instanceof sdk.APIUserAbortError || (err instanceof Error && err.name === 'AbortError')) return { kind: 'aborted' };
   if (err instanceof sdk.APIConnectionError) {
-    const cause = err.cause instanceof Error && err.cause.message !== err.message ? `: ${causeChain(err.cause)}` : '';
-    return { kind: 'transient', label: 'connection error', detail: `${err.message}${cause}` };
+    // The SDK's own message ("Connection error.") only repeats the label: the cause says what failed.
+    const cause = err.cause instanceof Error && err.cause.message !== err.message ? causeChain(err.cause) : undefined;
+    return { kind: 'transient', label: 'connection error', detail: cause ?? err.message };
   }
   if (err instanceof IncompleteResponse) return { kind: 'transient', label: 'incomplete response', detail: err.message };
   if (err instanceof ServerSilent) return { kind: 'transient', label: err.label, detail: err.message };

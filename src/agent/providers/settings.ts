@@ -1,5 +1,10 @@
 import type { RetryListener, RetryPolicy } from './retry.js';
 
+/** The environment variable a provider's API key is read from: the config's api_key_env, else the SDK's own. */
+export function apiKeyVariable(provider: 'anthropic' | 'openai', apiKeyEnv?: string): string {
+  return apiKeyEnv ?? (provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY');
+}
+
 /** What a provider is built from. The environment is passed in: providers never read process.env. */
 export interface ProviderSettings {
   provider: 'anthropic' | 'openai' | 'script';
@@ -18,6 +23,8 @@ export interface ProviderSettings {
   onRetry?: RetryListener;
   /** How long a call may hear nothing from the server before it is tried again, in ms (default: streaming.ts). */
   idleTimeoutMs?: number;
+  /** The config file these settings were read from, named where a message names one of its keys (idle_timeout). */
+  configFile?: string;
   /** The script provider appends `{"turn":N}` to this file for every request it answers. */
   scriptLog?: string;
 }

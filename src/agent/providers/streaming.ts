@@ -10,7 +10,7 @@ import type { ModelResponse, StreamObserver } from '../provider.js';
 import { interrupted, withRetries, type Failure, type RetryListener, type RetryPolicy } from './retry.js';
 import { ServerSilent } from './sdk-errors.js';
 
-/** How long an attempt may hear nothing from the server, unless agent.yaml's idle_timeout says. */
+/** How long an attempt may hear nothing from the server, unless the config's idle_timeout says. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 
 /** Turns one response's events into a ModelResponse; a fresh one per attempt. */
@@ -28,9 +28,14 @@ export interface StreamingCall<E> {
   policy: RetryPolicy;
   /** How long an attempt may hear nothing from the server, in ms. */
   idleTimeoutMs: number;
+  /** The config file idle_timeout is set in (else agent.yaml is named), for the message when the server falls silent. */
+  configFile?: string | undefined;
   onRetry?: RetryListener | undefined;
   signal?: AbortSignal | undefined;
-  /** Told when an attempt after the first begins, so that what the failed one streamed is not taken as the answer. */
+  /**
+   * Told when an attempt failed and another follows (before the retry is
+   * announced), so that what the failed one streamed is not taken as the answer.
+   */
   observer?: StreamObserver | undefined;
 }
 
@@ -49,6 +54,7 @@ class IdleWatch {
   constructor(
     private readonly ms: number,
     private readonly outer: AbortSignal | undefined,
+    private readonly configFile: string | undefined,
   ) {
     this.timer = setTimeout(() => this.expire(), ms);
     outer?.addEventListener('abort', this.onOuterAbort, { once: true });
@@ -68,7 +74,7 @@ class IdleWatch {
   }
 
   private expire(): void {
-    this.silent = new ServerSilent(this.ms, this.answered);
+    this.silent = new ServerSilent(this.ms, this.answered, this.configFile);
     this.controller.abort(this.silent);
   }
 
@@ -108,10 +114,8 @@ export async function watchedFetch(input: string | URL | Request, init?: Request
 
 export function completeStreaming<E>(call: StreamingCall<E>): Promise<ModelResponse> {
   const { signal } = call;
-  let tries = 0;
   const attempt = async (): Promise<ModelResponse> => {
-    if (tries++ > 0) call.observer?.onRestart?.();
-    const watch = new IdleWatch(call.idleTimeoutMs, signal);
+    const watch = new IdleWatch(call.idleTimeoutMs, signal, call.configFile);
     try {
       const stream = await attempts.run(watch, () => call.open(watch.signal));
       const reader = call.reader();
@@ -128,5 +132,10 @@ export function completeStreaming<E>(call: StreamingCall<E>): Promise<ModelRespo
       watch.stop();
     }
   };
-  return withRetries(call.providerId, attempt, call.classify, call.policy, signal, call.onRetry);
+  // What the failed attempt streamed is void before the retry is said, so the words and the note come in that order.
+  const onRetry = (message: string): void => {
+    call.observer?.onRestart?.();
+    call.onRetry?.(message);
+  };
+  return withRetries(call.providerId, attempt, call.classify, call.policy, signal, onRetry);
 }

@@ -248,6 +248,18 @@ export class CommandTool implements Tool {
     return shellQuote(resolveArgv(this.spec.command, raw).argv);
   }
 
+  /** The argv the result body's `command` holds: what ran, whatever the config says now. */
+  describeRan(resultContent: string): string | undefined {
+    let body: unknown;
+    try {
+      body = JSON.parse(resultContent);
+    } catch {
+      return undefined;
+    }
+    const command = (body as { command?: unknown } | null)?.command;
+    return Array.isArray(command) && command.length > 0 && command.every((a) => typeof a === 'string') ? shellQuote(command) : undefined;
+  }
+
   /**
    * The result body is JSON: {"command": argv, "exit_code": n, "output": text},
    * with "timed_out", "signal" or "error" when the command did not simply exit

@@ -105,6 +105,15 @@ export class ToolRegistry {
     }
   }
 
+  /** What a call that ran did run, as its journaled result `content` says, when the tool is known and the result says it. */
+  describeRan(name: string, content: string): string | undefined {
+    try {
+      return this.get(name)?.describeRan?.(content);
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Runs one call: its input checked against the tool's schema first; an unknown tool, bad input or a failing tool is an error result, never a throw (but for a suspend or a tool server that stopped answering). */
   async run(name: string, input: RawJson, context: ToolContext): Promise<ToolOutcome> {
     const entry = this.tools.get(name);

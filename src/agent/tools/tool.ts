@@ -79,6 +79,8 @@ export interface Tool {
   run(input: unknown, context: ToolContext, raw: RawJson): Promise<ToolOutcome>;
   /** What calling it with `input` would actually do (a resolved command line), for narration. */
   describe?(input: unknown, raw: RawJson): string;
+  /** What a call did run, as its journaled result says (a command tool's argv), for narration; undefined when the result does not say. */
+  describeRan?(resultContent: string): string | undefined;
 }
 
 /** The agent a remote tool belongs to, and the tool's name there. */

@@ -8,7 +8,7 @@ export interface PickerProps {
   onDone: (id: string | null) => void;
 }
 
-const HELP = 'type to search \u00b7 \u2191\u2193 move \u00b7 enter resume \u00b7 esc cancel';
+const HELP = 'type to search (ctrl-u clears) \u00b7 \u2191\u2193 move \u00b7 enter resume \u00b7 esc cancel';
 
 export function Picker({ entries, onDone }: PickerProps) {
   const { exit } = useApp();
@@ -28,6 +28,8 @@ export function Picker({ entries, onDone }: PickerProps) {
   const widths = rowWidths(entries);
   const top = Math.max(0, Math.min(state.cursor - Math.floor(height / 2), shown.length - height));
   const offered = shown.filter((e) => e.refusal === null).length;
+  // A completed run is refused only for want of a follow-up: say how to offer it.
+  const completed = shown.some((e) => e.refusal !== null && e.run.status === 'completed');
   return (
     <Box flexDirection="column">
       <Text bold>
@@ -47,6 +49,7 @@ export function Picker({ entries, onDone }: PickerProps) {
       <Text dimColor>
         {shown.length} of {entries.length} conversations{offered < shown.length ? ` (${shown.length - offered} cannot be continued with this config)` : ''}
       </Text>
+      {completed ? <Text dimColor>a completed run takes a follow-up: logbook run --resume "PROMPT" offers it</Text> : null}
     </Box>
   );
 }

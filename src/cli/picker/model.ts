@@ -76,6 +76,7 @@ export function pressKey(state: PickerState, entries: readonly PickerEntry[], in
   if (key.pageUp) return move(state.cursor - page, -1);
   if (key.pageDown) return move(state.cursor + page, 1);
   if (key.backspace || key.delete) return searched([...state.query].slice(0, -1).join(''));
+  if (key.ctrl && input === 'u') return searched(''); // as a shell's line: Ctrl-U clears it
   if (key.ctrl || input === '') return state;
   // Typing searches; control characters never reach the query.
   return searched(state.query + input.replace(/[\u0000-\u001f\u007f]/g, ''));

@@ -7,8 +7,10 @@ import { Command, Option } from 'commander';
 import { stateJsonParts } from '../../core/index.js';
 import { backends } from '../../store/registry.js';
 import { resolveRunId } from '../../store/resolve.js';
+import { failureNoteKey, parseFailure } from '../../store/run-notes.js';
 import { listedStatus, type ForkOrigin, type ListedStatus, type LoadedRun } from '../../store/store.js';
-import type { LogbookConfig } from '../../config/config.js';
+import { join } from 'node:path';
+import { DEFAULT_CONFIG_FILE, type LogbookConfig } from '../../config/config.js';
 import type { CompactionFacts, RunFacts } from '../../api/long-run-facts.js';
 import { parseDuration, parsePointInTime, UNITS_HELP } from '../durations.js';
 import type { Environment } from '../environment.js';
@@ -76,14 +78,15 @@ open (it ends on none, and the store cannot tell whether anybody holds it, as
 on JetStream), completed, suspended, error, budget, max_iterations (how it
 ended), unreadable (the row says why).
 
-One conversation is one row: a run continued as a new run (a follow-up to a
-completed run) or forked (session fork) is in its origin's lineage, and the
-row shows the newest run of the lineage the filters keep, with how many earlier
-runs it has (+2 earlier). --forks lists every run on a row of its own.
+One conversation is one row per branch: a run continued as a new run (a
+follow-up to a completed run) or forked (session fork) is in its origin's
+lineage, and each row shows a branch's last run the filters keep (one no kept
+run was forked from), with how many earlier runs it goes back through
+(+2 earlier). --forks lists every run on a row of its own.
 --here keeps the runs started in this directory (runs made before logbook kept
 where a run starts have no directory, and are never here).
 
-The table fits the terminal (80 columns when not on one): MODEL and PROMPT are
+The table fits the terminal (COLUMNS when not on one, else no cut): MODEL and PROMPT are
 cut by display width, times are local. As the terminal narrows, MODEL goes
 first, then the year of UPDATED, then UPDATED, PROMPT and STATUS; an id is
 never cut. PROMPT is the last turn typed into the run (its prompt when none
@@ -177,13 +180,18 @@ async function printJson(run: LoadedRun, origin: ForkOrigin | null, facts: RunFa
 async function show(environment: Environment, given: string, flags: ShowFlags): Promise<void> {
   // The config at hand, if any, says whether a tool has side effects; only --state-dir means none is read.
   const config = findConfig(flags.config, environment, flags.stateDir);
-  const { run, origin, place, agents, facts, window, lineage, links } = await withStore(environment, flags, async (store) => {
+  const { run, origin, place, agents, failure, facts, window, lineage, links } = await withStore(environment, flags, async (store) => {
     const id = await resolveRunId(store, given);
     const loaded = await store.load(id);
-    const [origin, place] = await Promise.all([store.forkOrigin(id).catch(() => null), store.placeOf(id).catch(() => null)]);
+    const ended = loaded.state.status === 'error' ? failureNoteKey(loaded.state.last_seq) : null;
+    const [origin, place, failure] = await Promise.all([
+      store.forkOrigin(id).catch(() => null),
+      store.placeOf(id).catch(() => null),
+      ended === null ? null : store.getNote(id, ended).then(parseFailure, () => null),
+    ]);
     // Which agents the remote calls went to, from the note beside the run (only a run with remote calls has one).
     const agents = loaded.state.remote_calls.length === 0 || flags.json ? {} : await (await import('../../agent/remote-origins.js')).toolAgents(store, id);
-    if (flags.transcript) return { run: loaded, origin, place, agents, links: [] as [string, string][] };
+    if (flags.transcript) return { run: loaded, origin, place, agents, failure, links: [] as [string, string][] };
     // What it spent and the compactions it took part in, priced by the config at hand (its prices:) and the price table.
     const { pricesAtHand, runFacts } = await import('../../api/long-run-facts.js');
     const prices = await pricesAtHand(config, environment.env);
@@ -194,19 +202,26 @@ async function show(environment: Environment, given: string, flags: ShowFlags): 
     // The task it serves and the tasks it handed to other agents, from the notes beside it (and theirs).
     const taskLinks = flags.json ? null : await import('./task-links.js');
     const links = taskLinks === null ? [] : taskLinks.taskLinkFields(await taskLinks.taskLinks(store, loaded));
-    return { run: loaded, origin, place, agents, facts, window, lineage, links };
+    return { run: loaded, origin, place, agents, failure, facts, window, lineage, links };
   });
   if (flags.json) return printJson(run, origin, facts);
   if (!flags.transcript) {
-    const [{ formatShow }, { resumeCommand }, { configuredSideEffects }] = await Promise.all([
+    const [{ formatShow }, { resumeCommand }, { configuredSideEffects }, { refusedRequestAdvice }] = await Promise.all([
       import('./show.js'),
       import('../resume-command.js'),
       import('../../config/agent.js'),
+      import('../refused-request.js'),
     ]);
     // A run given another model than the config's is resumed with it again (its fingerprint holds it).
     const model = run.state.fingerprint.model;
-    const resume = resumeCommand(run.state.run_id, { ...flags, ...(config !== undefined && config.model !== model ? { model } : {}) });
+    // The config file the run was started with is named, as the run's own end hint names a --config it was given:
+    // not when it is the one at hand, nor the agent.yaml a command in the run's directory finds.
+    const named = place?.config !== undefined && place.config !== join(place.dir, DEFAULT_CONFIG_FILE) && config?.path !== place.config;
+    const startedWith = flags.config === undefined && named ? place!.config : undefined;
+    const resumeFlags = { ...flags, ...(startedWith !== undefined ? { config: startedWith } : {}) };
+    const resume = resumeCommand(run.state.run_id, { ...resumeFlags, ...(config !== undefined && config.model !== model ? { model } : {}) });
     const sideEffects = (name: string): boolean | undefined => (config === undefined ? undefined : configuredSideEffects(config, name));
+    const failureNext = failure === 'provider_refused' ? refusedRequestAdvice(run.state, resumeFlags) : undefined;
     const into = facts?.compacted?.into;
     const shown = formatShow(run, resume, {
       origin,
@@ -214,9 +229,10 @@ async function show(environment: Environment, given: string, flags: ShowFlags): 
       agents,
       sideEffects,
       more: links,
+      ...(failureNext !== undefined ? { failureNext } : {}),
       ...(facts !== undefined ? { facts } : {}),
       ...(window !== undefined ? { contextWindow: window } : {}),
-      ...(into !== undefined ? { continuationResume: resumeCommand(into, flags) } : {}),
+      ...(into !== undefined ? { continuationResume: resumeCommand(into, resumeFlags) } : {}),
     });
     return stdout(lineage === undefined ? shown : `${shown}${(await import('./lineage-show.js')).formatLineage(lineage, run.state.run_id)}`);
   }
@@ -249,7 +265,10 @@ export function registerSessionCommands(program: Command, environment: Environme
     .addHelpText('after', `${LS_HELP}\n${SESSION_HELP}`)
     .action(async (flags: ListFlags) => {
       const [{ listRuns }, { terminalFor }] = await Promise.all([import('./ls.js'), import('../terminal.js')]);
-      const term = terminalFor(process.stdout, { color: flags.color, env: environment.env });
+      // Not a terminal: cut to COLUMNS when it is set, else not at all (a script greps whole prompts).
+      const shown = terminalFor(process.stdout, { color: flags.color, env: environment.env });
+      const width = Number(environment.env.COLUMNS);
+      const term = shown.columns === undefined && Number.isInteger(width) && width > 0 ? { ...shown, columns: width } : shown;
       const options = {
         ...(flags.json ? { json: true } : {}),
         ...(flags.status !== undefined ? { status: flags.status } : {}),

@@ -4,8 +4,6 @@ import type { ListedStatus, RunInfo } from '../../store/store.js';
 import { cellWidth, table, shortTime, shorterTime, truncate, type Cell } from '../output.js';
 import type { Terminal } from '../terminal.js';
 
-/** How wide the table is laid out when the output is not a terminal. */
-export const PIPED_COLUMNS = 80;
 
 /** Green for running, yellow for what waits on a resume, red for what stopped on a fault or a limit. */
 const STATUS_COLOR: Partial<Record<ListedStatus, string>> = { running: '32', open: '', completed: '', suspended: '33', interrupted: '33', forked: '36' };
@@ -54,14 +52,15 @@ const HEADERS = { id: 'ID', status: 'STATUS', updated: 'UPDATED', updatedShort: 
 
 /**
  * The table: ID, STATUS and UPDATED whole; PROMPT (and MODEL, where there is
- * room for both) cut by display width so that a line fits `columns`, columns
+ * room for both) cut by display width so that a line fits `columns` (none
+ * cut without a width: the output is not a terminal), columns
  * left out (LAYOUTS) where even a short prompt would not fit. PROMPT is the
  * last turn typed into the run (its prompt when none was typed since), then,
  * for a run that stands for a conversation of several (`earlier`, by run id),
  * how many earlier runs it has: `+2 earlier`, never cut.
  */
 export function formatRunList(runs: RunInfo[], term: Pick<Terminal, 'columns' | 'paint'>, earlier: ReadonlyMap<string, number> = new Map()): string {
-  const columns = term.columns ?? PIPED_COLUMNS;
+  const columns = term.columns ?? Infinity; // not a terminal, no COLUMNS: nothing is cut
   const rows: Row[] = runs.map((r) => {
     const before = earlier.get(r.runId) ?? 0;
     return {

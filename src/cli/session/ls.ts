@@ -9,7 +9,7 @@ import { terminalSafeJson } from '../../render/sanitize.js';
 import type { PriceBook } from '../../agent/prices.js';
 import { addSpend, listedRunSpend, noSpend } from '../../agent/spend.js';
 import type { LogbookConfig } from '../../config/config.js';
-import { byId, groupLineages, lineageOf } from '../../store/lineage.js';
+import { byId, lineageBranches, lineageOf } from '../../store/lineage.js';
 import { newestFirst, when } from '../../store/listing.js';
 import { spendJson } from '../../api/long-run-facts.js';
 import type { ListedStatus, RunInfo, Store } from '../../store/store.js';
@@ -48,14 +48,14 @@ export interface ListedRow {
 }
 
 /**
- * The rows the filter keeps, newest first: each conversation once, as its
- * newest run the filter keeps (`all`, the whole listing, tells the lineages
- * apart), or every run with `forks`. The limit counts rows.
+ * The rows the filter keeps, newest first: each branch of a conversation once,
+ * as its last run the filter keeps (`all`, the whole listing, follows the
+ * origins), or every run with `forks`. The limit counts rows.
  */
 export function selectRows(all: RunInfo[], filter: RunFilter, forks: boolean): ListedRow[] {
   const { limit, ...rest } = filter;
   const kept = selectRuns(all, rest);
-  const rows = forks ? kept.map((run) => ({ run, earlier: 0 })) : groupLineages(kept, byId(all)).map((l) => ({ run: l.runs[0]!, earlier: l.runs.length - 1 }));
+  const rows = forks ? kept.map((run) => ({ run, earlier: 0 })) : lineageBranches(kept, byId(all));
   return limit === undefined ? rows : rows.slice(0, limit);
 }
 

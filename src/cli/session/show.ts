@@ -93,6 +93,9 @@ export function statusText(state: RunState, held: boolean | undefined): string {
 /** `label (message)`, or the label alone when the run's end gave no message. */
 const withMessage = (label: string, message: string): string => (message === '' ? label : `${label} (${message})`);
 
+/** A max_iterations stop's journaled message without what the label says already: `after 20 model calls`. */
+const iterationsMessage = (message: string): string => message.replace(/^stopped /, '').replace(/ \(max_iterations\)$/, '');
+
 /**
  * Where run `state` stands and what a resume would do, given whether a writer
  * holds it (undefined: cannot tell) and where it was forked from; `inputDue`:
@@ -106,6 +109,7 @@ export function standing(
   origin?: ForkOrigin | null,
   sideEffects: SideEffects = () => undefined,
   inputDue = false,
+  failureNext?: string,
 ): Standing {
   const status = listedStatus(state.status, held, origin ? { origin, lastSeq: state.last_seq } : undefined);
   const message = state.status !== 'open' && state.terminal?.message ? sanitizeLine(state.terminal.message) : '';
@@ -149,7 +153,7 @@ export function standing(
         next: `if nothing runs it, ${from.next}`,
       };
     case 'error':
-      return { status, where: `failed: ${message || 'no message was recorded'}; stopped ${from.where}`, next: from.next };
+      return { status, where: `failed: ${message || 'no message was recorded'}; stopped ${from.where}`, next: failureNext ?? from.next };
     case 'budget': {
       const cap = capOfEnd(state.terminal?.message);
       return {
@@ -160,10 +164,10 @@ export function standing(
     }
     case 'max_iterations':
       return state.interactive
-        ? { status, where: withMessage('stopped at max_iterations for one typed turn', message), next: `a resume gets a fresh allowance: ${resume}` }
+        ? { status, where: withMessage('stopped at max_iterations for one typed turn', iterationsMessage(message)), next: `a resume gets a fresh allowance: ${resume}` }
         : {
             status,
-            where: withMessage('stopped at max_iterations', message),
+            where: withMessage('stopped at max_iterations', iterationsMessage(message)),
             next: `raise max_iterations in the config, then resume with --force (it is part of the run's fingerprint): ${resume} --force`,
           };
     default:
@@ -232,6 +236,8 @@ function lastTyped(state: RunState): string | undefined {
 /** What `session show` knows beside the run: its origin, where it was started, the agents its remote calls went to, and the config at hand. */
 export interface ShowContext {
   origin?: ForkOrigin | null;
+  /** For a run that failed in a way a resume would meet again (the code kept beside it says): what to do instead. */
+  failureNext?: string;
   place?: RunPlace | null;
   agents?: ToolAgents;
   sideEffects?: SideEffects;
@@ -267,7 +273,7 @@ export function formatShow(run: LoadedRun, resume: string, context: ShowContext 
         where: `compacted at seq ${compacted.at} into run ${sanitizeLine(compacted.into)}, where its conversation goes on; every record of it is kept here`,
         next: `a resume of it is refused; resume the continuation: ${context.continuationResume}`,
       }
-    : standing(state, run.held, resume, origin, context.sideEffects, context.facts?.continues !== undefined && awaitsTypedTurn(context.facts.continues, state));
+    : standing(state, run.held, resume, origin, context.sideEffects, context.facts?.continues !== undefined && awaitsTypedTurn(context.facts.continues, state), context.failureNext);
   const pairs: [string, string][] = [
     ['run', state.run_id],
     ['status', at.status],

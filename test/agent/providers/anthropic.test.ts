@@ -388,7 +388,7 @@ describe('anthropic: failures', () => {
     const p = new AnthropicProvider({ model: 'm', apiKey: 'k', baseUrl: `http://127.0.0.1:${port}`, retry: { ...FAST_RETRY, maxRetries: 1 } });
     const err = await rejection(p.complete(modelRequest()));
     expect(err.code).toBe('provider');
-    expect(err.message).toMatch(/^anthropic failed after 2 attempts \(connection error\): Connection error\..*ECONNREFUSED/);
+    expect(err.message).toMatch(/^anthropic failed after 2 attempts \(connection error\): fetch failed: connect ECONNREFUSED/);
     expect(err.message).not.toContain('\n');
   });
 
