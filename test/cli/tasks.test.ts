@@ -14,6 +14,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import { afterEach, expect, it } from 'vitest';
 import { wireProblems } from '../helpers/a2a.js';
 import { finished, runCli, spawnCli } from '../helpers/cli.js';
@@ -263,5 +265,26 @@ describeEachNatsServer('tasks over NATS', (binary) => {
     expect(unfit.stderr).toContain("logbook: stream NO_TASKS cannot hold tasks: none of its subjects (elsewhere.>) takes choria.fisk-ai.task.probe7 (fix: nats stream edit NO_TASKS --subjects 'elsewhere.>' --subjects 'choria.fisk-ai.task.>')");
     expect(unfit.stderr).toContain('its retention is limits, but tasks need a work queue');
     expect(unfit.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it("refuses an instance whose task_ack_wait is not its consumer's, and leaves the consumer as the running instance paces it", async () => {
+    await ready();
+    const long = agentConfig(dir, 'probe9', { identity: 'probe9', url: server().url, turns: [say('x')], more: 'expose: { task_ack_wait: 30 }\n' });
+    const short = agentConfig(dir, 'probe9-short', { identity: 'probe9', url: server().url, turns: [say('x')], more: 'expose: { task_ack_wait: 3 }\n' });
+    await serve(long);
+    const r = await runCli(['serve', '--config', short], { cwd: dir, timeoutMs: 20_000 });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      "logbook: the consumer of agent probe9's tasks on stream A2A_TASKS waits 30s for a sign of life (its ack_wait), but expose.task_ack_wait is 3s; " +
+        'the instances of an agent share it, so each must wait as long (fix: set expose.task_ack_wait: 30 as the other instances do, ' +
+        'or, with every instance stopped, remove the consumer for the next to make it anew: nats consumer rm A2A_TASKS probe9 -f)\n',
+    );
+    const nc = await connect({ servers: server().url });
+    try {
+      const info = await (await jetstreamManager(nc)).consumers.info(STREAMS.tasks, 'probe9');
+      expect(info.config.ack_wait).toBe(30_000_000_000);
+    } finally {
+      await nc.close();
+    }
   });
 });

@@ -197,10 +197,11 @@ export async function taskConsumer(link: Link, stream: string, identity: string,
     });
     if (existing === null) {
       await throughElection(link, stream, what, (ms) => within(ms, link.jsm.consumers.add(stream, config)));
-    } else if (existing.config.ack_wait !== config.ack_wait || existing.config.filter_subject !== config.filter_subject) {
-      await throughElection(link, stream, what, (ms) =>
-        within(ms, link.jsm.consumers.update(stream, identity, { ack_wait: config.ack_wait, filter_subject: config.filter_subject })),
-      );
+    } else {
+      if (existing.config.ack_wait !== config.ack_wait) throw ackWaitDiffers(stream, identity, existing.config.ack_wait ?? 0, config.ack_wait);
+      if (existing.config.filter_subject !== config.filter_subject) {
+        await throughElection(link, stream, what, (ms) => within(ms, link.jsm.consumers.update(stream, identity, { filter_subject: config.filter_subject })));
+      }
     }
   } catch (err) {
     const message = (err as Error).message ?? String(err);
@@ -214,6 +215,22 @@ export async function taskConsumer(link: Link, stream: string, identity: string,
     throw err instanceof LogbookError ? err : link.failure(what, err);
   }
   return throughElection(link, stream, what, (ms) => within(ms, link.js.consumers.get(stream, identity)));
+}
+
+/**
+ * The refusal of an instance whose ack wait is not the consumer's: the
+ * consumer is shared, so changing it would make the other instances' running
+ * tasks look dead to it (they say they are alive by their own, longer, wait),
+ * and an instance that kept its own would take theirs over, or lose its own.
+ */
+function ackWaitDiffers(stream: string, identity: string, consumerNs: number, wantedNs: number): LogbookError {
+  const seconds = (ns: number): string => `${Math.round(ns / 1e6) / 1e3}s`;
+  return new LogbookError(
+    'config',
+    `the consumer of agent ${identity}'s tasks on stream ${stream} waits ${seconds(consumerNs)} for a sign of life (its ack_wait), but expose.task_ack_wait is ${seconds(wantedNs)}; ` +
+      `the instances of an agent share it, so each must wait as long (fix: set expose.task_ack_wait: ${Math.round(consumerNs / 1e9)} as the other instances do, ` +
+      `or, with every instance stopped, remove the consumer for the next to make it anew: nats consumer rm ${stream} ${identity} -f)`,
+  );
 }
 
 /** What the consumer of `identity`'s tasks says now: null when no server of it has made one yet. */
