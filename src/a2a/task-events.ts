@@ -55,6 +55,12 @@ export const TASK_END_CODES = {
   interruptedCall: 'interrupted_call',
   /** A call waits for an operator's approval. */
   awaitingApproval: 'awaiting_approval',
+  /**
+   * The task was taken before (its stream has begun) by an instance whose store
+   * this one does not reach: its run is elsewhere, and starting over could run a
+   * call with side effects twice. The instances must share a store.
+   */
+  runNotInStore: 'run_not_in_store',
 } as const;
 
 /** Where a task's own records begin in its run, and what the projection names. */

@@ -12,7 +12,7 @@
  * a run that hands a sub-agent a task, killed while it waits, gets the one
  * child's answer when resumed, without a second task.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
@@ -246,6 +246,37 @@ describeEachNatsServer('tasks over NATS', (binary) => {
     const resumed = await cli(['run', '--resume', run, '--skip', 'deploy-1', '--config', probe]);
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toBe('Deployed.\n');
+  });
+
+  it('ends with run_not_in_store a task taken over by an instance that does not reach the store of the one that died, never running it again', async () => {
+    await ready();
+    const marks = join(dir, 'marks10');
+    const shared = agentConfig(dir, 'probe10', {
+      identity: 'probe10',
+      url: server().url,
+      turns: [call('deploy', {}, 'deploy-1'), say('Deployed.')],
+      more: `expose: { task_ack_wait: 1 }\ntools:\n${shTool('deploy', `mkdir -p ${marks}; echo run >> ${marks}/deploys; sleep 30`, { sideEffects: true })}`,
+    });
+    const probe = shared.replace(/\.yaml$/, '-file.yaml');
+    writeFileSync(probe, readFileSync(shared, 'utf8').replace(/^session: .*\n/m, '')); // the file store: each instance its own
+    const first = await serve(probe, { XDG_STATE_HOME: join(dir, 'state10a') });
+    const asking = spawnCli(['ask', '--config', caller(), '--json', 'probe10', 'Deploy it'], { cwd: dir });
+    const done = finished(asking, 90_000);
+    await until('the deploy to start', () => existsSync(join(marks, 'deploys')));
+    await first.stop('SIGKILL');
+    const second = await serve(probe, { XDG_STATE_HOME: join(dir, 'state10b') });
+    const r = await done;
+    expect(r.code).toBe(1);
+    const events = jsonLines(r.stdout);
+    const id = String(events[0]!.request);
+    expect(events.at(-1)).toMatchObject({ stop_reason: 'error', code: 'run_not_in_store' });
+    expect(String(events.at(-1)!.error)).toContain(`its run task-probe10-${id} is not here`);
+    expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
+    expect(wireProblems(r.stdout.trim().split('\n'))).toEqual([]);
+    expect(readFileSync(join(marks, 'deploys'), 'utf8')).toBe('run\n'); // never run again
+    await second.waitFor(new RegExp(`task ${id} ended error: task ${id} was taken by an instance whose store this one does not reach`));
+    expect(second.stderr()).not.toContain(`task ${id} from caller`); // no run started over
+    await until('the queue to be empty', async () => (await cli(['tasks', 'ls', '--json', '--config', caller()])).stdout.trim() === '');
   });
 
   it('refuses to serve tasks from streams that are missing or unfit, naming the fix', async () => {

@@ -24,6 +24,7 @@ import type { Subscription } from '@nats-io/transport-node';
 import {
   decodeMessage,
   stampTaskReply,
+  TASK_END_CODES,
   TaskProjection,
   type RequestMessage,
   type TaskEvent,
@@ -55,7 +56,7 @@ import {
 } from './origin.js';
 import type { TaskStreams } from './spec.js';
 import { bindTaskStreams } from './streams.js';
-import { lastTaskSequence, nextTask, publishTaskMessage, taskConsumer } from './wire.js';
+import { endsTask, lastTaskMessage, lastTaskSequence, nextTask, publishTaskMessage, taskConsumer } from './wire.js';
 
 /** What a TaskServer serves, where, and how many at once. */
 export interface TaskServerOptions {
@@ -227,6 +228,7 @@ export class TaskServer {
     try {
       let origin = parseTaskOrigin(await store.getNote(runId, TASK_NOTE));
       if (origin === null) {
+        if (await this.takenElsewhere(msg, request, runId)) return;
         const admitted = await this.admit(request);
         if (typeof admitted === 'string') {
           await this.refuse(msg, request, admitted);
@@ -239,6 +241,28 @@ export class TaskServer {
     } finally {
       this.active.delete(id);
     }
+  }
+
+  /**
+   * Whether the task was taken before by an instance whose store this one does
+   * not reach: its stream has begun (an ack goes out only once the run is
+   * durable) and its run is not here. Starting over would run its calls again,
+   * side effects included, and stitch the caller's stream from two runs; so the
+   * task ends with `error` `run_not_in_store` (or, already ended, is settled).
+   * A delivery count above one alone says nothing: a server that stops gives
+   * back untouched the message it just took.
+   */
+  private async takenElsewhere(msg: JsMsg, request: RequestMessage, runId: string): Promise<boolean> {
+    const { link, streams, identity, store } = this.options;
+    const last = await lastTaskMessage(link, streams.events, request.id);
+    if (last === null || (await store.has(runId))) return false;
+    if (!endsTask(last)) {
+      const error = `task ${request.id} was taken by an instance whose store this one does not reach (${store.location}): its run ${runId} is not here, and starting it over could run a call with side effects again; every instance of agent ${identity} must share one store (a JetStream store)`;
+      await publishTaskMessage(link, streams.events, 'error', stampTaskReply('error', { stop_reason: 'error', error, code: TASK_END_CODES.runNotInStore }, request, last.sequence + 1, identity));
+      this.tell({ kind: 'ended', request: request.id, run: runId, end: `error: ${error}`, ms: 0 });
+    }
+    await settle(msg);
+    return true;
   }
 
   /** The task's origin when it can be served, else why not. */

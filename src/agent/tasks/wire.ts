@@ -64,15 +64,20 @@ export function publishTaskMessage<K extends 'ack' | 'event' | 'result' | 'error
 
 /** The sequence of the last message of task `request` in the events stream; 0 when it has none. */
 export async function lastTaskSequence(link: Link, stream: string, request: string): Promise<number> {
+  return (await lastTaskMessage(link, stream, request))?.sequence ?? 0;
+}
+
+/** The last message of task `request` in the events stream; null when it has none (or none of ours). */
+export async function lastTaskMessage(link: Link, stream: string, request: string): Promise<TaskMessage | null> {
   const last = await throughElection(link, stream, `cannot read the events of task ${request} from stream ${stream}`, (ms) =>
     within(ms, link.jsm.streams.getMessage(stream, { last_by_subj: eventsSubject(request) })),
   );
-  if (last === null) return 0;
+  if (last === null) return null;
   try {
     const m = decodeAnyMessage(last.data);
-    return 'sequence' in m ? m.sequence : 0;
+    return 'sequence' in m && TASK_KINDS.some((k) => m.protocol.endsWith(`.${k}`)) ? (m as TaskMessage) : null;
   } catch {
-    return 0; // not a body of ours: publish the task's own from the start
+    return null; // not a body of ours: publish the task's own from the start
   }
 }
 
