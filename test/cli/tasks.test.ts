@@ -22,6 +22,7 @@ import { finished, runCli, spawnCli } from '../helpers/cli.js';
 import { describeEachNatsServer, natsServerOfBlock } from '../helpers/nats-server.js';
 import { startServe, type ServeProcess } from '../helpers/serve.js';
 import { STREAMS, addStreamAt, addTaskStreams, agentConfig, jsonLines, sentRequest, shTool, storedEvents, until } from '../helpers/tasks.js';
+import { journalStream } from '../helpers/jetstream.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const say = (text: string) => ({ text });
@@ -317,5 +318,42 @@ describeEachNatsServer('tasks over NATS', (binary) => {
     } finally {
       await nc.close();
     }
+  });
+});
+
+describeEachNatsServer('task streams whose subjects miss the agent', (binary) => {
+  const { server, start } = natsServerOfBlock();
+  start({ binary });
+  const dir = tempDir('logbook-task-subjects-');
+
+  /** The subjects the `nats stream edit STREAM --subjects ...` fix in `stderr` sets. */
+  function editedSubjects(stderr: string, stream: string): string[] {
+    const fix = new RegExp(`\\(fix: nats stream edit ${stream} ((?:--subjects '[^']*' ?)+)\\)`).exec(stderr);
+    expect(fix, stderr).not.toBeNull();
+    return [...fix![1]!.matchAll(/--subjects '([^']*)'/g)].map((m) => m[1]!);
+  }
+
+  it('names a subjects edit the server accepts, after which the streams are fit', async () => {
+    await addStreamAt(server().url, { name: STREAMS.tasks, subjects: ['choria.fisk-ai.task.other'], retention: 'workqueue', storage: 'file' });
+    await addStreamAt(server().url, { name: STREAMS.events, subjects: ['choria.fisk-ai.events.foo'], storage: 'file' });
+    await addStreamAt(server().url, { ...journalStream(STREAMS.runs, 'logbook.runs'), storage: 'file' });
+    const probe = agentConfig(dir, 'probe', { identity: 'probe', url: server().url, turns: [say('x')] });
+    const serveOnce = () => runCli(['serve', '--config', probe], { cwd: dir, timeoutMs: 20_000 });
+    const nc = await connect({ servers: server().url });
+    try {
+      const jsm = await jetstreamManager(nc);
+      for (const stream of [STREAMS.tasks, STREAMS.events]) {
+        const refused = await serveOnce();
+        expect(refused.code).toBe(1);
+        const subjects = editedSubjects(refused.stderr, stream);
+        const config = (await jsm.streams.info(stream)).config;
+        await jsm.streams.update(stream, { ...config, subjects }); // what `nats stream edit --subjects` asks the server
+        expect((await jsm.streams.info(stream)).config.subjects).toEqual(subjects);
+      }
+    } finally {
+      await nc.close();
+    }
+    const s = await startServe(probe, { cwd: dir });
+    await s.stop('SIGTERM');
   });
 });

@@ -47,11 +47,16 @@ export function eventsStreamAdd(stream: string): string {
   return `nats stream add ${stream} --subjects '${EVENT_SUBJECTS}' --defaults`;
 }
 
-/** `subject`'s refusal when none of the stream's subjects takes it, with the edit that adds `wanted`. */
+/**
+ * `subject`'s refusal when none of the stream's subjects takes it, with the
+ * edit that adds `wanted` in place of those it covers (a server refuses a
+ * stream whose subjects overlap).
+ */
 function subjectProblem(config: StreamShape, subject: string, wanted: string): string[] {
   const subjects = config.subjects ?? [];
   if (subjects.some((s) => subjectCovers(s, subject))) return [];
-  const edit = editFix(config.name, [...subjects, wanted].map((s) => `--subjects '${s}'`).join(' '));
+  const kept = subjects.filter((s) => s !== wanted && !subjectCovers(wanted, s));
+  const edit = editFix(config.name, [...kept, wanted].map((s) => `--subjects '${s}'`).join(' '));
   return [`none of its subjects (${subjects.join(', ') || 'none'}) takes ${subject} (fix: ${edit})`];
 }
 

@@ -102,7 +102,8 @@ describe('the task streams', () => {
   });
 
   it.each<[string, Partial<StreamShape>, string]>([
-    ['a subject that does not take the agent', { subjects: ['choria.fisk-ai.task.other'] }, "nats stream edit A2A_TASKS --subjects 'choria.fisk-ai.task.other' --subjects 'choria.fisk-ai.task.>'"],
+    ['a subject that does not take the agent', { subjects: ['choria.fisk-ai.task.other'] }, "(fix: nats stream edit A2A_TASKS --subjects 'choria.fisk-ai.task.>')"],
+    ['subjects that do not take the agent, one of them elsewhere', { subjects: ['other.>', 'choria.fisk-ai.task.other'] }, "(fix: nats stream edit A2A_TASKS --subjects 'other.>' --subjects 'choria.fisk-ai.task.>')"],
     ['limits retention', { retention: 'limits' }, "nats stream rm A2A_TASKS, then nats stream add A2A_TASKS --subjects 'choria.fisk-ai.task.>' --retention=work --defaults"],
     ['a max age', { max_age: 60e9 }, 'nats stream edit A2A_TASKS --max-age=0'],
     ['a limit that drops the oldest tasks', { max_msgs: 10 }, 'nats stream edit A2A_TASKS --max-msgs=-1'],
