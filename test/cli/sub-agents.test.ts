@@ -14,7 +14,7 @@ import { JetStreamStore } from '../../src/index.js';
 import { finished, runCli, spawnCli } from '../helpers/cli.js';
 import { describeEachNatsServer, natsServerOfBlock } from '../helpers/nats-server.js';
 import { startServe, type ServeProcess } from '../helpers/serve.js';
-import { STREAMS, addStreamAt, addTaskStreams, agentConfig, until } from '../helpers/tasks.js';
+import { STREAMS, addStreamAt, addTaskStreams, agentConfig, shTool, until } from '../helpers/tasks.js';
 import { tempDir } from '../helpers/tmp.js';
 
 describeEachNatsServer('a run that hands a sub-agent a task', (binary) => {
@@ -22,13 +22,18 @@ describeEachNatsServer('a run that hands a sub-agent a task', (binary) => {
   start({ binary });
   const dir = tempDir('logbook-sub-agents-');
   let helper: ServeProcess | undefined;
+  let streamsMade = false;
+  const ready = async (): Promise<void> => {
+    if (!streamsMade) await addTaskStreams((c) => addStreamAt(server().url, c));
+    streamsMade = true;
+  };
 
   afterAll(async () => {
     await helper?.stop('SIGKILL');
   });
 
   it("killed while the sub-agent works, is resumed onto the same task and gets its one answer", async () => {
-    await addTaskStreams((c) => addStreamAt(server().url, c));
+    await ready();
     const helperLog = join(dir, 'helper.turns.log');
     const helperConfig = agentConfig(dir, 'helper', { identity: 'helper', url: server().url, turns: [{ text: 'The capital is Paris.', delay_ms: 2_500 }] });
     helper = await startServe(helperConfig, { cwd: dir, env: { LOGBOOK_SCRIPT_LOG: helperLog } });
@@ -69,5 +74,31 @@ describeEachNatsServer('a run that hands a sub-agent a task', (binary) => {
     const child = await runCli(['session', 'show', `task-helper-${request}`, '--config', lead], { cwd: dir });
     expect(child.stdout).toMatch(new RegExp(`task +request ${request} from agent lead, served as agent helper`));
     expect(child.stdout).toMatch(/parent +run lead-run\n/);
+  });
+
+  it("whose task ends in an error, lists the child as not answering, with the error its model read", async () => {
+    await ready();
+    const helperConfig = agentConfig(dir, 'approver', {
+      identity: 'approver',
+      url: server().url,
+      turns: [{ tool_calls: [{ name: 'deploy', input: {}, id: 'deploy-1' }] }, { text: 'Deployed.' }],
+      more: `tools:\n${shTool('deploy', 'echo deployed')}    confirm: true\n`,
+    });
+    const approver = await startServe(helperConfig, { cwd: dir });
+    try {
+      const lead = agentConfig(dir, 'lead2', {
+        identity: 'lead2',
+        url: server().url,
+        turns: [{ tool_calls: [{ name: 'ask_approver', input: { prompt: 'Deploy it' }, id: 'ask-1' }] }, { text: 'It did not deploy.' }],
+        more: 'remote_agents:\n  - name: approver\n    description: Deploys\n',
+      });
+      const r = await runCli(['run', '--config', lead, '--name', 'lead2-run', 'Deploy'], { cwd: dir, timeoutMs: 60_000 });
+      expect(r.code).toBe(0);
+      const parent = await runCli(['session', 'show', 'lead2-run', '--config', lead], { cwd: dir });
+      expect(parent.stdout).toMatch(/children +call ask-1: agent approver, task \S+, run task-approver-\S+ \(suspended\), did not answer: agent approver: .*\(awaiting_approval\)\n/);
+      expect(parent.stdout).not.toMatch(/children .*, answered/);
+    } finally {
+      await approver.stop('SIGKILL');
+    }
   });
 });

@@ -20,8 +20,10 @@ export interface ChildTask {
   run: string;
   /** Its run's status, when its run is in this store. */
   status?: string;
-  /** Whether the calling run has the task's answer. */
+  /** Whether the calling run has the task's result (its answer, or the error it ended with). */
   answered: boolean;
+  /** The error the calling run read as the task's result, when the task did not answer. */
+  error?: string;
 }
 
 export interface TaskLinks {
@@ -53,8 +55,8 @@ export async function taskLinks(store: Store, run: LoadedRun): Promise<TaskLinks
   const askers = new Map(Object.entries(tools).filter(([, o]) => o.task === true));
   if (askers.size === 0) return links;
   const fork = await store.forkOrigin(id).catch(() => null);
-  const answered = new Set<string>();
-  for (const r of run.records) if ('tool_result' in r) answered.add(r.tool_result.tool_use_id);
+  const answered = new Map<string, string | undefined>();
+  for (const r of run.records) if ('tool_result' in r) answered.set(r.tool_result.tool_use_id, r.tool_result.result.is_error ? r.tool_result.result.content : undefined);
   for (const r of run.records) {
     // A call a fork copied was its origin's: that run lists it.
     if (!('assistant' in r) || (fork !== null && r.seq <= fork.at)) continue;
@@ -62,7 +64,8 @@ export async function taskLinks(store: Store, run: LoadedRun): Promise<TaskLinks
       const asked = askers.get(call.name);
       if (asked === undefined) continue;
       const request = callRequestId({ runId: id, runCreated: run.created, callId: call.id });
-      const child: ChildTask = { call: call.id, agent: asked.agent, request, run: taskRunId(asked.agent, request), answered: answered.has(call.id) };
+      const error = answered.get(call.id);
+      const child: ChildTask = { call: call.id, agent: asked.agent, request, run: taskRunId(asked.agent, request), answered: answered.has(call.id), ...(error !== undefined ? { error } : {}) };
       const state = await store.loadState(child.run).catch(() => null);
       if (state !== null) child.status = listedStatus(state.state.status, undefined);
       links.children.push(child);
@@ -85,7 +88,14 @@ export function taskLinkFields(links: TaskLinks): [string, string][] {
   }
   for (const [i, c] of links.children.entries()) {
     const where = c.status !== undefined ? `run ${s(c.run)} (${s(c.status)})` : `run ${s(c.run)} (not in this store)`;
-    out.push([i === 0 ? 'children' : '', `call ${s(c.call)}: agent ${s(c.agent)}, task ${s(c.request)}, ${where}, ${c.answered ? 'answered' : 'not answered yet'}`]);
+    const end = c.error !== undefined ? `did not answer: ${s(firstLine(c.error))}` : c.answered ? 'answered' : 'not answered yet';
+    out.push([i === 0 ? 'children' : '', `call ${s(c.call)}: agent ${s(c.agent)}, task ${s(c.request)}, ${where}, ${end}`]);
   }
   return out;
+}
+
+/** The first line of `text`, at most 160 characters of it. */
+function firstLine(text: string): string {
+  const line = text.split('\n')[0]!;
+  return line.length > 160 ? `${line.slice(0, 159)}…` : line;
 }
