@@ -193,6 +193,8 @@ describeEachNatsServer('tasks over NATS', (binary) => {
     const show = JSON.parse((await cli(['session', 'show', `task-probe4-${id}`, '--config', probe, '--json'])).stdout) as { status: string; terminal: unknown };
     expect(show.status).toBe('suspended');
     expect(show.terminal).toEqual({ reason: 'suspended', message: 'canceled by caller: no longer needed' });
+    const shown = await cli(['session', 'show', `task-probe4-${id}`, '--config', probe]);
+    expect(shown.stdout).toMatch(/^where +suspended: canceled by caller: no longer needed, /m);
     await s.waitFor(new RegExp(`task ${id} canceled by caller`));
     await until('the queue to be empty', async () => (await cli(['tasks', 'ls', '--json', '--config', caller()])).stdout.trim() === '');
   });

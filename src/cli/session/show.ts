@@ -4,7 +4,7 @@
  */
 import { awaitsTypedTurn } from '../../agent/compaction.js';
 import { awaitsInput, capOfEnd } from '../../agent/runner.js';
-import { awaitedCall, possiblyStartedCall, runTimings, timeSummary, toolUses, type Message, type RunState } from '../../core/index.js';
+import { awaitedCall, isCanceledMessage, possiblyStartedCall, runTimings, timeSummary, toolUses, type Message, type RunState } from '../../core/index.js';
 import { formatDuration } from '../../render/durations.js';
 import { sanitize, sanitizeLine } from '../../render/sanitize.js';
 import { textHead } from '../../render/lines.js';
@@ -143,6 +143,8 @@ export function standing(
           next: `approve it with: ${resume} --approve ${id}, or deny it with: ${resume} --deny ${id}`,
         };
       }
+      // A cancel is said with who gave it: a canceled task's run reads otherwise as one that paused.
+      if (isCanceledMessage(state.terminal?.message)) return { status, where: `suspended: ${message}, ${from.where}`, next: from.next };
       return { status, where: `suspended, ${from.where}`, next: from.next };
     case 'interrupted':
       return { status, where: `interrupted (its writer stopped without ending it), ${from.where}`, next: from.next };
