@@ -212,12 +212,20 @@ describeEachNatsServer('tasks over NATS', (binary) => {
     const stopped = await done;
     const id = sentRequest(stopped.stderr)!;
     expect(stopped.code).toBe(130);
-    expect(stopped.stderr).toContain(`stopped reading; the task goes on. Read it again with: logbook ask probe5 --request ${id} PROMPT`);
+    expect(stopped.stderr).toContain(`stopped reading; the task goes on. Read it again with: logbook ask probe5 --request ${id};`);
     const again = await ask(caller(), ['probe5', '--request', id, 'Take your time']);
     expect(again.code).toBe(0);
     expect(again.stderr).toContain(`task ${id} was sent before: reading its events again`);
     expect(again.stdout).toBe('Slowly: done.\n');
+    const bare = await ask(caller(), ['probe5', '--request', id]); // its prompt left out: the task has its own
+    expect(bare.stderr).toContain(`reading the events of task ${id} again`);
+    expect([bare.code, bare.stdout]).toEqual([0, 'Slowly: done.\n']);
     expect(s.stderr().match(new RegExp(`task ${id} from caller`, 'g'))).toHaveLength(1);
+    const unknown = await ask(caller(), ['probe5', '--request', '3MtSzzzzzzzzzzzzzzzzzzzzzzz']);
+    expect([unknown.code, unknown.stderr]).toEqual([
+      2,
+      'logbook: task 3MtSzzzzzzzzzzzzzzzzzzzzzzz of agent probe5 has no events yet (not taken up, or never sent): give its prompt to send it\n',
+    ]);
   });
 
   it('ends with interrupted_call a task whose server died in a call with side effects; the run waits for an operator', async () => {

@@ -105,6 +105,12 @@ export class TaskCaller {
     return state.waiting === 0 && state.working === 0 ? 'away' : 'there';
   }
 
+  /** Whether task `id` of `agent` has begun: its stream holds a message (it was taken up, or refused). */
+  async begun(agent: string, id: string): Promise<boolean> {
+    await this.check(agent);
+    return (await lastTaskSequence(this.link, this.streams.events, id)) > 0;
+  }
+
   /** Asks for `task` and waits for its end, reading its stream from the start. */
   async ask(task: TaskRequest, options: AskOptions = {}): Promise<TaskEnd> {
     const { sent } = await this.send(task);

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { IDENTITY_PATTERN, isSubjectToken, newMessageId } from '../../a2a/index.js';
-import type { TaskEnd } from '../../agent/tasks/index.js';
+import type { TaskEnd, TaskMessage } from '../../agent/tasks/index.js';
 import { DEFAULT_CALLER_IDENTITY } from '../../agent/tools/remote/spec.js';
 import { LogbookError, isLogbookError } from '../../core/index.js';
 import { sanitize, sanitizeLine } from '../../render/sanitize.js';
@@ -54,7 +54,8 @@ export async function ask(identity: string, words: string[], flags: AskFlags, en
   checkId('--request', flags.request);
   checkId('--conversation', flags.conversation);
   const prompt = promptFrom(words);
-  if (prompt === '') throw usage('no prompt: give it as arguments, or pipe it on stdin');
+  // Re-attaching to a task needs no prompt: the task has its own.
+  if (prompt === '' && flags.request === undefined) throw usage('no prompt: give it as arguments, or pipe it on stdin');
   const config = requireConfig(flags.config, environment);
   const nats = requireNats(config, 'ask');
   const err = terminalFor(process.stderr, { env: environment.env, ...(flags.color === false ? { color: false } : {}) });
@@ -77,8 +78,18 @@ export async function ask(identity: string, words: string[], flags: AskFlags, en
     });
     progress.start(`asking agent ${identity}`);
     let end: TaskEnd;
+    const reading = {
+      signal: stop.signal,
+      onMessage: (message: TaskMessage, body: string) => (flags.json ? void process.stdout.write(`${body}\n`) : view.show(message)),
+    };
     try {
-      end = await caller.ask(
+      if (prompt === '') {
+        if (!(await caller.begun(identity, id))) {
+          throw usage(`task ${id} of agent ${identity} has no events yet (not taken up, or never sent): give its prompt to send it`);
+        }
+        note(`reading the events of task ${id} again`);
+      }
+      end = prompt === '' ? await caller.await(id, identity, reading) : await caller.ask(
         {
           id,
           agent: identity,
@@ -96,13 +107,13 @@ export async function ask(identity: string, words: string[], flags: AskFlags, en
               else if (there === 'away') note(`no server of agent ${identity} seems to be running: the task waits in stream ${config.a2a.tasks_stream} until one takes it`);
             }, () => {});
           },
-          onMessage: (message, body) => (flags.json ? void process.stdout.write(`${body}\n`) : view.show(message)),
+          onMessage: reading.onMessage,
         },
       );
     } catch (e) {
       if (!isLogbookError(e, 'interrupted')) throw e;
       progress.stop();
-      note(`stopped reading; the task goes on. Read it again with: logbook ask ${identity} --request ${id} PROMPT; cancel it with: logbook tasks cancel ${identity} ${id}`);
+      note(`stopped reading; the task goes on. Read it again with: logbook ask ${identity} --request ${id}; cancel it with: logbook tasks cancel ${identity} ${id}`);
       return EXIT.interrupted;
     }
     progress.stop();

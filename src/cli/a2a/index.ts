@@ -34,11 +34,11 @@ const ASK_HELP = `
 The task goes into the work-queue stream a2a.tasks_stream; any logbook serve of IDENTITY takes it.
 Its answer is printed as its events arrive (the agent's prose on stdout, its tool calls on
 stderr); --json prints the events themselves, one JSON object a line. The request's id is said
-first: the same command with --request ID reads that task's events again from the start, and
-sends nothing new once it has them, so an interrupted ask re-attaches to its task.
+first: the same command with --request ID (its prompt may be left out) reads that task's events
+again from the start, and sends nothing new once it has them, so an interrupted ask re-attaches.
   logbook ask researcher "What changed in the build last week?"
   logbook ask researcher --conversation 3Msp4n8OJSH2TwVSVhvglPQYBto "And the week before?"
-  logbook ask researcher --request 3Msp4n8OJSH2TwVSVhvglPQYBto "What changed in the build last week?"`;
+  logbook ask researcher --request 3Msp4n8OJSH2TwVSVhvglPQYBto`;
 
 const TASKS_HELP = `
   logbook tasks ls                               the tasks waiting or being worked on, and their runs
