@@ -94,6 +94,8 @@ describeEachNatsServer('a run that hands a sub-agent a task', (binary) => {
       });
       const r = await runCli(['run', '--config', lead, '--name', 'lead2-run', 'Deploy'], { cwd: dir, timeoutMs: 60_000 });
       expect(r.code).toBe(0);
+      // The live view says under the call how the task ended, and which run waits for an operator.
+      expect(r.stderr).toMatch(/\n  agent approver ended the task suspended: .*\(awaiting_approval\); its run task-approver-\S+ waits for an operator of agent approver\n/);
       const parent = await runCli(['session', 'show', 'lead2-run', '--config', lead], { cwd: dir });
       expect(parent.stdout).toMatch(/children +call ask-1: agent approver, task \S+, run task-approver-\S+ \(suspended\), did not answer: agent approver: .*\(awaiting_approval\)\n/);
       expect(parent.stdout).not.toMatch(/children .*, answered/);

@@ -4,6 +4,7 @@
  * call). Everything from the wire is another agent's output, so untrusted:
  * every piece is sanitized before it is shown.
  */
+import { taskRunId } from '../../agent/tasks/origin.js';
 import type { TaskMessage } from '../../agent/tasks/wire.js';
 import { callLine, resultLines, sanitize, sanitizeLine, showResult } from '../../render/index.js';
 import type { Progress } from '../progress.js';
@@ -47,6 +48,8 @@ export function taskView(o: TaskViewOptions): TaskView {
       }
       if (!m.protocol.endsWith('.event') || !('block' in m)) {
         o.progress.stop();
+        // A sub-task's end that is no answer is said under its call (ask says its own end itself).
+        if (indent !== '' && m.protocol.endsWith('.error') && 'error' in m) say(s.bad(subTaskError(who, m.request, m.stop_reason, m.error, m.code)));
         return;
       }
       const b = m.block;
@@ -82,4 +85,10 @@ export function taskView(o: TaskViewOptions): TaskView {
       }
     },
   };
+}
+
+/** The line under a call whose task ended in an error: what the model reads, and the run an operator may have to resume. */
+function subTaskError(who: string, request: string, stopReason: string | undefined, error: string, code: string | undefined): string {
+  const operator = stopReason === 'suspended' ? `; its run ${sanitizeLine(taskRunId(who, request))} waits for an operator of agent ${who}` : '';
+  return `agent ${who} ended the task ${sanitizeLine(stopReason ?? 'error')}: ${sanitizeLine(error)}${code ? ` (${sanitizeLine(code)})` : ''}${operator}`;
 }
