@@ -28,7 +28,7 @@
  * Everything here works on a listing read with `origins` (Store.list): no run
  * is read whole, so grouping a store of thousands costs its notes, not its journals.
  */
-import type { RunInfo, Store } from './store.js';
+import type { ForkOrigin, RunInfo, Store } from './store.js';
 
 /** One conversation: its root's id and its runs in the order given (newest first, from a listing sorted so). */
 export interface Lineage {
@@ -126,10 +126,19 @@ export async function listLineage(store: Store, id: string): Promise<RunInfo[]> 
   return lineageOf(await store.list({ origins: true }), id);
 }
 
+/**
+ * The last seq of a run's records that are copies of its origin's: a fork's
+ * cut; 0 for a run that copied none (a first run, or a continuation, which
+ * holds a summary of its origin instead, its origin's seq naming where the
+ * summary cut).
+ */
+export function copiedThrough(origin: ForkOrigin | null | undefined): number {
+  return origin === undefined || origin === null || origin.compacted ? 0 : origin.at;
+}
+
 /** The first seq that is run `run`'s own: after the records it copied from its origin. */
 export function ownFrom(run: Pick<RunInfo, 'forkedFrom'>): number {
-  const origin = run.forkedFrom;
-  return origin === undefined || origin.compacted ? 1 : origin.at + 1;
+  return copiedThrough(run.forkedFrom) + 1;
 }
 
 /**
@@ -144,7 +153,7 @@ export function writtenIn(runs: RunsById, id: string, seq: number): string {
   for (;;) {
     seen.add(at);
     const origin = runs.get(at)?.forkedFrom;
-    if (origin === undefined || origin.compacted || seq > origin.at || seen.has(origin.from)) return at;
+    if (origin === undefined || seq > copiedThrough(origin) || seen.has(origin.from)) return at;
     if (!runs.has(origin.from)) return origin.from;
     at = origin.from;
   }

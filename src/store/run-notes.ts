@@ -15,6 +15,8 @@
  * - `started`: the directory a run was started in and the config file it used;
  * - `tools-HASH`: the tool set the run's fingerprint hashed (agent/run-meta.ts);
  * - `remote-tools`: which agent runs each of its remote tools (agent/remote-origins.ts);
+ * - `task`, `canceled`: a served task's request, and who canceled it and why
+ *   (agent/tasks/origin.ts);
  * - `turn-N`: the text typed as the user record at seq N (cut to TURN_NOTE_CHARS),
  *   kept by the store as that record becomes durable, so a listing shows a
  *   run's last typed turn without reading its journal;
@@ -79,6 +81,10 @@ export const FORK_NOTE = 'forked';
 export const COMPACTION_NOTE = 'compacted';
 export const PLACE_NOTE = 'started';
 export const REMOTE_TOOLS_NOTE = 'remote-tools';
+/** A served task's run: the request it serves (agent/tasks/origin.ts reads and writes it). */
+export const TASK_NOTE = 'task';
+/** A task's run canceled by its caller: by whom and why. */
+export const CANCELED_NOTE = 'canceled';
 const TURN_NOTE = /^turn-([1-9][0-9]{0,14})$/;
 
 /** The key of the note that holds the tool set a fingerprint's `toolsHash` hashed. */
@@ -88,7 +94,7 @@ export function toolSetNoteKey(toolsHash: string): string {
 
 /** The keys of the notes a copy of the run with `meta` carries with its records: what the run is, as opposed to what its store derives from them. */
 export function carriedNoteKeys(meta: MetaPayload): string[] {
-  return [FORK_NOTE, COMPACTION_NOTE, PLACE_NOTE, REMOTE_TOOLS_NOTE, toolSetNoteKey(meta.fingerprint.tools_hash)];
+  return [FORK_NOTE, COMPACTION_NOTE, PLACE_NOTE, REMOTE_TOOLS_NOTE, TASK_NOTE, CANCELED_NOTE, toolSetNoteKey(meta.fingerprint.tools_hash)];
 }
 
 /** The most of a typed turn its note keeps: enough for a listing's line and a picker's search. */

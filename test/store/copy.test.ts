@@ -28,6 +28,16 @@ describe('copyRun', () => {
     await (await back.open('mv')).close();
   });
 
+  it("carries the notes that say what a run is, a served task's among them", async () => {
+    const from = new MemoryStore();
+    await (await from.create('task-run', meta('task-run'))).close();
+    const notes = { task: '{"request":"r1","conversation":"c1","sender":"caller"}', canceled: '{"by":"caller","reason":"enough"}', forked: '{"from":"x","at":1}' };
+    for (const [key, value] of Object.entries(notes)) await from.putNote('task-run', key, value);
+    const to = new MemoryStore();
+    await copyRun(from, to, 'task-run');
+    for (const [key, value] of Object.entries(notes)) expect(await to.getNote('task-run', key), key).toBe(value);
+  });
+
   it('copies the stored bytes, not a re-encoding: fields this build does not know survive', async () => {
     const text = `${newerWriterLines('newer').join('\n')}\n`;
     const file = new FileStore(join(root, 'newer-a'));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStore, groupLineages, lineageOf, lineageRoot, listLineage, ownFrom, writtenIn, type ForkOrigin, type RunInfo } from '../../src/index.js';
-import { byId } from '../../src/store/lineage.js';
+import { byId, copiedThrough } from '../../src/store/lineage.js';
 import { forkRun } from '../../src/store/fork.js';
 import { assistant, at, completed, meta } from '../helpers/records.js';
 
@@ -64,6 +64,15 @@ describe('lineages', () => {
     expect(writtenIn(all, 'y', 2)).toBe('gone');
     expect(ownFrom(all.get('c')!)).toBe(7);
     expect(ownFrom(all.get('a')!)).toBe(1);
+  });
+
+  it('say a continuation copied none of its origin\'s records: every one is its own', () => {
+    const continued = byId([run('long'), run('cont', { from: 'long', at: 40, compacted: true })]);
+    expect(copiedThrough(continued.get('cont')!.forkedFrom)).toBe(0);
+    expect(copiedThrough({ from: 'a', at: 4 })).toBe(4);
+    expect(copiedThrough(null)).toBe(0);
+    expect(ownFrom(continued.get('cont')!)).toBe(1);
+    expect(writtenIn(continued, 'cont', 3)).toBe('cont');
   });
 
   it('are read from a store by its origin notes (follow-ups continued as new runs)', async () => {

@@ -19,9 +19,8 @@ import { isValidId } from '../../core/index.js';
 import { createHash } from 'node:crypto';
 import type { ToolCallInfo } from '../tools/tool.js';
 
-export const TASK_NOTE = 'task';
+export { TASK_NOTE, CANCELED_NOTE } from '../../store/run-notes.js';
 export const CONTINUED_NOTE = 'continued';
-export const CANCELED_NOTE = 'canceled';
 
 /** Where a task's run came from: the note kept beside it (TASK_NOTE). */
 export interface TaskOrigin {

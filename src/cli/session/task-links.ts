@@ -10,6 +10,7 @@ import { callRequestId, parseTaskOrigin, taskRunId, TASK_NOTE, type TaskOrigin }
 import { remoteOrigins } from '../../agent/remote-origins.js';
 import { toolUses } from '../../core/index.js';
 import { sanitizeLine } from '../../render/sanitize.js';
+import { copiedThrough } from '../../store/lineage.js';
 import { listedStatus, type LoadedRun, type Store } from '../../store/store.js';
 
 /** A task a run's call handed to another agent. */
@@ -59,7 +60,7 @@ export async function taskLinks(store: Store, run: LoadedRun): Promise<TaskLinks
   for (const r of run.records) if ('tool_result' in r) answered.set(r.tool_result.tool_use_id, r.tool_result.result.is_error ? r.tool_result.result.content : undefined);
   for (const r of run.records) {
     // A call a fork copied was its origin's: that run lists it.
-    if (!('assistant' in r) || (fork !== null && r.seq <= fork.at)) continue;
+    if (!('assistant' in r) || r.seq <= copiedThrough(fork)) continue;
     for (const call of toolUses(r.assistant.message)) {
       const asked = askers.get(call.name);
       if (asked === undefined) continue;

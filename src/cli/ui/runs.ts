@@ -9,6 +9,7 @@ import { RawJson, type Counters, type JournalRecord, type RunState, type RunTime
 import { runView, type RunView } from '../../render/run-view.js';
 import { sanitizeLine } from '../../render/sanitize.js';
 import { textHead } from '../../render/lines.js';
+import { copiedThrough } from '../../store/lineage.js';
 import { listedStatus, type ForkOrigin, type RunInfo, type Store } from '../../store/store.js';
 
 export interface ListedRun {
@@ -146,7 +147,8 @@ export function viewOf(run: RunSnapshot, describe: (name: string, inputJson: str
     created: run.created,
     updated: run.updated,
     ...(run.held !== undefined ? { held: run.held } : {}),
-    origin: run.origin,
+    // A continuation holds a summary of its origin, no copies of its records: nothing of it is inherited.
+    origin: copiedThrough(run.origin) > 0 ? run.origin : null,
     describe,
   });
 }
