@@ -18,7 +18,8 @@ import { missingStream } from '../../store/jetstream/binding.js';
 import { dial, type Link } from '../../store/jetstream/connection.js';
 import { LEADER_WAIT_MS, throughElection, within } from '../../store/jetstream/election.js';
 import { streamInfo } from '../../store/jetstream/reads.js';
-import type { Store } from '../../store/store.js';
+import { byId } from '../../store/lineage.js';
+import type { RunInfo, Store } from '../../store/store.js';
 import type { Environment } from '../environment.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { shortTime, truncate } from '../output.js';
@@ -78,7 +79,7 @@ async function storedMessages(link: Link, stream: string, limit: number): Promis
 }
 
 /** A queued message as a task: read strictly, as a server would read it. */
-async function describe(msg: StoredMsg, store: Store | null): Promise<QueuedTask> {
+async function describe(msg: StoredMsg, runs: ReadonlyMap<string, RunInfo>): Promise<QueuedTask> {
   const agent = identityOfTaskSubject(msg.subject) ?? msg.subject;
   const queued = msg.time.toISOString();
   let request: RequestMessage;
@@ -89,11 +90,8 @@ async function describe(msg: StoredMsg, store: Store | null): Promise<QueuedTask
   }
   const { taskRunId } = await import('../../agent/tasks/index.js');
   const runId = taskRunId(agent, request.id);
-  let run: QueuedTask['run'] = null;
-  if (store !== null && (await store.has(runId).catch(() => false))) {
-    const listed = (await store.list().catch(() => [])).find((r) => r.runId === runId);
-    run = { id: runId, status: listed?.status ?? 'open' };
-  }
+  const listed = runs.get(runId);
+  const run: QueuedTask['run'] = listed === undefined ? null : { id: runId, status: listed.status };
   return {
     request: request.id,
     agent,
@@ -117,7 +115,9 @@ export async function tasksLs(flags: TasksFlags, environment: Environment): Prom
     const info = await streamInfo(link, stream, () => missingStream(stream, link.url, tasksStreamAdd(stream), 'logbook'));
     store = await storeFor(environment, { config }).catch(() => null);
     const messages = await storedMessages(link, stream, limit);
-    const tasks = await Promise.all(messages.map((m) => describe(m, store)));
+    // The store listed once for every task: each names its run by its request.
+    const runs = store === null ? new Map<string, RunInfo>() : byId(await store.list().catch(() => []));
+    const tasks = await Promise.all(messages.map((m) => describe(m, runs)));
     if (flags.json) {
       for (const t of tasks) process.stdout.write(`${terminalSafeJson(t)}\n`);
       return EXIT.ok;
