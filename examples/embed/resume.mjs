@@ -18,7 +18,8 @@ function agent() {
     input_schema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
     run: async ({ n }) => {
       console.log(`${role}: step ${n} runs`);
-      if (role === 'writer' && n === 2) await new Promise(() => {}); // hangs until the process is killed
+      // Hangs until the process is killed; the timer keeps the process alive meanwhile (a bare pending promise would not).
+      if (role === 'writer' && n === 2) await new Promise(() => setInterval(() => {}, 60_000));
       return `step ${n} done`;
     },
   });
