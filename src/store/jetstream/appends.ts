@@ -36,7 +36,9 @@
  * and created again), the record just written is taken back out and the write
  * fails (`journal_gone`) saying which, so a writer never reports success into a
  * run that no longer exists. The stream's creation time, read when the store bound it,
- * tells a replaced stream from a removed run.
+ * tells a replaced stream from a removed run. A read-back the cluster cannot
+ * answer within the leader wait, after an acknowledged append, is asked again
+ * by the next append and at release rather than failing a stored record.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { PubAck, StoredMsg } from '@nats-io/jetstream';
@@ -242,13 +244,24 @@ export class HeldSubjects implements HeldRun {
    * it binds it.
    */
   private async confirmRun(seq: number, stored: number, msgId: string, what: string): Promise<void> {
-    const meta = await throughElection(
-      this.link,
-      this.binding.stream,
-      `seq ${seq} of run ${this.runId} was stored in stream ${this.binding.stream}, but whether the run is still there could not be checked`,
-      (ms) => lastMessageOnce(this.link, this.binding, metaSubject(this.binding.prefix, this.runId), ms),
-      { missing: () => this.streamDeleted(what, seq) },
-    );
+    let meta: StoredMsg | null;
+    try {
+      meta = await throughElection(
+        this.link,
+        this.binding.stream,
+        `seq ${seq} of run ${this.runId} was stored in stream ${this.binding.stream}, but whether the run is still there could not be checked`,
+        (ms) => lastMessageOnce(this.link, this.binding, metaSubject(this.binding.prefix, this.runId), ms),
+        { missing: () => this.streamDeleted(what, seq) },
+      );
+    } catch (err) {
+      // The record is acknowledged, so it is kept; only a removal of a bound run since it was opened
+      // is in question. A cluster whose API has no meta leader yet still takes the stream's writes
+      // (a server just back after its peers died), so that question waits for the next append's
+      // read-back or the release instead of failing a record that is stored.
+      if (this.meta === null || !isLogbookError(err, 'unavailable')) throw err;
+      this.checkAtRelease = true;
+      return;
+    }
     if (this.meta === null && seq === 1 && meta !== null && meta.seq === stored) {
       this.meta = { seq: meta.seq, time: meta.timestamp };
       return;
