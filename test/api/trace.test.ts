@@ -6,18 +6,17 @@
 import { copyFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileStore, defineAgent, defineTool, runTrace, scriptProvider, sendTrace, startRun, traceJson } from '../../src/index.js';
-import { OtlpCollector, decodeTraces } from '../helpers/otlp-collector.js';
+import { decodeTraces, useOtlpCollector } from '../helpers/otlp-collector.js';
 import { tempDir } from '../helpers/tmp.js';
 
 let store: FileStore;
-let collector: OtlpCollector;
+const collector = useOtlpCollector();
 
 beforeAll(async () => {
   store = new FileStore(tempDir());
   const weather = defineTool({ name: 'weather', sideEffects: false, run: () => 'sunny' });
   const agent = defineAgent({ provider: scriptProvider([{ tool_calls: [{ name: 'weather' }] }, { text: 'It is SUNNY-ANSWER.' }]), tools: [weather] });
   await (await startRun(store, agent, { id: 'traced', prompt: 'SECRET-PROMPT weather?' })).execute();
-  collector = await OtlpCollector.start();
 });
 
 afterAll(async () => collector.close());

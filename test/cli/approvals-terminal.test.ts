@@ -8,10 +8,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FileStore } from '../../src/index.js';
 import { BIN, finished, spawnCli } from '../helpers/cli.js';
-import { FakeAnthropic } from '../helpers/fake-anthropic.js';
+import { useFakeAnthropic } from '../helpers/fake-anthropic.js';
 import { Tmux } from '../helpers/tmux.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -19,7 +19,7 @@ const dir = tempDir('logbook-approvals-tty-');
 const stateDir = join(dir, 'state');
 const store = new FileStore(join(stateDir, 'runs'));
 const config = join(dir, 'agent.yaml');
-let api: FakeAnthropic;
+const api = useFakeAnthropic();
 let t: Tmux | undefined;
 
 /** Appends its argument to $MARKER; sleeps the first time when $MARKER.slow exists, long enough to be killed. */
@@ -29,7 +29,6 @@ echo "deployed $1"
 `;
 
 beforeAll(async () => {
-  api = await FakeAnthropic.start();
   writeFileSync(join(dir, 'deploy.sh'), DEPLOY_SH);
   writeFileSync(
     config,
@@ -45,7 +44,6 @@ tools:
 `,
   );
 });
-afterAll(() => api.close());
 beforeEach(() => api.reset());
 afterEach(() => t?.kill());
 

@@ -7,10 +7,10 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FileStore, validateRecord, type RunState } from '../../src/index.js';
 import { payloadKind } from '../../src/core/index.js';
-import { FakeAnthropic } from '../helpers/fake-anthropic.js';
+import { useFakeAnthropic } from '../helpers/fake-anthropic.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -19,10 +19,9 @@ const stateDir = join(dir, 'state');
 const store = new FileStore(join(stateDir, 'runs'));
 const config = join(dir, 'agent.yaml');
 const marker = join(dir, 'deployed');
-let api: FakeAnthropic;
+const api = useFakeAnthropic();
 
 beforeAll(async () => {
-  api = await FakeAnthropic.start();
   writeFileSync(
     config,
     `provider: anthropic
@@ -41,7 +40,6 @@ tools:
 `,
   );
 });
-afterAll(() => api.close());
 beforeEach(() => api.reset());
 
 const env = () => ({ ANTHROPIC_BASE_URL: api.origin, ANTHROPIC_API_KEY: 'test-key', LOGBOOK_PROVIDER_MAX_RETRIES: '0', MARKER: marker });

@@ -6,21 +6,15 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { payloadKind, type JournalRecord } from '../../src/core/index.js';
 import { FileStore, textOf } from '../../src/index.js';
 import { BIN, runCli } from '../helpers/cli.js';
-import { anthropicErrors, FakeAnthropic } from '../helpers/fake-anthropic.js';
+import { anthropicErrors, useFakeAnthropic } from '../helpers/fake-anthropic.js';
 import { Tmux } from '../helpers/tmux.js';
 import { tempDir } from '../helpers/tmp.js';
 
-let anthropic: FakeAnthropic;
-beforeAll(async () => {
-  anthropic = await FakeAnthropic.start();
-});
-afterAll(async () => {
-  await anthropic.close();
-});
+const anthropic = useFakeAnthropic();
 let t: Tmux | undefined;
 afterEach(() => {
   t?.kill();

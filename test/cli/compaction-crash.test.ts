@@ -9,22 +9,15 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FileStore } from '../../src/index.js';
 import { runCli, runCrashing } from '../helpers/cli.js';
-import { FakeAnthropic } from '../helpers/fake-anthropic.js';
+import { useFakeAnthropic } from '../helpers/fake-anthropic.js';
 import { NOTE_TOOL, anthropicNoteTaker } from '../helpers/note-taker.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const dir = tempDir('logbook-compaction-crash-');
-let api: FakeAnthropic;
-
-beforeAll(async () => {
-  api = await FakeAnthropic.start();
-});
-afterAll(async () => {
-  await api.close();
-});
+const api = useFakeAnthropic();
 
 const WINDOW = 3000;
 /** With this window the run compacts once, after its ninth turn's result: seq 19. */

@@ -7,21 +7,14 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeAnthropic } from '../helpers/fake-anthropic.js';
+import { describe, expect, it } from 'vitest';
+import { useFakeAnthropic } from '../helpers/fake-anthropic.js';
 import { runCli } from '../helpers/cli.js';
 import { NOTE_TOOL, anthropicNoteTaker, firstUserText, isSummaryCall, summaryText } from '../helpers/note-taker.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const dir = tempDir('logbook-compaction-edges-');
-let anthropic: FakeAnthropic;
-
-beforeAll(async () => {
-  anthropic = await FakeAnthropic.start();
-});
-afterAll(async () => {
-  await anthropic.close();
-});
+const anthropic = useFakeAnthropic();
 
 /** Waits until the runs made so far have not changed for over a second: what prune --older-than 1s takes. */
 const olderThanASecond = () => new Promise((resolve) => setTimeout(resolve, 1100));

@@ -9,27 +9,18 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SUMMARY_PROMPT, continuationPrompt, keptText } from '../../src/agent/compaction.js';
 import { FileStore, validateRecord, type RunInfo } from '../../src/index.js';
-import { FakeAnthropic } from '../helpers/fake-anthropic.js';
-import { FakeOpenAI } from '../helpers/fake-openai.js';
+import { useFakeAnthropic } from '../helpers/fake-anthropic.js';
+import { useFakeOpenAI } from '../helpers/fake-openai.js';
 import { runCli } from '../helpers/cli.js';
 import { NOTE_TOOL, anthropicNoteTaker, firstUserText, isSummaryCall, openaiNoteTaker, summaryText } from '../helpers/note-taker.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const dir = tempDir('logbook-compaction-');
-let anthropic: FakeAnthropic;
-let openai: FakeOpenAI;
-
-beforeAll(async () => {
-  anthropic = await FakeAnthropic.start();
-  openai = await FakeOpenAI.start();
-});
-afterAll(async () => {
-  await anthropic.close();
-  await openai.close();
-});
+const anthropic = useFakeAnthropic();
+const openai = useFakeOpenAI();
 
 function config(name: string, body: string): string {
   const path = join(dir, `${name}.yaml`);

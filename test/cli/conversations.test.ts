@@ -8,10 +8,10 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FileStore } from '../../src/index.js';
 import { BIN, runCli, type CliResult } from '../helpers/cli.js';
-import { FakeOpenAI } from '../helpers/fake-openai.js';
+import { useFakeOpenAI } from '../helpers/fake-openai.js';
 import { tempDir } from '../helpers/tmp.js';
 import { Tmux } from '../helpers/tmux.js';
 
@@ -54,13 +54,7 @@ const jsonLines = (text: string): LsRow[] =>
     .filter(Boolean)
     .map((l) => JSON.parse(l) as LsRow);
 
-let openai: FakeOpenAI;
-beforeAll(async () => {
-  openai = await FakeOpenAI.start();
-});
-afterAll(async () => {
-  await openai.close();
-});
+const openai = useFakeOpenAI();
 
 describe('logbook run -c: this directory\'s runs', () => {
   const a = project('alpha', ['Alpha one.', 'Alpha two.', 'Alpha three.']);

@@ -5,19 +5,13 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FileStore } from '../../src/index.js';
 import { runCli } from '../helpers/cli.js';
-import { anthropicErrors, FakeAnthropic } from '../helpers/fake-anthropic.js';
+import { anthropicErrors, useFakeAnthropic } from '../helpers/fake-anthropic.js';
 import { tempDir } from '../helpers/tmp.js';
 
-let anthropic: FakeAnthropic;
-beforeAll(async () => {
-  anthropic = await FakeAnthropic.start();
-});
-afterAll(async () => {
-  await anthropic.close();
-});
+const anthropic = useFakeAnthropic();
 
 describe('a follow-up to a run whose model call failed', () => {
   it('-c PROMPT joins the unanswered turn, in the same run, and the model sees both', async () => {

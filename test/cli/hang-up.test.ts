@@ -11,10 +11,10 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FileStore } from '../../src/index.js';
 import { BIN, finished, spawnCli } from '../helpers/cli.js';
-import { FakeAnthropic } from '../helpers/fake-anthropic.js';
+import { useFakeAnthropic } from '../helpers/fake-anthropic.js';
 import { Tmux } from '../helpers/tmux.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -22,12 +22,11 @@ const dir = tempDir('logbook-hang-up-');
 const stateDir = join(dir, 'state');
 const store = new FileStore(join(stateDir, 'runs'));
 const config = join(dir, 'agent.yaml');
-let api: FakeAnthropic;
+const api = useFakeAnthropic();
 let t: Tmux | undefined;
 
 /** deploy asks first and has side effects; wait has side effects too, and sleeps until killed once it has made $MARKER.started. */
 beforeAll(async () => {
-  api = await FakeAnthropic.start();
   writeFileSync(
     config,
     `provider: anthropic
@@ -46,7 +45,6 @@ tools:
 `,
   );
 });
-afterAll(() => api.close());
 beforeEach(() => api.reset());
 afterEach(() => t?.kill());
 

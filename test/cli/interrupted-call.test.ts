@@ -11,10 +11,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FileStore } from '../../src/index.js';
 import { payloadKind } from '../../src/core/index.js';
-import { FakeAnthropic } from '../helpers/fake-anthropic.js';
+import { useFakeAnthropic } from '../helpers/fake-anthropic.js';
 import { finished, runCli, runCrashing, spawnCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -22,11 +22,10 @@ const dir = tempDir('logbook-interrupted-');
 const stateDir = join(dir, 'state');
 const store = new FileStore(join(stateDir, 'runs'));
 const config = join(dir, 'agent.yaml');
-let api: FakeAnthropic;
+const api = useFakeAnthropic();
 
 /** Each tool appends its argument to $MARKER.<tool>; deploy sleeps the first time it runs, long enough to be stopped. */
 beforeAll(async () => {
-  api = await FakeAnthropic.start();
   writeFileSync(
     config,
     `provider: anthropic
@@ -44,7 +43,6 @@ tools:
 `,
   );
 });
-afterAll(() => api.close());
 beforeEach(() => api.reset());
 
 const env = (id: string, extra: Record<string, string> = {}) => ({

@@ -7,23 +7,17 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { FileStore, textOf, type JournalRecord } from '../../src/index.js';
 import { payloadKind } from '../../src/core/index.js';
 import { BIN, runCli } from '../helpers/cli.js';
-import { FakeAnthropic } from '../helpers/fake-anthropic.js';
-import { FakeOpenAI } from '../helpers/fake-openai.js';
+import { useFakeAnthropic } from '../helpers/fake-anthropic.js';
+import { useFakeOpenAI } from '../helpers/fake-openai.js';
 import { Tmux } from '../helpers/tmux.js';
 import { tempDir } from '../helpers/tmp.js';
 
-let anthropic: FakeAnthropic;
-let openai: FakeOpenAI;
-beforeAll(async () => {
-  [anthropic, openai] = await Promise.all([FakeAnthropic.start(), FakeOpenAI.start()]);
-});
-afterAll(async () => {
-  await Promise.all([anthropic.close(), openai.close()]);
-});
+const anthropic = useFakeAnthropic();
+const openai = useFakeOpenAI();
 let t: Tmux | undefined;
 afterEach(() => {
   t?.kill();

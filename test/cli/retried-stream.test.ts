@@ -8,20 +8,14 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { FileStore, textOf } from '../../src/index.js';
 import { BIN, runCli } from '../helpers/cli.js';
-import { FakeAnthropic } from '../helpers/fake-anthropic.js';
+import { useFakeAnthropic } from '../helpers/fake-anthropic.js';
 import { Tmux } from '../helpers/tmux.js';
 import { tempDir } from '../helpers/tmp.js';
 
-let anthropic: FakeAnthropic;
-beforeAll(async () => {
-  anthropic = await FakeAnthropic.start();
-});
-afterAll(async () => {
-  await anthropic.close();
-});
+const anthropic = useFakeAnthropic();
 let t: Tmux | undefined;
 afterEach(() => {
   t?.kill();

@@ -5,22 +5,16 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FakeAnthropic, rawJson } from '../helpers/fake-anthropic.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { rawJson, useFakeAnthropic } from '../helpers/fake-anthropic.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const dir = tempDir('logbook-command-tools-');
 const stateDir = join(dir, 'state');
-let api: FakeAnthropic;
+const api = useFakeAnthropic();
 let configs = 0;
 
-beforeAll(async () => {
-  api = await FakeAnthropic.start();
-});
-afterAll(async () => {
-  await api.close();
-});
 beforeEach(() => api.reset());
 
 const env = () => ({ ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: 'test-key', LOGBOOK_PROVIDER_MAX_RETRIES: '0' });

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileStore } from '../../src/index.js';
 import { finished, runCli, spawnCli, type CliResult } from '../helpers/cli.js';
-import { FakeAnthropic, rawJson } from '../helpers/fake-anthropic.js';
+import { rawJson, useFakeAnthropic } from '../helpers/fake-anthropic.js';
 import { startHttpMcpServer, type HttpMcpServer } from '../helpers/mcp/http-server.js';
 import { FILESYSTEM_SERVER, FIXTURE_SERVER } from '../helpers/mcp/specs.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -23,17 +23,15 @@ const dir = tempDir('logbook-run-mcp-');
 const files = join(dir, 'files');
 const stateDir = join(dir, 'state');
 const store = new FileStore(join(stateDir, 'runs'));
-let api: FakeAnthropic;
+const api = useFakeAnthropic();
 let http: HttpMcpServer;
 
 beforeAll(async () => {
   mkdirSync(files);
   writeFileSync(join(files, 'hello.txt'), 'Hello from disk.\n');
-  api = await FakeAnthropic.start();
   http = await startHttpMcpServer({ header: { name: 'authorization', value: 'Bearer sesame' } });
 });
 afterAll(async () => {
-  await api.close();
   await http.close();
 });
 

@@ -4,19 +4,19 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RESUME_REMINDER } from '../../src/agent/agent.js';
 import { FileStore, validateRecord } from '../../src/index.js';
-import { anthropicEvents, FakeAnthropic, rawJson, sseWire } from '../helpers/fake-anthropic.js';
-import { FakeOpenAI } from '../helpers/fake-openai.js';
+import { anthropicEvents, rawJson, sseWire, useFakeAnthropic } from '../helpers/fake-anthropic.js';
+import { useFakeOpenAI } from '../helpers/fake-openai.js';
 import { runCli, runCrashing } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const dir = tempDir('logbook-providers-');
 const stateDir = join(dir, 'state');
 const store = new FileStore(join(stateDir, 'runs'));
-let anthropic: FakeAnthropic;
-let openai: FakeOpenAI;
+const anthropic = useFakeAnthropic();
+const openai = useFakeOpenAI();
 
 const TOOLS = `tools:
   - name: echo
@@ -30,15 +30,6 @@ function config(name: string, body: string): string {
   writeFileSync(path, `${body}system: You echo.\nmax_tokens: 2048\n${TOOLS}`);
   return path;
 }
-
-beforeAll(async () => {
-  anthropic = await FakeAnthropic.start();
-  openai = await FakeOpenAI.start();
-});
-afterAll(async () => {
-  await anthropic.close();
-  await openai.close();
-});
 
 const env = () => ({ ANTHROPIC_BASE_URL: anthropic.origin, ANTHROPIC_API_KEY: 'test-key', LOGBOOK_PROVIDER_MAX_RETRIES: '0' });
 

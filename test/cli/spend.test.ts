@@ -10,25 +10,16 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeAnthropic, type AnthropicReply } from '../helpers/fake-anthropic.js';
-import { FakeOpenAI, type OpenAIReply } from '../helpers/fake-openai.js';
+import { describe, expect, it } from 'vitest';
+import { type AnthropicReply, useFakeAnthropic } from '../helpers/fake-anthropic.js';
+import { type OpenAIReply, useFakeOpenAI } from '../helpers/fake-openai.js';
 import { runCli } from '../helpers/cli.js';
 import { NOTE_TOOL } from '../helpers/note-taker.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const dir = tempDir('logbook-spend-');
-let anthropic: FakeAnthropic;
-let openai: FakeOpenAI;
-
-beforeAll(async () => {
-  anthropic = await FakeAnthropic.start();
-  openai = await FakeOpenAI.start();
-});
-afterAll(async () => {
-  await anthropic.close();
-  await openai.close();
-});
+const anthropic = useFakeAnthropic();
+const openai = useFakeOpenAI();
 
 const TABLE_VERSION = (JSON.parse(readFileSync(join(dirname(createRequire(import.meta.url).resolve('@pydantic/genai-prices')), '..', 'package.json'), 'utf8')) as { version: string }).version;
 

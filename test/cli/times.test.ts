@@ -7,14 +7,14 @@
  */
 import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeAnthropic } from '../helpers/fake-anthropic.js';
+import { describe, expect, it } from 'vitest';
+import { useFakeAnthropic } from '../helpers/fake-anthropic.js';
 import { runCli, runCrashing } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const dir = tempDir('logbook-times-');
 const stateDir = join(dir, 'state');
-let anthropic: FakeAnthropic;
+const anthropic = useFakeAnthropic();
 
 /** How long the model takes to answer its first request, and the tool to run. */
 const MODEL_MS = 1500;
@@ -41,13 +41,6 @@ const toolTurn = {
   message: { content: [{ type: 'text', text: 'Waiting.' }, { type: 'tool_use', id: 'toolu_slow', name: 'slow', input: {} }], usage: { input_tokens: 50, output_tokens: 9 } },
 };
 const answerTurn = { message: { content: [{ type: 'text', text: 'Done waiting.' }], usage: { input_tokens: 70, output_tokens: 4 } } };
-
-beforeAll(async () => {
-  anthropic = await FakeAnthropic.start();
-});
-afterAll(async () => {
-  await anthropic.close();
-});
 
 const cli = (args: string[]) => runCli([...args, '--state-dir', stateDir], { cwd: dir, env: env() });
 

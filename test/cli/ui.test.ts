@@ -18,7 +18,7 @@ import { FileStore, RawJson } from '../../src/index.js';
 import { computeFingerprint } from '../../src/core/index.js';
 import { useChromium } from '../helpers/chromium.js';
 import { runCli, spawnCli } from '../helpers/cli.js';
-import { FakeAnthropic } from '../helpers/fake-anthropic.js';
+import { useFakeAnthropic } from '../helpers/fake-anthropic.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const { enabled, browser } = useChromium();
@@ -27,7 +27,7 @@ const stateDir = join(dir, 'state');
 const runsDir = join(stateDir, 'runs');
 const SHOTS = resolve(import.meta.dirname, '../../test-output/ui');
 const WRITER = resolve(import.meta.dirname, '../helpers/journal-writer.mjs');
-let anthropic: FakeAnthropic;
+const anthropic = useFakeAnthropic();
 
 const config = join(dir, 'agent.yaml');
 writeFileSync(
@@ -81,13 +81,11 @@ async function startUi(): Promise<Ui> {
 let ui: Ui;
 
 beforeAll(async () => {
-  anthropic = await FakeAnthropic.start();
   mkdirSync(SHOTS, { recursive: true });
   if (enabled) ui = await startUi();
 });
 afterAll(async () => {
   if (ui !== undefined) expect(await ui.stop()).toBe(130);
-  await anthropic.close();
 });
 
 /** A fresh context whose every request is recorded; any to another origin is refused (the tests run offline). */

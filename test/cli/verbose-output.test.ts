@@ -6,8 +6,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FakeAnthropic } from '../helpers/fake-anthropic.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useFakeAnthropic } from '../helpers/fake-anthropic.js';
 import { runCli } from '../helpers/cli.js';
 import { HOSTILE, UNSAFE_CHARS } from '../helpers/runs.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -15,14 +15,8 @@ import { tempDir } from '../helpers/tmp.js';
 const dir = tempDir('logbook-verbose-');
 const config = join(dir, 'agent.yaml');
 writeFileSync(config, 'provider: anthropic\nmodel: claude-test\nthinking: summarized\n');
-let api: FakeAnthropic;
+const api = useFakeAnthropic();
 
-beforeAll(async () => {
-  api = await FakeAnthropic.start();
-});
-afterAll(async () => {
-  await api.close();
-});
 beforeEach(() => api.reset());
 
 const env = { ANTHROPIC_API_KEY: 'test-key', LOGBOOK_PROVIDER_MAX_RETRIES: '0' };

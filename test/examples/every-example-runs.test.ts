@@ -9,13 +9,13 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parse, parseDocument } from 'yaml';
 import { CommandTool } from '../../src/agent/tools/command-tool.js';
 import { loadConfig } from '../../src/config/config.js';
 import { RawJson } from '../../src/index.js';
-import { FakeAnthropic, type FakeBlock, type RecordedRequest } from '../helpers/fake-anthropic.js';
-import { FakeOpenAI } from '../helpers/fake-openai.js';
+import { type FakeBlock, type RecordedRequest, useFakeAnthropic } from '../helpers/fake-anthropic.js';
+import { useFakeOpenAI } from '../helpers/fake-openai.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { addStream, journalStream } from '../helpers/jetstream.js';
 import { useNatsServer } from '../helpers/nats-server.js';
@@ -82,17 +82,8 @@ const CALLS: Record<string, Record<string, unknown>> = {
 
 const state = tempDir('logbook-examples-');
 const nats = useNatsServer();
-let anthropic: FakeAnthropic;
-let openai: FakeOpenAI;
-
-beforeAll(async () => {
-  anthropic = await FakeAnthropic.start();
-  openai = await FakeOpenAI.start();
-});
-afterAll(async () => {
-  await anthropic?.close();
-  await openai?.close();
-});
+const anthropic = useFakeAnthropic();
+const openai = useFakeOpenAI();
 
 /**
  * The example with only these keys changed (its relative `script` made

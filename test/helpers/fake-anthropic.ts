@@ -24,6 +24,7 @@ import {
   type RecordedRequest,
   type Wire,
 } from './fake-api-server.js';
+import { forFile } from './for-file.js';
 
 export { rawJson, type RecordedRequest, type Wire } from './fake-api-server.js';
 
@@ -229,4 +230,9 @@ export class FakeAnthropic extends FakeApiServer<AnthropicReply> {
   static start(): Promise<FakeAnthropic> {
     return FakeApiServer.listenWith(spec, (server, origin) => new FakeAnthropic(server, origin));
   }
+}
+
+/** A FakeAnthropic for the calling test file's tests (for-file.ts). */
+export function useFakeAnthropic(): FakeAnthropic {
+  return forFile(() => FakeAnthropic.start());
 }

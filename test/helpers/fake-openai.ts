@@ -22,6 +22,7 @@ import {
   type RecordedRequest,
   type Wire,
 } from './fake-api-server.js';
+import { forFile } from './for-file.js';
 
 export { type RecordedRequest, type Wire } from './fake-api-server.js';
 
@@ -209,4 +210,9 @@ export class FakeOpenAI extends FakeApiServer<OpenAIReply> {
   static start(): Promise<FakeOpenAI> {
     return FakeApiServer.listenWith(spec, (server, origin) => new FakeOpenAI(server, origin));
   }
+}
+
+/** A FakeOpenAI for the calling test file's tests (for-file.ts). */
+export function useFakeOpenAI(): FakeOpenAI {
+  return forFile(() => FakeOpenAI.start());
 }

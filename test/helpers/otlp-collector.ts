@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import protobuf from 'protobufjs';
+import { forFile } from './for-file.js';
 
 /** Where the official OTLP .proto files are (opentelemetry/proto/...). */
 const PROTOS = join(dirname(createRequire(import.meta.url).resolve('@opentelemetry/otlp-grpc-exporter-base/package.json')), 'build', 'protos');
@@ -180,4 +181,9 @@ export class OtlpCollector {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
+}
+
+/** An OtlpCollector for the calling test file's tests (for-file.ts). */
+export function useOtlpCollector(): OtlpCollector {
+  return forFile(() => OtlpCollector.start());
 }

@@ -8,17 +8,17 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spanIdOf, traceIdOf } from '../../src/otel/spans.js';
-import { FakeAnthropic } from '../helpers/fake-anthropic.js';
+import { useFakeAnthropic } from '../helpers/fake-anthropic.js';
 import { runCli, runCrashing } from '../helpers/cli.js';
-import { decodeTraces, OtlpCollector, type ReceivedSpan } from '../helpers/otlp-collector.js';
+import { decodeTraces, OtlpCollector, type ReceivedSpan, useOtlpCollector } from '../helpers/otlp-collector.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const dir = tempDir('logbook-otlp-');
 const stateDir = join(dir, 'state');
-let anthropic: FakeAnthropic;
-let collector: OtlpCollector;
+const anthropic = useFakeAnthropic();
+const collector = useOtlpCollector();
 
 const MODEL_MS = 600;
 const TOOL_MS = 500;
@@ -65,15 +65,6 @@ function script(): void {
     return replies.shift()!;
   };
 }
-
-beforeAll(async () => {
-  anthropic = await FakeAnthropic.start();
-  collector = await OtlpCollector.start();
-});
-afterAll(async () => {
-  await anthropic.close();
-  await collector.close();
-});
 
 const ms = (ns: bigint): number => Number(ns) / 1e6;
 const byName = (spans: ReceivedSpan[], name: string): ReceivedSpan => spans.find((s) => s.name === name)!;

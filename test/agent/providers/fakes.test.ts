@@ -4,18 +4,12 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anthropicErrors, FakeAnthropic, rawJson } from '../../helpers/fake-anthropic.js';
-import { FakeOpenAI } from '../../helpers/fake-openai.js';
+import { describe, expect, it } from 'vitest';
+import { anthropicErrors, rawJson, useFakeAnthropic } from '../../helpers/fake-anthropic.js';
+import { useFakeOpenAI } from '../../helpers/fake-openai.js';
 
-let anthropic: FakeAnthropic;
-let openai: FakeOpenAI;
-beforeAll(async () => {
-  [anthropic, openai] = await Promise.all([FakeAnthropic.start(), FakeOpenAI.start()]);
-});
-afterAll(async () => {
-  await Promise.all([anthropic.close(), openai.close()]);
-});
+const anthropic = useFakeAnthropic();
+const openai = useFakeOpenAI();
 
 describe('FakeAnthropic', () => {
   const client = () => new Anthropic({ apiKey: 'k', baseURL: anthropic.url, maxRetries: 0, openTelemetry: false });
