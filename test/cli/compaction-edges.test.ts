@@ -74,6 +74,10 @@ describe('a continuation session compact made', () => {
     expect(shown).toMatch(/^where +suspended, before the model's next turn$/m);
     const rows = (await cli(['session', 'ls', '--json'])).stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
     expect(rows[0].id).toBe(into);
+    // A continuation copies none of its origin's records: ls --json names what it continues, as show --json does, and no fork.
+    const continues = JSON.parse((await cli(['session', 'show', into, '--json'])).stdout).continues;
+    expect(rows[0].forked_from).toBeUndefined();
+    expect(rows[0].continues).toEqual({ run_id: continues.run_id, seq: continues.seq });
     await olderThanASecond();
     const prune = await cli(['session', 'prune', '--older-than', '1s', '--status', 'interrupted', '--dry-run']);
     expect(prune.code).toBe(0);

@@ -94,12 +94,13 @@ was typed since).
 
 --json prints one JSON object per row and line (JSON Lines), newest first:
   {"id","status","created","updated","model","prompt","last_turn","interactive",
-   "counters","forked_from","earlier","started_in"}
+   "counters","forked_from","continues","earlier","started_in"}
 with times in RFC 3339 (UTC) and counters from the run's fold: llm_calls,
 tool_calls, remote_tool_calls, in_tokens, out_tokens, cache_read_tokens,
 cache_create_tokens (null, with "problem", for a run that cannot be read).
-forked_from ({"run_id","seq"}), earlier (a count) and started_in
-({"dir","config"}) are there only when they apply. A fork's counters include
+forked_from ({"run_id","seq"}), continues (a compaction's continuation: the
+run it continues and the seq it was compacted at), earlier (a count) and
+started_in ({"dir","config"}) are there only when they apply. A fork's counters include
 the records it holds from its origin. Counters need the whole run, so --json
 reads every run it prints: --limit applies before that, so
 \`--json --limit 20\` reads 20 runs. Examples:

@@ -79,8 +79,10 @@ export interface RunJson {
   /** From the fold of the whole run; null when it cannot be read. */
   counters: Counters | null;
   problem?: string;
-  /** The run and seq it was forked from (`session fork`, or the completed run it continues). */
+  /** The run and seq it was forked from (`session fork`, or the completed run it follows up). */
   forked_from?: { run_id: string; seq: number };
+  /** For a compaction's continuation (which copies none of its origin's records): the run it continues and the seq that run was compacted at, as `show --json` says it. */
+  continues?: { run_id: string; seq: number };
   /** How many earlier runs of its conversation the row stands for (not with --forks). */
   earlier?: number;
   /** Where it was started, when that was kept. */
@@ -107,7 +109,7 @@ export async function runJson(store: Store, run: RunInfo, earlier = 0, prices?: 
     last_turn: run.lastTurn ?? run.prompt,
     interactive: run.interactive,
     counters: null,
-    ...(run.forkedFrom ? { forked_from: { run_id: run.forkedFrom.from, seq: run.forkedFrom.at } } : {}),
+    ...(run.forkedFrom ? { [run.forkedFrom.compacted ? 'continues' : 'forked_from']: { run_id: run.forkedFrom.from, seq: run.forkedFrom.at } } : {}),
     ...(earlier > 0 ? { earlier } : {}),
     ...(run.place ? { started_in: run.place } : {}),
   };
