@@ -9,9 +9,8 @@
 import { allowCall, checkInterruption, denyCall, interruptedCall, policyOf, suspendCall, type BeforeToolCall, type CallContext, type CallDecision } from '../agent/approvals.js';
 import type { AgentRun } from '../agent/run.js';
 import type { ToolCall } from '../agent/runner.js';
-import { shellQuote } from '../agent/tools/command-tool.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
-import { LogbookError, unansweredCalls, type RunState } from '../core/index.js';
+import { LogbookError, shellQuote, unansweredCalls, type RunState } from '../core/index.js';
 import { formatCall, sanitizeLine } from '../render/index.js';
 import type { Questions } from './questions.js';
 

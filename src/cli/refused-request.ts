@@ -5,9 +5,8 @@
  * refused turn. One text for the run's own end and for `session show`, so the
  * two say the same.
  */
-import { shellQuote } from '../agent/tools/command-tool.js';
-import type { RunState } from '../core/index.js';
-import type { ResumeFlags } from './resume-command.js';
+import { shellQuote, type RunState } from '../core/index.js';
+import { storeArguments, type ResumeFlags } from './resume-command.js';
 
 /**
  * The fork that goes on without the turn the refused request ended on: the
@@ -25,8 +24,7 @@ export function forkBeforeRefusal(state: RunState): number | null {
 /** `; a resume would ... ; to go on without ...`: what follows the refusal's message. */
 export function refusedRequestAdvice(state: RunState, flags: Pick<ResumeFlags, 'config' | 'stateDir'> = {}): string {
   const turn = forkBeforeRefusal(state);
-  const store = [...(flags.config !== undefined ? ['--config', flags.config] : []), ...(flags.stateDir !== undefined ? ['--state-dir', flags.stateDir] : [])];
-  const fork = (n: string): string => shellQuote(['logbook', 'session', 'fork', state.run_id, '--turn', n, ...store]);
+  const fork = (n: string): string => shellQuote(['logbook', 'session', 'fork', state.run_id, '--turn', n, ...storeArguments(flags)]);
   const way =
     turn !== null
       ? `to go on without the refused turn: ${fork(String(turn))}, then continue the fork`

@@ -1,7 +1,8 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CommandTool, checkCommandTemplate, resolveArgv, shellQuote } from '../../src/agent/tools/command-tool.js';
+import { CommandTool, checkCommandTemplate, resolveArgv } from '../../src/agent/tools/command-tool.js';
+import { shellQuote } from '../../src/core/index.js';
 import { RawJson } from '../../src/index.js';
 import { tempDir } from '../helpers/tmp.js';
 

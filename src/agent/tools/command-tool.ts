@@ -154,8 +154,6 @@ function leadingDashRefusal(name: string, dashed: ResolvedCommand['dashed']): st
   );
 }
 
-/** The argv as a person would type it in a POSIX shell (core: shellQuote). */
-export { shellQuote };
 
 interface Finished {
   exitCode: number | null;

@@ -7,11 +7,11 @@
  */
 import { existsSync } from 'node:fs';
 import { DEFAULT_CONFIG_FILE } from '../../config/config.js';
-import { shellQuote } from '../../agent/tools/command-tool.js';
-import { LogbookError, isLogbookError } from '../../core/index.js';
+import { LogbookError, isLogbookError, shellQuote } from '../../core/index.js';
 import { copyRun, type CopiedRun } from '../../store/copy.js';
 import type { Store } from '../../store/store.js';
 import type { Environment } from '../environment.js';
+import { storeArguments } from '../resume-command.js';
 import { onStopSignals } from '../signals.js';
 import { findConfig, storeFor } from '../store.js';
 import { resolveRunId } from '../../store/resolve.js';
@@ -51,8 +51,7 @@ function removalHint(id: string, side: Side, store: Store): string {
   if (side.config === undefined && side.stateDir !== undefined && existsSync(DEFAULT_CONFIG_FILE)) {
     return `remove it from the ${store.location} first`;
   }
-  const flags = [...(side.config !== undefined ? ['--config', side.config] : []), ...(side.stateDir !== undefined ? ['--state-dir', side.stateDir] : [])];
-  return `remove it there first with \`${shellQuote(['logbook', 'session', 'rm', id, ...flags])}\``;
+  return `remove it there first with \`${shellQuote(['logbook', 'session', 'rm', id, ...storeArguments(side)])}\``;
 }
 
 /** Copies run `id` (or the one run it is a unique part of) between the two sides the flags name; returns the line to print on stderr. */
