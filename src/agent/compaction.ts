@@ -24,8 +24,7 @@ import type { Journal, Store } from '../store/store.js';
 import { DEFAULT_COMPACTION, fingerprintOf, type Agent, type CompactionSettings } from './agent.js';
 import type { Usage } from './provider.js';
 import { Recorder } from './recorder.js';
-import { keepRemoteOrigins } from './remote-origins.js';
-import { generateRunId, keepPlace, keepToolSet, newRunMeta } from './run-meta.js';
+import { generateRunId, keepRunNotes, newRunMeta } from './run-meta.js';
 
 /** What set a compaction off. */
 export type CompactionCause =
@@ -310,12 +309,7 @@ export async function handOff(origin: Recorder, note: CompactionNote, context: C
   if (store !== null) {
     await store.markFork(note.into, { from, at: note.at, compacted: true });
     const place = await store.placeOf(from).catch(() => null);
-    const warnings = [
-      ...(await keepToolSet(store, note.into, meta.fingerprint.tools_hash, agent)),
-      ...(await keepRemoteOrigins(store, note.into, agent.tools)),
-      ...(place !== null ? await keepPlace(store, note.into, place) : []),
-    ];
-    for (const w of warnings) context.warn?.(w);
+    for (const w of await keepRunNotes(store, meta, agent, place ?? undefined)) context.warn?.(w);
     try {
       journal = await store.create(note.into, meta);
     } catch (err) {

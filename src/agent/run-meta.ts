@@ -8,6 +8,7 @@ import { VERSION, formatTimestamp, toolSetManifest, type Fingerprint, type MetaP
 import { toolSetNoteKey } from '../store/run-notes.js';
 import type { RunPlace, Store } from '../store/store.js';
 import type { Agent } from './agent.js';
+import { keepRemoteOrigins } from './remote-origins.js';
 
 export function newRunMeta(runId: string, fingerprint: Fingerprint, prompt: string, interactive: boolean, now = new Date()): MetaPayload {
   const meta: MetaPayload = { version: VERSION, run_id: runId, created: formatTimestamp(now), fingerprint, prompt };
@@ -21,9 +22,6 @@ export function generateRunId(now = new Date()): string {
   return `${stamp}-${Math.random().toString(36).slice(2, 8)}`;
 }
 
-/** The note beside a run that holds the tool set its fingerprint hashed. */
-const toolSetNote = toolSetNoteKey;
-
 /**
  * Keeps the agent's tool set, tool by tool, beside the run, so that a resume
  * refused for a changed tool set can name the tools that changed. It is a
@@ -31,7 +29,7 @@ const toolSetNote = toolSetNoteKey;
  */
 export async function keepToolSet(store: Store, id: string, toolsHash: string, agent: Agent): Promise<string[]> {
   try {
-    await store.putNote(id, toolSetNote(toolsHash), JSON.stringify(toolSetManifest(agent.tools.definitions())));
+    await store.putNote(id, toolSetNoteKey(toolsHash), JSON.stringify(toolSetManifest(agent.tools.definitions())));
     return [];
   } catch (err) {
     return [`could not keep the tool set beside run ${id} (${err instanceof Error ? err.message : String(err)}); a resume refused for a changed tool set will not name the tools`];
@@ -48,10 +46,24 @@ export async function keepPlace(store: Store, id: string, place: RunPlace): Prom
   }
 }
 
+/**
+ * The notes a new run keeps beside its meta (`meta` is its meta record): the
+ * tool set, the imported tools' origins, and where it was started. Each is a
+ * convenience: what could not be kept comes back as warnings.
+ */
+export async function keepRunNotes(store: Store, meta: MetaPayload, agent: Agent, place?: RunPlace): Promise<string[]> {
+  const id = meta.run_id;
+  return [
+    ...(await keepToolSet(store, id, meta.fingerprint.tools_hash, agent)),
+    ...(await keepRemoteOrigins(store, id, agent.tools)),
+    ...(place !== undefined ? await keepPlace(store, id, place) : []),
+  ];
+}
+
 /** The tool set the run's fingerprint hashed, when a note of it was kept. */
 export async function keptToolSet(store: Store, id: string, toolsHash: string): Promise<ToolSetManifest | null> {
   try {
-    const text = await store.getNote(id, toolSetNote(toolsHash));
+    const text = await store.getNote(id, toolSetNoteKey(toolsHash));
     return text === null ? null : (JSON.parse(text) as ToolSetManifest);
   } catch {
     return null; // without it the refusal just says the tool set changed

@@ -33,7 +33,7 @@ import {
 } from './compaction.js';
 import { Recorder } from './recorder.js';
 import { keepRemoteOrigins } from './remote-origins.js';
-import { generateRunId, keepPlace, keepToolSet, keptToolSet, newRunMeta } from './run-meta.js';
+import { generateRunId, keepRunNotes, keptToolSet, newRunMeta } from './run-meta.js';
 import { awaitsAnswer, awaitsInput, runLoop, type LoopOptions, type RunObserver, type RunResult, type SpendSetup, type ToolCall } from './runner.js';
 import { lineageSpend, noSpend, runSpend } from './spend.js';
 
@@ -279,8 +279,7 @@ export async function startRun(store: Store | null, agent: Agent, options: Start
   validateId(id);
   const meta = newRunMeta(id, fingerprintOf(agent), options.prompt, interactive, options.now);
   const journal = store === null ? null : await store.create(id, meta);
-  const warnings = store === null ? [] : [...(await keepToolSet(store, id, meta.fingerprint.tools_hash, agent)), ...(await keepRemoteOrigins(store, id, agent.tools))];
-  if (store !== null && options.place !== undefined) warnings.push(...(await keepPlace(store, id, options.place)));
+  const warnings = store === null ? [] : await keepRunNotes(store, meta, agent, options.place);
   // A new run has spent nothing, and is the whole of its conversation.
   const spend = agent.prices !== undefined ? { spend: { run: noSpend(), ...(agent.lineageBudgetUsd !== undefined ? { others: noSpend() } : {}) } } : {};
   return new AgentRun(agent, encodeRecord({ seq: 1, meta }), initialState({ seq: 1, meta }), journal, false, warnings, { store, ...spend });
