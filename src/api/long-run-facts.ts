@@ -7,6 +7,7 @@
  */
 import { compactionOf, firstRequestInput } from '../agent/compaction.js';
 import { loadPriceBook, usdText, type PriceBook } from '../agent/prices.js';
+import { baseUrlVariable } from '../agent/providers/settings.js';
 import { listedRunSpend, type Spend } from '../agent/spend.js';
 import type { LogbookConfig } from '../config/config.js';
 import { requestInputTokens } from '../core/index.js';
@@ -15,7 +16,7 @@ import type { ForkOrigin, Store } from '../store/store.js';
 
 /** The price book of the config at hand (its prices: and base URL), over the price table. */
 export function pricesAtHand(config: LogbookConfig | undefined, env: Readonly<Record<string, string | undefined>>): Promise<PriceBook> {
-  const baseUrl = config?.base_url ?? (config === undefined ? undefined : env[config.provider === 'anthropic' ? 'ANTHROPIC_BASE_URL' : 'OPENAI_BASE_URL']);
+  const baseUrl = config?.base_url ?? (config === undefined ? undefined : config.provider === 'script' ? undefined : env[baseUrlVariable(config.provider)]);
   return loadPriceBook({ overrides: config?.prices ?? {}, ...(baseUrl !== undefined ? { baseUrl } : {}) });
 }
 

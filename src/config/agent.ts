@@ -7,6 +7,7 @@ import type { Agent } from '../agent/agent.js';
 import { loadPriceBook, type PriceBook } from '../agent/prices.js';
 import { createProvider } from '../agent/providers/index.js';
 import type { RetryListener, RetryPolicy } from '../agent/providers/retry.js';
+import { baseUrlVariable } from '../agent/providers/settings.js';
 import type { StartProgress } from '../agent/tools/mcp/index.js';
 import type { DiscoveryProgress } from '../agent/tools/remote/index.js';
 import { LogbookError } from '../core/index.js';
@@ -145,7 +146,7 @@ export async function agentFromConfig(config: LogbookConfig, environment: AgentE
 async function priceBookFor(config: LogbookConfig, env: AgentEnvironment['env']): Promise<PriceBook | undefined> {
   const overrides = Object.keys(config.prices).length > 0;
   if (config.provider === 'script' && !overrides) return undefined;
-  const baseUrl = config.base_url ?? env[config.provider === 'anthropic' ? 'ANTHROPIC_BASE_URL' : 'OPENAI_BASE_URL'];
+  const baseUrl = config.base_url ?? (config.provider === 'script' ? undefined : env[baseUrlVariable(config.provider)]);
   return loadPriceBook({ overrides: config.prices, table: config.provider !== 'script', ...(baseUrl !== undefined ? { baseUrl } : {}) });
 }
 

@@ -8,7 +8,7 @@ import Anthropic, { APIConnectionError, APIError, APIUserAbortError, type Middle
 import type { ModelRequest, ModelResponse, Provider, StreamObserver } from '../provider.js';
 import { AnthropicStreamReader, toAnthropicParams } from './anthropic-map.js';
 import { checkBaseUrl, envValue, missingKeyError } from './credentials.js';
-import { apiKeyVariable, type ProviderSettings } from './settings.js';
+import { apiKeyVariable, baseUrlVariable, type ProviderSettings } from './settings.js';
 import { RawSplicer } from './raw-splice.js';
 import { DEFAULT_RETRY_POLICY, type Failure, type RetryListener, type RetryPolicy } from './retry.js';
 import { classifySdkError, type ApiErrorFields, type ErrorDescription } from './sdk-errors.js';
@@ -40,7 +40,7 @@ export class AnthropicProvider implements Provider {
     const keyEnv = apiKeyVariable('anthropic', settings.apiKeyEnv);
     const apiKey = envValue(keyEnv, settings.env);
     if (apiKey === undefined) throw missingKeyError('anthropic', keyEnv);
-    const baseUrl = settings.baseUrl ?? envValue('ANTHROPIC_BASE_URL', settings.env);
+    const baseUrl = settings.baseUrl ?? envValue(baseUrlVariable('anthropic'), settings.env);
     checkBaseUrl('anthropic', baseUrl, keyEnv);
     return new AnthropicProvider({
       model: settings.model,

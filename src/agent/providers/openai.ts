@@ -9,7 +9,7 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import type { ModelRequest, ModelResponse, Provider, StreamObserver } from '../provider.js';
 import { checkBaseUrl, envValue, missingKeyError } from './credentials.js';
-import { apiKeyVariable, type ProviderSettings } from './settings.js';
+import { apiKeyVariable, baseUrlVariable, type ProviderSettings } from './settings.js';
 import { OpenAIStreamReader, toOpenAIParams } from './openai-map.js';
 import { DEFAULT_RETRY_POLICY, type Failure, type RetryListener, type RetryPolicy } from './retry.js';
 import { classifySdkError, type ApiErrorFields, type ErrorDescription } from './sdk-errors.js';
@@ -43,7 +43,7 @@ export class OpenAIProvider implements Provider {
   private readonly legacyMaxTokens: boolean;
 
   static fromSettings(settings: ProviderSettings): Provider {
-    const baseUrl = settings.baseUrl ?? envValue('OPENAI_BASE_URL', settings.env);
+    const baseUrl = settings.baseUrl ?? envValue(baseUrlVariable('openai'), settings.env);
     const keyEnv = apiKeyVariable('openai', settings.apiKeyEnv);
     checkBaseUrl('openai', baseUrl, keyEnv);
     let apiKey = envValue(keyEnv, settings.env);
