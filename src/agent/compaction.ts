@@ -22,7 +22,7 @@ import { LogbookError, appendUserMessage, encodeRecord, initialState, isLogbookE
 import { COMPACTION_NOTE, encodeCompaction, parseCompaction, type CallUsage, type CompactionNote } from '../store/run-notes.js';
 import type { Journal, Store } from '../store/store.js';
 import { DEFAULT_COMPACTION, fingerprintOf, type Agent, type CompactionSettings } from './agent.js';
-import type { Usage } from './provider.js';
+import { journalUsage } from './provider.js';
 import { Recorder } from './recorder.js';
 import { generateRunId, keepRunNotes, newRunMeta } from './run-meta.js';
 
@@ -97,13 +97,6 @@ export function continuationPrompt(origin: string, at: number, summary: string, 
     : `${head}, and its last exchanges follow word for word.\n\n<summary>\n${summary.trim()}\n</summary>\n\n<last-exchanges>\n${kept}\n</last-exchanges>\n\nGo on from where the conversation stopped.`;
 }
 
-const toCallUsage = (u: Usage): CallUsage => ({
-  in_tokens: u.inTokens,
-  out_tokens: u.outTokens,
-  ...(u.cacheReadTokens ? { cache_read_tokens: u.cacheReadTokens } : {}),
-  ...(u.cacheCreateTokens ? { cache_create_tokens: u.cacheCreateTokens } : {}),
-});
-
 /**
  * The conversation as the summary call sends it, with the `drop` model turns
  * after the first message left out (and said to be): what is sent when the
@@ -154,7 +147,7 @@ export async function summarize(agent: Agent, messages: readonly Message[], sign
       if (text === '') {
         throw new LogbookError('provider', `the summary call of a compaction came back without text (stop reason ${response.stopReason || 'none'}); nothing was compacted`);
       }
-      return { text, usage: toCallUsage(response.usage) };
+      return { text, usage: journalUsage(response.usage) };
     } catch (err) {
       if (!isLogbookError(err, 'context_exceeded')) throw err;
       if (drop >= droppable) {

@@ -2,7 +2,7 @@
  * The provider-neutral model interface. A provider turns the journal's message
  * model into its API's and back; everything above it speaks only these types.
  */
-import type { Message, ToolDefinition } from '../core/index.js';
+import type { Message, ToolDefinition, UsageCounts } from '../core/index.js';
 
 /** Whether the model is asked to think (and its thinking journaled): `summarized`, or `off`. */
 export type ThinkingSetting = 'off' | 'summarized';
@@ -28,6 +28,16 @@ export interface Usage {
   /** Undefined when the provider does not report cache usage at all. */
   cacheReadTokens?: number;
   cacheCreateTokens?: number;
+}
+
+/** A call's usage as its assistant record keeps it: the cache counts only where the provider reports them. */
+export function journalUsage(u: Usage): UsageCounts {
+  return {
+    in_tokens: u.inTokens,
+    out_tokens: u.outTokens,
+    ...(u.cacheReadTokens !== undefined ? { cache_read_tokens: u.cacheReadTokens } : {}),
+    ...(u.cacheCreateTokens !== undefined ? { cache_create_tokens: u.cacheCreateTokens } : {}),
+  };
 }
 
 /** A model call's answer: the assistant message, why the model stopped, and what it spent. */

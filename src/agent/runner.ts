@@ -42,7 +42,7 @@ import {
 } from './approvals.js';
 import { compactionSettings, nothingToCompact, nothingToCompactError, type CompactionCause, type Continuation } from './compaction.js';
 import { usdText } from './prices.js';
-import type { ModelResponse, StreamObserver, Usage } from './provider.js';
+import { journalUsage, type ModelResponse, type StreamObserver, type Usage } from './provider.js';
 import type { Recorder } from './recorder.js';
 import { addCall, addSpend, noSpend, type Spend } from './spend.js';
 import type { ToolProgress } from './tools/tool.js';
@@ -809,21 +809,11 @@ class Loop {
     }
     const { usage, message, stopReason } = response;
     this.invalidInputs = response.invalidToolInputs ?? new Map();
-    await this.recorder.append({
-      assistant: {
-        iteration,
-        message,
-        ...(stopReason ? { stop_reason: stopReason } : {}),
-        in_tokens: usage.inTokens,
-        out_tokens: usage.outTokens,
-        ...(usage.cacheReadTokens !== undefined ? { cache_read_tokens: usage.cacheReadTokens } : {}),
-        ...(usage.cacheCreateTokens !== undefined ? { cache_create_tokens: usage.cacheCreateTokens } : {}),
-      },
-    });
+    const counts = journalUsage(usage);
+    await this.recorder.append({ assistant: { iteration, message, ...(stopReason ? { stop_reason: stopReason } : {}), ...counts } });
     const continues = this.compactions.length > 0 || this.setup.continuation === true;
     if (continues && this.state.counters.llm_calls === 1) this.firstInput = this.state.last_input_tokens;
     if (agent.prices !== undefined) {
-      const counts = { in_tokens: usage.inTokens, out_tokens: usage.outTokens, cache_read_tokens: usage.cacheReadTokens ?? 0, cache_create_tokens: usage.cacheCreateTokens ?? 0 };
       // Priced as the model it was sent to: the configured one, which a forced resume may have changed since the meta was written.
       addCall(this.runSpend, agent.prices, agent.provider.id, agent.provider.model, counts);
       observer.spent?.(this.liveSpend);

@@ -32,7 +32,7 @@
  *
  * A note that cannot be read says nothing: each reader treats it as absent.
  */
-import type { JournalRecord, MetaPayload } from '../core/index.js';
+import type { JournalRecord, MetaPayload, UsageCounts } from '../core/index.js';
 
 /** Where a fork came from: the run and the last seq it took from it. */
 export interface ForkOrigin {
@@ -46,12 +46,7 @@ export interface ForkOrigin {
 }
 
 /** The usage of one model call, as an assistant record keeps it. */
-export interface CallUsage {
-  in_tokens: number;
-  out_tokens: number;
-  cache_read_tokens?: number;
-  cache_create_tokens?: number;
-}
+export type CallUsage = UsageCounts;
 
 /** Beside a compacted run: where it continues, and what its summary call made and spent. */
 export interface CompactionNote {
