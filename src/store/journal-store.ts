@@ -11,7 +11,7 @@ import {
   checkAppend,
   checkSeqOrder,
   decodeLine,
-  decodeLines,
+  takeRecords,
   encodeRecord,
   fold,
   initialState,
@@ -274,13 +274,14 @@ export class JournalStore implements Store {
 
   async load(id: string): Promise<LoadedRun> {
     const { run, lines } = await this.readLines(id);
-    const records = decodeLines(lines, run.source);
+    const metaLine = lines[0]!;
+    const records = takeRecords(lines, run.source); // the lines read are this load's own
     const state = fold(records);
     const meta = metaOf(records[0]!, id, run.source);
     const loaded: LoadedRun = {
       state,
       records,
-      metaLine: lines[0]!,
+      metaLine,
       lastSeq: records[records.length - 1]!.seq,
       created: meta.created,
       updated: run.updated.toISOString(),
