@@ -6,7 +6,7 @@
  * run-notes.ts); a conversation's is the sum over every run of its lineage.
  * Nothing is stored: spend is derived from the records and notes each time.
  */
-import { tokenParts, type UsageCounts } from '../core/index.js';
+import { tokenParts, type JournalRecord, type UsageCounts } from '../core/index.js';
 import { listLineage, ownFrom } from '../store/lineage.js';
 import { COMPACTION_NOTE, parseCompaction } from '../store/run-notes.js';
 import type { RunInfo, Store } from '../store/store.js';
@@ -59,27 +59,31 @@ const mayBeAssistant = (line: string): boolean => line.includes('"assistant":');
 /**
  * What run `id` spent: its own model calls (from seq `from` on, after what a
  * fork copied) and the summary call of its compaction, if it was compacted.
+ * `records`: the run's records when they are at hand (a loaded run's), so they
+ * are not read again; else they are streamed from the store.
  */
-export async function runSpend(store: Store, id: string, book: PriceBook | null, from = 1): Promise<Spend> {
+export async function runSpend(store: Store, id: string, book: PriceBook | null, from = 1, records?: readonly JournalRecord[]): Promise<Spend> {
   const spend = noSpend();
   let provider = '';
   let model = '';
-  for await (const { record } of store.records(id, { select: mayBeAssistant })) {
+  const add = (record: JournalRecord): void => {
     if ('meta' in record) {
       provider = record.meta.fingerprint.provider;
       model = record.meta.fingerprint.model;
     } else if ('assistant' in record && record.seq >= from) {
       addCall(spend, book, provider, model, record.assistant);
     }
-  }
+  };
+  if (records !== undefined) for (const record of records) add(record);
+  else for await (const { record } of store.records(id, { select: mayBeAssistant })) add(record);
   const compaction = parseCompaction(await store.getNote(id, COMPACTION_NOTE).catch(() => null));
   if (compaction !== null) addCall(spend, book, provider, model, compaction.usage);
   return spend;
 }
 
-/** The spend of a listed run: its own records only (ownFrom). */
-export function listedRunSpend(store: Store, run: Pick<RunInfo, 'runId' | 'forkedFrom'>, book: PriceBook | null): Promise<Spend> {
-  return runSpend(store, run.runId, book, ownFrom(run));
+/** The spend of a listed run: its own records only (ownFrom); `records` as runSpend's. */
+export function listedRunSpend(store: Store, run: Pick<RunInfo, 'runId' | 'forkedFrom'>, book: PriceBook | null, records?: readonly JournalRecord[]): Promise<Spend> {
+  return runSpend(store, run.runId, book, ownFrom(run), records);
 }
 
 /** What a conversation spent: every run of run `id`'s lineage (those in `except` left out), and how many runs that is. */

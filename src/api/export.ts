@@ -54,7 +54,7 @@ async function exportedRun(store: Store, id: string, prices: PriceBook | undefin
   const options: ExportOptions = { times: { created: loaded.created, updated: loaded.updated }, agents, timing };
   if (prices !== undefined) {
     const origin = await store.forkOrigin(id).catch(() => null);
-    const facts = await runFacts(store, id, loaded.state.fingerprint.provider, origin, prices);
+    const facts = await runFacts(store, id, loaded, origin, prices);
     options.extra = factFields(facts).map(([label, value]) => ({ label: label[0]!.toUpperCase() + label.slice(1), value, literal: false }));
   }
   return { state: loaded.state, options };

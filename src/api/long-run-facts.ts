@@ -12,7 +12,7 @@ import { listedRunSpend, type Spend } from '../agent/spend.js';
 import type { LogbookConfig } from '../config/config.js';
 import { requestInputTokens } from '../core/index.js';
 import { sanitizeLine } from '../render/sanitize.js';
-import type { ForkOrigin, Store } from '../store/store.js';
+import type { ForkOrigin, LoadedRun, Store } from '../store/store.js';
 
 /** The price book of the config at hand (its prices: and base URL), over the price table. */
 export function pricesAtHand(config: LogbookConfig | undefined, env: Readonly<Record<string, string | undefined>>): Promise<PriceBook> {
@@ -49,8 +49,9 @@ async function compactionFacts(store: Store, from: string, provider: string): Pr
   return { from, into: note.into, at: note.at, before: requestInputTokens(provider, note.usage), after, ...(note.input_first === true ? { input_first: true } : {}) };
 }
 
-export async function runFacts(store: Store, id: string, provider: string, origin: ForkOrigin | null, prices: PriceBook): Promise<RunFacts> {
-  const spend = await listedRunSpend(store, { runId: id, ...(origin !== null ? { forkedFrom: origin } : {}) }, prices);
+export async function runFacts(store: Store, id: string, loaded: LoadedRun, origin: ForkOrigin | null, prices: PriceBook): Promise<RunFacts> {
+  const provider = loaded.state.fingerprint.provider;
+  const spend = await listedRunSpend(store, { runId: id, ...(origin !== null ? { forkedFrom: origin } : {}) }, prices, loaded.records);
   const compacted = await compactionFacts(store, id, provider);
   const continues = origin?.compacted ? await compactionFacts(store, origin.from, provider) : null;
   return { spend, ...(compacted !== null ? { compacted } : {}), ...(continues !== null ? { continues } : {}) };

@@ -71,6 +71,21 @@ export function decodeLines(lines: readonly string[], source: string): JournalRe
   return records;
 }
 
+/**
+ * Decodes a journal's whole lines as decodeLines does, dropping each line from
+ * `lines` once it is decoded (the array is left empty): a load of a large run
+ * then never holds all of its text and all of its records at once.
+ */
+export function takeRecords(lines: string[], source: string): JournalRecord[] {
+  const records: JournalRecord[] = new Array(lines.length);
+  for (let i = 0; i < records.length; i++) {
+    records[i] = decodeLine(lines[i]!, `${source} line ${i + 1}`);
+    lines[i] = '';
+  }
+  lines.length = 0;
+  return records;
+}
+
 /** Decodes one stored line; a failure is `corrupt`, naming `where` (a meta of another version stays `version`). */
 export function decodeLine(line: string, where: string): JournalRecord {
   try {

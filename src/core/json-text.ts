@@ -37,6 +37,9 @@ export const TERMINAL_CONTROLS =
 
 const RAW_TERMINAL_CONTROLS = new RegExp(`[${TERMINAL_CONTROLS}]`, 'gu');
 
+/** Every terminal control is at U+007F or above: text below it holds none, and is passed over after this quick test. */
+const BEYOND_ASCII = /[^\u0000-\u007e]/;
+
 /**
  * JSON text safe to print: the terminal controls JSON leaves as they are written
  * as \u escapes. In JSON they can occur only inside strings, where the escape
@@ -44,7 +47,7 @@ const RAW_TERMINAL_CONTROLS = new RegExp(`[${TERMINAL_CONTROLS}]`, 'gu');
  * people and programs, never for journal bytes.
  */
 export function escapeTerminalControls(json: string): string {
-  return json.replace(RAW_TERMINAL_CONTROLS, escapeChar);
+  return BEYOND_ASCII.test(json) ? json.replace(RAW_TERMINAL_CONTROLS, escapeChar) : json;
 }
 
 const MAYBE_NOT_CANONICAL = /[ \t\n\r<>&\u2028\u2029]/;

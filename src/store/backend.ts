@@ -103,6 +103,14 @@ export interface Backend {
   /** Reads a run without holding it, so a reader never waits for a writer; null when absent. */
   read(id: string): Promise<StoredRun | null>;
   /**
+   * Reads a run as `read` does, but hands its lines to `each` a bounded batch at
+   * a time (what one read brings) instead of keeping them: the result's `lines`
+   * is empty. A reader that decodes as it goes (a load) then never holds the
+   * run's text whole. What `each` throws ends the read and is thrown. A backend
+   * without it is read with `read`.
+   */
+  readEach?(id: string, each: (lines: string[], source: string) => void): Promise<StoredRun | null>;
+  /**
    * Streams run `id`'s stored lines in order, from the first, a bounded batch at
    * a time (what one read brings: a chunk of a file, a fetch from a stream): it
    * never holds the whole run in memory, and never holds the run, so a writer is

@@ -11,7 +11,7 @@ import {
   checkAppend,
   checkSeqOrder,
   decodeLine,
-  decodeLines,
+  takeRecords,
   encodeRecord,
   fold,
   initialState,
@@ -26,7 +26,7 @@ import {
   type RunState,
   type RunTimes,
 } from '../core/index.js';
-import type { Backend, HeldRun, RunSummary, StreamOptions, Streamed } from './backend.js';
+import type { Backend, HeldRun, RunSummary, StoredRun, StreamOptions, Streamed } from './backend.js';
 import {
   listedStatus,
   runNotFound,
@@ -273,14 +273,13 @@ export class JournalStore implements Store {
   }
 
   async load(id: string): Promise<LoadedRun> {
-    const { run, lines } = await this.readLines(id);
-    const records = decodeLines(lines, run.source);
+    const { run, metaLine, records } = await this.readRecords(id);
     const state = fold(records);
     const meta = metaOf(records[0]!, id, run.source);
     const loaded: LoadedRun = {
       state,
       records,
-      metaLine: lines[0]!,
+      metaLine,
       lastSeq: records[records.length - 1]!.seq,
       created: meta.created,
       updated: run.updated.toISOString(),
@@ -322,6 +321,30 @@ export class JournalStore implements Store {
   async storedLines(id: string): Promise<StoredLines> {
     const { run, lines } = await this.readLines(id);
     return run.held === undefined ? { lines } : { lines, held: run.held };
+  }
+
+  /**
+   * Run `id`'s records, each line decoded as its batch is read and then dropped
+   * where the backend reads in batches (Backend.readEach), else as the whole
+   * run's lines are decoded: the run's text and its records are never all held.
+   */
+  private async readRecords(id: string): Promise<{ run: StoredRun; metaLine: string; records: JournalRecord[] }> {
+    validateId(id);
+    const records: JournalRecord[] = [];
+    let metaLine: string | undefined;
+    const each = (lines: string[], source: string): void => {
+      metaLine ??= lines[0];
+      for (const line of lines) records.push(decodeLine(line, `${source} line ${records.length + 1}`));
+    };
+    const read = this.backendImpl.readEach;
+    if (read === undefined) {
+      const { run, lines } = await this.readLines(id);
+      return { run, metaLine: lines[0]!, records: takeRecords(lines, run.source) }; // the lines read are this load's own
+    }
+    const run = await read.call(this.backendImpl, id, each);
+    if (run === null) throw runNotFound(id);
+    if (metaLine === undefined) throw new LogbookError('empty', `${run.source} has no records`);
+    return { run, metaLine, records };
   }
 
   private async readLines(id: string) {

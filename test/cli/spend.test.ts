@@ -66,6 +66,19 @@ describe('what a run cost', () => {
     }
   });
 
+  it("counts a fork's own model calls only in show and show --json, not those it copied from its origin", async () => {
+    const stateDir = join(dir, 'fork');
+    const cfg = config('fork', 'provider: anthropic\nmodel: claude-sonnet-4-5\n');
+    anthropic.reset();
+    anthropic.reply(answer);
+    expect((await runCli(['run', '--config', cfg, '--state-dir', stateDir, '--name', 'origin', 'Go.'], { cwd: dir, env: anthropicEnv() })).code).toBe(0);
+    expect((await runCli(['session', 'fork', 'origin', '--turn', '1', '--name', 'branch', '--config', cfg, '--state-dir', stateDir], { cwd: dir, env: anthropicEnv() })).code).toBe(0);
+    const show = async (id: string, ...more: string[]) => runCli(['session', 'show', id, ...more, '--config', cfg, '--state-dir', stateDir], { cwd: dir, env: anthropicEnv() });
+    expect((await show('origin')).stdout).toMatch(/^spent +\$0\.0054 /m);
+    expect((await show('branch')).stdout).toMatch(/^spent +\$0\.00$/m);
+    expect(JSON.parse((await show('branch', '--json')).stdout).cost).toMatchObject({ usd: 0, priced_calls: 0, unpriced_calls: 0 });
+  });
+
   it('is priced from the table on Chat Completions, whose prompt tokens hold the cached ones', async () => {
     const stateDir = join(dir, 'table-openai');
     const cfg = config('table-openai', 'provider: openai\nmodel: gpt-4o-mini\n');

@@ -1,4 +1,4 @@
-import { appendFileSync, closeSync, linkSync, openSync, readdirSync, writeSync, readFileSync, renameSync, statSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, linkSync, mkdirSync, openSync, readdirSync, writeSync, readFileSync, renameSync, statSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileStore, LogbookError, defaultStateDir, encodeRecord, runsDir } from '../../src/index.js';
@@ -123,6 +123,28 @@ describe('file store', () => {
       expect((err as LogbookError).code).toBe('corrupt');
       expect((err as Error).message).toContain('line 2');
     }
+  });
+
+  it('loads a run read in many batches whole, and names a corrupt line past the first batch by its own number', async () => {
+    const store = new FileStore(freshDir());
+    const lines = [encodeRecord({ seq: 1, meta: meta('long') })];
+    for (let i = 0; lines.length < 3001; i++) {
+      lines.push(encodeRecord(at(lines.length + 1, assistant(i, [`t${i}`], 'x'.repeat(100)))));
+      lines.push(encodeRecord(at(lines.length + 1, toolResult(`t${i}`))));
+    }
+    const path = join(store.directory, 'long.jsonl');
+    mkdirSync(store.directory, { recursive: true });
+    writeFileSync(path, `${lines.join('\n')}\n`);
+    expect(statSync(path).size).toBeGreaterThan(4 * 64 * 1024);
+    const loaded = await store.load('long');
+    expect(loaded.records.map(encodeRecord)).toEqual(lines);
+    expect(loaded.metaLine).toBe(lines[0]);
+    expect(loaded.state.counters.tool_calls).toBe(1500);
+    lines[2500] = lines[2500]!.slice(0, 40);
+    writeFileSync(path, `${lines.join('\n')}\n`);
+    const err = (await store.load('long').catch((e: unknown) => e)) as LogbookError;
+    expect(err.code).toBe('corrupt');
+    expect(err.message).toMatch(/long\.jsonl line 2501 is corrupt/);
   });
 
   it('refuses to report a record durable once its journal was removed or replaced under the writer', async () => {

@@ -197,7 +197,7 @@ async function show(environment: Environment, given: string, flags: ShowFlags): 
     const { pricesAtHand, runFacts } = await import('../../api/long-run-facts.js');
     const prices = await pricesAtHand(config, environment.env);
     const f = loaded.state.fingerprint;
-    const facts = await runFacts(store, id, f.provider, origin, prices);
+    const facts = await runFacts(store, id, loaded, origin, prices);
     const window = config !== undefined && config.model === f.model && config.context_window !== undefined ? config.context_window : prices.contextWindow(f.provider, f.model);
     const lineage = flags.lineage ? await (await import('./lineage-show.js')).lineageRows(store, id, prices) : undefined;
     // The task it serves and the tasks it handed to other agents, from the notes beside it (and theirs).

@@ -272,19 +272,26 @@ export class FileBackend implements Backend {
    * which Node decodes far more slowly and which would outlive the lines cut from it.
    */
   async read(id: string): Promise<StoredRun | null> {
+    const lines: string[] = [];
+    const run = await this.readEach(id, (batch) => {
+      for (const line of batch) lines.push(line);
+    });
+    return run === null ? null : { ...run, lines };
+  }
+
+  async readEach(id: string, each: (lines: string[], source: string) => void): Promise<StoredRun | null> {
     const path = this.journalPath(id);
     const batches = journalLineReader(path);
     if (batches === null) return null;
-    const lines: string[] = [];
     let updated: Date;
     try {
-      for (const batch of batches) for (const line of batch) lines.push(line);
+      for (const batch of batches) each(batch, path);
       updated = lstatSync(path).mtime;
     } catch (err) {
       if (errno(err) === 'ENOENT') return null;
       throw isLogbookError(err) ? err : ioError(`cannot read ${path}`, err);
     }
-    const stored: StoredRun = { lines, updated, source: path, times: readTimesNote(this.timesPath(id)) };
+    const stored: StoredRun = { lines: [], updated, source: path, times: readTimesNote(this.timesPath(id)) };
     const held = readLockTable()?.holds(this.lockPath(id));
     if (held !== undefined) stored.held = held;
     return stored;
