@@ -270,6 +270,55 @@ describe('logbook session compact', () => {
   });
 });
 
+describe('a summary call that does not end its turn with a summary', () => {
+  const setup = (name: string) => {
+    const stateDir = join(dir, name);
+    const cfg = join(dir, `${name}.yaml`);
+    writeFileSync(cfg, `provider: anthropic\nmodel: claude-test\nmax_tokens: 200\nmax_iterations: 2\nsystem: You take notes.\n${NOTE_TOOL}`);
+    const cli = (args: string[]) => runCli([...args, '--config', cfg, '--state-dir', stateDir], { cwd: dir, env: anthropicEnv() });
+    return { store: new FileStore(join(stateDir, 'runs')), cli };
+  };
+  const preamble = { type: 'text', text: 'Let me take one more note first.' };
+  const call = { type: 'tool_use', id: 'toolu_s', name: 'note', input: { text: 'more' } };
+
+  it('is sent with the tools but told to call none, so a model that would call one writes the summary', async () => {
+    const { store, cli } = setup('summary-no-tools');
+    anthropic.reset();
+    const model = anthropicNoteTaker(5);
+    // A model that, given tools, answers the summary prompt with a call unless the API forbids one.
+    anthropic.handler = (req) => (isSummaryCall(req) && req.json.tool_choice?.type !== 'none' ? { message: { content: [preamble, call] } } : model.handler(req));
+    expect((await cli(['run', '--name', 'nt', 'Take 5 notes.'])).code).toBe(5);
+    const r = await cli(['session', 'compact', 'nt']);
+    expect(r.code).toBe(0);
+    const summary = anthropic.requests.find(isSummaryCall)!;
+    expect(summary.json.tools.map((t: { name: string }) => t.name)).toEqual(['note']);
+    expect(summary.json.tool_choice).toEqual({ type: 'none' });
+    expect((await store.load(r.stdout.trim())).state.prompt).toContain(summaryText(2));
+  });
+
+  it('is refused, nothing compacted, when the model calls a tool anyway or is cut off at max_tokens', async () => {
+    for (const [name, reply, message] of [
+      ['summary-tool-call', { content: [preamble, call] }, 'was answered with a tool call instead of a summary'],
+      ['summary-cut-off', { content: [{ type: 'text', text: 'Goal: take notes. Two notes ta' }], stop_reason: 'max_tokens' }, 'was cut off at max_tokens (200) before the summary was whole; raise max_tokens'],
+    ] as const) {
+      const { store, cli } = setup(name);
+      anthropic.reset();
+      const model = anthropicNoteTaker(5);
+      anthropic.handler = (req) => (isSummaryCall(req) ? { message: { ...reply, content: [...reply.content] } } : model.handler(req));
+      expect((await cli(['run', '--name', 'cut', 'Take 5 notes.'])).code).toBe(5);
+      const before = await store.load('cut');
+      const r = await cli(['session', 'compact', 'cut']);
+      expect(r.code, name).toBe(1);
+      expect(r.stderr).toContain(`logbook: the summary call of a compaction ${message}`);
+      expect(r.stderr).toContain('nothing was compacted');
+      // The run is as it was: no terminal record, no continuation.
+      const after = await store.load('cut');
+      expect(after.records).toEqual(before.records);
+      expect((await store.list()).map((run) => run.runId)).toEqual(['cut']);
+    }
+  });
+});
+
 describe('/compact in a chat', () => {
   it('compacts at the prompt, and the next typed turn goes with the summary in the continuation; /status says the context and the spend', async () => {
     const stateDir = join(dir, 'chat');

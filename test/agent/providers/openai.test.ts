@@ -169,6 +169,14 @@ describe('openai: the neutral model to a request', () => {
     expect(own.max_completion_tokens).toBe(99);
     expect(own).not.toHaveProperty('max_tokens');
   });
+
+  it('tells the API no tool may be called when the request says none, and sends the tools still', () => {
+    const tools = [{ name: 'echo', description: 'Echo', input_schema: { type: 'object' } }];
+    const none = toOpenAIParams(modelRequest({ tools, toolChoice: 'none' }), 'm', { legacyMaxTokens: false });
+    expect(none.tool_choice).toBe('none');
+    expect(none.tools).toHaveLength(1);
+    expect(toOpenAIParams(modelRequest({ tools }), 'm', { legacyMaxTokens: false })).not.toHaveProperty('tool_choice');
+  });
 });
 
 describe('openai: failures', () => {
