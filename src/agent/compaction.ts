@@ -301,7 +301,8 @@ export function inToolBatch(state: RunState): LogbookError {
   const total = toolUses(p.assistant).length;
   return new LogbookError(
     'in_tool_batch',
-    `run ${state.run_id} is in the middle of a tool batch (${p.answered.length} of ${total} call${total === 1 ? '' : 's'} answered), where it cannot be compacted; resume it to finish the batch, then compact it`,
+    `run ${state.run_id} is in the middle of a tool batch (${p.answered.length} of ${total} call${total === 1 ? '' : 's'} answered), where it cannot be compacted`,
+    { details: { runId: state.run_id } },
   );
 }
 

@@ -248,6 +248,23 @@ describe('logbook session compact', () => {
     expect((await store.load(into)).state.next_iteration).toBe(6);
   });
 
+  it('refuses a completed run, naming the follow-up that goes on from it and is compacted as it nears the window', async () => {
+    const stateDir = join(dir, 'completed');
+    const cfg = join(dir, 'completed.yaml');
+    writeFileSync(cfg, `provider: anthropic\nmodel: claude-test\nmax_tokens: 200\nsystem: You take notes.\n${NOTE_TOOL}`);
+    anthropic.reset();
+    const model = anthropicNoteTaker(1);
+    anthropic.handler = model.handler;
+    const cli = (args: string[]) => runCli([...args, '--config', cfg, '--state-dir', stateDir], { cwd: dir, env: anthropicEnv() });
+    expect((await cli(['run', '--name', 'done', 'Take 1 note.'])).code).toBe(0);
+    const r = await cli(['session', 'compact', 'done']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      `logbook: run done already completed; a completed run is not compacted: ask a follow-up, which goes on in a new run that is compacted as it nears the context window: logbook run --resume done --config ${cfg} --state-dir ${stateDir} PROMPT\n`,
+    );
+    expect(model.state.summaries).toBe(0);
+  });
+
   it('refuses a run in the middle of a tool batch, saying why', async () => {
     const stateDir = join(dir, 'mid-batch');
     const cfg = join(dir, 'mid-batch.yaml');
@@ -263,7 +280,7 @@ describe('logbook session compact', () => {
     const r = await cli(['session', 'compact', 'batch']);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
-      'logbook: run batch is in the middle of a tool batch (0 of 2 calls answered), where it cannot be compacted; resume it to finish the batch, then compact it\n',
+      `logbook: run batch is in the middle of a tool batch (0 of 2 calls answered), where it cannot be compacted; finish the batch first: logbook run --resume batch --config ${cfg} --state-dir ${stateDir} (the run goes on from there, and is compacted as it nears the context window)\n`,
     );
     expect(anthropic.requests).toHaveLength(1);
     expect(new FileStore(join(stateDir, 'runs')).load('batch').then((run) => run.records.length)).resolves.toBe(3);
