@@ -173,7 +173,7 @@ export async function summarize(agent: Agent, messages: readonly Message[], sign
       if (drop >= droppable) {
         throw new LogbookError(
           'context_exceeded',
-          `the conversation cannot be compacted: even its last model turn is longer than the context window to summarize (${err.message})`,
+          `the conversation cannot be compacted: ${messages.some((m) => m.role === 'assistant') ? 'even its last model turn is' : 'its one turn is'} longer than the context window to summarize (${err.message})`,
           { cause: err },
         );
       }

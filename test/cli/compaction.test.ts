@@ -142,6 +142,37 @@ describe('a request the API refuses as too long', () => {
     expect(runs.map((run) => run.status)).toEqual(['suspended', 'completed']);
   }, 90_000);
 
+  it('when the kept exchanges make the continuation too long, names the way out that works: fewer kept, a fork of the compacted run resumed', async () => {
+    const stateDir = join(dir, 'kept-too-long');
+    const store = new FileStore(join(stateDir, 'runs'));
+    const cfg = config('kept-too-long', 'provider: anthropic\nmodel: claude-test\nmax_tokens: 200\nkeep_turns: 1000\n');
+    anthropic.reset();
+    anthropic.contextWindow = 2500;
+    // A summary that fits the window with one exchange kept, not with all of them.
+    const model = anthropicNoteTaker(9, undefined, 4000);
+    anthropic.handler = model.handler;
+    const cli = (args: string[]) => runCli([...args, '--config', cfg, '--state-dir', stateDir], { cwd: dir, env: anthropicEnv(), timeoutMs: 60_000 });
+    const r = await cli(['run', '--name', 'kept', 'Take 9 notes.']);
+    expect(r.code).toBe(1);
+    const [, continuation] = await chain(store, 'kept');
+    const at = continuation!.forkedFrom!.at;
+    expect(r.stderr).toContain(
+      `logbook: run ${continuation!.runId} continues a compacted run, and its first turn (the summary and the exchanges kept word for word) is itself longer than the context window; lower keep_turns, then fork run kept at seq ${at}, where it was compacted, and resume the fork: it is compacted again, keeping fewer exchanges (`,
+    );
+    // Resumed, the continuation says the same, naming the same cut.
+    const again = await cli(['run', '--resume', continuation!.runId]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`then fork run kept at seq ${at}, where it was compacted, and resume the fork`);
+    // Followed, it works.
+    writeFileSync(cfg, readFileSync(cfg, 'utf8').replace('keep_turns: 1000', 'keep_turns: 1'));
+    expect((await cli(['session', 'fork', 'kept', '--at', String(at), '--name', 'kept-again'])).code).toBe(0);
+    const resumed = await cli(['run', '--resume', 'kept-again']);
+    expect(resumed.stderr).not.toMatch(/^logbook:/m);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toBe('Done: 9 notes.\n');
+    expect((await chain(store, 'kept-again')).length).toBeGreaterThan(1);
+  }, 120_000);
+
   it('is an error, not a loop, when the continuation is too long by itself', async () => {
     const stateDir = join(dir, 'too-long');
     const store = new FileStore(join(stateDir, 'runs'));
@@ -153,7 +184,7 @@ describe('a request the API refuses as too long', () => {
     anthropic.handler = model.handler;
     const r = await runCli(['run', '--config', cfg, '--state-dir', stateDir, '--name', 'toolong', 'Take 40 notes.'], { cwd: dir, env: anthropicEnv(), timeoutMs: 60_000 });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^logbook: run \S+ continues a compacted run, and its first turn \(the summary and the exchanges kept word for word\) is itself longer than the context window; lower keep_turns, then compact it again \(anthropic refused the request as longer than the model's context window \(400 invalid_request_error\): prompt is too long: \d+ tokens > 2500 maximum\); the journal is kept: logbook session show \S+$/m);
+    expect(r.stderr).toMatch(/^logbook: run \S+ continues a compacted run, and its first turn \(the summary and the exchanges kept word for word\) is itself longer than the context window; lower keep_turns, then fork run toolong at seq \d+, where it was compacted, and resume the fork: it is compacted again, keeping fewer exchanges \(anthropic refused the request as longer than the model's context window \(400 invalid_request_error\): prompt is too long: \d+ tokens > 2500 maximum\); the journal is kept: logbook session show \S+$/m);
     expect(model.state.summaries).toBe(1);
     const runs = await chain(store, 'toolong');
     expect(runs).toHaveLength(2);
