@@ -22,7 +22,7 @@ import { LogbookError, appendUserMessage, encodeRecord, initialState, isLogbookE
 import { COMPACTION_NOTE, encodeCompaction, parseCompaction, type CallUsage, type CompactionNote } from '../store/run-notes.js';
 import type { Journal, Store } from '../store/store.js';
 import { DEFAULT_COMPACTION, fingerprintOf, type Agent, type CompactionSettings } from './agent.js';
-import { journalUsage } from './provider.js';
+import { journalUsage, type ModelResponse } from './provider.js';
 import { Recorder } from './recorder.js';
 import { generateRunId, keepRunNotes, newRunMeta } from './run-meta.js';
 
@@ -124,7 +124,23 @@ export interface Summary {
 }
 
 /**
- * The summary call: the run's own provider, model and tools, the conversation
+ * The summary a summary call's answer holds: its text, when the model ended
+ * its turn. A summary cut off at max_tokens would go on as if whole, and text
+ * before a tool call is a preamble, not a summary: both are refused, nothing
+ * compacted (`provider`).
+ */
+function summaryOf(response: ModelResponse, maxTokens: number): string {
+  const { stopReason } = response;
+  const fail = (what: string) => new LogbookError('provider', `the summary call of a compaction ${what}; nothing was compacted`);
+  if (stopReason === 'max_tokens') throw fail(`was cut off at max_tokens (${maxTokens}) before the summary was whole; raise max_tokens`);
+  if (toolUses(response.message).length > 0 || stopReason === 'tool_use') throw fail('was answered with a tool call instead of a summary, though the API was told no tool may be called');
+  const text = response.message.content.flatMap((b) => ('text' in b ? [b.text.text] : [])).join('\n').trim();
+  if (text === '') throw fail(`came back without text (stop reason ${stopReason || 'none'})`);
+  return text;
+}
+
+/**
+ * The summary call: the run's own provider, model and tools (none of which it may call), the conversation
  * and SUMMARY_PROMPT. A conversation the API refuses as too long is sent again
  * without its oldest turns, half of them at a time (a refused call costs
  * nothing), until it fits; `context_exceeded` when even its last turns do not.
@@ -141,19 +157,16 @@ export async function summarize(agent: Agent, messages: readonly Message[], sign
         maxTokens: agent.maxTokens,
         thinking: agent.thinking,
         promptCache: agent.promptCache,
+        toolChoice: 'none',
         ...(signal !== undefined ? { signal } : {}),
       });
-      const text = response.message.content.flatMap((b) => ('text' in b ? [b.text.text] : [])).join('\n').trim();
-      if (text === '') {
-        throw new LogbookError('provider', `the summary call of a compaction came back without text (stop reason ${response.stopReason || 'none'}); nothing was compacted`);
-      }
-      return { text, usage: journalUsage(response.usage) };
+      return { text: summaryOf(response, agent.maxTokens), usage: journalUsage(response.usage) };
     } catch (err) {
       if (!isLogbookError(err, 'context_exceeded')) throw err;
       if (drop >= droppable) {
         throw new LogbookError(
           'context_exceeded',
-          `the conversation cannot be compacted: even its last model turn is longer than the context window to summarize (${err.message})`,
+          `the conversation cannot be compacted: ${messages.some((m) => m.role === 'assistant') ? 'even its last model turn is' : 'its one turn is'} longer than the context window to summarize (${err.message})`,
           { cause: err },
         );
       }
@@ -281,7 +294,8 @@ export function inToolBatch(state: RunState): LogbookError {
   const total = toolUses(p.assistant).length;
   return new LogbookError(
     'in_tool_batch',
-    `run ${state.run_id} is in the middle of a tool batch (${p.answered.length} of ${total} call${total === 1 ? '' : 's'} answered), where it cannot be compacted; resume it to finish the batch, then compact it`,
+    `run ${state.run_id} is in the middle of a tool batch (${p.answered.length} of ${total} call${total === 1 ? '' : 's'} answered), where it cannot be compacted`,
+    { details: { runId: state.run_id } },
   );
 }
 

@@ -17,6 +17,12 @@ export interface ModelRequest {
   thinking: ThinkingSetting;
   /** Ask the provider to cache the stable prefix. Outside the fingerprint. */
   promptCache: boolean;
+  /**
+   * `none`: the model is to answer with text alone, told so by the API. The
+   * tools are sent all the same: a conversation that holds calls needs their
+   * definitions (a compaction's summary call).
+   */
+  toolChoice?: 'none';
   /** Aborted when the run is being suspended; the call is then simply made again on resume. */
   signal?: AbortSignal;
 }

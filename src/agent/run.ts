@@ -49,8 +49,8 @@ interface RunSetup {
   iterationBase?: number;
   /** What it had spent, when anything is priced. */
   spend?: SpendSetup;
-  /** It continues a compacted run. */
-  continuation?: boolean;
+  /** The compacted run it continues, and the seq it was cut at. */
+  continuation?: { from: string; at: number };
   /** A chat's continuation made at its prompt, with no turn since: it waits for the next typed turn. */
   inputFirst?: boolean;
   /** A continuation's first request's input tokens, when it made one. */
@@ -180,7 +180,7 @@ export class AgentRun {
         ...(this.interruption !== undefined ? { interruption: this.interruption } : {}),
         ...(iterationBase !== undefined ? { iterationBase } : {}),
         ...(spend !== undefined ? { spend } : {}),
-        ...(continuation === true ? { continuation } : {}),
+        ...(continuation !== undefined ? { continuation } : {}),
         ...(inputFirst === true ? { inputFirst } : {}),
         ...(firstInput !== undefined ? { firstInput } : {}),
       };
@@ -422,7 +422,7 @@ async function goOn(
 ): Promise<AgentRun> {
   const id = state.run_id;
   const origin = await store.forkOrigin(id).catch(() => null);
-  const continuation = origin?.compacted === true;
+  const continuation = origin?.compacted === true ? { from: origin.from, at: origin.at } : undefined;
   // A run that owes the model's answer to a turn (its call failed) takes the follow-up too: the two user turns fold into one.
   if (options.followUp !== undefined && !awaitsInput(state) && !awaitsAnswer(state)) {
     await journal.close();
@@ -441,8 +441,8 @@ async function goOn(
   let iterationBase: number | undefined;
   let inputFirst = false;
   let firstInput: number | undefined;
-  if (continuation) {
-    const note = await compactionOf(store, origin.from);
+  if (origin !== null && continuation !== undefined) {
+    const note = await compactionOf(store, continuation.from);
     if (note !== null) {
       iterationBase = note.iteration;
       inputFirst = awaitsTypedTurn(note, state);

@@ -339,8 +339,8 @@ export interface LoopSetup {
   compact?: (recorder: Recorder, cause: CompactionCause) => Promise<Continuation>;
   /** The iteration the run's model calls go on from when its own records have none yet (a continuation's: its origin's next). */
   iterationBase?: number;
-  /** The run continues a compacted run (its first user turn is a summary). */
-  continuation?: boolean;
+  /** The compacted run this one continues (its first user turn is a summary of it), and the seq it was cut at. */
+  continuation?: { from: string; at: number };
   /** A chat's continuation made at its prompt: it waits for the next typed turn before its first model call. */
   inputFirst?: boolean;
   /** A continuation's first request's input tokens, once it made one: what its summary and kept exchanges fill of the window. */
@@ -743,9 +743,11 @@ class Loop {
       throw new LogbookError('context_exceeded', `${refusal.message}; the config turns compaction off (compact_at: false)`, { cause: refusal, details: { runId: state.run_id } });
     }
     if (state.counters.llm_calls === 0) {
+      const cut = this.compactions.at(-1) ?? this.setup.continuation;
+      // Its first turn is all it holds, so only a new cut of the compacted run, keeping fewer exchanges, makes it shorter.
       const what =
-        this.compactions.length > 0 || this.setup.continuation === true
-          ? `run ${state.run_id} continues a compacted run, and its first turn (the summary and the exchanges kept word for word) is itself longer than the context window; lower keep_turns, then compact it again`
+        cut !== undefined
+          ? `run ${state.run_id} continues a compacted run, and its first turn (the summary and the exchanges kept word for word) is itself longer than the context window; lower keep_turns, then fork run ${cut.from} at seq ${cut.at}, where it was compacted, and resume the fork: it is compacted again, keeping fewer exchanges`
           : `the first request of run ${state.run_id} is longer than the context window by itself`;
       throw new LogbookError('context_exceeded', `${what} (${refusal.message})`, { cause: refusal });
     }
@@ -811,7 +813,7 @@ class Loop {
     this.invalidInputs = response.invalidToolInputs ?? new Map();
     const counts = journalUsage(usage);
     await this.recorder.append({ assistant: { iteration, message, ...(stopReason ? { stop_reason: stopReason } : {}), ...counts } });
-    const continues = this.compactions.length > 0 || this.setup.continuation === true;
+    const continues = this.compactions.length > 0 || this.setup.continuation !== undefined;
     if (continues && this.state.counters.llm_calls === 1) this.firstInput = this.state.last_input_tokens;
     if (agent.prices !== undefined) {
       // Priced as the model it was sent to: the configured one, which a forced resume may have changed since the meta was written.

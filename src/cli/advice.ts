@@ -5,11 +5,14 @@
  * call it concerns (LogbookError.details), in this one place.
  */
 import { LogbookError, isLogbookError } from '../core/index.js';
+import { resumeCommand, type ResumeFlags } from './resume-command.js';
 
 /** What a command knows that the error cannot: how it was asked to go on. */
 export interface AdviceContext {
   /** The run was resumed with --chat. */
   chat?: boolean;
+  /** The command compacts the run (`session compact`), with these flags: what it cannot compact is advised on. */
+  compacting?: ResumeFlags;
 }
 
 /** An error whose message holds its advice already: it is not advised twice. */
@@ -23,6 +26,9 @@ function advice(err: LogbookError, context: AdviceContext): string | null {
     case 'exists':
       return runId !== undefined ? `pick another id or remove it with \`logbook session rm ${runId}\`` : null;
     case 'already_completed':
+      if (context.compacting !== undefined && runId !== undefined) {
+        return `a completed run is not compacted: ask a follow-up, which goes on in a new run that is compacted as it nears the context window: ${resumeCommand(runId, context.compacting)} PROMPT`;
+      }
       return 'give a prompt to ask a follow-up (it continues as a new run), or start a new run';
     case 'interactivity_mismatch':
       return context.chat === true ? 'resume it without --chat' : 'resume it with --chat';
@@ -30,6 +36,8 @@ function advice(err: LogbookError, context: AdviceContext): string | null {
       return 'restore it, or pass --force to resume anyway';
     case 'not_at_input':
       return 'resume it without a prompt to finish that first';
+    case 'in_tool_batch':
+      return runId !== undefined ? `finish the batch first: ${resumeCommand(runId, context.compacting ?? {})} (the run goes on from there, and is compacted as it nears the context window)` : null;
     case 'interrupted_call':
       return callId !== undefined ? `resume with --rerun ${callId} to run it again, or --skip ${callId} to tell the model it was not re-run` : null;
     default:

@@ -142,6 +142,37 @@ describe('a request the API refuses as too long', () => {
     expect(runs.map((run) => run.status)).toEqual(['suspended', 'completed']);
   }, 90_000);
 
+  it('when the kept exchanges make the continuation too long, names the way out that works: fewer kept, a fork of the compacted run resumed', async () => {
+    const stateDir = join(dir, 'kept-too-long');
+    const store = new FileStore(join(stateDir, 'runs'));
+    const cfg = config('kept-too-long', 'provider: anthropic\nmodel: claude-test\nmax_tokens: 200\nkeep_turns: 1000\n');
+    anthropic.reset();
+    anthropic.contextWindow = 2500;
+    // A summary that fits the window with one exchange kept, not with all of them.
+    const model = anthropicNoteTaker(9, undefined, 4000);
+    anthropic.handler = model.handler;
+    const cli = (args: string[]) => runCli([...args, '--config', cfg, '--state-dir', stateDir], { cwd: dir, env: anthropicEnv(), timeoutMs: 60_000 });
+    const r = await cli(['run', '--name', 'kept', 'Take 9 notes.']);
+    expect(r.code).toBe(1);
+    const [, continuation] = await chain(store, 'kept');
+    const at = continuation!.forkedFrom!.at;
+    expect(r.stderr).toContain(
+      `logbook: run ${continuation!.runId} continues a compacted run, and its first turn (the summary and the exchanges kept word for word) is itself longer than the context window; lower keep_turns, then fork run kept at seq ${at}, where it was compacted, and resume the fork: it is compacted again, keeping fewer exchanges (`,
+    );
+    // Resumed, the continuation says the same, naming the same cut.
+    const again = await cli(['run', '--resume', continuation!.runId]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`then fork run kept at seq ${at}, where it was compacted, and resume the fork`);
+    // Followed, it works.
+    writeFileSync(cfg, readFileSync(cfg, 'utf8').replace('keep_turns: 1000', 'keep_turns: 1'));
+    expect((await cli(['session', 'fork', 'kept', '--at', String(at), '--name', 'kept-again'])).code).toBe(0);
+    const resumed = await cli(['run', '--resume', 'kept-again']);
+    expect(resumed.stderr).not.toMatch(/^logbook:/m);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toBe('Done: 9 notes.\n');
+    expect((await chain(store, 'kept-again')).length).toBeGreaterThan(1);
+  }, 120_000);
+
   it('is an error, not a loop, when the continuation is too long by itself', async () => {
     const stateDir = join(dir, 'too-long');
     const store = new FileStore(join(stateDir, 'runs'));
@@ -153,7 +184,7 @@ describe('a request the API refuses as too long', () => {
     anthropic.handler = model.handler;
     const r = await runCli(['run', '--config', cfg, '--state-dir', stateDir, '--name', 'toolong', 'Take 40 notes.'], { cwd: dir, env: anthropicEnv(), timeoutMs: 60_000 });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^logbook: run \S+ continues a compacted run, and its first turn \(the summary and the exchanges kept word for word\) is itself longer than the context window; lower keep_turns, then compact it again \(anthropic refused the request as longer than the model's context window \(400 invalid_request_error\): prompt is too long: \d+ tokens > 2500 maximum\); the journal is kept: logbook session show \S+$/m);
+    expect(r.stderr).toMatch(/^logbook: run \S+ continues a compacted run, and its first turn \(the summary and the exchanges kept word for word\) is itself longer than the context window; lower keep_turns, then fork run toolong at seq \d+, where it was compacted, and resume the fork: it is compacted again, keeping fewer exchanges \(anthropic refused the request as longer than the model's context window \(400 invalid_request_error\): prompt is too long: \d+ tokens > 2500 maximum\); the journal is kept: logbook session show \S+$/m);
     expect(model.state.summaries).toBe(1);
     const runs = await chain(store, 'toolong');
     expect(runs).toHaveLength(2);
@@ -248,6 +279,23 @@ describe('logbook session compact', () => {
     expect((await store.load(into)).state.next_iteration).toBe(6);
   });
 
+  it('refuses a completed run, naming the follow-up that goes on from it and is compacted as it nears the window', async () => {
+    const stateDir = join(dir, 'completed');
+    const cfg = join(dir, 'completed.yaml');
+    writeFileSync(cfg, `provider: anthropic\nmodel: claude-test\nmax_tokens: 200\nsystem: You take notes.\n${NOTE_TOOL}`);
+    anthropic.reset();
+    const model = anthropicNoteTaker(1);
+    anthropic.handler = model.handler;
+    const cli = (args: string[]) => runCli([...args, '--config', cfg, '--state-dir', stateDir], { cwd: dir, env: anthropicEnv() });
+    expect((await cli(['run', '--name', 'done', 'Take 1 note.'])).code).toBe(0);
+    const r = await cli(['session', 'compact', 'done']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      `logbook: run done already completed; a completed run is not compacted: ask a follow-up, which goes on in a new run that is compacted as it nears the context window: logbook run --resume done --config ${cfg} --state-dir ${stateDir} PROMPT\n`,
+    );
+    expect(model.state.summaries).toBe(0);
+  });
+
   it('refuses a run in the middle of a tool batch, saying why', async () => {
     const stateDir = join(dir, 'mid-batch');
     const cfg = join(dir, 'mid-batch.yaml');
@@ -263,10 +311,59 @@ describe('logbook session compact', () => {
     const r = await cli(['session', 'compact', 'batch']);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
-      'logbook: run batch is in the middle of a tool batch (0 of 2 calls answered), where it cannot be compacted; resume it to finish the batch, then compact it\n',
+      `logbook: run batch is in the middle of a tool batch (0 of 2 calls answered), where it cannot be compacted; finish the batch first: logbook run --resume batch --config ${cfg} --state-dir ${stateDir} (the run goes on from there, and is compacted as it nears the context window)\n`,
     );
     expect(anthropic.requests).toHaveLength(1);
     expect(new FileStore(join(stateDir, 'runs')).load('batch').then((run) => run.records.length)).resolves.toBe(3);
+  });
+});
+
+describe('a summary call that does not end its turn with a summary', () => {
+  const setup = (name: string) => {
+    const stateDir = join(dir, name);
+    const cfg = join(dir, `${name}.yaml`);
+    writeFileSync(cfg, `provider: anthropic\nmodel: claude-test\nmax_tokens: 200\nmax_iterations: 2\nsystem: You take notes.\n${NOTE_TOOL}`);
+    const cli = (args: string[]) => runCli([...args, '--config', cfg, '--state-dir', stateDir], { cwd: dir, env: anthropicEnv() });
+    return { store: new FileStore(join(stateDir, 'runs')), cli };
+  };
+  const preamble = { type: 'text', text: 'Let me take one more note first.' };
+  const call = { type: 'tool_use', id: 'toolu_s', name: 'note', input: { text: 'more' } };
+
+  it('is sent with the tools but told to call none, so a model that would call one writes the summary', async () => {
+    const { store, cli } = setup('summary-no-tools');
+    anthropic.reset();
+    const model = anthropicNoteTaker(5);
+    // A model that, given tools, answers the summary prompt with a call unless the API forbids one.
+    anthropic.handler = (req) => (isSummaryCall(req) && req.json.tool_choice?.type !== 'none' ? { message: { content: [preamble, call] } } : model.handler(req));
+    expect((await cli(['run', '--name', 'nt', 'Take 5 notes.'])).code).toBe(5);
+    const r = await cli(['session', 'compact', 'nt']);
+    expect(r.code).toBe(0);
+    const summary = anthropic.requests.find(isSummaryCall)!;
+    expect(summary.json.tools.map((t: { name: string }) => t.name)).toEqual(['note']);
+    expect(summary.json.tool_choice).toEqual({ type: 'none' });
+    expect((await store.load(r.stdout.trim())).state.prompt).toContain(summaryText(2));
+  });
+
+  it('is refused, nothing compacted, when the model calls a tool anyway or is cut off at max_tokens', async () => {
+    for (const [name, reply, message] of [
+      ['summary-tool-call', { content: [preamble, call] }, 'was answered with a tool call instead of a summary'],
+      ['summary-cut-off', { content: [{ type: 'text', text: 'Goal: take notes. Two notes ta' }], stop_reason: 'max_tokens' }, 'was cut off at max_tokens (200) before the summary was whole; raise max_tokens'],
+    ] as const) {
+      const { store, cli } = setup(name);
+      anthropic.reset();
+      const model = anthropicNoteTaker(5);
+      anthropic.handler = (req) => (isSummaryCall(req) ? { message: { ...reply, content: [...reply.content] } } : model.handler(req));
+      expect((await cli(['run', '--name', 'cut', 'Take 5 notes.'])).code).toBe(5);
+      const before = await store.load('cut');
+      const r = await cli(['session', 'compact', 'cut']);
+      expect(r.code, name).toBe(1);
+      expect(r.stderr).toContain(`logbook: the summary call of a compaction ${message}`);
+      expect(r.stderr).toContain('nothing was compacted');
+      // The run is as it was: no terminal record, no continuation.
+      const after = await store.load('cut');
+      expect(after.records).toEqual(before.records);
+      expect((await store.list()).map((run) => run.runId)).toEqual(['cut']);
+    }
   });
 });
 

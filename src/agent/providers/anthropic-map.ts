@@ -56,6 +56,7 @@ export function toAnthropicParams(request: ModelRequest, model: string, splicer:
       description: t.description,
       input_schema: t.input_schema as Api.Tool.InputSchema,
     }));
+    if (request.toolChoice === 'none') params.tool_choice = { type: 'none' };
   }
   if (request.thinking === 'summarized') {
     params.thinking = { type: 'enabled', budget_tokens: thinkingBudget(request.maxTokens) };

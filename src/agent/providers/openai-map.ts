@@ -41,6 +41,7 @@ export function toOpenAIParams(
       type: 'function',
       function: { name: t.name, description: t.description, parameters: t.input_schema as Record<string, unknown> },
     }));
+    if (request.toolChoice === 'none') params.tool_choice = 'none';
   }
   return params;
 }

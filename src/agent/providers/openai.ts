@@ -74,7 +74,7 @@ export class OpenAIProvider implements Provider {
       apiKey: options.apiKey,
       ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}),
       maxRetries: 0,
-      fetch: watchedFetch,
+      fetch: openaiFetch,
     });
   }
 
@@ -96,6 +96,35 @@ export class OpenAIProvider implements Provider {
 }
 
 const SDK_ERRORS = { APIError, APIUserAbortError, APIConnectionError };
+
+/**
+ * The SDK reads an error from the body's `error` member alone; some compatible
+ * servers (vLLM's older releases) send the error as the body itself,
+ * `{"object":"error","message":...,"type":"BadRequestError","code":400}`, which
+ * the SDK would report as "(no body)". Such a body reaches the SDK wrapped, as
+ * OpenAI sends it, so its message is read (and a refusal for length known).
+ */
+async function openaiFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const response = await watchedFetch(input, init);
+  if (response.ok || !(response.headers.get('content-type') ?? '').includes('json')) return response;
+  const text = await response.text();
+  const headers = new Headers(response.headers);
+  headers.delete('content-length');
+  headers.delete('content-encoding');
+  return new Response(wrappedFlatError(text) ?? text, { status: response.status, statusText: response.statusText, headers });
+}
+
+/** A flat error body (an object with a string `message` and no `error` member) as `{"error": body}`; null for any other body. */
+function wrappedFlatError(text: string): string | null {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body) || 'error' in body) return null;
+  return typeof (body as { message?: unknown }).message === 'string' ? JSON.stringify({ error: body }) : null;
+}
 
 /**
  * The SDK keeps the body's `error` member: `{"message","type","param","code"}` from

@@ -12,7 +12,9 @@ then a new run, its continuation, whose first turn is that summary followed by
 the last keep_turns exchanges word for word. The run keeps every record and
 ends on one more, saying where it continues ("suspended", "compacted into
 RUN"); a resume of it is refused, naming the continuation. A run in the middle
-of a tool batch is not compacted: resume it to finish the batch first.
+of a tool batch is not compacted: resume it to finish the batch first. Nor is a
+completed run: its follow-up (logbook run --resume RUN PROMPT) goes on in a new
+run, which is compacted as it nears the context window.
 The config is checked as a resume checks it (--force passes a drift).
 Examples:
   logbook session compact RUN

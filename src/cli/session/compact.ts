@@ -12,6 +12,7 @@ import { resolveRunId } from '../../store/resolve.js';
 import type { Store } from '../../store/store.js';
 import type { Environment } from '../environment.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
+import { withAdvice } from '../advice.js';
 import { createProgress } from '../progress.js';
 import { resumeCommand } from '../resume-command.js';
 import { onSuspendSignals } from '../signals.js';
@@ -59,7 +60,7 @@ export async function compactSession(environment: Environment, given: string, fl
       process.stderr.write('stopped; nothing was compacted\n');
       return EXIT.interrupted;
     }
-    throw err;
+    throw withAdvice(err, { compacting: flags });
   } finally {
     progress.stop();
     stop.dispose();

@@ -169,6 +169,14 @@ describe('openai: the neutral model to a request', () => {
     expect(own.max_completion_tokens).toBe(99);
     expect(own).not.toHaveProperty('max_tokens');
   });
+
+  it('tells the API no tool may be called when the request says none, and sends the tools still', () => {
+    const tools = [{ name: 'echo', description: 'Echo', input_schema: { type: 'object' } }];
+    const none = toOpenAIParams(modelRequest({ tools, toolChoice: 'none' }), 'm', { legacyMaxTokens: false });
+    expect(none.tool_choice).toBe('none');
+    expect(none.tools).toHaveLength(1);
+    expect(toOpenAIParams(modelRequest({ tools }), 'm', { legacyMaxTokens: false })).not.toHaveProperty('tool_choice');
+  });
 });
 
 describe('openai: failures', () => {
@@ -239,12 +247,31 @@ describe('openai: failures', () => {
       },
       "(400 BadRequestError): This model's maximum context length is 4096 tokens.",
     ],
+    [
+      "vLLM's older releases (the error as the body itself)",
+      {
+        raw: {
+          status: 400,
+          headers: { 'content-type': 'application/json' },
+          chunks: [
+            '{"object":"error","message":"This model\'s maximum context length is 1500 tokens. However, you requested 1700 tokens (1600 in the messages, 100 in the completion). Please reduce the length of the messages or completion.","type":"BadRequestError","param":null,"code":400}',
+          ],
+        },
+      },
+      "(400 BadRequestError): This model's maximum context length is 1500 tokens.",
+    ],
   ] as const)('reads a refusal for length from %s as context_exceeded, not retried', async (_server, reply, detail) => {
     api.reply(reply as never);
     const err = await rejection(provider().complete(modelRequest()));
     expect(err.code).toBe('context_exceeded');
     expect(err.message).toContain(`openai refused the request as longer than the model's context window ${detail}`);
     expect(api.requests).toHaveLength(1);
+  });
+
+  it('reads the message of an error sent as the body itself, never "(no body)"', async () => {
+    api.reply({ raw: { status: 404, headers: { 'content-type': 'application/json' }, chunks: ['{"object":"error","message":"The model `llama9` does not exist.","type":"NotFoundError","param":null,"code":404}'] } });
+    const err = await rejection(provider().complete(modelRequest()));
+    expect(err.message).toBe('openai refused the request (404 NotFoundError): The model `llama9` does not exist.');
   });
 
   it('reads the bare-string errors of compatible servers', async () => {
