@@ -36,6 +36,11 @@ export interface Usage {
   cacheCreateTokens?: number;
 }
 
+/** The environment variable a provider's SDK reads its base URL from when the config gives none. */
+export function baseUrlVariable(provider: 'anthropic' | 'openai'): string {
+  return provider === 'anthropic' ? 'ANTHROPIC_BASE_URL' : 'OPENAI_BASE_URL';
+}
+
 /** A call's usage as its assistant record keeps it: the cache counts only where the provider reports them. */
 export function journalUsage(u: Usage): UsageCounts {
   return {

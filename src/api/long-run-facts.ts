@@ -7,7 +7,7 @@
  */
 import { compactionOf, firstRequestInput } from '../agent/compaction.js';
 import { loadPriceBook, usdText, type PriceBook } from '../agent/prices.js';
-import { baseUrlVariable } from '../agent/providers/settings.js';
+import { baseUrlVariable } from '../agent/provider.js';
 import { listedRunSpend, type Spend } from '../agent/spend.js';
 import type { LogbookConfig } from '../config/config.js';
 import { requestInputTokens } from '../core/index.js';

@@ -7,7 +7,7 @@ import type { Agent } from '../agent/agent.js';
 import { loadPriceBook, type PriceBook } from '../agent/prices.js';
 import { createProvider } from '../agent/providers/index.js';
 import type { RetryListener, RetryPolicy } from '../agent/providers/retry.js';
-import { baseUrlVariable } from '../agent/providers/settings.js';
+import { baseUrlVariable } from '../agent/provider.js';
 import type { StartProgress } from '../agent/tools/mcp/index.js';
 import type { DiscoveryProgress } from '../agent/tools/remote/index.js';
 import { LogbookError } from '../core/index.js';

@@ -5,10 +5,10 @@
  * else the SDK's default. Retries are ours (see retry.ts), so the SDK's are off.
  */
 import Anthropic, { APIConnectionError, APIError, APIUserAbortError, type Middleware } from '@anthropic-ai/sdk';
-import type { ModelRequest, ModelResponse, Provider, StreamObserver } from '../provider.js';
+import { baseUrlVariable, type ModelRequest, type ModelResponse, type Provider, type StreamObserver } from '../provider.js';
 import { AnthropicStreamReader, toAnthropicParams } from './anthropic-map.js';
 import { checkBaseUrl, envValue, missingKeyError } from './credentials.js';
-import { apiKeyVariable, baseUrlVariable, type ProviderSettings } from './settings.js';
+import { apiKeyVariable, type ProviderSettings } from './settings.js';
 import { RawSplicer } from './raw-splice.js';
 import { DEFAULT_RETRY_POLICY, type Failure, type RetryListener, type RetryPolicy } from './retry.js';
 import { classifySdkError, type ApiErrorFields, type ErrorDescription } from './sdk-errors.js';

@@ -7,9 +7,9 @@
  * key is sent, since local servers check none. Retries are ours (see retry.ts).
  */
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
-import type { ModelRequest, ModelResponse, Provider, StreamObserver } from '../provider.js';
+import { baseUrlVariable, type ModelRequest, type ModelResponse, type Provider, type StreamObserver } from '../provider.js';
 import { checkBaseUrl, envValue, missingKeyError } from './credentials.js';
-import { apiKeyVariable, baseUrlVariable, type ProviderSettings } from './settings.js';
+import { apiKeyVariable, type ProviderSettings } from './settings.js';
 import { OpenAIStreamReader, toOpenAIParams } from './openai-map.js';
 import { DEFAULT_RETRY_POLICY, type Failure, type RetryListener, type RetryPolicy } from './retry.js';
 import { classifySdkError, type ApiErrorFields, type ErrorDescription } from './sdk-errors.js';

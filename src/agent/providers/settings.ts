@@ -5,11 +5,6 @@ export function apiKeyVariable(provider: 'anthropic' | 'openai', apiKeyEnv?: str
   return apiKeyEnv ?? (provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY');
 }
 
-/** The environment variable a provider's SDK reads its base URL from when the config gives none. */
-export function baseUrlVariable(provider: 'anthropic' | 'openai'): string {
-  return provider === 'anthropic' ? 'ANTHROPIC_BASE_URL' : 'OPENAI_BASE_URL';
-}
-
 /** What a provider is built from. The environment is passed in: providers never read process.env. */
 export interface ProviderSettings {
   provider: 'anthropic' | 'openai' | 'script';
