@@ -45,7 +45,7 @@ import { compactCommand, resumeCommand, type ResumeFlags } from './resume-comman
 import { terminalQuestions, type Questions } from './questions.js';
 import { onSuspendSignals } from './signals.js';
 import { requireConfig, storeFor } from './store.js';
-import { terminalFor, type Terminal } from './terminal.js';
+import { terminalFor, terminalProse, type Terminal } from './terminal.js';
 import { prepareTracing } from './tracing.js';
 import type { LiveTrace } from '../otel/live.js';
 
@@ -454,8 +454,10 @@ async function settleAnswers(run: AgentRun, flags: RunFlags, p: Presentation): P
   const tools = p.agent.tools;
   checkApprovalTargets(run.state, tools, flags);
   applyInterruptionFlags(run, tools, flags, p.canAsk);
+  const prose = await terminalProse(p.err, flags.plain === true);
   p.progress(
     resumeNarration(run.state, {
+      ...(prose ? { prose } : {}),
       // The input is journal text that already parsed as JSON: no need to check it again.
       describeCall: (name, inputJson) => p.agent.tools.describe(name, RawJson.fromValidText(inputJson)),
       describeRan: (name, content) => p.agent.tools.describeRan(name, content),

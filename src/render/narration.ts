@@ -5,6 +5,7 @@
  */
 import type { RunState } from '../core/index.js';
 import { callLine } from './calls.js';
+import type { Prose } from './dump.js';
 import { callSuffix, elidedLine, hang, joinItems, marker, pendingLine, textHead } from './lines.js';
 import { sanitizeLine } from './sanitize.js';
 import { plain, type Style } from './style.js';
@@ -28,6 +29,8 @@ export interface NarrationOptions {
   turns?: number | 'all';
   /** Which agent runs each remote tool, to name it on its calls. */
   agents?: ToolAgents;
+  /** How the model's text is laid out (see DumpOptions.prose); as written when omitted. */
+  prose?: Prose;
 }
 
 /** The model turns a resume narrates by default, after the prompt. */
@@ -80,7 +83,7 @@ function narrateItem(item: TranscriptItem, options: NarrationOptions, style: Sty
       return left === 0 ? lines : [...lines, marker(style, `… ${left.toLocaleString('en-US')} more characters (--replay all shows them)`)];
     }
     case 'text':
-      return item.text.split('\n');
+      return options.prose !== undefined ? options.prose(item.text) : item.text.split('\n');
     case 'call':
       return [style.call(narratedCall(item, options, results))];
     case 'pending':
