@@ -369,12 +369,12 @@ async function exportChat(store: Store | null, run: AgentRun, file: string): Pro
   let document: string;
   if (store === null) {
     if (format === 'jsonl') throw new LogbookError('usage', 'an --ephemeral run has no journal lines; name a .md or .html file');
-    document = exportRun(format, run.state);
+    document = exportRun(format, run.state, { status: 'running' }); // this chat is the run's writer
   } else if (format === 'jsonl') {
     document = (await store.lines(run.id)).map((line) => `${line}\n`).join('');
   } else {
     const loaded = await store.load(run.id);
-    document = exportRun(format, loaded.state, { times: { created: loaded.created, updated: loaded.updated } });
+    document = exportRun(format, loaded.state, { times: { created: loaded.created, updated: loaded.updated }, status: 'running' }); // this chat holds the run
   }
   writeFileAtomically(file, document);
   return `wrote run ${run.id} to ${file} (${format})`;

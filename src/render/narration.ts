@@ -1,6 +1,6 @@
 /**
  * What a resumed run tells the operator on stderr before it goes on: where it
- * stands (the run, its LLM calls so far, the prompt, each turn's prose and tool
+ * stands (the run, its model calls so far, the prompt, each turn's prose and tool
  * calls, the in-flight turn) and then `continuing`.
  */
 import type { RunState } from '../core/index.js';
@@ -98,7 +98,7 @@ function narrateItem(item: TranscriptItem, options: NarrationOptions, style: Sty
 export function resumeNarration(state: RunState, options: NarrationOptions = {}): string {
   const style = options.style ?? plain;
   const calls = state.counters.llm_calls;
-  const header = style.strong(`resuming run ${sanitizeLine(state.run_id)} (${calls} LLM call${calls === 1 ? '' : 's'} so far)`);
+  const header = style.strong(`resuming run ${sanitizeLine(state.run_id)} (${calls} model call${calls === 1 ? '' : 's'} so far)`);
   const { state: shown, elided } = options.turns === 'all' ? { state, elided: 0 } : lastTurns(state, options.turns ?? DEFAULT_NARRATED_TURNS);
   // Results and thinking are not narrated, so they are not rendered either.
   const items = transcriptItems(shown, { details: false, ...(options.agents ? { agents: options.agents } : {}) });

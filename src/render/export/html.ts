@@ -213,7 +213,7 @@ export function exportHtmlRuns(runs: readonly { state: RunState; options?: Expor
 
 /** One run: its header (id and summary) and its transcript. */
 function runHtml(state: RunState, options: ExportOptions): string {
-  const summary = runSummary(state, options.times, options.agents, options.timing, options.extra)
+  const summary = runSummary(state, options)
     .map((f) => `${el('dt', '', text(f.label))}${el('dd', '', f.literal ? el('code', '', text(f.value)) : text(f.value))}`)
     .join('');
   return [
