@@ -54,6 +54,8 @@ async function exportedRun(store: Store, id: string, prices: PriceBook | undefin
   const origin = await store.forkOrigin(id).catch(() => null);
   const status = listedStatus(loaded.state.status, loaded.held, origin !== null ? { origin, lastSeq: loaded.state.last_seq } : undefined);
   const options: ExportOptions = { times: { created: loaded.created, updated: loaded.updated }, agents, timing, status };
+  // A continuation holds none of its origin's records: its facts say what it continues (with prices).
+  if (origin !== null && !origin.compacted) options.forkedFrom = { from: origin.from, at: origin.at };
   if (prices !== undefined) {
     const facts = await runFacts(store, id, loaded, origin, prices);
     options.extra = factFields(facts).map(([label, value]) => ({ label: label[0]!.toUpperCase() + label.slice(1), value, literal: false }));

@@ -35,6 +35,8 @@ export interface ExportOptions {
    * store can tell; the folded status when not given.
    */
   status?: string;
+  /** Where a fork came from (its forked note): the run and the last seq it took from it. */
+  forkedFrom?: { from: string; at: number };
 }
 
 export interface SummaryField {
@@ -68,6 +70,7 @@ export function runSummary(state: RunState, options: ExportOptions = {}): Summar
     field('Provider', sanitizeLine(f.provider), true),
     field('Interactive', state.interactive ? 'yes' : 'no'),
   ];
+  if (options.forkedFrom !== undefined) fields.push(field('Forked from', `run ${sanitizeLine(options.forkedFrom.from)}, up to seq ${options.forkedFrom.at}`));
   if (times.created !== undefined) fields.push(field('Created', sanitizeLine(times.created), true));
   if (times.updated !== undefined) fields.push(field('Updated', sanitizeLine(times.updated), true));
   fields.push(
