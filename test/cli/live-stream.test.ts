@@ -367,8 +367,12 @@ describe('a bare logbook', () => {
     expect(piped.stdout + piped.stderr).toMatch(/^Usage: logbook/m);
     expect(piped.stdout + piped.stderr).toMatch(/With no command, on a terminal where a config is found, a chat opens/);
     const empty = tempDir();
-    t = Tmux.start([process.execPath, BIN], { env: { ...env, HOME: empty, XDG_CONFIG_HOME: join(empty, 'config') }, cwd: empty, width: 100, height: 40 });
-    await t.exitStatus();
+    t = Tmux.start([process.execPath, BIN], { env: { ...env, HOME: empty, XDG_CONFIG_HOME: join(empty, 'config') }, cwd: empty, width: 100, height: 60 });
+    expect(await t.exitStatus()).toBe(2);
     expect(t.text()).toMatch(/^Commands:$/m); // the help (its first row may scroll away under tmux's own last line)
+    // Then, below the help, why no chat opened.
+    const screen = t.text();
+    expect(screen).toMatch(/^logbook: no chat opened, as there is no config: pass --config FILE/m);
+    expect(screen.indexOf('logbook: no chat opened')).toBeGreaterThan(screen.indexOf('Commands:'));
   });
 });
