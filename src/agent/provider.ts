@@ -82,6 +82,12 @@ export interface StreamObserver {
   onThinking?(delta: string, block: number): void;
   /** The attempt in flight failed and the call is made again (a retry after a dropped stream): what was streamed of it so far is void. */
   onRestart?(): void;
+  /**
+   * What the attempt in flight has spent so far, where its API reports it as it
+   * streams (the Messages API at its start and end; Chat Completions at the end):
+   * totals of the attempt, each report replacing the one before.
+   */
+  onUsage?(usage: Usage): void;
 }
 
 /** A model, behind one call. Implement it to run a model of your own (or a function, offline): `id` and `model` are in the fingerprint a resume is checked against. */

@@ -68,6 +68,8 @@ export interface RunObserver {
   thinking?(delta: string): void;
   /** The model call in flight is being made again (a retry): what streamed of it is void. */
   restart?(): void;
+  /** What the model call in flight has spent so far, where its provider reports it as it streams (StreamObserver.onUsage). */
+  streamUsage?(usage: Usage): void;
   /**
    * A chat's operator stopped the model's answer (ChatInput.answering): nothing
    * of it was journaled, and the chat waits for its next turn.
@@ -851,6 +853,9 @@ function joinedStream(observer: RunObserver): StreamObserver {
       textBlock = undefined;
       thinkingBlock = undefined;
       observer.restart?.();
+    },
+    onUsage(usage) {
+      observer.streamUsage?.(usage);
     },
   };
 }

@@ -3,7 +3,7 @@ import type { PriceBook } from '../agent/prices.js';
 import { LogbookError, callDurations, runTimings, timeSummary, type RunState } from '../core/index.js';
 import type { ExportOptions } from '../render/export/index.js';
 import { byId, listLineage } from '../store/lineage.js';
-import type { Store } from '../store/store.js';
+import { listedStatus, type Store } from '../store/store.js';
 import { factFields, runFacts } from './long-run-facts.js';
 import type { SessionFormat } from './formats.js';
 
@@ -51,9 +51,12 @@ async function exportedRun(store: Store, id: string, prices: PriceBook | undefin
   const agents = loaded.state.remote_calls.length === 0 ? {} : await (await import('../agent/remote-origins.js')).toolAgents(store, id);
   const timings = runTimings(loaded.records, loaded.times); // from the times kept beside the journal; none where none are kept
   const timing = { durations: callDurations(timings), summary: timeSummary(loaded.records, timings) };
-  const options: ExportOptions = { times: { created: loaded.created, updated: loaded.updated }, agents, timing };
+  const origin = await store.forkOrigin(id).catch(() => null);
+  const status = listedStatus(loaded.state.status, loaded.held, origin !== null ? { origin, lastSeq: loaded.state.last_seq } : undefined);
+  const options: ExportOptions = { times: { created: loaded.created, updated: loaded.updated }, agents, timing, status };
+  // A continuation holds none of its origin's records: its facts say what it continues (with prices).
+  if (origin !== null && !origin.compacted) options.forkedFrom = { from: origin.from, at: origin.at };
   if (prices !== undefined) {
-    const origin = await store.forkOrigin(id).catch(() => null);
     const facts = await runFacts(store, id, loaded, origin, prices);
     options.extra = factFields(facts).map(([label, value]) => ({ label: label[0]!.toUpperCase() + label.slice(1), value, literal: false }));
   }

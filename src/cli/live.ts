@@ -47,7 +47,13 @@ const thinkingOf = (m: Message): string => m.content.flatMap((b) => ('thinking' 
 export function liveObserver(o: LiveOptions): LiveObserver {
   const { err, progress } = o;
   const s = err.style;
+  /** The journaled turns' tokens, and what the call in flight reported so far of its own (its provider's stream). */
   let tokens = o.tokens;
+  let streaming = 0;
+  const count = (inFlight: number): void => {
+    streaming = inFlight;
+    progress.update(tokens + streaming);
+  };
   let showedLastAnswer = false;
   let spend: LiveSpend | undefined;
   const say = (text: string): void => progress.write(text.endsWith('\n') ? text : `${text}\n`);
@@ -85,7 +91,7 @@ export function liveObserver(o: LiveOptions): LiveObserver {
       return answer.rewritten;
     },
     modelStart() {
-      progress.update(tokens);
+      count(0);
       progress.start('waiting for the model');
       // While the request is out: the first words are then drawn as they come.
       setImmediate(() => {
@@ -105,18 +111,24 @@ export function liveObserver(o: LiveOptions): LiveObserver {
       }
       answer.add(delta);
     },
+    streamUsage(usage) {
+      count(usage.inTokens + usage.outTokens);
+    },
     restart() {
+      count(0);
       thinking?.restart();
       if (answer.restart()) say(s.note('(the stream broke off; the answer again, from the start)'));
       progress.label('waiting for the model');
     },
     answerStopped() {
+      count(0);
       endThinking();
       answer.cut();
       progress.stop();
       say(s.note('stopped; nothing of the answer is kept. What you type next joins the question; /retry asks it again'));
     },
     modelFailed(error, chatGoesOn) {
+      count(0);
       endThinking();
       answer.cut();
       progress.stop();
@@ -135,7 +147,7 @@ export function liveObserver(o: LiveOptions): LiveObserver {
     },
     assistant(message, usage, stopReason) {
       tokens += usage.inTokens + usage.outTokens;
-      progress.update(tokens);
+      count(0);
       const streamedThinking = thinking?.started === true;
       endThinking();
       const prose = textOf(message);

@@ -16,7 +16,7 @@ import { registerMcpCommands } from './mcp/index.js';
 import { registerRunCommand } from './run-command.js';
 import { registerSessionCommands } from './session/index.js';
 import { guardStdio } from './stdio.js';
-import { configSource } from './store.js';
+import { configSource, NO_CONFIG } from './store.js';
 import { registerUiCommand } from './ui-command.js';
 import { packageVersion } from '../api/version.js';
 
@@ -51,11 +51,13 @@ export function buildProgram(environment: Environment, options: { completion?: b
 
 /**
  * A bare `logbook` on a terminal, with a config to be found, opens a chat
- * (`logbook run --chat`); anywhere else it prints the help.
+ * (`logbook run --chat`); anywhere else it prints the help, and on a terminal
+ * with no config also why no chat opened (`noChat`).
  */
-function defaultArgs(argv: string[], environment: Environment): string[] {
-  const onTerminal = process.stdin.isTTY && process.stdout.isTTY && process.stderr.isTTY;
-  return argv.length === 0 && onTerminal && configSource(undefined, environment) !== undefined ? ['run', '--chat'] : argv;
+function defaultArgs(argv: string[], environment: Environment): { args: string[]; noChat: boolean } {
+  const onTerminal = process.stdin.isTTY === true && process.stdout.isTTY === true && process.stderr.isTTY === true;
+  if (argv.length > 0 || !onTerminal) return { args: argv, noChat: false };
+  return configSource(undefined, environment) !== undefined ? { args: ['run', '--chat'], noChat: false } : { args: argv, noChat: true };
 }
 
 /**
@@ -66,9 +68,12 @@ function defaultArgs(argv: string[], environment: Environment): string[] {
 export async function main(argv: string[]): Promise<void> {
   guardStdio();
   const environment = readEnvironment();
+  const { args, noChat } = defaultArgs(argv, environment);
   try {
-    await buildProgram(environment).parseAsync(defaultArgs(argv, environment), { from: 'user' });
+    await buildProgram(environment).parseAsync(args, { from: 'user' });
   } catch (err) {
     process.exitCode = reportError(err, { verbose: debugWanted(argv, environment.debug) });
   }
+  // Below the help, where it is seen: the one reason no chat opened.
+  if (noChat) process.stderr.write(`logbook: no chat opened, as there is ${NO_CONFIG}\n`);
 }

@@ -9,7 +9,7 @@ import { Screen } from './screen.js';
 export interface Progress {
   /** Starts (or restarts) the clock and the spinner; `label` says what is waited for. */
   start(label?: string): void;
-  /** The token count so far (a total, not an increment). */
+  /** The token count so far (a total, not an increment); none is shown while it is 0 (nothing counted yet). */
   update(tokens: number): void;
   /** What was spent so far, as shown after the tokens (`$0.12`); null: nothing is shown. */
   cost(text: string | null): void;
@@ -49,12 +49,12 @@ export function formatElapsed(ms: number): string {
   return `${Math.floor(whole / 60)}m${String(whole % 60).padStart(2, '0')}s`;
 }
 
-/** One frame: spinner, label, elapsed time, and tokens unless null, then the spend when known. */
+/** One frame: spinner, label, elapsed time, and tokens unless null or none yet, then the spend when known. */
 export function progressLine(frame: number, elapsedMs: number, tokens: number | null, label = '', cost: string | null = null): string {
   const parts = [FRAMES[frame % FRAMES.length]!];
   if (label) parts.push(label);
   parts.push(formatElapsed(elapsedMs));
-  if (tokens === null) return parts.join(' ');
+  if (tokens === null || tokens === 0) return parts.join(' ');
   const spent = cost === null ? '' : ` \u00b7 ${cost}`;
   return `${parts.join(' ')} \u00b7 ${tokens.toLocaleString('en-US')} token${tokens === 1 ? '' : 's'}${spent}`;
 }

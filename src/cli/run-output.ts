@@ -12,11 +12,10 @@
  * holding anything but the journaled text (answer.ts).
  */
 import { fstatSync } from 'node:fs';
-import type { MarkdownTheme } from '../render/markdown.js';
 import type { StreamTarget } from './answer.js';
 import { createProgress, type Progress } from './progress.js';
 import { Screen } from './screen.js';
-import { colorWanted, type Terminal } from './terminal.js';
+import { ansiMarkdown, colorWanted, type Terminal } from './terminal.js';
 
 export interface OutputFlags {
   /** False with --no-tui: no spinner, no screen, text as it comes. */
@@ -43,19 +42,6 @@ export interface RunOutput {
   /** Leaves the terminal as it was: the region cleared, the cursor shown. */
   close(): void;
 }
-
-const sgr = (open: string, close: string) => (text: string) => (text === '' ? text : `\u001b[${open}m${text}\u001b[${close}m`);
-
-/** The Markdown theme on a color terminal. */
-export const ansiMarkdown: MarkdownTheme = {
-  strong: sgr('1', '22'),
-  em: sgr('3', '23'),
-  strike: sgr('9', '29'),
-  code: sgr('33', '39'),
-  heading: (text, level) => (level === 1 ? sgr('1;4', '22;24')(text) : sgr('1', '22')(text)),
-  link: sgr('34', '39'),
-  faint: sgr('2', '22'),
-};
 
 /** Whether a stream is a pipe or a socket: `| tee` may show it on the very terminal stderr draws on. */
 function isPipe(fd: number): boolean {

@@ -45,7 +45,7 @@ import { compactCommand, resumeCommand, type ResumeFlags } from './resume-comman
 import { terminalQuestions, type Questions } from './questions.js';
 import { onSuspendSignals } from './signals.js';
 import { requireConfig, storeFor } from './store.js';
-import { terminalFor, type Terminal } from './terminal.js';
+import { terminalFor, terminalProse, type Terminal } from './terminal.js';
 import { prepareTracing } from './tracing.js';
 import type { LiveTrace } from '../otel/live.js';
 
@@ -369,12 +369,12 @@ async function exportChat(store: Store | null, run: AgentRun, file: string): Pro
   let document: string;
   if (store === null) {
     if (format === 'jsonl') throw new LogbookError('usage', 'an --ephemeral run has no journal lines; name a .md or .html file');
-    document = exportRun(format, run.state);
+    document = exportRun(format, run.state, { status: 'running' }); // this chat is the run's writer
   } else if (format === 'jsonl') {
     document = (await store.lines(run.id)).map((line) => `${line}\n`).join('');
   } else {
     const loaded = await store.load(run.id);
-    document = exportRun(format, loaded.state, { times: { created: loaded.created, updated: loaded.updated } });
+    document = exportRun(format, loaded.state, { times: { created: loaded.created, updated: loaded.updated }, status: 'running' }); // this chat holds the run
   }
   writeFileAtomically(file, document);
   return `wrote run ${run.id} to ${file} (${format})`;
@@ -454,8 +454,10 @@ async function settleAnswers(run: AgentRun, flags: RunFlags, p: Presentation): P
   const tools = p.agent.tools;
   checkApprovalTargets(run.state, tools, flags);
   applyInterruptionFlags(run, tools, flags, p.canAsk);
+  const prose = await terminalProse(p.err, flags.plain === true);
   p.progress(
     resumeNarration(run.state, {
+      ...(prose ? { prose } : {}),
       // The input is journal text that already parsed as JSON: no need to check it again.
       describeCall: (name, inputJson) => p.agent.tools.describe(name, RawJson.fromValidText(inputJson)),
       describeRan: (name, content) => p.agent.tools.describeRan(name, content),

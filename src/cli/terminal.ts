@@ -3,6 +3,8 @@
  * color. Color needs a terminal and is off with NO_COLOR (any non-empty value),
  * `--no-color` or TERM=dumb.
  */
+import type { Prose } from '../render/dump.js';
+import type { MarkdownTheme } from '../render/markdown.js';
 import type { Style } from '../render/style.js';
 import { plain } from '../render/style.js';
 
@@ -48,4 +50,29 @@ export function terminalFor(stream: { isTTY?: boolean; columns?: number }, optio
     style: color ? ansiStyle : plain,
     paint: (code, text) => (color ? sgr(code, text) : text),
   };
+}
+
+const span = (open: string, close: string) => (text: string) => (text === '' ? text : `\u001b[${open}m${text}\u001b[${close}m`);
+
+/** The Markdown theme on a color terminal. */
+export const ansiMarkdown: MarkdownTheme = {
+  strong: span('1', '22'),
+  em: span('3', '23'),
+  strike: span('9', '29'),
+  code: span('33', '39'),
+  heading: (text, level) => (level === 1 ? span('1;4', '22;24')(text) : span('1', '22')(text)),
+  link: span('34', '39'),
+  faint: span('2', '22'),
+};
+
+/**
+ * How a journaled answer is laid out on `term`, as the live chat shows it as it
+ * streams: Markdown rendered on a color terminal (the renderer loads only then),
+ * as written when piped, without color or with --plain (`plainText`).
+ */
+export async function terminalProse(term: Terminal, plainText = false): Promise<Prose | undefined> {
+  if (!term.color || plainText || term.columns === undefined) return undefined;
+  const { renderMarkdown } = await import('../render/markdown.js');
+  const options = { width: term.columns - 1, theme: ansiMarkdown };
+  return (text) => renderMarkdown(text, options).split('\n');
 }

@@ -19,7 +19,12 @@ export interface DumpOptions {
   style?: Style;
   /** Which agent runs each remote tool (the run's remote-tools note), to name it on its calls. */
   agents?: ToolAgents;
+  /** How the model's text is laid out: as Markdown on a terminal (the CLI's terminalProse); as written when omitted. */
+  prose?: Prose;
 }
+
+/** The lines a model's text, already sanitized, is shown as. */
+export type Prose = (text: string) => string[];
 
 /** The lines one item renders as in the dump; results only with `toolOutput`. */
 export function dumpItem(item: TranscriptItem, options: DumpOptions = {}): string[] {
@@ -31,7 +36,7 @@ export function dumpItem(item: TranscriptItem, options: DumpOptions = {}): strin
     case 'thinking':
       return hang(item.text || '(redacted)', '[thinking] ', '  ').map(style.faint);
     case 'text':
-      return item.text.split('\n');
+      return options.prose !== undefined ? options.prose(item.text) : item.text.split('\n');
     case 'provider':
       return [style.faint(`[${item.providerKind}]`)];
     case 'call': {

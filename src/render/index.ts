@@ -4,7 +4,7 @@ export { plain, type Style } from './style.js';
 export { callLine, formatCall, elideMiddle, type CallLineOptions } from './calls.js';
 export { showResult, resultNotes, resultLines, type ShownResult } from './results.js';
 export { transcriptItems, side, gapBefore, type TranscriptItem, type ItemKind, type CallNote, type RemoteCall, type ToolAgents, remoteAgents, remoteCountText } from './transcript.js';
-export { dumpTranscript, dumpItem, type DumpOptions } from './dump.js';
+export { dumpTranscript, dumpItem, type DumpOptions, type Prose } from './dump.js';
 export { resumeNarration, DEFAULT_NARRATED_TURNS, type NarrationOptions } from './narration.js';
 export { elidedLine, endLine, pendingLine, callNoteText, callSuffix, remoteText, textHead } from './lines.js';
 export { FollowedTranscript, type FollowOptions } from './follow.js';

@@ -1,10 +1,11 @@
 /**
  * What a resumed run tells the operator on stderr before it goes on: where it
- * stands (the run, its LLM calls so far, the prompt, each turn's prose and tool
+ * stands (the run, its model calls so far, the prompt, each turn's prose and tool
  * calls, the in-flight turn) and then `continuing`.
  */
 import type { RunState } from '../core/index.js';
 import { callLine } from './calls.js';
+import type { Prose } from './dump.js';
 import { callSuffix, elidedLine, hang, joinItems, marker, pendingLine, textHead } from './lines.js';
 import { sanitizeLine } from './sanitize.js';
 import { plain, type Style } from './style.js';
@@ -28,6 +29,8 @@ export interface NarrationOptions {
   turns?: number | 'all';
   /** Which agent runs each remote tool, to name it on its calls. */
   agents?: ToolAgents;
+  /** How the model's text is laid out (see DumpOptions.prose); as written when omitted. */
+  prose?: Prose;
 }
 
 /** The model turns a resume narrates by default, after the prompt. */
@@ -80,7 +83,7 @@ function narrateItem(item: TranscriptItem, options: NarrationOptions, style: Sty
       return left === 0 ? lines : [...lines, marker(style, `… ${left.toLocaleString('en-US')} more characters (--replay all shows them)`)];
     }
     case 'text':
-      return item.text.split('\n');
+      return options.prose !== undefined ? options.prose(item.text) : item.text.split('\n');
     case 'call':
       return [style.call(narratedCall(item, options, results))];
     case 'pending':
@@ -95,7 +98,7 @@ function narrateItem(item: TranscriptItem, options: NarrationOptions, style: Sty
 export function resumeNarration(state: RunState, options: NarrationOptions = {}): string {
   const style = options.style ?? plain;
   const calls = state.counters.llm_calls;
-  const header = style.strong(`resuming run ${sanitizeLine(state.run_id)} (${calls} LLM call${calls === 1 ? '' : 's'} so far)`);
+  const header = style.strong(`resuming run ${sanitizeLine(state.run_id)} (${calls} model call${calls === 1 ? '' : 's'} so far)`);
   const { state: shown, elided } = options.turns === 'all' ? { state, elided: 0 } : lastTurns(state, options.turns ?? DEFAULT_NARRATED_TURNS);
   // Results and thinking are not narrated, so they are not rendered either.
   const items = transcriptItems(shown, { details: false, ...(options.agents ? { agents: options.agents } : {}) });

@@ -1,7 +1,7 @@
 /** A model's words as they stream onto a terminal's live region: when they are drawn; what a terminal makes of them is live-stream.test.ts (tmux). */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { StreamedText } from '../../src/cli/answer.js';
-import { ansiMarkdown } from '../../src/cli/run-output.js';
+import { ansiMarkdown } from '../../src/cli/terminal.js';
 import { Screen } from '../../src/cli/screen.js';
 import { MarkdownStream } from '../../src/render/markdown.js';
 

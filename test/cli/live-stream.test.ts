@@ -74,6 +74,27 @@ describe.each(['anthropic', 'openai'] as const)('a one-shot run with %s on a ter
   });
 });
 
+describe('the spinner while the first answer streams', () => {
+  it('counts the tokens the Messages API reports at the start of its stream, before the turn is journaled', async () => {
+    const { dir, state, env, records } = setup('anthropic');
+    anthropic.reply({ message: { content: [{ type: 'text', text: ANSWER }], chunkSize: 8, usage: { input_tokens: 1234, output_tokens: 50 } }, delayMs: 60 });
+    t = Tmux.start([process.execPath, BIN, 'run', '--name', 'one', '--state-dir', state, 'tell me'], { env: { ...env, NO_COLOR: '1' }, cwd: dir, width: 100, height: 30 });
+    // message_start reports the input and 1 output token so far.
+    await t.waitFor(/^\S answering \d+\.\ds \u00b7 1,235 tokens( \u00b7 \$[\d.]+)?$/m, 'the tokens of the turn in flight on the spinner');
+    expect(assistantTexts(await records('one'))).toEqual([]);
+    expect(await t.exitStatus()).toBe(0);
+  });
+
+  it('shows no count at all, rather than 0 tokens, while Chat Completions reports none until its stream ends', async () => {
+    const { dir, state, env } = setup('openai');
+    providers.openai.slow(ANSWER, 60);
+    t = Tmux.start([process.execPath, BIN, 'run', '--name', 'one', '--state-dir', state, 'tell me'], { env: { ...env, NO_COLOR: '1' }, cwd: dir, width: 100, height: 30 });
+    const screen = await t.waitFor(/^\S answering \d+\.\ds$/m, 'the spinner of the first answer');
+    expect(screen).not.toContain('0 tokens');
+    expect(await t.exitStatus()).toBe(0);
+  });
+});
+
 describe('thinking', () => {
   it('streams faint on a terminal before the answer, where thinking is summarized', async () => {
     const { dir, state, env } = setup('anthropic');
@@ -346,8 +367,12 @@ describe('a bare logbook', () => {
     expect(piped.stdout + piped.stderr).toMatch(/^Usage: logbook/m);
     expect(piped.stdout + piped.stderr).toMatch(/With no command, on a terminal where a config is found, a chat opens/);
     const empty = tempDir();
-    t = Tmux.start([process.execPath, BIN], { env: { ...env, HOME: empty, XDG_CONFIG_HOME: join(empty, 'config') }, cwd: empty, width: 100, height: 40 });
-    await t.exitStatus();
+    t = Tmux.start([process.execPath, BIN], { env: { ...env, HOME: empty, XDG_CONFIG_HOME: join(empty, 'config') }, cwd: empty, width: 100, height: 60 });
+    expect(await t.exitStatus()).toBe(2);
     expect(t.text()).toMatch(/^Commands:$/m); // the help (its first row may scroll away under tmux's own last line)
+    // Then, below the help, why no chat opened.
+    const screen = t.text();
+    expect(screen).toMatch(/^logbook: no chat opened, as there is no config: pass --config FILE/m);
+    expect(screen.indexOf('logbook: no chat opened')).toBeGreaterThan(screen.indexOf('Commands:'));
   });
 });

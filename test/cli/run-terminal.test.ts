@@ -37,7 +37,7 @@ tools:
     );
     const env = { PATH: process.env.PATH ?? '', HOME: dir, TERM: 'xterm-256color', NO_COLOR: '1' };
     t = Tmux.start([process.execPath, BIN, 'run', '--state-dir', join(dir, 'state'), 'wait please'], { env, cwd: dir, width: 100, height: 20 });
-    await t.waitFor(/waiting for the model \d+\.\ds · 0 tokens/, 'the spinner while the model is asked');
+    await t.waitFor(/waiting for the model \d+\.\ds$/m, 'the spinner while the model is asked, with no tokens counted yet');
     await t.waitFor(/running wait \d+\.\ds · 1,234 tokens/, 'the tool spinner with the tokens spent');
     expect(await t.exitStatus()).toBe(0);
     const screen = t.text();

@@ -59,7 +59,7 @@ describe('logbook run --chat', () => {
     const before = asked().length;
     const r = await run(['--resume', 'chat'], 'and then?\n');
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/resuming run chat \(3 LLM calls so far\)/);
+    expect(r.stderr).toMatch(/resuming run chat \(3 model calls so far\)/);
     expect(asked().slice(before)).toEqual([3]); // only the new turn, none of the journaled ones
     expect(r.stdout).toBe('Anything else?\n');
   });

@@ -32,7 +32,7 @@ describe('session export', () => {
     const r = await exportOf();
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
-    expect(r.stdout.startsWith('# Run `hostile`\n\n- Status: error\n')).toBe(true);
+    expect(r.stdout.startsWith('# Run `hostile`\n\n- Status: `error`\n')).toBe(true);
     expect(r.stdout).toContain('## Prompt\n\n> prompt A');
     expect(r.stdout).not.toMatch(UNSAFE_CHARS);
   });

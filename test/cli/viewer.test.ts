@@ -53,7 +53,7 @@ describe('transcript viewer', () => {
     const t = show('demo');
     let screen = await t.waitFor(HELP);
     const rows = t.screen();
-    expect(rows[0]).toMatch(/^ demo \u00b7 test-model \u00b7 completed \u00b7 13 LLM calls \u00b7 tokens 130 in, 65 out/);
+    expect(rows[0]).toMatch(/^ demo \u00b7 test-model \u00b7 completed \u00b7 13 model calls \u00b7 tokens 130 in, 65 out/);
     expect(rows[1]).toBe('\u203a > Look around');
     expect(screen).toContain('  \u25b8 thinking (2 lines)');
     expect(screen).toContain('  \u00bb sh {"cmd":"step 0"}');

@@ -111,7 +111,7 @@ describe('resumeNarration', () => {
   it('tells where the run stands and ends with continuing', () => {
     expect(resumeNarration(suspendedMidBatch())).toBe(
       [
-        'resuming run demo (2 LLM calls so far)',
+        'resuming run demo (2 model calls so far)',
         '> Look around',
         '',
         'Listing first.',
@@ -144,9 +144,9 @@ describe('resumeNarration', () => {
     expect(out).toContain('\u00bb sh {"cmd":"false"}\n'); // not described: name and arguments
   });
 
-  it('says 1 LLM call, and narrates a run with no turns yet', () => {
-    expect(resumeNarration(runOf([turn(0, [text('hi')])]))).toMatch(/^resuming run r1 \(1 LLM call so far\)\n/);
-    expect(resumeNarration(runOf([]))).toBe('resuming run r1 (0 LLM calls so far)\n> do the thing\ncontinuing\n');
+  it('says 1 model call, and narrates a run with no turns yet', () => {
+    expect(resumeNarration(runOf([turn(0, [text('hi')])]))).toMatch(/^resuming run r1 \(1 model call so far\)\n/);
+    expect(resumeNarration(runOf([]))).toBe('resuming run r1 (0 model calls so far)\n> do the thing\ncontinuing\n');
   });
 
   it('sanitizes what describeCall returns and everything from the journal', () => {

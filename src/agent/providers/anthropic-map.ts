@@ -10,7 +10,7 @@
  */
 import type * as Api from '@anthropic-ai/sdk/resources/messages';
 import { LogbookError, RawJson, fromByteField, toByteField, type Block, type Message } from '../../core/index.js';
-import type { ModelRequest, ModelResponse, StreamObserver } from '../provider.js';
+import type { ModelRequest, ModelResponse, StreamObserver, Usage } from '../provider.js';
 import { RawSplicer } from './raw-splice.js';
 import { IncompleteResponse } from './sdk-errors.js';
 import { toolInput } from './tool-input.js';
@@ -178,6 +178,12 @@ export class AnthropicStreamReader {
     if (u.output_tokens != null) this.usage.output = u.output_tokens;
     if (u.cache_read_input_tokens != null) this.usage.cacheRead = u.cache_read_input_tokens;
     if (u.cache_creation_input_tokens != null) this.usage.cacheCreate = u.cache_creation_input_tokens;
+    this.observer?.onUsage?.(this.counted());
+  }
+
+  private counted(): Usage {
+    const { input, output, cacheRead, cacheCreate } = this.usage;
+    return { inTokens: input, outTokens: output, cacheReadTokens: cacheRead, cacheCreateTokens: cacheCreate };
   }
 
   result(): ModelResponse {
@@ -186,11 +192,10 @@ export class AnthropicStreamReader {
     const invalid = new Map<string, string>();
     const content = this.blocks.filter((b) => b !== undefined).map((b) => toBlock(b, stopReason, invalid));
     const message: Message = { role: 'assistant', content };
-    const { input, output, cacheRead, cacheCreate } = this.usage;
     return {
       message,
       stopReason,
-      usage: { inTokens: input, outTokens: output, cacheReadTokens: cacheRead, cacheCreateTokens: cacheCreate },
+      usage: this.counted(),
       ...(invalid.size > 0 ? { invalidToolInputs: invalid } : {}),
     };
   }

@@ -8,7 +8,7 @@
  */
 import type * as Api from 'openai/resources/chat/completions';
 import { RawJson, type Block, type Message } from '../../core/index.js';
-import type { ModelRequest, ModelResponse, StreamObserver } from '../provider.js';
+import type { ModelRequest, ModelResponse, StreamObserver, Usage } from '../provider.js';
 import { IncompleteResponse } from './sdk-errors.js';
 import { toolInput } from './tool-input.js';
 
@@ -128,7 +128,10 @@ export class OpenAIStreamReader {
   constructor(private readonly observer?: StreamObserver) {}
 
   add(chunk: Api.ChatCompletionChunk): void {
-    if (chunk.usage) this.usage = chunk.usage;
+    if (chunk.usage) {
+      this.usage = chunk.usage;
+      this.observer?.onUsage?.(this.counted());
+    }
     for (const choice of chunk.choices ?? []) {
       if (choice.index !== 0) continue;
       const delta = choice.delta ?? {};
@@ -146,6 +149,15 @@ export class OpenAIStreamReader {
       for (const call of delta.tool_calls ?? []) this.addToolCall(call);
       if (choice.finish_reason) this.finishReason = choice.finish_reason;
     }
+  }
+
+  private counted(): Usage {
+    const cached = this.usage?.prompt_tokens_details?.cached_tokens;
+    return {
+      inTokens: this.usage?.prompt_tokens ?? 0,
+      outTokens: this.usage?.completion_tokens ?? 0,
+      ...(typeof cached === 'number' ? { cacheReadTokens: cached } : {}),
+    };
   }
 
   private addToolCall(delta: Api.ChatCompletionChunk.Choice.Delta.ToolCall): void {
@@ -171,15 +183,10 @@ export class OpenAIStreamReader {
       if (problem !== undefined) invalid.set(id, problem);
       content.push({ tool_use: { id, name: call.name, input } });
     });
-    const cached = this.usage?.prompt_tokens_details?.cached_tokens;
     return {
       message: { role: 'assistant', content },
       stopReason: this.refusal !== '' ? 'refusal' : stopReasonOf(this.finishReason),
-      usage: {
-        inTokens: this.usage?.prompt_tokens ?? 0,
-        outTokens: this.usage?.completion_tokens ?? 0,
-        ...(typeof cached === 'number' ? { cacheReadTokens: cached } : {}),
-      },
+      usage: this.counted(),
       ...(invalid.size > 0 ? { invalidToolInputs: invalid } : {}),
     };
   }

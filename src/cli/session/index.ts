@@ -242,9 +242,10 @@ async function show(environment: Environment, given: string, flags: ShowFlags): 
     await openViewer(run, { toolOutput: flags.toolOutput === true, color: flags.color, env: environment.env, agents });
     return;
   }
-  const [{ dumpTranscript }, { terminalFor }] = await Promise.all([import('../../render/index.js'), import('../terminal.js')]);
+  const [{ dumpTranscript }, { terminalFor, terminalProse }] = await Promise.all([import('../../render/index.js'), import('../terminal.js')]);
   const term = terminalFor(process.stdout, { color: flags.color, env: environment.env });
-  stdout(dumpTranscript(run.state, { toolOutput: flags.toolOutput === true, ...(term.columns ? { width: term.columns } : {}), style: term.style, agents }));
+  const prose = await terminalProse(term);
+  stdout(dumpTranscript(run.state, { toolOutput: flags.toolOutput === true, ...(term.columns ? { width: term.columns } : {}), style: term.style, agents, ...(prose ? { prose } : {}) }));
 }
 
 export function registerSessionCommands(program: Command, environment: Environment): void {

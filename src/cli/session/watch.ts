@@ -13,7 +13,7 @@ import { EXIT, type ExitCode } from '../exit-codes.js';
 import { onStopSignals } from '../signals.js';
 import { outputGone } from '../stdio.js';
 import { withStore, type StoreFlags } from '../store.js';
-import { terminalFor } from '../terminal.js';
+import { terminalFor, terminalProse } from '../terminal.js';
 import { writeOut } from './streaming.js';
 
 export interface WatchFlags extends StoreFlags {
@@ -47,8 +47,10 @@ export async function watchSession(environment: Environment, id: string, flags: 
       const run = await watchTarget(store, id, flags.wait === true);
       const term = terminalFor(process.stdout, { color: flags.color, env: environment.env });
       // Every record is folded in, shown or not, so a watch refuses what a load would.
+      const prose = await terminalProse(term);
       const transcript = new FollowedTranscript({
         toolOutput: flags.toolOutput === true,
+        ...(prose ? { prose } : {}),
         thinking: flags.verbose === true,
         style: term.style,
         ...(term.columns ? { width: term.columns } : {}),

@@ -28,7 +28,7 @@ export function viewerTitle(run: LoadedRun): string {
   const { state } = run;
   const c = state.counters;
   const cache = c.cache_read_tokens + c.cache_create_tokens > 0 ? ` (cache ${count(c.cache_read_tokens)} read, ${count(c.cache_create_tokens)} created)` : '';
-  return ` ${state.run_id} \u00b7 ${sanitizeLine(state.fingerprint.model)} \u00b7 ${statusText(state, run.held)} \u00b7 ${count(c.llm_calls)} LLM call${c.llm_calls === 1 ? '' : 's'} \u00b7 tokens ${count(c.in_tokens)} in, ${count(c.out_tokens)} out${cache}`;
+  return ` ${state.run_id} \u00b7 ${sanitizeLine(state.fingerprint.model)} \u00b7 ${statusText(state, run.held)} \u00b7 ${count(c.llm_calls)} model call${c.llm_calls === 1 ? '' : 's'} \u00b7 tokens ${count(c.in_tokens)} in, ${count(c.out_tokens)} out${cache}`;
 }
 
 export async function openViewer(run: LoadedRun, options: ViewerOptions): Promise<void> {

@@ -77,6 +77,7 @@ details > pre, details > .text { margin-top: .25rem; }
 .md code { background: var(--code); border-radius: 4px; padding: .1em .3em; }
 .md pre { white-space: pre; overflow-x: auto; }
 .md pre code { background: none; padding: 0; }
+.md .lang { color: var(--muted); font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: .75rem; margin: .5rem 0 -.375rem; }
 .md table { border-collapse: collapse; }
 .md th, .md td { border: 1px solid var(--line); padding: .25rem .5rem; }
 .md a { color: var(--accent); }
@@ -117,6 +118,13 @@ function markdown(): MarkdownIt {
     const image = tokens[idx]!;
     const alt = self.renderInlineAsText(image.children ?? [], options, env);
     return `<a href="${escapeHtml(String(image.attrGet('src') ?? ''))}" rel="${LINK_REL}">${escapeHtml(`[image: ${alt}]`)}</a>`;
+  };
+  const fence = md.renderer.rules.fence!;
+  // A code block's language, as the terminal shows it, above the block.
+  md.renderer.rules.fence = (tokens, idx, options, env, self) => {
+    const language = sanitizeLine(tokens[idx]!.info.trim().split(/\s+/, 1)[0] ?? '');
+    const block = fence(tokens, idx, options, env, self);
+    return language === '' ? block : `<p class="lang">${escapeHtml(language)}</p>${block}`;
   };
   md.renderer.rules.link_open = (tokens, idx, options, _env, self) => {
     tokens[idx]!.attrSet('rel', LINK_REL);
@@ -213,7 +221,7 @@ export function exportHtmlRuns(runs: readonly { state: RunState; options?: Expor
 
 /** One run: its header (id and summary) and its transcript. */
 function runHtml(state: RunState, options: ExportOptions): string {
-  const summary = runSummary(state, options.times, options.agents, options.timing, options.extra)
+  const summary = runSummary(state, options)
     .map((f) => `${el('dt', '', text(f.label))}${el('dd', '', f.literal ? el('code', '', text(f.value)) : text(f.value))}`)
     .join('');
   return [

@@ -150,13 +150,14 @@ function sectionBlocks(section: Section): string[] {
   if (section.kind === 'marker') {
     const { item } = section;
     const message = item.kind === 'end' && item.message !== undefined ? [fence(item.message)] : [];
-    return ['---', label(inlineText(section.title)), ...message];
+    // How the run ended is its status, shown as the summary shows it: as code, never backslash-escaped.
+    return ['---', item.kind === 'end' ? label(`Run ${codeSpan(item.reason)}`) : label(inlineText(section.title)), ...message];
   }
   return [`## ${section.heading}`, ...section.items.flatMap(itemBlocks)];
 }
 
 export function exportMarkdown(state: RunState, options: ExportOptions = {}): string {
-  const summary = runSummary(state, options.times, options.agents, options.timing, options.extra).map(
+  const summary = runSummary(state, options).map(
     (f) => `- ${f.label}: ${f.literal ? codeSpan(f.value) : inlineText(f.value)}`,
   );
   const blocks = [`# Run ${codeSpan(state.run_id)}`, summary.join('\n'), ...transcriptSections(state, sectionOptions(options)).flatMap(sectionBlocks)];

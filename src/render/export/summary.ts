@@ -29,6 +29,14 @@ export interface ExportOptions {
   timing?: ExportTiming;
   /** What the caller knows beside the records (what the run spent, its compactions), shown after the counters. */
   extra?: readonly SummaryField[];
+  /**
+   * The run's status as `session ls` and `show` list it (store listedStatus:
+   * `running` while a writer holds it, `interrupted`, `forked`), which only the
+   * store can tell; the folded status when not given.
+   */
+  status?: string;
+  /** Where a fork came from (its forked note): the run and the last seq it took from it. */
+  forkedFrom?: { from: string; at: number };
 }
 
 export interface SummaryField {
@@ -38,9 +46,9 @@ export interface SummaryField {
   literal: boolean;
 }
 
-/** The run's status: `open`, or the reason it stopped (a newer writer's included); its terminal message is shown where the run ends. */
-export function shownStatus(state: RunState): string {
-  return sanitizeLine(state.status);
+/** The run's status: as listed when the caller knows it (ExportOptions.status), else `open` or the reason it stopped (a newer writer's included); its terminal message is shown where the run ends. */
+export function shownStatus(state: RunState, listed?: string): string {
+  return sanitizeLine(listed ?? state.status);
 }
 
 const n = (value: number): string => value.toLocaleString('en-US');
@@ -51,20 +59,22 @@ function timeTotal(part: { calls: number; timed: number; ms: number }): string {
   return part.timed === part.calls ? `${formatDuration(part.ms)} in ${calls}` : `${formatDuration(part.ms)} in ${n(part.timed)} of ${calls} timed`;
 }
 
-export function runSummary(state: RunState, times: RunTimes = {}, agents: ToolAgents = {}, timing?: ExportTiming, extra: readonly SummaryField[] = []): SummaryField[] {
+export function runSummary(state: RunState, options: ExportOptions = {}): SummaryField[] {
+  const { times = {}, agents = {}, timing, extra = [] } = options;
   const c = state.counters;
   const f = state.fingerprint;
   const field = (label: string, value: string, literal = false): SummaryField => ({ label, value, literal });
   const fields = [
-    field('Status', shownStatus(state)),
+    field('Status', shownStatus(state, options.status), true),
     field('Model', sanitizeLine(f.model), true),
     field('Provider', sanitizeLine(f.provider), true),
     field('Interactive', state.interactive ? 'yes' : 'no'),
   ];
+  if (options.forkedFrom !== undefined) fields.push(field('Forked from', `run ${sanitizeLine(options.forkedFrom.from)}, up to seq ${options.forkedFrom.at}`));
   if (times.created !== undefined) fields.push(field('Created', sanitizeLine(times.created), true));
   if (times.updated !== undefined) fields.push(field('Updated', sanitizeLine(times.updated), true));
   fields.push(
-    field('LLM calls', n(c.llm_calls)),
+    field('Model calls', n(c.llm_calls)),
     field('Tool calls', `${n(c.tool_calls)} (${remoteCountText(state, agents)})`),
     field('Tokens', `${n(c.in_tokens)} in, ${n(c.out_tokens)} out`),
     field('Cache', `${n(c.cache_read_tokens)} read, ${n(c.cache_create_tokens)} created`),

@@ -48,7 +48,7 @@ describe('exportHtml', () => {
     expect(body).toContain('<a href="mailto:a@b.c" rel="noopener noreferrer nofollow">mail</a>');
     expect(body).toContain('[js](javascript:alert(1)) [rel](docs/x.md)');
     expect(body).toContain('<ul>\n<li>one</li>\n<li>two</li>\n</ul>');
-    expect(body).toContain('<pre><code class="language-sh">ls   -l\n</code></pre>');
+    expect(body).toContain('<p class="lang">sh</p><pre><code class="language-sh">ls   -l\n</code></pre>');
     expect(body).toContain('<a href="http://127.0.0.1:9/chart.png" rel="noopener noreferrer nofollow">[image: chart]</a>');
     expect(body).toContain('![data](data:image/png;base64,AAAA)');
     expect(body).not.toMatch(/<img|src=/);

@@ -36,12 +36,12 @@ describe('exportMarkdown', () => {
       [
         '# Run `demo`',
         '',
-        '- Status: suspended',
+        '- Status: `suspended`',
         '- Model: `test-model`',
         '- Provider: `script`',
         '- Interactive: no',
         '- Created: `2026-01-02T03:04:05Z`',
-        '- LLM calls: 2',
+        '- Model calls: 2',
         '- Tool calls: 2 (0 remote)',
         '- Tokens: 1,300 in, 50 out',
         '- Cache: 0 read, 0 created',
@@ -103,7 +103,7 @@ describe('exportMarkdown', () => {
         '',
         '---',
         '',
-        '**Run suspended**',
+        '**Run `suspended`**',
         '',
       ].join('\n'),
     );
