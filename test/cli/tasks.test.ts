@@ -254,6 +254,21 @@ describeEachNatsServer('tasks over NATS', (binary) => {
     const show = await cli(['session', 'show', run, '--config', probe]);
     expect(show.stdout).toMatch(/status +suspended/);
     expect(show.stdout).toContain('--skip deploy-1');
+    expect(show.stdout).not.toMatch(/^config +/m);
+    // Another agent's config, whose deploy has no side effects, does not speak for this run's deploy.
+    const other = agentConfig(dir, 'other6', { identity: 'other6', url: server().url, turns: [say('unused')], more: `tools:\n${shTool('deploy', `echo again >> ${marks}/deploys`)}` });
+    const shownByOther = await cli(['session', 'show', run, '--config', other]);
+    expect(shownByOther.code).toBe(0);
+    expect(shownByOther.stdout).not.toContain('no side effects');
+    expect(shownByOther.stdout).toContain("if call deploy-1's tool has side effects, it is not run again unasked");
+    expect(shownByOther.stdout).toMatch(/^config +\S*other6\.yaml is agent other6's, not agent probe6's, which served this run: give --config with agent probe6's config/m);
+    // Nor does a resume with it go on, where it would run the deploy again unasked.
+    const resumedByOther = await cli(['run', '--resume', run, '--config', other]);
+    expect([resumedByOther.code, resumedByOther.stderr]).toEqual([
+      1,
+      `logbook: run ${run} is a task served as agent probe6, and ${other} is agent other6's: resume it with agent probe6's config (the one its logbook serve runs), whose tools say which calls have side effects\n`,
+    ]);
+    expect(readFileSync(join(marks, 'deploys'), 'utf8')).toBe('run\n');
     const resumed = await cli(['run', '--resume', run, '--skip', 'deploy-1', '--config', probe]);
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toBe('Deployed.\n');
