@@ -228,6 +228,33 @@ describeEachNatsServer('tasks over NATS', (binary) => {
     ]);
   });
 
+  it('withdraws with tasks cancel a task no server has taken up: its waiting caller hears it canceled, and the queue no longer holds it', async () => {
+    await ready();
+    const asking = spawnCli(['ask', '--config', caller(), 'nobody7', 'Anyone there?'], { cwd: dir });
+    const done = finished(asking, 60_000);
+    let err = '';
+    asking.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    await until('the task to be sent', () => sentRequest(err) !== null);
+    const id = sentRequest(err)!;
+    const queued = async () => jsonLines((await cli(['tasks', 'ls', '--json', '--config', caller()])).stdout).filter((t) => t.request === id);
+    expect(await queued()).toHaveLength(1);
+    const cancel = await cli(['tasks', 'cancel', 'nobody7', id, '--config', caller(), '--reason', 'no server', '--wait', '3']);
+    expect([cancel.code, cancel.stderr]).toEqual([0, `task ${id} withdrawn from stream A2A_TASKS: no server of agent nobody7 had taken it up, so it never ran\n`]);
+    const r = await done;
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('logbook: agent nobody7 ended the task canceled: canceled by caller: no server (withdrawn before any server of agent nobody7 took it up) (canceled)');
+    expect(await queued()).toEqual([]);
+    expect(wireProblems(await storedEvents(server().url, id))).toEqual([]);
+    // Nothing is left to cancel, and a request no one sent is said to be none, at once.
+    const again = await cli(['tasks', 'cancel', 'nobody7', id, '--config', caller(), '--wait', '3']);
+    expect([again.code, again.stderr]).toEqual([1, `task ${id} had already ended (canceled: canceled by caller: no server (withdrawn before any server of agent nobody7 took it up)): nothing to cancel\n`]);
+    const unknown = await cli(['tasks', 'cancel', 'nobody7', '3MtSzzzzzzzzzzzzzzzzzzzzzzz', '--config', caller(), '--wait', '30']);
+    expect([unknown.code, unknown.stderr]).toEqual([
+      1,
+      'no task 3MtSzzzzzzzzzzzzzzzzzzzzzzz of agent nobody7 in stream A2A_TASKS or A2A_EVENTS: nothing to cancel (`logbook tasks ls` lists the tasks queued)\n',
+    ]);
+  });
+
   it('ends with interrupted_call a task whose server died in a call with side effects; the run waits for an operator', async () => {
     await ready();
     const marks = join(dir, 'marks6');
