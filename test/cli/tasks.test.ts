@@ -166,6 +166,14 @@ describeEachNatsServer('tasks over NATS', (binary) => {
     await s.waitFor(new RegExp(`task ${id} ended completed`));
     const runs = jsonLines((await cli(['session', 'ls', '--json', '--forks', '--config', probe])).stdout).filter((j) => String(j.id).includes(id));
     expect(runs.map((j) => [j.id, j.status])).toEqual([[`task-probe8-${id}`, 'completed']]);
+    // Nor by hand: its conversation goes on in it, under its own id.
+    const compact = await cli(['session', 'compact', `task-probe8-${id}`, '--config', probe]);
+    expect([compact.code, compact.stdout, compact.stderr]).toEqual([
+      2,
+      '',
+      `logbook: run task-probe8-${id} is the run of task ${id} of agent probe8, which goes on in it under its own id (a takeover, a follow-up in its conversation), so it is not compacted; ` +
+        `to go on with its conversation with less context, fork it into a run of your own and go on there: logbook session fork task-probe8-${id} --config ${probe}\n`,
+    ]);
   });
 
   it('cancels a task: it ends canceled, its run suspended naming who canceled it; tasks ls shows it while it runs', async () => {
