@@ -117,6 +117,7 @@ export {
   type TaskEnd,
   type AskOptions,
   type TaskMessage,
+  type Withdrawal,
   type TaskOrigin,
   type RemoteAgent,
   type TaskStreams,

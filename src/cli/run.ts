@@ -184,7 +184,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     if (!flags.ephemeral) store = await storeFor(environment, { config, stateDir: flags.stateDir, onWait });
     const place = { dir: process.cwd(), config: config.path };
     if (flags.resume !== undefined || flags.continue) {
-      const presentation = { agent, err, note, progress: (t: string) => progress.write(t), presenter, signal: suspend.signal, place, config: config.path, canAsk: io.canAsk() };
+      const presentation = { agent, err, note, progress: (t: string) => progress.write(t), presenter, signal: suspend.signal, place, config: config.path, identity: config.a2a.identity, canAsk: io.canAsk() };
       run = await continueRun(store!, flags, words, presentation).catch(async (err: unknown) => {
         if (err instanceof CompactedError) {
           throw new LogbookError('compacted', `${err.message}: ${await goOnCommand(store!, err.into, words, flags)}`, { cause: err, details: err.details });
@@ -386,6 +386,8 @@ interface Presentation {
   place: RunPlace;
   /** The config file in use. */
   config: string;
+  /** Its a2a.identity: the agent it serves as. */
+  identity: string | undefined;
   err: Terminal;
   note: (text: string) => void;
   progress: (text: string) => void;
@@ -424,6 +426,7 @@ async function continueRun(store: Store, flags: RunFlags, words: string[], p: Pr
     },
   };
   const id = await chooseRun(store, flags.continue ? 'newest' : flags.resume!, choosing, p.config);
+  await refuseOtherAgentsTask(store, id, p);
   let run: AgentRun;
   if (followUp !== undefined) {
     // Read once to see whether it completed; the follow-up goes on from that read.
@@ -443,6 +446,22 @@ async function continueRun(store: Store, flags: RunFlags, words: string[], p: Pr
     throw err;
   }
   return run;
+}
+
+/**
+ * A task's run goes on only with the config of the agent that served it:
+ * another agent's tools could say that a call with side effects has none,
+ * and the resume would run it again unasked.
+ */
+async function refuseOtherAgentsTask(store: Store, id: string, p: Presentation): Promise<void> {
+  const { parseTaskOrigin, TASK_NOTE } = await import('../agent/tasks/origin.js');
+  const origin = parseTaskOrigin(await store.getNote(id, TASK_NOTE));
+  if (origin === null || origin.agent === p.identity) return;
+  const whose = p.identity === undefined ? 'names no a2a.identity' : `is agent ${p.identity}'s`;
+  throw new LogbookError(
+    'config',
+    `run ${id} is a task served as agent ${origin.agent}, and ${p.config} ${whose}: resume it with agent ${origin.agent}'s config (the one its logbook serve runs), whose tools say which calls have side effects`,
+  );
 }
 
 /**

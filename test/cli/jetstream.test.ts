@@ -448,10 +448,11 @@ describeEachNatsServer('the logbook command on the jetstream backend', (binary) 
     expect(config.session.backend).toBe('jetstream');
     const stream = config.session.options.stream as string;
     const prefix = /--subjects '(.+)\.>'/.exec(command ?? '')?.[1];
-    expect(command).toBe(streamAddCommand(stream, prefix));
-
-    // The operator's step, then the example pointed at this server.
-    await addStream(nats.server().url, journalStream(stream, prefix!));
+    // The line the example and the docs give is the one a missing stream's refusal gives.
+    expect(command).toBe(streamAddCommand(stream));
+    for (const page of ['docs/operations.md', 'docs/guide/stores.md']) {
+      expect(readFileSync(join(ROOT, page), 'utf8').match(/^nats stream add LOGBOOK .*$/gm), page).toEqual([command]);
+    }
     const copy = join(dir, 'example.yaml');
     writeFileSync(
       copy,
@@ -459,6 +460,11 @@ describeEachNatsServer('the logbook command on the jetstream backend', (binary) 
         .replace(`url: ${config.nats!.url}`, `url: ${nats.server().url}`)
         .replace(/^script: .*$/m, `script: ${join(ROOT, 'examples', 'demo', 'script.yaml')}`),
     );
+    const missing = await runCli(['session', 'ls', '--config', copy], { cwd: ROOT });
+    expect(missing.stderr).toContain(`create it with: ${command}`);
+
+    // The operator's step, then the example pointed at this server.
+    await addStream(nats.server().url, journalStream(stream, prefix!));
     const r = await runCli(['run', '--config', copy, '--name', 'example', 'How big is this project?'], { cwd: ROOT, timeoutMs: 60_000 });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(`run example (jetstream stream ${stream} (subjects ${prefix}.>) at ${nats.server().url})`);

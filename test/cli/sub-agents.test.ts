@@ -76,6 +76,27 @@ describeEachNatsServer('a run that hands a sub-agent a task', (binary) => {
     expect(child.stdout).toMatch(/parent +run lead-run\n/);
   });
 
+  it('whose sub-agent no server serves, is told at its timeout that the task was withdrawn, never run, and leaves nothing queued', async () => {
+    await ready();
+    const lead = agentConfig(dir, 'lead3', {
+      identity: 'lead3',
+      url: server().url,
+      turns: [{ tool_calls: [{ name: 'ask_nobody', input: { prompt: 'Anyone?' }, id: 'ask-1' }] }, { text: 'No one answered.' }],
+      more: 'remote_agents:\n  - name: nobody\n    timeout: 2\n',
+    });
+    const r = await runCli(['run', '--config', lead, '--name', 'lead3-run', 'Ask nobody'], { cwd: dir, timeoutMs: 60_000 });
+    expect(r.code).toBe(0);
+    const store = await JetStreamStore.connect({ stream: STREAMS.runs, nats: { url: server().url } });
+    try {
+      const results = (await store.load('lead3-run')).records.flatMap((r) => ('tool_result' in r ? [r.tool_result.result] : []));
+      expect(results).toEqual([{ tool_use_id: 'ask-1', content: expect.stringMatching(/^no server of agent nobody took up task \S+ within 2 s; it was withdrawn, never run$/), is_error: true }]);
+    } finally {
+      await store.close();
+    }
+    const queued = await runCli(['tasks', 'ls', '--json', '--config', lead], { cwd: dir });
+    expect(queued.stdout).toBe('');
+  });
+
   it("whose task ends in an error, lists the child as not answering, with the error its model read", async () => {
     await ready();
     const helperConfig = agentConfig(dir, 'approver', {

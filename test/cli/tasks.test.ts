@@ -166,6 +166,14 @@ describeEachNatsServer('tasks over NATS', (binary) => {
     await s.waitFor(new RegExp(`task ${id} ended completed`));
     const runs = jsonLines((await cli(['session', 'ls', '--json', '--forks', '--config', probe])).stdout).filter((j) => String(j.id).includes(id));
     expect(runs.map((j) => [j.id, j.status])).toEqual([[`task-probe8-${id}`, 'completed']]);
+    // Nor by hand: its conversation goes on in it, under its own id.
+    const compact = await cli(['session', 'compact', `task-probe8-${id}`, '--config', probe]);
+    expect([compact.code, compact.stdout, compact.stderr]).toEqual([
+      2,
+      '',
+      `logbook: run task-probe8-${id} is the run of task ${id} of agent probe8, which goes on in it under its own id (a takeover, a follow-up in its conversation), so it is not compacted; ` +
+        `to go on with its conversation with less context, fork it into a run of your own and go on there: logbook session fork task-probe8-${id} --config ${probe}\n`,
+    ]);
   });
 
   it('cancels a task: it ends canceled, its run suspended naming who canceled it; tasks ls shows it while it runs', async () => {
@@ -189,7 +197,7 @@ describeEachNatsServer('tasks over NATS', (binary) => {
     expect(cancel.code).toBe(0);
     const r = await done;
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('logbook: agent probe4 ended the task canceled: canceled by caller: no longer needed (canceled)');
+    expect(r.stderr).toContain('logbook: agent probe4 ended the task: canceled by caller: no longer needed\n');
     const show = JSON.parse((await cli(['session', 'show', `task-probe4-${id}`, '--config', probe, '--json'])).stdout) as { status: string; terminal: unknown };
     expect(show.status).toBe('suspended');
     expect(show.terminal).toEqual({ reason: 'suspended', message: 'canceled by caller: no longer needed' });
@@ -228,6 +236,33 @@ describeEachNatsServer('tasks over NATS', (binary) => {
     ]);
   });
 
+  it('withdraws with tasks cancel a task no server has taken up: its waiting caller hears it canceled, and the queue no longer holds it', async () => {
+    await ready();
+    const asking = spawnCli(['ask', '--config', caller(), 'nobody7', 'Anyone there?'], { cwd: dir });
+    const done = finished(asking, 60_000);
+    let err = '';
+    asking.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    await until('the task to be sent', () => sentRequest(err) !== null);
+    const id = sentRequest(err)!;
+    const queued = async () => jsonLines((await cli(['tasks', 'ls', '--json', '--config', caller()])).stdout).filter((t) => t.request === id);
+    expect(await queued()).toHaveLength(1);
+    const cancel = await cli(['tasks', 'cancel', 'nobody7', id, '--config', caller(), '--reason', 'no server', '--wait', '3']);
+    expect([cancel.code, cancel.stderr]).toEqual([0, `task ${id} withdrawn from stream A2A_TASKS: no server of agent nobody7 had taken it up, so it never ran\n`]);
+    const r = await done;
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('logbook: agent nobody7 ended the task: canceled by caller: no server (withdrawn before any server of agent nobody7 took it up)\n');
+    expect(await queued()).toEqual([]);
+    expect(wireProblems(await storedEvents(server().url, id))).toEqual([]);
+    // Nothing is left to cancel, and a request no one sent is said to be none, at once.
+    const again = await cli(['tasks', 'cancel', 'nobody7', id, '--config', caller(), '--wait', '3']);
+    expect([again.code, again.stderr]).toEqual([1, `task ${id} had already ended (canceled: canceled by caller: no server (withdrawn before any server of agent nobody7 took it up)): nothing to cancel\n`]);
+    const unknown = await cli(['tasks', 'cancel', 'nobody7', '3MtSzzzzzzzzzzzzzzzzzzzzzzz', '--config', caller(), '--wait', '30']);
+    expect([unknown.code, unknown.stderr]).toEqual([
+      1,
+      'no task 3MtSzzzzzzzzzzzzzzzzzzzzzzz of agent nobody7 in stream A2A_TASKS or A2A_EVENTS: nothing to cancel (`logbook tasks ls` lists the tasks queued)\n',
+    ]);
+  });
+
   it('ends with interrupted_call a task whose server died in a call with side effects; the run waits for an operator', async () => {
     await ready();
     const marks = join(dir, 'marks6');
@@ -254,6 +289,21 @@ describeEachNatsServer('tasks over NATS', (binary) => {
     const show = await cli(['session', 'show', run, '--config', probe]);
     expect(show.stdout).toMatch(/status +suspended/);
     expect(show.stdout).toContain('--skip deploy-1');
+    expect(show.stdout).not.toMatch(/^config +/m);
+    // Another agent's config, whose deploy has no side effects, does not speak for this run's deploy.
+    const other = agentConfig(dir, 'other6', { identity: 'other6', url: server().url, turns: [say('unused')], more: `tools:\n${shTool('deploy', `echo again >> ${marks}/deploys`)}` });
+    const shownByOther = await cli(['session', 'show', run, '--config', other]);
+    expect(shownByOther.code).toBe(0);
+    expect(shownByOther.stdout).not.toContain('no side effects');
+    expect(shownByOther.stdout).toContain("if call deploy-1's tool has side effects, it is not run again unasked");
+    expect(shownByOther.stdout).toMatch(/^config +\S*other6\.yaml is agent other6's, not agent probe6's, which served this run: give --config with agent probe6's config/m);
+    // Nor does a resume with it go on, where it would run the deploy again unasked.
+    const resumedByOther = await cli(['run', '--resume', run, '--config', other]);
+    expect([resumedByOther.code, resumedByOther.stderr]).toEqual([
+      1,
+      `logbook: run ${run} is a task served as agent probe6, and ${other} is agent other6's: resume it with agent probe6's config (the one its logbook serve runs), whose tools say which calls have side effects\n`,
+    ]);
+    expect(readFileSync(join(marks, 'deploys'), 'utf8')).toBe('run\n');
     const resumed = await cli(['run', '--resume', run, '--skip', 'deploy-1', '--config', probe]);
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toBe('Deployed.\n');

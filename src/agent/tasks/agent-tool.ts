@@ -10,7 +10,7 @@
  * observer (the live view shows them, indented).
  */
 import type { ToolDefinition } from '../../core/index.js';
-import { LogbookError } from '../../core/index.js';
+import { LogbookError, isLogbookError } from '../../core/index.js';
 import type { RemoteOrigin, Tool, ToolContext, ToolOutcome, ToolPolicy } from '../tools/tool.js';
 import type { TaskCaller, TaskEnd } from './caller.js';
 import { callRequestId } from './origin.js';
@@ -83,6 +83,10 @@ export class AgentTaskTool implements Tool {
       return taskEndOutcome(end, agent);
     } catch (err) {
       if (context.signal.aborted) throw err;
+      // A task no server took up in time is taken back: left queued, it would run whenever one starts, for nobody.
+      if (isLogbookError(err, 'agent_unavailable') && (await this.caller.withdraw(agent, id, { sender: this.sender, reason: `not taken up within ${this.spec.timeout} s` }).catch(() => 'taken')) === 'withdrawn') {
+        return { content: `no server of agent ${agent} took up task ${id} within ${this.spec.timeout} s; it was withdrawn, never run`, isError: true, remote: true };
+      }
       return { content: `asking agent ${agent} (task ${id}): ${err instanceof Error ? err.message : String(err)}`, isError: true, remote: true };
     }
   }

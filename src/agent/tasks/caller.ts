@@ -19,7 +19,7 @@ import { LogbookError } from '../../core/index.js';
 import type { Link } from '../../store/jetstream/connection.js';
 import type { TaskStreams } from './spec.js';
 import { bindTaskStreams } from './streams.js';
-import { consumerState, followTask, lastTaskSequence, publishRequest, type TaskMessage } from './wire.js';
+import { consumerState, followTask, lastTaskSequence, publishRequest, withdrawQueuedTask, type TaskMessage, type Withdrawal } from './wire.js';
 
 /** A task to ask for. */
 export interface TaskRequest {
@@ -109,6 +109,12 @@ export class TaskCaller {
   async begun(agent: string, id: string): Promise<boolean> {
     await this.check(agent);
     return (await lastTaskSequence(this.link, this.streams.events, id)) > 0;
+  }
+
+  /** Takes task `id` of `agent` out of the work queue if no server has been given it, its stream ended canceled by `by` (wire.ts withdrawQueuedTask). */
+  async withdraw(agent: string, id: string, by: { sender: string; reason?: string }): Promise<Withdrawal> {
+    await this.check(agent);
+    return withdrawQueuedTask(this.link, this.streams, agent, id, by);
   }
 
   /** Asks for `task` and waits for its end, reading its stream from the start. */

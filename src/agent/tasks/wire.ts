@@ -19,6 +19,9 @@ import type { Consumer, ConsumerConfig, ConsumerMessages, JsMsg } from '@nats-io
 import { outgoing } from '../../a2a/outgoing.js';
 import {
   decodeAnyMessage,
+  decodeMessage,
+  stampTaskReply,
+  TASK_END_CODES,
   eventMessageId,
   eventsSubject,
   taskSubject,
@@ -30,7 +33,7 @@ import {
   type RequestMessage,
   type ResultMessage,
 } from '../../a2a/index.js';
-import { LogbookError, isLogbookError } from '../../core/index.js';
+import { LogbookError, canceledMessage, isLogbookError } from '../../core/index.js';
 import type { Link } from '../../store/jetstream/connection.js';
 import { throughElection, within } from '../../store/jetstream/election.js';
 
@@ -247,4 +250,74 @@ export async function consumerState(link: Link, stream: string, identity: string
 /** The next task message for this consumer, or null when none came within `expiresMs`. */
 export function nextTask(consumer: Consumer, expiresMs: number): Promise<JsMsg | null> {
   return consumer.next({ expires: expiresMs });
+}
+
+/** What became of a task asked to be withdrawn from the work queue. */
+export type Withdrawal = 'withdrawn' | 'taken' | 'ended' | 'absent';
+
+/**
+ * Takes task `request` of `identity` out of the work queue when no server has
+ * been given it: the events stream holds nothing of it, and its message lies
+ * past what the identity's consumer has delivered (or no server has made the
+ * consumer yet). Its stream is ended first, `canceled` by `by` at sequence 1,
+ * so a caller waiting on it hears the end; and a server that is given it all
+ * the same finds its stream ended and settles it unrun, while one that took it
+ * first holds sequence 1, which makes the end a duplicate: `taken`, and only a
+ * cancel stops it. `ended`: its stream has ended already. `absent`: neither
+ * stream holds anything of it (never sent, or long gone).
+ */
+export async function withdrawQueuedTask(
+  link: Link,
+  streams: { tasks: string; events: string },
+  identity: string,
+  request: string,
+  by: { sender: string; reason?: string },
+): Promise<Withdrawal> {
+  const last = await lastTaskMessage(link, streams.events, request);
+  if (last !== null) return endsTask(last) ? 'ended' : 'taken';
+  const queued = await queuedTask(link, streams.tasks, identity, request);
+  if (queued === null) return 'absent';
+  if ((await deliveredThrough(link, streams.tasks, identity)) >= queued.seq) return 'taken';
+  let body: RequestMessage;
+  try {
+    body = decodeMessage(queued.data, 'request');
+  } catch {
+    return 'taken'; // a body no server can read: a server refuses it
+  }
+  const error = `${canceledMessage(by.sender, by.reason)} (withdrawn before any server of agent ${identity} took it up)`;
+  const end = stampTaskReply('error', { stop_reason: 'canceled', error, code: TASK_END_CODES.canceled }, body, 1, identity);
+  if (await publishTaskMessage(link, streams.events, 'error', end)) return 'taken';
+  const what = `cannot withdraw task ${request} from stream ${streams.tasks}`;
+  await throughElection(link, streams.tasks, what, (ms) => within(ms, link.jsm.streams.deleteMessage(streams.tasks, queued.seq, false))).catch((err: unknown) => {
+    if (!/no message found|not found/i.test((err as Error).message)) throw err;
+  });
+  // A server given it between the look and the end may have read its stream before the end: a cancel stops it.
+  return (await deliveredThrough(link, streams.tasks, identity)) >= queued.seq ? 'taken' : 'withdrawn';
+}
+
+/** Task `request`'s message in the work queue, or null when it holds none. */
+async function queuedTask(link: Link, stream: string, identity: string, request: string): Promise<{ seq: number; data: Uint8Array } | null> {
+  const subject = taskSubject(identity);
+  let seq = 0;
+  for (;;) {
+    const query = { seq: seq + 1, next_by_subj: subject } as unknown as { seq: number };
+    const msg = await throughElection(link, stream, `cannot read stream ${stream}`, (ms) => within(ms, link.jsm.streams.getMessage(stream, query))).catch((err: unknown) => {
+      if (/no message found/i.test((err as Error).message)) return null;
+      throw err;
+    });
+    if (msg === null) return null;
+    if (msg.header?.get('Nats-Msg-Id') === request) return { seq: msg.seq, data: msg.data };
+    seq = msg.seq;
+  }
+}
+
+/** The last stream sequence the consumer of `identity`'s tasks delivered to a server; 0 when no server has made it. */
+async function deliveredThrough(link: Link, stream: string, identity: string): Promise<number> {
+  const info = await throughElection(link, stream, `cannot read the consumer of agent ${identity}'s tasks on stream ${stream}`, (ms) =>
+    within(ms, link.jsm.consumers.info(stream, identity)),
+  ).catch((err: unknown) => {
+    if ((err as { cause?: { name?: string } })?.cause?.name === 'ConsumerNotFoundError' || /consumer not found/i.test((err as Error).message)) return null;
+    throw err;
+  });
+  return info === null ? 0 : info.delivered.stream_seq;
 }

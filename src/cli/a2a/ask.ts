@@ -133,7 +133,10 @@ function outcome(end: TaskEnd, agent: string, shown: boolean): ExitCode {
       throw new LogbookError('agent_refused', `agent ${who} refused the task: ${end.message.reason ?? 'no reason given'}`);
     case 'error': {
       const { error, code, stop_reason } = end.message;
-      throw new LogbookError('agent_refused', `agent ${who} ended the task ${stop_reason ?? 'error'}: ${error}${code ? ` (${code})` : ''}`);
+      // Said once: a cancel's error names it already ("canceled by ..."), and its code is its stop reason.
+      const how = stop_reason !== undefined && error.startsWith(stop_reason) ? '' : ` ${stop_reason ?? 'error'}`;
+      const why = code && code !== stop_reason ? ` (${code})` : '';
+      throw new LogbookError('agent_refused', `agent ${who} ended the task${how}: ${error}${why}`);
     }
     case 'result': {
       const { stop_reason, text } = end.message;

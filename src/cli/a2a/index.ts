@@ -98,7 +98,7 @@ export function registerA2ACommands(program: Command, environment: Environment):
     });
   tasks
     .command('cancel')
-    .description("cancel a task: the agent's server running it stops it, its run suspended naming who canceled it")
+    .description("cancel a task: the agent's server running it stops it, its run suspended naming who canceled it; one no server has taken up is withdrawn from the queue")
     .argument('<identity>', 'the agent doing the task')
     .argument('<request>', "the task's request id")
     .option('--config <file>', `the config file (default: ${CONFIG_SEARCH})`)

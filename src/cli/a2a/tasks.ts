@@ -3,8 +3,9 @@
  * there until a server acknowledges its end: waiting for one, or being worked
  * on), each with its run in the config's store when it has one, and per agent
  * what its consumer says (waiting, being worked on, delivered again).
- * `logbook tasks cancel IDENTITY REQUEST`: asks the agent's servers to cancel
- * the task, and says how it ended.
+ * `logbook tasks cancel IDENTITY REQUEST`: withdraws the task from the queue
+ * when no server has been given it, else asks the agent's servers to cancel
+ * it; and says how it ended.
  */
 import type { StoredMsg } from '@nats-io/jetstream';
 import { cancelSubject, decodeMessage, identityOfTaskSubject, stampCancel, IDENTITY_PATTERN, isSubjectToken, type RequestMessage } from '../../a2a/index.js';
@@ -180,19 +181,33 @@ export async function tasksCancel(identity: string, request: string, flags: Task
   const nats = requireNats(config, 'tasks cancel');
   const link = await dial(nats, { leaderWaitMs: LEADER_WAIT_MS });
   try {
+    const { TaskCaller } = await import('../../agent/tasks/index.js');
+    const streams = { tasks: config.a2a.tasks_stream, events: config.a2a.events_stream };
+    const caller = new TaskCaller(link, streams);
+    // A task no server has been given is taken out of the queue: no server would act on a cancel of it.
     const sender = config.a2a.identity ?? DEFAULT_CALLER_IDENTITY;
-    const body = outgoing('cancel', stampCancel(flags.reason ? { reason: flags.reason } : {}, { request }, sender, identity));
-    link.nc.publish(cancelSubject(identity), body);
-    await link.nc.flush();
-    if (waitS === 0) {
+    const withdrawal = await caller.withdraw(identity, request, { sender, ...(flags.reason ? { reason: flags.reason } : {}) });
+    if (withdrawal === 'withdrawn') {
+      process.stderr.write(`task ${request} withdrawn from stream ${streams.tasks}: no server of agent ${identity} had taken it up, so it never ran\n`);
+      return EXIT.ok;
+    }
+    if (withdrawal === 'absent') {
+      process.stderr.write(`no task ${request} of agent ${identity} in stream ${streams.tasks} or ${streams.events}: nothing to cancel (\`logbook tasks ls\` lists the tasks queued)\n`);
+      return EXIT.error;
+    }
+    if (withdrawal === 'taken') {
+      // A server has it (or is being given it): its servers hear the cancel.
+      const body = outgoing('cancel', stampCancel(flags.reason ? { reason: flags.reason } : {}, { request }, sender, identity));
+      link.nc.publish(cancelSubject(identity), body);
+      await link.nc.flush();
+    }
+    if (waitS === 0 && withdrawal === 'taken') {
       process.stderr.write(`cancel of task ${request} sent to agent ${identity}\n`);
       return EXIT.ok;
     }
-    const { TaskCaller } = await import('../../agent/tasks/index.js');
-    const caller = new TaskCaller(link, { tasks: config.a2a.tasks_stream, events: config.a2a.events_stream });
     let end: TaskEnd;
     try {
-      end = await caller.await(request, identity, { timeoutMs: waitS * 1000 });
+      end = await caller.await(request, identity, withdrawal === 'ended' ? {} : { timeoutMs: waitS * 1000 });
     } catch (err) {
       if (!isLogbookError(err, 'agent_unavailable')) throw err;
       process.stderr.write(
@@ -200,7 +215,7 @@ export async function tasksCancel(identity: string, request: string, flags: Task
       );
       return EXIT.error;
     }
-    if (end.kind === 'error' && end.message.stop_reason === 'canceled') {
+    if (withdrawal === 'taken' && end.kind === 'error' && end.message.stop_reason === 'canceled') {
       process.stderr.write(`task ${request} canceled: ${sanitizeLine(end.message.error)}\n`);
       return EXIT.ok;
     }

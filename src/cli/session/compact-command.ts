@@ -14,7 +14,8 @@ ends on one more, saying where it continues ("suspended", "compacted into
 RUN"); a resume of it is refused, naming the continuation. A run in the middle
 of a tool batch is not compacted: resume it to finish the batch first. Nor is a
 completed run: its follow-up (logbook run --resume RUN PROMPT) goes on in a new
-run, which is compacted as it nears the context window.
+run, which is compacted as it nears the context window. Nor is a task's run
+(logbook serve goes on in it under its own id): fork it first.
 The config is checked as a resume checks it (--force passes a drift).
 Examples:
   logbook session compact RUN

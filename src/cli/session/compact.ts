@@ -6,7 +6,7 @@ import { retryPolicyFromText } from '../../agent/providers/retry.js';
 import { resumeRun } from '../../agent/run.js';
 import { CompactedError } from '../../agent/compaction.js';
 import { agentFromConfig } from '../../config/agent.js';
-import { LogbookError, isLogbookError } from '../../core/index.js';
+import { LogbookError, isLogbookError, shellQuote } from '../../core/index.js';
 import { sanitizeLine } from '../../render/sanitize.js';
 import { resolveRunId } from '../../store/resolve.js';
 import type { Store } from '../../store/store.js';
@@ -20,6 +20,23 @@ import { requireConfig, storeFor, type StoreFlags } from '../store.js';
 
 export interface CompactFlags extends StoreFlags {
   force?: boolean;
+}
+
+/**
+ * A task's run is never compacted: its agent's servers go on in it under its
+ * own id (a takeover, the next request of its conversation), and would find
+ * it ended in a hand-off to a run that no task names.
+ */
+async function refuseTaskRun(store: Store, id: string, flags: CompactFlags): Promise<void> {
+  const { parseTaskOrigin, TASK_NOTE } = await import('../../agent/tasks/origin.js');
+  const origin = parseTaskOrigin(await store.getNote(id, TASK_NOTE));
+  if (origin === null) return;
+  const fork = shellQuote(['logbook', 'session', 'fork', id, ...(flags.config !== undefined ? ['--config', flags.config] : []), ...(flags.stateDir !== undefined ? ['--state-dir', flags.stateDir] : [])]);
+  throw new LogbookError(
+    'usage',
+    `run ${id} is the run of task ${origin.request} of agent ${origin.agent}, which goes on in it under its own id (a takeover, a follow-up in its conversation), so it is not compacted; ` +
+      `to go on with its conversation with less context, fork it into a run of your own and go on there: ${fork}`,
+  );
 }
 
 export async function compactSession(environment: Environment, given: string, flags: CompactFlags): Promise<ExitCode> {
@@ -38,6 +55,7 @@ export async function compactSession(environment: Environment, given: string, fl
     close = configured.close;
     store = await storeFor(environment, { config, stateDir: flags.stateDir });
     const id = await resolveRunId(store, given);
+    await refuseTaskRun(store, id, flags);
     const run = await resumeRun(store, configured.agent, id, { ...(flags.force ? { force: true } : {}) }).catch((err: unknown) => {
       if (err instanceof CompactedError) throw new LogbookError('compacted', `${err.message}: ${resumeCommand(err.into, flags)}`, { cause: err });
       throw err;

@@ -181,7 +181,7 @@ async function printJson(run: LoadedRun, origin: ForkOrigin | null, facts: RunFa
 async function show(environment: Environment, given: string, flags: ShowFlags): Promise<void> {
   // The config at hand, if any, says whether a tool has side effects; only --state-dir means none is read.
   const config = findConfig(flags.config, environment, flags.stateDir);
-  const { run, origin, place, agents, failure, facts, window, lineage, links } = await withStore(environment, flags, async (store) => {
+  const { run, origin, place, agents, failure, facts, window, lineage, links, servedAs } = await withStore(environment, flags, async (store) => {
     const id = await resolveRunId(store, given);
     const loaded = await store.load(id);
     const ended = loaded.state.status === 'error' ? failureNoteKey(loaded.state.last_seq) : null;
@@ -202,8 +202,9 @@ async function show(environment: Environment, given: string, flags: ShowFlags): 
     const lineage = flags.lineage ? await (await import('./lineage-show.js')).lineageRows(store, id, prices) : undefined;
     // The task it serves and the tasks it handed to other agents, from the notes beside it (and theirs).
     const taskLinks = flags.json ? null : await import('./task-links.js');
-    const links = taskLinks === null ? [] : taskLinks.taskLinkFields(await taskLinks.taskLinks(store, loaded));
-    return { run: loaded, origin, place, agents, failure, facts, window, lineage, links };
+    const linked = taskLinks === null ? null : await taskLinks.taskLinks(store, loaded);
+    const links = linked === null ? [] : taskLinks!.taskLinkFields(linked);
+    return { run: loaded, origin, place, agents, failure, facts, window, lineage, links, servedAs: linked?.origin?.agent };
   });
   if (flags.json) return printJson(run, origin, facts);
   if (!flags.transcript) {
@@ -221,7 +222,10 @@ async function show(environment: Environment, given: string, flags: ShowFlags): 
     const startedWith = flags.config === undefined && named ? place!.config : undefined;
     const resumeFlags = { ...flags, ...(startedWith !== undefined ? { config: startedWith } : {}) };
     const resume = resumeCommand(run.state.run_id, { ...resumeFlags, ...(config !== undefined && config.model !== model ? { model } : {}) });
-    const sideEffects = (name: string): boolean | undefined => (config === undefined ? undefined : configuredSideEffects(config, name));
+    // A task's run is the serving agent's: another agent's config cannot say which of its tools have side effects.
+    const { configOfOtherAgent } = await import('./task-links.js');
+    const otherAgent = servedAs === undefined ? undefined : configOfOtherAgent(servedAs, config);
+    const sideEffects = (name: string): boolean | undefined => (config === undefined || otherAgent !== undefined ? undefined : configuredSideEffects(config, name));
     const failureNext = failure === 'provider_refused' ? refusedRequestAdvice(run.state, resumeFlags) : undefined;
     const into = facts?.compacted?.into;
     const shown = formatShow(run, resume, {
@@ -229,7 +233,7 @@ async function show(environment: Environment, given: string, flags: ShowFlags): 
       place,
       agents,
       sideEffects,
-      more: links,
+      more: otherAgent === undefined ? links : [...links, ['config', otherAgent]],
       ...(failureNext !== undefined ? { failureNext } : {}),
       ...(facts !== undefined ? { facts } : {}),
       ...(window !== undefined ? { contextWindow: window } : {}),

@@ -100,3 +100,17 @@ function firstLine(text: string): string {
   const line = text.split('\n')[0]!;
   return line.length > 160 ? `${line.slice(0, 159)}…` : line;
 }
+
+/**
+ * Why the config at hand cannot speak for a run served as agent `agent`: none
+ * is at hand, or it is another agent's (its a2a.identity is not `agent`); or
+ * undefined when it is that agent's.
+ */
+export function configOfOtherAgent(agent: string, config: { path: string; a2a: { identity?: string | undefined } } | undefined): string | undefined {
+  const s = sanitizeLine;
+  const fix = `give --config with agent ${s(agent)}'s config (the one its logbook serve runs) to know whether this run's tools have side effects, and to resume it`;
+  if (config === undefined) return `none at hand: ${fix}`;
+  if (config.a2a.identity === agent) return undefined;
+  const whose = config.a2a.identity === undefined ? 'names no a2a.identity' : `is agent ${s(config.a2a.identity)}'s`;
+  return `${s(config.path)} ${whose}, not agent ${s(agent)}'s, which served this run: ${fix}`;
+}

@@ -46,7 +46,7 @@ export interface StreamBinding {
   prefix: string;
 }
 
-/** The subject prefix a new stream gets in the suggested `nats stream add` line. */
+/** The subject prefix a new stream gets in the suggested `nats stream add` line: named by the stream, so two journal streams never overlap (the docs' lines are these). */
 export function suggestedPrefix(stream: string): string {
   return `logbook.${stream.toLowerCase()}`;
 }
