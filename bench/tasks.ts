@@ -37,7 +37,8 @@ import { natsServers, serverName, startNats, type NatsBinary } from './lib/nats.
 import { skipped, type Row, type Section } from './lib/report.js';
 import { median, ms, percentile, ratio } from './lib/stats.js';
 
-const LATENCY_TARGET = 3;
+/** Issue 27's target: the events' p99 at most twice the bare path's p99. */
+const LATENCY_TARGET = 2;
 const SCALING_TARGET = 2;
 const OVERHEAD_TARGET = 3;
 const STREAMS = { tasks: 'A2A_TASKS', events: 'A2A_EVENTS' };
@@ -101,7 +102,7 @@ function timedStore(store: Store, durable: Map<string, number>): Store {
 export async function benchTasks(opts: BenchOptions): Promise<Section> {
   const servers = natsServers();
   if (servers.length === 0) {
-    const s = skipped('task events, record durable to caller', `≤ ${LATENCY_TARGET}×`, 'nats-server is not installed (`apt-get install -y nats-server`)');
+    const s = skipped('task events, record durable to caller', `≤ ${LATENCY_TARGET}× (p99)`, 'nats-server is not installed (`apt-get install -y nats-server`)');
     return { rows: [...s.rows, ...skipped('tasks per second', '—', 'nats-server is not installed').rows], notes: s.notes };
   }
   const newest = servers[servers.length - 1]!;
@@ -180,9 +181,9 @@ async function latencyOn(server: NatsBinary, opts: BenchOptions): Promise<Sectio
     what: `task events on ${name}: record durable to caller, p50 / p99`,
     measured: `${ms(p50)} / ${ms(p99)}`,
     baseline: `the same bodies, bare publish to ordered consumer: ${ms(b50)} / ${ms(b99)}`,
-    figure: ratio(p50 / b50),
-    target: `≤ ${LATENCY_TARGET}× (p50)`,
-    verdict: p50 / b50 <= LATENCY_TARGET ? 'met' : 'missed',
+    figure: `${ratio(p99 / b99)} at p99 (${ratio(p50 / b50)} at p50)`,
+    target: `≤ ${LATENCY_TARGET}× (p99)`,
+    verdict: p99 / b99 <= LATENCY_TARGET ? 'met' : 'missed',
     growth: '—',
   };
   return {
