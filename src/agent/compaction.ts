@@ -18,7 +18,7 @@
  * names, so there is exactly one continuation; a second compaction of that
  * run is refused, naming it.
  */
-import { LogbookError, appendUserMessage, encodeRecord, initialState, isLogbookError, requestInputTokens, toolUses, type JournalRecord, type Message, type RunState } from '../core/index.js';
+import { LogbookError, appendUserMessage, encodeRecord, initialState, isLogbookError, messageText, requestInputTokens, toolUses, type JournalRecord, type Message, type RunState } from '../core/index.js';
 import { COMPACTION_NOTE, encodeCompaction, parseCompaction, type CallUsage, type CompactionNote } from '../store/run-notes.js';
 import type { Journal, Store } from '../store/store.js';
 import { DEFAULT_COMPACTION, fingerprintOf, type Agent, type CompactionSettings } from './agent.js';
@@ -134,7 +134,7 @@ function summaryOf(response: ModelResponse, maxTokens: number): string {
   const fail = (what: string) => new LogbookError('provider', `the summary call of a compaction ${what}; nothing was compacted`);
   if (stopReason === 'max_tokens') throw fail(`was cut off at max_tokens (${maxTokens}) before the summary was whole; raise max_tokens`);
   if (toolUses(response.message).length > 0 || stopReason === 'tool_use') throw fail('was answered with a tool call instead of a summary, though the API was told no tool may be called');
-  const text = response.message.content.flatMap((b) => ('text' in b ? [b.text.text] : [])).join('\n').trim();
+  const text = messageText(response.message).trim();
   if (text === '') throw fail(`came back without text (stop reason ${stopReason || 'none'})`);
   return text;
 }

@@ -32,7 +32,7 @@
  *
  * A note that cannot be read says nothing: each reader treats it as absent.
  */
-import type { JournalRecord, MetaPayload, UsageCounts } from '../core/index.js';
+import { messageText, type JournalRecord, type MetaPayload, type UsageCounts } from '../core/index.js';
 
 /** Where a fork came from: the run and the last seq it took from it. */
 export interface ForkOrigin {
@@ -184,7 +184,7 @@ export function lastTurnKey(keys: readonly string[]): string | null {
 /** The text typed in a user record (its text blocks, one per line), or null when the record is no user record. */
 export function typedText(record: JournalRecord): string | null {
   if (!('user' in record)) return null;
-  return record.user.message.content.flatMap((b) => ('text' in b ? [b.text.text] : [])).join('\n');
+  return messageText(record.user.message);
 }
 
 /** A typed turn as its note keeps it: at most TURN_NOTE_CHARS characters, never half a character. */

@@ -4,7 +4,7 @@
  */
 import { awaitsTypedTurn } from '../../agent/compaction.js';
 import { awaitsInput, capOfEnd } from '../../agent/runner.js';
-import { awaitedCall, isCanceledMessage, possiblyStartedCall, runTimings, timeSummary, toolUses, type Message, type RunState } from '../../core/index.js';
+import { awaitedCall, isCanceledMessage, messageText, possiblyStartedCall, runTimings, timeSummary, toolUses, type RunState } from '../../core/index.js';
 import { formatDuration } from '../../render/durations.js';
 import { sanitize, sanitizeLine } from '../../render/sanitize.js';
 import { textHead } from '../../render/lines.js';
@@ -212,13 +212,12 @@ export function timeFields(run: LoadedRun): [string, string][] {
   ];
 }
 
-const textOfMessage = (m: Message): string => m.content.flatMap((b) => ('text' in b ? [b.text.text] : [])).join('\n');
 
 /** What the model said last: the text of its latest turn that has any (the turn in flight included). */
 export function lastAnswer(state: RunState): string {
   const turns = [...state.messages.filter((m) => m.role === 'assistant'), ...(state.pending !== null ? [state.pending.assistant] : [])];
   for (let i = turns.length - 1; i >= 0; i--) {
-    const text = textOfMessage(turns[i]!);
+    const text = messageText(turns[i]!);
     if (text.trim() !== '') return text;
   }
   return '';
@@ -229,7 +228,7 @@ function lastTyped(state: RunState): string | undefined {
   for (let i = state.messages.length - 1; i > 0; i--) {
     const m = state.messages[i]!;
     if (m.role !== 'user') continue;
-    const text = textOfMessage(m);
+    const text = messageText(m);
     if (text !== '') return text;
   }
   return undefined;
