@@ -86,13 +86,32 @@ export function listedRunSpend(store: Store, run: Pick<RunInfo, 'runId' | 'forke
   return runSpend(store, run.runId, book, ownFrom(run), records);
 }
 
+/**
+ * Each listed run's own spend and their sum: what the runs of a conversation
+ * spent. A run that cannot be read has none (null) and adds nothing; `strict`
+ * makes a failed read of a run listed as readable an error instead, for a cap
+ * that must not count less than was spent.
+ */
+export async function runsSpend(
+  store: Store,
+  runs: readonly Pick<RunInfo, 'runId' | 'forkedFrom' | 'status'>[],
+  book: PriceBook | null,
+  strict = false,
+): Promise<{ each: (Spend | null)[]; total: Spend }> {
+  const total = noSpend();
+  const each: (Spend | null)[] = [];
+  for (const run of runs) {
+    const read = run.status === 'unreadable' ? null : listedRunSpend(store, run, book);
+    const spend = read === null ? null : strict ? await read : await read.catch(() => null);
+    if (spend !== null) addSpend(total, spend);
+    each.push(spend);
+  }
+  return { each, total };
+}
+
 /** What a conversation spent: every run of run `id`'s lineage (those in `except` left out), and how many runs that is. */
 export async function lineageSpend(store: Store, id: string, book: PriceBook | null, except: ReadonlySet<string> = new Set()): Promise<{ spend: Spend; runs: number }> {
   const runs = await listLineage(store, id);
-  const spend = noSpend();
-  for (const run of runs) {
-    if (except.has(run.runId) || run.status === 'unreadable') continue;
-    addSpend(spend, await listedRunSpend(store, run, book));
-  }
-  return { spend, runs: runs.length };
+  const { total } = await runsSpend(store, runs.filter((run) => !except.has(run.runId)), book, true);
+  return { spend: total, runs: runs.length };
 }

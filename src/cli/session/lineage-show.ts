@@ -6,7 +6,7 @@
  */
 import type { PriceBook } from '../../agent/prices.js';
 import { usdText } from '../../agent/prices.js';
-import { addSpend, listedRunSpend, noSpend, type Spend } from '../../agent/spend.js';
+import { runsSpend, type Spend } from '../../agent/spend.js';
 import { sanitizeLine } from '../../render/sanitize.js';
 import { listLineage } from '../../store/lineage.js';
 import type { RunInfo, Store } from '../../store/store.js';
@@ -27,14 +27,8 @@ export interface LineageRows {
 /** The runs of run `id`'s conversation, oldest first, each with its own spend. */
 export async function lineageRows(store: Store, id: string, prices: PriceBook): Promise<LineageRows> {
   const runs = (await listLineage(store, id)).sort((a, b) => a.created.localeCompare(b.created) || a.runId.localeCompare(b.runId));
-  const total = noSpend();
-  const rows: LineageRow[] = [];
-  for (const run of runs) {
-    const spend = run.status === 'unreadable' ? null : await listedRunSpend(store, run, prices).catch(() => null);
-    if (spend !== null) addSpend(total, spend);
-    rows.push({ run, spend });
-  }
-  return { rows, total };
+  const { each, total } = await runsSpend(store, runs, prices);
+  return { rows: runs.map((run, i) => ({ run, spend: each[i]! })), total };
 }
 
 /** How a run came from its origin. */

@@ -7,7 +7,7 @@
 import type { Counters } from '../../core/index.js';
 import { terminalSafeJson } from '../../render/sanitize.js';
 import type { PriceBook } from '../../agent/prices.js';
-import { addSpend, listedRunSpend, noSpend } from '../../agent/spend.js';
+import { listedRunSpend, runsSpend } from '../../agent/spend.js';
 import type { LogbookConfig } from '../../config/config.js';
 import { byId, lineageBranches, lineageOf } from '../../store/lineage.js';
 import { newestFirst, when } from '../../store/listing.js';
@@ -127,11 +127,7 @@ export async function runJson(store: Store, run: RunInfo, earlier = 0, prices?: 
 
 /** What the conversation of run `id` cost, every run of its lineage among `all` (the unreadable left out). */
 async function conversationCost(store: Store, all: RunInfo[], id: string, prices: PriceBook): Promise<SpendJson> {
-  const total = noSpend();
-  for (const run of lineageOf(all, id)) {
-    if (run.status !== 'unreadable') addSpend(total, await listedRunSpend(store, run, prices).catch(() => noSpend()));
-  }
-  return spendJson(total);
+  return spendJson((await runsSpend(store, lineageOf(all, id), prices)).total);
 }
 
 /** The task a run serves, from the note beside it; null for a run that is no task's (or whose note cannot be read). */
