@@ -35,6 +35,7 @@ import {
 } from '../../a2a/index.js';
 import { LogbookError, canceledMessage, isLogbookError } from '../../core/index.js';
 import type { Link } from '../../store/jetstream/connection.js';
+import { isNotThere } from '../../store/jetstream/api-errors.js';
 import { throughElection, within } from '../../store/jetstream/election.js';
 
 /** What a task's stream carries: its ack, its events, its end. */
@@ -199,10 +200,7 @@ export async function taskConsumer(link: Link, stream: string, identity: string,
     max_ack_pending: -1,
   };
   try {
-    const existing = await throughElection(link, stream, what, (ms) => within(ms, link.jsm.consumers.info(stream, identity))).catch((err: unknown) => {
-      if ((err as { cause?: { name?: string } })?.cause?.name === 'ConsumerNotFoundError' || /consumer not found/i.test((err as Error).message)) return null;
-      throw err;
-    });
+    const existing = await throughElection(link, stream, what, (ms) => within(ms, link.jsm.consumers.info(stream, identity)).catch(notThere));
     if (existing === null) {
       await throughElection(link, stream, what, (ms) => within(ms, link.jsm.consumers.add(stream, config)));
     } else {
@@ -252,6 +250,12 @@ export function nextTask(consumer: Consumer, expiresMs: number): Promise<JsMsg |
   return consumer.next({ expires: expiresMs });
 }
 
+/** null for a message or consumer that is not there (api-errors.ts isNotThere); any other error as it is. */
+function notThere(err: unknown): null {
+  if (isNotThere(err)) return null;
+  throw err;
+}
+
 /** What became of a task asked to be withdrawn from the work queue. */
 export type Withdrawal = 'withdrawn' | 'taken' | 'ended' | 'absent';
 
@@ -288,9 +292,8 @@ export async function withdrawQueuedTask(
   const end = stampTaskReply('error', { stop_reason: 'canceled', error, code: TASK_END_CODES.canceled }, body, 1, identity);
   if (await publishTaskMessage(link, streams.events, 'error', end)) return 'taken';
   const what = `cannot withdraw task ${request} from stream ${streams.tasks}`;
-  await throughElection(link, streams.tasks, what, (ms) => within(ms, link.jsm.streams.deleteMessage(streams.tasks, queued.seq, false))).catch((err: unknown) => {
-    if (!/no message found|not found/i.test((err as Error).message)) throw err;
-  });
+  // Gone already (a server was given it and acknowledged it): what follows says so.
+  await throughElection(link, streams.tasks, what, (ms) => within(ms, link.jsm.streams.deleteMessage(streams.tasks, queued.seq, false)).catch(notThere));
   // A server given it between the look and the end may have read its stream before the end: a cancel stops it.
   return (await deliveredThrough(link, streams.tasks, identity)) >= queued.seq ? 'taken' : 'withdrawn';
 }
@@ -301,10 +304,7 @@ async function queuedTask(link: Link, stream: string, identity: string, request:
   let seq = 0;
   for (;;) {
     const query = { seq: seq + 1, next_by_subj: subject } as unknown as { seq: number };
-    const msg = await throughElection(link, stream, `cannot read stream ${stream}`, (ms) => within(ms, link.jsm.streams.getMessage(stream, query))).catch((err: unknown) => {
-      if (/no message found/i.test((err as Error).message)) return null;
-      throw err;
-    });
+    const msg = await throughElection(link, stream, `cannot read stream ${stream}`, (ms) => within(ms, link.jsm.streams.getMessage(stream, query)));
     if (msg === null) return null;
     if (msg.header?.get('Nats-Msg-Id') === request) return { seq: msg.seq, data: msg.data };
     seq = msg.seq;
@@ -314,10 +314,7 @@ async function queuedTask(link: Link, stream: string, identity: string, request:
 /** The last stream sequence the consumer of `identity`'s tasks delivered to a server; 0 when no server has made it. */
 async function deliveredThrough(link: Link, stream: string, identity: string): Promise<number> {
   const info = await throughElection(link, stream, `cannot read the consumer of agent ${identity}'s tasks on stream ${stream}`, (ms) =>
-    within(ms, link.jsm.consumers.info(stream, identity)),
-  ).catch((err: unknown) => {
-    if ((err as { cause?: { name?: string } })?.cause?.name === 'ConsumerNotFoundError' || /consumer not found/i.test((err as Error).message)) return null;
-    throw err;
-  });
+    within(ms, link.jsm.consumers.info(stream, identity)).catch(notThere),
+  );
   return info === null ? 0 : info.delivered.stream_seq;
 }

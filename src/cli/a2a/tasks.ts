@@ -68,10 +68,7 @@ async function storedMessages(link: Link, stream: string, limit: number): Promis
   while (out.length < limit) {
     // The next message on any subject at or after seq: one request however many acknowledged ones lie between.
     const query = { seq: seq + 1, next_by_subj: '>' } as unknown as { seq: number };
-    const msg = await throughElection(link, stream, `cannot read stream ${stream}`, (ms) => within(ms, link.jsm.streams.getMessage(stream, query))).catch((err: unknown) => {
-      if (/no message found/i.test((err as Error).message)) return null;
-      throw err;
-    });
+    const msg = await throughElection(link, stream, `cannot read stream ${stream}`, (ms) => within(ms, link.jsm.streams.getMessage(stream, query)));
     if (msg === null) break;
     out.push(msg);
     seq = msg.seq;

@@ -9,6 +9,12 @@
 
 /** The server's codes this backend branches on. */
 const CODE = {
+  /** No consumer of that name on the stream. */
+  consumerNotFound: 10014,
+  /** No message matches a get. */
+  noMessageFound: 10037,
+  /** No message at that sequence (a delete of one already gone answers `stream store EOF`). */
+  sequenceNotFound: 10057,
   /** The account's JetStream storage (or memory) limit would be exceeded. */
   accountResources: 10002,
   /** The JetStream system is temporarily unavailable (a cluster without a meta leader). */
@@ -109,6 +115,17 @@ export function apiRefusal(err: unknown): ApiRefusal | null {
     default:
       return { verdict: 'other' };
   }
+}
+
+/**
+ * The request named a message or a consumer that is not there (taken and
+ * acknowledged, deleted, never made): an answer to act on, not a failure. The
+ * client throws these under their own names (ConsumerNotFoundError).
+ */
+export function isNotThere(err: unknown): boolean {
+  const e = err as ApiErrorShape | undefined;
+  if (e?.name !== 'JetStreamApiError' && e?.name !== 'ConsumerNotFoundError') return false;
+  return e.code === CODE.consumerNotFound || e.code === CODE.noMessageFound || e.code === CODE.sequenceNotFound;
 }
 
 /** The publish may have been stored though no ack came back (a timeout, a dropped connection, a publish still being replicated). */
