@@ -35,7 +35,7 @@ import {
 } from '../../a2a/index.js';
 import { LogbookError, canceledMessage, isLogbookError } from '../../core/index.js';
 import type { Link } from '../../store/jetstream/connection.js';
-import { isNotThere } from '../../store/jetstream/api-errors.js';
+import { isNotThere, isWorkQueueClash } from '../../store/jetstream/api-errors.js';
 import { throughElection, within } from '../../store/jetstream/election.js';
 
 /** What a task's stream carries: its ack, its events, its end. */
@@ -199,26 +199,23 @@ export async function taskConsumer(link: Link, stream: string, identity: string,
     max_deliver: -1,
     max_ack_pending: -1,
   };
-  try {
-    const existing = await throughElection(link, stream, what, (ms) => within(ms, link.jsm.consumers.info(stream, identity)).catch(notThere));
-    if (existing === null) {
-      await throughElection(link, stream, what, (ms) => within(ms, link.jsm.consumers.add(stream, config)));
-    } else {
-      if (existing.config.ack_wait !== config.ack_wait) throw ackWaitDiffers(stream, identity, existing.config.ack_wait ?? 0, config.ack_wait);
-      if (existing.config.filter_subject !== config.filter_subject) {
-        await throughElection(link, stream, what, (ms) => within(ms, link.jsm.consumers.update(stream, identity, { filter_subject: config.filter_subject })));
-      }
+  /** A work queue gives each message to one consumer: another that takes these is said for what it is. */
+  const clash = (err: unknown): never => {
+    if (!isWorkQueueClash(err)) throw err;
+    throw new LogbookError(
+      'stream_config',
+      `${what}: another consumer of work-queue stream ${stream} takes ${taskSubject(identity)} (${(err as Error).message}); a work queue gives each message to one consumer: remove that consumer (nats consumer ls ${stream})`,
+      { cause: err },
+    );
+  };
+  const existing = await throughElection(link, stream, what, (ms) => within(ms, link.jsm.consumers.info(stream, identity)).catch(notThere));
+  if (existing === null) {
+    await throughElection(link, stream, what, (ms) => within(ms, link.jsm.consumers.add(stream, config)).catch(clash));
+  } else {
+    if (existing.config.ack_wait !== config.ack_wait) throw ackWaitDiffers(stream, identity, existing.config.ack_wait ?? 0, config.ack_wait);
+    if (existing.config.filter_subject !== config.filter_subject) {
+      await throughElection(link, stream, what, (ms) => within(ms, link.jsm.consumers.update(stream, identity, { filter_subject: config.filter_subject })).catch(clash));
     }
-  } catch (err) {
-    const message = (err as Error).message ?? String(err);
-    if (/not unique|multiple non-filtered|overlap/i.test(message)) {
-      throw new LogbookError(
-        'stream_config',
-        `${what}: another consumer of work-queue stream ${stream} takes ${taskSubject(identity)} (${message}); a work queue gives each message to one consumer: remove that consumer (nats consumer ls ${stream})`,
-        { cause: err },
-      );
-    }
-    throw err instanceof LogbookError ? err : link.failure(what, err);
   }
   return throughElection(link, stream, what, (ms) => within(ms, link.js.consumers.get(stream, identity)));
 }

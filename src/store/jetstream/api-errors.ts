@@ -15,6 +15,10 @@ const CODE = {
   noMessageFound: 10037,
   /** No message at that sequence (a delete of one already gone answers `stream store EOF`). */
   sequenceNotFound: 10057,
+  /** A work-queue stream already has a consumer without a filter, so it may have no other. */
+  workQueueUnfiltered: 10099,
+  /** A work-queue stream's consumers' filters may not overlap, and this one's does another's. */
+  workQueueNotUnique: 10100,
   /** The account's JetStream storage (or memory) limit would be exceeded. */
   accountResources: 10002,
   /** The JetStream system is temporarily unavailable (a cluster without a meta leader). */
@@ -126,6 +130,12 @@ export function isNotThere(err: unknown): boolean {
   const e = err as ApiErrorShape | undefined;
   if (e?.name !== 'JetStreamApiError' && e?.name !== 'ConsumerNotFoundError') return false;
   return e.code === CODE.consumerNotFound || e.code === CODE.noMessageFound || e.code === CODE.sequenceNotFound;
+}
+
+/** A consumer refused because another consumer of the same work-queue stream takes the same messages. */
+export function isWorkQueueClash(err: unknown): boolean {
+  const code = apiCode(err);
+  return code === CODE.workQueueUnfiltered || code === CODE.workQueueNotUnique;
 }
 
 /** The publish may have been stored though no ack came back (a timeout, a dropped connection, a publish still being replicated). */
