@@ -4,8 +4,9 @@
  * the command adds the one to type, keyed on the error's code and the run or
  * call it concerns (LogbookError.details), in this one place.
  */
-import { LogbookError, isLogbookError } from '../core/index.js';
-import { resumeCommand, type ResumeFlags } from './resume-command.js';
+import { LogbookError, isLogbookError, type RunState } from '../core/index.js';
+import { refusedRequestAdvice } from './refused-request.js';
+import { compactCommand, resumeCommand, type ResumeFlags } from './resume-command.js';
 
 /** What a command knows that the error cannot: how it was asked to go on. */
 export interface AdviceContext {
@@ -13,12 +14,48 @@ export interface AdviceContext {
   chat?: boolean;
   /** The command compacts the run (`session compact`), with these flags: what it cannot compact is advised on. */
   compacting?: ResumeFlags;
+  /** The error ended this run: how to go on with it. */
+  ended?: EndedRun;
+}
+
+/** A run an error ended, as the command that ran it knows it. */
+export interface EndedRun {
+  state: RunState;
+  /** The command that resumes it; null when none is offered (the run is not journaled). */
+  resume: string | null;
+  flags: ResumeFlags;
+  /** The variable its provider reads the API key from, for a refused key. */
+  keyVariable?: string;
+}
+
+/** How to go on with a run an error ended: mostly its resume, unless that would meet the same error. */
+function endedAdvice(err: LogbookError, { state, resume, flags, keyVariable }: EndedRun): string | null {
+  if (resume === null) return null;
+  switch (err.code) {
+    case 'journal_gone':
+      return null; // the error says what to do: there is no journal left to resume
+    case 'provider_refused':
+      return refusedRequestAdvice(state, flags);
+    case 'context_exceeded':
+      return err.details.runId !== undefined
+        ? `compact it, then resume where that says: ${compactCommand(err.details.runId, flags)} (or set compact_at in the config, so that runs compact by themselves)`
+        : `the journal is kept: logbook session show ${state.run_id}`;
+    case 'provider_auth':
+      return `check the API key${keyVariable !== undefined ? ` (${keyVariable})` : ''}, then resume with: ${resume}`;
+    default:
+      return `resume with: ${resume}`;
+  }
 }
 
 /** An error whose message holds its advice already: it is not advised twice. */
 class Advised extends LogbookError {}
 
 function advice(err: LogbookError, context: AdviceContext): string | null {
+  const parts = [context.ended !== undefined ? endedAdvice(err, context.ended) : null, codeAdvice(err, context)].filter((p) => p !== null);
+  return parts.length > 0 ? parts.join('; ') : null;
+}
+
+function codeAdvice(err: LogbookError, context: AdviceContext): string | null {
   const { runId, callId } = err.details;
   switch (err.code) {
     case 'not_found':

@@ -37,11 +37,10 @@ import { EXIT, type ExitCode } from './exit-codes.js';
 import { StreamedText, type StreamTarget } from './answer.js';
 import { liveObserver, type LiveObserver } from './live.js';
 import { discoveryLabel, startLabel } from './mcp/start-label.js';
-import { refusedRequestAdvice } from './refused-request.js';
 import { runOutput } from './run-output.js';
 import { chooseRun, PickerCancelled, type Choosing } from './resume-target.js';
 import { withOverrides } from './run-overrides.js';
-import { compactCommand, resumeCommand, type ResumeFlags } from './resume-command.js';
+import { resumeCommand, type ResumeFlags } from './resume-command.js';
 import { terminalQuestions, type Questions } from './questions.js';
 import { onSuspendSignals } from './signals.js';
 import { requireConfig, storeFor } from './store.js';
@@ -601,19 +600,7 @@ async function goOnCommand(store: Store, into: string, words: readonly string[],
 }
 
 /** The error that ended a run, with what to do about it. */
-function failure(result: RunResult, resume: string | null, { flags, keyVariable }: Pick<OutcomeContext, 'flags' | 'keyVariable'>): LogbookError {
+function failure(result: RunResult, resume: string | null, { flags, keyVariable }: Pick<OutcomeContext, 'flags' | 'keyVariable'>): unknown {
   const error = result.error ?? new LogbookError('internal', result.message ?? 'the run failed');
-  let next = resume !== null ? `; resume with: ${resume}` : '';
-  if (resume !== null && error.code === 'provider_refused') {
-    next = `; ${refusedRequestAdvice(result.state, flags)}`;
-  } else if (resume !== null && error.code === 'context_exceeded' && error.details.runId !== undefined) {
-    next = `; compact it, then resume where that says: ${compactCommand(error.details.runId, flags)} (or set compact_at in the config, so that runs compact by themselves)`;
-  } else if (resume !== null && error.code === 'context_exceeded') {
-    next = `; the journal is kept: logbook session show ${result.state.run_id}`;
-  } else if (resume !== null && error.code === 'provider_auth') {
-    next = `; check the API key${keyVariable !== undefined ? ` (${keyVariable})` : ''}, then resume with: ${resume}`;
-  } else if (error.code === 'journal_gone') {
-    next = ''; // the error says what to do: there is no journal left to resume
-  }
-  return new LogbookError(error.code, `${error.message}${next}`, { cause: error });
+  return withAdvice(error, { ended: { state: result.state, resume, flags, ...(keyVariable !== undefined ? { keyVariable } : {}) } });
 }
