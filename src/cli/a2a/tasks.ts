@@ -23,7 +23,7 @@ import { byId } from '../../store/lineage.js';
 import type { RunInfo, Store } from '../../store/store.js';
 import type { Environment } from '../environment.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
-import { shortTime, truncate } from '../output.js';
+import { displayWidth, shortTime, table, truncate } from '../output.js';
 import { requireConfig, storeFor } from '../store.js';
 import { terminalFor } from '../terminal.js';
 import { requireNats } from './serve.js';
@@ -149,24 +149,25 @@ async function agentsConsumers(link: Link, stream: string, agents: string[]): Pr
   return lines;
 }
 
-/** The table `tasks ls` prints: one row per task, the prompt cut to the terminal. */
-function taskTable(tasks: QueuedTask[], columns: number | undefined): string {
-  const rows = tasks.map((t) => [
-    t.request || '(unreadable)',
-    t.agent,
-    t.sender,
-    shortTime(t.queued),
-    t.run === null ? '-' : `${t.run.id} (${t.run.status})`,
-    t.problem ?? t.prompt.replace(/\s+/g, ' '),
-  ]);
-  const head = ['REQUEST', 'AGENT', 'FROM', 'QUEUED', 'RUN', 'PROMPT'];
-  const widths = head.slice(0, -1).map((h, i) => Math.max(h.length, ...rows.map((r) => [...sanitizeLine(r[i]!)].length)));
-  const line = (cells: string[]): string => {
-    const fixed = cells.slice(0, -1).map((c, i) => sanitizeLine(c).padEnd(widths[i]!)).join('  ');
-    const room = columns === undefined ? Infinity : Math.max(10, columns - fixed.length - 2);
-    return `${fixed}  ${truncate(sanitizeLine(cells.at(-1)!), room)}`.trimEnd();
-  };
-  return `${[head, ...rows].map(line).join('\n')}\n`;
+/** The table `tasks ls` prints: one row per task, columns as wide as a terminal draws them, the prompt cut to the terminal. */
+export function taskTable(tasks: QueuedTask[], columns: number | undefined): string {
+  const rows = [
+    ['REQUEST', 'AGENT', 'FROM', 'QUEUED', 'RUN', 'PROMPT'],
+    ...tasks.map((t) =>
+      [
+        t.request || '(unreadable)',
+        t.agent,
+        t.sender,
+        shortTime(t.queued),
+        t.run === null ? '-' : `${t.run.id} (${t.run.status})`,
+        t.problem ?? t.prompt.replace(/\s+/g, ' '),
+      ].map(sanitizeLine),
+    ),
+  ];
+  // What the fixed columns take, each with the two spaces after it: the prompt has the rest.
+  const fixed = rows[0]!.slice(0, -1).reduce((sum, _, i) => sum + Math.max(...rows.map((r) => displayWidth(r[i]!))) + 2, 0);
+  const room = columns === undefined ? Infinity : Math.max(10, columns - fixed);
+  return table(rows.map((r) => [...r.slice(0, -1), truncate(r.at(-1)!, room)]));
 }
 
 export async function tasksCancel(identity: string, request: string, flags: TasksFlags, environment: Environment): Promise<ExitCode> {
