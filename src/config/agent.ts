@@ -174,10 +174,10 @@ function limitsOf(config: LogbookConfig, provider: Agent['provider'], prices: Pr
 
 /** Registers an `ask_<alias>` tool for each agent of remote_agents, once the streams tasks go through are found fit. */
 async function addRemoteAgents(config: LogbookConfig, tools: ToolRegistry, closers: (() => Promise<void>)[]): Promise<void> {
-  const [{ startRemoteAgents }, { DEFAULT_CALLER_IDENTITY }] = await Promise.all([import('../agent/tasks/index.js'), import('../agent/tools/remote/spec.js')]);
+  const [{ startRemoteAgents }, { callerIdentity }] = await Promise.all([import('../agent/tasks/index.js'), import('../agent/tools/remote/spec.js')]);
   const agents = await startRemoteAgents(config.remote_agents, {
     nats: config.nats!, // the config refuses remote_agents without it
-    identity: config.a2a.identity ?? DEFAULT_CALLER_IDENTITY,
+    identity: callerIdentity(config.a2a),
     streams: { tasks: config.a2a.tasks_stream, events: config.a2a.events_stream },
   });
   closers.push(() => agents.close());

@@ -7,7 +7,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { A2AClient } from '../../a2a/client.js';
 import { listAgents, type AgentListing } from '../../a2a/directory.js';
-import { IDENTITY_PATTERN, type AgentCard } from '../../a2a/protocol.js';
+import type { AgentCard } from '../../a2a/protocol.js';
 import { discoverySubject, toolSubject } from '../../a2a/subjects.js';
 import { DEFAULT_CALLER_IDENTITY, REMOTE_DEFAULTS, importFromCard, type HostImport, type RemoteToolHost } from '../../agent/tools/remote/index.js';
 import type { LogbookConfig } from '../../config/config.js';
@@ -18,7 +18,7 @@ import type { Environment } from '../environment.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { fields, table } from '../output.js';
 import { requireConfig } from '../store.js';
-import { requireNats } from './serve.js';
+import { identityArgument, requireNats } from './serve.js';
 
 export interface AgentsFlags {
   config?: string;
@@ -108,7 +108,7 @@ function toolRows(imported: HostImport): ToolRow[] {
 }
 
 export async function agentsShow(identity: string, flags: AgentsFlags, environment: Environment): Promise<ExitCode> {
-  if (!IDENTITY_PATTERN.test(identity)) throw new LogbookError('usage', `${JSON.stringify(identity)} is not an agent identity (letters, digits, _ and -)`);
+  identityArgument(identity);
   const config = requireConfig(flags.config, environment);
   const { host, configured } = hostFor(config, identity);
   const { card, rows } = await withClient(config, async (_nc, client) => {

@@ -7,9 +7,9 @@
  * events), so an `ask` that was interrupted re-attaches to its task.
  */
 import { readFileSync } from 'node:fs';
-import { IDENTITY_PATTERN, isSubjectToken, newMessageId } from '../../a2a/index.js';
+import { isSubjectToken, newMessageId } from '../../a2a/index.js';
 import type { TaskEnd, TaskMessage } from '../../agent/tasks/index.js';
-import { DEFAULT_CALLER_IDENTITY } from '../../agent/tools/remote/spec.js';
+import { callerIdentity } from '../../agent/tools/remote/spec.js';
 import { LogbookError, isLogbookError } from '../../core/index.js';
 import { sanitize, sanitizeLine } from '../../render/sanitize.js';
 import { dial, type Link } from '../../store/jetstream/connection.js';
@@ -20,7 +20,7 @@ import { createProgress } from '../progress.js';
 import { onStopSignals } from '../signals.js';
 import { requireConfig } from '../store.js';
 import { terminalFor } from '../terminal.js';
-import { requireNats } from './serve.js';
+import { identityArgument, requireNats } from './serve.js';
 import { taskView } from './task-view.js';
 
 export interface AskFlags {
@@ -50,7 +50,7 @@ function checkId(flag: string, id: string | undefined): void {
 }
 
 export async function ask(identity: string, words: string[], flags: AskFlags, environment: Environment): Promise<ExitCode> {
-  if (!IDENTITY_PATTERN.test(identity)) throw usage(`${JSON.stringify(identity)} is not an agent's identity (letters, digits, _ and -)`);
+  identityArgument(identity);
   checkId('--request', flags.request);
   checkId('--conversation', flags.conversation);
   const prompt = promptFrom(words);
@@ -93,7 +93,7 @@ export async function ask(identity: string, words: string[], flags: AskFlags, en
         {
           id,
           agent: identity,
-          sender: config.a2a.identity ?? DEFAULT_CALLER_IDENTITY,
+          sender: callerIdentity(config.a2a),
           prompt,
           ...(flags.conversation !== undefined ? { conversation: flags.conversation } : {}),
         },

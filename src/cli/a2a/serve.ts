@@ -10,6 +10,7 @@
  * tool call is not a run and is not journaled; a task is a run.
  */
 import { readFileSync } from 'node:fs';
+import { IDENTITY_PATTERN } from '../../a2a/protocol.js';
 import { ToolService, type ServedCall } from '../../a2a/service.js';
 import { exposedTools, toolHost, type NotExposedReason } from '../../agent/exposure.js';
 import type { TaskServer, ServedTask } from '../../agent/tasks/index.js';
@@ -50,6 +51,12 @@ export function logbookVersion(): string {
 }
 
 /** This agent's identity on the wire; serving needs one. */
+/** An agent's identity given on the command line, checked as the wire's subjects need it. */
+export function identityArgument(text: string): string {
+  if (!IDENTITY_PATTERN.test(text)) throw new LogbookError('usage', `${JSON.stringify(text)} is not an agent's identity (letters, digits, _ and -)`);
+  return text;
+}
+
 export function requireIdentity(config: LogbookConfig, what: string): string {
   if (config.a2a.identity === undefined) {
     throw new LogbookError('config', `${what} needs this agent's identity: set a2a: { identity: NAME } in ${config.path}`);

@@ -8,11 +8,11 @@
  * it; and says how it ended.
  */
 import type { StoredMsg } from '@nats-io/jetstream';
-import { cancelSubject, decodeMessage, identityOfTaskSubject, stampCancel, IDENTITY_PATTERN, isSubjectToken, type RequestMessage } from '../../a2a/index.js';
+import { cancelSubject, decodeMessage, identityOfTaskSubject, stampCancel, isSubjectToken, type RequestMessage } from '../../a2a/index.js';
 import { outgoing } from '../../a2a/outgoing.js';
 import type { TaskEnd } from '../../agent/tasks/index.js';
 import { tasksStreamAdd } from '../../agent/tasks/streams.js';
-import { DEFAULT_CALLER_IDENTITY } from '../../agent/tools/remote/spec.js';
+import { callerIdentity } from '../../agent/tools/remote/spec.js';
 import { LogbookError, isLogbookError } from '../../core/index.js';
 import { sanitizeLine, terminalSafeJson } from '../../render/sanitize.js';
 import { missingStream } from '../../store/jetstream/binding.js';
@@ -26,7 +26,7 @@ import { EXIT, type ExitCode } from '../exit-codes.js';
 import { displayWidth, shortTime, table, truncate } from '../output.js';
 import { requireConfig, storeFor } from '../store.js';
 import { terminalFor } from '../terminal.js';
-import { requireNats } from './serve.js';
+import { identityArgument, requireNats } from './serve.js';
 
 export interface TasksFlags {
   config?: string;
@@ -171,7 +171,7 @@ export function taskTable(tasks: QueuedTask[], columns: number | undefined): str
 }
 
 export async function tasksCancel(identity: string, request: string, flags: TasksFlags, environment: Environment): Promise<ExitCode> {
-  if (!IDENTITY_PATTERN.test(identity)) throw new LogbookError('usage', `${JSON.stringify(identity)} is not an agent's identity (letters, digits, _ and -)`);
+  identityArgument(identity);
   if (!isSubjectToken(request)) throw new LogbookError('usage', `${JSON.stringify(request)} is not a request id`);
   const waitS = flags.wait === undefined ? 10 : Number(flags.wait);
   if (!Number.isFinite(waitS) || waitS < 0) throw new LogbookError('usage', `--wait takes seconds, not ${JSON.stringify(flags.wait)}`);
@@ -183,7 +183,7 @@ export async function tasksCancel(identity: string, request: string, flags: Task
     const streams = { tasks: config.a2a.tasks_stream, events: config.a2a.events_stream };
     const caller = new TaskCaller(link, streams);
     // A task no server has been given is taken out of the queue: no server would act on a cancel of it.
-    const sender = config.a2a.identity ?? DEFAULT_CALLER_IDENTITY;
+    const sender = callerIdentity(config.a2a);
     const withdrawal = await caller.withdraw(identity, request, { sender, ...(flags.reason ? { reason: flags.reason } : {}) });
     if (withdrawal === 'withdrawn') {
       process.stderr.write(`task ${request} withdrawn from stream ${streams.tasks}: no server of agent ${identity} had taken it up, so it never ran\n`);

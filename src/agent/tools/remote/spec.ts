@@ -35,6 +35,11 @@ export const REMOTE_DEFAULTS = { side_effects: true, confirm: false, timeout: 30
 /** The caller's identity on the wire when agent.yaml's `a2a.identity` names none. */
 export const DEFAULT_CALLER_IDENTITY = 'logbook';
 
+/** Who an agent is on the wire when it asks others: agent.yaml's `a2a.identity`, else DEFAULT_CALLER_IDENTITY. */
+export function callerIdentity(a2a: { identity?: string | undefined }): string {
+  return a2a.identity ?? DEFAULT_CALLER_IDENTITY;
+}
+
 /** The name the model sees for `tool` of a host with alias `alias`. */
 export function importedName(alias: string, tool: string): string {
   return `${alias}_${tool}`;
