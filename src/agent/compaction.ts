@@ -24,6 +24,7 @@ import type { Journal, Store } from '../store/store.js';
 import { DEFAULT_COMPACTION, fingerprintOf, type Agent, type CompactionSettings } from './agent.js';
 import { journalUsage, type ModelResponse } from './provider.js';
 import { Recorder } from './recorder.js';
+import { mayBeAssistant } from './spend.js';
 import { generateRunId, keepRunNotes, newRunMeta } from './run-meta.js';
 
 /** What set a compaction off. */
@@ -346,7 +347,7 @@ export async function handOff(origin: Recorder, note: CompactionNote, context: C
 /** The input of the first request run `id` made (a continuation's: its summary and kept exchanges), or null before it made one. */
 export async function firstRequestInput(store: Store, id: string): Promise<number | null> {
   let provider = '';
-  for await (const { record } of store.records(id, { select: (line) => line.includes('"assistant":') })) {
+  for await (const { record } of store.records(id, { select: mayBeAssistant })) {
     if ('meta' in record) provider = record.meta.fingerprint.provider;
     else if ('assistant' in record) return requestInputTokens(provider, record.assistant);
   }

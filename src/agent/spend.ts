@@ -54,7 +54,8 @@ export function addCall(spend: Spend, book: PriceBook | null, provider: string, 
 }
 
 /** The cheap test a journal line passes when it may be an assistant record (store.records' select). */
-const mayBeAssistant = (line: string): boolean => line.includes('"assistant":');
+/** A stored line after the meta that may hold an assistant record: the lines worth decoding to price or size a run's model calls. */
+export const mayBeAssistant = (line: string): boolean => line.includes('"assistant":');
 
 /**
  * What run `id` spent: its own model calls (from seq `from` on, after what a
