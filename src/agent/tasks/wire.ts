@@ -37,6 +37,7 @@ import { LogbookError, canceledMessage, isLogbookError } from '../../core/index.
 import type { Link } from '../../store/jetstream/connection.js';
 import { isNotThere, isWorkQueueClash } from '../../store/jetstream/api-errors.js';
 import { throughElection, within } from '../../store/jetstream/election.js';
+import { lastMessage, lastMessageOnce } from '../../store/jetstream/reads.js';
 
 /** What a task's stream carries: its ack, its events, its end. */
 export type TaskMessage = AckMessage | EventMessage | ResultMessage | ErrorMessage;
@@ -73,9 +74,7 @@ export async function lastTaskSequence(link: Link, stream: string, request: stri
 
 /** The last message of task `request` in the events stream; null when it has none (or none of ours). */
 export async function lastTaskMessage(link: Link, stream: string, request: string): Promise<TaskMessage | null> {
-  const last = await throughElection(link, stream, `cannot read the events of task ${request} from stream ${stream}`, (ms) =>
-    within(ms, link.jsm.streams.getMessage(stream, { last_by_subj: eventsSubject(request) })),
-  );
+  const last = await lastMessage(link, { stream }, eventsSubject(request));
   if (last === null) return null;
   try {
     const m = decodeAnyMessage(last.data);
@@ -132,7 +131,7 @@ export async function* followTask(link: Link, stream: string, request: string, o
     const watchdog = setInterval(() => {
       if (looking || Date.now() - progress < STALL_MS) return;
       looking = true;
-      within(link.timeoutMs, link.jsm.streams.getMessage(stream, { last_by_subj: subject }))
+      lastMessageOnce(link, { stream }, subject, link.timeoutMs)
         .then((newest) => {
           if (newest !== null && newest.seq > at) stop(); // the stream has what the consumer does not bring: read again
           else progress = Date.now();

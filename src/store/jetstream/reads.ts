@@ -35,12 +35,12 @@ export function lineOf(stream: string, subject: string, data: Uint8Array): strin
  * none: one request, answered within `timeoutMs`, its client errors unmapped,
  * for callers that retry it themselves.
  */
-export function lastMessageOnce(link: Link, binding: StreamBinding, filter: string, timeoutMs: number): Promise<StoredMsg | null> {
+export function lastMessageOnce(link: Link, binding: Pick<StreamBinding, 'stream'>, filter: string, timeoutMs: number): Promise<StoredMsg | null> {
   return within(timeoutMs, link.jsm.streams.getMessage(binding.stream, { last_by_subj: filter }));
 }
 
 /** The last message on `filter` (a subject or a wildcard), or null when there is none. */
-export function lastMessage(link: Link, binding: StreamBinding, filter: string): Promise<StoredMsg | null> {
+export function lastMessage(link: Link, binding: Pick<StreamBinding, 'stream'>, filter: string): Promise<StoredMsg | null> {
   return throughElection(link, binding.stream, `cannot read ${filter} from stream ${binding.stream}`, (ms) =>
     lastMessageOnce(link, binding, filter, ms),
   );
