@@ -2,7 +2,7 @@
 import type { PriceBook } from '../agent/prices.js';
 import { LogbookError, callDurations, runTimings, timeSummary, type RunState } from '../core/index.js';
 import type { ExportOptions } from '../render/export/index.js';
-import { byId, listLineage } from '../store/lineage.js';
+import { continuedPath, listLineage } from '../store/lineage.js';
 import { listedStatus, type Store } from '../store/store.js';
 import { factFields, runFacts } from './long-run-facts.js';
 import type { SessionFormat } from './formats.js';
@@ -38,7 +38,7 @@ export async function exportSession(store: Store, id: string, format: SessionFor
   }
   // The renderers load only for an export.
   const { exportRun, exportRuns } = await import('../render/export/index.js');
-  const ids = options.lineage ? await conversationPath(store, id) : [id];
+  const ids = options.lineage ? continuedPath(await listLineage(store, id), id) : [id];
   const runs = [];
   for (const shown of ids) runs.push(await exportedRun(store, shown, options.prices));
   return options.lineage ? exportRuns(format, runs) : exportRun(format, runs[0]!.state, runs[0]!.options);
@@ -63,19 +63,3 @@ async function exportedRun(store: Store, id: string, prices: PriceBook | undefin
   return { state: loaded.state, options };
 }
 
-/**
- * The runs a conversation went on in, up to run `id`, oldest first: its
- * origins back to the first, leaving out an origin a fork holds the records
- * of (the fork shows them) and keeping one a continuation summarized.
- */
-async function conversationPath(store: Store, id: string): Promise<string[]> {
-  const runs = byId(await listLineage(store, id));
-  const path = [id];
-  const seen = new Set([id]);
-  for (let at = runs.get(id)?.forkedFrom; at !== undefined && runs.has(at.from) && !seen.has(at.from); at = runs.get(at.from)?.forkedFrom) {
-    seen.add(at.from);
-    // A fork holds its origin's records up to its cut, and shows them; a continuation holds a summary.
-    if (at.compacted) path.unshift(at.from);
-  }
-  return path;
-}

@@ -15,6 +15,7 @@ import { apiKeyVariable } from '../agent/providers/settings.js';
 import { agentFromConfig } from '../config/agent.js';
 import { LogbookError, RawJson, encodeRecord, endedOnRefusal, isLogbookError, isValidId, shellQuote, validateId } from '../core/index.js';
 import { resumeNarration, sanitizeLine } from '../render/index.js';
+import { lastAlong } from '../store/lineage.js';
 import { forkRun } from '../store/fork.js';
 import { encodeFailure, failureNoteKey } from '../store/run-notes.js';
 import type { RunPlace, Store } from '../store/store.js';
@@ -585,12 +586,10 @@ function refused(o: OutcomeContext): ExitCode {
  * follow-up continues.
  */
 async function goOnCommand(store: Store, into: string, words: readonly string[], flags: ResumeFlags): Promise<string> {
-  let id = into;
-  for (const seen = new Set<string>([id]); ; ) {
-    const next = (await compactionOf(store, id))?.into;
-    if (next === undefined || seen.has(next) || !(await store.has(next).catch(() => false))) break;
-    seen.add((id = next));
-  }
+  const id = await lastAlong(into, async (run) => {
+    const next = (await compactionOf(store, run))?.into;
+    return next !== undefined && (await store.has(next).catch(() => false)) ? next : null;
+  });
   const completed = await store
     .loadState(id)
     .then((loaded) => loaded.state.status === 'completed')

@@ -114,6 +114,38 @@ function originsOf(runs: RunsById, id: string): string[] {
   return out;
 }
 
+/**
+ * Run `id` after the runs it continues compacted, oldest first, as far back as
+ * `runs` knows them: what shows a conversation whole. A fork shows its
+ * origin's records itself; a continuation holds only a summary of them.
+ */
+export function continuedPath(runs: readonly Pick<RunInfo, 'runId' | 'forkedFrom'>[], id: string): string[] {
+  const all = byId(runs);
+  const path = [id];
+  let child = id;
+  for (const from of originsOf(all, id)) {
+    if (!all.has(from)) break;
+    if (all.get(child)?.forkedFrom?.compacted === true) path.unshift(from);
+    child = from;
+  }
+  return path;
+}
+
+/**
+ * The last run reached from `start` by following `next` (a run's successor
+ * along a lineage's notes: the continuation a compaction made, the task run a
+ * conversation's next request continued in; null where there is none), never
+ * the same run twice.
+ */
+export async function lastAlong(start: string, next: (id: string) => Promise<string | null | undefined>): Promise<string> {
+  let id = start;
+  for (const seen = new Set<string>([id]); ; ) {
+    const following = await next(id);
+    if (following === null || following === undefined || seen.has(following)) return id;
+    seen.add((id = following));
+  }
+}
+
 /** Every run of run `id`'s lineage among `runs`, in their order. */
 export function lineageOf<T extends Pick<RunInfo, 'runId' | 'forkedFrom'>>(runs: readonly T[], id: string): T[] {
   const all = byId(runs);

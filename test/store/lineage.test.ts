@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStore, groupLineages, lineageOf, lineageRoot, listLineage, ownFrom, writtenIn, type ForkOrigin, type RunInfo } from '../../src/index.js';
-import { byId, copiedThrough } from '../../src/store/lineage.js';
+import { byId, continuedPath, copiedThrough, lastAlong } from '../../src/store/lineage.js';
 import { forkRun } from '../../src/store/fork.js';
 import { assistant, at, completed, meta } from '../helpers/records.js';
 
@@ -86,5 +86,36 @@ describe('lineages', () => {
     await (await store.create('other', meta('other'))).close();
     expect((await listLineage(store, 'first')).map((r) => r.runId).sort()).toEqual(['first', 'second', 'third']);
     expect((await listLineage(store, 'other')).map((r) => r.runId)).toEqual(['other']);
+  });
+});
+
+describe('a conversation shown whole', () => {
+  // a <- b (b continues a compacted) <- c (c a fork of b) <- d (d continues c compacted); e forked from a run no longer there.
+  const runs = [
+    run('d', { from: 'c', at: 9, compacted: true }),
+    run('c', { from: 'b', at: 5 }),
+    run('b', { from: 'a', at: 7, compacted: true }),
+    run('a'),
+    run('e', { from: 'gone', at: 3, compacted: true }),
+  ];
+
+  it("is each run a continuation summarized, oldest first, and not a fork's origin, whose records the fork holds", () => {
+    expect(continuedPath(runs, 'd')).toEqual(['a', 'c', 'd']);
+    expect(continuedPath(runs, 'c')).toEqual(['a', 'c']);
+    expect(continuedPath(runs, 'a')).toEqual(['a']);
+  });
+
+  it('stops at an origin no longer there', () => {
+    expect(continuedPath(runs, 'e')).toEqual(['e']);
+  });
+});
+
+describe('following a lineage forward', () => {
+  it('ends at the last run with no successor, and never goes round a cycle', async () => {
+    const next: Record<string, string> = { a: 'b', b: 'c', x: 'y', y: 'x' };
+    const step = async (id: string): Promise<string | null> => next[id] ?? null;
+    expect(await lastAlong('a', step)).toBe('c');
+    expect(await lastAlong('c', step)).toBe('c');
+    expect(await lastAlong('x', step)).toBe('y');
   });
 });

@@ -33,6 +33,7 @@ import { cancelSubject, taskSubject } from '../../a2a/subjects.js';
 import { IDENTITY_PATTERN } from '../../a2a/protocol.js';
 import { canceledMessage, decodeRecord, interruptedCallMessage, isLogbookError, type JournalRecord } from '../../core/index.js';
 import { forkRun } from '../../store/fork.js';
+import { lastAlong } from '../../store/lineage.js';
 import type { Link } from '../../store/jetstream/connection.js';
 import type { Store } from '../../store/store.js';
 import type { Agent } from '../agent.js';
@@ -281,13 +282,13 @@ export class TaskServer {
     };
     if (request.conversation === request.id) return origin;
     // A follow-up: the conversation is named by its first request; its newest run is found by following its continuations.
-    let newest = taskRunId(identity, request.conversation);
-    if (!(await store.has(newest))) return `conversation ${request.conversation} names no earlier task of agent ${identity}`;
-    for (let hops = 0; hops < 10_000; hops++) {
-      const next = await store.getNote(newest, CONTINUED_NOTE);
-      if (next === null || next === taskRunId(identity, request.id)) break;
-      newest = next;
-    }
+    const first = taskRunId(identity, request.conversation);
+    if (!(await store.has(first))) return `conversation ${request.conversation} names no earlier task of agent ${identity}`;
+    const own = taskRunId(identity, request.id);
+    const newest = await lastAlong(first, async (run) => {
+      const next = await store.getNote(run, CONTINUED_NOTE);
+      return next === own ? null : next;
+    });
     const last = await store.loadState(newest);
     const lastRequest = parseTaskOrigin(await store.getNote(newest, TASK_NOTE))?.request ?? newest;
     if (last.state.status === 'open') return `the conversation's last task (request ${lastRequest}) has not ended; send the next request once it has`;
