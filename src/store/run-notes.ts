@@ -80,6 +80,8 @@ export const REMOTE_TOOLS_NOTE = 'remote-tools';
 export const TASK_NOTE = 'task';
 /** A task's run canceled by its caller: by whom and why. */
 export const CANCELED_NOTE = 'canceled';
+/** A task's run whose conversation went on in another run: that run (a pointer to another run, so a copy does not carry it). */
+export const CONTINUED_NOTE = 'continued';
 const TURN_NOTE = /^turn-([1-9][0-9]{0,14})$/;
 
 /** The key of the note that holds the tool set a fingerprint's `toolsHash` hashed. */
@@ -95,7 +97,8 @@ export function carriedNoteKeys(meta: MetaPayload): string[] {
 /** The most of a typed turn its note keeps: enough for a listing's line and a picker's search. */
 export const TURN_NOTE_CHARS = 500;
 
-const parsed = (text: string | null): Record<string, unknown> | null => {
+/** A note's JSON object; null for no note, or one that cannot be read (it says nothing). */
+export const noteObject = (text: string | null): Record<string, unknown> | null => {
   if (text === null) return null;
   try {
     const value: unknown = JSON.parse(text);
@@ -110,7 +113,7 @@ export function encodeForkOrigin(origin: ForkOrigin): string {
 }
 
 export function parseForkOrigin(text: string | null): ForkOrigin | null {
-  const o = parsed(text);
+  const o = noteObject(text);
   if (o === null || typeof o.from !== 'string' || typeof o.at !== 'number') return null;
   return { from: o.from, at: o.at, ...(o.compacted === true ? { compacted: true as const } : {}) };
 }
@@ -129,7 +132,7 @@ export function encodeCompaction(note: CompactionNote): string {
 }
 
 export function parseCompaction(text: string | null): CompactionNote | null {
-  const o = parsed(text);
+  const o = noteObject(text);
   if (o === null || typeof o.into !== 'string' || !count(o.at) || !count(o.iteration) || !count(o.kept) || typeof o.prompt !== 'string') return null;
   const u = o.usage as Record<string, unknown> | null;
   if (u === null || typeof u !== 'object' || !count(u.in_tokens) || !count(u.out_tokens)) return null;
@@ -144,7 +147,7 @@ export function encodePlace(place: RunPlace): string {
 }
 
 export function parsePlace(text: string | null): RunPlace | null {
-  const o = parsed(text);
+  const o = noteObject(text);
   if (o === null || typeof o.dir !== 'string') return null;
   return { dir: o.dir, ...(typeof o.config === 'string' ? { config: o.config } : {}) };
 }
@@ -160,7 +163,7 @@ export function encodeFailure(code: string): string {
 
 /** The error code a `failed-N` note keeps, or null. */
 export function parseFailure(text: string | null): string | null {
-  const o = parsed(text);
+  const o = noteObject(text);
   return o !== null && typeof o.code === 'string' ? o.code : null;
 }
 

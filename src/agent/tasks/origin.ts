@@ -19,8 +19,9 @@ import { isValidId } from '../../core/index.js';
 import { createHash } from 'node:crypto';
 import type { ToolCallInfo } from '../tools/tool.js';
 
-export { TASK_NOTE, CANCELED_NOTE } from '../../store/run-notes.js';
-export const CONTINUED_NOTE = 'continued';
+import { noteObject } from '../../store/run-notes.js';
+
+export { TASK_NOTE, CANCELED_NOTE, CONTINUED_NOTE } from '../../store/run-notes.js';
 
 /** Where a task's run came from: the note kept beside it (TASK_NOTE). */
 export interface TaskOrigin {
@@ -42,16 +43,6 @@ export interface Cancellation {
   reason?: string;
 }
 
-const object = (text: string | null): Record<string, unknown> | null => {
-  if (text === null) return null;
-  try {
-    const v: unknown = JSON.parse(text);
-    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-  } catch {
-    return null; // a note that cannot be read says nothing
-  }
-};
-
 export function encodeTaskOrigin(o: TaskOrigin): string {
   return JSON.stringify({
     request: o.request,
@@ -64,7 +55,7 @@ export function encodeTaskOrigin(o: TaskOrigin): string {
 }
 
 export function parseTaskOrigin(text: string | null): TaskOrigin | null {
-  const o = object(text);
+  const o = noteObject(text);
   if (o === null || typeof o.request !== 'string' || typeof o.conversation !== 'string' || typeof o.sender !== 'string' || typeof o.agent !== 'string') return null;
   const c = o.continues as { run?: unknown; at?: unknown } | undefined;
   return {
@@ -82,7 +73,7 @@ export function encodeCancellation(c: Cancellation): string {
 }
 
 export function parseCancellation(text: string | null): Cancellation | null {
-  const o = object(text);
+  const o = noteObject(text);
   return o === null || typeof o.by !== 'string' ? null : { by: o.by, ...(typeof o.reason === 'string' && o.reason !== '' ? { reason: o.reason } : {}) };
 }
 
