@@ -6,7 +6,7 @@
 import { toolsFromConfig } from '../../config/agent.js';
 import type { LogbookConfig } from '../../config/config.js';
 import { RawJson, type Counters, type JournalRecord, type RunState, type RunTimes } from '../../core/index.js';
-import { runView, type RunView } from '../../render/run-view.js';
+import { runView, type RunView, type RunViewInput, type ViewWindow } from '../../render/run-view.js';
 import { sanitizeLine } from '../../render/sanitize.js';
 import { textHead } from '../../render/lines.js';
 import { copiedThrough } from '../../store/lineage.js';
@@ -136,10 +136,10 @@ export function callDescriber(config: LogbookConfig | undefined, env: Readonly<R
   };
 }
 
-/** The view of a run snapshot. */
-export function viewOf(run: RunSnapshot, describe: (name: string, inputJson: string) => string | undefined): RunView {
+/** What a run's view is made of: the snapshot, with its listed status. */
+export function viewInput(run: RunSnapshot, describe: (name: string, inputJson: string) => string | undefined): RunViewInput {
   const status = listedStatus(run.state.status, run.held, run.origin ? { origin: run.origin, lastSeq: run.state.last_seq } : undefined);
-  return runView({
+  return {
     records: run.records,
     state: run.state,
     times: run.times,
@@ -150,7 +150,12 @@ export function viewOf(run: RunSnapshot, describe: (name: string, inputJson: str
     // A continuation holds a summary of its origin, no copies of its records: nothing of it is inherited.
     origin: copiedThrough(run.origin) > 0 ? run.origin : null,
     describe,
-  });
+  };
+}
+
+/** The view of a run snapshot: whole, or the parts of `window`. */
+export function viewOf(run: RunSnapshot, describe: (name: string, inputJson: string) => string | undefined, window: ViewWindow = {}): RunView {
+  return runView(viewInput(run, describe), window);
 }
 
 /** Loads run `id` whole, for its page. */
