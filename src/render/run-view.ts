@@ -131,11 +131,20 @@ export function timelineView(input: RunViewInput, range?: { from?: number; to?: 
 
 /** The transcript's groups in `range` (all by default), each item ready for the page. */
 export function transcriptView(input: RunViewInput, range?: TranscriptRange): ViewGroup[] {
-  const durations = callDurations(runTimings(input.records, input.times));
+  const durations = callDurations(runTimings(input.records, input.times, { from: firstSeqOf(input, range?.from ?? 0) }));
   return transcriptGroups(input.state, { durations, ...(range !== undefined ? { range } : {}) }).map((g) => ({
     at: g.at,
     items: g.items.map((item) =>
       item.kind === 'call' ? { ...item, line: callLine(item.name, item.input) } : item.kind === 'text' ? { ...item, html: proseHtml(item.text) } : item,
     ),
   }));
+}
+
+/** The seq of the record that wrote message `at`'s model turn or a later one: the timings a part of the transcript needs start there. */
+function firstSeqOf(input: RunViewInput, at: number): number {
+  if (at <= 0) return 0;
+  let turns = 0;
+  for (let i = 0; i < at && i < input.state.messages.length; i++) if (input.state.messages[i]!.role === 'assistant') turns++;
+  for (const record of input.records) if ('assistant' in record && turns-- === 0) return record.seq;
+  return Number.POSITIVE_INFINITY;
 }

@@ -81,15 +81,27 @@ export interface TimelineFacts {
   range?: { from?: number; to?: number };
 }
 
+/** The index of the first record with seq `seq` or later (records are in seq order). */
+function firstAtOrAfter(records: readonly JournalRecord[], seq: number): number {
+  let lo = 0;
+  let hi = records.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (records[mid]!.seq < seq) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** The run's timeline. Pure. */
 export function runTimeline(records: readonly JournalRecord[], state: RunState, times: RunTimes, facts: TimelineFacts = {}): Timeline {
   const entries: TimelineEntry[] = [];
-  const timings = runTimings(records, times);
+  const from = facts.range?.from ?? 0;
+  const to = facts.range?.to ?? Number.POSITIVE_INFINITY;
+  const timings = runTimings(records, times, { from });
   const bySeq = new Map(timings.steps.map((s) => [s.seq, s]));
   const names = new Map<string, string>();
   const forkAt = facts.origin?.at ?? 0;
-  const from = facts.range?.from ?? 0;
-  const to = facts.range?.to ?? Number.POSITIVE_INFINITY;
   const whole = from <= 1 && to === Number.POSITIVE_INFINITY;
   let start = whole ? timings.started : undefined;
   let end = whole ? timings.lastDurable : undefined;
@@ -98,7 +110,11 @@ export function runTimeline(records: readonly JournalRecord[], state: RunState, 
     start = Math.min(start ?? i.start, i.start);
     end = Math.max(end ?? i.end, i.end);
   };
-  for (const record of records) {
+  // A result answers a call of the turn before it: the walk starts at the last model turn before the range, for the names of its calls.
+  let first = firstAtOrAfter(records, from);
+  while (first > 0 && (first >= records.length || !('assistant' in records[first]!))) first--;
+  for (let i = first; i < records.length; i++) {
+    const record = records[i]!;
     if (record.seq < from || record.seq >= to) {
       if ('assistant' in record) for (const t of toolUses(record.assistant.message)) names.set(t.id, t.name);
       continue;

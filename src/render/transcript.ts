@@ -106,6 +106,43 @@ export interface TranscriptGroup {
   items: TranscriptItem[];
 }
 
+/** Where each tool id stands in a conversation's committed messages: its result (the last), its name (the last), its first call and first result. */
+interface ConversationIndex {
+  /** The messages indexed, and the last of them (a conversation only grows: a different one is indexed anew). */
+  count: number;
+  last: Message | undefined;
+  results: Map<string, ToolResultBody>;
+  names: Map<string, string>;
+  firstCall: Map<string, number>;
+  firstResult: Map<string, number>;
+}
+
+/** Indexes by conversation: a fold appends to its messages, so a followed run's next transcript indexes only what it added. */
+const indexes = new WeakMap<readonly Message[], ConversationIndex>();
+
+function conversationIndex(messages: readonly Message[]): ConversationIndex {
+  let index = indexes.get(messages);
+  if (index === undefined || index.count > messages.length || (index.count > 0 && messages[index.count - 1] !== index.last)) {
+    index = { count: 0, last: undefined, results: new Map(), names: new Map(), firstCall: new Map(), firstResult: new Map() };
+    indexes.set(messages, index);
+  }
+  for (let at = index.count; at < messages.length; at++) {
+    for (const b of messages[at]!.content) {
+      if ('tool_result' in b) {
+        const id = b.tool_result.tool_use_id;
+        index.results.set(id, b.tool_result);
+        if (!index.firstResult.has(id)) index.firstResult.set(id, at);
+      } else if ('tool_use' in b) {
+        index.names.set(b.tool_use.id, b.tool_use.name);
+        if (!index.firstCall.has(b.tool_use.id)) index.firstCall.set(b.tool_use.id, at);
+      }
+    }
+  }
+  index.count = messages.length;
+  index.last = messages.at(-1);
+  return index;
+}
+
 /** Which groups to make: those keyed from `from` (default 0) up to `to` (excluded; default all). */
 export interface TranscriptRange {
   from?: number;
@@ -122,24 +159,22 @@ export function transcriptGroups(state: RunState, options: TranscriptOptions & {
   const details = options.details !== false;
   const from = Math.max(0, options.range?.from ?? 0);
   const to = options.range?.to ?? Number.POSITIVE_INFINITY;
-  const results = new Map<string, ToolResultBody>();
-  const names = new Map<string, string>();
-  const all: Message[] = state.pending ? [...state.messages, state.pending.assistant] : state.messages;
-  for (const m of all) {
-    for (const b of m.content) {
-      if ('tool_result' in b) results.set(b.tool_result.tool_use_id, b.tool_result);
-      if ('tool_use' in b) names.set(b.tool_use.id, b.tool_use.name);
-    }
-  }
-  for (const r of state.pending?.results ?? []) results.set(r.tool_use_id, r);
-  /** Where each result is shown: beside the first call of its id, or where it stands when no call comes before it. */
-  const shownAt = new Map<string, number>();
-  all.forEach((m, at) => {
-    for (const b of m.content) {
-      const id = 'tool_use' in b ? b.tool_use.id : 'tool_result' in b ? b.tool_result.tool_use_id : undefined;
-      if (id !== undefined && !shownAt.has(id) && ('tool_result' in b || results.has(id))) shownAt.set(id, at);
-    }
-  });
+  const n = state.messages.length;
+  const index = conversationIndex(state.messages);
+  const pendingResults = new Map((state.pending?.results ?? []).map((r) => [r.tool_use_id, r]));
+  const pendingNames = new Map<string, string>();
+  for (const b of state.pending?.assistant.content ?? []) if ('tool_use' in b) pendingNames.set(b.tool_use.id, b.tool_use.name);
+  const results = { get: (id: string) => pendingResults.get(id) ?? index.results.get(id), has: (id: string) => pendingResults.has(id) || index.results.has(id) };
+  const names = { get: (id: string) => pendingNames.get(id) ?? index.names.get(id) };
+  const firstCall = { get: (id: string) => index.firstCall.get(id) ?? (pendingNames.has(id) ? n : undefined) };
+  const firstResult = index.firstResult;
+  /** Where a result is shown: beside the first call of its id, or where it stands when no call comes before it (in a message, the first of the two). */
+  const shownAt = (id: string): number | undefined => {
+    if (!results.has(id)) return undefined;
+    const call = firstCall.get(id);
+    const result = firstResult.get(id);
+    return call === undefined ? result : result === undefined ? call : Math.min(call, result);
+  };
   const awaited = awaitedCall(state)?.id;
   const remote = new Set(state.remote_calls);
   const agents = options.agents ?? {};
@@ -151,14 +186,14 @@ export function transcriptGroups(state: RunState, options: TranscriptOptions & {
   const durations = options.durations;
   /** Assistant messages are the assistant records, in order: the k-th is model turn k. */
   let turn = -1;
-  for (let i = 0; i < Math.min(from, all.length); i++) if (all[i]!.role === 'assistant') turn++;
+  for (let i = 0; i < Math.min(from, n); i++) if (state.messages[i]!.role === 'assistant') turn++;
   const walk = (m: Message, at: number, skipFirst: boolean, pending: boolean, items: TranscriptItem[]): void => {
     if (m.role === 'assistant') {
       turn++;
       const took = durations?.model.get(turn);
       if (took !== undefined) items.push({ kind: 'model', turn, took });
     }
-    const showsResult = (id: string): boolean => details && shownAt.get(id) === at && !shown.has(id);
+    const showsResult = (id: string): boolean => details && shownAt(id) === at && !shown.has(id);
     m.content.forEach((b: Block, i) => {
       if (skipFirst && i === 0) return;
       if ('text' in b || 'provider' in b || ('thinking' in b && details)) items.push(blockItem(b, m.role)!);
@@ -186,7 +221,6 @@ export function transcriptGroups(state: RunState, options: TranscriptOptions & {
     });
   };
 
-  const n = state.messages.length;
   for (let at = from; at < Math.min(n, to); at++) {
     const items: TranscriptItem[] = [];
     if (at === 0 && state.prompt !== '') items.push({ kind: 'prompt', text: sanitize(state.prompt) });
