@@ -160,6 +160,8 @@ describe.runIf(enabled)('logbook ui in Chromium', () => {
     // Durable in the other process: on the page within a second.
     await page.locator('#transcript', { hasText: text }).waitFor({ timeout: 1000 });
     await page.locator('#timeline .label', { hasText: 'slow (running)' }).waitFor({ timeout: 1000 });
+    // Its writer holds it: the turn in flight is running, not waiting for a resume.
+    await expect(page.locator('#transcript .marker').textContent()).resolves.toBe('In-flight turn: 0 of 1 tool calls answered; running');
     await screenshot(page, 'followed', annotate);
     writer.stdin!.end();
     await new Promise((res) => writer.once('exit', res));
