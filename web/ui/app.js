@@ -120,7 +120,13 @@
         h(
           'tr',
           { 'data-run': r.id },
-          h('td', {}, h('a', { href: runHref(r.id), class: 'mono' }, r.id), r.here ? h('span', { class: 'here', title: 'started in this directory' }, ' · here') : null),
+          h(
+            'td',
+            {},
+            h('a', { href: runHref(r.id), class: 'mono' }, r.id),
+            r.earlier ? h('span', { class: 'earlier', title: 'earlier runs of this conversation: on its page' }, ` +${count(r.earlier)} earlier`) : null,
+            r.here ? h('span', { class: 'here', title: 'started in this directory' }, ' · here') : null,
+          ),
           h('td', {}, status(r.status)),
           h('td', { class: 'mono' }, r.model),
           h('td', { class: 'prompt' }, r.problem ? h('span', { class: 'bad' }, r.problem) : r.prompt || h('span', { class: 'muted' }, '(none)')),
@@ -345,6 +351,9 @@
     return kept.concat(change.items);
   }
 
+  /** How often a run's page asks again what it spent, at most, while the run changes. */
+  const FACTS_MS = 2000;
+
   function runPage(id) {
     document.title = `logbook run ${id}`;
     const head = h('div');
@@ -421,15 +430,67 @@
       );
     }
 
+    /** What the run's page says beside its records (its spend, compactions and conversation), fetched when the run changed, at most every FACTS_MS. */
+    let said = null;
+    let asked = 0;
+    let askedFor = '';
+    function askFacts() {
+      const version = `${view.lastSeq}:${view.status}`;
+      if (version === askedFor) return;
+      const wait = Math.max(0, asked + FACTS_MS - Date.now());
+      setTimeout(() => {
+        const now = `${view.lastSeq}:${view.status}`;
+        if (now === askedFor) return;
+        askedFor = now;
+        asked = Date.now();
+        getJson(`${base}/facts`).then(
+          (f) => {
+            said = f;
+            drawHead();
+          },
+          () => {},
+        );
+      }, wait);
+    }
+
+    const link = (id) => h('a', { href: runHref(id), class: 'mono' }, id);
+    const relation = (r) => (r.relation.kind === 'first' ? 'the first run' : r.relation.kind === 'fork' ? `forked from ${r.relation.from} at seq ${r.relation.at}` : `continues ${r.relation.from} (compacted at seq ${r.relation.at})`);
+
+    function conversationNode(conversation, current) {
+      return h(
+        'section',
+        { class: 'conversation', id: 'conversation' },
+        h('h2', {}, `Conversation: ${count(conversation.runs.length)} runs, ${conversation.spent} in all`),
+        h(
+          'ol',
+          {},
+          conversation.runs.map((r) =>
+            h(
+              'li',
+              { class: r.id === current ? 'current' : null, 'data-run': r.id },
+              r.id === current ? h('span', { class: 'mono' }, r.id, ' (this run)') : link(r.id),
+              ' ',
+              status(r.status),
+              h('span', { class: 'muted' }, ` ${relation(r)} · ${r.spent === null ? 'cannot be read' : r.spent}`),
+            ),
+          ),
+        ),
+      );
+    }
+
     function drawHead() {
       const v = view;
       gone.replaceChildren();
       const c = v.counters;
+      const f = said || {};
       const rows = [
         ['status', status(v.status)],
         v.message ? ['message', v.message] : null,
         ['model', `${v.model} (${v.provider})`],
-        v.origin ? ['forked from', h('span', {}, h('a', { href: runHref(v.origin.from), class: 'mono' }, v.origin.from), ` at seq ${v.origin.at}`)] : null,
+        v.origin ? ['forked from', h('span', {}, link(v.origin.from), ` at seq ${v.origin.at}`)] : null,
+        f.continues ? ['continues', h('span', {}, 'run ', link(f.continues.from), `, compacted at seq ${f.continues.at}; ${f.continues.saved}`)] : null,
+        f.compacted ? ['compacted', h('span', {}, `at seq ${f.compacted.at}, into run `, link(f.compacted.into), `; ${f.compacted.saved}`)] : null,
+        f.spent ? ['spent', f.spent] : null,
         ['created', when(v.created)],
         ['updated', when(v.updated)],
         ['model calls', count(c.llm_calls)],
@@ -439,8 +500,10 @@
       head.replaceChildren(
         h('h1', {}, 'Run ', h('code', {}, v.id)),
         h('dl', { class: 'facts' }, rows.map(([k, val]) => [h('dt', {}, k), h('dd', {}, val)])),
+        f.conversation ? conversationNode(f.conversation, v.id) : null,
       );
       drawApproval(v);
+      askFacts();
     }
 
     function drawContinuation() {

@@ -9,7 +9,7 @@ import { RawJson, type Counters, type JournalRecord, type RunState, type RunTime
 import { runView, type RunView, type RunViewInput, type ViewWindow } from '../../render/run-view.js';
 import { sanitizeLine } from '../../render/sanitize.js';
 import { textHead } from '../../render/lines.js';
-import { copiedThrough } from '../../store/lineage.js';
+import { byId, copiedThrough, lineageBranches } from '../../store/lineage.js';
 import { listedStatus, type ForkOrigin, type RunInfo, type Store } from '../../store/store.js';
 
 export interface ListedRun {
@@ -25,6 +25,8 @@ export interface ListedRun {
   here: boolean;
   lastSeq?: number;
   forkedFrom?: ForkOrigin;
+  /** How many earlier runs of its conversation the row stands for (as `session ls` shows a conversation: its newest run). */
+  earlier?: number;
   /** Tokens spent: null when the run was not read (beyond the newest COUNTED, or unreadable). */
   counters: Counters | null;
 }
@@ -43,7 +45,7 @@ export class RunsList {
   /** Counters by run, with the version (last seq and change time) they were read at. */
   private readonly counted = new Map<string, { version: string; counters: Counters | null }>();
   /** The last listing made, and what its runs' ends were: a listing whose runs did not change is not made again. */
-  private last: { ends: string; listed: ListedRun[] } | null = null;
+  private last: { ends: string; listed: ListedRun[]; runs: RunInfo[] } | null = null;
   /** The listing being made, if one is. */
   private making: Promise<ListedRun[]> | null = null;
 
@@ -70,17 +72,25 @@ export class RunsList {
     return ends === null || this.last?.ends === ends ? made : this.list(runs);
   }
 
+  /** The store's runs as last listed (with their origins: the conversations), listed now if they never were. */
+  async runs(): Promise<RunInfo[]> {
+    if (this.last === null) await this.list();
+    return this.last!.runs;
+  }
+
   private async make(ends: string | null): Promise<ListedRun[]> {
-    const full = await this.store.list({ places: true, lastTurns: true });
+    const full = await this.store.list({ places: true, lastTurns: true, origins: true });
     const here = (r: RunInfo): boolean => r.place?.dir === this.cwd;
     const sorted = [...full].sort((a, b) => Number(here(b)) - Number(here(a)) || b.updated.localeCompare(a.updated) || b.runId.localeCompare(a.runId));
+    // One row per conversation, its newest run, as `session ls` lists them.
+    const rows = lineageBranches(sorted, byId(full));
     const listed: ListedRun[] = [];
-    for (const [i, run] of sorted.entries()) listed.push(await this.describe(run, here(run), i < COUNTED));
-    this.last = { ends: ends ?? full.map((r) => `${r.runId}:${r.lastSeq}:${r.updated}:${r.status}`).sort().join('\n'), listed };
+    for (const [i, { run, earlier }] of rows.entries()) listed.push(await this.describe(run, here(run), i < COUNTED, earlier));
+    this.last = { ends: ends ?? full.map((r) => `${r.runId}:${r.lastSeq}:${r.updated}:${r.status}`).sort().join('\n'), listed, runs: full };
     return listed;
   }
 
-  private async describe(run: RunInfo, here: boolean, count: boolean): Promise<ListedRun> {
+  private async describe(run: RunInfo, here: boolean, count: boolean, earlier: number): Promise<ListedRun> {
     const listed: ListedRun = {
       id: sanitizeLine(run.runId),
       status: sanitizeLine(run.status),
@@ -94,7 +104,8 @@ export class RunsList {
     };
     if (run.problem !== undefined) listed.problem = sanitizeLine(run.problem);
     if (run.lastSeq !== undefined) listed.lastSeq = run.lastSeq;
-    if (run.forkedFrom !== undefined) listed.forkedFrom = { from: sanitizeLine(run.forkedFrom.from), at: run.forkedFrom.at };
+    if (run.forkedFrom !== undefined) listed.forkedFrom = { from: sanitizeLine(run.forkedFrom.from), at: run.forkedFrom.at, ...(run.forkedFrom.compacted ? { compacted: true } : {}) };
+    if (earlier > 0) listed.earlier = earlier;
     if (count && run.status !== 'unreadable') listed.counters = await this.counters(run);
     return listed;
   }

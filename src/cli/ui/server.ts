@@ -14,6 +14,7 @@ import { timingSafeEqual, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { PriceBook } from '../../agent/prices.js';
 import type { LogbookConfig } from '../../config/config.js';
 import { isLogbookError, isValidId, LogbookError } from '../../core/index.js';
 import type { Store } from '../../store/store.js';
@@ -119,6 +120,8 @@ export class UiServer {
   /** The pages following each run: told when its continuation's output changes, and the run as each holds it. */
   private readonly followers = new Map<string, Set<{ tell: () => void; run: () => RunSnapshot | null }>>();
   private readonly page: string;
+  /** The prices of the config at hand (over the price table), read when a page first asks what a run spent. */
+  private prices: Promise<PriceBook> | null = null;
   private port = 0;
 
   private constructor(
@@ -197,7 +200,7 @@ export class UiServer {
   private async route(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const path = url.pathname;
     const method = req.method ?? 'GET';
-    const runPath = /^\/api\/runs\/([^/]+)(\/events|\/answer|\/transcript|\/timeline)?$/.exec(path);
+    const runPath = /^\/api\/runs\/([^/]+)(\/events|\/answer|\/transcript|\/timeline|\/facts)?$/.exec(path);
     if (method === 'POST') {
       if (runPath === null || runPath[2] !== '/answer') throw new HttpError(404, `no ${path}`);
       return this.answer(req, res, runId(runPath[1]!));
@@ -211,6 +214,7 @@ export class UiServer {
     if (runPath !== null && runPath[2] === undefined) return sendJson(res, 200, this.viewWith(await snapshot(this.options.store, runId(runPath[1]!))));
     if (runPath !== null && runPath[2] === '/events') return this.runEvents(req, res, runId(runPath[1]!));
     if (runPath !== null && (runPath[2] === '/transcript' || runPath[2] === '/timeline')) return this.earlier(res, runId(runPath[1]!), runPath[2], url);
+    if (runPath !== null && runPath[2] === '/facts') return sendJson(res, 200, await this.facts(runId(runPath[1]!)));
     throw new HttpError(404, `no ${path}`);
   }
 
@@ -226,6 +230,24 @@ export class UiServer {
     return { location: this.options.store.location, answerable: this.options.config !== undefined };
   }
 
+  /** Run `id` as the pages following it hold it, else as the store holds it now. */
+  private async current(id: string): Promise<RunSnapshot> {
+    for (const follower of this.followers.get(id) ?? []) {
+      const run = follower.run();
+      if (run !== null) return run;
+    }
+    return snapshot(this.options.store, id);
+  }
+
+  /** What a run's page says beside its records (facts.ts): its spend, compactions and conversation. */
+  private async facts(id: string): Promise<unknown> {
+    const run = await this.current(id);
+    const [{ runPageFacts }, { pricesAtHand }] = await Promise.all([import('./facts.js'), import('../../api/long-run-facts.js')]);
+    this.prices ??= pricesAtHand(this.options.config, this.options.environment.env);
+    await this.runs.list(this.poller.last ?? undefined);
+    return runPageFacts(this.options.store, run, await this.runs.runs(), await this.prices);
+  }
+
   /**
    * A part of a run's transcript or timeline before the one a page holds
    * (`?before=K`, a message index or a record seq), as the run stands for the
@@ -234,10 +256,7 @@ export class UiServer {
   private async earlier(res: ServerResponse, id: string, part: '/transcript' | '/timeline', url: URL): Promise<void> {
     const before = Number(url.searchParams.get('before'));
     if (!Number.isSafeInteger(before) || before < 0) throw new HttpError(400, 'before is a message index or a record seq');
-    let run: RunSnapshot | null = null;
-    for (const follower of this.followers.get(id) ?? []) run ??= follower.run();
-    run ??= await snapshot(this.options.store, id);
-    const input = viewInput(run, this.describe);
+    const input = viewInput(await this.current(id), this.describe);
     if (part === '/transcript') {
       const range = windowBefore(before, WINDOW.messages, 0);
       return sendJson(res, 200, { from: range.from, groups: transcriptView(input, range) });
