@@ -130,6 +130,8 @@ describe.runIf(enabled)('logbook ui in Chromium', () => {
     await page.locator('tr[data-run="shown"]').waitFor();
     await expect(page.locator('tr[data-run="shown"] .status').textContent()).resolves.toBe('suspended');
     await expect(page.locator('tr[data-run="shown"] td').first().textContent()).resolves.toBe('shown · here'); // started in the ui's directory
+    // Its tokens, read after the list is shown, come with the next listing.
+    await page.locator('tr[data-run="shown"] td.num', { hasText: '30 in · 9 out' }).waitFor();
     await screenshot(page, 'runs', annotate);
     await page.locator('tr[data-run="shown"] a').click();
     await page.locator('#approval').waitFor();

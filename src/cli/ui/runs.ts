@@ -39,7 +39,8 @@ const PROMPT_HEAD = { lines: 3, chars: 300 };
 /**
  * The store's runs as the runs page shows them: those started in this
  * directory first (this project's), then the rest, each newest first, with
- * their last typed turn and counters for the newest.
+ * their last typed turn, and counters for the newest (read once the listing
+ * is given, and given with the next: the page's event stream brings them).
  */
 export class RunsList {
   /** Counters by run, with the version (last seq and change time) they were read at. */
@@ -84,43 +85,59 @@ export class RunsList {
     const sorted = [...full].sort((a, b) => Number(here(b)) - Number(here(a)) || b.updated.localeCompare(a.updated) || b.runId.localeCompare(a.runId));
     // One row per conversation, its newest run, as `session ls` lists them.
     const rows = lineageBranches(sorted, byId(full));
-    const listed: ListedRun[] = [];
-    for (const [i, { run, earlier }] of rows.entries()) listed.push(await this.describe(run, here(run), i < COUNTED, earlier));
-    this.last = { ends: ends ?? full.map((r) => `${r.runId}:${r.lastSeq}:${r.updated}:${r.status}`).sort().join('\n'), listed, runs: full };
+    const uncounted: RunInfo[] = [];
+    const listed = rows.map(({ run, earlier }, i) => {
+      const row = describe(run, here(run), earlier);
+      if (i < COUNTED && run.status !== 'unreadable') {
+        const known = this.counted.get(run.runId);
+        if (known?.version === versionOf(run)) row.counters = known.counters;
+        else uncounted.push(run);
+      }
+      return row;
+    });
+    const last = { ends: ends ?? full.map((r) => `${r.runId}:${r.lastSeq}:${r.updated}:${r.status}`).sort().join('\n'), listed, runs: full };
+    this.last = last;
+    // The counters not read yet come after the listing is shown: each run read whole, the newest first.
+    if (uncounted.length > 0) void this.count(last, uncounted);
     return listed;
   }
 
-  private async describe(run: RunInfo, here: boolean, count: boolean, earlier: number): Promise<ListedRun> {
-    const listed: ListedRun = {
-      id: sanitizeLine(run.runId),
-      status: sanitizeLine(run.status),
-      created: sanitizeLine(run.created),
-      updated: run.updated,
-      model: sanitizeLine(run.model),
-      prompt: sanitizeLine(textHead(run.lastTurn ?? run.prompt, PROMPT_HEAD).text.replace(/\s+/g, ' ')),
-      interactive: run.interactive,
-      here,
-      counters: null,
-    };
-    if (run.problem !== undefined) listed.problem = sanitizeLine(run.problem);
-    if (run.lastSeq !== undefined) listed.lastSeq = run.lastSeq;
-    if (run.forkedFrom !== undefined) listed.forkedFrom = { from: sanitizeLine(run.forkedFrom.from), at: run.forkedFrom.at, ...(run.forkedFrom.compacted ? { compacted: true } : {}) };
-    if (earlier > 0) listed.earlier = earlier;
-    if (count && run.status !== 'unreadable') listed.counters = await this.counters(run);
-    return listed;
+  /** Reads the counters of `runs`, then gives the listing `last` (while it is the last made) a copy of its rows with them. */
+  private async count(last: NonNullable<RunsList['last']>, runs: readonly RunInfo[]): Promise<void> {
+    for (const run of runs) {
+      const counters = await this.store.loadState(run.runId).then(
+        (l) => l.state.counters,
+        () => null, // the list shows the run all the same; its page says what is wrong
+      );
+      this.counted.set(run.runId, { version: versionOf(run), counters });
+    }
+    if (this.last !== last) return;
+    const byRun = new Map(runs.map((r) => [sanitizeLine(r.runId), this.counted.get(r.runId)?.counters ?? null]));
+    last.listed = last.listed.map((row) => (byRun.has(row.id) ? { ...row, counters: byRun.get(row.id)! } : row));
   }
+}
 
-  private async counters(run: RunInfo): Promise<Counters | null> {
-    const version = `${run.lastSeq}:${run.updated}`;
-    const known = this.counted.get(run.runId);
-    if (known?.version === version) return known.counters;
-    const counters = await this.store.loadState(run.runId).then(
-      (l) => l.state.counters,
-      () => null, // the list shows the run all the same; its page says what is wrong
-    );
-    this.counted.set(run.runId, { version, counters });
-    return counters;
-  }
+/** The version of a run its counters were read at: its last seq and change time. */
+const versionOf = (run: RunInfo): string => `${run.lastSeq}:${run.updated}`;
+
+/** A run as a row of the list, without its counters. */
+function describe(run: RunInfo, here: boolean, earlier: number): ListedRun {
+  const listed: ListedRun = {
+    id: sanitizeLine(run.runId),
+    status: sanitizeLine(run.status),
+    created: sanitizeLine(run.created),
+    updated: run.updated,
+    model: sanitizeLine(run.model),
+    prompt: sanitizeLine(textHead(run.lastTurn ?? run.prompt, PROMPT_HEAD).text.replace(/\s+/g, ' ')),
+    interactive: run.interactive,
+    here,
+    counters: null,
+  };
+  if (run.problem !== undefined) listed.problem = sanitizeLine(run.problem);
+  if (run.lastSeq !== undefined) listed.lastSeq = run.lastSeq;
+  if (run.forkedFrom !== undefined) listed.forkedFrom = { from: sanitizeLine(run.forkedFrom.from), at: run.forkedFrom.at, ...(run.forkedFrom.compacted ? { compacted: true } : {}) };
+  if (earlier > 0) listed.earlier = earlier;
+  return listed;
 }
 
 /** A run as the store holds it now, enough for its view. */

@@ -155,6 +155,8 @@ export class UiServer {
       server.listen(options.port, '127.0.0.1', () => resolve());
     });
     ui.port = (server.address() as AddressInfo).port;
+    // The first listing starts with the server: the page's first load shares it.
+    ui.runs.list().catch(() => {});
     return ui;
   }
 
