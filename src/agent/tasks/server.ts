@@ -5,7 +5,11 @@
  * named from the request (origin.ts), so whichever instance gets the message
  * finds the run: a message delivered again (its instance died, and stopped
  * telling the stream it works on it) is a takeover, which resumes the run
- * where its journal ends, paying no journaled model call again.
+ * where its journal ends, paying no journaled model call again. Liveness is
+ * the consumer's: the message that carries a task (its stream sequence is kept
+ * in the task's note) is delivered again only once its holder stopped saying it
+ * works on it; another message of the same request, published again while that
+ * one is queued, is a copy and is dropped, never a takeover.
  *
  * The task's stream is the projection of the run's journal (a2a/task-events):
  * the records already durable give the events already due, of which only those
@@ -57,7 +61,7 @@ import {
 } from './origin.js';
 import type { TaskStreams } from './spec.js';
 import { bindTaskStreams } from './streams.js';
-import { endsTask, lastTaskMessage, lastTaskSequence, nextTask, publishTaskMessage, taskConsumer } from './wire.js';
+import { endsTask, lastTaskMessage, lastTaskSequence, nextTask, publishTaskMessage, stillQueued, taskConsumer } from './wire.js';
 
 /** What a TaskServer serves, where, and how many at once. */
 export interface TaskServerOptions {
@@ -84,6 +88,7 @@ export type ServedTask =
   | { kind: 'ended'; request: string; run: string; end: string; ms: number }
   | { kind: 'canceled'; request: string; by: string; running: boolean }
   | { kind: 'deferred'; request: string; detail: string }
+  | { kind: 'dropped'; request: string; detail: string }
   | { kind: 'failed'; request: string; detail: string };
 
 /** How long one pull waits for a task before it asks again. */
@@ -224,24 +229,50 @@ export class TaskServer {
       return;
     }
     const runId = taskRunId(identity, id);
+    let origin = parseTaskOrigin(await store.getNote(runId, TASK_NOTE));
+    if (origin === null) {
+      if (await this.takenElsewhere(msg, request, runId)) return;
+      const admitted = await this.admit(request);
+      if (typeof admitted === 'string') {
+        await this.refuse(msg, request, admitted);
+        return;
+      }
+      await store.putNote(runId, TASK_NOTE, encodeTaskOrigin({ ...admitted, message: msg.info.streamSequence }));
+      origin = parseTaskOrigin(await store.getNote(runId, TASK_NOTE)) ?? admitted; // another instance's, if it kept one first
+    }
+    if (await this.isCopy(msg, origin)) return;
     const controller = new AbortController();
     this.active.set(id, { msg, controller });
     try {
-      let origin = parseTaskOrigin(await store.getNote(runId, TASK_NOTE));
-      if (origin === null) {
-        if (await this.takenElsewhere(msg, request, runId)) return;
-        const admitted = await this.admit(request);
-        if (typeof admitted === 'string') {
-          await this.refuse(msg, request, admitted);
-          return;
-        }
-        await store.putNote(runId, TASK_NOTE, encodeTaskOrigin(admitted));
-        origin = parseTaskOrigin(await store.getNote(runId, TASK_NOTE)) ?? admitted; // another instance's, if it kept one first
-      }
       await this.runTask(msg, request, runId, origin, controller);
     } finally {
-      this.active.delete(id);
+      if (this.active.get(id)?.msg === msg) this.active.delete(id);
     }
+  }
+
+  /**
+   * Whether `msg` is a copy of the task's request (published again, by its
+   * sender or anyone) while the message that carries the task is still in the
+   * work queue: that message is held by a live instance (which says so every
+   * third of the ack wait) or is delivered again once its holder stops
+   * answering, and only its delivery may take the run over. A copy is
+   * acknowledged and dropped; the task's caller reads its one stream
+   * whichever message it sent. When the carrying message is gone (the task
+   * ended and it was acknowledged), the delivery goes on, and finds the task ended.
+   */
+  private async isCopy(msg: JsMsg, origin: TaskOrigin): Promise<boolean> {
+    const carrier = origin.message;
+    const seq = msg.info.streamSequence;
+    if (carrier === undefined || carrier === seq) return false;
+    const { link, streams } = this.options;
+    if (!(await stillQueued(link, streams.tasks, carrier))) return false;
+    this.tell({
+      kind: 'dropped',
+      request: origin.request,
+      detail: `a copy of its request (message ${seq} of stream ${streams.tasks}) dropped: message ${carrier} carries the task, and only its delivery takes the run over once its holder stops answering`,
+    });
+    await settle(msg);
+    return true;
   }
 
   /**

@@ -314,3 +314,9 @@ async function deliveredThrough(link: Link, stream: string, identity: string): P
   );
   return info === null ? 0 : info.delivered.stream_seq;
 }
+
+/** Whether the tasks stream still holds its message at `seq`: a work queue holds a task's message until a server acknowledges it. */
+export async function stillQueued(link: Link, stream: string, seq: number): Promise<boolean> {
+  const msg = await throughElection(link, stream, `cannot read stream ${stream}`, (ms) => within(ms, link.jsm.streams.getMessage(stream, { seq })).catch(notThere));
+  return msg !== null;
+}

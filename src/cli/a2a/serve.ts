@@ -111,6 +111,7 @@ export function servedTaskLine(task: ServedTask, now = new Date()): string {
     case 'canceled':
       return `${at} task ${clip(task.request)} canceled by ${clip(task.by)}${task.running ? '' : ' (not running here)'}`;
     case 'deferred':
+    case 'dropped':
       return `${at} task ${clip(task.request)}: ${clip(task.detail)}`;
     case 'failed':
       return `${at} ${task.request ? `task ${clip(task.request)}: ` : ''}${clip(task.detail)}`;
