@@ -96,10 +96,17 @@ const PULL_EXPIRES_MS = 5_000;
 /** The pause after a pull failed (the servers away, an election). */
 const PULL_RETRY_MS = 1_000;
 
-/** Publishes a task's events in order, once each: those at or below `published` are in the stream already. */
+/**
+ * Publishes a task's events in order, once each: those at or below `published`
+ * are in the stream already. An event no body can carry (the encoder's check
+ * refuses it) is replaced by the task's `error` end at its sequence, after
+ * which nothing more is published and `onUnsendable` is told, so the task ends
+ * and its message is acknowledged rather than delivered again forever.
+ */
 class EventPublisher {
   private chain: Promise<void> = Promise.resolve();
   private failure: unknown = null;
+  private closed = false;
 
   constructor(
     private readonly link: Link,
@@ -107,7 +114,13 @@ class EventPublisher {
     private readonly request: RequestMessage,
     private readonly sender: string,
     private published: number,
+    private readonly onUnsendable: (problem: string) => void,
   ) {}
+
+  /** Whether the task's stream was ended in place of an event that could not be sent. */
+  get endedUnsendable(): boolean {
+    return this.closed;
+  }
 
   /** Queues `events` after those queued before; after a failure nothing more is sent (the stream must stay gap-free). */
   add(events: readonly TaskEvent[]): void {
@@ -115,14 +128,29 @@ class EventPublisher {
       if (e.sequence <= this.published) continue;
       this.published = e.sequence;
       this.chain = this.chain.then(async () => {
-        if (this.failure !== null) return;
+        if (this.failure !== null || this.closed) return;
         try {
-          await publishTaskMessage(this.link, this.stream, e.kind, stampTaskReply(e.kind, e.body as never, this.request, e.sequence, this.sender));
+          await this.send(e.kind, e.body, e.sequence);
         } catch (err) {
-          this.failure = err;
+          if (!isLogbookError(err, 'invalid_message')) {
+            this.failure = err;
+            return;
+          }
+          const problem = `event ${e.sequence} of task ${this.request.id} cannot be sent (${err.message}); the task's run keeps it in its journal`;
+          try {
+            await this.send('error', { stop_reason: 'error', error: problem }, e.sequence);
+            this.closed = true;
+            this.onUnsendable(problem);
+          } catch (failed) {
+            this.failure = failed;
+          }
         }
       });
     }
+  }
+
+  private send(kind: TaskEvent['kind'], body: TaskEvent['body'], sequence: number): Promise<boolean> {
+    return publishTaskMessage(this.link, this.stream, kind, stampTaskReply(kind, body as never, this.request, sequence, this.sender));
   }
 
   /** Waits for everything queued to be published; rejects with the first failure. */
@@ -369,7 +397,13 @@ export class TaskServer {
         return remote?.task === true ? { agent: remote.agent, task: callRequestId({ runId, runCreated: created, callId }) } : undefined;
       },
     });
-    const publisher = new EventPublisher(link, streams.events, request, identity, await lastTaskSequence(link, streams.events, request.id));
+    const last = await lastTaskMessage(link, streams.events, request.id);
+    if (last !== null && endsTask(last)) {
+      await settle(msg); // its stream has ended (an event it could not carry ended it): nothing more belongs to it
+      return;
+    }
+    const unsendable = (problem: string): void => controller.abort(new SuspendReason(problem));
+    const publisher = new EventPublisher(link, streams.events, request, identity, last?.sequence ?? 0, unsendable);
     let lastSeq = 0;
     const project = (record: JournalRecord): void => {
       if ('meta' in record) created = record.meta.created;
@@ -417,6 +451,11 @@ export class TaskServer {
       run = null;
       if (this.handedBack) return;
       await publisher.flush();
+      if (publisher.endedUnsendable) {
+        this.tell({ kind: 'ended', request: request.id, run: runId, end: `error: an event could not be sent; run ${runId} ${endOf(result)}`, ms: Date.now() - started });
+        await settle(msg);
+        return;
+      }
       if (!projection.ended) {
         // The run stopped without a durable end (its journal failed): it is taken up again later.
         this.tell({ kind: 'deferred', request: request.id, detail: `run ${runId} stopped without recording its end (${result.message ?? result.reason}); the task is taken up again` });

@@ -1,0 +1,98 @@
+/**
+ * Tasks over NATS meeting hostile or awkward input, through the binary, on a
+ * real nats-server: text the wire escapes six times over (`<`, `>`, `&`) is
+ * cut to what a body may carry and the task is answered; a request whose
+ * header could not be echoed in any reply is refused at the door and
+ * acknowledged, never run.
+ */
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { afterEach, expect, it } from 'vitest';
+import { wireProblems } from '../helpers/a2a.js';
+import { runCli } from '../helpers/cli.js';
+import { describeEachNatsServer, natsServerOfBlock } from '../helpers/nats-server.js';
+import { startServe, type ServeProcess } from '../helpers/serve.js';
+import { STREAMS, addStreamAt, addTaskStreams, agentConfig, jsonLines, sentRequest, shTool, until } from '../helpers/tasks.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const CUT = "[cut: the rest is in the run's journal]";
+
+describeEachNatsServer('tasks meeting hostile input', (binary) => {
+  const { server, start } = natsServerOfBlock();
+  start({ binary });
+  const dir = tempDir('logbook-tasks-hostile-');
+  let streamsMade = false;
+  const serving: ServeProcess[] = [];
+
+  async function ready(): Promise<void> {
+    if (streamsMade) return;
+    await addTaskStreams((c) => addStreamAt(server().url, c));
+    streamsMade = true;
+  }
+
+  afterEach(async () => {
+    await Promise.all(serving.splice(0).map((s) => s.stop('SIGKILL')));
+  });
+
+  async function serve(config: string, args: string[] = []): Promise<ServeProcess> {
+    const s = await startServe(config, { cwd: dir, args });
+    serving.push(s);
+    return s;
+  }
+
+  const caller = () => agentConfig(dir, 'caller', { identity: 'caller', url: server().url, turns: [{ text: 'unused' }] });
+  const ask = (args: string[]) => runCli(['ask', '--config', caller(), ...args], { cwd: dir, timeoutMs: 60_000 });
+
+  it('output of <, > and & the wire escapes to six bytes each is cut to fit, and the task is answered', async () => {
+    await ready();
+    const config = agentConfig(dir, 'h1', {
+      identity: 'h1',
+      url: server().url,
+      turns: [{ text: 'A table.', tool_calls: [{ name: 'table', input: {} }] }, { text: '<'.repeat(140_000) }],
+      more: `tools:\n${shTool('table', `head -c 150000 /dev/zero | tr '\\000' '<'`)}    max_output: 1000000\n`,
+    });
+    await serve(config);
+    const r = await ask(['h1', '--json', 'Show the table']);
+    expect(r.stderr).not.toMatch(/logbook: /);
+    expect(r.code).toBe(0);
+    const events = jsonLines(r.stdout);
+    const output = events.find((e) => e.block?.type === 'tool_result')!.block.output as string;
+    expect(output.endsWith(CUT)).toBe(true);
+    expect(output.slice(0, 1000)).toBe('<'.repeat(1000));
+    const end = events.at(-1)!;
+    expect(end).toMatchObject({ stop_reason: 'end_turn' });
+    expect((end.text as string).endsWith(CUT)).toBe(true);
+    expect(wireProblems(r.stdout.trim().split('\n'))).toEqual([]);
+  }, 90_000);
+
+  it('an event no body can carry (a tool name of 140,000 <) ends the task with an error, and its message is acknowledged', async () => {
+    await ready();
+    const config = agentConfig(dir, 'h2', {
+      identity: 'h2',
+      url: server().url,
+      turns: [{ text: 'Calling.', tool_calls: [{ name: '<'.repeat(140_000), input: {} }] }, { text: 'Never read.' }],
+    });
+    const s = await serve(config);
+    const r = await ask(['h2', '--json', 'Call it']);
+    const id = sentRequest(r.stderr)!;
+    expect(r.code).not.toBe(0);
+    expect(r.code).not.toBeNull();
+    const events = jsonLines(r.stdout);
+    expect(events.at(-1)).toMatchObject({ stop_reason: 'error' });
+    expect(events.at(-1)!.error).toMatch(/^event 4 of task \S+ cannot be sent \(the body is \d+ bytes, over the limit/);
+    expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
+    await s.waitFor(new RegExp(`task ${id} ended error: an event could not be sent`));
+    await untilQueueEmpty();
+  }, 90_000);
+
+  /** Waits until the work queue holds no message: every one was acknowledged. */
+  async function untilQueueEmpty(): Promise<void> {
+    const nc = await connect({ servers: server().url });
+    try {
+      const jsm = await jetstreamManager(nc);
+      await until('the work queue to be empty', async () => (await jsm.streams.info(STREAMS.tasks)).state.messages === 0, 20_000);
+    } finally {
+      await nc.close();
+    }
+  }
+});
