@@ -36,7 +36,7 @@ import {
 import { cancelSubject, taskSubject } from '../../a2a/subjects.js';
 import { IDENTITY_PATTERN } from '../../a2a/protocol.js';
 import { canceledMessage, decodeRecord, interruptedCallMessage, isLogbookError, type JournalRecord } from '../../core/index.js';
-import { forkRun } from '../../store/fork.js';
+import { finishFork } from '../../store/fork.js';
 import { lastAlong } from '../../store/lineage.js';
 import type { Link } from '../../store/jetstream/connection.js';
 import type { Store } from '../../store/store.js';
@@ -387,7 +387,7 @@ export class TaskServer {
     const { store, agent, link, streams, identity } = this.options;
     const started = Date.now();
     const takeover = await store.has(runId);
-    let run: AgentRun | null = takeover ? null : await this.makeRun(request, runId, origin);
+    let run: AgentRun | null = takeover && origin.continues === undefined ? null : await this.makeRun(request, runId, origin);
     let created = '';
     const projection = new TaskProjection({
       ownFrom: ownFrom(origin),
@@ -469,17 +469,27 @@ export class TaskServer {
     }
   }
 
-  /** The run a new task starts: a fresh one, or the fork of the conversation's newest run it continues. Null when another instance made it first. */
+  /**
+   * The run a new task starts: a fresh one, or the fork of the conversation's
+   * newest run it continues. Null when another instance made it first, and for
+   * a continuation, which is resumed with its follow-up once its records are
+   * projected. A continuation's steps are taken on every delivery (each is
+   * idempotent), so a takeover finishes what a crash cut short: the fork's
+   * records and notes, and the `continued` note the conversation is followed by.
+   */
   private async makeRun(request: RequestMessage, runId: string, origin: TaskOrigin): Promise<AgentRun | null> {
     const { store, agent } = this.options;
-    try {
-      if (origin.continues === undefined) return await startRun(store, agent, { id: runId, prompt: promptOf(request) });
-      await forkRun(store, origin.continues.run, { id: runId, at: origin.continues.at });
-    } catch (err) {
-      if (!isLogbookError(err, 'exists')) throw err;
+    if (origin.continues === undefined) {
+      try {
+        return await startRun(store, agent, { id: runId, prompt: promptOf(request) });
+      } catch (err) {
+        if (!isLogbookError(err, 'exists')) throw err;
+        return null;
+      }
     }
-    if (origin.continues !== undefined) await store.putNote(origin.continues.run, CONTINUED_NOTE, runId);
-    return null; // resumed (with the follow-up) once its records are projected
+    await finishFork(store, origin.continues.run, { id: runId, at: origin.continues.at });
+    await store.putNote(origin.continues.run, CONTINUED_NOTE, runId);
+    return null;
   }
 
   /** Resumes the task's run, with `followUp` when it has yet to be asked; null when another instance holds it. */
