@@ -39,7 +39,9 @@ import {
   type ReadTerminalPayload,
   type ToolResultBody,
 } from '../core/index.js';
-import { MAX_MESSAGE_BYTES, type BodyOf, type EventBlock, type StopReason, type Usage } from './protocol.js';
+import { encodeMessage } from './encode.js';
+import { MAX_MESSAGE_BYTES, type BodyOf, type EventBlock, type Header, type StopReason, type Usage } from './protocol.js';
+import { stampTaskReply } from './stamp.js';
 
 /** One projected message: its kind, its own fields, and its place in the task's stream. */
 export type TaskEvent =
@@ -83,10 +85,19 @@ export interface TaskProjectionOptions {
 }
 
 /** Room a header takes beside a block, at most: a body whose block would pass the size limit with it is cut. */
-const HEADER_ROOM = 8 * 1024;
+export const HEADER_ROOM = 8 * 1024;
 const BLOCK_LIMIT = MAX_MESSAGE_BYTES - HEADER_ROOM;
 /** The most of a body a command run by a tool takes beside its output. */
 const COMMAND_LIMIT = 16 * 1024;
+
+/**
+ * Whether every message of a task can echo `request`'s header (its ids,
+ * conversation and parent, as the encoder writes them) within the room a body
+ * leaves for it: a request that cannot is refused before anything is run.
+ */
+export function headerFits(request: Header, sender: string): boolean {
+  return Buffer.byteLength(encodeMessage(stampTaskReply('ack', { accepted: true }, request, 1, sender)), 'utf8') <= HEADER_ROOM;
+}
 
 /** Folds a task's run record by record and says what each adds to the task's stream. */
 export class TaskProjection {

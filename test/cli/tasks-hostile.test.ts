@@ -5,9 +5,13 @@
  * header could not be echoed in any reply is refused at the door and
  * acknowledged, never run.
  */
-import { jetstreamManager } from '@nats-io/jetstream';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { afterEach, expect, it } from 'vitest';
+import { newMessageId, stampTaskRequest } from '../../src/a2a/index.js';
+import { JetStreamStore } from '../../src/index.js';
 import { wireProblems } from '../helpers/a2a.js';
 import { runCli } from '../helpers/cli.js';
 import { describeEachNatsServer, natsServerOfBlock } from '../helpers/nats-server.js';
@@ -84,6 +88,35 @@ describeEachNatsServer('tasks meeting hostile input', (binary) => {
     await s.waitFor(new RegExp(`task ${id} ended error: an event could not be sent`));
     await untilQueueEmpty();
   }, 90_000);
+
+  it.each([
+    ['parent', { parent: '<'.repeat(200_000) }],
+    ['conversation', { conversation: '<'.repeat(200_000) }],
+  ])('a request whose %s no reply can echo is refused at the door, acknowledged, and never run', async (field, address) => {
+    await ready();
+    const identity = `h3${field}`;
+    const log = join(dir, `${identity}.script.log`);
+    const config = agentConfig(dir, identity, { identity, url: server().url, turns: [{ text: 'Paid for.' }] });
+    const s = await startServe(config, { cwd: dir, env: { LOGBOOK_SCRIPT_LOG: log } });
+    serving.push(s);
+    const request = stampTaskRequest({ prompt: 'Hello' }, { id: newMessageId(), sender: 'caller', recipient: identity, ...address });
+    const nc = await connect({ servers: server().url });
+    try {
+      // As a hostile sender writes it: each < one byte (the wire's own encoder would write six).
+      await jetstream(nc).publish(`choria.fisk-ai.task.${identity}`, JSON.stringify(request));
+    } finally {
+      await nc.close();
+    }
+    await s.waitFor(new RegExp(`task ${request.id} from caller refused: its header .* takes more than the 8 KiB`));
+    await untilQueueEmpty();
+    expect(existsSync(log)).toBe(false); // no model call was made
+    const store = await JetStreamStore.connect({ stream: STREAMS.runs, nats: { url: server().url } });
+    try {
+      expect(await store.has(`task-${identity}-${request.id}`)).toBe(false);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
 
   /** Waits until the work queue holds no message: every one was acknowledged. */
   async function untilQueueEmpty(): Promise<void> {

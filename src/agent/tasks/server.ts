@@ -26,7 +26,9 @@
 import type { JsMsg } from '@nats-io/jetstream';
 import type { Subscription } from '@nats-io/transport-node';
 import {
+  HEADER_ROOM,
   decodeMessage,
+  headerFits,
   stampTaskReply,
   TASK_END_CODES,
   TaskProjection,
@@ -256,6 +258,10 @@ export class TaskServer {
       msg.ack();
       return;
     }
+    if (!headerFits(request, identity)) {
+      await this.refuseUnechoable(msg, request);
+      return;
+    }
     const runId = taskRunId(identity, id);
     let origin = parseTaskOrigin(await store.getNote(runId, TASK_NOTE));
     if (origin === null) {
@@ -363,6 +369,26 @@ export class TaskServer {
     const { link, streams, identity } = this.options;
     if ((await lastTaskSequence(link, streams.events, request.id)) === 0) {
       await publishTaskMessage(link, streams.events, 'ack', stampTaskReply('ack', { accepted: false, reason }, request, 1, identity));
+    }
+    this.tell({ kind: 'refused', request: request.id, sender: request.sender.name, reason });
+    await settle(msg);
+  }
+
+  /**
+   * A request whose header (its conversation, its parent) every message of its
+   * task would echo, but no message can carry within the room a body leaves
+   * for it: refused before anything is run or paid for, in an ack when one can
+   * carry it, else in the log alone; acknowledged either way, never delivered again.
+   */
+  private async refuseUnechoable(msg: JsMsg, request: RequestMessage): Promise<void> {
+    const { link, streams, identity } = this.options;
+    const reason = `its header (request id, conversation and parent) takes more than the ${HEADER_ROOM / 1024} KiB every message of a task has for it`;
+    try {
+      if ((await lastTaskSequence(link, streams.events, request.id)) === 0) {
+        await publishTaskMessage(link, streams.events, 'ack', stampTaskReply('ack', { accepted: false, reason }, request, 1, identity));
+      }
+    } catch (err) {
+      if (!isLogbookError(err, 'invalid_message')) throw err; // no body can carry even the refusal: the log says it
     }
     this.tell({ kind: 'refused', request: request.id, sender: request.sender.name, reason });
     await settle(msg);
