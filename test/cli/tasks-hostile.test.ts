@@ -5,7 +5,7 @@
  * header could not be echoed in any reply is refused at the door and
  * acknowledged, never run.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
@@ -117,6 +117,21 @@ describeEachNatsServer('tasks meeting hostile input', (binary) => {
       await store.close();
     }
   }, 60_000);
+
+  it('serve refuses at its start a config run refuses at once (thinking: summarized with max_tokens: 512), before it takes a task', async () => {
+    await ready();
+    const config = join(dir, 'h4.yaml');
+    writeFileSync(
+      config,
+      `provider: anthropic\nmodel: claude-test\nmax_tokens: 512\nthinking: summarized\n` +
+        `a2a: { identity: h4 }\nnats: { url: "${server().url}" }\nsession: { backend: jetstream, options: { stream: ${STREAMS.runs} } }\n`,
+    );
+    const env = { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' };
+    const served = await runCli(['serve', '--config', config], { cwd: dir, env, timeoutMs: 20_000 });
+    expect(served.stderr).toContain(`logbook: ${config}: anthropic: thinking "summarized" needs max_tokens above 1024, it is 512`);
+    expect(served.code).toBe(1);
+    expect(served.stderr).not.toMatch(/serving /);
+  }, 30_000);
 
   /** Waits until the work queue holds no message: every one was acknowledged. */
   async function untilQueueEmpty(): Promise<void> {
