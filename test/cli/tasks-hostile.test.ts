@@ -133,6 +133,30 @@ describeEachNatsServer('tasks meeting hostile input', (binary) => {
     expect(served.stderr).not.toMatch(/serving /);
   }, 30_000);
 
+  it('agents ls skips and names each answer to $SRV.INFO it cannot read, and lists the agents that answered well', async () => {
+    await ready();
+    await serve(agentConfig(dir, 'h5', { identity: 'h5', url: server().url, turns: [{ text: 'unused' }] }));
+    const nc = await connect({ servers: server().url });
+    try {
+      for (const answer of ['not json', 'null', JSON.stringify({ name: 'bad', id: 'b1', version: '1', endpoints: 'str' })]) {
+        nc.subscribe('$SRV.INFO', { callback: (_err, msg) => void msg.respond(answer) });
+      }
+      await nc.flush();
+      const r = await runCli(['agents', 'ls', '--config', caller()], { cwd: dir, timeoutMs: 30_000 });
+      expect(r.stderr).not.toMatch(/logbook: /);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^h5 +1 /m);
+      const warnings = r.stderr.split('\n').filter((l) => l.startsWith('warning: skipped an answer to $SRV.INFO: '));
+      expect(warnings.map((w) => w.replace('warning: skipped an answer to $SRV.INFO: ', '')).sort()).toEqual([
+        'an answer is not a JSON object (null)',
+        'an answer of 8 bytes is not JSON',
+        'the answer of service "bad" (instance "b1") has endpoints that are not a list',
+      ]);
+    } finally {
+      await nc.close();
+    }
+  }, 60_000);
+
   /** Waits until the work queue holds no message: every one was acknowledged. */
   async function untilQueueEmpty(): Promise<void> {
     const nc = await connect({ servers: server().url });
