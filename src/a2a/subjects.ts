@@ -28,6 +28,14 @@ export const ENDPOINTS = { discovery: 'discovery', tool: 'tool' } as const;
 /** How long a caller waits for a reply unless told otherwise. */
 export const DEFAULT_REPLY_TIMEOUT_MS = 30_000;
 
+/**
+ * The NATS header in which a caller says how long (ms) it waits for a tool's
+ * reply: a call still waiting for a slot when that has passed is dropped
+ * unrun. Outside the body (the reference's schemas are strict), and ignored by
+ * a server that does not know it; a call without it is given DEFAULT_REPLY_TIMEOUT_MS.
+ */
+export const CALLER_TIMEOUT_HEADER = 'Logbook-Caller-Timeout-Ms';
+
 // ---- tasks (logbook's binding of the streaming flow; docs/reference/a2a.md part 2) ----
 
 /** Every agent's task subjects: what the operator's work-queue stream holds. */

@@ -5,11 +5,12 @@
  * header could not be echoed in any reply is refused at the door and
  * acknowledged, never run.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { afterEach, expect, it } from 'vitest';
+import { A2AClient } from '../../src/a2a/client.js';
 import { newMessageId, stampTaskRequest } from '../../src/a2a/index.js';
 import { JetStreamStore } from '../../src/index.js';
 import { wireProblems } from '../helpers/a2a.js';
@@ -152,6 +153,36 @@ describeEachNatsServer('tasks meeting hostile input', (binary) => {
         'an answer of 8 bytes is not JSON',
         'the answer of service "bad" (instance "b1") has endpoints that are not a list',
       ]);
+    } finally {
+      await nc.close();
+    }
+  }, 60_000);
+
+  it('served calls whose callers gave up while they waited for a slot are dropped unrun, and a full queue is refused as busy', async () => {
+    await ready();
+    const marks = join(dir, 'h6-marks');
+    const config = agentConfig(dir, 'h6', {
+      identity: 'h6',
+      url: server().url,
+      turns: [{ text: 'unused' }],
+      more: `expose: { max_concurrent_tools: 1, tasks: false }\ntools:\n${shTool('slow', `echo x >> ${marks}; sleep 1.5; echo done`, { sideEffects: true })}`,
+    });
+    const s = await serve(config);
+    const nc = await connect({ servers: server().url });
+    try {
+      const client = new A2AClient(nc, 'caller');
+      // Five callers that wait 2 s each: the third in line cannot start before 3 s, long after its caller gave up.
+      const calls = await Promise.allSettled(Array.from({ length: 5 }, () => client.callTool('h6', 'slow', undefined, { timeoutMs: 2_000 })));
+      expect(calls.filter((c) => c.status === 'fulfilled')).toHaveLength(1);
+      const settled = (pattern: RegExp): number => (s.stderr().match(pattern) ?? []).length;
+      await until('every call to be run or dropped', () => settled(/tool slow from caller: (exit 0|dropped)/g) >= 5, 20_000);
+      expect(settled(/tool slow from caller: dropped: it waited \d+ ms for a slot, past its caller's 2 s: not run/g)).toBeGreaterThanOrEqual(3);
+      expect(readFileSync(marks, 'utf8').split('\n').filter(Boolean).length).toBe(settled(/tool slow from caller: exit 0/g));
+
+      // One running, eight waiting: the rest are told at once that the agent is busy.
+      const quick = await Promise.all(Array.from({ length: 14 }, () => client.callTool('h6', 'slow', undefined, { timeoutMs: 1_000 }).catch((e: Error) => e)));
+      const busy = quick.filter((r) => !(r instanceof Error) && r.is_error === true && /^agent h6 is busy: 8 calls wait for its 1 slot/.test(r.output ?? ''));
+      expect(busy.length).toBeGreaterThanOrEqual(5);
     } finally {
       await nc.close();
     }
