@@ -188,6 +188,17 @@ describeEachNatsServer('tasks meeting hostile input', (binary) => {
     }
   }, 60_000);
 
+  it('serve --concurrency 1024 pulls within what the consumer allows: no pull is refused, and tasks are served', async () => {
+    await ready();
+    const config = agentConfig(dir, 'h7', { identity: 'h7', url: server().url, turns: [{ text: 'Served.' }] });
+    const s = await serve(config, ['--concurrency', '1024']);
+    const r = await ask(['h7', '--json', 'Hello']);
+    expect(r.code).toBe(0);
+    expect(jsonLines(r.stdout).at(-1)).toMatchObject({ stop_reason: 'end_turn', text: 'Served.' });
+    await s.waitFor(/task \S+ ended completed/);
+    expect(s.stderr()).not.toMatch(/maxwaiting|cannot take tasks/i);
+  }, 60_000);
+
   /** Waits until the work queue holds no message: every one was acknowledged. */
   async function untilQueueEmpty(): Promise<void> {
     const nc = await connect({ servers: server().url });

@@ -1,7 +1,8 @@
 /**
  * Serving tasks: every instance of an identity pulls requests from the one
  * durable consumer of the operator's work-queue stream that the identity's
- * servers share, `concurrency` at a time. Each task is a run in the store,
+ * servers share, `concurrency` at a time (one pull waiting at a time for as
+ * many as it has room for). Each task is a run in the store,
  * named from the request (origin.ts), so whichever instance gets the message
  * finds the run: a message delivered again (its instance died, and stopped
  * telling the stream it works on it) is a takeover, which resumes the run
@@ -63,7 +64,7 @@ import {
 } from './origin.js';
 import type { TaskStreams } from './spec.js';
 import { bindTaskStreams } from './streams.js';
-import { endsTask, lastTaskMessage, lastTaskSequence, nextTask, publishTaskMessage, stillQueued, taskConsumer } from './wire.js';
+import { endsTask, fetchTasks, lastTaskMessage, lastTaskSequence, publishTaskMessage, stillQueued, taskConsumer } from './wire.js';
 
 /** What a TaskServer serves, where, and how many at once. */
 export interface TaskServerOptions {
@@ -194,7 +195,7 @@ export class TaskServer {
     const server = new TaskServer({ ...options, agent: uncompacted(options.agent) }, consumer);
     server.cancels = link.nc.subscribe(cancelSubject(identity), { callback: (_err, msg) => void server.onCancel(msg.data) });
     await link.nc.flush();
-    server.workers = Array.from({ length: Math.max(1, options.concurrency) }, () => server.work());
+    server.workers = [server.work()];
     return server;
   }
 
@@ -207,24 +208,36 @@ export class TaskServer {
     this.options.onTask?.(event);
   }
 
+  /**
+   * Takes tasks while there is room for one: one pull at a time for as many
+   * messages as there are free slots, each served as it comes. So an instance
+   * keeps one pull waiting on the consumer whatever its concurrency (a
+   * consumer lets only so many wait: 512 by default).
+   */
   private async work(): Promise<void> {
+    const concurrency = Math.max(1, this.options.concurrency);
+    const running = new Set<Promise<void>>();
     while (!this.stopping) {
-      let msg: JsMsg | null;
+      if (running.size >= concurrency) {
+        await Promise.race(running);
+        continue;
+      }
       try {
-        msg = await nextTask(this.consumer, PULL_EXPIRES_MS);
+        for await (const msg of fetchTasks(this.consumer, concurrency - running.size, PULL_EXPIRES_MS)) {
+          if (this.stopping) {
+            msg.nak(); // taken as the server stopped: another instance gets it at once
+            continue;
+          }
+          const task: Promise<void> = this.serve(msg).finally(() => running.delete(task));
+          running.add(task);
+        }
       } catch (err) {
         if (this.stopping) break;
         this.tell({ kind: 'failed', request: '', detail: `cannot take tasks from stream ${this.options.streams.tasks}: ${(err as Error).message}` });
         await new Promise((r) => setTimeout(r, PULL_RETRY_MS));
-        continue;
       }
-      if (msg === null) continue;
-      if (this.stopping) {
-        msg.nak(); // taken as the server stopped: another instance gets it at once
-        break;
-      }
-      await this.serve(msg);
     }
+    await Promise.all(running);
   }
 
   /** Serves one message, telling the stream it is worked on until it is settled. */

@@ -241,9 +241,10 @@ export async function consumerState(link: Link, stream: string, identity: string
   return info === null ? null : { waiting: info.num_waiting, working: info.num_ack_pending, queued: info.num_pending };
 }
 
-/** The next task message for this consumer, or null when none came within `expiresMs`. */
-export function nextTask(consumer: Consumer, expiresMs: number): Promise<JsMsg | null> {
-  return consumer.next({ expires: expiresMs });
+/** Up to `max` task messages for this consumer, each as it comes, from one pull that waits at most `expiresMs`. */
+export async function* fetchTasks(consumer: Consumer, max: number, expiresMs: number): AsyncGenerator<JsMsg> {
+  const batch = await consumer.fetch({ max_messages: max, expires: expiresMs });
+  for await (const msg of batch) yield msg;
 }
 
 /** null for a message or consumer that is not there (api-errors.ts isNotThere); any other error as it is. */
