@@ -36,7 +36,7 @@ import {
   type RequestMessage,
   type TaskEvent,
 } from '../../a2a/index.js';
-import { cancelSubject, taskSubject } from '../../a2a/subjects.js';
+import { cancelSubject, senderOfCancelSubject, taskSubject } from '../../a2a/subjects.js';
 import { IDENTITY_PATTERN } from '../../a2a/protocol.js';
 import { canceledMessage, decodeRecord, interruptedCallMessage, isLogbookError, type JournalRecord } from '../../core/index.js';
 import { finishFork } from '../../store/fork.js';
@@ -64,7 +64,7 @@ import {
 } from './origin.js';
 import type { TaskStreams } from './spec.js';
 import { bindTaskStreams } from './streams.js';
-import { endsTask, fetchTasks, lastTaskMessage, lastTaskSequence, publishTaskMessage, stillQueued, taskConsumer } from './wire.js';
+import { endsTask, fetchTasks, lastTaskMessage, lastTaskSequence, publishTaskMessage, queuedSender, stillQueued, taskConsumer } from './wire.js';
 
 /** What a TaskServer serves, where, and how many at once. */
 export interface TaskServerOptions {
@@ -90,6 +90,7 @@ export type ServedTask =
   | { kind: 'started'; request: string; sender: string; run: string; takeover: boolean; delivery: number }
   | { kind: 'ended'; request: string; run: string; end: string; ms: number }
   | { kind: 'canceled'; request: string; by: string; running: boolean }
+  | { kind: 'cancelRefused'; request: string; by: string; reason: string }
   | { kind: 'deferred'; request: string; detail: string }
   | { kind: 'dropped'; request: string; detail: string }
   | { kind: 'failed'; request: string; detail: string };
@@ -181,6 +182,7 @@ export class TaskServer {
   private readonly active = new Map<string, ActiveTask>();
   private workers: Promise<void>[] = [];
   private cancels: Subscription | null = null;
+  private senderCancels: Subscription | null = null;
 
   private constructor(
     private readonly options: TaskServerOptions,
@@ -193,7 +195,9 @@ export class TaskServer {
     await bindTaskStreams(link, streams, [taskSubject(identity)]);
     const consumer = await taskConsumer(link, streams.tasks, identity, options.ackWaitMs);
     const server = new TaskServer({ ...options, agent: uncompacted(options.agent) }, consumer);
-    server.cancels = link.nc.subscribe(cancelSubject(identity), { callback: (_err, msg) => void server.onCancel(msg.data) });
+    const onCancel = (_err: unknown, msg: { data: Uint8Array; subject: string }): void => void server.onCancel(msg.data, senderOfCancelSubject(identity, msg.subject));
+    server.cancels = link.nc.subscribe(cancelSubject(identity), { callback: onCancel });
+    server.senderCancels = link.nc.subscribe(`${cancelSubject(identity)}.*`, { callback: onCancel });
     await link.nc.flush();
     server.workers = [server.work()];
     return server;
@@ -545,8 +549,13 @@ export class TaskServer {
     }
   }
 
-  /** A cancel heard: kept beside the task's run (so whoever takes it up ends it canceled), and the task aborted where it runs here. */
-  private async onCancel(data: Uint8Array): Promise<void> {
+  /**
+   * A cancel heard: kept beside the task's run (so whoever takes it up ends it
+   * canceled), and the task aborted where it runs here. One heard on the
+   * subject of a sender (`subjectSender`, which NATS permissions can keep to
+   * that sender) is taken only from that sender and for a task it sent.
+   */
+  private async onCancel(data: Uint8Array, subjectSender: string | undefined): Promise<void> {
     let cancel;
     try {
       cancel = decodeMessage(data, 'cancel');
@@ -557,6 +566,13 @@ export class TaskServer {
     const { identity, store } = this.options;
     const by = cancel.sender.name;
     const reason = cancel.reason;
+    if (subjectSender !== undefined) {
+      const refused = await this.cancelRefusal(cancel.request, by, subjectSender).catch((err: unknown) => `its task cannot be read (${(err as Error).message})`);
+      if (refused !== null) {
+        this.tell({ kind: 'cancelRefused', request: cancel.request, by, reason: refused });
+        return;
+      }
+    }
     const active = this.active.get(cancel.request);
     active?.controller.abort(new SuspendReason(canceledMessage(by, reason)));
     this.tell({ kind: 'canceled', request: cancel.request, by, running: active !== undefined });
@@ -566,11 +582,23 @@ export class TaskServer {
       .catch((err: unknown) => this.tell({ kind: 'failed', request: cancel.request, detail: `cannot keep its cancel: ${(err as Error).message}` }));
   }
 
+  /** Why a cancel from `by`, heard on sender `subjectSender`'s subject, is not taken; null when it is. */
+  private async cancelRefusal(request: string, by: string, subjectSender: string): Promise<string | null> {
+    if (by !== subjectSender) return `it names sender ${by} but came on the subject of ${subjectSender}`;
+    if (!servableRequestId(request)) return 'it names no request this agent serves';
+    const { identity, store, link, streams } = this.options;
+    const owner =
+      parseTaskOrigin(await store.getNote(taskRunId(identity, request), TASK_NOTE))?.sender ?? (await queuedSender(link, streams.tasks, identity, request));
+    if (owner === null) return `agent ${identity} has no task ${request}`;
+    return owner === by ? null : `task ${request} was sent by ${owner}, and only its sender may cancel it on its own subject`;
+  }
+
   /** Stops taking tasks and waits for those running to end (each settles its message). */
   async drain(): Promise<void> {
     this.stopping = true;
     await Promise.all(this.workers);
     this.cancels?.unsubscribe();
+    this.senderCancels?.unsubscribe();
   }
 
   /**

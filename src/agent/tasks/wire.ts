@@ -321,3 +321,14 @@ export async function stillQueued(link: Link, stream: string, seq: number): Prom
   const msg = await throughElection(link, stream, `cannot read stream ${stream}`, (ms) => within(ms, link.jsm.streams.getMessage(stream, { seq })).catch(notThere));
   return msg !== null;
 }
+
+/** The sender of task `request` of `identity` while its message waits in the work queue; null when it is not there (or cannot be read). */
+export async function queuedSender(link: Link, stream: string, identity: string, request: string): Promise<string | null> {
+  const queued = await queuedTask(link, stream, identity, request);
+  if (queued === null) return null;
+  try {
+    return decodeMessage(queued.data, 'request').sender.name;
+  } catch {
+    return null;
+  }
+}

@@ -114,6 +114,8 @@ export function servedTaskLine(task: ServedTask, now = new Date()): string {
       return `${at} task ${clip(task.request)} ended ${clip(task.end.split('\n')[0]!)} (${task.ms} ms)`;
     case 'canceled':
       return `${at} task ${clip(task.request)} canceled by ${clip(task.by)}${task.running ? '' : ' (not running here)'}`;
+    case 'cancelRefused':
+      return `${at} task ${clip(task.request)}: cancel from ${clip(task.by)} refused: ${clip(task.reason)}`;
     case 'deferred':
     case 'dropped':
       return `${at} task ${clip(task.request)}: ${clip(task.detail)}`;
