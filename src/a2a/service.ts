@@ -20,6 +20,7 @@ import { bodySize, decodeMessage } from './decode.js';
 import { encodeMessage } from './encode.js';
 import { A2A_NAMESPACE, MAX_MESSAGE_BYTES, type AgentCard, type Header, type ToolDescriptor, type ToolOutcomeFields } from './protocol.js';
 import { stampReply } from './stamp.js';
+import { cutToBytes } from './task-events.js';
 import { CALLER_TIMEOUT_HEADER, DEFAULT_REPLY_TIMEOUT_MS, ENDPOINTS, discoverySubject, toolSubject } from './subjects.js';
 
 /** The tools a service answers for, and how one is run. */
@@ -266,10 +267,24 @@ function callerWaitMs(msg: ServiceMsg): number {
   return Number.isFinite(said) && said > 0 ? said : DEFAULT_REPLY_TIMEOUT_MS;
 }
 
-/** The reply for `fields`; one over the size limit says so in-band instead of carrying the output. */
+/** What a served tool's output cut to fit its reply ends with: nothing keeps the rest (a served call is not journaled). */
+export const SERVED_CUT_NOTE = '\n[cut: the rest of the output did not fit in a reply]';
+
+/**
+ * The reply for `fields`, its output cut (on a character, measured as the
+ * encoder writes it) to what a reply may carry, marked truncated; one that
+ * still does not fit says so in-band instead of carrying the output.
+ */
 function fitted(reply: (fields: ToolOutcomeFields) => string, fields: ToolOutcomeFields, name: string): string {
   const text = reply(fields);
   const size = bodySize(text);
   if (size <= MAX_MESSAGE_BYTES) return text;
+  if (fields.output) {
+    const marked: ToolOutcomeFields = { ...fields, ...(fields.exec !== undefined ? { exec: { ...fields.exec, truncated: true } } : {}) };
+    // Room beside the rest of the reply, less the output's key and what a fresh id and time may differ by.
+    const room = MAX_MESSAGE_BYTES - bodySize(reply({ ...marked, output: '' })) - 64;
+    const cut = reply({ ...marked, output: cutToBytes(fields.output, room, SERVED_CUT_NOTE) });
+    if (bodySize(cut) <= MAX_MESSAGE_BYTES) return cut;
+  }
   return reply({ is_error: true, output: `the reply of tool ${JSON.stringify(name)} would be ${size} bytes, over the ${MAX_MESSAGE_BYTES / 1024} KiB a reply may carry` });
 }

@@ -243,19 +243,19 @@ export function encodedBytes(text: string): number {
   return Buffer.byteLength(quote(text), 'utf8');
 }
 
-/** `text`, or its longest head (whole characters) that fits `limit` encoded bytes with CUT_NOTE after it. */
-export function cutToBytes(text: string, limit: number): string {
+/** `text`, or its longest head (whole characters) that fits `limit` encoded bytes with `note` (CUT_NOTE) after it. */
+export function cutToBytes(text: string, limit: number, note = CUT_NOTE): string {
   if (text.length * 6 + 2 <= limit) return text; // each UTF-16 unit is at most six bytes of JSON
   if (encodedBytes(text) <= limit) return text;
   const chars = [...text];
-  const room = limit - encodedBytes(CUT_NOTE) + 2; // one pair of quotes is counted once
+  const room = limit - encodedBytes(note) + 2; // one pair of quotes is counted once
   let [fits, over] = [0, chars.length];
   while (over - fits > 1) {
     const mid = Math.floor((fits + over) / 2);
     if (encodedBytes(chars.slice(0, mid).join('')) <= room) fits = mid;
     else over = mid;
   }
-  return `${chars.slice(0, fits).join('')}${CUT_NOTE}`;
+  return `${chars.slice(0, fits).join('')}${note}`;
 }
 
 /** A call's input as a `tool_call` block carries it: an object, and only when it fits. */

@@ -199,6 +199,27 @@ describeEachNatsServer('tasks meeting hostile input', (binary) => {
     expect(s.stderr()).not.toMatch(/maxwaiting|cannot take tasks/i);
   }, 60_000);
 
+  it("a served tool's output of < the wire escapes to six bytes each is cut to fit its reply, marked truncated", async () => {
+    await ready();
+    const config = agentConfig(dir, 'h8', {
+      identity: 'h8',
+      url: server().url,
+      turns: [{ text: 'unused' }],
+      more: `expose: { tasks: false }\ntools:\n${shTool('table', `head -c 150000 /dev/zero | tr '\\000' '<'`)}    max_output: 1000000\n`,
+    });
+    await serve(config);
+    const nc = await connect({ servers: server().url });
+    try {
+      const reply = await new A2AClient(nc, 'caller').callTool('h8', 'table', undefined, { timeoutMs: 20_000 });
+      expect(reply.is_error).toBeUndefined();
+      expect(reply.exec).toMatchObject({ truncated: true });
+      expect(reply.output!.startsWith('<'.repeat(1000))).toBe(true);
+      expect(reply.output!.endsWith('[cut: the rest of the output did not fit in a reply]')).toBe(true);
+    } finally {
+      await nc.close();
+    }
+  }, 60_000);
+
   /** Waits until the work queue holds no message: every one was acknowledged. */
   async function untilQueueEmpty(): Promise<void> {
     const nc = await connect({ servers: server().url });
