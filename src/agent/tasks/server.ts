@@ -180,7 +180,7 @@ export class TaskServer {
   private stopping = false;
   private handedBack = false;
   private readonly active = new Map<string, ActiveTask>();
-  private workers: Promise<void>[] = [];
+  private taking: Promise<void> = Promise.resolve();
   private cancels: Subscription | null = null;
   private senderCancels: Subscription | null = null;
 
@@ -199,7 +199,7 @@ export class TaskServer {
     server.cancels = link.nc.subscribe(cancelSubject(identity), { callback: onCancel });
     server.senderCancels = link.nc.subscribe(`${cancelSubject(identity)}.*`, { callback: onCancel });
     await link.nc.flush();
-    server.workers = [server.work()];
+    server.taking = server.work();
     return server;
   }
 
@@ -596,7 +596,7 @@ export class TaskServer {
   /** Stops taking tasks and waits for those running to end (each settles its message). */
   async drain(): Promise<void> {
     this.stopping = true;
-    await Promise.all(this.workers);
+    await this.taking;
     this.cancels?.unsubscribe();
     this.senderCancels?.unsubscribe();
   }
