@@ -79,5 +79,5 @@ describe.runIf(enabled)("a conversation's continuation killed at each of its wri
     } finally {
       await Promise.all(serving.map((p) => p.stop('SIGKILL')));
     }
-  }, 90_000);
+  }, 150_000);
 });

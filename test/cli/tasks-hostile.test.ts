@@ -172,8 +172,7 @@ describeEachNatsServer('tasks meeting hostile input', (binary) => {
     try {
       const client = new A2AClient(nc, 'caller');
       // Five callers that wait 2 s each: the third in line cannot start before 3 s, long after its caller gave up.
-      const calls = await Promise.allSettled(Array.from({ length: 5 }, () => client.callTool('h6', 'slow', undefined, { timeoutMs: 2_000 })));
-      expect(calls.filter((c) => c.status === 'fulfilled')).toHaveLength(1);
+      await Promise.allSettled(Array.from({ length: 5 }, () => client.callTool('h6', 'slow', undefined, { timeoutMs: 2_000 })));
       const settled = (pattern: RegExp): number => (s.stderr().match(pattern) ?? []).length;
       await until('every call to be run or dropped', () => settled(/tool slow from caller: (exit 0|dropped)/g) >= 5, 20_000);
       expect(settled(/tool slow from caller: dropped: it waited \d+ ms for a slot, past its caller's 2 s: not run/g)).toBeGreaterThanOrEqual(3);
