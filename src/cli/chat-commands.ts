@@ -28,6 +28,8 @@ export interface ChatContext {
   contextWindow?: number;
   /** Why a fork cannot be given this id (not a valid id, or a run has it), or null when it can. */
   forkNameRefusal(name: string): Promise<string | null>;
+  /** Tool output shown from now on, or hidden again (it says which). */
+  toggleToolOutput?(): void;
 }
 
 /** What a typed line comes to. */
@@ -106,11 +108,15 @@ function spentLine(spend: LiveSpend | undefined): string {
 export const CHAT_KEYS: readonly [string, string][] = [
   ['Enter', 'send the turn (a paste is one turn, whatever it holds)'],
   ['Ctrl-J, Alt-Enter', 'a new line in the turn; so does Enter after a \\'],
-  ['Up, Down', 'between lines; past the first or last, earlier turns'],
-  ['Esc, Ctrl-C', 'while the model answers: stop the answer'],
+  ['Up, Down', 'between lines; past the first or last, earlier turns (this project\'s earlier chats\' too)'],
+  ['Ctrl-R', 'search the earlier turns (again: an older one; Enter takes it, Esc gives up)'],
+  ['Esc, Ctrl-C', 'while the model answers or tools run: stop them (the model is told with the next turn)'],
   ['Ctrl-C', 'at an empty prompt, or twice: suspend the chat (exit 130)'],
   ['Ctrl-D', 'at an empty prompt: end the chat, as /exit does'],
+  ['Ctrl-O', 'show tool output (and the last calls\'), or hide it again'],
+  ['Ctrl-L', 'clear the screen and redraw the prompt'],
   ['Tab', 'complete a / command'],
+  ['y, n, a, r, s, t', 'a question of the run (approve a call, rerun one) takes one key, no Enter'],
 ];
 
 export const CHAT_COMMANDS: readonly ChatCommand[] = [
@@ -123,6 +129,15 @@ export const CHAT_COMMANDS: readonly ChatCommand[] = [
       const state = chat.state();
       if (awaitsAnswer(state)) return { retry: true };
       return { say: `nothing to retry: ${state.messages.length === 0 ? 'no turn was typed yet' : 'the last turn was answered'}` };
+    },
+  },
+  {
+    name: '/tools',
+    summary: 'show tool output from now on (and the last calls\'), or hide it again: as Ctrl-O',
+    run: (_, chat) => {
+      if (chat.toggleToolOutput === undefined) return { say: 'tool output cannot be shown here' };
+      chat.toggleToolOutput();
+      return { say: '' };
     },
   },
   {

@@ -32,6 +32,7 @@ import {
   type Presenter,
 } from './approvals.js';
 import { withAdvice } from './advice.js';
+import { chatHistory } from './chat-history.js';
 import { chatInput, type ClosableChatInput } from './chat-input.js';
 import type { Environment } from './environment.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
@@ -209,8 +210,20 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     let live: LiveObserver | undefined;
     if (interactive) {
       const current = (): AgentRun => run!;
+      const toggleToolOutput = (): void => live?.toggleToolOutput(current().state);
+      const terminal =
+        output.screen !== undefined
+          ? {
+              screen: output.screen,
+              output: process.stderr,
+              prompt: '> ',
+              continuation: err.style.faint('\u2026 '),
+              history: chatHistory(flags.stateDir ?? environment.defaultStateDir, place.dir, (m) => note(`warning: ${m}`)),
+              toggleToolOutput,
+            }
+          : undefined;
       input = chatInput({
-        ...(output.screen !== undefined ? { terminal: { screen: output.screen, output: process.stderr, prompt: '> ', continuation: err.style.faint('\u2026 ') } } : {}),
+        ...(terminal !== undefined ? { terminal } : {}),
         write: (text) => progress.write(text),
         onExit: () => resume !== null && !nothingTyped(run!, startedHere) && note(`continue it later with: ${resume()}`),
         chat: {
@@ -221,12 +234,15 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
           spend: () => live?.spend,
           ...(agent.contextWindow !== undefined ? { contextWindow: agent.contextWindow } : {}),
           forkNameRefusal: (name) => forkNameRefusal(store, name),
+          toggleToolOutput,
         },
       });
     }
     if (input !== null && output.screen !== undefined && process.stdin.isTTY) {
-      note(`a chat with ${sanitizeLine(agent.provider.model)}: /help lists its commands and keys; Esc stops an answer, Ctrl-D ends the chat`);
+      note(`a chat with ${sanitizeLine(agent.provider.model)}: /help lists its commands and keys; Esc stops an answer or a tool, Ctrl-D ends the chat`);
     }
+    // A turn given on the command line is shown (and kept for Up) as a typed one is.
+    if (input !== null && words.length > 0) input.echo(words.join(' '));
     const questions: Questions | null = !io.canAsk() ? null : (input ?? terminalQuestions());
     const counters = run.state.counters;
     // With --json stdout is the record stream alone: the meta line first (the run's id), then each record as it becomes durable.
