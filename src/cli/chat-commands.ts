@@ -17,7 +17,11 @@ export interface ChatContext {
   /** The run as it stands: the fold of its records so far. */
   state(): RunState;
   /** The provider and model answering. */
-  model: string;
+  readonly model: string;
+  /** The model answering, as its provider names it. */
+  modelName?(): string;
+  /** The models the provider's API lists; absent where it cannot list them (the script provider). */
+  listModels?(): Promise<string[]>;
   /** Where the run is journaled, or null for an --ephemeral one. */
   store: string | null;
   /** Writes the run to `file` (the format from its extension); resolves to where it wrote. */
@@ -43,6 +47,8 @@ export type Typed =
   /** The chat ends here: kept, to be continued later; or continued at once in a fork of it. */
   | { end: 'exit' }
   | { end: 'fork'; name?: string; drop?: true }
+  /** The chat goes on with another model, in a new run of the conversation. */
+  | { end: 'model'; model: string }
   /** Something to tell the operator; the chat waits for the next line. */
   | { say: string };
 
@@ -71,6 +77,24 @@ function undroppable(state: RunState): string | null {
     return 'the unanswered turn holds the prompt the chat was started with, which every fork of it keeps: start a new chat';
   }
   return null;
+}
+
+/** /model: the models the provider's API lists, the one answering marked. */
+async function listModels(chat: ChatContext): Promise<Typed> {
+  const current = chat.modelName?.();
+  if (chat.listModels === undefined) return { say: `the provider cannot list its models; the chat is with ${sanitizeLine(chat.model)}` };
+  const ids = await chat.listModels();
+  if (ids.length === 0) return { say: `the API lists no models; the chat is with ${sanitizeLine(chat.model)}` };
+  return { say: ids.map((id) => `${id === current ? '*' : ' '} ${sanitizeLine(id)}`).join('\n') + '\n/model NAME goes on with another' };
+}
+
+/** /model NAME: refused where it is typed when it cannot be (not journaled, the same model, one the API does not list). */
+async function switchTo(name: string, chat: ChatContext): Promise<Typed> {
+  if (chat.store === null) return { say: 'an --ephemeral run is not journaled, so it cannot go on in a new run: start a chat with --model NAME' };
+  if (name === chat.modelName?.()) return { say: `the chat is with ${sanitizeLine(name)} already` };
+  const listed = chat.listModels === undefined ? undefined : await chat.listModels().catch(() => undefined);
+  if (listed !== undefined && listed.length > 0 && !listed.includes(name)) return { say: `/model: the API lists no model ${sanitizeLine(name)}; /model lists them` };
+  return { end: 'model', model: name };
 }
 
 function status(chat: ChatContext): string {
@@ -130,6 +154,13 @@ export const CHAT_COMMANDS: readonly ChatCommand[] = [
       if (awaitsAnswer(state)) return { retry: true };
       return { say: `nothing to retry: ${state.messages.length === 0 ? 'no turn was typed yet' : 'the last turn was answered'}` };
     },
+  },
+  {
+    name: '/model',
+    args: '[NAME]',
+    arity: [0, 1],
+    summary: "list the provider's models; with NAME, go on with that model (in a new run of the conversation)",
+    run: ([name], chat) => (name === undefined ? listModels(chat) : switchTo(name, chat)),
   },
   {
     name: '/tools',

@@ -20,12 +20,14 @@ export interface ForkRequest {
   name?: string;
   /** /drop: cut before the typed turns the run ends on, unanswered. */
   drop?: true;
+  /** /model NAME: the conversation goes on with this model, in a new run of it. */
+  model?: string;
 }
 
 /** A chat's input; it also answers the run's questions (approvals), so stdin has one reader. */
 export interface ClosableChatInput extends ChatInput, Questions {
   close(): void;
-  /** Set once /fork or /drop ended the chat: it goes on in a fork of the run (with this id if one was given; before the unanswered turn for /drop). */
+  /** Set once /fork, /drop or /model ended the chat: it goes on in a fork of the run (with this id if one was given; before the unanswered turn for /drop; with another model for /model). */
   readonly forkRequested: ForkRequest | undefined;
   /** The chat goes on (after a fork): /fork may be asked again. */
   resume(): void;
@@ -91,7 +93,10 @@ export function chatInput(options: ChatInputOptions): ClosableChatInput {
         if ('say' in typed) {
           if (typed.say !== '') options.write(`${typed.say}\n`);
         }
-        else if (typed.end === 'fork') {
+        else if (typed.end === 'model') {
+          fork = { model: typed.model };
+          return null;
+        } else if (typed.end === 'fork') {
           fork = { ...(typed.name !== undefined ? { name: typed.name } : {}), ...(typed.drop ? { drop: true as const } : {}) };
           return null;
         } else return exit();

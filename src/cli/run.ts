@@ -8,11 +8,12 @@ import { readFileSync } from 'node:fs';
 import { retryPolicyFromText } from '../agent/providers/retry.js';
 import { fingerprintOf } from '../agent/agent.js';
 import { CompactedError, compactionOf } from '../agent/compaction.js';
-import { followUpRun, generateRunId, resumeRefusal, resumeRun, startRun, type AgentRun } from '../agent/run.js';
+import { continueWithAgent, followUpRun, generateRunId, resumeRefusal, resumeRun, startRun, type AgentRun } from '../agent/run.js';
+import type { Agent } from '../agent/agent.js';
 import type { RunResult, ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
 import { apiKeyVariable } from '../agent/providers/settings.js';
-import { agentFromConfig } from '../config/agent.js';
+import { agentFromConfig, agentWithModel, type AgentEnvironment } from '../config/agent.js';
 import { LogbookError, RawJson, encodeRecord, endedOnRefusal, isLogbookError, isValidId, shellQuote, validateId } from '../core/index.js';
 import { resumeNarration, sanitizeLine } from '../render/index.js';
 import { lastAlong } from '../store/lineage.js';
@@ -158,7 +159,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
   try {
     // Loaded beside the agent, before the run starts: loading it never delays a step.
     const tracing = prepareTracing(config, environment, (m) => note(`warning: ${m}`)).catch(() => null);
-    const configured = await agentFromConfig(config, {
+    const agentEnvironment: AgentEnvironment = {
       env: environment.env,
       retry: retryPolicyFromText(environment.maxRetries, 'LOGBOOK_PROVIDER_MAX_RETRIES'),
       onRetry: (message) => note(sanitizeLine(message)),
@@ -166,7 +167,8 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
       signal: suspend.signal,
       onServers: (p) => progress.start(startLabel(p)),
       onAgents: (p) => (p.ready.length === 0 ? progress.start(discoveryLabel(p)) : progress.label(discoveryLabel(p))),
-    }).catch((err: unknown) => {
+    };
+    const configured = await agentFromConfig(config, agentEnvironment).catch((err: unknown) => {
       if (!isLogbookError(err, 'interrupted')) throw err;
       return null; // stopped while the tool servers started: nothing was journaled
     });
@@ -175,7 +177,9 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
       return EXIT.suspended;
     }
     stopServers = configured.close;
-    const { agent } = configured;
+    // A chat's /model goes on with another agent (another model), and the commands it advises name that model.
+    let { agent } = configured;
+    let goOnFlags: RunFlags = flags;
     const traceWith = await tracing;
     progress.stop();
     for (const n of configured.notes) progress.write(`${err.style.note(`note: ${sanitizeLine(n)}`)}\n`);
@@ -205,7 +209,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     }
     const interactive = run.state.interactive;
     // run.id is the continuation's once the chat was compacted: what continues it is said when the chat ends.
-    const resume = store !== null ? (): string => resumeCommand(run!.id, flags) : null;
+    const resume = store !== null ? (): string => resumeCommand(run!.id, goOnFlags) : null;
     // The chat's /status reads what the live observer was last told.
     let live: LiveObserver | undefined;
     if (interactive) {
@@ -228,7 +232,11 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
         onExit: () => resume !== null && !nothingTyped(run!, startedHere) && note(`continue it later with: ${resume()}`),
         chat: {
           state: () => current().state,
-          model: `${agent.provider.id} ${agent.provider.model}`,
+          get model() {
+            return `${agent.provider.id} ${agent.provider.model}`;
+          },
+          modelName: () => agent.provider.model,
+          ...(agent.provider.listModels !== undefined ? { listModels: () => agent.provider.listModels!(suspend.signal) } : {}),
           store: store?.location ?? null,
           exportTo: (file) => exportChat(store, current(), file),
           spend: () => live?.spend,
@@ -287,8 +295,18 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
       await traced?.finish(result.state);
       const fork = input?.forkRequested;
       if (fork === undefined || store === null || result.reason !== 'suspended' || result.interrupted) break;
-      // /fork, /drop: the run stays as it is (suspended, resumable), and the chat goes on in a fork of it.
       input!.resume();
+      if (fork.model !== undefined) {
+        const switched = await switchModel({ store, run, agent, startedHere, place, note, write: (t) => progress.write(t) }, () => agentWithModel(config, agentEnvironment, agent, fork.model!));
+        run = switched.run;
+        startedHere = switched.startedHere;
+        if (switched.agent !== agent) {
+          agent = switched.agent;
+          goOnFlags = { ...goOnFlags, model: agent.provider.model };
+        }
+        continue;
+      }
+      // /fork, /drop: the run stays as it is (suspended, resumable), and the chat goes on in a fork of it.
       const from = run.id;
       let goOn = from;
       try {
@@ -317,7 +335,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     const fail = (m: string): void => void io.stderr.write(`logbook: ${m}\n`);
     if (store !== null && result.reason === 'error' && result.error !== undefined) await keepFailure(store, result);
     // A run compacted on the way goes on in its continuation: that is what a resume names.
-    const goesOn = store !== null ? resumeCommand(result.state.run_id, flags) : null;
+    const goesOn = store !== null ? resumeCommand(result.state.run_id, goOnFlags) : null;
     const keyVariable = config.provider === 'script' ? undefined : apiKeyVariable(config.provider, config.api_key_env);
     const code = outcome(result, { resume: goesOn, flags, config: config.path, keyVariable, note, tools: agent.tools, fail });
     if (code !== EXIT.ok || !output.answerIsOutput || !live.answerRewritten) return code;
@@ -334,6 +352,47 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     if (discard !== undefined) await store?.delete(discard).catch(() => false); // at worst an empty run stays listed
     await stopServers();
     await store?.close();
+  }
+}
+
+/** What a chat's /model switches. */
+interface ModelSwitch {
+  store: Store;
+  /** The run the chat was in, ended (suspended) by the /model typed. */
+  run: AgentRun;
+  agent: Agent;
+  startedHere: string | undefined;
+  place: RunPlace;
+  note: (text: string) => void;
+  /** Where a refusal is said: where /model was typed. */
+  write: (text: string) => void;
+}
+
+/**
+ * /model NAME: the chat goes on with the agent `switched` makes, in a new run
+ * of the conversation (continueWithAgent); a chat with nothing typed yet
+ * starts again, its empty run let go. A model that cannot be used (no price
+ * for a USD cap, the run refused) is said where it was typed, and the chat
+ * goes on in its run with the model it had.
+ */
+async function switchModel(m: ModelSwitch, switched: () => Promise<Agent>): Promise<{ run: AgentRun; agent: Agent; startedHere: string | undefined }> {
+  const from = m.run.id;
+  const old = m.agent.provider.model;
+  try {
+    const agent = await switched();
+    if (nothingTyped(m.run, m.startedHere)) {
+      const run = await startRun(m.store, agent, { prompt: '', interactive: true, place: m.place });
+      await m.store.delete(from).catch(() => false); // at worst an empty run stays listed
+      m.note(`the chat goes on with ${sanitizeLine(agent.provider.model)} in run ${run.id}`);
+      return { run, agent, startedHere: run.id };
+    }
+    const run = await continueWithAgent(m.store, agent, from, { place: m.place });
+    m.note(`the chat goes on with ${sanitizeLine(agent.provider.model)} in run ${run.id}, which continues run ${from} (its turns so far, with ${sanitizeLine(old)})`);
+    return { run, agent, startedHere: m.startedHere };
+  } catch (err) {
+    if (!isLogbookError(err)) throw err;
+    m.write(`/model: ${sanitizeLine(err.message)}\n`);
+    return { run: await resumeRun(m.store, m.agent, from, { interactive: true }), agent: m.agent, startedHere: m.startedHere };
   }
 }
 
