@@ -89,8 +89,13 @@ export class TerminalInput {
   private readonly onEnd = (): void => this.end();
   private readonly restore = (): void => this.close();
 
-  /** The prompt's keys with a meaning of their own, by chord (`C-l`): Ctrl-L redraws, Ctrl-R searches, Ctrl-O shows tool output. */
+  /**
+   * The keys with a meaning of their own (beyond editing the turn), at the
+   * prompt and while the model or tools work, by chord (`C-l`, `escape`): Esc
+   * stops the work, Ctrl-L redraws, Ctrl-R searches, Ctrl-O shows tool output.
+   */
   private readonly bindings: Readonly<Record<string, () => void>> = {
+    escape: () => this.phase === 'working' && this.stop(),
     'C-l': () => this.o.screen.refresh(),
     'C-r': () => this.searchBack(),
     'C-o': () => this.o.toggleToolOutput?.(),
@@ -256,10 +261,6 @@ export class TerminalInput {
     if (this.question?.keyed === true) return this.keyAnswer(text, key);
     if (this.search !== null && this.phase === 'prompt' && this.searchKey(text, key)) return this.render();
     if (key?.ctrl === true && name === 'c') return this.ctrlC();
-    if (name === 'escape') {
-      if (this.phase === 'working') this.stop();
-      return;
-    }
     const binding = this.question === null && Object.hasOwn(this.bindings, chord(key)) ? this.bindings[chord(key)] : undefined;
     if (binding !== undefined) binding();
     else this.edit(text, key);
@@ -443,7 +444,8 @@ const META_KEYS: Record<string, Action> = {
 /** A key as the bindings name it: `C-l` for Ctrl-L, `M-x` for Alt-X, else its name. */
 function chord(key: Key | undefined): string {
   const name = key?.name ?? '';
-  return key?.ctrl === true ? `C-${name}` : key?.meta === true ? `M-${name}` : name;
+  // Node's parser marks a lone Esc as meta too: it is an Esc, not Alt-Esc.
+  return key?.ctrl === true ? `C-${name}` : key?.meta === true && name !== 'escape' ? `M-${name}` : name;
 }
 
 /** At most `max` of `lines`, a window that holds line `at`. */

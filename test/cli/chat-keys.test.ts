@@ -195,7 +195,7 @@ describe('the turns typed, kept per project', () => {
   });
 });
 
-describe('Ctrl-O in a chat', () => {
+describe('Ctrl-O and Ctrl-L in a chat', () => {
   it("shows tool output from then on, and the last calls' at once; again, hides it", async () => {
     const { start } = setup();
     api.reply(calls({ id: 'toolu_1', name: 'echo', input: { text: 'first output' } }), text('Echoed.'));
@@ -218,5 +218,8 @@ describe('Ctrl-O in a chat', () => {
     t.keys('Enter');
     screen = await t.waitFor(/Done\.\n\n>$/m, 'the third answer');
     expect(screen).not.toMatch(/^ {2}third output$/m);
+    t.type('half');
+    t.keys('C-l');
+    await t.waitFor((s) => s.trim() === '> half', 'the screen cleared, the prompt at its top, the turn kept');
   });
 });
