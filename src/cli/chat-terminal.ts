@@ -18,12 +18,12 @@
  * Keys with a meaning of their own at the prompt (beyond editing) are entries
  * of `bindings`: adding one is adding an entry.
  */
-import { emitKeypressEvents, type Key } from 'node:readline';
+import type { Key } from 'node:readline';
 import type { AnswerControl } from '../agent/runner.js';
 import { sanitizeLine } from '../render/index.js';
 import type { ChatHistory } from './chat-history.js';
 import { LineEditor, turnLines } from './line-editor.js';
-import { keyPressed, keyShown } from './questions.js';
+import { keyPressed, keyShown, readKeys } from './questions.js';
 import type { Screen } from './screen.js';
 import { hangUp, watchTerminalInput } from './stdio.js';
 
@@ -103,7 +103,7 @@ export class TerminalInput {
 
   constructor(private readonly o: TerminalInputOptions) {
     this.editor = new LineEditor(o.history?.turns);
-    emitKeypressEvents(o.input);
+    readKeys(o.input);
     // A terminal that hangs up is a SIGHUP (exit 130), heard before its end of input would end the chat.
     watchTerminalInput(o.input, 'end');
     if (!setRaw(o.input, true)) hangUp();

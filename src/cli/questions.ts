@@ -44,6 +44,20 @@ export function keyShown(pressed: string, quoted = false): string {
   return sanitizeLine(Object.hasOwn(KEY_NAMES, pressed) ? KEY_NAMES[pressed]! : pressed);
 }
 
+/**
+ * Starts reading keys from a terminal: Node's keypress parser, which holds a
+ * lone Esc for as long as the rest of an escape sequence may take to come
+ * (500 ms by default), told 100 ms instead, as editors wait: Esc then stops
+ * work at once. The first call for a stream sets it up; later ones change nothing.
+ */
+export function readKeys(input: NodeJS.ReadStream): void {
+  // The parser reads only escapeCodeTimeout of the interface it is given.
+  emitKeypressEvents(input, { escapeCodeTimeout: ESCAPE_WAIT_MS } as unknown as Interface);
+}
+
+/** How long a lone Esc waits for the rest of an escape sequence before it is an Esc. */
+const ESCAPE_WAIT_MS = 100;
+
 export function terminalQuestions(input: NodeJS.ReadableStream = process.stdin, output: NodeJS.WritableStream = process.stderr): Questions {
   return {
     ask(prompt, signal) {
@@ -78,7 +92,7 @@ export function terminalQuestions(input: NodeJS.ReadableStream = process.stdin, 
 function oneKey(input: NodeJS.ReadStream, output: NodeJS.WritableStream, prompt: string, signal: AbortSignal): Promise<string | null> {
   if (signal.aborted) return Promise.resolve(null);
   return new Promise((resolve) => {
-    emitKeypressEvents(input);
+    readKeys(input);
     const wasRaw = input.isRaw;
     try {
       input.setRawMode(true);
