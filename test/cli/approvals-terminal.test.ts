@@ -164,6 +164,25 @@ describe('a confirm tool in a chat on a terminal', () => {
   });
 });
 
+describe('a confirm tool in a chat read a line at a time (--no-tui)', () => {
+  it('takes a whole line: a key alone answers nothing until Enter', async () => {
+    api.reply(deploys('prod'), answer);
+    t = onTerminal('lines', ['--chat', '--no-tui', '--name', 'lines', 'deploy']);
+    await t.waitFor(QUESTION, 'the approval question');
+    t.type('y');
+    await t.waitFor(`${QUESTION} y`, 'the key typed, at the question');
+    expect(api.requests).toHaveLength(1);
+    expect(deployedTo('lines')).toEqual([]);
+    t.type('es');
+    t.keys('Enter');
+    await t.waitFor('All done.', 'the answer');
+    expect(deployedTo('lines')).toEqual(['prod']);
+    t.type('/exit');
+    t.keys('Enter');
+    expect(await t.exitStatus()).toBe(0);
+  });
+});
+
 describe('an interrupted side_effects call on a terminal', () => {
   it('asks: stop leaves the run as it was, rerun runs the call again', async () => {
     // Killed while the approved deploy runs.
