@@ -23,7 +23,7 @@ import type { AnswerControl } from '../agent/runner.js';
 import { sanitizeLine } from '../render/index.js';
 import type { ChatHistory } from './chat-history.js';
 import { LineEditor, turnLines } from './line-editor.js';
-import { keyPressed, keyShown, readKeys } from './questions.js';
+import { keyPressed, keyShown, readKeys, typedText } from './questions.js';
 import type { Screen } from './screen.js';
 import { hangUp, watchTerminalInput } from './stdio.js';
 
@@ -312,9 +312,9 @@ export class TerminalInput {
       this.editor.restoreDraft();
       return true;
     }
-    const typed = !ctrl && key?.meta !== true && text !== undefined && text !== '' && !/[\u0000-\u001f\u007f]/.test(text);
-    if (typed || name === 'backspace') {
-      search.query = typed ? search.query + text : search.query.slice(0, -1);
+    const typed = typedText(text, key);
+    if (typed !== undefined || name === 'backspace') {
+      search.query = typed !== undefined ? search.query + typed : [...search.query].slice(0, -1).join('');
       const found = search.query === '' ? undefined : this.editor.searchBack(search.query);
       search.found = found;
       if (found === undefined) this.editor.restoreDraft();
@@ -372,7 +372,8 @@ export class TerminalInput {
     }
     const action = ctrl ? CTRL_KEYS[name ?? ''] : meta ? META_KEYS[name ?? ''] : KEYS[name ?? ''];
     if (action !== undefined) return action(editor);
-    if (!ctrl && !meta && text !== undefined && text !== '' && !/[\u0000-\u001f\u007f]/.test(text)) editor.insert(text);
+    const typed = typedText(text, key);
+    if (typed !== undefined) editor.insert(typed);
   }
 
   /** A turn as it stays on the screen once sent: as it was at the prompt, set off by blank lines. */

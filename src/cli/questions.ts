@@ -30,10 +30,15 @@ export function forwardCtrlC(rl: Interface): () => void {
   return () => rl.off('SIGINT', onSigint);
 }
 
+/** The text a key press types: printable characters, without Ctrl or Alt; undefined for any other key (Enter, an arrow, Ctrl-R). */
+export function typedText(text: string | undefined, key: Key | undefined): string | undefined {
+  const plain = key?.ctrl !== true && key?.meta !== true && text !== undefined && text !== '' && !/[\u0000-\u001f\u007f]/.test(text);
+  return plain ? text : undefined;
+}
+
 /** What a key press answers a question of one key with: the character typed, else the key's name (`return`); '' for none. */
 export function keyPressed(text: string | undefined, key: Key | undefined): string {
-  const plain = key?.ctrl !== true && key?.meta !== true && text !== undefined && text !== '' && !/[\u0000-\u001f\u007f]/.test(text);
-  return plain ? text : (key?.name ?? '');
+  return typedText(text, key) ?? key?.name ?? '';
 }
 
 const KEY_NAMES: Readonly<Record<string, string>> = { return: 'Enter', enter: 'Enter', escape: 'Esc', tab: 'Tab', backspace: 'Backspace', delete: 'Delete' };
