@@ -25,8 +25,12 @@ export function historyFile(stateDir: string, dir: string): string {
   return join(stateDir, 'history', `${createHash('sha256').update(dir).digest('hex').slice(0, 32)}.jsonl`);
 }
 
-/** The history of chats in `dir`; `warn` hears, once, that the file could not be read or written. */
-export function chatHistory(stateDir: string, dir: string, warn: (message: string) => void): ChatHistory {
+/**
+ * The history of chats in `dir`; `warn` hears, once, that the file could not be
+ * read or written. `keep: false` (an --ephemeral chat, which leaves nothing
+ * behind) recalls the turns kept before and keeps its own in memory alone.
+ */
+export function chatHistory(stateDir: string, dir: string, warn: (message: string) => void, keep = true): ChatHistory {
   const file = historyFile(stateDir, dir);
   let warned = false;
   const failed = (what: string, err: unknown): void => {
@@ -42,6 +46,7 @@ export function chatHistory(stateDir: string, dir: string, warn: (message: strin
     add(turn) {
       if (turn.trim() === '' || turns[turns.length - 1] === turn) return;
       turns.push(turn);
+      if (!keep) return;
       try {
         mkdirSync(join(stateDir, 'history'), { recursive: true, mode: 0o700 });
         appendFileSync(file, `${JSON.stringify(turn)}\n`, { mode: 0o600 });

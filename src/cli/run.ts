@@ -222,7 +222,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
               output: process.stderr,
               prompt: '> ',
               continuation: err.style.faint('\u2026 '),
-              history: chatHistory(flags.stateDir ?? environment.defaultStateDir, place.dir, (m) => note(`warning: ${m}`)),
+              history: chatHistory(flags.stateDir ?? environment.defaultStateDir, place.dir, (m) => note(`warning: ${m}`), store !== null),
               toggleToolOutput,
             }
           : undefined;

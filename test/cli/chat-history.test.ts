@@ -47,4 +47,13 @@ describe('chatHistory', () => {
     expect(turns).toHaveLength(HISTORY_KEPT);
     expect(turns[0]).toBe('turn 5');
   });
+
+  it('an --ephemeral chat recalls the turns kept, and keeps its own in memory alone', () => {
+    const state = tempDir();
+    chatHistory(state, '/e', () => {}).add('kept');
+    const ephemeral = chatHistory(state, '/e', () => {}, false);
+    ephemeral.add('not kept');
+    expect(ephemeral.turns).toEqual(['kept', 'not kept']);
+    expect(chatHistory(state, '/e', () => {}).turns).toEqual(['kept']);
+  });
 });
