@@ -71,6 +71,9 @@ export interface RunFlags extends ResumeFlags, ApprovalFlags {
   plain?: boolean;
 }
 
+/** How long /model waits for the provider's list of models. */
+const MODEL_LIST_TIMEOUT_MS = 15_000;
+
 function usage(message: string): LogbookError {
   return new LogbookError('usage', message);
 }
@@ -236,7 +239,8 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
             return `${agent.provider.id} ${agent.provider.model}`;
           },
           modelName: () => agent.provider.model,
-          ...(agent.provider.listModels !== undefined ? { listModels: () => agent.provider.listModels!(suspend.signal) } : {}),
+          // The chat waits for the list: an API that does not answer is given up on, as a model call's stalled stream is.
+          ...(agent.provider.listModels !== undefined ? { listModels: () => agent.provider.listModels!(AbortSignal.any([suspend.signal, AbortSignal.timeout(MODEL_LIST_TIMEOUT_MS)])) } : {}),
           store: store?.location ?? null,
           exportTo: (file) => exportChat(store, current(), file),
           spend: () => live?.spend,
