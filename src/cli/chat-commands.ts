@@ -29,7 +29,7 @@ export interface ChatContext {
   /** What the run, and its conversation when that was read, spent so far (nothing when nothing is priced). */
   spend?(): LiveSpend | undefined;
   /** The model's context window in tokens, when known. */
-  contextWindow?: number;
+  readonly contextWindow?: number | undefined;
   /** Why a fork cannot be given this id (not a valid id, or a run has it), or null when it can. */
   forkNameRefusal(name: string): Promise<string | null>;
   /** Tool output shown from now on, or hidden again (it says which). */

@@ -244,7 +244,9 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
           store: store?.location ?? null,
           exportTo: (file) => exportChat(store, current(), file),
           spend: () => live?.spend,
-          ...(agent.contextWindow !== undefined ? { contextWindow: agent.contextWindow } : {}),
+          get contextWindow() {
+            return agent.contextWindow;
+          },
           forkNameRefusal: (name) => forkNameRefusal(store, name),
           toggleToolOutput,
         },
