@@ -143,8 +143,9 @@ describe('questions of the run in a chat', () => {
     api.reply(calls({ id: 'toolu_slow', name: 'wait', input: { seconds: '30', name: 'slow' } }));
     t = start(['--chat', '--name', 'rerun', 'wait']);
     await t.waitFor(() => existsSync(join(dir, 'slow')), 'the tool started');
-    await store.load('rerun');
-    t.kill();
+    t.hangUp(); // the terminal closed while the call ran: the chat is suspended, the call's outcome unknown
+    expect(await t.exitStatus()).toBe(130);
+    expect((await store.load('rerun')).state.pending).not.toBeNull();
     // The wait tool has no side_effects, so a resume runs it again unasked: make its policy ask.
     writeFileSync(join(dir, 'agent.yaml'), readFileSync(join(dir, 'agent.yaml'), 'utf8').replace("env: { PIDS: \"${PIDS}\" }", "env: { PIDS: \"${PIDS}\" }\n    side_effects: true"));
     const RERUN = '[r]erun it, [s]kip it (the model is told it was not re-run), or s[t]op:';
@@ -156,7 +157,8 @@ describe('questions of the run in a chat', () => {
     expect(t.text()).toContain(`${RERUN} s\n`);
     expect(lastTurnSent()).toEqual([
       { type: 'tool_result', tool_use_id: 'toolu_slow', content: 'not re-run after an interruption; whether it took effect is unknown', is_error: true },
-    ]);
+    ]);    t.keys('C-d');
+    expect(await t.exitStatus()).toBe(0);
   });
 });
 
@@ -191,7 +193,8 @@ describe('the turns typed, kept per project', () => {
     api.reply(text('Still striped.'));
     t.keys('Enter');
     await t.waitFor(/Still striped\.\n\n>$/m, 'the answer to the turn found');
-    expect(lastTurnSent()).toEqual([{ type: 'text', text: 'tell me about zebras' }]);
+    expect(lastTurnSent()).toEqual([{ type: 'text', text: 'tell me about zebras' }]);    t.keys('C-d');
+    expect(await t.exitStatus()).toBe(0);
   });
 });
 
@@ -220,6 +223,7 @@ describe('Ctrl-O and Ctrl-L in a chat', () => {
     expect(screen).not.toMatch(/^ {2}third output$/m);
     t.type('half');
     t.keys('C-l');
-    await t.waitFor((s) => s.trim() === '> half', 'the screen cleared, the prompt at its top, the turn kept');
+    await t.waitFor((s) => s.trim() === '> half', 'the screen cleared, the prompt at its top, the turn kept');    t.keys('C-u', 'C-d');
+    expect(await t.exitStatus()).toBe(0);
   });
 });
