@@ -134,7 +134,7 @@ export const CHAT_KEYS: readonly [string, string][] = [
   ['Ctrl-J, Alt-Enter', 'a new line in the turn; so does Enter after a \\'],
   ['Up, Down', 'between lines; past the first or last, earlier turns (this project\'s earlier chats\' too)'],
   ['Ctrl-R', 'search the earlier turns (again: an older one; Enter takes it, Esc gives up)'],
-  ['Esc, Ctrl-C', 'while the model answers or tools run: stop them (the model is told with the next turn)'],
+  ['Esc, Ctrl-C', 'while the model answers or tools run: stop them, back to the prompt'],
   ['Ctrl-C', 'at an empty prompt, or twice: suspend the chat (exit 130)'],
   ['Ctrl-D', 'at an empty prompt: end the chat, as /exit does'],
   ['Ctrl-O', 'show tool output (and the last calls\'), or hide it again'],
