@@ -10,7 +10,7 @@ import type { RetryListener, RetryPolicy } from '../agent/providers/retry.js';
 import { baseUrlVariable } from '../agent/provider.js';
 import type { StartProgress } from '../agent/tools/mcp/index.js';
 import type { DiscoveryProgress } from '../agent/tools/remote/index.js';
-import { LogbookError } from '../core/index.js';
+import { LogbookError, isLogbookError } from '../core/index.js';
 import { CommandTool } from '../agent/tools/command-tool.js';
 import { ToolRegistry } from '../agent/tools/registry.js';
 import { exposedName } from '../agent/tools/mcp/spec.js';
@@ -126,9 +126,9 @@ export async function agentFromConfig(config: LogbookConfig, environment: AgentE
   return { agent, close, notes };
 }
 
-/** The config's provider, for its model. */
-function providerFromConfig(config: LogbookConfig, environment: AgentEnvironment): Promise<Agent['provider']> {
-  return createProvider({
+/** The config's provider, for its model, its settings checked (a model that would refuse every call is refused now). */
+async function providerFromConfig(config: LogbookConfig, environment: AgentEnvironment): Promise<Agent['provider']> {
+  const provider = await createProvider({
     provider: config.provider,
     model: config.model,
     ...(config.base_url !== undefined ? { baseUrl: config.base_url } : {}),
@@ -141,6 +141,13 @@ function providerFromConfig(config: LogbookConfig, environment: AgentEnvironment
     configFile: config.path,
     ...(environment.scriptLog !== undefined ? { scriptLog: environment.scriptLog } : {}),
   });
+  try {
+    provider.checkSettings?.({ maxTokens: config.max_tokens, thinking: config.thinking });
+  } catch (err) {
+    if (!isLogbookError(err, 'config')) throw err;
+    throw new LogbookError('config', `${config.path}: ${err.message}`, { cause: err });
+  }
+  return provider;
 }
 
 /**
