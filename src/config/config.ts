@@ -74,7 +74,7 @@ export interface LogbookConfig {
    * This agent on the A2A wire: its identity (what `serve` answers as), its
    * description, and the operator's streams tasks go through.
    */
-  a2a: { identity?: string; description?: string; tasks_stream: string; events_stream: string };
+  a2a: { identity?: string; description?: string; tasks_stream: string; events_stream: string; http?: A2AHttpSettings };
   /** Other agents whose tools a run imports, in the order given. */
   remote_tools: RemoteToolHost[];
   /** Other agents a run may ask to do a task (a tool `ask_<alias>` each), in the order given. */
@@ -83,6 +83,14 @@ export interface LogbookConfig {
   expose: ExposeSettings;
   /** Where the run's OpenTelemetry spans go; header values may name variables (`${NAME}`), expanded when a run starts. */
   otel?: OtelBlock;
+}
+
+/** `a2a.http:`: serving the agent over A2A 1.0 on HTTP (docs/guide/a2a-http.md). */
+export interface A2AHttpSettings {
+  /** HOST:PORT to listen on (`serve --http` wins); loopback unless said otherwise. */
+  listen?: string;
+  /** The environment variable holding the bearer token every request must carry; required off loopback. */
+  token_env?: string;
 }
 
 /** agent.yaml's `otel:` block as written. */
@@ -279,6 +287,7 @@ export function parseConfig(text: string, path: string): LogbookConfig {
       ...(c.a2a?.description ? { description: c.a2a.description } : {}),
       tasks_stream: c.a2a?.tasks_stream ?? TASK_DEFAULTS.tasks_stream,
       events_stream: c.a2a?.events_stream ?? TASK_DEFAULTS.events_stream,
+      ...(c.a2a?.http ? { http: { ...(c.a2a.http.listen ? { listen: c.a2a.http.listen } : {}), ...(c.a2a.http.token_env ? { token_env: c.a2a.http.token_env } : {}) } } : {}),
     },
     remote_tools: remoteToolHosts(c.remote_tools ?? [], path),
     remote_agents: remoteAgents(c.remote_agents ?? [], path, names),

@@ -183,6 +183,14 @@ export const CONFIG_SCHEMA = {
         description: { type: 'string' },
         tasks_stream: STREAM_NAME,
         events_stream: STREAM_NAME,
+        http: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            listen: { type: 'string', minLength: 1 },
+            token_env: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
+          },
+        },
       },
     },
     remote_agents: {

@@ -28,7 +28,14 @@ the identity takes over the task of one that died. The streams must exist (docs/
 SIGTERM or Ctrl-C stops it taking calls and tasks, lets those in flight finish, and exits 0; a
 second one leaves at once, giving the tasks running back for another instance to take over.
 A line per call and per task goes to stderr. See docs/guide/agents.md.
-  logbook serve --config agent.yaml --concurrency 4`;
+
+With --http HOST:PORT (or a2a.http.listen) it serves the agent over the A2A 1.0 protocol on
+HTTP instead (JSON-RPC at /jsonrpc, HTTP+JSON at /rest, its card at
+/.well-known/agent-card.json), no nats: needed: each task a run in the config's store, resumed
+by the next server when this one dies or stops. Off loopback it needs a bearer token
+(a2a.http.token_env). See docs/guide/a2a-http.md.
+  logbook serve --config agent.yaml --concurrency 4
+  logbook serve --http 127.0.0.1:8080`;
 
 const ASK_HELP = `
 The task goes into the work-queue stream a2a.tasks_stream; any logbook serve of IDENTITY takes it.
@@ -54,6 +61,7 @@ export function registerA2ACommands(program: Command, environment: Environment):
     .description("answer other agents' discovery and tool calls for this config's tools over NATS (A2A), until stopped")
     .option('--config <file>', `the config file (default: ${CONFIG_SEARCH})`)
     .option('--concurrency <n>', 'tasks run at once (default 1)')
+    .option('--http <addr>', 'serve over A2A 1.0 on HTTP at HOST:PORT instead of NATS (also a2a.http.listen; loopback unless a bearer token is set)')
     .option('--verbose', 'show where an error came from (also LOGBOOK_DEBUG=1)')
     .addHelpText(
       'after',
