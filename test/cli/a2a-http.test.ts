@@ -6,7 +6,7 @@
  * messages of one context as one conversation; a confirm tool's call answered
  * through INPUT_REQUIRED; every task's Task the projection of its run.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { TaskState, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -130,5 +130,32 @@ describe('serve --http', () => {
     expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(done.artifacts[0]?.parts[0]?.content?.value).toBe('Touched.');
     expect(readFileSync(marker, 'utf8')).toBe('');
+  });
+
+  it('refuses to serve off loopback without a token; with one, a request without it gets 401 and makes no run, and a body past the bound 413', async () => {
+    const config = httpAgentConfig(dir, 'guarded', [say('Hello.')], 'a2a: { identity: guarded, http: { token_env: GUARD_TOKEN } }\n');
+    const open = httpAgentConfig(dir, 'open', [say('Hello.')], 'a2a: { identity: open }\n');
+    const refused = await runCli(['serve', '--http', '0.0.0.0:0', '--config', open], { cwd: dir, timeoutMs: 30_000 });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/off loopback, needs a bearer token: set a2a: \{ http: \{ token_env: NAME \} \}/);
+    const unset = await runCli(['serve', '--http', '0.0.0.0:0', '--config', config], { cwd: dir, timeoutMs: 30_000 });
+    expect(unset.stderr).toMatch(/a2a.http.token_env names GUARD_TOKEN, which is not set/);
+
+    const s = await serve(config, { GUARD_TOKEN: 'sekrit-token' }, '0.0.0.0:0');
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: sendRequest(userMessage({ text: 'Hi.' })) });
+    const bare = await fetch(`${s.url}/jsonrpc`, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body });
+    expect(bare.status).toBe(401);
+    const wrong = await fetch(`${s.url}/rest/tasks`, { headers: { authorization: 'Bearer nope' } });
+    expect(wrong.status).toBe(401);
+    expect(existsSync(join(dir, 'guarded-runs')) ? readdirSync(join(dir, 'guarded-runs')).filter((f) => f.startsWith('task-')) : []).toEqual([]);
+    const card = await fetch(`${s.url}/.well-known/agent-card.json`);
+    expect(((await card.json()) as { securitySchemes: Record<string, unknown> }).securitySchemes).toHaveProperty('bearer');
+
+    const big = await fetch(`${s.url}/jsonrpc`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sekrit-token' }, body: 'x'.repeat(200 * 1024) });
+    expect(big.status).toBe(413);
+
+    const client = await a2aClient(s.url, { token: 'sekrit-token' });
+    const done = (await client.sendMessage(sendRequest(userMessage({ text: 'Hi.' })))) as Task;
+    expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
 });

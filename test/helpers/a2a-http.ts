@@ -79,12 +79,13 @@ export function eventShape(e: StreamResponse): string {
   return String(p?.$case);
 }
 
-/** A script-provider agent served over HTTP: its config (file store in `dir`'s runs), with `more` YAML appended. */
+/** A script-provider agent served over HTTP: its config (a file store of its own in `dir`, unless `more` names a session:), with `more` YAML appended. */
 export function httpAgentConfig(dir: string, name: string, turns: unknown[], more = ''): string {
   const script = join(dir, `${name}.turns.json`);
   writeFileSync(script, JSON.stringify({ turns }));
   const path = join(dir, `${name}.yaml`);
-  writeFileSync(path, `provider: script\nscript: ${script}\nmax_iterations: 10\nsession: { backend: file, options: { directory: ${JSON.stringify(join(dir, `${name}-runs`))} } }\n${more}`);
+  const store = /^session:/m.test(more) ? '' : `session: { backend: file, options: { directory: ${JSON.stringify(join(dir, `${name}-runs`))} } }\n`;
+  writeFileSync(path, `provider: script\nscript: ${script}\nmax_iterations: 10\n${store}${more}`);
   return path;
 }
 

@@ -58,6 +58,8 @@ export interface HttpTasksOptions {
 interface Active {
   controller: AbortController;
   done: Promise<void>;
+  /** The projection of the task's run, pushed each record as it is durable: what a load answers while it runs here. */
+  projection: TaskJournalProjection;
 }
 
 /** The executor, the task store and the resumption of interrupted tasks, over one store and agent. */
@@ -105,6 +107,8 @@ export class HttpTasks {
 
   /** The task as the journal says, or undefined when there is none. */
   async load(taskId: string): Promise<Task | undefined> {
+    const live = this.active.get(taskId)?.projection.task;
+    if (live) return live;
     const origin = await this.originOf(taskId);
     if (origin === null) return undefined;
     const runId = this.runId(taskId);
@@ -262,7 +266,7 @@ export class HttpTasks {
     const controller = new AbortController();
     let finish = (): void => {};
     const done = new Promise<void>((r) => (finish = r));
-    this.active.set(taskId, { controller, done });
+    this.active.set(taskId, { controller, done, projection });
     const publish = (record: JournalRecord): void => {
       for (const event of projection.push(record, Date.now())) bus.publish(event);
     };
