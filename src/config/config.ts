@@ -307,7 +307,7 @@ export function parseConfig(text: string, path: string): LogbookConfig {
   if (config.remote_tools.length > 0 && config.nats === undefined) {
     throw new LogbookError('config', `${path}: remote_tools needs a nats: block (url, and creds if the server wants them) to reach the agents`);
   }
-  if (config.remote_agents.length > 0 && config.nats === undefined) {
+  if (config.remote_agents.some((a) => a.url === undefined) && config.nats === undefined) {
     throw new LogbookError('config', `${path}: remote_agents needs a nats: block (url, and creds if the server wants them) to reach the agents`);
   }
   if (config.a2a.tasks_stream === config.a2a.events_stream) {
@@ -369,7 +369,11 @@ function remoteAgents(list: Record<string, any>[], path: string, taken: Readonly
   const names = new Set<string>();
   const tools = new Map<string, string>();
   return list.map((a, i) => {
-    const at = `${path}: remote_agents[${i}] (${a.name})`;
+    const at = `${path}: remote_agents[${i}] (${a.name ?? a.url})`;
+    if (a.name === undefined && a.url === undefined) throw new LogbookError('config', `${path}: remote_agents[${i}]: name the agent: name: IDENTITY (over NATS) or url: URL (over HTTP)`);
+    if (a.name === undefined && a.alias === undefined) throw new LogbookError('config', `${at}: an agent named by its url needs an alias (its tool is ask_<alias>) or a name`);
+    if (a.token_env !== undefined && a.url === undefined) throw new LogbookError('config', `${at}: token_env is for an agent named by its url`);
+    a = { ...a, name: a.name ?? a.alias };
     if (names.has(a.name)) throw new LogbookError('config', `${at}: a second remote_agents entry for agent "${a.name}"`);
     names.add(a.name);
     const alias = (a.alias as string | undefined) ?? (a.name as string);
@@ -386,6 +390,8 @@ function remoteAgents(list: Record<string, any>[], path: string, taken: Readonly
       alias,
       ...(a.description !== undefined ? { description: a.description as string } : {}),
       timeout: (a.timeout as number | undefined) ?? TASK_DEFAULTS.timeout,
+      ...(a.url !== undefined ? { url: a.url as string } : {}),
+      ...(a.token_env !== undefined ? { token_env: a.token_env as string } : {}),
     };
   });
 }
