@@ -5,6 +5,12 @@
  */
 import type { Message } from '@a2a-js/sdk';
 
+/**
+ * Set in a call's context state when its message names no context and no task:
+ * the SDK makes a new context for it, so no earlier task can be in it.
+ */
+export const NEW_CONTEXT = 'logbook.newContext';
+
 /** The most parts a message may carry. */
 export const MAX_PARTS = 32;
 /** The most bytes of text and data a message may carry, all parts together. */

@@ -18,7 +18,7 @@ import { RequestMalformedError, UnsupportedOperationError } from '@a2a-js/sdk/er
 import { DefaultExecutionEventBusManager, DefaultRequestHandler, type AgentExecutor, type ServerCallContext, type TaskStore } from '@a2a-js/sdk/server';
 import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import { LogbookError } from '../../core/index.js';
-import { approvalAnswer, messageProblem } from './messages.js';
+import { NEW_CONTEXT, approvalAnswer, messageProblem } from './messages.js';
 
 /** The most bytes a request body may have. */
 export const MAX_BODY_BYTES = 100 * 1024;
@@ -97,9 +97,10 @@ class CheckedRequestHandler extends DefaultRequestHandler {
     super(card, store, executor, buses);
   }
 
-  private async check(params: SendMessageRequest): Promise<void> {
+  private async check(params: SendMessageRequest, context: ServerCallContext): Promise<void> {
     const message: Message | undefined = params.message;
     if (message === undefined) return; // the SDK refuses it
+    if (!message.contextId && !message.taskId) context.state.set(NEW_CONTEXT, true);
     const problem = messageProblem(message);
     if (problem !== null) throw new RequestMalformedError(problem);
     if (!message.taskId) return;
@@ -116,12 +117,12 @@ class CheckedRequestHandler extends DefaultRequestHandler {
   }
 
   override async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
-    await this.check(params);
+    await this.check(params, context);
     return super.sendMessage(params, context);
   }
 
   override async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
-    await this.check(params);
+    await this.check(params, context);
     yield* super.sendMessageStream(params, context);
   }
 }

@@ -23,7 +23,7 @@ import type { Task, ListTasksRequest, ListTasksResponse } from '@a2a-js/sdk';
 import { Role, TaskState } from '@a2a-js/sdk';
 import type { AgentExecutor, ExecutionEventBus, ExecutionEventBusManager, RequestContext, TaskStore } from '@a2a-js/sdk/server';
 import { SERVER_STOPPED, TaskJournalProjection, isFinalState, type TaskIdentity } from '../../a2a/http/projection.js';
-import { approvalAnswer, promptOfMessage } from '../../a2a/http/messages.js';
+import { NEW_CONTEXT, approvalAnswer, promptOfMessage } from '../../a2a/http/messages.js';
 import { canceledMessage, interruptedCallMessage, isLogbookError, decodeRecord, type JournalRecord } from '../../core/index.js';
 import { forkRun } from '../../store/fork.js';
 import { lastAlong } from '../../store/lineage.js';
@@ -192,6 +192,7 @@ export class HttpTasks {
     const message = ctx.userMessage;
     if (promptOfMessage(message).trim() === '') return 'the message has no text to work on';
     const origin: TaskOrigin = { request: ctx.taskId, conversation: ctx.contextId, sender: HTTP_SENDER, agent: identity };
+    if (ctx.context.state.get(NEW_CONTEXT) === true) return origin; // a context the SDK made for this message: nothing before it
     const newest = await this.contextHead(ctx.contextId);
     if (newest === null) return origin;
     const last = await store.loadState(newest.run);
