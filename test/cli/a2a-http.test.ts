@@ -39,10 +39,23 @@ describe('serve --http', () => {
       say('It says hi.'),
     ], `a2a: { identity: basic, description: "says what echo says" }\ntools:\n${shTool('echo', 'printf %s "$1"', { args: ['text'] })}`);
     const s = await serve(config);
-    const card = (await (await fetch(`${s.url}/.well-known/agent-card.json`)).json()) as { name: string; capabilities: { streaming: boolean; pushNotifications: boolean }; supportedInterfaces: { protocolBinding: string; url: string }[] };
+    const card = (await (await fetch(`${s.url}/.well-known/agent-card.json`, { headers: { 'a2a-version': '1.0' } })).json()) as {
+      name: string;
+      capabilities: { streaming: boolean; pushNotifications: boolean };
+      supportedInterfaces: { protocolBinding: string; url: string; protocolVersion: string }[];
+    };
     expect(card.name).toBe('basic');
     expect(card.capabilities).toMatchObject({ streaming: true, pushNotifications: false });
-    expect(card.supportedInterfaces.map((i) => i.protocolBinding)).toEqual(['JSONRPC', 'HTTP+JSON']);
+    expect(card.supportedInterfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion} ${i.url.slice(s.url.length)}`)).toEqual([
+      'JSONRPC 1.0 /jsonrpc',
+      'HTTP+JSON 1.0 /rest',
+      'JSONRPC 0.3 /jsonrpc',
+      'HTTP+JSON 0.3 /rest',
+    ]);
+
+    // a body that is no JSON gets JSON-RPC's parse error, as the SDK gives it
+    const bad = await fetch(`${s.url}/jsonrpc`, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body: '{not json' });
+    expect(((await bad.json()) as { error: { code: number } }).error.code).toBe(-32700);
 
     const client = await a2aClient(s.url);
     const sent = (await client.sendMessage(sendRequest(userMessage({ text: 'What does echo say?' })))) as Task;

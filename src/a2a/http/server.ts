@@ -7,7 +7,9 @@
  * for input takes, and the agent card it serves.
  *
  * Routes: the card at `/.well-known/agent-card.json` (public, as discovery
- * is), JSON-RPC at `/jsonrpc`, HTTP+JSON under `/rest`.
+ * is), JSON-RPC at `/jsonrpc`, HTTP+JSON under `/rest`; A2A 0.3 clients are
+ * served on the same paths by the SDK's compatibility layer (REST 0.3 under
+ * `/rest/v1`).
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +21,9 @@ import { DefaultExecutionEventBusManager, DefaultRequestHandler, type AgentExecu
 import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import { LogbookError } from '../../core/index.js';
 import { NEW_CONTEXT, approvalAnswer, messageProblem } from './messages.js';
+
+/** The earlier protocol version also served, through the SDK's compatibility layer. */
+const LEGACY_VERSION = '0.3';
 
 /** The most bytes a request body may have. */
 export const MAX_BODY_BYTES = 100 * 1024;
@@ -57,11 +62,12 @@ export interface CardFacts {
 
 /** The agent card for a server reached at `base`: the bindings it serves, the capabilities it has (streaming; no push notifications). */
 export function agentCard(facts: CardFacts, base: string): AgentCard {
-  const iface = (path: string, protocolBinding: string) => ({ url: `${base}${path}`, protocolBinding, tenant: '', protocolVersion: A2A_PROTOCOL_VERSION });
+  const iface = (path: string, protocolBinding: string, protocolVersion = A2A_PROTOCOL_VERSION) => ({ url: `${base}${path}`, protocolBinding, tenant: '', protocolVersion });
   return {
     name: facts.name,
     description: facts.description,
-    supportedInterfaces: [iface('/jsonrpc', 'JSONRPC'), iface('/rest', 'HTTP+JSON')],
+    // 1.0 first; 0.3 through the SDK's compatibility layer, for the clients (and the TCK) still on it
+    supportedInterfaces: [iface('/jsonrpc', 'JSONRPC'), iface('/rest', 'HTTP+JSON'), iface('/jsonrpc', 'JSONRPC', LEGACY_VERSION), iface('/rest', 'HTTP+JSON', LEGACY_VERSION)],
     provider: undefined,
     version: facts.version,
     documentationUrl: undefined,
@@ -158,7 +164,10 @@ function requireToken(token: string): express.RequestHandler {
   };
 }
 
-/** Refuses a body announced above the bound before it is read (a body without a length is cut at the bound by the JSON parser). */
+/**
+ * Refuses a body announced above the bound before it is read; one without a
+ * length is cut at the same bound (100 KiB) by the SDK's own JSON parser.
+ */
 function boundBodies(req: express.Request, res: express.Response, next: express.NextFunction): void {
   const length = Number(req.header('content-length') ?? 0);
   if (length > MAX_BODY_BYTES) {
@@ -178,10 +187,10 @@ export async function startA2AServer(options: A2AServerOptions): Promise<A2AServ
   app.disable('x-powered-by');
   let card: AgentCard | null = null;
   const handler = { current: null as CheckedRequestHandler | null };
-  app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: { getAgentCard: async () => card! } }));
+  const legacyCompat = { enabled: true };
+  app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: { getAgentCard: async () => card! }, legacyCompat }));
   if (options.token !== undefined) app.use(requireToken(options.token));
   app.use(boundBodies);
-  app.use(express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/a2a+json'], strict: false }));
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(options.listen.port, options.listen.host);
     s.once('listening', () => resolve(s));
@@ -195,8 +204,8 @@ export async function startA2AServer(options: A2AServerOptions): Promise<A2AServ
   card = agentCard(options.card, url);
   handler.current = new CheckedRequestHandler(card, options.taskStore, options.executor, buses, options.loadTask);
   const userBuilder = UserBuilder.noAuthentication;
-  app.use('/jsonrpc', jsonRpcHandler({ requestHandler: handler.current, userBuilder }));
-  app.use('/rest', restHandler({ requestHandler: handler.current, userBuilder }));
+  app.use('/jsonrpc', jsonRpcHandler({ requestHandler: handler.current, userBuilder, legacyCompat }));
+  app.use('/rest', restHandler({ requestHandler: handler.current, userBuilder, legacyCompat }));
   return {
     url,
     card,
