@@ -5,7 +5,8 @@
  * instance) finishes the task with no journaled model turn asked again and no
  * journaled tool run again; a client that resubscribes gets the task as it
  * stands and every later event, so the history it puts together is the
- * journal's projection (the task read back), none missing.
+ * journal's projection (the task read back), none missing; one that names the
+ * last event it saw (SSE `Last-Event-ID`) gets every event after it again.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -118,6 +119,63 @@ async function killedInToolBatch({ dir, store, serve }: Scenario, name: string):
   expect(lines(slow)).toEqual(['y', 'y']); // no side effects: run again
 }
 
+/** The number an event carries (its SSE id): the count of the task's events up to it. */
+function numberOf(e: StreamResponse): number | undefined {
+  const p = e.payload;
+  if (p === undefined || p.$case === 'message') return undefined;
+  const n = (p.value.metadata as Record<string, unknown> | undefined)?.logbookEvent;
+  return typeof n === 'number' ? n : undefined;
+}
+
+/** Kills the server in a model call; the client names the last event it saw (Last-Event-ID) and gets every one after it, from the journal then live. */
+async function lastEventIdAcrossRestart({ dir, store, serve }: Scenario, name: string): Promise<void> {
+  const log = join(dir, `${name}.log`);
+  const config = httpAgentConfig(
+    dir,
+    name,
+    [{ text: 'Looking.', tool_calls: [{ name: 'mark', input: {} }] }, { text: 'Answer.', delay_ms: 2_500 }],
+    `a2a: { identity: ${name} }\n${store}tools:\n${shTool('mark', 'true')}`,
+  );
+  const env = { LOGBOOK_SCRIPT_LOG: log };
+  const first = await serve(config, env);
+  const client = await a2aClient(first.url);
+  const seen: StreamResponse[] = [];
+  const streaming = (async () => {
+    for await (const e of client.sendMessageStream(sendRequest(userMessage({ text: 'Look.' })))) seen.push(e);
+  })().catch(() => {});
+  await until(() => lines(log).length === 2 && seen.some((e) => e.payload?.$case === 'statusUpdate'), 'turn 1 to be asked, and an event after the task seen');
+  await first.stop('SIGKILL');
+  await streaming;
+  const taskId = (seen[0]!.payload!.value as Task).id;
+  // the client saw the task and its first status; it names that status as the last event it saw
+  const firstStatus = seen.find((e) => e.payload?.$case === 'statusUpdate')!;
+  const last = numberOf(firstStatus)!;
+
+  const second = await serve(config, env);
+  await second.waitFor(/resuming 1 task/);
+  const again = await a2aClient(second.url);
+  const replayed: StreamResponse[] = [];
+  for await (const e of again.resubscribeTask({ tenant: '', id: taskId }, { serviceParameters: { 'Last-Event-ID': String(last) } })) replayed.push(e);
+  const numbers = replayed.map(numberOf);
+  const task = await again.getTask({ tenant: '', id: taskId });
+  const total = (task.metadata as { logbookEvent: number }).logbookEvent;
+  // every event after the one named, once each, in order, to the task's last
+  expect(numbers).toEqual(Array.from({ length: total - last }, (_, i) => last + 1 + i));
+  const end = replayed.at(-1)!.payload!;
+  expect(end.$case === 'statusUpdate' && end.value.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  // and, once it ended, naming the last event but two gives those two again
+  const tail: StreamResponse[] = [];
+  for await (const e of again.resubscribeTask({ tenant: '', id: taskId }, { serviceParameters: { 'Last-Event-ID': String(total - 2) } })) tail.push(e);
+  expect(tail.map(numberOf)).toEqual([total - 1, total]);
+  // on the wire, each event is a server-sent event whose id is its number
+  const raw = await fetch(`${second.url}/jsonrpc`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'a2a-version': '1.0', 'last-event-id': String(total - 1) },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SubscribeToTask', params: { id: taskId } }),
+  });
+  expect((await raw.text()).match(/^id: \d+$/gm)).toEqual([`id: ${total}`]);
+}
+
 describe('serve --http on the file store, killed and restarted', () => {
   const dir = tempDir('logbook-a2a-durable-');
   const serving: ServeProcess[] = [];
@@ -140,6 +198,10 @@ describe('serve --http on the file store, killed and restarted', () => {
 
   it('finishes a task killed in a tool batch, running no journaled call again', async () => {
     await killedInToolBatch(scenario, 'batch');
+  });
+
+  it('gives a client that names the last event it saw (Last-Event-ID) every event after it, across the restart and after the end', async () => {
+    await lastEventIdAcrossRestart(scenario, 'lastid');
   });
 });
 

@@ -53,6 +53,13 @@ export interface TaskIdentity {
 /** The suspend message of a run whose server stopped under it: it goes on when it is served again. */
 export const SERVER_STOPPED = 'the A2A server serving this task stopped; it goes on when the agent is served again';
 
+/**
+ * The metadata key every event (and every Task read) carries its number under:
+ * the count of the task's events up to it, the SSE event id a client names in
+ * `Last-Event-ID` to have every event after it again.
+ */
+export const EVENT_NUMBER = 'logbookEvent';
+
 /** The id of the artifact holding a task's answer. */
 export const ANSWER_ARTIFACT = 'answer';
 
@@ -75,7 +82,10 @@ export class TaskJournalProjection {
 
   /** The task as its records so far say; null before the record that asks it. */
   get task(): Task | null {
-    return this.snapshot === null ? null : structuredClone(this.snapshot);
+    if (this.snapshot === null) return null;
+    const task = structuredClone(this.snapshot);
+    task.metadata = { ...task.metadata, [EVENT_NUMBER]: this.events };
+    return task;
   }
 
   /** The number of events projected so far: the last one's number. */
@@ -138,6 +148,7 @@ export class TaskJournalProjection {
 
   private count(event: AgentExecutionEvent): AgentExecutionEvent {
     this.events++;
+    if (event.kind !== 'message') event.data.metadata = { ...event.data.metadata, [EVENT_NUMBER]: this.events };
     return event;
   }
 
@@ -208,6 +219,12 @@ export class TaskJournalProjection {
     task.artifacts = [structuredClone(artifact)];
     return this.count({ kind: 'artifactUpdate', data: { taskId: task.id, contextId: task.contextId, artifact, append: false, lastChunk: true, metadata: {} } });
   }
+}
+
+/** The number an event (or a Task) carries, when it is one of a projection's. */
+export function eventNumber(event: AgentExecutionEvent): number | undefined {
+  const n = (event.data.metadata as Record<string, unknown> | undefined)?.[EVENT_NUMBER];
+  return typeof n === 'number' ? n : undefined;
 }
 
 /** The task `records` make, with every event on the way. */

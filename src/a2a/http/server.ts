@@ -16,8 +16,10 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
 import { A2A_PROTOCOL_VERSION, AGENT_CARD_PATH, TaskState, type AgentCard, type SendMessageRequest, type StreamResponse, type Task, type Message } from '@a2a-js/sdk';
-import { RequestMalformedError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
-import { DefaultExecutionEventBusManager, DefaultRequestHandler, type AgentExecutor, type ServerCallContext, type TaskStore } from '@a2a-js/sdk/server';
+import { RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import { DefaultExecutionEventBusManager, DefaultRequestHandler, type AgentExecutionEvent, type AgentExecutor, type ServerCallContext, type TaskStore } from '@a2a-js/sdk/server';
+import type { SubscribeToTaskRequest } from '@a2a-js/sdk';
+import { EVENT_NUMBER, eventNumber, isFinalState } from './projection.js';
 import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import { LogbookError } from '../../core/index.js';
 import { NEW_CONTEXT, approvalAnswer, messageProblem } from './messages.js';
@@ -87,6 +89,40 @@ export function agentCard(facts: CardFacts, base: string): AgentCard {
 /** Loads a task as the journal says, for the checks made before the SDK takes a message. */
 type TaskLoader = (taskId: string) => Promise<Task | undefined>;
 
+/** Every event of a task as the journal projects it, numbered; undefined when there is no such task. */
+export type TaskEventsLoader = (taskId: string) => Promise<{ events: AgentExecutionEvent[]; task: Task } | undefined>;
+
+/** The stream response an executor's event is sent as. */
+function streamResponse(event: AgentExecutionEvent): StreamResponse {
+  switch (event.kind) {
+    case 'task':
+      return { payload: { $case: 'task', value: event.data } };
+    case 'statusUpdate':
+      return { payload: { $case: 'statusUpdate', value: event.data } };
+    case 'artifactUpdate':
+      return { payload: { $case: 'artifactUpdate', value: event.data } };
+    case 'message':
+      return { payload: { $case: 'message', value: event.data } };
+  }
+}
+
+/** The number a stream response carries (EVENT_NUMBER), when it has one. */
+function responseNumber(r: StreamResponse): number | undefined {
+  const p = r.payload;
+  if (p === undefined || p.$case === 'message') return undefined;
+  const n = (p.value.metadata as Record<string, unknown> | undefined)?.[EVENT_NUMBER];
+  return typeof n === 'number' ? n : undefined;
+}
+
+/** The `Last-Event-ID` a call names (a number), or undefined. */
+function lastEventId(context: ServerCallContext): number | undefined {
+  const headers = context.state.get('headers') as Record<string, string | string[] | undefined> | undefined;
+  const raw = headers?.['last-event-id'];
+  const text = Array.isArray(raw) ? raw[0] : raw;
+  if (text === undefined || !/^\d{1,9}$/.test(text.trim())) return undefined;
+  return Number(text.trim());
+}
+
 /**
  * The SDK's request handler, with the checks a message gets before it is
  * taken: its bounds, and for a message to a task that exists, that the task
@@ -99,8 +135,51 @@ class CheckedRequestHandler extends DefaultRequestHandler {
     executor: AgentExecutor,
     buses: DefaultExecutionEventBusManager,
     private readonly loadTask: TaskLoader,
+    private readonly loadEvents: TaskEventsLoader,
   ) {
     super(card, store, executor, buses);
+  }
+
+  /**
+   * A subscription naming the last event its client saw (`Last-Event-ID`)
+   * gets every event after it again, from the journal, then the live ones
+   * (none twice, none missing: the live feed is attached before the journal is
+   * read); without it, the SDK's: the task as it stands, then what follows.
+   * A task that has ended gives the rest of its events and the stream closes.
+   */
+  override async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    const after = lastEventId(context);
+    if (after === undefined) {
+      yield* super.resubscribe(params, context);
+      return;
+    }
+    const live = super.resubscribe(params, context);
+    let attached = true;
+    try {
+      await live.next(); // attached to the task's bus (the task as it stands is replaced by what the journal gives)
+    } catch (err) {
+      if (!(err instanceof UnsupportedOperationError)) throw err;
+      attached = false; // ended: the journal has all of it
+    }
+    const journaled = await this.loadEvents(params.id);
+    if (journaled === undefined) throw new TaskNotFoundError(`Task not found: ${params.id}`);
+    let sent = after;
+    for (const e of journaled.events) {
+      const n = eventNumber(e);
+      if (n === undefined || n <= sent) continue;
+      sent = n;
+      yield streamResponse(e);
+    }
+    if (!attached || isFinalState(journaled.task.status?.state)) {
+      await live.return(undefined);
+      return;
+    }
+    for await (const r of live) {
+      const n = responseNumber(r);
+      if (n !== undefined && n <= sent) continue;
+      if (n !== undefined) sent = n;
+      yield r;
+    }
   }
 
   private async check(params: SendMessageRequest, context: ServerCallContext): Promise<void> {
@@ -141,6 +220,7 @@ export interface A2AServerOptions {
   executor: AgentExecutor;
   taskStore: TaskStore;
   loadTask: TaskLoader;
+  loadEvents: TaskEventsLoader;
 }
 
 /** A running server. */
@@ -177,6 +257,39 @@ function boundBodies(req: express.Request, res: express.Response, next: express.
   next();
 }
 
+/**
+ * Gives each server-sent event of a task an `id:`, its number (EVENT_NUMBER),
+ * so a client that reconnects can name the last one it saw in `Last-Event-ID`.
+ * The SDK writes each event as one `data:` frame of JSON (a JSON-RPC response,
+ * or the HTTP+JSON stream response).
+ */
+function numberEvents(_req: express.Request, res: express.Response, next: express.NextFunction): void {
+  const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
+  res.write = ((chunk: unknown, ...rest: unknown[]) => {
+    if (typeof chunk === 'string' && chunk.startsWith('data: ')) {
+      const n = frameNumber(chunk.slice(6));
+      if (n !== undefined) chunk = `id: ${n}\n${chunk}`;
+    }
+    return write(chunk, ...rest);
+  }) as typeof res.write;
+  next();
+}
+
+/** The number an SSE frame's event carries, read from its JSON. */
+function frameNumber(json: string): number | undefined {
+  try {
+    const v = JSON.parse(json) as { result?: Record<string, { metadata?: Record<string, unknown> }> } & Record<string, { metadata?: Record<string, unknown> }>;
+    const body = (v.result ?? v) as Record<string, { metadata?: Record<string, unknown> } | undefined>;
+    for (const key of ['task', 'statusUpdate', 'artifactUpdate']) {
+      const n = body[key]?.metadata?.[EVENT_NUMBER];
+      if (typeof n === 'number') return n;
+    }
+  } catch {
+    /* not one of ours */
+  }
+  return undefined;
+}
+
 /** Starts the server; resolves once it listens. */
 export async function startA2AServer(options: A2AServerOptions): Promise<A2AServer> {
   if (!isLoopback(options.listen.host) && options.token === undefined) {
@@ -191,6 +304,7 @@ export async function startA2AServer(options: A2AServerOptions): Promise<A2AServ
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: { getAgentCard: async () => card! }, legacyCompat }));
   if (options.token !== undefined) app.use(requireToken(options.token));
   app.use(boundBodies);
+  app.use(numberEvents);
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(options.listen.port, options.listen.host);
     s.once('listening', () => resolve(s));
@@ -202,7 +316,7 @@ export async function startA2AServer(options: A2AServerOptions): Promise<A2AServ
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
   card = agentCard(options.card, url);
-  handler.current = new CheckedRequestHandler(card, options.taskStore, options.executor, buses, options.loadTask);
+  handler.current = new CheckedRequestHandler(card, options.taskStore, options.executor, buses, options.loadTask, options.loadEvents);
   const userBuilder = UserBuilder.noAuthentication;
   app.use('/jsonrpc', jsonRpcHandler({ requestHandler: handler.current, userBuilder, legacyCompat }));
   app.use('/rest', restHandler({ requestHandler: handler.current, userBuilder, legacyCompat }));

@@ -21,7 +21,7 @@
  */
 import type { Task, ListTasksRequest, ListTasksResponse } from '@a2a-js/sdk';
 import { Role, TaskState } from '@a2a-js/sdk';
-import type { AgentExecutor, ExecutionEventBus, ExecutionEventBusManager, RequestContext, TaskStore } from '@a2a-js/sdk/server';
+import type { AgentExecutionEvent, AgentExecutor, ExecutionEventBus, ExecutionEventBusManager, RequestContext, TaskStore } from '@a2a-js/sdk/server';
 import { SERVER_STOPPED, TaskJournalProjection, isFinalState, type TaskIdentity } from '../../a2a/http/projection.js';
 import { NEW_CONTEXT, approvalAnswer, promptOfMessage } from '../../a2a/http/messages.js';
 import { canceledMessage, interruptedCallMessage, isLogbookError, decodeRecord, type JournalRecord } from '../../core/index.js';
@@ -121,6 +121,19 @@ export class HttpTasks {
       throw err;
     }
     return projection.task ?? undefined;
+  }
+
+  /** Every event of the task, as its journal projects them (numbered), with the task they make; undefined when there is none. */
+  async events(taskId: string): Promise<{ events: AgentExecutionEvent[]; task: Task } | undefined> {
+    const origin = await this.originOf(taskId);
+    if (origin === null) return undefined;
+    const runId = this.runId(taskId);
+    const projection = new TaskJournalProjection(this.identityOf(origin));
+    const times = await this.options.store.times(runId);
+    const events: AgentExecutionEvent[] = [];
+    for await (const { record, time } of this.options.store.records(runId)) events.push(...projection.push(record, time ?? times.records.get(record.seq)));
+    const task = projection.task;
+    return task === null ? undefined : { events, task };
   }
 
   /**

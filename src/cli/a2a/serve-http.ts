@@ -93,6 +93,7 @@ export async function serveHttp(config: LogbookConfig, listenText: string, envir
       executor: tasks.executor,
       taskStore: tasks.taskStore,
       loadTask: (id) => tasks.load(id),
+      loadEvents: (id) => tasks.events(id),
     });
     write(sanitizeLine(`serving agent ${identity} over A2A at ${server.url} (card: ${server.url}/.well-known/agent-card.json${token !== undefined ? '; bearer token required' : ''}), runs in the ${store.location}`));
     const resumed = await tasks.resumeInterrupted(server.buses);
