@@ -51,14 +51,17 @@ interface Scenario {
   serve: (config: string, env: Record<string, string>) => Promise<ServeProcess & { url: string }>;
 }
 
-/** Kills the server while turn 1 (a slow model call) is asked, serves again, and checks the task ends as if nothing happened. */
+/**
+ * Kills the server while turn 1 (a slow model call) is asked, serves again, and checks the task ends as if nothing happened.
+ * The call's 4 s leave the client time to resubscribe before the task ends (a task that ended refuses a plain subscription).
+ */
 async function killedInModelCall({ dir, store, serve }: Scenario, name: string): Promise<void> {
   const log = join(dir, `${name}.log`);
   const ran = join(dir, `${name}.ran`);
   const config = httpAgentConfig(
     dir,
     name,
-    [{ text: 'Looking.', tool_calls: [{ name: 'mark', input: {} }] }, { text: 'Answer.', delay_ms: 2_500 }],
+    [{ text: 'Looking.', tool_calls: [{ name: 'mark', input: {} }] }, { text: 'Answer.', delay_ms: 4_000 }],
     `a2a: { identity: ${name} }\n${store}tools:\n${shTool('mark', `echo x >> ${ran}`)}`,
   );
   const env = { LOGBOOK_SCRIPT_LOG: log };
@@ -97,7 +100,7 @@ async function killedInToolBatch({ dir, store, serve }: Scenario, name: string):
     dir,
     name,
     [{ text: 'Two calls.', tool_calls: [{ name: 'once', input: {} }, { name: 'slow', input: {} }] }, say('Both ran.')],
-    `a2a: { identity: ${name} }\n${store}tools:\n${shTool('once', `echo x >> ${once}`)}${shTool('slow', `echo y >> ${slow}; sleep 3`)}`,
+    `a2a: { identity: ${name} }\n${store}tools:\n${shTool('once', `echo x >> ${once}`)}${shTool('slow', `echo y >> ${slow}; sleep 4`)}`,
   );
   const env = { LOGBOOK_SCRIPT_LOG: log };
   const first = await serve(config, env);
