@@ -11,11 +11,15 @@
  *   `common`, which it shares with the API (the core, the store, the file
  *   backend), and `command` (commander, converted from CommonJS to an ES
  *   module by esbuild, the command's registrations, the rest of AT_START).
- * - Every other dynamic import stays one: the agent, the provider SDKs, Ink,
+ * - Every other dynamic import stays one: the agent, the providers, Ink,
  *   the renderers, the JetStream backend and the rarer commands load as their
  *   own chunks when a command needs them. Packages other than commander stay
  *   in node_modules and load as they did, but for YAML and Ajv, each bundled
- *   into one file of its own (dist/vendor/, loaded by require).
+ *   into one file of its own (dist/vendor/, loaded by require), and the two
+ *   provider SDKs, each bundled with what it imports into one ES module
+ *   (dist/vendor/NAME.mjs, which the provider's chunk imports instead of the
+ *   package): the Anthropic SDK alone is some 270 files, whose one-by-one
+ *   loading was a third of a run's start.
  * - Each module keeps the import.meta.url it had unbundled (its place under
  *   dist/), so what it finds by a relative URL (package.json, the native
  *   addons in build/Release, dist/validators) it still finds.
@@ -41,6 +45,11 @@ const AT_START = ['cli/session/ls.js', 'cli/terminal.js', 'store/file/file-backe
 const COMMANDER = fileURLToPath(import.meta.resolve('commander'));
 /** CommonJS packages of many files that a run loads, each bundled into one (dist/vendor/NAME.cjs). */
 const VENDORED = ['yaml', 'ajv'];
+/** ES module packages of many files that a run loads, each bundled with its dependencies into one (dist/vendor/FILE.mjs). */
+const VENDORED_ESM = { '@anthropic-ai/sdk': 'anthropic-sdk', openai: 'openai' };
+const vendoredEsm = (name) => join(DIST, 'vendor', `${VENDORED_ESM[name]}.mjs`);
+/** How the bundle names an import of a vendored ES module until output.paths makes it a path. */
+const VENDOR_ID = 'vendored:';
 
 const staged = (path) => STAGE + path.split('/').join(sep);
 const isStaged = (id) => id.startsWith(STAGE);
@@ -82,11 +91,15 @@ function staticClosure(from, getModuleInfo) {
 let start = null;
 const bundle = await rollup({
   input: Object.fromEntries(Object.entries(ENTRIES).map(([name, path]) => [name, staged(path)])),
-  external: (id) => !(id.startsWith('.') || id.startsWith('/') || id === 'commander'),
+  external: (id) => !(id.startsWith('.') || id.startsWith('/') || id === 'commander' || Object.hasOwn(VENDORED_ESM, id)),
   plugins: [
     {
       name: 'logbook',
-      resolveId: (id) => (id === 'commander' ? COMMANDER : null),
+      resolveId: (id) => {
+        if (id === 'commander') return COMMANDER;
+        if (Object.hasOwn(VENDORED_ESM, id)) return { id: `${VENDOR_ID}${id}`, external: true };
+        return null;
+      },
       async load(id) {
         if (id === COMMANDER) return commanderModule();
         if (!isStaged(id)) return null;
@@ -104,7 +117,7 @@ const bundle = await rollup({
   ],
 });
 
-await bundle.write({
+const { output } = await bundle.write({
   dir: DIST,
   format: 'es',
   sourcemap: true,
@@ -112,6 +125,8 @@ await bundle.write({
   sourcemapExcludeSources: true,
   entryFileNames: '[name].js',
   chunkFileNames: '[name]-[hash].js',
+  // Chunks are written to dist/ itself (the entries, below it, never import a provider).
+  paths: (id) => (id.startsWith(VENDOR_ID) ? `./vendor/${VENDORED_ESM[id.slice(VENDOR_ID.length)]}.mjs` : id),
   manualChunks(id, { getModuleInfo }) {
     start ??= {
       command: staticClosure([staged(ENTRIES['cli/main']), ...AT_START.map(staged)], getModuleInfo),
@@ -121,7 +136,11 @@ await bundle.write({
     return start.api.has(id) ? 'common' : 'command';
   },
 });
+const written = Object.fromEntries(output.filter((o) => o.type === 'chunk').map((o) => [o.fileName, o.code]));
 await bundle.close();
+for (const [file, code] of Object.entries(written)) {
+  if (file.includes('/') && code.includes('./vendor/')) throw new Error(`${file}, below dist/, imports a vendored module by a path that is only right from dist/`);
+}
 
 /**
  * YAML and Ajv, which a run with a config loads (src/schema/precompiled.ts's
@@ -140,6 +159,32 @@ for (const name of VENDORED) {
     outfile: join(DIST, 'vendor', `${name}.cjs`),
     absWorkingDir: ROOT,
     banner: { js: `/* ${name} ${pkg.version} (${pkg.license}), bundled from node_modules/${name} by logbook's build; its license is node_modules/${name}/LICENSE. */` },
+    legalComments: 'inline',
+    logLevel: 'warning',
+  });
+}
+
+/**
+ * The provider SDKs (src/agent/providers/anthropic.ts and openai.ts import them
+ * by name; the bundle above points those imports here): each an ES module of
+ * its own with the packages it imports, as they are (not minified), with their
+ * licenses named. They stay dependencies, so running from source, and their
+ * types, use the packages themselves.
+ */
+for (const name of Object.keys(VENDORED_ESM)) {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8'));
+  await build({
+    entryPoints: [fileURLToPath(import.meta.resolve(name))],
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    outfile: vendoredEsm(name),
+    absWorkingDir: ROOT,
+    // A CommonJS dependency's require() of a Node builtin needs a require in an ES module.
+    banner: {
+      js: `/* ${name} ${pkg.version} (${pkg.license}) and the packages it imports, bundled from node_modules by logbook's build; the licenses are in node_modules. */\nimport { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);`,
+    },
     legalComments: 'inline',
     logLevel: 'warning',
   });
