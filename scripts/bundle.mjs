@@ -16,10 +16,11 @@
  *   own chunks when a command needs them. Packages other than commander stay
  *   in node_modules and load as they did, but for YAML and Ajv, each bundled
  *   into one file of its own (dist/vendor/, loaded by require), and the two
- *   provider SDKs, each bundled with what it imports into one ES module
- *   (dist/vendor/NAME.mjs, which the provider's chunk imports instead of the
- *   package): the Anthropic SDK alone is some 270 files, whose one-by-one
- *   loading was a third of a run's start.
+ *   provider SDKs: what a provider uses of its SDK is named by one module
+ *   (src/agent/providers/anthropic-sdk.ts, openai-sdk.ts), bundled with the
+ *   packages it imports into one ES module (dist/vendor/NAME.mjs), the rest
+ *   of the SDK left out; the Anthropic SDK alone is some 270 files, whose
+ *   one-by-one loading was a third of a run's start.
  * - Each module keeps the import.meta.url it had unbundled (its place under
  *   dist/), so what it finds by a relative URL (package.json, the native
  *   addons in build/Release, dist/validators) it still finds.
@@ -45,11 +46,21 @@ const AT_START = ['cli/session/ls.js', 'cli/terminal.js', 'store/file/file-backe
 const COMMANDER = fileURLToPath(import.meta.resolve('commander'));
 /** CommonJS packages of many files that a run loads, each bundled into one (dist/vendor/NAME.cjs). */
 const VENDORED = ['yaml', 'ajv'];
-/** ES module packages of many files that a run loads, each bundled with its dependencies into one (dist/vendor/FILE.mjs). */
-const VENDORED_ESM = { '@anthropic-ai/sdk': 'anthropic-sdk', openai: 'openai' };
-const vendoredEsm = (name) => join(DIST, 'vendor', `${VENDORED_ESM[name]}.mjs`);
-/** How the bundle names an import of a vendored ES module until output.paths makes it a path. */
+/**
+ * The modules that name what logbook uses of an ES module package of many files
+ * that a run loads (a provider's SDK), each bundled with the packages it
+ * imports into one file (dist/vendor/NAME.mjs), what it does not name left out.
+ */
+const VENDORED_ESM = { 'agent/providers/anthropic-sdk.js': 'anthropic-sdk', 'agent/providers/openai-sdk.js': 'openai-sdk' };
+const vendoredEsm = (module) => join(DIST, 'vendor', `${VENDORED_ESM[module]}.mjs`);
+/** How the bundle names an import of a vendored module until output.paths makes it a path. */
 const VENDOR_ID = 'vendored:';
+/** The vendored module a staged module's import names, or undefined. */
+function vendoredModule(source, importer) {
+  if (importer === undefined || !source.startsWith('.')) return undefined;
+  const module = relative(STAGE, resolve(dirname(importer), source)).split(sep).join('/');
+  return Object.hasOwn(VENDORED_ESM, module) ? module : undefined;
+}
 
 const staged = (path) => STAGE + path.split('/').join(sep);
 const isStaged = (id) => id.startsWith(STAGE);
@@ -91,14 +102,14 @@ function staticClosure(from, getModuleInfo) {
 let start = null;
 const bundle = await rollup({
   input: Object.fromEntries(Object.entries(ENTRIES).map(([name, path]) => [name, staged(path)])),
-  external: (id) => !(id.startsWith('.') || id.startsWith('/') || id === 'commander' || Object.hasOwn(VENDORED_ESM, id)),
+  external: (id) => !(id.startsWith('.') || id.startsWith('/') || id === 'commander'),
   plugins: [
     {
       name: 'logbook',
-      resolveId: (id) => {
+      resolveId: (id, importer) => {
         if (id === 'commander') return COMMANDER;
-        if (Object.hasOwn(VENDORED_ESM, id)) return { id: `${VENDOR_ID}${id}`, external: true };
-        return null;
+        const vendored = vendoredModule(id, importer);
+        return vendored === undefined ? null : { id: `${VENDOR_ID}${vendored}`, external: true };
       },
       async load(id) {
         if (id === COMMANDER) return commanderModule();
@@ -165,25 +176,23 @@ for (const name of VENDORED) {
 }
 
 /**
- * The provider SDKs (src/agent/providers/anthropic.ts and openai.ts import them
- * by name; the bundle above points those imports here): each an ES module of
- * its own with the packages it imports, as they are (not minified), with their
- * licenses named. They stay dependencies, so running from source, and their
- * types, use the packages themselves.
+ * The provider SDKs (the bundle above points the imports of VENDORED_ESM's
+ * modules here): each module an ES module of its own with the packages it
+ * imports, as they are (not minified), with their licenses kept. Running from
+ * source, and the types, use the packages themselves.
  */
-for (const name of Object.keys(VENDORED_ESM)) {
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8'));
+for (const module of Object.keys(VENDORED_ESM)) {
   await build({
-    entryPoints: [fileURLToPath(import.meta.resolve(name))],
+    entryPoints: [staged(module)],
     bundle: true,
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    outfile: vendoredEsm(name),
+    outfile: vendoredEsm(module),
     absWorkingDir: ROOT,
     // A CommonJS dependency's require() of a Node builtin needs a require in an ES module.
     banner: {
-      js: `/* ${name} ${pkg.version} (${pkg.license}) and the packages it imports, bundled from node_modules by logbook's build; the licenses are in node_modules. */\nimport { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);`,
+      js: `/* src/${module.replace(/\.js$/, '.ts')} and what it imports from node_modules, bundled by logbook's build; the packages' licenses are in node_modules. */\nimport { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);`,
     },
     legalComments: 'inline',
     logLevel: 'warning',

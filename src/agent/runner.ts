@@ -31,7 +31,7 @@ import {
   type ToolResultBody,
   type ToolUseBlock,
 } from '../core/index.js';
-import { RESUME_REMINDER, type Agent } from './agent.js';
+import { contextWindowOf, RESUME_REMINDER, type Agent } from './agent.js';
 import {
   checkInterruption,
   decideCall,
@@ -696,8 +696,9 @@ class Loop {
    */
   private compactionDue(): boolean {
     const { at } = compactionSettings(this.agent);
-    const window = this.agent.contextWindow;
-    if (this.setup.compact === undefined || at === false || window === undefined || this.state.last_input_tokens < at * window) return false;
+    if (this.setup.compact === undefined || at === false || this.state.last_input_tokens === 0) return false;
+    const window = contextWindowOf(this.agent);
+    if (window === undefined || this.state.last_input_tokens < at * window) return false;
     if (this.firstInput === undefined || this.firstInput < at * window) return true;
     if (!this.warnedFull) {
       this.warnedFull = true;

@@ -24,8 +24,8 @@ export interface ChatContext {
   exportTo(file: string): Promise<string>;
   /** What the run, and its conversation when that was read, spent so far (nothing when nothing is priced). */
   spend?(): LiveSpend | undefined;
-  /** The model's context window in tokens, when known. */
-  contextWindow?: number;
+  /** The model's context window in tokens, when known (asked when /status shows it). */
+  contextWindow?(): number | undefined;
   /** Why a fork cannot be given this id (not a valid id, or a run has it), or null when it can. */
   forkNameRefusal(name: string): Promise<string | null>;
 }
@@ -80,7 +80,7 @@ function status(chat: ChatContext): string {
     ['model', sanitizeLine(chat.model)],
     ['tokens', `${count(c.in_tokens)} in \u00b7 ${count(c.out_tokens)} out${cached}`],
     ['calls', `${count(c.llm_calls)} model call${c.llm_calls === 1 ? '' : 's'} \u00b7 ${count(c.tool_calls)} tool call${c.tool_calls === 1 ? '' : 's'}`],
-    ['context', contextLine(state.last_input_tokens, chat.contextWindow)],
+    ['context', contextLine(state.last_input_tokens, chat.contextWindow?.())],
     ['spent', spentLine(chat.spend?.())],
     ['store', chat.store === null ? 'none' : sanitizeLine(chat.store)],
   ]);

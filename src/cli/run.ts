@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { retryPolicyFromText } from '../agent/providers/retry.js';
-import { fingerprintOf } from '../agent/agent.js';
+import { contextWindowOf, fingerprintOf } from '../agent/agent.js';
 import { CompactedError, compactionOf } from '../agent/compaction.js';
 import { followUpRun, generateRunId, resumeRefusal, resumeRun, startRun, type AgentRun } from '../agent/run.js';
 import type { RunResult, ToolCall } from '../agent/runner.js';
@@ -219,7 +219,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
           store: store?.location ?? null,
           exportTo: (file) => exportChat(store, current(), file),
           spend: () => live?.spend,
-          ...(agent.contextWindow !== undefined ? { contextWindow: agent.contextWindow } : {}),
+          contextWindow: () => contextWindowOf(agent),
           forkNameRefusal: (name) => forkNameRefusal(store, name),
         },
       });
