@@ -16,7 +16,6 @@ import { agentFromConfig } from '../config/agent.js';
 import { LogbookError, RawJson, encodeRecord, endedOnRefusal, isLogbookError, isValidId, shellQuote, validateId } from '../core/index.js';
 import { resumeNarration, sanitizeLine } from '../render/index.js';
 import { lastAlong } from '../store/lineage.js';
-import { forkRun } from '../store/fork.js';
 import { encodeFailure, failureNoteKey } from '../store/run-notes.js';
 import type { RunPlace, Store } from '../store/store.js';
 import {
@@ -240,6 +239,8 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
       tokens: counters.in_tokens + counters.out_tokens,
       answer: output.answer,
       ...(output.thinking !== undefined ? { thinking: output.thinking } : {}),
+      showSpend: interactive || output.screen !== undefined,
+      ...(Object.keys(toolAgentsOf(agent.tools)).length > 0 ? { taskView: (await import('./a2a/task-view.js')).taskView } : {}),
     });
     let result: RunResult;
     for (;;) {
@@ -276,6 +277,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
       const from = run.id;
       let goOn = from;
       try {
+        const { forkRun } = await import('../store/fork.js');
         const forked = await forkRun(store, from, { id: fork.name ?? generateRunId(), place, ...(fork.drop ? { beforeTyped: true } : {}) });
         goOn = forked.id;
         note(
