@@ -117,8 +117,13 @@ export async function runCalls(store: Store, id: string, from = 1, records?: rea
   return calls;
 }
 
-/** What run `id` spent: runCalls', priced. */
-export async function runSpend(store: Store, id: string, book: PriceBook | null, from = 1, records?: readonly JournalRecord[] | CallTally): Promise<Spend> {
+/**
+ * What run `id` spent: its own model calls (from seq `from` on, after what a
+ * fork copied) and the summary call of its compaction, if it was compacted.
+ * `records`: the run's records when they are at hand (a loaded run's), so they
+ * are not read again; else they are streamed from the store.
+ */
+export async function runSpend(store: Store, id: string, book: PriceBook | null, from = 1, records?: readonly JournalRecord[]): Promise<Spend> {
   return addCalls(noSpend(), book, await runCalls(store, id, from, records));
 }
 
