@@ -35,7 +35,8 @@ import { rollup } from 'rollup';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const STAGE = fileURLToPath(new URL('../.build/tsc/', import.meta.url));
-const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
+/** Where the build writes (scripts/build.mjs gives its staging directory, beside dist/), in place of dist/. */
+const DIST = fileURLToPath(new URL(`../${process.argv[2] ?? 'dist'}/`, import.meta.url));
 const ENTRIES = { 'cli/main': 'cli/main.js', index: 'index.js' };
 /**
  * Modules the command imports lazily that `session ls` and the other store
