@@ -4,9 +4,9 @@
  * names); the base URL from the config's `base_url`, else ANTHROPIC_BASE_URL,
  * else the SDK's default. Retries are ours (see retry.ts), so the SDK's are off.
  */
-import { APIConnectionError, APIError, APIUserAbortError, MessagesClient, type Middleware } from './anthropic-sdk.js';
-import { baseUrlVariable, type ModelRequest, type ModelResponse, type Provider, type StreamObserver } from '../provider.js';
-import { AnthropicStreamReader, toAnthropicParams } from './anthropic-map.js';
+import { APIConnectionError, APIError, APIUserAbortError, SdkClient, type Middleware } from './anthropic-sdk.js';
+import { baseUrlVariable, listingFailed, type ModelRequest, type ModelResponse, type Provider, type StreamObserver } from '../provider.js';
+import { AnthropicStreamReader, thinkingBudget, toAnthropicParams } from './anthropic-map.js';
 import { checkBaseUrl, envValue, missingKeyError } from './credentials.js';
 import { apiKeyVariable, type ProviderSettings } from './settings.js';
 import { RawSplicer } from './raw-splice.js';
@@ -30,7 +30,7 @@ export interface AnthropicOptions {
 export class AnthropicProvider implements Provider {
   readonly id = 'anthropic';
   readonly model: string;
-  private readonly client: MessagesClient;
+  private readonly client: SdkClient;
   private readonly retry: RetryPolicy;
   private readonly idleTimeoutMs: number;
   private readonly configFile: string | undefined;
@@ -59,13 +59,17 @@ export class AnthropicProvider implements Provider {
     this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     this.configFile = options.configFile;
     this.onRetry = options.onRetry;
-    this.client = new MessagesClient({
+    this.client = new SdkClient({
       apiKey: options.apiKey,
       ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}),
       maxRetries: 0,
       fetch: watchedFetch,
       openTelemetry: false,
     });
+  }
+
+  checkSettings(settings: Pick<ModelRequest, 'maxTokens' | 'thinking'>): void {
+    if (settings.thinking === 'summarized') thinkingBudget(settings.maxTokens);
   }
 
   async complete(request: ModelRequest, observer?: StreamObserver): Promise<ModelResponse> {
@@ -85,6 +89,16 @@ export class AnthropicProvider implements Provider {
       signal: request.signal,
       observer,
     });
+  }
+
+  async listModels(signal?: AbortSignal): Promise<string[]> {
+    const ids: string[] = [];
+    try {
+      for await (const model of this.client.models.list({ limit: 100 }, { signal: signal ?? null })) ids.push(model.id);
+    } catch (err) {
+      throw listingFailed(this.id, err);
+    }
+    return ids;
   }
 }
 
