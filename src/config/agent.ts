@@ -107,7 +107,7 @@ export async function agentFromConfig(config: LogbookConfig, environment: AgentE
   try {
     limits = limitsOf(config, provider, prices);
     if (config.remote_tools.length > 0) notes.push(...(await importRemoteTools(config, environment, tools, closers)));
-    if (config.remote_agents.length > 0) await addRemoteAgents(config, tools, closers);
+    if (config.remote_agents.length > 0) await addRemoteAgents(config, environment.env, tools, closers);
   } catch (err) {
     await close();
     throw err;
@@ -198,9 +198,16 @@ function limitsOf(config: LogbookConfig, provider: Agent['provider'], prices: Pr
 }
 
 /** Registers an `ask_<alias>` tool for each agent of remote_agents, once the streams tasks go through are found fit. */
-async function addRemoteAgents(config: LogbookConfig, tools: ToolRegistry, closers: (() => Promise<void>)[]): Promise<void> {
+async function addRemoteAgents(config: LogbookConfig, env: AgentEnvironment['env'], tools: ToolRegistry, closers: (() => Promise<void>)[]): Promise<void> {
+  const overHttp = config.remote_agents.filter((a) => a.url !== undefined);
+  if (overHttp.length > 0) {
+    const { httpAgentTools } = await import('../agent/a2a-http/remote-agent.js');
+    for (const tool of httpAgentTools(overHttp, env)) tools.register(tool);
+  }
+  const overNats = config.remote_agents.filter((a) => a.url === undefined);
+  if (overNats.length === 0) return;
   const [{ startRemoteAgents }, { callerIdentity }] = await Promise.all([import('../agent/tasks/index.js'), import('../agent/tools/remote/spec.js')]);
-  const agents = await startRemoteAgents(config.remote_agents, {
+  const agents = await startRemoteAgents(overNats, {
     nats: config.nats!, // the config refuses remote_agents without it
     identity: callerIdentity(config.a2a),
     streams: { tasks: config.a2a.tasks_stream, events: config.a2a.events_stream },
