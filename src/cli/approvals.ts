@@ -10,6 +10,7 @@ import { allowCall, checkInterruption, denyCall, interruptedCall, policyOf, susp
 import type { AgentRun } from '../agent/run.js';
 import type { ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
+import type { OperatorAnswer } from '../agent/tools/tool.js';
 import { LogbookError, awaitedCall, shellQuote, unansweredCalls, type RunState } from '../core/index.js';
 import { formatCall, sanitizeLine } from '../render/index.js';
 import { keyShown, type Questions } from './questions.js';
@@ -139,6 +140,22 @@ async function askApproval(call: ToolCall, context: CallContext, questions: Ques
   const reason = await questions.ask('reason (optional, told to the model): ', context.signal);
   if (reason === null) return suspendCall;
   return denyCall(reason.trim() === '' ? undefined : reason.trim());
+}
+
+/**
+ * A terminal question for what an agent's task asks, outside a run (`logbook
+ * ask URL`): the approval's keys but `all`, and a denial's reason. Null at end
+ * of input or a stop.
+ */
+export async function askTaskInput(title: string, question: string, questions: Questions, p: Presenter, signal: AbortSignal): Promise<OperatorAnswer | null> {
+  p.quiet();
+  p.show(`approve what ${sanitizeLine(title)} asks?\n  asks   ${sanitizeLine(question)}\n`);
+  const answer = await choose(questions, '[y]es, [n]o: ', [['y', 'yes'], ['n', 'no']] as const, signal, p);
+  if (answer === null) return null;
+  if (answer === 'yes') return { approve: true };
+  const reason = await questions.ask('reason (optional, told to the agent): ', signal);
+  if (reason === null) return null;
+  return reason.trim() === '' ? { approve: false } : { approve: false, reason: reason.trim() };
 }
 
 /**

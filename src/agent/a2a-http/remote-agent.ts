@@ -149,13 +149,22 @@ export async function askOverHttp(
   while (task.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED && task.id !== '' && options.onInputRequired !== undefined) {
     const answer = await options.onInputRequired(task);
     answers.push(answer);
-    const text = answer.approve ? 'approve' : `deny${answer.reason !== undefined ? ` ${answer.reason}` : ''}`;
-    const message = userMessage(`${contextId}.${task.history.length}.${answers.length}`, task.id, task.contextId, text);
-    const again = new TaskFollower();
-    again.task = task;
-    task = await follow(client, again, client.sendMessageStream({ tenant: '', message, configuration: undefined, metadata: {} }, { signal: options.signal }), contextId, options);
+    task = await answerTask(client, task, answer, options);
   }
   return { task, reattached, answers };
+}
+
+/**
+ * Answers task `task`, waiting for input, on the same task (the text
+ * `approve`, or `deny` and the reason, as a logbook server takes it), and
+ * follows it until it rests again.
+ */
+export async function answerTask(client: Client, task: Task, answer: OperatorAnswer, options: { signal: AbortSignal; onEvent?: (e: StreamResponse) => void }): Promise<Task> {
+  const text = answer.approve ? 'approve' : `deny${answer.reason !== undefined ? ` ${answer.reason}` : ''}`;
+  const message = userMessage(`${task.id}.answer.${task.history.length}`, task.id, task.contextId, text);
+  const follower = new TaskFollower();
+  follower.task = task;
+  return follow(client, follower, client.sendMessageStream({ tenant: '', message, configuration: undefined, metadata: {} }, { signal: options.signal }), task.contextId, options);
 }
 
 /** A user message of one text part. */
