@@ -4,9 +4,12 @@
  * a logbook agent served over HTTP whose confirm tool needs an approval. On a
  * terminal one key approves and the remote tool runs; piped, the run stops
  * awaiting the call's approval (exit 3) and `--approve` on resume answers the
- * same remote task (one task only); `--deny` sends the refusal there and the
- * model reads it.
+ * same remote task (one task only); a run killed while the question is open
+ * resumes onto the same task and asks again; `--deny` sends the refusal there
+ * and the model reads it; `logbook ask URL` exits 3 naming the task, and
+ * `--task ID --approve` answers it.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { TaskState } from '@a2a-js/sdk';
@@ -77,6 +80,27 @@ describe('a remote A2A task waiting for input, from a calling run', () => {
     expect(await t.exitStatus(30_000)).toBe(0);
     expect(existsSync(marker)).toBe(true);
     expect(journalOf('tty')).toContain('"content":"Done there."},"remote":true}');
+    expect(await tasksOf(url)).toHaveLength(1);
+  });
+
+  it('a run killed while the question is open is resumed onto the same task, which asks again', async () => {
+    const { lead, marker, url } = await setUp('crash');
+    t = Tmux.start([process.execPath, BIN, 'run', '--config', lead, '--name', 'crash-run', 'go'], {
+      env: { PATH: process.env.PATH ?? '', HOME: dir, TERM: 'xterm-256color', NO_COLOR: '1' },
+      cwd: dir,
+      width: 160,
+      height: 40,
+    });
+    await t.waitFor(QUESTION, 'the approval question', 30_000);
+    const logbook = Number(execFileSync('pgrep', ['-P', t.format('#{pane_pid}')], { encoding: 'utf8' }).trim()); // the pane runs exit-status.mjs, which runs logbook
+    process.kill(logbook, 'SIGKILL');
+    await expect(t.exitStatus(30_000)).rejects.toThrow(/killed by SIGKILL/);
+    const resumed = await runCli(['run', '--resume', 'crash-run', '--config', lead], { cwd: dir, timeoutMs: 60_000 });
+    expect(resumed.code).toBe(3); // asked again: no one to answer it, so it awaits the call's approval
+    expect(resumed.stderr).toContain('--approve ask-1');
+    const approved = await runCli(['run', '--resume', 'crash-run', '--config', lead, '--approve', 'ask-1'], { cwd: dir, timeoutMs: 60_000 });
+    expect(approved.code).toBe(0);
+    expect(existsSync(marker)).toBe(true);
     expect(await tasksOf(url)).toHaveLength(1);
   });
 
