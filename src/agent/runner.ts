@@ -40,13 +40,14 @@ import {
   type BeforeToolCall,
   type InterruptedCallAction,
   type InterruptionChoice,
+  unlessAborted,
 } from './approvals.js';
 import { compactionSettings, nothingToCompact, nothingToCompactError, type CompactionCause, type Continuation } from './compaction.js';
 import { usdText } from './prices.js';
 import { journalUsage, type ModelResponse, type StreamObserver, type Usage } from './provider.js';
 import type { Recorder } from './recorder.js';
 import { addCall, addCalls, addSpend, noSpend, type CallUsage, type Spend } from './spend.js';
-import type { ToolProgress } from './tools/tool.js';
+import { AwaitingApproval, type OperatorAnswer, type ToolProgress } from './tools/tool.js';
 
 /** A tool call as the model made it: `id`, `name`, and `input` as the JSON text it wrote. */
 export type ToolCall = ToolUseBlock['tool_use'];
@@ -644,7 +645,7 @@ class Loop {
       this.observer.toolWithheld?.(call, resolved, verdict.answer);
       return { result: verdict.answer, remote: false };
     }
-    return this.runTool(call, resolved, stop);
+    return this.runTool(call, iteration, resolved, stop);
   }
 
   /** The resume's choice for its interrupted call, taken once: only the first unanswered call can be it. */
@@ -655,8 +656,23 @@ class Loop {
     return choice.action;
   }
 
+  /**
+   * What a running call asks (ToolContext.approve), put to the run's approval
+   * hook as its call's approval is: the same answers, flags and question. No
+   * hook, no answer now, or a suspend meanwhile: the run suspends awaiting the
+   * call's approval (its resume runs the call again, which asks again).
+   */
+  private async approveWhileRunning(call: ToolCall, iteration: number, resolved: string | undefined, question: string): Promise<OperatorAnswer> {
+    const hook = this.options.beforeToolCall;
+    const policy = { ...policyOf(this.agent.tools, call.name), confirm: true };
+    const context = { runId: this.state.run_id, iteration, policy, resolved, question, signal: this.signal };
+    const decision = hook === undefined ? null : await unlessAborted(Promise.resolve(hook(call, context)), this.signal);
+    if (decision === null || decision.action === 'suspend') throw new AwaitingApproval(question);
+    return decision.action === 'allow' ? { approve: true } : decision.reason === undefined ? { approve: false } : { approve: false, reason: decision.reason };
+  }
+
   /** Runs the call's tool. A suspend while it runs names it: it may have taken effect. */
-  private async runTool(call: ToolCall, resolved: string | undefined, stop: AbortSignal | undefined): Promise<Answer> {
+  private async runTool(call: ToolCall, iteration: number, resolved: string | undefined, stop: AbortSignal | undefined): Promise<Answer> {
     this.observer.toolStart?.(call, resolved);
     const info = {
       runId: this.state.run_id,
@@ -670,8 +686,10 @@ class Loop {
         signal: stop === undefined ? this.signal : AbortSignal.any([this.signal, stop]),
         call: info,
         onProgress: (progress) => this.observer.toolProgress?.(call, progress),
+        approve: (question) => this.approveWhileRunning(call, iteration, resolved, question),
       });
     } catch (err) {
+      if (err instanceof AwaitingApproval) throw new CallSuspend(awaitingApprovalMessage(call), call);
       if (this.isSuspend(err)) throw new CallSuspend(interruptedCallMessage(call));
       throw err;
     }
