@@ -9,6 +9,7 @@ import { retryPolicyFromText } from '../agent/providers/retry.js';
 import { fingerprintOf } from '../agent/agent.js';
 import { CompactedError, compactionOf } from '../agent/compaction.js';
 import { followUpRun, generateRunId, resumeRefusal, resumeRun, startRun, type AgentRun } from '../agent/run.js';
+import { WorkspaceTracker } from '../agent/workspace.js';
 import type { RunResult, ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
 import { apiKeyVariable } from '../agent/providers/settings.js';
@@ -183,6 +184,8 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     const onWait = (waitingFor: string | null): void => (waitingFor === null ? progress.stop() : progress.start(waitingFor));
     if (!flags.ephemeral) store = await storeFor(environment, { config, stateDir: flags.stateDir, onWait });
     const place = { dir: process.cwd(), config: config.path };
+    // The tools act where the command runs: that directory (or workspace.dir) is the one snapshotted.
+    const workspace = store === null ? null : WorkspaceTracker.for(store, config.workspace, place.dir);
     if (flags.resume !== undefined || flags.continue) {
       const presentation = { agent, err, note, progress: (t: string) => progress.write(t), presenter, signal: suspend.signal, place, config: config.path, identity: config.a2a.identity, canAsk: io.canAsk() };
       run = await continueRun(store!, flags, words, presentation).catch(async (err: unknown) => {
@@ -251,6 +254,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
         signal: suspend.signal,
         ...(input !== null ? { input } : {}),
         beforeToolCall: approvalHook(run.state, flags, questions, presenter),
+        ...(workspace !== null ? { workspace } : {}),
         observer: {
           ...live,
           record: (record) => {

@@ -5,7 +5,7 @@
  * one at a time, and reads apply the torn-tail rule (core journalLines).
  */
 import { type BigIntStats, closeSync, constants, fstatSync, fsyncSync, ftruncateSync, linkSync, lstatSync, mkdirSync, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { basename, isAbsolute, join, resolve } from 'node:path';
 import { LogbookError, isLogbookError, type RunTimes } from '../../core/index.js';
 import type { Backend, BackendContext, HeldRun, OpenedRun, RunSummary, StoredRun, StreamOptions, Streamed } from '../backend.js';
 import { JournalStore } from '../journal-store.js';
@@ -419,6 +419,15 @@ export class FileBackend implements Backend {
     } catch (err) {
       throw isLogbookError(err) ? err : ioError(`cannot read ${this.notePath(id, key)}`, err);
     }
+  }
+
+  async noteKeys(id: string): Promise<string[]> {
+    return this.sidecars(id, NOTE_EXT).map((path) => basename(path).slice(id.length + 1, -NOTE_EXT.length));
+  }
+
+  /** Workspace snapshots live beside the journals, in `.workspace` (no run id starts with a dot). */
+  get workspaceHome(): string {
+    return join(this.directory, '.workspace');
   }
 
   /** The files beside run `id` whose names end in `ext` (its notes, its check mark). */

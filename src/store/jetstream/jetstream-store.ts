@@ -31,7 +31,7 @@ import { HeldSubjects, type MetaMark } from './appends.js';
 import { LEADER_WAIT_MS, throughElection, within } from './election.js';
 import { streamFull } from './full.js';
 import { followRun, lastMessage, lineOf, readRun, resumeMarks, runBatches, runTimes, streamInfo, subjectCounts } from './reads.js';
-import { allMetaFilter, allNotesFilter, metaSubject, noteOfSubject, noteSubject, notesFilter, recordSubject, runFilter, runIdOfMetaSubject } from './subjects.js';
+import { allMetaFilter, allNotesFilter, metaSubject, noteOfSubject, noteSubject, notesFilter, notesKeysFilter, recordSubject, runFilter, runIdOfMetaSubject } from './subjects.js';
 
 /** Runs described at once by list(). */
 const LIST_CONCURRENCY = 16;
@@ -210,7 +210,7 @@ export class JetStreamBackend implements Backend {
     const ids = Object.keys(counts)
       .map((s) => runIdOfMetaSubject(this.binding.prefix, s))
       .filter((id): id is string => id !== null);
-    const notes = ids.length === 0 ? new Map<string, string[]>() : await this.noteKeys();
+    const notes = ids.length === 0 ? new Map<string, string[]>() : await this.allNoteKeys();
     const runs: RunSummary[] = [];
     for (let i = 0; i < ids.length; i += LIST_CONCURRENCY) {
       const described = await Promise.all(ids.slice(i, i + LIST_CONCURRENCY).map((id) => this.summarize(id)));
@@ -224,7 +224,7 @@ export class JetStreamBackend implements Backend {
   }
 
   /** The note keys of every run, by run id: one listing of the note subjects. */
-  private async noteKeys(): Promise<Map<string, string[]>> {
+  private async allNoteKeys(): Promise<Map<string, string[]>> {
     const keys = new Map<string, string[]>();
     for (const subject of Object.keys(await subjectCounts(this.link, this.binding, allNotesFilter(this.binding.prefix)))) {
       const note = noteOfSubject(this.binding.prefix, subject);
@@ -290,6 +290,16 @@ export class JetStreamBackend implements Backend {
   async getNote(id: string, key: string): Promise<string | null> {
     const found = await lastMessage(this.link, this.binding, noteSubject(this.binding.prefix, id, key));
     return found === null ? null : new TextDecoder().decode(found.data);
+  }
+
+  /** One listing of the run's note subjects. */
+  async noteKeys(id: string): Promise<string[]> {
+    const keys: string[] = [];
+    for (const subject of Object.keys(await subjectCounts(this.link, this.binding, notesKeysFilter(this.binding.prefix, id)))) {
+      const note = noteOfSubject(this.binding.prefix, subject);
+      if (note !== null && note.id === id) keys.push(note.key);
+    }
+    return keys;
   }
 
   async close(): Promise<void> {
