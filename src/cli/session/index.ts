@@ -26,6 +26,7 @@ import type { Removal } from './remove.js';
 import { writeOut } from './streaming.js';
 import { registerSearchCommand } from './search-command.js';
 import { registerWatchCommand } from './watch-command.js';
+import { registerWorkspaceCommands } from './workspace-command.js';
 
 interface CommonFlags extends StoreFlags {
   /** False from --no-color. */
@@ -341,6 +342,7 @@ export function registerSessionCommands(program: Command, environment: Environme
   registerForkCommand(session, environment);
   registerWatchCommand(session, environment);
   registerSearchCommand(session, environment);
+  registerWorkspaceCommands(session, environment);
 
   session
     .command('backends')
