@@ -55,6 +55,8 @@ export interface ChangeSpan {
   /** The seqs of the snapshots the span goes from and to. */
   fromSeq: number;
   toSeq: number;
+  /** It goes to the workspace as it is now, not to a snapshot kept beside the run (RunDiffOptions.now). */
+  toNow?: true;
   from: string;
   to: string;
   files: FileChange[];
@@ -89,6 +91,12 @@ export interface RunDiffOptions {
   seq?: number;
   /** With each span's unified diff. */
   patch?: boolean;
+  /**
+   * Also what changed since the last snapshot, in the workspace as it is now
+   * (snapshotted with these settings, not noted): what a run that was stopped
+   * in the middle of a tool batch left, before a resume snapshots it.
+   */
+  now?: WorkspaceSettings;
 }
 
 /** The snapshot repository of `store`; `workspace` when it keeps none. */
@@ -163,8 +171,14 @@ export async function runDiff(store: Store, id: string, options: RunDiffOptions 
   const missing = snapshots
     .filter((s) => s.tree === undefined)
     .map((s) => ({ seq: s.seq, turn: turnAt.get(s.seq) ?? 0, moment: s.moment, problem: s.problem ?? 'no snapshot' }));
-  const made = snapshots.filter((s): s is SnapshotNote & { tree: string } => s.tree !== undefined);
+  const made: (SnapshotNote & { tree: string; now?: true })[] = snapshots.filter((s): s is SnapshotNote & { tree: string } => s.tree !== undefined);
   const repo = made.length > 0 ? repoOf(store) : null;
+  const last = made.at(-1);
+  if (options.now !== undefined && last !== undefined && repo !== null) {
+    await local(store, repo, last.tree);
+    const { tree } = await repo.snapshot(workspaceDir(options.now, last.dir), options.now);
+    made.push({ ...last, seq: records.at(-1)!.seq, moment: 'end', tree, now: true });
+  }
   const spans: ChangeSpan[] = [];
   for (let i = 0; i + 1 < made.length; i++) {
     const a = made[i]!;
@@ -180,6 +194,7 @@ export async function runDiff(store: Store, id: string, options: RunDiffOptions 
     } else {
       spans.push({ by, fromSeq: a.seq, toSeq: b.seq, from: a.tree, to: b.tree, files: [] });
     }
+    if (b.now) spans.at(-1)!.toNow = true;
   }
   const wanted = spans.filter((s) => {
     if (options.turn !== undefined) return s.by.kind === 'turn' && s.by.turn === options.turn;
@@ -195,7 +210,7 @@ export async function runDiff(store: Store, id: string, options: RunDiffOptions 
     span.files = await treeChanges(repo!, span.from, span.to);
     if (options.patch) span.patch = await treePatch(repo!, span.from, span.to);
   }
-  return { runId: id, dir: made.at(-1)?.dir ?? null, spans: wanted.filter((s) => s.files.length > 0), missing, snapshots: made.length };
+  return { runId: id, dir: made.at(-1)?.dir ?? null, spans: wanted.filter((s) => s.files.length > 0), missing, snapshots: made.filter((s) => !s.now).length };
 }
 
 /** What rewindRun restores and forks. */

@@ -205,6 +205,7 @@ async function show(environment: Environment, given: string, flags: ShowFlags): 
     const taskLinks = flags.json ? null : await import('./task-links.js');
     const linked = taskLinks === null ? null : await taskLinks.taskLinks(store, loaded);
     const links = linked === null ? [] : taskLinks!.taskLinkFields(linked);
+    if (!flags.json) links.push(...(await (await import('./workspace.js')).workspaceFields(store, id, loaded.records)));
     return { run: loaded, origin, place, agents, failure, facts, window, lineage, links, servedAs: linked?.origin?.agent };
   });
   if (flags.json) return printJson(run, origin, facts);

@@ -5,8 +5,8 @@
  * tool made it, escaped before it reaches the terminal.
  */
 import { generateRunId } from '../../agent/run.js';
-import { runDiff, rewindRun, undoRewind, type ChangeSpan, type FileChange, type RunDiff } from '../../api/workspace.js';
-import { LogbookError, validateId } from '../../core/index.js';
+import { runDiff, runSnapshots, rewindRun, undoRewind, type ChangeSpan, type FileChange, type RunDiff } from '../../api/workspace.js';
+import { LogbookError, validateId, type JournalRecord } from '../../core/index.js';
 import { sanitize, sanitizeLine, terminalSafeJson } from '../../render/sanitize.js';
 import { resolveRunId } from '../../store/resolve.js';
 import type { Store } from '../../store/store.js';
@@ -38,6 +38,11 @@ const STATUS_WORD: Record<FileChange['status'], string> = { added: 'added', modi
 
 /** The heading of a span: who made it. */
 export function spanHeading(span: ChangeSpan): string {
+  const now = span.toNow ? ', up to the workspace now (not yet snapshotted: the run stopped before its next snapshot)' : '';
+  return authorHeading(span) + now;
+}
+
+function authorHeading(span: ChangeSpan): string {
   switch (span.by.kind) {
     case 'turn': {
       const calls = span.by.calls.map((c) => `${c.name} (${c.id})`).join(', ');
@@ -101,9 +106,13 @@ async function withStoreAndConfig<T>(environment: Environment, flags: StoreFlags
 
 export async function diffSession(environment: Environment, given: string, flags: DiffFlags): Promise<number> {
   if (flags.turn !== undefined && flags.seq !== undefined) throw new LogbookError('usage', '--turn and --seq each pick the changes to show: give one');
-  const text = await withStoreAndConfig(environment, flags, async (store) => {
+  const text = await withStoreAndConfig(environment, flags, async (store, config) => {
     const id = await resolveRunId(store, given);
+    // A run stopped before its end (killed in a tool batch) has changes no snapshot holds yet: the workspace now shows them.
+    const state = (await store.loadState(id)).state;
+    const stopped = state.status === 'open';
     const diff = await runDiff(store, id, {
+      ...(stopped ? { now: settingsOf(config) } : {}),
       ...(flags.turn !== undefined ? { turn: flags.turn } : {}),
       ...(flags.seq !== undefined ? { seq: flags.seq } : {}),
       patch: flags.stat !== true,
@@ -112,6 +121,19 @@ export async function diffSession(environment: Environment, given: string, flags
   });
   process.stdout.write(text);
   return EXIT.ok;
+}
+
+/** What `session show` says of a run's workspace: where it is, how many snapshots, and which turns have none and why. */
+export async function workspaceFields(store: Store, id: string, records: readonly JournalRecord[]): Promise<[string, string][]> {
+  const snapshots = await runSnapshots(store, id).catch(() => []);
+  if (snapshots.length === 0) return [];
+  const made = snapshots.filter((s) => s.tree !== undefined);
+  const fields: [string, string][] = [['workspace', `${sanitizeLine(snapshots.at(-1)!.dir)}: ${made.length} snapshot${made.length === 1 ? '' : 's'} (logbook session diff ${id})`]];
+  const turnOf = (seq: number): number => records.filter((r) => r.seq <= seq && 'assistant' in r).length;
+  for (const s of snapshots) {
+    if (s.tree === undefined) fields.push(['no snapshot', `after seq ${s.seq} (turn ${turnOf(s.seq)}, ${s.moment}): ${sanitizeLine(s.problem ?? '')}`]);
+  }
+  return fields;
 }
 
 /** The files a rewind or its undo will change, one per line. */
