@@ -27,9 +27,9 @@ export function workspaceDir(settings: WorkspaceSettings, startedIn: string): st
 }
 
 /** The store's snapshot repository, or null when the store keeps none. */
-export function workspaceRepo(store: Store): WorkspaceRepo | null {
+export function workspaceRepo(store: Store, searchPath?: string): WorkspaceRepo | null {
   const storage = store.workspace;
-  return storage === null ? null : new WorkspaceRepo(storage.home);
+  return storage === null ? null : new WorkspaceRepo(storage.home, searchPath);
 }
 
 /** Snapshots one workspace into `store`, for every run it is asked about. */
@@ -50,10 +50,10 @@ export class WorkspaceTracker implements WorkspaceSnapshots {
     private readonly home: string = homedir(),
   ) {}
 
-  /** A tracker for runs started in `startedIn`, or null when tracking is off or the store keeps no snapshots. */
-  static for(store: Store, settings: WorkspaceSettings, startedIn: string): WorkspaceTracker | null {
+  /** A tracker for runs started in `startedIn` (git looked for on `searchPath`), or null when tracking is off or the store keeps no snapshots. */
+  static for(store: Store, settings: WorkspaceSettings, startedIn: string, searchPath?: string): WorkspaceTracker | null {
     if (!settings.track) return null;
-    const repo = workspaceRepo(store);
+    const repo = workspaceRepo(store, searchPath);
     return repo === null ? null : new WorkspaceTracker(store, repo, workspaceDir(settings, startedIn), settings);
   }
 

@@ -97,13 +97,15 @@ export interface RunDiffOptions {
    * in the middle of a tool batch left, before a resume snapshots it.
    */
   now?: WorkspaceSettings;
+  /** Where the system git is looked for (a PATH; default /usr/local/bin:/usr/bin:/bin). */
+  searchPath?: string;
 }
 
 /** The snapshot repository of `store`; `workspace` when it keeps none. */
-function repoOf(store: Store): WorkspaceRepo {
+function repoOf(store: Store, searchPath: string | undefined): WorkspaceRepo {
   const storage = store.workspace;
   if (storage === null) throw new LogbookError('workspace', `the ${store.backend} store keeps no workspace snapshots`);
-  return new WorkspaceRepo(storage.home);
+  return new WorkspaceRepo(storage.home, searchPath);
 }
 
 /** Makes sure snapshot `tree` is in the local repository (fetched from the store's shelf when it is elsewhere). */
@@ -172,7 +174,7 @@ export async function runDiff(store: Store, id: string, options: RunDiffOptions 
     .filter((s) => s.tree === undefined)
     .map((s) => ({ seq: s.seq, turn: turnAt.get(s.seq) ?? 0, moment: s.moment, problem: s.problem ?? 'no snapshot' }));
   const made: (SnapshotNote & { tree: string; now?: true })[] = snapshots.filter((s): s is SnapshotNote & { tree: string } => s.tree !== undefined);
-  const repo = made.length > 0 ? repoOf(store) : null;
+  const repo = made.length > 0 ? repoOf(store, options.searchPath) : null;
   const last = made.at(-1);
   if (options.now !== undefined && last !== undefined && repo !== null) {
     await local(store, repo, last.tree);
@@ -231,6 +233,8 @@ export interface RewindOptions {
   confirm?: (plan: RewindPlan) => Promise<boolean> | boolean;
   /** Whether a tool has side effects (from its policy): the calls after the turn to such tools are named. */
   sideEffects?: (toolName: string) => boolean;
+  /** Where the system git is looked for (a PATH; default /usr/local/bin:/usr/bin:/bin). */
+  searchPath?: string;
 }
 
 /** What a rewind will do, as confirm is asked. */
@@ -289,7 +293,7 @@ export async function rewindRun(store: Store, id: string, options: RewindOptions
   let plan: RewindPlan = { dir: options.dir ?? '', files: [], seq, sideEffects };
   let restore: (() => Promise<{ from: string; to: string }>) | null = null;
   if (files) {
-    const repo = repoOf(store);
+    const repo = repoOf(store, options.searchPath);
     const target = (await runSnapshots(store, id)).find((s) => s.seq >= seq && s.tree !== undefined);
     if (target === undefined) {
       throw new LogbookError('workspace', `run ${id} has no snapshot of its workspace after turn ${options.turn}`, { details: { runId: id } });
@@ -370,6 +374,16 @@ async function lastRewind(store: Store, id: string | undefined): Promise<{ run: 
   return best;
 }
 
+/** How undoRewind puts the files back. */
+export interface UndoOptions {
+  /** What is tracked of the workspace (the config's `workspace:`). */
+  settings?: WorkspaceSettings;
+  /** Asked with the files that will change; false stops it, nothing done. */
+  confirm?: (plan: { dir: string; files: FileChange[] }) => Promise<boolean> | boolean;
+  /** Where the system git is looked for (a PATH; default /usr/local/bin:/usr/bin:/bin). */
+  searchPath?: string;
+}
+
 /** What undoRewind put back. */
 export interface Undone {
   run: string;
@@ -384,9 +398,9 @@ export interface Undone {
  * made here), after snapshotting it as it is now, so this too can be undone.
  * The fork the rewind made stays: the run rewound was never changed.
  */
-export async function undoRewind(store: Store, id?: string, options: { settings?: WorkspaceSettings; confirm?: (plan: { dir: string; files: FileChange[] }) => Promise<boolean> | boolean } = {}): Promise<Undone & { done: boolean }> {
+export async function undoRewind(store: Store, id?: string, options: UndoOptions = {}): Promise<Undone & { done: boolean }> {
   const { run, note } = await lastRewind(store, id);
-  const repo = repoOf(store);
+  const repo = repoOf(store, options.searchPath);
   const settings = options.settings ?? { ...WORKSPACE_DEFAULTS };
   await local(store, repo, note.from);
   const records = await recordsOf(store, run);

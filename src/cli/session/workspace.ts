@@ -113,6 +113,7 @@ export async function diffSession(environment: Environment, given: string, flags
     const stopped = state.status === 'open';
     const diff = await runDiff(store, id, {
       ...(stopped ? { now: settingsOf(config) } : {}),
+      ...gitPath(environment),
       ...(flags.turn !== undefined ? { turn: flags.turn } : {}),
       ...(flags.seq !== undefined ? { seq: flags.seq } : {}),
       patch: flags.stat !== true,
@@ -153,6 +154,12 @@ async function confirmed(flags: RewindFlags, text: string): Promise<boolean> {
   return answer !== null && /^y(es)?$/i.test(answer.trim());
 }
 
+/** The command's PATH, where git is looked for. */
+function gitPath(environment: Environment): { searchPath?: string } {
+  const path = environment.env.PATH;
+  return path !== undefined && path !== '' ? { searchPath: path } : {};
+}
+
 function settingsOf(config: LogbookConfig | undefined): WorkspaceSettings {
   return config?.workspace ?? { ...WORKSPACE_DEFAULTS };
 }
@@ -168,7 +175,7 @@ export async function rewindSession(environment: Environment, given: string | un
     if (flags.turn !== undefined || flags.files || flags.conversation) throw new LogbookError('usage', '--undo puts back what the last rewind replaced: it takes no --turn, --files or --conversation');
     return withStoreAndConfig(environment, flags, async (store, config) => {
       const id = given === undefined ? undefined : await resolveRunId(store, given);
-      const undone = await undoRewind(store, id, { settings: settingsOf(config), confirm: ({ dir, files }) => confirmed(flags, planLines(dir, files)) });
+      const undone = await undoRewind(store, id, { ...gitPath(environment), settings: settingsOf(config), confirm: ({ dir, files }) => confirmed(flags, planLines(dir, files)) });
       if (!undone.done) {
         process.stderr.write('nothing was changed\n');
         return EXIT.ok;
@@ -194,6 +201,7 @@ export async function rewindSession(environment: Environment, given: string | un
       ...(conversation ? { forkId } : {}),
       settings: settingsOf(config),
       sideEffects: sideEffectsOf(config),
+      ...gitPath(environment),
       confirm: (plan) => {
         const effects =
           plan.sideEffects.length === 0

@@ -27,7 +27,7 @@ const STATUS: Record<string, ChangeStatus> = { A: 'added', M: 'modified', D: 'de
 export async function treeChanges(repo: WorkspaceRepo, a: string, b: string): Promise<FileChange[]> {
   if (a === b) return [];
   await repo.ensure();
-  const base = { gitDir: repo.gitDir };
+  const base = repo.base();
   const [raw, numstat] = await Promise.all([
     git(['diff-tree', '-r', '-z', '--raw', '--no-renames', objectId(a), objectId(b)], base),
     git(['diff-tree', '-r', '-z', '--numstat', '--no-renames', objectId(a), objectId(b)], base),
@@ -55,6 +55,6 @@ export async function treeChanges(repo: WorkspaceRepo, a: string, b: string): Pr
 export async function treePatch(repo: WorkspaceRepo, a: string, b: string): Promise<string> {
   if (a === b) return '';
   await repo.ensure();
-  const out = await git(['diff-tree', '-r', '-p', '--no-renames', '--no-color', '--no-ext-diff', '--no-textconv', objectId(a), objectId(b)], { gitDir: repo.gitDir });
+  const out = await git(['diff-tree', '-r', '-p', '--no-renames', '--no-color', '--no-ext-diff', '--no-textconv', objectId(a), objectId(b)], repo.base());
   return out.stdout.toString('utf8');
 }

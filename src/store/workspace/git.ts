@@ -23,6 +23,8 @@ export interface GitCall {
   config?: Readonly<Record<string, string>>;
   /** Exit codes taken as success besides 0 (`git diff --exit-code`-like commands). */
   okCodes?: readonly number[];
+  /** Where git is looked for (a PATH): the caller's, else DEFAULT_SEARCH_PATH. */
+  searchPath?: string;
   /** Told of each chunk of stdout as it comes; return false to stop git (its output so far is what is returned). */
   onStdout?: (chunk: Buffer) => boolean;
 }
@@ -54,13 +56,16 @@ const FIXED_CONFIG: Readonly<Record<string, string>> = {
   'color.ui': 'false',
 };
 
-/** The git executable: `git` on the PATH. */
+/** The git executable: `git` on the search path. */
 const GIT = 'git';
 
-/** A clean environment for git: the PATH alone, plus what points it at logbook's own directories. */
+/** Where git is looked for when the caller gives no PATH (the command gives its own). */
+export const DEFAULT_SEARCH_PATH = '/usr/local/bin:/usr/bin:/bin';
+
+/** A clean environment for git: a PATH to find it, and what points it at logbook's own directories. */
 function gitEnv(call: GitCall): NodeJS.ProcessEnv {
   return {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    PATH: call.searchPath ?? DEFAULT_SEARCH_PATH,
     GIT_DIR: call.gitDir,
     ...(call.index !== undefined ? { GIT_INDEX_FILE: call.index } : {}),
     ...(call.workTree !== undefined ? { GIT_WORK_TREE: call.workTree } : {}),

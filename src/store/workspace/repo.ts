@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { LogbookError } from '../../core/index.js';
 import { git, objectId, type GitCall } from './git.js';
 
@@ -66,10 +66,15 @@ export class WorkspaceRepo {
   constructor(
     /** `<runs>/.workspace` (file store) or `<state>/workspace` (a store whose journals live elsewhere). */
     readonly home: string,
-    /** A directory never tracked even inside a workspace: the runs directory, when it is inside one. */
-    private readonly stateDirs: readonly string[] = [],
+    /** Where git is looked for (a PATH). */
+    private readonly searchPath?: string,
   ) {
     this.gitDir = join(home, 'objects.git');
+  }
+
+  /** What every git call on this repository is given. */
+  base(): GitCall {
+    return { gitDir: this.gitDir, ...(this.searchPath !== undefined ? { searchPath: this.searchPath } : {}) };
   }
 
   /** The git directory, made (0700) if it is not there yet. */
@@ -77,7 +82,7 @@ export class WorkspaceRepo {
     if (this.ready) return;
     if (!existsSync(join(this.gitDir, 'objects'))) {
       mkdirSync(this.gitDir, { recursive: true, mode: 0o700 });
-      await git(['init', '--bare', '-q'], { gitDir: this.gitDir }).catch((err: unknown) => {
+      await git(['init', '--bare', '-q'], this.base()).catch((err: unknown) => {
         if (!existsSync(join(this.gitDir, 'objects'))) throw err; // another process made it meanwhile: fine
       });
     }
@@ -102,7 +107,7 @@ export class WorkspaceRepo {
     } catch {
       // no repository there, or no exclude file
     }
-    for (const state of [this.home, ...this.stateDirs]) {
+    for (const state of [dirname(this.home)]) {
       const rel = relative(dir, state);
       if (rel !== '' && !rel.startsWith('..') && !rel.startsWith(sep)) lines.push(`/${rel.split(sep).map(escapeGlob).join('/')}/`);
     }
@@ -115,7 +120,7 @@ export class WorkspaceRepo {
   }
 
   private call(dir: string, settings: WorkspaceSettings): GitCall {
-    return { gitDir: this.gitDir, index: this.indexOf(dir), workTree: dir, config: { 'core.excludesFile': this.excludesOf(dir, settings) } };
+    return { ...this.base(), index: this.indexOf(dir), workTree: dir, config: { 'core.excludesFile': this.excludesOf(dir, settings) } };
   }
 
   /**
@@ -174,7 +179,7 @@ export class WorkspaceRepo {
   /** Whether the repo holds object `id`. */
   async has(id: string): Promise<boolean> {
     await this.ensure();
-    const out = await git(['cat-file', '-e', objectId(id)], { gitDir: this.gitDir, okCodes: [1, 128] });
+    const out = await git(['cat-file', '-e', objectId(id)], { ...this.base(), okCodes: [1, 128] });
     return out.code === 0;
   }
 }

@@ -27,7 +27,7 @@ async function blobs(repo: WorkspaceRepo, ids: readonly string[]): Promise<Map<s
   const out = new Map<string, Buffer>();
   if (ids.length === 0) return out;
   const unique = [...new Set(ids)];
-  const { stdout } = await git(['cat-file', '--batch'], { gitDir: repo.gitDir, input: `${unique.map(objectId).join('\n')}\n` });
+  const { stdout } = await git(['cat-file', '--batch'], { ...repo.base(), input: `${unique.map(objectId).join('\n')}\n` });
   let at = 0;
   for (const id of unique) {
     const eol = stdout.indexOf(0x0a, at);

@@ -21,7 +21,7 @@ function knownOn(shelf: ObjectShelf): Set<string> {
 
 /** The ids of tree `tree` and of every tree and file below it (submodules aside). */
 async function objectsOf(repo: WorkspaceRepo, tree: string): Promise<string[]> {
-  const out = await git(['ls-tree', '-r', '-t', '-z', '--full-tree', objectId(tree)], { gitDir: repo.gitDir });
+  const out = await git(['ls-tree', '-r', '-t', '-z', '--full-tree', objectId(tree)], repo.base());
   const ids = [tree];
   for (const entry of out.stdout.toString('utf8').split('\0')) {
     const m = /^\d{6} (blob|tree) ([0-9a-f]+)\t/.exec(entry);
@@ -34,7 +34,7 @@ async function objectsOf(repo: WorkspaceRepo, tree: string): Promise<string[]> {
 async function rawObjects(repo: WorkspaceRepo, ids: readonly string[]): Promise<Map<string, Buffer>> {
   const out = new Map<string, Buffer>();
   if (ids.length === 0) return out;
-  const { stdout } = await git(['cat-file', '--batch'], { gitDir: repo.gitDir, input: `${ids.map(objectId).join('\n')}\n` });
+  const { stdout } = await git(['cat-file', '--batch'], { ...repo.base(), input: `${ids.map(objectId).join('\n')}\n` });
   let at = 0;
   for (const id of ids) {
     const eol = stdout.indexOf(0x0a, at);
@@ -89,7 +89,7 @@ function treeEntries(content: Buffer, idBytes: number): string[] {
 /** Which of `ids` the local git directory lacks. */
 async function missingLocally(repo: WorkspaceRepo, ids: readonly string[]): Promise<string[]> {
   if (ids.length === 0) return [];
-  const { stdout } = await git(['cat-file', '--batch-check'], { gitDir: repo.gitDir, input: `${ids.map(objectId).join('\n')}\n` });
+  const { stdout } = await git(['cat-file', '--batch-check'], { ...repo.base(), input: `${ids.map(objectId).join('\n')}\n` });
   return stdout
     .toString('utf8')
     .split('\n')
@@ -117,7 +117,7 @@ export async function fetchTree(repo: WorkspaceRepo, shelf: ObjectShelf, tree: s
     wanted = await missingLocally(repo, [...new Set(next)]);
   }
   for (const { id, type, content } of fetched.reverse()) {
-    const out = await git(['hash-object', '-t', type, '-w', '--stdin'], { gitDir: repo.gitDir, input: content });
+    const out = await git(['hash-object', '-t', type, '-w', '--stdin'], { ...repo.base(), input: content });
     if (out.stdout.toString('utf8').trim() !== id) throw new LogbookError('workspace', `object ${id} changed on its way from ${shelf.location}`);
   }
 }
