@@ -23,6 +23,7 @@ import { benchStream } from './stream.js';
 import { benchUi } from './ui.js';
 import { benchTasks } from './tasks.js';
 import { benchWatch } from './watch.js';
+import { benchWorkspace } from './workspace.js';
 import { ms, now } from './lib/stats.js';
 
 const BENCHES: Record<string, (opts: BenchOptions) => Promise<Section>> = {
@@ -41,6 +42,7 @@ const BENCHES: Record<string, (opts: BenchOptions) => Promise<Section>> = {
   jetstream: benchJetStream,
   tasks: benchTasks,
   langgraph: benchLangGraph,
+  workspace: benchWorkspace,
 };
 
 function usage(message: string): never {

@@ -82,9 +82,10 @@ export class WorkspaceTracker implements WorkspaceSnapshots {
         note.tree = tree;
       }
     } catch (err) {
-      note.problem = `no snapshot of the workspace after seq ${seq}: ${err instanceof Error ? err.message : String(err)}`;
-      if (!this.said.has(note.problem)) warning = note.problem;
-      this.said.add(note.problem);
+      const why = err instanceof Error ? err.message : String(err);
+      note.problem = `no snapshot of the workspace after seq ${seq}: ${why}`;
+      if (!this.said.has(why)) warning = `${note.problem} (said once; the run goes on, and session show lists the turns without one)`;
+      this.said.add(why);
     }
     try {
       await this.store.putNote(runId, snapshotNoteKey(seq, randomBytes(6).toString('hex')), encodeSnapshot(note));

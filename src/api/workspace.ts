@@ -108,6 +108,23 @@ function repoOf(store: Store, searchPath: string | undefined): WorkspaceRepo {
   return new WorkspaceRepo(storage.home, searchPath);
 }
 
+/** Who made a span of changes, in words (the CLI's diff and the exports' headings). */
+export function spanHeading(span: ChangeSpan): string {
+  const now = span.toNow ? ', up to the workspace now (not yet snapshotted: the run stopped before its next snapshot)' : '';
+  return authorHeading(span) + now;
+}
+
+function authorHeading(span: ChangeSpan): string {
+  switch (span.by.kind) {
+    case 'turn':
+      return `turn ${span.by.turn} (seq ${span.by.seq}), by ${span.by.calls.map((c) => `${c.name} (${c.id})`).join(', ')}`;
+    case 'rewind':
+      return `a rewind (after seq ${span.fromSeq})`;
+    case 'outside':
+      return `changed outside the run between seq ${span.fromSeq} and seq ${span.toSeq} (not by its tools)`;
+  }
+}
+
 /** Makes sure snapshot `tree` is in the local repository (fetched from the store's shelf when it is elsewhere). */
 async function local(store: Store, repo: WorkspaceRepo, tree: string): Promise<void> {
   const shelf = store.workspace?.shelf;

@@ -74,7 +74,7 @@ function contents(dir: string, skip: readonly string[] = []): Record<string, str
 
 /** The paths every snapshot of the store holds. */
 function snapshotPaths(s: Setup): Set<string> {
-  const gitDir = join(s.state, 'runs', '.workspace', 'objects.git');
+  const gitDir = join(s.state, 'workspace', 'objects.git');
   const paths = new Set<string>();
   for (const name of readdirSync(join(s.state, 'runs'))) {
     if (!/\.ws-\d+-[0-9a-f]+\.note$/.test(name)) continue;
@@ -133,6 +133,14 @@ describe("a run's workspace", () => {
     expect(json.changes[1]!.diff).toContain('-two\n+TWO');
     const stat = await cli(s, ['session', 'diff', id, '--stat']);
     expect(stat.stdout).not.toContain('@@');
+    // The exports name each turn's files; their contents only with --diffs.
+    const md = await cli(s, ['session', 'export', id, '--format', 'md']);
+    expect(md.stdout).toContain('## Workspace changes');
+    expect(md.stdout).toContain('`a.txt`: modified, +1 -1');
+    expect(md.stdout).not.toContain('+TWO');
+    const html = await cli(s, ['session', 'export', id, '--format', 'html', '--diffs']);
+    expect(html.stdout).toContain('<code>b.txt</code>: deleted, +0 -1');
+    expect(html.stdout).toContain('+TWO');
 
     const skip = ['node_modules'];
     const later = contents(s.ws, skip);
@@ -232,7 +240,7 @@ describe("a run's workspace", () => {
     expect(ran.stderr).toContain('more than 3 files (workspace.max_files)');
     const show = await cli(s, ['session', 'show', 'big']);
     expect(show.stdout).toMatch(/no snapshot.*after seq 2 \(turn 1, tools\): the workspace .* is not tracked: it holds more than 3 files/);
-    expect(existsSync(join(s.state, 'runs', '.workspace', 'objects.git'))).toBe(true);
+    expect(existsSync(join(s.state, 'workspace', 'objects.git'))).toBe(true);
     expect(snapshotPaths(s).size).toBe(0);
   });
 });

@@ -5,7 +5,7 @@
  * tool made it, escaped before it reaches the terminal.
  */
 import { generateRunId } from '../../agent/run.js';
-import { runDiff, runSnapshots, rewindRun, undoRewind, type ChangeSpan, type FileChange, type RunDiff } from '../../api/workspace.js';
+import { runDiff, runSnapshots, rewindRun, spanHeading, undoRewind, type FileChange, type RunDiff } from '../../api/workspace.js';
 import { LogbookError, validateId, type JournalRecord } from '../../core/index.js';
 import { sanitize, sanitizeLine, terminalSafeJson } from '../../render/sanitize.js';
 import { resolveRunId } from '../../store/resolve.js';
@@ -35,25 +35,6 @@ export interface RewindFlags extends StoreFlags {
 }
 
 const STATUS_WORD: Record<FileChange['status'], string> = { added: 'added', modified: 'changed', deleted: 'removed', type_changed: 'changed type' };
-
-/** The heading of a span: who made it. */
-export function spanHeading(span: ChangeSpan): string {
-  const now = span.toNow ? ', up to the workspace now (not yet snapshotted: the run stopped before its next snapshot)' : '';
-  return authorHeading(span) + now;
-}
-
-function authorHeading(span: ChangeSpan): string {
-  switch (span.by.kind) {
-    case 'turn': {
-      const calls = span.by.calls.map((c) => `${c.name} (${c.id})`).join(', ');
-      return `turn ${span.by.turn} (seq ${span.by.seq}), by ${calls}`;
-    }
-    case 'rewind':
-      return `a rewind (after seq ${span.fromSeq})`;
-    case 'outside':
-      return `changed outside the run between seq ${span.fromSeq} and seq ${span.toSeq} (not by its tools)`;
-  }
-}
 
 /** One file of a --stat listing. */
 export function statLine(f: FileChange): string {

@@ -155,7 +155,11 @@ export class FileBackend implements Backend {
   /** The check marks the last listing found, by run id: where markChecked finds a run's mark. */
   private listedMarks: Map<string, string> | null = null;
 
-  constructor(readonly directory: string) {}
+  constructor(
+    readonly directory: string,
+    /** Where workspace snapshots are kept: `STATE/workspace` beside the runs directory, else `.workspace` inside it. */
+    readonly workspaceHome: string = join(directory, '.workspace'),
+  ) {}
 
   get location(): string {
     return `file store in ${this.directory}`;
@@ -425,11 +429,6 @@ export class FileBackend implements Backend {
     return this.sidecars(id, NOTE_EXT).map((path) => basename(path).slice(id.length + 1, -NOTE_EXT.length));
   }
 
-  /** Workspace snapshots live beside the journals, in `.workspace` (no run id starts with a dot). */
-  get workspaceHome(): string {
-    return join(this.directory, '.workspace');
-  }
-
   /** The files beside run `id` whose names end in `ext` (its notes, its check mark). */
   private sidecars(id: string, ext: string): string[] {
     try {
@@ -541,7 +540,7 @@ export async function fileBackendFromOptions(options: Record<string, unknown>, c
   }
   const shared = sharedDirectoryWarning(directory);
   if (shared !== null) context.onWarning?.(shared);
-  return new FileBackend(directory);
+  return new FileBackend(directory, context.stateDir !== undefined ? join(resolve(context.stateDir), 'workspace') : undefined);
 }
 
 /**

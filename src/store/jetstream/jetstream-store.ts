@@ -19,8 +19,10 @@
  * most `leaderWaitMs`, telling `onWait` while it waits.
  */
 import { randomBytes } from 'node:crypto';
+import { join, resolve } from 'node:path';
 import { LogbookError, type RunTimes } from '../../core/index.js';
-import type { Backend, BackendContext, HeldRun, NatsSettings, OpenedRun, RunSummary, StoredRun, StreamOptions, Streamed, WaitListener } from '../backend.js';
+import type { Backend, BackendContext, HeldRun, NatsSettings, ObjectShelf, OpenedRun, RunSummary, StoredRun, StreamOptions, Streamed, WaitListener } from '../backend.js';
+import { BUCKET_NAME, JetStreamShelf } from './objects.js';
 import { JournalStore } from '../journal-store.js';
 import { decodeOptions } from '../options.js';
 import { runNotFound } from '../store.js';
@@ -49,6 +51,10 @@ export interface JetStreamStoreOptions {
   leaderWaitMs?: number;
   /** Told while a request waits for a stream leader, and null once it is over. */
   onWait?: WaitListener;
+  /** The object store workspace snapshots are shared in (bound, never created); without it they stay on this machine. */
+  objects?: string;
+  /** Where this machine keeps its copy of workspace snapshots (a state directory's `workspace`). */
+  workspaceHome?: string;
 }
 
 /** The JetStream backend: one message per record on one subject per run, in a stream the operator made (it binds one, never creates it). */
@@ -63,6 +69,10 @@ export class JetStreamBackend implements Backend {
     readonly binding: StreamBinding,
     /** When the bound stream was created: a writer compares it to tell a replaced stream. */
     private readonly streamCreated: string,
+    /** Where this machine keeps workspace snapshots; absent: none are kept. */
+    readonly workspaceHome?: string,
+    /** The object store they are shared in, when one is named. */
+    readonly workspaceObjects?: ObjectShelf,
   ) {}
 
   /** Dials NATS and binds the stream, refusing one that cannot hold journals. */
@@ -78,7 +88,11 @@ export class JetStreamBackend implements Backend {
     });
     try {
       const info = await streamInfo(link, stream);
-      return new JetStreamBackend(link, checkStreamConfig(info.config), info.created);
+      if (options.objects !== undefined && !BUCKET_NAME.test(options.objects)) {
+        throw new LogbookError('backend_options', `jetstream backend option "objects" is not a valid object store name: ${JSON.stringify(options.objects)}`);
+      }
+      const shelf = options.objects !== undefined ? new JetStreamShelf(link, options.objects) : undefined;
+      return new JetStreamBackend(link, checkStreamConfig(info.config), info.created, options.workspaceHome, shelf);
     } catch (err) {
       await link.close().catch(() => {});
       throw err;
@@ -336,7 +350,7 @@ export class JetStreamStore extends JournalStore {
 
 /** Builds the backend from the `session.options` mapping and the context's `nats` settings. */
 export async function jetStreamBackendFromOptions(options: Record<string, unknown>, context: BackendContext): Promise<JetStreamBackend> {
-  const opts = decodeOptions('jetstream', options, { stream: { kind: 'string', required: true } });
+  const opts = decodeOptions('jetstream', options, { stream: { kind: 'string', required: true }, objects: { kind: 'string' } });
   if (context.nats === undefined || context.nats.url === '') {
     throw new LogbookError(
       'config',
@@ -347,5 +361,7 @@ export async function jetStreamBackendFromOptions(options: Record<string, unknow
     stream: opts.stream as string,
     nats: context.nats,
     ...(context.onWait !== undefined ? { onWait: context.onWait } : {}),
+    ...(typeof opts.objects === 'string' ? { objects: opts.objects } : {}),
+    ...(context.stateDir !== undefined ? { workspaceHome: join(resolve(context.stateDir), 'workspace') } : {}),
   });
 }
