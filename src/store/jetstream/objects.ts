@@ -4,7 +4,7 @@
  * refused with the `nats object add` line that makes it, as a missing stream
  * is. Each object is one git object, named by its id (store/workspace/shelf.ts).
  */
-import { Objm, type ObjectStore } from '@nats-io/obj';
+import type { ObjectStore } from '@nats-io/obj';
 import { LogbookError } from '../../core/index.js';
 import type { ObjectShelf } from '../backend.js';
 import type { Link } from './connection.js';
@@ -34,7 +34,8 @@ export class JetStreamShelf implements ObjectShelf {
 
   /** The object store, bound once; a missing one refused with the line that makes it. */
   private store(): Promise<ObjectStore> {
-    this.bound ??= new Objm(this.link.js).open(this.bucket).catch((err: unknown) => {
+    // The object store client loads only when a snapshot is shared or read.
+    this.bound ??= import('@nats-io/obj').then(({ Objm }) => new Objm(this.link.js).open(this.bucket)).catch((err: unknown) => {
       this.bound = null;
       const missing = err instanceof Error && /not found/i.test(err.message);
       if (missing) {
