@@ -224,6 +224,7 @@ export {
   type WorkspaceSettings,
 } from './api/workspace.js';
 export { WorkspaceTracker, type WorkspaceSnapshots } from './agent/workspace.js';
+export { WorkspaceRepo, TooLarge, WORKSPACE_DEFAULTS, DEFAULT_EXCLUDES, type Snapshot } from './store/workspace/repo.js';
 export type { ResumableRun } from './core/gates.js';
 export { exportSession, SESSION_FORMATS, type SessionFormat, type SessionExportOptions } from './api/export.js';
 // A run's OpenTelemetry trace: the OpenTelemetry packages load only when it is made.

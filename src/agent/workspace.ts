@@ -18,6 +18,7 @@ import { untrackedPlace, WorkspaceRepo, type WorkspaceSettings } from '../store/
 
 /** What the runner calls at each durable moment; resolves to a warning to show, or null. */
 export interface WorkspaceSnapshots {
+  /** Snapshots the workspace as it is after record `seq` of run `runId`, and notes it beside the run; a warning to show, or null. */
   snapshot(runId: string, seq: number, moment: SnapshotMoment): Promise<string | null>;
 }
 
@@ -65,6 +66,7 @@ export class WorkspaceTracker implements WorkspaceSnapshots {
     return this.off;
   }
 
+  /** Snapshots the workspace after record `seq` of run `runId` (a note beside the run either way); a warning to show, or null. */
   async snapshot(runId: string, seq: number, moment: SnapshotMoment): Promise<string | null> {
     const note: SnapshotNote = { seq, moment, at: formatTimestamp(new Date()), dir: this.dir };
     let warning: string | null = null;

@@ -196,6 +196,7 @@ export interface ObjectShelf {
   readonly location: string;
   /** Which of `names` the shelf holds. */
   holds(names: readonly string[]): Promise<Set<string>>;
+  /** Keeps an object under its name (a second put of the same name keeps the same bytes). */
   put(name: string, bytes: Uint8Array): Promise<void>;
   /** An object's bytes, or null when the shelf lacks it. */
   get(name: string): Promise<Uint8Array | null>;

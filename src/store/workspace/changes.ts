@@ -6,6 +6,7 @@
 import { git, objectId } from './git.js';
 import type { WorkspaceRepo } from './repo.js';
 
+/** How a file changed between two snapshots (`type_changed`: a file became a link, or the other way). */
 export type ChangeStatus = 'added' | 'modified' | 'deleted' | 'type_changed';
 
 /** One file changed between two snapshots. */

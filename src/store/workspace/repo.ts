@@ -27,6 +27,7 @@ export interface WorkspaceSettings {
   maxBytes: number;
 }
 
+/** What is tracked when the config says nothing: everything the ignore rules leave, up to 100,000 files and 1 GiB. */
 export const WORKSPACE_DEFAULTS = { track: true, exclude: [] as string[], maxFiles: 100_000, maxBytes: 1024 * 1024 * 1024 } as const;
 
 /**
@@ -72,7 +73,7 @@ export class WorkspaceRepo {
     this.gitDir = join(home, 'objects.git');
   }
 
-  /** What every git call on this repository is given. */
+  /** What every git call on this repository is given. @internal */
   base(): GitCall {
     return { gitDir: this.gitDir, ...(this.searchPath !== undefined ? { searchPath: this.searchPath } : {}) };
   }
