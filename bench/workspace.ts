@@ -16,7 +16,7 @@ import { FileStore, WorkspaceTracker, encodeRecord, rewindRun, type WorkspaceSet
 import { bodyPayloads, meta, random } from './lib/content.js';
 import { tempDir, type BenchOptions } from './lib/env.js';
 import type { Section } from './lib/report.js';
-import { bytes, interleave, median, ms, ratio } from './lib/stats.js';
+import { bytes, interleave, median, ms, now, ratio } from './lib/stats.js';
 
 const TARGET = { snapshot: 1.5, bytes: 2, rewind: 1.5 };
 const SETTINGS: WorkspaceSettings = { track: true, exclude: [], maxFiles: 100_000, maxBytes: 1024 ** 3 };
@@ -105,20 +105,25 @@ export async function benchWorkspace(opts: BenchOptions): Promise<Section> {
   git(clone, 'init', '-q');
   git(clone, 'add', '-A');
   git(clone, 'commit', '-q', '-m', 'before');
+  const beforeCommit = git(clone, 'rev-parse', 'HEAD').trim();
   const change = (dir: string, seed: number): void => fill(dir, 1_000, 400, seed);
   change(rw, 11);
   await rwTracker.snapshot(id, 5, 'answer'); // after turn 2: every file changed
   change(clone, 11);
   git(clone, 'commit', '-q', '-am', 'after');
+  const afterCommit = git(clone, 'rev-parse', 'HEAD').trim();
   const rewindRounds = opts.quick ? 3 : 7;
-  const rewindTimes = await interleave(
-    rewindRounds,
-    async () => {
-      change(rw, 11); // the state after the run, each round
-      await rewindRun(rwStore, id, { turn: 1, files: true, conversation: false, settings: SETTINGS, searchPath: PATH });
-    },
-    () => git(clone, 'checkout', '-q', '-f', 'HEAD~1') && git(clone, 'checkout', '-q', '-f', '-'),
-  );
+  const rewindTimes = { a: [] as number[], b: [] as number[] };
+  for (let r = 0; r < rewindRounds; r++) {
+    change(rw, 11); // the state after the run, each round (untimed)
+    const sides = r % 2 === 0 ? (['a', 'b'] as const) : (['b', 'a'] as const);
+    for (const side of sides) {
+      const start = now();
+      if (side === 'a') await rewindRun(rwStore, id, { turn: 1, files: true, conversation: false, settings: SETTINGS, searchPath: PATH });
+      else git(clone, 'checkout', '-q', '-f', '--detach', beforeCommit) + git(clone, 'checkout', '-q', '-f', '--detach', afterCommit);
+      rewindTimes[side].push(now() - start);
+    }
+  }
   // The baseline checks out twice a round (back and forth): half of it is one checkout.
   const rewind = median(rewindTimes.a);
   const checkout = median(rewindTimes.b) / 2;

@@ -129,7 +129,7 @@ function authorHeading(span: ChangeSpan): string {
 async function local(store: Store, repo: WorkspaceRepo, tree: string): Promise<void> {
   const shelf = store.workspace?.shelf;
   if (shelf !== undefined) await fetchTree(repo, shelf, tree);
-  else if (!(await repo.has(tree))) throw new LogbookError('workspace', `snapshot ${tree} is not in ${repo.gitDir}`);
+  // Else the snapshot was made here: git names it if it is missing.
 }
 
 /**
@@ -320,8 +320,9 @@ export async function rewindRun(store: Store, id: string, options: RewindOptions
     const lastSeq = records.at(-1)!.seq;
     const now = await snapshotNow(store, repo, id, lastSeq, dir, settings, 'rewind');
     plan = { ...plan, dir, files: await treeChanges(repo, now, target.tree!) };
+    const files = plan.files;
     restore = async () => {
-      await restoreTree(repo, dir, now, target.tree!);
+      await restoreTree(repo, dir, now, target.tree!, files);
       return { from: now, to: target.tree! };
     };
   }
@@ -425,7 +426,7 @@ export async function undoRewind(store: Store, id?: string, options: UndoOptions
   const files = await treeChanges(repo, now, note.from);
   const base = { run, dir: note.dir, files, ...(note.fork !== undefined ? { fork: note.fork } : {}) };
   if (options.confirm !== undefined && !(await options.confirm({ dir: note.dir, files }))) return { ...base, done: false };
-  await restoreTree(repo, note.dir, now, note.from);
+  await restoreTree(repo, note.dir, now, note.from, files);
   await store.putNote(run, snapshotNoteKey(records.at(-1)!.seq, nonce()), encodeSnapshot({ seq: records.at(-1)!.seq, moment: 'rewound', at: formatTimestamp(new Date()), dir: note.dir, tree: note.from }));
   return { ...base, done: true };
 }

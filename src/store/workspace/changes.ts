@@ -28,27 +28,24 @@ const STATUS: Record<string, ChangeStatus> = { A: 'added', M: 'modified', D: 'de
 export async function treeChanges(repo: WorkspaceRepo, a: string, b: string): Promise<FileChange[]> {
   if (a === b) return [];
   await repo.ensure();
-  const base = repo.base();
-  const [raw, numstat] = await Promise.all([
-    git(['diff-tree', '-r', '-z', '--raw', '--no-renames', objectId(a), objectId(b)], base),
-    git(['diff-tree', '-r', '-z', '--numstat', '--no-renames', objectId(a), objectId(b)], base),
-  ]);
+  // One call: the raw entries (`:MODE MODE ID ID S\0PATH\0`), then the line counts (`ADDED\tREMOVED\tPATH\0`).
+  const out = await git(['diff-tree', '-r', '-z', '--raw', '--numstat', '--no-renames', objectId(a), objectId(b)], repo.base());
+  const parts = out.stdout.toString('utf8').split('\0');
+  const raw: { path: string; status: ChangeStatus; before: FileChange['before']; after: FileChange['after'] }[] = [];
   const counts = new Map<string, { added?: number; removed?: number; binary: boolean }>();
-  for (const entry of numstat.stdout.toString('utf8').split('\0')) {
-    const m = /^(-|\d+)\t(-|\d+)\t([\s\S]*)$/.exec(entry);
-    if (m === null) continue;
-    counts.set(m[3]!, m[1] === '-' ? { binary: true } : { added: Number(m[1]), removed: Number(m[2]), binary: false });
+  for (let i = 0; i < parts.length; i++) {
+    const entry = parts[i]!;
+    const m = /^:(\d{6}) (\d{6}) ([0-9a-f]+) ([0-9a-f]+) ([A-Z])/.exec(entry);
+    if (m !== null) {
+      const path = parts[++i]!;
+      const status = STATUS[m[5]!];
+      if (status !== undefined) raw.push({ path, status, before: { mode: m[1]!, id: m[3]! }, after: { mode: m[2]!, id: m[4]! } });
+      continue;
+    }
+    const n = /^(-|\d+)\t(-|\d+)\t([\s\S]*)$/.exec(entry);
+    if (n !== null) counts.set(n[3]!, n[1] === '-' ? { binary: true } : { added: Number(n[1]), removed: Number(n[2]), binary: false });
   }
-  const parts = raw.stdout.toString('utf8').split('\0');
-  const changes: FileChange[] = [];
-  for (let i = 0; i + 1 < parts.length; i += 2) {
-    const m = /^:(\d{6}) (\d{6}) ([0-9a-f]+) ([0-9a-f]+) ([A-Z])/.exec(parts[i]!);
-    if (m === null) continue;
-    const path = parts[i + 1]!;
-    const status = STATUS[m[5]!];
-    if (status === undefined) continue;
-    changes.push({ path, status, binary: false, ...counts.get(path), before: { mode: m[1]!, id: m[3]! }, after: { mode: m[2]!, id: m[4]! } });
-  }
+  const changes: FileChange[] = raw.map((r) => ({ path: r.path, status: r.status, binary: false, ...counts.get(r.path), before: r.before, after: r.after }));
   return changes;
 }
 

@@ -6,9 +6,8 @@
  * used: relative, no `..`, no `.git`, and no directory on the way to it a link
  * (a link is never written through); a link is restored as a link.
  */
-import { chmodSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, rmdirSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { LogbookError } from '../../core/index.js';
 import { treeChanges, type FileChange } from './changes.js';
 import { git, objectId } from './git.js';
@@ -91,23 +90,25 @@ function removeFile(root: string, parts: readonly string[]): void {
   }
 }
 
-/** Writes a restored file whole (a temporary beside it, renamed into place), with its mode. */
+/**
+ * Writes a restored file as git checkout does: what stands there removed,
+ * the file created anew (never opened through a link a tool may have put
+ * there: `wx` refuses one), its mode git's (under the umask). Not a rename
+ * over the old file, which on ext4 waits for the new data to reach the disk,
+ * file by file; a rewind stopped half way is undone from the snapshot it took first.
+ */
 function writeFile(root: string, parts: readonly string[], change: FileChange, content: Buffer): void {
   const path = directoryFor(root, parts);
+  let st;
   try {
-    const st = lstatSync(path);
-    if (st.isDirectory()) throw new LogbookError('workspace', `${path} is a directory where the snapshot has a file`);
-  } catch (err) {
-    if (err instanceof LogbookError) throw err;
+    st = lstatSync(path);
+  } catch {
+    st = null;
   }
-  const temp = join(dirname(path), `.logbook-restore-${randomBytes(6).toString('hex')}`);
-  if (change.after.mode === '120000') {
-    symlinkSync(content.toString('utf8'), temp);
-  } else {
-    writeFileSync(temp, content, { mode: 0o600 });
-    chmodSync(temp, change.after.mode === '100755' ? 0o755 : 0o644);
-  }
-  renameSync(temp, path);
+  if (st?.isDirectory()) throw new LogbookError('workspace', `${path} is a directory where the snapshot has a file`);
+  if (st !== null) unlinkSync(path);
+  if (change.after.mode === '120000') symlinkSync(content.toString('utf8'), path);
+  else writeFileSync(path, content, { mode: change.after.mode === '100755' ? 0o755 : 0o644, flag: 'wx' });
 }
 
 /** What a restore did: the files it changed, as treeChanges lists them from now to the target. */
@@ -119,11 +120,11 @@ export interface Restored {
  * Puts `dir` back from tree `now` (a snapshot made just before) to tree `to`.
  * Removals first, then files written; a submodule (a gitlink) is left alone.
  */
-export async function restoreTree(repo: WorkspaceRepo, dir: string, now: string, to: string): Promise<Restored> {
-  const changes = (await treeChanges(repo, now, to)).filter((c) => c.before.mode !== '160000' && c.after.mode !== '160000');
-  const planned = changes.map((c) => ({ change: c, parts: safeRelativePath(c.path) }));
-  for (const { change, parts } of planned) if (change.status === 'deleted' || change.status === 'type_changed') removeFile(dir, parts);
-  const wanted = planned.filter((p) => p.change.status !== 'deleted');
+export async function restoreTree(repo: WorkspaceRepo, dir: string, now: string, to: string, planned?: readonly FileChange[]): Promise<Restored> {
+  const changes = (planned ?? (await treeChanges(repo, now, to))).filter((c) => c.before.mode !== '160000' && c.after.mode !== '160000');
+  const paths = changes.map((c) => ({ change: c, parts: safeRelativePath(c.path) }));
+  for (const { change, parts } of paths) if (change.status === 'deleted' || change.status === 'type_changed') removeFile(dir, parts);
+  const wanted = paths.filter((p) => p.change.status !== 'deleted');
   const contents = await blobs(
     repo,
     wanted.map((p) => p.change.after.id),
