@@ -35,8 +35,10 @@ export function workspaceRepo(store: Store, searchPath?: string): WorkspaceRepo 
 
 /** Snapshots one workspace into `store`, for every run it is asked about. */
 export class WorkspaceTracker implements WorkspaceSnapshots {
-  /** Why the workspace is not tracked, once that is known; undefined until the first snapshot looks. */
-  private off: string | null | undefined;
+  /** Why the workspace is not tracked (and whether that is said, not only noted), once known; undefined until the first snapshot looks. */
+  private off: { reason: string; say: boolean } | null | undefined;
+  /** The run said the workspace is not tracked. */
+  private saidOff = false;
   /** Runs told (noted) that the workspace is not tracked. */
   private readonly notedOff = new Set<string>();
   /** Problems already said: each is said once, and noted each time. */
@@ -59,10 +61,12 @@ export class WorkspaceTracker implements WorkspaceSnapshots {
   }
 
   /** Why this workspace is not tracked, or null when it is (looked at once: the limits' walk stops as soon as one is passed). */
-  private async whyOff(): Promise<string | null> {
+  private async whyOff(): Promise<{ reason: string; say: boolean } | null> {
     if (this.off !== undefined) return this.off;
     const place = this.settings.dir === undefined ? untrackedPlace(this.dir, this.home) : null;
-    this.off = place ?? (await this.repo.overLimits(this.dir, this.settings))?.reason ?? null;
+    if (place !== null) return (this.off = { reason: place, say: false });
+    const over = await this.repo.overLimits(this.dir, this.settings);
+    this.off = over === null ? null : { reason: over.reason, say: true };
     return this.off;
   }
 
@@ -75,8 +79,10 @@ export class WorkspaceTracker implements WorkspaceSnapshots {
       if (off !== null) {
         if (this.notedOff.has(runId)) return null;
         this.notedOff.add(runId);
-        note.problem = `the workspace ${this.dir} is not tracked: ${off}`;
-        warning = note.problem;
+        note.problem = `the workspace ${this.dir} is not tracked: ${off.reason}`;
+        // Said once; the home directory and / are left alone by default, which is noted, not said.
+        if (off.say && !this.saidOff) warning = note.problem;
+        this.saidOff = true;
       } else {
         const { tree } = await this.repo.snapshot(this.dir, this.settings);
         const shelf = this.store.workspace?.shelf;

@@ -235,7 +235,9 @@ export async function runDiff(store: Store, id: string, options: RunDiffOptions 
 /** What rewindRun restores and forks. */
 export interface RewindOptions {
   /** The turn to go back to (the Nth model turn, as `session fork --turn` counts): the files as they were after it, the conversation through it. */
-  turn: number;
+  turn?: number;
+  /** Or the seq to go back to: the conversation through it, the files as its first snapshot from there holds them (a chat's rewind to before a typed turn). */
+  at?: number;
   /** Restore the files (default true). */
   files?: boolean;
   /** Fork the conversation at the turn (default true). */
@@ -301,8 +303,11 @@ export async function rewindRun(store: Store, id: string, options: RewindOptions
   const conversation = options.conversation ?? true;
   if (!files && !conversation) throw new LogbookError('usage', 'a rewind restores the files, forks the conversation, or both');
   if (conversation && options.forkId === undefined) throw new LogbookError('usage', 'a rewind of the conversation needs the fork\'s id');
+  if ((options.turn === undefined) === (options.at === undefined)) throw new LogbookError('usage', 'a rewind goes back to a turn or to a seq: one of them');
+  const point = options.turn !== undefined ? { turn: options.turn } : { at: options.at! };
+  const where = options.turn !== undefined ? `turn ${options.turn}` : `seq ${options.at}`;
   const records = await recordsOf(store, id);
-  const kept = forkLength(records, { turn: options.turn });
+  const kept = forkLength(records, point);
   const seq = records[kept - 1]!.seq;
   const later = records.slice(kept).flatMap((r) => ('assistant' in r ? toolUses(r.assistant.message) : []));
   const sideEffects = later.filter((c) => options.sideEffects?.(c.name) === true).map((c) => ({ id: c.id, name: c.name }));
@@ -313,7 +318,7 @@ export async function rewindRun(store: Store, id: string, options: RewindOptions
     const repo = repoOf(store, options.searchPath);
     const target = (await runSnapshots(store, id)).find((s) => s.seq >= seq && s.tree !== undefined);
     if (target === undefined) {
-      throw new LogbookError('workspace', `run ${id} has no snapshot of its workspace after turn ${options.turn}`, { details: { runId: id } });
+      throw new LogbookError('workspace', `run ${id} has no snapshot of its workspace after ${where}`, { details: { runId: id } });
     }
     const dir = workspaceDir(settings, options.dir ?? target.dir);
     await local(store, repo, target.tree!);
@@ -331,11 +336,11 @@ export async function rewindRun(store: Store, id: string, options: RewindOptions
   const restored = restore === null ? null : await restore();
   if (conversation) {
     const place = await store.placeOf(id);
-    const forked = await forkRun(store, id, { turn: options.turn, id: options.forkId!, ...(place !== null ? { place: files ? { ...place, dir: plan.dir } : place } : {}) });
+    const forked = await forkRun(store, id, { ...point, id: options.forkId!, ...(place !== null ? { place: files ? { ...place, dir: plan.dir } : place } : {}) });
     result.fork = forked.id;
   }
   if (restored !== null) {
-    const note: RewindNote = { run: id, turn: options.turn, seq, dir: plan.dir, ...restored, at: formatTimestamp(new Date()), ...(result.fork !== undefined ? { fork: result.fork } : {}) };
+    const note: RewindNote = { run: id, turn: records.slice(0, kept).filter((r) => 'assistant' in r).length, seq, dir: plan.dir, ...restored, at: formatTimestamp(new Date()), ...(result.fork !== undefined ? { fork: result.fork } : {}) };
     const key = rewindNoteKey(nonce());
     await store.putNote(id, key, encodeRewind(note));
     const rewoundSnap = { seq: 0, moment: 'rewound' as const, at: note.at, dir: plan.dir, tree: restored.to };

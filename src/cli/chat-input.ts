@@ -6,7 +6,7 @@
  */
 import { createInterface, type Interface } from 'node:readline';
 import type { AnswerControl, ChatInput, ChatTurn } from '../agent/runner.js';
-import { COMMAND_NAMES, readTyped, type ChatContext } from './chat-commands.js';
+import { COMMAND_NAMES, readTyped, type ChatContext, type RewindChoice } from './chat-commands.js';
 import { TerminalInput } from './chat-terminal.js';
 import { forwardCtrlC, type Questions } from './questions.js';
 import { watchTerminalInput } from './stdio.js';
@@ -14,11 +14,13 @@ import type { Screen } from './screen.js';
 
 const PROMPT = '> ';
 
-/** What /fork or /drop asked for. */
+/** What /fork, /drop or /rewind asked for. */
 export interface ForkRequest {
   name?: string;
   /** /drop: cut before the typed turns the run ends on, unanswered. */
   drop?: true;
+  /** /rewind: cut before a typed turn, its files restored too or not; its text goes back to the prompt. */
+  rewind?: RewindChoice;
 }
 
 /** A chat's input; it also answers the run's questions (approvals), so stdin has one reader. */
@@ -28,6 +30,8 @@ export interface ClosableChatInput extends ChatInput, Questions {
   readonly forkRequested: ForkRequest | undefined;
   /** The chat goes on (after a fork): /fork may be asked again. */
   resume(): void;
+  /** Puts text at the prompt, to change and send (a rewound turn's). */
+  prefill(text: string): void;
 }
 
 export interface ChatInputOptions {
@@ -45,6 +49,7 @@ export interface ChatInputOptions {
 interface Lines {
   read(): Promise<string | null>;
   ask(prompt: string, signal: AbortSignal): Promise<string | null>;
+  prefill?(text: string): void;
   answering?(): AnswerControl;
   close(): void;
 }
@@ -72,9 +77,15 @@ export function chatInput(options: ChatInputOptions): ClosableChatInput {
         const typed = await readTyped(line, options.chat);
         if ('turn' in typed) return typed.turn;
         if ('retry' in typed || 'compact' in typed) return typed;
-        if ('say' in typed) options.write(`${typed.say}\n`);
-        else if (typed.end === 'fork') {
-          fork = { ...(typed.name !== undefined ? { name: typed.name } : {}), ...(typed.drop ? { drop: true as const } : {}) };
+        if ('say' in typed) {
+          options.write(`${typed.say}\n`);
+          if (typed.prefill !== undefined) lines.prefill?.(typed.prefill);
+        } else if (typed.end === 'fork') {
+          fork = {
+            ...(typed.name !== undefined ? { name: typed.name } : {}),
+            ...(typed.drop ? { drop: true as const } : {}),
+            ...(typed.rewind !== undefined ? { rewind: typed.rewind } : {}),
+          };
           return null;
         } else return exit();
       }
@@ -88,6 +99,9 @@ export function chatInput(options: ChatInputOptions): ClosableChatInput {
     },
     resume() {
       fork = undefined;
+    },
+    prefill(text) {
+      lines.prefill?.(text);
     },
     close() {
       closed = true;

@@ -53,6 +53,7 @@ export class TerminalInput {
   private pendingEnter: NodeJS.Immediate | null = null;
   private answer: AbortController | null = null;
   private lastCtrlC = 0;
+  private lastEscape = 0;
   private ended = false;
   private closed = false;
   private readonly onKey = (text: string | undefined, key: Key | undefined): void => this.key(text, key);
@@ -194,6 +195,8 @@ export class TerminalInput {
     if (key?.ctrl === true && name === 'c') return this.ctrlC();
     if (name === 'escape') {
       if (this.phase === 'answering') this.stopAnswer();
+      // Two quick presses may reach us as one key (ESC ESC: a meta Esc).
+      else if (this.phase === 'prompt' && this.editor.empty) this.escapeAtPrompt(key?.meta === true);
       return;
     }
     this.edit(text, key);
@@ -219,6 +222,26 @@ export class TerminalInput {
 
   private stopAnswer(): void {
     this.answer?.abort();
+  }
+
+  /** Esc twice at an empty prompt: the turns typed so far, as /rewind lists them. */
+  private escapeAtPrompt(twice: boolean): void {
+    const now = Date.now();
+    const again = twice || now - this.lastEscape < DOUBLE_PRESS_MS;
+    this.lastEscape = again ? 0 : now;
+    if (!again || this.waiting === null) return;
+    const waiting = this.waiting;
+    this.waiting = null;
+    this.phase = 'idle';
+    this.o.screen.set('input', [], undefined, false);
+    waiting('/rewind');
+  }
+
+  /** Puts `text` at the prompt, to change and send. */
+  prefill(text: string): void {
+    this.editor.clear();
+    this.editor.insert(text);
+    this.render();
   }
 
   private edit(text: string | undefined, key: Key | undefined): void {

@@ -18,7 +18,7 @@ import { LogbookError, RawJson, encodeRecord, endedOnRefusal, isLogbookError, is
 import { resumeNarration, sanitizeLine } from '../render/index.js';
 import { lastAlong } from '../store/lineage.js';
 import { forkRun } from '../store/fork.js';
-import { encodeFailure, failureNoteKey } from '../store/run-notes.js';
+import { encodeFailure, failureNoteKey, typedText } from '../store/run-notes.js';
 import type { RunPlace, Store } from '../store/store.js';
 import {
   applyInterruptionFlags,
@@ -34,6 +34,8 @@ import {
 } from './approvals.js';
 import { withAdvice } from './advice.js';
 import { chatInput, type ClosableChatInput } from './chat-input.js';
+import type { RewindChoice, TypedTurn } from './chat-commands.js';
+import type { LogbookConfig } from '../config/config.js';
 import type { Environment } from './environment.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { StreamedText, type StreamTarget } from './answer.js';
@@ -224,6 +226,14 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
           spend: () => live?.spend,
           ...(agent.contextWindow !== undefined ? { contextWindow: agent.contextWindow } : {}),
           forkNameRefusal: (name) => forkNameRefusal(store, name),
+          ...(store !== null
+            ? {
+                typedTurns: () => typedTurns(store!, current().id),
+                ask: (question: string) => input!.ask(question, suspend.signal),
+                say: (text: string) => progress.write(`${text}\n`),
+                rewindFiles: (turn: TypedTurn) => rewindChatFiles(store!, current().id, turn, config, environment.env.PATH),
+              }
+            : {}),
         },
       });
     }
@@ -280,19 +290,25 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
       const from = run.id;
       let goOn = from;
       try {
-        const forked = await forkRun(store, from, { id: fork.name ?? generateRunId(), place, ...(fork.drop ? { beforeTyped: true } : {}) });
-        goOn = forked.id;
-        note(
-          fork.drop
-            ? `the chat goes on in ${forked.id}, without the unanswered turn (run ${from} keeps it)`
-            : `forked run ${from} as ${forked.id}; the chat goes on in ${forked.id}`,
-        );
+        if (fork.rewind !== undefined) {
+          goOn = await rewindChat(store, from, fork.rewind, fork.name ?? generateRunId(), config, environment.env.PATH, note);
+        } else {
+          const forked = await forkRun(store, from, { id: fork.name ?? generateRunId(), place, ...(fork.drop ? { beforeTyped: true } : {}) });
+          goOn = forked.id;
+          note(
+            fork.drop
+              ? `the chat goes on in ${forked.id}, without the unanswered turn (run ${from} keeps it)`
+              : `forked run ${from} as ${forked.id}; the chat goes on in ${forked.id}`,
+          );
+        }
       } catch (err) {
         if (!isLogbookError(err)) throw err;
         // Said where it was typed; the chat goes on in the run it was typed in.
-        progress.write(`${fork.drop ? '/drop' : '/fork'}: ${sanitizeLine(err.message)}\n`);
+        progress.write(`${fork.rewind !== undefined ? '/rewind' : fork.drop ? '/drop' : '/fork'}: ${sanitizeLine(err.message)}\n`);
       }
       run = await resumeRun(store, agent, goOn, { interactive: true });
+      // The turn gone back to is at the prompt again, to change and send.
+      if (fork.rewind !== undefined && goOn !== from) input!.prefill(fork.rewind.turn.text);
     }
     progress.stop();
     if (store !== null && result.reason === 'suspended' && result.awaiting === undefined && nothingTyped(run, startedHere)) {
@@ -323,6 +339,41 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     await stopServers();
     await store?.close();
   }
+}
+
+/** The turns typed into run `id` (its user records), oldest first, with their seqs. */
+async function typedTurns(store: Store, id: string): Promise<TypedTurn[]> {
+  const turns: TypedTurn[] = [];
+  for await (const { record } of store.records(id)) {
+    const text = typedText(record);
+    if (text !== null) turns.push({ seq: record.seq, text });
+  }
+  return turns;
+}
+
+/** A chat's /rewind of its files alone: restored to before `turn`, the conversation left as it is. */
+async function rewindChatFiles(store: Store, id: string, turn: TypedTurn, config: LogbookConfig, path: string | undefined): Promise<string> {
+  const { rewindRun } = await import('../api/workspace.js');
+  const done = await rewindRun(store, id, { at: turn.seq - 1, files: true, conversation: false, settings: config.workspace, ...(path !== undefined ? { searchPath: path } : {}) });
+  return `restored ${done.files.length} file${done.files.length === 1 ? '' : 's'} to before that turn; undo with: logbook session rewind --undo ${id}`;
+}
+
+/** A chat's /rewind of its conversation (and files): a fork made before the typed turn, which the chat goes on in. */
+async function rewindChat(store: Store, from: string, choice: RewindChoice, forkId: string, config: LogbookConfig, path: string | undefined, note: (m: string) => void): Promise<string> {
+  const { rewindRun } = await import('../api/workspace.js');
+  const done = await rewindRun(store, from, {
+    at: choice.turn.seq - 1,
+    files: choice.files,
+    conversation: true,
+    forkId,
+    settings: config.workspace,
+    sideEffects: (name) => config.tools.find((t) => t.name === name)?.side_effects === true,
+    ...(path !== undefined ? { searchPath: path } : {}),
+  });
+  const files = choice.files ? `, its files restored (${done.files.length} changed; undo with: logbook session rewind --undo ${from})` : '';
+  const effects = done.sideEffects.length > 0 ? `; calls since with side effects, not undone outside the workspace: ${done.sideEffects.map((c) => c.name).join(', ')}` : '';
+  note(`the chat goes on in ${done.fork!}, made before that turn${files} (run ${from} keeps everything)${effects}`);
+  return done.fork!;
 }
 
 /**
