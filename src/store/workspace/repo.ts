@@ -8,7 +8,7 @@
  * which seq is a note beside the journal (run-notes.ts), never in it.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { LogbookError } from '../../core/index.js';
 import { git, objectId, type GitCall } from './git.js';
@@ -63,6 +63,8 @@ const sha = (text: string): string => createHash('sha256').update(text).digest('
 export class WorkspaceRepo {
   readonly gitDir: string;
   private ready = false;
+  /** The tree each index (workspace) was last written as by this process. */
+  private readonly lastTree = new Map<string, { tree: string; stamp: string }>();
 
   constructor(
     /** `<runs>/.workspace` (file store) or `<state>/workspace` (a store whose journals live elsewhere). */
@@ -172,9 +174,19 @@ export class WorkspaceRepo {
   async snapshot(dir: string, settings: WorkspaceSettings): Promise<Snapshot> {
     await this.ensure();
     const call = this.call(dir, settings);
-    await retryLocked(() => git(['add', '--all', '--', '.'], call));
-    const tree = (await git(['write-tree'], call)).stdout.toString('utf8').trim();
-    return { tree: objectId(tree) };
+    // `--verbose` names each path the index takes in or lets go: when it names none, the tree is the one written last.
+    // Only while no other process wrote the index since (another run in the same workspace).
+    const index = call.index!;
+    const last = this.lastTree.get(index);
+    const untouched = last !== undefined && last.stamp === indexStamp(index);
+    const added = await retryLocked(() => git(['add', '--all', '--verbose', '--', '.'], call));
+    if (untouched && added.stdout.length === 0) {
+      last.stamp = indexStamp(index);
+      return { tree: last.tree };
+    }
+    const tree = objectId((await git(['write-tree'], call)).stdout.toString('utf8').trim());
+    this.lastTree.set(index, { tree, stamp: indexStamp(index) });
+    return { tree };
   }
 
   /** Whether the repo holds object `id`. */
@@ -182,6 +194,16 @@ export class WorkspaceRepo {
     await this.ensure();
     const out = await git(['cat-file', '-e', objectId(id)], { ...this.base(), okCodes: [1, 128] });
     return out.code === 0;
+  }
+}
+
+/** What names an index file's bytes as written: any write changes its inode, size or change time. */
+function indexStamp(path: string): string {
+  try {
+    const st = statSync(path, { bigint: true });
+    return `${st.ino}-${st.size}-${st.ctimeNs}`;
+  } catch {
+    return '';
   }
 }
 
