@@ -49,7 +49,7 @@ export type TranscriptItem =
 export type ItemKind = TranscriptItem['kind'];
 
 /** What the records tell of a call beyond its result (core: call-facts). */
-export type CallNote = 'awaiting' | 'denied' | 'not_rerun';
+export type CallNote = 'awaiting' | 'denied' | 'not_rerun' | 'stopped';
 
 /** A remote call's agent: its identity, or null when nothing beside the run names it. */
 export interface RemoteCall {
