@@ -25,6 +25,7 @@ import { benchStream } from './stream.js';
 import { benchUi } from './ui.js';
 import { benchTasks } from './tasks.js';
 import { benchWatch } from './watch.js';
+import { benchWorkspace } from './workspace.js';
 import { ms, now } from './lib/stats.js';
 
 const BENCHES: Record<string, (opts: BenchOptions) => Promise<Section>> = {
@@ -45,6 +46,7 @@ const BENCHES: Record<string, (opts: BenchOptions) => Promise<Section>> = {
   tasks: benchTasks,
   'a2a-http': benchA2AHttp,
   langgraph: benchLangGraph,
+  workspace: benchWorkspace,
 };
 
 function usage(message: string): never {

@@ -168,8 +168,9 @@ export {
   type RunPlace,
   type StoredLines,
   type CreateFromLinesOptions,
+  type WorkspaceStorage,
 } from './store/store.js';
-export type { Backend, BackendContext, BackendFactory, HeldRun, NatsSettings, OpenedRun, RunSummary, StoredRun, StreamOptions, Streamed, WaitListener } from './store/backend.js';
+export type { Backend, BackendContext, BackendFactory, HeldRun, NatsSettings, ObjectShelf, OpenedRun, RunSummary, StoredRun, StreamOptions, Streamed, WaitListener } from './store/backend.js';
 export { JournalStore } from './store/journal-store.js';
 export { openStore, registerBackend, backends } from './store/registry.js';
 // Each built-in backend as a store, and as a backend a backend of your own can wrap (registerBackend).
@@ -198,6 +199,32 @@ export {
   type SearchRole,
 } from './api/search.js';
 export { textMatcher, type TextMatcher, type TextMatch } from './core/search.js';
+// What a run changed in its workspace (snapshots beside its journal), and a rewind of it (docs/guide/workspace.md).
+export {
+  runDiff,
+  rewindRun,
+  undoRewind,
+  runSnapshots,
+  type RunDiff,
+  type RunDiffOptions,
+  type ChangeSpan,
+  type ChangeAuthor,
+  type CallRef,
+  type MissingSnapshot,
+  type RewindOptions,
+  type RewindPlan,
+  type Rewound,
+  type UndoOptions,
+  type Undone,
+  type FileChange,
+  type ChangeStatus,
+  type SnapshotNote,
+  type SnapshotMoment,
+  type RewindNote,
+  type WorkspaceSettings,
+} from './api/workspace.js';
+export { WorkspaceTracker, type WorkspaceSnapshots } from './agent/workspace.js';
+export { WorkspaceRepo, TooLarge, WORKSPACE_DEFAULTS, DEFAULT_EXCLUDES, type Snapshot } from './store/workspace/repo.js';
 export type { ResumableRun } from './core/gates.js';
 export { exportSession, SESSION_FORMATS, type SessionFormat, type SessionExportOptions } from './api/export.js';
 // A run's OpenTelemetry trace: the OpenTelemetry packages load only when it is made.

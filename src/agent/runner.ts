@@ -46,6 +46,8 @@ import { compactionSettings, nothingToCompact, nothingToCompactError, type Compa
 import { usdText } from './prices.js';
 import { journalUsage, type ModelResponse, type StreamObserver, type Usage } from './provider.js';
 import type { Recorder } from './recorder.js';
+import type { SnapshotMoment } from '../store/run-notes.js';
+import type { WorkspaceSnapshots } from './workspace.js';
 import { addCall, addCalls, addSpend, noSpend, type CallUsage, type Spend } from './spend.js';
 import { AwaitingApproval, type OperatorAnswer, type ToolProgress } from './tools/tool.js';
 
@@ -207,6 +209,8 @@ export interface LoopOptions {
   limits?: ExecutionLimits;
   /** The A2A request this run serves, when it is a task: what a task it starts names as its parent. */
   parentRequest?: string;
+  /** Snapshots the run's workspace at each durable moment (workspace.ts); without it nothing is snapshotted. */
+  workspace?: WorkspaceSnapshots;
 }
 
 /** One execution's limits (LoopOptions.limits): each only lowers the agent's. */
@@ -483,6 +487,8 @@ class Loop {
     const { agent } = this;
     checkInterruption(this.state, agent.tools, this.interruption);
     if (agent.prices !== undefined) this.observer.spent?.(this.liveSpend);
+    // What an interrupted tool, or anybody, changed since the run stopped is kept before it goes on.
+    if (this.setup.resumed) await this.snapshot('resume');
     try {
       for (;;) {
         const state = this.state;
@@ -528,6 +534,14 @@ class Loop {
     this.observer.warning?.(message);
   }
 
+  /** Snapshots the workspace after the last durable record; a failure is a warning (and a note), never the run's end. */
+  private async snapshot(moment: SnapshotMoment): Promise<void> {
+    const workspace = this.options.workspace;
+    if (workspace === undefined) return;
+    const warning = await workspace.snapshot(this.state.run_id, this.state.last_seq, moment).catch((err: unknown) => String(err));
+    if (warning !== null) this.warn(warning);
+  }
+
   /**
    * The terminal record, once, at the true end; failing to write it is a warning:
    * the run's work is durable. Its message never holds a URL's credentials: it
@@ -542,6 +556,7 @@ class Loop {
     } catch (err) {
       this.warn(`could not journal the run's end (${reason}): ${err instanceof Error ? err.message : String(err)}`);
     }
+    await this.snapshot('end');
     const lastAssistant = [...state.messages].reverse().find((m) => m.role === 'assistant');
     const result: RunResult = {
       reason,
@@ -713,7 +728,10 @@ class Loop {
       else await this.compactNow('asked');
       return true;
     }
-    if (typeof turn === 'string') await this.recorder.append({ user: { message: { role: 'user', content: [{ text: { text: turn } }] } } });
+    if (typeof turn === 'string') {
+      await this.recorder.append({ user: { message: { role: 'user', content: [{ text: { text: turn } }] } } });
+      await this.snapshot('input');
+    }
     this.answerStopped = false;
     this.inputFirst = false;
     this.cap = this.nextIteration() + this.maxIterations;
@@ -905,6 +923,8 @@ class Loop {
     this.invalidInputs = response.invalidToolInputs ?? new Map();
     const counts = journalUsage(usage);
     await this.recorder.append({ assistant: { iteration, message, ...(stopReason ? { stop_reason: stopReason } : {}), ...counts } });
+    // Durable, and no tool has run yet: the workspace as the turn's tools find it.
+    await this.snapshot(toolUses(message).length > 0 ? 'tools' : 'answer');
     const continues = this.compactions.length > 0 || this.setup.continuation !== undefined;
     if (continues && this.state.counters.llm_calls === 1) this.firstInput = this.state.last_input_tokens;
     if (agent.prices !== undefined) {

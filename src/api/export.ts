@@ -1,7 +1,7 @@
 /** A stored run as a document: its journal lines, a Markdown transcript, or one self-contained HTML page. */
 import type { PriceBook } from '../agent/prices.js';
 import { LogbookError, callDurations, runTimings, timeSummary, type RunState } from '../core/index.js';
-import type { ExportOptions } from '../render/export/index.js';
+import type { ExportOptions, WorkspaceChanges } from '../render/export/index.js';
 import { continuedPath, listLineage } from '../store/lineage.js';
 import { listedStatus, type Store } from '../store/store.js';
 import { factFields, runFacts } from './long-run-facts.js';
@@ -22,6 +22,10 @@ export interface SessionExportOptions {
    * fork holds the records of is shown in the fork.
    */
   lineage?: boolean;
+  /** With the workspace changes of each turn (always named by file), their unified diffs. */
+  diffs?: boolean;
+  /** Where the system git is looked for, to read workspace snapshots (a PATH). */
+  searchPath?: string;
 }
 
 /**
@@ -40,12 +44,12 @@ export async function exportSession(store: Store, id: string, format: SessionFor
   const { exportRun, exportRuns } = await import('../render/export/index.js');
   const ids = options.lineage ? continuedPath(await listLineage(store, id), id) : [id];
   const runs = [];
-  for (const shown of ids) runs.push(await exportedRun(store, shown, options.prices));
+  for (const shown of ids) runs.push(await exportedRun(store, shown, options));
   return options.lineage ? exportRuns(format, runs) : exportRun(format, runs[0]!.state, runs[0]!.options);
 }
 
 /** A run as an export shows it: its state, times, the agents of its remote calls, and with prices what it spent and its compactions. */
-async function exportedRun(store: Store, id: string, prices: PriceBook | undefined): Promise<{ state: RunState; options: ExportOptions }> {
+async function exportedRun(store: Store, id: string, { prices, diffs, searchPath }: SessionExportOptions): Promise<{ state: RunState; options: ExportOptions }> {
   const loaded = await store.load(id);
   // The agents of remote calls load only for a run that made some.
   const agents = loaded.state.remote_calls.length === 0 ? {} : await (await import('../agent/remote-origins.js')).toolAgents(store, id);
@@ -60,6 +64,19 @@ async function exportedRun(store: Store, id: string, prices: PriceBook | undefin
     const facts = await runFacts(store, id, loaded, origin, prices);
     options.extra = factFields(facts).map(([label, value]) => ({ label: label[0]!.toUpperCase() + label.slice(1), value, literal: false }));
   }
+  const changes = await workspaceChanges(store, id, diffs === true, searchPath);
+  if (changes.length > 0) options.changes = changes;
   return { state: loaded.state, options };
+}
+
+/** The run's workspace changes span by span (none where it has no snapshots, or they cannot be read: the export goes on without them). */
+async function workspaceChanges(store: Store, id: string, diffs: boolean, searchPath: string | undefined): Promise<WorkspaceChanges[]> {
+  const { runDiff, spanHeading } = await import('./workspace.js');
+  try {
+    const diff = await runDiff(store, id, { patch: diffs, ...(searchPath !== undefined ? { searchPath } : {}) });
+    return diff.spans.map((s) => ({ heading: spanHeading(s), files: s.files, ...(s.patch !== undefined ? { diff: s.patch } : {}) }));
+  } catch {
+    return [];
+  }
 }
 

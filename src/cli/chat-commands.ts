@@ -34,6 +34,27 @@ export interface ChatContext {
   forkNameRefusal(name: string): Promise<string | null>;
   /** Tool output shown from now on, or hidden again (it says which). */
   toggleToolOutput?(): void;
+  /** The turns typed into the conversation so far, oldest first, with the seq of each (a /rewind goes back to before one); absent when the run is not journaled. */
+  typedTurns?(): Promise<TypedTurn[]>;
+  /** Asks the operator a question at the chat's prompt; null when it is not answered. */
+  ask?(question: string): Promise<string | null>;
+  /** Tells the operator something at once (before a question). */
+  say?(text: string): void;
+  /** Restores the workspace's files to before typed turn `turn`, the conversation left as it is; what to say. */
+  rewindFiles?(turn: TypedTurn): Promise<string>;
+}
+
+/** A turn typed into a chat: its text, and the seq of its user record. */
+export interface TypedTurn {
+  seq: number;
+  text: string;
+}
+
+/** What a /rewind (or Esc twice at an empty prompt) goes back to. */
+export interface RewindChoice {
+  turn: TypedTurn;
+  /** Restore the files too (else the conversation only). */
+  files: boolean;
 }
 
 /** What a typed line comes to. */
@@ -46,11 +67,11 @@ export type Typed =
   | { compact: true }
   /** The chat ends here: kept, to be continued later; or continued at once in a fork of it. */
   | { end: 'exit' }
-  | { end: 'fork'; name?: string; drop?: true }
+  | { end: 'fork'; name?: string; drop?: true; rewind?: RewindChoice }
   /** The chat goes on with another model, in a new run of the conversation. */
   | { end: 'model'; model: string }
-  /** Something to tell the operator; the chat waits for the next line. */
-  | { say: string };
+  /** Something to tell the operator (and text to put back at the prompt); the chat waits for the next line. */
+  | { say: string; prefill?: string };
 
 export interface ChatCommand {
   name: string;
@@ -135,6 +156,7 @@ export const CHAT_KEYS: readonly [string, string][] = [
   ['Up, Down', 'between lines; past the first or last, earlier turns (this project\'s earlier chats\' too)'],
   ['Ctrl-R', 'search the earlier turns (again: an older one; Enter takes it, Esc gives up)'],
   ['Esc, Ctrl-C', 'while the model answers or tools run: stop them, back to the prompt'],
+  ['Esc Esc', 'at an empty prompt: go back to a turn typed earlier, as /rewind does'],
   ['Ctrl-C', 'at an empty prompt, or twice: suspend the chat (exit 130)'],
   ['Ctrl-D', 'at an empty prompt: end the chat, as /exit does'],
   ['Ctrl-O', 'show tool output (and the last calls\'), or hide it again'],
@@ -197,6 +219,13 @@ export const CHAT_COMMANDS: readonly ChatCommand[] = [
     },
   },
   {
+    name: '/rewind',
+    args: '[N]',
+    arity: [0, 1],
+    summary: 'go back to before turn N typed earlier (the conversation, its files, or both); without N, list them',
+    run: ([n], chat) => rewind(n, chat),
+  },
+  {
     name: '/export',
     args: 'FILE',
     arity: [1, 1],
@@ -207,6 +236,42 @@ export const CHAT_COMMANDS: readonly ChatCommand[] = [
 ];
 
 export const COMMAND_NAMES: readonly string[] = CHAT_COMMANDS.map((c) => c.name);
+
+/** How a rewind is offered, in the order asked. */
+const REWIND_KINDS = ['conversation and files', 'conversation only', 'files only'] as const;
+
+/**
+ * /rewind: the typed turns listed; /rewind N asks what to take back to before
+ * turn N. The conversation (with or without its files) goes on in a fork made
+ * before it; the files alone are restored where the chat is. Either way the
+ * turn's text is put back at the prompt, to change and send.
+ */
+async function rewind(n: string | undefined, chat: ChatContext): Promise<Typed> {
+  if (chat.store === null || chat.typedTurns === undefined) return { say: NOT_JOURNALED.replace('forked', 'rewound') };
+  const turns = await chat.typedTurns();
+  if (turns.length === 0) return { say: 'nothing to rewind to: no turn was typed into this chat yet' };
+  let picked = n;
+  if (picked === undefined) {
+    const width = String(turns.length).length;
+    const list = turns.map((t, i) => `  ${String(i + 1).padStart(width)}  ${sanitizeLine(t.text).slice(0, 72)}`);
+    const listed = ['the turns typed here (/rewind N goes back to before turn N):', ...list].join('\n');
+    if (chat.ask === undefined) return { say: listed };
+    chat.say?.(listed);
+    picked = (await chat.ask(`back to before which turn (1-${turns.length}; Enter: none)? `))?.trim() ?? '';
+    if (picked === '') return { say: 'nothing was rewound' };
+  }
+  const index = Number(picked);
+  if (!Number.isSafeInteger(index) || index < 1 || index > turns.length) return { say: `/rewind takes a turn from 1 to ${turns.length}; /rewind lists them` };
+  const turn = turns[index - 1]!;
+  const asked = chat.ask === undefined ? '1' : await chat.ask(`back to before turn ${index}: ${REWIND_KINDS.map((k, i) => `${i + 1}) ${k}`).join('  ')}? `);
+  const kind = REWIND_KINDS[Number(asked?.trim()) - 1];
+  if (kind === undefined) return { say: 'nothing was rewound' };
+  if (kind === 'files only') {
+    if (chat.rewindFiles === undefined) return { say: 'the files of this chat cannot be rewound here' };
+    return { say: await chat.rewindFiles(turn), prefill: turn.text };
+  }
+  return { end: 'fork', rewind: { turn, files: kind === 'conversation and files' } };
+}
 
 export function helpText(): string {
   const usage = (c: ChatCommand): string => (c.args === undefined ? c.name : `${c.name} ${c.args}`);

@@ -7,7 +7,7 @@
 import { createInterface, type Interface } from 'node:readline';
 import type { AnswerControl, ChatInput, ChatTurn } from '../agent/runner.js';
 import type { ChatHistory } from './chat-history.js';
-import { COMMAND_NAMES, readTyped, type ChatContext } from './chat-commands.js';
+import { COMMAND_NAMES, readTyped, type ChatContext, type RewindChoice } from './chat-commands.js';
 import { TerminalInput } from './chat-terminal.js';
 import { forwardCtrlC, type Questions } from './questions.js';
 import { watchTerminalInput } from './stdio.js';
@@ -15,13 +15,15 @@ import type { Screen } from './screen.js';
 
 const PROMPT = '> ';
 
-/** What /fork or /drop asked for. */
+/** What /fork, /drop or /rewind asked for. */
 export interface ForkRequest {
   name?: string;
   /** /drop: cut before the typed turns the run ends on, unanswered. */
   drop?: true;
   /** /model NAME: the conversation goes on with this model, in a new run of it. */
   model?: string;
+  /** /rewind: cut before a typed turn, its files restored too or not; its text goes back to the prompt. */
+  rewind?: RewindChoice;
 }
 
 /** A chat's input; it also answers the run's questions (approvals), so stdin has one reader. */
@@ -33,6 +35,8 @@ export interface ClosableChatInput extends ChatInput, Questions {
   resume(): void;
   /** A turn given on the command line: shown as a typed one is, on a terminal, and kept in the history. */
   echo(turn: string): void;
+  /** Puts text at the prompt, to change and send (a rewound turn's). */
+  prefill(text: string): void;
 }
 
 export interface ChatInputOptions {
@@ -59,6 +63,7 @@ export interface ChatInputOptions {
 interface Lines {
   read(): Promise<string | null>;
   ask(prompt: string, signal: AbortSignal): Promise<string | null>;
+  prefill?(text: string): void;
   /** A question answered by one key press (a terminal's); without it, by a line. */
   choose?(prompt: string, signal: AbortSignal): Promise<string | null>;
   /** The model or the tools at work: what Esc stops. */
@@ -92,12 +97,16 @@ export function chatInput(options: ChatInputOptions): ClosableChatInput {
         if ('retry' in typed || 'compact' in typed) return typed;
         if ('say' in typed) {
           if (typed.say !== '') options.write(`${typed.say}\n`);
-        }
-        else if (typed.end === 'model') {
+          if (typed.prefill !== undefined) lines.prefill?.(typed.prefill);
+        } else if (typed.end === 'model') {
           fork = { model: typed.model };
           return null;
         } else if (typed.end === 'fork') {
-          fork = { ...(typed.name !== undefined ? { name: typed.name } : {}), ...(typed.drop ? { drop: true as const } : {}) };
+          fork = {
+            ...(typed.name !== undefined ? { name: typed.name } : {}),
+            ...(typed.drop ? { drop: true as const } : {}),
+            ...(typed.rewind !== undefined ? { rewind: typed.rewind } : {}),
+          };
           return null;
         } else return exit();
       }
@@ -113,6 +122,9 @@ export function chatInput(options: ChatInputOptions): ClosableChatInput {
     },
     resume() {
       fork = undefined;
+    },
+    prefill(text) {
+      lines.prefill?.(text);
     },
     close() {
       closed = true;

@@ -82,6 +82,9 @@ export class TerminalInput {
   /** What Esc or the first Ctrl-C stops: the model call or the tools at work. */
   private work: AbortController | null = null;
   private lastCtrlC = 0;
+  private lastEscape = 0;
+  /** The key being handled (a binding reads its modifiers). */
+  private lastKey: Key | undefined;
   private ended = false;
   private closed = false;
   private readonly onKey = (text: string | undefined, key: Key | undefined): void => this.key(text, key);
@@ -95,7 +98,8 @@ export class TerminalInput {
    * stops the work, Ctrl-L redraws, Ctrl-R searches, Ctrl-O shows tool output.
    */
   private readonly bindings: Readonly<Record<string, () => void>> = {
-    escape: () => this.phase === 'working' && this.stop(),
+    // Esc stops the work; twice at an empty prompt, it lists the turns typed so far (/rewind). Two quick presses may come as one meta Esc.
+    escape: () => (this.phase === 'working' ? this.stop() : this.phase === 'prompt' && this.editor.empty && this.escapeAtPrompt(this.lastKey?.meta === true)),
     'C-l': () => this.o.screen.refresh(),
     'C-r': () => this.searchBack(),
     'C-o': () => this.o.toggleToolOutput?.(),
@@ -235,6 +239,7 @@ export class TerminalInput {
   }
 
   private key(text: string | undefined, key: Key | undefined): void {
+    this.lastKey = key;
     const name = key?.name;
     if (name === 'paste-start') {
       this.pasting = '';
@@ -343,6 +348,26 @@ export class TerminalInput {
 
   private stop(): void {
     this.work?.abort();
+  }
+
+  /** Esc twice at an empty prompt: the turns typed so far, as /rewind lists them. */
+  private escapeAtPrompt(twice: boolean): void {
+    const now = Date.now();
+    const again = twice || now - this.lastEscape < DOUBLE_PRESS_MS;
+    this.lastEscape = again ? 0 : now;
+    if (!again || this.waiting === null) return;
+    const waiting = this.waiting;
+    this.waiting = null;
+    this.phase = 'idle';
+    this.o.screen.set('input', [], undefined, false);
+    waiting('/rewind');
+  }
+
+  /** Puts `text` at the prompt, to change and send. */
+  prefill(text: string): void {
+    this.editor.clear();
+    this.editor.insert(text);
+    this.render();
   }
 
   private edit(text: string | undefined, key: Key | undefined): void {

@@ -10,6 +10,7 @@ import { contextWindowOf, fingerprintOf } from '../agent/agent.js';
 import { CompactedError, compactionOf } from '../agent/compaction.js';
 import { continueWithAgent, followUpRun, generateRunId, resumeRefusal, resumeRun, startRun, type AgentRun } from '../agent/run.js';
 import type { Agent } from '../agent/agent.js';
+import { WorkspaceTracker } from '../agent/workspace.js';
 import type { RunResult, ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
 import { apiKeyVariable } from '../agent/providers/settings.js';
@@ -17,7 +18,7 @@ import { agentFromConfig, agentWithModel, type AgentEnvironment } from '../confi
 import { LogbookError, RawJson, encodeRecord, endedOnRefusal, isLogbookError, isValidId, shellQuote, validateId } from '../core/index.js';
 import { resumeNarration, sanitizeLine } from '../render/index.js';
 import { lastAlong } from '../store/lineage.js';
-import { encodeFailure, failureNoteKey } from '../store/run-notes.js';
+import { encodeFailure, failureNoteKey, typedText } from '../store/run-notes.js';
 import type { RunPlace, Store } from '../store/store.js';
 import {
   applyInterruptionFlags,
@@ -34,6 +35,8 @@ import {
 import { withAdvice } from './advice.js';
 import { chatHistory } from './chat-history.js';
 import { chatInput, type ClosableChatInput } from './chat-input.js';
+import type { RewindChoice, TypedTurn } from './chat-commands.js';
+import type { LogbookConfig } from '../config/config.js';
 import type { Environment } from './environment.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { StreamedText, type StreamTarget } from './answer.js';
@@ -190,6 +193,8 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     const onWait = (waitingFor: string | null): void => (waitingFor === null ? progress.stop() : progress.start(waitingFor));
     if (!flags.ephemeral) store = await storeFor(environment, { config, stateDir: flags.stateDir, onWait });
     const place = { dir: process.cwd(), config: config.path };
+    // The tools act where the command runs: that directory (or workspace.dir) is the one snapshotted.
+    const workspace = store === null ? null : WorkspaceTracker.for(store, config.workspace, place.dir, environment.env.PATH);
     if (flags.resume !== undefined || flags.continue) {
       const presentation = { agent, err, note, progress: (t: string) => progress.write(t), presenter, signal: suspend.signal, place, config: config.path, identity: config.a2a.identity, canAsk: io.canAsk() };
       run = await continueRun(store!, flags, words, presentation).catch(async (err: unknown) => {
@@ -248,6 +253,14 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
           },
           forkNameRefusal: (name) => forkNameRefusal(store, name),
           toggleToolOutput,
+          ...(store !== null
+            ? {
+                typedTurns: () => typedTurns(store!, current().id),
+                ask: (question: string) => input!.ask(question, suspend.signal),
+                say: (text: string) => progress.write(`${text}\n`),
+                rewindFiles: (turn: TypedTurn) => rewindChatFiles(store!, current().id, turn, config, environment.env.PATH),
+              }
+            : {}),
         },
       });
     }
@@ -282,6 +295,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
         signal: suspend.signal,
         ...(input !== null ? { input } : {}),
         beforeToolCall: approvalHook(run.state, flags, questions, presenter),
+        ...(workspace !== null ? { workspace } : {}),
         observer: {
           ...live,
           record: (record) => {
@@ -317,20 +331,26 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
       const from = run.id;
       let goOn = from;
       try {
-        const { forkRun } = await import('../store/fork.js');
-        const forked = await forkRun(store, from, { id: fork.name ?? generateRunId(), place, ...(fork.drop ? { beforeTyped: true } : {}) });
-        goOn = forked.id;
-        note(
-          fork.drop
-            ? `the chat goes on in ${forked.id}, without the unanswered turn (run ${from} keeps it)`
-            : `forked run ${from} as ${forked.id}; the chat goes on in ${forked.id}`,
-        );
+        if (fork.rewind !== undefined) {
+          goOn = await rewindChat(store, from, fork.rewind, fork.name ?? generateRunId(), config, environment.env.PATH, note);
+        } else {
+          const { forkRun } = await import('../store/fork.js');
+          const forked = await forkRun(store, from, { id: fork.name ?? generateRunId(), place, ...(fork.drop ? { beforeTyped: true } : {}) });
+          goOn = forked.id;
+          note(
+            fork.drop
+              ? `the chat goes on in ${forked.id}, without the unanswered turn (run ${from} keeps it)`
+              : `forked run ${from} as ${forked.id}; the chat goes on in ${forked.id}`,
+          );
+        }
       } catch (err) {
         if (!isLogbookError(err)) throw err;
         // Said where it was typed; the chat goes on in the run it was typed in.
-        progress.write(`${fork.drop ? '/drop' : '/fork'}: ${sanitizeLine(err.message)}\n`);
+        progress.write(`${fork.rewind !== undefined ? '/rewind' : fork.drop ? '/drop' : '/fork'}: ${sanitizeLine(err.message)}\n`);
       }
       run = await resumeRun(store, agent, goOn, { interactive: true });
+      // The turn gone back to is at the prompt again, to change and send.
+      if (fork.rewind !== undefined && goOn !== from) input!.prefill(fork.rewind.turn.text);
     }
     progress.stop();
     if (store !== null && result.reason === 'suspended' && result.awaiting === undefined && nothingTyped(run, startedHere)) {
@@ -361,6 +381,41 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     await stopServers();
     await store?.close();
   }
+}
+
+/** The turns typed into run `id` (its user records), oldest first, with their seqs. */
+async function typedTurns(store: Store, id: string): Promise<TypedTurn[]> {
+  const turns: TypedTurn[] = [];
+  for await (const { record } of store.records(id)) {
+    const text = typedText(record);
+    if (text !== null) turns.push({ seq: record.seq, text });
+  }
+  return turns;
+}
+
+/** A chat's /rewind of its files alone: restored to before `turn`, the conversation left as it is. */
+async function rewindChatFiles(store: Store, id: string, turn: TypedTurn, config: LogbookConfig, path: string | undefined): Promise<string> {
+  const { rewindRun } = await import('../api/workspace.js');
+  const done = await rewindRun(store, id, { at: turn.seq - 1, files: true, conversation: false, settings: config.workspace, ...(path !== undefined ? { searchPath: path } : {}) });
+  return `restored ${done.files.length} file${done.files.length === 1 ? '' : 's'} to before that turn; undo with: logbook session rewind --undo ${id}`;
+}
+
+/** A chat's /rewind of its conversation (and files): a fork made before the typed turn, which the chat goes on in. */
+async function rewindChat(store: Store, from: string, choice: RewindChoice, forkId: string, config: LogbookConfig, path: string | undefined, note: (m: string) => void): Promise<string> {
+  const { rewindRun } = await import('../api/workspace.js');
+  const done = await rewindRun(store, from, {
+    at: choice.turn.seq - 1,
+    files: choice.files,
+    conversation: true,
+    forkId,
+    settings: config.workspace,
+    sideEffects: (name) => config.tools.find((t) => t.name === name)?.side_effects === true,
+    ...(path !== undefined ? { searchPath: path } : {}),
+  });
+  const files = choice.files ? `, its files restored (${done.files.length} changed; undo with: logbook session rewind --undo ${from})` : '';
+  const effects = done.sideEffects.length > 0 ? `; calls since with side effects, not undone outside the workspace: ${done.sideEffects.map((c) => c.name).join(', ')}` : '';
+  note(`the chat goes on in ${done.fork!}, made before that turn${files} (run ${from} keeps everything)${effects}`);
+  return done.fork!;
 }
 
 /** What a chat's /model switches. */

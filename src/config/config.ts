@@ -18,6 +18,7 @@ import { EXPOSE_DEFAULTS, type ExposeSettings } from '../agent/exposure.js';
 import { TASK_DEFAULTS, askToolName, type RemoteAgent } from '../agent/tasks/spec.js';
 import { LogbookError } from '../core/index.js';
 import { CONFIG_AJV_OPTIONS, CONFIG_SCHEMA, UPPER_BOUNDS } from './schema.js';
+import { WORKSPACE_DEFAULTS, type WorkspaceSettings } from '../store/workspace/repo.js';
 
 /** The config file's name: agent.yaml. */
 export const DEFAULT_CONFIG_FILE = 'agent.yaml';
@@ -83,6 +84,8 @@ export interface LogbookConfig {
   expose: ExposeSettings;
   /** Where the run's OpenTelemetry spans go; header values may name variables (`${NAME}`), expanded when a run starts. */
   otel?: OtelBlock;
+  /** What of a run's working directory is snapshotted beside its journal (`workspace:`); a relative `dir` made absolute. Outside the fingerprint. */
+  workspace: WorkspaceSettings;
 }
 
 /** `a2a.http:`: serving the agent over A2A 1.0 on HTTP (docs/guide/a2a-http.md). */
@@ -292,6 +295,13 @@ export function parseConfig(text: string, path: string): LogbookConfig {
     remote_tools: remoteToolHosts(c.remote_tools ?? [], path),
     remote_agents: remoteAgents(c.remote_agents ?? [], path, names),
     expose: exposeSettings(c.expose, path),
+    workspace: {
+      track: c.workspace?.track ?? WORKSPACE_DEFAULTS.track,
+      exclude: c.workspace?.exclude ?? [],
+      maxFiles: c.workspace?.max_files ?? WORKSPACE_DEFAULTS.maxFiles,
+      maxBytes: c.workspace?.max_bytes ?? WORKSPACE_DEFAULTS.maxBytes,
+      ...(c.workspace?.dir !== undefined ? { dir: resolveFrom(dir, c.workspace.dir) } : {}),
+    },
   };
   if (c.budget !== undefined) config.budget = c.budget;
   if (c.budget_usd !== undefined) config.budget_usd = c.budget_usd;

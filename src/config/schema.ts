@@ -13,6 +13,8 @@ export const UPPER_BOUNDS = {
   context_window: { max: LARGEST_EXACT_INTEGER, why: 'the largest integer a journal records exactly' },
   keep_turns: { max: 1000, why: 'exchanges kept word for word in a compacted run: more than this is no compaction' },
   compact_at: { max: 1, why: 'a fraction of the context window' },
+  max_files: { max: LARGEST_EXACT_INTEGER, why: 'the largest integer a journal records exactly' },
+  max_bytes: { max: LARGEST_EXACT_INTEGER, why: 'the largest integer a journal records exactly' },
   /** Node's timers hold at most 2^31 - 1 ms; a longer one fires at once. */
   timeout: { max: 2_147_483, why: 'seconds: the longest timer Node.js can set, about 24.8 days' },
   idle_timeout: { max: 2_147_483, why: 'seconds: the longest timer Node.js can set, about 24.8 days' },
@@ -146,6 +148,18 @@ export const CONFIG_SCHEMA = {
             },
           },
         },
+      },
+    },
+    // what of a run's working directory is snapshotted beside its journal (store/workspace)
+    workspace: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        track: { type: 'boolean' },
+        dir: { type: 'string', minLength: 1 },
+        exclude: { type: 'array', items: { type: 'string', minLength: 1 } },
+        max_files: { type: 'integer', minimum: 1, maximum: UPPER_BOUNDS.max_files.max },
+        max_bytes: { type: 'integer', minimum: 1, maximum: UPPER_BOUNDS.max_bytes.max },
       },
     },
     session: {

@@ -28,6 +28,8 @@ export type ErrorCode =
   | 'stream_full'
   /** The native lock addon is not built. */
   | 'addon_missing'
+  /** A run's workspace could not be snapshotted, diffed or restored (git missing, a snapshot absent, a file that cannot be written). */
+  | 'workspace'
   // reading and folding a journal
   | 'empty'
   | 'no_meta'

@@ -155,6 +155,19 @@ export interface Backend {
   putNote?(id: string, key: string, text: string): Promise<void>;
   /** A note kept beside a run, or null. */
   getNote?(id: string, key: string): Promise<string | null>;
+  /** The keys of the notes kept beside run `id` (empty when none), read in one listing. */
+  noteKeys?(id: string): Promise<string[]>;
+  /**
+   * Where the snapshots of the runs' workspaces are kept on this machine: a
+   * git directory of logbook's own (store/workspace). Absent where the backend
+   * keeps none.
+   */
+  readonly workspaceHome?: string;
+  /**
+   * Where the snapshots' objects are kept for other machines to read (a
+   * JetStream object store); absent when they live on this machine only.
+   */
+  readonly workspaceObjects?: ObjectShelf;
   /**
    * When each of run `id`'s records became durable, and when a writer took the
    * run up again after a record (`open`: a resume), kept beside the journal and
@@ -171,6 +184,22 @@ export interface Backend {
   times?(id: string): Promise<RunTimes>;
   /** Releases the backend's own resources (connections). */
   close(): Promise<void>;
+}
+
+/**
+ * A shelf of content-addressed objects (a snapshot's files and trees), each
+ * stored once under its git id, never changed: what lets a run's workspace be
+ * diffed and rewound from another machine.
+ */
+export interface ObjectShelf {
+  /** Where, for people ("object store LOGBOOK_WORKSPACE"). */
+  readonly location: string;
+  /** Which of `names` the shelf holds. */
+  holds(names: readonly string[]): Promise<Set<string>>;
+  /** Keeps an object under its name (a second put of the same name keeps the same bytes). */
+  put(name: string, bytes: Uint8Array): Promise<void>;
+  /** An object's bytes, or null when the shelf lacks it. */
+  get(name: string): Promise<Uint8Array | null>;
 }
 
 /** One step of a streamed read (Backend.stream). */

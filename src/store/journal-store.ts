@@ -44,6 +44,7 @@ import {
   type StoredLines,
   type StreamedRecord,
   type WatchOptions,
+  type WorkspaceStorage,
 } from './store.js';
 import {
   FORK_NOTE,
@@ -529,6 +530,18 @@ export class JournalStore implements Store {
     validateId(id);
     checkNoteKey(key);
     return (await this.backendImpl.getNote?.(id, key)) ?? null;
+  }
+
+  async noteKeys(id: string): Promise<string[]> {
+    validateId(id);
+    return (await this.backendImpl.noteKeys?.(id)) ?? [];
+  }
+
+  get workspace(): WorkspaceStorage | null {
+    const home = this.backendImpl.workspaceHome;
+    if (home === undefined) return null;
+    const shelf = this.backendImpl.workspaceObjects;
+    return { home, ...(shelf !== undefined ? { shelf } : {}) };
   }
 
   async close(): Promise<void> {

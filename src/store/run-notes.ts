@@ -22,7 +22,13 @@
  *   run's last typed turn without reading its journal;
  * - `failed-N`: the error code of the failure the terminal record at seq N
  *   ends the run on (its message is in the record; its code, which says what
- *   a resume would meet, is not), kept by the command that ran it.
+ *   a resume would meet, is not), kept by the command that ran it;
+ * - `ws-N-NONCE`: a snapshot of the run's workspace made after the record at
+ *   seq N was durable (the git tree that holds it, store/workspace), or why
+ *   none could be made; several may share a seq (a resume's, a rewind's),
+ *   ordered by their time;
+ * - `rewind-NONCE`: a rewind of the workspace (and of the conversation, into
+ *   a fork): the snapshots it went from and to, what `rewind --undo` puts back.
  *
  * A copy of a run (store/copy.ts) carries the notes that say what the run is
  * (carriedNoteKeys): without its `compacted` note a copied compacted run
@@ -195,4 +201,108 @@ export function turnNoteText(text: string): string {
   if (text.length <= TURN_NOTE_CHARS) return text;
   const chars = [...text];
   return chars.length <= TURN_NOTE_CHARS ? text : chars.slice(0, TURN_NOTE_CHARS).join('');
+}
+
+/** When a workspace snapshot is made (run-notes `ws-N-NONCE`). */
+export type SnapshotMoment =
+  /** After an assistant record that calls tools, before the first runs. */
+  | 'tools'
+  /** After an assistant record that calls none: the turn's tools are done, a chat waits. */
+  | 'answer'
+  /** After a typed turn: what changed since the answer was made by someone else. */
+  | 'input'
+  /** At the terminal record. */
+  | 'end'
+  /** Before a resume carries on. */
+  | 'resume'
+  /** Just before a rewind restores files: the state it replaces. */
+  | 'rewind'
+  /** Just after a rewind restored files: the state it made. */
+  | 'rewound';
+
+const MOMENTS: readonly SnapshotMoment[] = ['tools', 'answer', 'input', 'end', 'resume', 'rewind', 'rewound'];
+
+/** A snapshot of a run's workspace after the record at `seq`, or why there is none. */
+export interface SnapshotNote {
+  seq: number;
+  moment: SnapshotMoment;
+  /** When it was made, RFC 3339. */
+  at: string;
+  /** The workspace directory. */
+  dir: string;
+  /** The git tree that holds it; absent when none was made. */
+  tree?: string;
+  /** Why none was made (a limit passed, a file that could not be read). */
+  problem?: string;
+}
+
+const SNAPSHOT_NOTE = /^ws-([1-9][0-9]{0,14})-([0-9a-f]{6,32})$/;
+
+/** The key of a snapshot note after the record at `seq` (`nonce`: hex, so several can share a seq). */
+export function snapshotNoteKey(seq: number, nonce: string): string {
+  return `ws-${seq}-${nonce}`;
+}
+
+/** The seq a snapshot note key names, or null for another key. */
+export function snapshotNoteSeq(key: string): number | null {
+  const m = SNAPSHOT_NOTE.exec(key);
+  return m === null ? null : Number(m[1]);
+}
+
+export function encodeSnapshot(note: SnapshotNote): string {
+  return JSON.stringify({
+    seq: note.seq,
+    moment: note.moment,
+    at: note.at,
+    dir: note.dir,
+    ...(note.tree !== undefined ? { tree: note.tree } : {}),
+    ...(note.problem !== undefined ? { problem: note.problem } : {}),
+  });
+}
+
+export function parseSnapshot(text: string | null): SnapshotNote | null {
+  const o = noteObject(text);
+  if (o === null || !count(o.seq) || typeof o.at !== 'string' || typeof o.dir !== 'string' || !MOMENTS.includes(o.moment as SnapshotMoment)) return null;
+  const tree = typeof o.tree === 'string' && /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(o.tree) ? o.tree : undefined;
+  const problem = typeof o.problem === 'string' ? o.problem : undefined;
+  if (tree === undefined && problem === undefined) return null;
+  return { seq: o.seq, moment: o.moment as SnapshotMoment, at: o.at, dir: o.dir, ...(tree !== undefined ? { tree } : {}), ...(problem !== undefined ? { problem } : {}) };
+}
+
+/** A rewind of a run's workspace (and conversation): what `rewind --undo` puts back. */
+export interface RewindNote {
+  /** The run rewound, and the turn and seq it was rewound to. */
+  run: string;
+  turn: number;
+  seq: number;
+  /** The workspace, the snapshot of it the rewind replaced, and the one it restored. */
+  dir: string;
+  from: string;
+  to: string;
+  /** The fork the conversation goes on in (absent for a rewind of files only). */
+  fork?: string;
+  at: string;
+}
+
+const REWIND_NOTE = /^rewind-([0-9a-f]{6,32})$/;
+
+export function rewindNoteKey(nonce: string): string {
+  return `rewind-${nonce}`;
+}
+
+export function isRewindNoteKey(key: string): boolean {
+  return REWIND_NOTE.test(key);
+}
+
+export function encodeRewind(note: RewindNote): string {
+  return JSON.stringify(note);
+}
+
+export function parseRewind(text: string | null): RewindNote | null {
+  const o = noteObject(text);
+  const tree = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(v);
+  if (o === null || typeof o.run !== 'string' || !count(o.turn) || !count(o.seq) || typeof o.dir !== 'string' || !tree(o.from) || !tree(o.to) || typeof o.at !== 'string') {
+    return null;
+  }
+  return { run: o.run, turn: o.turn, seq: o.seq, dir: o.dir, from: o.from, to: o.to, at: o.at, ...(typeof o.fork === 'string' ? { fork: o.fork } : {}) };
 }

@@ -5,6 +5,15 @@
  */
 import { LogbookError, type Fingerprint, type JournalRecord, type MetaPayload, type RunState, type RunStatus, type RunTimes } from '../core/index.js';
 import type { ForkOrigin, RunPlace } from './run-notes.js';
+import type { ObjectShelf } from './backend.js';
+
+/** Where a store keeps workspace snapshots: a git directory on this machine, and a shelf other machines read (JetStream's object store). */
+export interface WorkspaceStorage {
+  /** The local git directory's parent (store/workspace/repo.ts). */
+  home: string;
+  /** Where the objects are shared, when they are. */
+  shelf?: ObjectShelf;
+}
 
 export type { ForkOrigin, RunPlace } from './run-notes.js';
 
@@ -249,6 +258,13 @@ export interface Store {
   putNote(id: string, key: string, text: string): Promise<void>;
   /** A note kept beside a run, or null (always null where the backend keeps none). */
   getNote(id: string, key: string): Promise<string | null>;
+  /** The keys of the notes kept beside run `id` (empty where the backend keeps none). */
+  noteKeys(id: string): Promise<string[]>;
+  /**
+   * Where this store keeps the snapshots of its runs' workspaces (run-notes
+   * `ws-N-NONCE` say which belongs to which seq); null where it keeps none.
+   */
+  readonly workspace: WorkspaceStorage | null;
   /** Releases the store's own resources (connections). */
   close(): Promise<void>;
 }

@@ -47,7 +47,8 @@ export function registerExportCommand(session: Command, environment: Environment
       .addOption(new Option('--format <format>', 'the format (default: from the -o extension, else md)').choices(FORMATS))
       .option('-o, --output <file>', 'write to FILE, replacing it (default: stdout)')
       .option('--otlp-endpoint <url>', "send the run's OpenTelemetry trace to this OTLP/HTTP collector instead of writing it")
-      .option('--lineage', 'the run with its origins: the conversation from its first run, each run in turn (md and html)'),
+      .option('--lineage', 'the run with its origins: the conversation from its first run, each run in turn (md and html)')
+      .option('--diffs', 'with the workspace changes of each turn, their unified diffs (md and html; without it only the file names)'),
   )
     .option('--verbose', 'show where an error came from (also LOGBOOK_DEBUG=1)')
     .addHelpText('after', `${EXPORT_HELP}\n${storeCommandHelp(['OTEL'])}`)

@@ -25,6 +25,7 @@ export interface ExportFlags extends StoreFlags {
   otlpEndpoint?: string;
   /** The run with its origins: the conversation from its first run. */
   lineage?: boolean;
+  diffs?: boolean;
 }
 
 const FROM_EXTENSION: Record<string, Format> = { '.html': 'html', '.htm': 'html', '.jsonl': 'jsonl' };
@@ -107,7 +108,13 @@ export async function exportSession(environment: Environment, id: string, flags:
     }
     // What the runs spent, priced by the config at hand (its prices:) and the price table.
     const prices = format === 'jsonl' ? undefined : await (await import('../../api/long-run-facts.js')).pricesAtHand(config, environment.env);
-    const options = { ...(prices !== undefined ? { prices } : {}), ...(flags.lineage ? { lineage: true } : {}) };
+    const path = environment.env.PATH;
+    const options = {
+      ...(prices !== undefined ? { prices } : {}),
+      ...(flags.lineage ? { lineage: true } : {}),
+      ...(flags.diffs ? { diffs: true } : {}),
+      ...(path !== undefined && path !== '' ? { searchPath: path } : {}),
+    };
     return { document: await exportStored(store, runId, format, options), runId, format };
   });
 }

@@ -26,6 +26,7 @@ import type { Removal } from './remove.js';
 import { writeOut } from './streaming.js';
 import { registerSearchCommand } from './search-command.js';
 import { registerWatchCommand } from './watch-command.js';
+import { registerWorkspaceCommands } from './workspace-command.js';
 
 interface CommonFlags extends StoreFlags {
   /** False from --no-color. */
@@ -204,6 +205,7 @@ async function show(environment: Environment, given: string, flags: ShowFlags): 
     const taskLinks = flags.json ? null : await import('./task-links.js');
     const linked = taskLinks === null ? null : await taskLinks.taskLinks(store, loaded);
     const links = linked === null ? [] : taskLinks!.taskLinkFields(linked);
+    if (!flags.json) links.push(...(await (await import('./workspace.js')).workspaceFields(store, id, loaded.records)));
     return { run: loaded, origin, place, agents, failure, facts, window, lineage, links, servedAs: linked?.origin?.agent };
   });
   if (flags.json) return printJson(run, origin, facts);
@@ -341,6 +343,7 @@ export function registerSessionCommands(program: Command, environment: Environme
   registerForkCommand(session, environment);
   registerWatchCommand(session, environment);
   registerSearchCommand(session, environment);
+  registerWorkspaceCommands(session, environment);
 
   session
     .command('backends')

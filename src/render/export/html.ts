@@ -22,7 +22,7 @@ import { resultNotes } from '../results.js';
 import { sanitize, sanitizeLine } from '../sanitize.js';
 import type { TranscriptItem } from '../transcript.js';
 import { transcriptSections, type Section } from './sections.js';
-import { runSummary, sectionOptions, type ExportOptions } from './summary.js';
+import { changeCounts, runSummary, sectionOptions, type ExportOptions, type WorkspaceChanges } from './summary.js';
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -247,8 +247,21 @@ function runHtml(state: RunState, options: ExportOptions): string {
     `<header>${el('h1', '', `Run ${el('code', '', text(sanitizeLine(state.run_id)))}`)}${el('dl', '', summary)}</header>`,
     '<main>',
     ...transcriptSections(state, sectionOptions(options)).map(sectionHtml),
+    ...changesHtml(options.changes ?? []),
     '</main>',
   ].join('\n');
+}
+
+/** The run's workspace changes: a heading per span, its files, its diff as preformatted text; all escaped. */
+function changesHtml(changes: readonly WorkspaceChanges[]): string[] {
+  if (changes.length === 0) return [];
+  const span = (c: WorkspaceChanges): string =>
+    [
+      el('h3', '', text(sanitizeLine(c.heading))),
+      el('ul', '', c.files.map((f) => el('li', '', `${el('code', '', text(sanitizeLine(f.path)))}: ${text(changeCounts(f))}`)).join('')),
+      ...(c.diff !== undefined && c.diff !== '' ? [el('pre', 'diff', text(sanitize(c.diff)))] : []),
+    ].join('\n');
+  return [el('section', 'workspace', `${el('h2', '', 'Workspace changes')}\n${changes.map(span).join('\n')}`)];
 }
 
 /** The page around `body`: no script, nothing fetched (its Content-Security-Policy), light and dark. */

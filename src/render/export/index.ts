@@ -8,7 +8,7 @@ import type { ExportOptions } from './summary.js';
 export { exportHtml, exportHtmlRuns, escapeHtml } from './html.js';
 export { exportMarkdown, exportMarkdownRuns, fence, codeSpan, inlineText } from './markdown.js';
 export { transcriptSections, type Section } from './sections.js';
-export { runSummary, shownStatus, type ExportOptions, type ExportTiming, type RunTimes, type SummaryField } from './summary.js';
+export { runSummary, shownStatus, type ExportOptions, type ExportTiming, type RunTimes, type SummaryField, type WorkspaceChanges } from './summary.js';
 
 export { EXPORT_FORMATS, type ExportFormat } from './formats.js';
 

@@ -26,7 +26,7 @@ import { resultNotes } from '../results.js';
 import { sanitize, sanitizeLine } from '../sanitize.js';
 import type { TranscriptItem } from '../transcript.js';
 import { transcriptSections, type Section } from './sections.js';
-import { runSummary, sectionOptions, type ExportOptions } from './summary.js';
+import { changeCounts, runSummary, sectionOptions, type ExportOptions, type WorkspaceChanges } from './summary.js';
 
 /** The longest run of backticks in `text`. */
 function longestBackticks(text: string): number {
@@ -160,8 +160,26 @@ export function exportMarkdown(state: RunState, options: ExportOptions = {}): st
   const summary = runSummary(state, options).map(
     (f) => `- ${f.label}: ${f.literal ? codeSpan(f.value) : inlineText(f.value)}`,
   );
-  const blocks = [`# Run ${codeSpan(state.run_id)}`, summary.join('\n'), ...transcriptSections(state, sectionOptions(options)).flatMap(sectionBlocks)];
+  const blocks = [
+    `# Run ${codeSpan(state.run_id)}`,
+    summary.join('\n'),
+    ...transcriptSections(state, sectionOptions(options)).flatMap(sectionBlocks),
+    ...changesBlocks(options.changes ?? []),
+  ];
   return `${blocks.join('\n\n')}\n`;
+}
+
+/** The run's workspace changes: a heading per span, its files as code, its diff fenced. */
+function changesBlocks(changes: readonly WorkspaceChanges[]): string[] {
+  if (changes.length === 0) return [];
+  return [
+    '## Workspace changes',
+    ...changes.flatMap((c) => [
+      `### ${inlineText(c.heading)}`,
+      c.files.map((f) => `- ${codeSpan(f.path)}: ${inlineText(changeCounts(f))}`).join('\n'),
+      ...(c.diff !== undefined && c.diff !== '' ? [fence(c.diff, 'diff')] : []),
+    ]),
+  ];
 }
 
 /** Several runs in one document, in the order given (a conversation across its runs, oldest first), each as exportMarkdown shows it alone. */

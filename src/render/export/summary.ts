@@ -37,6 +37,21 @@ export interface ExportOptions {
   status?: string;
   /** Where a fork came from (its forked note): the run and the last seq it took from it. */
   forkedFrom?: { from: string; at: number };
+  /** What the run changed in its workspace, span by span (api/workspace.ts runDiff): shown after the transcript. */
+  changes?: readonly WorkspaceChanges[];
+}
+
+/** One span of a run's workspace changes as an export shows it: who made them, the files, and the diff when asked for. */
+export interface WorkspaceChanges {
+  heading: string;
+  files: readonly { path: string; status: string; added?: number; removed?: number; binary: boolean }[];
+  /** The unified diff (`session export --diffs`). */
+  diff?: string;
+}
+
+/** A changed file's line in an export: its status and line counts. */
+export function changeCounts(f: WorkspaceChanges['files'][number]): string {
+  return f.binary ? `${f.status}, binary` : `${f.status}, +${f.added ?? 0} -${f.removed ?? 0}`;
 }
 
 export interface SummaryField {

@@ -5,7 +5,7 @@
  * one at a time, and reads apply the torn-tail rule (core journalLines).
  */
 import { type BigIntStats, closeSync, constants, fstatSync, fsyncSync, ftruncateSync, linkSync, lstatSync, mkdirSync, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { basename, isAbsolute, join, resolve } from 'node:path';
 import { LogbookError, isLogbookError, type RunTimes } from '../../core/index.js';
 import type { Backend, BackendContext, HeldRun, OpenedRun, RunSummary, StoredRun, StreamOptions, Streamed } from '../backend.js';
 import { JournalStore } from '../journal-store.js';
@@ -155,7 +155,11 @@ export class FileBackend implements Backend {
   /** The check marks the last listing found, by run id: where markChecked finds a run's mark. */
   private listedMarks: Map<string, string> | null = null;
 
-  constructor(readonly directory: string) {}
+  constructor(
+    readonly directory: string,
+    /** Where workspace snapshots are kept: `STATE/workspace` beside the runs directory, else `.workspace` inside it. */
+    readonly workspaceHome: string = join(directory, '.workspace'),
+  ) {}
 
   get location(): string {
     return `file store in ${this.directory}`;
@@ -421,6 +425,10 @@ export class FileBackend implements Backend {
     }
   }
 
+  async noteKeys(id: string): Promise<string[]> {
+    return this.sidecars(id, NOTE_EXT).map((path) => basename(path).slice(id.length + 1, -NOTE_EXT.length));
+  }
+
   /** The files beside run `id` whose names end in `ext` (its notes, its check mark). */
   private sidecars(id: string, ext: string): string[] {
     try {
@@ -532,7 +540,7 @@ export async function fileBackendFromOptions(options: Record<string, unknown>, c
   }
   const shared = sharedDirectoryWarning(directory);
   if (shared !== null) context.onWarning?.(shared);
-  return new FileBackend(directory);
+  return new FileBackend(directory, context.stateDir !== undefined ? join(resolve(context.stateDir), 'workspace') : undefined);
 }
 
 /**

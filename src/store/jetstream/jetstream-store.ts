@@ -19,8 +19,10 @@
  * most `leaderWaitMs`, telling `onWait` while it waits.
  */
 import { randomBytes } from 'node:crypto';
+import { join, resolve } from 'node:path';
 import { LogbookError, type RunTimes } from '../../core/index.js';
-import type { Backend, BackendContext, HeldRun, NatsSettings, OpenedRun, RunSummary, StoredRun, StreamOptions, Streamed, WaitListener } from '../backend.js';
+import type { Backend, BackendContext, HeldRun, NatsSettings, ObjectShelf, OpenedRun, RunSummary, StoredRun, StreamOptions, Streamed, WaitListener } from '../backend.js';
+import { BUCKET_NAME, JetStreamShelf } from './objects.js';
 import { JournalStore } from '../journal-store.js';
 import { decodeOptions } from '../options.js';
 import { runNotFound } from '../store.js';
@@ -31,7 +33,7 @@ import { HeldSubjects, type MetaMark } from './appends.js';
 import { LEADER_WAIT_MS, throughElection, within } from './election.js';
 import { streamFull } from './full.js';
 import { followRun, lastMessage, lineOf, readRun, resumeMarks, runBatches, runTimes, streamInfo, subjectCounts } from './reads.js';
-import { allMetaFilter, allNotesFilter, metaSubject, noteOfSubject, noteSubject, notesFilter, recordSubject, runFilter, runIdOfMetaSubject } from './subjects.js';
+import { allMetaFilter, allNotesFilter, metaSubject, noteOfSubject, noteSubject, notesFilter, notesKeysFilter, recordSubject, runFilter, runIdOfMetaSubject } from './subjects.js';
 
 /** Runs described at once by list(). */
 const LIST_CONCURRENCY = 16;
@@ -49,6 +51,10 @@ export interface JetStreamStoreOptions {
   leaderWaitMs?: number;
   /** Told while a request waits for a stream leader, and null once it is over. */
   onWait?: WaitListener;
+  /** The object store workspace snapshots are shared in (bound, never created); without it they stay on this machine. */
+  objects?: string;
+  /** Where this machine keeps its copy of workspace snapshots (a state directory's `workspace`). */
+  workspaceHome?: string;
 }
 
 /** The JetStream backend: one message per record on one subject per run, in a stream the operator made (it binds one, never creates it). */
@@ -63,6 +69,10 @@ export class JetStreamBackend implements Backend {
     readonly binding: StreamBinding,
     /** When the bound stream was created: a writer compares it to tell a replaced stream. */
     private readonly streamCreated: string,
+    /** Where this machine keeps workspace snapshots; absent: none are kept. */
+    readonly workspaceHome?: string,
+    /** The object store they are shared in, when one is named. */
+    readonly workspaceObjects?: ObjectShelf,
   ) {}
 
   /** Dials NATS and binds the stream, refusing one that cannot hold journals. */
@@ -78,7 +88,11 @@ export class JetStreamBackend implements Backend {
     });
     try {
       const info = await streamInfo(link, stream);
-      return new JetStreamBackend(link, checkStreamConfig(info.config), info.created);
+      if (options.objects !== undefined && !BUCKET_NAME.test(options.objects)) {
+        throw new LogbookError('backend_options', `jetstream backend option "objects" is not a valid object store name: ${JSON.stringify(options.objects)}`);
+      }
+      const shelf = options.objects !== undefined ? new JetStreamShelf(link, options.objects) : undefined;
+      return new JetStreamBackend(link, checkStreamConfig(info.config), info.created, options.workspaceHome, shelf);
     } catch (err) {
       await link.close().catch(() => {});
       throw err;
@@ -210,7 +224,7 @@ export class JetStreamBackend implements Backend {
     const ids = Object.keys(counts)
       .map((s) => runIdOfMetaSubject(this.binding.prefix, s))
       .filter((id): id is string => id !== null);
-    const notes = ids.length === 0 ? new Map<string, string[]>() : await this.noteKeys();
+    const notes = ids.length === 0 ? new Map<string, string[]>() : await this.allNoteKeys();
     const runs: RunSummary[] = [];
     for (let i = 0; i < ids.length; i += LIST_CONCURRENCY) {
       const described = await Promise.all(ids.slice(i, i + LIST_CONCURRENCY).map((id) => this.summarize(id)));
@@ -224,7 +238,7 @@ export class JetStreamBackend implements Backend {
   }
 
   /** The note keys of every run, by run id: one listing of the note subjects. */
-  private async noteKeys(): Promise<Map<string, string[]>> {
+  private async allNoteKeys(): Promise<Map<string, string[]>> {
     const keys = new Map<string, string[]>();
     for (const subject of Object.keys(await subjectCounts(this.link, this.binding, allNotesFilter(this.binding.prefix)))) {
       const note = noteOfSubject(this.binding.prefix, subject);
@@ -292,6 +306,16 @@ export class JetStreamBackend implements Backend {
     return found === null ? null : new TextDecoder().decode(found.data);
   }
 
+  /** One listing of the run's note subjects. */
+  async noteKeys(id: string): Promise<string[]> {
+    const keys: string[] = [];
+    for (const subject of Object.keys(await subjectCounts(this.link, this.binding, notesKeysFilter(this.binding.prefix, id)))) {
+      const note = noteOfSubject(this.binding.prefix, subject);
+      if (note !== null && note.id === id) keys.push(note.key);
+    }
+    return keys;
+  }
+
   async close(): Promise<void> {
     await this.link.close();
   }
@@ -326,7 +350,7 @@ export class JetStreamStore extends JournalStore {
 
 /** Builds the backend from the `session.options` mapping and the context's `nats` settings. */
 export async function jetStreamBackendFromOptions(options: Record<string, unknown>, context: BackendContext): Promise<JetStreamBackend> {
-  const opts = decodeOptions('jetstream', options, { stream: { kind: 'string', required: true } });
+  const opts = decodeOptions('jetstream', options, { stream: { kind: 'string', required: true }, objects: { kind: 'string' } });
   if (context.nats === undefined || context.nats.url === '') {
     throw new LogbookError(
       'config',
@@ -337,5 +361,7 @@ export async function jetStreamBackendFromOptions(options: Record<string, unknow
     stream: opts.stream as string,
     nats: context.nats,
     ...(context.onWait !== undefined ? { onWait: context.onWait } : {}),
+    ...(typeof opts.objects === 'string' ? { objects: opts.objects } : {}),
+    ...(context.stateDir !== undefined ? { workspaceHome: join(resolve(context.stateDir), 'workspace') } : {}),
   });
 }

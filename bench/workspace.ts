@@ -1,0 +1,165 @@
+/**
+ * Workspace snapshots (docs/guide/workspace.md), each against git itself on
+ * the same tree in the same run:
+ * - a snapshot of an unchanged 10,000-file workspace (WorkspaceTracker.snapshot:
+ *   the index's stats reused, the tree written, the note kept) against
+ *   `git status --porcelain` in a repository of the same files, alternating;
+ * - the bytes the snapshot store grows by over 100 turns that each change one
+ *   10 KiB file of the same workspace, against the bytes changed;
+ * - a rewind of 1,000 changed files (rewindRun: the workspace snapshotted, then
+ *   the files restored) against `git checkout -f` of the same change in a clone.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FileStore, WorkspaceTracker, encodeRecord, rewindRun, type WorkspaceSettings } from 'logbook';
+import { bodyPayloads, meta, random } from './lib/content.js';
+import { tempDir, type BenchOptions } from './lib/env.js';
+import type { Section } from './lib/report.js';
+import { bytes, interleave, median, ms, now, ratio } from './lib/stats.js';
+
+const TARGET = { snapshot: 1.5, bytes: 2, rewind: 1.5 };
+const SETTINGS: WorkspaceSettings = { track: true, exclude: [], maxFiles: 100_000, maxBytes: 1024 ** 3 };
+const PATH = process.env.PATH ?? '/usr/bin:/bin';
+
+/** `files` text files of about `size` bytes in directories of 100. */
+function fill(dir: string, files: number, size: number, seed = 1): void {
+  const rnd = random(seed);
+  for (let i = 0; i < files; i++) {
+    const sub = join(dir, `d${Math.floor(i / 100)}`);
+    if (i % 100 === 0) mkdirSync(sub, { recursive: true });
+    writeFileSync(join(sub, `f${i}.txt`), text(rnd, size));
+  }
+}
+
+/** Printable text that compresses about as source code does not: hex of random bytes. */
+function text(rnd: () => number, size: number): string {
+  let out = '';
+  while (out.length < size) out += Math.floor(rnd() * 0xffffffff).toString(16).padStart(8, '0') + (out.length % 64 === 56 ? '\n' : '');
+  return out.slice(0, size);
+}
+
+const git = (cwd: string, ...args: string[]): string =>
+  execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', '-c', 'gc.auto=0', ...args], { cwd, env: { PATH, HOME: cwd }, encoding: 'utf8' });
+
+/** The bytes under `dir`. */
+function du(dir: string): number {
+  let sum = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    sum += e.isDirectory() ? du(p) : statSync(p).size;
+  }
+  return sum;
+}
+
+export async function benchWorkspace(opts: BenchOptions): Promise<Section> {
+  const files = 10_000;
+  const rounds = opts.quick ? 5 : 15;
+  const root = tempDir('workspace');
+  const ws = join(root, 'ws');
+  mkdirSync(ws);
+  fill(ws, files, 400);
+  // The baseline: the same files in a git repository of their own, committed.
+  git(ws, 'init', '-q');
+  git(ws, 'add', '-A');
+  git(ws, 'commit', '-q', '-m', 'files');
+  // The snapshots: kept in a state directory beside it (the user's .git is left out, as it always is).
+  const store = new FileStore(join(root, 'state', 'runs'));
+  const tracker = WorkspaceTracker.for(store, SETTINGS, ws, PATH)!;
+  await tracker.snapshot('bench-ws', 1, 'tools'); // the first snapshot reads every file once
+  git(ws, 'status', '--porcelain');
+  let seq = 2;
+  const times = await interleave(
+    rounds,
+    () => tracker.snapshot('bench-ws', seq++, 'tools'),
+    () => git(ws, 'status', '--porcelain'),
+  );
+  const snap = median(times.a);
+  const status = median(times.b);
+
+  // 100 turns, each changing one 10 KiB file.
+  const objects = join(root, 'state', 'runs', '.workspace', 'objects.git', 'objects');
+  const before = du(objects);
+  const rnd = random(7);
+  const turns = opts.quick ? 20 : 100;
+  for (let t = 0; t < turns; t++) {
+    writeFileSync(join(ws, `d${t % 100}`, `f${(t % 100) * 100 + 1}.txt`), text(rnd, 10 * 1024));
+    await tracker.snapshot('bench-ws', seq++, 'tools');
+  }
+  const grown = du(objects) - before;
+  const changed = turns * 10 * 1024;
+
+  // A rewind of 1,000 changed files, against git checkout of the same change.
+  const rw = join(root, 'rw');
+  mkdirSync(rw);
+  fill(rw, 1_000, 400, 3);
+  const rwStore = new FileStore(join(root, 'rw-state', 'runs'));
+  const id = 'bench-rewind';
+  const m = meta(id);
+  const journal = await rwStore.createFromLines(id, [encodeRecord({ seq: 1, meta: m }), ...[...bodyPayloads(5)].map((p, i) => encodeRecord({ seq: i + 2, ...p } as never))]);
+  await journal.close();
+  const rwTracker = WorkspaceTracker.for(rwStore, SETTINGS, rw, PATH)!;
+  await rwTracker.snapshot(id, 3, 'answer'); // the files after turn 1
+  const clone = join(root, 'clone');
+  execFileSync('cp', ['-a', rw, clone]);
+  git(clone, 'init', '-q');
+  git(clone, 'add', '-A');
+  git(clone, 'commit', '-q', '-m', 'before');
+  const beforeCommit = git(clone, 'rev-parse', 'HEAD').trim();
+  const change = (dir: string, seed: number): void => fill(dir, 1_000, 400, seed);
+  change(rw, 11);
+  await rwTracker.snapshot(id, 5, 'answer'); // after turn 2: every file changed
+  change(clone, 11);
+  git(clone, 'commit', '-q', '-am', 'after');
+  const afterCommit = git(clone, 'rev-parse', 'HEAD').trim();
+  const rewindRounds = opts.quick ? 3 : 7;
+  const rewindTimes = { a: [] as number[], b: [] as number[] };
+  for (let r = 0; r < rewindRounds; r++) {
+    change(rw, 11); // the state after the run, each round (untimed)
+    const sides = r % 2 === 0 ? (['a', 'b'] as const) : (['b', 'a'] as const);
+    for (const side of sides) {
+      const start = now();
+      if (side === 'a') await rewindRun(rwStore, id, { turn: 1, files: true, conversation: false, settings: SETTINGS, searchPath: PATH });
+      else git(clone, 'checkout', '-q', '-f', '--detach', beforeCommit) + git(clone, 'checkout', '-q', '-f', '--detach', afterCommit);
+      rewindTimes[side].push(now() - start);
+    }
+  }
+  // The baseline checks out twice a round (back and forth): half of it is one checkout.
+  const rewind = median(rewindTimes.a);
+  const checkout = median(rewindTimes.b) / 2;
+  const verdict = (ok: boolean): 'met' | 'missed' | '—' => (opts.quick ? '—' : ok ? 'met' : 'missed');
+  return {
+    rows: [
+      {
+        what: `snapshot of an unchanged ${files.toLocaleString('en')}-file workspace`,
+        measured: ms(snap),
+        baseline: `\`git status --porcelain\` on the same files: ${ms(status)}`,
+        figure: ratio(snap / status),
+        target: `≤ ${TARGET.snapshot}×`,
+        verdict: verdict(snap / status <= TARGET.snapshot),
+        growth: '—',
+      },
+      {
+        what: `snapshot store growth over ${turns} turns each changing one 10 KiB file of ${files.toLocaleString('en')}`,
+        measured: bytes(grown),
+        baseline: `bytes changed: ${bytes(changed)}`,
+        figure: ratio(grown / changed),
+        target: `≤ ${TARGET.bytes}×`,
+        verdict: verdict(grown / changed <= TARGET.bytes),
+        growth: '—',
+      },
+      {
+        what: 'rewind of 1,000 changed files (snapshot of now, then restore)',
+        measured: ms(rewind),
+        baseline: `\`git checkout -f\` of the same change: ${ms(checkout)}`,
+        figure: ratio(rewind / checkout),
+        target: `≤ ${TARGET.rewind}×`,
+        verdict: verdict(rewind / checkout <= TARGET.rewind),
+        growth: '—',
+      },
+    ],
+    notes: [
+      `Workspace: ${files.toLocaleString('en')} files of 400 bytes in directories of 100. A snapshot is WorkspaceTracker.snapshot (git add with logbook's own index and git directory, git write-tree, the note written), medians of ${rounds} rounds alternating with \`git status --porcelain\` in a repository holding the same files committed. Store growth is the bytes of the snapshot git directory's objects (loose, zlib-compressed; git gc never runs on it) after ${turns} turns each rewriting one file with 10 KiB of hex text, over the bytes rewritten. Rewind: rewindRun of files only on a run whose snapshot after turn 1 differs from the workspace in 1,000 files (400 bytes each), the files changed back before each round, against \`git checkout -f\` between two commits holding the same two states (timed back and forth, halved).`,
+    ],
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * A run's workspace, snapshotted at the moments the journal makes durable
+ * (run-notes.ts SnapshotMoment): after an assistant record and before its
+ * tools run, after a typed turn, at the terminal record, and before a resume
+ * carries on. Each snapshot is a note beside the journal (`ws-N-NONCE`), never
+ * part of it. A snapshot that fails is a warning and a note saying why; the run
+ * goes on. A workspace that is not tracked (too large, the home directory) is
+ * said once and noted once per run.
+ */
+import { homedir } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { formatTimestamp } from '../core/index.js';
+import { encodeSnapshot, snapshotNoteKey, type SnapshotMoment, type SnapshotNote } from '../store/run-notes.js';
+import type { Store } from '../store/store.js';
+import { shareTree } from '../store/workspace/shelf.js';
+import { untrackedPlace, WorkspaceRepo, type WorkspaceSettings } from '../store/workspace/repo.js';
+
+/** What the runner calls at each durable moment; resolves to a warning to show, or null. */
+export interface WorkspaceSnapshots {
+  /** Snapshots the workspace as it is after record `seq` of run `runId`, and notes it beside the run; a warning to show, or null. */
+  snapshot(runId: string, seq: number, moment: SnapshotMoment): Promise<string | null>;
+}
+
+/** The workspace a run started in `startedIn` tracks: workspace.dir, else that directory. */
+export function workspaceDir(settings: WorkspaceSettings, startedIn: string): string {
+  return resolve(settings.dir ?? startedIn);
+}
+
+/** The store's snapshot repository, or null when the store keeps none. */
+export function workspaceRepo(store: Store, searchPath?: string): WorkspaceRepo | null {
+  const storage = store.workspace;
+  return storage === null ? null : new WorkspaceRepo(storage.home, searchPath);
+}
+
+/** Snapshots one workspace into `store`, for every run it is asked about. */
+export class WorkspaceTracker implements WorkspaceSnapshots {
+  /** Why the workspace is not tracked (and whether that is said, not only noted), once known; undefined until the first snapshot looks. */
+  private off: { reason: string; say: boolean } | null | undefined;
+  /** The run said the workspace is not tracked. */
+  private saidOff = false;
+  /** Runs told (noted) that the workspace is not tracked. */
+  private readonly notedOff = new Set<string>();
+  /** Problems already said: each is said once, and noted each time. */
+  private readonly said = new Set<string>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly repo: WorkspaceRepo,
+    readonly dir: string,
+    private readonly settings: WorkspaceSettings,
+    /** The user's home directory: not tracked unless workspace.dir names it. */
+    private readonly home: string = homedir(),
+  ) {}
+
+  /** A tracker for runs started in `startedIn` (git looked for on `searchPath`), or null when tracking is off or the store keeps no snapshots. */
+  static for(store: Store, settings: WorkspaceSettings, startedIn: string, searchPath?: string): WorkspaceTracker | null {
+    if (!settings.track) return null;
+    const repo = workspaceRepo(store, searchPath);
+    return repo === null ? null : new WorkspaceTracker(store, repo, workspaceDir(settings, startedIn), settings);
+  }
+
+  /** Why this workspace is not tracked, or null when it is (looked at once: the limits' walk stops as soon as one is passed). */
+  private async whyOff(): Promise<{ reason: string; say: boolean } | null> {
+    if (this.off !== undefined) return this.off;
+    const place = this.settings.dir === undefined ? untrackedPlace(this.dir, this.home) : null;
+    if (place !== null) return (this.off = { reason: place, say: false });
+    const over = await this.repo.overLimits(this.dir, this.settings);
+    this.off = over === null ? null : { reason: over.reason, say: true };
+    return this.off;
+  }
+
+  /** Snapshots the workspace after record `seq` of run `runId` (a note beside the run either way); a warning to show, or null. */
+  async snapshot(runId: string, seq: number, moment: SnapshotMoment): Promise<string | null> {
+    const note: SnapshotNote = { seq, moment, at: formatTimestamp(new Date()), dir: this.dir };
+    let warning: string | null = null;
+    try {
+      const off = await this.whyOff();
+      if (off !== null) {
+        if (this.notedOff.has(runId)) return null;
+        this.notedOff.add(runId);
+        note.problem = `the workspace ${this.dir} is not tracked: ${off.reason}`;
+        // Said once; the home directory and / are left alone by default, which is noted, not said.
+        if (off.say && !this.saidOff) warning = note.problem;
+        this.saidOff = true;
+      } else {
+        const { tree } = await this.repo.snapshot(this.dir, this.settings);
+        const shelf = this.store.workspace?.shelf;
+        if (shelf !== undefined) await shareTree(this.repo, shelf, tree);
+        note.tree = tree;
+      }
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      note.problem = `no snapshot of the workspace after seq ${seq}: ${why}`;
+      if (!this.said.has(why)) warning = `${note.problem} (said once; the run goes on, and session show lists the turns without one)`;
+      this.said.add(why);
+    }
+    try {
+      await this.store.putNote(runId, snapshotNoteKey(seq, randomBytes(6).toString('hex')), encodeSnapshot(note));
+    } catch (err) {
+      return `could not keep the workspace snapshot after seq ${seq} beside run ${runId}: ${err instanceof Error ? err.message : String(err)}`;
+    }
+    return warning;
+  }
+}

@@ -1,0 +1,437 @@
+/**
+ * What a run changed in its workspace, and putting it back: `runDiff` reads
+ * the snapshots kept beside a run (run-notes `ws-N-NONCE`) and says, turn by
+ * turn, which files the tools of each turn changed, and apart from them what
+ * changed between snapshots while nothing of the run was running (a person's
+ * edit while a chat waited). `rewindRun` restores the files to their state
+ * after a turn and forks the conversation there; it never destroys anything:
+ * the workspace as it was is snapshotted first (`undoRewind` puts it back),
+ * and the run rewound is left whole.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { LogbookError, decodeLines, formatTimestamp, toolUses, type JournalRecord } from '../core/index.js';
+import { workspaceDir } from '../agent/workspace.js';
+import { forkLength, forkRun } from '../store/fork.js';
+import {
+  encodeRewind,
+  encodeSnapshot,
+  isRewindNoteKey,
+  parseRewind,
+  parseSnapshot,
+  rewindNoteKey,
+  snapshotNoteKey,
+  snapshotNoteSeq,
+  type RewindNote,
+  type SnapshotMoment,
+  type SnapshotNote,
+} from '../store/run-notes.js';
+import type { Store } from '../store/store.js';
+import { treeChanges, treePatch, type FileChange } from '../store/workspace/changes.js';
+import { WORKSPACE_DEFAULTS, WorkspaceRepo, type WorkspaceSettings } from '../store/workspace/repo.js';
+import { restoreTree } from '../store/workspace/restore.js';
+import { fetchTree, shareTree } from '../store/workspace/shelf.js';
+
+export type { FileChange, ChangeStatus } from '../store/workspace/changes.js';
+export type { SnapshotNote, SnapshotMoment, RewindNote } from '../store/run-notes.js';
+export type { WorkspaceSettings } from '../store/workspace/repo.js';
+
+/** A tool call, as a diff attributes changes to it. */
+export interface CallRef {
+  id: string;
+  name: string;
+}
+
+/** Who made a span of changes: the tools of a turn, a rewind, or something outside the run. */
+export type ChangeAuthor =
+  | { kind: 'turn'; turn: number; seq: number; calls: CallRef[] }
+  | { kind: 'outside' }
+  | { kind: 'rewind' };
+
+/** The changes between two snapshots, and who made them. */
+export interface ChangeSpan {
+  by: ChangeAuthor;
+  /** The seqs of the snapshots the span goes from and to. */
+  fromSeq: number;
+  toSeq: number;
+  /** It goes to the workspace as it is now, not to a snapshot kept beside the run (RunDiffOptions.now). */
+  toNow?: true;
+  from: string;
+  to: string;
+  files: FileChange[];
+  /** The unified diff, when asked for (RunDiffOptions.patch). */
+  patch?: string;
+}
+
+/** A moment a snapshot was due and none was made: why. */
+export interface MissingSnapshot {
+  seq: number;
+  turn: number;
+  moment: SnapshotMoment;
+  problem: string;
+}
+
+/** What runDiff finds. */
+export interface RunDiff {
+  runId: string;
+  /** The workspace directory the snapshots are of (the last one's). */
+  dir: string | null;
+  spans: ChangeSpan[];
+  missing: MissingSnapshot[];
+  /** How many snapshots the run has. */
+  snapshots: number;
+}
+
+/** What runDiff shows. */
+export interface RunDiffOptions {
+  /** Only the changes of this turn (the Nth model turn, as `session fork --turn` counts). */
+  turn?: number;
+  /** Only the changes of the turn holding this seq. */
+  seq?: number;
+  /** With each span's unified diff. */
+  patch?: boolean;
+  /**
+   * Also what changed since the last snapshot, in the workspace as it is now
+   * (snapshotted with these settings, not noted): what a run that was stopped
+   * in the middle of a tool batch left, before a resume snapshots it.
+   */
+  now?: WorkspaceSettings;
+  /** Where the system git is looked for (a PATH; default /usr/local/bin:/usr/bin:/bin). */
+  searchPath?: string;
+}
+
+/** The snapshot repository of `store`; `workspace` when it keeps none. */
+function repoOf(store: Store, searchPath: string | undefined): WorkspaceRepo {
+  const storage = store.workspace;
+  if (storage === null) throw new LogbookError('workspace', `the ${store.backend} store keeps no workspace snapshots`);
+  return new WorkspaceRepo(storage.home, searchPath);
+}
+
+/** Who made a span of changes, in words (the CLI's diff and the exports' headings). */
+export function spanHeading(span: ChangeSpan): string {
+  const now = span.toNow ? ', up to the workspace now (not yet snapshotted: the run stopped before its next snapshot)' : '';
+  return authorHeading(span) + now;
+}
+
+function authorHeading(span: ChangeSpan): string {
+  switch (span.by.kind) {
+    case 'turn':
+      return `turn ${span.by.turn} (seq ${span.by.seq}), by ${span.by.calls.map((c) => `${c.name} (${c.id})`).join(', ')}`;
+    case 'rewind':
+      return `a rewind (after seq ${span.fromSeq})`;
+    case 'outside':
+      return `changed outside the run between seq ${span.fromSeq} and seq ${span.toSeq} (not by its tools)`;
+  }
+}
+
+/** Makes sure snapshot `tree` is in the local repository (fetched from the store's shelf when it is elsewhere). */
+async function local(store: Store, repo: WorkspaceRepo, tree: string): Promise<void> {
+  const shelf = store.workspace?.shelf;
+  if (shelf !== undefined) await fetchTree(repo, shelf, tree);
+  // Else the snapshot was made here: git names it if it is missing.
+}
+
+/**
+ * The snapshot notes of run `id` in order (seq, then time), with those of the
+ * run it was forked from up to where it was cut (a fork holds those records).
+ */
+export async function runSnapshots(store: Store, id: string): Promise<SnapshotNote[]> {
+  const own: SnapshotNote[] = [];
+  for (const key of await store.noteKeys(id)) {
+    if (snapshotNoteSeq(key) === null) continue;
+    const note = parseSnapshot(await store.getNote(id, key));
+    if (note !== null) own.push(note);
+  }
+  const origin = await store.forkOrigin(id);
+  const inherited = origin === null || origin.compacted ? [] : (await runSnapshots(store, origin.from).catch(() => [])).filter((s) => s.seq <= origin.at);
+  return [...inherited, ...own].sort((a, b) => a.seq - b.seq || a.at.localeCompare(b.at));
+}
+
+/** For each seq of `records`: the tool batch still running after it (its assistant record's seq, turn and calls), or null. */
+function openBatches(records: readonly JournalRecord[]): { turnAt: Map<number, number>; open: Map<number, { seq: number; turn: number; calls: CallRef[] } | null> } {
+  const turnAt = new Map<number, number>();
+  const open = new Map<number, { seq: number; turn: number; calls: CallRef[] } | null>();
+  let turn = 0;
+  let batch: { seq: number; turn: number; calls: CallRef[]; waiting: Set<string> } | null = null;
+  for (const r of records) {
+    if ('assistant' in r) {
+      turn++;
+      const calls = toolUses(r.assistant.message).map((c) => ({ id: c.id, name: c.name }));
+      batch = calls.length > 0 ? { seq: r.seq, turn, calls, waiting: new Set(calls.map((c) => c.id)) } : null;
+    } else if ('tool_result' in r && batch !== null) {
+      batch.waiting.delete(r.tool_result.tool_use_id);
+      if (batch.waiting.size === 0) batch = null;
+    }
+    turnAt.set(r.seq, turn);
+    open.set(r.seq, batch === null ? null : { seq: batch.seq, turn: batch.turn, calls: batch.calls });
+  }
+  return { turnAt, open };
+}
+
+/** Spans of one turn's tools are one (a resume in the middle of its batch snapshots between them); each rewind and each outside edit stays its own. */
+const sameAuthor = (a: ChangeAuthor, b: ChangeAuthor): boolean => a.kind === 'turn' && b.kind === 'turn' && a.seq === b.seq;
+
+/** The records of run `id`, decoded. */
+async function recordsOf(store: Store, id: string): Promise<JournalRecord[]> {
+  return decodeLines(await store.lines(id), `run ${id}`);
+}
+
+/**
+ * What run `id` changed in its workspace, turn by turn: each span between two
+ * snapshots that differ, attributed to the tools of the turn that was running
+ * (its batch still open at the first snapshot), else to something outside the
+ * run. Spans of one turn are joined.
+ */
+export async function runDiff(store: Store, id: string, options: RunDiffOptions = {}): Promise<RunDiff> {
+  const records = await recordsOf(store, id);
+  const snapshots = await runSnapshots(store, id);
+  const { turnAt, open } = openBatches(records);
+  const missing = snapshots
+    .filter((s) => s.tree === undefined)
+    .map((s) => ({ seq: s.seq, turn: turnAt.get(s.seq) ?? 0, moment: s.moment, problem: s.problem ?? 'no snapshot' }));
+  const made: (SnapshotNote & { tree: string; now?: true })[] = snapshots.filter((s): s is SnapshotNote & { tree: string } => s.tree !== undefined);
+  const repo = made.length > 0 ? repoOf(store, options.searchPath) : null;
+  const last = made.at(-1);
+  if (options.now !== undefined && last !== undefined && repo !== null) {
+    await local(store, repo, last.tree);
+    const { tree } = await repo.snapshot(workspaceDir(options.now, last.dir), options.now);
+    made.push({ ...last, seq: records.at(-1)!.seq, moment: 'end', tree, now: true });
+  }
+  const spans: ChangeSpan[] = [];
+  for (let i = 0; i + 1 < made.length; i++) {
+    const a = made[i]!;
+    const b = made[i + 1]!;
+    if (a.tree === b.tree) continue;
+    const batch = open.get(a.seq) ?? null;
+    const by: ChangeAuthor =
+      a.moment === 'rewind' && b.moment === 'rewound' ? { kind: 'rewind' } : batch !== null ? { kind: 'turn', ...batch } : { kind: 'outside' };
+    const last = spans.at(-1);
+    if (last !== undefined && sameAuthor(last.by, by) && last.to === a.tree) {
+      last.toSeq = b.seq;
+      last.to = b.tree;
+    } else {
+      spans.push({ by, fromSeq: a.seq, toSeq: b.seq, from: a.tree, to: b.tree, files: [] });
+    }
+    if (b.now) spans.at(-1)!.toNow = true;
+  }
+  const wanted = spans.filter((s) => {
+    if (options.turn !== undefined) return s.by.kind === 'turn' && s.by.turn === options.turn;
+    if (options.seq !== undefined) {
+      const turn = turnAt.get(options.seq);
+      return s.by.kind === 'turn' ? s.by.turn === turn : s.fromSeq <= options.seq && options.seq < s.toSeq;
+    }
+    return true;
+  });
+  for (const span of wanted) {
+    await local(store, repo!, span.from);
+    await local(store, repo!, span.to);
+    span.files = await treeChanges(repo!, span.from, span.to);
+    if (options.patch) span.patch = await treePatch(repo!, span.from, span.to);
+  }
+  return { runId: id, dir: made.at(-1)?.dir ?? null, spans: wanted.filter((s) => s.files.length > 0), missing, snapshots: made.filter((s) => !s.now).length };
+}
+
+/** What rewindRun restores and forks. */
+export interface RewindOptions {
+  /** The turn to go back to (the Nth model turn, as `session fork --turn` counts): the files as they were after it, the conversation through it. */
+  turn?: number;
+  /** Or the seq to go back to: the conversation through it, the files as its first snapshot from there holds them (a chat's rewind to before a typed turn). */
+  at?: number;
+  /** Restore the files (default true). */
+  files?: boolean;
+  /** Fork the conversation at the turn (default true). */
+  conversation?: boolean;
+  /** The fork's id (required with the conversation). */
+  forkId?: string;
+  /** What is tracked of the workspace (the run's config's `workspace:`): the same rules its snapshots were made with. */
+  settings?: WorkspaceSettings;
+  /** The workspace to restore; the snapshots' own directory when absent. */
+  dir?: string;
+  /** Asked with the files that will change before any is; false stops the rewind, nothing done. */
+  confirm?: (plan: RewindPlan) => Promise<boolean> | boolean;
+  /** Whether a tool has side effects (from its policy): the calls after the turn to such tools are named. */
+  sideEffects?: (toolName: string) => boolean;
+  /** Where the system git is looked for (a PATH; default /usr/local/bin:/usr/bin:/bin). */
+  searchPath?: string;
+}
+
+/** What a rewind will do, as confirm is asked. */
+export interface RewindPlan {
+  dir: string;
+  files: FileChange[];
+  /** The seq the turn ends at: the fork keeps the records through it. */
+  seq: number;
+  /** Calls after the turn to tools with side effects: what they did outside the workspace is not undone. */
+  sideEffects: CallRef[];
+}
+
+/** What rewindRun did. */
+export interface Rewound extends RewindPlan {
+  /** False when confirm said no: nothing was done. */
+  done: boolean;
+  /** The fork the conversation goes on in. */
+  fork?: string;
+  /** The note that lets `undoRewind` put the replaced state back (absent for a rewind of the conversation only). */
+  undo?: { run: string; key: string };
+}
+
+function nonce(): string {
+  return randomBytes(6).toString('hex');
+}
+
+/** Where the last rewind made on this machine is remembered, for `rewind --undo` without a run. */
+const LAST_REWIND = 'last-rewind.json';
+
+async function snapshotNow(store: Store, repo: WorkspaceRepo, runId: string, seq: number, dir: string, settings: WorkspaceSettings, moment: SnapshotMoment): Promise<string> {
+  const { tree } = await repo.snapshot(dir, settings);
+  const shelf = store.workspace?.shelf;
+  if (shelf !== undefined) await shareTree(repo, shelf, tree);
+  await store.putNote(runId, snapshotNoteKey(seq, nonce()), encodeSnapshot({ seq, moment, at: formatTimestamp(new Date()), dir, tree }));
+  return tree;
+}
+
+/**
+ * Rewinds run `id` to after turn `turn`: its tracked files restored (after the
+ * workspace as it is now was snapshotted, so the rewind can be undone), and
+ * its conversation forked there into a new run (origin kept and linked, as
+ * any fork). The run itself is never changed. `workspace` when there is no
+ * snapshot after that turn.
+ */
+export async function rewindRun(store: Store, id: string, options: RewindOptions): Promise<Rewound> {
+  const files = options.files ?? true;
+  const conversation = options.conversation ?? true;
+  if (!files && !conversation) throw new LogbookError('usage', 'a rewind restores the files, forks the conversation, or both');
+  if (conversation && options.forkId === undefined) throw new LogbookError('usage', 'a rewind of the conversation needs the fork\'s id');
+  if ((options.turn === undefined) === (options.at === undefined)) throw new LogbookError('usage', 'a rewind goes back to a turn or to a seq: one of them');
+  const point = options.turn !== undefined ? { turn: options.turn } : { at: options.at! };
+  const where = options.turn !== undefined ? `turn ${options.turn}` : `seq ${options.at}`;
+  const records = await recordsOf(store, id);
+  const kept = forkLength(records, point);
+  const seq = records[kept - 1]!.seq;
+  const later = records.slice(kept).flatMap((r) => ('assistant' in r ? toolUses(r.assistant.message) : []));
+  const sideEffects = later.filter((c) => options.sideEffects?.(c.name) === true).map((c) => ({ id: c.id, name: c.name }));
+  const settings = options.settings ?? { ...WORKSPACE_DEFAULTS };
+  let plan: RewindPlan = { dir: options.dir ?? '', files: [], seq, sideEffects };
+  let restore: (() => Promise<{ from: string; to: string }>) | null = null;
+  if (files) {
+    const repo = repoOf(store, options.searchPath);
+    const target = (await runSnapshots(store, id)).find((s) => s.seq >= seq && s.tree !== undefined);
+    if (target === undefined) {
+      throw new LogbookError('workspace', `run ${id} has no snapshot of its workspace after ${where}`, { details: { runId: id } });
+    }
+    const dir = workspaceDir(settings, options.dir ?? target.dir);
+    await local(store, repo, target.tree!);
+    const lastSeq = records.at(-1)!.seq;
+    const now = await snapshotNow(store, repo, id, lastSeq, dir, settings, 'rewind');
+    plan = { ...plan, dir, files: await treeChanges(repo, now, target.tree!) };
+    const files = plan.files;
+    restore = async () => {
+      await restoreTree(repo, dir, now, target.tree!, files);
+      return { from: now, to: target.tree! };
+    };
+  }
+  if (options.confirm !== undefined && !(await options.confirm(plan))) return { ...plan, done: false };
+  const result: Rewound = { ...plan, done: true };
+  const restored = restore === null ? null : await restore();
+  if (conversation) {
+    const place = await store.placeOf(id);
+    const forked = await forkRun(store, id, { ...point, id: options.forkId!, ...(place !== null ? { place: files ? { ...place, dir: plan.dir } : place } : {}) });
+    result.fork = forked.id;
+  }
+  if (restored !== null) {
+    const note: RewindNote = { run: id, turn: records.slice(0, kept).filter((r) => 'assistant' in r).length, seq, dir: plan.dir, ...restored, at: formatTimestamp(new Date()), ...(result.fork !== undefined ? { fork: result.fork } : {}) };
+    const key = rewindNoteKey(nonce());
+    await store.putNote(id, key, encodeRewind(note));
+    const rewoundSnap = { seq: 0, moment: 'rewound' as const, at: note.at, dir: plan.dir, tree: restored.to };
+    await store.putNote(id, snapshotNoteKey(records.at(-1)!.seq, nonce()), encodeSnapshot({ ...rewoundSnap, seq: records.at(-1)!.seq }));
+    if (result.fork !== undefined) await store.putNote(result.fork, snapshotNoteKey(seq, nonce()), encodeSnapshot({ ...rewoundSnap, seq }));
+    result.undo = { run: id, key };
+    rememberLastRewind(store, result.undo);
+  }
+  return result;
+}
+
+function rememberLastRewind(store: Store, undo: { run: string; key: string }): void {
+  const home = store.workspace?.home;
+  if (home === undefined) return;
+  try {
+    mkdirSync(home, { recursive: true, mode: 0o700 });
+    writeFileSync(join(home, LAST_REWIND), JSON.stringify(undo), { mode: 0o600 });
+  } catch {
+    // `--undo RUN` finds it all the same
+  }
+}
+
+/** The last rewind of run `id` (its latest rewind note), or, without one, the last rewind made with this store on this machine. */
+async function lastRewind(store: Store, id: string | undefined): Promise<{ run: string; key: string; note: RewindNote }> {
+  if (id === undefined) {
+    const home = store.workspace?.home;
+    let pointer: { run?: unknown; key?: unknown } | null = null;
+    try {
+      pointer = home === undefined ? null : (JSON.parse(readFileSync(join(home, LAST_REWIND), 'utf8')) as { run?: unknown; key?: unknown });
+    } catch {
+      pointer = null;
+    }
+    if (pointer === null || typeof pointer.run !== 'string' || typeof pointer.key !== 'string') {
+      throw new LogbookError('workspace', 'no rewind was made here to undo: name the run rewound');
+    }
+    const note = parseRewind(await store.getNote(pointer.run, pointer.key));
+    if (note === null) throw new LogbookError('workspace', `the last rewind (of run ${pointer.run}) is no longer kept`);
+    return { run: pointer.run, key: pointer.key, note };
+  }
+  let best: { run: string; key: string; note: RewindNote } | null = null;
+  for (const key of await store.noteKeys(id)) {
+    if (!isRewindNoteKey(key)) continue;
+    const note = parseRewind(await store.getNote(id, key));
+    if (note !== null && (best === null || note.at > best.note.at)) best = { run: id, key, note };
+  }
+  if (best === null) {
+    const origin = await store.forkOrigin(id);
+    if (origin !== null && !origin.compacted) {
+      const parent = await lastRewind(store, origin.from).catch(() => null);
+      if (parent !== null && parent.note.fork === id) return parent;
+    }
+    throw new LogbookError('workspace', `run ${id} was never rewound`, { details: { runId: id } });
+  }
+  return best;
+}
+
+/** How undoRewind puts the files back. */
+export interface UndoOptions {
+  /** What is tracked of the workspace (the config's `workspace:`). */
+  settings?: WorkspaceSettings;
+  /** Asked with the files that will change; false stops it, nothing done. */
+  confirm?: (plan: { dir: string; files: FileChange[] }) => Promise<boolean> | boolean;
+  /** Where the system git is looked for (a PATH; default /usr/local/bin:/usr/bin:/bin). */
+  searchPath?: string;
+}
+
+/** What undoRewind put back. */
+export interface Undone {
+  run: string;
+  dir: string;
+  files: FileChange[];
+  /** The fork the rewind made, which stays (nothing is removed). */
+  fork?: string;
+}
+
+/**
+ * Puts back the workspace a rewind replaced (of run `id`, else the last rewind
+ * made here), after snapshotting it as it is now, so this too can be undone.
+ * The fork the rewind made stays: the run rewound was never changed.
+ */
+export async function undoRewind(store: Store, id?: string, options: UndoOptions = {}): Promise<Undone & { done: boolean }> {
+  const { run, note } = await lastRewind(store, id);
+  const repo = repoOf(store, options.searchPath);
+  const settings = options.settings ?? { ...WORKSPACE_DEFAULTS };
+  await local(store, repo, note.from);
+  const records = await recordsOf(store, run);
+  const now = await snapshotNow(store, repo, run, records.at(-1)!.seq, note.dir, settings, 'rewind');
+  const files = await treeChanges(repo, now, note.from);
+  const base = { run, dir: note.dir, files, ...(note.fork !== undefined ? { fork: note.fork } : {}) };
+  if (options.confirm !== undefined && !(await options.confirm({ dir: note.dir, files }))) return { ...base, done: false };
+  await restoreTree(repo, note.dir, now, note.from, files);
+  await store.putNote(run, snapshotNoteKey(records.at(-1)!.seq, nonce()), encodeSnapshot({ seq: records.at(-1)!.seq, moment: 'rewound', at: formatTimestamp(new Date()), dir: note.dir, tree: note.from }));
+  return { ...base, done: true };
+}

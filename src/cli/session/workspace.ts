@@ -1,0 +1,205 @@
+/**
+ * `logbook session diff` and `logbook session rewind`: what a run changed in
+ * its workspace, and putting the files (and the conversation, as a fork) back
+ * to after a turn. Everything shown of a file (its name, its lines) is what a
+ * tool made it, escaped before it reaches the terminal.
+ */
+import { generateRunId } from '../../agent/run.js';
+import { runDiff, runSnapshots, rewindRun, spanHeading, undoRewind, type FileChange, type RunDiff } from '../../api/workspace.js';
+import { LogbookError, validateId, type JournalRecord } from '../../core/index.js';
+import { sanitize, sanitizeLine, terminalSafeJson } from '../../render/sanitize.js';
+import { resolveRunId } from '../../store/resolve.js';
+import type { Store } from '../../store/store.js';
+import { WORKSPACE_DEFAULTS, type WorkspaceSettings } from '../../store/workspace/repo.js';
+import type { LogbookConfig } from '../../config/config.js';
+import type { Environment } from '../environment.js';
+import { EXIT } from '../exit-codes.js';
+import { terminalQuestions } from '../questions.js';
+import { resumeCommand } from '../resume-command.js';
+import { findConfig, storeFor, type StoreFlags } from '../store.js';
+
+export interface DiffFlags extends StoreFlags {
+  turn?: number;
+  seq?: number;
+  stat?: boolean;
+  json?: boolean;
+}
+
+export interface RewindFlags extends StoreFlags {
+  turn?: number;
+  files?: boolean;
+  conversation?: boolean;
+  yes?: boolean;
+  undo?: boolean;
+  name?: string;
+}
+
+const STATUS_WORD: Record<FileChange['status'], string> = { added: 'added', modified: 'changed', deleted: 'removed', type_changed: 'changed type' };
+
+/** One file of a --stat listing. */
+export function statLine(f: FileChange): string {
+  const counts = f.binary ? 'binary' : `+${f.added ?? 0} -${f.removed ?? 0}`;
+  return `  ${STATUS_WORD[f.status].padEnd(8)} ${sanitizeLine(f.path)}  ${counts}`;
+}
+
+/** A run's diff as text: each span's heading, its files, and (without --stat) its unified diff. */
+export function formatDiff(diff: RunDiff, stat: boolean): string {
+  const out: string[] = [];
+  if (diff.snapshots === 0) out.push(`run ${diff.runId} has no snapshot of its workspace`);
+  for (const span of diff.spans) {
+    out.push(`== ${sanitizeLine(spanHeading(span))}`);
+    for (const f of span.files) out.push(statLine(f));
+    if (!stat && span.patch !== undefined && span.patch !== '') out.push(sanitize(span.patch).replace(/\n$/, ''));
+  }
+  if (diff.snapshots > 0 && diff.spans.length === 0) out.push('no changes to the workspace');
+  for (const m of diff.missing) out.push(`no snapshot after seq ${m.seq} (turn ${m.turn}, ${m.moment}): ${sanitizeLine(m.problem)}`);
+  return `${out.join('\n')}\n`;
+}
+
+function diffJson(diff: RunDiff): unknown {
+  return {
+    run_id: diff.runId,
+    dir: diff.dir,
+    snapshots: diff.snapshots,
+    changes: diff.spans.map((s) => ({
+      by: s.by.kind,
+      ...(s.by.kind === 'turn' ? { turn: s.by.turn, seq: s.by.seq, calls: s.by.calls } : {}),
+      from_seq: s.fromSeq,
+      to_seq: s.toSeq,
+      from: s.from,
+      to: s.to,
+      files: s.files.map((f) => ({ path: f.path, status: f.status, binary: f.binary, ...(f.binary ? {} : { added: f.added ?? 0, removed: f.removed ?? 0 }) })),
+      ...(s.patch !== undefined ? { diff: s.patch } : {}),
+    })),
+    missing: diff.missing,
+  };
+}
+
+async function withStoreAndConfig<T>(environment: Environment, flags: StoreFlags, fn: (store: Store, config: LogbookConfig | undefined) => Promise<T>): Promise<T> {
+  const config = findConfig(flags.config, environment, flags.stateDir);
+  const store = await storeFor(environment, { config, stateDir: flags.stateDir });
+  try {
+    return await fn(store, config);
+  } finally {
+    await store.close();
+  }
+}
+
+export async function diffSession(environment: Environment, given: string, flags: DiffFlags): Promise<number> {
+  if (flags.turn !== undefined && flags.seq !== undefined) throw new LogbookError('usage', '--turn and --seq each pick the changes to show: give one');
+  const text = await withStoreAndConfig(environment, flags, async (store, config) => {
+    const id = await resolveRunId(store, given);
+    // A run stopped before its end (killed in a tool batch) has changes no snapshot holds yet: the workspace now shows them.
+    const state = (await store.loadState(id)).state;
+    const stopped = state.status === 'open';
+    const diff = await runDiff(store, id, {
+      ...(stopped ? { now: settingsOf(config) } : {}),
+      ...gitPath(environment),
+      ...(flags.turn !== undefined ? { turn: flags.turn } : {}),
+      ...(flags.seq !== undefined ? { seq: flags.seq } : {}),
+      patch: flags.stat !== true,
+    });
+    return flags.json ? `${terminalSafeJson(diffJson(diff))}\n` : formatDiff(diff, flags.stat === true);
+  });
+  process.stdout.write(text);
+  return EXIT.ok;
+}
+
+/** What `session show` says of a run's workspace: where it is, how many snapshots, and which turns have none and why. */
+export async function workspaceFields(store: Store, id: string, records: readonly JournalRecord[]): Promise<[string, string][]> {
+  const snapshots = await runSnapshots(store, id).catch(() => []);
+  if (snapshots.length === 0) return [];
+  const made = snapshots.filter((s) => s.tree !== undefined);
+  const fields: [string, string][] = [['workspace', `${sanitizeLine(snapshots.at(-1)!.dir)}: ${made.length} snapshot${made.length === 1 ? '' : 's'} (logbook session diff ${id})`]];
+  const turnOf = (seq: number): number => records.filter((r) => r.seq <= seq && 'assistant' in r).length;
+  for (const s of snapshots) {
+    if (s.tree === undefined) fields.push(['no snapshot', `after seq ${s.seq} (turn ${turnOf(s.seq)}, ${s.moment}): ${sanitizeLine(s.problem ?? '')}`]);
+  }
+  return fields;
+}
+
+/** The files a rewind or its undo will change, one per line. */
+function planLines(dir: string, files: readonly FileChange[]): string {
+  if (files.length === 0) return `no file in ${sanitizeLine(dir)} changes\n`;
+  // The plan goes from now to the target: a file the target has and now lacks is created, and the other way removed.
+  const verb = (f: FileChange): string => (f.status === 'added' ? 'create ' : f.status === 'deleted' ? 'remove ' : 'restore');
+  return `${files.length} file${files.length === 1 ? '' : 's'} in ${sanitizeLine(dir)} will change:\n${files.map((f) => `  ${verb(f)} ${sanitizeLine(f.path)}`).join('\n')}\n`;
+}
+
+/** Asks on a terminal; without one, --yes must say so. */
+async function confirmed(flags: RewindFlags, text: string): Promise<boolean> {
+  process.stderr.write(text);
+  if (flags.yes) return true;
+  if (!process.stdin.isTTY || !process.stderr.isTTY) throw new LogbookError('usage', 'a rewind changes files: confirm it with --yes when no terminal can ask');
+  const answer = await terminalQuestions().ask('go ahead? [y/N] ', new AbortController().signal);
+  return answer !== null && /^y(es)?$/i.test(answer.trim());
+}
+
+/** The command's PATH, where git is looked for. */
+function gitPath(environment: Environment): { searchPath?: string } {
+  const path = environment.env.PATH;
+  return path !== undefined && path !== '' ? { searchPath: path } : {};
+}
+
+function settingsOf(config: LogbookConfig | undefined): WorkspaceSettings {
+  return config?.workspace ?? { ...WORKSPACE_DEFAULTS };
+}
+
+/** Which tools have side effects, as the config's command tools say (other tools are not known here). */
+function sideEffectsOf(config: LogbookConfig | undefined): (name: string) => boolean {
+  const tools = new Map((config?.tools ?? []).map((t) => [t.name, t.side_effects === true]));
+  return (name) => tools.get(name) === true;
+}
+
+export async function rewindSession(environment: Environment, given: string | undefined, flags: RewindFlags): Promise<number> {
+  if (flags.undo) {
+    if (flags.turn !== undefined || flags.files || flags.conversation) throw new LogbookError('usage', '--undo puts back what the last rewind replaced: it takes no --turn, --files or --conversation');
+    return withStoreAndConfig(environment, flags, async (store, config) => {
+      const id = given === undefined ? undefined : await resolveRunId(store, given);
+      const undone = await undoRewind(store, id, { ...gitPath(environment), settings: settingsOf(config), confirm: ({ dir, files }) => confirmed(flags, planLines(dir, files)) });
+      if (!undone.done) {
+        process.stderr.write('nothing was changed\n');
+        return EXIT.ok;
+      }
+      const fork = undone.fork !== undefined ? `; the fork ${undone.fork} stays, and run ${undone.run} holds the conversation as it was` : '';
+      process.stdout.write(`put back ${undone.files.length} file${undone.files.length === 1 ? '' : 's'} as they were before the rewind of run ${undone.run}${fork}\n`);
+      return EXIT.ok;
+    });
+  }
+  if (given === undefined) throw new LogbookError('usage', 'name the run to rewind (or --undo to put back the last rewind)');
+  if (flags.turn === undefined) throw new LogbookError('usage', 'say which turn to rewind to: --turn N');
+  if (flags.files && flags.conversation) throw new LogbookError('usage', '--files and --conversation each rewind one of the two: give neither for both');
+  const forkId = flags.name ?? generateRunId();
+  validateId(forkId);
+  return withStoreAndConfig(environment, flags, async (store, config) => {
+    const id = await resolveRunId(store, given);
+    const files = flags.conversation !== true;
+    const conversation = flags.files !== true;
+    const rewound = await rewindRun(store, id, {
+      turn: flags.turn!,
+      files,
+      conversation,
+      ...(conversation ? { forkId } : {}),
+      settings: settingsOf(config),
+      sideEffects: sideEffectsOf(config),
+      ...gitPath(environment),
+      confirm: (plan) => {
+        const effects =
+          plan.sideEffects.length === 0
+            ? ''
+            : `calls after turn ${flags.turn} to tools with side effects; what they did outside the workspace is not undone:\n${plan.sideEffects.map((c) => `  ${sanitizeLine(c.name)} (${sanitizeLine(c.id)})`).join('\n')}\n`;
+        return files ? confirmed(flags, planLines(plan.dir, plan.files) + effects) : (process.stderr.write(effects), true);
+      },
+    });
+    if (!rewound.done) {
+      process.stderr.write('nothing was changed\n');
+      return EXIT.ok;
+    }
+    const said: string[] = [];
+    if (files) said.push(`restored ${rewound.files.length} file${rewound.files.length === 1 ? '' : 's'} to their state after turn ${flags.turn} of run ${id}`);
+    if (rewound.fork !== undefined) said.push(`forked the conversation at turn ${flags.turn} (seq ${rewound.seq}) as run ${rewound.fork}; continue it with: ${resumeCommand(rewound.fork, flags)}`);
+    if (files) said.push(`undo with: logbook session rewind --undo ${id}`);
+    process.stdout.write(`${said.join('\n')}\n`);
+    return EXIT.ok;
+  });
+}

@@ -1,0 +1,130 @@
+/**
+ * The system `git`, run against a git directory of logbook's own (never a
+ * user's `.git`): a workspace's snapshots are git trees in it, its index keeps
+ * the file stats that let a snapshot of an unchanged workspace cost what `git
+ * status` costs. git is run with an argument vector (never a shell), a clean
+ * environment (no user or system config, no hooks, no prompts), and a
+ * workspace's file names reach it only on stdin or after `--`, never as options.
+ */
+import { spawn } from 'node:child_process';
+import { LogbookError } from '../../core/index.js';
+
+/** How one git command is run. */
+export interface GitCall {
+  /** The git directory (logbook's own). */
+  gitDir: string;
+  /** The index file (the stat cache of one workspace). */
+  index?: string;
+  /** The workspace: git's work tree and working directory. */
+  workTree?: string;
+  /** Bytes to give on stdin. */
+  input?: Buffer | string;
+  /** Extra `-c key=value` settings (logbook's own values, never a model's). */
+  config?: Readonly<Record<string, string>>;
+  /** Exit codes taken as success besides 0 (`git diff --exit-code`-like commands). */
+  okCodes?: readonly number[];
+  /** Where git is looked for (a PATH): the caller's, else DEFAULT_SEARCH_PATH. */
+  searchPath?: string;
+  /** Told of each chunk of stdout as it comes; return false to stop git (its output so far is what is returned). */
+  onStdout?: (chunk: Buffer) => boolean;
+}
+
+/** What a git command gave. */
+export interface GitOutput {
+  stdout: Buffer;
+  code: number;
+  /** The caller stopped it (GitCall.onStdout returned false). */
+  stopped: boolean;
+}
+
+/** Settings every call takes: nothing of the user's git configuration changes what logbook stores or reads. */
+const FIXED_CONFIG: Readonly<Record<string, string>> = {
+  'core.autocrlf': 'false',
+  'core.safecrlf': 'false',
+  'core.symlinks': 'true',
+  'core.fsmonitor': 'false',
+  'core.quotePath': 'false',
+  'core.precomposeunicode': 'false',
+  'core.filemode': 'true',
+  // Snapshots are trees no ref names: a gc would prune them. Nothing is ever collected.
+  'gc.auto': '0',
+  'maintenance.auto': 'false',
+  'advice.addEmbeddedRepo': 'false',
+  'diff.renames': 'false',
+  'diff.noprefix': 'false',
+  'diff.mnemonicPrefix': 'false',
+  'color.ui': 'false',
+};
+
+/** The git executable: `git` on the search path. */
+const GIT = 'git';
+
+/** Where git is looked for when the caller gives no PATH (the command gives its own). */
+export const DEFAULT_SEARCH_PATH = '/usr/local/bin:/usr/bin:/bin';
+
+/** A clean environment for git: a PATH to find it, and what points it at logbook's own directories. */
+function gitEnv(call: GitCall): NodeJS.ProcessEnv {
+  return {
+    PATH: call.searchPath ?? DEFAULT_SEARCH_PATH,
+    GIT_DIR: call.gitDir,
+    ...(call.index !== undefined ? { GIT_INDEX_FILE: call.index } : {}),
+    ...(call.workTree !== undefined ? { GIT_WORK_TREE: call.workTree } : {}),
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_OPTIONAL_LOCKS: '0',
+    HOME: call.gitDir,
+    LC_ALL: 'C',
+  };
+}
+
+/** Runs `git ARGS` (arguments logbook built: fixed words, object ids it checked, paths after `--`). */
+export function git(args: readonly string[], call: GitCall): Promise<GitOutput> {
+  const settings = { ...FIXED_CONFIG, ...call.config };
+  const argv = [...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`]), ...args];
+  return new Promise((resolve, reject) => {
+    const child = spawn(GIT, argv, { cwd: call.workTree ?? call.gitDir, env: gitEnv(call), stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let stopped = false;
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (stopped) return;
+      out.push(chunk);
+      if (call.onStdout !== undefined && !call.onStdout(chunk)) {
+        stopped = true;
+        child.kill('SIGTERM');
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      reject(
+        new LogbookError('workspace', e.code === 'ENOENT' ? 'git is not installed (the workspace is kept with the system git)' : `cannot run git: ${e.message}`, {
+          cause: e,
+        }),
+      );
+    });
+    child.on('close', (code) => {
+      const exit = code ?? -1;
+      if (stopped || exit === 0 || call.okCodes?.includes(exit)) {
+        resolve({ stdout: Buffer.concat(out), code: exit, stopped });
+        return;
+      }
+      const why = Buffer.concat(err).toString('utf8').trim().split('\n').filter((l) => l !== '').slice(-3).join('; ');
+      reject(new LogbookError('workspace', `git ${args[0]} failed (exit ${exit})${why !== '' ? `: ${why}` : ''}`));
+    });
+    child.stdin.on('error', () => {}); // git may exit before reading all of it; its exit code says what happened
+    child.stdin.end(call.input ?? '');
+  });
+}
+
+/** A git object id: what logbook passes to git as a tree or blob, checked first. */
+export const OBJECT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
+/** `id`, checked to be an object id before it becomes an argument. */
+export function objectId(id: string): string {
+  if (!OBJECT_ID.test(id)) throw new LogbookError('workspace', `not a snapshot id: ${JSON.stringify(id.slice(0, 80))}`);
+  return id;
+}
+
+/** The tree of an empty workspace. */
+export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';

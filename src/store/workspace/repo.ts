@@ -1,0 +1,239 @@
+/**
+ * Where a workspace's snapshots are kept: one git directory of logbook's own
+ * under the state directory (`<runs>/.workspace/objects.git`), shared by every
+ * run and workspace, so a file is stored once whatever turn, run or fork holds
+ * it (git's objects are content-addressed). Each workspace has its own index
+ * there (`index/<hash of its path>`): the stats git reuses so an unchanged file
+ * is never read again. A snapshot is a git tree id; which snapshot belongs to
+ * which seq is a note beside the journal (run-notes.ts), never in it.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import { LogbookError } from '../../core/index.js';
+import { git, objectId, type GitCall } from './git.js';
+
+/** What is tracked of a workspace, and how much of it at most. */
+export interface WorkspaceSettings {
+  /** Track at all (`workspace.track`, default true). */
+  track: boolean;
+  /** The directory tracked when it is not the run's (`workspace.dir`, absolute). */
+  dir?: string;
+  /** More to leave out, as .gitignore lines (`workspace.exclude`). */
+  exclude: readonly string[];
+  /** The most files a tracked workspace holds (`workspace.max_files`). */
+  maxFiles: number;
+  /** The most bytes of tracked content (`workspace.max_bytes`). */
+  maxBytes: number;
+}
+
+/** What is tracked when the config says nothing: everything the ignore rules leave, up to 100,000 files and 1 GiB. */
+export const WORKSPACE_DEFAULTS = { track: true, exclude: [] as string[], maxFiles: 100_000, maxBytes: 1024 * 1024 * 1024 } as const;
+
+/**
+ * Never copied, whatever the workspace's own ignore files say: git's own
+ * directory (git skips it), installed packages, environment files and private keys.
+ */
+export const DEFAULT_EXCLUDES: readonly string[] = [
+  'node_modules/',
+  '.env*',
+  '*.pem',
+  '*.key',
+  '*.p12',
+  '*.pfx',
+  'id_rsa*',
+  'id_dsa*',
+  'id_ecdsa*',
+  'id_ed25519*',
+];
+
+/** A snapshot made: its tree, and what it holds. */
+export interface Snapshot {
+  tree: string;
+}
+
+/** A workspace too large to track: why, said once and noted. */
+export class TooLarge {
+  constructor(readonly reason: string) {}
+}
+
+const sha = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 32);
+
+/** The git directory and indexes of one state directory's snapshots. */
+export class WorkspaceRepo {
+  readonly gitDir: string;
+  private ready = false;
+  /** The tree each index (workspace) was last written as by this process. */
+  private readonly lastTree = new Map<string, { tree: string; stamp: string }>();
+
+  constructor(
+    /** `<runs>/.workspace` (file store) or `<state>/workspace` (a store whose journals live elsewhere). */
+    readonly home: string,
+    /** Where git is looked for (a PATH). */
+    private readonly searchPath?: string,
+  ) {
+    this.gitDir = join(home, 'objects.git');
+  }
+
+  /** What every git call on this repository is given. @internal */
+  base(): GitCall {
+    return { gitDir: this.gitDir, ...(this.searchPath !== undefined ? { searchPath: this.searchPath } : {}) };
+  }
+
+  /** The git directory, made (0700) if it is not there yet. */
+  async ensure(): Promise<void> {
+    if (this.ready) return;
+    if (!existsSync(join(this.gitDir, 'objects'))) {
+      mkdirSync(this.gitDir, { recursive: true, mode: 0o700 });
+      await git(['init', '--bare', '-q'], this.base()).catch((err: unknown) => {
+        if (!existsSync(join(this.gitDir, 'objects'))) throw err; // another process made it meanwhile: fine
+      });
+    }
+    this.ready = true;
+  }
+
+  private indexOf(dir: string): string {
+    const at = join(this.home, 'index');
+    mkdirSync(at, { recursive: true, mode: 0o700 });
+    return join(at, sha(dir));
+  }
+
+  /**
+   * The excludes file for `dir` with `settings`: the defaults, workspace.exclude,
+   * the workspace's own `.git/info/exclude`, and logbook's own state when it is
+   * inside the workspace. The workspace's .gitignore files git reads itself.
+   */
+  private excludesOf(dir: string, settings: WorkspaceSettings): string {
+    const lines = [...DEFAULT_EXCLUDES, ...settings.exclude];
+    try {
+      lines.push(...readFileSync(join(dir, '.git', 'info', 'exclude'), 'utf8').split('\n'));
+    } catch {
+      // no repository there, or no exclude file
+    }
+    for (const state of [dirname(this.home)]) {
+      const rel = relative(dir, state);
+      if (rel !== '' && !rel.startsWith('..') && !rel.startsWith(sep)) lines.push(`/${rel.split(sep).map(escapeGlob).join('/')}/`);
+    }
+    const text = `${lines.join('\n')}\n`;
+    const at = join(this.home, 'excludes');
+    mkdirSync(at, { recursive: true, mode: 0o700 });
+    const path = join(at, sha(text));
+    if (!existsSync(path)) writeFileSync(path, text, { mode: 0o600 });
+    return path;
+  }
+
+  private call(dir: string, settings: WorkspaceSettings): GitCall {
+    return { ...this.base(), index: this.indexOf(dir), workTree: dir, config: { 'core.excludesFile': this.excludesOf(dir, settings) } };
+  }
+
+  /**
+   * Whether `dir` is over its limits: git lists what it would track (its
+   * index, then what is new), and the listing stops as soon as a limit is
+   * passed. A TooLarge when it is, else null.
+   */
+  async overLimits(dir: string, settings: WorkspaceSettings): Promise<TooLarge | null> {
+    await this.ensure();
+    let files = 0;
+    let bytes = 0;
+    let over: TooLarge | null = null;
+    let rest = '';
+    await git(['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', '.'], {
+      ...this.call(dir, settings),
+      onStdout: (chunk) => {
+        const names = (rest + chunk.toString('utf8')).split('\0');
+        rest = names.pop()!;
+        for (const name of names) {
+          files++;
+          if (files > settings.maxFiles) {
+            over = new TooLarge(`it holds more than ${settings.maxFiles} files (workspace.max_files)`);
+            return false;
+          }
+          try {
+            const st = lstatSync(join(dir, name));
+            if (st.isFile()) bytes += st.size;
+          } catch {
+            // gone since it was listed
+          }
+          if (bytes > settings.maxBytes) {
+            over = new TooLarge(`it holds more than ${formatBytes(settings.maxBytes)} of files (workspace.max_bytes)`);
+            return false;
+          }
+        }
+        return true;
+      },
+    });
+    return over;
+  }
+
+  /**
+   * Snapshots `dir`: every file its ignore rules and the excludes do not leave
+   * out goes into the index (an unchanged one by its stats alone, never read),
+   * and the index becomes a tree. Symbolic links are kept as links, never
+   * followed; special files are skipped (git keeps neither kind's target).
+   */
+  async snapshot(dir: string, settings: WorkspaceSettings): Promise<Snapshot> {
+    await this.ensure();
+    const call = this.call(dir, settings);
+    // `--verbose` names each path the index takes in or lets go: when it names none, the tree is the one written last.
+    // Only while no other process wrote the index since (another run in the same workspace).
+    const index = call.index!;
+    const last = this.lastTree.get(index);
+    const untouched = last !== undefined && last.stamp === indexStamp(index);
+    const added = await retryLocked(() => git(['add', '--all', '--verbose', '--', '.'], call));
+    if (untouched && added.stdout.length === 0) {
+      last.stamp = indexStamp(index);
+      return { tree: last.tree };
+    }
+    const tree = objectId((await git(['write-tree'], call)).stdout.toString('utf8').trim());
+    this.lastTree.set(index, { tree, stamp: indexStamp(index) });
+    return { tree };
+  }
+
+  /** Whether the repo holds object `id`. */
+  async has(id: string): Promise<boolean> {
+    await this.ensure();
+    const out = await git(['cat-file', '-e', objectId(id)], { ...this.base(), okCodes: [1, 128] });
+    return out.code === 0;
+  }
+}
+
+/** What names an index file's bytes as written: any write changes its inode, size or change time. */
+function indexStamp(path: string): string {
+  try {
+    const st = statSync(path, { bigint: true });
+    return `${st.ino}-${st.size}-${st.ctimeNs}`;
+  } catch {
+    return '';
+  }
+}
+
+/** git refuses while another of its commands holds the index: two runs snapshotting one workspace at once wait for each other. */
+async function retryLocked<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (attempt >= 50 || !(err instanceof LogbookError) || !err.message.includes('index.lock')) throw err;
+      await new Promise((r) => setTimeout(r, 20 + attempt * 10));
+    }
+  }
+}
+
+/** A path as a gitignore line that matches it alone. */
+function escapeGlob(part: string): string {
+  return part.replace(/[\\*?[\]!# ]/g, (c) => `\\${c}`);
+}
+
+export function formatBytes(n: number): string {
+  if (n >= 1024 ** 3 && n % 1024 ** 3 === 0) return `${n / 1024 ** 3} GiB`;
+  if (n >= 1024 ** 2 && n % 1024 ** 2 === 0) return `${n / 1024 ** 2} MiB`;
+  if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
+  return `${n} bytes`;
+}
+
+/** Refused as a workspace unless named by workspace.dir: the user's home directory and the root. */
+export function untrackedPlace(dir: string, home: string): string | null {
+  if (dir === '/') return 'it is the root directory (name it with workspace.dir to track it)';
+  if (dir === home) return 'it is the home directory (name it with workspace.dir to track it)';
+  return null;
+}
