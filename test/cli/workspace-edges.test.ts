@@ -1,0 +1,70 @@
+/**
+ * A run's workspace at its edges, through the binary on real files: what
+ * another process holding the workspace's index does to a snapshot.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
+
+interface Setup {
+  root: string;
+  ws: string;
+  state: string;
+  config: string;
+}
+
+/** A config with one command tool `sh` (its `cmd` run by sh in the workspace) and the script provider playing `turns`. */
+function setup(turns: unknown[]): Setup {
+  const root = tempDir('logbook-ws-edges-');
+  const ws = join(root, 'ws');
+  const state = join(root, 'state');
+  mkdirSync(ws);
+  writeFileSync(join(root, 'script.json'), JSON.stringify({ turns }));
+  const config = join(root, 'agent.yaml');
+  writeFileSync(
+    config,
+    `provider: script
+script: script.json
+tools:
+  - name: sh
+    description: run a command
+    input_schema: { type: object, properties: { cmd: { type: string } }, required: [cmd] }
+    command: [sh, -c, '{{cmd}}']
+`,
+  );
+  return { root, ws, state, config };
+}
+
+const sh = (cmd: string): { name: string; input: { cmd: string } } => ({ name: 'sh', input: { cmd } });
+
+function cli(s: Setup, args: string[]) {
+  return runCli([...args, '--config', s.config, '--state-dir', s.state], { cwd: s.ws });
+}
+
+describe("a run's workspace at its edges", () => {
+  it("waits for the workspace's index while another process holds it, rather than losing the snapshot", async () => {
+    const s = setup([]);
+    // The index of this workspace (STATE/workspace/index/HASH), held as git holds it while another run snapshots it.
+    const lock = `${join(s.state, 'workspace', 'index', createHash('sha256').update(s.ws).digest('hex').slice(0, 32))}.lock`;
+    writeFileSync(
+      join(s.root, 'script.json'),
+      JSON.stringify({
+        turns: [
+          { text: 'one', tool_calls: [sh(`echo one > one.txt; touch '${lock}'; (sleep 1; rm -f '${lock}') >/dev/null 2>&1 &`)] },
+          { text: 'two', tool_calls: [sh('echo two > two.txt')] },
+          { text: 'done' },
+        ],
+      }),
+    );
+    const ran = await cli(s, ['run', '--name', 'held', 'go']);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stderr).not.toContain('no snapshot');
+    const diff = await cli(s, ['session', 'diff', 'held', '--stat']);
+    expect(diff.code, diff.stderr).toBe(0);
+    expect(diff.stdout).toMatch(/turn 1 \(seq 2\), by sh \(toolu_0_0\)\n +added +one\.txt/);
+    expect(diff.stdout).toMatch(/turn 2 \(seq 4\), by sh \(toolu_1_0\)\n +added +two\.txt/);
+  });
+});
