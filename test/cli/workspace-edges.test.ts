@@ -3,7 +3,7 @@
  * another process holding the workspace's index does to a snapshot.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -68,3 +68,43 @@ describe("a run's workspace at its edges", () => {
     expect(diff.stdout).toMatch(/turn 2 \(seq 4\), by sh \(toolu_1_0\)\n +added +two\.txt/);
   });
 });
+
+describe('a rewind stopped half way', () => {
+  it('is undone like a finished one: a directory holding ignored files where the snapshot has a file', async () => {
+    const s = setup([
+      { text: 'one', tool_calls: [sh('echo file > out')] },
+      { text: 'two', tool_calls: [sh('rm out; mkdir out; echo in > out/a.txt; echo log > out/debug.log; echo a2 >> a.txt; echo new > new.txt; echo z2 >> z.txt')] },
+      { text: 'done' },
+    ]);
+    writeFileSync(join(s.ws, '.gitignore'), '*.log\n');
+    writeFileSync(join(s.ws, 'a.txt'), 'a\n');
+    writeFileSync(join(s.ws, 'z.txt'), 'z\n');
+    const ran = await cli(s, ['run', '--name', 'dirs', 'go']);
+    expect(ran.code, ran.stderr).toBe(0);
+    const before = contents(s.ws);
+
+    const rewound = await cli(s, ['session', 'rewind', 'dirs', '--turn', '1', '--yes']);
+    expect(rewound.code).toBe(1);
+    expect(rewound.stderr).toContain('stopped half way');
+    expect(rewound.stderr).toContain('out is a directory where the snapshot has a file');
+
+    const undone = await cli(s, ['session', 'rewind', '--undo', 'dirs', '--yes']);
+    expect(undone.code, undone.stderr).toBe(0);
+    expect(contents(s.ws)).toEqual(before);
+  });
+});
+
+/** Every file under `dir` with its content. */
+function contents(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (at: string, rel: string): void => {
+    for (const name of readdirSync(at).sort()) {
+      const r = rel === '' ? name : `${rel}/${name}`;
+      const st = lstatSync(join(at, name));
+      if (st.isDirectory()) walk(join(at, name), r);
+      else out[r] = readFileSync(join(at, name), 'utf8');
+    }
+  };
+  walk(dir, '');
+  return out;
+}
