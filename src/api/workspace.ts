@@ -187,6 +187,11 @@ export async function runDiff(store: Store, id: string, options: RunDiffOptions 
   const records = await recordsOf(store, id);
   const snapshots = await runSnapshots(store, id);
   const { turnAt, open } = openBatches(records);
+  const turns = turnAt.get(records.at(-1)!.seq) ?? 0;
+  if (options.turn !== undefined && (options.turn < 1 || options.turn > turns)) {
+    throw new LogbookError('usage', `no turn ${options.turn}: run ${id} has ${turns} model turn${turns === 1 ? '' : 's'}`);
+  }
+  if (options.seq !== undefined && !turnAt.has(options.seq)) throw new LogbookError('usage', `no seq ${options.seq}: run ${id} has seqs 1 to ${records.at(-1)!.seq}`);
   const missing = snapshots
     .filter((s) => s.tree === undefined)
     .map((s) => ({ seq: s.seq, turn: turnAt.get(s.seq) ?? 0, moment: s.moment, problem: s.problem ?? 'no snapshot' }));

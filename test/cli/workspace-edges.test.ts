@@ -108,3 +108,20 @@ function contents(dir: string): Record<string, string> {
   walk(dir, '');
   return out;
 }
+
+describe('session diff of a turn or seq the run does not have', () => {
+  it('is a usage error naming how many turns or seqs there are, not "no changes"', async () => {
+    const s = setup([{ text: 'one', tool_calls: [sh('echo one > one.txt')] }, { text: 'done' }]);
+    const ran = await cli(s, ['run', '--name', 'short', 'go']);
+    expect(ran.code, ran.stderr).toBe(0);
+    const turn = await cli(s, ['session', 'diff', 'short', '--turn', '9']);
+    expect(turn.code).toBe(2);
+    expect(turn.stderr).toContain('no turn 9: run short has 2 model turns');
+    const seq = await cli(s, ['session', 'diff', 'short', '--seq', '99']);
+    expect(seq.code).toBe(2);
+    expect(seq.stderr).toContain('no seq 99: run short has seqs 1 to');
+    const real = await cli(s, ['session', 'diff', 'short', '--turn', '1', '--stat']);
+    expect(real.code, real.stderr).toBe(0);
+    expect(real.stdout).toMatch(/added +one\.txt/);
+  });
+});
