@@ -187,6 +187,11 @@ export async function runDiff(store: Store, id: string, options: RunDiffOptions 
   const records = await recordsOf(store, id);
   const snapshots = await runSnapshots(store, id);
   const { turnAt, open } = openBatches(records);
+  const turns = turnAt.get(records.at(-1)!.seq) ?? 0;
+  if (options.turn !== undefined && (options.turn < 1 || options.turn > turns)) {
+    throw new LogbookError('usage', `no turn ${options.turn}: run ${id} has ${turns} model turn${turns === 1 ? '' : 's'}`);
+  }
+  if (options.seq !== undefined && !turnAt.has(options.seq)) throw new LogbookError('usage', `no seq ${options.seq}: run ${id} has seqs 1 to ${records.at(-1)!.seq}`);
   const missing = snapshots
     .filter((s) => s.tree === undefined)
     .map((s) => ({ seq: s.seq, turn: turnAt.get(s.seq) ?? 0, moment: s.moment, problem: s.problem ?? 'no snapshot' }));
@@ -313,7 +318,7 @@ export async function rewindRun(store: Store, id: string, options: RewindOptions
   const sideEffects = later.filter((c) => options.sideEffects?.(c.name) === true).map((c) => ({ id: c.id, name: c.name }));
   const settings = options.settings ?? { ...WORKSPACE_DEFAULTS };
   let plan: RewindPlan = { dir: options.dir ?? '', files: [], seq, sideEffects };
-  let restore: (() => Promise<{ from: string; to: string }>) | null = null;
+  let restore: { from: string; to: string; run: () => Promise<unknown> } | null = null;
   if (files) {
     const repo = repoOf(store, options.searchPath);
     const target = (await runSnapshots(store, id)).find((s) => s.seq >= seq && s.tree !== undefined);
@@ -326,28 +331,30 @@ export async function rewindRun(store: Store, id: string, options: RewindOptions
     const now = await snapshotNow(store, repo, id, lastSeq, dir, settings, 'rewind');
     plan = { ...plan, dir, files: await treeChanges(repo, now, target.tree!) };
     const files = plan.files;
-    restore = async () => {
-      await restoreTree(repo, dir, now, target.tree!, files);
-      return { from: now, to: target.tree! };
-    };
+    restore = { from: now, to: target.tree!, run: () => restoreTree(repo, dir, now, target.tree!, files) };
   }
   if (options.confirm !== undefined && !(await options.confirm(plan))) return { ...plan, done: false };
   const result: Rewound = { ...plan, done: true };
-  const restored = restore === null ? null : await restore();
   if (conversation) {
     const place = await store.placeOf(id);
     const forked = await forkRun(store, id, { ...point, id: options.forkId!, ...(place !== null ? { place: files ? { ...place, dir: plan.dir } : place } : {}) });
     result.fork = forked.id;
   }
-  if (restored !== null) {
-    const note: RewindNote = { run: id, turn: records.slice(0, kept).filter((r) => 'assistant' in r).length, seq, dir: plan.dir, ...restored, at: formatTimestamp(new Date()), ...(result.fork !== undefined ? { fork: result.fork } : {}) };
+  if (restore !== null) {
+    // Noted before a file changes: a restore stopped half way (a directory holding ignored files where the
+    // snapshot has a file) is undone like a finished one.
+    const note: RewindNote = { run: id, turn: records.slice(0, kept).filter((r) => 'assistant' in r).length, seq, dir: plan.dir, from: restore.from, to: restore.to, at: formatTimestamp(new Date()), ...(result.fork !== undefined ? { fork: result.fork } : {}) };
     const key = rewindNoteKey(nonce());
     await store.putNote(id, key, encodeRewind(note));
-    const rewoundSnap = { seq: 0, moment: 'rewound' as const, at: note.at, dir: plan.dir, tree: restored.to };
-    await store.putNote(id, snapshotNoteKey(records.at(-1)!.seq, nonce()), encodeSnapshot({ ...rewoundSnap, seq: records.at(-1)!.seq }));
-    if (result.fork !== undefined) await store.putNote(result.fork, snapshotNoteKey(seq, nonce()), encodeSnapshot({ ...rewoundSnap, seq }));
     result.undo = { run: id, key };
     rememberLastRewind(store, result.undo);
+    await restore.run().catch((err: unknown) => {
+      const why = err instanceof Error ? err.message : String(err);
+      throw new LogbookError('workspace', `the rewind of run ${id} stopped half way (its undo puts back what it changed): ${why}`, { cause: err, details: { runId: id } });
+    });
+    const rewoundSnap = { seq: 0, moment: 'rewound' as const, at: note.at, dir: plan.dir, tree: restore.to };
+    await store.putNote(id, snapshotNoteKey(records.at(-1)!.seq, nonce()), encodeSnapshot({ ...rewoundSnap, seq: records.at(-1)!.seq }));
+    if (result.fork !== undefined) await store.putNote(result.fork, snapshotNoteKey(seq, nonce()), encodeSnapshot({ ...rewoundSnap, seq }));
   }
   return result;
 }

@@ -109,12 +109,19 @@ export function git(args: readonly string[], call: GitCall): Promise<GitOutput> 
         resolve({ stdout: Buffer.concat(out), code: exit, stopped });
         return;
       }
-      const why = Buffer.concat(err).toString('utf8').trim().split('\n').filter((l) => l !== '').slice(-3).join('; ');
+      const why = gitReason(Buffer.concat(err).toString('utf8'));
       reject(new LogbookError('workspace', `git ${args[0]} failed (exit ${exit})${why !== '' ? `: ${why}` : ''}`));
     });
     child.stdin.on('error', () => {}); // git may exit before reading all of it; its exit code says what happened
     child.stdin.end(call.input ?? '');
   });
+}
+
+/** Why git failed, in a line: its own fatal or error line (what a caller matches, e.g. a held index.lock), else its last words. */
+function gitReason(stderr: string): string {
+  const lines = stderr.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const told = lines.find((l) => /^(?:fatal|error):/.test(l));
+  return told ?? lines.slice(-3).join('; ');
 }
 
 /** A git object id: what logbook passes to git as a tree or blob, checked first. */

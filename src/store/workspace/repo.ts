@@ -184,7 +184,7 @@ export class WorkspaceRepo {
       last.stamp = indexStamp(index);
       return { tree: last.tree };
     }
-    const tree = objectId((await git(['write-tree'], call)).stdout.toString('utf8').trim());
+    const tree = objectId((await retryLocked(() => git(['write-tree'], call))).stdout.toString('utf8').trim());
     this.lastTree.set(index, { tree, stamp: indexStamp(index) });
     return { tree };
   }
@@ -207,13 +207,16 @@ function indexStamp(path: string): string {
   }
 }
 
+/** git's words for an index another git command holds (the index is `index/HASH`, so its lock is `HASH.lock`, not `index.lock`). */
+const HELD_LOCK = /Unable to create '[^']*\.lock': File exists/;
+
 /** git refuses while another of its commands holds the index: two runs snapshotting one workspace at once wait for each other. */
 async function retryLocked<T>(fn: () => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await fn();
     } catch (err) {
-      if (attempt >= 50 || !(err instanceof LogbookError) || !err.message.includes('index.lock')) throw err;
+      if (attempt >= 50 || !(err instanceof LogbookError) || !HELD_LOCK.test(err.message)) throw err;
       await new Promise((r) => setTimeout(r, 20 + attempt * 10));
     }
   }
