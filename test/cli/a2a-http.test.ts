@@ -145,7 +145,7 @@ describe('serve --http', () => {
     expect(readFileSync(marker, 'utf8')).toBe('');
   });
 
-  it('refuses to serve off loopback without a token; with one, a request without it gets 401 and makes no run, and a body past the bound 413', async () => {
+  it('refuses to serve off loopback without a token; with one, a request without it gets 401 and makes no run, and a body past the bound 413 in JSON, with a length or without one', async () => {
     const config = httpAgentConfig(dir, 'guarded', [say('Hello.')], 'a2a: { identity: guarded, http: { token_env: GUARD_TOKEN } }\n');
     const open = httpAgentConfig(dir, 'open', [say('Hello.')], 'a2a: { identity: open }\n');
     const refused = await runCli(['serve', '--http', '0.0.0.0:0', '--config', open], { cwd: dir, timeoutMs: 30_000 });
@@ -166,6 +166,21 @@ describe('serve --http', () => {
 
     const big = await fetch(`${s.url}/jsonrpc`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sekrit-token' }, body: 'x'.repeat(200 * 1024) });
     expect(big.status).toBe(413);
+    const chunks = new ReadableStream({
+      start(c) {
+        for (let i = 0; i < 4; i++) c.enqueue(new TextEncoder().encode('x'.repeat(64 * 1024)));
+        c.close();
+      },
+    });
+    const unannounced = await fetch(`${s.url}/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sekrit-token' },
+      body: chunks,
+      duplex: 'half',
+    } as RequestInit);
+    expect(unannounced.status).toBe(413);
+    expect(unannounced.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await unannounced.text()).not.toMatch(/node_modules|Error/);
 
     const client = await a2aClient(s.url, { token: 'sekrit-token' });
     const done = (await client.sendMessage(sendRequest(userMessage({ text: 'Hi.' })))) as Task;

@@ -258,6 +258,22 @@ function boundBodies(req: express.Request, res: express.Response, next: express.
 }
 
 /**
+ * An error that reaches express itself (a body without a length cut at the
+ * bound, one that is no JSON) answers as the other refusals do, in JSON: never
+ * express's default page, which carries a stack and the server's paths.
+ */
+function plainErrors(err: unknown, _req: express.Request, res: express.Response, next: express.NextFunction): void {
+  if (res.headersSent) return next(err);
+  const status = (err as { status?: unknown }).status;
+  if (status === 413) {
+    res.status(413).json({ error: `request body past the bound; at most ${MAX_BODY_BYTES} bytes are taken` });
+    return;
+  }
+  const client = typeof status === 'number' && status >= 400 && status < 500;
+  res.status(client ? status : 500).json({ error: client ? 'bad request' : 'internal error' });
+}
+
+/**
  * Gives each server-sent event of a task an `id:`, its number (EVENT_NUMBER),
  * so a client that reconnects can name the last one it saw in `Last-Event-ID`.
  * The SDK writes each event as one `data:` frame of JSON (a JSON-RPC response,
@@ -320,6 +336,7 @@ export async function startA2AServer(options: A2AServerOptions): Promise<A2AServ
   const userBuilder = UserBuilder.noAuthentication;
   app.use('/jsonrpc', jsonRpcHandler({ requestHandler: handler.current, userBuilder, legacyCompat }));
   app.use('/rest', restHandler({ requestHandler: handler.current, userBuilder, legacyCompat }));
+  app.use(plainErrors);
   return {
     url,
     card,
