@@ -145,7 +145,7 @@ describe('serve --http', () => {
     expect(readFileSync(marker, 'utf8')).toBe('');
   });
 
-  it('refuses to serve off loopback without a token; with one, a request without it gets 401 and makes no run, and a body past the bound 413 in JSON, with a length or without one', async () => {
+  it('refuses to serve off loopback without a token; with one, a request without it gets 401 and makes no run (ask saying so), and a body past the bound 413 in JSON, with a length or without one', async () => {
     const config = httpAgentConfig(dir, 'guarded', [say('Hello.')], 'a2a: { identity: guarded, http: { token_env: GUARD_TOKEN } }\n');
     const open = httpAgentConfig(dir, 'open', [say('Hello.')], 'a2a: { identity: open }\n');
     const refused = await runCli(['serve', '--http', '0.0.0.0:0', '--config', open], { cwd: dir, timeoutMs: 30_000 });
@@ -181,6 +181,12 @@ describe('serve --http', () => {
     expect(unannounced.status).toBe(413);
     expect(unannounced.headers.get('content-type')).toMatch(/^application\/json/);
     expect(await unannounced.text()).not.toMatch(/node_modules|Error/);
+
+    const tokenless = await runCli(['ask', s.url, 'Hi.'], { cwd: dir, timeoutMs: 30_000 });
+    expect(tokenless.code).not.toBe(0);
+    expect(tokenless.stderr).toContain(`the agent at ${s.url} wants a bearer token (HTTP 401) and none was given`);
+    const mistaken = await runCli(['ask', '--token-env', 'GUARD_TOKEN', s.url, 'Hi.'], { cwd: dir, env: { GUARD_TOKEN: 'nope' }, timeoutMs: 30_000 });
+    expect(mistaken.stderr).toContain('refused the bearer token given (HTTP 401)');
 
     const client = await a2aClient(s.url, { token: 'sekrit-token' });
     const done = (await client.sendMessage(sendRequest(userMessage({ text: 'Hi.' })))) as Task;
