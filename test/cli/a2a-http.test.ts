@@ -145,6 +145,17 @@ describe('serve --http', () => {
     expect(readFileSync(marker, 'utf8')).toBe('');
   });
 
+  it("keeps a peer's escape sequences, echoed in the SDK's own log lines, off the operator's terminal", async () => {
+    const config = httpAgentConfig(dir, 'echoed', [say('Hello.')], 'a2a: { identity: echoed }\n');
+    const s = await serve(config);
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SubscribeToTask', params: { id: '\u001b]0;pwned\u0007\u001b[2Jtask' } });
+    const r = await fetch(`${s.url}/jsonrpc`, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body });
+    await r.text();
+    await s.waitFor(/Task not found: .*task/);
+    expect(s.stderr()).not.toMatch(/[\u001b\u0007]/);
+    expect(s.stderr()).not.toMatch(/node_modules/);
+  });
+
   it('refuses to serve off loopback without a token; with one, a request without it gets 401 and makes no run (ask saying so), and a body past the bound 413 in JSON, with a length or without one', async () => {
     const config = httpAgentConfig(dir, 'guarded', [say('Hello.')], 'a2a: { identity: guarded, http: { token_env: GUARD_TOKEN } }\n');
     const open = httpAgentConfig(dir, 'open', [say('Hello.')], 'a2a: { identity: open }\n');
