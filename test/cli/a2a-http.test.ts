@@ -171,6 +171,8 @@ describe('serve --http', () => {
     expect(bare.status).toBe(401);
     const wrong = await fetch(`${s.url}/rest/tasks`, { headers: { authorization: 'Bearer nope' } });
     expect(wrong.status).toBe(401);
+    const lowercase = await fetch(`${s.url}/rest/tasks`, { headers: { authorization: 'bearer sekrit-token', 'a2a-version': '1.0' } });
+    expect(lowercase.status).toBe(200); // the scheme's name is case-insensitive (RFC 9110)
     expect(existsSync(join(dir, 'guarded-runs')) ? readdirSync(join(dir, 'guarded-runs')).filter((f) => f.startsWith('task-')) : []).toEqual([]);
     const card = await fetch(`${s.url}/.well-known/agent-card.json`);
     expect(((await card.json()) as { securitySchemes: Record<string, unknown> }).securitySchemes).toHaveProperty('bearer');

@@ -236,9 +236,10 @@ export interface A2AServer {
 
 /** Bearer-token check: 401 with `WWW-Authenticate` before anything else runs. */
 function requireToken(token: string): express.RequestHandler {
-  const want = Buffer.from(`Bearer ${token}`, 'utf8');
+  const want = Buffer.from(token, 'utf8');
   return (req, res, next) => {
-    const got = Buffer.from(req.header('authorization') ?? '', 'utf8');
+    // The scheme's name is case-insensitive (RFC 9110 11.1); the token is not.
+    const got = Buffer.from(/^bearer +(.*)$/i.exec(req.header('authorization') ?? '')?.[1] ?? '', 'utf8');
     if (got.length === want.length && timingSafeEqual(got, want)) return next();
     res.status(401).setHeader('WWW-Authenticate', 'Bearer').json({ error: 'unauthorized: this agent wants a bearer token' });
   };
