@@ -145,7 +145,18 @@ describe('serve --http', () => {
     expect(readFileSync(marker, 'utf8')).toBe('');
   });
 
-  it('refuses to serve off loopback without a token; with one, a request without it gets 401 and makes no run, and a body past the bound 413', async () => {
+  it("keeps a peer's escape sequences, echoed in the SDK's own log lines, off the operator's terminal", async () => {
+    const config = httpAgentConfig(dir, 'echoed', [say('Hello.')], 'a2a: { identity: echoed }\n');
+    const s = await serve(config);
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SubscribeToTask', params: { id: '\u001b]0;pwned\u0007\u001b[2Jtask' } });
+    const r = await fetch(`${s.url}/jsonrpc`, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body });
+    await r.text();
+    await s.waitFor(/Task not found: .*task/);
+    expect(s.stderr()).not.toMatch(/[\u001b\u0007]/);
+    expect(s.stderr()).not.toMatch(/node_modules/);
+  });
+
+  it('refuses to serve off loopback without a token; with one, a request without it gets 401 and makes no run (ask saying so), and a body past the bound 413 in JSON, with a length or without one', async () => {
     const config = httpAgentConfig(dir, 'guarded', [say('Hello.')], 'a2a: { identity: guarded, http: { token_env: GUARD_TOKEN } }\n');
     const open = httpAgentConfig(dir, 'open', [say('Hello.')], 'a2a: { identity: open }\n');
     const refused = await runCli(['serve', '--http', '0.0.0.0:0', '--config', open], { cwd: dir, timeoutMs: 30_000 });
@@ -160,12 +171,35 @@ describe('serve --http', () => {
     expect(bare.status).toBe(401);
     const wrong = await fetch(`${s.url}/rest/tasks`, { headers: { authorization: 'Bearer nope' } });
     expect(wrong.status).toBe(401);
+    const lowercase = await fetch(`${s.url}/rest/tasks`, { headers: { authorization: 'bearer sekrit-token', 'a2a-version': '1.0' } });
+    expect(lowercase.status).toBe(200); // the scheme's name is case-insensitive (RFC 9110)
     expect(existsSync(join(dir, 'guarded-runs')) ? readdirSync(join(dir, 'guarded-runs')).filter((f) => f.startsWith('task-')) : []).toEqual([]);
     const card = await fetch(`${s.url}/.well-known/agent-card.json`);
     expect(((await card.json()) as { securitySchemes: Record<string, unknown> }).securitySchemes).toHaveProperty('bearer');
 
     const big = await fetch(`${s.url}/jsonrpc`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sekrit-token' }, body: 'x'.repeat(200 * 1024) });
     expect(big.status).toBe(413);
+    const chunks = new ReadableStream({
+      start(c) {
+        for (let i = 0; i < 4; i++) c.enqueue(new TextEncoder().encode('x'.repeat(64 * 1024)));
+        c.close();
+      },
+    });
+    const unannounced = await fetch(`${s.url}/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sekrit-token' },
+      body: chunks,
+      duplex: 'half',
+    } as RequestInit);
+    expect(unannounced.status).toBe(413);
+    expect(unannounced.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await unannounced.text()).not.toMatch(/node_modules|Error/);
+
+    const tokenless = await runCli(['ask', s.url, 'Hi.'], { cwd: dir, timeoutMs: 30_000 });
+    expect(tokenless.code).not.toBe(0);
+    expect(tokenless.stderr).toContain(`the agent at ${s.url} wants a bearer token (HTTP 401) and none was given`);
+    const mistaken = await runCli(['ask', '--token-env', 'GUARD_TOKEN', s.url, 'Hi.'], { cwd: dir, env: { GUARD_TOKEN: 'nope' }, timeoutMs: 30_000 });
+    expect(mistaken.stderr).toContain('refused the bearer token given (HTTP 401)');
 
     const client = await a2aClient(s.url, { token: 'sekrit-token' });
     const done = (await client.sendMessage(sendRequest(userMessage({ text: 'Hi.' })))) as Task;

@@ -236,9 +236,10 @@ export interface A2AServer {
 
 /** Bearer-token check: 401 with `WWW-Authenticate` before anything else runs. */
 function requireToken(token: string): express.RequestHandler {
-  const want = Buffer.from(`Bearer ${token}`, 'utf8');
+  const want = Buffer.from(token, 'utf8');
   return (req, res, next) => {
-    const got = Buffer.from(req.header('authorization') ?? '', 'utf8');
+    // The scheme's name is case-insensitive (RFC 9110 11.1); the token is not.
+    const got = Buffer.from(/^bearer +(.*)$/i.exec(req.header('authorization') ?? '')?.[1] ?? '', 'utf8');
     if (got.length === want.length && timingSafeEqual(got, want)) return next();
     res.status(401).setHeader('WWW-Authenticate', 'Bearer').json({ error: 'unauthorized: this agent wants a bearer token' });
   };
@@ -255,6 +256,22 @@ function boundBodies(req: express.Request, res: express.Response, next: express.
     return;
   }
   next();
+}
+
+/**
+ * An error that reaches express itself (a body without a length cut at the
+ * bound, one that is no JSON) answers as the other refusals do, in JSON: never
+ * express's default page, which carries a stack and the server's paths.
+ */
+function plainErrors(err: unknown, _req: express.Request, res: express.Response, next: express.NextFunction): void {
+  if (res.headersSent) return next(err);
+  const status = (err as { status?: unknown }).status;
+  if (status === 413) {
+    res.status(413).json({ error: `request body past the bound; at most ${MAX_BODY_BYTES} bytes are taken` });
+    return;
+  }
+  const client = typeof status === 'number' && status >= 400 && status < 500;
+  res.status(client ? status : 500).json({ error: client ? 'bad request' : 'internal error' });
 }
 
 /**
@@ -320,6 +337,7 @@ export async function startA2AServer(options: A2AServerOptions): Promise<A2AServ
   const userBuilder = UserBuilder.noAuthentication;
   app.use('/jsonrpc', jsonRpcHandler({ requestHandler: handler.current, userBuilder, legacyCompat }));
   app.use('/rest', restHandler({ requestHandler: handler.current, userBuilder, legacyCompat }));
+  app.use(plainErrors);
   return {
     url,
     card,

@@ -24,14 +24,22 @@ import { AwaitingApproval, type OperatorAnswer, type RemoteOrigin, type Tool, ty
 /** A client of the agent at `url` (its card's URL, or its base URL), sending `token` as a bearer token when given. */
 export async function httpAgentClient(url: string, token?: string): Promise<Client> {
   const { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory } = await import('@a2a-js/sdk/client');
-  const fetchImpl: typeof fetch =
-    token === undefined
-      ? fetch
-      : (input, init) => {
-          const headers = new Headers(init?.headers);
-          headers.set('authorization', `Bearer ${token}`);
-          return fetch(input, { ...init, headers });
-        };
+  const fetchImpl: typeof fetch = async (input, init) => {
+    const headers = new Headers(init?.headers);
+    if (token !== undefined) headers.set('authorization', `Bearer ${token}`);
+    const response = await fetch(input, { ...init, headers });
+    // Said here: the SDK's own error for a 401 names no cause at all.
+    if (response.status === 401 || response.status === 403) {
+      await response.body?.cancel();
+      throw new LogbookError(
+        'agent_refused',
+        token === undefined
+          ? `the agent at ${url} wants a bearer token (HTTP ${response.status}) and none was given`
+          : `the agent at ${url} refused the bearer token given (HTTP ${response.status})`,
+      );
+    }
+    return response;
+  };
   const factory = new ClientFactory({
     transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
     cardResolver: new DefaultAgentCardResolver({ fetchImpl }),

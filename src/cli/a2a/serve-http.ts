@@ -12,7 +12,8 @@ import { retryPolicyFromText } from '../../agent/providers/retry.js';
 import { agentFromConfig } from '../../config/agent.js';
 import type { LogbookConfig } from '../../config/config.js';
 import { LogbookError, isLogbookError } from '../../core/index.js';
-import { sanitizeLine } from '../../render/sanitize.js';
+import { formatWithOptions } from 'node:util';
+import { sanitize, sanitizeLine } from '../../render/sanitize.js';
 import type { Store } from '../../store/store.js';
 import type { Environment } from '../environment.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
@@ -41,6 +42,27 @@ export function httpTaskLine(event: HttpTaskEvent, now = new Date()): string {
   }
 }
 
+const CONSOLE_METHODS = ['log', 'info', 'warn', 'error', 'debug'] as const;
+
+/**
+ * Routes what the SDK prints with console while serving through the sanitizer:
+ * its messages carry a peer's task ids and method names, so raw they would put
+ * a peer's escape sequences on the operator's terminal. One line each (its
+ * first: no stack) unless debugging. Returns the undo.
+ */
+function sanitizeConsole(write: (line: string) => void, debug: boolean): () => void {
+  const kept = CONSOLE_METHODS.map((m) => [m, console[m]] as const);
+  for (const m of CONSOLE_METHODS) {
+    console[m] = (...parts: unknown[]) => {
+      const text = formatWithOptions({ colors: false }, ...parts);
+      write(debug ? sanitize(text) : sanitizeLine(text.split('\n', 1)[0]!));
+    };
+  }
+  return () => {
+    for (const [m, f] of kept) console[m] = f;
+  };
+}
+
 /** The bearer token, from the variable a2a.http.token_env names; a named variable that is empty refuses. */
 function tokenOf(config: LogbookConfig, environment: Environment): string | undefined {
   const name = config.a2a.http?.token_env;
@@ -62,6 +84,7 @@ export async function serveHttp(config: LogbookConfig, listenText: string, envir
   const stop = onStopSignals((sig, again) => write(again ? `${sig} again: leaving now` : `${sig}: suspending the tasks running (the next server resumes them; send it again to leave at once)`));
   let store: Store | null = null;
   let close = async (): Promise<void> => {};
+  const restoreConsole = sanitizeConsole(write, environment.debug);
   try {
     const configured = await agentFromConfig(config, {
       env: environment.env,
@@ -107,6 +130,7 @@ export async function serveHttp(config: LogbookConfig, listenText: string, envir
     write(`stopped serving agent ${identity}`);
     return EXIT.ok;
   } finally {
+    restoreConsole();
     progress.stop();
     await close();
     await store?.close();
