@@ -175,6 +175,7 @@ export class AgentRun {
         recorder,
         resumed: this.resumed,
         runCreated: this.created,
+        store: this.setup.store ?? null,
         compact: (from: Recorder, cause: CompactionCause) => this.compactHeld(from, cause, options.signal, onRecord, (m) => observer?.warning?.(m)),
         ...(followUp !== undefined ? { followUp } : {}),
         ...(this.interruption !== undefined ? { interruption: this.interruption } : {}),
@@ -469,14 +470,20 @@ async function goOn(
   });
 }
 
-/** What run `id` and, with lineage_budget_usd, the rest of its conversation spent; undefined when nothing is priced. */
+/**
+ * What run `id` and, with lineage_budget_usd or when it has an origin (a
+ * continuation, a fork), the rest of its conversation spent, so what is shown
+ * of a continuation is the conversation's; undefined when nothing is priced.
+ */
 async function spentSoFar(store: Store, agent: Agent, id: string, origin: ForkOrigin | null): Promise<SpendSetup | undefined> {
   const prices = agent.prices;
   if (prices === undefined) return undefined;
   const run = await runSpend(store, id, prices, ownFrom(origin === null ? {} : { forkedFrom: origin }));
-  if (agent.lineageBudgetUsd === undefined) return { run };
-  const { spend: others } = await lineageSpend(store, id, prices, new Set([id]));
-  return { run, others };
+  if (agent.lineageBudgetUsd === undefined && origin === null) return { run };
+  const others = lineageSpend(store, id, prices, new Set([id]));
+  // Without a cap on it, the conversation's spend is only shown: a run of it that cannot be read does not stop this one.
+  if (agent.lineageBudgetUsd === undefined) return others.then(({ spend }) => ({ run, others: spend }), () => ({ run }));
+  return { run, others: (await others).spend };
 }
 
 /**

@@ -41,10 +41,13 @@ import {
   type InterruptionChoice,
 } from './approvals.js';
 import { compactionSettings, nothingToCompact, nothingToCompactError, type CompactionCause, type Continuation } from './compaction.js';
+import type { Store } from '../store/store.js';
+import type { SentCall, UnheldWhy } from '../store/run-notes.js';
+import { noteCallCost, noteSent, type SentTicket } from './call-notes.js';
 import { usdText } from './prices.js';
 import { journalUsage, type ModelResponse, type StreamObserver, type Usage } from './provider.js';
 import type { Recorder } from './recorder.js';
-import { addCall, addSpend, noSpend, type Spend } from './spend.js';
+import { addCall, addSpend, addUnheldCall, noSpend, type Spend } from './spend.js';
 import type { ToolProgress } from './tools/tool.js';
 
 /** A tool call as the model made it: `id`, `name`, and `input` as the JSON text it wrote. */
@@ -351,6 +354,8 @@ export interface LoopSetup {
   spend?: SpendSetup;
   /** The run's meta `created`, as written: tools that name a call on the wire derive that name from it. */
   runCreated?: string;
+  /** Where the run is journaled: its call notes (call-notes.ts) are kept beside it there. */
+  store?: Store | null;
 }
 
 /**
@@ -391,6 +396,7 @@ class Loop {
   /** A continuation's first request's input: its summary and kept exchanges, which another compaction would not make smaller. */
   private firstInput: number | undefined;
   private warnedFull = false;
+  private warnedNotes = false;
   private iterationBase: number;
   private readonly compactions: Compaction[] = [];
   /** This run's own spend, and the other runs' of its conversation (when read). */
@@ -716,7 +722,8 @@ class Loop {
     // The summary call is the compacted run's; the continuation's spend starts from nothing.
     const summary = noSpend();
     addCall(summary, this.agent.prices ?? null, from.fingerprint.provider, from.fingerprint.model, note.usage);
-    if (this.othersSpend !== undefined) addSpend(addSpend(this.othersSpend, this.runSpend), summary);
+    // From here the conversation is more than the run being written: its spend is counted on, so what is shown is the conversation's.
+    this.othersSpend = addSpend(addSpend(this.othersSpend ?? noSpend(), this.runSpend), summary);
     this.runSpend = noSpend();
     this.recorder = continuation.recorder;
     this.runCreated = createdOf(continuation.metaLine);
@@ -728,6 +735,40 @@ class Loop {
     this.compactions.push(compaction);
     this.observer.compacted?.(compaction, from);
     if (this.agent.prices !== undefined) this.observer.spent?.(this.liveSpend);
+  }
+
+  /** Notes that a call is sent, before it is (call-notes.ts); a note that cannot be kept is said once, and the call goes on. */
+  private async noteSent(call: SentCall): Promise<SentTicket | null> {
+    const store = this.setup.store;
+    if (store == null) return null;
+    try {
+      return await noteSent(store, this.state.run_id, call);
+    } catch (err) {
+      this.warnNotes(err);
+      return null;
+    }
+  }
+
+  /**
+   * A sent call no record will hold: what it cost (its usage as the provider
+   * reported it so far, else unknown) is noted beside the run and counted in
+   * its spend, so the caps see it. A failed call the provider reported no
+   * usage for cost nothing (call-notes.ts leaves it out).
+   */
+  private async unheldCall(ticket: SentTicket | null, streamed: Usage | undefined, why: UnheldWhy): Promise<void> {
+    const usage = streamed === undefined ? null : journalUsage(streamed);
+    if (ticket !== null) await noteCallCost(this.setup.store!, ticket, usage, why).catch((err: unknown) => this.warnNotes(err));
+    if (why === 'failed' && usage === null) return;
+    const { prices } = this.agent;
+    if (prices === undefined) return;
+    addUnheldCall(this.runSpend, prices, this.agent.provider.id, this.agent.provider.model, usage);
+    this.observer.spent?.(this.liveSpend);
+  }
+
+  private warnNotes(err: unknown): void {
+    if (this.warnedNotes) return;
+    this.warnedNotes = true;
+    this.warn(`could not keep a note of a model call beside run ${this.state.run_id} (${err instanceof Error ? err.message : String(err)}); a call stopped or cut may go uncounted in its spend`);
   }
 
   /**
@@ -770,6 +811,8 @@ class Loop {
     observer.modelStart?.(iteration);
     const deadline = this.options.limits?.modelCallTimeoutMs;
     const timer = deadline === undefined ? null : AbortSignal.timeout(deadline);
+    const ticket = await this.noteSent({ iteration });
+    let streamed: Usage | undefined;
     let response: ModelResponse;
     try {
       response = await agent.provider.complete(
@@ -782,9 +825,11 @@ class Loop {
           promptCache: agent.promptCache,
           signal: timer === null ? signal : AbortSignal.any([signal, timer]),
         },
-        joinedStream(observer),
+        joinedStream(observer, (usage) => (streamed = usage)),
       );
     } catch (err) {
+      const stopped = (stop?.signal.aborted === true || this.signal.aborted) && (isLogbookError(err, 'interrupted') || isAbortError(err));
+      await this.unheldCall(ticket, streamed, stopped ? 'stopped' : 'failed');
       if (stop?.signal.aborted && !this.signal.aborted && (isLogbookError(err, 'interrupted') || isAbortError(err))) {
         this.answerStopped = true;
         observer.answerStopped?.();
@@ -834,7 +879,7 @@ class Loop {
  * blocks are joined by a newline, as textOf joins a message's text blocks, so
  * what streamed is the text the message will hold.
  */
-function joinedStream(observer: RunObserver): StreamObserver {
+function joinedStream(observer: RunObserver, onUsage: (usage: Usage) => void): StreamObserver {
   let textBlock: number | undefined;
   let thinkingBlock: number | undefined;
   return {
@@ -855,6 +900,7 @@ function joinedStream(observer: RunObserver): StreamObserver {
       observer.restart?.();
     },
     onUsage(usage) {
+      onUsage(usage);
       observer.streamUsage?.(usage);
     },
   };

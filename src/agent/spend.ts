@@ -1,15 +1,18 @@
 /**
  * What runs spent, in USD: every model call priced on its own (prices.ts),
  * from the usage its assistant record keeps, and summed. A run's spend is its
- * own calls' (a fork's copied records are its origin's: lineage.ts ownFrom)
- * and, when it was compacted, its summary call's (kept in its compaction note,
- * run-notes.ts); a conversation's is the sum over every run of its lineage.
+ * own calls' (a fork's copied records are its origin's: lineage.ts ownFrom),
+ * when it was compacted its summary call's (kept in its compaction note,
+ * run-notes.ts), and the paid calls its journal does not hold (stopped,
+ * failed, refused or cut by a crash: call-notes.ts); a conversation's is the
+ * sum over every run of its lineage.
  * Nothing is stored: spend is derived from the records and notes each time.
  */
 import { tokenParts, type JournalRecord, type UsageCounts } from '../core/index.js';
 import { listLineage, ownFrom } from '../store/lineage.js';
 import { COMPACTION_NOTE, parseCompaction } from '../store/run-notes.js';
 import type { RunInfo, Store } from '../store/store.js';
+import { unheldCalls } from './call-notes.js';
 import type { PriceBook } from './prices.js';
 
 /** A sum of model calls' costs. */
@@ -23,11 +26,23 @@ export interface Spend {
   unpricedModels: string[];
   /** Where the prices came from, each once, in the order first used. */
   sources: string[];
+  /** Of the calls counted, those the conversation does not hold (call-notes.ts). */
+  unheld: UnheldSpend;
+}
+
+/** The paid calls a spend counts that no record holds: stopped, failed, refused, or cut by a crash. */
+export interface UnheldSpend {
+  /** Those whose usage is known (priced or not: they are in `calls` or `unpriced`). */
+  calls: number;
+  /** Their part of `usd`. */
+  usd: number;
+  /** Those whose cost is unknown (no usage was reported): in neither `calls` nor `usd`. */
+  unknown: number;
 }
 
 /** Nothing spent: no call, no USD. */
 export function noSpend(): Spend {
-  return { usd: 0, calls: 0, unpriced: 0, unpricedModels: [], sources: [] };
+  return { usd: 0, calls: 0, unpriced: 0, unpricedModels: [], sources: [], unheld: { calls: 0, usd: 0, unknown: 0 } };
 }
 
 /** Sums of spend, in place into `into`. */
@@ -35,6 +50,9 @@ export function addSpend(into: Spend, more: Spend): Spend {
   into.usd += more.usd;
   into.calls += more.calls;
   into.unpriced += more.unpriced;
+  into.unheld.calls += more.unheld.calls;
+  into.unheld.usd += more.unheld.usd;
+  into.unheld.unknown += more.unheld.unknown;
   for (const m of more.unpricedModels) if (!into.unpricedModels.includes(m)) into.unpricedModels.push(m);
   for (const s of more.sources) if (!into.sources.includes(s)) into.sources.push(s);
   return into;
@@ -53,7 +71,18 @@ export function addCall(spend: Spend, book: PriceBook | null, provider: string, 
   if (!spend.sources.includes(prices.source)) spend.sources.push(prices.source);
 }
 
-/** The cheap test a journal line passes when it may be an assistant record (store.records' select). */
+/** Adds a paid call no record holds to `spend`: its usage priced as addCall does, or, when unknown (null), counted as such. */
+export function addUnheldCall(spend: Spend, book: PriceBook | null, provider: string, model: string, usage: UsageCounts | null): void {
+  if (usage === null) {
+    spend.unheld.unknown++;
+    return;
+  }
+  const before = spend.usd;
+  addCall(spend, book, provider, model, usage);
+  spend.unheld.calls++;
+  spend.unheld.usd += spend.usd - before;
+}
+
 /** A stored line after the meta that may hold an assistant record: the lines worth decoding to price or size a run's model calls. */
 export const mayBeAssistant = (line: string): boolean => line.includes('"assistant":');
 
@@ -67,18 +96,22 @@ export async function runSpend(store: Store, id: string, book: PriceBook | null,
   const spend = noSpend();
   let provider = '';
   let model = '';
+  const iterations = new Set<number>();
   const add = (record: JournalRecord): void => {
     if ('meta' in record) {
       provider = record.meta.fingerprint.provider;
       model = record.meta.fingerprint.model;
-    } else if ('assistant' in record && record.seq >= from) {
-      addCall(spend, book, provider, model, record.assistant);
+    } else if ('assistant' in record) {
+      iterations.add(record.assistant.iteration);
+      if (record.seq >= from) addCall(spend, book, provider, model, record.assistant);
     }
   };
   if (records !== undefined) for (const record of records) add(record);
   else for await (const { record } of store.records(id, { select: mayBeAssistant })) add(record);
   const compaction = parseCompaction(await store.getNote(id, COMPACTION_NOTE).catch(() => null));
   if (compaction !== null) addCall(spend, book, provider, model, compaction.usage);
+  const unheld = await unheldCalls(store, id, { iterations, ...(compaction !== null ? { summaryAt: compaction.at } : {}) });
+  for (const call of unheld) addUnheldCall(spend, book, provider, model, call.usage);
   return spend;
 }
 

@@ -155,6 +155,8 @@ export interface Backend {
   putNote?(id: string, key: string, text: string): Promise<void>;
   /** A note kept beside a run, or null. */
   getNote?(id: string, key: string): Promise<string | null>;
+  /** The keys of the notes kept beside run `id` (none when it has none), in no particular order. */
+  noteKeys?(id: string): Promise<string[]>;
   /**
    * When each of run `id`'s records became durable, and when a writer took the
    * run up again after a record (`open`: a resume), kept beside the journal and

@@ -22,7 +22,12 @@
  *   run's last typed turn without reading its journal;
  * - `failed-N`: the error code of the failure the terminal record at seq N
  *   ends the run on (its message is in the record; its code, which says what
- *   a resume would meet, is not), kept by the command that ran it.
+ *   a resume would meet, is not), kept by the command that ran it;
+ * - `sent-CALL`: a model call was sent (CALL: its iteration, or `summary-SEQ`
+ *   for a compaction's summary of the run at seq SEQ, then a nonce), written
+ *   before it is sent; `cost-CALL`: what a sent call the journal does not hold
+ *   cost (stopped, failed, or a summary refused), its usage or unknown. A sent
+ *   call with neither a record nor a cost was cut by a crash (agent/call-notes.ts).
  *
  * A copy of a run (store/copy.ts) carries the notes that say what the run is
  * (carriedNoteKeys): without its `compacted` note a copied compacted run
@@ -121,24 +126,15 @@ export function parseForkOrigin(text: string | null): ForkOrigin | null {
 const count = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
 export function encodeCompaction(note: CompactionNote): string {
-  const u = note.usage;
-  const usage = {
-    in_tokens: u.in_tokens,
-    out_tokens: u.out_tokens,
-    ...(u.cache_read_tokens ? { cache_read_tokens: u.cache_read_tokens } : {}),
-    ...(u.cache_create_tokens ? { cache_create_tokens: u.cache_create_tokens } : {}),
-  };
+  const usage = usageJson(note.usage);
   return JSON.stringify({ into: note.into, at: note.at, iteration: note.iteration, kept: note.kept, ...(note.input_first ? { input_first: true } : {}), usage, prompt: note.prompt });
 }
 
 export function parseCompaction(text: string | null): CompactionNote | null {
   const o = noteObject(text);
   if (o === null || typeof o.into !== 'string' || !count(o.at) || !count(o.iteration) || !count(o.kept) || typeof o.prompt !== 'string') return null;
-  const u = o.usage as Record<string, unknown> | null;
-  if (u === null || typeof u !== 'object' || !count(u.in_tokens) || !count(u.out_tokens)) return null;
-  const usage: CallUsage = { in_tokens: u.in_tokens, out_tokens: u.out_tokens };
-  if (count(u.cache_read_tokens)) usage.cache_read_tokens = u.cache_read_tokens;
-  if (count(u.cache_create_tokens)) usage.cache_create_tokens = u.cache_create_tokens;
+  const usage = parseUsage(o.usage);
+  if (usage === null) return null;
   return { into: o.into, at: o.at, prompt: o.prompt, usage, iteration: o.iteration, kept: o.kept, ...(o.input_first === true ? { input_first: true } : {}) };
 }
 
@@ -165,6 +161,74 @@ export function encodeFailure(code: string): string {
 export function parseFailure(text: string | null): string | null {
   const o = noteObject(text);
   return o !== null && typeof o.code === 'string' ? o.code : null;
+}
+
+/** The prefix of every `sent-CALL` note, and of every `cost-CALL` note. */
+export const SENT_NOTE_PREFIX = 'sent-';
+export const COST_NOTE_PREFIX = 'cost-';
+
+/** Which model call a `sent-CALL` note is of: a run's turn (its iteration), or the summary call of a compaction cut at seq `summaryOf`. */
+export type SentCall = { iteration: number } | { summaryOf: number };
+
+/** A `sent-CALL` note read: which call, and when it was sent (RFC 3339). */
+export interface SentNote {
+  call: SentCall;
+  time: string;
+}
+
+/** Why a sent call is not held by the journal though it cost: the operator stopped it, it failed, or (a summary) it was refused. */
+export type UnheldWhy = 'stopped' | 'failed' | 'refused';
+
+/** A `cost-CALL` note read: what the call cost (null: unknown, the provider reported none) and why no record holds it. */
+export interface CostNote {
+  usage: CallUsage | null;
+  why: UnheldWhy;
+}
+
+/** The CALL of the keys of a call's notes: what it is, and a nonce of its own (a call may be sent again). */
+export function callKeyPart(call: SentCall, nonce: string): string {
+  return 'iteration' in call ? `${call.iteration}-${nonce}` : `summary-${call.summaryOf}-${nonce}`;
+}
+
+export function encodeSent(note: SentNote): string {
+  return JSON.stringify({ ...('iteration' in note.call ? { iteration: note.call.iteration } : { summary_of: note.call.summaryOf }), time: note.time });
+}
+
+export function parseSent(text: string | null): SentNote | null {
+  const o = noteObject(text);
+  if (o === null || typeof o.time !== 'string') return null;
+  if (count(o.iteration)) return { call: { iteration: o.iteration }, time: o.time };
+  if (count(o.summary_of)) return { call: { summaryOf: o.summary_of }, time: o.time };
+  return null;
+}
+
+function usageJson(u: CallUsage): Record<string, number> {
+  return {
+    in_tokens: u.in_tokens,
+    out_tokens: u.out_tokens,
+    ...(u.cache_read_tokens ? { cache_read_tokens: u.cache_read_tokens } : {}),
+    ...(u.cache_create_tokens ? { cache_create_tokens: u.cache_create_tokens } : {}),
+  };
+}
+
+function parseUsage(v: unknown): CallUsage | null {
+  if (v === null || typeof v !== 'object') return null;
+  const u = v as Record<string, unknown>;
+  if (!count(u.in_tokens) || !count(u.out_tokens)) return null;
+  const usage: CallUsage = { in_tokens: u.in_tokens, out_tokens: u.out_tokens };
+  if (count(u.cache_read_tokens)) usage.cache_read_tokens = u.cache_read_tokens;
+  if (count(u.cache_create_tokens)) usage.cache_create_tokens = u.cache_create_tokens;
+  return usage;
+}
+
+export function encodeCost(note: CostNote): string {
+  return JSON.stringify({ why: note.why, ...(note.usage === null ? { unknown: true } : { usage: usageJson(note.usage) }) });
+}
+
+export function parseCost(text: string | null): CostNote | null {
+  const o = noteObject(text);
+  if (o === null || (o.why !== 'stopped' && o.why !== 'failed' && o.why !== 'refused')) return null;
+  return { why: o.why, usage: o.unknown === true ? null : parseUsage(o.usage) };
 }
 
 /** The key of the note that keeps the turn typed at `seq`. */

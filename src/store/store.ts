@@ -248,6 +248,12 @@ export interface Store {
   putNote(id: string, key: string, text: string): Promise<void>;
   /** A note kept beside a run, or null (always null where the backend keeps none). */
   getNote(id: string, key: string): Promise<string | null>;
+  /**
+   * The notes kept beside run `id` whose keys begin with `prefix`, by key:
+   * what a family of notes written one per event holds (run-notes.ts). A note
+   * that cannot be read is left out. Empty where the backend keeps none.
+   */
+  notesWith(id: string, prefix: string): Promise<Map<string, string>>;
   /** Releases the store's own resources (connections). */
   close(): Promise<void>;
 }

@@ -421,6 +421,18 @@ export class FileBackend implements Backend {
     }
   }
 
+  async noteKeys(id: string): Promise<string[]> {
+    const prefix = `${id}.`;
+    try {
+      return readdirSync(this.directory)
+        .filter((name) => name.startsWith(prefix) && name.endsWith(NOTE_EXT))
+        .map((name) => name.slice(prefix.length, -NOTE_EXT.length));
+    } catch (err) {
+      if (errno(err) === 'ENOENT') return [];
+      throw ioError(`cannot list the notes of run ${id} in ${this.directory}`, err);
+    }
+  }
+
   /** The files beside run `id` whose names end in `ext` (its notes, its check mark). */
   private sidecars(id: string, ext: string): string[] {
     try {

@@ -210,7 +210,7 @@ export class JetStreamBackend implements Backend {
     const ids = Object.keys(counts)
       .map((s) => runIdOfMetaSubject(this.binding.prefix, s))
       .filter((id): id is string => id !== null);
-    const notes = ids.length === 0 ? new Map<string, string[]>() : await this.noteKeys();
+    const notes = ids.length === 0 ? new Map<string, string[]>() : await this.allNoteKeys();
     const runs: RunSummary[] = [];
     for (let i = 0; i < ids.length; i += LIST_CONCURRENCY) {
       const described = await Promise.all(ids.slice(i, i + LIST_CONCURRENCY).map((id) => this.summarize(id)));
@@ -224,7 +224,7 @@ export class JetStreamBackend implements Backend {
   }
 
   /** The note keys of every run, by run id: one listing of the note subjects. */
-  private async noteKeys(): Promise<Map<string, string[]>> {
+  private async allNoteKeys(): Promise<Map<string, string[]>> {
     const keys = new Map<string, string[]>();
     for (const subject of Object.keys(await subjectCounts(this.link, this.binding, allNotesFilter(this.binding.prefix)))) {
       const note = noteOfSubject(this.binding.prefix, subject);
@@ -278,7 +278,8 @@ export class JetStreamBackend implements Backend {
     const what = `cannot keep note ${key} of run ${id} in stream ${this.binding.stream}`;
     try {
       await this.link.ensureConnected(what);
-      await this.link.js.publish(subject, text, { timeout: this.link.timeoutMs });
+      // Expecting the subject empty makes the first writer's note the one kept when two race.
+      await this.link.js.publish(subject, text, { timeout: this.link.timeoutMs, expect: { lastSubjectSequence: 0 } });
     } catch (err) {
       if ((await lastMessage(this.link, this.binding, subject)) !== null) return; // another writer kept the same note
       const refusal = apiRefusal(err);
@@ -290,6 +291,13 @@ export class JetStreamBackend implements Backend {
   async getNote(id: string, key: string): Promise<string | null> {
     const found = await lastMessage(this.link, this.binding, noteSubject(this.binding.prefix, id, key));
     return found === null ? null : new TextDecoder().decode(found.data);
+  }
+
+  async noteKeys(id: string): Promise<string[]> {
+    const prefix = noteSubject(this.binding.prefix, id, '');
+    return Object.keys(await subjectCounts(this.link, this.binding, notesFilter(this.binding.prefix, id)))
+      .filter((subject) => subject.startsWith(prefix))
+      .map((subject) => subject.slice(prefix.length));
   }
 
   async close(): Promise<void> {

@@ -145,6 +145,10 @@ export class MemoryBackend implements Backend {
     return this.notes.get(id)?.get(key) ?? null;
   }
 
+  async noteKeys(id: string): Promise<string[]> {
+    return [...(this.notes.get(id)?.keys() ?? [])];
+  }
+
   async close(): Promise<void> {}
 }
 
