@@ -34,7 +34,7 @@ import {
 import { Recorder } from './recorder.js';
 import { keepRemoteOrigins } from './remote-origins.js';
 import { generateRunId, keepRunNotes, keptToolSet, newRunMeta } from './run-meta.js';
-import { awaitsAnswer, awaitsInput, runLoop, type LoopOptions, type RunObserver, type RunResult, type SpendSetup, type ToolCall } from './runner.js';
+import { awaitsAnswer, awaitsInput, capReached, capRefusal, liveSpendOf, runLoop, type LoopOptions, type RunObserver, type RunResult, type SpendSetup, type ToolCall } from './runner.js';
 import { lineageSpend, noSpend, runSpend } from './spend.js';
 
 export { generateRunId, newRunMeta } from './run-meta.js';
@@ -211,6 +211,13 @@ export class AgentRun {
     if (this.state.pending !== null) {
       await this.close();
       throw inToolBatch(this.state);
+    }
+    // The summary call is paid: the caps are checked before it, as before any model call.
+    const { spend } = this.setup;
+    const reached = capReached(this.agent, this.state.counters, this.agent.budget, spend === undefined ? undefined : liveSpendOf(spend));
+    if (reached !== null) {
+      await this.close();
+      throw capRefusal(reached);
     }
     this.held = this.journal;
     try {

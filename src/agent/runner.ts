@@ -319,6 +319,41 @@ export function awaitsInput(state: RunState): boolean {
   return last === undefined || (last.role === 'assistant' && state.last_stop_reason !== 'pause_turn');
 }
 
+/**
+ * The cap reached, if any, checked before each paid call (a model call, a
+ * compaction's summary call): the token budget (`budget`: the agent's, or an
+ * execution's lower one), the run's own spend (budget_usd), its
+ * conversation's (lineage_budget_usd, when `spend` has it).
+ */
+export function capReached(agent: Agent, counters: Counters, budget: number | undefined, spend: LiveSpend | undefined): { message: string; cap: SpendCap } | null {
+  const spent = counters.in_tokens + counters.out_tokens;
+  if (budget !== undefined && spent >= budget) {
+    return { cap: 'budget', message: `token budget spent: ${spent} of ${budget} tokens` };
+  }
+  const run = spend?.run.usd;
+  if (agent.budgetUsd !== undefined && run !== undefined && run >= agent.budgetUsd) {
+    return { cap: 'budget_usd', message: `${spendCapReached('budget_usd')}this run spent ${usdText(run)} of ${usdText(agent.budgetUsd)}` };
+  }
+  const all = spend?.conversation?.usd;
+  if (agent.lineageBudgetUsd !== undefined && all !== undefined && all >= agent.lineageBudgetUsd) {
+    return {
+      cap: 'lineage_budget_usd',
+      message: `${spendCapReached('lineage_budget_usd')}this conversation spent ${usdText(all)} of ${usdText(agent.lineageBudgetUsd)} over all its runs`,
+    };
+  }
+  return null;
+}
+
+/** A compaction refused at a cap, before its summary call was paid (`budget_reached`, `spend_cap_reached`). */
+export function capRefusal(reached: { message: string; cap: SpendCap }): LogbookError {
+  return new LogbookError(reached.cap === 'budget' ? 'budget_reached' : 'spend_cap_reached', `${reached.message}; nothing was compacted`);
+}
+
+/** What was spent as a run goes on: its own, and its conversation's when the rest of it was read. */
+export function liveSpendOf(setup: SpendSetup): LiveSpend {
+  return { run: setup.run, ...(setup.others !== undefined ? { conversation: addSpend(addSpend(noSpend(), setup.others), setup.run) } : {}) };
+}
+
 /** How the message of a stop at a spend cap begins: it names the cap, which is all a `budget` terminal record keeps of it. */
 const spendCapReached = (cap: Exclude<SpendCap, 'budget'>): string => `spend cap ${cap} reached: `;
 
@@ -444,10 +479,7 @@ class Loop {
   }
 
   private get liveSpend(): LiveSpend {
-    return {
-      run: this.runSpend,
-      ...(this.othersSpend !== undefined ? { conversation: addSpend(addSpend(noSpend(), this.othersSpend), this.runSpend) } : {}),
-    };
+    return liveSpendOf({ run: this.runSpend, ...(this.othersSpend !== undefined ? { others: this.othersSpend } : {}) });
   }
 
   async run(): Promise<RunResult> {
@@ -627,7 +659,9 @@ class Loop {
     if (turn === null) return false;
     if (typeof turn !== 'string' && 'compact' in turn) {
       // Nothing since the last summary: compacting it again would pay a call to summarize the summary.
+      const cap = this.capReached();
       if (nothingToCompact(this.state)) this.warn(`${nothingToCompactError(this.state).message}; type a turn first`);
+      else if (cap !== null) this.warn(capRefusal(cap).message);
       else await this.compactNow('asked');
       return true;
     }
@@ -670,28 +704,9 @@ class Loop {
     }
   }
 
-  /**
-   * The cap the run has reached, if any, checked before each model call: its
-   * token budget, its own spend (budget_usd), its conversation's (lineage_budget_usd).
-   */
+  /** The cap the run has reached, if any (capReached). */
   private capReached(): { message: string; cap: SpendCap } | null {
-    const { agent, state, budget } = this;
-    const spent = state.counters.in_tokens + state.counters.out_tokens;
-    if (budget !== undefined && spent >= budget) {
-      return { cap: 'budget', message: `token budget spent: ${spent} of ${budget} tokens` };
-    }
-    const run = this.runSpend.usd;
-    if (agent.budgetUsd !== undefined && run >= agent.budgetUsd) {
-      return { cap: 'budget_usd', message: `${spendCapReached('budget_usd')}this run spent ${usdText(run)} of ${usdText(agent.budgetUsd)}` };
-    }
-    const all = this.liveSpend.conversation?.usd;
-    if (agent.lineageBudgetUsd !== undefined && all !== undefined && all >= agent.lineageBudgetUsd) {
-      return {
-        cap: 'lineage_budget_usd',
-        message: `${spendCapReached('lineage_budget_usd')}this conversation spent ${usdText(all)} of ${usdText(agent.lineageBudgetUsd)} over all its runs`,
-      };
-    }
-    return null;
+    return capReached(this.agent, this.state.counters, this.budget, this.liveSpend);
   }
 
   /**

@@ -93,6 +93,13 @@ export interface Backend {
   /** Where runs are kept, for people ("file store in /home/a/.local/state/logbook/runs"). */
   readonly location: string;
   /**
+   * Whether `open` holds a run against every other writer (a lock) rather
+   * than fencing a second writer out at its first append only: what a step
+   * that must be taken once, before anything is appended (a compaction's
+   * summary call), relies on. Absent: it does not.
+   */
+  readonly exclusiveOpen?: boolean;
+  /**
    * Creates run `id` whole, its meta line durable as seq 1, and holds it. A run
    * appears whole or not at all; `exists` when it is already there (even
    * half-removed). `id` has been validated.

@@ -166,6 +166,10 @@ export class JournalStore implements Store {
     return this.backendImpl.name;
   }
 
+  get exclusiveOpen(): boolean {
+    return this.backendImpl.exclusiveOpen === true;
+  }
+
   get location(): string {
     return this.backendImpl.location;
   }

@@ -23,6 +23,10 @@
  * - `failed-N`: the error code of the failure the terminal record at seq N
  *   ends the run on (its message is in the record; its code, which says what
  *   a resume would meet, is not), kept by the command that ran it;
+ * - `compacting-SEQ-N`: a writer claims the compaction of the run at seq SEQ
+ *   (its Nth claim: one whose writer went quiet gives way to the next), so
+ *   that where a held run is not held against other writers (JetStream)
+ *   concurrent compactions make one summary call (agent/compaction.ts);
  * - `sent-CALL`: a model call was sent (CALL: its iteration, or `summary-SEQ`
  *   for a compaction's summary of the run at seq SEQ, then a nonce), written
  *   before it is sent; `cost-CALL`: what a sent call the journal does not hold
@@ -229,6 +233,26 @@ export function parseCost(text: string | null): CostNote | null {
   const o = noteObject(text);
   if (o === null || (o.why !== 'stopped' && o.why !== 'failed' && o.why !== 'refused')) return null;
   return { why: o.why, usage: o.unknown === true ? null : parseUsage(o.usage) };
+}
+
+/** A writer's claim of a compaction: who (a nonce of its own) and when (ms since the epoch). */
+export interface CompactionClaim {
+  nonce: string;
+  time: number;
+}
+
+/** The key of the `n`th claim of the compaction of a run at seq `at`. */
+export function compactionClaimKey(at: number, n: number): string {
+  return `compacting-${at}-${n}`;
+}
+
+export function encodeClaim(claim: CompactionClaim): string {
+  return JSON.stringify({ nonce: claim.nonce, time: claim.time });
+}
+
+export function parseClaim(text: string | null): CompactionClaim | null {
+  const o = noteObject(text);
+  return o !== null && typeof o.nonce === 'string' && typeof o.time === 'number' && Number.isFinite(o.time) ? { nonce: o.nonce, time: o.time } : null;
 }
 
 /** The key of the note that keeps the turn typed at `seq`. */

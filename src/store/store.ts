@@ -188,6 +188,8 @@ export interface Store {
   readonly backend: string;
   /** Where this store keeps runs, for people ("file store in /home/a/.local/state/logbook/runs"). */
   readonly location: string;
+  /** Whether a held run is held against every other writer (Backend.exclusiveOpen), not only fenced at their appends. */
+  readonly exclusiveOpen: boolean;
   /** Creates a run with meta as seq 1 and returns it held (`exists` if present, `invalid_meta` if meta names another run). */
   create(id: string, meta: MetaPayload): Promise<Journal>;
   /**

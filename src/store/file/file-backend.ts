@@ -152,6 +152,8 @@ function checkMarks(names: readonly string[]): Map<string, string> {
 /** The file backend: one JSON-lines file per run, appended and fsynced, held with flock. */
 export class FileBackend implements Backend {
   readonly name = 'file';
+  /** A run's writer holds its lock (flock) from open to release. */
+  readonly exclusiveOpen = true;
   /** The check marks the last listing found, by run id: where markChecked finds a run's mark. */
   private listedMarks: Map<string, string> | null = null;
 

@@ -30,6 +30,8 @@ const locked = (id: string): LogbookError => new LogbookError('locked', `run ${i
 /** A backend that keeps runs in memory, for tests and programs that need no journal on disk. */
 export class MemoryBackend implements Backend {
   readonly name = 'memory';
+  /** A run is held by one journal of the process at a time. */
+  readonly exclusiveOpen = true;
   readonly location = 'memory store (this process only)';
   private readonly runs = new Map<string, Kept>();
   /** Notes by run: a run's may be kept before it exists, as on the other backends (a compaction's continuation's are). */
