@@ -86,7 +86,7 @@ export {
 export { DEFAULT_COMPACTION, type CompactionSettings } from './agent/agent.js';
 export { SUMMARY_PROMPT, CompactedError, continuationPrompt, keptText, type CompactionCause } from './agent/compaction.js';
 export { loadPriceBook, usdText, OVERRIDE_SOURCE, type ModelPrices, type PriceBook, type PriceBookOptions, type PriceOverride } from './agent/prices.js';
-export { runSpend, lineageSpend, noSpend, addSpend, type Spend } from './agent/spend.js';
+export { runSpend, lineageSpend, noSpend, addSpend, type Spend, type UnheldSpend } from './agent/spend.js';
 export {
   allowCall,
   denyCall,
