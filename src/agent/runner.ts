@@ -44,6 +44,7 @@ import { compactionSettings, nothingToCompact, nothingToCompactError, type Compa
 import type { Store } from '../store/store.js';
 import type { SentCall, UnheldWhy } from '../store/run-notes.js';
 import { noteCallCost, noteSent, type SentTicket } from './call-notes.js';
+import { noteInstructions, withInstructions } from './instructions.js';
 import { usdText } from './prices.js';
 import { journalUsage, type ModelResponse, type StreamObserver, type Usage } from './provider.js';
 import type { Recorder } from './recorder.js';
@@ -449,7 +450,8 @@ class Loop {
     this.recorder = setup.recorder;
     this.observer = options.observer ?? {};
     this.signal = options.signal ?? new AbortController().signal;
-    this.system = setup.resumed ? this.agent.system + RESUME_REMINDER : this.agent.system;
+    const system = withInstructions(this.agent.system, this.agent.instructions);
+    this.system = setup.resumed ? system + RESUME_REMINDER : system;
     this.iterationBase = setup.iterationBase ?? 0;
     this.inputFirst = setup.inputFirst === true;
     this.firstInput = setup.firstInput;
@@ -485,6 +487,7 @@ class Loop {
   async run(): Promise<RunResult> {
     const { agent } = this;
     checkInterruption(this.state, agent.tools, this.interruption);
+    await this.noteInstructions();
     if (agent.prices !== undefined) this.observer.spent?.(this.liveSpend);
     try {
       for (;;) {
@@ -749,7 +752,20 @@ class Loop {
     const compaction: Compaction = { from: continuation.from, at: note.at, into: note.into, cause, inputBefore: requestInputTokens(from.fingerprint.provider, note.usage) };
     this.compactions.push(compaction);
     this.observer.compacted?.(compaction, from);
+    await this.noteInstructions();
     if (this.agent.prices !== undefined) this.observer.spent?.(this.liveSpend);
+  }
+
+  /** Notes beside the run which project instructions its model is given from here on, and says a change since it last ran; a note that cannot be kept is said. */
+  private async noteInstructions(): Promise<void> {
+    const store = this.setup.store;
+    if (store == null) return;
+    try {
+      const changed = await noteInstructions(store, this.state.run_id, this.state.last_seq, this.agent.instructions);
+      if (changed !== null) this.warn(changed);
+    } catch (err) {
+      this.warn(`could not note which project instructions run ${this.state.run_id} is given (${err instanceof Error ? err.message : String(err)})`);
+    }
   }
 
   /** Notes that a call is sent, before it is (call-notes.ts); a note that cannot be kept is said once, and the call goes on. */

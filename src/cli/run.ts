@@ -183,6 +183,11 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     const onWait = (waitingFor: string | null): void => (waitingFor === null ? progress.stop() : progress.start(waitingFor));
     if (!flags.ephemeral) store = await storeFor(environment, { config, stateDir: flags.stateDir, onWait });
     const place = { dir: process.cwd(), config: config.path };
+    if (config.instructions) {
+      const { findInstructions } = await import('../agent/instructions.js');
+      const found = findInstructions(place.dir, (message) => note(`warning: ${message}`));
+      if (found !== null) agent.instructions = found;
+    }
     if (flags.resume !== undefined || flags.continue) {
       const presentation = { agent, err, note, progress: (t: string) => progress.write(t), presenter, signal: suspend.signal, place, config: config.path, identity: config.a2a.identity, canAsk: io.canAsk() };
       run = await continueRun(store!, flags, words, presentation).catch(async (err: unknown) => {

@@ -27,6 +27,9 @@
  *   (its Nth claim: one whose writer went quiet gives way to the next), so
  *   that where a held run is not held against other writers (JetStream)
  *   concurrent compactions make one summary call (agent/compaction.ts);
+ * - `instructions-SEQ-HASH`: the project instructions (agent/instructions.ts)
+ *   given to the model from seq SEQ on: their file and sha-256 (HASH: its
+ *   first 12 hex digits, `none` when none were given), never their text;
  * - `sent-CALL`: a model call was sent (CALL: its iteration, or `summary-SEQ`
  *   for a compaction's summary of the run at seq SEQ, then a nonce), written
  *   before it is sent; `cost-CALL`: what a sent call the journal does not hold
@@ -233,6 +236,29 @@ export function parseCost(text: string | null): CostNote | null {
   const o = noteObject(text);
   if (o === null || (o.why !== 'stopped' && o.why !== 'failed' && o.why !== 'refused')) return null;
   return { why: o.why, usage: o.unknown === true ? null : parseUsage(o.usage) };
+}
+
+/** What project instructions a run's model was given from a seq on: their file and its sha-256, or none (null). */
+export interface InstructionsNote {
+  seq: number;
+  given: { path: string; sha256: string } | null;
+}
+
+export const INSTRUCTIONS_NOTE_PREFIX = 'instructions-';
+
+export function instructionsNoteKey(note: InstructionsNote): string {
+  return `${INSTRUCTIONS_NOTE_PREFIX}${note.seq}-${note.given === null ? 'none' : note.given.sha256.slice(0, 12)}`;
+}
+
+export function encodeInstructions(note: InstructionsNote): string {
+  return JSON.stringify({ seq: note.seq, ...(note.given !== null ? { path: note.given.path, sha256: note.given.sha256 } : {}) });
+}
+
+export function parseInstructions(text: string | null): InstructionsNote | null {
+  const o = noteObject(text);
+  if (o === null || !count(o.seq)) return null;
+  if (typeof o.path === 'string' && typeof o.sha256 === 'string') return { seq: o.seq, given: { path: o.path, sha256: o.sha256 } };
+  return o.path === undefined ? { seq: o.seq, given: null } : null;
 }
 
 /** A writer's claim of a compaction: who (a nonce of its own) and when (ms since the epoch). */
