@@ -84,6 +84,7 @@ export {
 } from './agent/runner.js';
 // A long run compacted into a continuation (compact_at, a refusal for length, AgentRun.compact), and what runs spend.
 export { DEFAULT_COMPACTION, type CompactionSettings } from './agent/agent.js';
+export { findInstructions, type ProjectInstructions } from './agent/instructions.js';
 export { SUMMARY_PROMPT, CompactedError, continuationPrompt, keptText, type CompactionCause } from './agent/compaction.js';
 export { loadPriceBook, usdText, OVERRIDE_SOURCE, type ModelPrices, type PriceBook, type PriceBookOptions, type PriceOverride } from './agent/prices.js';
 export { runSpend, lineageSpend, noSpend, addSpend, type Spend, type UnheldSpend } from './agent/spend.js';
