@@ -42,6 +42,7 @@ import {
 } from './approvals.js';
 import { compactionSettings, nothingToCompact, nothingToCompactError, type CompactionCause, type Continuation } from './compaction.js';
 import type { Store } from '../store/store.js';
+import type { LiveTextWriter } from '../store/live-text.js';
 import type { SentCall, UnheldWhy } from '../store/run-notes.js';
 import { noteCallCost, noteSent, type SentTicket } from './call-notes.js';
 import { noteInstructions, withInstructions } from './instructions.js';
@@ -835,6 +836,16 @@ class Loop {
    * journaled and the loop goes back to the input, the run still held.
    */
   private async callModel(): Promise<void> {
+    // What streams is shown to watchers until the call ends: its record replaces it, or nothing does.
+    const live = this.setup.store?.liveText(this.state.run_id) ?? null;
+    try {
+      await this.callModelShown(live);
+    } finally {
+      await live?.end();
+    }
+  }
+
+  private async callModelShown(live: LiveTextWriter | null): Promise<void> {
     const { agent, observer, state } = this;
     const stop = state.interactive ? this.options.input?.answering?.() : undefined;
     const signal = stop === undefined ? this.signal : AbortSignal.any([this.signal, stop.signal]);
@@ -843,6 +854,7 @@ class Loop {
     const deadline = this.options.limits?.modelCallTimeoutMs;
     const timer = deadline === undefined ? null : AbortSignal.timeout(deadline);
     const ticket = await this.noteSent({ iteration });
+    live?.begin(state.last_seq, iteration);
     let streamed: Usage | undefined;
     let response: ModelResponse;
     try {
@@ -856,7 +868,7 @@ class Loop {
           promptCache: agent.promptCache,
           signal: timer === null ? signal : AbortSignal.any([signal, timer]),
         },
-        joinedStream(observer, (usage) => (streamed = usage)),
+        joinedStream(observer, (usage) => (streamed = usage), live),
       );
     } catch (err) {
       const stopped = (stop?.signal.aborted === true || this.signal.aborted) && (isLogbookError(err, 'interrupted') || isAbortError(err));
@@ -910,25 +922,34 @@ class Loop {
  * blocks are joined by a newline, as textOf joins a message's text blocks, so
  * what streamed is the text the message will hold.
  */
-function joinedStream(observer: RunObserver, onUsage: (usage: Usage) => void): StreamObserver {
+function joinedStream(observer: RunObserver, onUsage: (usage: Usage) => void, live: LiveTextWriter | null): StreamObserver {
   let textBlock: number | undefined;
   let thinkingBlock: number | undefined;
+  const text = (delta: string): void => {
+    observer.text?.(delta);
+    live?.text(delta);
+  };
+  const thinking = (delta: string): void => {
+    observer.thinking?.(delta);
+    live?.thinking(delta);
+  };
   return {
     onText(delta, block) {
-      if (textBlock !== undefined && block !== textBlock) observer.text?.('\n');
+      if (textBlock !== undefined && block !== textBlock) text('\n');
       textBlock = block;
-      if (delta !== '') observer.text?.(delta);
+      if (delta !== '') text(delta);
     },
     onThinking(delta, block) {
       if (delta === '') return;
-      if (thinkingBlock !== undefined && block !== thinkingBlock) observer.thinking?.('\n');
+      if (thinkingBlock !== undefined && block !== thinkingBlock) thinking('\n');
       thinkingBlock = block;
-      observer.thinking?.(delta);
+      thinking(delta);
     },
     onRestart() {
       textBlock = undefined;
       thinkingBlock = undefined;
       observer.restart?.();
+      live?.restart();
     },
     onUsage(usage) {
       onUsage(usage);

@@ -178,6 +178,16 @@ export interface Backend {
    * times leaves this out.
    */
   times?(id: string): Promise<RunTimes>;
+  /**
+   * Shows watchers what a writer of run `id` streams before it is journaled
+   * (live text, store/live-text.ts): `body` replaces what was shown, null
+   * clears it. Never part of the run, never durable: the file backend keeps it
+   * in a file beside the journal (`<id>.live`), JetStream publishes it on a
+   * core subject beside the run's (`<prefix>-live.<id>`), outside the stream.
+   */
+  putLive?(id: string, body: string | null): Promise<void>;
+  /** Follows what putLive shows of run `id`: what is shown now (where the backend can tell), then each change, until `signal` aborts. */
+  followLive?(id: string, signal: AbortSignal): AsyncIterable<string | null>;
   /** Releases the backend's own resources (connections). */
   close(): Promise<void>;
 }

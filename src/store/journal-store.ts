@@ -57,6 +57,7 @@ import {
   turnNoteText,
   typedText,
 } from './run-notes.js';
+import { LiveTextWriter, parseLiveText, type LiveText } from './live-text.js';
 
 /** The meta record a run starts with; `corrupt` when it is not one, or names another run. */
 function metaOf(record: JournalRecord, id: string, where: string): MetaPayload {
@@ -538,6 +539,18 @@ export class JournalStore implements Store {
     validateId(id);
     checkNoteKey(key);
     return (await this.backendImpl.getNote?.(id, key)) ?? null;
+  }
+
+  liveText(id: string): LiveTextWriter {
+    validateId(id);
+    return new LiveTextWriter((body) => this.backendImpl.putLive?.(id, body) ?? Promise.resolve());
+  }
+
+  async *watchLive(id: string, options: { signal: AbortSignal }): AsyncIterable<LiveText | null> {
+    validateId(id);
+    const follow = this.backendImpl.followLive?.(id, options.signal);
+    if (follow === undefined) return;
+    for await (const body of follow) yield parseLiveText(body);
   }
 
   async notesWith(id: string, prefix: string): Promise<Map<string, string>> {

@@ -4,6 +4,7 @@
  * backend (backend.ts), so the journal rules are the same whatever keeps the bytes.
  */
 import { LogbookError, type Fingerprint, type JournalRecord, type MetaPayload, type RunState, type RunStatus, type RunTimes } from '../core/index.js';
+import type { LiveText, LiveTextWriter } from './live-text.js';
 import type { ForkOrigin, RunPlace } from './run-notes.js';
 
 export type { ForkOrigin, RunPlace } from './run-notes.js';
@@ -256,6 +257,14 @@ export interface Store {
    * that cannot be read is left out. Empty where the backend keeps none.
    */
   notesWith(id: string, prefix: string): Promise<Map<string, string>>;
+  /** The writer's side of run `id`'s live text (live-text.ts): what a model call streams, shown to watchers before it is journaled; shows nothing where the backend cannot. */
+  liveText(id: string): LiveTextWriter;
+  /**
+   * What run `id`'s writer streams before it is journaled: the snapshot shown
+   * now, where the backend can tell, then each new one, and null when it is
+   * cleared; until `signal` aborts. Nothing where the backend shows none.
+   */
+  watchLive(id: string, options: { signal: AbortSignal }): AsyncIterable<LiveText | null>;
   /** Releases the store's own resources (connections). */
   close(): Promise<void>;
 }

@@ -36,6 +36,8 @@ export class MemoryBackend implements Backend {
   private readonly runs = new Map<string, Kept>();
   /** Notes by run: a run's may be kept before it exists, as on the other backends (a compaction's continuation's are). */
   private readonly notes = new Map<string, Map<string, string>>();
+  /** The live text of runs whose writer shows some (Backend.putLive). */
+  private readonly live = new Map<string, string>();
   /** Followers waiting for any run to change. */
   private readonly waiting = new Set<() => void>();
 
@@ -145,6 +147,24 @@ export class MemoryBackend implements Backend {
 
   async getNote(id: string, key: string): Promise<string | null> {
     return this.notes.get(id)?.get(key) ?? null;
+  }
+
+  async putLive(id: string, body: string | null): Promise<void> {
+    if (body === null) this.live.delete(id);
+    else this.live.set(id, body);
+    this.changed();
+  }
+
+  async *followLive(id: string, signal: AbortSignal): AsyncIterable<string | null> {
+    let shown: string | null = null;
+    for (let first = true; !signal.aborted; first = false) {
+      const now = this.live.get(id) ?? null;
+      if (now !== shown) {
+        shown = now;
+        yield now;
+      } else if (first && now !== null) yield now;
+      await this.nextChange(signal);
+    }
   }
 
   async noteKeys(id: string): Promise<string[]> {
