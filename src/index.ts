@@ -170,6 +170,7 @@ export {
   type StoredLines,
   type CreateFromLinesOptions,
 } from './store/store.js';
+export { LiveTextWriter, type LiveText } from './store/live-text.js';
 export type { Backend, BackendContext, BackendFactory, HeldRun, NatsSettings, OpenedRun, RunSummary, StoredRun, StreamOptions, Streamed, WaitListener } from './store/backend.js';
 export { JournalStore } from './store/journal-store.js';
 export { openStore, registerBackend, backends } from './store/registry.js';

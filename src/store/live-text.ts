@@ -59,12 +59,14 @@ export class LiveTextWriter {
     this.repeat.unref();
   }
 
+  /** A piece of the answer's text, as it streams. */
   text(delta: string): void {
     if (this.live === null) return;
     this.live.text += delta;
     this.soon();
   }
 
+  /** A piece of its thinking, as it streams. */
   thinking(delta: string): void {
     if (this.live === null) return;
     this.live.thinking += delta;

@@ -302,6 +302,30 @@ export function storeContract(name: string, makeBackend: () => Promise<Backend>)
       await store.close();
     });
 
+    it("shows a writer's live text to a watcher as it grows, whole, and clears it when the call ends", async () => {
+      const store = await makeStore();
+      await (await store.create('lively', meta('lively'))).close();
+      const stop = new AbortController();
+      const seen: (string | null)[] = [];
+      const watching = (async () => {
+        for await (const live of store.watchLive('lively', { signal: stop.signal })) seen.push(live === null ? null : `${live.after}:${live.text}`);
+      })();
+      const until = async (what: string, ok: () => boolean) => {
+        for (const end = Date.now() + STEP_MS; !ok(); await new Promise((r) => setTimeout(r, 20))) if (Date.now() > end) throw new Error(`never saw ${what}: ${JSON.stringify(seen)}`);
+      };
+      const writer = store.liveText('lively');
+      writer.begin(1, 0);
+      writer.text('Hello');
+      writer.text(', world');
+      await until('the text so far', () => seen.includes('1:Hello, world'));
+      await writer.end();
+      await until('the text cleared', () => seen.at(-1) === null);
+      expect(await store.lines('lively')).toHaveLength(1); // never journaled
+      stop.abort();
+      await watching;
+      await store.close();
+    });
+
     it('keeps a note kept before its run exists, and the run made after it has it', async () => {
       const store = await makeStore();
       await store.putNote('later', 'forked', '{"from":"x","at":3,"compacted":true}');
