@@ -97,4 +97,10 @@ export interface Provider {
   readonly model: string;
   /** Makes one model call; rejects with `provider` (or `provider_refused`, `provider_auth`) when the API fails, `interrupted` when `request.signal` aborts. */
   complete(request: ModelRequest, observer?: StreamObserver): Promise<ModelResponse>;
+  /**
+   * Refuses (`config`) settings every call of an agent would be refused for,
+   * before any is made: what a config is checked with when it is loaded, by
+   * `run` and `serve` alike. Absent: every setting is taken.
+   */
+  checkSettings?(settings: Pick<ModelRequest, 'maxTokens' | 'thinking'>): void;
 }

@@ -10,7 +10,7 @@ import type { RetryListener, RetryPolicy } from '../agent/providers/retry.js';
 import { baseUrlVariable } from '../agent/provider.js';
 import type { StartProgress } from '../agent/tools/mcp/index.js';
 import type { DiscoveryProgress } from '../agent/tools/remote/index.js';
-import { LogbookError } from '../core/index.js';
+import { LogbookError, isLogbookError } from '../core/index.js';
 import { CommandTool } from '../agent/tools/command-tool.js';
 import { ToolRegistry } from '../agent/tools/registry.js';
 import { exposedName } from '../agent/tools/mcp/spec.js';
@@ -108,6 +108,12 @@ export async function agentFromConfig(config: LogbookConfig, environment: AgentE
     configFile: config.path,
     ...(environment.scriptLog !== undefined ? { scriptLog: environment.scriptLog } : {}),
   });
+  try {
+    provider.checkSettings?.({ maxTokens: config.max_tokens, thinking: config.thinking });
+  } catch (err) {
+    if (!isLogbookError(err, 'config')) throw err;
+    throw new LogbookError('config', `${config.path}: ${err.message}`, { cause: err });
+  }
   const [local, prices] = await Promise.all([localTools(config, environment), priceBookFor(config, environment.env)]);
   const { tools } = local;
   const closers = [local.close];

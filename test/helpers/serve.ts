@@ -12,6 +12,8 @@ export interface ServeProcess {
   stderr(): string;
   /** Waits until stderr matches (bounded). */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
+  /** Waits for the process to exit by itself: its code and signal. */
+  exited(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Sends `signal` and waits for the exit: its code and signal. */
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -35,6 +37,7 @@ export async function startServe(config: string, options: CliOptions & { args?: 
     child,
     stderr: () => err,
     waitFor,
+    exited: () => exited,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;

@@ -6,7 +6,7 @@
  */
 import Anthropic, { APIConnectionError, APIError, APIUserAbortError, type Middleware } from '@anthropic-ai/sdk';
 import { baseUrlVariable, type ModelRequest, type ModelResponse, type Provider, type StreamObserver } from '../provider.js';
-import { AnthropicStreamReader, toAnthropicParams } from './anthropic-map.js';
+import { AnthropicStreamReader, thinkingBudget, toAnthropicParams } from './anthropic-map.js';
 import { checkBaseUrl, envValue, missingKeyError } from './credentials.js';
 import { apiKeyVariable, type ProviderSettings } from './settings.js';
 import { RawSplicer } from './raw-splice.js';
@@ -66,6 +66,10 @@ export class AnthropicProvider implements Provider {
       fetch: watchedFetch,
       openTelemetry: false,
     });
+  }
+
+  checkSettings(settings: Pick<ModelRequest, 'maxTokens' | 'thinking'>): void {
+    if (settings.thinking === 'summarized') thinkingBudget(settings.maxTokens);
   }
 
   async complete(request: ModelRequest, observer?: StreamObserver): Promise<ModelResponse> {

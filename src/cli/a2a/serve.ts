@@ -79,6 +79,8 @@ export function servedCallLine(call: ServedCall, now = new Date()): string {
       return `${at} discovery from ${clip(call.sender)}: card sent (${call.ms} ms)`;
     case 'refused':
       return `${at} ${call.endpoint} request refused (${call.code}): ${clip(call.detail)}`;
+    case 'dropped':
+      return `${at} tool ${clip(call.tool)} from ${clip(call.sender)}: dropped: ${clip(call.detail)}`;
     case 'tool': {
       const outcome =
         call.outcome === 'ok'
@@ -89,6 +91,8 @@ export function servedCallLine(call: ServedCall, now = new Date()): string {
             ? `timed out: ${clip(call.detail ?? '')}`
             : call.outcome === 'unknown_tool'
               ? 'no such tool'
+              : call.outcome === 'busy'
+                ? 'refused: busy'
               : `error: ${clip((call.detail ?? '').split('\n')[0]!)}`;
       return `${at} tool ${clip(call.tool)} from ${clip(call.sender)}: ${outcome} (${call.ms} ms)`;
     }
@@ -110,7 +114,10 @@ export function servedTaskLine(task: ServedTask, now = new Date()): string {
       return `${at} task ${clip(task.request)} ended ${clip(task.end.split('\n')[0]!)} (${task.ms} ms)`;
     case 'canceled':
       return `${at} task ${clip(task.request)} canceled by ${clip(task.by)}${task.running ? '' : ' (not running here)'}`;
+    case 'cancelRefused':
+      return `${at} task ${clip(task.request)}: cancel from ${clip(task.by)} refused: ${clip(task.reason)}`;
     case 'deferred':
+    case 'dropped':
       return `${at} task ${clip(task.request)}: ${clip(task.detail)}`;
     case 'failed':
       return `${at} ${task.request ? `task ${clip(task.request)}: ` : ''}${clip(task.detail)}`;
