@@ -106,6 +106,15 @@ export function carriedNoteKeys(meta: MetaPayload): string[] {
   return [FORK_NOTE, COMPACTION_NOTE, PLACE_NOTE, REMOTE_TOOLS_NOTE, TASK_NOTE, CANCELED_NOTE, toolSetNoteKey(meta.fingerprint.tools_hash)];
 }
 
+/**
+ * The key prefixes of the note families a copy of a run carries too: what its
+ * calls cost (a copy spends what its source spent) and what instructions its
+ * model was given. Defined below; listed here beside carriedNoteKeys.
+ */
+export function carriedNotePrefixes(): string[] {
+  return [SENT_NOTE_PREFIX, COST_NOTE_PREFIX, INSTRUCTIONS_NOTE_PREFIX];
+}
+
 /** The most of a typed turn its note keeps: enough for a listing's line and a picker's search. */
 export const TURN_NOTE_CHARS = 500;
 

@@ -79,5 +79,10 @@ describe('a call cut by a crash', () => {
     expect(show.stdout).toMatch(/^spent +\$0\.00; 1 model call the conversation does not hold, of unknown cost/m);
     const [row] = (await cli('session', 'ls', '--json')).stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
     expect(row.cost.unheld).toEqual({ calls: 0, usd: 0, unknown_cost_calls: 1 });
+    // A copy spends what its source spent: the call notes go with it.
+    const copyDir = join(dir, 'copy');
+    expect((await runCli(['session', 'cp', 'cut', '--state-dir', state, '--to-state-dir', copyDir, '--to-config', config], { cwd: dir, env })).code).toBe(0);
+    const copied = await runCli(['session', 'ls', '--json', '--config', config, '--state-dir', copyDir], { cwd: dir, env });
+    expect(JSON.parse(copied.stdout.split('\n')[0]!).cost.unheld).toEqual({ calls: 0, usd: 0, unknown_cost_calls: 1 });
   });
 });
