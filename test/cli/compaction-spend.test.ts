@@ -50,6 +50,19 @@ describe('a summary call', () => {
     expect(anthropic.requests.filter(isSummaryCall)).toHaveLength(0);
   });
 
+  it("is refused at a spend cap in a chat's /compact too, which goes on", async () => {
+    const stateDir = join(dir, 'chat-capped');
+    const cfg = join(dir, 'chat-capped.yaml');
+    writeFileSync(cfg, `${BASE}budget_usd: 0.000001\n${NOTE_TOOL}`);
+    anthropic.reset();
+    const model = anthropicNoteTaker(0);
+    anthropic.handler = model.handler;
+    const r = await runCli(['run', '--chat', '--name', 'chat-capped', '--config', cfg, '--state-dir', stateDir], { cwd: dir, env: anthropicEnv(), input: 'Take no note.\n/compact\n' });
+    expect(r.stderr).toMatch(/spend cap budget_usd reached: this run spent \$[\d.]+ of \$0\.0000; nothing was compacted/);
+    expect(model.state.summaries).toBe(0);
+    expect(anthropic.requests.filter(isSummaryCall)).toHaveLength(0);
+  });
+
   it('refused as cut at max_tokens is counted in the spend, as a call the conversation does not hold', async () => {
     const { cli } = await stoppedRun('cut');
     const before = (await showJson(cli, 'cut')).cost.usd as number;
