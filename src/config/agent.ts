@@ -95,6 +95,39 @@ export async function localTools(config: LogbookConfig, environment: Pick<AgentE
  * resume is checked against.
  */
 export async function agentFromConfig(config: LogbookConfig, environment: AgentEnvironment): Promise<ConfiguredAgent> {
+  const provider = await providerFromConfig(config, environment);
+  const [local, prices] = await Promise.all([localTools(config, environment), priceBookFor(config, environment.env)]);
+  const { tools } = local;
+  const closers = [local.close];
+  const close = async (): Promise<void> => {
+    await Promise.all(closers.splice(0).map((c) => c()));
+  };
+  const notes: string[] = [];
+  let limits: Partial<Agent>;
+  try {
+    limits = limitsOf(config, provider, prices);
+    if (config.remote_tools.length > 0) notes.push(...(await importRemoteTools(config, environment, tools, closers)));
+    if (config.remote_agents.length > 0) await addRemoteAgents(config, environment.env, tools, closers);
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  const agent: Agent = {
+    provider,
+    tools,
+    system: config.system,
+    maxTokens: config.max_tokens,
+    maxIterations: config.max_iterations,
+    thinking: config.thinking,
+    promptCache: config.prompt_cache,
+    ...(config.budget !== undefined ? { budget: config.budget } : {}),
+    ...limits,
+  };
+  return { agent, close, notes };
+}
+
+/** The config's provider, for its model, its settings checked (a model that would refuse every call is refused now). */
+async function providerFromConfig(config: LogbookConfig, environment: AgentEnvironment): Promise<Agent['provider']> {
   const provider = await createProvider({
     provider: config.provider,
     model: config.model,
@@ -114,34 +147,20 @@ export async function agentFromConfig(config: LogbookConfig, environment: AgentE
     if (!isLogbookError(err, 'config')) throw err;
     throw new LogbookError('config', `${config.path}: ${err.message}`, { cause: err });
   }
-  const [local, prices] = await Promise.all([localTools(config, environment), priceBookFor(config, environment.env)]);
-  const { tools } = local;
-  const closers = [local.close];
-  const close = async (): Promise<void> => {
-    await Promise.all(closers.splice(0).map((c) => c()));
-  };
-  const notes: string[] = [];
-  let limits: Partial<Agent>;
-  try {
-    limits = limitsOf(config, provider, prices);
-    if (config.remote_tools.length > 0) notes.push(...(await importRemoteTools(config, environment, tools, closers)));
-    if (config.remote_agents.length > 0) await addRemoteAgents(config, tools, closers);
-  } catch (err) {
-    await close();
-    throw err;
-  }
-  const agent: Agent = {
-    provider,
-    tools,
-    system: config.system,
-    maxTokens: config.max_tokens,
-    maxIterations: config.max_iterations,
-    thinking: config.thinking,
-    promptCache: config.prompt_cache,
-    ...(config.budget !== undefined ? { budget: config.budget } : {}),
-    ...limits,
-  };
-  return { agent, close, notes };
+  return provider;
+}
+
+/**
+ * `agent`, built from `config`, with another model of its provider (a chat's
+ * /model): the tools, already started, and the rest as they are; the context
+ * window and the spend caps as the config has them for that model (a USD cap
+ * needs its price). Its fingerprint differs by the model alone.
+ */
+export async function agentWithModel(config: LogbookConfig, environment: AgentEnvironment, agent: Agent, model: string): Promise<Agent> {
+  const switched = { ...config, model };
+  const provider = await providerFromConfig(switched, environment);
+  const { contextWindow: _window, ...rest } = agent;
+  return { ...rest, provider, ...limitsOf(switched, provider, agent.prices) };
 }
 
 /**
@@ -179,9 +198,16 @@ function limitsOf(config: LogbookConfig, provider: Agent['provider'], prices: Pr
 }
 
 /** Registers an `ask_<alias>` tool for each agent of remote_agents, once the streams tasks go through are found fit. */
-async function addRemoteAgents(config: LogbookConfig, tools: ToolRegistry, closers: (() => Promise<void>)[]): Promise<void> {
+async function addRemoteAgents(config: LogbookConfig, env: AgentEnvironment['env'], tools: ToolRegistry, closers: (() => Promise<void>)[]): Promise<void> {
+  const overHttp = config.remote_agents.filter((a) => a.url !== undefined);
+  if (overHttp.length > 0) {
+    const { httpAgentTools } = await import('../agent/a2a-http/remote-agent.js');
+    for (const tool of httpAgentTools(overHttp, env)) tools.register(tool);
+  }
+  const overNats = config.remote_agents.filter((a) => a.url === undefined);
+  if (overNats.length === 0) return;
   const [{ startRemoteAgents }, { callerIdentity }] = await Promise.all([import('../agent/tasks/index.js'), import('../agent/tools/remote/spec.js')]);
-  const agents = await startRemoteAgents(config.remote_agents, {
+  const agents = await startRemoteAgents(overNats, {
     nats: config.nats!, // the config refuses remote_agents without it
     identity: callerIdentity(config.a2a),
     streams: { tasks: config.a2a.tasks_stream, events: config.a2a.events_stream },

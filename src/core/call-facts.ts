@@ -1,6 +1,7 @@
 /**
  * What the records tell about a tool call besides its result: that it awaits an
- * approval, was denied, was not re-run after an interruption, or may have
+ * approval, was denied, was not re-run after an interruption, was stopped by
+ * the operator (a chat's Esc while its tools run), or may have
  * started without its result being journaled. The record format has no field
  * for any of these, so each is a fixed text in a field it does have (a
  * suspended terminal record's message, an error result's content), written and
@@ -102,12 +103,25 @@ export function notRerunResult(callId: string): ToolResultBody {
   return { tool_use_id: callId, content: NOT_RERUN, is_error: true };
 }
 
-/** How a call was answered without its tool: `denied`, `not_rerun`; undefined for a tool's own result. */
-export type WithheldKind = 'denied' | 'not_rerun';
+const STOPPED = 'stopped by the operator';
+
+/**
+ * The result of a call the operator stopped in a chat (Esc while its batch ran):
+ * `running`, the call was cut short, and whether it took effect is unknown;
+ * else it had not started, and never will.
+ */
+export function stoppedResult(callId: string, running: boolean): ToolResultBody {
+  const content = running ? `${STOPPED} while it ran; whether it took effect is unknown` : `${STOPPED} before it ran; it was not run`;
+  return { tool_use_id: callId, content, is_error: true };
+}
+
+/** How a call was answered without its tool (or was cut short): `denied`, `not_rerun`, `stopped`; undefined for a tool's own result. */
+export type WithheldKind = 'denied' | 'not_rerun' | 'stopped';
 
 export function withheldKind(result: ToolResultBody): WithheldKind | undefined {
   if (result.is_error !== true) return undefined;
   if (result.content === DENIED || result.content.startsWith(`${DENIED}: `)) return 'denied';
   if (result.content === NOT_RERUN) return 'not_rerun';
+  if (result.content.startsWith(`${STOPPED} `)) return 'stopped';
   return undefined;
 }

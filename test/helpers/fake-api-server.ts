@@ -87,6 +87,10 @@ export function jsonWire(status: number, body: unknown, headers: Record<string, 
 export interface FakeApiSpec<Reply> {
   /** Whether this server answers the request at all (else 404 from `notFound`). */
   route(req: RecordedRequest): boolean;
+  /** Whether the request asks for the list of models (GET /v1/models). */
+  modelsRoute(req: RecordedRequest): boolean;
+  /** The list of models `ids`, in the API's own shape. */
+  models(ids: readonly string[]): Wire;
   render(reply: Reply, req: RecordedRequest): Wire;
   /**
    * The answer when nothing is queued and no handler is set, or the handler threw:
@@ -114,6 +118,14 @@ export class FakeApiServer<Reply> {
   contextWindow: number | undefined;
   /** The requests refused as longer than the context window, in order. */
   readonly refusedTooLong: RecordedRequest[] = [];
+  /**
+   * The models GET /v1/models lists, in the API's own shape; none (the
+   * default): that path is not found, as on a compatible server that lists none.
+   * A listing is not one of `requests`.
+   */
+  models: string[] | undefined;
+  /** The model listings asked for. */
+  modelListings = 0;
   private readonly queue: Reply[] = [];
   private waiters: { count: number; resolve: () => void }[] = [];
 
@@ -167,6 +179,8 @@ export class FakeApiServer<Reply> {
     this.handler = undefined;
     this.contextWindow = undefined;
     this.refusedTooLong.length = 0;
+    this.models = undefined;
+    this.modelListings = 0;
   }
 
   /** How many queued replies are still unused. */
@@ -194,7 +208,10 @@ export class FakeApiServer<Reply> {
     let wire: Wire;
     const window = this.contextWindow;
     const refusal = window !== undefined && spec.route(req) ? spec.tooLong(req, (req.inputTokens = spec.countTokens(req)), window) : null;
-    if (!spec.route(req)) {
+    if (spec.modelsRoute(req)) {
+      this.modelListings++;
+      wire = this.models === undefined ? spec.notFound(req) : spec.models(this.models);
+    } else if (!spec.route(req)) {
       wire = spec.notFound(req);
     } else if (refusal !== null) {
       this.refusedTooLong.push(req);

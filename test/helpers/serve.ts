@@ -18,7 +18,7 @@ export interface ServeProcess {
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export async function startServe(config: string, options: CliOptions & { args?: string[] } = {}): Promise<ServeProcess> {
+export async function startServe(config: string, options: CliOptions & { args?: string[]; ready?: RegExp } = {}): Promise<ServeProcess> {
   const child = spawnCli(['serve', '--config', config, ...(options.args ?? [])], options);
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
@@ -32,7 +32,7 @@ export async function startServe(config: string, options: CliOptions & { args?: 
       await sleep(20);
     }
   };
-  await waitFor(/^serving .* as agent /m);
+  await waitFor(options.ready ?? /^serving .* as agent /m);
   return {
     child,
     stderr: () => err,

@@ -5,7 +5,7 @@
  * else the SDK's default. Retries are ours (see retry.ts), so the SDK's are off.
  */
 import Anthropic, { APIConnectionError, APIError, APIUserAbortError, type Middleware } from '@anthropic-ai/sdk';
-import { baseUrlVariable, type ModelRequest, type ModelResponse, type Provider, type StreamObserver } from '../provider.js';
+import { baseUrlVariable, listingFailed, type ModelRequest, type ModelResponse, type Provider, type StreamObserver } from '../provider.js';
 import { AnthropicStreamReader, thinkingBudget, toAnthropicParams } from './anthropic-map.js';
 import { checkBaseUrl, envValue, missingKeyError } from './credentials.js';
 import { apiKeyVariable, type ProviderSettings } from './settings.js';
@@ -89,6 +89,16 @@ export class AnthropicProvider implements Provider {
       signal: request.signal,
       observer,
     });
+  }
+
+  async listModels(signal?: AbortSignal): Promise<string[]> {
+    const ids: string[] = [];
+    try {
+      for await (const model of this.client.models.list({ limit: 100 }, { signal: signal ?? null })) ids.push(model.id);
+    } catch (err) {
+      throw listingFailed(this.id, err);
+    }
+    return ids;
   }
 }
 

@@ -35,6 +35,8 @@ export interface ServeFlags {
   config?: string;
   /** Tasks run at once (text from the command line). */
   concurrency?: string;
+  /** Serve over A2A 1.0 on HTTP at this address instead (serve-http.ts). */
+  http?: string;
 }
 
 const REASONS: Record<NotExposedReason, string> = {
@@ -154,6 +156,12 @@ function ownTools(tools: ToolRegistry): Tool[] {
 export async function serve(flags: ServeFlags, environment: Environment): Promise<ExitCode> {
   const concurrency = concurrencyOf(flags.concurrency);
   const config = requireConfig(flags.config, environment);
+  const http = flags.http ?? config.a2a.http?.listen;
+  if (http !== undefined) {
+    if (flags.concurrency !== undefined) throw new LogbookError('usage', '--concurrency is for tasks over NATS; over HTTP each request is its own task');
+    const { serveHttp } = await import('./serve-http.js');
+    return serveHttp(config, http, environment);
+  }
   if (flags.concurrency !== undefined && !config.expose.tasks) throw new LogbookError('usage', `--concurrency is for tasks, and ${config.path} says expose: { tasks: false }`);
   const identity = requireIdentity(config, 'serve');
   const nats = requireNats(config, 'serve');
