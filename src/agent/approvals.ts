@@ -49,6 +49,8 @@ export interface CallContext {
   policy: ToolPolicy;
   /** What the call would run (a resolved command line), when its tool can say. */
   resolved: string | undefined;
+  /** What the call, already running, asks to be approved (another agent's task waiting for input); absent before a call. */
+  question?: string;
   /** Aborted when the run is being suspended: an answer still awaited is then not used. */
   signal: AbortSignal;
 }

@@ -35,7 +35,7 @@ import { Recorder } from './recorder.js';
 import { keepRemoteOrigins } from './remote-origins.js';
 import { generateRunId, keepRunNotes, keptToolSet, newRunMeta } from './run-meta.js';
 import { awaitsAnswer, awaitsInput, capReached, capRefusal, liveSpendOf, runLoop, type LoopOptions, type RunObserver, type RunResult, type SpendSetup, type ToolCall } from './runner.js';
-import { lineageSpend, noSpend, runSpend } from './spend.js';
+import { addCalls, CallTally, lineageSpend, noSpend, runCalls } from './spend.js';
 
 export { generateRunId, newRunMeta } from './run-meta.js';
 
@@ -214,7 +214,7 @@ export class AgentRun {
     }
     // The summary call is paid: the caps are checked before it, as before any model call.
     const { spend } = this.setup;
-    const reached = capReached(this.agent, this.state.counters, this.agent.budget, spend === undefined ? undefined : liveSpendOf(spend));
+    const reached = capReached(this.agent, this.state.counters, this.agent.budget, () => (spend === undefined ? undefined : liveSpendOf(spend, this.agent.prices ?? null)));
     if (reached !== null) {
       await this.close();
       throw capRefusal(reached);
@@ -381,7 +381,9 @@ async function resume(store: Store, agent: Agent, id: string, options: ResumeOpt
   if (options.loaded !== undefined && options.loaded.state.run_id !== id) {
     throw new LogbookError('usage', `resumeRun was given run ${options.loaded.state.run_id} as read, to resume run ${id}`);
   }
-  const loaded = options.loaded ?? (await store.loadState(id));
+  // The calls are tallied as the run is read, so that what they cost is known without reading it again.
+  const tally = options.loaded === undefined && agent.prices !== undefined ? new CallTally() : undefined;
+  const loaded = options.loaded ?? (await store.loadState(id, tally === undefined ? {} : { onRecord: (record) => tally.add(record) }));
   const note = await compactionOf(store, id);
   if (note !== null && loaded.lastSeq !== note.at) throw new CompactedError(id, note.into, note.at);
   const gates = await resumeRequest(store, agent, loaded.state, {
@@ -391,7 +393,8 @@ async function resume(store: Store, agent: Agent, id: string, options: ResumeOpt
   checkResume(loaded.state, gates);
   const { journal, state, metaLine } = await hold(store, id, loaded, gates);
   if (note !== null) return finishHandOff(store, agent, journal, state, note, options);
-  return goOn(store, agent, journal, state, metaLine, options, [], continuedFrom);
+  // Read again at the hold (another writer finished meanwhile): the tally is of the first read.
+  return goOn(store, agent, journal, state, metaLine, options, [], continuedFrom, state.last_seq === loaded.lastSeq ? tally : undefined);
 }
 
 /** Holds run `id`, read as `loaded`: read again, and judged again, when another writer finished between the read and the hold. */
@@ -427,6 +430,7 @@ async function goOn(
   options: ResumeOptions,
   warnings: string[] = [],
   continuedFrom?: string,
+  tally?: CallTally,
 ): Promise<AgentRun> {
   const id = state.run_id;
   const origin = await store.forkOrigin(id).catch(() => null);
@@ -460,7 +464,7 @@ async function goOn(
   }
   let spend: SpendSetup | undefined;
   try {
-    spend = await spentSoFar(store, agent, id, origin);
+    spend = await spentSoFar(store, agent, id, origin, tally);
   } catch (err) {
     await journal.close();
     throw err;
@@ -481,12 +485,15 @@ async function goOn(
  * What run `id` and, with lineage_budget_usd or when it has an origin (a
  * continuation, a fork), the rest of its conversation spent, so what is shown
  * of a continuation is the conversation's; undefined when nothing is priced.
+ * The run's own calls (tallied as it was read, when `tally` is given, else
+ * read again) are left to be priced when a spend is first read.
  */
-async function spentSoFar(store: Store, agent: Agent, id: string, origin: ForkOrigin | null): Promise<SpendSetup | undefined> {
+async function spentSoFar(store: Store, agent: Agent, id: string, origin: ForkOrigin | null, tally?: CallTally): Promise<SpendSetup | undefined> {
   const prices = agent.prices;
   if (prices === undefined) return undefined;
-  const run = await runSpend(store, id, prices, ownFrom(origin === null ? {} : { forkedFrom: origin }));
-  if (agent.lineageBudgetUsd === undefined && origin === null) return { run };
+  const calls = await runCalls(store, id, ownFrom(origin === null ? {} : { forkedFrom: origin }), tally);
+  if (agent.lineageBudgetUsd === undefined && origin === null) return { run: noSpend(), calls };
+  const run = addCalls(noSpend(), prices, calls);
   const others = lineageSpend(store, id, prices, new Set([id]));
   // Without a cap on it, the conversation's spend is only shown: a run of it that cannot be read does not stop this one.
   if (agent.lineageBudgetUsd === undefined) return others.then(({ spend }) => ({ run, others: spend }), () => ({ run }));

@@ -32,7 +32,7 @@ import {
   type ToolResultBody,
   type ToolUseBlock,
 } from '../core/index.js';
-import { RESUME_REMINDER, type Agent } from './agent.js';
+import { contextWindowOf, RESUME_REMINDER, type Agent } from './agent.js';
 import {
   checkInterruption,
   decideCall,
@@ -40,6 +40,7 @@ import {
   type BeforeToolCall,
   type InterruptedCallAction,
   type InterruptionChoice,
+  unlessAborted,
 } from './approvals.js';
 import { compactionSettings, nothingToCompact, nothingToCompactError, type CompactionCause, type Continuation } from './compaction.js';
 import type { Store } from '../store/store.js';
@@ -47,11 +48,11 @@ import type { LiveTextWriter } from '../store/live-text.js';
 import type { SentCall, UnheldWhy } from '../store/run-notes.js';
 import { noteCallCost, noteSent, type SentTicket } from './call-notes.js';
 import { noteInstructions, withInstructions } from './instructions.js';
-import { usdText } from './prices.js';
+import { usdText, type PriceBook } from './prices.js';
 import { journalUsage, type ModelResponse, type StreamObserver, type Usage } from './provider.js';
 import type { Recorder } from './recorder.js';
-import { addCall, addSpend, addUnheldCall, noSpend, type Spend } from './spend.js';
-import type { ToolProgress } from './tools/tool.js';
+import { addCall, addCalls, addSpend, addUnheldCall, noSpend, type CallUsage, type Spend } from './spend.js';
+import { AwaitingApproval, type OperatorAnswer, type ToolProgress } from './tools/tool.js';
 
 /** A tool call as the model made it: `id`, `name`, and `input` as the JSON text it wrote. */
 export type ToolCall = ToolUseBlock['tool_use'];
@@ -146,6 +147,8 @@ export type SpendCap = 'budget' | 'budget_usd' | 'lineage_budget_usd';
 export interface SpendSetup {
   /** This run's own calls so far (a fork's copied ones are its origin's). */
   run: Spend;
+  /** More of its own calls so far, not priced yet: they are priced with the run's next ones, when a spend is first read. */
+  calls?: readonly CallUsage[];
   /** The other runs of its conversation, when they were read (lineage_budget_usd needs them). */
   others?: Spend;
 }
@@ -245,7 +248,7 @@ export interface RunResult {
   cap?: SpendCap;
   /** The compactions the run went through, in order: `state` is the last continuation's. */
   compactions: Compaction[];
-  /** What was spent (when anything was priced). */
+  /** What was spent (when anything is priced): priced when first read. */
   spend?: LiveSpend;
   /** The prose of the last assistant turn. */
   finalText: string;
@@ -345,16 +348,18 @@ export function awaitsInput(state: RunState): boolean {
  * execution's lower one), the run's own spend (budget_usd), its
  * conversation's (lineage_budget_usd, when `spend` has it).
  */
-export function capReached(agent: Agent, counters: Counters, budget: number | undefined, spend: LiveSpend | undefined): { message: string; cap: SpendCap } | null {
+export function capReached(agent: Agent, counters: Counters, budget: number | undefined, spend: () => LiveSpend | undefined): { message: string; cap: SpendCap } | null {
   const spent = counters.in_tokens + counters.out_tokens;
   if (budget !== undefined && spent >= budget) {
     return { cap: 'budget', message: `token budget spent: ${spent} of ${budget} tokens` };
   }
-  const run = spend?.run.usd;
+  // Read only for a cap on it: a run nobody asks the price of never loads the price table.
+  const live = agent.budgetUsd !== undefined || agent.lineageBudgetUsd !== undefined ? spend() : undefined;
+  const run = live?.run.usd;
   if (agent.budgetUsd !== undefined && run !== undefined && run >= agent.budgetUsd) {
     return { cap: 'budget_usd', message: `${spendCapReached('budget_usd')}this run spent ${usdText(run)} of ${usdText(agent.budgetUsd)}` };
   }
-  const all = spend?.conversation?.usd;
+  const all = live?.conversation?.usd;
   if (agent.lineageBudgetUsd !== undefined && all !== undefined && all >= agent.lineageBudgetUsd) {
     return {
       cap: 'lineage_budget_usd',
@@ -370,8 +375,9 @@ export function capRefusal(reached: { message: string; cap: SpendCap }): Logbook
 }
 
 /** What was spent as a run goes on: its own, and its conversation's when the rest of it was read. */
-export function liveSpendOf(setup: SpendSetup): LiveSpend {
-  return { run: setup.run, ...(setup.others !== undefined ? { conversation: addSpend(addSpend(noSpend(), setup.others), setup.run) } : {}) };
+export function liveSpendOf(setup: SpendSetup, book: PriceBook | null): LiveSpend {
+  const run = setup.calls !== undefined && setup.calls.length > 0 ? addCalls(addSpend(noSpend(), setup.run), book, setup.calls) : setup.run;
+  return { run, ...(setup.others !== undefined ? { conversation: addSpend(addSpend(noSpend(), setup.others), run) } : {}) };
 }
 
 /** How the message of a stop at a spend cap begins: it names the cap, which is all a `budget` terminal record keeps of it. */
@@ -454,8 +460,14 @@ class Loop {
   private warnedNotes = false;
   private iterationBase: number;
   private readonly compactions: Compaction[] = [];
-  /** This run's own spend, and the other runs' of its conversation (when read). */
+  /**
+   * This run's own spend, and the other runs' of its conversation (when read).
+   * The run's calls are priced when a spend is read (a cap, an observer of
+   * `spent`, the result's `spend`), so that a run nobody asks the price of
+   * never loads the price table: `unpriced` holds those not priced yet.
+   */
   private runSpend: Spend;
+  private readonly unpriced: CallUsage[];
   private othersSpend: Spend | undefined;
 
   constructor(
@@ -480,6 +492,7 @@ class Loop {
     this.budget = limits.budget === undefined ? this.agent.budget : Math.min(this.agent.budget ?? Infinity, limits.budget);
     this.cap = this.state.interactive ? this.nextIteration() + this.maxIterations : this.maxIterations;
     this.runSpend = setup.spend?.run ?? noSpend();
+    this.unpriced = [...(setup.spend?.calls ?? [])];
     this.othersSpend = setup.spend?.others;
   }
 
@@ -499,8 +512,18 @@ class Loop {
     return Math.max(this.state.next_iteration, this.iterationBase);
   }
 
+  /** This run's own spend, every call priced. */
+  private get ownSpend(): Spend {
+    if (this.unpriced.length > 0) addCalls(this.runSpend, this.agent.prices ?? null, this.unpriced.splice(0));
+    return this.runSpend;
+  }
+
   private get liveSpend(): LiveSpend {
-    return liveSpendOf({ run: this.runSpend, ...(this.othersSpend !== undefined ? { others: this.othersSpend } : {}) });
+    const run = this.ownSpend;
+    return {
+      run,
+      ...(this.othersSpend !== undefined ? { conversation: addSpend(addSpend(noSpend(), this.othersSpend), run) } : {}),
+    };
   }
 
   async run(): Promise<RunResult> {
@@ -581,7 +604,11 @@ class Loop {
     if (error) result.error = error;
     if (awaiting) result.awaiting = awaiting;
     if (cap) result.cap = cap;
-    if (this.agent.prices !== undefined) result.spend = this.liveSpend;
+    if (this.agent.prices !== undefined) {
+      // Priced when read, once: a run whose spend is not asked for prices nothing.
+      let spend: LiveSpend | undefined;
+      Object.defineProperty(result, 'spend', { enumerable: true, configurable: true, get: () => (spend ??= this.liveSpend) });
+    }
     return result;
   }
 
@@ -666,7 +693,7 @@ class Loop {
       this.observer.toolWithheld?.(call, resolved, verdict.answer);
       return { result: verdict.answer, remote: false };
     }
-    return this.runTool(call, resolved, stop);
+    return this.runTool(call, iteration, resolved, stop);
   }
 
   /** The resume's choice for its interrupted call, taken once: only the first unanswered call can be it. */
@@ -677,8 +704,23 @@ class Loop {
     return choice.action;
   }
 
+  /**
+   * What a running call asks (ToolContext.approve), put to the run's approval
+   * hook as its call's approval is: the same answers, flags and question. No
+   * hook, no answer now, or a suspend meanwhile: the run suspends awaiting the
+   * call's approval (its resume runs the call again, which asks again).
+   */
+  private async approveWhileRunning(call: ToolCall, iteration: number, resolved: string | undefined, question: string): Promise<OperatorAnswer> {
+    const hook = this.options.beforeToolCall;
+    const policy = { ...policyOf(this.agent.tools, call.name), confirm: true };
+    const context = { runId: this.state.run_id, iteration, policy, resolved, question, signal: this.signal };
+    const decision = hook === undefined ? null : await unlessAborted(Promise.resolve(hook(call, context)), this.signal);
+    if (decision === null || decision.action === 'suspend') throw new AwaitingApproval(question);
+    return decision.action === 'allow' ? { approve: true } : decision.reason === undefined ? { approve: false } : { approve: false, reason: decision.reason };
+  }
+
   /** Runs the call's tool. A suspend while it runs names it: it may have taken effect. */
-  private async runTool(call: ToolCall, resolved: string | undefined, stop: AbortSignal | undefined): Promise<Answer> {
+  private async runTool(call: ToolCall, iteration: number, resolved: string | undefined, stop: AbortSignal | undefined): Promise<Answer> {
     this.observer.toolStart?.(call, resolved);
     const info = {
       runId: this.state.run_id,
@@ -692,8 +734,10 @@ class Loop {
         signal: stop === undefined ? this.signal : AbortSignal.any([this.signal, stop]),
         call: info,
         onProgress: (progress) => this.observer.toolProgress?.(call, progress),
+        approve: (question) => this.approveWhileRunning(call, iteration, resolved, question),
       });
     } catch (err) {
+      if (err instanceof AwaitingApproval) throw new CallSuspend(awaitingApprovalMessage(call), call);
       if (this.isSuspend(err)) throw new CallSuspend(interruptedCallMessage(call));
       throw err;
     }
@@ -760,7 +804,7 @@ class Loop {
 
   /** The cap the run has reached, if any (capReached). */
   private capReached(): { message: string; cap: SpendCap } | null {
-    return capReached(this.agent, this.state.counters, this.budget, this.liveSpend);
+    return capReached(this.agent, this.state.counters, this.budget, () => this.liveSpend);
   }
 
   /**
@@ -771,8 +815,9 @@ class Loop {
    */
   private compactionDue(): boolean {
     const { at } = compactionSettings(this.agent);
-    const window = this.agent.contextWindow;
-    if (this.setup.compact === undefined || at === false || window === undefined || this.state.last_input_tokens < at * window) return false;
+    if (this.setup.compact === undefined || at === false || this.state.last_input_tokens === 0) return false;
+    const window = contextWindowOf(this.agent);
+    if (window === undefined || this.state.last_input_tokens < at * window) return false;
     if (this.firstInput === undefined || this.firstInput < at * window) return true;
     if (!this.warnedFull) {
       this.warnedFull = true;
@@ -792,7 +837,7 @@ class Loop {
     const summary = noSpend();
     addCall(summary, this.agent.prices ?? null, from.fingerprint.provider, from.fingerprint.model, note.usage);
     // From here the conversation is more than the run being written: its spend is counted on, so what is shown is the conversation's.
-    this.othersSpend = addSpend(addSpend(this.othersSpend ?? noSpend(), this.runSpend), summary);
+    this.othersSpend = addSpend(addSpend(this.othersSpend ?? noSpend(), this.ownSpend), summary);
     this.runSpend = noSpend();
     this.recorder = continuation.recorder;
     this.runCreated = createdOf(continuation.metaLine);
@@ -957,8 +1002,8 @@ class Loop {
     if (continues && this.state.counters.llm_calls === 1) this.firstInput = this.state.last_input_tokens;
     if (agent.prices !== undefined) {
       // Priced as the model it was sent to: the configured one, which a forced resume may have changed since the meta was written.
-      addCall(this.runSpend, agent.prices, agent.provider.id, agent.provider.model, counts);
-      observer.spent?.(this.liveSpend);
+      this.unpriced.push({ provider: agent.provider.id, model: agent.provider.model, usage: counts });
+      if (observer.spent !== undefined) observer.spent(this.liveSpend);
     }
     observer.assistant?.(message, usage, stopReason);
     if (stopReason === 'max_tokens' && toolUses(message).length === 0) this.warn('the model stopped at max_tokens; its answer may be cut short');

@@ -10,7 +10,8 @@ import { allowCall, checkInterruption, denyCall, interruptedCall, policyOf, susp
 import type { AgentRun } from '../agent/run.js';
 import type { ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
-import { LogbookError, shellQuote, unansweredCalls, type RunState } from '../core/index.js';
+import type { OperatorAnswer } from '../agent/tools/tool.js';
+import { LogbookError, awaitedCall, shellQuote, unansweredCalls, type RunState } from '../core/index.js';
 import { formatCall, sanitizeLine } from '../render/index.js';
 import { keyShown, type Questions } from './questions.js';
 
@@ -46,7 +47,9 @@ export function checkApprovalFlags(flags: ApprovalFlags, continuing: boolean): v
 
 /** --approve and --deny must name calls of the batch in flight that await an approval. */
 export function checkApprovalTargets(state: RunState, tools: ToolRegistry, flags: ApprovalFlags): void {
-  const open = unansweredCalls(state).filter((c) => policyOf(tools, c.name).confirm);
+  // a call of a confirm tool, or the running call the run was suspended in for what it asked
+  const awaited = awaitedCall(state)?.id;
+  const open = unansweredCalls(state).filter((c) => policyOf(tools, c.name).confirm || c.id === awaited);
   const ids = [...(flags.approve ?? []), ...(flags.deny ?? [])].filter((id) => id !== 'all');
   for (const id of ids) {
     if (open.some((c) => c.id === id)) continue;
@@ -73,9 +76,10 @@ export function callTitle(call: ToolCall): string {
 }
 
 /** The call as a person checks it before answering: what it runs and its whole input. */
-function callDetails(call: ToolCall, resolved: string | undefined): string {
+function callDetails(call: ToolCall, resolved: string | undefined, question?: string): string {
   const runs = resolved !== undefined ? `  runs   ${sanitizeLine(resolved)}\n` : '';
-  return `${runs}  input  ${formatCall('', call.input.text).trimStart()}\n`;
+  const asks = question !== undefined ? `  asks   ${sanitizeLine(question)}\n` : '';
+  return `${runs}  input  ${formatCall('', call.input.text).trimStart()}\n${asks}`;
 }
 
 export interface Presenter {
@@ -121,7 +125,8 @@ async function choose<T extends string>(questions: Questions, prompt: string, ch
 /** A terminal question for one call that needs an approval. */
 async function askApproval(call: ToolCall, context: CallContext, questions: Questions, p: Presenter): Promise<CallDecision | 'all'> {
   p.quiet();
-  p.show(`approve call ${callTitle(call)}?\n${callDetails(call, context.resolved)}`);
+  const title = context.question === undefined ? `approve call ${callTitle(call)}?` : `approve what running call ${callTitle(call)} asks?`;
+  p.show(`${title}\n${callDetails(call, context.resolved, context.question)}`);
   const answer = await choose(
     questions,
     '[y]es, [n]o, [a]ll (yes for the rest of this run): ',
@@ -135,6 +140,22 @@ async function askApproval(call: ToolCall, context: CallContext, questions: Ques
   const reason = await questions.ask('reason (optional, told to the model): ', context.signal);
   if (reason === null) return suspendCall;
   return denyCall(reason.trim() === '' ? undefined : reason.trim());
+}
+
+/**
+ * A terminal question for what an agent's task asks, outside a run (`logbook
+ * ask URL`): the approval's keys but `all`, and a denial's reason. Null at end
+ * of input or a stop.
+ */
+export async function askTaskInput(title: string, question: string, questions: Questions, p: Presenter, signal: AbortSignal): Promise<OperatorAnswer | null> {
+  p.quiet();
+  p.show(`approve what ${sanitizeLine(title)} asks?\n  asks   ${sanitizeLine(question)}\n`);
+  const answer = await choose(questions, '[y]es, [n]o: ', [['y', 'yes'], ['n', 'no']] as const, signal, p);
+  if (answer === null) return null;
+  if (answer === 'yes') return { approve: true };
+  const reason = await questions.ask('reason (optional, told to the agent): ', signal);
+  if (reason === null) return null;
+  return reason.trim() === '' ? { approve: false } : { approve: false, reason: reason.trim() };
 }
 
 /**

@@ -19,7 +19,7 @@ import { LogbookError, type ToolDefinition } from '../../core/index.js';
 import { askToolDefinition } from '../tasks/agent-tool.js';
 import { callRequestId } from '../tasks/origin.js';
 import type { RemoteAgent } from '../tasks/spec.js';
-import type { RemoteOrigin, Tool, ToolContext, ToolOutcome, ToolPolicy } from '../tools/tool.js';
+import { AwaitingApproval, type OperatorAnswer, type RemoteOrigin, type Tool, type ToolContext, type ToolOutcome, type ToolPolicy } from '../tools/tool.js';
 
 /** A client of the agent at `url` (its card's URL, or its base URL), sending `token` as a bearer token when given. */
 export async function httpAgentClient(url: string, token?: string): Promise<Client> {
@@ -97,6 +97,15 @@ export function restingOutcome(task: Task, agent: string): ToolOutcome {
   }
 }
 
+/** The outcome told with what the operator denied the agent on its way there: the model reads the refusal, and the result is an error. */
+function withRefusals(outcome: ToolOutcome, answers: readonly OperatorAnswer[], agent: string): ToolOutcome {
+  const denied = answers.filter((a): a is { approve: false; reason?: string } => !a.approve);
+  if (denied.length === 0) return outcome;
+  const why = denied.map((a) => a.reason).filter((r) => r !== undefined);
+  const refusal = `the operator denied what agent ${agent} asked${why.length > 0 ? ` (${why.join('; ')})` : ''}`;
+  return { ...outcome, content: `${refusal}; the agent's answer: ${outcome.content}`, isError: true };
+}
+
 /** The task already sent in context `contextId`, when the server lists one. */
 async function taskOfContext(client: Client, contextId: string, signal: AbortSignal): Promise<Task | null> {
   try {
@@ -110,39 +119,85 @@ async function taskOfContext(client: Client, contextId: string, signal: AbortSig
   }
 }
 
-/** Sends `prompt` as a new task in context `contextId` (or re-attaches to the one there) and follows it until it rests. */
-export async function askOverHttp(client: Client, prompt: string, contextId: string, options: { signal: AbortSignal; onEvent?: (e: StreamResponse) => void }): Promise<{ task: Task; reattached: boolean }> {
+/** Answers a task that waits for input; throws to leave it waiting (the error goes to the caller). */
+export type InputRequired = (task: Task) => Promise<OperatorAnswer>;
+
+/**
+ * Sends `prompt` as a new task in context `contextId` (or re-attaches to the
+ * one there) and follows it until it rests. With `onInputRequired`, a task
+ * that rests waiting for input is answered on the same task (the text
+ * `approve`, or `deny` and the reason, as a logbook server takes it) and
+ * followed again, until it rests otherwise.
+ */
+export async function askOverHttp(
+  client: Client,
+  prompt: string,
+  contextId: string,
+  options: { signal: AbortSignal; onEvent?: (e: StreamResponse) => void; onInputRequired?: InputRequired },
+): Promise<{ task: Task; reattached: boolean; answers: OperatorAnswer[] }> {
   const follower = new TaskFollower();
   const existing = await taskOfContext(client, contextId, options.signal);
-  let stream: AsyncGenerator<StreamResponse>;
+  const reattached = existing !== null;
+  const answers: OperatorAnswer[] = [];
+  let task: Task;
   if (existing !== null) {
     follower.task = existing;
-    if (follower.rests) return { task: existing, reattached: true };
-    stream = client.resubscribeTask({ tenant: '', id: existing.id }, { signal: options.signal });
+    task = follower.rests ? existing : await follow(client, follower, client.resubscribeTask({ tenant: '', id: existing.id }, { signal: options.signal }), contextId, options);
   } else {
-    const message: Message = {
-      messageId: contextId,
-      contextId,
-      taskId: '',
-      role: Role.ROLE_USER,
-      parts: [{ content: { $case: 'text', value: prompt }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-      metadata: {},
-      extensions: [],
-      referenceTaskIds: [],
-    };
-    stream = client.sendMessageStream({ tenant: '', message, configuration: undefined, metadata: {} }, { signal: options.signal });
+    task = await follow(client, follower, client.sendMessageStream({ tenant: '', message: userMessage(contextId, '', contextId, prompt), configuration: undefined, metadata: {} }, { signal: options.signal }), contextId, options);
   }
+  while (task.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED && task.id !== '' && options.onInputRequired !== undefined) {
+    const answer = await options.onInputRequired(task);
+    answers.push(answer);
+    task = await answerTask(client, task, answer, options);
+  }
+  return { task, reattached, answers };
+}
+
+/**
+ * Answers task `task`, waiting for input, on the same task (the text
+ * `approve`, or `deny` and the reason, as a logbook server takes it), and
+ * follows it until it rests again.
+ */
+export async function answerTask(client: Client, task: Task, answer: OperatorAnswer, options: { signal: AbortSignal; onEvent?: (e: StreamResponse) => void }): Promise<Task> {
+  const text = answer.approve ? 'approve' : `deny${answer.reason !== undefined ? ` ${answer.reason}` : ''}`;
+  const message = userMessage(`${task.id}.answer.${task.history.length}`, task.id, task.contextId, text);
+  const follower = new TaskFollower();
+  follower.task = task;
+  return follow(client, follower, client.sendMessageStream({ tenant: '', message, configuration: undefined, metadata: {} }, { signal: options.signal }), task.contextId, options);
+}
+
+/** A user message of one text part. */
+function userMessage(messageId: string, taskId: string, contextId: string, text: string): Message {
+  return {
+    messageId,
+    contextId,
+    taskId,
+    role: Role.ROLE_USER,
+    parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+    metadata: {},
+    extensions: [],
+    referenceTaskIds: [],
+  };
+}
+
+/** Follows `stream` into `follower` until the task rests; the task as it then stands. */
+async function follow(client: Client, follower: TaskFollower, stream: AsyncGenerator<StreamResponse>, contextId: string, options: { signal: AbortSignal; onEvent?: (e: StreamResponse) => void }): Promise<Task> {
+  const before = follower.task?.status?.state;
+  let moved = false;
   for await (const e of stream) {
+    // an answer's stream may open with the task as it was (still waiting): it rests only once it moved
+    if (e.payload?.$case === 'statusUpdate' || (e.payload?.$case === 'task' && e.payload.value.status?.state !== before)) moved = true;
     follower.push(e);
     options.onEvent?.(e);
-    if (e.payload?.$case === 'message') return { task: messageTask(e.payload.value, contextId), reattached: existing !== null };
-    if (follower.rests) break;
+    if (e.payload?.$case === 'message') return messageTask(e.payload.value, contextId);
+    if (follower.rests && (moved || before === undefined || before === TaskState.TASK_STATE_SUBMITTED || before === TaskState.TASK_STATE_WORKING)) break;
   }
   if (follower.task === null) throw new LogbookError('agent_unavailable', 'the agent ended the stream without a task');
   if (!follower.rests && follower.task.id) {
     follower.task = await client.getTask({ tenant: '', id: follower.task.id }, { signal: options.signal }); // the stream ended early: the task as it stands
   }
-  return { task: follower.task, reattached: existing !== null };
+  return follower.task;
 }
 
 /** A direct message answer, as a completed task holding it. */
@@ -177,10 +232,12 @@ export class HttpAgentTool implements Tool {
         this.client = null;
         throw err;
       });
-      const { task } = await askOverHttp(client, prompt, contextId, { signal });
-      return restingOutcome(task, agent);
+      const approve = context.approve;
+      const onInputRequired: InputRequired | undefined = approve && ((task) => approve(`agent ${agent} (task ${task.id}): ${messageTextOf(task.status?.message)}`));
+      const { task, answers } = await askOverHttp(client, prompt, contextId, { signal, ...(onInputRequired ? { onInputRequired } : {}) });
+      return withRefusals(restingOutcome(task, agent), answers, agent);
     } catch (err) {
-      if (context.signal.aborted) throw err;
+      if (context.signal.aborted || err instanceof AwaitingApproval) throw err;
       if (timeout.aborted) return { content: `agent ${agent} did not end its task (context ${contextId}) within ${this.spec.timeout} s; it goes on there`, isError: true, remote: true };
       return { content: `asking agent ${agent} at ${this.spec.url} (context ${contextId}): ${err instanceof Error ? err.message : String(err)}`, isError: true, remote: true };
     }

@@ -4,7 +4,7 @@
  * names); the base URL from the config's `base_url`, else ANTHROPIC_BASE_URL,
  * else the SDK's default. Retries are ours (see retry.ts), so the SDK's are off.
  */
-import Anthropic, { APIConnectionError, APIError, APIUserAbortError, type Middleware } from '@anthropic-ai/sdk';
+import { APIConnectionError, APIError, APIUserAbortError, SdkClient, type Middleware } from './anthropic-sdk.js';
 import { baseUrlVariable, listingFailed, type ModelRequest, type ModelResponse, type Provider, type StreamObserver } from '../provider.js';
 import { AnthropicStreamReader, thinkingBudget, toAnthropicParams } from './anthropic-map.js';
 import { checkBaseUrl, envValue, missingKeyError } from './credentials.js';
@@ -30,7 +30,7 @@ export interface AnthropicOptions {
 export class AnthropicProvider implements Provider {
   readonly id = 'anthropic';
   readonly model: string;
-  private readonly client: Anthropic;
+  private readonly client: SdkClient;
   private readonly retry: RetryPolicy;
   private readonly idleTimeoutMs: number;
   private readonly configFile: string | undefined;
@@ -59,7 +59,7 @@ export class AnthropicProvider implements Provider {
     this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     this.configFile = options.configFile;
     this.onRetry = options.onRetry;
-    this.client = new Anthropic({
+    this.client = new SdkClient({
       apiKey: options.apiKey,
       ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}),
       maxRetries: 0,

@@ -1,7 +1,7 @@
 import type { Ajv, ValidateFunction } from 'ajv';
 import { ajvClass, precompiled } from '../../schema/precompiled.js';
 import { isLogbookError, LogbookError, nonJsonPart, type RawJson, type ToolDefinition } from '../../core/index.js';
-import type { Tool, ToolContext, ToolOutcome } from './tool.js';
+import { AwaitingApproval, type Tool, type ToolContext, type ToolOutcome } from './tool.js';
 
 /**
  * Settles with `work`, or rejects as interrupted as soon as `signal` aborts, so a
@@ -131,7 +131,7 @@ export class ToolRegistry {
     } catch (err) {
       // A tool server that stopped answering leaves the call's outcome unknown: that
       // is no result to journal, but the run's failure (a resume tries the call again).
-      if (context.signal.aborted || isLogbookError(err, 'tool_server')) throw err;
+      if (context.signal.aborted || isLogbookError(err, 'tool_server') || err instanceof AwaitingApproval) throw err;
       return { content: `${name} failed: ${err instanceof Error ? err.message : String(err)}`, isError: true };
     }
   }

@@ -32,6 +32,24 @@ export interface ToolContext {
   call?: ToolCallInfo;
   /** Told what the tool reports while it works (another agent's events, for a call that asks it a task), for the live view. */
   onProgress?: (progress: ToolProgress) => void;
+  /**
+   * Asks the operator, through the run's approval hook, to approve what the
+   * running call's work asks now (another agent's task waiting for input),
+   * `question` saying what. With no one to answer now it throws
+   * AwaitingApproval: the run suspends awaiting the call's approval, and its
+   * resume runs the call again, which asks again.
+   */
+  approve?: (question: string) => Promise<OperatorAnswer>;
+}
+
+/** The operator's answer to what a running call asks. */
+export type OperatorAnswer = { approve: true } | { approve: false; reason?: string };
+
+/** What a tool throws when what its running call asks has no one to answer it now: the run suspends awaiting the call's approval. */
+export class AwaitingApproval extends Error {
+  constructor(readonly question: string) {
+    super(`awaiting an approval: ${question}`);
+  }
 }
 
 /** Which call of which run a tool runs for. */

@@ -10,9 +10,12 @@
  */
 import type { StreamResponse, Task } from '@a2a-js/sdk';
 import { TaskState } from '@a2a-js/sdk';
-import { askOverHttp, httpAgentClient, messageTextOf, taskAnswer, TaskFollower } from '../../agent/a2a-http/remote-agent.js';
+import { answerTask, askOverHttp, httpAgentClient, messageTextOf, taskAnswer, TaskFollower } from '../../agent/a2a-http/remote-agent.js';
+import type { OperatorAnswer } from '../../agent/tools/tool.js';
+import { askTaskInput } from '../approvals.js';
+import { terminalQuestions } from '../questions.js';
 import { newMessageId } from '../../a2a/index.js';
-import { LogbookError, isLogbookError } from '../../core/index.js';
+import { LogbookError, isLogbookError, shellQuote } from '../../core/index.js';
 import { sanitize, sanitizeLine } from '../../render/sanitize.js';
 import type { Environment } from '../environment.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
@@ -21,6 +24,12 @@ import { onStopSignals } from '../signals.js';
 export interface AskHttpFlags {
   json?: boolean;
   task?: string;
+  /** With --task: approve what the task, waiting for input, asks. */
+  approve?: boolean;
+  /** With --task: deny what the task, waiting for input, asks. */
+  deny?: boolean;
+  /** With --deny: why, told to the agent. */
+  reason?: string;
   tokenEnv?: string;
   conversation?: string;
 }
@@ -32,6 +41,10 @@ export function isAgentUrl(text: string): boolean {
 
 export async function askHttp(url: string, prompt: string, flags: AskHttpFlags, environment: Environment): Promise<ExitCode> {
   if (prompt === '' && flags.task === undefined) throw new LogbookError('usage', 'no prompt: give it as arguments, or pipe it on stdin');
+  if ((flags.approve || flags.deny) && flags.task === undefined) throw new LogbookError('usage', `--${flags.approve ? 'approve' : 'deny'} answers a task waiting for input: name it with --task ID`);
+  if (flags.approve && flags.deny) throw new LogbookError('usage', '--approve and --deny cannot be combined');
+  if (flags.reason !== undefined && !flags.deny) throw new LogbookError('usage', '--reason goes with --deny');
+  const given: OperatorAnswer | undefined = flags.approve ? { approve: true } : flags.deny ? (flags.reason ? { approve: false, reason: flags.reason } : { approve: false }) : undefined;
   let token: string | undefined;
   if (flags.tokenEnv !== undefined) {
     token = environment.env[flags.tokenEnv];
@@ -58,13 +71,26 @@ export async function askHttp(url: string, prompt: string, flags: AskHttpFlags, 
   try {
     const client = await httpAgentClient(url, token);
     let task: Task;
+    // on a terminal, what a task waiting for input asks is put to the operator, as a run's approvals are
+    const canAsk = process.stdin.isTTY === true && process.stderr.isTTY === true;
+    const presenter = { show: (text: string) => void process.stderr.write(text), quiet: () => {} };
+    const onInputRequired = async (waiting: Task): Promise<OperatorAnswer> => {
+      const answer = await askTaskInput(`task ${waiting.id}`, messageTextOf(waiting.status?.message), terminalQuestions(), presenter, stop.signal);
+      if (answer === null) throw new LogbookError('interrupted', 'stopped at the question');
+      return answer;
+    };
     if (flags.task !== undefined) {
       const follower = new TaskFollower();
       follower.task = await client.getTask({ tenant: '', id: flags.task }, { signal: stop.signal });
       if (!follower.rests) for await (const e of client.resubscribeTask({ tenant: '', id: flags.task }, { signal: stop.signal })) (follower.push(e), onEvent(e));
       task = follower.task!;
+      if (given !== undefined) {
+        if (task.status?.state !== TaskState.TASK_STATE_INPUT_REQUIRED) throw new LogbookError('usage', `task ${flags.task} is not waiting for input`);
+        task = await answerTask(client, task, given, { signal: stop.signal, onEvent });
+      }
+      while (canAsk && task.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED) task = await answerTask(client, task, await onInputRequired(task), { signal: stop.signal, onEvent });
     } else {
-      task = (await askOverHttp(client, prompt, flags.conversation ?? newMessageId(), { signal: stop.signal, onEvent })).task;
+      task = (await askOverHttp(client, prompt, flags.conversation ?? newMessageId(), { signal: stop.signal, onEvent, ...(canAsk ? { onInputRequired } : {}) })).task;
     }
     return ended(task, url, printed || flags.json === true);
   } catch (err) {
@@ -88,7 +114,7 @@ function ended(task: Task, url: string, shown: boolean): ExitCode {
       return EXIT.ok;
     case TaskState.TASK_STATE_INPUT_REQUIRED:
     case TaskState.TASK_STATE_AUTH_REQUIRED:
-      process.stderr.write(`logbook: task ${sanitizeLine(task.id)} waits for input: ${sanitizeLine(text)}\n`);
+      process.stderr.write(`logbook: task ${sanitizeLine(task.id)} waits for input: ${sanitizeLine(text)}\n  answer it: logbook ask ${shellQuote([url])} --task ${shellQuote([task.id])} --approve (or --deny --reason TEXT)\n`);
       return EXIT.awaiting;
     case TaskState.TASK_STATE_REJECTED:
       throw new LogbookError('agent_refused', `${url} rejected the task: ${text || 'no reason given'}`);

@@ -36,6 +36,10 @@ export interface AskFlags {
   task?: string;
   /** For an agent named by its URL: the variable holding its bearer token. */
   tokenEnv?: string;
+  /** For an agent named by its URL, with --task: approve, or deny (with a reason), what the task waiting for input asks. */
+  approve?: boolean;
+  deny?: boolean;
+  reason?: string;
 }
 
 function usage(message: string): LogbookError {
@@ -58,7 +62,8 @@ export async function ask(identity: string, words: string[], flags: AskFlags, en
     const { askHttp } = await import('./ask-http.js');
     return askHttp(identity, promptFrom(words), { ...flags }, environment);
   }
-  if (flags.task !== undefined || flags.tokenEnv !== undefined) throw usage(`--${flags.task !== undefined ? 'task' : 'token-env'} is for an agent named by its URL (http://...)`);
+  const urlOnly = (['task', 'tokenEnv', 'approve', 'deny', 'reason'] as const).find((f) => flags[f] !== undefined);
+  if (urlOnly !== undefined) throw usage(`--${urlOnly === 'tokenEnv' ? 'token-env' : urlOnly} is for an agent named by its URL (http://...)`);
   identityArgument(identity);
   checkId('--request', flags.request);
   checkId('--conversation', flags.conversation);

@@ -4,8 +4,8 @@
  * and search finds matches in unfolded text so a match inside a folded entry is
  * found too. Pure, so the layout is tested without a terminal.
  */
-import wrapAnsi from 'wrap-ansi';
 import { formatDuration } from '../durations.js';
+import { wrapText } from '../text-width.js';
 import { callLine, callSuffix, elidedLine, endLine, pendingLine, resultNotes, gapBefore, type TranscriptItem } from '../index.js';
 
 export type Tone = 'user' | 'text' | 'thinking' | 'call' | 'output' | 'bad' | 'note' | 'blank';
@@ -113,7 +113,7 @@ const NARROW = /^[\u0020-\u007e]*$/;
 /** A line as rows of at most `width` columns. */
 function wrap(line: string, width: number): string[] {
   if (line.length <= width && NARROW.test(line)) return [line]; // most lines: no measuring needed
-  return wrapAnsi(expandTabs(line), Math.max(1, width), { hard: true, trim: false }).split('\n');
+  return wrapText(expandTabs(line), Math.max(1, width), { hard: true, trim: false }).split('\n');
 }
 
 /** Every entry's shown lines, wrapped to `width`. */
