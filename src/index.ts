@@ -84,9 +84,10 @@ export {
 } from './agent/runner.js';
 // A long run compacted into a continuation (compact_at, a refusal for length, AgentRun.compact), and what runs spend.
 export { DEFAULT_COMPACTION, type CompactionSettings } from './agent/agent.js';
+export { findInstructions, type ProjectInstructions } from './agent/instructions.js';
 export { SUMMARY_PROMPT, CompactedError, continuationPrompt, keptText, type CompactionCause } from './agent/compaction.js';
 export { loadPriceBook, usdText, OVERRIDE_SOURCE, type ModelPrices, type PriceBook, type PriceBookOptions, type PriceOverride } from './agent/prices.js';
-export { runSpend, lineageSpend, noSpend, addSpend, type Spend } from './agent/spend.js';
+export { runSpend, lineageSpend, noSpend, addSpend, type Spend, type UnheldSpend } from './agent/spend.js';
 export {
   allowCall,
   denyCall,
@@ -170,6 +171,7 @@ export {
   type CreateFromLinesOptions,
   type WorkspaceStorage,
 } from './store/store.js';
+export { LiveTextWriter, type LiveText } from './store/live-text.js';
 export type { Backend, BackendContext, BackendFactory, HeldRun, NatsSettings, ObjectShelf, OpenedRun, RunSummary, StoredRun, StreamOptions, Streamed, WaitListener } from './store/backend.js';
 export { JournalStore } from './store/journal-store.js';
 export { openStore, registerBackend, backends } from './store/registry.js';

@@ -4,6 +4,7 @@
  * to continue a conversation under other terms.
  */
 import { LogbookError, computeFingerprint, type Fingerprint } from '../core/index.js';
+import type { ProjectInstructions } from './instructions.js';
 import type { PriceBook } from './prices.js';
 import type { Provider, ThinkingSetting } from './provider.js';
 import { ToolRegistry } from './tools/registry.js';
@@ -41,6 +42,12 @@ export interface Agent {
   thinking: ThinkingSetting;
   /** Ask the provider to cache the prompt prefix. Outside the fingerprint: it never blocks a resume. */
   promptCache: boolean;
+  /**
+   * The project's instructions (instructions.ts), given to the model after
+   * `system`. Outside the fingerprint and never stored: a note beside the run
+   * says which file and hash it was given.
+   */
+  instructions?: ProjectInstructions;
 }
 
 /** When a long run is compacted into a continuation run, and what the continuation keeps. */

@@ -17,9 +17,18 @@
  * resumes the compacted run finishes 3 to 5 from the note, under the id it
  * names, so there is exactly one continuation; a second compaction of that
  * run is refused, naming it.
+ *
+ * Every summary call is counted (call-notes.ts): a `sent` note before it, and
+ * a `cost` note when its answer is refused (cut at max_tokens, a tool call).
+ * Where a held run is not held against other writers (JetStream), a writer
+ * claims the compaction before the summary call (a write-once note), so
+ * concurrent compactions of one run make one call: the others wait for its
+ * note and are refused, naming the continuation.
  */
 import { LogbookError, appendUserMessage, encodeRecord, initialState, isLogbookError, messageText, requestInputTokens, toolUses, type JournalRecord, type Message, type RunState } from '../core/index.js';
-import { COMPACTION_NOTE, encodeCompaction, parseCompaction, type CallUsage, type CompactionNote } from '../store/run-notes.js';
+import { randomBytes } from 'node:crypto';
+import { COMPACTION_NOTE, compactionClaimKey, encodeClaim, encodeCompaction, parseClaim, parseCompaction, type CallUsage, type CompactionNote } from '../store/run-notes.js';
+import { noteCallCost, noteSent, type SentTicket } from './call-notes.js';
 import type { Journal, Store } from '../store/store.js';
 import { DEFAULT_COMPACTION, fingerprintOf, type Agent, type CompactionSettings } from './agent.js';
 import { journalUsage, type ModelResponse } from './provider.js';
@@ -146,12 +155,14 @@ function summaryOf(response: ModelResponse, maxTokens: number): string {
  * without its oldest turns, half of them at a time (a refused call costs
  * nothing), until it fits; `context_exceeded` when even its last turns do not.
  */
-export async function summarize(agent: Agent, messages: readonly Message[], signal?: AbortSignal): Promise<Summary> {
+export async function summarize(agent: Agent, messages: readonly Message[], signal?: AbortSignal, notes?: SummaryNotes): Promise<Summary> {
   const droppable = droppableTurns(messages);
   let drop = 0;
   for (;;) {
+    const ticket = notes === undefined ? null : await noteSent(notes.store, notes.runId, { summaryOf: notes.at });
+    let response: ModelResponse;
     try {
-      const response = await agent.provider.complete({
+      response = await agent.provider.complete({
         system: agent.system,
         messages: summaryMessages(messages, drop),
         tools: agent.tools.definitions(),
@@ -161,8 +172,9 @@ export async function summarize(agent: Agent, messages: readonly Message[], sign
         toolChoice: 'none',
         ...(signal !== undefined ? { signal } : {}),
       });
-      return { text: summaryOf(response, agent.maxTokens), usage: journalUsage(response.usage) };
     } catch (err) {
+      // Stopped, the cost is unknown; failed (a refusal as too long among them), nothing was reported and nothing is counted.
+      if (ticket !== null) await noteCallCost(notes!.store, ticket, null, signal?.aborted === true ? 'stopped' : 'failed');
       if (!isLogbookError(err, 'context_exceeded')) throw err;
       if (drop >= droppable) {
         throw new LogbookError(
@@ -172,7 +184,26 @@ export async function summarize(agent: Agent, messages: readonly Message[], sign
         );
       }
       drop = Math.min(droppable, drop + Math.max(1, Math.ceil((droppable - drop) / 2)));
+      continue;
     }
+    return { text: await acceptedSummary(response, agent.maxTokens, notes, ticket), usage: journalUsage(response.usage) };
+  }
+}
+
+/** Where a summary call's notes are kept: beside the run it summarizes, cut at seq `at`. */
+export interface SummaryNotes {
+  store: Store;
+  runId: string;
+  at: number;
+}
+
+/** The summary of an answer (summaryOf); an answer refused was paid all the same: its cost is noted before the refusal is thrown. */
+async function acceptedSummary(response: ModelResponse, maxTokens: number, notes: SummaryNotes | undefined, ticket: SentTicket | null): Promise<string> {
+  try {
+    return summaryOf(response, maxTokens);
+  } catch (err) {
+    if (ticket !== null) await noteCallCost(notes!.store, ticket, journalUsage(response.usage), 'refused');
+    throw err;
   }
 }
 
@@ -254,8 +285,10 @@ export async function compact(origin: Recorder, context: CompactionContext): Pro
   const earlier = store === null ? null : await compactionOf(store, state.run_id);
   if (earlier !== null && earlier.at !== state.last_seq) throw new CompactedError(state.run_id, earlier.into, earlier.at);
   let note = earlier;
+  if (note === null && store !== null && !store.exclusiveOpen) note = await claimCompaction(store, state.run_id, state.last_seq, context.signal);
   if (note === null) {
-    const summary = await summarize(agent, state.messages, context.signal);
+    const notes = store === null ? undefined : { store, runId: state.run_id, at: state.last_seq };
+    const summary = await summarize(agent, state.messages, context.signal, notes);
     const keep = compactionSettings(agent).keepTurns;
     note = {
       into: generateRunId(),
@@ -273,6 +306,35 @@ export async function compact(origin: Recorder, context: CompactionContext): Pro
     }
   }
   return handOff(origin, note, context);
+}
+
+/** How long a claim of a compaction holds without its note: a summary call outlasting it is taken as its writer gone. */
+export const CLAIM_HOLDS_MS = 5 * 60_000;
+const CLAIM_POLL_MS = 200;
+
+/**
+ * Claims the compaction of run `id` at seq `at` for this writer, where its
+ * store does not hold a run against other writers: the first claim written
+ * holds (a write-once note). Null once claimed: the summary call is this
+ * writer's to make. Another writer's claim is waited out: its compaction's
+ * note once kept is refused with (CompactedError, naming the continuation),
+ * and a claim that outlasts CLAIM_HOLDS_MS without one gives way to the next.
+ */
+async function claimCompaction(store: Store, id: string, at: number, signal: AbortSignal | undefined): Promise<null> {
+  const nonce = randomBytes(8).toString('hex');
+  for (let n = 1; ; n++) {
+    const key = compactionClaimKey(at, n);
+    await store.putNote(id, key, encodeClaim({ nonce, time: Date.now() }));
+    const claim = parseClaim(await store.getNote(id, key));
+    if (claim === null || claim.nonce === nonce) return null;
+    for (;;) {
+      const note = await compactionOf(store, id);
+      if (note !== null) throw new CompactedError(id, note.into, note.at);
+      if (Date.now() - claim.time > CLAIM_HOLDS_MS) break;
+      if (signal?.aborted) throw new LogbookError('interrupted', 'stopped while another writer compacted the run', { cause: signal.reason });
+      await new Promise((resolve) => setTimeout(resolve, CLAIM_POLL_MS));
+    }
+  }
 }
 
 /**

@@ -34,7 +34,7 @@ import {
 import { Recorder } from './recorder.js';
 import { keepRemoteOrigins } from './remote-origins.js';
 import { generateRunId, keepRunNotes, keptToolSet, newRunMeta } from './run-meta.js';
-import { awaitsAnswer, awaitsInput, runLoop, type LoopOptions, type RunObserver, type RunResult, type SpendSetup, type ToolCall } from './runner.js';
+import { awaitsAnswer, awaitsInput, capReached, capRefusal, liveSpendOf, runLoop, type LoopOptions, type RunObserver, type RunResult, type SpendSetup, type ToolCall } from './runner.js';
 import { addCalls, CallTally, lineageSpend, noSpend, runCalls } from './spend.js';
 
 export { generateRunId, newRunMeta } from './run-meta.js';
@@ -175,6 +175,7 @@ export class AgentRun {
         recorder,
         resumed: this.resumed,
         runCreated: this.created,
+        store: this.setup.store ?? null,
         compact: (from: Recorder, cause: CompactionCause) => this.compactHeld(from, cause, options.signal, onRecord, (m) => observer?.warning?.(m)),
         ...(followUp !== undefined ? { followUp } : {}),
         ...(this.interruption !== undefined ? { interruption: this.interruption } : {}),
@@ -210,6 +211,13 @@ export class AgentRun {
     if (this.state.pending !== null) {
       await this.close();
       throw inToolBatch(this.state);
+    }
+    // The summary call is paid: the caps are checked before it, as before any model call.
+    const { spend } = this.setup;
+    const reached = capReached(this.agent, this.state.counters, this.agent.budget, () => (spend === undefined ? undefined : liveSpendOf(spend, this.agent.prices ?? null)));
+    if (reached !== null) {
+      await this.close();
+      throw capRefusal(reached);
     }
     this.held = this.journal;
     try {
@@ -474,19 +482,22 @@ async function goOn(
 }
 
 /**
- * What run `id` and, with lineage_budget_usd, the rest of its conversation
- * spent; undefined when nothing is priced. The run's own calls (tallied as
- * it was read, when `tally` is given, else read again) are left to be priced
- * when a spend is first read.
+ * What run `id` and, with lineage_budget_usd or when it has an origin (a
+ * continuation, a fork), the rest of its conversation spent, so what is shown
+ * of a continuation is the conversation's; undefined when nothing is priced.
+ * The run's own calls (tallied as it was read, when `tally` is given, else
+ * read again) are left to be priced when a spend is first read.
  */
 async function spentSoFar(store: Store, agent: Agent, id: string, origin: ForkOrigin | null, tally?: CallTally): Promise<SpendSetup | undefined> {
   const prices = agent.prices;
   if (prices === undefined) return undefined;
   const calls = await runCalls(store, id, ownFrom(origin === null ? {} : { forkedFrom: origin }), tally);
-  if (agent.lineageBudgetUsd === undefined) return { run: noSpend(), calls };
+  if (agent.lineageBudgetUsd === undefined && origin === null) return { run: noSpend(), calls };
   const run = addCalls(noSpend(), prices, calls);
-  const { spend: others } = await lineageSpend(store, id, prices, new Set([id]));
-  return { run, others };
+  const others = lineageSpend(store, id, prices, new Set([id]));
+  // Without a cap on it, the conversation's spend is only shown: a run of it that cannot be read does not stop this one.
+  if (agent.lineageBudgetUsd === undefined) return others.then(({ spend }) => ({ run, others: spend }), () => ({ run }));
+  return { run, others: (await others).spend };
 }
 
 /**

@@ -43,12 +43,17 @@ import {
   unlessAborted,
 } from './approvals.js';
 import { compactionSettings, nothingToCompact, nothingToCompactError, type CompactionCause, type Continuation } from './compaction.js';
-import { usdText } from './prices.js';
+import type { Store } from '../store/store.js';
+import type { LiveTextWriter } from '../store/live-text.js';
+import type { SentCall, UnheldWhy } from '../store/run-notes.js';
+import { noteCallCost, noteSent, type SentTicket } from './call-notes.js';
+import { noteInstructions, withInstructions } from './instructions.js';
+import { usdText, type PriceBook } from './prices.js';
 import { journalUsage, type ModelResponse, type StreamObserver, type Usage } from './provider.js';
 import type { Recorder } from './recorder.js';
 import type { SnapshotMoment } from '../store/run-notes.js';
 import type { WorkspaceSnapshots } from './workspace.js';
-import { addCall, addCalls, addSpend, noSpend, type CallUsage, type Spend } from './spend.js';
+import { addCall, addCalls, addSpend, addUnheldCall, noSpend, type CallUsage, type Spend } from './spend.js';
 import { AwaitingApproval, type OperatorAnswer, type ToolProgress } from './tools/tool.js';
 
 /** A tool call as the model made it: `id`, `name`, and `input` as the JSON text it wrote. */
@@ -341,6 +346,44 @@ export function awaitsInput(state: RunState): boolean {
   return last === undefined || (last.role === 'assistant' && state.last_stop_reason !== 'pause_turn');
 }
 
+/**
+ * The cap reached, if any, checked before each paid call (a model call, a
+ * compaction's summary call): the token budget (`budget`: the agent's, or an
+ * execution's lower one), the run's own spend (budget_usd), its
+ * conversation's (lineage_budget_usd, when `spend` has it).
+ */
+export function capReached(agent: Agent, counters: Counters, budget: number | undefined, spend: () => LiveSpend | undefined): { message: string; cap: SpendCap } | null {
+  const spent = counters.in_tokens + counters.out_tokens;
+  if (budget !== undefined && spent >= budget) {
+    return { cap: 'budget', message: `token budget spent: ${spent} of ${budget} tokens` };
+  }
+  // Read only for a cap on it: a run nobody asks the price of never loads the price table.
+  const live = agent.budgetUsd !== undefined || agent.lineageBudgetUsd !== undefined ? spend() : undefined;
+  const run = live?.run.usd;
+  if (agent.budgetUsd !== undefined && run !== undefined && run >= agent.budgetUsd) {
+    return { cap: 'budget_usd', message: `${spendCapReached('budget_usd')}this run spent ${usdText(run)} of ${usdText(agent.budgetUsd)}` };
+  }
+  const all = live?.conversation?.usd;
+  if (agent.lineageBudgetUsd !== undefined && all !== undefined && all >= agent.lineageBudgetUsd) {
+    return {
+      cap: 'lineage_budget_usd',
+      message: `${spendCapReached('lineage_budget_usd')}this conversation spent ${usdText(all)} of ${usdText(agent.lineageBudgetUsd)} over all its runs`,
+    };
+  }
+  return null;
+}
+
+/** A compaction refused at a cap, before its summary call was paid (`budget_reached`, `spend_cap_reached`). */
+export function capRefusal(reached: { message: string; cap: SpendCap }): LogbookError {
+  return new LogbookError(reached.cap === 'budget' ? 'budget_reached' : 'spend_cap_reached', `${reached.message}; nothing was compacted`);
+}
+
+/** What was spent as a run goes on: its own, and its conversation's when the rest of it was read. */
+export function liveSpendOf(setup: SpendSetup, book: PriceBook | null): LiveSpend {
+  const run = setup.calls !== undefined && setup.calls.length > 0 ? addCalls(addSpend(noSpend(), setup.run), book, setup.calls) : setup.run;
+  return { run, ...(setup.others !== undefined ? { conversation: addSpend(addSpend(noSpend(), setup.others), run) } : {}) };
+}
+
 /** How the message of a stop at a spend cap begins: it names the cap, which is all a `budget` terminal record keeps of it. */
 const spendCapReached = (cap: Exclude<SpendCap, 'budget'>): string => `spend cap ${cap} reached: `;
 
@@ -376,6 +419,8 @@ export interface LoopSetup {
   spend?: SpendSetup;
   /** The run's meta `created`, as written: tools that name a call on the wire derive that name from it. */
   runCreated?: string;
+  /** Where the run is journaled: its call notes (call-notes.ts) are kept beside it there. */
+  store?: Store | null;
 }
 
 /**
@@ -416,6 +461,7 @@ class Loop {
   /** A continuation's first request's input: its summary and kept exchanges, which another compaction would not make smaller. */
   private firstInput: number | undefined;
   private warnedFull = false;
+  private warnedNotes = false;
   private iterationBase: number;
   private readonly compactions: Compaction[] = [];
   /**
@@ -439,7 +485,8 @@ class Loop {
     this.recorder = setup.recorder;
     this.observer = options.observer ?? {};
     this.signal = options.signal ?? new AbortController().signal;
-    this.system = setup.resumed ? this.agent.system + RESUME_REMINDER : this.agent.system;
+    const system = withInstructions(this.agent.system, this.agent.instructions);
+    this.system = setup.resumed ? system + RESUME_REMINDER : system;
     this.iterationBase = setup.iterationBase ?? 0;
     this.inputFirst = setup.inputFirst === true;
     this.firstInput = setup.firstInput;
@@ -486,6 +533,7 @@ class Loop {
   async run(): Promise<RunResult> {
     const { agent } = this;
     checkInterruption(this.state, agent.tools, this.interruption);
+    await this.noteInstructions();
     if (agent.prices !== undefined) this.observer.spent?.(this.liveSpend);
     // What an interrupted tool, or anybody, changed since the run stopped is kept before it goes on.
     if (this.setup.resumed) await this.snapshot('resume');
@@ -724,7 +772,9 @@ class Loop {
     if (turn === null) return false;
     if (typeof turn !== 'string' && 'compact' in turn) {
       // Nothing since the last summary: compacting it again would pay a call to summarize the summary.
+      const cap = this.capReached();
       if (nothingToCompact(this.state)) this.warn(`${nothingToCompactError(this.state).message}; type a turn first`);
+      else if (cap !== null) this.warn(capRefusal(cap).message);
       else await this.compactNow('asked');
       return true;
     }
@@ -770,28 +820,9 @@ class Loop {
     }
   }
 
-  /**
-   * The cap the run has reached, if any, checked before each model call: its
-   * token budget, its own spend (budget_usd), its conversation's (lineage_budget_usd).
-   */
+  /** The cap the run has reached, if any (capReached). */
   private capReached(): { message: string; cap: SpendCap } | null {
-    const { agent, state, budget } = this;
-    const spent = state.counters.in_tokens + state.counters.out_tokens;
-    if (budget !== undefined && spent >= budget) {
-      return { cap: 'budget', message: `token budget spent: ${spent} of ${budget} tokens` };
-    }
-    const run = agent.budgetUsd !== undefined ? this.ownSpend.usd : 0;
-    if (agent.budgetUsd !== undefined && run >= agent.budgetUsd) {
-      return { cap: 'budget_usd', message: `${spendCapReached('budget_usd')}this run spent ${usdText(run)} of ${usdText(agent.budgetUsd)}` };
-    }
-    const all = agent.lineageBudgetUsd !== undefined ? this.liveSpend.conversation?.usd : undefined;
-    if (agent.lineageBudgetUsd !== undefined && all !== undefined && all >= agent.lineageBudgetUsd) {
-      return {
-        cap: 'lineage_budget_usd',
-        message: `${spendCapReached('lineage_budget_usd')}this conversation spent ${usdText(all)} of ${usdText(agent.lineageBudgetUsd)} over all its runs`,
-      };
-    }
-    return null;
+    return capReached(this.agent, this.state.counters, this.budget, () => this.liveSpend);
   }
 
   /**
@@ -823,8 +854,8 @@ class Loop {
     // The summary call is the compacted run's; the continuation's spend starts from nothing.
     const summary = noSpend();
     addCall(summary, this.agent.prices ?? null, from.fingerprint.provider, from.fingerprint.model, note.usage);
-    if (this.othersSpend !== undefined) addSpend(addSpend(this.othersSpend, this.ownSpend), summary);
-    else this.unpriced.length = 0; // nobody reads the compacted run's own spend again
+    // From here the conversation is more than the run being written: its spend is counted on, so what is shown is the conversation's.
+    this.othersSpend = addSpend(addSpend(this.othersSpend ?? noSpend(), this.ownSpend), summary);
     this.runSpend = noSpend();
     this.recorder = continuation.recorder;
     this.runCreated = createdOf(continuation.metaLine);
@@ -835,7 +866,54 @@ class Loop {
     const compaction: Compaction = { from: continuation.from, at: note.at, into: note.into, cause, inputBefore: requestInputTokens(from.fingerprint.provider, note.usage) };
     this.compactions.push(compaction);
     this.observer.compacted?.(compaction, from);
+    await this.noteInstructions();
     if (this.agent.prices !== undefined) this.observer.spent?.(this.liveSpend);
+  }
+
+  /** Notes beside the run which project instructions its model is given from here on, and says a change since it last ran; a note that cannot be kept is said. */
+  private async noteInstructions(): Promise<void> {
+    const store = this.setup.store;
+    if (store == null) return;
+    try {
+      const changed = await noteInstructions(store, this.state.run_id, this.state.last_seq, this.agent.instructions);
+      if (changed !== null) this.warn(changed);
+    } catch (err) {
+      this.warn(`could not note which project instructions run ${this.state.run_id} is given (${err instanceof Error ? err.message : String(err)})`);
+    }
+  }
+
+  /** Notes that a call is sent, before it is (call-notes.ts); a note that cannot be kept is said once, and the call goes on. */
+  private async noteSent(call: SentCall): Promise<SentTicket | null> {
+    const store = this.setup.store;
+    if (store == null) return null;
+    try {
+      return await noteSent(store, this.state.run_id, call);
+    } catch (err) {
+      this.warnNotes(err);
+      return null;
+    }
+  }
+
+  /**
+   * A sent call no record will hold: what it cost (its usage as the provider
+   * reported it so far, else unknown) is noted beside the run and counted in
+   * its spend, so the caps see it. A failed call the provider reported no
+   * usage for cost nothing (call-notes.ts leaves it out).
+   */
+  private async unheldCall(ticket: SentTicket | null, streamed: Usage | undefined, why: UnheldWhy): Promise<void> {
+    const usage = streamed === undefined ? null : journalUsage(streamed);
+    if (ticket !== null) await noteCallCost(this.setup.store!, ticket, usage, why).catch((err: unknown) => this.warnNotes(err));
+    if (why === 'failed' && usage === null) return;
+    const { prices } = this.agent;
+    if (prices === undefined) return;
+    addUnheldCall(this.runSpend, prices, this.agent.provider.id, this.agent.provider.model, usage);
+    this.observer.spent?.(this.liveSpend);
+  }
+
+  private warnNotes(err: unknown): void {
+    if (this.warnedNotes) return;
+    this.warnedNotes = true;
+    this.warn(`could not keep a note of a model call beside run ${this.state.run_id} (${err instanceof Error ? err.message : String(err)}); a call stopped or cut may go uncounted in its spend`);
   }
 
   /**
@@ -871,6 +949,16 @@ class Loop {
    * journaled and the loop goes back to the input, the run still held.
    */
   private async callModel(): Promise<void> {
+    // What streams is shown to watchers until the call ends: its record replaces it, or nothing does.
+    const live = this.setup.store?.liveText(this.state.run_id) ?? null;
+    try {
+      await this.callModelShown(live);
+    } finally {
+      await live?.end();
+    }
+  }
+
+  private async callModelShown(live: LiveTextWriter | null): Promise<void> {
     const { agent, observer, state } = this;
     const stop = state.interactive ? this.options.input?.answering?.() : undefined;
     const signal = stop === undefined ? this.signal : AbortSignal.any([this.signal, stop.signal]);
@@ -878,6 +966,9 @@ class Loop {
     observer.modelStart?.(iteration);
     const deadline = this.options.limits?.modelCallTimeoutMs;
     const timer = deadline === undefined ? null : AbortSignal.timeout(deadline);
+    const ticket = await this.noteSent({ iteration });
+    live?.begin(state.last_seq, iteration);
+    let streamed: Usage | undefined;
     let response: ModelResponse;
     try {
       response = await agent.provider.complete(
@@ -890,9 +981,11 @@ class Loop {
           promptCache: agent.promptCache,
           signal: timer === null ? signal : AbortSignal.any([signal, timer]),
         },
-        joinedStream(observer),
+        joinedStream(observer, (usage) => (streamed = usage), live),
       );
     } catch (err) {
+      const stopped = (stop?.signal.aborted === true || this.signal.aborted) && (isLogbookError(err, 'interrupted') || isAbortError(err));
+      await this.unheldCall(ticket, streamed, stopped ? 'stopped' : 'failed');
       if (stop?.signal.aborted && !this.signal.aborted && (isLogbookError(err, 'interrupted') || isAbortError(err))) {
         this.answerStopped = true;
         observer.answerStopped?.();
@@ -944,27 +1037,37 @@ class Loop {
  * blocks are joined by a newline, as textOf joins a message's text blocks, so
  * what streamed is the text the message will hold.
  */
-function joinedStream(observer: RunObserver): StreamObserver {
+function joinedStream(observer: RunObserver, onUsage: (usage: Usage) => void, live: LiveTextWriter | null): StreamObserver {
   let textBlock: number | undefined;
   let thinkingBlock: number | undefined;
+  const text = (delta: string): void => {
+    observer.text?.(delta);
+    live?.text(delta);
+  };
+  const thinking = (delta: string): void => {
+    observer.thinking?.(delta);
+    live?.thinking(delta);
+  };
   return {
     onText(delta, block) {
-      if (textBlock !== undefined && block !== textBlock) observer.text?.('\n');
+      if (textBlock !== undefined && block !== textBlock) text('\n');
       textBlock = block;
-      if (delta !== '') observer.text?.(delta);
+      if (delta !== '') text(delta);
     },
     onThinking(delta, block) {
       if (delta === '') return;
-      if (thinkingBlock !== undefined && block !== thinkingBlock) observer.thinking?.('\n');
+      if (thinkingBlock !== undefined && block !== thinkingBlock) thinking('\n');
       thinkingBlock = block;
-      observer.thinking?.(delta);
+      thinking(delta);
     },
     onRestart() {
       textBlock = undefined;
       thinkingBlock = undefined;
       observer.restart?.();
+      live?.restart();
     },
     onUsage(usage) {
+      onUsage(usage);
       observer.streamUsage?.(usage);
     },
   };

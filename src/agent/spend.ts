@@ -1,15 +1,18 @@
 /**
  * What runs spent, in USD: every model call priced on its own (prices.ts),
  * from the usage its assistant record keeps, and summed. A run's spend is its
- * own calls' (a fork's copied records are its origin's: lineage.ts ownFrom)
- * and, when it was compacted, its summary call's (kept in its compaction note,
- * run-notes.ts); a conversation's is the sum over every run of its lineage.
+ * own calls' (a fork's copied records are its origin's: lineage.ts ownFrom),
+ * when it was compacted its summary call's (kept in its compaction note,
+ * run-notes.ts), and the paid calls its journal does not hold (stopped,
+ * failed, refused or cut by a crash: call-notes.ts); a conversation's is the
+ * sum over every run of its lineage.
  * Nothing is stored: spend is derived from the records and notes each time.
  */
 import { tokenParts, type JournalRecord, type UsageCounts } from '../core/index.js';
 import { listLineage, ownFrom } from '../store/lineage.js';
 import { COMPACTION_NOTE, parseCompaction } from '../store/run-notes.js';
 import type { RunInfo, Store } from '../store/store.js';
+import { unheldCalls } from './call-notes.js';
 import type { PriceBook } from './prices.js';
 
 /** A sum of model calls' costs. */
@@ -23,11 +26,23 @@ export interface Spend {
   unpricedModels: string[];
   /** Where the prices came from, each once, in the order first used. */
   sources: string[];
+  /** Of the calls counted, those the conversation does not hold (call-notes.ts). */
+  unheld: UnheldSpend;
+}
+
+/** The paid calls a spend counts that no record holds: stopped, failed, refused, or cut by a crash. */
+export interface UnheldSpend {
+  /** Those whose usage is known (priced or not: they are in `calls` or `unpriced`). */
+  calls: number;
+  /** Their part of `usd`. */
+  usd: number;
+  /** Those whose cost is unknown (no usage was reported): in neither `calls` nor `usd`. */
+  unknown: number;
 }
 
 /** Nothing spent: no call, no USD. */
 export function noSpend(): Spend {
-  return { usd: 0, calls: 0, unpriced: 0, unpricedModels: [], sources: [] };
+  return { usd: 0, calls: 0, unpriced: 0, unpricedModels: [], sources: [], unheld: { calls: 0, usd: 0, unknown: 0 } };
 }
 
 /** Sums of spend, in place into `into`. */
@@ -35,6 +50,9 @@ export function addSpend(into: Spend, more: Spend): Spend {
   into.usd += more.usd;
   into.calls += more.calls;
   into.unpriced += more.unpriced;
+  into.unheld.calls += more.unheld.calls;
+  into.unheld.usd += more.unheld.usd;
+  into.unheld.unknown += more.unheld.unknown;
   for (const m of more.unpricedModels) if (!into.unpricedModels.includes(m)) into.unpricedModels.push(m);
   for (const s of more.sources) if (!into.sources.includes(s)) into.sources.push(s);
   return into;
@@ -53,6 +71,18 @@ export function addCall(spend: Spend, book: PriceBook | null, provider: string, 
   if (!spend.sources.includes(prices.source)) spend.sources.push(prices.source);
 }
 
+/** Adds a paid call no record holds to `spend`: its usage priced as addCall does, or, when unknown (null), counted as such. */
+export function addUnheldCall(spend: Spend, book: PriceBook | null, provider: string, model: string, usage: UsageCounts | null): void {
+  if (usage === null) {
+    spend.unheld.unknown++;
+    return;
+  }
+  const before = spend.usd;
+  addCall(spend, book, provider, model, usage);
+  spend.unheld.calls++;
+  spend.unheld.usd += spend.usd - before;
+}
+
 /** A stored line after the meta that may hold an assistant record: the lines worth decoding to price or size a run's model calls. */
 export const mayBeAssistant = (line: string): boolean => line.includes('"assistant":');
 
@@ -63,6 +93,10 @@ export interface CallUsage {
   usage: UsageCounts;
   /** Its record's seq, when it has one (a summary call has none). */
   seq?: number;
+  /** Its record's iteration, when it has one. */
+  iteration?: number;
+  /** A paid call no record holds (call-notes.ts): `unknown` when its usage is not known (then `usage` counts nothing). */
+  unheld?: 'known' | 'unknown';
 }
 
 /**
@@ -81,7 +115,7 @@ export class CallTally {
     } else if ('assistant' in record) {
       const { in_tokens, out_tokens, cache_read_tokens, cache_create_tokens } = record.assistant;
       const usage: UsageCounts = { in_tokens, out_tokens, ...(cache_read_tokens !== undefined ? { cache_read_tokens } : {}), ...(cache_create_tokens !== undefined ? { cache_create_tokens } : {}) };
-      this.calls.push({ provider: this.provider, model: this.model, usage, seq: record.seq });
+      this.calls.push({ provider: this.provider, model: this.model, usage, seq: record.seq, iteration: record.assistant.iteration });
     }
   }
 
@@ -93,7 +127,10 @@ export class CallTally {
 
 /** Adds each call to `spend`, priced from `book`. */
 export function addCalls(spend: Spend, book: PriceBook | null, calls: readonly CallUsage[]): Spend {
-  for (const c of calls) addCall(spend, book, c.provider, c.model, c.usage);
+  for (const c of calls) {
+    if (c.unheld === undefined) addCall(spend, book, c.provider, c.model, c.usage);
+    else addUnheldCall(spend, book, c.provider, c.model, c.unheld === 'unknown' ? null : c.usage);
+  }
   return spend;
 }
 
@@ -114,6 +151,10 @@ export async function runCalls(store: Store, id: string, from = 1, records?: rea
   const calls = tally.calls.filter((c) => c.seq === undefined || c.seq >= from);
   const compaction = parseCompaction(await store.getNote(id, COMPACTION_NOTE).catch(() => null));
   if (compaction !== null) calls.push({ ...tally.made, usage: compaction.usage });
+  const iterations = new Set(tally.calls.flatMap((c) => (c.iteration !== undefined ? [c.iteration] : [])));
+  for (const call of await unheldCalls(store, id, { iterations, ...(compaction !== null ? { summaryAt: compaction.at } : {}) })) {
+    calls.push({ ...tally.made, usage: call.usage ?? { in_tokens: 0, out_tokens: 0 }, unheld: call.usage === null ? 'unknown' : 'known' });
+  }
   return calls;
 }
 

@@ -76,7 +76,20 @@ export function spendText(spend: Spend): string {
     const models = spend.unpricedModels.map(sanitizeLine).join(', ');
     parts.push(`${n(spend.unpriced)} model call${spend.unpriced === 1 ? '' : 's'} not priced: no price known for ${models} (prices: in the config gives one)`);
   }
+  const unheld = unheldText(spend);
+  if (unheld !== null) parts.push(unheld);
   return parts.join('; ');
+}
+
+const calls = (count: number): string => `${n(count)} model call${count === 1 ? '' : 's'}`;
+
+/** How much of a spend is calls the conversation does not hold (stopped, failed, refused, cut by a crash), in words; null when none. */
+export function unheldText(spend: Spend): string | null {
+  const { unheld } = spend;
+  const parts: string[] = [];
+  if (unheld.calls > 0) parts.push(`${usdText(unheld.usd)} of it for ${calls(unheld.calls)} the conversation does not hold (stopped, failed or refused)`);
+  if (unheld.unknown > 0) parts.push(`${calls(unheld.unknown)} the conversation does not hold, of unknown cost (stopped or cut before the provider reported usage), not in the sum`);
+  return parts.length === 0 ? null : parts.join('; ');
 }
 
 /** The label and value pairs a rendering shows of the facts. */
@@ -93,7 +106,21 @@ export function factFields(facts: RunFacts): [string, string][] {
   return out;
 }
 
-/** A spend as JSON: USD, the calls priced and not, the sources of the prices. */
-export function spendJson(spend: Spend): { usd: number; priced_calls: number; unpriced_calls: number; sources: string[] } {
-  return { usd: spend.usd, priced_calls: spend.calls, unpriced_calls: spend.unpriced, sources: spend.sources };
+/** A spend as JSON: USD, the calls priced and not, the sources of the prices, and what of it the conversation does not hold. */
+export function spendJson(spend: Spend): {
+  usd: number;
+  priced_calls: number;
+  unpriced_calls: number;
+  sources: string[];
+  unheld: { calls: number; usd: number; unknown_cost_calls: number };
+} {
+  const { unheld } = spend;
+  return {
+    usd: spend.usd,
+    priced_calls: spend.calls,
+    unpriced_calls: spend.unpriced,
+    sources: spend.sources,
+    // The calls counted above that the conversation does not hold, and those of unknown cost (counted nowhere above).
+    unheld: { calls: unheld.calls, usd: unheld.usd, unknown_cost_calls: unheld.unknown },
+  };
 }

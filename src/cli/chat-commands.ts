@@ -7,6 +7,7 @@
  * typed with it doubled.
  */
 import { usdText } from '../agent/prices.js';
+import { unheldText } from '../api/long-run-facts.js';
 import { awaitsAnswer, type LiveSpend } from '../agent/runner.js';
 import type { RunState } from '../core/index.js';
 import { sanitizeLine } from '../render/index.js';
@@ -146,7 +147,8 @@ function spentLine(spend: LiveSpend | undefined): string {
   const sources = run.sources.length > 0 ? ` (prices: ${run.sources.map(sanitizeLine).join('; ')})` : '';
   const unpriced = run.unpriced > 0 ? `, ${count(run.unpriced)} call${run.unpriced === 1 ? '' : 's'} not priced` : '';
   const whole = spend.conversation !== undefined ? ` \u00b7 the conversation ${usdText(spend.conversation.usd)}` : '';
-  return `${usdText(run.usd)}${sources}${unpriced}${whole}`;
+  const unheld = unheldText(spend.conversation ?? run);
+  return `${usdText(run.usd)}${sources}${unpriced}${whole}${unheld !== null ? ` (${unheld})` : ''}`;
 }
 
 /** The keys a chat knows, for /help. */

@@ -7,10 +7,10 @@ const EXIT_MEANINGS: Record<keyof typeof EXIT, string> = {
   error: 'an error (one line on stderr says what and how to fix it; --verbose or LOGBOOK_DEBUG=1 adds where)',
   usage: 'a usage error (unknown option, missing argument, a run id that is part of several ids)',
   awaiting: 'a run stopped before a call that needs an approval (no terminal to ask on); --approve or --deny continues it',
-  budget: 'a run stopped at its token budget (budget in the config); raise it, then resume',
+  budget: 'a run stopped at its token budget (budget in the config), or a compaction was refused at it; raise it, then resume',
   maxIterations: 'a run stopped at max_iterations; a resume goes on (a chat), or a raised limit and --force (a one-shot)',
   refused: 'the model refused to answer (stop reason "refusal"); a follow-up PROMPT to the run can rephrase',
-  spendCap: 'a run stopped at a spend cap (budget_usd or lineage_budget_usd in the config); raise it, then resume',
+  spendCap: 'a run stopped at a spend cap (budget_usd or lineage_budget_usd in the config), or a compaction was refused at one; raise it, then resume',
   suspended: 'a run was suspended (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT); it can be resumed',
   interrupted: 'stopped by Ctrl-C, SIGTERM, SIGHUP or SIGQUIT; nothing was changed',
 };

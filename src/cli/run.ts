@@ -195,6 +195,11 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     const place = { dir: process.cwd(), config: config.path };
     // The tools act where the command runs: that directory (or workspace.dir) is the one snapshotted.
     const workspace = store === null ? null : WorkspaceTracker.for(store, config.workspace, place.dir, environment.env.PATH);
+    if (config.instructions) {
+      const { findInstructions } = await import('../agent/instructions.js');
+      const found = findInstructions(place.dir, (message) => note(`warning: ${message}`));
+      if (found !== null) agent.instructions = found;
+    }
     if (flags.resume !== undefined || flags.continue) {
       const presentation = { agent, err, note, progress: (t: string) => progress.write(t), presenter, signal: suspend.signal, place, config: config.path, identity: config.a2a.identity, canAsk: io.canAsk() };
       run = await continueRun(store!, flags, words, presentation).catch(async (err: unknown) => {

@@ -60,6 +60,8 @@ export interface LogbookConfig {
   keep_turns: number;
   thinking: 'off' | 'summarized';
   prompt_cache: boolean;
+  /** Give the model the project's instructions (AGENTS.md, LOGBOOK.md: agent/instructions.ts). Outside the fingerprint. */
+  instructions: boolean;
   /** Seconds a model call may hear nothing from the API before it is tried again; the provider's default when absent. Outside the fingerprint. */
   idle_timeout?: number;
   base_url?: string;
@@ -279,6 +281,7 @@ export function parseConfig(text: string, path: string): LogbookConfig {
     max_iterations: c.max_iterations ?? DEFAULTS.max_iterations,
     thinking: c.thinking ?? 'off',
     prompt_cache: c.prompt_cache ?? false,
+    instructions: c.instructions ?? true,
     prices: c.prices ?? {},
     compact_at: c.compact_at ?? DEFAULTS.compact_at,
     keep_turns: c.keep_turns ?? DEFAULTS.keep_turns,

@@ -91,6 +91,8 @@ export const CONFIG_SCHEMA = {
     keep_turns: { type: 'integer', minimum: 0, maximum: UPPER_BOUNDS.keep_turns.max },
     thinking: { enum: ['off', 'summarized'] },
     prompt_cache: { type: 'boolean' },
+    // AGENTS.md or LOGBOOK.md given to the model after the system prompt (false: not)
+    instructions: { type: 'boolean' },
     // seconds a model call may hear nothing from the API before it is tried again
     idle_timeout: { type: 'number', exclusiveMinimum: 0, maximum: UPPER_BOUNDS.idle_timeout.max },
     base_url: { type: 'string', minLength: 1 },

@@ -74,6 +74,10 @@ export type ErrorCode =
   | 'in_tool_batch'
   /** A compaction asked for of a run with nothing to summarize: its first turn alone (a continuation's summary), no model turn since. */
   | 'nothing_to_compact'
+  /** A paid step refused before it was paid (a compaction's summary call): the run's token budget is spent. */
+  | 'budget_reached'
+  /** The same at a spend cap (budget_usd, lineage_budget_usd). */
+  | 'spend_cap_reached'
   /** An MCP tool server that did not start, or stopped answering (see src/agent/tools/mcp). */
   | 'tool_server'
   | 'interrupted'

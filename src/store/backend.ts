@@ -93,6 +93,13 @@ export interface Backend {
   /** Where runs are kept, for people ("file store in /home/a/.local/state/logbook/runs"). */
   readonly location: string;
   /**
+   * Whether `open` holds a run against every other writer (a lock) rather
+   * than fencing a second writer out at its first append only: what a step
+   * that must be taken once, before anything is appended (a compaction's
+   * summary call), relies on. Absent: it does not.
+   */
+  readonly exclusiveOpen?: boolean;
+  /**
    * Creates run `id` whole, its meta line durable as seq 1, and holds it. A run
    * appears whole or not at all; `exists` when it is already there (even
    * half-removed). `id` has been validated.
@@ -182,6 +189,16 @@ export interface Backend {
    * times leaves this out.
    */
   times?(id: string): Promise<RunTimes>;
+  /**
+   * Shows watchers what a writer of run `id` streams before it is journaled
+   * (live text, store/live-text.ts): `body` replaces what was shown, null
+   * clears it. Never part of the run, never durable: the file backend keeps it
+   * in a file beside the journal (`<id>.live`), JetStream publishes it on a
+   * core subject beside the run's (`<prefix>-live.<id>`), outside the stream.
+   */
+  putLive?(id: string, body: string | null): Promise<void>;
+  /** Follows what putLive shows of run `id`: what is shown now (where the backend can tell), then each change, until `signal` aborts. */
+  followLive?(id: string, signal: AbortSignal): AsyncIterable<string | null>;
   /** Releases the backend's own resources (connections). */
   close(): Promise<void>;
 }

@@ -9,7 +9,7 @@
  * again.
  */
 import { LogbookError, decodeLines, fold, runStatus, type MetaPayload } from '../core/index.js';
-import { carriedNoteKeys } from './run-notes.js';
+import { carriedNoteKeys, carriedNotePrefixes } from './run-notes.js';
 import type { Store } from './store.js';
 
 /** How copyRun copies. */
@@ -68,5 +68,6 @@ async function carriedNotes(from: Store, id: string, meta: MetaPayload): Promise
     const text = await from.getNote(id, key).catch(() => null);
     if (text !== null) notes.set(key, text);
   }
+  for (const prefix of carriedNotePrefixes()) for (const [key, text] of await from.notesWith(id, prefix).catch(() => new Map<string, string>())) notes.set(key, text);
   return notes;
 }

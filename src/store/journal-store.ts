@@ -58,6 +58,7 @@ import {
   turnNoteText,
   typedText,
 } from './run-notes.js';
+import { LiveTextWriter, parseLiveText, type LiveText } from './live-text.js';
 
 /** The meta record a run starts with; `corrupt` when it is not one, or names another run. */
 function metaOf(record: JournalRecord, id: string, where: string): MetaPayload {
@@ -165,6 +166,10 @@ export class JournalStore implements Store {
 
   get backend(): string {
     return this.backendImpl.name;
+  }
+
+  get exclusiveOpen(): boolean {
+    return this.backendImpl.exclusiveOpen === true;
   }
 
   get location(): string {
@@ -418,7 +423,9 @@ export class JournalStore implements Store {
       runs.push(damaged ? describe(summary) : run);
       notes.set(summary.id, summary.notes);
     }
-    await eachAtOnce(runs, NOTE_READS, (run) => this.describeFromNotes(run, notes.get(run.runId), options));
+    const continues = new Map<string, string>();
+    await eachAtOnce(runs, NOTE_READS, (run) => this.describeFromNotes(run, notes.get(run.runId), options, continues));
+    if (options.lastTurns === true) lastTurnsAlongLineages(runs, continues);
     return runs;
   }
 
@@ -428,7 +435,7 @@ export class JournalStore implements Store {
    * for (run-notes.ts). `keys`: the notes the backend listed it with, so only
    * those are read; undefined where it cannot list them, and each is asked for.
    */
-  private async describeFromNotes(run: RunInfo, keys: readonly string[] | undefined, options: ListingOptions): Promise<void> {
+  private async describeFromNotes(run: RunInfo, keys: readonly string[] | undefined, options: ListingOptions, continues: Map<string, string>): Promise<void> {
     if (run.status === 'unreadable') return;
     const has = (key: string): boolean => keys === undefined || keys.includes(key);
     if (run.prompt === '') run.prompt = await this.firstTypedTurn(run.runId);
@@ -441,6 +448,11 @@ export class JournalStore implements Store {
     if (options.lastTurns === true) {
       const key = keys === undefined ? null : lastTurnKey(keys);
       run.lastTurn = (key === null ? null : await this.note(run.runId, key)) ?? run.prompt;
+      // A continuation's prompt is its summary: with no turn typed into it, its last typed turn is its origin's (lastTurnsAlongLineages).
+      if (key === null && has(FORK_NOTE)) {
+        const origin = run.forkedFrom ?? parseForkOrigin(await this.note(run.runId, FORK_NOTE));
+        if (origin?.compacted === true) continues.set(run.runId, origin.from);
+      }
     }
   }
 
@@ -544,9 +556,49 @@ export class JournalStore implements Store {
     return { home, ...(shelf !== undefined ? { shelf } : {}) };
   }
 
+  liveText(id: string): LiveTextWriter {
+    validateId(id);
+    return new LiveTextWriter((body) => this.backendImpl.putLive?.(id, body) ?? Promise.resolve());
+  }
+
+  async *watchLive(id: string, options: { signal: AbortSignal }): AsyncIterable<LiveText | null> {
+    validateId(id);
+    const follow = this.backendImpl.followLive?.(id, options.signal);
+    if (follow === undefined) return;
+    for await (const body of follow) yield parseLiveText(body);
+  }
+
+  async notesWith(id: string, prefix: string): Promise<Map<string, string>> {
+    validateId(id);
+    const found = new Map<string, string>();
+    const keys = ((await this.backendImpl.noteKeys?.(id)) ?? []).filter((key) => key.startsWith(prefix)).sort();
+    await eachAtOnce(keys, NOTE_READS, async (key) => {
+      const text = await this.note(id, key);
+      if (text !== null) found.set(key, text);
+    });
+    return new Map([...found].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  }
+
   async close(): Promise<void> {
     await this.backendImpl.close();
   }
+}
+
+/**
+ * A continuation no turn was typed into yet shows its origin's last typed
+ * turn, not its first user turn, which is a summary (`lastTurn` is its
+ * prompt): followed along the lineage, as far as the listing holds it.
+ */
+function lastTurnsAlongLineages(runs: RunInfo[], continues: ReadonlyMap<string, string>): void {
+  const byId = new Map(runs.map((run) => [run.runId, run]));
+  const lastTurn = (run: RunInfo, seen: Set<string>): string | undefined => {
+    const from = continues.get(run.runId);
+    if (from === undefined || seen.has(run.runId)) return run.lastTurn;
+    seen.add(run.runId);
+    const origin = byId.get(from);
+    return origin === undefined ? run.lastTurn : lastTurn(origin, seen);
+  };
+  for (const run of runs) run.lastTurn = lastTurn(run, new Set());
 }
 
 /** Runs whose notes a listing reads at once: a JetStream read is a request, and a listing has a run per request in flight. */

@@ -28,7 +28,19 @@
  *   none could be made; several may share a seq (a resume's, a rewind's),
  *   ordered by their time;
  * - `rewind-NONCE`: a rewind of the workspace (and of the conversation, into
- *   a fork): the snapshots it went from and to, what `rewind --undo` puts back.
+ *   a fork): the snapshots it went from and to, what `rewind --undo` puts back;
+ * - `compacting-SEQ-N`: a writer claims the compaction of the run at seq SEQ
+ *   (its Nth claim: one whose writer went quiet gives way to the next), so
+ *   that where a held run is not held against other writers (JetStream)
+ *   concurrent compactions make one summary call (agent/compaction.ts);
+ * - `instructions-SEQ-HASH`: the project instructions (agent/instructions.ts)
+ *   given to the model from seq SEQ on: their file and sha-256 (HASH: its
+ *   first 12 hex digits, `none` when none were given), never their text;
+ * - `sent-CALL`: a model call was sent (CALL: its iteration, or `summary-SEQ`
+ *   for a compaction's summary of the run at seq SEQ, then a nonce), written
+ *   before it is sent; `cost-CALL`: what a sent call the journal does not hold
+ *   cost (stopped, failed, or a summary refused), its usage or unknown. A sent
+ *   call with neither a record nor a cost was cut by a crash (agent/call-notes.ts).
  *
  * A copy of a run (store/copy.ts) carries the notes that say what the run is
  * (carriedNoteKeys): without its `compacted` note a copied compacted run
@@ -100,6 +112,15 @@ export function carriedNoteKeys(meta: MetaPayload): string[] {
   return [FORK_NOTE, COMPACTION_NOTE, PLACE_NOTE, REMOTE_TOOLS_NOTE, TASK_NOTE, CANCELED_NOTE, toolSetNoteKey(meta.fingerprint.tools_hash)];
 }
 
+/**
+ * The key prefixes of the note families a copy of a run carries too: what its
+ * calls cost (a copy spends what its source spent) and what instructions its
+ * model was given. Defined below; listed here beside carriedNoteKeys.
+ */
+export function carriedNotePrefixes(): string[] {
+  return [SENT_NOTE_PREFIX, COST_NOTE_PREFIX, INSTRUCTIONS_NOTE_PREFIX];
+}
+
 /** The most of a typed turn its note keeps: enough for a listing's line and a picker's search. */
 export const TURN_NOTE_CHARS = 500;
 
@@ -127,24 +148,15 @@ export function parseForkOrigin(text: string | null): ForkOrigin | null {
 const count = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
 export function encodeCompaction(note: CompactionNote): string {
-  const u = note.usage;
-  const usage = {
-    in_tokens: u.in_tokens,
-    out_tokens: u.out_tokens,
-    ...(u.cache_read_tokens ? { cache_read_tokens: u.cache_read_tokens } : {}),
-    ...(u.cache_create_tokens ? { cache_create_tokens: u.cache_create_tokens } : {}),
-  };
+  const usage = usageJson(note.usage);
   return JSON.stringify({ into: note.into, at: note.at, iteration: note.iteration, kept: note.kept, ...(note.input_first ? { input_first: true } : {}), usage, prompt: note.prompt });
 }
 
 export function parseCompaction(text: string | null): CompactionNote | null {
   const o = noteObject(text);
   if (o === null || typeof o.into !== 'string' || !count(o.at) || !count(o.iteration) || !count(o.kept) || typeof o.prompt !== 'string') return null;
-  const u = o.usage as Record<string, unknown> | null;
-  if (u === null || typeof u !== 'object' || !count(u.in_tokens) || !count(u.out_tokens)) return null;
-  const usage: CallUsage = { in_tokens: u.in_tokens, out_tokens: u.out_tokens };
-  if (count(u.cache_read_tokens)) usage.cache_read_tokens = u.cache_read_tokens;
-  if (count(u.cache_create_tokens)) usage.cache_create_tokens = u.cache_create_tokens;
+  const usage = parseUsage(o.usage);
+  if (usage === null) return null;
   return { into: o.into, at: o.at, prompt: o.prompt, usage, iteration: o.iteration, kept: o.kept, ...(o.input_first === true ? { input_first: true } : {}) };
 }
 
@@ -171,6 +183,117 @@ export function encodeFailure(code: string): string {
 export function parseFailure(text: string | null): string | null {
   const o = noteObject(text);
   return o !== null && typeof o.code === 'string' ? o.code : null;
+}
+
+/** The prefix of every `sent-CALL` note, and of every `cost-CALL` note. */
+export const SENT_NOTE_PREFIX = 'sent-';
+export const COST_NOTE_PREFIX = 'cost-';
+
+/** Which model call a `sent-CALL` note is of: a run's turn (its iteration), or the summary call of a compaction cut at seq `summaryOf`. */
+export type SentCall = { iteration: number } | { summaryOf: number };
+
+/** A `sent-CALL` note read: which call, and when it was sent (RFC 3339). */
+export interface SentNote {
+  call: SentCall;
+  time: string;
+}
+
+/** Why a sent call is not held by the journal though it cost: the operator stopped it, it failed, or (a summary) it was refused. */
+export type UnheldWhy = 'stopped' | 'failed' | 'refused';
+
+/** A `cost-CALL` note read: what the call cost (null: unknown, the provider reported none) and why no record holds it. */
+export interface CostNote {
+  usage: CallUsage | null;
+  why: UnheldWhy;
+}
+
+/** The CALL of the keys of a call's notes: what it is, and a nonce of its own (a call may be sent again). */
+export function callKeyPart(call: SentCall, nonce: string): string {
+  return 'iteration' in call ? `${call.iteration}-${nonce}` : `summary-${call.summaryOf}-${nonce}`;
+}
+
+export function encodeSent(note: SentNote): string {
+  return JSON.stringify({ ...('iteration' in note.call ? { iteration: note.call.iteration } : { summary_of: note.call.summaryOf }), time: note.time });
+}
+
+export function parseSent(text: string | null): SentNote | null {
+  const o = noteObject(text);
+  if (o === null || typeof o.time !== 'string') return null;
+  if (count(o.iteration)) return { call: { iteration: o.iteration }, time: o.time };
+  if (count(o.summary_of)) return { call: { summaryOf: o.summary_of }, time: o.time };
+  return null;
+}
+
+function usageJson(u: CallUsage): Record<string, number> {
+  return {
+    in_tokens: u.in_tokens,
+    out_tokens: u.out_tokens,
+    ...(u.cache_read_tokens ? { cache_read_tokens: u.cache_read_tokens } : {}),
+    ...(u.cache_create_tokens ? { cache_create_tokens: u.cache_create_tokens } : {}),
+  };
+}
+
+function parseUsage(v: unknown): CallUsage | null {
+  if (v === null || typeof v !== 'object') return null;
+  const u = v as Record<string, unknown>;
+  if (!count(u.in_tokens) || !count(u.out_tokens)) return null;
+  const usage: CallUsage = { in_tokens: u.in_tokens, out_tokens: u.out_tokens };
+  if (count(u.cache_read_tokens)) usage.cache_read_tokens = u.cache_read_tokens;
+  if (count(u.cache_create_tokens)) usage.cache_create_tokens = u.cache_create_tokens;
+  return usage;
+}
+
+export function encodeCost(note: CostNote): string {
+  return JSON.stringify({ why: note.why, ...(note.usage === null ? { unknown: true } : { usage: usageJson(note.usage) }) });
+}
+
+export function parseCost(text: string | null): CostNote | null {
+  const o = noteObject(text);
+  if (o === null || (o.why !== 'stopped' && o.why !== 'failed' && o.why !== 'refused')) return null;
+  return { why: o.why, usage: o.unknown === true ? null : parseUsage(o.usage) };
+}
+
+/** What project instructions a run's model was given from a seq on: their file and its sha-256, or none (null). */
+export interface InstructionsNote {
+  seq: number;
+  given: { path: string; sha256: string } | null;
+}
+
+export const INSTRUCTIONS_NOTE_PREFIX = 'instructions-';
+
+export function instructionsNoteKey(note: InstructionsNote): string {
+  return `${INSTRUCTIONS_NOTE_PREFIX}${note.seq}-${note.given === null ? 'none' : note.given.sha256.slice(0, 12)}`;
+}
+
+export function encodeInstructions(note: InstructionsNote): string {
+  return JSON.stringify({ seq: note.seq, ...(note.given !== null ? { path: note.given.path, sha256: note.given.sha256 } : {}) });
+}
+
+export function parseInstructions(text: string | null): InstructionsNote | null {
+  const o = noteObject(text);
+  if (o === null || !count(o.seq)) return null;
+  if (typeof o.path === 'string' && typeof o.sha256 === 'string') return { seq: o.seq, given: { path: o.path, sha256: o.sha256 } };
+  return o.path === undefined ? { seq: o.seq, given: null } : null;
+}
+
+/** A writer's claim of a compaction: who (a nonce of its own) and when (ms since the epoch). */
+export interface CompactionClaim {
+  nonce: string;
+  time: number;
+}
+
+/** The key of the `n`th claim of the compaction of a run at seq `at`. */
+export function compactionClaimKey(at: number, n: number): string {
+  return `compacting-${at}-${n}`;
+}
+
+export function encodeClaim(claim: CompactionClaim): string {
+  return JSON.stringify({ nonce: claim.nonce, time: claim.time });
+}
+
+export function parseClaim(text: string | null): CompactionClaim | null {
+  const o = noteObject(text);
+  return o !== null && typeof o.nonce === 'string' && typeof o.time === 'number' && Number.isFinite(o.time) ? { nonce: o.nonce, time: o.time } : null;
 }
 
 /** The key of the note that keeps the turn typed at `seq`. */

@@ -4,6 +4,7 @@
  * backend (backend.ts), so the journal rules are the same whatever keeps the bytes.
  */
 import { LogbookError, type Fingerprint, type JournalRecord, type MetaPayload, type RunState, type RunStatus, type RunTimes } from '../core/index.js';
+import type { LiveText, LiveTextWriter } from './live-text.js';
 import type { ForkOrigin, RunPlace } from './run-notes.js';
 import type { ObjectShelf } from './backend.js';
 
@@ -197,6 +198,8 @@ export interface Store {
   readonly backend: string;
   /** Where this store keeps runs, for people ("file store in /home/a/.local/state/logbook/runs"). */
   readonly location: string;
+  /** Whether a held run is held against every other writer (Backend.exclusiveOpen), not only fenced at their appends. */
+  readonly exclusiveOpen: boolean;
   /** Creates a run with meta as seq 1 and returns it held (`exists` if present, `invalid_meta` if meta names another run). */
   create(id: string, meta: MetaPayload): Promise<Journal>;
   /**
@@ -265,6 +268,20 @@ export interface Store {
    * `ws-N-NONCE` say which belongs to which seq); null where it keeps none.
    */
   readonly workspace: WorkspaceStorage | null;
+  /**
+   * The notes kept beside run `id` whose keys begin with `prefix`, by key:
+   * what a family of notes written one per event holds (run-notes.ts). A note
+   * that cannot be read is left out. Empty where the backend keeps none.
+   */
+  notesWith(id: string, prefix: string): Promise<Map<string, string>>;
+  /** The writer's side of run `id`'s live text (live-text.ts): what a model call streams, shown to watchers before it is journaled; shows nothing where the backend cannot. */
+  liveText(id: string): LiveTextWriter;
+  /**
+   * What run `id`'s writer streams before it is journaled: the snapshot shown
+   * now, where the backend can tell, then each new one, and null when it is
+   * cleared; until `signal` aborts. Nothing where the backend shows none.
+   */
+  watchLive(id: string, options: { signal: AbortSignal }): AsyncIterable<LiveText | null>;
   /** Releases the store's own resources (connections). */
   close(): Promise<void>;
 }

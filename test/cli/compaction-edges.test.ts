@@ -154,6 +154,25 @@ describe('a compaction with nothing new since the last', () => {
   });
 });
 
+describe('a chat just compacted', () => {
+  it("says the conversation's spend in /status, not the continuation's $0, and its last typed turn in ls, not the summary", async () => {
+    const stateDir = join(dir, 'status');
+    const cfg = join(dir, 'status.yaml');
+    writeFileSync(cfg, `provider: anthropic\nmodel: claude-test\nmax_tokens: 200\nsystem: You take notes.\nprices: { claude-test: { input: 1000000, output: 1000000 } }\n${NOTE_TOOL}`);
+    anthropic.reset();
+    anthropic.handler = anthropicNoteTaker(1).handler;
+    const cli = (args: string[], input?: string) => runCli([...args, '--config', cfg, '--state-dir', stateDir], { cwd: dir, env: anthropicEnv(), ...(input !== undefined ? { input } : {}) });
+    const r = await cli(['run', '--chat', '--name', 'status'], 'Take 1 note.\n/compact\n/status\n');
+    expect(r.code).toBe(0);
+    const spent = /^spent +(.*)$/m.exec(r.stdout + r.stderr)?.[1];
+    expect(spent).toMatch(/^\$0\.00 .*\u00b7 the conversation \$[1-9][\d,]*\.\d\d/);
+    const rows = (await cli(['session', 'ls', '--json'])).stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    expect(rows).toHaveLength(1);
+    expect(rows[0].id).not.toBe('status');
+    expect(rows[0].last_turn).toBe('Take 1 note.');
+  });
+});
+
 describe('removing a compacted run', () => {
   it('is refused while its continuation stays, naming why (rm, and prune keeps it), and done with --force or with the continuation', async () => {
     const { stateDir, cfg, into } = await compacted('removed');

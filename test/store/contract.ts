@@ -282,6 +282,50 @@ export function storeContract(name: string, makeBackend: () => Promise<Backend>)
       await store.close();
     });
 
+    it("gives a run's notes of one family by key, none of another run's, and the first of two racing writes", async () => {
+      const store = await makeStore();
+      await (await store.create('family', meta('family'))).close();
+      await (await store.create('family2', meta('family2'))).close();
+      expect(await store.notesWith('family', 'sent-')).toEqual(new Map());
+      await store.putNote('family', 'sent-2-b', '{"n":2}');
+      await store.putNote('family', 'sent-1-a', '{"n":1}');
+      await store.putNote('family', 'cost-1-a', '{"c":1}');
+      await store.putNote('family2', 'sent-9-z', '{"n":9}');
+      await Promise.all([store.putNote('family', 'sent-3-c', '{"first":true}'), store.putNote('family', 'sent-3-c', '{"first":false}')]);
+      const sent = await store.notesWith('family', 'sent-');
+      expect([...sent.keys()]).toEqual(['sent-1-a', 'sent-2-b', 'sent-3-c']);
+      expect(sent.get('sent-1-a')).toBe('{"n":1}');
+      expect(sent.get('sent-3-c')).toBe(await store.getNote('family', 'sent-3-c')); // one of the two, the same to every reader
+      expect([...(await store.notesWith('family', 'cost-')).keys()]).toEqual(['cost-1-a']);
+      expect(await store.delete('family')).toBe(true);
+      expect(await store.notesWith('family', 'sent-')).toEqual(new Map());
+      await store.close();
+    });
+
+    it("shows a writer's live text to a watcher as it grows, whole, and clears it when the call ends", async () => {
+      const store = await makeStore();
+      await (await store.create('lively', meta('lively'))).close();
+      const stop = new AbortController();
+      const seen: (string | null)[] = [];
+      const watching = (async () => {
+        for await (const live of store.watchLive('lively', { signal: stop.signal })) seen.push(live === null ? null : `${live.after}:${live.text}`);
+      })();
+      const until = async (what: string, ok: () => boolean) => {
+        for (const end = Date.now() + STEP_MS; !ok(); await new Promise((r) => setTimeout(r, 20))) if (Date.now() > end) throw new Error(`never saw ${what}: ${JSON.stringify(seen)}`);
+      };
+      const writer = store.liveText('lively');
+      writer.begin(1, 0);
+      writer.text('Hello');
+      writer.text(', world');
+      await until('the text so far', () => seen.includes('1:Hello, world'));
+      await writer.end();
+      await until('the text cleared', () => seen.at(-1) === null);
+      expect(await store.lines('lively')).toHaveLength(1); // never journaled
+      stop.abort();
+      await watching;
+      await store.close();
+    });
+
     it('keeps a note kept before its run exists, and the run made after it has it', async () => {
       const store = await makeStore();
       await store.putNote('later', 'forked', '{"from":"x","at":3,"compacted":true}');

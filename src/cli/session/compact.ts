@@ -56,10 +56,11 @@ export async function compactSession(environment: Environment, given: string, fl
     store = await storeFor(environment, { config, stateDir: flags.stateDir });
     const id = await resolveRunId(store, given);
     await refuseTaskRun(store, id, flags);
-    const run = await resumeRun(store, configured.agent, id, { ...(flags.force ? { force: true } : {}) }).catch((err: unknown) => {
+    const compacted = (err: unknown): never => {
       if (err instanceof CompactedError) throw new LogbookError('compacted', `${err.message}: ${resumeCommand(err.into, flags)}`, { cause: err });
       throw err;
-    });
+    };
+    const run = await resumeRun(store, configured.agent, id, { ...(flags.force ? { force: true } : {}) }).catch(compacted);
     if (run.id !== id) {
       // Its compaction had stopped before its hand-off was done: resuming it finished that.
       await run.close();
@@ -67,7 +68,8 @@ export async function compactSession(environment: Environment, given: string, fl
       return EXIT.ok;
     }
     progress.start('compacting the conversation');
-    const { into, at } = await run.compact({ signal: stop.signal });
+    // Another writer compacting it at the same time (where runs are not locked) makes the one summary call: this one names its continuation.
+    const { into, at } = await run.compact({ signal: stop.signal }).catch(compacted);
     progress.stop();
     process.stdout.write(`${into}\n`);
     process.stderr.write(`compacted run ${id} at seq ${at} into run ${into}; continue it with: ${resumeCommand(into, flags)}\n`);

@@ -204,7 +204,11 @@ async function show(environment: Environment, given: string, flags: ShowFlags): 
     // The task it serves and the tasks it handed to other agents, from the notes beside it (and theirs).
     const taskLinks = flags.json ? null : await import('./task-links.js');
     const linked = taskLinks === null ? null : await taskLinks.taskLinks(store, loaded);
-    const links = linked === null ? [] : taskLinks!.taskLinkFields(linked);
+    // The project instructions its model was given, as the notes beside it say (their file and hash, never their text).
+    const { instructionsGiven, instructionsText } = await import('../../agent/instructions.js');
+    const instructions = flags.json ? null : instructionsText(await instructionsGiven(store, id).catch(() => []));
+    const { sanitizeLine } = await import('../../render/sanitize.js');
+    const links: [string, string][] = [...(instructions !== null ? [['instructions', sanitizeLine(instructions)] as [string, string]] : []), ...(linked === null ? [] : taskLinks!.taskLinkFields(linked))];
     if (!flags.json) links.push(...(await (await import('./workspace.js')).workspaceFields(store, id, loaded.records)));
     return { run: loaded, origin, place, agents, failure, facts, window, lineage, links, servedAs: linked?.origin?.agent };
   });

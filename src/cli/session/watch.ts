@@ -15,6 +15,16 @@ import { outputGone } from '../stdio.js';
 import { withStore, type StoreFlags } from '../store.js';
 import { terminalFor, terminalProse } from '../terminal.js';
 import { writeOut } from './streaming.js';
+import { LiveBlock } from '../../render/live-block.js';
+
+/** Shows run `id`'s live text in `block` as it changes, until `signal` aborts; a failure to follow it only stops it. */
+async function followLive(store: Store, id: string, block: LiveBlock, signal: AbortSignal): Promise<void> {
+  try {
+    for await (const live of store.watchLive(id, { signal })) await writeOut(block.update(live));
+  } catch {
+    // live text is a convenience: the records still come
+  }
+}
 
 export interface WatchFlags extends StoreFlags {
   json?: boolean;
@@ -58,11 +68,21 @@ export async function watchSession(environment: Environment, id: string, flags: 
       const from = flags.fromSeq ?? 1;
       const onAbsent = (): void => void process.stderr.write(`waiting for run ${run} to start in the ${store.location} (Ctrl-C to stop)\n`);
       let last = 0;
-      for await (const { record, line } of store.watch(run, { signal: ended, onAbsent })) {
-        last = record.seq;
-        const show = record.seq >= from;
-        const text = transcript.add(record, show && flags.json !== true);
-        await writeOut(flags.json === true ? (show ? `${line}\n` : '') : text);
+      // On a terminal, what the writer streams is shown as it arrives, marked not yet journaled, until its record replaces it.
+      const block = flags.json !== true && process.stdout.isTTY === true ? new LiveBlock({ style: term.style, columns: term.columns ?? 80, rows: process.stdout.rows ?? 24, thinking: flags.verbose === true }) : null;
+      const liveEnded = new AbortController();
+      const following = block === null ? null : followLive(store, run, block, AbortSignal.any([ended, liveEnded.signal]));
+      try {
+        for await (const { record, line } of store.watch(run, { signal: ended, onAbsent })) {
+          last = record.seq;
+          const show = record.seq >= from;
+          const text = transcript.add(record, show && flags.json !== true);
+          await writeOut(flags.json === true ? (show ? `${line}\n` : '') : block === null ? text : block.beforeRecord(record.seq) + text + block.afterRecord());
+        }
+      } finally {
+        liveEnded.abort();
+        await following;
+        if (block !== null) await writeOut(block.erase());
       }
       if (stop.signal.aborted) return EXIT.interrupted;
       if (unread.aborted) return EXIT.ok;

@@ -31,6 +31,12 @@ const TIMES_EXT = '.times';
  * all, so a listing learns every mark from the directory read it makes anyway.
  */
 const CHECKED_EXT = '.checked';
+/** The live text beside a run (Backend.putLive): replaced whole as it changes, never synced, removed when cleared. */
+const LIVE_EXT = '.live';
+/** How often a follower looks at a live-text file. */
+const LIVE_POLL_MS = 50;
+/** A live-text file its writer has not shown again for this long is a crashed writer's: it shows nothing (the writer shows it every second). */
+const LIVE_STALE_MS = 5000;
 const NEWLINE = Buffer.from('\n');
 /**
  * How long a create that finds the run's lock held waits for the journal of the
@@ -152,6 +158,8 @@ function checkMarks(names: readonly string[]): Map<string, string> {
 /** The file backend: one JSON-lines file per run, appended and fsynced, held with flock. */
 export class FileBackend implements Backend {
   readonly name = 'file';
+  /** A run's writer holds its lock (flock) from open to release. */
+  readonly exclusiveOpen = true;
   /** The check marks the last listing found, by run id: where markChecked finds a run's mark. */
   private listedMarks: Map<string, string> | null = null;
 
@@ -172,6 +180,49 @@ export class FileBackend implements Backend {
 
   private lockPath(id: string): string {
     return join(this.directory, id + LOCK_EXT);
+  }
+
+  private livePath(id: string): string {
+    return join(this.directory, id + LIVE_EXT);
+  }
+
+  async putLive(id: string, body: string | null): Promise<void> {
+    const path = this.livePath(id);
+    if (body === null) {
+      removeQuietly(path);
+      return;
+    }
+    this.ensureDirectory();
+    writeFileWhole(path, body, { sync: false });
+  }
+
+  async *followLive(id: string, signal: AbortSignal): AsyncIterable<string | null> {
+    const path = this.livePath(id);
+    let shown: string | null = null;
+    let version: string | null = null;
+    for (let first = true; !signal.aborted; first = false) {
+      let now: string | null = null;
+      try {
+        const stat = statSync(path);
+        if (Date.now() - stat.mtimeMs < LIVE_STALE_MS) now = `${stat.ino}:${stat.mtimeMs}:${stat.size}`;
+      } catch {
+        now = null;
+      }
+      if (now !== version) {
+        version = now;
+        let body: string | null = null;
+        try {
+          body = now === null ? null : readOwnFile(path);
+        } catch {
+          body = null; // unreadable: it shows nothing
+        }
+        if (body !== shown || first) {
+          if (!(first && body === null)) yield body;
+          shown = body;
+        }
+      }
+      await pause(LIVE_POLL_MS, signal);
+    }
   }
 
   private timesPath(id: string): string {
@@ -465,6 +516,7 @@ export class FileBackend implements Backend {
     try {
       unlinkSync(path);
       for (const sidecar of [...this.sidecars(id, NOTE_EXT), ...this.sidecars(id, CHECKED_EXT)]) removeQuietly(sidecar);
+      removeQuietly(this.livePath(id));
       removeQuietly(this.timesPath(id));
       unlinkSync(this.lockPath(id));
       return true;
@@ -563,4 +615,17 @@ export function sharedDirectoryWarning(directory: string): string | null {
     `the runs directory ${directory} can be written by ${who} (mode ${(mode & 0o7777).toString(8).padStart(4, '0')}), ` +
     `who could then remove or replace its runs; make it yours alone: chmod go-w ${quoted}`
   );
+}
+
+/** Waits `ms`, or less when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
 }

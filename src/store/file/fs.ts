@@ -88,13 +88,14 @@ export function tempPath(path: string): string {
  * fsynced, then renamed over it (a rename replaces a link there, never what it
  * points to). The caller names what failed.
  */
-export function writeFileWhole(path: string, data: string | Uint8Array): void {
+export function writeFileWhole(path: string, data: string | Uint8Array, options: { sync?: boolean } = {}): void {
   const tmp = tempPath(path);
   const fd = createOwnFile(tmp, constants.O_WRONLY);
   try {
     try {
       writeAll(fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
-      fsyncSync(fd);
+      // Not synced (sync: false) for a file that says what is not durable anyway (live text): whole to a reader, lost in a crash.
+      if (options.sync !== false) fsyncSync(fd);
     } finally {
       closeSync(fd);
     }

@@ -33,7 +33,7 @@ import { HeldSubjects, type MetaMark } from './appends.js';
 import { LEADER_WAIT_MS, throughElection, within } from './election.js';
 import { streamFull } from './full.js';
 import { followRun, lastMessage, lineOf, readRun, resumeMarks, runBatches, runTimes, streamInfo, subjectCounts } from './reads.js';
-import { allMetaFilter, allNotesFilter, metaSubject, noteOfSubject, noteSubject, notesFilter, notesKeysFilter, recordSubject, runFilter, runIdOfMetaSubject } from './subjects.js';
+import { allMetaFilter, allNotesFilter, liveSubject, metaSubject, noteOfSubject, noteSubject, notesFilter, notesKeysFilter, recordSubject, runFilter, runIdOfMetaSubject } from './subjects.js';
 
 /** Runs described at once by list(). */
 const LIST_CONCURRENCY = 16;
@@ -292,7 +292,8 @@ export class JetStreamBackend implements Backend {
     const what = `cannot keep note ${key} of run ${id} in stream ${this.binding.stream}`;
     try {
       await this.link.ensureConnected(what);
-      await this.link.js.publish(subject, text, { timeout: this.link.timeoutMs });
+      // Expecting the subject empty makes the first writer's note the one kept when two race.
+      await this.link.js.publish(subject, text, { timeout: this.link.timeoutMs, expect: { lastSubjectSequence: 0 } });
     } catch (err) {
       if ((await lastMessage(this.link, this.binding, subject)) !== null) return; // another writer kept the same note
       const refusal = apiRefusal(err);
@@ -304,6 +305,27 @@ export class JetStreamBackend implements Backend {
   async getNote(id: string, key: string): Promise<string | null> {
     const found = await lastMessage(this.link, this.binding, noteSubject(this.binding.prefix, id, key));
     return found === null ? null : new TextDecoder().decode(found.data);
+  }
+
+  /** Live text is a core message on a subject beside the run's, outside the stream: never stored, lost to whoever is not listening. */
+  async putLive(id: string, body: string | null): Promise<void> {
+    if (this.link.nc.isClosed()) return;
+    this.link.nc.publish(liveSubject(this.binding.prefix, id), body ?? '');
+  }
+
+  async *followLive(id: string, signal: AbortSignal): AsyncIterable<string | null> {
+    const sub = this.link.nc.subscribe(liveSubject(this.binding.prefix, id));
+    const stop = (): void => sub.unsubscribe();
+    signal.addEventListener('abort', stop, { once: true });
+    try {
+      for await (const msg of sub) {
+        const body = msg.string();
+        yield body === '' ? null : body;
+      }
+    } finally {
+      signal.removeEventListener('abort', stop);
+      sub.unsubscribe();
+    }
   }
 
   /** One listing of the run's note subjects. */

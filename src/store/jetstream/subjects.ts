@@ -31,6 +31,14 @@ export function noteSubject(prefix: string, id: string, key: string): string {
   return `${prefix}._notes.${id}.${key}`;
 }
 
+/**
+ * The live text of run `id` (Backend.putLive): a core subject beside the
+ * run's, `<prefix>-live.<id>`, outside the stream's `<prefix>.>`, so it is never stored.
+ */
+export function liveSubject(prefix: string, id: string): string {
+  return `${prefix}-live.${id}`;
+}
+
 /** Every note of run `id`. */
 export function notesFilter(prefix: string, id: string): string {
   return `${prefix}._notes.${id}.>`;

@@ -30,10 +30,14 @@ const locked = (id: string): LogbookError => new LogbookError('locked', `run ${i
 /** A backend that keeps runs in memory, for tests and programs that need no journal on disk. */
 export class MemoryBackend implements Backend {
   readonly name = 'memory';
+  /** A run is held by one journal of the process at a time. */
+  readonly exclusiveOpen = true;
   readonly location = 'memory store (this process only)';
   private readonly runs = new Map<string, Kept>();
   /** Notes by run: a run's may be kept before it exists, as on the other backends (a compaction's continuation's are). */
   private readonly notes = new Map<string, Map<string, string>>();
+  /** The live text of runs whose writer shows some (Backend.putLive). */
+  private readonly live = new Map<string, string>();
   /** Followers waiting for any run to change. */
   private readonly waiting = new Set<() => void>();
 
@@ -143,6 +147,24 @@ export class MemoryBackend implements Backend {
 
   async getNote(id: string, key: string): Promise<string | null> {
     return this.notes.get(id)?.get(key) ?? null;
+  }
+
+  async putLive(id: string, body: string | null): Promise<void> {
+    if (body === null) this.live.delete(id);
+    else this.live.set(id, body);
+    this.changed();
+  }
+
+  async *followLive(id: string, signal: AbortSignal): AsyncIterable<string | null> {
+    let shown: string | null = null;
+    for (let first = true; !signal.aborted; first = false) {
+      const now = this.live.get(id) ?? null;
+      if (now !== shown) {
+        shown = now;
+        yield now;
+      } else if (first && now !== null) yield now;
+      await this.nextChange(signal);
+    }
   }
 
   async noteKeys(id: string): Promise<string[]> {

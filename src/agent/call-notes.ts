@@ -1,0 +1,94 @@
+/**
+ * Every paid model call is counted, also one the journal does not hold. Before
+ * a call is sent a `sent-CALL` note says so (run-notes.ts); a call that ends
+ * without its record (stopped by the operator, failed after the provider
+ * reported usage, a summary refused) leaves a `cost-CALL` note with what it
+ * cost, or that it is unknown. A sent call with neither its record nor a cost
+ * note was cut by a crash: its cost is unknown. The journal never changes shape.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  COST_NOTE_PREFIX,
+  SENT_NOTE_PREFIX,
+  callKeyPart,
+  encodeCost,
+  encodeSent,
+  parseCost,
+  parseSent,
+  type CallUsage,
+  type CostNote,
+  type SentCall,
+  type UnheldWhy,
+} from '../store/run-notes.js';
+import type { Store } from '../store/store.js';
+
+/** A sent call, as its notes name it. */
+export interface SentTicket {
+  runId: string;
+  /** The CALL part of its notes' keys. */
+  part: string;
+}
+
+/** Notes that call `call` of run `runId` is being sent, before it is: the ticket its cost note, if any, is kept with. */
+export async function noteSent(store: Store, runId: string, call: SentCall, now = new Date()): Promise<SentTicket> {
+  const part = callKeyPart(call, randomBytes(4).toString('hex'));
+  await store.putNote(runId, `${SENT_NOTE_PREFIX}${part}`, encodeSent({ call, time: now.toISOString() }));
+  return { runId, part };
+}
+
+/**
+ * Notes what a sent call that no record holds cost: its usage, where the
+ * provider reported any, else null (unknown). What the chat calls when its
+ * operator stops an answer, and a compaction when its summary is refused.
+ */
+export async function noteCallCost(store: Store, ticket: SentTicket, usage: CallUsage | null, why: UnheldWhy): Promise<void> {
+  const cost: CostNote = { usage, why };
+  await store.putNote(ticket.runId, `${COST_NOTE_PREFIX}${ticket.part}`, encodeCost(cost));
+}
+
+/** A paid call the run's journal does not hold, and what it cost (null: unknown). `cut`: a crash cut it, nothing said what it cost. */
+export interface UnheldCall {
+  call: SentCall;
+  usage: CallUsage | null;
+  why: UnheldWhy | 'cut';
+}
+
+/** What a run's journal and compaction note hold of its calls: the iterations of its assistant records, the seq its summary (if any) was made at. */
+export interface HeldCalls {
+  iterations: ReadonlySet<number>;
+  summaryAt?: number;
+}
+
+const callName = (call: SentCall): string => ('iteration' in call ? `i${call.iteration}` : `s${call.summaryOf}`);
+
+/**
+ * The paid calls of run `id` that its journal does not hold, from its call
+ * notes: each with a cost note (a failed call the provider reported no usage
+ * for cost nothing and is left out), and for each call sent more often than
+ * it has records and cost notes, the rest, cut by a crash.
+ */
+export async function unheldCalls(store: Store, id: string, held: HeldCalls): Promise<UnheldCall[]> {
+  const sent = await store.notesWith(id, SENT_NOTE_PREFIX);
+  if (sent.size === 0) return [];
+  const costs = await store.notesWith(id, COST_NOTE_PREFIX);
+  const out: UnheldCall[] = [];
+  const uncosted = new Map<string, { call: SentCall; count: number }>();
+  for (const [key, text] of sent) {
+    const note = parseSent(text);
+    if (note === null) continue;
+    const cost = parseCost(costs.get(`${COST_NOTE_PREFIX}${key.slice(SENT_NOTE_PREFIX.length)}`) ?? null);
+    if (cost !== null) {
+      if (!(cost.why === 'failed' && cost.usage === null)) out.push({ call: note.call, usage: cost.usage, why: cost.why });
+      continue;
+    }
+    const name = callName(note.call);
+    const entry = uncosted.get(name);
+    if (entry === undefined) uncosted.set(name, { call: note.call, count: 1 });
+    else entry.count++;
+  }
+  for (const { call, count } of uncosted.values()) {
+    const isHeld = 'iteration' in call ? held.iterations.has(call.iteration) : held.summaryAt === call.summaryOf;
+    for (let i = isHeld ? 1 : 0; i < count; i++) out.push({ call, usage: null, why: 'cut' });
+  }
+  return out;
+}
