@@ -21,8 +21,14 @@ export interface ReportOptions {
   write?: (text: string) => void;
 }
 
-/** One line, safe on a terminal, and no URL's credentials in it, whatever error it came from. */
-const oneLine = (text: string): string => redactUrlCredentials(sanitizeLine(text)).replace(/\s+/g, ' ').trim();
+/**
+ * A message as stderr shows it (an error, a warning): safe on a terminal, and
+ * no URL's credentials in it, whatever it came from.
+ */
+export const messageLine = (text: string): string => redactUrlCredentials(sanitizeLine(text));
+
+/** One line of messageLine. */
+const oneLine = (text: string): string => messageLine(text).replace(/\s+/g, ' ').trim();
 
 /** Prints `err` the way the command does and returns the exit code it calls for. */
 export function reportError(reported: unknown, options: ReportOptions): ExitCode {

@@ -8,7 +8,8 @@
 import { usdText } from '../agent/prices.js';
 import { textOf, type LiveSpend, type RunObserver, type ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
-import { isLogbookError, redactUrlCredentials, withheldKind, type Message, type ToolResultBody } from '../core/index.js';
+import { isLogbookError, withheldKind, type Message, type ToolResultBody } from '../core/index.js';
+import { messageLine } from './errors.js';
 import { callLine, callNoteText, remoteText, resultLines, sanitize, sanitizeLine, showResult } from '../render/index.js';
 import { StreamedText, type StreamTarget } from './answer.js';
 import { taskView, type TaskView } from './a2a/task-view.js';
@@ -134,7 +135,7 @@ export function liveObserver(o: LiveOptions): LiveObserver {
       progress.stop();
       if (!chatGoesOn) return; // the run ends on it, and says so
       const message = error instanceof Error ? error.message : String(error);
-      say(s.bad(`logbook: ${sanitizeLine(redactUrlCredentials(message))}`));
+      say(s.bad(`logbook: ${messageLine(message)}`));
       say(
         s.note(
           isLogbookError(error, 'context_exceeded')
@@ -197,7 +198,7 @@ export function liveObserver(o: LiveOptions): LiveObserver {
       result(r);
     },
     warning(message) {
-      say(s.note(`warning: ${sanitizeLine(message)}`));
+      say(s.note(`warning: ${messageLine(message)}`));
     },
     awaitingInput() {
       progress.stop();

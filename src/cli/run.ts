@@ -47,6 +47,7 @@ import { onSuspendSignals } from './signals.js';
 import { requireConfig, storeFor } from './store.js';
 import { terminalFor, terminalProse, type Terminal } from './terminal.js';
 import { prepareTracing } from './tracing.js';
+import { messageLine } from './errors.js';
 import type { LiveTrace } from '../otel/live.js';
 
 export interface RunFlags extends ResumeFlags, ApprovalFlags {
@@ -156,7 +157,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
   const suspend = onSuspendSignals((m) => note(m));
   try {
     // Loaded beside the agent, before the run starts: loading it never delays a step.
-    const tracing = prepareTracing(config, environment, (m) => note(`warning: ${m}`)).catch(() => null);
+    const tracing = prepareTracing(config, environment, (m) => note(`warning: ${messageLine(m)}`)).catch(() => null);
     const configured = await agentFromConfig(config, {
       env: environment.env,
       retry: retryPolicyFromText(environment.maxRetries, 'LOGBOOK_PROVIDER_MAX_RETRIES'),
@@ -486,7 +487,7 @@ async function settleAnswers(run: AgentRun, flags: RunFlags, p: Presentation): P
       agents: toolAgentsOf(tools),
     }),
   );
-  for (const w of run.warnings) p.progress(`${p.err.style.note(`warning: ${w}`)}\n`);
+  for (const w of run.warnings) p.progress(`${p.err.style.note(`warning: ${messageLine(w)}`)}\n`);
   if (run.interruptedCall !== undefined) await askInterruption(run, tools, terminalQuestions(), p.presenter, p.signal);
 }
 
