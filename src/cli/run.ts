@@ -4,7 +4,7 @@
  * PROMPT when it waits for one. Argument handling and presentation only: the
  * run itself is startRun/resumeRun and execute.
  */
-import { readFileSync } from 'node:fs';
+import { promptOf } from './stdio.js';
 import { retryPolicyFromText } from '../agent/providers/retry.js';
 import { fingerprintOf } from '../agent/agent.js';
 import { CompactedError, compactionOf } from '../agent/compaction.js';
@@ -72,13 +72,6 @@ export interface RunFlags extends ResumeFlags, ApprovalFlags {
 
 function usage(message: string): LogbookError {
   return new LogbookError('usage', message);
-}
-
-/** The prompt: the words given, else stdin when it is piped (and this is not a chat). */
-function promptFrom(words: string[], flags: RunFlags): string {
-  if (words.length > 0) return words.join(' ');
-  if (!flags.chat && !process.stdin.isTTY) return readFileSync(0, 'utf8').trim();
-  return '';
 }
 
 /** Refuses combinations of flags that make no sense; `followUp`: a PROMPT was given. */
@@ -197,7 +190,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
       if (run === null) return EXIT.suspended;
     } else {
       const interactive = flags.chat === true;
-      const prompt = promptFrom(words, flags);
+      const prompt = await promptOf(words, !interactive); // a chat reads its turns from stdin
       if (prompt === '' && !interactive) throw usage('no prompt: give it as arguments, pipe it on stdin, or use --chat');
       run = await startRun(store, agent, { prompt, interactive, place, ...(flags.name !== undefined ? { id: flags.name } : {}) });
       startedHere = run.id;
