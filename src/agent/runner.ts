@@ -14,6 +14,7 @@ import {
   REFUSAL_MESSAGE,
   awaitingApprovalMessage,
   redactUrlCredentials,
+  timerDelay,
   restsOnRefusal,
   batchCalls,
   decodeRecord,
@@ -769,7 +770,7 @@ class Loop {
     const iteration = this.nextIteration();
     observer.modelStart?.(iteration);
     const deadline = this.options.limits?.modelCallTimeoutMs;
-    const timer = deadline === undefined ? null : AbortSignal.timeout(deadline);
+    const timer = deadline === undefined ? null : AbortSignal.timeout(timerDelay(deadline));
     let response: ModelResponse;
     try {
       response = await agent.provider.complete(
@@ -801,7 +802,7 @@ class Loop {
         }
       }
       if (timer?.aborted && !this.signal.aborted) {
-        failure = new LogbookError('provider', `the model call did not finish within ${deadline! / 1000} s (the call_timeout asked for)`, { cause: err });
+        failure = new LogbookError('provider', `the model call did not finish within ${timerDelay(deadline!) / 1000} s (the call_timeout asked for)`, { cause: err });
       }
       const goesOn = state.interactive && this.options.input?.operator === true && !this.signal.aborted && chatGoesOnAfter(failure);
       observer.modelFailed?.(failure, goesOn);

@@ -1,3 +1,5 @@
+import { LONGEST_TIMER_MS } from '../core/index.js';
+
 /** The largest integer a journal records exactly (a JS number holds integers exactly up to here). */
 const LARGEST_EXACT_INTEGER = Number.MAX_SAFE_INTEGER;
 
@@ -13,9 +15,9 @@ export const UPPER_BOUNDS = {
   context_window: { max: LARGEST_EXACT_INTEGER, why: 'the largest integer a journal records exactly' },
   keep_turns: { max: 1000, why: 'exchanges kept word for word in a compacted run: more than this is no compaction' },
   compact_at: { max: 1, why: 'a fraction of the context window' },
-  /** Node's timers hold at most 2^31 - 1 ms; a longer one fires at once. */
-  timeout: { max: 2_147_483, why: 'seconds: the longest timer Node.js can set, about 24.8 days' },
-  idle_timeout: { max: 2_147_483, why: 'seconds: the longest timer Node.js can set, about 24.8 days' },
+  /** Seconds that reach a timer: at most the longest wait one holds (core/time.ts). */
+  timeout: { max: Math.floor(LONGEST_TIMER_MS / 1000), why: 'seconds: the longest timer Node.js can set, about 24.8 days' },
+  idle_timeout: { max: Math.floor(LONGEST_TIMER_MS / 1000), why: 'seconds: the longest timer Node.js can set, about 24.8 days' },
   /**
    * A result is one journal record, held as one string: at most 7 characters per
    * output byte once escaped twice (in the result body, then in the record), and a
