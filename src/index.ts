@@ -236,7 +236,8 @@ export {
   type ProviderBlock,
   type Fingerprint,
 } from './core/records.js';
-export { fold, type RunState, type RunStatus, type PendingTurn, type Counters } from './core/fold.js';
+// `fold` reads a whole journal; `initialState` (of its meta record) and `step` (one record more) fold a watched run as it comes.
+export { fold, initialState, step, type RunState, type RunStatus, type PendingTurn, type Counters } from './core/fold.js';
 export { requestInputTokens, tokenParts, type TokenParts, type UsageCounts } from './core/usage.js';
 // When a run's records became durable (LoadedRun.times, Store.times), and what a run's calls took.
 export {
