@@ -33,6 +33,8 @@ export type ErrorCode =
   | 'no_meta'
   | 'version'
   | 'corrupt'
+  /** A run of which no times are kept (written by the reference, copied, or its times note gone), asked for what needs them: its trace. */
+  | 'untimed'
   /** Some runs could not be read by a command that went on past them (a search); each was named. */
   | 'unreadable'
   /** A search pattern that ran past its deadline over one record, or that the engine could not run to its end. */

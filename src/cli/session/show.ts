@@ -268,13 +268,21 @@ export function formatShow(run: LoadedRun, resume: string, context: ShowContext 
   const { origin, place, agents = {} } = context;
   const compacted = context.facts?.compacted;
   const handedOff = compacted !== undefined && state.last_seq > compacted.at && context.continuationResume !== undefined;
+  // A compaction whose summary is kept but whose hand-off a stop cut short (no writer holds the run): a resume finishes it.
+  const handOffDue = compacted !== undefined && state.last_seq === compacted.at && run.held !== true;
   const at = handedOff
     ? {
         status: listedStatus(state.status, run.held),
         where: `compacted at seq ${compacted.at} into run ${sanitizeLine(compacted.into)}, where its conversation goes on; every record of it is kept here`,
         next: `a resume of it is refused; resume the continuation: ${context.continuationResume}`,
       }
-    : standing(state, run.held, resume, origin, context.sideEffects, context.facts?.continues !== undefined && awaitsTypedTurn(context.facts.continues, state), context.failureNext);
+    : handOffDue
+      ? {
+          status: listedStatus(state.status, run.held),
+          where: `being compacted into run ${sanitizeLine(compacted.into)} at seq ${compacted.at} when its writer stopped: the summary is kept, the hand-off to the continuation is not finished`,
+          next: `a resume finishes the hand-off (no second summary is paid) and goes on in run ${sanitizeLine(compacted.into)}: ${resume}`,
+        }
+      : standing(state, run.held, resume, origin, context.sideEffects, context.facts?.continues !== undefined && awaitsTypedTurn(context.facts.continues, state), context.failureNext);
   const pairs: [string, string][] = [
     ['run', state.run_id],
     ['status', at.status],
