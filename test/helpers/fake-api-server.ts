@@ -114,6 +114,8 @@ export class FakeApiServer<Reply> {
   contextWindow: number | undefined;
   /** The requests refused as longer than the context window, in order. */
   readonly refusedTooLong: RecordedRequest[] = [];
+  /** The body (status 400) such a refusal is sent with instead of the API's own: another server's (context-refusals.ts). */
+  tooLongBody: string | undefined;
   private readonly queue: Reply[] = [];
   private waiters: { count: number; resolve: () => void }[] = [];
 
@@ -167,6 +169,7 @@ export class FakeApiServer<Reply> {
     this.handler = undefined;
     this.contextWindow = undefined;
     this.refusedTooLong.length = 0;
+    this.tooLongBody = undefined;
   }
 
   /** How many queued replies are still unused. */
@@ -198,7 +201,7 @@ export class FakeApiServer<Reply> {
       wire = spec.notFound(req);
     } else if (refusal !== null) {
       this.refusedTooLong.push(req);
-      wire = refusal;
+      wire = this.tooLongBody === undefined ? refusal : { status: 400, headers: { 'content-type': 'application/json' }, chunks: [this.tooLongBody] };
     } else {
       const index = this.requests.push(req) - 1;
       this.waiters = this.waiters.filter((w) => (w.count <= this.requests.length ? (w.resolve(), false) : true));

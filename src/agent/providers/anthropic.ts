@@ -91,20 +91,18 @@ export class AnthropicProvider implements Provider {
 const SDK_ERRORS = { APIError, APIUserAbortError, APIConnectionError };
 
 /**
- * The words of the API's refusals of a request longer than the context window,
- * which carry no code of their own (type `invalid_request_error`): `prompt is
- * too long: 208310 tokens > 200000 maximum`, and `input length and \`max_tokens\`
- * exceed context limit: 188240 + 21333 > 200000, ...`.
+ * The API's error body is `{"type":"error","error":{"type":...,"message":...}}`;
+ * a compatible server may send its own shape (llama.cpp's server sends
+ * OpenAI's, `{"error":{"type","code","message"}}`, from its Messages API too),
+ * or the error as the body itself.
  */
-const TOO_LONG = /^prompt is too long\b|\bexceed context limit\b/i;
-
-/** The API's error body is `{"type":"error","error":{"type":...,"message":...}}`. */
 function describe(e: ApiErrorFields): ErrorDescription {
-  const inner = (e.error as { error?: { type?: unknown; message?: unknown } } | undefined)?.error;
-  const type = typeof inner?.type === 'string' ? inner.type : undefined;
-  const message = typeof inner?.message === 'string' ? inner.message : e.message;
-  const tooLong = type === 'invalid_request_error' && TOO_LONG.test(message);
-  return { ...(type !== undefined ? { type } : {}), message, ...(tooLong ? { tooLong } : {}) };
+  const body = e.error as { error?: unknown; type?: unknown; message?: unknown } | undefined;
+  const inner = (typeof body?.error === 'object' && body.error !== null ? body.error : body) as { type?: unknown; code?: unknown; message?: unknown } | undefined;
+  const type = typeof inner?.type === 'string' && inner.type !== 'error' ? inner.type : undefined;
+  const message = typeof inner?.message === 'string' ? inner.message : typeof body?.error === 'string' ? body.error : e.message;
+  const codes = [inner?.type, inner?.code].filter((x): x is string => typeof x === 'string');
+  return { ...(type !== undefined ? { type } : {}), message, codes };
 }
 
 export function classifyAnthropicError(err: unknown): Failure {

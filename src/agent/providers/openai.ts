@@ -133,24 +133,12 @@ function wrappedFlatError(text: string): string | null {
  */
 function describe(e: ApiErrorFields): ErrorDescription {
   const body = e.error;
-  if (typeof body === 'string') return { message: body, ...(tooLong(undefined, body) ? { tooLong: true } : {}) };
+  if (typeof body === 'string') return { message: body };
   const inner = body as { message?: unknown; type?: unknown; code?: unknown } | undefined;
   const name = [inner?.code, inner?.type].find((x): x is string => typeof x === 'string' && x !== '');
   const message = typeof inner?.message === 'string' ? inner.message : e.message;
   const codes = [inner?.code, inner?.type].filter((x): x is string => typeof x === 'string');
-  return { ...(name !== undefined ? { type: name } : {}), message, ...(tooLong(codes, message) ? { tooLong: true } : {}) };
-}
-
-/** The codes compatible servers refuse a request longer than the context window with: OpenAI's, and llama.cpp's server's. */
-const TOO_LONG_CODES = new Set(['context_length_exceeded', 'exceed_context_size_error']);
-
-/**
- * Whether an error says the request is longer than the context window: by its
- * code (OpenAI, llama.cpp), else by the words servers without one use (vLLM,
- * DeepSeek: `This model's maximum context length is 8192 tokens. However, ...`).
- */
-function tooLong(codes: readonly string[] | undefined, message: string): boolean {
-  return (codes ?? []).some((c) => TOO_LONG_CODES.has(c)) || /\bmaximum context length is\b/i.test(message);
+  return { ...(name !== undefined ? { type: name } : {}), message, codes };
 }
 
 export function classifyOpenAIError(err: unknown): Failure {

@@ -17,6 +17,7 @@ import {
   sseWire,
   streamErrorEvent,
 } from '../../helpers/fake-anthropic.js';
+import { CONTEXT_REFUSALS, refusalReply } from '../../helpers/context-refusals.js';
 import { deadPort, expectAbortHangsUp, FAST_RETRY, modelRequest, rejection, useFake } from './request.js';
 
 let api!: FakeAnthropic;
@@ -380,6 +381,14 @@ describe('anthropic: failures', () => {
     expect(err).toBeInstanceOf(LogbookError);
     expect(err.code).toBe(code);
     expect(err.message).toBe(message);
+    expect(api.requests).toHaveLength(1);
+  });
+
+  it.each(CONTEXT_REFUSALS)("recognises %s's refusal of a request longer than the context window, not retried", async (_server, body) => {
+    api.reply(refusalReply(body) as never);
+    const err = await rejection(provider().complete(modelRequest()));
+    expect(err.code).toBe('context_exceeded');
+    expect(err.message).toMatch(/^anthropic refused the request as longer than the model's context window \(400 /);
     expect(api.requests).toHaveLength(1);
   });
 

@@ -9,6 +9,7 @@ import { toOpenAIParams } from '../../../src/agent/providers/openai-map.js';
 import { LogbookError, RawJson, type Message } from '../../../src/core/index.js';
 import { SSE_HEADERS } from '../../helpers/fake-api-server.js';
 import { FakeOpenAI, openaiChunks, openaiErrors } from '../../helpers/fake-openai.js';
+import { CONTEXT_REFUSALS, refusalReply } from '../../helpers/context-refusals.js';
 import { deadPort, expectAbortHangsUp, FAST_RETRY, modelRequest, rejection, useFake } from './request.js';
 
 let api!: FakeOpenAI;
@@ -278,6 +279,14 @@ describe('openai: failures', () => {
     api.reply({ raw: { status: 404, headers: { 'content-type': 'application/json' }, chunks: ['{"error":"model \\"llama9\\" not found, try pulling it first"}'] } });
     const err = await rejection(provider().complete(modelRequest()));
     expect(err.message).toBe('openai refused the request (404): model "llama9" not found, try pulling it first');
+  });
+
+  it.each(CONTEXT_REFUSALS)("recognises %s's refusal of a request longer than the context window, not retried", async (_server, body) => {
+    api.reply(refusalReply(body) as never);
+    const err = await rejection(provider().complete(modelRequest()));
+    expect(err.code).toBe('context_exceeded');
+    expect(err.message).toMatch(/^openai refused the request as longer than the model's context window \(400 /);
+    expect(api.requests).toHaveLength(1);
   });
 
   it('retries an unreachable server, then names it', async () => {
