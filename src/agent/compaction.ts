@@ -18,7 +18,7 @@
  * names, so there is exactly one continuation; a second compaction of that
  * run is refused, naming it.
  */
-import { LogbookError, appendUserMessage, encodeRecord, initialState, isLogbookError, messageText, requestInputTokens, toolUses, type JournalRecord, type Message, type RunState } from '../core/index.js';
+import { CONTINUATION_HEAD, LogbookError, appendUserMessage, encodeRecord, initialState, isLogbookError, messageText, requestInputTokens, toolUses, type JournalRecord, type Message, type RunState } from '../core/index.js';
 import { COMPACTION_NOTE, encodeCompaction, parseCompaction, type CallUsage, type CompactionNote } from '../store/run-notes.js';
 import type { Journal, Store } from '../store/store.js';
 import { DEFAULT_COMPACTION, fingerprintOf, type Agent, type CompactionSettings } from './agent.js';
@@ -92,7 +92,7 @@ export function keptText(messages: readonly Message[], keep: number): string {
 
 /** The continuation's first user turn: where it comes from, the summary, and the kept exchanges. */
 export function continuationPrompt(origin: string, at: number, summary: string, kept: string): string {
-  const head = `This conversation continues run ${origin}, compacted at seq ${at}: what came before is summarized here`;
+  const head = `${CONTINUATION_HEAD}${origin}, compacted at seq ${at}: what came before is summarized here`;
   return kept === ''
     ? `${head}.\n\n<summary>\n${summary.trim()}\n</summary>\n\nGo on from where the conversation stopped.`
     : `${head}, and its last exchanges follow word for word.\n\n<summary>\n${summary.trim()}\n</summary>\n\n<last-exchanges>\n${kept}\n</last-exchanges>\n\nGo on from where the conversation stopped.`;

@@ -5,7 +5,7 @@
  * call it concerns (LogbookError.details), in this one place.
  */
 import { LogbookError, isLogbookError, type RunState } from '../core/index.js';
-import { refusedRequestAdvice } from './refused-request.js';
+import { firstRequestTooLongAdvice, refusedRequestAdvice } from './refused-request.js';
 import { compactCommand, resumeCommand, type ResumeFlags } from './resume-command.js';
 
 /** What a command knows that the error cannot: how it was asked to go on. */
@@ -37,9 +37,10 @@ function endedAdvice(err: LogbookError, { state, resume, flags, keyVariable }: E
     case 'provider_refused':
       return refusedRequestAdvice(state, flags);
     case 'context_exceeded':
-      return err.details.runId !== undefined
-        ? `compact it, then resume where that says: ${compactCommand(err.details.runId, flags)} (or set compact_at in the config, so that runs compact by themselves)`
-        : `the journal is kept: logbook session show ${state.run_id}`;
+      if (err.details.runId !== undefined) {
+        return `compact it, then resume where that says: ${compactCommand(err.details.runId, flags)} (or set compact_at in the config, so that runs compact by themselves)`;
+      }
+      return [firstRequestTooLongAdvice(state), `the journal is kept: logbook session show ${state.run_id}`].filter((p) => p !== null).join('; ');
     case 'provider_auth':
       return `check the API key${keyVariable !== undefined ? ` (${keyVariable})` : ''}, then resume with: ${resume}`;
     default:

@@ -41,3 +41,11 @@ export function canceledMessage(by: string, reason?: string): string {
 export function isCanceledMessage(message: string | undefined): boolean {
   return message !== undefined && message.startsWith(CANCELED) && message.length > CANCELED.length;
 }
+
+/** How a compaction's continuation begins its first turn (agent/compaction.ts continuationPrompt). */
+export const CONTINUATION_HEAD = 'This conversation continues run ';
+
+/** Whether a run's prompt is a continuation's first turn, a compaction's summary, rather than a prompt someone gave. */
+export function isContinuationPrompt(prompt: string): boolean {
+  return prompt.startsWith(CONTINUATION_HEAD);
+}

@@ -212,6 +212,22 @@ describe('a request the API refuses as too long', () => {
   }, 90_000);
 });
 
+describe('a first request longer than the context window by itself', () => {
+  it('is an error whose run and show say what works: a shorter prompt in a new run, never the resume that is refused again', async () => {
+    const stateDir = join(dir, 'first-too-long');
+    const cfg = config('first-too-long', 'provider: openai\nmodel: local-model\nmax_tokens: 200\n');
+    openai.reset();
+    openai.contextWindow = 100;
+    const cli = (args: string[]) => runCli([...args, '--config', cfg, '--state-dir', stateDir], { cwd: dir, env: openaiEnv(), timeoutMs: 60_000 });
+    const r = await cli(['run', '--name', 'huge', `Read this: ${'word '.repeat(400)}`]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^logbook: the first request of run huge is longer than the context window by itself \(.*\); a resume would send the same request, longer than the context window, and be refused again, so none is offered; start a new run with a shorter prompt, or use a model with a larger context window; the journal is kept: logbook session show huge$/m);
+    const shown = await cli(['session', 'show', 'huge']);
+    expect(shown.stdout).not.toMatch(/--resume/);
+    expect(shown.stdout).toMatch(/^next +a resume would send the same request, longer than the context window, and be refused again, so none is offered; start a new run with a shorter prompt, or use a model with a larger context window$/m);
+  });
+});
+
 describe('the whole history at hand', () => {
   const stateDir = join(dir, 'long');
   const cfg = join(dir, 'long.yaml');
