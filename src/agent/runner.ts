@@ -15,6 +15,8 @@ import {
   awaitingApprovalMessage,
   redactUrlCredentials,
   timerDelay,
+  answerShortfall,
+  shortfallText,
   restsOnRefusal,
   batchCalls,
   decodeRecord,
@@ -22,7 +24,6 @@ import {
   isLogbookError,
   messageText,
   requestInputTokens,
-  toolUses,
   type Counters,
   type JournalRecord,
   type Message,
@@ -824,7 +825,9 @@ class Loop {
       observer.spent?.(this.liveSpend);
     }
     observer.assistant?.(message, usage, stopReason);
-    if (stopReason === 'max_tokens' && toolUses(message).length === 0) this.warn('the model stopped at max_tokens; its answer may be cut short');
+    // A one-shot run ends on its answer, and its end says what the answer lacks; a chat goes on, so it is said here.
+    const shortfall = state.interactive ? answerShortfall(state) : null;
+    if (shortfall !== null) this.warn(shortfall === 'cut' ? `${shortfallText(shortfall, agent.maxTokens)}; ask for the rest, or raise max_tokens` : `${shortfallText(shortfall, agent.maxTokens)}; ask again`);
     // A chat goes on to the next typed turn, as the reference's does; a one-shot run ends on it (run()).
     if (state.interactive && restsOnRefusal(state)) this.warn('the model refused to respond; say it another way, or end the chat');
   }

@@ -13,7 +13,7 @@ import type { RunResult, ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
 import { apiKeyVariable } from '../agent/providers/settings.js';
 import { agentFromConfig } from '../config/agent.js';
-import { LogbookError, RawJson, encodeRecord, endedOnRefusal, isLogbookError, isValidId, shellQuote, validateId } from '../core/index.js';
+import { LogbookError, RawJson, answerShortfall, encodeRecord, endedOnRefusal, shortfallText, isLogbookError, isValidId, shellQuote, validateId } from '../core/index.js';
 import { resumeNarration, sanitizeLine } from '../render/index.js';
 import { lastAlong } from '../store/lineage.js';
 import { forkRun } from '../store/fork.js';
@@ -515,7 +515,7 @@ function outcome(result: RunResult, o: OutcomeContext): ExitCode {
   const interactive = result.state.interactive;
   switch (result.reason) {
     case 'completed':
-      return EXIT.ok;
+      return completed(result, resume, o);
     case 'suspended':
       if (result.error !== undefined) throw failure(result, resume, o); // suspended by a failure outside the run (a tool server)
       if (result.awaiting !== undefined) return awaitingApproval(result, result.awaiting, o);
@@ -561,6 +561,23 @@ function awaitingApproval(result: RunResult, call: ToolCall, o: OutcomeContext):
     o.note(`or deny it with: ${commands.deny}`);
   }
   return result.interrupted ? EXIT.suspended : EXIT.awaiting;
+}
+
+/**
+ * A run completed: on a whole answer, exit 0; on one cut at max_tokens, a stop
+ * at a limit (said in one line, with the way on: max_tokens is fingerprinted,
+ * so a raised one is followed up with --force); on an empty one, said, exit 0.
+ */
+function completed(result: RunResult, resume: string | null, o: OutcomeContext): ExitCode {
+  const shortfall = answerShortfall(result.state);
+  if (shortfall === null) return EXIT.ok;
+  const said = shortfallText(shortfall, result.state.fingerprint.max_tokens);
+  if (shortfall === 'empty') {
+    o.fail(`${said}${resume === null ? '' : `; to ask again: ${resume} "PROMPT"`}`);
+    return EXIT.ok;
+  }
+  o.fail(`${said}${resume === null ? '' : `; raise max_tokens in ${o.config}, then ask for the rest (--force: max_tokens is part of the run's fingerprint): ${resume} --force "go on"`}`);
+  return EXIT.cut;
 }
 
 /**

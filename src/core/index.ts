@@ -19,7 +19,7 @@ export { stateToJson, stateJsonParts, type StateJsonExtra } from './state-json.j
 export { JsonOutline, outlineJson, OUTLINE_STRING_CHARS } from './json-outline.js';
 export { formatTimestamp, LONGEST_TIMER_MS, LONGEST_TIMER_TEXT, timerDelay } from './time.js';
 export { redactUrlCredentials, hasUrlCredentials } from './url-credentials.js';
-export { REFUSAL_MESSAGE, endedOnRefusal, restsOnRefusal, canceledMessage, isCanceledMessage, CONTINUATION_HEAD, isContinuationPrompt } from './outcomes.js';
+export { REFUSAL_MESSAGE, endedOnRefusal, restsOnRefusal, canceledMessage, isCanceledMessage, CONTINUATION_HEAD, isContinuationPrompt, answerShortfall, shortfallText } from './outcomes.js';
 export { MAX_PATTERN_LENGTH, PATTERN_FLAGS, checkPattern, foldCase, literalMatcher, patternMatcher, quoted, textMatcher, type TextMatch, type TextMatcher } from './search.js';
 export * from './timing.js';
 export { commandEnvelope, shellQuote, type CommandEnvelope } from './command-envelope.js';

@@ -283,3 +283,29 @@ describe('tool input that is not JSON', () => {
     expect(second).toContain('this call of echo was not run');
   });
 });
+
+describe('a final answer that is cut short, or empty', () => {
+  it('cut at max_tokens: said on stderr and by session show, and ends with its own exit code, as a limit', async () => {
+    const cfg = config('cut', 'provider: anthropic\nmodel: claude-test\n');
+    anthropic.reset();
+    anthropic.reply({ message: { content: [{ type: 'text', text: 'The three reasons are: first, the' }], stop_reason: 'max_tokens', usage: { input_tokens: 20, output_tokens: 2048 } } });
+    const r = await runCli(['run', '--config', cfg, '--state-dir', stateDir, '--name', 'cut', 'why?'], { cwd: dir, env: env() });
+    expect(r.stdout).toBe('The three reasons are: first, the\n');
+    expect(r.code).toBe(8);
+    expect(r.stderr).toMatch(/^logbook: the model's answer was cut short at max_tokens \(2,048\); raise max_tokens in \S+cut\.yaml, then ask for the rest .*: logbook run --resume cut .*--force "go on"$/m);
+    const show = await runCli(['session', 'show', 'cut', '--state-dir', stateDir], { cwd: dir });
+    expect(show.stdout).toMatch(/^where +completed, but the model's answer was cut short at max_tokens \(2,048\): it ends where the limit fell$/m);
+    expect(show.stdout).not.toMatch(/final answer/);
+  });
+
+  it('empty (content null): said on stderr and by session show; the run completed', async () => {
+    const cfg = config('empty', 'provider: openai\nmodel: local-model\n');
+    openai.reset();
+    openai.reply({ chat: { usage: { prompt_tokens: 20, completion_tokens: 0 } } });
+    const r = await runCli(['run', '--config', cfg, '--state-dir', stateDir, '--name', 'empty', 'why?'], { cwd: dir, env: { OPENAI_BASE_URL: openai.url, LOGBOOK_PROVIDER_MAX_RETRIES: '0' } });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^logbook: the model's answer was empty; to ask again: logbook run --resume empty .*"PROMPT"$/m);
+    const show = await runCli(['session', 'show', 'empty', '--state-dir', stateDir], { cwd: dir });
+    expect(show.stdout).toMatch(/^where +completed, but the model's answer was empty$/m);
+  });
+});

@@ -4,7 +4,7 @@
  */
 import { awaitsTypedTurn } from '../../agent/compaction.js';
 import { awaitsInput, capOfEnd } from '../../agent/runner.js';
-import { awaitedCall, isCanceledMessage, messageText, possiblyStartedCall, runTimings, timeSummary, toolUses, type RunState } from '../../core/index.js';
+import { answerShortfall, awaitedCall, shortfallText, isCanceledMessage, messageText, possiblyStartedCall, runTimings, timeSummary, toolUses, type RunState } from '../../core/index.js';
 import { formatDuration } from '../../render/durations.js';
 import { sanitize, sanitizeLine } from '../../render/sanitize.js';
 import { textHead } from '../../render/lines.js';
@@ -122,12 +122,21 @@ export function standing(
         where: 'running: a logbook process holds it now',
         next: 'a resume is refused while that process holds it; wait for it to end, or stop it first',
       };
-    case 'completed':
+    case 'completed': {
+      const shortfall = answerShortfall(state);
+      if (shortfall === 'cut') {
+        return {
+          status,
+          where: `completed, but ${shortfallText(shortfall, state.fingerprint.max_tokens)}: it ends where the limit fell`,
+          next: `raise max_tokens in the config, then ask for the rest as a new run (--force: max_tokens is part of the run's fingerprint): ${resume} --force "go on"`,
+        };
+      }
       return {
         status,
-        where: 'completed: the model gave its final answer',
+        where: shortfall === 'empty' ? `completed, but ${shortfallText(shortfall, state.fingerprint.max_tokens)}` : 'completed: the model gave its final answer',
         next: `a resume does not run it again; a prompt given with it continues the conversation as a new run: ${resume} PROMPT`,
       };
+    }
     case 'forked':
       return {
         status,
