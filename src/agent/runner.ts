@@ -15,6 +15,8 @@ import {
   awaitingApprovalMessage,
   redactUrlCredentials,
   timerDelay,
+  invalidInputMessage,
+  repeatedIdMessage,
   answerShortfall,
   shortfallText,
   restsOnRefusal,
@@ -274,16 +276,6 @@ interface Ending {
   error?: LogbookError;
   awaiting?: ToolCall | undefined;
   cap?: SpendCap;
-}
-
-/** What the model is told when the input it sent for a call is not JSON (`problem`, as the provider found it). */
-export function invalidInputMessage(call: ToolCall, problem: string): string {
-  return `this call of ${call.name} was not run: ${problem}. Call it again with its input as one JSON object that matches the tool's input_schema`;
-}
-
-/** What the model is told when it gives two calls of one turn the same id. */
-export function repeatedIdMessage(id: string): string {
-  return `this call was not run: its id ${id} is the id of an earlier call in the same turn; give every tool call its own id`;
 }
 
 function isAbortError(err: unknown): boolean {

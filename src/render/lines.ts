@@ -16,6 +16,10 @@ export function callNoteText(note: CallNote): string {
       return 'denied by the operator';
     case 'not_rerun':
       return 'not re-run after an interruption';
+    case 'invalid_input':
+      return 'refused, never run: its input was not JSON';
+    case 'repeated_id':
+      return 'refused, never run: its id repeats an earlier call';
   }
 }
 

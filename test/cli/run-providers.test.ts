@@ -281,6 +281,11 @@ describe('tool input that is not JSON', () => {
     // The model was sent its call back with the {} the journal holds, and the error.
     const second = fake.requests[1]!.body;
     expect(second).toContain('this call of echo was not run');
+    // Shown as refused, and counted apart from the calls that ran, with no tool time.
+    expect(r.stderr).toMatch(/^» echo .*\(refused, never run: its input was not JSON\)$/m);
+    const show = await runCli(['session', 'show', id, '--state-dir', stateDir]);
+    expect(show.stdout).toMatch(/^tool calls +1 \(.*\); 1 more refused, never run \(input not JSON, or an id repeated\)$/m);
+    expect(show.stdout).toMatch(/^tool time +[^,]+ in 1 call$/m);
   });
 });
 

@@ -4,7 +4,7 @@
  */
 import { awaitsTypedTurn } from '../../agent/compaction.js';
 import { awaitsInput, capOfEnd } from '../../agent/runner.js';
-import { answerShortfall, awaitedCall, shortfallText, isCanceledMessage, messageText, possiblyStartedCall, runTimings, timeSummary, toolUses, type RunState } from '../../core/index.js';
+import { answerShortfall, awaitedCall, neverRunResults, shortfallText, isCanceledMessage, messageText, possiblyStartedCall, runTimings, timeSummary, toolUses, type RunState } from '../../core/index.js';
 import { formatDuration } from '../../render/durations.js';
 import { sanitize, sanitizeLine } from '../../render/sanitize.js';
 import { textHead } from '../../render/lines.js';
@@ -261,6 +261,13 @@ export interface ShowContext {
   more?: [string, string][];
 }
 
+/** The tool calls run, and apart from them those refused without running (the fold counts both, as the reference does). */
+function toolCallsText(run: LoadedRun, agents: ToolAgents): string {
+  const refused = neverRunResults(run.records).size;
+  const ran = `${count(run.state.counters.tool_calls - refused)} (${remoteCountText(run.state, agents)})`;
+  return refused === 0 ? ran : `${ran}; ${count(refused)} more refused, never run (input not JSON, or an id repeated)`;
+}
+
 /** How full the context window was at the last request. */
 function contextText(state: RunState, window: number | undefined): string {
   const used = state.last_input_tokens;
@@ -304,7 +311,7 @@ export function formatShow(run: LoadedRun, resume: string, context: ShowContext 
     ['created', sanitizeLine(shortTime(run.created))],
     ['updated', shortTime(run.updated)],
     ['model calls', count(c.llm_calls)],
-    ['tool calls', `${count(c.tool_calls)} (${remoteCountText(state, agents)})`],
+    ['tool calls', toolCallsText(run, agents)],
     ['tokens', `${count(c.in_tokens)} in, ${count(c.out_tokens)} out`],
     ['cache', `${count(c.cache_read_tokens)} read, ${count(c.cache_create_tokens)} created`],
     ...timeFields(run),
