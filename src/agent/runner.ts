@@ -322,8 +322,8 @@ export function capOfEnd(message: string | undefined): SpendCap {
 export interface LoopSetup {
   agent: Agent;
   recorder: Recorder;
-  /** A resumed run: the model is told its tool results may be stale. */
-  resumed: boolean;
+  /** A run that goes on after an interruption (run.ts wasInterrupted): the model is told its tool results may be stale. */
+  interrupted?: boolean;
   /** A user turn to journal first (the run waits for input; resumeRun checked it). */
   followUp?: string;
   /** What to do with the call a stop may have left running, when its tool has side effects (see approvals.ts). */
@@ -384,6 +384,10 @@ class Loop {
   private inputFirst: boolean;
   /** A continuation's first request's input: its summary and kept exchanges, which another compaction would not make smaller. */
   private firstInput: number | undefined;
+  /** Whether the next request is the first after an interruption, which the resume reminder goes with. */
+  private remind = false;
+  /** The turn the resume reminder goes after, in every request of this execution (null: none). */
+  private remindedTurn: Message | null = null;
   private warnedFull = false;
   private iterationBase: number;
   private readonly compactions: Compaction[] = [];
@@ -402,7 +406,8 @@ class Loop {
     this.recorder = setup.recorder;
     this.observer = options.observer ?? {};
     this.signal = options.signal ?? new AbortController().signal;
-    this.system = setup.resumed ? this.agent.system + RESUME_REMINDER : this.agent.system;
+    this.system = this.agent.system;
+    this.remind = setup.interrupted === true;
     this.iterationBase = setup.iterationBase ?? 0;
     this.inputFirst = setup.inputFirst === true;
     this.firstInput = setup.firstInput;
@@ -413,6 +418,24 @@ class Loop {
     this.cap = this.state.interactive ? this.nextIteration() + this.maxIterations : this.maxIterations;
     this.runSpend = setup.spend?.run ?? noSpend();
     this.othersSpend = setup.spend?.others;
+  }
+
+  /**
+   * The conversation as a request sends it: the journaled messages, with the
+   * resume reminder after the last turn of the first request of an interrupted
+   * run, kept on that same turn for every later request, so the prefix the
+   * provider caches never changes under it. Never journaled.
+   */
+  private requestMessages(): Message[] {
+    const messages = this.state.messages;
+    if (this.remind && this.remindedTurn === null) {
+      this.remind = false;
+      const last = messages.at(-1);
+      if (last?.role === 'user') this.remindedTurn = last;
+    }
+    const turn = this.remindedTurn;
+    if (turn === null) return messages;
+    return messages.map((m) => (m === turn ? { ...m, content: [...m.content, { text: { text: RESUME_REMINDER } }] } : m));
   }
 
   /** What stopped the run when its signal was aborted with a reason to give (SuspendReason). */
@@ -769,7 +792,7 @@ class Loop {
       response = await agent.provider.complete(
         {
           system: this.system,
-          messages: state.messages,
+          messages: this.requestMessages(),
           tools: agent.tools.definitions(),
           maxTokens: agent.maxTokens,
           thinking: agent.thinking,

@@ -67,9 +67,13 @@ describe('logbook run with the anthropic provider', () => {
     const sent = anthropic.requests[1]!;
     expect(sent.body).toContain('"input":{"text":"hi","n":1.0,"big":12345678901234567890}');
     const body = sent.json as { system: unknown; messages: { role: string; content: { type: string; content?: unknown }[] }[] };
-    expect(JSON.stringify(body.system)).toContain(JSON.stringify(RESUME_REMINDER.trim()).slice(1, -1));
+    // The reminder follows the last turn: the system prompt and the turns before, the prefix the API caches, are the bytes sent before the crash.
+    expect(body.system).toEqual((anthropic.requests[0]!.json as { system: unknown }).system);
+    expect(JSON.stringify(body.system)).not.toContain('interrupted');
     const last = body.messages.at(-1)!;
     expect(last.role).toBe('user');
+    expect(last.content.at(-1)).toMatchObject({ type: 'text', text: RESUME_REMINDER });
+    expect(body.messages[0]!.content).toMatchObject([{ type: 'text', text: 'say hi' }]);
     const result = last.content.find((b) => b.type === 'tool_result')!;
     expect(JSON.parse(String(result.content))).toMatchObject({ command: ['echo', 'hi'], exit_code: 0, output: 'hi\n' });
     const state = (await store.load('a1')).state;
@@ -286,6 +290,28 @@ describe('tool input that is not JSON', () => {
     const show = await runCli(['session', 'show', id, '--state-dir', stateDir]);
     expect(show.stdout).toMatch(/^tool calls +1 \(.*\); 1 more refused, never run \(input not JSON, or an id repeated\)$/m);
     expect(show.stdout).toMatch(/^tool time +[^,]+ in 1 call$/m);
+  });
+});
+
+describe('the resume reminder', () => {
+  it('is not sent where nothing was interrupted: a chat resumed at its prompt, a follow-up of a completed run', async () => {
+    const said = (text: string) => ({ message: { content: [{ type: 'text', text }] } });
+    anthropic.reset();
+    anthropic.reply(said('One.'), said('Two.'), said('Three.'), said('Four.'), said('Five.'));
+    const cfg = config('no-reminder', 'provider: anthropic\nmodel: claude-test\n');
+    const cli = (args: string[], input?: string) => runCli(['run', '--config', cfg, '--state-dir', stateDir, ...args], { cwd: dir, env: env(), ...(input !== undefined ? { input } : {}) });
+    for (const [args, input] of [
+      [['--chat', '--name', 'chat-exit', 'first'], 'second\n'], // ends at the end of its input, at its prompt
+      [['--resume', 'chat-exit'], 'third\n'],
+      [['--name', 'done', 'once']],
+      [['--resume', 'done', 'and again']],
+    ] as [string[], string?][]) {
+      const r = await cli(args, input);
+      expect(r.stderr).not.toMatch(/^logbook:/m);
+      expect(r.code).toBe(0);
+    }
+    expect(anthropic.requests).toHaveLength(5);
+    for (const r of anthropic.requests) expect(r.body).not.toContain('interrupted');
   });
 });
 
