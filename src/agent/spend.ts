@@ -10,7 +10,7 @@ import { tokenParts, type JournalRecord, type UsageCounts } from '../core/index.
 import { listLineage, ownFrom } from '../store/lineage.js';
 import { COMPACTION_NOTE, parseCompaction } from '../store/run-notes.js';
 import type { RunInfo, Store } from '../store/store.js';
-import type { PriceBook } from './prices.js';
+import { usdText, type PriceBook } from './prices.js';
 
 /** A sum of model calls' costs. */
 export interface Spend {
@@ -23,6 +23,14 @@ export interface Spend {
   unpricedModels: string[];
   /** Where the prices came from, each once, in the order first used. */
   sources: string[];
+}
+
+/**
+ * A spend's USD in words: `unknown` when calls were made and none could be
+ * priced (no price is known for the model), never the `$0.00` its sum is.
+ */
+export function spentUsdText(spend: Pick<Spend, 'usd' | 'calls' | 'unpriced'>): string {
+  return spend.calls === 0 && spend.unpriced > 0 ? 'unknown' : usdText(spend.usd);
 }
 
 /** Nothing spent: no call, no USD. */

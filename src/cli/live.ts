@@ -5,7 +5,7 @@
  * calls, warnings, with --tool-output the results) goes to stderr, under a
  * spinner that says what is being waited for.
  */
-import { usdText } from '../agent/prices.js';
+import { spentUsdText } from '../agent/spend.js';
 import { textOf, type LiveSpend, type RunObserver, type ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
 import { isLogbookError, withheldKind, type Message, type ToolResultBody } from '../core/index.js';
@@ -224,6 +224,6 @@ export function spendText(spend: LiveSpend): string | null {
   const run = spend.run;
   if (run.calls === 0 && run.unpriced > 0 && spend.conversation === undefined) return null;
   const whole = spend.conversation;
-  if (whole === undefined || whole.usd === run.usd) return usdText(run.usd);
-  return `${usdText(run.usd)} (conversation ${usdText(whole.usd)})`;
+  if (whole === undefined || whole.usd === run.usd) return spentUsdText(run);
+  return `${spentUsdText(run)} (conversation ${spentUsdText(whole)})`;
 }

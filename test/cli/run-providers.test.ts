@@ -315,6 +315,18 @@ describe('the resume reminder', () => {
   });
 });
 
+describe('the spend of a model no price is known for', () => {
+  it('is unknown, never $0.00', async () => {
+    anthropic.reset();
+    anthropic.reply({ message: { content: [{ type: 'text', text: 'Hello.' }], usage: { input_tokens: 900, output_tokens: 300 } } });
+    const cfg = config('unpriced', 'provider: anthropic\nmodel: local-unpriced-model\n');
+    const r = await runCli(['run', '--chat', '--config', cfg, '--state-dir', stateDir, 'hi'], { cwd: dir, env: env(), input: '/status\n' });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^spent +unknown, 1 call not priced$/m);
+    expect(r.stderr).not.toContain('$0.00');
+  });
+});
+
 describe('a final answer that is cut short, or empty', () => {
   it('cut at max_tokens: said on stderr and by session show, and ends with its own exit code, as a limit', async () => {
     const cfg = config('cut', 'provider: anthropic\nmodel: claude-test\n');
