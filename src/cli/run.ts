@@ -47,7 +47,7 @@ import { onSuspendSignals } from './signals.js';
 import { requireConfig, storeFor } from './store.js';
 import { terminalFor, terminalProse, type Terminal } from './terminal.js';
 import { prepareTracing } from './tracing.js';
-import { messageLine } from './errors.js';
+import { messageLine, sdkWarningSink } from './errors.js';
 import type { LiveTrace } from '../otel/live.js';
 
 export interface RunFlags extends ResumeFlags, ApprovalFlags {
@@ -155,6 +155,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
       env: environment.env,
       retry: retryPolicyFromText(environment.maxRetries, 'LOGBOOK_PROVIDER_MAX_RETRIES'),
       onRetry: (message) => note(sanitizeLine(message)),
+      onWarning: sdkWarningSink(note, flags.verbose === true),
       ...(environment.scriptLog !== undefined ? { scriptLog: environment.scriptLog } : {}),
       signal: suspend.signal,
       onServers: (p) => progress.start(startLabel(p)),

@@ -57,7 +57,7 @@ export interface LogbookConfig {
   compact_at: number | false;
   /** The exchanges a compacted run's continuation keeps word for word after the summary. Outside the fingerprint. */
   keep_turns: number;
-  thinking: 'off' | 'summarized';
+  thinking: 'off' | 'summarized' | 'adaptive';
   prompt_cache: boolean;
   /** Seconds a model call may hear nothing from the API before it is tried again; the provider's default when absent. Outside the fingerprint. */
   idle_timeout?: number;

@@ -89,7 +89,7 @@ export const CONFIG_SCHEMA = {
     // a fraction of the context window, or false: no compaction unless asked for
     compact_at: { anyOf: [{ type: 'number', exclusiveMinimum: 0, maximum: UPPER_BOUNDS.compact_at.max }, { const: false }] },
     keep_turns: { type: 'integer', minimum: 0, maximum: UPPER_BOUNDS.keep_turns.max },
-    thinking: { enum: ['off', 'summarized'] },
+    thinking: { enum: ['off', 'summarized', 'adaptive'] },
     prompt_cache: { type: 'boolean' },
     // seconds a model call may hear nothing from the API before it is tried again
     idle_timeout: { type: 'number', exclusiveMinimum: 0, maximum: UPPER_BOUNDS.idle_timeout.max },

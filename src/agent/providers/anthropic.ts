@@ -12,6 +12,7 @@ import { apiKeyVariable, type ProviderSettings } from './settings.js';
 import { RawSplicer } from './raw-splice.js';
 import { DEFAULT_RETRY_POLICY, type Failure, type RetryListener, type RetryPolicy } from './retry.js';
 import { classifySdkError, type ApiErrorFields, type ErrorDescription } from './sdk-errors.js';
+import { withSdkWarnings, type SdkWarningListener } from './sdk-warnings.js';
 import { completeStreaming, DEFAULT_IDLE_TIMEOUT_MS, watchedFetch } from './streaming.js';
 
 export interface AnthropicOptions {
@@ -25,6 +26,8 @@ export interface AnthropicOptions {
   /** The config file idle_timeout is set in, for the message of a server that fell silent. */
   configFile?: string;
   onRetry?: RetryListener;
+  /** Told what the SDK warns of (sdk-warnings.ts). */
+  onWarning?: SdkWarningListener;
 }
 
 export class AnthropicProvider implements Provider {
@@ -35,6 +38,7 @@ export class AnthropicProvider implements Provider {
   private readonly idleTimeoutMs: number;
   private readonly configFile: string | undefined;
   private readonly onRetry: RetryListener | undefined;
+  private readonly onWarning: SdkWarningListener | undefined;
 
   static fromSettings(settings: ProviderSettings): Provider {
     const keyEnv = apiKeyVariable('anthropic', settings.apiKeyEnv);
@@ -50,6 +54,7 @@ export class AnthropicProvider implements Provider {
       ...(settings.idleTimeoutMs !== undefined ? { idleTimeoutMs: settings.idleTimeoutMs } : {}),
       ...(settings.configFile !== undefined ? { configFile: settings.configFile } : {}),
       ...(settings.onRetry !== undefined ? { onRetry: settings.onRetry } : {}),
+      ...(settings.onWarning !== undefined ? { onWarning: settings.onWarning } : {}),
     });
   }
 
@@ -59,6 +64,7 @@ export class AnthropicProvider implements Provider {
     this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     this.configFile = options.configFile;
     this.onRetry = options.onRetry;
+    this.onWarning = options.onWarning;
     this.client = new Anthropic({
       apiKey: options.apiKey,
       ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}),
@@ -75,7 +81,7 @@ export class AnthropicProvider implements Provider {
     const splice: Middleware = (req, next) => next(typeof req.body === 'string' ? { ...req, body: splicer.splice(req.body) } : req);
     return completeStreaming({
       providerId: this.id,
-      open: (signal) => this.client.messages.create(params, { signal: signal ?? null, middleware: [splice] }),
+      open: (signal) => withSdkWarnings(() => this.client.messages.create(params, { signal: signal ?? null, middleware: [splice] }), this.onWarning),
       reader: () => new AnthropicStreamReader(observer),
       classify: classifyAnthropicError,
       policy: this.retry,
