@@ -76,6 +76,9 @@ function codeAdvice(err: LogbookError, context: AdviceContext): string | null {
       return 'resume it without a prompt to finish that first';
     case 'in_tool_batch':
       return runId !== undefined ? `finish the batch first: ${resumeCommand(runId, context.compacting ?? {})} (the run goes on from there, and is compacted as it nears the context window)` : null;
+    case 'provider_auth':
+      // A key missing before any run: the command's config names its variable.
+      return context.ended === undefined ? 'api_key_env in the config names the variable the key is read from' : null;
     case 'interrupted_call':
       return callId !== undefined ? `resume with --rerun ${callId} to run it again, or --skip ${callId} to tell the model it was not re-run` : null;
     default:

@@ -60,7 +60,7 @@ export type ErrorCode =
   | 'provider'
   /** The model API refused the request for good (a 4xx that is not a rate limit): the same request gets the same answer. */
   | 'provider_refused'
-  /** The model API refused the credentials (401, 403). */
+  /** No API key is set where one is needed, or the model API refused the credentials (401, 403). */
   | 'provider_auth'
   /**
    * The model API refused a request as longer than the model's context window

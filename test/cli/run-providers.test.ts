@@ -293,6 +293,23 @@ describe('tool input that is not JSON', () => {
   });
 });
 
+describe('an API key', () => {
+  it('is not needed by the anthropic provider at a base URL that takes none; a missing one is said with the config key that names it', async () => {
+    anthropic.reset();
+    anthropic.reply({ message: { content: [{ type: 'text', text: 'No key needed.' }] } });
+    const local = config('keyless', `provider: anthropic\nmodel: local-model\nbase_url: ${anthropic.origin}\n`);
+    const r = await runCli(['run', '--config', local, '--ephemeral', 'hi'], { cwd: dir, env: { ANTHROPIC_API_KEY: undefined } });
+    expect(r.stderr).not.toMatch(/^logbook:/m);
+    expect(r).toMatchObject({ code: 0, stdout: 'No key needed.\n' });
+    const remote = config('keyed', 'provider: anthropic\nmodel: claude-test\n');
+    const missing = await runCli(['run', '--config', remote, '--ephemeral', 'hi'], { cwd: dir, env: { ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: undefined } });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe(
+      'logbook: anthropic: ANTHROPIC_API_KEY is not set: set it to the API key, or name the variable that holds it with apiKeyEnv; api_key_env in the config names the variable the key is read from\n',
+    );
+  });
+});
+
 describe('the resume reminder', () => {
   it('is not sent where nothing was interrupted: a chat resumed at its prompt, a follow-up of a completed run', async () => {
     const said = (text: string) => ({ message: { content: [{ type: 'text', text }] } });

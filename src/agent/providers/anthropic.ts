@@ -1,13 +1,14 @@
 /**
  * The `anthropic` provider: the Messages API through the official SDK, always
- * streamed. The key comes from ANTHROPIC_API_KEY (or the variable `api_key_env`
- * names); the base URL from the config's `base_url`, else ANTHROPIC_BASE_URL,
- * else the SDK's default. Retries are ours (see retry.ts), so the SDK's are off.
+ * streamed. The key comes from ANTHROPIC_API_KEY (or the variable `apiKeyEnv`
+ * names); with a base URL set and ANTHROPIC_API_KEY unset, a placeholder key is
+ * sent, as local servers check none (credentials.ts). The base URL is the
+ * config's `base_url`, else ANTHROPIC_BASE_URL, else the SDK's default. Retries are ours (see retry.ts), so the SDK's are off.
  */
 import Anthropic, { APIConnectionError, APIError, APIUserAbortError, type Middleware } from '@anthropic-ai/sdk';
 import { baseUrlVariable, type ModelRequest, type ModelResponse, type Provider, type StreamObserver } from '../provider.js';
 import { AnthropicStreamReader, toAnthropicParams } from './anthropic-map.js';
-import { checkBaseUrl, envValue, missingKeyError } from './credentials.js';
+import { apiKeyOf, checkBaseUrl, envValue } from './credentials.js';
 import { apiKeyVariable, type ProviderSettings } from './settings.js';
 import { RawSplicer } from './raw-splice.js';
 import { DEFAULT_RETRY_POLICY, type Failure, type RetryListener, type RetryPolicy } from './retry.js';
@@ -42,10 +43,9 @@ export class AnthropicProvider implements Provider {
 
   static fromSettings(settings: ProviderSettings): Provider {
     const keyEnv = apiKeyVariable('anthropic', settings.apiKeyEnv);
-    const apiKey = envValue(keyEnv, settings.env);
-    if (apiKey === undefined) throw missingKeyError('anthropic', keyEnv);
     const baseUrl = settings.baseUrl ?? envValue(baseUrlVariable('anthropic'), settings.env);
     checkBaseUrl('anthropic', baseUrl, keyEnv);
+    const apiKey = apiKeyOf('anthropic', keyEnv, settings.apiKeyEnv !== undefined, baseUrl, settings.env);
     return new AnthropicProvider({
       model: settings.model,
       apiKey,

@@ -3,20 +3,19 @@
  * SDK, always streamed, so any compatible server works: Ollama, vLLM, llama.cpp's
  * server, LM Studio. The base URL is the config's `base_url`, else OPENAI_BASE_URL,
  * else the SDK's default. The key comes from OPENAI_API_KEY (or the variable
- * `api_key_env` names); with a base URL set and OPENAI_API_KEY unset, a placeholder
- * key is sent, since local servers check none. Retries are ours (see retry.ts).
+ * `apiKeyEnv` names); with a base URL set and OPENAI_API_KEY unset, a placeholder
+ * key is sent, since local servers check none (credentials.ts). Retries are ours (see retry.ts).
  */
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import { baseUrlVariable, type ModelRequest, type ModelResponse, type Provider, type StreamObserver } from '../provider.js';
-import { checkBaseUrl, envValue, missingKeyError } from './credentials.js';
+import { apiKeyOf, checkBaseUrl, envValue } from './credentials.js';
 import { apiKeyVariable, type ProviderSettings } from './settings.js';
 import { OpenAIStreamReader, toOpenAIParams } from './openai-map.js';
 import { DEFAULT_RETRY_POLICY, type Failure, type RetryListener, type RetryPolicy } from './retry.js';
 import { classifySdkError, type ApiErrorFields, type ErrorDescription } from './sdk-errors.js';
 import { completeStreaming, DEFAULT_IDLE_TIMEOUT_MS, watchedFetch } from './streaming.js';
 
-/** Sent as the key to a server at a custom base URL when no key is set. */
-export const PLACEHOLDER_API_KEY = 'logbook-no-key';
+export { PLACEHOLDER_API_KEY } from './credentials.js';
 
 export interface OpenAIOptions {
   model: string;
@@ -46,12 +45,7 @@ export class OpenAIProvider implements Provider {
     const baseUrl = settings.baseUrl ?? envValue(baseUrlVariable('openai'), settings.env);
     const keyEnv = apiKeyVariable('openai', settings.apiKeyEnv);
     checkBaseUrl('openai', baseUrl, keyEnv);
-    let apiKey = envValue(keyEnv, settings.env);
-    if (apiKey === undefined) {
-      // A variable the config names explicitly must be set; only the default may fall back.
-      if (baseUrl === undefined || settings.apiKeyEnv !== undefined) throw missingKeyError('openai', keyEnv);
-      apiKey = PLACEHOLDER_API_KEY;
-    }
+    const apiKey = apiKeyOf('openai', keyEnv, settings.apiKeyEnv !== undefined, baseUrl, settings.env);
     return new OpenAIProvider({
       model: settings.model,
       apiKey,

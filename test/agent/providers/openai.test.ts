@@ -364,8 +364,8 @@ describe('openai: settings and environment', () => {
     vi.stubEnv('OPENAI_BASE_URL', '');
     const err = await rejection(createProvider({ env: process.env, provider: 'openai', model: 'gpt' }));
     expect(err).toBeInstanceOf(LogbookError);
-    expect(err.code).toBe('provider');
-    expect(err.message).toBe('openai: OPENAI_API_KEY is not set; export it or set api_key_env in the config');
+    expect(err.code).toBe('provider_auth');
+    expect(err.message).toBe('openai: OPENAI_API_KEY is not set: set it to the API key, or name the variable that holds it with apiKeyEnv');
   });
 
   it('sends a placeholder key to a server at a base URL when no key is set', async () => {
@@ -380,7 +380,7 @@ describe('openai: settings and environment', () => {
 
   it('still needs a key that api_key_env names explicitly', async () => {
     const err = await rejection(createProvider({ env: process.env, provider: 'openai', model: 'm', baseUrl: api.url, apiKeyEnv: 'VLLM_KEY' }));
-    expect(err.message).toBe('openai: VLLM_KEY is not set; export it or set api_key_env in the config');
+    expect(err.message).toBe('openai: VLLM_KEY is not set: set it to the API key, or name the variable that holds it with apiKeyEnv');
   });
 
   it('honours OPENAI_BASE_URL and OPENAI_API_KEY; base_url and api_key_env take precedence', async () => {
