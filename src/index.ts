@@ -21,6 +21,7 @@ export { defineAgent, fingerprintOf, AGENT_DEFAULTS, type Agent, type AgentOptio
 export type { Provider, ModelRequest, ModelResponse, StreamObserver, Usage, ThinkingSetting } from './agent/provider.js';
 export { createProvider, type ProviderSettings } from './agent/providers/index.js';
 export type { RetryPolicy, RetryListener } from './agent/providers/retry.js';
+export type { SdkWarningListener } from './agent/providers/sdk-warnings.js';
 export { scriptProvider, type ScriptTurn } from './agent/providers/script.js';
 export { defineTool, type Tool, type ToolContext, type ToolOutcome, type ToolPolicy, type FunctionToolSpec, type CommandRun, type RemoteOrigin, type ToolCallInfo, type ToolProgress } from './agent/tools/tool.js';
 export { ToolRegistry } from './agent/tools/registry.js';
