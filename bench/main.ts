@@ -6,6 +6,7 @@
  * asserted. --write-docs puts the table in docs/performance.md.
  */
 import { join } from 'node:path';
+import { benchA2AHttp } from './a2a-http.js';
 import { benchAppend } from './append.js';
 import { benchCompaction } from './compaction.js';
 import { ROOT, machine, removeTempDirs, type BenchOptions } from './lib/env.js';
@@ -40,6 +41,7 @@ const BENCHES: Record<string, (opts: BenchOptions) => Promise<Section>> = {
   compaction: benchCompaction,
   jetstream: benchJetStream,
   tasks: benchTasks,
+  'a2a-http': benchA2AHttp,
   langgraph: benchLangGraph,
 };
 

@@ -50,7 +50,7 @@ export type { Env } from './agent/tools/env-refs.js';
 
 // ---- agent.yaml -------------------------------------------------------------
 export type { ExposeSettings } from './agent/exposure.js';
-export { loadConfig, parseConfig, DEFAULT_CONFIG_FILE, type LogbookConfig, type ProviderName, type CommandToolConfig, type OtelBlock, type ModelPriceConfig } from './config/config.js';
+export { loadConfig, parseConfig, DEFAULT_CONFIG_FILE, type LogbookConfig, type ProviderName, type CommandToolConfig, type OtelBlock, type ModelPriceConfig, type A2AHttpSettings } from './config/config.js';
 export { loadAgent, agentFromConfig, type AgentEnvironment, type ConfiguredAgent, type LoadedAgent } from './config/agent.js';
 export { storeFromConfig, type ConfiguredStoreOptions } from './config/store.js';
 

@@ -7,14 +7,14 @@
  * an error here means the call could not be made or answered, and its message
  * says why without naming the agent (the caller says which agent and call).
  */
-import type { Msg, NatsConnection } from '@nats-io/transport-node';
+import { headers, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import { ServiceErrorCodeHeader, ServiceErrorHeader } from '@nats-io/services';
 import { LogbookError, type RawJson } from '../core/index.js';
 import { decodeMessage } from './decode.js';
 import { outgoing } from './outgoing.js';
 import type { AgentCard, BodyOf, MessageKind, MessageOfKind, ToolReplyMessage } from './protocol.js';
 import { stampRequest } from './stamp.js';
-import { DEFAULT_REPLY_TIMEOUT_MS, discoverySubject, toolSubject } from './subjects.js';
+import { CALLER_TIMEOUT_HEADER, DEFAULT_REPLY_TIMEOUT_MS, discoverySubject, toolSubject } from './subjects.js';
 
 export interface CallOptions {
   /** How long to wait for the reply (default 30 s). */
@@ -64,7 +64,9 @@ export class A2AClient {
     const timeout = options.timeoutMs ?? this.timeoutMs;
     let msg: Msg;
     try {
-      msg = await this.nc.request(subject, text, { timeout });
+      const h = headers();
+      h.set(CALLER_TIMEOUT_HEADER, String(timeout)); // a server drops the call if it cannot start it in time
+      msg = await this.nc.request(subject, text, { timeout, headers: h });
     } catch (err) {
       throw unanswered(subject, timeout, err);
     }

@@ -5,7 +5,6 @@
  * running instance), each then asked for its card.
  */
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { ServiceInfo } from '@nats-io/services';
 import type { A2AClient, CallOptions } from './client.js';
 import type { AgentCard } from './protocol.js';
 import { discoverySubject } from './subjects.js';
@@ -30,13 +29,29 @@ export interface AgentListing {
 /** How long `$SRV.INFO` gathers answers. */
 export const DEFAULT_LISTING_WAIT_MS = 2_000;
 
-/** Every answer to `$SRV.INFO` within `waitMs`. */
-async function serviceInfos(nc: NatsConnection, waitMs: number): Promise<ServiceInfo[]> {
-  const { Svcm } = await import('@nats-io/services');
-  const infos: ServiceInfo[] = [];
+/** What an agent's answer to `$SRV.INFO` is read for. */
+export interface ServiceAnswer {
+  name: string;
+  id: string;
+  version: string;
+  description?: string;
+  endpoints: { subject: string }[];
+}
+
+/**
+ * Every answer to `$SRV.INFO` within `waitMs` that reads as a service's info;
+ * each other one (any service on the bus may answer, and anything may) is
+ * passed to `skipped`, named as far as it names itself, and left out.
+ */
+async function serviceInfos(nc: NatsConnection, waitMs: number, skipped: (problem: string) => void): Promise<ServiceAnswer[]> {
+  const infos: ServiceAnswer[] = [];
   try {
-    const answers = await new Svcm(nc).client({ strategy: 'stall', maxWait: waitMs }).info();
-    for await (const info of answers) infos.push(info);
+    const answers = await nc.requestMany('$SRV.INFO', '', { strategy: 'stall', maxWait: waitMs });
+    for await (const answer of answers) {
+      const read = serviceAnswer(answer.data);
+      if (typeof read === 'string') skipped(read);
+      else infos.push(read);
+    }
   } catch (err) {
     if ((err as Error).name === 'NoResponders' || (err as { isNoResponders?: () => boolean }).isNoResponders?.()) return [];
     throw err;
@@ -44,15 +59,50 @@ async function serviceInfos(nc: NatsConnection, waitMs: number): Promise<Service
   return infos;
 }
 
+/** One answer to `$SRV.INFO`, read as untrusted input: its info, or what is wrong with it. */
+export function serviceAnswer(data: Uint8Array): ServiceAnswer | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder().decode(data));
+  } catch {
+    return `an answer of ${data.byteLength} bytes is not JSON`;
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return `an answer is not a JSON object (${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value})`;
+  const v = value as Record<string, unknown>;
+  const who = typeof v.name === 'string' ? `the answer of service ${JSON.stringify(v.name.slice(0, 100))}` : 'an answer';
+  const wrong = (what: string): string => `${who}${typeof v.id === 'string' ? ` (instance ${JSON.stringify(v.id.slice(0, 100))})` : ''} ${what}`;
+  if (typeof v.name !== 'string') return wrong('has no name');
+  if (typeof v.id !== 'string') return wrong('has no id');
+  if (v.version !== undefined && typeof v.version !== 'string') return wrong('has a version that is not a string');
+  if (v.description !== undefined && v.description !== null && typeof v.description !== 'string') return wrong('has a description that is not a string');
+  if (v.endpoints !== undefined && v.endpoints !== null && !Array.isArray(v.endpoints)) return wrong('has endpoints that are not a list');
+  const endpoints: { subject: string }[] = [];
+  for (const e of (v.endpoints as unknown[] | null | undefined) ?? []) {
+    if (e === null || typeof e !== 'object' || typeof (e as { subject?: unknown }).subject !== 'string') return wrong('has an endpoint without a subject');
+    endpoints.push({ subject: (e as { subject: string }).subject });
+  }
+  return {
+    name: v.name,
+    id: v.id,
+    version: typeof v.version === 'string' ? v.version : '',
+    ...(typeof v.description === 'string' ? { description: v.description } : {}),
+    endpoints,
+  };
+}
+
 /** Whether a service is an agent: it answers discovery for its own name where the reference asks. */
-export function isAgentService(info: ServiceInfo): boolean {
+export function isAgentService(info: ServiceAnswer): boolean {
   return (info.endpoints ?? []).some((e) => e.subject === discoverySubject(info.name));
 }
 
-/** The agents reachable on `nc`, by identity, each with its card or why it has none. */
-export async function listAgents(nc: NatsConnection, client: A2AClient, options: { waitMs?: number } & CallOptions = {}): Promise<AgentListing[]> {
+/** The agents reachable on `nc`, by identity, each with its card or why it has none; an answer that cannot be read is told to `onSkipped`. */
+export async function listAgents(
+  nc: NatsConnection,
+  client: A2AClient,
+  options: { waitMs?: number; onSkipped?: (problem: string) => void } & CallOptions = {},
+): Promise<AgentListing[]> {
   const byIdentity = new Map<string, AgentInstance[]>();
-  for (const info of await serviceInfos(nc, options.waitMs ?? DEFAULT_LISTING_WAIT_MS)) {
+  for (const info of await serviceInfos(nc, options.waitMs ?? DEFAULT_LISTING_WAIT_MS, options.onSkipped ?? (() => {}))) {
     if (!isAgentService(info)) continue;
     const instances = byIdentity.get(info.name) ?? [];
     instances.push({ id: info.id, version: info.version, description: info.description ?? '' });

@@ -29,4 +29,4 @@ export {
   subjectCovers,
 } from './subjects.js';
 export { a2aSchema, schemaProblem, validatorOf, compileA2ASchemas, A2A_AJV_OPTIONS, validatorName, type A2ASchemaName } from './schemas.js';
-export { TaskProjection, taskEvents, TASK_END_CODES, type TaskEvent, type TaskProjectionOptions } from './task-events.js';
+export { TaskProjection, taskEvents, headerFits, HEADER_ROOM, TASK_END_CODES, type TaskEvent, type TaskProjectionOptions } from './task-events.js';

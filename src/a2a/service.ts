@@ -7,8 +7,11 @@
  * is answered with an empty reply and the error headers, code 400; a reply that
  * cannot be made, 500. An unknown tool, or one that could not run, is an in-band
  * `tool.reply` with `is_error`. At most `maxConcurrent` calls run at once (the
- * rest wait their turn), each for at most `toolTimeoutMs`. Nothing is journaled:
- * a served call is not a run.
+ * rest wait their turn, up to WAITING_PER_SLOT per slot: one more is refused
+ * at once as busy), each for at most `toolTimeoutMs`; a call whose caller
+ * stopped waiting before its turn came (the wait it sent in
+ * CALLER_TIMEOUT_HEADER, else DEFAULT_REPLY_TIMEOUT_MS) is dropped unrun.
+ * Nothing is journaled: a served call is not a run.
  */
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Service, ServiceMsg } from '@nats-io/services';
@@ -17,7 +20,8 @@ import { bodySize, decodeMessage } from './decode.js';
 import { encodeMessage } from './encode.js';
 import { A2A_NAMESPACE, MAX_MESSAGE_BYTES, type AgentCard, type Header, type ToolDescriptor, type ToolOutcomeFields } from './protocol.js';
 import { stampReply } from './stamp.js';
-import { ENDPOINTS, discoverySubject, toolSubject } from './subjects.js';
+import { cutToBytes } from './task-events.js';
+import { CALLER_TIMEOUT_HEADER, DEFAULT_REPLY_TIMEOUT_MS, ENDPOINTS, discoverySubject, toolSubject } from './subjects.js';
 
 /** The tools a service answers for, and how one is run. */
 export interface ToolHost {
@@ -29,10 +33,14 @@ export interface ToolHost {
 
 export const SERVE_DEFAULTS = { maxConcurrent: 2, toolTimeoutMs: 30_000 } as const;
 
+/** Calls that may wait for a slot, per slot: one more is refused at once (the agent is busy), not queued for longer than any caller waits. */
+export const WAITING_PER_SLOT = 8;
+
 /** What happened to one request, for the log line a server writes per call. */
 export type ServedCall =
   | { kind: 'discovery'; sender: string; ms: number }
-  | { kind: 'tool'; tool: string; sender: string; ms: number; outcome: 'ok' | 'is_error' | 'timeout' | 'unknown_tool'; exitCode?: number; detail?: string }
+  | { kind: 'tool'; tool: string; sender: string; ms: number; outcome: 'ok' | 'is_error' | 'timeout' | 'unknown_tool' | 'busy'; exitCode?: number; detail?: string }
+  | { kind: 'dropped'; tool: string; sender: string; ms: number; detail: string }
   | { kind: 'refused'; endpoint: keyof typeof ENDPOINTS; code: 400 | 500; detail: string };
 
 export interface ToolServiceOptions {
@@ -53,6 +61,11 @@ class Slots {
 
   constructor(limit: number) {
     this.free = limit;
+  }
+
+  /** Whether a taker now would wait behind `max` others or more. */
+  full(max: number): boolean {
+    return this.free === 0 && this.waiting.length >= max;
   }
 
   async take(): Promise<() => void> {
@@ -178,9 +191,24 @@ export class ToolService {
       }
       return;
     }
+    const maxConcurrent = this.options.maxConcurrent ?? SERVE_DEFAULTS.maxConcurrent;
+    if (this.slots.full(maxConcurrent * WAITING_PER_SLOT)) {
+      const detail = `agent ${this.options.identity} is busy: ${maxConcurrent * WAITING_PER_SLOT} calls wait for its ${maxConcurrent} slot${maxConcurrent === 1 ? '' : 's'}; call again later`;
+      if (this.respond(msg, 'tool', () => reply({ is_error: true, output: detail }))) {
+        this.options.onCall?.({ kind: 'tool', tool: request.name, sender, ms: Date.now() - started, outcome: 'busy', detail });
+      }
+      return;
+    }
+    const waitsMs = callerWaitMs(msg);
     this.inFlight++;
-    void this.run(request.name, request.input)
-      .then(({ fields, outcome }) => {
+    void this.run(request.name, request.input, started + waitsMs)
+      .then((ran) => {
+        if (ran === null) {
+          const detail = `it waited ${Date.now() - started} ms for a slot, past its caller's ${waitsMs / 1000} s: not run`;
+          this.options.onCall?.({ kind: 'dropped', tool: request.name, sender, ms: Date.now() - started, detail });
+          return;
+        }
+        const { fields, outcome } = ran;
         if (this.respond(msg, 'tool', () => fitted(reply, fields, request.name))) {
           const exitCode = fields.exec?.exit_code ?? (fields.exec !== undefined ? 0 : undefined);
           this.options.onCall?.({
@@ -199,9 +227,17 @@ export class ToolService {
       });
   }
 
-  /** Runs one call in its slot, bounded by the tool timeout; whatever goes wrong is an in-band error. */
-  private async run(name: string, input: RawJson | undefined): Promise<{ fields: ToolOutcomeFields; outcome: 'ok' | 'is_error' | 'timeout' }> {
+  /**
+   * Runs one call in its slot, bounded by the tool timeout; whatever goes
+   * wrong is an in-band error. Null, unrun, when its slot came after
+   * `deadline` (its caller stopped waiting for the reply then).
+   */
+  private async run(name: string, input: RawJson | undefined, deadline: number): Promise<{ fields: ToolOutcomeFields; outcome: 'ok' | 'is_error' | 'timeout' } | null> {
     const release = await this.slots.take();
+    if (Date.now() >= deadline) {
+      release();
+      return null;
+    }
     const timeoutMs = this.options.toolTimeoutMs ?? SERVE_DEFAULTS.toolTimeoutMs;
     const stop = new AbortController();
     const timer = setTimeout(() => stop.abort(), timeoutMs);
@@ -225,10 +261,30 @@ export class ToolService {
   }
 }
 
-/** The reply for `fields`; one over the size limit says so in-band instead of carrying the output. */
+/** How long the caller of `msg` waits for its reply: as its CALLER_TIMEOUT_HEADER says, else the default every caller is given. */
+function callerWaitMs(msg: ServiceMsg): number {
+  const said = Number(msg.headers?.get(CALLER_TIMEOUT_HEADER) ?? '');
+  return Number.isFinite(said) && said > 0 ? said : DEFAULT_REPLY_TIMEOUT_MS;
+}
+
+/** What a served tool's output cut to fit its reply ends with: nothing keeps the rest (a served call is not journaled). */
+export const SERVED_CUT_NOTE = '\n[cut: the rest of the output did not fit in a reply]';
+
+/**
+ * The reply for `fields`, its output cut (on a character, measured as the
+ * encoder writes it) to what a reply may carry, marked truncated; one that
+ * still does not fit says so in-band instead of carrying the output.
+ */
 function fitted(reply: (fields: ToolOutcomeFields) => string, fields: ToolOutcomeFields, name: string): string {
   const text = reply(fields);
   const size = bodySize(text);
   if (size <= MAX_MESSAGE_BYTES) return text;
+  if (fields.output) {
+    const marked: ToolOutcomeFields = { ...fields, ...(fields.exec !== undefined ? { exec: { ...fields.exec, truncated: true } } : {}) };
+    // Room beside the rest of the reply, less the output's key and what a fresh id and time may differ by.
+    const room = MAX_MESSAGE_BYTES - bodySize(reply({ ...marked, output: '' })) - 64;
+    const cut = reply({ ...marked, output: cutToBytes(fields.output, room, SERVED_CUT_NOTE) });
+    if (bodySize(cut) <= MAX_MESSAGE_BYTES) return cut;
+  }
   return reply({ is_error: true, output: `the reply of tool ${JSON.stringify(name)} would be ${size} bytes, over the ${MAX_MESSAGE_BYTES / 1024} KiB a reply may carry` });
 }

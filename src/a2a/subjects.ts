@@ -28,6 +28,14 @@ export const ENDPOINTS = { discovery: 'discovery', tool: 'tool' } as const;
 /** How long a caller waits for a reply unless told otherwise. */
 export const DEFAULT_REPLY_TIMEOUT_MS = 30_000;
 
+/**
+ * The NATS header in which a caller says how long (ms) it waits for a tool's
+ * reply: a call still waiting for a slot when that has passed is dropped
+ * unrun. Outside the body (the reference's schemas are strict), and ignored by
+ * a server that does not know it; a call without it is given DEFAULT_REPLY_TIMEOUT_MS.
+ */
+export const CALLER_TIMEOUT_HEADER = 'Logbook-Caller-Timeout-Ms';
+
 // ---- tasks (logbook's binding of the streaming flow; docs/reference/a2a.md part 2) ----
 
 /** Every agent's task subjects: what the operator's work-queue stream holds. */
@@ -53,9 +61,22 @@ export function eventsSubject(request: string): string {
   return `${SUBJECT_PREFIX}.events.${request}`;
 }
 
-/** Where a `cancel` for a task of agent `identity` is published (core NATS: every instance hears it). */
-export function cancelSubject(identity: string): string {
-  return `${SUBJECT_PREFIX}.cancel.${identity}`;
+/**
+ * Where a `cancel` for a task of agent `identity` is published (core NATS:
+ * every instance hears it). With `sender`, the subject says who sends it
+ * (logbook's callers publish there): NATS permissions can let each sender
+ * publish only its own, and a server takes a cancel from there only for a
+ * task that sender sent. Without, the spec's subject: anyone allowed to
+ * publish on it may cancel any of the agent's tasks.
+ */
+export function cancelSubject(identity: string, sender?: string): string {
+  return `${SUBJECT_PREFIX}.cancel.${identity}${sender !== undefined ? `.${sender}` : ''}`;
+}
+
+/** The sender a cancel subject of agent `identity` names (cancelSubject with a sender); undefined for the spec's subject. */
+export function senderOfCancelSubject(identity: string, subject: string): string | undefined {
+  const prefix = `${cancelSubject(identity)}.`;
+  return subject.startsWith(prefix) ? subject.slice(prefix.length) : undefined;
 }
 
 /** An event's `Nats-Msg-Id`: the same for the same place in the same task, so a publish made again is one message. */

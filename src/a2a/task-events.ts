@@ -20,6 +20,7 @@
  */
 import {
   RawJson,
+  quote,
   awaitedCall,
   commandEnvelope,
   shellQuote,
@@ -38,7 +39,9 @@ import {
   type ReadTerminalPayload,
   type ToolResultBody,
 } from '../core/index.js';
-import { MAX_MESSAGE_BYTES, type BodyOf, type EventBlock, type StopReason, type Usage } from './protocol.js';
+import { encodeMessage } from './encode.js';
+import { MAX_MESSAGE_BYTES, type BodyOf, type EventBlock, type Header, type StopReason, type Usage } from './protocol.js';
+import { stampTaskReply } from './stamp.js';
 
 /** One projected message: its kind, its own fields, and its place in the task's stream. */
 export type TaskEvent =
@@ -82,8 +85,19 @@ export interface TaskProjectionOptions {
 }
 
 /** Room a header takes beside a block, at most: a body whose block would pass the size limit with it is cut. */
-const HEADER_ROOM = 8 * 1024;
+export const HEADER_ROOM = 8 * 1024;
 const BLOCK_LIMIT = MAX_MESSAGE_BYTES - HEADER_ROOM;
+/** The most of a body a command run by a tool takes beside its output. */
+const COMMAND_LIMIT = 16 * 1024;
+
+/**
+ * Whether every message of a task can echo `request`'s header (its ids,
+ * conversation and parent, as the encoder writes them) within the room a body
+ * leaves for it: a request that cannot is refused before anything is run.
+ */
+export function headerFits(request: Header, sender: string): boolean {
+  return Buffer.byteLength(encodeMessage(stampTaskReply('ack', { accepted: true }, request, 1, sender)), 'utf8') <= HEADER_ROOM;
+}
 
 /** Folds a task's run record by record and says what each adds to the task's stream. */
 export class TaskProjection {
@@ -145,7 +159,8 @@ export class TaskProjection {
     if ('text' in b) return [{ type: 'text', ...fitText('text', b.text.text) }];
     if ('thinking' in b) {
       const signature = b.thinking.signature ? fromByteField(b.thinking.signature) : '';
-      return [{ type: 'thinking', text: fitText('text', b.thinking.text ?? '').text ?? '', ...(signature ? { signature } : {}), provider: this.state!.fingerprint.provider }];
+      const text = fitText('text', b.thinking.text ?? '', signature.length).text;
+      return [{ type: 'thinking', text, ...(signature ? { signature } : {}), provider: this.state!.fingerprint.provider }];
     }
     if ('tool_use' in b) {
       const { id, name, input } = b.tool_use;
@@ -162,7 +177,7 @@ export class TaskProjection {
     const text = this.lastText;
     const result = (stop_reason: StopReason): TaskEvent => this.next('result', { stop_reason, ...(text ? fitText('text', text) : {}), usage });
     const error = (stop_reason: StopReason, message: string, code?: string): TaskEvent =>
-      this.next('error', { stop_reason, error: message, ...(code !== undefined ? { code } : {}) });
+      this.next('error', { stop_reason, ...fitText('error', message), ...(code !== undefined ? { code } : {}) });
     const message = terminal.message ?? '';
     switch (terminal.reason) {
       case 'completed':
@@ -196,11 +211,11 @@ export class TaskProjection {
 function toolResultBlock(r: ToolResultBody): EventBlock {
   const ran = commandEnvelope(r.content);
   if (ran !== null && ran.exitCode !== null && !ran.timedOut && ran.signal === undefined && ran.error === undefined) {
-    const command = typeof ran.command === 'string' ? ran.command : shellQuote(ran.command);
+    const command = cutToBytes(typeof ran.command === 'string' ? ran.command : shellQuote(ran.command), COMMAND_LIMIT);
     return {
       type: 'tool_result',
       call_id: r.tool_use_id,
-      ...fitText('output', ran.output),
+      ...fitText('output', ran.output, encodedBytes(command)),
       exec: { command, ...(ran.exitCode !== 0 ? { exit_code: ran.exitCode } : {}), ...(ran.truncated ? { truncated: true } : {}) },
     };
   }
@@ -215,20 +230,32 @@ export function taskEvents(records: Iterable<JournalRecord>, options: TaskProjec
   return out;
 }
 
-/** `{ [key]: text }`, the text cut (on a character) to what a body may carry, with a line saying how much was left out. */
-function fitText<K extends string>(key: K, text: string): { [k in K]: string } {
-  return { [key]: cutToBytes(text, BLOCK_LIMIT) } as { [k in K]: string };
+/** What a text cut to fit a body ends with. */
+export const CUT_NOTE = "\n[cut: the rest is in the run's journal]";
+
+/** `{ [key]: text }`, the text cut (on a character) to what a body may carry beside `taken` bytes, ending with CUT_NOTE when cut. */
+function fitText<K extends string>(key: K, text: string, taken = 0): { [k in K]: string } {
+  return { [key]: cutToBytes(text, BLOCK_LIMIT - taken) } as { [k in K]: string };
 }
 
-function cutToBytes(text: string, limit: number): string {
-  if (text.length * 6 <= limit) return text; // each UTF-16 unit is at most six bytes of JSON
-  const bytes = Buffer.byteLength(JSON.stringify(text), 'utf8');
-  if (bytes <= limit) return text;
-  let kept = [...text];
-  // JSON escapes can make a character up to six bytes: cut by a safe ratio, then to fit.
-  kept = kept.slice(0, Math.floor((kept.length * limit) / bytes) - 64);
-  while (kept.length > 0 && Buffer.byteLength(JSON.stringify(kept.join('')), 'utf8') > limit - 128) kept = kept.slice(0, Math.floor(kept.length * 0.95));
-  return `${kept.join('')}\n[cut: the rest is in the run's journal]`;
+/** The bytes `text` takes in a body: as the encoder writes it, in Go's HTML-safe escapes (a `<` is `\u003c`, six bytes). */
+export function encodedBytes(text: string): number {
+  return Buffer.byteLength(quote(text), 'utf8');
+}
+
+/** `text`, or its longest head (whole characters) that fits `limit` encoded bytes with `note` (CUT_NOTE) after it. */
+export function cutToBytes(text: string, limit: number, note = CUT_NOTE): string {
+  if (text.length * 6 + 2 <= limit) return text; // each UTF-16 unit is at most six bytes of JSON
+  if (encodedBytes(text) <= limit) return text;
+  const chars = [...text];
+  const room = limit - encodedBytes(note) + 2; // one pair of quotes is counted once
+  let [fits, over] = [0, chars.length];
+  while (over - fits > 1) {
+    const mid = Math.floor((fits + over) / 2);
+    if (encodedBytes(chars.slice(0, mid).join('')) <= room) fits = mid;
+    else over = mid;
+  }
+  return `${chars.slice(0, fits).join('')}${note}`;
 }
 
 /** A call's input as a `tool_call` block carries it: an object, and only when it fits. */

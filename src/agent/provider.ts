@@ -2,7 +2,7 @@
  * The provider-neutral model interface. A provider turns the journal's message
  * model into its API's and back; everything above it speaks only these types.
  */
-import type { Message, ToolDefinition, UsageCounts } from '../core/index.js';
+import { LogbookError, type Message, type ToolDefinition, type UsageCounts } from '../core/index.js';
 
 /**
  * Whether the model is asked to think (and its thinking journaled): `summarized`
@@ -101,4 +101,18 @@ export interface Provider {
   readonly model: string;
   /** Makes one model call; rejects with `provider` (or `provider_refused`, `provider_auth`) when the API fails, `interrupted` when `request.signal` aborts. */
   complete(request: ModelRequest, observer?: StreamObserver): Promise<ModelResponse>;
+  /**
+   * Refuses (`config`) settings every call of an agent would be refused for,
+   * before any is made: what a config is checked with when it is loaded, by
+   * `run` and `serve` alike. Absent: every setting is taken.
+   */
+  checkSettings?(settings: Pick<ModelRequest, 'maxTokens' | 'thinking'>): void;
+  /** The ids of the models its API lists (GET /v1/models), where it can list them; rejects with `provider` when the API does not answer with a list. */
+  listModels?(signal?: AbortSignal): Promise<string[]>;
+}
+
+/** The error of a model listing that failed, its cause kept. */
+export function listingFailed(providerId: string, err: unknown): LogbookError {
+  const why = err instanceof Error ? err.message : String(err);
+  return new LogbookError('provider', `${providerId}: the API did not list its models (${why})`, { cause: err });
 }

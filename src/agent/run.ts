@@ -593,3 +593,27 @@ export async function followUpRun(store: Store, agent: Agent, id: string, prompt
     throw err;
   }
 }
+
+/**
+ * A chat going on with another agent (a chat's /model: another model of the
+ * provider): the model is in the fingerprint, so it is never forced past, and
+ * never written into run `id` (ended, suspended, by its chat): the
+ * conversation goes on in a new run, a fork of `id` whole whose meta carries
+ * `agent`'s fingerprint, linked to it as every fork is (one conversation,
+ * lineage.ts), and resumed as a chat. Its copied records are `id`'s, priced
+ * as they were; its own calls go to `agent`.
+ */
+export async function continueWithAgent(store: Store, agent: Agent, id: string, options: { place?: RunPlace; now?: Date } = {}): Promise<AgentRun> {
+  const fork = await forkRun(store, id, {
+    id: generateRunId(options.now),
+    fingerprint: fingerprintOf(agent),
+    ...(options.now !== undefined ? { now: options.now } : {}),
+    ...(options.place !== undefined ? { place: options.place } : {}),
+  });
+  try {
+    return await resume(store, agent, fork.id, { interactive: true }, id);
+  } catch (err) {
+    await store.delete(fork.id).catch(() => false); // a refused continuation leaves no run behind
+    throw err;
+  }
+}

@@ -25,6 +25,7 @@ import {
   interruptedCallMessage,
   isLogbookError,
   messageText,
+  stoppedResult,
   requestInputTokens,
   type Counters,
   type JournalRecord,
@@ -96,7 +97,14 @@ export interface RunObserver {
   toolReused?(call: ToolCall, result: ToolResultBody): void;
   /** What a tool reports while it runs (another agent's events, for a call that asks it a task). */
   toolProgress?(call: ToolCall, progress: ToolProgress): void;
-  /** A call answered without running its tool (denied, or not re-run after an interruption); toolEnd follows. */
+  /**
+   * A chat's operator stopped the batch's tools (ChatInput.toolsRunning): each
+   * call without a result was answered as stopped (its toolEnd came), the batch
+   * is whole, and the chat waits for its next turn, which the model reads with
+   * the stopped results.
+   */
+  toolsStopped?(calls: ToolCall[]): void;
+  /** A call answered without running its tool (denied, not re-run after an interruption, stopped before it ran); toolEnd follows. */
   toolWithheld?(call: ToolCall, resolved: string | undefined, result: ToolResultBody): void;
   /** Something the operator should know that stops nothing (a turn cut at max_tokens, a call not run). */
   warning?(message: string): void;
@@ -159,6 +167,14 @@ export interface ChatInput {
    */
   answering?(): AnswerControl;
   /**
+   * Called as a batch's tools begin to run: aborting the returned signal stops
+   * the tool in flight (a command's process group, an MCP or remote call's
+   * request) and every call of the batch after it; each is answered as stopped
+   * by the operator, and the run, still held, waits for the next turn. `done`
+   * is called once the batch has ended, either way.
+   */
+  toolsRunning?(): AnswerControl;
+  /**
    * A person types the turns as the chat goes (a terminal): a model call the
    * API refused, or that kept failing, is then said and the chat waits for the
    * next turn, the failed one unanswered (the next turn joins it, a retry asks
@@ -168,7 +184,7 @@ export interface ChatInput {
   readonly operator?: boolean;
 }
 
-/** One model call's stop, distinct from the run's own signal (which suspends the run). */
+/** One model call's (or tool batch's) stop, distinct from the run's own signal (which suspends the run). */
 export interface AnswerControl {
   /** Aborted to stop this model call alone. */
   readonly signal: AbortSignal;
@@ -269,6 +285,8 @@ class CallSuspend extends Error {
 interface Answer {
   result: ToolResultBody;
   remote: boolean;
+  /** The operator stopped it (ChatInput.toolsRunning). */
+  stopped?: true;
 }
 
 interface Ending {
@@ -544,25 +562,57 @@ class Loop {
 
   /**
    * Runs the pending turn's unanswered tools in order, journaling each; the last
-   * result commits the turn. Results the journal holds are reused.
+   * result commits the turn. Results the journal holds are reused. In a chat the
+   * operator may stop the batch (ChatInput.toolsRunning): the call in flight and
+   * every one after it are answered as stopped, so the batch is whole, and the
+   * next step is the operator's.
    */
   private async completePending(turn: PendingTurn): Promise<void> {
-    for (const { call, use, result: journaled } of batchCalls(turn)) {
-      if (journaled !== undefined) {
-        this.observer.toolReused?.(call, journaled);
-        continue;
+    const stop = this.state.interactive ? this.options.input?.toolsRunning?.() : undefined;
+    const stopped: ToolCall[] = [];
+    try {
+      for (const { call, use, result: journaled } of batchCalls(turn)) {
+        if (journaled !== undefined) {
+          this.observer.toolReused?.(call, journaled);
+          continue;
+        }
+        if (this.signal.aborted) throw interrupted();
+        const problem = this.invalidInputs.get(call.id);
+        const { result, remote, stopped: cut }: Answer =
+          use > 1
+            ? { result: this.repeatedId(call), remote: false }
+            : problem !== undefined
+              ? { result: this.invalidInput(call, problem), remote: false }
+              : stop?.signal.aborted
+                ? this.notStarted(call)
+                : await this.answerOrStop(call, turn.iteration, stop?.signal);
+        if (cut) stopped.push(call);
+        // A tool that finished is journaled even if a suspend arrived meanwhile: its effects happened.
+        await this.recorder.append({ tool_result: { tool_use_id: call.id, result, ...(remote ? { remote: true } : {}) } });
+        this.observer.toolEnd?.(call, result);
       }
-      if (this.signal.aborted) throw interrupted();
-      const problem = this.invalidInputs.get(call.id);
-      const { result, remote } =
-        use > 1
-          ? { result: this.repeatedId(call), remote: false }
-          : problem !== undefined
-            ? { result: this.invalidInput(call, problem), remote: false }
-            : await this.answer(call, turn.iteration);
-      // A tool that finished is journaled even if a suspend arrived meanwhile: its effects happened.
-      await this.recorder.append({ tool_result: { tool_use_id: call.id, result, ...(remote ? { remote: true } : {}) } });
-      this.observer.toolEnd?.(call, result);
+    } finally {
+      stop?.done();
+    }
+    if (stopped.length === 0) return;
+    this.answerStopped = true; // the next step is the operator's: the model reads the stopped results with it
+    this.observer.toolsStopped?.(stopped);
+  }
+
+  /** A call after the one the operator stopped: answered as stopped, never run. */
+  private notStarted(call: ToolCall): Answer {
+    const result = stoppedResult(call.id, false);
+    this.observer.toolWithheld?.(call, this.agent.tools.describe(call.name, call.input), result);
+    return { result, remote: false, stopped: true };
+  }
+
+  /** The call's answer; answered as stopped when the operator's `stop` cut it short (a suspend still suspends). */
+  private async answerOrStop(call: ToolCall, iteration: number, stop: AbortSignal | undefined): Promise<Answer> {
+    try {
+      return await this.answer(call, iteration, stop);
+    } catch (err) {
+      if (stop?.aborted !== true || this.signal.aborted || !(isLogbookError(err, 'interrupted') || isAbortError(err))) throw err;
+      return { result: stoppedResult(call.id, true), remote: false, stopped: true };
     }
   }
 
@@ -581,7 +631,7 @@ class Loop {
   }
 
   /** The call's result: its tool's, or the answer given instead of running it; or a suspend before it, for an approval. */
-  private async answer(call: ToolCall, iteration: number): Promise<Answer> {
+  private async answer(call: ToolCall, iteration: number, stop: AbortSignal | undefined): Promise<Answer> {
     const { tools } = this.agent;
     const resolved = tools.describe(call.name, call.input);
     const context = { runId: this.state.run_id, iteration, policy: policyOf(tools, call.name), resolved, signal: this.signal };
@@ -591,7 +641,7 @@ class Loop {
       this.observer.toolWithheld?.(call, resolved, verdict.answer);
       return { result: verdict.answer, remote: false };
     }
-    return this.runTool(call, resolved);
+    return this.runTool(call, resolved, stop);
   }
 
   /** The resume's choice for its interrupted call, taken once: only the first unanswered call can be it. */
@@ -603,7 +653,7 @@ class Loop {
   }
 
   /** Runs the call's tool. A suspend while it runs names it: it may have taken effect. */
-  private async runTool(call: ToolCall, resolved: string | undefined): Promise<Answer> {
+  private async runTool(call: ToolCall, resolved: string | undefined, stop: AbortSignal | undefined): Promise<Answer> {
     this.observer.toolStart?.(call, resolved);
     const info = {
       runId: this.state.run_id,
@@ -614,7 +664,7 @@ class Loop {
     let outcome;
     try {
       outcome = await this.agent.tools.run(call.name, call.input, {
-        signal: this.signal,
+        signal: stop === undefined ? this.signal : AbortSignal.any([this.signal, stop]),
         call: info,
         onProgress: (progress) => this.observer.toolProgress?.(call, progress),
       });

@@ -12,7 +12,7 @@ import type { ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
 import { LogbookError, shellQuote, unansweredCalls, type RunState } from '../core/index.js';
 import { formatCall, sanitizeLine } from '../render/index.js';
-import type { Questions } from './questions.js';
+import { keyShown, type Questions } from './questions.js';
 
 export interface ApprovalFlags {
   /** Call ids of the batch in flight to approve, or `all` for every call of it. */
@@ -90,24 +90,31 @@ function answerList(keys: readonly string[]): string {
   return keys.length <= 1 ? (keys[0] ?? '') : `${keys.slice(0, -1).join(', ')} or ${keys[keys.length - 1]}`;
 }
 
+/** A question's answers: each a key (one letter) and the word it stands for, which is what it answers. */
+type Choices<T extends string> = readonly (readonly [key: string, word: T])[];
+
 /**
- * Asks until one of `answers` is typed (its key: a letter, or the word), or
- * null at end of input or a suspend; anything else is answered with the
- * answers it takes, and asked again.
+ * Asks until one of `choices` is given, or null at end of input or a suspend.
+ * On a terminal one key press answers (questions.choose); piped, a line with
+ * the key or the word. Anything else is answered with the answers it takes,
+ * and asked again.
  */
-async function choose<T extends string>(
-  questions: Questions,
-  prompt: string,
-  answers: Record<string, T>,
-  signal: AbortSignal,
-  p: Presenter,
-): Promise<T | null> {
+async function choose<T extends string>(questions: Questions, prompt: string, choices: Choices<T>, signal: AbortSignal, p: Presenter): Promise<T | null> {
   for (;;) {
+    if (questions.choose !== undefined) {
+      const key = await questions.choose(prompt, signal);
+      if (key === null) return null;
+      const chosen = choices.find(([k]) => k === key.toLowerCase());
+      if (chosen !== undefined) return chosen[1];
+      p.show(`${keyShown(key, true)} is none of the answers: press ${answerList(choices.map(([k, word]) => `${k} (${word})`))}\n`);
+      continue;
+    }
     const line = await questions.ask(prompt, signal);
     if (line === null) return null;
-    const key = line.trim().toLowerCase();
-    if (Object.hasOwn(answers, key)) return answers[key]!;
-    p.show(`${JSON.stringify(sanitizeLine(line.trim()))} is not one of the answers: type ${answerList(Object.keys(answers))}\n`);
+    const typed = line.trim().toLowerCase();
+    const chosen = choices.find(([key, word]) => typed === key || typed === word);
+    if (chosen !== undefined) return chosen[1];
+    p.show(`${JSON.stringify(sanitizeLine(line.trim()))} is not one of the answers: type ${answerList(choices.flatMap(([key, word]) => [key, word]))}\n`);
   }
 }
 
@@ -118,7 +125,7 @@ async function askApproval(call: ToolCall, context: CallContext, questions: Ques
   const answer = await choose(
     questions,
     '[y]es, [n]o, [a]ll (yes for the rest of this run): ',
-    { y: 'yes', yes: 'yes', n: 'no', no: 'no', a: 'all', all: 'all' } as const,
+    [['y', 'yes'], ['n', 'no'], ['a', 'all']] as const,
     context.signal,
     p,
   );
@@ -193,7 +200,7 @@ export async function askInterruption(run: AgentRun, tools: ToolRegistry, questi
   const answer = await choose(
     questions,
     '[r]erun it, [s]kip it (the model is told it was not re-run), or s[t]op: ',
-    { r: 'rerun', rerun: 'rerun', s: 'skip', skip: 'skip', t: 'stop', stop: 'stop' } as const,
+    [['r', 'rerun'], ['s', 'skip'], ['t', 'stop']] as const,
     signal,
     p,
   );

@@ -17,7 +17,11 @@ export interface ChatContext {
   /** The run as it stands: the fold of its records so far. */
   state(): RunState;
   /** The provider and model answering. */
-  model: string;
+  readonly model: string;
+  /** The model answering, as its provider names it. */
+  modelName?(): string;
+  /** The models the provider's API lists; absent where it cannot list them (the script provider). */
+  listModels?(): Promise<string[]>;
   /** Where the run is journaled, or null for an --ephemeral one. */
   store: string | null;
   /** Writes the run to `file` (the format from its extension); resolves to where it wrote. */
@@ -25,9 +29,11 @@ export interface ChatContext {
   /** What the run, and its conversation when that was read, spent so far (nothing when nothing is priced). */
   spend?(): LiveSpend | undefined;
   /** The model's context window in tokens, when known. */
-  contextWindow?: number;
+  readonly contextWindow?: number | undefined;
   /** Why a fork cannot be given this id (not a valid id, or a run has it), or null when it can. */
   forkNameRefusal(name: string): Promise<string | null>;
+  /** Tool output shown from now on, or hidden again (it says which). */
+  toggleToolOutput?(): void;
 }
 
 /** What a typed line comes to. */
@@ -41,6 +47,8 @@ export type Typed =
   /** The chat ends here: kept, to be continued later; or continued at once in a fork of it. */
   | { end: 'exit' }
   | { end: 'fork'; name?: string; drop?: true }
+  /** The chat goes on with another model, in a new run of the conversation. */
+  | { end: 'model'; model: string }
   /** Something to tell the operator; the chat waits for the next line. */
   | { say: string };
 
@@ -69,6 +77,24 @@ function undroppable(state: RunState): string | null {
     return 'the unanswered turn holds the prompt the chat was started with, which every fork of it keeps: start a new chat';
   }
   return null;
+}
+
+/** /model: the models the provider's API lists, the one answering marked. */
+async function listModels(chat: ChatContext): Promise<Typed> {
+  const current = chat.modelName?.();
+  if (chat.listModels === undefined) return { say: `the provider cannot list its models; the chat is with ${sanitizeLine(chat.model)}` };
+  const ids = await chat.listModels();
+  if (ids.length === 0) return { say: `the API lists no models; the chat is with ${sanitizeLine(chat.model)}` };
+  return { say: ids.map((id) => `${id === current ? '*' : ' '} ${sanitizeLine(id)}`).join('\n') + '\n/model NAME goes on with another' };
+}
+
+/** /model NAME: refused where it is typed when it cannot be (not journaled, the same model, one the API does not list). */
+async function switchTo(name: string, chat: ChatContext): Promise<Typed> {
+  if (chat.store === null) return { say: 'an --ephemeral run is not journaled, so it cannot go on in a new run: start a chat with --model NAME' };
+  if (name === chat.modelName?.()) return { say: `the chat is with ${sanitizeLine(name)} already` };
+  const listed = chat.listModels === undefined ? undefined : await chat.listModels().catch(() => undefined);
+  if (listed !== undefined && listed.length > 0 && !listed.includes(name)) return { say: `/model: the API lists no model ${sanitizeLine(name)}; /model lists them` };
+  return { end: 'model', model: name };
 }
 
 function status(chat: ChatContext): string {
@@ -106,11 +132,15 @@ function spentLine(spend: LiveSpend | undefined): string {
 export const CHAT_KEYS: readonly [string, string][] = [
   ['Enter', 'send the turn (a paste is one turn, whatever it holds)'],
   ['Ctrl-J, Alt-Enter', 'a new line in the turn; so does Enter after a \\'],
-  ['Up, Down', 'between lines; past the first or last, earlier turns'],
-  ['Esc, Ctrl-C', 'while the model answers: stop the answer'],
+  ['Up, Down', 'between lines; past the first or last, earlier turns (this project\'s earlier chats\' too)'],
+  ['Ctrl-R', 'search the earlier turns (again: an older one; Enter takes it, Esc gives up)'],
+  ['Esc, Ctrl-C', 'while the model answers or tools run: stop them, back to the prompt'],
   ['Ctrl-C', 'at an empty prompt, or twice: suspend the chat (exit 130)'],
   ['Ctrl-D', 'at an empty prompt: end the chat, as /exit does'],
+  ['Ctrl-O', 'show tool output (and the last calls\'), or hide it again'],
+  ['Ctrl-L', 'clear the screen and redraw the prompt'],
   ['Tab', 'complete a / command'],
+  ['y, n, a, r, s, t', 'a question of the run (approve a call, rerun one) takes one key, no Enter'],
 ];
 
 export const CHAT_COMMANDS: readonly ChatCommand[] = [
@@ -123,6 +153,22 @@ export const CHAT_COMMANDS: readonly ChatCommand[] = [
       const state = chat.state();
       if (awaitsAnswer(state)) return { retry: true };
       return { say: `nothing to retry: ${state.messages.length === 0 ? 'no turn was typed yet' : 'the last turn was answered'}` };
+    },
+  },
+  {
+    name: '/model',
+    args: '[NAME]',
+    arity: [0, 1],
+    summary: "list the provider's models; with NAME, go on with that model (in a new run of the conversation)",
+    run: ([name], chat) => (name === undefined ? listModels(chat) : switchTo(name, chat)),
+  },
+  {
+    name: '/tools',
+    summary: 'show tool output from now on (and the last calls\'), or hide it again: as Ctrl-O',
+    run: (_, chat) => {
+      if (chat.toggleToolOutput === undefined) return { say: 'tool output cannot be shown here' };
+      chat.toggleToolOutput();
+      return { say: '' };
     },
   },
   {

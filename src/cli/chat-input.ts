@@ -6,6 +6,7 @@
  */
 import { createInterface, type Interface } from 'node:readline';
 import type { AnswerControl, ChatInput, ChatTurn } from '../agent/runner.js';
+import type { ChatHistory } from './chat-history.js';
 import { COMMAND_NAMES, readTyped, type ChatContext } from './chat-commands.js';
 import { TerminalInput } from './chat-terminal.js';
 import { forwardCtrlC, type Questions } from './questions.js';
@@ -19,21 +20,34 @@ export interface ForkRequest {
   name?: string;
   /** /drop: cut before the typed turns the run ends on, unanswered. */
   drop?: true;
+  /** /model NAME: the conversation goes on with this model, in a new run of it. */
+  model?: string;
 }
 
 /** A chat's input; it also answers the run's questions (approvals), so stdin has one reader. */
 export interface ClosableChatInput extends ChatInput, Questions {
   close(): void;
-  /** Set once /fork or /drop ended the chat: it goes on in a fork of the run (with this id if one was given; before the unanswered turn for /drop). */
+  /** Set once /fork, /drop or /model ended the chat: it goes on in a fork of the run (with this id if one was given; before the unanswered turn for /drop; with another model for /model). */
   readonly forkRequested: ForkRequest | undefined;
   /** The chat goes on (after a fork): /fork may be asked again. */
   resume(): void;
+  /** A turn given on the command line: shown as a typed one is, on a terminal, and kept in the history. */
+  echo(turn: string): void;
 }
 
 export interface ChatInputOptions {
   input?: NodeJS.ReadStream;
   /** On a terminal: the screen the prompt is drawn on and the stream it draws to (stderr). */
-  terminal?: { screen: Screen; output: NodeJS.WriteStream; prompt: string; continuation: string };
+  terminal?: {
+    screen: Screen;
+    output: NodeJS.WriteStream;
+    prompt: string;
+    continuation: string;
+    /** The turns typed in earlier chats of the project, kept as each is sent. */
+    history?: ChatHistory;
+    /** Ctrl-O: tool output shown or hidden from now on. */
+    toggleToolOutput?: () => void;
+  };
   /** Where what a command says is written. */
   write: (text: string) => void;
   /** Called when the chat ends by /exit or end of input. */
@@ -45,7 +59,11 @@ export interface ChatInputOptions {
 interface Lines {
   read(): Promise<string | null>;
   ask(prompt: string, signal: AbortSignal): Promise<string | null>;
-  answering?(): AnswerControl;
+  /** A question answered by one key press (a terminal's); without it, by a line. */
+  choose?(prompt: string, signal: AbortSignal): Promise<string | null>;
+  /** The model or the tools at work: what Esc stops. */
+  working?(): AnswerControl;
+  echo?(turn: string): void;
   close(): void;
 }
 
@@ -72,17 +90,24 @@ export function chatInput(options: ChatInputOptions): ClosableChatInput {
         const typed = await readTyped(line, options.chat);
         if ('turn' in typed) return typed.turn;
         if ('retry' in typed || 'compact' in typed) return typed;
-        if ('say' in typed) options.write(`${typed.say}\n`);
-        else if (typed.end === 'fork') {
+        if ('say' in typed) {
+          if (typed.say !== '') options.write(`${typed.say}\n`);
+        }
+        else if (typed.end === 'model') {
+          fork = { model: typed.model };
+          return null;
+        } else if (typed.end === 'fork') {
           fork = { ...(typed.name !== undefined ? { name: typed.name } : {}), ...(typed.drop ? { drop: true as const } : {}) };
           return null;
         } else return exit();
       }
     },
-    ...(lines.answering !== undefined ? { answering: () => lines.answering!() } : {}),
+    ...(lines.working !== undefined ? { answering: () => lines.working!(), toolsRunning: () => lines.working!() } : {}),
     // At a terminal the operator is there to hear of a failed call and go on; a scripted chat ends on it.
     operator: input.isTTY === true,
     ask: (prompt, signal) => lines.ask(prompt, signal),
+    ...(lines.choose !== undefined ? { choose: (prompt: string, signal: AbortSignal) => lines.choose!(prompt, signal) } : {}),
+    echo: (turn) => lines.echo?.(turn),
     get forkRequested() {
       return fork;
     },

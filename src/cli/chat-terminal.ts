@@ -8,13 +8,22 @@
  * Enter after a backslash.
  *
  * Ctrl-C keeps its meaning everywhere (the run is suspended, exit 130), but
- * while the model answers, when Esc or the first Ctrl-C stops that answer, and
- * at a prompt holding text, which it clears. Keys typed while the model or a
- * tool works are kept, and shown at the next prompt.
+ * while the model answers or tools run, when Esc or the first Ctrl-C stops
+ * that answer or those tools, and at a prompt holding text, which it clears.
+ * Keys typed while the model or a tool works are kept, and shown at the next
+ * prompt. The turns typed before (this chat's, and the project's earlier
+ * chats': chat-history.ts) are recalled with Up and searched with Ctrl-R.
+ * A question the run asks takes a line, or one key press (choose).
+ *
+ * Keys with a meaning of their own at the prompt (beyond editing) are entries
+ * of `bindings`: adding one is adding an entry.
  */
-import { emitKeypressEvents, type Key } from 'node:readline';
+import type { Key } from 'node:readline';
 import type { AnswerControl } from '../agent/runner.js';
+import { sanitizeLine } from '../render/index.js';
+import type { ChatHistory } from './chat-history.js';
 import { LineEditor, turnLines } from './line-editor.js';
+import { keyPressed, keyShown, readKeys, typedText } from './questions.js';
 import type { Screen } from './screen.js';
 import { hangUp, watchTerminalInput } from './stdio.js';
 
@@ -34,24 +43,44 @@ export interface TerminalInputOptions {
   continuation: string;
   /** The names Tab completes a `/` at the start of a turn from. */
   commands: readonly string[];
+  /** The turns typed before, kept as each is sent; none: this chat's turns alone. */
+  history?: ChatHistory;
+  /** Ctrl-O: tool output shown or hidden from now on. */
+  toggleToolOutput?: () => void;
 }
 
-type Phase = 'idle' | 'prompt' | 'question' | 'answering';
+/** Where the keys go: nowhere yet, the prompt, a question, or (while the model or tools work) ahead to the next prompt. */
+type Phase = 'idle' | 'prompt' | 'question' | 'working';
+
+/** A question the run asks: answered by a line, or by one key press (`keyed`). */
+interface Question {
+  prompt: string;
+  editor: LineEditor;
+  keyed: boolean;
+}
+
+/** A Ctrl-R search of the turns typed before: what was typed to find, and the entry found (none yet, or none holds it). */
+interface Search {
+  query: string;
+  found: number | undefined;
+}
 
 /** The terminal's lines, one turn (or one answer to a question) at a time. */
 export class TerminalInput {
-  private readonly editor = new LineEditor();
+  private readonly editor: LineEditor;
   private phase: Phase = 'idle';
   /** Turns sent with Enter while no prompt was shown, in order. */
   private readonly typedAhead: string[] = [];
   /** The reader waiting at the prompt or the question. */
   private waiting: ((line: string | null) => void) | null = null;
-  private question: { prompt: string; editor: LineEditor } | null = null;
+  private question: Question | null = null;
+  private search: Search | null = null;
   /** A paste being read: its text so far. */
   private pasting: string | null = null;
   /** An Enter not yet acted on: it is a line break if more input follows at once. */
   private pendingEnter: NodeJS.Immediate | null = null;
-  private answer: AbortController | null = null;
+  /** What Esc or the first Ctrl-C stops: the model call or the tools at work. */
+  private work: AbortController | null = null;
   private lastCtrlC = 0;
   private ended = false;
   private closed = false;
@@ -60,8 +89,21 @@ export class TerminalInput {
   private readonly onEnd = (): void => this.end();
   private readonly restore = (): void => this.close();
 
+  /**
+   * The keys with a meaning of their own (beyond editing the turn), at the
+   * prompt and while the model or tools work, by chord (`C-l`, `escape`): Esc
+   * stops the work, Ctrl-L redraws, Ctrl-R searches, Ctrl-O shows tool output.
+   */
+  private readonly bindings: Readonly<Record<string, () => void>> = {
+    escape: () => this.phase === 'working' && this.stop(),
+    'C-l': () => this.o.screen.refresh(),
+    'C-r': () => this.searchBack(),
+    'C-o': () => this.o.toggleToolOutput?.(),
+  };
+
   constructor(private readonly o: TerminalInputOptions) {
-    emitKeypressEvents(o.input);
+    this.editor = new LineEditor(o.history?.turns);
+    readKeys(o.input);
     // A terminal that hangs up is a SIGHUP (exit 130), heard before its end of input would end the chat.
     watchTerminalInput(o.input, 'end');
     if (!setRaw(o.input, true)) hangUp();
@@ -88,10 +130,26 @@ export class TerminalInput {
 
   /** A line typed at its own prompt (a question the run asks); null at end of input or once `signal` aborts. */
   ask(prompt: string, signal: AbortSignal): Promise<string | null> {
+    return this.put(prompt, signal, false);
+  }
+
+  /** One key pressed at its own prompt: the character typed, or the key's name (`return`); null at end of input or once `signal` aborts. */
+  choose(prompt: string, signal: AbortSignal): Promise<string | null> {
+    return this.put(prompt, signal, true);
+  }
+
+  /** A turn given on the command line, shown as a typed one is once sent, and kept in the history. */
+  echo(turn: string): void {
+    this.o.screen.print(this.sent(turn));
+    this.editor.remember(turn);
+    this.o.history?.add(turn);
+  }
+
+  private put(prompt: string, signal: AbortSignal, keyed: boolean): Promise<string | null> {
     if (this.ended || signal.aborted) return Promise.resolve(null);
     const before = this.phase;
     this.phase = 'question';
-    this.question = { prompt, editor: new LineEditor() };
+    this.question = { prompt, editor: new LineEditor(), keyed };
     this.render();
     return new Promise((resolve) => {
       const onAbort = (): void => answer(null);
@@ -108,17 +166,17 @@ export class TerminalInput {
     });
   }
 
-  /** A model call begins: Esc or the first Ctrl-C aborts its signal. */
-  answering(): AnswerControl {
+  /** A model call begins, or a batch of tool calls: Esc or the first Ctrl-C aborts its signal. */
+  working(): AnswerControl {
     const controller = new AbortController();
-    this.answer = controller;
-    this.phase = 'answering';
+    this.work = controller;
+    this.phase = 'working';
     this.render();
     return {
       signal: controller.signal,
       done: () => {
-        if (this.answer === controller) this.answer = null;
-        if (this.phase === 'answering') this.phase = 'idle';
+        if (this.work === controller) this.work = null;
+        if (this.phase === 'working') this.phase = 'idle';
       },
     };
   }
@@ -160,9 +218,17 @@ export class TerminalInput {
       this.o.screen.set('input', view.lines, view.caret);
     } else if (this.phase === 'prompt') {
       const view = this.editor.view(this.o.prompt, this.o.continuation);
-      const shown = window(view.lines, view.caret.line, Math.max((this.o.output.rows ?? 24) - 3, 3));
+      const searching = this.search !== null;
+      const shown = window(view.lines, view.caret.line, Math.max((this.o.output.rows ?? 24) - (searching ? 4 : 3), 3));
       // A blank line sets the prompt off from the answer above it.
-      this.o.screen.set('input', ['', ...shown.lines], { line: view.caret.line - shown.first + 1, column: view.caret.column });
+      if (!searching) {
+        this.o.screen.set('input', ['', ...shown.lines], { line: view.caret.line - shown.first + 1, column: view.caret.column });
+        return;
+      }
+      // Searching: the turn found at the prompt, and under it what is searched for, the caret after it.
+      const what = `${this.search!.found === undefined && this.search!.query !== '' ? 'no earlier turn holds' : 'search earlier turns (Ctrl-R: older, Enter: take it, Esc: give up)'}: `;
+      const line = `${what}${sanitizeLine(this.search!.query)}`;
+      this.o.screen.set('input', ['', ...shown.lines, line], { line: shown.lines.length + 1, column: [...line].length });
     } else {
       this.o.screen.set('input', []);
     }
@@ -177,6 +243,7 @@ export class TerminalInput {
     if (name === 'paste-end') {
       const pasted = (this.pasting ?? '').replace(/\r\n?/g, '\n');
       this.pasting = null;
+      if (this.question?.keyed === true) return; // a paste answers no question of one key
       this.active.insert(this.question !== null ? pasted.replace(/\n/g, ' ') : pasted);
       this.render();
       return;
@@ -191,21 +258,78 @@ export class TerminalInput {
       this.pendingEnter = null;
       this.active.newline();
     }
+    if (this.question?.keyed === true) return this.keyAnswer(text, key);
+    if (this.search !== null && this.phase === 'prompt' && this.searchKey(text, key)) return this.render();
     if (key?.ctrl === true && name === 'c') return this.ctrlC();
-    if (name === 'escape') {
-      if (this.phase === 'answering') this.stopAnswer();
+    const binding = this.question === null && Object.hasOwn(this.bindings, chord(key)) ? this.bindings[chord(key)] : undefined;
+    if (binding !== undefined) binding();
+    else this.edit(text, key);
+    this.render();
+  }
+
+  /** A key pressed at a question that takes one: it answers it, but Ctrl-C (a suspend) and Ctrl-D (no answer). */
+  private keyAnswer(text: string | undefined, key: Key | undefined): void {
+    const name = key?.name;
+    if (key?.ctrl === true && name === 'c') return this.ctrlC();
+    if (key?.ctrl === true && name === 'd') return this.end();
+    const pressed = keyPressed(text, key);
+    if (pressed === '') return;
+    const { prompt } = this.question!;
+    this.o.screen.set('input', []);
+    this.o.screen.print(`${prompt}${keyShown(pressed)}`);
+    this.waiting?.(pressed);
+  }
+
+  /** Ctrl-R at the prompt: the search begins, or goes on to an older turn that holds what is searched for. */
+  private searchBack(): void {
+    if (this.phase !== 'prompt') return;
+    if (this.search === null) {
+      this.search = { query: '', found: undefined };
       return;
     }
-    this.edit(text, key);
-    this.render();
+    const { query, found } = this.search;
+    if (query === '') return;
+    const older = this.editor.searchBack(query, found);
+    if (older !== undefined) this.search.found = older;
+  }
+
+  /**
+   * A key while searching: it types what is searched for, goes on (Ctrl-R),
+   * gives up (Esc, Ctrl-G, Ctrl-C: the turn typed before is back), or takes
+   * the turn found to the prompt (Enter; any other key, which then acts
+   * there). Returns whether the key was the search's alone.
+   */
+  private searchKey(text: string | undefined, key: Key | undefined): boolean {
+    const search = this.search!;
+    const name = key?.name;
+    const ctrl = key?.ctrl === true;
+    if (ctrl && name === 'r') {
+      this.searchBack();
+      return true;
+    }
+    if (name === 'escape' || (ctrl && (name === 'g' || name === 'c'))) {
+      this.search = null;
+      this.editor.restoreDraft();
+      return true;
+    }
+    const typed = typedText(text, key);
+    if (typed !== undefined || name === 'backspace') {
+      search.query = typed !== undefined ? search.query + typed : [...search.query].slice(0, -1).join('');
+      const found = search.query === '' ? undefined : this.editor.searchBack(search.query);
+      search.found = found;
+      if (found === undefined) this.editor.restoreDraft();
+      return true;
+    }
+    this.search = null;
+    return name === 'return' || name === 'enter';
   }
 
   private ctrlC(): void {
     const now = Date.now();
     const again = now - this.lastCtrlC < DOUBLE_PRESS_MS;
     this.lastCtrlC = now;
-    if (!again && this.phase === 'answering' && this.answer !== null && !this.answer.signal.aborted) {
-      this.stopAnswer();
+    if (!again && this.phase === 'working' && this.work !== null && !this.work.signal.aborted) {
+      this.stop();
       return;
     }
     if (!again && this.phase === 'prompt' && !this.editor.empty) {
@@ -217,8 +341,8 @@ export class TerminalInput {
     process.kill(process.pid, 'SIGINT');
   }
 
-  private stopAnswer(): void {
-    this.answer?.abort();
+  private stop(): void {
+    this.work?.abort();
   }
 
   private edit(text: string | undefined, key: Key | undefined): void {
@@ -248,7 +372,8 @@ export class TerminalInput {
     }
     const action = ctrl ? CTRL_KEYS[name ?? ''] : meta ? META_KEYS[name ?? ''] : KEYS[name ?? ''];
     if (action !== undefined) return action(editor);
-    if (!ctrl && !meta && text !== undefined && text !== '' && !/[\u0000-\u001f\u007f]/.test(text)) editor.insert(text);
+    const typed = typedText(text, key);
+    if (typed !== undefined) editor.insert(typed);
   }
 
   /** A turn as it stays on the screen once sent: as it was at the prompt, set off by blank lines. */
@@ -267,6 +392,7 @@ export class TerminalInput {
       return;
     }
     const turn = this.editor.submit();
+    this.o.history?.add(turn);
     if (this.phase !== 'prompt' || this.waiting === null) {
       if (turn.trim() !== '') this.typedAhead.push(turn);
       return;
@@ -315,6 +441,13 @@ const META_KEYS: Record<string, Action> = {
   right: (e) => e.wordRight(),
   backspace: (e) => e.killWord(),
 };
+
+/** A key as the bindings name it: `C-l` for Ctrl-L, `M-x` for Alt-X, else its name. */
+function chord(key: Key | undefined): string {
+  const name = key?.name ?? '';
+  // Node's parser marks a lone Esc as meta too: it is an Esc, not Alt-Esc.
+  return key?.ctrl === true ? `C-${name}` : key?.meta === true && name !== 'escape' ? `M-${name}` : name;
+}
 
 /** At most `max` of `lines`, a window that holds line `at`. */
 function window(lines: string[], at: number, max: number): { lines: string[]; first: number } {

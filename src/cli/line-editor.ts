@@ -35,11 +35,17 @@ export interface EditorView {
 export class LineEditor {
   private text = '';
   private caret = 0;
-  private readonly history: string[] = [];
+  private readonly history: string[];
   /** The history entry shown, or history.length for the turn being typed. */
-  private recalled = 0;
+  private recalled: number;
   /** The turn being typed, kept while an older one is recalled. */
   private draft = '';
+
+  /** `history`: the turns typed before this editor's, oldest first (an earlier chat's, kept by chat-history.ts). */
+  constructor(history: readonly string[] = []) {
+    this.history = [...history];
+    this.recalled = this.history.length;
+  }
 
   get value(): string {
     return this.text;
@@ -163,9 +169,40 @@ export class LineEditor {
     return text;
   }
 
+  /** Keeps `turn` in the history as a submitted one is (a turn given on the command line). */
+  remember(turn: string): void {
+    const typing = this.recalled === this.history.length;
+    if (turn.trim() !== '' && this.history[this.history.length - 1] !== turn) this.history.push(turn);
+    if (typing) this.recalled = this.history.length;
+  }
+
   clear(): void {
     this.show('', 'end');
     this.recalled = this.history.length;
+  }
+
+  /**
+   * Ctrl-R: the newest turn of the history before entry `before` that holds
+   * `query` (case aside), recalled whole as Up recalls it; its index, or
+   * undefined (nothing changed) when none does.
+   */
+  searchBack(query: string, before = this.history.length): number | undefined {
+    const wanted = query.toLowerCase();
+    for (let i = Math.min(before, this.history.length) - 1; i >= 0; i--) {
+      if (!this.history[i]!.toLowerCase().includes(wanted)) continue;
+      if (this.recalled === this.history.length) this.draft = this.text;
+      this.recalled = i;
+      this.show(this.history[i]!, 'end');
+      return i;
+    }
+    return undefined;
+  }
+
+  /** A search given up: the turn that was being typed before it, back. */
+  restoreDraft(): void {
+    if (this.recalled === this.history.length) return;
+    this.recalled = this.history.length;
+    this.show(this.draft, 'end');
   }
 
   /**

@@ -8,7 +8,7 @@
 import { spentUsdText } from '../agent/spend.js';
 import { textOf, type LiveSpend, type RunObserver, type ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
-import { isLogbookError, withheldKind, type Message, type ToolResultBody } from '../core/index.js';
+import { isLogbookError, toolUses, withheldKind, type Message, type RunState, type ToolResultBody } from '../core/index.js';
 import { messageLine } from './errors.js';
 import { callLine, callNoteText, remoteText, resultLines, sanitize, sanitizeLine, showResult } from '../render/index.js';
 import { StreamedText, type StreamTarget } from './answer.js';
@@ -41,6 +41,11 @@ export interface LiveObserver extends RunObserver {
    * pipe) had already been given, so that it holds a cut start before the answer.
    */
   readonly answerRewritten: boolean;
+  /**
+   * Ctrl-O, /tools: tool results shown from now on, or hidden again. Shown, the
+   * results of the last batch `state` holds are shown at once, under their calls.
+   */
+  toggleToolOutput(state: RunState): void;
 }
 
 const thinkingOf = (m: Message): string => m.content.flatMap((b) => ('thinking' in b && b.thinking.text ? [b.thinking.text] : [])).join('\n');
@@ -68,8 +73,9 @@ export function liveObserver(o: LiveOptions): LiveObserver {
   );
   const thinking = o.thinking !== undefined ? new StreamedText(o.thinking) : undefined;
   const call = (c: ToolCall, resolved: string | undefined, suffix = ''): string => callLine(c.name, c.input.text, { resolved, width: err.columns, suffix });
+  let toolOutput = o.toolOutput;
   const result = (r: ToolResultBody): void => {
-    if (!o.toolOutput) return;
+    if (!toolOutput) return;
     const lines = resultLines(showResult(r.content, r.is_error === true));
     for (const line of lines) say(s.faint(`  ${sanitizeLine(line)}`));
   };
@@ -90,6 +96,17 @@ export function liveObserver(o: LiveOptions): LiveObserver {
     },
     get answerRewritten() {
       return answer.rewritten;
+    },
+    toggleToolOutput(state) {
+      toolOutput = !toolOutput;
+      if (!toolOutput) return say(s.note('tool output hidden (Ctrl-O or /tools shows it)'));
+      say(s.note('tool output shown (Ctrl-O or /tools hides it)'));
+      const batch = lastBatch(state);
+      if (batch.length > 0) say(s.note('the last tool calls:'));
+      for (const [c, r] of batch) {
+        say(s.faint(call(c, o.tools.describe(c.name, c.input))));
+        result(r);
+      }
     },
     modelStart() {
       count(0);
@@ -179,7 +196,7 @@ export function liveObserver(o: LiveOptions): LiveObserver {
     toolProgress(c, p) {
       let view = tasks.get(c.id);
       if (view === undefined) {
-        view = taskView({ err, progress, agent: p.agent, indent: '  ', toolOutput: o.toolOutput, verbose: o.verbose });
+        view = taskView({ err, progress, agent: p.agent, indent: '  ', toolOutput, verbose: o.verbose });
         tasks.set(c.id, view);
       }
       view.show(p.message);
@@ -188,6 +205,10 @@ export function liveObserver(o: LiveOptions): LiveObserver {
       tasks.delete(c.id);
       progress.stop();
       result(r);
+    },
+    toolsStopped() {
+      progress.stop();
+      say(s.note('tools stopped; the model reads so with your next turn (/retry tells it now)'));
     },
     toolWithheld(c, resolved, r) {
       const kind = withheldKind(r);
@@ -217,6 +238,24 @@ export function liveObserver(o: LiveOptions): LiveObserver {
       progress.cost(spendText(told));
     },
   };
+}
+
+/** The calls of the last tool batch `state` holds, with their results, in order (a batch in flight: those it has). */
+function lastBatch(state: RunState): [ToolCall, ToolResultBody][] {
+  const results = new Map<string, ToolResultBody>();
+  let calls: ToolCall[] = [];
+  const turns = state.pending !== null ? [...state.messages, state.pending.assistant] : state.messages;
+  for (const r of state.pending?.results ?? []) results.set(r.tool_use_id, r);
+  for (let i = turns.length - 1; i >= 0 && calls.length === 0; i--) {
+    const m = turns[i]!;
+    if (m.role !== 'assistant') continue;
+    calls = toolUses(m);
+    for (const b of turns[i + 1]?.content ?? []) if ('tool_result' in b) results.set(b.tool_result.tool_use_id, b.tool_result);
+  }
+  return calls.flatMap((c) => {
+    const r = results.get(c.id);
+    return r === undefined ? [] : [[c, r] as [ToolCall, ToolResultBody]];
+  });
 }
 
 /** The spend the status line shows: the run's, and the conversation's when it was read and differs. */

@@ -8,11 +8,12 @@ import { promptOf } from './stdio.js';
 import { retryPolicyFromText } from '../agent/providers/retry.js';
 import { fingerprintOf } from '../agent/agent.js';
 import { CompactedError, compactionOf } from '../agent/compaction.js';
-import { followUpRun, generateRunId, resumeRefusal, resumeRun, startRun, type AgentRun } from '../agent/run.js';
+import { continueWithAgent, followUpRun, generateRunId, resumeRefusal, resumeRun, startRun, type AgentRun } from '../agent/run.js';
+import type { Agent } from '../agent/agent.js';
 import type { RunResult, ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
 import { apiKeyVariable } from '../agent/providers/settings.js';
-import { agentFromConfig } from '../config/agent.js';
+import { agentFromConfig, agentWithModel, type AgentEnvironment } from '../config/agent.js';
 import { LogbookError, RawJson, answerShortfall, encodeRecord, endedOnRefusal, shortfallText, isLogbookError, isValidId, shellQuote, validateId } from '../core/index.js';
 import { resumeNarration, sanitizeLine } from '../render/index.js';
 import { lastAlong } from '../store/lineage.js';
@@ -32,6 +33,7 @@ import {
   type Presenter,
 } from './approvals.js';
 import { withAdvice } from './advice.js';
+import { chatHistory } from './chat-history.js';
 import { chatInput, type ClosableChatInput } from './chat-input.js';
 import type { Environment } from './environment.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
@@ -69,6 +71,9 @@ export interface RunFlags extends ResumeFlags, ApprovalFlags {
   verbose?: boolean;
   plain?: boolean;
 }
+
+/** How long /model waits for the provider's list of models. */
+const MODEL_LIST_TIMEOUT_MS = 15_000;
 
 function usage(message: string): LogbookError {
   return new LogbookError('usage', message);
@@ -151,7 +156,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
   try {
     // Loaded beside the agent, before the run starts: loading it never delays a step.
     const tracing = prepareTracing(config, environment, (m) => note(`warning: ${messageLine(m)}`)).catch(() => null);
-    const configured = await agentFromConfig(config, {
+    const agentEnvironment: AgentEnvironment = {
       env: environment.env,
       retry: retryPolicyFromText(environment.maxRetries, 'LOGBOOK_PROVIDER_MAX_RETRIES'),
       onRetry: (message) => note(sanitizeLine(message)),
@@ -160,7 +165,8 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
       signal: suspend.signal,
       onServers: (p) => progress.start(startLabel(p)),
       onAgents: (p) => (p.ready.length === 0 ? progress.start(discoveryLabel(p)) : progress.label(discoveryLabel(p))),
-    }).catch((err: unknown) => {
+    };
+    const configured = await agentFromConfig(config, agentEnvironment).catch((err: unknown) => {
       if (!isLogbookError(err, 'interrupted')) throw err;
       return null; // stopped while the tool servers started: nothing was journaled
     });
@@ -169,7 +175,9 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
       return EXIT.suspended;
     }
     stopServers = configured.close;
-    const { agent } = configured;
+    // A chat's /model goes on with another agent (another model), and the commands it advises name that model.
+    let { agent } = configured;
+    let goOnFlags: RunFlags = flags;
     const traceWith = await tracing;
     progress.stop();
     for (const n of configured.notes) progress.write(`${err.style.note(`note: ${sanitizeLine(n)}`)}\n`);
@@ -199,29 +207,51 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     }
     const interactive = run.state.interactive;
     // run.id is the continuation's once the chat was compacted: what continues it is said when the chat ends.
-    const resume = store !== null ? (): string => resumeCommand(run!.id, flags) : null;
+    const resume = store !== null ? (): string => resumeCommand(run!.id, goOnFlags) : null;
     // The chat's /status reads what the live observer was last told.
     let live: LiveObserver | undefined;
     if (interactive) {
       const current = (): AgentRun => run!;
+      const toggleToolOutput = (): void => live?.toggleToolOutput(current().state);
+      const terminal =
+        output.screen !== undefined
+          ? {
+              screen: output.screen,
+              output: process.stderr,
+              prompt: '> ',
+              continuation: err.style.faint('\u2026 '),
+              history: chatHistory(flags.stateDir ?? environment.defaultStateDir, place.dir, (m) => note(`warning: ${m}`), store !== null),
+              toggleToolOutput,
+            }
+          : undefined;
       input = chatInput({
-        ...(output.screen !== undefined ? { terminal: { screen: output.screen, output: process.stderr, prompt: '> ', continuation: err.style.faint('\u2026 ') } } : {}),
+        ...(terminal !== undefined ? { terminal } : {}),
         write: (text) => progress.write(text),
         onExit: () => resume !== null && !nothingTyped(run!, startedHere) && note(`continue it later with: ${resume()}`),
         chat: {
           state: () => current().state,
-          model: `${agent.provider.id} ${agent.provider.model}`,
+          get model() {
+            return `${agent.provider.id} ${agent.provider.model}`;
+          },
+          modelName: () => agent.provider.model,
+          // The chat waits for the list: an API that does not answer is given up on, as a model call's stalled stream is.
+          ...(agent.provider.listModels !== undefined ? { listModels: () => agent.provider.listModels!(AbortSignal.any([suspend.signal, AbortSignal.timeout(MODEL_LIST_TIMEOUT_MS)])) } : {}),
           store: store?.location ?? null,
           exportTo: (file) => exportChat(store, current(), file),
           spend: () => live?.spend,
-          ...(agent.contextWindow !== undefined ? { contextWindow: agent.contextWindow } : {}),
+          get contextWindow() {
+            return agent.contextWindow;
+          },
           forkNameRefusal: (name) => forkNameRefusal(store, name),
+          toggleToolOutput,
         },
       });
     }
     if (input !== null && output.screen !== undefined && process.stdin.isTTY) {
-      note(`a chat with ${sanitizeLine(agent.provider.model)}: /help lists its commands and keys; Esc stops an answer, Ctrl-D ends the chat`);
+      note(`a chat with ${sanitizeLine(agent.provider.model)}: /help lists its commands and keys; Esc stops an answer or a tool, Ctrl-D ends the chat`);
     }
+    // A turn given on the command line is shown (and kept for Up) as a typed one is.
+    if (input !== null && words.length > 0) input.echo(words.join(' '));
     const questions: Questions | null = !io.canAsk() ? null : (input ?? terminalQuestions());
     const counters = run.state.counters;
     // With --json stdout is the record stream alone: the meta line first (the run's id), then each record as it becomes durable.
@@ -266,8 +296,18 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
       await traced?.finish(result.state);
       const fork = input?.forkRequested;
       if (fork === undefined || store === null || result.reason !== 'suspended' || result.interrupted) break;
-      // /fork, /drop: the run stays as it is (suspended, resumable), and the chat goes on in a fork of it.
       input!.resume();
+      if (fork.model !== undefined) {
+        const switched = await switchModel({ store, run, agent, startedHere, place, note, write: (t) => progress.write(t) }, () => agentWithModel(config, agentEnvironment, agent, fork.model!));
+        run = switched.run;
+        startedHere = switched.startedHere;
+        if (switched.agent !== agent) {
+          agent = switched.agent;
+          goOnFlags = { ...goOnFlags, model: agent.provider.model };
+        }
+        continue;
+      }
+      // /fork, /drop: the run stays as it is (suspended, resumable), and the chat goes on in a fork of it.
       const from = run.id;
       let goOn = from;
       try {
@@ -296,7 +336,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     const fail = (m: string): void => void io.stderr.write(`logbook: ${m}\n`);
     if (store !== null && result.reason === 'error' && result.error !== undefined) await keepFailure(store, result);
     // A run compacted on the way goes on in its continuation: that is what a resume names.
-    const goesOn = store !== null ? resumeCommand(result.state.run_id, flags) : null;
+    const goesOn = store !== null ? resumeCommand(result.state.run_id, goOnFlags) : null;
     const keyVariable = config.provider === 'script' ? undefined : apiKeyVariable(config.provider, config.api_key_env);
     const code = outcome(result, { resume: goesOn, flags, config: config.path, keyVariable, note, tools: agent.tools, fail });
     if (code !== EXIT.ok || !output.answerIsOutput || !live.answerRewritten) return code;
@@ -313,6 +353,47 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     if (discard !== undefined) await store?.delete(discard).catch(() => false); // at worst an empty run stays listed
     await stopServers();
     await store?.close();
+  }
+}
+
+/** What a chat's /model switches. */
+interface ModelSwitch {
+  store: Store;
+  /** The run the chat was in, ended (suspended) by the /model typed. */
+  run: AgentRun;
+  agent: Agent;
+  startedHere: string | undefined;
+  place: RunPlace;
+  note: (text: string) => void;
+  /** Where a refusal is said: where /model was typed. */
+  write: (text: string) => void;
+}
+
+/**
+ * /model NAME: the chat goes on with the agent `switched` makes, in a new run
+ * of the conversation (continueWithAgent); a chat with nothing typed yet
+ * starts again, its empty run let go. A model that cannot be used (no price
+ * for a USD cap, the run refused) is said where it was typed, and the chat
+ * goes on in its run with the model it had.
+ */
+async function switchModel(m: ModelSwitch, switched: () => Promise<Agent>): Promise<{ run: AgentRun; agent: Agent; startedHere: string | undefined }> {
+  const from = m.run.id;
+  const old = m.agent.provider.model;
+  try {
+    const agent = await switched();
+    if (nothingTyped(m.run, m.startedHere)) {
+      const run = await startRun(m.store, agent, { prompt: '', interactive: true, place: m.place });
+      await m.store.delete(from).catch(() => false); // at worst an empty run stays listed
+      m.note(`the chat goes on with ${sanitizeLine(agent.provider.model)} in run ${run.id}`);
+      return { run, agent, startedHere: run.id };
+    }
+    const run = await continueWithAgent(m.store, agent, from, { place: m.place });
+    m.note(`the chat goes on with ${sanitizeLine(agent.provider.model)} in run ${run.id}, which continues run ${from} (its turns so far, with ${sanitizeLine(old)})`);
+    return { run, agent, startedHere: m.startedHere };
+  } catch (err) {
+    if (!isLogbookError(err)) throw err;
+    m.write(`/model: ${sanitizeLine(err.message)}\n`);
+    return { run: await resumeRun(m.store, m.agent, from, { interactive: true }), agent: m.agent, startedHere: m.startedHere };
   }
 }
 

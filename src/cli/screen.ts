@@ -134,6 +134,14 @@ export class Screen {
     else this.redraw();
   }
 
+  /** Ctrl-L: the screen cleared, and the region drawn again at its top. */
+  refresh(): void {
+    this.tty.write(`${ESC}H${ESC}2J`);
+    this.drawn = 0;
+    this.cursorRow = 0;
+    this.redraw();
+  }
+
   /** Removes the whole region from the screen (before something else writes to the terminal). */
   clear(): void {
     this.parts.clear();

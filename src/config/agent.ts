@@ -10,7 +10,7 @@ import type { RetryListener, RetryPolicy } from '../agent/providers/retry.js';
 import { baseUrlVariable } from '../agent/provider.js';
 import type { StartProgress } from '../agent/tools/mcp/index.js';
 import type { DiscoveryProgress } from '../agent/tools/remote/index.js';
-import { LogbookError } from '../core/index.js';
+import { LogbookError, isLogbookError } from '../core/index.js';
 import { CommandTool } from '../agent/tools/command-tool.js';
 import { ToolRegistry } from '../agent/tools/registry.js';
 import { exposedName } from '../agent/tools/mcp/spec.js';
@@ -97,20 +97,7 @@ export async function localTools(config: LogbookConfig, environment: Pick<AgentE
  * resume is checked against.
  */
 export async function agentFromConfig(config: LogbookConfig, environment: AgentEnvironment): Promise<ConfiguredAgent> {
-  const provider = await createProvider({
-    provider: config.provider,
-    model: config.model,
-    ...(config.base_url !== undefined ? { baseUrl: config.base_url } : {}),
-    ...(config.api_key_env !== undefined ? { apiKeyEnv: config.api_key_env } : {}),
-    ...(config.script !== undefined ? { script: config.script } : {}),
-    env: environment.env,
-    ...(environment.retry !== undefined ? { retry: environment.retry } : {}),
-    ...(environment.onRetry !== undefined ? { onRetry: environment.onRetry } : {}),
-    ...(environment.onWarning !== undefined ? { onWarning: environment.onWarning } : {}),
-    ...(config.idle_timeout !== undefined ? { idleTimeoutMs: config.idle_timeout * 1000 } : {}),
-    configFile: config.path,
-    ...(environment.scriptLog !== undefined ? { scriptLog: environment.scriptLog } : {}),
-  });
+  const provider = await providerFromConfig(config, environment);
   const [local, prices] = await Promise.all([localTools(config, environment), priceBookFor(config, environment.env)]);
   const { tools } = local;
   const closers = [local.close];
@@ -122,7 +109,7 @@ export async function agentFromConfig(config: LogbookConfig, environment: AgentE
   try {
     limits = limitsOf(config, provider, prices);
     if (config.remote_tools.length > 0) notes.push(...(await importRemoteTools(config, environment, tools, closers)));
-    if (config.remote_agents.length > 0) await addRemoteAgents(config, tools, closers);
+    if (config.remote_agents.length > 0) await addRemoteAgents(config, environment.env, tools, closers);
   } catch (err) {
     await close();
     throw err;
@@ -139,6 +126,44 @@ export async function agentFromConfig(config: LogbookConfig, environment: AgentE
     ...limits,
   };
   return { agent, close, notes };
+}
+
+/** The config's provider, for its model, its settings checked (a model that would refuse every call is refused now). */
+async function providerFromConfig(config: LogbookConfig, environment: AgentEnvironment): Promise<Agent['provider']> {
+  const provider = await createProvider({
+    provider: config.provider,
+    model: config.model,
+    ...(config.base_url !== undefined ? { baseUrl: config.base_url } : {}),
+    ...(config.api_key_env !== undefined ? { apiKeyEnv: config.api_key_env } : {}),
+    ...(config.script !== undefined ? { script: config.script } : {}),
+    env: environment.env,
+    ...(environment.retry !== undefined ? { retry: environment.retry } : {}),
+    ...(environment.onRetry !== undefined ? { onRetry: environment.onRetry } : {}),
+    ...(environment.onWarning !== undefined ? { onWarning: environment.onWarning } : {}),
+    ...(config.idle_timeout !== undefined ? { idleTimeoutMs: config.idle_timeout * 1000 } : {}),
+    configFile: config.path,
+    ...(environment.scriptLog !== undefined ? { scriptLog: environment.scriptLog } : {}),
+  });
+  try {
+    provider.checkSettings?.({ maxTokens: config.max_tokens, thinking: config.thinking });
+  } catch (err) {
+    if (!isLogbookError(err, 'config')) throw err;
+    throw new LogbookError('config', `${config.path}: ${err.message}`, { cause: err });
+  }
+  return provider;
+}
+
+/**
+ * `agent`, built from `config`, with another model of its provider (a chat's
+ * /model): the tools, already started, and the rest as they are; the context
+ * window and the spend caps as the config has them for that model (a USD cap
+ * needs its price). Its fingerprint differs by the model alone.
+ */
+export async function agentWithModel(config: LogbookConfig, environment: AgentEnvironment, agent: Agent, model: string): Promise<Agent> {
+  const switched = { ...config, model };
+  const provider = await providerFromConfig(switched, environment);
+  const { contextWindow: _window, ...rest } = agent;
+  return { ...rest, provider, ...limitsOf(switched, provider, agent.prices) };
 }
 
 /**
@@ -176,9 +201,16 @@ function limitsOf(config: LogbookConfig, provider: Agent['provider'], prices: Pr
 }
 
 /** Registers an `ask_<alias>` tool for each agent of remote_agents, once the streams tasks go through are found fit. */
-async function addRemoteAgents(config: LogbookConfig, tools: ToolRegistry, closers: (() => Promise<void>)[]): Promise<void> {
+async function addRemoteAgents(config: LogbookConfig, env: AgentEnvironment['env'], tools: ToolRegistry, closers: (() => Promise<void>)[]): Promise<void> {
+  const overHttp = config.remote_agents.filter((a) => a.url !== undefined);
+  if (overHttp.length > 0) {
+    const { httpAgentTools } = await import('../agent/a2a-http/remote-agent.js');
+    for (const tool of httpAgentTools(overHttp, env)) tools.register(tool);
+  }
+  const overNats = config.remote_agents.filter((a) => a.url === undefined);
+  if (overNats.length === 0) return;
   const [{ startRemoteAgents }, { callerIdentity }] = await Promise.all([import('../agent/tasks/index.js'), import('../agent/tools/remote/spec.js')]);
-  const agents = await startRemoteAgents(config.remote_agents, {
+  const agents = await startRemoteAgents(overNats, {
     nats: config.nats!, // the config refuses remote_agents without it
     identity: callerIdentity(config.a2a),
     streams: { tasks: config.a2a.tasks_stream, events: config.a2a.events_stream },

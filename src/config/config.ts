@@ -74,7 +74,7 @@ export interface LogbookConfig {
    * This agent on the A2A wire: its identity (what `serve` answers as), its
    * description, and the operator's streams tasks go through.
    */
-  a2a: { identity?: string; description?: string; tasks_stream: string; events_stream: string };
+  a2a: { identity?: string; description?: string; tasks_stream: string; events_stream: string; http?: A2AHttpSettings };
   /** Other agents whose tools a run imports, in the order given. */
   remote_tools: RemoteToolHost[];
   /** Other agents a run may ask to do a task (a tool `ask_<alias>` each), in the order given. */
@@ -83,6 +83,14 @@ export interface LogbookConfig {
   expose: ExposeSettings;
   /** Where the run's OpenTelemetry spans go; header values may name variables (`${NAME}`), expanded when a run starts. */
   otel?: OtelBlock;
+}
+
+/** `a2a.http:`: serving the agent over A2A 1.0 on HTTP (docs/guide/a2a-http.md). */
+export interface A2AHttpSettings {
+  /** HOST:PORT to listen on (`serve --http` wins); loopback unless said otherwise. */
+  listen?: string;
+  /** The environment variable holding the bearer token every request must carry; required off loopback. */
+  token_env?: string;
 }
 
 /** agent.yaml's `otel:` block as written. */
@@ -279,6 +287,7 @@ export function parseConfig(text: string, path: string): LogbookConfig {
       ...(c.a2a?.description ? { description: c.a2a.description } : {}),
       tasks_stream: c.a2a?.tasks_stream ?? TASK_DEFAULTS.tasks_stream,
       events_stream: c.a2a?.events_stream ?? TASK_DEFAULTS.events_stream,
+      ...(c.a2a?.http ? { http: { ...(c.a2a.http.listen ? { listen: c.a2a.http.listen } : {}), ...(c.a2a.http.token_env ? { token_env: c.a2a.http.token_env } : {}) } } : {}),
     },
     remote_tools: remoteToolHosts(c.remote_tools ?? [], path),
     remote_agents: remoteAgents(c.remote_agents ?? [], path, names),
@@ -298,7 +307,7 @@ export function parseConfig(text: string, path: string): LogbookConfig {
   if (config.remote_tools.length > 0 && config.nats === undefined) {
     throw new LogbookError('config', `${path}: remote_tools needs a nats: block (url, and creds if the server wants them) to reach the agents`);
   }
-  if (config.remote_agents.length > 0 && config.nats === undefined) {
+  if (config.remote_agents.some((a) => a.url === undefined) && config.nats === undefined) {
     throw new LogbookError('config', `${path}: remote_agents needs a nats: block (url, and creds if the server wants them) to reach the agents`);
   }
   if (config.a2a.tasks_stream === config.a2a.events_stream) {
@@ -360,7 +369,11 @@ function remoteAgents(list: Record<string, any>[], path: string, taken: Readonly
   const names = new Set<string>();
   const tools = new Map<string, string>();
   return list.map((a, i) => {
-    const at = `${path}: remote_agents[${i}] (${a.name})`;
+    const at = `${path}: remote_agents[${i}] (${a.name ?? a.url})`;
+    if (a.name === undefined && a.url === undefined) throw new LogbookError('config', `${path}: remote_agents[${i}]: name the agent: name: IDENTITY (over NATS) or url: URL (over HTTP)`);
+    if (a.name === undefined && a.alias === undefined) throw new LogbookError('config', `${at}: an agent named by its url needs an alias (its tool is ask_<alias>) or a name`);
+    if (a.token_env !== undefined && a.url === undefined) throw new LogbookError('config', `${at}: token_env is for an agent named by its url`);
+    a = { ...a, name: a.name ?? a.alias };
     if (names.has(a.name)) throw new LogbookError('config', `${at}: a second remote_agents entry for agent "${a.name}"`);
     names.add(a.name);
     const alias = (a.alias as string | undefined) ?? (a.name as string);
@@ -377,6 +390,8 @@ function remoteAgents(list: Record<string, any>[], path: string, taken: Readonly
       alias,
       ...(a.description !== undefined ? { description: a.description as string } : {}),
       timeout: (a.timeout as number | undefined) ?? TASK_DEFAULTS.timeout,
+      ...(a.url !== undefined ? { url: a.url as string } : {}),
+      ...(a.token_env !== undefined ? { token_env: a.token_env as string } : {}),
     };
   });
 }

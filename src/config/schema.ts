@@ -185,6 +185,14 @@ export const CONFIG_SCHEMA = {
         description: { type: 'string' },
         tasks_stream: STREAM_NAME,
         events_stream: STREAM_NAME,
+        http: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            listen: { type: 'string', minLength: 1 },
+            token_env: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
+          },
+        },
       },
     },
     remote_agents: {
@@ -192,13 +200,15 @@ export const CONFIG_SCHEMA = {
       items: {
         type: 'object',
         additionalProperties: false,
-        required: ['name'],
+        // name (an agent over NATS) or url (over HTTP): config.ts says which is missing
         properties: {
           name: IDENTITY,
           // ask_<alias> is a tool name: at most 64 characters
           alias: { type: 'string', pattern: '^[a-zA-Z0-9_-]{1,60}$' },
           description: { type: 'string', minLength: 1 },
           timeout: { type: 'number', exclusiveMinimum: 0, maximum: UPPER_BOUNDS.timeout.max },
+          url: { type: 'string', pattern: '^https?://[^\\s]+$' },
+          token_env: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
         },
       },
     },

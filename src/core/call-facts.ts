@@ -1,6 +1,7 @@
 /**
  * What the records tell about a tool call besides its result: that it awaits an
- * approval, was denied, was not re-run after an interruption, or may have
+ * approval, was denied, was not re-run after an interruption, was stopped by
+ * the operator (a chat's Esc while its tools run), or may have
  * started without its result being journaled. The record format has no field
  * for any of these, so each is a fixed text in a field it does have (a
  * suspended terminal record's message, an error result's content), written and
@@ -102,6 +103,18 @@ export function notRerunResult(callId: string): ToolResultBody {
   return { tool_use_id: callId, content: NOT_RERUN, is_error: true };
 }
 
+const STOPPED = 'stopped by the operator';
+
+/**
+ * The result of a call the operator stopped in a chat (Esc while its batch ran):
+ * `running`, the call was cut short, and whether it took effect is unknown;
+ * else it had not started, and never will.
+ */
+export function stoppedResult(callId: string, running: boolean): ToolResultBody {
+  const content = running ? `${STOPPED} while it ran; whether it took effect is unknown` : `${STOPPED} before it ran; it was not run`;
+  return { tool_use_id: callId, content, is_error: true };
+}
+
 /** What the model is told when its input for a call is not JSON: the call was not run, and why. */
 export function invalidInputMessage(call: Pick<Call, 'name'>, problem: string): string {
   return `${NOT_RUN_CALL} of ${call.name} was not run: ${problem}. Call it again with its input as one JSON object that matches the tool's input_schema`;
@@ -115,12 +128,13 @@ export function repeatedIdMessage(id: string): string {
 const NOT_RUN_CALL = 'this call';
 
 /**
- * How a call was answered without its tool: `denied` by the operator,
- * `not_rerun` after an interruption, refused as never run because its input
- * was not JSON (`invalid_input`) or its id repeats an earlier call's
- * (`repeated_id`); undefined for a tool's own result.
+ * How a call was answered without its tool (or was cut short): `denied` by the
+ * operator, `not_rerun` after an interruption, `stopped` by the operator in a
+ * chat, refused as never run because its input was not JSON (`invalid_input`)
+ * or its id repeats an earlier call's (`repeated_id`); undefined for a tool's
+ * own result.
  */
-export type WithheldKind = 'denied' | 'not_rerun' | 'invalid_input' | 'repeated_id';
+export type WithheldKind = 'denied' | 'not_rerun' | 'stopped' | 'invalid_input' | 'repeated_id';
 
 /** Whether a call answered so was never run, nor asked about: refused before its tool, counted apart from the tool calls. */
 export function neverRun(kind: WithheldKind | undefined): boolean {
@@ -138,6 +152,7 @@ export function withheldKind(result: ToolResultBody): WithheldKind | undefined {
   if (result.is_error !== true) return undefined;
   if (result.content === DENIED || result.content.startsWith(`${DENIED}: `)) return 'denied';
   if (result.content === NOT_RERUN) return 'not_rerun';
+  if (result.content.startsWith(`${STOPPED} `)) return 'stopped';
   if (/^this call (of \S+ )?was not run: /.test(result.content)) return result.content.includes(' is the id of an earlier call in the same turn;') ? 'repeated_id' : 'invalid_input';
   return undefined;
 }

@@ -16,6 +16,8 @@ export function callNoteText(note: CallNote): string {
       return 'denied by the operator';
     case 'not_rerun':
       return 'not re-run after an interruption';
+    case 'stopped':
+      return 'stopped by the operator';
     case 'invalid_input':
       return 'refused, never run: its input was not JSON';
     case 'repeated_id':

@@ -6,7 +6,7 @@
  * The fork's origin is kept beside it (its lineage, lineage.ts), and where it
  * was started: where its origin was, unless it is started elsewhere.
  */
-import { LogbookError, VERSION, decodeLines, encodeRecord, fold, formatTimestamp, type Fingerprint, type JournalRecord, type MetaPayload } from '../core/index.js';
+import { LogbookError, VERSION, isLogbookError, decodeLines, encodeRecord, fold, formatTimestamp, type Fingerprint, type JournalRecord, type MetaPayload } from '../core/index.js';
 import type { RunPlace, Store } from './store.js';
 
 /** Where a fork is cut: at a seq, or after a number of model turns; the whole run when neither. */
@@ -83,12 +83,8 @@ function beforeTypedTurns(records: readonly JournalRecord[]): number {
   return first;
 }
 
-/**
- * Forks run `from` in `store` into a new run. The fork never ends on a
- * `completed` record, which would refuse its continuation: such a final record
- * is left out.
- */
-export async function forkRun(store: Store, from: string, options: ForkOptions): Promise<Forked> {
+/** The lines a fork of `from` cut at `options` holds, its meta its own, and the last seq it takes. */
+async function forkLines(store: Store, from: string, options: ForkOptions): Promise<{ lines: string[]; lastSeq: number }> {
   const lines = await store.lines(from);
   const records = decodeLines(lines, `run ${from}`);
   fold(records); // only a run that folds is forked
@@ -103,11 +99,53 @@ export async function forkRun(store: Store, from: string, options: ForkOptions):
     created: formatTimestamp(options.now ?? new Date()),
     ...(options.fingerprint !== undefined ? { fingerprint: options.fingerprint } : {}),
   };
-  const journal = await store.createFromLines(options.id, [encodeRecord({ seq: 1, meta: forkMeta }), ...lines.slice(1, keep)]);
-  await journal.close();
-  const lastSeq = records[keep - 1]!.seq;
+  return { lines: [encodeRecord({ seq: 1, meta: forkMeta }), ...lines.slice(1, keep)], lastSeq: records[keep - 1]!.seq };
+}
+
+/** The notes a fork is kept with: its origin, and where it was started. */
+async function markForked(store: Store, from: string, options: ForkOptions, lastSeq: number): Promise<void> {
   await store.markFork(options.id, { from, at: lastSeq });
   const place = options.place ?? (await store.placeOf(from));
   if (place !== null) await store.markPlace(options.id, place);
-  return { id: options.id, lastSeq, records: keep };
+}
+
+/**
+ * Forks run `from` in `store` into a new run. The fork never ends on a
+ * `completed` record, which would refuse its continuation: such a final record
+ * is left out.
+ */
+export async function forkRun(store: Store, from: string, options: ForkOptions): Promise<Forked> {
+  const { lines, lastSeq } = await forkLines(store, from, options);
+  const journal = await store.createFromLines(options.id, lines);
+  await journal.close();
+  await markForked(store, from, options, lastSeq);
+  return { id: options.id, lastSeq, records: lines.length };
+}
+
+/**
+ * The fork forkRun makes, made or finished: a fork a crash left partway (its
+ * meta and a head of its records, its notes missing) gets the rest of the
+ * records it takes and its notes; one already whole is left as it is (its own
+ * records after the cut untouched). Each step is one a fresh fork makes, so
+ * the end is the same whenever the crash came.
+ */
+export async function finishFork(store: Store, from: string, options: ForkOptions & { at: number }): Promise<void> {
+  if (!(await store.has(options.id))) {
+    try {
+      await forkRun(store, from, options);
+      return;
+    } catch (err) {
+      if (!isLogbookError(err, 'exists')) throw err;
+    }
+  }
+  const { lines, lastSeq } = await forkLines(store, from, options);
+  if ((await store.loadState(options.id)).lastSeq < lastSeq) {
+    const journal = await store.open(options.id);
+    try {
+      for (const line of lines.slice(journal.lastSeq)) await journal.appendLine(line); // a journal's seqs run from 1 without a gap
+    } finally {
+      await journal.close();
+    }
+  }
+  await markForked(store, from, options, lastSeq);
 }

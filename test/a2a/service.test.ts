@@ -105,11 +105,12 @@ describe.skipIf(!enabled)('the tool service and its caller', () => {
     expect(calls.filter((c) => c.kind === 'tool').map((c) => (c as { exitCode?: number }).exitCode)).toEqual([0, 3]);
   });
 
-  it('says in-band what went wrong: a tool error, an unknown tool, input its schema refuses, a reply too big to carry', async () => {
+  it('says in-band what went wrong: a tool error, an unknown tool, input its schema refuses; output too big for a reply is cut', async () => {
     expect(await client.callTool('probe', 'refuse', undefined)).toMatchObject({ is_error: true, output: 'no, not today' });
     expect(await client.callTool('probe', 'missing', undefined)).toMatchObject({ is_error: true, output: 'tool "missing" is not available' });
     expect(await client.callTool('probe', 'echo', RawJson.fromText('{"text":1}'))).toMatchObject({ is_error: true, output: expect.stringMatching(/input for echo does not match its schema/) });
-    expect(await client.callTool('probe', 'big', undefined)).toMatchObject({ is_error: true, output: expect.stringMatching(/would be \d+ bytes, over the 768 KiB a reply may carry/) });
+    const big = await client.callTool('probe', 'big', undefined);
+    expect(big).toMatchObject({ exec: { truncated: true }, output: expect.stringMatching(/^\u0000+\n\[cut: the rest of the output did not fit in a reply\]$/) });
   });
 
   it('refuses with 400 and an empty body: an unknown field, a body over 768 KiB, another protocol than the subject carries, not JSON', async () => {

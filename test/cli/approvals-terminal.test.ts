@@ -3,7 +3,8 @@
  * Messages API: before a confirm tool's call the operator sees the tool, the
  * resolved command line and the input, and answers yes, no (with a reason the
  * model reads) or all (yes for the rest of the run). A resume whose
- * interrupted call has side effects asks: rerun, skip, or stop.
+ * interrupted call has side effects asks: rerun, skip, or stop. On a terminal
+ * each takes one key press, no Enter.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -86,24 +87,24 @@ describe('a confirm tool on a terminal', () => {
     expect(screen).toContain('  input  {"env":"prod"}');
     expect(deployedTo('yes')).toEqual([]); // nothing runs before the answer
     t.type('y');
-    t.keys('Enter');
     expect(await t.exitStatus()).toBe(0);
     expect(t.text()).toContain('All done.');
     expect(deployedTo('yes')).toEqual(['prod']);
   });
 
-  it('answers an answer that is not one of the choices with the ones it takes, and asks again', async () => {
+  it('answers a key that is not one of the choices with the keys it takes, and asks again', async () => {
     api.reply(deploys('prod'), answer);
     t = onTerminal('maybe', ['--name', 'maybe', 'deploy']);
     await t.waitFor(QUESTION, 'the approval question');
-    t.type('maybe');
-    t.keys('Enter');
-    // The answers it takes, then the question again (drawn a moment after the note).
-    const again = await t.waitFor((s) => s.includes('is not one of the answers') && s.split(QUESTION).length === 3, 'the answers it takes, and the question again');
-    expect(again).toContain('"maybe" is not one of the answers: type y, yes, n, no, a or all');
+    t.type('m');
+    // The keys it takes, then the question again (drawn a moment after the note).
+    let again = await t.waitFor((s) => s.includes('is none of the answers') && s.split(QUESTION).length === 3, 'the keys it takes, and the question again');
+    expect(again).toContain(`${QUESTION} m\n"m" is none of the answers: press y (yes), n (no) or a (all)`);
+    t.keys('Enter'); // no Enter is needed, and none is an answer
+    again = await t.waitFor((s) => s.split(QUESTION).length === 4, 'the question a third time');
+    expect(again).toContain('Enter is none of the answers: press y (yes), n (no) or a (all)');
     expect(deployedTo('maybe')).toEqual([]);
     t.type('y');
-    t.keys('Enter');
     expect(await t.exitStatus()).toBe(0);
     expect(deployedTo('maybe')).toEqual(['prod']);
   });
@@ -113,7 +114,6 @@ describe('a confirm tool on a terminal', () => {
     t = onTerminal('no', ['--name', 'no', 'deploy']);
     await t.waitFor(QUESTION, 'the approval question');
     t.type('n');
-    t.keys('Enter');
     await t.waitFor('reason (optional, told to the model):', 'the reason question');
     t.type('not before the release notes');
     t.keys('Enter');
@@ -130,7 +130,6 @@ describe('a confirm tool on a terminal', () => {
     t = onTerminal('all', ['--name', 'all', 'deploy everywhere']);
     await t.waitFor(QUESTION, 'the approval question');
     t.type('a');
-    t.keys('Enter');
     expect(await t.exitStatus()).toBe(0);
     expect(deployedTo('all')).toEqual(['staging', 'prod', 'eu']);
     expect(t.text().split(QUESTION)).toHaveLength(2); // asked once
@@ -153,10 +152,31 @@ describe('a confirm tool in a chat on a terminal', () => {
     api.reply(deploys('prod'), answer);
     t = onTerminal('chat', ['--chat', '--name', 'chat', 'deploy']);
     await t.waitFor(QUESTION, 'the approval question');
+    t.type('x');
+    await t.waitFor((s) => s.split(QUESTION).length === 3, 'the question again');
+    expect(t.text()).toContain(`${QUESTION} x\n"x" is none of the answers: press y (yes), n (no) or a (all)`);
     t.type('y');
-    t.keys('Enter');
     await t.waitFor(/All done\.\n\n>$/m, 'the answer and the chat prompt');
     expect(deployedTo('chat')).toEqual(['prod']);
+    t.type('/exit');
+    t.keys('Enter');
+    expect(await t.exitStatus()).toBe(0);
+  });
+});
+
+describe('a confirm tool in a chat read a line at a time (--no-tui)', () => {
+  it('takes a whole line: a key alone answers nothing until Enter', async () => {
+    api.reply(deploys('prod'), answer);
+    t = onTerminal('lines', ['--chat', '--no-tui', '--name', 'lines', 'deploy']);
+    await t.waitFor(QUESTION, 'the approval question');
+    t.type('y');
+    await t.waitFor(`${QUESTION} y`, 'the key typed, at the question');
+    expect(api.requests).toHaveLength(1);
+    expect(deployedTo('lines')).toEqual([]);
+    t.type('es');
+    t.keys('Enter');
+    await t.waitFor('All done.', 'the answer');
+    expect(deployedTo('lines')).toEqual(['prod']);
     t.type('/exit');
     t.keys('Enter');
     expect(await t.exitStatus()).toBe(0);
@@ -182,7 +202,6 @@ describe('an interrupted side_effects call on a terminal', () => {
     expect(screen).toContain('call toolu_prod_0 (deploy) may have been running when the run stopped, and its tool has side effects');
     expect(screen).toContain('  input  {"env":"prod"}');
     t.type('t');
-    t.keys('Enter');
     expect(await t.exitStatus()).toBe(1);
     expect(t.text()).toMatch(/^logbook: run asked stopped while call toolu_prod_0 \(deploy\) may have been running/m);
     expect((await store.load('asked')).records).toHaveLength(journaled);
@@ -192,7 +211,6 @@ describe('an interrupted side_effects call on a terminal', () => {
     t = onTerminal('asked', ['--resume', 'asked']);
     screen = await t.waitFor(RERUN, 'the interrupted-call question');
     t.type('r');
-    t.keys('Enter');
     expect(await t.exitStatus()).toBe(0);
     expect(t.text()).not.toContain(QUESTION); // a re-run is its approval
     expect(deployedTo('asked')).toEqual(['prod', 'prod']);

@@ -64,6 +64,6 @@ describe('readTyped', () => {
     const { say } = (await readTyped('/help', chat())) as { say: string };
     expect(say).toBe(helpText());
     for (const c of CHAT_COMMANDS) expect(say).toContain(c.name);
-    expect(say).toMatch(/Esc, Ctrl-C +while the model answers: stop the answer/);
+    expect(say).toMatch(/Esc, Ctrl-C +while the model answers or tools run: stop them/);
   });
 });

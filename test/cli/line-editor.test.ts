@@ -93,4 +93,20 @@ describe('LineEditor', () => {
     expect(turnLines('x\ny', '> ', '\u001b[2m\u2026 \u001b[22m')).toEqual(['> x', '\u001b[2m\u2026 \u001b[22my']);
     expect(new LineEditor().view('> ', '. ')).toEqual({ lines: ['> '], caret: { line: 0, column: 2 } });
   });
+
+  it('starts from the turns typed before (an earlier chat) and Ctrl-R finds the newest holding a text, then older ones; given up, the draft is back', () => {
+    const e = new LineEditor(['deploy to staging', 'run the tests', 'Deploy to prod']);
+    e.insert('half typed');
+    expect(e.searchBack('deploy')).toBe(2);
+    expect(e.value).toBe('Deploy to prod');
+    expect(e.searchBack('deploy', 2)).toBe(0);
+    expect(e.value).toBe('deploy to staging');
+    expect(e.searchBack('deploy', 0)).toBeUndefined();
+    expect(e.value).toBe('deploy to staging');
+    e.restoreDraft();
+    expect(e.value).toBe('half typed');
+    e.clear();
+    e.up();
+    expect(e.value).toBe('Deploy to prod');
+  });
 });

@@ -65,6 +65,27 @@ describe('a2a, remote_tools and expose in agent.yaml', () => {
     expect(refusal('expose: { task_ack_wait: 0.5 }\n')).toMatch(/expose\.task_ack_wait must be at least 1/);
   });
 
+  it('read remote_agents over HTTP by url (no nats: needed) and a2a.http; refuse a url agent without alias or name, and token_env without url', () => {
+    const noNats = 'provider: script\nscript: s\n';
+    const c = parseConfig(
+      noNats +
+        'a2a: { http: { listen: "127.0.0.1:8080", token_env: SERVE_TOKEN } }\n' +
+        'remote_agents:\n  - url: https://agents.example.com/r\n    alias: researcher\n    token_env: R_TOKEN\n  - url: http://127.0.0.1:9/\n    name: local\n',
+      '/cfg/agent.yaml',
+    );
+    expect(c.a2a.http).toEqual({ listen: '127.0.0.1:8080', token_env: 'SERVE_TOKEN' });
+    expect(c.remote_agents).toEqual([
+      { name: 'researcher', alias: 'researcher', timeout: 600, url: 'https://agents.example.com/r', token_env: 'R_TOKEN' },
+      { name: 'local', alias: 'local', timeout: 600, url: 'http://127.0.0.1:9/' },
+    ]);
+    expect(refusal('remote_agents: [{ url: "http://x/" }]\n', noNats)).toBe(
+      '/cfg/agent.yaml: remote_agents[0] (http://x/): an agent named by its url needs an alias (its tool is ask_<alias>) or a name',
+    );
+    expect(refusal('remote_agents: [{ name: a, token_env: T }]\n')).toBe('/cfg/agent.yaml: remote_agents[0] (a): token_env is for an agent named by its url');
+    expect(refusal('remote_agents: [{ alias: a }]\n')).toBe('/cfg/agent.yaml: remote_agents[0]: name the agent: name: IDENTITY (over NATS) or url: URL (over HTTP)');
+    expect(refusal('remote_agents: [{ url: "ftp://x/", alias: a }]\n')).toMatch(/remote_agents\[0\]\.url must match pattern/);
+  });
+
   it('read a host as the reference spells it, with side effects assumed and the identity as alias', () => {
     const c = parse(
       'a2a: { identity: builder, description: "Builds things" }\n' +

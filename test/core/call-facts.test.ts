@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { RawJson, type Payload } from '../../src/index.js';
-import { awaitedCall, awaitingApprovalMessage, batchCalls, deniedResult, interruptedCallMessage, notRerunResult, possiblyStartedCall, unansweredCalls, withheldKind } from '../../src/core/index.js';
+import { awaitedCall, awaitingApprovalMessage, batchCalls, deniedResult, interruptedCallMessage, notRerunResult, possiblyStartedCall, stoppedResult, unansweredCalls, withheldKind } from '../../src/core/index.js';
 import { call, result, runOf, text, turn } from '../helpers/runs.js';
 
 const batch = turn(0, [text('Deploying.'), call('a', 'note', {}), call('b', 'deploy', {}), call('c', 'note', {})]);
@@ -65,6 +65,9 @@ describe('results given instead of running the tool', () => {
     expect(withheldKind(deniedResult('b'))).toBe('denied');
     expect(withheldKind(deniedResult('b', 'why'))).toBe('denied');
     expect(withheldKind(notRerunResult('b'))).toBe('not_rerun');
+    expect(withheldKind(stoppedResult('b', true))).toBe('stopped');
+    expect(withheldKind(stoppedResult('b', false))).toBe('stopped');
+    expect(stoppedResult('b', false)).toEqual({ tool_use_id: 'b', content: 'stopped by the operator before it ran; it was not run', is_error: true });
     expect(withheldKind({ ...deniedResult('b', 'why'), is_error: false })).toBeUndefined();
     expect(withheldKind({ tool_use_id: 'b', content: 'denied by the operators', is_error: true })).toBeUndefined();
   });

@@ -191,6 +191,19 @@ export function anthropicEvents(m: FakeMessage, model: string, counted?: number)
 
 const spec: FakeApiSpec<AnthropicReply> = {
   route: (req) => req.method === 'POST' && req.path.split('?')[0] === '/v1/messages',
+  modelsRoute: (req) => req.method === 'GET' && req.path.split('?')[0] === '/v1/models',
+  // The Models API's page: newest first, with the ids of its ends.
+  models: (ids) =>
+    jsonWire(
+      200,
+      {
+        data: ids.map((id) => ({ type: 'model', id, display_name: id, created_at: '2026-01-01T00:00:00Z' })),
+        has_more: false,
+        first_id: ids[0] ?? null,
+        last_id: ids.at(-1) ?? null,
+      },
+      { 'request-id': `req_fake${++requestIds}` },
+    ),
   notFound: (req) => errorWire(404, 'not_found_error', `Not Found: ${req.method} ${req.path}`),
   scriptError: (message) => errorWire(400, 'invalid_request_error', message),
   countTokens: (req) => countTokens(req.json?.system, req.json?.messages, req.json?.tools),

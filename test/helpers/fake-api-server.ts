@@ -87,6 +87,10 @@ export function jsonWire(status: number, body: unknown, headers: Record<string, 
 export interface FakeApiSpec<Reply> {
   /** Whether this server answers the request at all (else 404 from `notFound`). */
   route(req: RecordedRequest): boolean;
+  /** Whether the request asks for the list of models (GET /v1/models). */
+  modelsRoute(req: RecordedRequest): boolean;
+  /** The list of models `ids`, in the API's own shape. */
+  models(ids: readonly string[]): Wire;
   render(reply: Reply, req: RecordedRequest): Wire;
   /**
    * The answer when nothing is queued and no handler is set, or the handler threw:
@@ -116,6 +120,14 @@ export class FakeApiServer<Reply> {
   readonly refusedTooLong: RecordedRequest[] = [];
   /** The body (status 400) such a refusal is sent with instead of the API's own: another server's (context-refusals.ts). */
   tooLongBody: string | undefined;
+  /**
+   * The models GET /v1/models lists, in the API's own shape; none (the
+   * default): that path is not found, as on a compatible server that lists none.
+   * A listing is not one of `requests`.
+   */
+  models: string[] | undefined;
+  /** The model listings asked for. */
+  modelListings = 0;
   private readonly queue: Reply[] = [];
   private waiters: { count: number; resolve: () => void }[] = [];
 
@@ -170,6 +182,8 @@ export class FakeApiServer<Reply> {
     this.contextWindow = undefined;
     this.refusedTooLong.length = 0;
     this.tooLongBody = undefined;
+    this.models = undefined;
+    this.modelListings = 0;
   }
 
   /** How many queued replies are still unused. */
@@ -197,7 +211,10 @@ export class FakeApiServer<Reply> {
     let wire: Wire;
     const window = this.contextWindow;
     const refusal = window !== undefined && spec.route(req) ? spec.tooLong(req, (req.inputTokens = spec.countTokens(req)), window) : null;
-    if (!spec.route(req)) {
+    if (spec.modelsRoute(req)) {
+      this.modelListings++;
+      wire = this.models === undefined ? spec.notFound(req) : spec.models(this.models);
+    } else if (!spec.route(req)) {
       wire = spec.notFound(req);
     } else if (refusal !== null) {
       this.refusedTooLong.push(req);

@@ -177,6 +177,8 @@ export function openaiChunks(c: FakeChat, model: string, includeUsage: boolean, 
 
 const spec: FakeApiSpec<OpenAIReply> = {
   route: (req) => req.method === 'POST' && req.path.split('?')[0]!.endsWith('/chat/completions'),
+  modelsRoute: (req) => req.method === 'GET' && req.path.split('?')[0]!.endsWith('/models'),
+  models: (ids) => jsonWire(200, { object: 'list', data: ids.map((id) => ({ id, object: 'model', created: 1767225600, owned_by: 'system' })) }),
   notFound: (req) => errorWire(404, { message: `Invalid URL (${req.method} ${req.path})`, type: 'invalid_request_error' }),
   scriptError: (message) => errorWire(400, { message, type: 'invalid_request_error' }),
   countTokens: (req) => countTokens(req.json?.messages, req.json?.tools),

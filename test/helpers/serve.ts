@@ -12,11 +12,13 @@ export interface ServeProcess {
   stderr(): string;
   /** Waits until stderr matches (bounded). */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
+  /** Waits for the process to exit by itself: its code and signal. */
+  exited(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Sends `signal` and waits for the exit: its code and signal. */
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export async function startServe(config: string, options: CliOptions & { args?: string[] } = {}): Promise<ServeProcess> {
+export async function startServe(config: string, options: CliOptions & { args?: string[]; ready?: RegExp } = {}): Promise<ServeProcess> {
   const child = spawnCli(['serve', '--config', config, ...(options.args ?? [])], options);
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
@@ -30,11 +32,12 @@ export async function startServe(config: string, options: CliOptions & { args?: 
       await sleep(20);
     }
   };
-  await waitFor(/^serving .* as agent /m);
+  await waitFor(options.ready ?? /^serving .* as agent /m);
   return {
     child,
     stderr: () => err,
     waitFor,
+    exited: () => exited,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;

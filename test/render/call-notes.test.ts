@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type Payload } from '../../src/index.js';
-import { deniedResult, notRerunResult } from '../../src/core/index.js';
+import { deniedResult, notRerunResult, stoppedResult } from '../../src/core/index.js';
 import { exportHtml, exportMarkdown } from '../../src/render/export/index.js';
 import { dumpTranscript, resumeNarration, transcriptItems } from '../../src/render/index.js';
 import { entriesFor } from '../../src/render/viewer/model.js';
@@ -59,5 +59,19 @@ describe('call notes', () => {
     expect(md).toContain('*(awaits approval)*');
     const html = exportHtml(state());
     for (const note of ['(denied by the operator)', '(not re-run after an interruption)', '(awaits approval)']) expect(html).toContain(`<div class="notes">${note}</div>`);
+  });
+
+  it("mark the calls a chat's operator stopped, the one cut short and those never run", () => {
+    const stopped = runOf([
+      turn(0, [text('Two steps.'), call('a', 'wait', { s: 30 }), call('b', 'deploy', {})]),
+      withheld(stoppedResult('a', true)),
+      withheld(stoppedResult('b', false)),
+    ]);
+    expect(transcriptItems(stopped).filter((i) => i.kind === 'call').map((c) => [c.id, c.note])).toEqual([
+      ['a', 'stopped'],
+      ['b', 'stopped'],
+    ]);
+    expect(dumpTranscript(stopped)).toContain('» deploy {} (stopped by the operator)\n');
+    expect(exportMarkdown(stopped)).toContain('*(stopped by the operator)*');
   });
 });

@@ -271,7 +271,7 @@
       case 'model':
         return h('div', { class: 'item muted' }, `Model call · ${formatDuration(item.took)}`);
       case 'call': {
-        const note = item.note ? { awaiting: 'awaits approval', denied: 'denied by the operator', not_rerun: 'not re-run after an interruption' }[item.note] : item.answered ? '' : 'no result yet';
+        const note = item.note ? { awaiting: 'awaits approval', denied: 'denied by the operator', not_rerun: 'not re-run after an interruption', stopped: 'stopped by the operator' }[item.note] : item.answered ? '' : 'no result yet';
         return h(
           'div',
           { class: 'item call' },

@@ -3,11 +3,12 @@
  * streamed. The key comes from ANTHROPIC_API_KEY (or the variable `apiKeyEnv`
  * names); with a base URL set and ANTHROPIC_API_KEY unset, a placeholder key is
  * sent, as local servers check none (credentials.ts). The base URL is the
- * config's `base_url`, else ANTHROPIC_BASE_URL, else the SDK's default. Retries are ours (see retry.ts), so the SDK's are off.
+ * config's `base_url`, else ANTHROPIC_BASE_URL, else the SDK's default.
+ * Retries are ours (see retry.ts), so the SDK's are off.
  */
 import Anthropic, { APIConnectionError, APIError, APIUserAbortError, type Middleware } from '@anthropic-ai/sdk';
-import { baseUrlVariable, type ModelRequest, type ModelResponse, type Provider, type StreamObserver } from '../provider.js';
-import { AnthropicStreamReader, toAnthropicParams } from './anthropic-map.js';
+import { baseUrlVariable, listingFailed, type ModelRequest, type ModelResponse, type Provider, type StreamObserver } from '../provider.js';
+import { AnthropicStreamReader, prefersAdaptiveThinking, thinkingBudget, toAnthropicParams } from './anthropic-map.js';
 import { apiKeyOf, checkBaseUrl, envValue } from './credentials.js';
 import { apiKeyVariable, type ProviderSettings } from './settings.js';
 import { RawSplicer } from './raw-splice.js';
@@ -74,6 +75,11 @@ export class AnthropicProvider implements Provider {
     });
   }
 
+  checkSettings(settings: Pick<ModelRequest, 'maxTokens' | 'thinking'>): void {
+    // A budget is half of max_tokens; a model that thinks adaptively instead needs none.
+    if (settings.thinking === 'summarized' && !prefersAdaptiveThinking(this.model)) thinkingBudget(settings.maxTokens);
+  }
+
   async complete(request: ModelRequest, observer?: StreamObserver): Promise<ModelResponse> {
     const splicer = new RawSplicer();
     const params = toAnthropicParams(request, this.model, splicer);
@@ -91,6 +97,16 @@ export class AnthropicProvider implements Provider {
       signal: request.signal,
       observer,
     });
+  }
+
+  async listModels(signal?: AbortSignal): Promise<string[]> {
+    const ids: string[] = [];
+    try {
+      for await (const model of this.client.models.list({ limit: 100 }, { signal: signal ?? null })) ids.push(model.id);
+    } catch (err) {
+      throw listingFailed(this.id, err);
+    }
+    return ids;
   }
 }
 

@@ -7,7 +7,7 @@
  * key is sent, since local servers check none (credentials.ts). Retries are ours (see retry.ts).
  */
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
-import { baseUrlVariable, type ModelRequest, type ModelResponse, type Provider, type StreamObserver } from '../provider.js';
+import { baseUrlVariable, listingFailed, type ModelRequest, type ModelResponse, type Provider, type StreamObserver } from '../provider.js';
 import { apiKeyOf, checkBaseUrl, envValue } from './credentials.js';
 import { apiKeyVariable, type ProviderSettings } from './settings.js';
 import { OpenAIStreamReader, toOpenAIParams } from './openai-map.js';
@@ -86,6 +86,16 @@ export class OpenAIProvider implements Provider {
       signal: request.signal,
       observer,
     });
+  }
+
+  async listModels(signal?: AbortSignal): Promise<string[]> {
+    const ids: string[] = [];
+    try {
+      for await (const model of this.client.models.list({ signal: signal ?? null })) ids.push(model.id);
+    } catch (err) {
+      throw listingFailed(this.id, err);
+    }
+    return ids;
   }
 }
 

@@ -3,9 +3,10 @@
  * journal), each written once:
  *
  * - `task`: where the task came from (its request, conversation, sender and
- *   parent, the agent that served it) and, for a conversation's continuation,
- *   the run it continues and the seq that run was cut at. Written before the
- *   run is made, so an instance that takes the task over makes the same run.
+ *   parent, the agent that served it), the work-queue message that carries it
+ *   and, for a conversation's continuation, the run it continues and the seq
+ *   that run was cut at. Written before the run is made, so an instance that
+ *   takes the task over makes the same run.
  * - `continued`: on a task's run, the run that continues its conversation, so
  *   the newest run of a conversation is found by following these from its first.
  * - `canceled`: who canceled the task and why, kept when the cancel is heard,
@@ -36,6 +37,12 @@ export interface TaskOrigin {
   agent: string;
   /** For a conversation's continuation: the run it continues, cut at seq `at` (the rest of the run is this task's own). */
   continues?: { run: string; at: number };
+  /**
+   * The tasks stream's sequence of the work-queue message that carries the
+   * task: the one message whose redelivery is a takeover. Another message of
+   * the same request (published again) is a copy while that one is queued.
+   */
+  message?: number;
 }
 
 export interface Cancellation {
@@ -51,6 +58,7 @@ export function encodeTaskOrigin(o: TaskOrigin): string {
     ...(o.parent !== undefined ? { parent: o.parent } : {}),
     agent: o.agent,
     ...(o.continues !== undefined ? { continues: { run: o.continues.run, at: o.continues.at } } : {}),
+    ...(o.message !== undefined ? { message: o.message } : {}),
   });
 }
 
@@ -65,6 +73,7 @@ export function parseTaskOrigin(text: string | null): TaskOrigin | null {
     ...(typeof o.parent === 'string' ? { parent: o.parent } : {}),
     agent: o.agent,
     ...(c !== undefined && typeof c.run === 'string' && typeof c.at === 'number' ? { continues: { run: c.run, at: c.at } } : {}),
+    ...(Number.isSafeInteger(o.message) && (o.message as number) > 0 ? { message: o.message as number } : {}),
   };
 }
 

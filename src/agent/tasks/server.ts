@@ -1,11 +1,16 @@
 /**
  * Serving tasks: every instance of an identity pulls requests from the one
  * durable consumer of the operator's work-queue stream that the identity's
- * servers share, `concurrency` at a time. Each task is a run in the store,
+ * servers share, `concurrency` at a time (one pull waiting at a time for as
+ * many as it has room for). Each task is a run in the store,
  * named from the request (origin.ts), so whichever instance gets the message
  * finds the run: a message delivered again (its instance died, and stopped
  * telling the stream it works on it) is a takeover, which resumes the run
- * where its journal ends, paying no journaled model call again.
+ * where its journal ends, paying no journaled model call again. Liveness is
+ * the consumer's: the message that carries a task (its stream sequence is kept
+ * in the task's note) is delivered again only once its holder stopped saying it
+ * works on it; another message of the same request, published again while that
+ * one is queued, is a copy and is dropped, never a takeover.
  *
  * The task's stream is the projection of the run's journal (a2a/task-events):
  * the records already durable give the events already due, of which only those
@@ -22,17 +27,19 @@
 import type { JsMsg } from '@nats-io/jetstream';
 import type { Subscription } from '@nats-io/transport-node';
 import {
+  HEADER_ROOM,
   decodeMessage,
+  headerFits,
   stampTaskReply,
   TASK_END_CODES,
   TaskProjection,
   type RequestMessage,
   type TaskEvent,
 } from '../../a2a/index.js';
-import { cancelSubject, taskSubject } from '../../a2a/subjects.js';
+import { cancelSubject, senderOfCancelSubject, taskSubject } from '../../a2a/subjects.js';
 import { IDENTITY_PATTERN } from '../../a2a/protocol.js';
 import { canceledMessage, decodeRecord, interruptedCallMessage, isLogbookError, type JournalRecord } from '../../core/index.js';
-import { forkRun } from '../../store/fork.js';
+import { finishFork } from '../../store/fork.js';
 import { lastAlong } from '../../store/lineage.js';
 import type { Link } from '../../store/jetstream/connection.js';
 import type { Store } from '../../store/store.js';
@@ -57,7 +64,7 @@ import {
 } from './origin.js';
 import type { TaskStreams } from './spec.js';
 import { bindTaskStreams } from './streams.js';
-import { endsTask, lastTaskMessage, lastTaskSequence, nextTask, publishTaskMessage, taskConsumer } from './wire.js';
+import { endsTask, fetchTasks, lastTaskMessage, lastTaskSequence, publishTaskMessage, queuedSender, stillQueued, taskConsumer } from './wire.js';
 
 /** What a TaskServer serves, where, and how many at once. */
 export interface TaskServerOptions {
@@ -83,7 +90,9 @@ export type ServedTask =
   | { kind: 'started'; request: string; sender: string; run: string; takeover: boolean; delivery: number }
   | { kind: 'ended'; request: string; run: string; end: string; ms: number }
   | { kind: 'canceled'; request: string; by: string; running: boolean }
+  | { kind: 'cancelRefused'; request: string; by: string; reason: string }
   | { kind: 'deferred'; request: string; detail: string }
+  | { kind: 'dropped'; request: string; detail: string }
   | { kind: 'failed'; request: string; detail: string };
 
 /** How long one pull waits for a task before it asks again. */
@@ -91,10 +100,17 @@ const PULL_EXPIRES_MS = 5_000;
 /** The pause after a pull failed (the servers away, an election). */
 const PULL_RETRY_MS = 1_000;
 
-/** Publishes a task's events in order, once each: those at or below `published` are in the stream already. */
+/**
+ * Publishes a task's events in order, once each: those at or below `published`
+ * are in the stream already. An event no body can carry (the encoder's check
+ * refuses it) is replaced by the task's `error` end at its sequence, after
+ * which nothing more is published and `onUnsendable` is told, so the task ends
+ * and its message is acknowledged rather than delivered again forever.
+ */
 class EventPublisher {
   private chain: Promise<void> = Promise.resolve();
   private failure: unknown = null;
+  private closed = false;
 
   constructor(
     private readonly link: Link,
@@ -102,7 +118,13 @@ class EventPublisher {
     private readonly request: RequestMessage,
     private readonly sender: string,
     private published: number,
+    private readonly onUnsendable: (problem: string) => void,
   ) {}
+
+  /** Whether the task's stream was ended in place of an event that could not be sent. */
+  get endedUnsendable(): boolean {
+    return this.closed;
+  }
 
   /** Queues `events` after those queued before; after a failure nothing more is sent (the stream must stay gap-free). */
   add(events: readonly TaskEvent[]): void {
@@ -110,14 +132,29 @@ class EventPublisher {
       if (e.sequence <= this.published) continue;
       this.published = e.sequence;
       this.chain = this.chain.then(async () => {
-        if (this.failure !== null) return;
+        if (this.failure !== null || this.closed) return;
         try {
-          await publishTaskMessage(this.link, this.stream, e.kind, stampTaskReply(e.kind, e.body as never, this.request, e.sequence, this.sender));
+          await this.send(e.kind, e.body, e.sequence);
         } catch (err) {
-          this.failure = err;
+          if (!isLogbookError(err, 'invalid_message')) {
+            this.failure = err;
+            return;
+          }
+          const problem = `event ${e.sequence} of task ${this.request.id} cannot be sent (${err.message}); the task's run keeps it in its journal`;
+          try {
+            await this.send('error', { stop_reason: 'error', error: problem }, e.sequence);
+            this.closed = true;
+            this.onUnsendable(problem);
+          } catch (failed) {
+            this.failure = failed;
+          }
         }
       });
     }
+  }
+
+  private send(kind: TaskEvent['kind'], body: TaskEvent['body'], sequence: number): Promise<boolean> {
+    return publishTaskMessage(this.link, this.stream, kind, stampTaskReply(kind, body as never, this.request, sequence, this.sender));
   }
 
   /** Waits for everything queued to be published; rejects with the first failure. */
@@ -143,8 +180,9 @@ export class TaskServer {
   private stopping = false;
   private handedBack = false;
   private readonly active = new Map<string, ActiveTask>();
-  private workers: Promise<void>[] = [];
+  private taking: Promise<void> = Promise.resolve();
   private cancels: Subscription | null = null;
+  private senderCancels: Subscription | null = null;
 
   private constructor(
     private readonly options: TaskServerOptions,
@@ -157,9 +195,11 @@ export class TaskServer {
     await bindTaskStreams(link, streams, [taskSubject(identity)]);
     const consumer = await taskConsumer(link, streams.tasks, identity, options.ackWaitMs);
     const server = new TaskServer({ ...options, agent: uncompacted(options.agent) }, consumer);
-    server.cancels = link.nc.subscribe(cancelSubject(identity), { callback: (_err, msg) => void server.onCancel(msg.data) });
+    const onCancel = (_err: unknown, msg: { data: Uint8Array; subject: string }): void => void server.onCancel(msg.data, senderOfCancelSubject(identity, msg.subject));
+    server.cancels = link.nc.subscribe(cancelSubject(identity), { callback: onCancel });
+    server.senderCancels = link.nc.subscribe(`${cancelSubject(identity)}.*`, { callback: onCancel });
     await link.nc.flush();
-    server.workers = Array.from({ length: Math.max(1, options.concurrency) }, () => server.work());
+    server.taking = server.work();
     return server;
   }
 
@@ -172,24 +212,36 @@ export class TaskServer {
     this.options.onTask?.(event);
   }
 
+  /**
+   * Takes tasks while there is room for one: one pull at a time for as many
+   * messages as there are free slots, each served as it comes. So an instance
+   * keeps one pull waiting on the consumer whatever its concurrency (a
+   * consumer lets only so many wait: 512 by default).
+   */
   private async work(): Promise<void> {
+    const concurrency = Math.max(1, this.options.concurrency);
+    const running = new Set<Promise<void>>();
     while (!this.stopping) {
-      let msg: JsMsg | null;
+      if (running.size >= concurrency) {
+        await Promise.race(running);
+        continue;
+      }
       try {
-        msg = await nextTask(this.consumer, PULL_EXPIRES_MS);
+        for await (const msg of fetchTasks(this.consumer, concurrency - running.size, PULL_EXPIRES_MS)) {
+          if (this.stopping) {
+            msg.nak(); // taken as the server stopped: another instance gets it at once
+            continue;
+          }
+          const task: Promise<void> = this.serve(msg).finally(() => running.delete(task));
+          running.add(task);
+        }
       } catch (err) {
         if (this.stopping) break;
         this.tell({ kind: 'failed', request: '', detail: `cannot take tasks from stream ${this.options.streams.tasks}: ${(err as Error).message}` });
         await new Promise((r) => setTimeout(r, PULL_RETRY_MS));
-        continue;
       }
-      if (msg === null) continue;
-      if (this.stopping) {
-        msg.nak(); // taken as the server stopped: another instance gets it at once
-        break;
-      }
-      await this.serve(msg);
     }
+    await Promise.all(running);
   }
 
   /** Serves one message, telling the stream it is worked on until it is settled. */
@@ -223,25 +275,55 @@ export class TaskServer {
       msg.ack();
       return;
     }
+    if (!headerFits(request, identity)) {
+      await this.refuseUnechoable(msg, request);
+      return;
+    }
     const runId = taskRunId(identity, id);
+    let origin = parseTaskOrigin(await store.getNote(runId, TASK_NOTE));
+    if (origin === null) {
+      if (await this.takenElsewhere(msg, request, runId)) return;
+      const admitted = await this.admit(request);
+      if (typeof admitted === 'string') {
+        await this.refuse(msg, request, admitted);
+        return;
+      }
+      await store.putNote(runId, TASK_NOTE, encodeTaskOrigin({ ...admitted, message: msg.info.streamSequence }));
+      origin = parseTaskOrigin(await store.getNote(runId, TASK_NOTE)) ?? admitted; // another instance's, if it kept one first
+    }
+    if (await this.isCopy(msg, origin)) return;
     const controller = new AbortController();
     this.active.set(id, { msg, controller });
     try {
-      let origin = parseTaskOrigin(await store.getNote(runId, TASK_NOTE));
-      if (origin === null) {
-        if (await this.takenElsewhere(msg, request, runId)) return;
-        const admitted = await this.admit(request);
-        if (typeof admitted === 'string') {
-          await this.refuse(msg, request, admitted);
-          return;
-        }
-        await store.putNote(runId, TASK_NOTE, encodeTaskOrigin(admitted));
-        origin = parseTaskOrigin(await store.getNote(runId, TASK_NOTE)) ?? admitted; // another instance's, if it kept one first
-      }
       await this.runTask(msg, request, runId, origin, controller);
     } finally {
-      this.active.delete(id);
+      if (this.active.get(id)?.msg === msg) this.active.delete(id);
     }
+  }
+
+  /**
+   * Whether `msg` is a copy of the task's request (published again, by its
+   * sender or anyone) while the message that carries the task is still in the
+   * work queue: that message is held by a live instance (which says so every
+   * third of the ack wait) or is delivered again once its holder stops
+   * answering, and only its delivery may take the run over. A copy is
+   * acknowledged and dropped; the task's caller reads its one stream
+   * whichever message it sent. When the carrying message is gone (the task
+   * ended and it was acknowledged), the delivery goes on, and finds the task ended.
+   */
+  private async isCopy(msg: JsMsg, origin: TaskOrigin): Promise<boolean> {
+    const carrier = origin.message;
+    const seq = msg.info.streamSequence;
+    if (carrier === undefined || carrier === seq) return false;
+    const { link, streams } = this.options;
+    if (!(await stillQueued(link, streams.tasks, carrier))) return false;
+    this.tell({
+      kind: 'dropped',
+      request: origin.request,
+      detail: `a copy of its request (message ${seq} of stream ${streams.tasks}) dropped: message ${carrier} carries the task, and only its delivery takes the run over once its holder stops answering`,
+    });
+    await settle(msg);
+    return true;
   }
 
   /**
@@ -309,6 +391,26 @@ export class TaskServer {
     await settle(msg);
   }
 
+  /**
+   * A request whose header (its conversation, its parent) every message of its
+   * task would echo, but no message can carry within the room a body leaves
+   * for it: refused before anything is run or paid for, in an ack when one can
+   * carry it, else in the log alone; acknowledged either way, never delivered again.
+   */
+  private async refuseUnechoable(msg: JsMsg, request: RequestMessage): Promise<void> {
+    const { link, streams, identity } = this.options;
+    const reason = `its header (request id, conversation and parent) takes more than the ${HEADER_ROOM / 1024} KiB every message of a task has for it`;
+    try {
+      if ((await lastTaskSequence(link, streams.events, request.id)) === 0) {
+        await publishTaskMessage(link, streams.events, 'ack', stampTaskReply('ack', { accepted: false, reason }, request, 1, identity));
+      }
+    } catch (err) {
+      if (!isLogbookError(err, 'invalid_message')) throw err; // no body can carry even the refusal: the log says it
+    }
+    this.tell({ kind: 'refused', request: request.id, sender: request.sender.name, reason });
+    await settle(msg);
+  }
+
   /** A body that is no valid request: refused in its ack when it names a request and a sender, else only in the log. */
   private async refuseUnreadable(msg: JsMsg, problem: string): Promise<void> {
     const named = looseHeader(msg.data);
@@ -328,7 +430,7 @@ export class TaskServer {
     const { store, agent, link, streams, identity } = this.options;
     const started = Date.now();
     const takeover = await store.has(runId);
-    let run: AgentRun | null = takeover ? null : await this.makeRun(request, runId, origin);
+    let run: AgentRun | null = takeover && origin.continues === undefined ? null : await this.makeRun(request, runId, origin);
     let created = '';
     const projection = new TaskProjection({
       ownFrom: ownFrom(origin),
@@ -338,7 +440,13 @@ export class TaskServer {
         return remote?.task === true ? { agent: remote.agent, task: callRequestId({ runId, runCreated: created, callId }) } : undefined;
       },
     });
-    const publisher = new EventPublisher(link, streams.events, request, identity, await lastTaskSequence(link, streams.events, request.id));
+    const last = await lastTaskMessage(link, streams.events, request.id);
+    if (last !== null && endsTask(last)) {
+      await settle(msg); // its stream has ended (an event it could not carry ended it): nothing more belongs to it
+      return;
+    }
+    const unsendable = (problem: string): void => controller.abort(new SuspendReason(problem));
+    const publisher = new EventPublisher(link, streams.events, request, identity, last?.sequence ?? 0, unsendable);
     let lastSeq = 0;
     const project = (record: JournalRecord): void => {
       if ('meta' in record) created = record.meta.created;
@@ -386,6 +494,11 @@ export class TaskServer {
       run = null;
       if (this.handedBack) return;
       await publisher.flush();
+      if (publisher.endedUnsendable) {
+        this.tell({ kind: 'ended', request: request.id, run: runId, end: `error: an event could not be sent; run ${runId} ${endOf(result)}`, ms: Date.now() - started });
+        await settle(msg);
+        return;
+      }
       if (!projection.ended) {
         // The run stopped without a durable end (its journal failed): it is taken up again later.
         this.tell({ kind: 'deferred', request: request.id, detail: `run ${runId} stopped without recording its end (${result.message ?? result.reason}); the task is taken up again` });
@@ -399,17 +512,27 @@ export class TaskServer {
     }
   }
 
-  /** The run a new task starts: a fresh one, or the fork of the conversation's newest run it continues. Null when another instance made it first. */
+  /**
+   * The run a new task starts: a fresh one, or the fork of the conversation's
+   * newest run it continues. Null when another instance made it first, and for
+   * a continuation, which is resumed with its follow-up once its records are
+   * projected. A continuation's steps are taken on every delivery (each is
+   * idempotent), so a takeover finishes what a crash cut short: the fork's
+   * records and notes, and the `continued` note the conversation is followed by.
+   */
   private async makeRun(request: RequestMessage, runId: string, origin: TaskOrigin): Promise<AgentRun | null> {
     const { store, agent } = this.options;
-    try {
-      if (origin.continues === undefined) return await startRun(store, agent, { id: runId, prompt: promptOf(request) });
-      await forkRun(store, origin.continues.run, { id: runId, at: origin.continues.at });
-    } catch (err) {
-      if (!isLogbookError(err, 'exists')) throw err;
+    if (origin.continues === undefined) {
+      try {
+        return await startRun(store, agent, { id: runId, prompt: promptOf(request) });
+      } catch (err) {
+        if (!isLogbookError(err, 'exists')) throw err;
+        return null;
+      }
     }
-    if (origin.continues !== undefined) await store.putNote(origin.continues.run, CONTINUED_NOTE, runId);
-    return null; // resumed (with the follow-up) once its records are projected
+    await finishFork(store, origin.continues.run, { id: runId, at: origin.continues.at });
+    await store.putNote(origin.continues.run, CONTINUED_NOTE, runId);
+    return null;
   }
 
   /** Resumes the task's run, with `followUp` when it has yet to be asked; null when another instance holds it. */
@@ -426,8 +549,13 @@ export class TaskServer {
     }
   }
 
-  /** A cancel heard: kept beside the task's run (so whoever takes it up ends it canceled), and the task aborted where it runs here. */
-  private async onCancel(data: Uint8Array): Promise<void> {
+  /**
+   * A cancel heard: kept beside the task's run (so whoever takes it up ends it
+   * canceled), and the task aborted where it runs here. One heard on the
+   * subject of a sender (`subjectSender`, which NATS permissions can keep to
+   * that sender) is taken only from that sender and for a task it sent.
+   */
+  private async onCancel(data: Uint8Array, subjectSender: string | undefined): Promise<void> {
     let cancel;
     try {
       cancel = decodeMessage(data, 'cancel');
@@ -438,6 +566,13 @@ export class TaskServer {
     const { identity, store } = this.options;
     const by = cancel.sender.name;
     const reason = cancel.reason;
+    if (subjectSender !== undefined) {
+      const refused = await this.cancelRefusal(cancel.request, by, subjectSender).catch((err: unknown) => `its task cannot be read (${(err as Error).message})`);
+      if (refused !== null) {
+        this.tell({ kind: 'cancelRefused', request: cancel.request, by, reason: refused });
+        return;
+      }
+    }
     const active = this.active.get(cancel.request);
     active?.controller.abort(new SuspendReason(canceledMessage(by, reason)));
     this.tell({ kind: 'canceled', request: cancel.request, by, running: active !== undefined });
@@ -447,11 +582,23 @@ export class TaskServer {
       .catch((err: unknown) => this.tell({ kind: 'failed', request: cancel.request, detail: `cannot keep its cancel: ${(err as Error).message}` }));
   }
 
+  /** Why a cancel from `by`, heard on sender `subjectSender`'s subject, is not taken; null when it is. */
+  private async cancelRefusal(request: string, by: string, subjectSender: string): Promise<string | null> {
+    if (by !== subjectSender) return `it names sender ${by} but came on the subject of ${subjectSender}`;
+    if (!servableRequestId(request)) return 'it names no request this agent serves';
+    const { identity, store, link, streams } = this.options;
+    const owner =
+      parseTaskOrigin(await store.getNote(taskRunId(identity, request), TASK_NOTE))?.sender ?? (await queuedSender(link, streams.tasks, identity, request));
+    if (owner === null) return `agent ${identity} has no task ${request}`;
+    return owner === by ? null : `task ${request} was sent by ${owner}, and only its sender may cancel it on its own subject`;
+  }
+
   /** Stops taking tasks and waits for those running to end (each settles its message). */
   async drain(): Promise<void> {
     this.stopping = true;
-    await Promise.all(this.workers);
+    await this.taking;
     this.cancels?.unsubscribe();
+    this.senderCancels?.unsubscribe();
   }
 
   /**

@@ -17,6 +17,10 @@ export interface RemoteAgent {
   description?: string;
   /** Seconds a call waits for the task's end before it gives up on it (the task goes on). */
   timeout: number;
+  /** An agent over A2A 1.0 on HTTP instead of NATS: its card's URL or its base URL (agent/a2a-http/remote-agent.ts). */
+  url?: string;
+  /** For `url`: the environment variable holding the bearer token its server wants. */
+  token_env?: string;
 }
 
 export const TASK_DEFAULTS = {

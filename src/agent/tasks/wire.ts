@@ -241,9 +241,10 @@ export async function consumerState(link: Link, stream: string, identity: string
   return info === null ? null : { waiting: info.num_waiting, working: info.num_ack_pending, queued: info.num_pending };
 }
 
-/** The next task message for this consumer, or null when none came within `expiresMs`. */
-export function nextTask(consumer: Consumer, expiresMs: number): Promise<JsMsg | null> {
-  return consumer.next({ expires: expiresMs });
+/** Up to `max` task messages for this consumer, each as it comes, from one pull that waits at most `expiresMs`. */
+export async function* fetchTasks(consumer: Consumer, max: number, expiresMs: number): AsyncGenerator<JsMsg> {
+  const batch = await consumer.fetch({ max_messages: max, expires: expiresMs });
+  for await (const msg of batch) yield msg;
 }
 
 /** null for a message or consumer that is not there (api-errors.ts isNotThere); any other error as it is. */
@@ -313,4 +314,21 @@ async function deliveredThrough(link: Link, stream: string, identity: string): P
     within(ms, link.jsm.consumers.info(stream, identity)).catch(notThere),
   );
   return info === null ? 0 : info.delivered.stream_seq;
+}
+
+/** Whether the tasks stream still holds its message at `seq`: a work queue holds a task's message until a server acknowledges it. */
+export async function stillQueued(link: Link, stream: string, seq: number): Promise<boolean> {
+  const msg = await throughElection(link, stream, `cannot read stream ${stream}`, (ms) => within(ms, link.jsm.streams.getMessage(stream, { seq })).catch(notThere));
+  return msg !== null;
+}
+
+/** The sender of task `request` of `identity` while its message waits in the work queue; null when it is not there (or cannot be read). */
+export async function queuedSender(link: Link, stream: string, identity: string, request: string): Promise<string | null> {
+  const queued = await queuedTask(link, stream, identity, request);
+  if (queued === null) return null;
+  try {
+    return decodeMessage(queued.data, 'request').sender.name;
+  } catch {
+    return null;
+  }
 }

@@ -53,7 +53,8 @@ function listingJson(a: AgentListing): Record<string, unknown> {
 
 export async function agentsLs(flags: AgentsFlags, environment: Environment): Promise<ExitCode> {
   const config = requireConfig(flags.config, environment);
-  const agents = await withClient(config, (nc, client) => listAgents(nc, client));
+  const onSkipped = (problem: string): void => void process.stderr.write(`warning: skipped an answer to $SRV.INFO: ${line(problem)}\n`);
+  const agents = await withClient(config, (nc, client) => listAgents(nc, client, { onSkipped }));
   if (flags.json) {
     process.stdout.write(json(agents.map(listingJson)));
     return EXIT.ok;

@@ -32,6 +32,10 @@ export interface AskFlags {
   tui?: boolean;
   toolOutput?: boolean;
   verbose?: boolean;
+  /** For an agent named by its URL: the task to read again. */
+  task?: string;
+  /** For an agent named by its URL: the variable holding its bearer token. */
+  tokenEnv?: string;
 }
 
 function usage(message: string): LogbookError {
@@ -43,6 +47,11 @@ function checkId(flag: string, id: string | undefined): void {
 }
 
 export async function ask(identity: string, words: string[], flags: AskFlags, environment: Environment): Promise<ExitCode> {
+  if (/^https?:\/\//.test(identity)) {
+    const { askHttp } = await import('./ask-http.js');
+    return askHttp(identity, await promptOf(words), { ...flags }, environment);
+  }
+  if (flags.task !== undefined || flags.tokenEnv !== undefined) throw usage(`--${flags.task !== undefined ? 'task' : 'token-env'} is for an agent named by its URL (http://...)`);
   identityArgument(identity);
   checkId('--request', flags.request);
   checkId('--conversation', flags.conversation);

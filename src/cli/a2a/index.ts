@@ -28,7 +28,14 @@ the identity takes over the task of one that died. The streams must exist (docs/
 SIGTERM or Ctrl-C stops it taking calls and tasks, lets those in flight finish, and exits 0; a
 second one leaves at once, giving the tasks running back for another instance to take over.
 A line per call and per task goes to stderr. See docs/guide/agents.md.
-  logbook serve --config agent.yaml --concurrency 4`;
+
+With --http HOST:PORT (or a2a.http.listen) it serves the agent over the A2A 1.0 protocol on
+HTTP instead (JSON-RPC at /jsonrpc, HTTP+JSON at /rest, its card at
+/.well-known/agent-card.json), no nats: needed: each task a run in the config's store, resumed
+by the next server when this one dies or stops. Off loopback it needs a bearer token
+(a2a.http.token_env). See docs/guide/a2a-http.md.
+  logbook serve --config agent.yaml --concurrency 4
+  logbook serve --http 127.0.0.1:8080`;
 
 const ASK_HELP = `
 The task goes into the work-queue stream a2a.tasks_stream; any logbook serve of IDENTITY takes it.
@@ -38,7 +45,12 @@ first: the same command with --request ID (its prompt may be left out) reads tha
 again from the start, and sends nothing new once it has them, so an interrupted ask re-attaches.
   logbook ask researcher "What changed in the build last week?"
   logbook ask researcher --conversation 3Msp4n8OJSH2TwVSVhvglPQYBto "And the week before?"
-  logbook ask researcher --request 3Msp4n8OJSH2TwVSVhvglPQYBto`;
+  logbook ask researcher --request 3Msp4n8OJSH2TwVSVhvglPQYBto
+
+Given a URL instead of an identity, it asks the A2A 1.0 agent served there over HTTP (JSON-RPC or
+HTTP+JSON, as its card offers), with the official SDK's client: no config needed.
+  logbook ask http://127.0.0.1:8080 "What changed in the build last week?"
+  logbook ask https://agents.example.com --token-env AGENT_TOKEN "Summarize the incident"`;
 
 const TASKS_HELP = `
   logbook tasks ls                               the tasks waiting or being worked on, and their runs
@@ -54,6 +66,7 @@ export function registerA2ACommands(program: Command, environment: Environment):
     .description("answer other agents' discovery and tool calls for this config's tools over NATS (A2A), until stopped")
     .option('--config <file>', `the config file (default: ${CONFIG_SEARCH})`)
     .option('--concurrency <n>', 'tasks run at once (default 1)')
+    .option('--http <addr>', 'serve over A2A 1.0 on HTTP at HOST:PORT instead of NATS (also a2a.http.listen; loopback unless a bearer token is set)')
     .option('--verbose', 'show where an error came from (also LOGBOOK_DEBUG=1)')
     .addHelpText(
       'after',
@@ -66,14 +79,16 @@ export function registerA2ACommands(program: Command, environment: Environment):
 
   program
     .command('ask')
-    .description('hand another agent one task over NATS (A2A) and print its answer as it streams')
-    .argument('<identity>', "the agent's identity")
+    .description('hand another agent one task over NATS (A2A), or an A2A agent at a URL over HTTP, and print its answer as it streams')
+    .argument('<identity>', "the agent's identity, or the URL of an A2A agent served over HTTP (its card's, or its base URL)")
     .argument('[prompt...]', 'the task (else read from stdin when piped)')
     .option('--config <file>', `the config file whose nats: connection and streams to use (default: ${CONFIG_SEARCH})`)
     .option('--conversation <id>', "continue the conversation this request id began (the first task's request id)")
     .option('--request <id>', "this task's request id: given again, read that task's events again instead of asking anew")
     .option('--json', 'print the events of the task as they come, one JSON object a line')
     .option('--tool-output', "show the results of the agent's tool calls")
+    .option('--task <id>', 'for an agent named by its URL: read this task again (subscribe to it) instead of sending one')
+    .option('--token-env <name>', "for an agent named by its URL: the environment variable holding the bearer token its server wants")
     .addOption(new Option('--no-tui', 'no spinner'))
     .addOption(new Option('--no-color', 'no color (also: NO_COLOR=1)'))
     .option('--verbose', "show the agent's thinking; where an error came from")

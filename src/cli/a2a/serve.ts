@@ -35,6 +35,8 @@ export interface ServeFlags {
   config?: string;
   /** Tasks run at once (text from the command line). */
   concurrency?: string;
+  /** Serve over A2A 1.0 on HTTP at this address instead (serve-http.ts). */
+  http?: string;
 }
 
 const REASONS: Record<NotExposedReason, string> = {
@@ -79,6 +81,8 @@ export function servedCallLine(call: ServedCall, now = new Date()): string {
       return `${at} discovery from ${clip(call.sender)}: card sent (${call.ms} ms)`;
     case 'refused':
       return `${at} ${call.endpoint} request refused (${call.code}): ${clip(call.detail)}`;
+    case 'dropped':
+      return `${at} tool ${clip(call.tool)} from ${clip(call.sender)}: dropped: ${clip(call.detail)}`;
     case 'tool': {
       const outcome =
         call.outcome === 'ok'
@@ -89,6 +93,8 @@ export function servedCallLine(call: ServedCall, now = new Date()): string {
             ? `timed out: ${clip(call.detail ?? '')}`
             : call.outcome === 'unknown_tool'
               ? 'no such tool'
+              : call.outcome === 'busy'
+                ? 'refused: busy'
               : `error: ${clip((call.detail ?? '').split('\n')[0]!)}`;
       return `${at} tool ${clip(call.tool)} from ${clip(call.sender)}: ${outcome} (${call.ms} ms)`;
     }
@@ -110,7 +116,10 @@ export function servedTaskLine(task: ServedTask, now = new Date()): string {
       return `${at} task ${clip(task.request)} ended ${clip(task.end.split('\n')[0]!)} (${task.ms} ms)`;
     case 'canceled':
       return `${at} task ${clip(task.request)} canceled by ${clip(task.by)}${task.running ? '' : ' (not running here)'}`;
+    case 'cancelRefused':
+      return `${at} task ${clip(task.request)}: cancel from ${clip(task.by)} refused: ${clip(task.reason)}`;
     case 'deferred':
+    case 'dropped':
       return `${at} task ${clip(task.request)}: ${clip(task.detail)}`;
     case 'failed':
       return `${at} ${task.request ? `task ${clip(task.request)}: ` : ''}${clip(task.detail)}`;
@@ -147,6 +156,12 @@ function ownTools(tools: ToolRegistry): Tool[] {
 export async function serve(flags: ServeFlags, environment: Environment): Promise<ExitCode> {
   const concurrency = concurrencyOf(flags.concurrency);
   const config = requireConfig(flags.config, environment);
+  const http = flags.http ?? config.a2a.http?.listen;
+  if (http !== undefined) {
+    if (flags.concurrency !== undefined) throw new LogbookError('usage', '--concurrency is for tasks over NATS; over HTTP each request is its own task');
+    const { serveHttp } = await import('./serve-http.js');
+    return serveHttp(config, http, environment);
+  }
   if (flags.concurrency !== undefined && !config.expose.tasks) throw new LogbookError('usage', `--concurrency is for tasks, and ${config.path} says expose: { tasks: false }`);
   const identity = requireIdentity(config, 'serve');
   const nats = requireNats(config, 'serve');

@@ -197,7 +197,7 @@ export async function tasksCancel(identity: string, request: string, flags: Task
     if (withdrawal === 'taken') {
       // A server has it (or is being given it): its servers hear the cancel.
       const body = outgoing('cancel', stampCancel(flags.reason ? { reason: flags.reason } : {}, { request }, sender, identity));
-      link.nc.publish(cancelSubject(identity), body);
+      link.nc.publish(cancelSubject(identity, sender), body); // on the subject that says who sends it
       await link.nc.flush();
     }
     if (waitS === 0 && withdrawal === 'taken') {

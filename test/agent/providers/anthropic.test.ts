@@ -535,3 +535,14 @@ describe('anthropic: settings and environment', () => {
     expect(bad.code).toBe('config');
   });
 });
+
+describe('anthropic: the models the API lists', () => {
+  it('lists them by id (GET /v1/models), and a server that lists none is a provider error', async () => {
+    api.models = ['claude-test', 'claude-other'];
+    expect(await provider().listModels()).toEqual(['claude-test', 'claude-other']);
+    api.models = undefined;
+    const err = await rejection(provider().listModels());
+    expect((err as LogbookError).code).toBe('provider');
+    expect((err as LogbookError).message).toMatch(/^anthropic: the API did not list its models \(404/);
+  });
+});

@@ -395,3 +395,15 @@ describe('openai: settings and environment', () => {
     expect(api.requests[1]!.headers.authorization).toBe('Bearer sk-other');
   });
 });
+
+describe('openai: the models the API lists', () => {
+  it('lists them by id (GET /v1/models), and a server that lists none is a provider error', async () => {
+    api.models = ['gpt-test', 'gpt-other'];
+    expect(await provider().listModels()).toEqual(['gpt-test', 'gpt-other']);
+    api.models = undefined;
+    const err = await rejection(provider().listModels());
+    expect(err).toBeInstanceOf(LogbookError);
+    expect((err as LogbookError).code).toBe('provider');
+    expect((err as LogbookError).message).toMatch(/^openai: the API did not list its models \(404/);
+  });
+});

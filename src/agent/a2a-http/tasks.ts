@@ -1,0 +1,385 @@
+/**
+ * Tasks over A2A 1.0 on HTTP, each a run in the store: the `AgentExecutor`
+ * and the `TaskStore` the official SDK's request handler is built with.
+ *
+ * - A task's run is `taskRunId(identity, taskId)`, with the task note beside
+ *   it (its context, and for a context's follow-up the run it continues), so
+ *   the task is found again from its id alone, by any instance on the store.
+ * - The TaskStore keeps nothing of its own: `load` projects the run's records
+ *   and their times (a2a/http/projection.ts), `list` the task runs of this
+ *   agent; `save` only acts on a cancel the SDK decided for a task no
+ *   executor here runs (it suspends the run canceled, in the journal).
+ * - The executor publishes the events each record makes once it is durable.
+ *   A message in a context whose last task completed continues that
+ *   conversation (a fork of its run, as `run -c` does); an answer to an
+ *   INPUT_REQUIRED task (approve or deny) resumes its run with it; a cancel
+ *   suspends the run, ending the task CANCELED.
+ * - A run this agent was serving when its server died (SIGKILL) is resumed by
+ *   the next server on the store (`resumeInterrupted`), paying no journaled
+ *   model call again; a call with side effects it may have cut short waits for
+ *   an approval instead of running again.
+ */
+import type { Task, ListTasksRequest, ListTasksResponse } from '@a2a-js/sdk';
+import { Role, TaskState } from '@a2a-js/sdk';
+import type { AgentExecutionEvent, AgentExecutor, ExecutionEventBus, ExecutionEventBusManager, RequestContext, TaskStore } from '@a2a-js/sdk/server';
+import { SERVER_STOPPED, TaskJournalProjection, isFinalState, type TaskIdentity } from '../../a2a/http/projection.js';
+import { NEW_CONTEXT, approvalAnswer, promptOfMessage } from '../../a2a/http/messages.js';
+import { canceledMessage, interruptedCallMessage, isLogbookError, decodeRecord, type JournalRecord } from '../../core/index.js';
+import { forkRun } from '../../store/fork.js';
+import { lastAlong } from '../../store/lineage.js';
+import type { Store } from '../../store/store.js';
+import type { Agent } from '../agent.js';
+import { allowCall, denyCall, suspendCall, type BeforeToolCall } from '../approvals.js';
+import { compactionSettings } from '../compaction.js';
+import { resumeRun, startRun, type AgentRun } from '../run.js';
+import { SuspendReason } from '../runner.js';
+import { CANCELED_NOTE, CONTINUED_NOTE, TASK_NOTE, encodeCancellation, encodeTaskOrigin, ownFrom, parseCancellation, parseTaskOrigin, taskRunId, type TaskOrigin } from '../tasks/origin.js';
+
+/** The sender a task note names for a task that came over HTTP. */
+export const HTTP_SENDER = 'a2a-http';
+
+/** Who a cancel over HTTP is said to come from. */
+const HTTP_CANCELER = 'an A2A client';
+
+/** What happened to a task, for the operator's log. */
+export type HttpTaskEvent =
+  | { kind: 'started'; task: string; run: string; resumed: boolean }
+  | { kind: 'rejected'; task: string; reason: string }
+  | { kind: 'ended'; task: string; state: string }
+  | { kind: 'failed'; task: string; detail: string };
+
+export interface HttpTasksOptions {
+  identity: string;
+  store: Store;
+  agent: Agent;
+  onTask?: (event: HttpTaskEvent) => void;
+}
+
+interface Active {
+  controller: AbortController;
+  done: Promise<void>;
+  /** The projection of the task's run, pushed each record as it is durable: what a load answers while it runs here. */
+  projection: TaskJournalProjection;
+}
+
+/** The executor, the task store and the resumption of interrupted tasks, over one store and agent. */
+export class HttpTasks {
+  private readonly active = new Map<string, Active>();
+  private stopping = false;
+  readonly executor: AgentExecutor;
+  readonly taskStore: TaskStore;
+
+  constructor(private readonly options: HttpTasksOptions) {
+    this.options = { ...options, agent: uncompacted(options.agent) };
+    this.executor = {
+      execute: (ctx, bus) => this.execute(ctx, bus),
+      cancelTask: (taskId, bus) => this.cancel(taskId, bus),
+    };
+    this.taskStore = {
+      load: (taskId) => this.load(taskId),
+      save: (task) => this.save(task),
+      list: (params) => this.list(params),
+    };
+  }
+
+  /** Tasks running here now. */
+  get running(): number {
+    return this.active.size;
+  }
+
+  private tell(event: HttpTaskEvent): void {
+    this.options.onTask?.(event);
+  }
+
+  private runId(taskId: string): string {
+    return taskRunId(this.options.identity, taskId);
+  }
+
+  /** The task note of `taskId`'s run, when it is an HTTP task of this agent. */
+  private async originOf(taskId: string): Promise<TaskOrigin | null> {
+    const origin = parseTaskOrigin(await this.options.store.getNote(this.runId(taskId), TASK_NOTE));
+    return origin !== null && origin.agent === this.options.identity && origin.sender === HTTP_SENDER && origin.request === taskId ? origin : null;
+  }
+
+  private identityOf(origin: TaskOrigin): TaskIdentity {
+    return { taskId: origin.request, contextId: origin.conversation, ownFrom: ownFrom(origin) };
+  }
+
+  /** The task as the journal says, or undefined when there is none. */
+  async load(taskId: string): Promise<Task | undefined> {
+    const live = this.active.get(taskId)?.projection.task;
+    if (live) return live;
+    const origin = await this.originOf(taskId);
+    if (origin === null) return undefined;
+    const runId = this.runId(taskId);
+    const projection = new TaskJournalProjection(this.identityOf(origin));
+    const times = await this.options.store.times(runId);
+    try {
+      for await (const { record, time } of this.options.store.records(runId)) projection.push(record, time ?? times.records.get(record.seq));
+    } catch (err) {
+      if (isLogbookError(err, 'not_found')) return undefined;
+      throw err;
+    }
+    return projection.task ?? undefined;
+  }
+
+  /** Every event of the task, as its journal projects them (numbered), with the task they make; undefined when there is none. */
+  async events(taskId: string): Promise<{ events: AgentExecutionEvent[]; task: Task } | undefined> {
+    const origin = await this.originOf(taskId);
+    if (origin === null) return undefined;
+    const runId = this.runId(taskId);
+    const projection = new TaskJournalProjection(this.identityOf(origin));
+    const times = await this.options.store.times(runId);
+    const events: AgentExecutionEvent[] = [];
+    for await (const { record, time } of this.options.store.records(runId)) events.push(...projection.push(record, time ?? times.records.get(record.seq)));
+    const task = projection.task;
+    return task === null ? undefined : { events, task };
+  }
+
+  /**
+   * What the SDK saves is the journal's projection already, but for one thing:
+   * a cancel of a task no executor runs here (it rests INPUT_REQUIRED, or after
+   * a restart) is made durable by suspending its run canceled.
+   */
+  async save(task: Task): Promise<void> {
+    if (task.status?.state !== TaskState.TASK_STATE_CANCELED || this.active.has(task.id)) return;
+    const current = await this.load(task.id);
+    if (current === undefined || isFinalState(current.status?.state)) return;
+    await this.cancelAtRest(task.id, null);
+  }
+
+  /** This agent's HTTP tasks, newest status first, filtered and paged as asked. */
+  async list(params: ListTasksRequest): Promise<ListTasksResponse> {
+    const { store, identity } = this.options;
+    const runs = (await store.list()).filter((r) => r.runId.startsWith('task-'));
+    const tasks: Task[] = [];
+    for (const r of runs) {
+      const origin = parseTaskOrigin(await store.getNote(r.runId, TASK_NOTE));
+      if (origin === null || origin.agent !== identity || origin.sender !== HTTP_SENDER || this.runId(origin.request) !== r.runId) continue;
+      if (params.contextId && origin.conversation !== params.contextId) continue;
+      const task = await this.load(origin.request);
+      if (task === undefined) continue;
+      if (params.status && task.status?.state !== params.status) continue;
+      if (params.statusTimestampAfter && Date.parse(task.status?.timestamp ?? '') <= Date.parse(params.statusTimestampAfter)) continue;
+      if (params.includeArtifacts !== true) task.artifacts = [];
+      tasks.push(task);
+    }
+    tasks.sort((a, b) => (b.status?.timestamp ?? '').localeCompare(a.status?.timestamp ?? '') || b.id.localeCompare(a.id));
+    const pageSize = params.pageSize ?? 50;
+    const start = params.pageToken ? Number(Buffer.from(params.pageToken, 'base64url').toString('utf8')) || 0 : 0;
+    const page = tasks.slice(start, start + pageSize);
+    const next = start + pageSize < tasks.length ? Buffer.from(String(start + pageSize), 'utf8').toString('base64url') : '';
+    return { tasks: page, nextPageToken: next, pageSize, totalSize: tasks.length };
+  }
+
+  private async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    if (ctx.task !== undefined) return this.answer(ctx, bus);
+    const taskId = ctx.taskId;
+    const admitted = await this.admit(ctx);
+    if (typeof admitted === 'string') {
+      this.reject(ctx, bus, admitted);
+      return;
+    }
+    const { store, agent } = this.options;
+    const runId = this.runId(taskId);
+    await store.putNote(runId, TASK_NOTE, encodeTaskOrigin(admitted));
+    const prompt = promptOfMessage(ctx.userMessage);
+    let run: AgentRun;
+    try {
+      if (admitted.continues === undefined) run = await startRun(store, agent, { id: runId, prompt });
+      else {
+        await forkRun(store, admitted.continues.run, { id: runId, at: admitted.continues.at });
+        await store.putNote(admitted.continues.run, CONTINUED_NOTE, runId);
+        run = await resumeRun(store, agent, runId, { followUp: prompt });
+      }
+    } catch (err) {
+      this.reject(ctx, bus, `the task cannot start: ${(err as Error).message}`);
+      return;
+    }
+    await this.drive(admitted, run, bus, { started: admitted.continues === undefined });
+  }
+
+  /** The task's origin when it can be served, else why not. */
+  private async admit(ctx: RequestContext): Promise<TaskOrigin | string> {
+    const { identity, store } = this.options;
+    const message = ctx.userMessage;
+    if (promptOfMessage(message).trim() === '') return 'the message has no text to work on';
+    const origin: TaskOrigin = { request: ctx.taskId, conversation: ctx.contextId, sender: HTTP_SENDER, agent: identity };
+    if (ctx.context.state.get(NEW_CONTEXT) === true) return origin; // a context the SDK made for this message: nothing before it
+    const newest = await this.contextHead(ctx.contextId);
+    if (newest === null) return origin;
+    const last = await store.loadState(newest.run);
+    if (last.state.status === 'open') return `the context's last task ${newest.task} has not ended; send the next message once it has`;
+    if (last.state.status !== 'completed') return `the context's last task ${newest.task} ended ${last.state.status}, and only a task that completed can be followed up in its context`;
+    return { ...origin, continues: { run: newest.run, at: last.lastSeq - 1 } };
+  }
+
+  /** The newest task run of context `contextId`, or null when it has none yet. */
+  private async contextHead(contextId: string): Promise<{ run: string; task: string } | null> {
+    const { store, identity } = this.options;
+    let first: string | null = null;
+    for (const r of await store.list()) {
+      if (!r.runId.startsWith('task-')) continue;
+      const origin = parseTaskOrigin(await store.getNote(r.runId, TASK_NOTE));
+      if (origin === null || origin.agent !== identity || origin.sender !== HTTP_SENDER || origin.conversation !== contextId) continue;
+      if (origin.continues === undefined) {
+        first = r.runId;
+        break;
+      }
+    }
+    if (first === null) return null;
+    const run = await lastAlong(first, (id) => store.getNote(id, CONTINUED_NOTE));
+    const task = parseTaskOrigin(await store.getNote(run, TASK_NOTE))?.request ?? run;
+    return { run, task };
+  }
+
+  /** A task refused at the door: REJECTED with the reason, and no run. */
+  private reject(ctx: RequestContext, bus: ExecutionEventBus, reason: string): void {
+    this.tell({ kind: 'rejected', task: ctx.taskId, reason });
+    const task: Task = {
+      id: ctx.taskId,
+      contextId: ctx.contextId,
+      status: {
+        state: TaskState.TASK_STATE_REJECTED,
+        message: { messageId: `${ctx.taskId}.rejected`, contextId: ctx.contextId, taskId: ctx.taskId, role: Role.ROLE_AGENT, parts: [{ content: { $case: 'text', value: reason }, metadata: undefined, filename: '', mediaType: 'text/plain' }], metadata: {}, extensions: [], referenceTaskIds: [] },
+        timestamp: new Date().toISOString(),
+      },
+      artifacts: [],
+      history: [ctx.userMessage],
+      metadata: {},
+    };
+    bus.publish({ kind: 'task', data: task });
+  }
+
+  /** A message to a task that exists: the answer to its INPUT_REQUIRED. */
+  private async answer(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    const origin = await this.originOf(ctx.taskId);
+    if (origin === null) throw new Error(`task ${ctx.taskId} is not this agent's`);
+    const answer = approvalAnswer(ctx.userMessage)!; // checked at the door (guard.ts)
+    const runId = this.runId(ctx.taskId);
+    const run = await resumeRun(this.options.store, this.options.agent, runId);
+    const cut = run.interruptedCall;
+    if (cut !== undefined) run.resolveInterruptedCall(cut.id, answer.approve ? 'rerun' : 'skip');
+    const batch = run.state.pending?.iteration;
+    const hook: BeforeToolCall = (_call, context) => {
+      if (context.iteration === batch && cut === undefined) return answer.approve ? allowCall : denyCall(answer.approve ? undefined : answer.reason);
+      return suspendCall;
+    };
+    await this.drive(origin, run, bus, { started: false, beforeToolCall: hook });
+  }
+
+  /**
+   * Runs a task's run to where it rests, publishing on `bus` first the task as
+   * its records already say, then the events of each record as it is durable.
+   */
+  private async drive(origin: TaskOrigin, run: AgentRun, bus: ExecutionEventBus, how: { started: boolean; beforeToolCall?: BeforeToolCall }): Promise<void> {
+    const { store } = this.options;
+    const taskId = origin.request;
+    const runId = this.runId(taskId);
+    const projection = new TaskJournalProjection(this.identityOf(origin));
+    const controller = new AbortController();
+    let finish = (): void => {};
+    const done = new Promise<void>((r) => (finish = r));
+    this.active.set(taskId, { controller, done, projection });
+    const publish = (record: JournalRecord): void => {
+      for (const event of projection.push(record, Date.now())) bus.publish(event);
+    };
+    try {
+      if (how.started) publish(decodeRecord(run.metaLine));
+      else {
+        const times = await store.times(runId);
+        for await (const { record, time } of store.records(runId)) projection.push(record, time ?? times.records.get(record.seq));
+        const snapshot = projection.task;
+        if (snapshot !== null) bus.publish({ kind: 'task', data: snapshot });
+      }
+      this.tell({ kind: 'started', task: taskId, run: runId, resumed: !how.started });
+      const observer = { record: publish };
+      const canceled = parseCancellation(await store.getNote(runId, CANCELED_NOTE));
+      if (canceled !== null) await run.suspend(canceledMessage(canceled.by, canceled.reason), observer);
+      else if (run.interruptedCall !== undefined) await run.suspend(interruptedCallMessage(run.interruptedCall), observer);
+      else await run.execute({ signal: controller.signal, observer, ...(how.beforeToolCall ? { beforeToolCall: how.beforeToolCall } : {}) });
+      this.tell({ kind: 'ended', task: taskId, state: TaskState[projection.task?.status?.state ?? 0] ?? 'unknown' });
+    } finally {
+      await run.close().catch(() => {});
+      this.active.delete(taskId);
+      finish();
+    }
+  }
+
+  /** A cancel: the running task is suspended canceled; one at rest is suspended canceled here. */
+  private async cancel(taskId: string, bus: ExecutionEventBus): Promise<void> {
+    const by = HTTP_CANCELER;
+    await this.options.store.putNote(this.runId(taskId), CANCELED_NOTE, encodeCancellation({ by })).catch(() => {});
+    const active = this.active.get(taskId);
+    if (active !== undefined) {
+      active.controller.abort(new SuspendReason(canceledMessage(by)));
+      return;
+    }
+    await this.cancelAtRest(taskId, bus);
+  }
+
+  /** Suspends a task's run that nothing runs canceled, telling `bus` the events. */
+  private async cancelAtRest(taskId: string, bus: ExecutionEventBus | null): Promise<void> {
+    const { store, agent } = this.options;
+    const run = await resumeRun(store, agent, this.runId(taskId));
+    try {
+      const origin = (await this.originOf(taskId))!;
+      const projection = new TaskJournalProjection(this.identityOf(origin));
+      for await (const { record } of store.records(this.runId(taskId))) projection.push(record);
+      await run.suspend(canceledMessage(HTTP_CANCELER), { record: (r) => projection.push(r, Date.now()).forEach((e) => bus?.publish(e)) });
+    } finally {
+      await run.close().catch(() => {});
+    }
+  }
+
+  /**
+   * Resumes every task of this agent whose run ended on no terminal record and
+   * that no writer holds (its server died), or that a stopping server
+   * suspended: each on a bus of its own, so a client subscribing finds it.
+   */
+  async resumeInterrupted(buses: ExecutionEventBusManager): Promise<number> {
+    const { store, identity, agent } = this.options;
+    let resumed = 0;
+    for (const r of await store.list()) {
+      if (this.stopping) break;
+      if (!r.runId.startsWith('task-') || r.held === true) continue;
+      const stopped = r.foldStatus === 'suspended';
+      if (r.foldStatus !== 'open' && !stopped) continue;
+      const origin = parseTaskOrigin(await store.getNote(r.runId, TASK_NOTE));
+      if (origin === null || origin.agent !== identity || origin.sender !== HTTP_SENDER || this.active.has(origin.request)) continue;
+      if (stopped) {
+        const task = await this.load(origin.request);
+        if (task?.status?.state !== TaskState.TASK_STATE_WORKING) continue; // only a stop by SERVER_STOPPED rests WORKING
+      }
+      let run: AgentRun;
+      try {
+        run = await resumeRun(store, agent, r.runId);
+      } catch (err) {
+        if (!isLogbookError(err, 'locked')) this.tell({ kind: 'failed', task: origin.request, detail: `cannot resume run ${r.runId}: ${(err as Error).message}` });
+        continue;
+      }
+      const bus = buses.createOrGetByTaskId(origin.request);
+      resumed++;
+      void this.drive(origin, run, bus, { started: false })
+        .catch((err: unknown) => this.tell({ kind: 'failed', task: origin.request, detail: (err as Error).message }))
+        .finally(() => {
+          bus.finished();
+          buses.cleanupByTaskId(origin.request);
+        });
+    }
+    return resumed;
+  }
+
+  /** Suspends every task running here (SERVER_STOPPED), to be resumed by the next server on the store, and waits for their ends to be durable. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    const all = [...this.active.values()];
+    for (const a of all) a.controller.abort(new SuspendReason(SERVER_STOPPED));
+    await Promise.all(all.map((a) => a.done));
+  }
+}
+
+/** The agent a task runs as: never compacted on its own (a continuation would be another run than the task's). */
+function uncompacted(agent: Agent): Agent {
+  return { ...agent, compaction: { ...compactionSettings(agent), at: false } };
+}
