@@ -17,6 +17,7 @@ import { benchLangGraph } from './langgraph.js';
 import { benchList } from './list.js';
 import { benchOtlp } from './otlp.js';
 import { benchResume } from './resume.js';
+import { benchRun } from './run.js';
 import { benchSearch } from './search.js';
 import { benchShow } from './show.js';
 import { benchStartup } from './startup.js';
@@ -28,6 +29,7 @@ import { ms, now } from './lib/stats.js';
 
 const BENCHES: Record<string, (opts: BenchOptions) => Promise<Section>> = {
   startup: benchStartup,
+  run: benchRun,
   append: benchAppend,
   fold: benchFold,
   list: benchList,

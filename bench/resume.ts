@@ -1,26 +1,29 @@
 /**
- * Resuming a long run through the binary, up to its first model request: the
- * script provider logs each request to LOGBOOK_SCRIPT_LOG, and its script has
- * too few turns, so the run stops with an error right after logging. The run
- * ends on a complete turn (no pending batch), so no tool runs first: what is
- * measured is start-up plus reading, folding and gating the journal. Compared
- * with spawning `node -e 0`, in alternating rounds.
+ * Resuming a long run through the binary, up to its first model request, with
+ * the anthropic provider against a local Messages API (bench/lib/messages-api.ts,
+ * in this process: the request's arrival is timed on the benchmark's clock).
+ * The run ends on a complete turn (no pending batch), so no tool runs first:
+ * what is measured is start-up, reading, folding and gating the journal, and
+ * making the request of the whole conversation; the API's answer then
+ * completes the run. Compared with spawning `node -e 0`, in alternating rounds.
  */
-import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeRecord } from 'logbook';
 import { TOOL_NAME, turnsIn, writeJournal } from './lib/content.js';
 import { BIN, tempDir, type BenchOptions } from './lib/env.js';
-import { timeProcess, timeToFirstLine } from './lib/proc.js';
+import { anthropicConfig, API_ENV, MessagesApi } from './lib/messages-api.js';
+import { timeProcess } from './lib/proc.js';
 import type { Section } from './lib/report.js';
-import { count, growthVerdict, median, ms, num, percentile, type GrowthPoint } from './lib/stats.js';
+import { spawnTimed } from './run.js';
+import { bytes, count, growthVerdict, median, ms, num, percentile, type GrowthPoint } from './lib/stats.js';
 
 const TARGET_MS = 150;
 const ID = 'bench-resume';
+/** Lines of each tool result: about 250 bytes a record, so 10,000 records are a conversation of about 2.5 MB. */
+const OUTPUT_LINES = 2;
 
-const CONFIG = `provider: script
-script: script.json
-system: You inspect source code.
+const CONFIG = `system: You inspect source code.
 max_iterations: 1000000
 tools:
   - name: ${TOOL_NAME}
@@ -31,6 +34,9 @@ tools:
 
 interface ResumeFigures {
   records: number;
+  /** The journal's size in bytes, and the size of the request that resumed it. */
+  journalBytes: number;
+  requestBytes: number;
   turns: number;
   rounds: number;
   toRequest: number[];
@@ -44,33 +50,33 @@ interface ResumeFigures {
  * Resumes a run of `records` records `rounds` times, alternating with `node -e
  * 0` (and, with `others`, with `logbook --version` and `session show ID`).
  */
-async function measure(records: number, rounds: number, others: boolean): Promise<ResumeFigures> {
+async function measure(api: MessagesApi, records: number, rounds: number, others: boolean): Promise<ResumeFigures> {
   const dir = tempDir(`resume-${records}`);
   const config = join(dir, 'agent.yaml');
   const state = join(dir, 'state');
   const journal = join(state, 'runs', `${ID}.jsonl`);
   const pristine = join(dir, 'pristine.jsonl');
-  const log = join(dir, 'requests.log');
-  writeFileSync(config, CONFIG);
-  writeFileSync(join(dir, 'script.json'), JSON.stringify({ turns: [{ text: 'only turn' }] }));
+  writeFileSync(config, anthropicConfig(api, CONFIG));
+  const env = { ...process.env, ...API_ENV };
 
-  // The binary creates the run (and so its fingerprint): its one scripted turn completes it, and only its meta is kept.
-  const created = await timeProcess([process.execPath, BIN, 'run', '--config', config, '--state-dir', state, '--name', ID, 'Read the sources and report.'], dir);
+  // The binary creates the run (and so its fingerprint): the API's answer completes it, and only its meta is kept.
+  const created = await timeProcess([process.execPath, BIN, 'run', '--config', config, '--state-dir', state, '--name', ID, 'Read the sources and report.'], dir, { env });
   const first = decodeRecord(readFileSync(journal, 'utf8').split('\n')[0]!);
   if (!('meta' in first)) throw new Error(`the run was not created: ${created.stderr}`);
-  const written = writeJournal(pristine, ID, records, first.meta.fingerprint);
+  const written = writeJournal(pristine, ID, records, first.meta.fingerprint, OUTPUT_LINES);
   const turns = turnsIn(written);
 
   const resumeArgs = [process.execPath, BIN, 'run', '--config', config, '--state-dir', state, '--resume', ID, '--no-tui'];
-  const out: ResumeFigures = { records: written, turns, rounds, toRequest: [], exit: [], bare: [], version: [], show: [] };
+  const out: ResumeFigures = { records: written, journalBytes: statSync(pristine).size, requestBytes: 0, turns, rounds, toRequest: [], exit: [], bare: [], version: [], show: [] };
   const resume = async (): Promise<void> => {
     copyFileSync(pristine, journal);
-    rmSync(log, { force: true });
-    const r = await timeToFirstLine(resumeArgs, log, dir, { ...process.env, LOGBOOK_SCRIPT_LOG: log });
-    const asked = readFileSync(log, 'utf8').trim();
-    if (asked !== `{"turn":${turns}}`) throw new Error(`the resume asked for ${asked}, expected turn ${turns}: ${r.exit.stderr}`);
-    out.toRequest.push(r.ms);
-    out.exit.push(r.exit.ms);
+    api.reset();
+    const r = await spawnTimed(resumeArgs, dir, env);
+    const [call, ...more] = api.exchanges;
+    if (r.code !== 0 || call === undefined || more.length > 0) throw new Error(`the resume exited ${r.code} after ${api.exchanges.length} requests: ${r.stderr}`);
+    out.requestBytes = call.bytes ?? 0;
+    out.toRequest.push(call.arrived - r.start);
+    out.exit.push(r.exit - r.start);
   };
   const bare = async (): Promise<void> => {
     out.bare.push((await timeProcess([process.execPath, '-e', '0'], state)).ms);
@@ -96,7 +102,12 @@ export async function benchResume(opts: BenchOptions): Promise<Section> {
   const target = opts.quick ? 2_000 : 10_000;
   const sizes = opts.quick ? [1_000, 2_000] : [1_000, 10_000, 100_000];
   const all: ResumeFigures[] = [];
-  for (const n of sizes) all.push(await measure(n, n >= 100_000 ? 5 : opts.quick ? 5 : 15, n === target));
+  const api = await MessagesApi.start();
+  try {
+    for (const n of sizes) all.push(await measure(api, n, n >= 100_000 ? 5 : opts.quick ? 5 : 15, n === target));
+  } finally {
+    await api.close();
+  }
   const at = all[sizes.indexOf(target)]!;
   const above = (f: ResumeFigures): number => median(f.toRequest) - median(f.bare);
   // Rounds pair one resume with one bare start: the middle half of their differences.
@@ -107,7 +118,7 @@ export async function benchResume(opts: BenchOptions): Promise<Section> {
   return {
     rows: [
       {
-        what: `resume of a ${count(at.records)}-record run to the first model request (script provider, through the binary)`,
+        what: `resume of a ${count(at.records)}-record run (a conversation of ${bytes(at.requestBytes)}) to its first model request (anthropic provider, a local Messages API, through the binary)`,
         measured: ms(median(at.toRequest)),
         baseline: `\`node -e 0\`: ${ms(median(at.bare))}`,
         figure: `${ms(above(at))} above bare start-up`,
@@ -117,7 +128,7 @@ export async function benchResume(opts: BenchOptions): Promise<Section> {
       },
     ],
     notes: [
-      `Resume: \`node bin/logbook run --resume ID\` on a run of ${num(at.records)} records (meta and ${num(at.turns)} turns of an assistant record and its tool result), timed from spawn until the script provider logs the request for turn ${num(at.turns)}; medians of ${at.rounds} rounds alternating with \`node -e 0\` (spawn to exit); the middle half of the rounds were ${spread} above it. The whole resumed process, including its exit after the failing request, takes ${ms(median(at.exit))}; in the same rounds \`logbook --version\` takes ${ms(median(at.version))} and \`logbook session show ID\` (start-up, reading and folding the run) ${ms(median(at.show))}. Growth: the same at ${all.map((f) => `${num(f.records)} records (${f.rounds} rounds)`).join(', ')}.`,
+      `Resume: \`node bin/logbook run --resume ID\` with the anthropic provider on a run of ${num(at.records)} records (${bytes(at.journalBytes)}: meta and ${num(at.turns)} turns of an assistant record and its tool result of two lines), timed from spawn to the arrival of its request (${bytes(at.requestBytes)}, the whole conversation) at a Messages API in the benchmark's process; medians of ${at.rounds} rounds alternating with \`node -e 0\` (spawn to exit); the middle half of the rounds were ${spread} above it. The whole resumed process, including the answer that completes the run and its exit, takes ${ms(median(at.exit))}; in the same rounds \`logbook --version\` takes ${ms(median(at.version))} and \`logbook session show ID\` (start-up, reading and folding the run) ${ms(median(at.show))}. Growth: the same at ${all.map((f) => `${num(f.records)} records (${f.rounds} rounds)`).join(', ')}.`,
     ],
   };
 }

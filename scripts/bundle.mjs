@@ -11,11 +11,16 @@
  *   `common`, which it shares with the API (the core, the store, the file
  *   backend), and `command` (commander, converted from CommonJS to an ES
  *   module by esbuild, the command's registrations, the rest of AT_START).
- * - Every other dynamic import stays one: the agent, the provider SDKs, Ink,
+ * - Every other dynamic import stays one: the agent, the providers, Ink,
  *   the renderers, the JetStream backend and the rarer commands load as their
  *   own chunks when a command needs them. Packages other than commander stay
  *   in node_modules and load as they did, but for YAML and Ajv, each bundled
- *   into one file of its own (dist/vendor/, loaded by require).
+ *   into one file of its own (dist/vendor/, loaded by require), and the two
+ *   provider SDKs: what a provider uses of its SDK is named by one module
+ *   (src/agent/providers/anthropic-sdk.ts, openai-sdk.ts), bundled with the
+ *   packages it imports into one ES module (dist/vendor/NAME.mjs), the rest
+ *   of the SDK left out; the Anthropic SDK alone is some 270 files, whose
+ *   one-by-one loading was a third of a run's start.
  * - Each module keeps the import.meta.url it had unbundled (its place under
  *   dist/), so what it finds by a relative URL (package.json, the native
  *   addons in build/Release, dist/validators) it still finds.
@@ -30,7 +35,8 @@ import { rollup } from 'rollup';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const STAGE = fileURLToPath(new URL('../.build/tsc/', import.meta.url));
-const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
+/** Where the build writes (scripts/build.mjs gives its staging directory, beside dist/), in place of dist/. */
+const DIST = fileURLToPath(new URL(`../${process.argv[2] ?? 'dist'}/`, import.meta.url));
 const ENTRIES = { 'cli/main': 'cli/main.js', index: 'index.js' };
 /**
  * Modules the command imports lazily that `session ls` and the other store
@@ -41,6 +47,21 @@ const AT_START = ['cli/session/ls.js', 'cli/terminal.js', 'store/file/file-backe
 const COMMANDER = fileURLToPath(import.meta.resolve('commander'));
 /** CommonJS packages of many files that a run loads, each bundled into one (dist/vendor/NAME.cjs). */
 const VENDORED = ['yaml', 'ajv'];
+/**
+ * The modules that name what logbook uses of an ES module package of many files
+ * that a run loads (a provider's SDK), each bundled with the packages it
+ * imports into one file (dist/vendor/NAME.mjs), what it does not name left out.
+ */
+const VENDORED_ESM = { 'agent/providers/anthropic-sdk.js': 'anthropic-sdk', 'agent/providers/openai-sdk.js': 'openai-sdk' };
+const vendoredEsm = (module) => join(DIST, 'vendor', `${VENDORED_ESM[module]}.mjs`);
+/** How the bundle names an import of a vendored module until output.paths makes it a path. */
+const VENDOR_ID = 'vendored:';
+/** The vendored module a staged module's import names, or undefined. */
+function vendoredModule(source, importer) {
+  if (importer === undefined || !source.startsWith('.')) return undefined;
+  const module = relative(STAGE, resolve(dirname(importer), source)).split(sep).join('/');
+  return Object.hasOwn(VENDORED_ESM, module) ? module : undefined;
+}
 
 const staged = (path) => STAGE + path.split('/').join(sep);
 const isStaged = (id) => id.startsWith(STAGE);
@@ -86,7 +107,11 @@ const bundle = await rollup({
   plugins: [
     {
       name: 'logbook',
-      resolveId: (id) => (id === 'commander' ? COMMANDER : null),
+      resolveId: (id, importer) => {
+        if (id === 'commander') return COMMANDER;
+        const vendored = vendoredModule(id, importer);
+        return vendored === undefined ? null : { id: `${VENDOR_ID}${vendored}`, external: true };
+      },
       async load(id) {
         if (id === COMMANDER) return commanderModule();
         if (!isStaged(id)) return null;
@@ -104,7 +129,7 @@ const bundle = await rollup({
   ],
 });
 
-await bundle.write({
+const { output } = await bundle.write({
   dir: DIST,
   format: 'es',
   sourcemap: true,
@@ -112,6 +137,8 @@ await bundle.write({
   sourcemapExcludeSources: true,
   entryFileNames: '[name].js',
   chunkFileNames: '[name]-[hash].js',
+  // Chunks are written to dist/ itself (the entries, below it, never import a provider).
+  paths: (id) => (id.startsWith(VENDOR_ID) ? `./vendor/${VENDORED_ESM[id.slice(VENDOR_ID.length)]}.mjs` : id),
   manualChunks(id, { getModuleInfo }) {
     start ??= {
       command: staticClosure([staged(ENTRIES['cli/main']), ...AT_START.map(staged)], getModuleInfo),
@@ -121,7 +148,11 @@ await bundle.write({
     return start.api.has(id) ? 'common' : 'command';
   },
 });
+const written = Object.fromEntries(output.filter((o) => o.type === 'chunk').map((o) => [o.fileName, o.code]));
 await bundle.close();
+for (const [file, code] of Object.entries(written)) {
+  if (file.includes('/') && code.includes('./vendor/')) throw new Error(`${file}, below dist/, imports a vendored module by a path that is only right from dist/`);
+}
 
 /**
  * YAML and Ajv, which a run with a config loads (src/schema/precompiled.ts's
@@ -140,6 +171,30 @@ for (const name of VENDORED) {
     outfile: join(DIST, 'vendor', `${name}.cjs`),
     absWorkingDir: ROOT,
     banner: { js: `/* ${name} ${pkg.version} (${pkg.license}), bundled from node_modules/${name} by logbook's build; its license is node_modules/${name}/LICENSE. */` },
+    legalComments: 'inline',
+    logLevel: 'warning',
+  });
+}
+
+/**
+ * The provider SDKs (the bundle above points the imports of VENDORED_ESM's
+ * modules here): each module an ES module of its own with the packages it
+ * imports, as they are (not minified), with their licenses kept. Running from
+ * source, and the types, use the packages themselves.
+ */
+for (const module of Object.keys(VENDORED_ESM)) {
+  await build({
+    entryPoints: [staged(module)],
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    outfile: vendoredEsm(module),
+    absWorkingDir: ROOT,
+    // A CommonJS dependency's require() of a Node builtin needs a require in an ES module.
+    banner: {
+      js: `/* src/${module.replace(/\.js$/, '.ts')} and what it imports from node_modules, bundled by logbook's build; the packages' licenses are in node_modules. */\nimport { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);`,
+    },
     legalComments: 'inline',
     logLevel: 'warning',
   });

@@ -19,7 +19,8 @@ const { SCRIPT_SCHEMA, SCRIPT_AJV_OPTIONS } = await import('../.build/tsc/agent/
 const { ToolRegistry } = await import('../.build/tsc/agent/tools/registry.js');
 const { A2A_AJV_OPTIONS, compileA2ASchemas, validatorName } = await import('../.build/tsc/a2a/schemas.js');
 
-const out = new URL('../dist/validators/', import.meta.url);
+/** Where the build writes (scripts/build.mjs gives its staging directory), in place of dist/. */
+const out = new URL(`../${process.argv[2] ?? 'dist'}/validators/`, import.meta.url);
 mkdirSync(out, { recursive: true });
 
 function write(name, source, options, compile, AjvClass = Ajv) {

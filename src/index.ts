@@ -17,7 +17,7 @@
 export { LogbookError, isLogbookError, type ErrorCode, type ErrorDetails } from './core/errors.js';
 
 // ---- the agent: providers, tools, limits ------------------------------------
-export { defineAgent, fingerprintOf, AGENT_DEFAULTS, type Agent, type AgentOptions } from './agent/agent.js';
+export { contextWindowOf, defineAgent, fingerprintOf, AGENT_DEFAULTS, type Agent, type AgentOptions } from './agent/agent.js';
 export type { Provider, ModelRequest, ModelResponse, StreamObserver, Usage, ThinkingSetting } from './agent/provider.js';
 export { createProvider, type ProviderSettings } from './agent/providers/index.js';
 export type { RetryPolicy, RetryListener } from './agent/providers/retry.js';

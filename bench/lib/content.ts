@@ -34,11 +34,11 @@ function words(next: () => number, count: number): string {
   return out.join(' ');
 }
 
-/** Turn `i` of the conversation: the same for every caller. */
-export function turn(i: number): Turn {
+/** Turn `i` of the conversation: the same for every caller; `outputLines` lines of tool output (about 60 bytes each). */
+export function turn(i: number, outputLines = 16): Turn {
   const next = random(i + 1);
   const lines: string[] = [];
-  for (let n = 0; n < 16; n++) lines.push(`${String(n + 1).padStart(4)}  ${words(next, 8)};`);
+  for (let n = 0; n < outputLines; n++) lines.push(`${String(n + 1).padStart(4)}  ${words(next, 8)};`);
   return {
     text: `Turn ${i}: I will read the ${words(next, 2)} source next to check how the ${words(next, 3)} is handled there.`,
     input: { path: `src/${words(next, 1)}/${words(next, 1)}-${i}.ts`, lines: [1, 16] },
@@ -74,8 +74,8 @@ export function assistantPayload(i: number, calls = 1): Payload {
   };
 }
 
-export function toolResultPayload(i: number, k = 0): Payload {
-  return { tool_result: { tool_use_id: toolUseId(i, k), result: { tool_use_id: toolUseId(i, k), content: turn(i).output } } };
+export function toolResultPayload(i: number, k = 0, outputLines = 16): Payload {
+  return { tool_result: { tool_use_id: toolUseId(i, k), result: { tool_use_id: toolUseId(i, k), content: turn(i, outputLines).output } } };
 }
 
 /**
@@ -84,14 +84,14 @@ export function toolResultPayload(i: number, k = 0): Payload {
  * on a complete turn and its next step is a model call. When the count is even,
  * the first turn makes two tool calls.
  */
-export function* bodyPayloads(count: number): Generator<Payload> {
+export function* bodyPayloads(count: number, outputLines = 16): Generator<Payload> {
   const body = count - 1;
   const first = body % 2 === 1 ? 2 : 1;
   const turns = Math.floor((body - (first - 1)) / 2);
   for (let i = 0; i < turns; i++) {
     const calls = i === 0 ? first : 1;
     yield assistantPayload(i, calls);
-    for (let k = 0; k < calls; k++) yield toolResultPayload(i, k);
+    for (let k = 0; k < calls; k++) yield toolResultPayload(i, k, outputLines);
   }
 }
 
@@ -111,12 +111,12 @@ export function line(seq: number, payload: Payload): string {
  * would, without fsync: for building inputs quickly, never for measuring appends.
  * Returns the number of records written.
  */
-export function writeJournal(path: string, runId: string, count: number, fp?: Fingerprint): number {
+export function writeJournal(path: string, runId: string, count: number, fp?: Fingerprint, outputLines = 16): number {
   const fd = openSync(path, 'w', 0o600);
   try {
     let chunk = line(1, { meta: meta(runId, fp) });
     let seq = 1;
-    for (const payload of bodyPayloads(count)) {
+    for (const payload of bodyPayloads(count, outputLines)) {
       chunk += line(++seq, payload);
       if (chunk.length > 1 << 20) {
         writeSync(fd, chunk);

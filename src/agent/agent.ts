@@ -30,8 +30,9 @@ export interface Agent {
   /** What a model call costs; without it nothing is priced (and no USD cap can be set). */
   prices?: PriceBook;
   /**
-   * The model's context window in tokens, when known (agent.yaml, else the
-   * price table): what `compaction.at` is a fraction of. Outside the
+   * The model's context window in tokens, when given (agent.yaml's
+   * context_window); else `prices` is asked when a compaction is weighed
+   * (contextWindowOf): what `compaction.at` is a fraction of. Outside the
    * fingerprint: it decides when a run is compacted, never what one request tells the model.
    */
   contextWindow?: number;
@@ -100,10 +101,18 @@ export function defineAgent(options: AgentOptions): Agent {
   };
 }
 
+/**
+ * The model's context window in tokens: the agent's own, else what its price
+ * book knows (the price table, loaded only when it is first asked), else
+ * undefined.
+ */
+export function contextWindowOf(agent: Pick<Agent, 'contextWindow' | 'prices' | 'provider'>): number | undefined {
+  return agent.contextWindow ?? agent.prices?.contextWindow(agent.provider.id, agent.provider.model);
+}
+
 /** The long-run settings of an agent defineAgent makes: a USD cap needs a price for the model, as agent.yaml's does. */
 function spendAndWindow(options: AgentOptions): Partial<Agent> {
-  const { provider, prices } = options;
-  const contextWindow = options.contextWindow ?? prices?.contextWindow(provider.id, provider.model);
+  const { provider, prices, contextWindow } = options;
   const capped = options.budgetUsd !== undefined ? 'budgetUsd' : options.lineageBudgetUsd !== undefined ? 'lineageBudgetUsd' : undefined;
   if (capped !== undefined && prices?.prices(provider.id, provider.model) == null) {
     throw new LogbookError('usage', `${capped} needs prices that know model ${provider.model}: give loadPriceBook({ overrides: { ${JSON.stringify(provider.model)}: { input, output } } })`);

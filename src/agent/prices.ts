@@ -8,6 +8,16 @@
  * A call is priced on its own, as providers bill it: a table price with tiers
  * (more per token past 200,000 input tokens) applies to the calls past the
  * tier, never to a run's sums.
+ *
+ * The table (some 0.5 MB of code and data) loads when a price or a context
+ * window is first asked for, not with the book: a run that prices nothing
+ * never loads it. Its prices are worked out for each call, which takes the
+ * table a tenth of a millisecond: a run of thousands of calls took a second
+ * to price. Below a model's tiers a call's price is the same sum of its token
+ * counts times fixed rates, so the rates are read off the table once, by
+ * pricing a call of each kind of token, checked against the table's price of
+ * a call of every kind, and used for each call the tiers do not reach (every
+ * other call is priced by the table).
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -63,11 +73,20 @@ function overridePrices(p: PriceOverride): ModelPrices {
 }
 
 type GenaiPrices = typeof import('@pydantic/genai-prices');
+type PriceCalculation = NonNullable<ReturnType<GenaiPrices['calcPrice']>>;
+
+const requireCjs = createRequire(import.meta.url);
+let loadedTable: GenaiPrices | undefined;
+
+/** The price table, loaded on first use (its CommonJS build: require() is synchronous). */
+function priceTable(): GenaiPrices {
+  return (loadedTable ??= requireCjs('@pydantic/genai-prices') as GenaiPrices);
+}
 
 /** The table's package version, for the source a price names. */
 function tableVersion(): string {
   try {
-    const entry = createRequire(import.meta.url).resolve('@pydantic/genai-prices');
+    const entry = requireCjs.resolve('@pydantic/genai-prices');
     const pkg = JSON.parse(readFileSync(join(dirname(entry), '..', 'package.json'), 'utf8')) as { version?: unknown };
     return typeof pkg.version === 'string' ? ` ${pkg.version}` : '';
   } catch {
@@ -84,16 +103,54 @@ function tableProvider(table: GenaiPrices, provider: string, baseUrl: string | u
   return provider;
 }
 
+/** The table's usage for one call of logbook's: its input_tokens is the whole input, its cached parts counted in it. */
+function tableUsage(t: TokenParts): Parameters<GenaiPrices['calcPrice']>[0] {
+  return {
+    input_tokens: t.input + t.cacheRead + t.cacheWrite,
+    output_tokens: t.output,
+    ...(t.cacheRead > 0 ? { cache_read_tokens: t.cacheRead } : {}),
+    ...(t.cacheWrite > 0 ? { cache_write_tokens: t.cacheWrite } : {}),
+  };
+}
+
+const NO_TOKENS: TokenParts = { input: 0, cacheRead: 0, cacheWrite: 0, output: 0 };
+const KINDS = ['input', 'cacheRead', 'cacheWrite', 'output'] as const;
+
+/**
+ * A model's price of a call as a fixed part plus a rate for each kind of
+ * token, read off the table by pricing one call of each kind; null where the
+ * table's price is not that for every call below `limit` input tokens: prices
+ * by time of day, or rates that do not add up to the table's price of a call
+ * of every kind. `limit`: the input past which the model's tiers begin.
+ */
+function fixedRates(price: (t: TokenParts) => number, found: PriceCalculation): { limit: number; usd: (t: TokenParts) => number } | null {
+  const conditions = Array.isArray(found.model.prices) ? found.model.prices : [];
+  if (conditions.some((c) => c.constraint?.type === 'time_of_date')) return null;
+  const tiers = Object.values(found.model_price).flatMap((p) => (typeof p === 'object' ? p.tiers.map((t) => t.start) : []));
+  const limit = Math.min(Infinity, ...tiers);
+  const probe = Math.min(1_000_000, Math.floor(limit / 4));
+  if (!(probe >= 1000)) return null;
+  const base = price(NO_TOKENS);
+  const rates = KINDS.map((kind) => (price({ ...NO_TOKENS, [kind]: probe }) - base) / probe);
+  const usd = (t: TokenParts): number => base + t.input * rates[0]! + t.cacheRead * rates[1]! + t.cacheWrite * rates[2]! + t.output * rates[3]!;
+  const mixed = { input: 977, cacheRead: probe - 1, cacheWrite: 311, output: 4093 };
+  const expected = price(mixed);
+  return Math.abs(usd(mixed) - expected) <= 1e-9 * Math.max(1e-6, expected) ? { limit, usd } : null;
+}
+
 class Book implements PriceBook {
   private readonly cache = new Map<string, ModelPrices | null>();
-  private readonly version: string;
+  private version: string | undefined;
 
   constructor(
     private readonly overrides: Readonly<Record<string, PriceOverride>>,
-    private readonly table: GenaiPrices | null,
+    private readonly withTable: boolean,
     private readonly baseUrl: string | undefined,
-  ) {
-    this.version = table === null ? '' : tableVersion();
+  ) {}
+
+  /** The table, loaded on first use; null when the book was made without it. */
+  private get table(): GenaiPrices | null {
+    return this.withTable ? priceTable() : null;
   }
 
   prices(provider: string, model: string): ModelPrices | null {
@@ -120,29 +177,20 @@ class Book implements PriceBook {
     const table = this.table;
     const found = this.lookUp(provider, model);
     if (table === null || found === null) return null;
-    const providerId = found.provider.id;
+    const { provider: tableProvider } = found;
+    const price = (t: TokenParts): number => table.calcPrice(tableUsage(t), model, { provider: tableProvider })?.total_price ?? 0;
+    const fixed = fixedRates(price, found);
+    this.version ??= tableVersion();
     return {
       source: `@pydantic/genai-prices${this.version} (${found.model.id})`,
-      callUsd: (t) =>
-        table.calcPrice(
-          {
-            // The table's input_tokens is the whole input, its cached parts counted in it.
-            input_tokens: t.input + t.cacheRead + t.cacheWrite,
-            output_tokens: t.output,
-            ...(t.cacheRead > 0 ? { cache_read_tokens: t.cacheRead } : {}),
-            ...(t.cacheWrite > 0 ? { cache_write_tokens: t.cacheWrite } : {}),
-          },
-          model,
-          { providerId },
-        )?.total_price ?? 0,
+      callUsd: fixed === null ? price : (t) => (t.input + t.cacheRead + t.cacheWrite <= fixed.limit ? fixed.usd(t) : price(t)),
     };
   }
 }
 
-/** A price book over agent.yaml's prices and, unless `table: false`, the price table (loaded here, once). */
+/** A price book over agent.yaml's prices and, unless `table: false`, the price table (loaded when first asked). */
 export async function loadPriceBook(options: PriceBookOptions = {}): Promise<PriceBook> {
-  const table = options.table === false ? null : await import('@pydantic/genai-prices');
-  return new Book(options.overrides ?? {}, table, options.baseUrl);
+  return new Book(options.overrides ?? {}, options.table !== false, options.baseUrl);
 }
 
 /** USD as people read it: to four places under a dollar (a cap of $0.05 is told from $0.0450), two under $100, whole dollars past. */

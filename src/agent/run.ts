@@ -35,7 +35,7 @@ import { Recorder } from './recorder.js';
 import { keepRemoteOrigins } from './remote-origins.js';
 import { generateRunId, keepRunNotes, keptToolSet, newRunMeta } from './run-meta.js';
 import { awaitsAnswer, awaitsInput, runLoop, type LoopOptions, type RunObserver, type RunResult, type SpendSetup, type ToolCall } from './runner.js';
-import { lineageSpend, noSpend, runSpend } from './spend.js';
+import { addCalls, CallTally, lineageSpend, noSpend, runCalls } from './spend.js';
 
 export { generateRunId, newRunMeta } from './run-meta.js';
 
@@ -375,7 +375,9 @@ async function resume(store: Store, agent: Agent, id: string, options: ResumeOpt
   if (options.loaded !== undefined && options.loaded.state.run_id !== id) {
     throw new LogbookError('usage', `resumeRun was given run ${options.loaded.state.run_id} as read, to resume run ${id}`);
   }
-  const loaded = options.loaded ?? (await store.loadState(id));
+  // The calls are tallied as the run is read, so that what they cost is known without reading it again.
+  const tally = options.loaded === undefined && agent.prices !== undefined ? new CallTally() : undefined;
+  const loaded = options.loaded ?? (await store.loadState(id, tally === undefined ? {} : { onRecord: (record) => tally.add(record) }));
   const note = await compactionOf(store, id);
   if (note !== null && loaded.lastSeq !== note.at) throw new CompactedError(id, note.into, note.at);
   const gates = await resumeRequest(store, agent, loaded.state, {
@@ -385,7 +387,8 @@ async function resume(store: Store, agent: Agent, id: string, options: ResumeOpt
   checkResume(loaded.state, gates);
   const { journal, state, metaLine } = await hold(store, id, loaded, gates);
   if (note !== null) return finishHandOff(store, agent, journal, state, note, options);
-  return goOn(store, agent, journal, state, metaLine, options, [], continuedFrom);
+  // Read again at the hold (another writer finished meanwhile): the tally is of the first read.
+  return goOn(store, agent, journal, state, metaLine, options, [], continuedFrom, state.last_seq === loaded.lastSeq ? tally : undefined);
 }
 
 /** Holds run `id`, read as `loaded`: read again, and judged again, when another writer finished between the read and the hold. */
@@ -421,6 +424,7 @@ async function goOn(
   options: ResumeOptions,
   warnings: string[] = [],
   continuedFrom?: string,
+  tally?: CallTally,
 ): Promise<AgentRun> {
   const id = state.run_id;
   const origin = await store.forkOrigin(id).catch(() => null);
@@ -454,7 +458,7 @@ async function goOn(
   }
   let spend: SpendSetup | undefined;
   try {
-    spend = await spentSoFar(store, agent, id, origin);
+    spend = await spentSoFar(store, agent, id, origin, tally);
   } catch (err) {
     await journal.close();
     throw err;
@@ -486,12 +490,18 @@ function wasInterrupted(state: RunState, origin: ForkOrigin | null): boolean {
   return true;
 }
 
-/** What run `id` and, with lineage_budget_usd, the rest of its conversation spent; undefined when nothing is priced. */
-async function spentSoFar(store: Store, agent: Agent, id: string, origin: ForkOrigin | null): Promise<SpendSetup | undefined> {
+/**
+ * What run `id` and, with lineage_budget_usd, the rest of its conversation
+ * spent; undefined when nothing is priced. The run's own calls (tallied as
+ * it was read, when `tally` is given, else read again) are left to be priced
+ * when a spend is first read.
+ */
+async function spentSoFar(store: Store, agent: Agent, id: string, origin: ForkOrigin | null, tally?: CallTally): Promise<SpendSetup | undefined> {
   const prices = agent.prices;
   if (prices === undefined) return undefined;
-  const run = await runSpend(store, id, prices, ownFrom(origin === null ? {} : { forkedFrom: origin }));
-  if (agent.lineageBudgetUsd === undefined) return { run };
+  const calls = await runCalls(store, id, ownFrom(origin === null ? {} : { forkedFrom: origin }), tally);
+  if (agent.lineageBudgetUsd === undefined) return { run: noSpend(), calls };
+  const run = addCalls(noSpend(), prices, calls);
   const { spend: others } = await lineageSpend(store, id, prices, new Set([id]));
   return { run, others };
 }

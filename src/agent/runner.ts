@@ -36,7 +36,7 @@ import {
   type ToolResultBody,
   type ToolUseBlock,
 } from '../core/index.js';
-import { RESUME_REMINDER, type Agent } from './agent.js';
+import { contextWindowOf, RESUME_REMINDER, type Agent } from './agent.js';
 import {
   checkInterruption,
   decideCall,
@@ -49,7 +49,7 @@ import { compactionSettings, nothingToCompact, nothingToCompactError, type Compa
 import { usdText } from './prices.js';
 import { journalUsage, type ModelResponse, type StreamObserver, type Usage } from './provider.js';
 import type { Recorder } from './recorder.js';
-import { addCall, addSpend, noSpend, type Spend } from './spend.js';
+import { addCall, addCalls, addSpend, noSpend, type CallUsage, type Spend } from './spend.js';
 import type { ToolProgress } from './tools/tool.js';
 
 /** A tool call as the model made it: `id`, `name`, and `input` as the JSON text it wrote. */
@@ -145,6 +145,8 @@ export type SpendCap = 'budget' | 'budget_usd' | 'lineage_budget_usd';
 export interface SpendSetup {
   /** This run's own calls so far (a fork's copied ones are its origin's). */
   run: Spend;
+  /** More of its own calls so far, not priced yet: they are priced with the run's next ones, when a spend is first read. */
+  calls?: readonly CallUsage[];
   /** The other runs of its conversation, when they were read (lineage_budget_usd needs them). */
   others?: Spend;
 }
@@ -244,7 +246,7 @@ export interface RunResult {
   cap?: SpendCap;
   /** The compactions the run went through, in order: `state` is the last continuation's. */
   compactions: Compaction[];
-  /** What was spent (when anything was priced). */
+  /** What was spent (when anything is priced): priced when first read. */
   spend?: LiveSpend;
   /** The prose of the last assistant turn. */
   finalText: string;
@@ -409,8 +411,14 @@ class Loop {
   private warnedFull = false;
   private iterationBase: number;
   private readonly compactions: Compaction[] = [];
-  /** This run's own spend, and the other runs' of its conversation (when read). */
+  /**
+   * This run's own spend, and the other runs' of its conversation (when read).
+   * The run's calls are priced when a spend is read (a cap, an observer of
+   * `spent`, the result's `spend`), so that a run nobody asks the price of
+   * never loads the price table: `unpriced` holds those not priced yet.
+   */
   private runSpend: Spend;
+  private readonly unpriced: CallUsage[];
   private othersSpend: Spend | undefined;
 
   constructor(
@@ -435,6 +443,7 @@ class Loop {
     this.budget = limits.budget === undefined ? this.agent.budget : Math.min(this.agent.budget ?? Infinity, limits.budget);
     this.cap = this.state.interactive ? this.nextIteration() + this.maxIterations : this.maxIterations;
     this.runSpend = setup.spend?.run ?? noSpend();
+    this.unpriced = [...(setup.spend?.calls ?? [])];
     this.othersSpend = setup.spend?.others;
   }
 
@@ -472,10 +481,17 @@ class Loop {
     return Math.max(this.state.next_iteration, this.iterationBase);
   }
 
+  /** This run's own spend, every call priced. */
+  private get ownSpend(): Spend {
+    if (this.unpriced.length > 0) addCalls(this.runSpend, this.agent.prices ?? null, this.unpriced.splice(0));
+    return this.runSpend;
+  }
+
   private get liveSpend(): LiveSpend {
+    const run = this.ownSpend;
     return {
-      run: this.runSpend,
-      ...(this.othersSpend !== undefined ? { conversation: addSpend(addSpend(noSpend(), this.othersSpend), this.runSpend) } : {}),
+      run,
+      ...(this.othersSpend !== undefined ? { conversation: addSpend(addSpend(noSpend(), this.othersSpend), run) } : {}),
     };
   }
 
@@ -556,7 +572,11 @@ class Loop {
     if (error) result.error = error;
     if (awaiting) result.awaiting = awaiting;
     if (cap) result.cap = cap;
-    if (this.agent.prices !== undefined) result.spend = this.liveSpend;
+    if (this.agent.prices !== undefined) {
+      // Priced when read, once: a run whose spend is not asked for prices nothing.
+      let spend: LiveSpend | undefined;
+      Object.defineProperty(result, 'spend', { enumerable: true, configurable: true, get: () => (spend ??= this.liveSpend) });
+    }
     return result;
   }
 
@@ -741,11 +761,11 @@ class Loop {
     if (budget !== undefined && spent >= budget) {
       return { cap: 'budget', message: `token budget spent: ${spent} of ${budget} tokens` };
     }
-    const run = this.runSpend.usd;
+    const run = agent.budgetUsd !== undefined ? this.ownSpend.usd : 0;
     if (agent.budgetUsd !== undefined && run >= agent.budgetUsd) {
       return { cap: 'budget_usd', message: `${spendCapReached('budget_usd')}this run spent ${usdText(run)} of ${usdText(agent.budgetUsd)}` };
     }
-    const all = this.liveSpend.conversation?.usd;
+    const all = agent.lineageBudgetUsd !== undefined ? this.liveSpend.conversation?.usd : undefined;
     if (agent.lineageBudgetUsd !== undefined && all !== undefined && all >= agent.lineageBudgetUsd) {
       return {
         cap: 'lineage_budget_usd',
@@ -763,8 +783,9 @@ class Loop {
    */
   private compactionDue(): boolean {
     const { at } = compactionSettings(this.agent);
-    const window = this.agent.contextWindow;
-    if (this.setup.compact === undefined || at === false || window === undefined || this.state.last_input_tokens < at * window) return false;
+    if (this.setup.compact === undefined || at === false || this.state.last_input_tokens === 0) return false;
+    const window = contextWindowOf(this.agent);
+    if (window === undefined || this.state.last_input_tokens < at * window) return false;
     if (this.firstInput === undefined || this.firstInput < at * window) return true;
     if (!this.warnedFull) {
       this.warnedFull = true;
@@ -783,7 +804,8 @@ class Loop {
     // The summary call is the compacted run's; the continuation's spend starts from nothing.
     const summary = noSpend();
     addCall(summary, this.agent.prices ?? null, from.fingerprint.provider, from.fingerprint.model, note.usage);
-    if (this.othersSpend !== undefined) addSpend(addSpend(this.othersSpend, this.runSpend), summary);
+    if (this.othersSpend !== undefined) addSpend(addSpend(this.othersSpend, this.ownSpend), summary);
+    else this.unpriced.length = 0; // nobody reads the compacted run's own spend again
     this.runSpend = noSpend();
     this.recorder = continuation.recorder;
     this.runCreated = createdOf(continuation.metaLine);
@@ -886,8 +908,8 @@ class Loop {
     if (continues && this.state.counters.llm_calls === 1) this.firstInput = this.state.last_input_tokens;
     if (agent.prices !== undefined) {
       // Priced as the model it was sent to: the configured one, which a forced resume may have changed since the meta was written.
-      addCall(this.runSpend, agent.prices, agent.provider.id, agent.provider.model, counts);
-      observer.spent?.(this.liveSpend);
+      this.unpriced.push({ provider: agent.provider.id, model: agent.provider.model, usage: counts });
+      if (observer.spent !== undefined) observer.spent(this.liveSpend);
     }
     observer.assistant?.(message, usage, stopReason);
     // A one-shot run ends on its answer, and its end says what the answer lacks; a chat goes on, so it is said here.

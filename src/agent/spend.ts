@@ -61,9 +61,69 @@ export function addCall(spend: Spend, book: PriceBook | null, provider: string, 
   if (!spend.sources.includes(prices.source)) spend.sources.push(prices.source);
 }
 
-/** The cheap test a journal line passes when it may be an assistant record (store.records' select). */
 /** A stored line after the meta that may hold an assistant record: the lines worth decoding to price or size a run's model calls. */
 export const mayBeAssistant = (line: string): boolean => line.includes('"assistant":');
+
+/** A model call as a price is put on it: the provider and model it was sent to, and its usage. */
+export interface CallUsage {
+  provider: string;
+  model: string;
+  usage: UsageCounts;
+  /** Its record's seq, when it has one (a summary call has none). */
+  seq?: number;
+}
+
+/**
+ * A run's model calls as its records go by (a load's, so that pricing them
+ * reads nothing again), each with the provider and model its meta record names.
+ */
+export class CallTally {
+  readonly calls: CallUsage[] = [];
+  private provider = '';
+  private model = '';
+
+  add(record: JournalRecord): void {
+    if ('meta' in record) {
+      this.provider = record.meta.fingerprint.provider;
+      this.model = record.meta.fingerprint.model;
+    } else if ('assistant' in record) {
+      const { in_tokens, out_tokens, cache_read_tokens, cache_create_tokens } = record.assistant;
+      const usage: UsageCounts = { in_tokens, out_tokens, ...(cache_read_tokens !== undefined ? { cache_read_tokens } : {}), ...(cache_create_tokens !== undefined ? { cache_create_tokens } : {}) };
+      this.calls.push({ provider: this.provider, model: this.model, usage, seq: record.seq });
+    }
+  }
+
+  /** The provider and model of the run's meta record (empty before it). */
+  get made(): { provider: string; model: string } {
+    return { provider: this.provider, model: this.model };
+  }
+}
+
+/** Adds each call to `spend`, priced from `book`. */
+export function addCalls(spend: Spend, book: PriceBook | null, calls: readonly CallUsage[]): Spend {
+  for (const c of calls) addCall(spend, book, c.provider, c.model, c.usage);
+  return spend;
+}
+
+/**
+ * Run `id`'s own model calls (from seq `from` on, after what a fork copied)
+ * and the summary call of its compaction, if it was compacted. `records`: the
+ * run's records when they are at hand (a loaded run's, or its calls as a load
+ * tallied them), so they are not read again; else they are streamed from the store.
+ */
+export async function runCalls(store: Store, id: string, from = 1, records?: readonly JournalRecord[] | CallTally): Promise<CallUsage[]> {
+  let tally: CallTally;
+  if (records instanceof CallTally) tally = records;
+  else {
+    tally = new CallTally();
+    if (records !== undefined) for (const record of records) tally.add(record);
+    else for await (const { record } of store.records(id, { select: mayBeAssistant })) tally.add(record);
+  }
+  const calls = tally.calls.filter((c) => c.seq === undefined || c.seq >= from);
+  const compaction = parseCompaction(await store.getNote(id, COMPACTION_NOTE).catch(() => null));
+  if (compaction !== null) calls.push({ ...tally.made, usage: compaction.usage });
+  return calls;
+}
 
 /**
  * What run `id` spent: its own model calls (from seq `from` on, after what a
@@ -72,22 +132,7 @@ export const mayBeAssistant = (line: string): boolean => line.includes('"assista
  * are not read again; else they are streamed from the store.
  */
 export async function runSpend(store: Store, id: string, book: PriceBook | null, from = 1, records?: readonly JournalRecord[]): Promise<Spend> {
-  const spend = noSpend();
-  let provider = '';
-  let model = '';
-  const add = (record: JournalRecord): void => {
-    if ('meta' in record) {
-      provider = record.meta.fingerprint.provider;
-      model = record.meta.fingerprint.model;
-    } else if ('assistant' in record && record.seq >= from) {
-      addCall(spend, book, provider, model, record.assistant);
-    }
-  };
-  if (records !== undefined) for (const record of records) add(record);
-  else for await (const { record } of store.records(id, { select: mayBeAssistant })) add(record);
-  const compaction = parseCompaction(await store.getNote(id, COMPACTION_NOTE).catch(() => null));
-  if (compaction !== null) addCall(spend, book, provider, model, compaction.usage);
-  return spend;
+  return addCalls(noSpend(), book, await runCalls(store, id, from, records));
 }
 
 /** The spend of a listed run: its own records only (ownFrom); `records` as runSpend's. */

@@ -49,7 +49,7 @@ async function compactionFacts(store: Store, from: string, provider: string): Pr
   return { from, into: note.into, at: note.at, before: requestInputTokens(provider, note.usage), after, ...(note.input_first === true ? { input_first: true } : {}) };
 }
 
-export async function runFacts(store: Store, id: string, loaded: LoadedRun, origin: ForkOrigin | null, prices: PriceBook): Promise<RunFacts> {
+export async function runFacts(store: Store, id: string, loaded: Pick<LoadedRun, 'state' | 'records'>, origin: ForkOrigin | null, prices: PriceBook): Promise<RunFacts> {
   const provider = loaded.state.fingerprint.provider;
   const spend = await listedRunSpend(store, { runId: id, ...(origin !== null ? { forkedFrom: origin } : {}) }, prices, loaded.records);
   const compacted = await compactionFacts(store, id, provider);

@@ -17,8 +17,8 @@
  * just the rest), and when it says something else, the start already written
  * is ended with a line break and the whole answer follows it (`rewritten`).
  */
-import wrapAnsi from 'wrap-ansi';
 import { StreamSanitizer } from '../render/index.js';
+import { wrapText } from '../render/text-width.js';
 import type { MarkdownStream, MarkdownTheme } from '../render/markdown.js';
 import { rowsOf, type Screen, type ScreenStream } from './screen.js';
 
@@ -252,7 +252,7 @@ export class StreamedText {
   private fit(text: string): string {
     const { screen } = this.target;
     if (this.target.wrap !== true || screen === undefined) return text;
-    return wrapAnsi(text, screen.columns - 1, { hard: true, trim: false });
+    return wrapText(text, screen.columns - 1, { hard: true, trim: false });
   }
 
   private finish(): void {

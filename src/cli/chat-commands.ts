@@ -28,7 +28,7 @@ export interface ChatContext {
   exportTo(file: string): Promise<string>;
   /** What the run, and its conversation when that was read, spent so far (nothing when nothing is priced). */
   spend?(): LiveSpend | undefined;
-  /** The model's context window in tokens, when known. */
+  /** The model's context window in tokens, when known (read when /status shows it: the price table may be asked). */
   readonly contextWindow?: number | undefined;
   /** Why a fork cannot be given this id (not a valid id, or a run has it), or null when it can. */
   forkNameRefusal(name: string): Promise<string | null>;

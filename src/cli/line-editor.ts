@@ -6,15 +6,14 @@
  * calls and draws the view.
  */
 import { sanitizeLine } from '../render/index.js';
-
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+import { graphemes } from '../render/text-width.js';
 
 /** Graphemes drawn of a prompt, its styling aside. */
-const count = (text: string): number => [...graphemes.segment(text.replace(/\u001b\[[0-9;]*m/g, ''))].length;
+const count = (text: string): number => [...graphemes(text.replace(/\u001b\[[0-9;]*m/g, ''))].length;
 
 /** Where each grapheme of `text` starts, and its end. */
 function boundaries(text: string): number[] {
-  const at = [...graphemes.segment(text)].map((s) => s.index);
+  const at = [...graphemes(text)].map((s) => s.index);
   at.push(text.length);
   return at;
 }
@@ -233,7 +232,7 @@ export class LineEditor {
       let out = '';
       let column = prefixWidth;
       let before = column;
-      for (const { segment, index } of graphemes.segment(line)) {
+      for (const { segment, index } of graphemes(line)) {
         if (start + index === this.caret) before = column;
         const shown = drawn(segment);
         out += shown;

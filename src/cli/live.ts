@@ -12,7 +12,7 @@ import { isLogbookError, toolUses, withheldKind, type Message, type RunState, ty
 import { messageLine } from './errors.js';
 import { callLine, callNoteText, remoteText, resultLines, sanitize, sanitizeLine, showResult } from '../render/index.js';
 import { StreamedText, type StreamTarget } from './answer.js';
-import { taskView, type TaskView } from './a2a/task-view.js';
+import type { taskView, TaskView } from './a2a/task-view.js';
 import type { Progress } from './progress.js';
 import type { Terminal } from './terminal.js';
 
@@ -28,6 +28,13 @@ export interface LiveOptions {
   answer: StreamTarget;
   /** Where its thinking goes as it streams; none: thinking is not shown (stderr is not a terminal and not --verbose). */
   thinking?: StreamTarget;
+  /**
+   * Whether what was spent is shown (on the spinner, by a chat's /status): only
+   * then is the run told it (`spent`), and so only then are its calls priced.
+   */
+  showSpend: boolean;
+  /** How a task another agent does for a call is shown (cli/a2a/task-view.ts), given when the run has tools of other agents. */
+  taskView?: typeof taskView;
 }
 
 /** The observer, and whether the run's last answer was shown (a resume may end on one already journaled). */
@@ -196,7 +203,8 @@ export function liveObserver(o: LiveOptions): LiveObserver {
     toolProgress(c, p) {
       let view = tasks.get(c.id);
       if (view === undefined) {
-        view = taskView({ err, progress, agent: p.agent, indent: '  ', toolOutput, verbose: o.verbose });
+        if (o.taskView === undefined) return;
+        view = o.taskView({ err, progress, agent: p.agent, indent: '  ', toolOutput, verbose: o.verbose });
         tasks.set(c.id, view);
       }
       view.show(p.message);
@@ -233,10 +241,14 @@ export function liveObserver(o: LiveOptions): LiveObserver {
       progress.stop();
       say(s.note(`compacted run ${sanitizeLine(c.from)} (${c.inputBefore.toLocaleString('en-US')} tokens) into run ${sanitizeLine(c.into)}; going on there`));
     },
-    spent(told) {
-      spend = told;
-      progress.cost(spendText(told));
-    },
+    ...(o.showSpend
+      ? {
+          spent(told: LiveSpend) {
+            spend = told;
+            progress.cost(spendText(told));
+          },
+        }
+      : {}),
   };
 }
 

@@ -1,5 +1,5 @@
 /** Layout for command output: tables, aligned fields, times. Text in is already sanitized. */
-import stringWidth from 'string-width';
+import { graphemes, NARROW_ONLY, textWidth } from '../render/text-width.js';
 
 export type Cell = string | { text: string; paint: (text: string) => string };
 
@@ -14,15 +14,7 @@ const drawn = (s: string): string => (LONE_SURROGATE.test(s) ? s.replace(LONE_SU
 
 const textOf = (c: Cell): string => drawn(typeof c === 'string' ? c : c.text);
 
-/**
- * Printable ASCII, perhaps cut with the ellipsis (one column, as string-width
- * counts it): one column per character, measured and cut without segmenting the
- * text (most ids, times and prompts).
- */
-const NARROW_ONLY = /^[\x20-\x7e\u2026]*$/;
-
-/** stringWidth, with narrow-only text measured by its length: a listing measures thousands of cells. */
-const widthOf = (s: string): number => (NARROW_ONLY.test(s) ? s.length : stringWidth(s));
+const widthOf = textWidth;
 
 /** Columns the text takes on a terminal: wide (CJK, most emoji) characters take two, combining marks none. */
 export const displayWidth = (s: string): number => widthOf(drawn(s));
@@ -53,8 +45,6 @@ export function fields(pairs: [string, string][]): string {
   return pairs.map(([k, v]) => `${k.padEnd(width)}  ${v}\n`).join('');
 }
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-
 /** Cuts `s` to at most `max` columns, the last one an ellipsis; never inside a character or an emoji sequence. */
 export function truncate(s: string, max: number): string {
   const text = drawn(s);
@@ -62,8 +52,8 @@ export function truncate(s: string, max: number): string {
   if (NARROW_ONLY.test(text)) return max <= 0 ? '' : `${text.slice(0, max - 1)}\u2026`;
   let out = '';
   let used = 0;
-  for (const { segment } of graphemes.segment(text)) {
-    const width = stringWidth(segment);
+  for (const { segment } of graphemes(text)) {
+    const width = textWidth(segment);
     if (used + width > max - 1) break;
     out += segment;
     used += width;

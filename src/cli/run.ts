@@ -6,7 +6,7 @@
  */
 import { promptOf } from './stdio.js';
 import { retryPolicyFromText } from '../agent/providers/retry.js';
-import { fingerprintOf } from '../agent/agent.js';
+import { contextWindowOf, fingerprintOf } from '../agent/agent.js';
 import { CompactedError, compactionOf } from '../agent/compaction.js';
 import { continueWithAgent, followUpRun, generateRunId, resumeRefusal, resumeRun, startRun, type AgentRun } from '../agent/run.js';
 import type { Agent } from '../agent/agent.js';
@@ -17,7 +17,6 @@ import { agentFromConfig, agentWithModel, type AgentEnvironment } from '../confi
 import { LogbookError, RawJson, answerShortfall, encodeRecord, endedOnRefusal, shortfallText, isLogbookError, isValidId, shellQuote, validateId } from '../core/index.js';
 import { resumeNarration, sanitizeLine } from '../render/index.js';
 import { lastAlong } from '../store/lineage.js';
-import { forkRun } from '../store/fork.js';
 import { encodeFailure, failureNoteKey } from '../store/run-notes.js';
 import type { RunPlace, Store } from '../store/store.js';
 import {
@@ -240,7 +239,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
           exportTo: (file) => exportChat(store, current(), file),
           spend: () => live?.spend,
           get contextWindow() {
-            return agent.contextWindow;
+            return contextWindowOf(agent);
           },
           forkNameRefusal: (name) => forkNameRefusal(store, name),
           toggleToolOutput,
@@ -265,6 +264,8 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
       tokens: counters.in_tokens + counters.out_tokens,
       answer: output.answer,
       ...(output.thinking !== undefined ? { thinking: output.thinking } : {}),
+      showSpend: interactive || output.screen !== undefined,
+      ...(Object.keys(toolAgentsOf(agent.tools)).length > 0 ? { taskView: (await import('./a2a/task-view.js')).taskView } : {}),
     });
     let result: RunResult;
     for (;;) {
@@ -311,6 +312,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
       const from = run.id;
       let goOn = from;
       try {
+        const { forkRun } = await import('../store/fork.js');
         const forked = await forkRun(store, from, { id: fork.name ?? generateRunId(), place, ...(fork.drop ? { beforeTyped: true } : {}) });
         goOn = forked.id;
         note(

@@ -10,7 +10,7 @@
  * as the screen leaves the cursor on its last row until something follows.
  * Everything drawn here is safe text already: sanitized, with our own styling.
  */
-import stringWidth from 'string-width';
+import { graphemes, textWidth } from '../render/text-width.js';
 
 /** Our own styling (SGR sequences): the only escapes a line drawn here holds. */
 const SGR = /\u001b\[[0-9;]*m/g;
@@ -32,7 +32,6 @@ export interface Caret {
   column: number;
 }
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 const ESC = '\u001b[';
 
 /** Where each grapheme of `line` lands: the row and column after it, on a screen `columns` wide. */
@@ -40,9 +39,9 @@ function place(line: string, columns: number, upTo = Infinity): { row: number; c
   let row = 0;
   let column = 0;
   let seen = 0;
-  for (const { segment } of graphemes.segment(line.replace(SGR, ''))) {
+  for (const { segment } of graphemes(line.replace(SGR, ''))) {
     if (seen++ >= upTo) break;
-    const width = stringWidth(segment);
+    const width = textWidth(segment);
     if (column + width > columns) {
       row++;
       column = 0;

@@ -14,7 +14,8 @@ Serves a web page of the store's runs on 127.0.0.1 (a free port unless
 carry: http://127.0.0.1:PORT/?token=TOKEN (a run's page is /runs/ID?token=...).
 The page lists the runs, newest first, as they change; a run's page shows it
 as a timeline (model and tool calls as bars, with durations and tokens) and
-its transcript, following it live while it runs. A run that awaits an
+its transcript (a long run's last part, earlier parts on demand), following
+it live while it runs (the page is sent what changed, never the run again). A run that awaits an
 approval can be approved or denied there (with a reason the model reads): it
 is continued in this process exactly as \`logbook run --resume ID --approve
 CALL\` would continue it, with the config given here.

@@ -183,7 +183,7 @@ async function priceBookFor(config: LogbookConfig, env: AgentEnvironment['env'])
  * USD on a model no price is known for could never stop a run: it is refused.
  */
 function limitsOf(config: LogbookConfig, provider: Agent['provider'], prices: PriceBook | undefined): Partial<Agent> {
-  const contextWindow = config.context_window ?? prices?.contextWindow(provider.id, provider.model);
+  const contextWindow = config.context_window;
   const capped = config.budget_usd !== undefined ? 'budget_usd' : config.lineage_budget_usd !== undefined ? 'lineage_budget_usd' : undefined;
   if (capped !== undefined && (prices === undefined || prices.prices(provider.id, provider.model) === null)) {
     throw new LogbookError(

@@ -101,13 +101,24 @@ export function stepStartAfter(seq: number, terminal: boolean, times: RunTimes):
   return times.records.get(seq);
 }
 
-/** The steps of a run's records, with the times kept for them. Pure. */
-export function runTimings(records: Iterable<JournalRecord>, times: RunTimes): RunTimings {
+/**
+ * The steps of a run's records, with the times kept for them; with `from`,
+ * only the steps of the records from that seq on (their turns counted from the
+ * run's start), for a part of a long run at the cost of a pass over its
+ * records. Pure.
+ */
+export function runTimings(records: Iterable<JournalRecord>, times: RunTimes, options: { from?: number } = {}): RunTimings {
+  const from = options.from ?? 0;
   const steps: Step[] = [];
   let previous: JournalRecord | undefined;
   let turn = -1;
   const timings: RunTimings = { steps };
   for (const record of records) {
+    if (previous !== undefined && record.seq < from) {
+      if ('assistant' in record) turn++;
+      previous = record;
+      continue;
+    }
     const at = times.records.get(record.seq);
     if (previous === undefined) {
       if (at !== undefined) timings.started = at;

@@ -43,8 +43,9 @@ export function callStatusText(item: { answered: boolean; note?: CallNote }): st
 }
 
 /** The line that starts the pending turn. */
-export function pendingLine(item: { answered: number; total: number }): string {
-  return `in-flight turn: ${item.answered} of ${item.total} tool calls answered; a resume completes it first`;
+export function pendingLine(item: { answered: number; total: number }, running = false): string {
+  // While a writer holds the run, it is completing the turn now; else a resume completes it.
+  return `in-flight turn: ${item.answered} of ${item.total} tool calls answered; ${running ? 'running' : 'a resume completes it first'}`;
 }
 
 /** The line that stands for model turns a rendering leaves out. */

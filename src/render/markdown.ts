@@ -11,9 +11,8 @@
  * control once decoded); the theme's styling is applied to safe text only.
  */
 import MarkdownItCallable, { type Env, type MarkdownIt, type Token } from 'markdown-it';
-import stringWidth from 'string-width';
-import wrapAnsi from 'wrap-ansi';
 import { sanitize, sanitizeLine } from './sanitize.js';
+import { textWidth, wrapText } from './text-width.js';
 
 /** How the parts of a rendered answer are marked up: ANSI on a color terminal. */
 export interface MarkdownTheme {
@@ -90,11 +89,11 @@ function tree(tokens: readonly Token[]): Node[] {
 function expandTabs(line: string): string {
   if (!line.includes('\t')) return line;
   let out = '';
-  for (const ch of line) out += ch === '\t' ? ' '.repeat(8 - (stringWidth(out) % 8)) : ch;
+  for (const ch of line) out += ch === '\t' ? ' '.repeat(8 - (textWidth(out) % 8)) : ch;
   return out;
 }
 
-const wrap = (text: string, width: number): string[] => wrapAnsi(text, Math.max(width, 8), { hard: true }).split('\n');
+const wrap = (text: string, width: number): string[] => wrapText(text, Math.max(width, 8), { hard: true }).split('\n');
 
 const attr = (token: Token, name: string): string => String(token.attrGet(name) ?? '');
 
@@ -208,7 +207,7 @@ function list(node: Node, width: number, theme: MarkdownTheme): string[] {
   const start = ordered ? Number(attr(node.open, 'start') || '1') : 1;
   const items = node.children;
   const markers = items.map((_, i) => (ordered ? `${start + i}.` : '\u2022'));
-  const markerWidth = Math.max(...markers.map((m) => stringWidth(m))) + 1;
+  const markerWidth = Math.max(...markers.map((m) => textWidth(m))) + 1;
   // A loose list (a blank line between items in the source) keeps one between them.
   const tight = node.children.every((item) => item.children.every((c) => c.open.type !== 'paragraph_open' || c.open.hidden));
   const out: string[] = [];
@@ -245,9 +244,9 @@ function table(node: Node, theme: MarkdownTheme): string[] {
   };
   walk(node, false);
   const widths: number[] = [];
-  for (const row of rows) row.cells.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, stringWidth(c))));
+  for (const row of rows) row.cells.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, textWidth(c))));
   const pad = (text: string, i: number): string => {
-    const room = widths[i]! - stringWidth(text);
+    const room = widths[i]! - textWidth(text);
     if (aligns[i] === 'right') return ' '.repeat(room) + text;
     if (aligns[i] === 'center') return ' '.repeat(Math.floor(room / 2)) + text + ' '.repeat(Math.ceil(room / 2));
     return text + ' '.repeat(room);

@@ -102,7 +102,8 @@ export function resumeNarration(state: RunState, options: NarrationOptions = {})
   const { state: shown, elided } = options.turns === 'all' ? { state, elided: 0 } : lastTurns(state, options.turns ?? DEFAULT_NARRATED_TURNS);
   // Results and thinking are not narrated, so they are not rendered either.
   const items = transcriptItems(shown, { details: false, ...(options.agents ? { agents: options.agents } : {}) });
-  const results = options.describeRan !== undefined ? resultsOf(state) : new Map<string, string>();
+  // The shown turns hold the results of their calls: a long run's others are not gone through.
+  const results = options.describeRan !== undefined ? resultsOf(shown) : new Map<string, string>();
   const rendered = items.map((item) => ({ item, lines: narrateItem(item, options, style, results) }));
   if (elided > 0) {
     const item: TranscriptItem = { kind: 'elided', turns: elided };

@@ -73,23 +73,52 @@ export interface TimelineFacts {
   origin?: { from: string; at: number } | null;
   /** Whether a writer holds it now (undefined: the store cannot tell). */
   held?: boolean;
+  /**
+   * Only the entries of records from seq `from` up to `to` (excluded; the
+   * step in flight counts as the record after the last); start and end are
+   * then theirs.
+   */
+  range?: { from?: number; to?: number };
+}
+
+/** The index of the first record with seq `seq` or later (records are in seq order). */
+function firstAtOrAfter(records: readonly JournalRecord[], seq: number): number {
+  let lo = 0;
+  let hi = records.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (records[mid]!.seq < seq) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** The run's timeline. Pure. */
 export function runTimeline(records: readonly JournalRecord[], state: RunState, times: RunTimes, facts: TimelineFacts = {}): Timeline {
   const entries: TimelineEntry[] = [];
-  const timings = runTimings(records, times);
+  const from = facts.range?.from ?? 0;
+  const to = facts.range?.to ?? Number.POSITIVE_INFINITY;
+  const timings = runTimings(records, times, { from });
   const bySeq = new Map(timings.steps.map((s) => [s.seq, s]));
   const names = new Map<string, string>();
   const forkAt = facts.origin?.at ?? 0;
-  let start = timings.started;
-  let end = timings.lastDurable;
+  const whole = from <= 1 && to === Number.POSITIVE_INFINITY;
+  let start = whole ? timings.started : undefined;
+  let end = whole ? timings.lastDurable : undefined;
   const take = (i: Interval | undefined): void => {
     if (i === undefined) return;
     start = Math.min(start ?? i.start, i.start);
     end = Math.max(end ?? i.end, i.end);
   };
-  for (const record of records) {
+  // A result answers a call of the turn before it: the walk starts at the last model turn before the range, for the names of its calls.
+  let first = firstAtOrAfter(records, from);
+  while (first > 0 && (first >= records.length || !('assistant' in records[first]!))) first--;
+  for (let i = first; i < records.length; i++) {
+    const record = records[i]!;
+    if (record.seq < from || record.seq >= to) {
+      if ('assistant' in record) for (const t of toolUses(record.assistant.message)) names.set(t.id, t.name);
+      continue;
+    }
     const resumedAfter = times.resumed.get(record.seq);
     const step = bySeq.get(record.seq);
     const inherited = record.seq <= forkAt ? { inherited: true } : {};
@@ -97,7 +126,7 @@ export function runTimeline(records: readonly JournalRecord[], state: RunState, 
     take(step?.time);
     if ('assistant' in record) {
       const a = record.assistant;
-      for (const t of toolUses(a.message)) names.set(t.id, sanitizeLine(t.name));
+      for (const t of toolUses(a.message)) names.set(t.id, t.name);
       entries.push({
         kind: 'model',
         seq: record.seq,
@@ -118,7 +147,7 @@ export function runTimeline(records: readonly JournalRecord[], state: RunState, 
         seq: record.seq,
         turn: (step?.turn ?? 0) + 1,
         callId: sanitizeLine(t.tool_use_id),
-        name: names.get(t.tool_use_id) ?? '?',
+        name: sanitizeLine(names.get(t.tool_use_id) ?? '?'),
         ...time,
         isError: t.result.is_error === true && withheld === undefined,
         ...(withheld !== undefined ? { withheld } : {}),
@@ -140,7 +169,7 @@ export function runTimeline(records: readonly JournalRecord[], state: RunState, 
   const last = records[records.length - 1];
   if (last !== undefined && state.status === 'open') {
     if (facts.held === false) {
-      entries.push({ kind: 'marker', marker: 'interrupted', seq: last.seq, label: 'interrupted: its writer stopped without ending it' });
+      if (last.seq >= from && last.seq < to) entries.push({ kind: 'marker', marker: 'interrupted', seq: last.seq, label: 'interrupted: its writer stopped without ending it' });
     } else {
       const begun = stepStartAfter(last.seq, false, times);
       const flight: TimelineEntry = { kind: 'inflight', what: 'model', seq: last.seq + 1, ...(begun !== undefined ? { start: begun } : {}) };
@@ -152,7 +181,7 @@ export function runTimeline(records: readonly JournalRecord[], state: RunState, 
       } else if (state.pending === null && state.messages.at(-1)?.role === 'assistant' && state.last_stop_reason !== 'pause_turn') {
         flight.what = 'input';
       }
-      entries.push(flight);
+      if (flight.seq >= from && flight.seq < to) entries.push(flight);
     }
   }
   const timeline: Timeline = { entries };

@@ -91,34 +91,109 @@ export function blockItem(b: Block, role: Message['role']): TranscriptItem | nul
 }
 
 export function transcriptItems(state: RunState, options: TranscriptOptions = {}): TranscriptItem[] {
-  const details = options.details !== false;
-  const results = new Map<string, ToolResultBody>();
-  const names = new Map<string, string>();
-  const all: Message[] = state.pending ? [...state.messages, state.pending.assistant] : state.messages;
-  for (const m of all) {
-    for (const b of m.content) {
-      if ('tool_result' in b) results.set(b.tool_result.tool_use_id, b.tool_result);
-      if ('tool_use' in b) names.set(b.tool_use.id, sanitizeLine(b.tool_use.name));
+  return transcriptGroups(state, options).flatMap((g) => g.items);
+}
+
+/**
+ * A part of a transcript: the items of one message, keyed by its index in the
+ * conversation (the prompt's are message 0's), those of the pending turn
+ * (keyed `messages.length`) or the run's end (`messages.length + 1`). Keys
+ * only grow: an appended record changes the last groups and adds new ones,
+ * which is what a follower sends again.
+ */
+export interface TranscriptGroup {
+  at: number;
+  items: TranscriptItem[];
+}
+
+/** Where each tool id stands in a conversation's committed messages: its result (the last), its name (the last), its first call and first result. */
+interface ConversationIndex {
+  /** The messages indexed, and the last of them (a conversation only grows: a different one is indexed anew). */
+  count: number;
+  last: Message | undefined;
+  results: Map<string, ToolResultBody>;
+  names: Map<string, string>;
+  firstCall: Map<string, number>;
+  firstResult: Map<string, number>;
+}
+
+/** Indexes by conversation: a fold appends to its messages, so a followed run's next transcript indexes only what it added. */
+const indexes = new WeakMap<readonly Message[], ConversationIndex>();
+
+function conversationIndex(messages: readonly Message[]): ConversationIndex {
+  let index = indexes.get(messages);
+  if (index === undefined || index.count > messages.length || (index.count > 0 && messages[index.count - 1] !== index.last)) {
+    index = { count: 0, last: undefined, results: new Map(), names: new Map(), firstCall: new Map(), firstResult: new Map() };
+    indexes.set(messages, index);
+  }
+  for (let at = index.count; at < messages.length; at++) {
+    for (const b of messages[at]!.content) {
+      if ('tool_result' in b) {
+        const id = b.tool_result.tool_use_id;
+        index.results.set(id, b.tool_result);
+        if (!index.firstResult.has(id)) index.firstResult.set(id, at);
+      } else if ('tool_use' in b) {
+        index.names.set(b.tool_use.id, b.tool_use.name);
+        if (!index.firstCall.has(b.tool_use.id)) index.firstCall.set(b.tool_use.id, at);
+      }
     }
   }
-  for (const r of state.pending?.results ?? []) results.set(r.tool_use_id, r);
+  index.count = messages.length;
+  index.last = messages.at(-1);
+  return index;
+}
+
+/** Which groups to make: those keyed from `from` (default 0) up to `to` (excluded; default all). */
+export interface TranscriptRange {
+  from?: number;
+  to?: number;
+}
+
+/**
+ * The transcript as groups, or only those of `range`, each exactly as the
+ * whole transcript holds it: a call's result shows beside the call wherever the
+ * range starts. The walk outside the range is a pass over block ids, so the
+ * last groups of a long run cost what they hold.
+ */
+export function transcriptGroups(state: RunState, options: TranscriptOptions & { range?: TranscriptRange } = {}): TranscriptGroup[] {
+  const details = options.details !== false;
+  const from = Math.max(0, options.range?.from ?? 0);
+  const to = options.range?.to ?? Number.POSITIVE_INFINITY;
+  const n = state.messages.length;
+  const index = conversationIndex(state.messages);
+  const pendingResults = new Map((state.pending?.results ?? []).map((r) => [r.tool_use_id, r]));
+  const pendingNames = new Map<string, string>();
+  for (const b of state.pending?.assistant.content ?? []) if ('tool_use' in b) pendingNames.set(b.tool_use.id, b.tool_use.name);
+  const results = { get: (id: string) => pendingResults.get(id) ?? index.results.get(id), has: (id: string) => pendingResults.has(id) || index.results.has(id) };
+  const names = { get: (id: string) => pendingNames.get(id) ?? index.names.get(id) };
+  const firstCall = { get: (id: string) => index.firstCall.get(id) ?? (pendingNames.has(id) ? n : undefined) };
+  const firstResult = index.firstResult;
+  /** Where a result is shown: beside the first call of its id, or where it stands when no call comes before it (in a message, the first of the two). */
+  const shownAt = (id: string): number | undefined => {
+    if (!results.has(id)) return undefined;
+    const call = firstCall.get(id);
+    const result = firstResult.get(id);
+    return call === undefined ? result : result === undefined ? call : Math.min(call, result);
+  };
   const awaited = awaitedCall(state)?.id;
   const remote = new Set(state.remote_calls);
   const agents = options.agents ?? {};
   const noteOf = (id: string, pending: boolean, result: ToolResultBody | undefined): CallNote | undefined =>
     result !== undefined ? withheldKind(result) : pending && id === awaited ? 'awaiting' : undefined;
 
-  const items: TranscriptItem[] = [];
+  const groups: TranscriptGroup[] = [];
   const shown = new Set<string>();
   const durations = options.durations;
   /** Assistant messages are the assistant records, in order: the k-th is model turn k. */
   let turn = -1;
-  const walk = (m: Message, skipFirst: boolean, pending: boolean): void => {
+  for (let i = 0; i < Math.min(from, n); i++) if (state.messages[i]!.role === 'assistant') turn++;
+  const walk = (m: Message, at: number, skipFirst: boolean, pending: boolean, items: TranscriptItem[]): void => {
     if (m.role === 'assistant') {
       turn++;
       const took = durations?.model.get(turn);
       if (took !== undefined) items.push({ kind: 'model', turn, took });
     }
+    const showsResult = (id: string): boolean => details && shownAt(id) === at && !shown.has(id);
     m.content.forEach((b: Block, i) => {
       if (skipFirst && i === 0) return;
       if ('text' in b || 'provider' in b || ('thinking' in b && details)) items.push(blockItem(b, m.role)!);
@@ -126,18 +201,19 @@ export function transcriptItems(state: RunState, options: TranscriptOptions = {}
       else if ('tool_use' in b) {
         const { id, input } = b.tool_use;
         const result = results.get(id);
-        const call: TranscriptItem = { kind: 'call', id: sanitizeLine(id), name: names.get(id)!, input: input.text, pending, answered: result !== undefined };
+        const name = sanitizeLine(names.get(id)!);
+        const call: TranscriptItem = { kind: 'call', id: sanitizeLine(id), name, input: input.text, pending, answered: result !== undefined };
         const note = noteOf(id, pending, result);
         if (note !== undefined) call.note = note;
         if (remote.has(id)) call.remote = { agent: Object.hasOwn(agents, b.tool_use.name) ? sanitizeLine(agents[b.tool_use.name]!) : null };
         const took = durations?.tools.get(toolKey(turn, id));
         if (took !== undefined) call.took = took;
         items.push(call);
-        if (details && result !== undefined && !shown.has(id)) {
+        if (result !== undefined && showsResult(id)) {
           shown.add(id);
-          items.push(resultItem(result, names.get(id)!));
+          items.push(resultItem(result, name));
         }
-      } else if (details && !shown.has(b.tool_result.tool_use_id)) {
+      } else if (showsResult(b.tool_result.tool_use_id)) {
         // A result whose call is not in the conversation: shown where it stands.
         shown.add(b.tool_result.tool_use_id);
         items.push(resultItem(b.tool_result, '?'));
@@ -145,21 +221,27 @@ export function transcriptItems(state: RunState, options: TranscriptOptions = {}
     });
   };
 
-  if (state.prompt !== '') items.push({ kind: 'prompt', text: sanitize(state.prompt) });
-  state.messages.forEach((m, i) => walk(m, i === 0 && state.prompt !== '', false));
+  for (let at = from; at < Math.min(n, to); at++) {
+    const items: TranscriptItem[] = [];
+    if (at === 0 && state.prompt !== '') items.push({ kind: 'prompt', text: sanitize(state.prompt) });
+    walk(state.messages[at]!, at, at === 0 && state.prompt !== '', false, items);
+    groups.push({ at, items });
+  }
+  if (n === 0 && from === 0 && to > 0 && state.prompt !== '') groups.push({ at: 0, items: [{ kind: 'prompt', text: sanitize(state.prompt) }] });
   const p = state.pending;
-  if (p !== null) {
+  if (p !== null && from <= n && n < to) {
     const total = p.assistant.content.filter((b) => 'tool_use' in b).length;
-    items.push({ kind: 'pending', answered: p.answered.length, total });
-    walk(p.assistant, false, true);
+    const items: TranscriptItem[] = [{ kind: 'pending', answered: p.answered.length, total }];
+    walk(p.assistant, n, false, true, items);
+    groups.push({ at: n, items });
   }
   // A run that went on after a terminal record (resumed, then crashed) has not ended.
-  if (state.status !== 'open' && state.terminal !== null) {
+  if (state.status !== 'open' && state.terminal !== null && from <= n + 1 && n + 1 < to) {
     const end: TranscriptItem = { kind: 'end', reason: sanitizeLine(state.terminal.reason) };
     if (state.terminal.message !== undefined) end.message = sanitize(state.terminal.message);
-    items.push(end);
+    groups.push({ at: n + 1, items: [end] });
   }
-  return items;
+  return groups;
 }
 
 /** The agents the run's remote calls went to, by name and sorted (those `agents` names; a call whose agent it does not name adds none). */

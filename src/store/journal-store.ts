@@ -295,15 +295,17 @@ export class JournalStore implements Store {
    * decoded to. Nothing else of the run is kept, as the whole of it would be by
    * a load (its lines, then its records) while it decodes and folds.
    */
-  async loadState(id: string): Promise<LoadedState> {
-    return this.foldStream(id, {});
+  async loadState(id: string, options: { onRecord?: (record: JournalRecord) => void } = {}): Promise<LoadedState> {
+    return this.foldStream(id, options);
   }
 
   /** A run read a chunk at a time, each line checked and folded as it comes (loadState). */
-  private async foldStream(id: string, options: { outline?: boolean }): Promise<LoadedState> {
+  private async foldStream(id: string, options: { outline?: boolean; onRecord?: (record: JournalRecord) => void }): Promise<LoadedState> {
     let state: RunState | undefined;
     let metaLine = '';
-    for await (const { record, line } of this.checkedStream(id, { follow: false, ...options })) {
+    const { onRecord, ...read } = options;
+    for await (const { record, line } of this.checkedStream(id, { follow: false, ...read })) {
+      onRecord?.(record);
       if (state !== undefined) step(state, record);
       else {
         state = initialState(record);

@@ -203,9 +203,10 @@ export interface Store {
   /**
    * A run's state, checked and folded as a load does, without holding the run;
    * read a chunk at a time, keeping neither its lines nor its records: what a
-   * resume needs of a long run, at the least memory.
+   * resume needs of a long run, at the least memory. `onRecord` is shown
+   * each record as it is folded, for what else is derived from the same read.
    */
-  loadState(id: string): Promise<LoadedState>;
+  loadState(id: string, options?: { onRecord?: (record: JournalRecord) => void }): Promise<LoadedState>;
   /** A run's stored lines, exactly as stored. */
   lines(id: string): Promise<string[]>;
   /** A run's stored lines as `lines` gives them, with whether a writer held the run as they were read. */

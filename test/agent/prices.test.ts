@@ -1,4 +1,6 @@
 /** Prices: agent.yaml's over the table's, a call priced on its own, context windows from the table. */
+import { calcPrice, findProvider } from '@pydantic/genai-prices';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { OVERRIDE_SOURCE, loadPriceBook, usdText } from '../../src/agent/prices.js';
 import { addCall, noSpend } from '../../src/agent/spend.js';
@@ -14,6 +16,26 @@ describe('the price book', () => {
     const large = prices.callUsd({ input: 300_000, cacheRead: 0, cacheWrite: 0, output: 0 });
     expect(2 * small).toBeCloseTo(0.9, 9);
     expect(large).toBeGreaterThan(2 * small);
+  });
+
+  it("prices every call of every model of the table's providers as the table does, its tiers, request fees and hours included", async () => {
+    const book = await loadPriceBook();
+    const models = ['anthropic', 'openai', 'deepseek', 'google', 'groq'].flatMap((id) => findProvider({ providerId: id })!.models.map((m) => [id, m.id] as const));
+    const tokens = fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 2000 }), fc.integer({ min: 0, max: 400_000 }));
+    fc.assert(
+      fc.property(fc.constantFrom(...models), tokens, tokens, tokens, tokens, ([provider, model], input, cacheRead, cacheWrite, output) => {
+        const prices = book.prices(provider, model);
+        const t = { input, cacheRead, cacheWrite, output };
+        const table = calcPrice(
+          { input_tokens: input + cacheRead + cacheWrite, output_tokens: output, ...(cacheRead > 0 ? { cache_read_tokens: cacheRead } : {}), ...(cacheWrite > 0 ? { cache_write_tokens: cacheWrite } : {}) },
+          model,
+          { providerId: provider },
+        );
+        expect(prices === null).toBe(table === null);
+        if (prices !== null) expect(Math.abs(prices.callUsd(t) - table!.total_price)).toBeLessThanOrEqual(1e-12 + 1e-9 * table!.total_price);
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   it("knows context windows, and says nothing of a model it does not know", async () => {

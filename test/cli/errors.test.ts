@@ -1,13 +1,13 @@
 import { CommanderError } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readEnvironment } from '../../src/cli/environment.js';
 import { debugWanted, reportError } from '../../src/cli/errors.js';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { LogbookError } from '../../src/index.js';
 import { runCli } from '../helpers/cli.js';
+import { loadedSources, loadProbe } from '../helpers/load-probe.js';
 import { HOSTILE, UNSAFE_CHARS } from '../helpers/runs.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -120,7 +120,7 @@ describe('the binary', () => {
     const state = tempDir();
     const r = await runCli(['session', 'show', 'nope', '--transcript', '--state-dir', state], {
       cwd,
-      env: { NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(LOAD_PROBE)}`, LOADED_LOG: log },
+      env: loadProbe(log),
     });
     expect(r.code).toBe(1);
     const loaded = loadedSources(log);
@@ -131,7 +131,7 @@ describe('the binary', () => {
   });
 
   it('answers --version before loading any module of logbook, and lists an empty store without the agent, the renderers, the SDKs or the table layout', async () => {
-    const probe = (log: string): NodeJS.ProcessEnv => ({ NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(LOAD_PROBE)}`, LOADED_LOG: log });
+    const probe = loadProbe;
     const versionLog = join(tempDir(), 'loaded.txt');
     const version = await runCli(['-V'], { cwd, env: probe(versionLog) });
     expect(version).toMatchObject({ code: 0, stdout: '0.1.0\n' });
@@ -147,33 +147,3 @@ describe('the binary', () => {
     expect(loaded).not.toMatch(/src\/(agent\/(runner|run|providers)|render\/(index|transcript|dump|export\/index)|cli\/(output|run|completion-tree))\.ts|src\/agent\/providers\//);
   });
 });
-
-/** Module hooks that append every resolved module URL to $LOADED_LOG. */
-const HOOKS = `
-import { appendFileSync } from 'node:fs';
-export async function resolve(specifier, context, next) {
-  const r = await next(specifier, context);
-  appendFileSync(process.env.LOADED_LOG, r.url + '\\n');
-  return r;
-}
-`;
-const LOAD_PROBE = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOKS)}`)});`;
-
-/**
- * The module URLs a probe logged, each file of the built dist/ followed by the
- * files its code was bundled from (the sources its source map names, relative
- * to the repository): a bundled file holds many modules, and what these tests
- * ask is which modules of logbook and which packages a command loaded.
- */
-function loadedSources(log: string): string {
-  const root = resolve(import.meta.dirname, '../..');
-  return readFileSync(log, 'utf8')
-    .split('\n')
-    .flatMap((url) => {
-      if (!url.startsWith(pathToFileURL(join(root, 'dist')).href)) return [url];
-      const file = fileURLToPath(url);
-      const { sources } = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
-      return [url, ...sources.map((source) => relative(root, resolve(dirname(file), source)))];
-    })
-    .join('\n');
-}

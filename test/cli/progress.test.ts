@@ -40,7 +40,7 @@ describe('progress', () => {
     let now = 0;
     const s = stream(true);
     const p = createProgress(s, { now: () => now, intervalMs: 60_000 });
-    const live = liveObserver({ err: terminalFor(s as never, { color: false, env: {} }), progress: p, tools: new ToolRegistry([]), toolOutput: false, verbose: false, tokens: 0, answer: { write: () => {} } as never });
+    const live = liveObserver({ err: terminalFor(s as never, { color: false, env: {} }), progress: p, tools: new ToolRegistry([]), toolOutput: false, verbose: false, tokens: 0, answer: { write: () => {} } as never, showSpend: true });
     const spend = { usd: 0.0123, calls: 2, unpriced: 0, unpricedModels: [], sources: ['prices in agent.yaml'] };
     live.spent!({ run: spend, conversation: { ...spend, usd: 0.5 } });
     p.update(1200);

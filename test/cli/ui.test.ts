@@ -130,6 +130,8 @@ describe.runIf(enabled)('logbook ui in Chromium', () => {
     await page.locator('tr[data-run="shown"]').waitFor();
     await expect(page.locator('tr[data-run="shown"] .status').textContent()).resolves.toBe('suspended');
     await expect(page.locator('tr[data-run="shown"] td').first().textContent()).resolves.toBe('shown · here'); // started in the ui's directory
+    // Its tokens, read after the list is shown, come with the next listing.
+    await page.locator('tr[data-run="shown"] td.num', { hasText: '30 in · 9 out' }).waitFor();
     await screenshot(page, 'runs', annotate);
     await page.locator('tr[data-run="shown"] a').click();
     await page.locator('#approval').waitFor();
@@ -160,6 +162,8 @@ describe.runIf(enabled)('logbook ui in Chromium', () => {
     // Durable in the other process: on the page within a second.
     await page.locator('#transcript', { hasText: text }).waitFor({ timeout: 1000 });
     await page.locator('#timeline .label', { hasText: 'slow (running)' }).waitFor({ timeout: 1000 });
+    // Its writer holds it: the turn in flight is running, not waiting for a resume.
+    await expect(page.locator('#transcript .marker').textContent()).resolves.toBe('In-flight turn: 0 of 1 tool calls answered; running');
     await screenshot(page, 'followed', annotate);
     writer.stdin!.end();
     await new Promise((res) => writer.once('exit', res));

@@ -8,6 +8,7 @@ import { BIN } from '../helpers/cli.js';
 import { HOSTILE, call, commandResult, hostileRun, thinking, text, turn, writeRun } from '../helpers/runs.js';
 import { tempDir } from '../helpers/tmp.js';
 import { Tmux } from '../helpers/tmux.js';
+import { plainTheme, renderMarkdown } from '../../src/render/markdown.js';
 
 /** Twelve turns, each a call with one line of output; a needle in turn 9's output. */
 function longRun(): Payload[] {
@@ -154,4 +155,19 @@ describe('transcript viewer', () => {
     t.keys('q');
     expect(await t.exitStatus()).toBe(0);
   });
+
+  it("renders the model's Markdown as the chat renders an answer, on a color terminal", async () => {
+    const answer = ['## Totals', '', 'The **sum** by month:', '', '| Month | Amount |', '|:--|--:|', '| January | 7 |', '| February | 1,234,567 |', '', '- checked', '- signed'].join('\n');
+    await writeRun(state, 'markdown', [turn(0, [text(answer)]), { terminal: { reason: 'completed' } }], 'Totals?');
+    const colored = Object.fromEntries(Object.entries(env).filter(([k]) => k !== 'NO_COLOR'));
+    const t = Tmux.start([process.execPath, BIN, 'session', 'show', 'markdown', '--transcript', '--state-dir', state], { env: colored, width: 100, height: 24 });
+    open.push(t);
+    const screen = await t.waitFor(HELP);
+    // The rows are the chat's lines for the viewer's width (two columns of gutter), styled on the terminal.
+    for (const line of renderMarkdown(answer, { width: 98, theme: plainTheme }).split('\n')) if (line.trim() !== '') expect(screen).toContain(`  ${line}`.trimEnd());
+    expect(screen).toContain('January  \u2502         7');
+    expect(screen).not.toContain('**sum**');
+    expect(screen).not.toContain('| Month');
+  });
 });
+

@@ -2,10 +2,11 @@
  * The API reference cannot drift from the API: docs/reference/api/ is what
  * TypeDoc renders from src/index.ts and its TSDoc comments (npm run docs:api),
  * with every export documented and every link resolved (typedoc.json makes a
- * warning an error).
+ * warning an error); a page for each export, under an index, rather than one
+ * page of the whole API.
  */
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { expect, it } from 'vitest';
@@ -28,4 +29,8 @@ it('is what TypeDoc renders from the TSDoc comments, every export documented (np
   for (const file of rendered) {
     expect(readFileSync(join(COMMITTED, file), 'utf8'), `docs/reference/api/${file} is stale: run npm run docs:api`).toBe(readFileSync(join(out, file), 'utf8'));
   }
+  // A page a person reads: the index links each export's own page (the whole API on one page was 289 KB).
+  expect(rendered).toContain(join('functions', 'defineAgent.md'));
+  expect(readFileSync(join(out, 'README.md'), 'utf8')).toContain('(functions/defineAgent.md)');
+  for (const file of rendered) expect(statSync(join(out, file)).size, file).toBeLessThan(32 * 1024);
 }, 300_000);

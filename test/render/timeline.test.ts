@@ -41,4 +41,18 @@ describe('a run as a timeline', () => {
     expect(kinds).toEqual(['model', 'tool', 'tool (untimed)', 'ended', 'resumed', 'model', 'interrupted']);
     expect(t.entries.find((e) => e.kind === 'model' && e.seq === 6)).toMatchObject({ time: { start: 1500, end: 2000 } });
   });
+
+  it('gives the entries of a range of records exactly as the whole timeline has them, the step in flight with the last range', () => {
+    const ended: JournalRecord[] = [...records, at(4, toolResult('b')), at(5, { terminal: { reason: 'suspended' } }), at(6, assistant(1, ['c']))];
+    const t = times([...kept.records, [5, 950], [6, 2000]], [[5, 1500]]);
+    const whole = runTimeline(ended, fold(ended), t, { held: true, origin: { from: 'parent', at: 3 } }).entries;
+    for (let k = 1; k <= 8; k++) {
+      const parts = [
+        ...runTimeline(ended, fold(ended), t, { held: true, origin: { from: 'parent', at: 3 }, range: { to: k } }).entries,
+        ...runTimeline(ended, fold(ended), t, { held: true, origin: { from: 'parent', at: 3 }, range: { from: k } }).entries,
+      ];
+      expect(parts, `split at ${k}`).toEqual(whole);
+    }
+    expect(runTimeline(ended, fold(ended), t, { range: { from: 6 } })).toMatchObject({ start: 1500, end: 2000 });
+  });
 });

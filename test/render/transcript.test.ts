@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fold, parseJournal } from '../../src/index.js';
-import { transcriptItems, type TranscriptItem } from '../../src/render/index.js';
+import { transcriptGroups, transcriptItems, type TranscriptItem } from '../../src/render/index.js';
 import { fixtures } from '../helpers/fixtures.js';
 import { call, commandResult, followUp, result, runOf, text, thinking, turn } from '../helpers/runs.js';
 
@@ -52,6 +52,21 @@ describe('transcriptItems', () => {
       const items = transcriptItems(fold(parseJournal(f.journal, f.name)));
       const calls = items.filter((i) => i.kind === 'call').length;
       expect(calls, f.name).toBe([...f.journal.matchAll(/"tool_use":\{"id"/g)].length);
+    }
+  });
+
+  it('makes any range of groups exactly as the whole transcript holds them, a result beside its call wherever the range starts', () => {
+    for (const f of fixtures()) {
+      if ('error' in f.expected) continue;
+      const state = fold(parseJournal(f.journal, f.name));
+      const whole = transcriptGroups(state);
+      expect(whole.flatMap((g) => g.items), f.name).toEqual(transcriptItems(state));
+      const keys = whole.map((g) => g.at);
+      expect(keys, f.name).toEqual([...keys].sort((a, b) => a - b));
+      for (let k = 0; k <= state.messages.length + 2; k++) {
+        const split = [...transcriptGroups(state, { range: { to: k } }), ...transcriptGroups(state, { range: { from: k } })];
+        expect(split, `${f.name} split at ${k}`).toEqual(whole);
+      }
     }
   });
 });

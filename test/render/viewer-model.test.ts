@@ -1,6 +1,8 @@
 /** The viewer's layout, folding, scrolling and search, without a terminal. */
 import { describe, expect, it } from 'vitest';
-import { entriesFor, layout, splitMatches, type Entry } from '../../src/render/viewer/model.js';
+import { entriesFor, layout, matches, splitMatches, type Entry } from '../../src/render/viewer/model.js';
+import { ansiMarkdown } from '../../src/cli/terminal.js';
+import { renderMarkdown } from '../../src/render/markdown.js';
 import { initialState, press, pressAll, rowsFor, type Frame, type ViewState } from '../../src/render/viewer/state.js';
 import { transcriptItems } from '../../src/render/index.js';
 import { call, commandResult, followUp, result, runOf, text, thinking, turn } from '../helpers/runs.js';
@@ -167,5 +169,15 @@ describe('viewer keys', () => {
     const s = pressAll(initialState(f.entries), f, 'jj\r', {});
     expect(s.cursor).toBe(2);
     expect(shown(s, f)[2]).toBe('\u25be thinking');
+  });
+});
+
+describe("the model's prose in the viewer", () => {
+  it('is its Markdown rendered for the width, found by search past its styling', () => {
+    const prose = (t: string, width: number) => renderMarkdown(t, { width, theme: ansiMarkdown }).split('\n');
+    const entries = entriesFor(transcriptItems(runOf([turn(0, [text('A **bold** claim\n\n- one\n- two')])])), 40, prose);
+    const answer = entries.find((e) => e.tone === 'text')!;
+    expect(answer.folded).toEqual(['A \u001b[1mbold\u001b[22m claim', '', '\u001b[2m\u2022 \u001b[22mone', '\u001b[2m\u2022 \u001b[22mtwo']);
+    expect(matches(entries, 'bold claim')).toEqual([{ entry: entries.indexOf(answer), line: 0 }]);
   });
 });

@@ -120,7 +120,13 @@
         h(
           'tr',
           { 'data-run': r.id },
-          h('td', {}, h('a', { href: runHref(r.id), class: 'mono' }, r.id), r.here ? h('span', { class: 'here', title: 'started in this directory' }, ' · here') : null),
+          h(
+            'td',
+            {},
+            h('a', { href: runHref(r.id), class: 'mono' }, r.id),
+            r.earlier ? h('span', { class: 'earlier', title: 'earlier runs of this conversation: on its page' }, ` +${count(r.earlier)} earlier`) : null,
+            r.here ? h('span', { class: 'here', title: 'started in this directory' }, ' · here') : null,
+          ),
           h('td', {}, status(r.status)),
           h('td', { class: 'mono' }, r.model),
           h('td', { class: 'prompt' }, r.problem ? h('span', { class: 'bad' }, r.problem) : r.prompt || h('span', { class: 'muted' }, '(none)')),
@@ -196,12 +202,32 @@
     };
   }
 
+  /** From the first time the entries hold to the last (a timeline part of a long run is drawn over its own span). */
+  function span(entries) {
+    let start;
+    let end;
+    const take = (t) => {
+      if (t === undefined) return;
+      start = start === undefined ? t : Math.min(start, t);
+      end = end === undefined ? t : Math.max(end, t);
+    };
+    for (const e of entries) {
+      if (e.time) {
+        take(e.time.start);
+        take(e.time.end);
+      }
+      if (e.kind === 'marker') take(e.at);
+    }
+    return { start, end };
+  }
+
   function timelineNode(timeline) {
     const entries = timeline.entries;
     const flight = entries.find((e) => e.kind === 'inflight' && e.start !== undefined);
     const now = Date.now();
-    const start = timeline.start ?? flight?.start ?? now;
-    const end = Math.max(timeline.end ?? start, flight ? now : start, start + 1);
+    const own = timeline.start === undefined && timeline.end === undefined ? span(entries) : timeline;
+    const start = own.start ?? flight?.start ?? now;
+    const end = Math.max(own.end ?? start, flight ? now : start, start + 1);
     const pos = axis(entries, start, end);
     const grid = h('div', { class: 'timeline', id: 'timeline' });
     const bar = (cls, from, to) => {
@@ -250,7 +276,7 @@
   const sideOf = (item) =>
     item.kind === 'prompt' || item.kind === 'user' ? 'user' : item.kind === 'pending' || item.kind === 'end' || item.kind === 'elided' ? 'marker' : 'assistant';
 
-  function itemNode(item, key) {
+  function itemNode(item, key, running) {
     switch (item.kind) {
       case 'prompt':
       case 'user':
@@ -288,7 +314,8 @@
         return h('details', { class: cls, 'data-key': key }, h('summary', {}, head), h('pre', {}, item.output));
       }
       case 'pending':
-        return h('div', { class: 'marker' }, `In-flight turn: ${item.answered} of ${item.total} tool calls answered; a resume completes it first`);
+        // While a writer holds the run, it is completing the turn now.
+        return h('div', { class: 'marker' }, `In-flight turn: ${item.answered} of ${item.total} tool calls answered; ${running ? 'running' : 'a resume completes it first'}`);
       case 'end':
         return h('div', { class: 'marker' }, `Run ${item.reason}`, item.message ? h('pre', {}, item.message) : null);
       default:
@@ -296,17 +323,20 @@
     }
   }
 
-  function transcriptNode(items, open) {
-    const box = h('div', { class: 'transcript', id: 'transcript' });
-    let side = null;
-    let assistantTurn = false;
-    items.forEach((item, i) => {
+  /**
+   * The nodes of one group of the transcript (the items of one message),
+   * headed where the conversation changes sides; `flow` carries the side the
+   * group before ended on, and is moved on.
+   */
+  function groupNode(group, flow, open, running) {
+    const box = h('div', { class: 'group', 'data-at': group.at });
+    group.items.forEach((item, i) => {
       const s = sideOf(item);
-      if (s !== side && s !== 'marker') box.append(h('div', { class: 'turn' }, item.kind === 'prompt' ? 'Prompt' : s === 'user' ? 'User' : assistantTurn ? 'Assistant (in flight)' : 'Assistant'));
-      if (item.kind === 'pending') assistantTurn = true;
-      side = s;
-      const key = `${i}:${item.kind}:${item.id || ''}`;
-      const node = itemNode(item, key);
+      if (s !== flow.side && s !== 'marker') box.append(h('div', { class: 'turn' }, item.kind === 'prompt' ? 'Prompt' : s === 'user' ? 'User' : flow.inFlight ? 'Assistant (in flight)' : 'Assistant'));
+      if (item.kind === 'pending') flow.inFlight = true;
+      flow.side = s;
+      const key = `${group.at}:${i}:${item.kind}:${item.id || ''}`;
+      const node = itemNode(item, key, running);
       if (open.has(key)) node.open = true;
       box.append(node);
     });
@@ -315,20 +345,40 @@
 
   // ---- a run's page -------------------------------------------------------
 
+  /** Drops what `list` holds from key `from` on and adds `items` (a change the server sent: view-diff.ts). */
+  function applyChange(list, keyOf, change) {
+    const kept = list.filter((x) => keyOf(x) < change.from);
+    return kept.concat(change.items);
+  }
+
+  /** How often a run's page asks again what it spent, at most, while the run changes. */
+  const FACTS_MS = 2000;
+
   function runPage(id) {
     document.title = `logbook run ${id}`;
     const head = h('div');
     const approval = h('div');
     const continuation = h('div');
+    const timelineMore = h('div');
     const timeline = h('div');
-    const transcript = h('div');
+    const transcriptMore = h('div');
+    const transcript = h('div', { class: 'transcript', id: 'transcript' });
     const gone = h('div');
-    main.replaceChildren(gone, head, approval, continuation, h('h2', {}, 'Timeline'), timeline, h('h2', {}, 'Transcript'), transcript);
+    main.replaceChildren(gone, head, approval, continuation, h('h2', {}, 'Timeline'), timelineMore, timeline, h('h2', {}, 'Transcript'), transcriptMore, transcript);
+    const base = `/api/runs/${encodeURIComponent(id)}`;
     let awaitedCall = null;
+    /** What the page holds: the run's head, this ui's facts and continuation, and the parts of the transcript and timeline it was sent. */
     let view = null;
+    let facts = { answerable: false };
+    let continued = null;
+    let groups = [];
+    let entries = [];
+    /** Where the parts held start: the first message and the first record seq (earlier ones come on demand). */
+    let messagesFrom = null;
+    let recordsFrom = null;
 
     function drawApproval(v) {
-      const call = v.awaiting && !(v.continuation && v.continuation.state === 'running') ? v.awaiting : null;
+      const call = v.awaiting && !(continued && continued.state === 'running') ? v.awaiting : null;
       const key = call ? call.callId : null;
       if (key === awaitedCall) return; // kept as it is, with a reason being typed
       awaitedCall = key;
@@ -341,7 +391,7 @@
       const answer = async (action) => {
         for (const b of buttons) b.disabled = true;
         said.textContent = action === 'approve' ? 'approving…' : 'denying…';
-        const res = await fetch(`/api/runs/${encodeURIComponent(id)}/answer`, {
+        const res = await fetch(`${base}/answer`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'x-logbook-token': token },
           body: JSON.stringify({ callId: call.callId, action, ...(action === 'deny' && reason.value.trim() ? { reason: reason.value } : {}) }),
@@ -365,7 +415,7 @@
           h('div', {}, 'Call ', h('code', {}, call.callId), ' of ', h('code', {}, call.name)),
           call.resolved ? h('div', { class: 'muted' }, 'runs ', h('code', {}, call.resolved)) : null,
           h('pre', {}, call.input),
-          v.answerable
+          facts.answerable
             ? [h('div', { class: 'actions' }, buttons[0], reason, buttons[1]), said]
             : h(
                 'div',
@@ -380,15 +430,67 @@
       );
     }
 
-    function draw(v) {
-      view = v;
+    /** What the run's page says beside its records (its spend, compactions and conversation), fetched when the run changed, at most every FACTS_MS. */
+    let said = null;
+    let asked = 0;
+    let askedFor = '';
+    function askFacts() {
+      const version = `${view.lastSeq}:${view.status}`;
+      if (version === askedFor) return;
+      const wait = Math.max(0, asked + FACTS_MS - Date.now());
+      setTimeout(() => {
+        const now = `${view.lastSeq}:${view.status}`;
+        if (now === askedFor) return;
+        askedFor = now;
+        asked = Date.now();
+        getJson(`${base}/facts`).then(
+          (f) => {
+            said = f;
+            drawHead();
+          },
+          () => {},
+        );
+      }, wait);
+    }
+
+    const link = (id) => h('a', { href: runHref(id), class: 'mono' }, id);
+    const relation = (r) => (r.relation.kind === 'first' ? 'the first run' : r.relation.kind === 'fork' ? `forked from ${r.relation.from} at seq ${r.relation.at}` : `continues ${r.relation.from} (compacted at seq ${r.relation.at})`);
+
+    function conversationNode(conversation, current) {
+      return h(
+        'section',
+        { class: 'conversation', id: 'conversation' },
+        h('h2', {}, `Conversation: ${count(conversation.runs.length)} runs, ${conversation.spent} in all`),
+        h(
+          'ol',
+          {},
+          conversation.runs.map((r) =>
+            h(
+              'li',
+              { class: r.id === current ? 'current' : null, 'data-run': r.id },
+              r.id === current ? h('span', { class: 'mono' }, r.id, ' (this run)') : link(r.id),
+              ' ',
+              status(r.status),
+              h('span', { class: 'muted' }, ` ${relation(r)} · ${r.spent === null ? 'cannot be read' : r.spent}`),
+            ),
+          ),
+        ),
+      );
+    }
+
+    function drawHead() {
+      const v = view;
       gone.replaceChildren();
       const c = v.counters;
-      const facts = [
+      const f = said || {};
+      const rows = [
         ['status', status(v.status)],
         v.message ? ['message', v.message] : null,
         ['model', `${v.model} (${v.provider})`],
-        v.origin ? ['forked from', h('span', {}, h('a', { href: runHref(v.origin.from), class: 'mono' }, v.origin.from), ` at seq ${v.origin.at}`)] : null,
+        v.origin ? ['forked from', h('span', {}, link(v.origin.from), ` at seq ${v.origin.at}`)] : null,
+        f.continues ? ['continues', h('span', {}, 'run ', link(f.continues.from), `, compacted at seq ${f.continues.at}; ${f.continues.saved}`)] : null,
+        f.compacted ? ['compacted', h('span', {}, `at seq ${f.compacted.at}, into run `, link(f.compacted.into), `; ${f.compacted.saved}`)] : null,
+        f.spent ? ['spent', f.spent] : null,
         ['created', when(v.created)],
         ['updated', when(v.updated)],
         ['model calls', count(c.llm_calls)],
@@ -397,10 +499,15 @@
       ].filter(Boolean);
       head.replaceChildren(
         h('h1', {}, 'Run ', h('code', {}, v.id)),
-        h('dl', { class: 'facts' }, facts.map(([k, val]) => [h('dt', {}, k), h('dd', {}, val)])),
+        h('dl', { class: 'facts' }, rows.map(([k, val]) => [h('dt', {}, k), h('dd', {}, val)])),
+        f.conversation ? conversationNode(f.conversation, v.id) : null,
       );
       drawApproval(v);
-      const k = v.continuation;
+      askFacts();
+    }
+
+    function drawContinuation() {
+      const k = continued;
       continuation.replaceChildren(
         ...(k
           ? [h(
@@ -411,26 +518,99 @@
             )]
           : []),
       );
-      timeline.replaceChildren(timelineNode(v.timeline));
-      const open = new Set([...transcript.querySelectorAll('details[open]')].map((d) => d.dataset.key));
-      const following = window.innerHeight + window.scrollY >= document.body.scrollHeight - 40;
-      transcript.replaceChildren(transcriptNode(v.transcript, open));
-      if (following && view.status === 'running') window.scrollTo(0, document.body.scrollHeight);
+      if (view) drawApproval(view);
     }
 
-    getJson(`/api/runs/${encodeURIComponent(id)}`).then(
-      (v) => {
-        where.textContent = v.location || '';
-        draw(v);
-      },
-      (err) => failure(err.message),
-    );
-    const events = new EventSource(withToken(`/api/runs/${encodeURIComponent(id)}/events`));
-    events.addEventListener('view', (e) => draw(JSON.parse(e.data)));
-    events.addEventListener('gone', (e) => gone.replaceChildren(h('div', { class: 'banner bad' }, JSON.parse(e.data).error)));
+    /** A button that fetches the part before the one held, or nothing when the page holds the run from its start. */
+    function moreButton(box, held, label, load) {
+      if (held === null || held <= 0) return box.replaceChildren();
+      const button = h('button', { class: 'more', id: box === transcriptMore ? 'earlier-messages' : 'earlier-steps' }, label);
+      button.addEventListener('click', async () => {
+        button.disabled = true;
+        try {
+          await load();
+        } catch (err) {
+          box.replaceChildren(h('div', { class: 'bad' }, err.message));
+        }
+      });
+      box.replaceChildren(button);
+    }
+
+    function drawTimeline() {
+      timeline.replaceChildren(timelineNode({ entries }));
+      moreButton(timelineMore, recordsFrom === null ? null : recordsFrom - 2, `Show earlier steps (records 2 to ${count((recordsFrom || 2) - 1)})`, async () => {
+        const part = await getJson(`${base}/timeline?before=${recordsFrom}`);
+        entries = part.entries.filter((e) => e.seq < recordsFrom).concat(entries);
+        recordsFrom = part.from;
+        drawTimeline();
+      });
+    }
+
+    /** The transcript's groups from index `i` on drawn again (what before them is kept), details left open staying open. */
+    function drawGroups(i) {
+      const open = new Set([...transcript.querySelectorAll('details[open]')].map((d) => d.dataset.key));
+      for (const node of [...transcript.children]) if (!node.classList.contains('group')) node.remove();
+      for (const node of [...transcript.children].slice(i)) node.remove();
+      const flow = { side: null, inFlight: false };
+      for (const g of groups.slice(0, i)) {
+        for (const item of g.items) {
+          flow.side = sideOf(item);
+          if (item.kind === 'pending') flow.inFlight = true;
+        }
+      }
+      const running = view !== null && view.status === 'running';
+      transcript.append(...groups.slice(i).map((g) => groupNode(g, flow, open, running)));
+      moreButton(transcriptMore, messagesFrom, `Show earlier messages (${count(messagesFrom || 0)} before these)`, async () => {
+        const part = await getJson(`${base}/transcript?before=${messagesFrom}`);
+        const earlier = part.groups.filter((g) => g.at < messagesFrom);
+        groups = earlier.concat(groups);
+        messagesFrom = part.from;
+        const scrolled = document.body.scrollHeight - window.scrollY;
+        drawGroups(0);
+        window.scrollTo(0, document.body.scrollHeight - scrolled); // the message read stays where it was
+      });
+      if (transcript.childElementCount === 0) transcript.append(h('div', { class: 'muted' }, 'nothing yet'));
+    }
+
+    const atBottom = () => window.innerHeight + window.scrollY >= document.body.scrollHeight - 40;
+    const events = new EventSource(withToken(`${base}/events`));
+    events.addEventListener('page', (e) => {
+      facts = JSON.parse(e.data);
+      where.textContent = facts.location || '';
+    });
+    events.addEventListener('head', (e) => {
+      const was = view && view.status;
+      view = JSON.parse(e.data);
+      drawHead();
+      if (was !== null && was !== view.status && groups.some((g) => g.items.some((i) => i.kind === 'pending'))) drawGroups(groups.length - 1);
+    });
+    events.addEventListener('continuation', (e) => {
+      continued = JSON.parse(e.data);
+      drawContinuation();
+    });
+    events.addEventListener('timeline', (e) => {
+      const change = JSON.parse(e.data);
+      recordsFrom = recordsFrom === null ? change.from : Math.min(recordsFrom, change.from);
+      entries = applyChange(entries, (x) => x.seq, change);
+      drawTimeline();
+    });
+    events.addEventListener('transcript', (e) => {
+      const change = JSON.parse(e.data);
+      const following = atBottom();
+      messagesFrom = messagesFrom === null ? change.from : Math.min(messagesFrom, change.from);
+      const kept = groups.filter((g) => g.at < change.from).length;
+      groups = applyChange(groups, (g) => g.at, change);
+      drawGroups(kept);
+      if (following && view && view.status === 'running') window.scrollTo(0, document.body.scrollHeight);
+    });
+    events.addEventListener('gone', (e) => {
+      const message = JSON.parse(e.data).error;
+      if (view === null) failure(message);
+      else gone.replaceChildren(h('div', { class: 'banner bad' }, message));
+    });
     // A step in flight: its bar and its time grow as it runs.
     setInterval(() => {
-      if (view && view.timeline.entries.some((e) => e.kind === 'inflight')) timeline.replaceChildren(timelineNode(view.timeline));
+      if (entries.some((e) => e.kind === 'inflight')) timeline.replaceChildren(timelineNode({ entries }));
     }, 500);
   }
 

@@ -6,7 +6,7 @@
  * config's `base_url`, else ANTHROPIC_BASE_URL, else the SDK's default.
  * Retries are ours (see retry.ts), so the SDK's are off.
  */
-import Anthropic, { APIConnectionError, APIError, APIUserAbortError, type Middleware } from '@anthropic-ai/sdk';
+import { APIConnectionError, APIError, APIUserAbortError, SdkClient, type Middleware } from './anthropic-sdk.js';
 import { baseUrlVariable, listingFailed, type ModelRequest, type ModelResponse, type Provider, type StreamObserver } from '../provider.js';
 import { AnthropicStreamReader, prefersAdaptiveThinking, thinkingBudget, toAnthropicParams } from './anthropic-map.js';
 import { apiKeyOf, checkBaseUrl, envValue } from './credentials.js';
@@ -35,7 +35,7 @@ export interface AnthropicOptions {
 export class AnthropicProvider implements Provider {
   readonly id = 'anthropic';
   readonly model: string;
-  private readonly client: Anthropic;
+  private readonly client: SdkClient;
   private readonly retry: RetryPolicy;
   private readonly idleTimeoutMs: number;
   private readonly configFile: string | undefined;
@@ -66,7 +66,7 @@ export class AnthropicProvider implements Provider {
     this.configFile = options.configFile;
     this.onRetry = options.onRetry;
     this.onWarning = options.onWarning;
-    this.client = new Anthropic({
+    this.client = new SdkClient({
       apiKey: options.apiKey,
       ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}),
       maxRetries: 0,

@@ -6,7 +6,7 @@
  * `apiKeyEnv` names); with a base URL set and OPENAI_API_KEY unset, a placeholder
  * key is sent, since local servers check none (credentials.ts). Retries are ours (see retry.ts).
  */
-import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
+import { APIConnectionError, APIError, APIUserAbortError, OpenAI } from './openai-sdk.js';
 import { baseUrlVariable, listingFailed, type ModelRequest, type ModelResponse, type Provider, type StreamObserver } from '../provider.js';
 import { apiKeyOf, checkBaseUrl, envValue } from './credentials.js';
 import { apiKeyVariable, type ProviderSettings } from './settings.js';

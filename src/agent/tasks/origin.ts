@@ -15,7 +15,8 @@
  * And how a task's run and a sub-task's request are named: both derived, so a
  * request sent again after a crash is the same task, in the same run.
  */
-import { derivedMessageId, isSubjectToken } from '../../a2a/index.js';
+import { derivedMessageId } from '../../a2a/ids.js';
+import { isSubjectToken } from '../../a2a/subjects.js';
 import { isValidId } from '../../core/index.js';
 import { createHash } from 'node:crypto';
 import type { ToolCallInfo } from '../tools/tool.js';

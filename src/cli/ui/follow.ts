@@ -24,10 +24,8 @@ export class ListPoller {
   /** Calls `listener` with every listing from now on, until the returned function is called. */
   subscribe(listener: (runs: RunInfo[]) => void): () => void {
     this.listeners.add(listener);
-    if (this.timer === null) {
-      this.timer = setInterval(() => void this.poll(), LIST_MS);
-      void this.poll();
-    }
+    // The first listing a second after the first follower: a page has just been given the runs as they stand (and a listing of the store now would slow the one it is being given).
+    if (this.timer === null) this.timer = setInterval(() => void this.poll(), LIST_MS);
     return () => {
       this.listeners.delete(listener);
       if (this.listeners.size === 0 && this.timer !== null) {

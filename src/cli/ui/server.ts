@@ -14,6 +14,7 @@ import { timingSafeEqual, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { PriceBook } from '../../agent/prices.js';
 import type { LogbookConfig } from '../../config/config.js';
 import { isLogbookError, isValidId, LogbookError } from '../../core/index.js';
 import type { Store } from '../../store/store.js';
@@ -21,7 +22,9 @@ import type { Environment } from '../environment.js';
 import type { StoreFlags } from '../store.js';
 import { Continuations, type Answer } from './answer.js';
 import { followRun, ListPoller } from './follow.js';
-import { callDescriber, RunsList, snapshot, viewOf, type RunSnapshot } from './runs.js';
+import { callDescriber, RunsList, snapshot, viewInput, viewOf, type RunSnapshot } from './runs.js';
+import { lastWindow, ViewDiff, WINDOW, windowBefore } from './view-diff.js';
+import { timelineView, transcriptView } from '../../render/run-view.js';
 
 /** The page's own files, served from the package. */
 const ASSETS = new URL('../../../web/ui/', import.meta.url);
@@ -114,9 +117,11 @@ export class UiServer {
   private readonly describe: (name: string, inputJson: string) => string | undefined;
   /** Open event streams, closed at shutdown. */
   private readonly streams = new Set<{ stop: () => void }>();
-  /** The pages following each run, told when its continuation's output changes. */
-  private readonly followers = new Map<string, Set<() => void>>();
+  /** The pages following each run: told when its continuation's output changes, and the run as each holds it. */
+  private readonly followers = new Map<string, Set<{ tell: () => void; run: () => RunSnapshot | null }>>();
   private readonly page: string;
+  /** The prices of the config at hand (over the price table), read when a page first asks what a run spent. */
+  private prices: Promise<PriceBook> | null = null;
   private port = 0;
 
   private constructor(
@@ -129,7 +134,7 @@ export class UiServer {
     // A continuation runs with the very config the ui read, against the store it shows.
     const flags = { ...options.flags, ...(options.config !== undefined ? { config: options.config.path } : {}) };
     this.continuations = new Continuations(options.store, options.environment, flags, (id) => {
-      for (const tell of this.followers.get(id) ?? []) tell();
+      for (const follower of this.followers.get(id) ?? []) follower.tell();
     });
     // The token is base64url: safe in a URL and in the page as it stands.
     this.page = readFileSync(new URL('index.html', ASSETS), 'utf8').replaceAll('__TOKEN__', this.token);
@@ -150,6 +155,8 @@ export class UiServer {
       server.listen(options.port, '127.0.0.1', () => resolve());
     });
     ui.port = (server.address() as AddressInfo).port;
+    // The first listing starts with the server: the page's first load shares it.
+    ui.runs.list().catch(() => {});
     return ui;
   }
 
@@ -195,7 +202,7 @@ export class UiServer {
   private async route(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const path = url.pathname;
     const method = req.method ?? 'GET';
-    const runPath = /^\/api\/runs\/([^/]+)(\/events|\/answer)?$/.exec(path);
+    const runPath = /^\/api\/runs\/([^/]+)(\/events|\/answer|\/transcript|\/timeline|\/facts)?$/.exec(path);
     if (method === 'POST') {
       if (runPath === null || runPath[2] !== '/answer') throw new HttpError(404, `no ${path}`);
       return this.answer(req, res, runId(runPath[1]!));
@@ -208,15 +215,56 @@ export class UiServer {
     if (path === '/api/runs/events') return this.listEvents(req, res);
     if (runPath !== null && runPath[2] === undefined) return sendJson(res, 200, this.viewWith(await snapshot(this.options.store, runId(runPath[1]!))));
     if (runPath !== null && runPath[2] === '/events') return this.runEvents(req, res, runId(runPath[1]!));
+    if (runPath !== null && (runPath[2] === '/transcript' || runPath[2] === '/timeline')) return this.earlier(res, runId(runPath[1]!), runPath[2], url);
+    if (runPath !== null && runPath[2] === '/facts') return sendJson(res, 200, await this.facts(runId(runPath[1]!)));
     throw new HttpError(404, `no ${path}`);
   }
 
-  /** A run's view, with this ui's continuation of it. */
+  /** A run's view as a page opens on it (its last window), with this ui's continuation of it. */
   private viewWith(run: RunSnapshot): unknown {
-    // Without a config the ui cannot continue a run: the page says how to answer it instead.
-    const view = { ...viewOf(run, this.describe), location: this.options.store.location, answerable: this.options.config !== undefined };
+    const view = { ...viewOf(run, this.describe, lastWindow(run)), ...this.pageFacts() };
     const continuation = this.continuations.of(run.state.run_id);
     return continuation === undefined ? view : { ...view, continuation };
+  }
+
+  /** What the page needs to know of this ui. Without a config it cannot continue a run: the page says how to answer it instead. */
+  private pageFacts(): { location: string; answerable: boolean } {
+    return { location: this.options.store.location, answerable: this.options.config !== undefined };
+  }
+
+  /** Run `id` as the pages following it hold it, else as the store holds it now. */
+  private async current(id: string): Promise<RunSnapshot> {
+    for (const follower of this.followers.get(id) ?? []) {
+      const run = follower.run();
+      if (run !== null) return run;
+    }
+    return snapshot(this.options.store, id);
+  }
+
+  /** What a run's page says beside its records (facts.ts): its spend, compactions and conversation. */
+  private async facts(id: string): Promise<unknown> {
+    const run = await this.current(id);
+    const [{ runPageFacts }, { pricesAtHand }] = await Promise.all([import('./facts.js'), import('../../api/long-run-facts.js')]);
+    this.prices ??= pricesAtHand(this.options.config, this.options.environment.env);
+    await this.runs.list(this.poller.last ?? undefined);
+    return runPageFacts(this.options.store, run, await this.runs.runs(), await this.prices);
+  }
+
+  /**
+   * A part of a run's transcript or timeline before the one a page holds
+   * (`?before=K`, a message index or a record seq), as the run stands for the
+   * pages following it (read afresh when none is).
+   */
+  private async earlier(res: ServerResponse, id: string, part: '/transcript' | '/timeline', url: URL): Promise<void> {
+    const before = Number(url.searchParams.get('before'));
+    if (!Number.isSafeInteger(before) || before < 0) throw new HttpError(400, 'before is a message index or a record seq');
+    const input = viewInput(await this.current(id), this.describe);
+    if (part === '/transcript') {
+      const range = windowBefore(before, WINDOW.messages, 0);
+      return sendJson(res, 200, { from: range.from, groups: transcriptView(input, range) });
+    }
+    const range = windowBefore(before, WINDOW.records, 1);
+    return sendJson(res, 200, { from: range.from, entries: timelineView(input, range).entries });
   }
 
   /** An event stream: `event` lines with JSON data; the stop function ends it. */
@@ -225,14 +273,14 @@ export class UiServer {
     res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive' });
     res.write(': logbook\n\n');
     const controller = new AbortController();
-    let last = '';
+    const last = new Map<string, string>();
     const beat = setInterval(() => res.write(': still here\n\n'), HEARTBEAT_MS);
     const stream = {
       emit: (event: string, data: unknown): void => {
         if (controller.signal.aborted) return; // the page went away
         const json = JSON.stringify(data);
-        if (json === last) return;
-        last = json;
+        if (json === last.get(event)) return;
+        last.set(event, json);
         res.write(`event: ${event}\ndata: ${json}\n\n`);
       },
       signal: controller.signal,
@@ -263,16 +311,29 @@ export class UiServer {
     stream.signal.addEventListener('abort', unsubscribe, { once: true });
   }
 
+  /**
+   * A run's page follows it: `head`, `transcript` and `timeline` events, each
+   * only when it changed and with only what changed (view-diff.ts), and
+   * `continuation` for this ui's continuation of the run.
+   */
   private runEvents(req: IncomingMessage, res: ServerResponse, id: string): void {
     const stream = this.eventStream(req, res);
+    const diff = new ViewDiff();
     let current: RunSnapshot | null = null;
-    const tell = (): void => {
-      if (current !== null) stream.emit('view', this.viewWith(current));
-    };
+    stream.emit('page', this.pageFacts());
+    const follower = { tell: () => stream.emit('continuation', this.continuations.of(id) ?? null), run: () => current };
     const followers = this.followers.get(id) ?? new Set();
-    followers.add(tell);
+    followers.add(follower);
     this.followers.set(id, followers);
-    stream.signal.addEventListener('abort', () => followers.delete(tell), { once: true });
+    follower.tell();
+    stream.signal.addEventListener(
+      'abort',
+      () => {
+        followers.delete(follower);
+        if (followers.size === 0) this.followers.delete(id);
+      },
+      { once: true },
+    );
     void followRun(
       this.options.store,
       this.poller,
@@ -280,7 +341,10 @@ export class UiServer {
       {
         changed: (run) => {
           current = run;
-          tell();
+          const changes = diff.next(viewInput(run, this.describe));
+          if (changes.head !== undefined) stream.emit('head', changes.head);
+          if (changes.transcript !== undefined) stream.emit('transcript', changes.transcript);
+          if (changes.timeline !== undefined) stream.emit('timeline', changes.timeline);
         },
         gone: (message) => stream.emit('gone', { error: message }),
       },

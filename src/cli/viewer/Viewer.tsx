@@ -2,7 +2,7 @@
 import { Box, Text, useApp, useInput, useStdout } from 'ink';
 import { useEffect, useMemo, useState } from 'react';
 import type { TranscriptItem } from '../../render/index.js';
-import { entriesFor, splitMatches, type Fold, type Row, type Tone } from '../../render/viewer/model.js';
+import { entriesFor, splitMatches, unstyled, type Fold, type Prose, type Row, type Tone } from '../../render/viewer/model.js';
 import { initialState, pressAll, rowsFor, type Frame, type ViewState } from '../../render/viewer/state.js';
 
 export interface ViewerProps {
@@ -12,6 +12,8 @@ export interface ViewerProps {
   /** Kinds of entries shown unfolded at first. */
   unfold: Fold[];
   color: boolean;
+  /** The model's prose rendered as Markdown, as the chat shows it (on a color terminal); as written without. */
+  prose?: Prose;
 }
 
 const TONES: Record<Tone, { color?: string; dimColor?: boolean; bold?: boolean }> = {
@@ -45,7 +47,8 @@ function Line({ row, selected, query, color }: { row: Row | undefined; selected:
   return (
     <Text wrap="truncate-end">
       <Text bold>{selected ? '\u203a ' : '  '}</Text>
-      {splitMatches(row.text, query).map((part, i) => (
+      {/* A styled line shows its matches unstyled: a highlight never cuts a styling code. */}
+      {(query === '' ? [{ text: row.text, hit: false }] : splitMatches(unstyled(row.text), query)).map((part, i) => (
         <Text key={i} {...tone} inverse={part.hit}>
           {part.text}
         </Text>
@@ -54,13 +57,13 @@ function Line({ row, selected, query, color }: { row: Row | undefined; selected:
   );
 }
 
-export function Viewer({ title, items, unfold, color }: ViewerProps) {
+export function Viewer({ title, items, unfold, color, prose }: ViewerProps) {
   const { exit } = useApp();
   const { columns, rows: height } = useSize();
   // Two columns of gutter; one row each for the header and the status line, and
   // one spare so the frame never fills the screen (which would scroll it).
   const width = Math.max(10, columns - 2);
-  const entries = useMemo(() => entriesFor(items, width), [items, width]);
+  const entries = useMemo(() => entriesFor(items, width, prose), [items, width, prose]);
   const frame: Frame = { entries, width, height: Math.max(1, height - 3) };
   const [state, setState] = useState<ViewState>(() => initialState(entries, unfold));
   const rows = rowsFor(state, frame);

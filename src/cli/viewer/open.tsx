@@ -7,8 +7,8 @@ import type { LoadedRun } from '../../store/store.js';
 import { count } from '../output.js';
 import { statusText } from '../session/show.js';
 import { inkOnTerminal } from '../ink-terminal.js';
-import { colorWanted } from '../terminal.js';
-import type { Fold } from '../../render/viewer/model.js';
+import { ansiMarkdown, colorWanted } from '../terminal.js';
+import type { Fold, Prose } from '../../render/viewer/model.js';
 
 const ENTER_ALT_SCREEN = '\u001b[?1049h\u001b[H';
 const LEAVE_ALT_SCREEN = '\u001b[?1049l';
@@ -31,16 +31,31 @@ export function viewerTitle(run: LoadedRun): string {
   return ` ${state.run_id} \u00b7 ${sanitizeLine(state.fingerprint.model)} \u00b7 ${statusText(state, run.held)} \u00b7 ${count(c.llm_calls)} model call${c.llm_calls === 1 ? '' : 's'} \u00b7 tokens ${count(c.in_tokens)} in, ${count(c.out_tokens)} out${cache}`;
 }
 
+/** Markdown as the chat's answers show it on a color terminal (terminal.ts ansiMarkdown). */
+async function markdownProse(): Promise<Prose> {
+  const { renderMarkdown } = await import('../../render/markdown.js');
+  return (text, width) => renderMarkdown(text, { width, theme: ansiMarkdown }).split('\n');
+}
+
 export async function openViewer(run: LoadedRun, options: ViewerOptions): Promise<void> {
   inkOnTerminal();
   const [{ render }, { Viewer }] = await Promise.all([import('ink'), import('./Viewer.js')]);
   const unfold: Fold[] = options.toolOutput ? ['output'] : [];
+  const color = colorWanted(process.stdout, options);
+  // The model's Markdown rendered as the chat renders an answer: on a color terminal, as written elsewhere.
+  const prose = color ? await markdownProse() : undefined;
   const leave = (): void => void process.stdout.write(LEAVE_ALT_SCREEN);
   process.stdout.write(ENTER_ALT_SCREEN);
   process.once('exit', leave);
   try {
     const app = render(
-      <Viewer title={viewerTitle(run)} items={transcriptItems(run.state, options.agents ? { agents: options.agents } : {})} unfold={unfold} color={colorWanted(process.stdout, options)} />,
+      <Viewer
+        title={viewerTitle(run)}
+        items={transcriptItems(run.state, options.agents ? { agents: options.agents } : {})}
+        unfold={unfold}
+        color={color}
+        {...(prose !== undefined ? { prose } : {})}
+      />,
       { exitOnCtrlC: false, patchConsole: false },
     );
     // Until Ink has put the terminal in raw mode, a Ctrl-C is a SIGINT rather than a key: it closes the viewer as the key does.

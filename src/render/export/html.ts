@@ -70,8 +70,8 @@ details > pre, details > .text { margin-top: .25rem; }
 .md > :first-child { margin-top: 0; }
 .md > :last-child { margin-bottom: 0; }
 .md p, .md ul, .md ol, .md blockquote, .md pre, .md table { margin: .5rem 0; }
-.md h1, .md h2, .md h3, .md h4, .md h5, .md h6 { font-size: 1rem; color: inherit; text-transform: none; letter-spacing: normal; margin: .75rem 0 .25rem; }
-.md h1 { font-size: 1.25rem; }
+.md h1, .md h2, .md h3, .md h4, .md h5, .md h6 { font-size: 1rem; font-weight: 600; color: inherit; text-transform: none; letter-spacing: normal; margin: .75rem 0 .25rem; }
+.md h1 { font-size: 1.25rem; border-bottom: 1px solid var(--line); padding-bottom: .15rem; }
 .md h2 { font-size: 1.125rem; }
 .md blockquote { border-left: 4px solid var(--line); padding-left: .75rem; margin-left: 0; color: var(--muted); }
 .md code { background: var(--code); border-radius: 4px; padding: .1em .3em; }
@@ -80,6 +80,10 @@ details > pre, details > .text { margin-top: .25rem; }
 .md .lang { color: var(--muted); font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: .75rem; margin: .5rem 0 -.375rem; }
 .md table { border-collapse: collapse; }
 .md th, .md td { border: 1px solid var(--line); padding: .25rem .5rem; }
+.md th { text-align: left; }
+.md .align-left { text-align: left; }
+.md .align-center { text-align: center; }
+.md .align-right { text-align: right; font-variant-numeric: tabular-nums; }
 .md a { color: var(--accent); }
 `;
 
@@ -106,6 +110,20 @@ function sanitizeTokens(tokens: Token[]): void {
   }
 }
 
+/**
+ * A table column's alignment as a class (`align-right`), where markdown-it
+ * writes a style attribute: a page whose policy allows no inline style (this
+ * one, the web view) would refuse it, and show the column unaligned.
+ */
+function alignByClass(tokens: Token[]): void {
+  for (const token of tokens) {
+    if (token.type !== 'th_open' && token.type !== 'td_open') continue;
+    const align = /^text-align:(left|center|right)$/.exec(String(token.attrGet('style') ?? ''))?.[1];
+    if (token.attrs !== null) token.attrs = token.attrs.filter(([name]) => name !== 'style');
+    if (align !== undefined) token.attrJoin('class', `align-${align}`);
+  }
+}
+
 let pageMarkdown: MarkdownIt | undefined;
 
 function markdown(): MarkdownIt {
@@ -113,6 +131,7 @@ function markdown(): MarkdownIt {
   const md = createMarkdownParser();
   md.core.ruler.push('sanitize', (state) => {
     sanitizeTokens(state.tokens);
+    alignByClass(state.tokens);
   });
   md.renderer.rules.image = (tokens, idx, options, env, self) => {
     const image = tokens[idx]!;

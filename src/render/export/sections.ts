@@ -19,12 +19,14 @@ export type Section =
 export interface SectionOptions {
   agents?: ToolAgents;
   durations?: CallDurations;
+  /** A writer holds the run: its in-flight turn is running, not waiting for a resume. */
+  running?: boolean;
 }
 
 const capitalized = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 
-function markerTitle(item: MarkerItem): string {
-  return capitalized(item.kind === 'pending' ? pendingLine(item) : endLine({ reason: item.reason }));
+function markerTitle(item: MarkerItem, running: boolean): string {
+  return capitalized(item.kind === 'pending' ? pendingLine(item, running) : endLine({ reason: item.reason }));
 }
 
 function heading(item: TranscriptItem, afterPending: boolean): string {
@@ -40,7 +42,7 @@ export function transcriptSections(state: RunState, options: SectionOptions = {}
   let afterPending = false;
   for (const item of transcriptItems(state, options)) {
     if (item.kind === 'pending' || item.kind === 'end') {
-      sections.push({ kind: 'marker', item, title: markerTitle(item) });
+      sections.push({ kind: 'marker', item, title: markerTitle(item, options.running === true) });
       current = null;
       afterPending = item.kind === 'pending';
       continue;

@@ -90,5 +90,9 @@ export function runSummary(state: RunState, options: ExportOptions = {}): Summar
 
 /** What the sections of an export are rendered with, from its options. */
 export function sectionOptions(options: ExportOptions): SectionOptions {
-  return { ...(options.agents !== undefined ? { agents: options.agents } : {}), ...(options.timing !== undefined ? { durations: options.timing.durations } : {}) };
+  return {
+    ...(options.agents !== undefined ? { agents: options.agents } : {}),
+    ...(options.timing !== undefined ? { durations: options.timing.durations } : {}),
+    ...(options.status === 'running' ? { running: true } : {}),
+  };
 }

@@ -4,8 +4,8 @@
  * and search finds matches in unfolded text so a match inside a folded entry is
  * found too. Pure, so the layout is tested without a terminal.
  */
-import wrapAnsi from 'wrap-ansi';
 import { formatDuration } from '../durations.js';
+import { wrapText } from '../text-width.js';
 import { callLine, callSuffix, elidedLine, endLine, pendingLine, resultNotes, gapBefore, type TranscriptItem } from '../index.js';
 
 export type Tone = 'user' | 'text' | 'thinking' | 'call' | 'output' | 'bad' | 'note' | 'blank';
@@ -41,7 +41,16 @@ function plural(n: number, what: string): string {
   return `${n} ${what}${n === 1 ? '' : 's'}`;
 }
 
-function entryFor(item: TranscriptItem, width: number): Omit<Entry, 'gap'> {
+/** The model's prose as lines for a width: its Markdown rendered, as the chat shows an answer (render/markdown.ts). */
+export type Prose = (text: string, width: number) => string[];
+
+/** Styling codes (SGR) a rendered line may carry: what search and highlighting look past. */
+const SGR = /\u001b\[[0-9;]*m/g;
+
+/** A line without its styling codes. */
+export const unstyled = (line: string): string => (line.includes('\u001b') ? line.replace(SGR, '') : line);
+
+function entryFor(item: TranscriptItem, width: number, prose?: Prose): Omit<Entry, 'gap'> {
   const hanging = (text: string, first: string, rest: string): string[] => text.split('\n').map((l, i) => (i === 0 ? first : rest) + l);
   const fixed = (tone: Tone, lines: string[]) => ({ tone, fold: null, folded: lines, unfolded: lines });
   switch (item.kind) {
@@ -49,7 +58,7 @@ function entryFor(item: TranscriptItem, width: number): Omit<Entry, 'gap'> {
     case 'user':
       return fixed('user', hanging(item.text, '> ', '  '));
     case 'text':
-      return fixed('text', item.text.split('\n'));
+      return fixed('text', prose !== undefined ? prose(item.text, width) : item.text.split('\n'));
     case 'provider':
       return fixed('thinking', [`[${item.providerKind}]`]);
     case 'pending':
@@ -82,8 +91,9 @@ function entryFor(item: TranscriptItem, width: number): Omit<Entry, 'gap'> {
   }
 }
 
-export function entriesFor(items: TranscriptItem[], width: number): Entry[] {
-  return items.map((item, i) => ({ ...entryFor(item, width), gap: gapBefore(items[i - 1], item) }));
+/** The entries of `items` for a width; `prose` renders the model's text (as written without it). */
+export function entriesFor(items: TranscriptItem[], width: number, prose?: Prose): Entry[] {
+  return items.map((item, i) => ({ ...entryFor(item, width, prose), gap: gapBefore(items[i - 1], item) }));
 }
 
 /** Tabs to spaces at stops of 8, so a row's width is what it shows. */
@@ -103,7 +113,7 @@ const NARROW = /^[\u0020-\u007e]*$/;
 /** A line as rows of at most `width` columns. */
 function wrap(line: string, width: number): string[] {
   if (line.length <= width && NARROW.test(line)) return [line]; // most lines: no measuring needed
-  return wrapAnsi(expandTabs(line), Math.max(1, width), { hard: true, trim: false }).split('\n');
+  return wrapText(expandTabs(line), Math.max(1, width), { hard: true, trim: false }).split('\n');
 }
 
 /** Every entry's shown lines, wrapped to `width`. */
@@ -131,7 +141,7 @@ export function matches(entries: Entry[], query: string): Position[] {
   const q = query.toLowerCase();
   if (q === '') return [];
   const out: Position[] = [];
-  entries.forEach((e, entry) => e.unfolded.forEach((l, line) => l.toLowerCase().includes(q) && out.push({ entry, line })));
+  entries.forEach((e, entry) => e.unfolded.forEach((l, line) => unstyled(l).toLowerCase().includes(q) && out.push({ entry, line })));
   return out;
 }
 

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { fold, type JournalRecord } from '../../../src/index.js';
-import { viewOf, type RunSnapshot } from '../../../src/cli/ui/runs.js';
+import { viewInput, viewOf, type RunSnapshot } from '../../../src/cli/ui/runs.js';
+import { transcriptView } from '../../../src/render/run-view.js';
 import { assistant, at, meta, toolResult } from '../../helpers/records.js';
 
 const records: JournalRecord[] = [at(1, { meta: meta('r') }), at(2, assistant(0, ['a'])), at(3, toolResult('a')), at(4, assistant(1))];
@@ -31,4 +32,13 @@ describe("a run's page", () => {
     expect(inherited({ from: 'long', at: 40, compacted: true })).toEqual([]);
     expect(inherited({ from: 'long', at: 3, compacted: true })).toEqual([]);
   });
+
+  it('gives a part of the transcript exactly as the whole has it, with the durations of its calls', () => {
+    const timed: RunSnapshot = { ...snapshot(null), times: { records: new Map([[1, 1000], [2, 1400], [3, 1500], [4, 2100]]), resumed: new Map() } };
+    const input = viewInput(timed, () => undefined);
+    const whole = transcriptView(input);
+    expect(whole.flatMap((g) => g.items).filter((i) => i.kind === 'model').map((i) => i.took)).toEqual([400, 600]);
+    for (let k = 0; k <= 5; k++) expect(transcriptView(input, { from: k }), `from ${k}`).toEqual(whole.filter((g) => g.at >= k));
+  });
 });
+

@@ -109,6 +109,12 @@ describe('exportMarkdown', () => {
     );
   });
 
+  it('says a turn in flight is running while a writer holds the run (its listed status), and that a resume completes it otherwise', () => {
+    const held = runOf([turn(0, [text('Counting.'), call('w', 'sh', { cmd: 'wc -l a.txt' }), call('x', 'sh', { cmd: 'false' })]), commandResult('w', ['sh', '-c', 'wc -l a.txt'], 2, '')]);
+    expect(exportMarkdown(held, { status: 'running' })).toContain('**In-flight turn: 1 of 2 tool calls answered; running**');
+    expect(exportMarkdown(held, { status: 'interrupted' })).toContain('**In-flight turn: 1 of 2 tool calls answered; a resume completes it first**');
+  });
+
   it('puts each result right after its call, whatever order the results were recorded in', () => {
     const state = runOf([
       turn(0, [call('a', 'fetch', { url: 'one' }), call('b', 'fetch', { url: 'two' })]),

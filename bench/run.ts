@@ -1,0 +1,117 @@
+/**
+ * A new one-turn run with the anthropic provider, through the binary, against
+ * a local Messages API answering at once (bench/lib/messages-api.ts, in this
+ * process, so spawn, request, answer and exit are on one clock): from spawn to
+ * the first model request, against spawning `node -e 0` in alternating rounds;
+ * and from the last byte of the answer to the process's exit, with the run's
+ * terminal record in the journal once it has exited.
+ */
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BIN, tempDir, type BenchOptions } from './lib/env.js';
+import { anthropicConfig, API_ENV, MessagesApi } from './lib/messages-api.js';
+import type { Section } from './lib/report.js';
+import { median, ms, now, percentile, signedMs } from './lib/stats.js';
+
+const TARGET_MS = { request: 120, exit: 30 };
+
+export interface Spawned {
+  /** When it was spawned and when it exited, on the benchmark's clock. */
+  start: number;
+  exit: number;
+  code: number | null;
+  stderr: string;
+}
+
+/** Runs a process to its exit (the `exit` event: the process is gone, whatever its output pipes still hold). */
+export function spawnTimed(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<Spawned> {
+  return new Promise((resolve, reject) => {
+    const start = now();
+    const child = spawn(args[0]!, args.slice(1), { stdio: ['ignore', 'ignore', 'pipe'], cwd, env });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    let exit = 0;
+    child.on('exit', () => (exit = now()));
+    child.on('close', (code) => resolve({ start, exit, code, stderr }));
+  });
+}
+
+/** The last record of the only run in `state`'s file store, as stored. */
+function lastRecord(state: string, before: ReadonlySet<string>): string {
+  const runs = join(state, 'runs');
+  const made = readdirSync(runs).filter((f) => f.endsWith('.jsonl') && !before.has(f));
+  if (made.length !== 1) throw new Error(`expected one new run in ${runs}, found ${made.length}`);
+  return readFileSync(join(runs, made[0]!), 'utf8').trimEnd().split('\n').at(-1)!;
+}
+
+export async function benchRun(opts: BenchOptions): Promise<Section> {
+  const rounds = opts.quick ? 7 : 21;
+  const dir = tempDir('run');
+  const state = join(dir, 'state');
+  const api = await MessagesApi.start();
+  const config = join(dir, 'agent.yaml');
+  writeFileSync(config, anthropicConfig(api, 'max_iterations: 4\n'));
+  const env = { ...process.env, ...API_ENV };
+  const args = [process.execPath, BIN, 'run', '--config', config, '--state-dir', state, 'Say hello.'];
+  const bare: number[] = [];
+  const toRequest: number[] = [];
+  const toExit: number[] = [];
+  const whole: number[] = [];
+  const seen = new Set<string>();
+  try {
+    for (let r = 0; r < rounds; r++) {
+      const steps = [
+        async () => {
+          const b = await spawnTimed([process.execPath, '-e', '0'], dir);
+          bare.push(b.exit - b.start);
+        },
+        async () => {
+          api.reset();
+          const run = await spawnTimed(args, dir, env);
+          const [call, ...more] = api.exchanges;
+          if (run.code !== 0 || call?.answered === undefined || more.length > 0) throw new Error(`logbook run exited ${run.code} after ${api.exchanges.length} requests: ${run.stderr}`);
+          const last = lastRecord(state, seen);
+          if (!last.includes('"terminal":{"reason":"completed"')) throw new Error(`the run's last record is not its terminal record: ${last}`);
+          for (const f of readdirSync(join(state, 'runs'))) seen.add(f);
+          toRequest.push(call.arrived - run.start);
+          toExit.push(run.exit - call.answered);
+          whole.push(run.exit - run.start);
+        },
+      ];
+      if (r % 2 === 1) steps.reverse();
+      for (const step of steps) await step();
+    }
+  } finally {
+    await api.close();
+  }
+  const diffs = toRequest.map((t, i) => t - bare[i]!);
+  const above = median(toRequest) - median(bare);
+  const tail = median(toExit);
+  return {
+    rows: [
+      {
+        what: 'a new run (anthropic provider, a local Messages API) to its first model request',
+        measured: ms(median(toRequest)),
+        baseline: `\`node -e 0\`: ${ms(median(bare))}`,
+        figure: `${ms(above)} above bare start-up`,
+        target: `≤ ${TARGET_MS.request} ms above`,
+        verdict: above <= TARGET_MS.request ? 'met' : 'missed',
+        growth: '—',
+      },
+      {
+        what: 'the same run, from the last byte of its answer to the process exit (median)',
+        measured: ms(tail),
+        baseline: '—',
+        figure: `${ms(tail)} (p90 ${ms(percentile(toExit, 90))})`,
+        target: `≤ ${TARGET_MS.exit} ms`,
+        verdict: tail <= TARGET_MS.exit ? 'met' : 'missed',
+        growth: '—',
+      },
+    ],
+    notes: [
+      `A new run: \`node bin/logbook run --config agent.yaml "Say hello."\` with the anthropic provider (its SDK, streaming) against a Messages API served by the benchmark's own process, which answers each request at once with one short text; ${rounds} rounds alternating with \`node -e 0\` (spawn to exit). The first request is timed from spawn to the request's arrival at the server (its headers), the tail from the server handing the answer's last byte to the socket to the process's exit; after each run its journal's last line is checked to be the run's terminal record. The middle half of the rounds' first requests were ${signedMs(percentile(diffs, 25))}–${signedMs(percentile(diffs, 75))} above the bare start in the same round; the whole process took ${ms(median(whole))}.`,
+    ],
+  };
+}

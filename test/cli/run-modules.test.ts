@@ -1,0 +1,56 @@
+/**
+ * What a run loads is what it uses: with a plain config (the anthropic
+ * provider, a command tool), on no terminal, a run loads neither
+ * OpenTelemetry, NATS, MCP, the A2A code, the price table, Ink, the Markdown
+ * renderer nor the text measuring packages; its follow-up, which weighs a
+ * compaction before its request, reads the price table's context window and
+ * nothing else of those.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { useFakeAnthropic } from '../helpers/fake-anthropic.js';
+import { loadedSources, loadProbe } from '../helpers/load-probe.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const anthropic = useFakeAnthropic();
+
+const UNUSED_PACKAGES = /node_modules\/(@opentelemetry|@nats-io|@modelcontextprotocol|@pydantic\/genai-prices|ink|react|yoga-layout|markdown-it|string-width|wrap-ansi|openai)\//;
+/** The modules that do the work of OpenTelemetry, A2A, tasks, MCP and remote tools, the viewers and Markdown (their settings' specs are part of every config's check). */
+const UNUSED_MODULES =
+  /src\/(otel\/(live|spans|trace-context)|a2a\/(client|service|task-events|schemas|decode|encode|directory)|agent\/tasks\/(server|caller|wire|agent-tool|streams)|agent\/tools\/mcp\/(connection|mcp-tool|server-process)|agent\/tools\/remote\/(import|remote-tool|start)|cli\/a2a\/(ask|serve|tasks|task-view|agents)|cli\/(viewer|picker)\/|render\/markdown)\.tsx?/;
+
+describe('the modules a run loads', () => {
+  it('are those it uses: no OpenTelemetry, NATS, MCP, A2A, price table, Ink or Markdown, in a run and its resume', async () => {
+    const dir = tempDir();
+    const state = join(dir, 'state');
+    const config = join(dir, 'agent.yaml');
+    writeFileSync(
+      config,
+      `provider: anthropic\nmodel: claude-sonnet-4-5\nmax_tokens: 1024\ntools:\n  - name: echo\n    description: Print its text\n    input_schema: { type: object, properties: { text: { type: string } } }\n    command: [echo, "{{text}}"]\n`,
+    );
+    const env = { ANTHROPIC_BASE_URL: anthropic.origin, ANTHROPIC_API_KEY: 'test-key' };
+    anthropic.reset();
+    anthropic.reply({ message: { content: [{ type: 'text', text: 'It said hi.' }], usage: { input_tokens: 50_000, output_tokens: 10 } } });
+    const runLog = join(dir, 'run.txt');
+    const run = await runCli(['run', '--config', config, '--state-dir', state, '--name', 'm1', 'say hi'], { cwd: dir, env: { ...env, ...loadProbe(runLog) } });
+    expect(run.stderr).not.toMatch(/^logbook:/m);
+    expect(run).toMatchObject({ code: 0, stdout: 'It said hi.\n' });
+    const loaded = loadedSources(runLog);
+    expect(loaded).toMatch(/src\/agent\/providers\/anthropic\.ts/); // the probe sees what loads
+    expect(loaded).toMatch(/dist\/vendor\/yaml\.cjs/); // and what is required
+    expect(loaded.split('\n').filter((l) => UNUSED_PACKAGES.test(l))).toEqual([]);
+    expect(loaded.split('\n').filter((l) => UNUSED_MODULES.test(l))).toEqual([]);
+
+    // A follow-up goes on from the completed run (as a new run) with its last input known: a compaction is weighed, so the table's window is read.
+    anthropic.reply({ message: { content: [{ type: 'text', text: 'Still hi.' }] } });
+    const resumeLog = join(dir, 'resume.txt');
+    const resumed = await runCli(['run', '--config', config, '--state-dir', state, '--resume', 'm1', 'again'], { cwd: dir, env: { ...env, ...loadProbe(resumeLog) } });
+    expect(resumed).toMatchObject({ code: 0, stdout: 'Still hi.\n' });
+    const again = loadedSources(resumeLog);
+    expect(again).toMatch(/src\/agent\/providers\/anthropic\.ts/);
+    expect(again.split('\n').filter((l) => UNUSED_MODULES.test(l))).toEqual([]);
+    expect(again).not.toMatch(/node_modules\/(@opentelemetry|@nats-io|@modelcontextprotocol|ink|react|markdown-it|string-width|wrap-ansi|openai)\//);
+  });
+});
