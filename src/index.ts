@@ -21,6 +21,7 @@ export { contextWindowOf, defineAgent, fingerprintOf, AGENT_DEFAULTS, type Agent
 export type { Provider, ModelRequest, ModelResponse, StreamObserver, Usage, ThinkingSetting } from './agent/provider.js';
 export { createProvider, type ProviderSettings } from './agent/providers/index.js';
 export type { RetryPolicy, RetryListener } from './agent/providers/retry.js';
+export type { SdkWarningListener } from './agent/providers/sdk-warnings.js';
 export { scriptProvider, type ScriptTurn } from './agent/providers/script.js';
 export { defineTool, type Tool, type ToolContext, type ToolOutcome, type ToolPolicy, type FunctionToolSpec, type CommandRun, type RemoteOrigin, type ToolCallInfo, type ToolProgress } from './agent/tools/tool.js';
 export { ToolRegistry } from './agent/tools/registry.js';
@@ -265,7 +266,8 @@ export {
   type ProviderBlock,
   type Fingerprint,
 } from './core/records.js';
-export { fold, type RunState, type RunStatus, type PendingTurn, type Counters } from './core/fold.js';
+// `fold` reads a whole journal; `initialState` (of its meta record) and `step` (one record more) fold a watched run as it comes.
+export { fold, initialState, step, type RunState, type RunStatus, type PendingTurn, type Counters } from './core/fold.js';
 export { requestInputTokens, tokenParts, type TokenParts, type UsageCounts } from './core/usage.js';
 // When a run's records became durable (LoadedRun.times, Store.times), and what a run's calls took.
 export {

@@ -152,9 +152,12 @@ export function fingerprintOf(agent: Agent): Fingerprint {
 }
 
 /**
- * Told to the model on a resumed run only, appended after the fingerprint is
- * computed and never journaled. Advice, not enforcement.
+ * Told to the model when a run that was interrupted goes on (runner.ts): a
+ * text block after the last turn of its first request, kept there for the
+ * rest of that execution, so the prompt before it (the system prompt, the
+ * conversation the provider has cached) is the same bytes as before the
+ * interruption. Outside the fingerprint, never journaled. Advice, not enforcement.
  */
 export const RESUME_REMINDER =
-  '\n\nNote: this conversation was interrupted and is being resumed from its journal. ' +
+  'Note: this conversation was interrupted and is being resumed from its journal. ' +
   'Tool results in it may be stale: re-verify the current state before taking any state-changing action.';

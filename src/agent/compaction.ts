@@ -25,7 +25,7 @@
  * concurrent compactions of one run make one call: the others wait for its
  * note and are refused, naming the continuation.
  */
-import { LogbookError, appendUserMessage, encodeRecord, initialState, isLogbookError, messageText, requestInputTokens, toolUses, type JournalRecord, type Message, type RunState } from '../core/index.js';
+import { CONTINUATION_HEAD, LogbookError, appendUserMessage, encodeRecord, initialState, isLogbookError, messageText, requestInputTokens, toolUses, type JournalRecord, type Message, type RunState } from '../core/index.js';
 import { randomBytes } from 'node:crypto';
 import { COMPACTION_NOTE, compactionClaimKey, encodeClaim, encodeCompaction, parseClaim, parseCompaction, type CallUsage, type CompactionNote } from '../store/run-notes.js';
 import { noteCallCost, noteSent, type SentTicket } from './call-notes.js';
@@ -101,7 +101,7 @@ export function keptText(messages: readonly Message[], keep: number): string {
 
 /** The continuation's first user turn: where it comes from, the summary, and the kept exchanges. */
 export function continuationPrompt(origin: string, at: number, summary: string, kept: string): string {
-  const head = `This conversation continues run ${origin}, compacted at seq ${at}: what came before is summarized here`;
+  const head = `${CONTINUATION_HEAD}${origin}, compacted at seq ${at}: what came before is summarized here`;
   return kept === ''
     ? `${head}.\n\n<summary>\n${summary.trim()}\n</summary>\n\nGo on from where the conversation stopped.`
     : `${head}, and its last exchanges follow word for word.\n\n<summary>\n${summary.trim()}\n</summary>\n\n<last-exchanges>\n${kept}\n</last-exchanges>\n\nGo on from where the conversation stopped.`;

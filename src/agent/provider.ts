@@ -4,8 +4,12 @@
  */
 import { LogbookError, type Message, type ToolDefinition, type UsageCounts } from '../core/index.js';
 
-/** Whether the model is asked to think (and its thinking journaled): `summarized`, or `off`. */
-export type ThinkingSetting = 'off' | 'summarized';
+/**
+ * Whether the model is asked to think (and its thinking journaled): `summarized`
+ * (a budget of thinking, or adaptive thinking on a model that deprecates a
+ * budget), `adaptive` (the model chooses how much), or `off`.
+ */
+export type ThinkingSetting = 'off' | 'summarized' | 'adaptive';
 
 /** One model call: the conversation so far and what the model may do. */
 export interface ModelRequest {

@@ -4,7 +4,7 @@
  * gates without holding the run, then holds it, so inspecting a run never blocks
  * on its writer and a refused resume never disturbs one.
  */
-import { LogbookError, checkResume, decodeRecord, encodeRecord, toolSetManifest, initialState, validateId, type ResumableRun, type ResumeRequest, type RunState } from '../core/index.js';
+import { LogbookError, awaitedCall, checkResume, decodeRecord, encodeRecord, toolSetManifest, initialState, validateId, type ResumableRun, type ResumeRequest, type RunState } from '../core/index.js';
 import { forkRun } from '../store/fork.js';
 import { ownFrom } from '../store/lineage.js';
 import type { CompactionNote } from '../store/run-notes.js';
@@ -57,6 +57,8 @@ interface RunSetup {
   firstInput?: number;
   /** The completed run this one continues, when followUpRun made it as a fork of that run. */
   continuedFrom?: string;
+  /** It goes on from an interruption (wasInterrupted): the model is reminded its tool results may be stale. */
+  interrupted?: boolean;
 }
 
 /** How a run goes on: LoopOptions, and the answer for the call a stop may have left running. */
@@ -83,7 +85,7 @@ export class AgentRun {
     /** The run's state as it was started or resumed. */
     private readonly initial: RunState,
     private readonly journal: Journal | null,
-    /** Whether it continues a journaled run (the model is then told results may be stale). */
+    /** Whether it continues a journaled run (and was not started here). */
     readonly resumed: boolean,
     /** What the operator should know before the run goes on. */
     readonly warnings: string[] = [],
@@ -174,6 +176,7 @@ export class AgentRun {
         agent: this.agent,
         recorder,
         resumed: this.resumed,
+        ...(this.setup.interrupted === true ? { interrupted: true } : {}),
         runCreated: this.created,
         store: this.setup.store ?? null,
         compact: (from: Recorder, cause: CompactionCause) => this.compactHeld(from, cause, options.signal, onRecord, (m) => observer?.warning?.(m)),
@@ -471,6 +474,7 @@ async function goOn(
   }
   return new AgentRun(agent, metaLine, state, journal, true, warnings, {
     store,
+    ...(options.followUp === undefined && wasInterrupted(state, origin) ? { interrupted: true } : {}),
     ...(options.followUp !== undefined ? { followUp: options.followUp } : {}),
     ...(iterationBase !== undefined ? { iterationBase } : {}),
     ...(spend !== undefined ? { spend } : {}),
@@ -479,6 +483,20 @@ async function goOn(
     ...(firstInput !== undefined ? { firstInput } : {}),
     ...(continuedFrom !== undefined ? { continuedFrom } : {}),
   });
+}
+
+/**
+ * Whether a run stopped in the middle of its work, so that what its journal
+ * holds (tool results above all) may be stale when it goes on: a crash, a
+ * signal, a failure or a limit. Not a run that rests where its operator left it
+ * (a chat at its prompt, a call awaiting approval), nor a fork or a
+ * continuation that has run nothing since it was made, nor a follow-up (the
+ * caller's own new turn).
+ */
+function wasInterrupted(state: RunState, origin: ForkOrigin | null): boolean {
+  if (origin !== null && state.last_seq === origin.at) return false;
+  if (awaitsInput(state) || awaitedCall(state) !== undefined) return false;
+  return true;
 }
 
 /**

@@ -14,6 +14,11 @@ import {
   REFUSAL_MESSAGE,
   awaitingApprovalMessage,
   redactUrlCredentials,
+  timerDelay,
+  invalidInputMessage,
+  repeatedIdMessage,
+  answerShortfall,
+  shortfallText,
   restsOnRefusal,
   batchCalls,
   decodeRecord,
@@ -304,16 +309,6 @@ interface Ending {
   cap?: SpendCap;
 }
 
-/** What the model is told when the input it sent for a call is not JSON (`problem`, as the provider found it). */
-export function invalidInputMessage(call: ToolCall, problem: string): string {
-  return `this call of ${call.name} was not run: ${problem}. Call it again with its input as one JSON object that matches the tool's input_schema`;
-}
-
-/** What the model is told when it gives two calls of one turn the same id. */
-export function repeatedIdMessage(id: string): string {
-  return `this call was not run: its id ${id} is the id of an earlier call in the same turn; give every tool call its own id`;
-}
-
 function isAbortError(err: unknown): boolean {
   return err instanceof Error && (err.name === 'AbortError' || (err as { code?: string }).code === 'ABORT_ERR');
 }
@@ -396,8 +391,10 @@ export function capOfEnd(message: string | undefined): SpendCap {
 export interface LoopSetup {
   agent: Agent;
   recorder: Recorder;
-  /** A resumed run: the model is told its tool results may be stale. */
+  /** A run taken up again from its journal: what changed in its workspace since it stopped is snapshotted before it goes on. */
   resumed: boolean;
+  /** A run that goes on after an interruption (run.ts wasInterrupted): the model is told its tool results may be stale. */
+  interrupted?: boolean;
   /** A user turn to journal first (the run waits for input; resumeRun checked it). */
   followUp?: string;
   /** What to do with the call a stop may have left running, when its tool has side effects (see approvals.ts). */
@@ -460,6 +457,10 @@ class Loop {
   private inputFirst: boolean;
   /** A continuation's first request's input: its summary and kept exchanges, which another compaction would not make smaller. */
   private firstInput: number | undefined;
+  /** Whether the next request is the first after an interruption, which the resume reminder goes with. */
+  private remind = false;
+  /** The turn the resume reminder goes after, in every request of this execution (null: none). */
+  private remindedTurn: Message | null = null;
   private warnedFull = false;
   private warnedNotes = false;
   private iterationBase: number;
@@ -485,8 +486,8 @@ class Loop {
     this.recorder = setup.recorder;
     this.observer = options.observer ?? {};
     this.signal = options.signal ?? new AbortController().signal;
-    const system = withInstructions(this.agent.system, this.agent.instructions);
-    this.system = setup.resumed ? system + RESUME_REMINDER : system;
+    this.system = withInstructions(this.agent.system, this.agent.instructions);
+    this.remind = setup.interrupted === true;
     this.iterationBase = setup.iterationBase ?? 0;
     this.inputFirst = setup.inputFirst === true;
     this.firstInput = setup.firstInput;
@@ -498,6 +499,24 @@ class Loop {
     this.runSpend = setup.spend?.run ?? noSpend();
     this.unpriced = [...(setup.spend?.calls ?? [])];
     this.othersSpend = setup.spend?.others;
+  }
+
+  /**
+   * The conversation as a request sends it: the journaled messages, with the
+   * resume reminder after the last turn of the first request of an interrupted
+   * run, kept on that same turn for every later request, so the prefix the
+   * provider caches never changes under it. Never journaled.
+   */
+  private requestMessages(): Message[] {
+    const messages = this.state.messages;
+    if (this.remind && this.remindedTurn === null) {
+      this.remind = false;
+      const last = messages.at(-1);
+      if (last?.role === 'user') this.remindedTurn = last;
+    }
+    const turn = this.remindedTurn;
+    if (turn === null) return messages;
+    return messages.map((m) => (m === turn ? { ...m, content: [...m.content, { text: { text: RESUME_REMINDER } }] } : m));
   }
 
   /** What stopped the run when its signal was aborted with a reason to give (SuspendReason). */
@@ -965,7 +984,7 @@ class Loop {
     const iteration = this.nextIteration();
     observer.modelStart?.(iteration);
     const deadline = this.options.limits?.modelCallTimeoutMs;
-    const timer = deadline === undefined ? null : AbortSignal.timeout(deadline);
+    const timer = deadline === undefined ? null : AbortSignal.timeout(timerDelay(deadline));
     const ticket = await this.noteSent({ iteration });
     live?.begin(state.last_seq, iteration);
     let streamed: Usage | undefined;
@@ -974,7 +993,7 @@ class Loop {
       response = await agent.provider.complete(
         {
           system: this.system,
-          messages: state.messages,
+          messages: this.requestMessages(),
           tools: agent.tools.definitions(),
           maxTokens: agent.maxTokens,
           thinking: agent.thinking,
@@ -1002,7 +1021,7 @@ class Loop {
         }
       }
       if (timer?.aborted && !this.signal.aborted) {
-        failure = new LogbookError('provider', `the model call did not finish within ${deadline! / 1000} s (the call_timeout asked for)`, { cause: err });
+        failure = new LogbookError('provider', `the model call did not finish within ${timerDelay(deadline!) / 1000} s (the call_timeout asked for)`, { cause: err });
       }
       const goesOn = state.interactive && this.options.input?.operator === true && !this.signal.aborted && chatGoesOnAfter(failure);
       observer.modelFailed?.(failure, goesOn);
@@ -1026,7 +1045,9 @@ class Loop {
       if (observer.spent !== undefined) observer.spent(this.liveSpend);
     }
     observer.assistant?.(message, usage, stopReason);
-    if (stopReason === 'max_tokens' && toolUses(message).length === 0) this.warn('the model stopped at max_tokens; its answer may be cut short');
+    // A one-shot run ends on its answer, and its end says what the answer lacks; a chat goes on, so it is said here.
+    const shortfall = state.interactive ? answerShortfall(state) : null;
+    if (shortfall !== null) this.warn(shortfall === 'cut' ? `${shortfallText(shortfall, agent.maxTokens)}; ask for the rest, or raise max_tokens` : `${shortfallText(shortfall, agent.maxTokens)}; ask again`);
     // A chat goes on to the next typed turn, as the reference's does; a one-shot run ends on it (run()).
     if (state.interactive && restsOnRefusal(state)) this.warn('the model refused to respond; say it another way, or end the chat');
   }

@@ -13,7 +13,7 @@ import { listLineage, ownFrom } from '../store/lineage.js';
 import { COMPACTION_NOTE, parseCompaction } from '../store/run-notes.js';
 import type { RunInfo, Store } from '../store/store.js';
 import { unheldCalls } from './call-notes.js';
-import type { PriceBook } from './prices.js';
+import { usdText, type PriceBook } from './prices.js';
 
 /** A sum of model calls' costs. */
 export interface Spend {
@@ -38,6 +38,14 @@ export interface UnheldSpend {
   usd: number;
   /** Those whose cost is unknown (no usage was reported): in neither `calls` nor `usd`. */
   unknown: number;
+}
+
+/**
+ * A spend's USD in words: `unknown` when calls were made and none could be
+ * priced (no price is known for the model), never the `$0.00` its sum is.
+ */
+export function spentUsdText(spend: Pick<Spend, 'usd' | 'calls' | 'unpriced'>): string {
+  return spend.calls === 0 && spend.unpriced > 0 ? 'unknown' : usdText(spend.usd);
 }
 
 /** Nothing spent: no call, no USD. */

@@ -34,7 +34,7 @@ export interface RunTrace {
 /**
  * Run `id` as spans. A run of which no times are kept (written by the
  * reference, copied, or its times note gone) cannot be traced: that is a
- * `usage` error, since there would be nothing to send.
+ * `untimed` error: there would be nothing to send.
  */
 export async function runTrace(store: Store, id: string, options: RunTraceOptions = {}): Promise<RunTrace> {
   const [{ runSpans }, { conversationOf, traceContext }] = await Promise.all([import('../otel/spans.js'), import('../otel/trace-context.js')]);
@@ -47,7 +47,7 @@ export async function runTrace(store: Store, id: string, options: RunTraceOption
     policy: configPolicies(options.config),
   });
   const { root, children, untimed } = runSpans(loaded.records, loaded.times, context);
-  if (root === null) throw new LogbookError('usage', `run ${id} has no times kept beside it (written by the reference, copied, or its times note is gone): it cannot be traced`);
+  if (root === null) throw new LogbookError('untimed', `run ${id} has no times kept beside it (written by the reference, copied, or its times note is gone): it cannot be traced`);
   return { spans: [root, ...children], traceId: root.spanContext().traceId, untimed };
 }
 

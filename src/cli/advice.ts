@@ -5,7 +5,7 @@
  * call it concerns (LogbookError.details), in this one place.
  */
 import { LogbookError, isLogbookError, type RunState } from '../core/index.js';
-import { refusedRequestAdvice } from './refused-request.js';
+import { firstRequestTooLongAdvice, refusedRequestAdvice } from './refused-request.js';
 import { compactCommand, resumeCommand, type ResumeFlags } from './resume-command.js';
 
 /** What a command knows that the error cannot: how it was asked to go on. */
@@ -37,9 +37,10 @@ function endedAdvice(err: LogbookError, { state, resume, flags, keyVariable }: E
     case 'provider_refused':
       return refusedRequestAdvice(state, flags);
     case 'context_exceeded':
-      return err.details.runId !== undefined
-        ? `compact it, then resume where that says: ${compactCommand(err.details.runId, flags)} (or set compact_at in the config, so that runs compact by themselves)`
-        : `the journal is kept: logbook session show ${state.run_id}`;
+      if (err.details.runId !== undefined) {
+        return `compact it, then resume where that says: ${compactCommand(err.details.runId, flags)} (or set compact_at in the config, so that runs compact by themselves)`;
+      }
+      return [firstRequestTooLongAdvice(state), `the journal is kept: logbook session show ${state.run_id}`].filter((p) => p !== null).join('; ');
     case 'provider_auth':
       return `check the API key${keyVariable !== undefined ? ` (${keyVariable})` : ''}, then resume with: ${resume}`;
     default:
@@ -75,6 +76,9 @@ function codeAdvice(err: LogbookError, context: AdviceContext): string | null {
       return 'resume it without a prompt to finish that first';
     case 'in_tool_batch':
       return runId !== undefined ? `finish the batch first: ${resumeCommand(runId, context.compacting ?? {})} (the run goes on from there, and is compacted as it nears the context window)` : null;
+    case 'provider_auth':
+      // A key missing before any run: the command's config names its variable.
+      return context.ended === undefined ? 'api_key_env in the config names the variable the key is read from' : null;
     case 'interrupted_call':
       return callId !== undefined ? `resume with --rerun ${callId} to run it again, or --skip ${callId} to tell the model it was not re-run` : null;
     default:

@@ -6,8 +6,8 @@
  * model answers); a line that should reach the model with a leading "/" is
  * typed with it doubled.
  */
-import { usdText } from '../agent/prices.js';
 import { unheldText } from '../api/long-run-facts.js';
+import { spentUsdText } from '../agent/spend.js';
 import { awaitsAnswer, type LiveSpend } from '../agent/runner.js';
 import type { RunState } from '../core/index.js';
 import { sanitizeLine } from '../render/index.js';
@@ -146,9 +146,9 @@ function spentLine(spend: LiveSpend | undefined): string {
   const run = spend.run;
   const sources = run.sources.length > 0 ? ` (prices: ${run.sources.map(sanitizeLine).join('; ')})` : '';
   const unpriced = run.unpriced > 0 ? `, ${count(run.unpriced)} call${run.unpriced === 1 ? '' : 's'} not priced` : '';
-  const whole = spend.conversation !== undefined ? ` \u00b7 the conversation ${usdText(spend.conversation.usd)}` : '';
+  const whole = spend.conversation !== undefined ? ` \u00b7 the conversation ${spentUsdText(spend.conversation)}` : '';
   const unheld = unheldText(spend.conversation ?? run);
-  return `${usdText(run.usd)}${sources}${unpriced}${whole}${unheld !== null ? ` (${unheld})` : ''}`;
+  return `${spentUsdText(run)}${sources}${unpriced}${whole}${unheld !== null ? ` (${unheld})` : ''}`;
 }
 
 /** The keys a chat knows, for /help. */

@@ -21,8 +21,28 @@ export interface ReportOptions {
   write?: (text: string) => void;
 }
 
-/** One line, safe on a terminal, and no URL's credentials in it, whatever error it came from. */
-const oneLine = (text: string): string => redactUrlCredentials(sanitizeLine(text)).replace(/\s+/g, ' ').trim();
+/**
+ * A message as stderr shows it (an error, a warning): safe on a terminal, and
+ * no URL's credentials in it, whatever it came from.
+ */
+export const messageLine = (text: string): string => redactUrlCredentials(sanitizeLine(text));
+
+/**
+ * Where a provider SDK's warnings go (a deprecated model, said on every
+ * request): the first of a command's in one line, through `say` (which draws
+ * it clear of a spinner's line); with --verbose every other one too, each once.
+ */
+export function sdkWarningSink(say: (line: string) => void, verbose: boolean): (message: string) => void {
+  const said = new Set<string>();
+  return (message) => {
+    const line = oneLine(message);
+    if (said.size === 0 || (verbose && !said.has(line))) say(`warning: ${line}`);
+    said.add(line);
+  };
+}
+
+/** One line of messageLine. */
+const oneLine = (text: string): string => messageLine(text).replace(/\s+/g, ' ').trim();
 
 /** Prints `err` the way the command does and returns the exit code it calls for. */
 export function reportError(reported: unknown, options: ReportOptions): ExitCode {

@@ -16,6 +16,8 @@ export const EXIT = {
   refused: 6,
   /** A run stopped at a spend cap (budget_usd, lineage_budget_usd): raise it, then resume. */
   spendCap: 7,
+  /** A run completed on a final answer cut short at max_tokens: raise it, then a follow-up asks for the rest. */
+  cut: 8,
   /** A run was suspended (Ctrl-C, SIGTERM) and can be resumed. 128 + SIGINT. */
   suspended: 130,
   /** A command that only reads (a watch) was stopped by Ctrl-C or SIGTERM; no run was touched. 128 + SIGINT. */

@@ -5,10 +5,11 @@
  * calls, warnings, with --tool-output the results) goes to stderr, under a
  * spinner that says what is being waited for.
  */
-import { usdText } from '../agent/prices.js';
+import { spentUsdText } from '../agent/spend.js';
 import { textOf, type LiveSpend, type RunObserver, type ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
-import { isLogbookError, redactUrlCredentials, toolUses, withheldKind, type Message, type RunState, type ToolResultBody } from '../core/index.js';
+import { isLogbookError, toolUses, withheldKind, type Message, type RunState, type ToolResultBody } from '../core/index.js';
+import { messageLine } from './errors.js';
 import { callLine, callNoteText, remoteText, resultLines, sanitize, sanitizeLine, showResult } from '../render/index.js';
 import { StreamedText, type StreamTarget } from './answer.js';
 import type { taskView, TaskView } from './a2a/task-view.js';
@@ -158,7 +159,7 @@ export function liveObserver(o: LiveOptions): LiveObserver {
       progress.stop();
       if (!chatGoesOn) return; // the run ends on it, and says so
       const message = error instanceof Error ? error.message : String(error);
-      say(s.bad(`logbook: ${sanitizeLine(redactUrlCredentials(message))}`));
+      say(s.bad(`logbook: ${messageLine(message)}`));
       say(
         s.note(
           isLogbookError(error, 'context_exceeded')
@@ -226,7 +227,7 @@ export function liveObserver(o: LiveOptions): LiveObserver {
       result(r);
     },
     warning(message) {
-      say(s.note(`warning: ${sanitizeLine(message)}`));
+      say(s.note(`warning: ${messageLine(message)}`));
     },
     awaitingInput() {
       progress.stop();
@@ -274,6 +275,6 @@ export function spendText(spend: LiveSpend): string | null {
   const run = spend.run;
   if (run.calls === 0 && run.unpriced > 0 && spend.conversation === undefined) return null;
   const whole = spend.conversation;
-  if (whole === undefined || whole.usd === run.usd) return usdText(run.usd);
-  return `${usdText(run.usd)} (conversation ${usdText(whole.usd)})`;
+  if (whole === undefined || whole.usd === run.usd) return spentUsdText(run);
+  return `${spentUsdText(run)} (conversation ${spentUsdText(whole)})`;
 }

@@ -5,7 +5,7 @@
  * refused turn. One text for the run's own end and for `session show`, so the
  * two say the same.
  */
-import { shellQuote, type RunState } from '../core/index.js';
+import { isContinuationPrompt, shellQuote, type RunState } from '../core/index.js';
 import { storeArguments, type ResumeFlags } from './resume-command.js';
 
 /**
@@ -32,4 +32,15 @@ export function refusedRequestAdvice(state: RunState, flags: Pick<ResumeFlags, '
         ? `start a new run, or go on from an earlier model turn: ${fork('N')}`
         : 'the refused request is the prompt itself: start a new run';
   return `a resume would send the same request and be refused again, so none is offered; ${way}`;
+}
+
+/**
+ * What to do with a run whose first request the API refused as longer than
+ * the context window by itself (no model call made, and not a compaction's
+ * continuation, whose own message says how to cut it again): a resume sends
+ * the same request, and there is nothing to compact. Null for any other run.
+ */
+export function firstRequestTooLongAdvice(state: RunState): string | null {
+  if (state.counters.llm_calls > 0 || isContinuationPrompt(state.prompt)) return null;
+  return 'a resume would send the same request, longer than the context window, and be refused again, so none is offered; start a new run with a shorter prompt, or use a model with a larger context window';
 }

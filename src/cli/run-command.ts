@@ -62,8 +62,8 @@ export function registerRunCommand(program: Command, environment: Environment): 
     .addOption(new Option('--no-color', 'no color (also: NO_COLOR=1)'))
     .option('--plain', "show the model's text as written, not rendered as Markdown (as when stdout is piped)")
     .option('--tool-output', 'show tool results as they arrive')
-    .option('--verbose', 'show thinking and per-turn usage; stack traces for unexpected errors')
-    .addHelpText('after', `${EXAMPLES}\n${helpAfter(['LOGBOOK_CONFIG', 'LOGBOOK_DEBUG', 'LOGBOOK_PROVIDER', 'ANTHROPIC', 'XDG_STATE', 'NO_COLOR', 'OTEL'], ['ok', 'error', 'usage', 'awaiting', 'budget', 'maxIterations', 'refused', 'spendCap', 'suspended'])}`)
+    .option('--verbose', 'show thinking, per-turn usage and every warning the provider SDK gives; stack traces for unexpected errors')
+    .addHelpText('after', `${EXAMPLES}\n${helpAfter(['LOGBOOK_CONFIG', 'LOGBOOK_DEBUG', 'LOGBOOK_PROVIDER', 'ANTHROPIC', 'XDG_STATE', 'NO_COLOR', 'OTEL'], ['ok', 'error', 'usage', 'awaiting', 'budget', 'maxIterations', 'refused', 'spendCap', 'cut', 'suspended'])}`)
     .action(async (words: string[], flags: RunFlags) => {
       const { executeRun } = await import('./run.js');
       process.exitCode = await executeRun(words, flags, environment);

@@ -4,7 +4,7 @@
  * PROMPT when it waits for one. Argument handling and presentation only: the
  * run itself is startRun/resumeRun and execute.
  */
-import { readFileSync } from 'node:fs';
+import { promptOf } from './stdio.js';
 import { retryPolicyFromText } from '../agent/providers/retry.js';
 import { contextWindowOf, fingerprintOf } from '../agent/agent.js';
 import { CompactedError, compactionOf } from '../agent/compaction.js';
@@ -15,7 +15,7 @@ import type { RunResult, ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
 import { apiKeyVariable } from '../agent/providers/settings.js';
 import { agentFromConfig, agentWithModel, type AgentEnvironment } from '../config/agent.js';
-import { LogbookError, RawJson, encodeRecord, endedOnRefusal, isLogbookError, isValidId, shellQuote, validateId } from '../core/index.js';
+import { LogbookError, RawJson, answerShortfall, encodeRecord, endedOnRefusal, shortfallText, isLogbookError, isValidId, shellQuote, validateId } from '../core/index.js';
 import { resumeNarration, sanitizeLine } from '../render/index.js';
 import { lastAlong } from '../store/lineage.js';
 import { encodeFailure, failureNoteKey, typedText } from '../store/run-notes.js';
@@ -51,6 +51,7 @@ import { onSuspendSignals } from './signals.js';
 import { requireConfig, storeFor } from './store.js';
 import { terminalFor, terminalProse, type Terminal } from './terminal.js';
 import { prepareTracing } from './tracing.js';
+import { messageLine, sdkWarningSink } from './errors.js';
 import type { LiveTrace } from '../otel/live.js';
 
 export interface RunFlags extends ResumeFlags, ApprovalFlags {
@@ -78,13 +79,6 @@ const MODEL_LIST_TIMEOUT_MS = 15_000;
 
 function usage(message: string): LogbookError {
   return new LogbookError('usage', message);
-}
-
-/** The prompt: the words given, else stdin when it is piped (and this is not a chat). */
-function promptFrom(words: string[], flags: RunFlags): string {
-  if (words.length > 0) return words.join(' ');
-  if (!flags.chat && !process.stdin.isTTY) return readFileSync(0, 'utf8').trim();
-  return '';
 }
 
 /** Refuses combinations of flags that make no sense; `followUp`: a PROMPT was given. */
@@ -163,11 +157,12 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
   const suspend = onSuspendSignals((m) => note(m));
   try {
     // Loaded beside the agent, before the run starts: loading it never delays a step.
-    const tracing = prepareTracing(config, environment, (m) => note(`warning: ${m}`)).catch(() => null);
+    const tracing = prepareTracing(config, environment, (m) => note(`warning: ${messageLine(m)}`)).catch(() => null);
     const agentEnvironment: AgentEnvironment = {
       env: environment.env,
       retry: retryPolicyFromText(environment.maxRetries, 'LOGBOOK_PROVIDER_MAX_RETRIES'),
       onRetry: (message) => note(sanitizeLine(message)),
+      onWarning: sdkWarningSink(note, flags.verbose === true),
       ...(environment.scriptLog !== undefined ? { scriptLog: environment.scriptLog } : {}),
       signal: suspend.signal,
       onServers: (p) => progress.start(startLabel(p)),
@@ -213,7 +208,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
       if (run === null) return EXIT.suspended;
     } else {
       const interactive = flags.chat === true;
-      const prompt = promptFrom(words, flags);
+      const prompt = await promptOf(words, !interactive); // a chat reads its turns from stdin
       if (prompt === '' && !interactive) throw usage('no prompt: give it as arguments, pipe it on stdin, or use --chat');
       run = await startRun(store, agent, { prompt, interactive, place, ...(flags.name !== undefined ? { id: flags.name } : {}) });
       startedHere = run.id;
@@ -629,7 +624,7 @@ async function settleAnswers(run: AgentRun, flags: RunFlags, p: Presentation): P
       agents: toolAgentsOf(tools),
     }),
   );
-  for (const w of run.warnings) p.progress(`${p.err.style.note(`warning: ${w}`)}\n`);
+  for (const w of run.warnings) p.progress(`${p.err.style.note(`warning: ${messageLine(w)}`)}\n`);
   if (run.interruptedCall !== undefined) await askInterruption(run, tools, terminalQuestions(), p.presenter, p.signal);
 }
 
@@ -664,7 +659,7 @@ function outcome(result: RunResult, o: OutcomeContext): ExitCode {
   const interactive = result.state.interactive;
   switch (result.reason) {
     case 'completed':
-      return EXIT.ok;
+      return completed(result, resume, o);
     case 'suspended':
       if (result.error !== undefined) throw failure(result, resume, o); // suspended by a failure outside the run (a tool server)
       if (result.awaiting !== undefined) return awaitingApproval(result, result.awaiting, o);
@@ -710,6 +705,23 @@ function awaitingApproval(result: RunResult, call: ToolCall, o: OutcomeContext):
     o.note(`or deny it with: ${commands.deny}`);
   }
   return result.interrupted ? EXIT.suspended : EXIT.awaiting;
+}
+
+/**
+ * A run completed: on a whole answer, exit 0; on one cut at max_tokens, a stop
+ * at a limit (said in one line, with the way on: max_tokens is fingerprinted,
+ * so a raised one is followed up with --force); on an empty one, said, exit 0.
+ */
+function completed(result: RunResult, resume: string | null, o: OutcomeContext): ExitCode {
+  const shortfall = answerShortfall(result.state);
+  if (shortfall === null) return EXIT.ok;
+  const said = shortfallText(shortfall, result.state.fingerprint.max_tokens);
+  if (shortfall === 'empty') {
+    o.fail(`${said}${resume === null ? '' : `; to ask again: ${resume} "PROMPT"`}`);
+    return EXIT.ok;
+  }
+  o.fail(`${said}${resume === null ? '' : `; raise max_tokens in ${o.config}, then ask for the rest (--force: max_tokens is part of the run's fingerprint): ${resume} --force "go on"`}`);
+  return EXIT.cut;
 }
 
 /**

@@ -18,6 +18,7 @@
  */
 import type { EventEmitter } from 'node:events';
 import { closeSync } from 'node:fs';
+import { text } from 'node:stream/consumers';
 import { isatty } from 'node:tty';
 import { ioError } from '../store/file/fs.js';
 import { EXIT } from './exit-codes.js';
@@ -46,6 +47,18 @@ export function guardStdio(): void {
   startedOnTerminal = STDIO.map((fd) => isatty(fd));
   for (const name of ['stdout', 'stderr'] as const) process[name].on('error', (err: NodeJS.ErrnoException) => outputFailed(name, err));
   process.on('exit', atExit);
+}
+
+/**
+ * The prompt a command is given: its words, else (`piped`) what stdin holds
+ * when it is not a terminal, read to its end however slowly it is written
+ * (stdin is read as a stream: once Node has opened it, a pipe is non-blocking
+ * and a synchronous read of one not yet written fails with EAGAIN).
+ */
+export async function promptOf(words: readonly string[], piped = true): Promise<string> {
+  if (words.length > 0) return words.join(' ');
+  if (!piped || isatty(0)) return '';
+  return (await text(process.stdin)).trim();
 }
 
 /** True once a descriptor that was a terminal at the start no longer is one: the terminal hung up. */

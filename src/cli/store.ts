@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_CONFIG_FILE, loadConfig, type LogbookConfig } from '../config/config.js';
 import { LogbookError, isLogbookError } from '../core/index.js';
-import { sanitizeLine } from '../render/sanitize.js';
+import { messageLine } from './errors.js';
 import { storeFromConfig } from '../config/store.js';
 import type { WaitListener } from '../store/backend.js';
 import type { Store } from '../store/store.js';
@@ -95,7 +95,7 @@ const warned = new Set<string>();
 function warnOnce(message: string): void {
   if (warned.has(message)) return;
   warned.add(message);
-  process.stderr.write(`logbook: warning: ${sanitizeLine(message)}\n`);
+  process.stderr.write(`logbook: warning: ${messageLine(message)}\n`);
 }
 
 /** Opens the configured backend, or the file store when there is no config; `onWait` hears of the backend's long waits. */

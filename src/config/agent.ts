@@ -26,6 +26,8 @@ export interface AgentEnvironment {
   retry?: RetryPolicy;
   /** Told, in one line, why a model call is tried again. */
   onRetry?: RetryListener;
+  /** Told what the provider's SDK warns of (a deprecated model). */
+  onWarning?: (message: string) => void;
   /** For the script provider: a file that records every turn asked for. */
   scriptLog?: string;
   /** Aborting it stops MCP servers that are starting. */
@@ -137,6 +139,7 @@ async function providerFromConfig(config: LogbookConfig, environment: AgentEnvir
     env: environment.env,
     ...(environment.retry !== undefined ? { retry: environment.retry } : {}),
     ...(environment.onRetry !== undefined ? { onRetry: environment.onRetry } : {}),
+    ...(environment.onWarning !== undefined ? { onWarning: environment.onWarning } : {}),
     ...(config.idle_timeout !== undefined ? { idleTimeoutMs: config.idle_timeout * 1000 } : {}),
     configFile: config.path,
     ...(environment.scriptLog !== undefined ? { scriptLog: environment.scriptLog } : {}),

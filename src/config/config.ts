@@ -58,7 +58,7 @@ export interface LogbookConfig {
   compact_at: number | false;
   /** The exchanges a compacted run's continuation keeps word for word after the summary. Outside the fingerprint. */
   keep_turns: number;
-  thinking: 'off' | 'summarized';
+  thinking: 'off' | 'summarized' | 'adaptive';
   prompt_cache: boolean;
   /** Give the model the project's instructions (AGENTS.md, LOGBOOK.md: agent/instructions.ts). Outside the fingerprint. */
   instructions: boolean;

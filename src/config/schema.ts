@@ -1,3 +1,5 @@
+import { LONGEST_TIMER_MS } from '../core/index.js';
+
 /** The largest integer a journal records exactly (a JS number holds integers exactly up to here). */
 const LARGEST_EXACT_INTEGER = Number.MAX_SAFE_INTEGER;
 
@@ -15,9 +17,9 @@ export const UPPER_BOUNDS = {
   compact_at: { max: 1, why: 'a fraction of the context window' },
   max_files: { max: LARGEST_EXACT_INTEGER, why: 'the largest integer a journal records exactly' },
   max_bytes: { max: LARGEST_EXACT_INTEGER, why: 'the largest integer a journal records exactly' },
-  /** Node's timers hold at most 2^31 - 1 ms; a longer one fires at once. */
-  timeout: { max: 2_147_483, why: 'seconds: the longest timer Node.js can set, about 24.8 days' },
-  idle_timeout: { max: 2_147_483, why: 'seconds: the longest timer Node.js can set, about 24.8 days' },
+  /** Seconds that reach a timer: at most the longest wait one holds (core/time.ts). */
+  timeout: { max: Math.floor(LONGEST_TIMER_MS / 1000), why: 'seconds: the longest timer Node.js can set, about 24.8 days' },
+  idle_timeout: { max: Math.floor(LONGEST_TIMER_MS / 1000), why: 'seconds: the longest timer Node.js can set, about 24.8 days' },
   /**
    * A result is one journal record, held as one string: at most 7 characters per
    * output byte once escaped twice (in the result body, then in the record), and a
@@ -89,7 +91,7 @@ export const CONFIG_SCHEMA = {
     // a fraction of the context window, or false: no compaction unless asked for
     compact_at: { anyOf: [{ type: 'number', exclusiveMinimum: 0, maximum: UPPER_BOUNDS.compact_at.max }, { const: false }] },
     keep_turns: { type: 'integer', minimum: 0, maximum: UPPER_BOUNDS.keep_turns.max },
-    thinking: { enum: ['off', 'summarized'] },
+    thinking: { enum: ['off', 'summarized', 'adaptive'] },
     prompt_cache: { type: 'boolean' },
     // AGENTS.md or LOGBOOK.md given to the model after the system prompt (false: not)
     instructions: { type: 'boolean' },

@@ -8,7 +8,7 @@
  * recognised here alone.
  */
 import type { PendingTurn, RunState } from './fold.js';
-import { toolUses, type ToolResultBody, type ToolUseBlock } from './records.js';
+import { toolUses, type JournalRecord, type ToolResultBody, type ToolUseBlock } from './records.js';
 
 type Call = ToolUseBlock['tool_use'];
 
@@ -115,13 +115,44 @@ export function stoppedResult(callId: string, running: boolean): ToolResultBody 
   return { tool_use_id: callId, content, is_error: true };
 }
 
-/** How a call was answered without its tool (or was cut short): `denied`, `not_rerun`, `stopped`; undefined for a tool's own result. */
-export type WithheldKind = 'denied' | 'not_rerun' | 'stopped';
+/** What the model is told when its input for a call is not JSON: the call was not run, and why. */
+export function invalidInputMessage(call: Pick<Call, 'name'>, problem: string): string {
+  return `${NOT_RUN_CALL} of ${call.name} was not run: ${problem}. Call it again with its input as one JSON object that matches the tool's input_schema`;
+}
+
+/** What the model is told when it gives two calls of one turn the same id. */
+export function repeatedIdMessage(id: string): string {
+  return `${NOT_RUN_CALL} was not run: its id ${id} is the id of an earlier call in the same turn; give every tool call its own id`;
+}
+
+const NOT_RUN_CALL = 'this call';
+
+/**
+ * How a call was answered without its tool (or was cut short): `denied` by the
+ * operator, `not_rerun` after an interruption, `stopped` by the operator in a
+ * chat, refused as never run because its input was not JSON (`invalid_input`)
+ * or its id repeats an earlier call's (`repeated_id`); undefined for a tool's
+ * own result.
+ */
+export type WithheldKind = 'denied' | 'not_rerun' | 'stopped' | 'invalid_input' | 'repeated_id';
+
+/** Whether a call answered so was never run, nor asked about: refused before its tool, counted apart from the tool calls. */
+export function neverRun(kind: WithheldKind | undefined): boolean {
+  return kind === 'invalid_input' || kind === 'repeated_id';
+}
+
+/** The seqs of the results of calls that were never run (neverRun), which the fold counts as tool calls as the reference does. */
+export function neverRunResults(records: Iterable<JournalRecord>): Set<number> {
+  const seqs = new Set<number>();
+  for (const r of records) if ('tool_result' in r && neverRun(withheldKind(r.tool_result.result))) seqs.add(r.seq);
+  return seqs;
+}
 
 export function withheldKind(result: ToolResultBody): WithheldKind | undefined {
   if (result.is_error !== true) return undefined;
   if (result.content === DENIED || result.content.startsWith(`${DENIED}: `)) return 'denied';
   if (result.content === NOT_RERUN) return 'not_rerun';
   if (result.content.startsWith(`${STOPPED} `)) return 'stopped';
+  if (/^this call (of \S+ )?was not run: /.test(result.content)) return result.content.includes(' is the id of an earlier call in the same turn;') ? 'repeated_id' : 'invalid_input';
   return undefined;
 }

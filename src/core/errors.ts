@@ -35,6 +35,8 @@ export type ErrorCode =
   | 'no_meta'
   | 'version'
   | 'corrupt'
+  /** A run of which no times are kept (written by the reference, copied, or its times note gone), asked for what needs them: its trace. */
+  | 'untimed'
   /** Some runs could not be read by a command that went on past them (a search); each was named. */
   | 'unreadable'
   /** A search pattern that ran past its deadline over one record, or that the engine could not run to its end. */
@@ -60,7 +62,7 @@ export type ErrorCode =
   | 'provider'
   /** The model API refused the request for good (a 4xx that is not a rate limit): the same request gets the same answer. */
   | 'provider_refused'
-  /** The model API refused the credentials (401, 403). */
+  /** No API key is set where one is needed, or the model API refused the credentials (401, 403). */
   | 'provider_auth'
   /**
    * The model API refused a request as longer than the model's context window

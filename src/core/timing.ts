@@ -17,6 +17,7 @@
  *   Nothing is invented: a run without times (written by the reference, or
  *   before times were kept) shows none.
  */
+import { neverRunResults } from './call-facts.js';
 import { toolUses, type JournalRecord } from './records.js';
 
 /** The times kept beside a run, in milliseconds since the epoch. */
@@ -174,6 +175,8 @@ export interface TimeSummary {
 export function timeSummary(records: readonly JournalRecord[], timings: RunTimings): TimeSummary {
   const names = new Map<string, string>();
   for (const r of records) if ('assistant' in r) for (const t of toolUses(r.assistant.message)) names.set(t.id, t.name);
+  // A call refused without running took no tool time, and is no tool call here.
+  const unrun = neverRunResults(records);
   const summary: TimeSummary = { model: { calls: 0, timed: 0, ms: 0 }, tools: { calls: 0, timed: 0, ms: 0 } };
   for (const step of timings.steps) {
     if (step.kind === 'model') {
@@ -183,7 +186,7 @@ export function timeSummary(records: readonly JournalRecord[], timings: RunTimin
       summary.model.timed++;
       summary.model.ms += ms;
       if (summary.model.slowest === undefined || ms > summary.model.slowest.ms) summary.model.slowest = { turn: step.turn, ms };
-    } else if (step.kind === 'tool') {
+    } else if (step.kind === 'tool' && !unrun.has(step.seq)) {
       summary.tools.calls++;
       if (step.time === undefined) continue;
       const ms = lasted(step.time);

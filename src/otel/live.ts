@@ -13,7 +13,7 @@ import type { ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NO_TIMES, type JournalRecord, type RunState, type RunTimes } from '../core/index.js';
 import type { Store } from '../store/store.js';
-import { exportFailure, spanExporter } from './export.js';
+import { exportFailure, shownUrl, spanExporter } from './export.js';
 import type { OtelSettings } from './settings.js';
 import { runInterval, SpanProjector, type DescribedCall, type TraceContext } from './spans.js';
 
@@ -41,6 +41,8 @@ export interface TraceSender {
   warn(message: string): void;
   /** How long one export may take, its retries included. */
   timeoutMs: number;
+  /** Ends every connection to the collector now: once the run's end has waited its bound, nothing keeps the process alive. */
+  abort(): void;
 }
 
 /** How many reads of the times a call waits for its record's time before it goes without a span. */
@@ -83,11 +85,11 @@ export class LiveTrace {
       failed = true;
       warn(message);
     };
-    const processor = new BatchSpanProcessor(reporting(exporter, settings.target.url, once), {
+    const processor = new BatchSpanProcessor(reporting(exporter, shownUrl(settings.target), once), {
       scheduledDelayMillis: flushMs,
       exportTimeoutMillis: settings.target.timeoutMs,
     });
-    return { processor, flushMs, failing: () => failed, warn: once, timeoutMs: settings.target.timeoutMs };
+    return { processor, flushMs, failing: () => failed, warn: once, timeoutMs: settings.target.timeoutMs, abort: () => exporter.abort() };
   }
 
   /** Record `record` is durable and `state` is the run with it folded in. Never throws, never waits. */
@@ -163,10 +165,11 @@ export class LiveTrace {
       this.sender.warn(`OpenTelemetry: the collector did not take the run's last spans within ${waitMs} ms; \`logbook session export ID --otlp-endpoint URL\` sends them`);
     }
     void this.processor.shutdown().catch(() => {});
+    this.sender.abort();
   }
 }
 
-/** The exporter, telling `warn` (which says it once) when the collector does not take the spans. */
+/** The exporter, telling `warn` (which says it once) when the collector (at `url`, as shown) does not take the spans. */
 function reporting(exporter: SpanExporter, url: string, warn: (message: string) => void): SpanExporter {
   return {
     export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {

@@ -5,7 +5,7 @@
  * wins over the variables, a signal's own variable over the general one, as
  * the OpenTelemetry specification orders them.
  */
-import { LogbookError } from '../core/index.js';
+import { LogbookError, redactUrlCredentials } from '../core/index.js';
 import { OTLP_PROTOCOLS, type OtlpProtocol, type OtlpTarget } from './export.js';
 
 /** agent.yaml's `otel:` block, as the config reads it (header values expanded). */
@@ -51,7 +51,7 @@ export function tracesUrl(base: string, where: string): string {
   try {
     url = new URL(base);
   } catch {
-    throw new LogbookError('config', `${where}: ${JSON.stringify(base)} is not a URL (give the collector's address, as http://localhost:4318)`);
+    throw new LogbookError('config', `${where}: ${JSON.stringify(redactUrlCredentials(base))} is not a URL (give the collector's address, as http://localhost:4318)`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new LogbookError('config', `${where}: the collector's URL must be http: or https:, not ${url.protocol}`);
   url.pathname = `${url.pathname.replace(/\/+$/, '')}/v1/traces`;
@@ -63,7 +63,7 @@ function checkedUrl(text: string, where: string): string {
   try {
     url = new URL(text);
   } catch {
-    throw new LogbookError('config', `${where}: ${JSON.stringify(text)} is not a URL`);
+    throw new LogbookError('config', `${where}: ${JSON.stringify(redactUrlCredentials(text))} is not a URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new LogbookError('config', `${where}: the collector's URL must be http: or https:, not ${url.protocol}`);
   return url.toString();
@@ -124,7 +124,7 @@ export function endpointTarget(url: string, live: OtelSettings | null, env: Otel
     try {
       return new URL(url);
     } catch {
-      throw new LogbookError('usage', `--otlp-endpoint ${JSON.stringify(url)} is not a URL (give the collector's address, as http://localhost:4318)`);
+      throw new LogbookError('usage', `--otlp-endpoint ${JSON.stringify(redactUrlCredentials(url))} is not a URL (give the collector's address, as http://localhost:4318)`);
     }
   })();
   const whole = parsed.pathname.replace(/\/+$/, '') !== '' ? checkedUrl(url, '--otlp-endpoint') : tracesUrl(url, '--otlp-endpoint');

@@ -18,6 +18,10 @@ export function callNoteText(note: CallNote): string {
       return 'not re-run after an interruption';
     case 'stopped':
       return 'stopped by the operator';
+    case 'invalid_input':
+      return 'refused, never run: its input was not JSON';
+    case 'repeated_id':
+      return 'refused, never run: its id repeats an earlier call';
   }
 }
 

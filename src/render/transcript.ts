@@ -7,7 +7,7 @@
  * All text in an item is sanitized; a call's `input` is raw JSON text, which
  * formatCall sanitizes when it renders it.
  */
-import { awaitedCall, toolKey, withheldKind, type Block, type CallDurations, type Message, type RunState, type ToolResultBody } from '../core/index.js';
+import { awaitedCall, toolKey, withheldKind, type Block, type CallDurations, type Message, type RunState, type ToolResultBody, type WithheldKind } from '../core/index.js';
 import { showResult, type ShownResult } from './results.js';
 import { sanitize, sanitizeLine } from './sanitize.js';
 
@@ -49,7 +49,7 @@ export type TranscriptItem =
 export type ItemKind = TranscriptItem['kind'];
 
 /** What the records tell of a call beyond its result (core: call-facts). */
-export type CallNote = 'awaiting' | 'denied' | 'not_rerun' | 'stopped';
+export type CallNote = 'awaiting' | WithheldKind;
 
 /** A remote call's agent: its identity, or null when nothing beside the run names it. */
 export interface RemoteCall {

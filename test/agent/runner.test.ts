@@ -344,12 +344,14 @@ describe('resume', () => {
     // the model was asked once, for turn 2 only, with all three results in order
     expect(provider.requests).toHaveLength(1);
     const sent = provider.requests[0]!;
-    expect(sent.messages.at(-1)!.content.map((b) => ('tool_result' in b ? b.tool_result.content : ''))).toEqual([
+    expect(sent.messages.at(-1)!.content.flatMap((b) => ('tool_result' in b ? [b.tool_result.content] : []))).toEqual([
       'echo: one (journaled)',
       'echo: two',
       'echo: three',
     ]);
-    expect(sent.system).toBe(`be brief${RESUME_REMINDER}`);
+    // The reminder follows the last turn, leaving the system prompt (the cached prefix) as it was.
+    expect(sent.system).toBe('be brief');
+    expect(sent.messages.at(-1)!.content.at(-1)).toEqual({ text: { text: RESUME_REMINDER } });
     const { state, records } = await store.load('res');
     expect(state.messages).toEqual(result.messages);
     expect(kinds(records).slice(3)).toEqual(['tool_result', 'tool_result', 'assistant', 'terminal']);

@@ -54,6 +54,6 @@ describe('a run as a trace', () => {
   it('cannot be made of a run that keeps no times, and says why', async () => {
     const copied = new FileStore(tempDir()); // the journal alone, as a copy by hand leaves it
     copyFileSync(store.journalPath('traced'), copied.journalPath('traced'));
-    await expect(runTrace(copied, 'traced')).rejects.toMatchObject({ code: 'usage', message: expect.stringMatching(/no times kept beside it/) });
+    await expect(runTrace(copied, 'traced')).rejects.toMatchObject({ code: 'untimed', message: expect.stringMatching(/no times kept beside it/) });
   });
 });

@@ -91,6 +91,9 @@ describe('a compaction killed at each of its writes', () => {
     const name = 'after-summary';
     const o = await crashAndResume(name, 'kill-after-note:compacted');
     expect(summaryCalls()).toBe(1);
+    const shown = await runCli(['session', 'show', name, '--state-dir', o.stateDir], { cwd: dir });
+    expect(shown.stdout).toMatch(new RegExp(`where +being compacted into run (\\S+) at seq ${CUT} when its writer stopped: the summary is kept, the hand-off to the continuation is not finished`));
+    expect(shown.stdout).toMatch(/next +a resume finishes the hand-off \(no second summary is paid\) and goes on in run \S+: logbook run --resume after-summary/);
     const r = await runCli(['run', '--config', join(dir, `${name}.yaml`), '--state-dir', o.stateDir, '--resume', name], { cwd: dir, env: env(), timeoutMs: 60_000 });
     expect(r.stderr).not.toMatch(/^logbook:/m);
     expect(r.code).toBe(0);

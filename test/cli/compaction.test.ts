@@ -17,6 +17,7 @@ import { useFakeOpenAI } from '../helpers/fake-openai.js';
 import { runCli } from '../helpers/cli.js';
 import { NOTE_TOOL, anthropicNoteTaker, firstUserText, isSummaryCall, openaiNoteTaker, summaryText } from '../helpers/note-taker.js';
 import { tempDir } from '../helpers/tmp.js';
+import { CONTEXT_REFUSALS } from '../helpers/context-refusals.js';
 
 const dir = tempDir('logbook-compaction-');
 const anthropic = useFakeAnthropic();
@@ -142,6 +143,25 @@ describe('a request the API refuses as too long', () => {
     expect(runs.map((run) => run.status)).toEqual(['suspended', 'completed']);
   }, 90_000);
 
+  it("is compacted on the Messages API too when the server refuses in its own shape (llama.cpp's server: OpenAI's body)", async () => {
+    const stateDir = join(dir, 'refused-llama');
+    const store = new FileStore(join(stateDir, 'runs'));
+    const cfg = config('refused-llama', 'provider: anthropic\nmodel: local-model\nmax_tokens: 200\nkeep_turns: 1\n');
+    anthropic.reset();
+    anthropic.contextWindow = 2500;
+    anthropic.tooLongBody = CONTEXT_REFUSALS.find(([server]) => server.startsWith('llama.cpp'))![1];
+    const model = anthropicNoteTaker(14);
+    anthropic.handler = model.handler;
+    const r = await runCli(['run', '--config', cfg, '--state-dir', stateDir, '--name', 'refused-llama', 'Take 14 notes.'], { cwd: dir, env: anthropicEnv(), timeoutMs: 60_000 });
+    expect(r.stderr).not.toMatch(/^logbook:/m);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('Done: 14 notes.\n');
+    expect(r.stderr).toMatch(/refused the conversation as longer than the context window; compacting run refused-llama and asking again/);
+    const statuses = (await chain(store, 'refused-llama')).map((run) => run.status);
+    expect(statuses.length).toBeGreaterThan(1);
+    expect(statuses.at(-1)).toBe('completed');
+  }, 90_000);
+
   it('when the kept exchanges make the continuation too long, names the way out that works: fewer kept, a fork of the compacted run resumed', async () => {
     const stateDir = join(dir, 'kept-too-long');
     const store = new FileStore(join(stateDir, 'runs'));
@@ -190,6 +210,22 @@ describe('a request the API refuses as too long', () => {
     expect(runs).toHaveLength(2);
     expect(runs[1]!.status).toBe('error');
   }, 90_000);
+});
+
+describe('a first request longer than the context window by itself', () => {
+  it('is an error whose run and show say what works: a shorter prompt in a new run, never the resume that is refused again', async () => {
+    const stateDir = join(dir, 'first-too-long');
+    const cfg = config('first-too-long', 'provider: openai\nmodel: local-model\nmax_tokens: 200\n');
+    openai.reset();
+    openai.contextWindow = 100;
+    const cli = (args: string[]) => runCli([...args, '--config', cfg, '--state-dir', stateDir], { cwd: dir, env: openaiEnv(), timeoutMs: 60_000 });
+    const r = await cli(['run', '--name', 'huge', `Read this: ${'word '.repeat(400)}`]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^logbook: the first request of run huge is longer than the context window by itself \(.*\); a resume would send the same request, longer than the context window, and be refused again, so none is offered; start a new run with a shorter prompt, or use a model with a larger context window; the journal is kept: logbook session show huge$/m);
+    const shown = await cli(['session', 'show', 'huge']);
+    expect(shown.stdout).not.toMatch(/--resume/);
+    expect(shown.stdout).toMatch(/^next +a resume would send the same request, longer than the context window, and be refused again, so none is offered; start a new run with a shorter prompt, or use a model with a larger context window$/m);
+  });
 });
 
 describe('the whole history at hand', () => {

@@ -86,7 +86,8 @@ async function stoppedInDeploy(id: string, signal: NodeJS.Signals) {
 }
 
 type Sent = { messages: { role: string; content: Record<string, unknown>[] }[] };
-const resultsSent = (i: number) => (api.requests[i]!.json as Sent).messages.at(-1)!.content;
+/** The tool results the request sent (the resume reminder, a text block after them, left out). */
+const resultsSent = (i: number) => (api.requests[i]!.json as Sent).messages.at(-1)!.content.filter((b) => b.type === 'tool_result');
 const notifyResult = { type: 'tool_result', tool_use_id: 'toolu_notify', content: JSON.stringify({ command: ['sh', '-c', "printf \"%s\\n\" \"$1\" >> \"$MARKER.notify\"; echo \"told $1\"", 'sh', 'team'], exit_code: 0, output: 'told team\n' }) };
 
 /** The conversation ends complete: prompt, the turn, its two results, the answer; and the run says completed. */

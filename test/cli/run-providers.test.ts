@@ -67,9 +67,13 @@ describe('logbook run with the anthropic provider', () => {
     const sent = anthropic.requests[1]!;
     expect(sent.body).toContain('"input":{"text":"hi","n":1.0,"big":12345678901234567890}');
     const body = sent.json as { system: unknown; messages: { role: string; content: { type: string; content?: unknown }[] }[] };
-    expect(JSON.stringify(body.system)).toContain(JSON.stringify(RESUME_REMINDER.trim()).slice(1, -1));
+    // The reminder follows the last turn: the system prompt and the turns before, the prefix the API caches, are the bytes sent before the crash.
+    expect(body.system).toEqual((anthropic.requests[0]!.json as { system: unknown }).system);
+    expect(JSON.stringify(body.system)).not.toContain('interrupted');
     const last = body.messages.at(-1)!;
     expect(last.role).toBe('user');
+    expect(last.content.at(-1)).toMatchObject({ type: 'text', text: RESUME_REMINDER });
+    expect(body.messages[0]!.content).toMatchObject([{ type: 'text', text: 'say hi' }]);
     const result = last.content.find((b) => b.type === 'tool_result')!;
     expect(JSON.parse(String(result.content))).toMatchObject({ command: ['echo', 'hi'], exit_code: 0, output: 'hi\n' });
     const state = (await store.load('a1')).state;
@@ -281,5 +285,87 @@ describe('tool input that is not JSON', () => {
     // The model was sent its call back with the {} the journal holds, and the error.
     const second = fake.requests[1]!.body;
     expect(second).toContain('this call of echo was not run');
+    // Shown as refused, and counted apart from the calls that ran, with no tool time.
+    expect(r.stderr).toMatch(/^» echo .*\(refused, never run: its input was not JSON\)$/m);
+    const show = await runCli(['session', 'show', id, '--state-dir', stateDir]);
+    expect(show.stdout).toMatch(/^tool calls +1 \(.*\); 1 more refused, never run \(input not JSON, or an id repeated\)$/m);
+    expect(show.stdout).toMatch(/^tool time +[^,]+ in 1 call$/m);
+  });
+});
+
+describe('an API key', () => {
+  it('is not needed by the anthropic provider at a base URL that takes none; a missing one is said with the config key that names it', async () => {
+    anthropic.reset();
+    anthropic.reply({ message: { content: [{ type: 'text', text: 'No key needed.' }] } });
+    const local = config('keyless', `provider: anthropic\nmodel: local-model\nbase_url: ${anthropic.origin}\n`);
+    const r = await runCli(['run', '--config', local, '--ephemeral', 'hi'], { cwd: dir, env: { ANTHROPIC_API_KEY: undefined } });
+    expect(r.stderr).not.toMatch(/^logbook:/m);
+    expect(r).toMatchObject({ code: 0, stdout: 'No key needed.\n' });
+    const remote = config('keyed', 'provider: anthropic\nmodel: claude-test\n');
+    const missing = await runCli(['run', '--config', remote, '--ephemeral', 'hi'], { cwd: dir, env: { ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: undefined } });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe(
+      'logbook: anthropic: ANTHROPIC_API_KEY is not set: set it to the API key, or name the variable that holds it with apiKeyEnv; api_key_env in the config names the variable the key is read from\n',
+    );
+  });
+});
+
+describe('the resume reminder', () => {
+  it('is not sent where nothing was interrupted: a chat resumed at its prompt, a follow-up of a completed run', async () => {
+    const said = (text: string) => ({ message: { content: [{ type: 'text', text }] } });
+    anthropic.reset();
+    anthropic.reply(said('One.'), said('Two.'), said('Three.'), said('Four.'), said('Five.'));
+    const cfg = config('no-reminder', 'provider: anthropic\nmodel: claude-test\n');
+    const cli = (args: string[], input?: string) => runCli(['run', '--config', cfg, '--state-dir', stateDir, ...args], { cwd: dir, env: env(), ...(input !== undefined ? { input } : {}) });
+    for (const [args, input] of [
+      [['--chat', '--name', 'chat-exit', 'first'], 'second\n'], // ends at the end of its input, at its prompt
+      [['--resume', 'chat-exit'], 'third\n'],
+      [['--name', 'done', 'once']],
+      [['--resume', 'done', 'and again']],
+    ] as [string[], string?][]) {
+      const r = await cli(args, input);
+      expect(r.stderr).not.toMatch(/^logbook:/m);
+      expect(r.code).toBe(0);
+    }
+    expect(anthropic.requests).toHaveLength(5);
+    for (const r of anthropic.requests) expect(r.body).not.toContain('interrupted');
+  });
+});
+
+describe('the spend of a model no price is known for', () => {
+  it('is unknown, never $0.00', async () => {
+    anthropic.reset();
+    anthropic.reply({ message: { content: [{ type: 'text', text: 'Hello.' }], usage: { input_tokens: 900, output_tokens: 300 } } });
+    const cfg = config('unpriced', 'provider: anthropic\nmodel: local-unpriced-model\n');
+    const r = await runCli(['run', '--chat', '--config', cfg, '--state-dir', stateDir, 'hi'], { cwd: dir, env: env(), input: '/status\n' });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^spent +unknown, 1 call not priced$/m);
+    expect(r.stderr).not.toContain('$0.00');
+  });
+});
+
+describe('a final answer that is cut short, or empty', () => {
+  it('cut at max_tokens: said on stderr and by session show, and ends with its own exit code, as a limit', async () => {
+    const cfg = config('cut', 'provider: anthropic\nmodel: claude-test\n');
+    anthropic.reset();
+    anthropic.reply({ message: { content: [{ type: 'text', text: 'The three reasons are: first, the' }], stop_reason: 'max_tokens', usage: { input_tokens: 20, output_tokens: 2048 } } });
+    const r = await runCli(['run', '--config', cfg, '--state-dir', stateDir, '--name', 'cut', 'why?'], { cwd: dir, env: env() });
+    expect(r.stdout).toBe('The three reasons are: first, the\n');
+    expect(r.code).toBe(8);
+    expect(r.stderr).toMatch(/^logbook: the model's answer was cut short at max_tokens \(2,048\); raise max_tokens in \S+cut\.yaml, then ask for the rest .*: logbook run --resume cut .*--force "go on"$/m);
+    const show = await runCli(['session', 'show', 'cut', '--state-dir', stateDir], { cwd: dir });
+    expect(show.stdout).toMatch(/^where +completed, but the model's answer was cut short at max_tokens \(2,048\): it ends where the limit fell$/m);
+    expect(show.stdout).not.toMatch(/final answer/);
+  });
+
+  it('empty (content null): said on stderr and by session show; the run completed', async () => {
+    const cfg = config('empty', 'provider: openai\nmodel: local-model\n');
+    openai.reset();
+    openai.reply({ chat: { usage: { prompt_tokens: 20, completion_tokens: 0 } } });
+    const r = await runCli(['run', '--config', cfg, '--state-dir', stateDir, '--name', 'empty', 'why?'], { cwd: dir, env: { OPENAI_BASE_URL: openai.url, LOGBOOK_PROVIDER_MAX_RETRIES: '0' } });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^logbook: the model's answer was empty; to ask again: logbook run --resume empty .*"PROMPT"$/m);
+    const show = await runCli(['session', 'show', 'empty', '--state-dir', stateDir], { cwd: dir });
+    expect(show.stdout).toMatch(/^where +completed, but the model's answer was empty$/m);
   });
 });

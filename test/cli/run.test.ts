@@ -131,6 +131,21 @@ describe('logbook run output', () => {
     const id = /^run (\S+)/m.exec(r.stderr)![1]!;
     expect((await store.load(id)).state.prompt).toBe('a prompt from a pipe');
   });
+
+  it('waits for a prompt piped by a slow writer, as run and ask both read one', async () => {
+    writeFileSync(join(dir, 'slow.yaml'), 'turns:\n  - text: Piped answer.\n');
+    writeFileSync(join(dir, 'slow-agent.yaml'), 'provider: script\nscript: slow.yaml\n');
+    const slow = { cwd: dir, input: 'a slow prompt\n', inputAfterMs: 1000 };
+    const r = await runCli(['run', '--state-dir', stateDir, '--config', 'slow-agent.yaml'], slow);
+    expect(r.stderr).not.toMatch(/^logbook:/m);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('Piped answer.\n');
+    expect((await store.load(/^run (\S+)/m.exec(r.stderr)![1]!)).state.prompt).toBe('a slow prompt');
+    // ask reads its prompt before it needs NATS: the refusal that follows shows the prompt was read.
+    const asked = await runCli(['ask', 'someone', '--config', 'slow-agent.yaml'], slow);
+    expect(asked.stderr).not.toMatch(/unexpected error/);
+    expect(asked.stderr).toMatch(/^logbook: .*nats/im);
+  });
 });
 
 describe('logbook run refusals', () => {

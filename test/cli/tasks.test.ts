@@ -115,6 +115,9 @@ describeEachNatsServer('tasks over NATS', (binary) => {
       expect(wireProblems(bodies)).toEqual([]);
       const tokens = await tasks.ask({ id: newMessageId(), agent: 'probe2', sender: 'caller', prompt: 'spend a lot', budget: { max_tokens: 5000 } }, { timeoutMs: 30_000 });
       expect(tokens.message).toMatchObject({ accepted: false, reason: "budget max_tokens 5000 is above this agent's token budget of 1000" });
+      // A wait longer than a timer holds would end the first call at once: refused, never stated as waited.
+      const long = await tasks.ask({ id: newMessageId(), agent: 'probe2', sender: 'caller', prompt: 'take your time', budget: { call_timeout: '1000h' } }, { timeoutMs: 30_000 });
+      expect(long.message).toMatchObject({ accepted: false, reason: 'budget call_timeout 1000h is longer than this agent can time a call (about 24.8 days, the longest wait a timer holds)' });
       const runs = jsonLines((await cli(['session', 'ls', '--json', '--config', probe])).stdout);
       expect(runs.some((r) => r.id === `task-probe2-${id}`)).toBe(false);
     } finally {

@@ -80,6 +80,7 @@ const EXPECTED: Record<string, RegExp> = {
       'seq 3 tool_result',
       'seq 4 assistant It is the start of the epoch\\.',
       'seq 5 terminal completed',
+      'folded as it came: completed, 2 model calls, 1 tool call, 4 messages',
       'the writer exited 0; the watch ended with the run',
     ].join('\n'),
   ),

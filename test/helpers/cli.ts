@@ -29,6 +29,8 @@ export interface CliOptions {
   env?: Record<string, string | undefined>;
   /** Written to stdin, which is then closed. */
   input?: string;
+  /** Writes `input` only after this long, as a slow writer of a pipe does (`(sleep 1; echo hi) | logbook ...`). */
+  inputAfterMs?: number;
   /** The child is killed after this long (a test bound, not an assertion). */
   timeoutMs?: number;
   /** The entry point to run; BIN unless given. */
@@ -54,7 +56,8 @@ export function spawnCli(args: string[], options: CliOptions = {}): ChildProcess
   const child = spawn(process.execPath, [options.bin ?? BIN, ...args], { cwd: options.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
   // A command that exits before reading its stdin (a refusal) closes the pipe first: that is no failure of the test.
   child.stdin!.on('error', () => {});
-  child.stdin!.end(options.input ?? '');
+  if (options.inputAfterMs === undefined) child.stdin!.end(options.input ?? '');
+  else setTimeout(() => child.stdin!.end(options.input ?? ''), options.inputAfterMs).unref();
   return child;
 }
 

@@ -118,6 +118,8 @@ export class FakeApiServer<Reply> {
   contextWindow: number | undefined;
   /** The requests refused as longer than the context window, in order. */
   readonly refusedTooLong: RecordedRequest[] = [];
+  /** The body (status 400) such a refusal is sent with instead of the API's own: another server's (context-refusals.ts). */
+  tooLongBody: string | undefined;
   /**
    * The models GET /v1/models lists, in the API's own shape; none (the
    * default): that path is not found, as on a compatible server that lists none.
@@ -179,6 +181,7 @@ export class FakeApiServer<Reply> {
     this.handler = undefined;
     this.contextWindow = undefined;
     this.refusedTooLong.length = 0;
+    this.tooLongBody = undefined;
     this.models = undefined;
     this.modelListings = 0;
   }
@@ -215,7 +218,7 @@ export class FakeApiServer<Reply> {
       wire = spec.notFound(req);
     } else if (refusal !== null) {
       this.refusedTooLong.push(req);
-      wire = refusal;
+      wire = this.tooLongBody === undefined ? refusal : { status: 400, headers: { 'content-type': 'application/json' }, chunks: [this.tooLongBody] };
     } else {
       const index = this.requests.push(req) - 1;
       this.waiters = this.waiters.filter((w) => (w.count <= this.requests.length ? (w.resolve(), false) : true));

@@ -114,6 +114,9 @@ export class OtlpCollector {
   readonly headers: Record<string, string | string[] | undefined>[] = [];
   /** Answer every request with this status (500: up but failing); 200 when null. */
   failWith: number | null = null;
+  /** Answer every request with 200 and then one byte every 500 ms, never ending the body (a collector that is slow to answer). */
+  trickle = false;
+  private readonly trickling = new Set<NodeJS.Timeout>();
   private waiters: { count: number; resolve: () => void }[] = [];
 
   private constructor(
@@ -134,6 +137,13 @@ export class OtlpCollector {
             return;
           }
           self!.headers.push(req.headers);
+          if (self!.trickle) {
+            res.writeHead(200, { 'content-type': 'application/json' });
+            const timer = setInterval(() => res.write(' '), 500);
+            self!.trickling.add(timer);
+            res.on('close', () => (clearInterval(timer), self!.trickling.delete(timer)));
+            return;
+          }
           if (self!.failWith !== null) {
             res.writeHead(self!.failWith).end();
             return;
@@ -175,9 +185,11 @@ export class OtlpCollector {
     this.spans.length = 0;
     this.headers.length = 0;
     this.failWith = null;
+    this.trickle = false;
   }
 
   async close(): Promise<void> {
+    for (const timer of this.trickling) clearInterval(timer);
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }

@@ -265,7 +265,60 @@ describe('a run traced after the fact', () => {
     const lines = readFileSync(join(stateDir, 'runs', 'crashed.jsonl'), 'utf8').replaceAll('"crashed"', '"no-times"');
     writeFileSync(join(stateDir, 'runs', 'no-times.jsonl'), lines);
     const r = await runCli(['session', 'export', 'no-times', '--state-dir', stateDir, '--format', 'otlp'], { cwd: dir });
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(1); // an error of the run, not of the command line
     expect(r.stderr).toMatch(/^logbook: run no-times has no times kept beside it .*: it cannot be traced\n$/);
+  });
+});
+
+describe('a collector named with a password, or slow to answer', () => {
+  /** `origin` with `otel:S3CRET@` as its userinfo. */
+  const withPassword = (origin: string): string => origin.replace('://', '://otel:S3CRET@');
+
+  it('never prints the password, from otel.endpoint or OTEL_EXPORTER_OTLP_ENDPOINT, whichever way the collector fails', async () => {
+    const closed = await OtlpCollector.start();
+    const downUrl = withPassword(closed.origin);
+    await closed.close();
+    const refusing = await OtlpCollector.start();
+    refusing.failWith = 400;
+    try {
+      script();
+      const down = await runCli(['run', '--config', config('secret-down', `otel:\n  endpoint: ${downUrl}\n`), '--state-dir', stateDir, 'try both'], { cwd: dir, env: env() });
+      script();
+      const refused = await runCli(['run', '--config', config('secret-env', ''), '--state-dir', stateDir, '--name', 'secret-env', 'try both'], {
+        cwd: dir,
+        env: env({ OTEL_EXPORTER_OTLP_ENDPOINT: withPassword(refusing.origin) }),
+      });
+      const notAUrl = await runCli(['run', '--config', config('secret-bad', `otel:\n  endpoint: "ftp://otel:S3CRET@host"\n`), '--state-dir', stateDir, 'try both'], { cwd: dir, env: env() });
+      const exportedDown = await runCli(['session', 'export', 'secret-env', '--state-dir', stateDir, '--otlp-endpoint', downUrl], { cwd: dir });
+      collector.reset();
+      const exported = await runCli(['session', 'export', 'secret-env', '--state-dir', stateDir, '--otlp-endpoint', withPassword(collector.origin)], { cwd: dir });
+      for (const r of [down, refused, notAUrl, exportedDown, exported]) expect(r.stderr).not.toContain('S3CRET');
+      expect(down.stderr).toMatch(/warning: OpenTelemetry: the collector at http:\/\/otel:\*\*\*@127\.0\.0\.1:\d+\/v1\/traces did not take/);
+      expect(refused.stderr).toMatch(/warning: OpenTelemetry: the collector at http:\/\/otel:\*\*\*@127\.0\.0\.1:\d+\/v1\/traces did not take/);
+      expect(notAUrl.stderr).toContain('"ftp://otel:***@host" is not an http(s) URL');
+      expect(exportedDown.stderr).toMatch(/^logbook: cannot send the spans to http:\/\/otel:\*\*\*@127/);
+      expect(exported.code).toBe(0);
+      expect(exported.stderr).toMatch(/^sent \d+ spans of run secret-env to http:\/\/otel:\*\*\*@127/);
+    } finally {
+      await refusing.close();
+    }
+  });
+
+  it('bounds the whole request to a collector that answers one byte at a time: the run and the export end', async () => {
+    const slow = await OtlpCollector.start();
+    slow.trickle = true;
+    try {
+      script();
+      const run = await runCli(['run', '--config', config('slow', `otel:\n  endpoint: ${slow.origin}\n`), '--state-dir', stateDir, '--name', 'slow', 'try both'], { cwd: dir, env: env(), timeoutMs: 60_000 });
+      const exported = await runCli(['session', 'export', 'slow', '--state-dir', stateDir, '--otlp-endpoint', slow.origin], { cwd: dir, timeoutMs: 60_000 });
+      expect(run.signal).toBeNull();
+      expect(run.code).toBe(0);
+      expect(run.stderr.match(/warning: OpenTelemetry/g)).toHaveLength(1);
+      expect(exported.signal).toBeNull();
+      expect(exported.code).toBe(1);
+      expect(exported.stderr).toMatch(/^logbook: cannot send the spans to http:\/\/127\.0\.0\.1:\d+\/v1\/traces: .*within 10000 ms/);
+    } finally {
+      await slow.close();
+    }
   });
 });

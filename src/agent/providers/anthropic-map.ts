@@ -58,10 +58,32 @@ export function toAnthropicParams(request: ModelRequest, model: string, splicer:
     }));
     if (request.toolChoice === 'none') params.tool_choice = { type: 'none' };
   }
-  if (request.thinking === 'summarized') {
-    params.thinking = { type: 'enabled', budget_tokens: thinkingBudget(request.maxTokens) };
-  }
+  const thinking = thinkingParam(request.thinking, model, request.maxTokens);
+  if (thinking !== undefined) params.thinking = thinking;
   return params;
+}
+
+/**
+ * The models that take `thinking.type=enabled` as deprecated in favour of
+ * `adaptive` (as the SDK warns of them), each with its dated versions.
+ */
+const ADAPTIVE_ONLY_MODELS = ['claude-opus-4-6', 'claude-mythos-preview'];
+
+/** Whether `model` wants adaptive thinking rather than a fixed budget. */
+export function prefersAdaptiveThinking(model: string): boolean {
+  return ADAPTIVE_ONLY_MODELS.some((m) => model === m || model.startsWith(`${m}-`));
+}
+
+/**
+ * The thinking a setting asks for: `adaptive` lets the model choose how much
+ * to think; `summarized` a budget of half of max_tokens (`enabled`), or
+ * adaptive for a model that deprecates a budget. Either way the thinking comes
+ * back summarized, so it is journaled.
+ */
+function thinkingParam(setting: ModelRequest['thinking'], model: string, maxTokens: number): Api.ThinkingConfigParam | undefined {
+  if (setting === 'off') return undefined;
+  if (setting === 'adaptive' || prefersAdaptiveThinking(model)) return { type: 'adaptive', display: 'summarized' };
+  return { type: 'enabled', budget_tokens: thinkingBudget(maxTokens) };
 }
 
 function toParamBlock(block: Block, splicer: RawSplicer): OutBlock[] {

@@ -1,17 +1,20 @@
 /**
  * The `anthropic` provider: the Messages API through the official SDK, always
- * streamed. The key comes from ANTHROPIC_API_KEY (or the variable `api_key_env`
- * names); the base URL from the config's `base_url`, else ANTHROPIC_BASE_URL,
- * else the SDK's default. Retries are ours (see retry.ts), so the SDK's are off.
+ * streamed. The key comes from ANTHROPIC_API_KEY (or the variable `apiKeyEnv`
+ * names); with a base URL set and ANTHROPIC_API_KEY unset, a placeholder key is
+ * sent, as local servers check none (credentials.ts). The base URL is the
+ * config's `base_url`, else ANTHROPIC_BASE_URL, else the SDK's default.
+ * Retries are ours (see retry.ts), so the SDK's are off.
  */
 import { APIConnectionError, APIError, APIUserAbortError, SdkClient, type Middleware } from './anthropic-sdk.js';
 import { baseUrlVariable, listingFailed, type ModelRequest, type ModelResponse, type Provider, type StreamObserver } from '../provider.js';
-import { AnthropicStreamReader, thinkingBudget, toAnthropicParams } from './anthropic-map.js';
-import { checkBaseUrl, envValue, missingKeyError } from './credentials.js';
+import { AnthropicStreamReader, prefersAdaptiveThinking, thinkingBudget, toAnthropicParams } from './anthropic-map.js';
+import { apiKeyOf, checkBaseUrl, envValue } from './credentials.js';
 import { apiKeyVariable, type ProviderSettings } from './settings.js';
 import { RawSplicer } from './raw-splice.js';
 import { DEFAULT_RETRY_POLICY, type Failure, type RetryListener, type RetryPolicy } from './retry.js';
 import { classifySdkError, type ApiErrorFields, type ErrorDescription } from './sdk-errors.js';
+import { withSdkWarnings, type SdkWarningListener } from './sdk-warnings.js';
 import { completeStreaming, DEFAULT_IDLE_TIMEOUT_MS, watchedFetch } from './streaming.js';
 
 export interface AnthropicOptions {
@@ -25,6 +28,8 @@ export interface AnthropicOptions {
   /** The config file idle_timeout is set in, for the message of a server that fell silent. */
   configFile?: string;
   onRetry?: RetryListener;
+  /** Told what the SDK warns of (sdk-warnings.ts). */
+  onWarning?: SdkWarningListener;
 }
 
 export class AnthropicProvider implements Provider {
@@ -35,13 +40,13 @@ export class AnthropicProvider implements Provider {
   private readonly idleTimeoutMs: number;
   private readonly configFile: string | undefined;
   private readonly onRetry: RetryListener | undefined;
+  private readonly onWarning: SdkWarningListener | undefined;
 
   static fromSettings(settings: ProviderSettings): Provider {
     const keyEnv = apiKeyVariable('anthropic', settings.apiKeyEnv);
-    const apiKey = envValue(keyEnv, settings.env);
-    if (apiKey === undefined) throw missingKeyError('anthropic', keyEnv);
     const baseUrl = settings.baseUrl ?? envValue(baseUrlVariable('anthropic'), settings.env);
     checkBaseUrl('anthropic', baseUrl, keyEnv);
+    const apiKey = apiKeyOf('anthropic', keyEnv, settings.apiKeyEnv !== undefined, baseUrl, settings.env);
     return new AnthropicProvider({
       model: settings.model,
       apiKey,
@@ -50,6 +55,7 @@ export class AnthropicProvider implements Provider {
       ...(settings.idleTimeoutMs !== undefined ? { idleTimeoutMs: settings.idleTimeoutMs } : {}),
       ...(settings.configFile !== undefined ? { configFile: settings.configFile } : {}),
       ...(settings.onRetry !== undefined ? { onRetry: settings.onRetry } : {}),
+      ...(settings.onWarning !== undefined ? { onWarning: settings.onWarning } : {}),
     });
   }
 
@@ -59,6 +65,7 @@ export class AnthropicProvider implements Provider {
     this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     this.configFile = options.configFile;
     this.onRetry = options.onRetry;
+    this.onWarning = options.onWarning;
     this.client = new SdkClient({
       apiKey: options.apiKey,
       ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}),
@@ -69,7 +76,8 @@ export class AnthropicProvider implements Provider {
   }
 
   checkSettings(settings: Pick<ModelRequest, 'maxTokens' | 'thinking'>): void {
-    if (settings.thinking === 'summarized') thinkingBudget(settings.maxTokens);
+    // A budget is half of max_tokens; a model that thinks adaptively instead needs none.
+    if (settings.thinking === 'summarized' && !prefersAdaptiveThinking(this.model)) thinkingBudget(settings.maxTokens);
   }
 
   async complete(request: ModelRequest, observer?: StreamObserver): Promise<ModelResponse> {
@@ -79,7 +87,7 @@ export class AnthropicProvider implements Provider {
     const splice: Middleware = (req, next) => next(typeof req.body === 'string' ? { ...req, body: splicer.splice(req.body) } : req);
     return completeStreaming({
       providerId: this.id,
-      open: (signal) => this.client.messages.create(params, { signal: signal ?? null, middleware: [splice] }),
+      open: (signal) => withSdkWarnings(() => this.client.messages.create(params, { signal: signal ?? null, middleware: [splice] }), this.onWarning),
       reader: () => new AnthropicStreamReader(observer),
       classify: classifyAnthropicError,
       policy: this.retry,
@@ -105,20 +113,18 @@ export class AnthropicProvider implements Provider {
 const SDK_ERRORS = { APIError, APIUserAbortError, APIConnectionError };
 
 /**
- * The words of the API's refusals of a request longer than the context window,
- * which carry no code of their own (type `invalid_request_error`): `prompt is
- * too long: 208310 tokens > 200000 maximum`, and `input length and \`max_tokens\`
- * exceed context limit: 188240 + 21333 > 200000, ...`.
+ * The API's error body is `{"type":"error","error":{"type":...,"message":...}}`;
+ * a compatible server may send its own shape (llama.cpp's server sends
+ * OpenAI's, `{"error":{"type","code","message"}}`, from its Messages API too),
+ * or the error as the body itself.
  */
-const TOO_LONG = /^prompt is too long\b|\bexceed context limit\b/i;
-
-/** The API's error body is `{"type":"error","error":{"type":...,"message":...}}`. */
 function describe(e: ApiErrorFields): ErrorDescription {
-  const inner = (e.error as { error?: { type?: unknown; message?: unknown } } | undefined)?.error;
-  const type = typeof inner?.type === 'string' ? inner.type : undefined;
-  const message = typeof inner?.message === 'string' ? inner.message : e.message;
-  const tooLong = type === 'invalid_request_error' && TOO_LONG.test(message);
-  return { ...(type !== undefined ? { type } : {}), message, ...(tooLong ? { tooLong } : {}) };
+  const body = e.error as { error?: unknown; type?: unknown; message?: unknown } | undefined;
+  const inner = (typeof body?.error === 'object' && body.error !== null ? body.error : body) as { type?: unknown; code?: unknown; message?: unknown } | undefined;
+  const type = typeof inner?.type === 'string' && inner.type !== 'error' ? inner.type : undefined;
+  const message = typeof inner?.message === 'string' ? inner.message : typeof body?.error === 'string' ? body.error : e.message;
+  const codes = [inner?.type, inner?.code].filter((x): x is string => typeof x === 'string');
+  return { ...(type !== undefined ? { type } : {}), message, codes };
 }
 
 export function classifyAnthropicError(err: unknown): Failure {

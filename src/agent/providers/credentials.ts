@@ -1,8 +1,25 @@
 /**
  * API keys and base URLs come from the environment, never from a config file or a
- * journal: the config names the variable (`api_key_env`), the shell holds the key.
+ * journal: the settings name the variable (`apiKeyEnv`; agent.yaml's
+ * `api_key_env`), the shell holds the key.
  */
 import { LogbookError, hasUrlCredentials, redactUrlCredentials } from '../../core/index.js';
+
+/** The key sent to a server at a base URL when none is set: local servers (llama.cpp, Ollama, vLLM) take any, or none. */
+export const PLACEHOLDER_API_KEY = 'logbook-no-key';
+
+/**
+ * The API key for a provider, one rule for every provider: the variable's
+ * value; unset, with a base URL given and the default variable, the
+ * placeholder (a local server that checks no key); else `provider_auth`.
+ * A variable named explicitly must be set.
+ */
+export function apiKeyOf(providerId: string, keyEnv: string, named: boolean, baseUrl: string | undefined, env: Readonly<Record<string, string | undefined>> | undefined): string {
+  const key = envValue(keyEnv, env);
+  if (key !== undefined) return key;
+  if (baseUrl === undefined || named) throw missingKeyError(providerId, keyEnv);
+  return PLACEHOLDER_API_KEY;
+}
 
 /** A variable's value; an empty one counts as unset. */
 export function envValue(name: string, env: Readonly<Record<string, string | undefined>> = {}): string | undefined {
@@ -10,8 +27,9 @@ export function envValue(name: string, env: Readonly<Record<string, string | und
   return value === undefined || value === '' ? undefined : value;
 }
 
+/** No key where one is needed: a program's message, naming the option (the command adds the config key). */
 export function missingKeyError(providerId: string, envName: string): LogbookError {
-  return new LogbookError('provider', `${providerId}: ${envName} is not set; export it or set api_key_env in the config`);
+  return new LogbookError('provider_auth', `${providerId}: ${envName} is not set: set it to the API key, or name the variable that holds it with apiKeyEnv`);
 }
 
 /**

@@ -3,20 +3,19 @@
  * SDK, always streamed, so any compatible server works: Ollama, vLLM, llama.cpp's
  * server, LM Studio. The base URL is the config's `base_url`, else OPENAI_BASE_URL,
  * else the SDK's default. The key comes from OPENAI_API_KEY (or the variable
- * `api_key_env` names); with a base URL set and OPENAI_API_KEY unset, a placeholder
- * key is sent, since local servers check none. Retries are ours (see retry.ts).
+ * `apiKeyEnv` names); with a base URL set and OPENAI_API_KEY unset, a placeholder
+ * key is sent, since local servers check none (credentials.ts). Retries are ours (see retry.ts).
  */
 import { APIConnectionError, APIError, APIUserAbortError, OpenAI } from './openai-sdk.js';
 import { baseUrlVariable, listingFailed, type ModelRequest, type ModelResponse, type Provider, type StreamObserver } from '../provider.js';
-import { checkBaseUrl, envValue, missingKeyError } from './credentials.js';
+import { apiKeyOf, checkBaseUrl, envValue } from './credentials.js';
 import { apiKeyVariable, type ProviderSettings } from './settings.js';
 import { OpenAIStreamReader, toOpenAIParams } from './openai-map.js';
 import { DEFAULT_RETRY_POLICY, type Failure, type RetryListener, type RetryPolicy } from './retry.js';
 import { classifySdkError, type ApiErrorFields, type ErrorDescription } from './sdk-errors.js';
 import { completeStreaming, DEFAULT_IDLE_TIMEOUT_MS, watchedFetch } from './streaming.js';
 
-/** Sent as the key to a server at a custom base URL when no key is set. */
-export const PLACEHOLDER_API_KEY = 'logbook-no-key';
+export { PLACEHOLDER_API_KEY } from './credentials.js';
 
 export interface OpenAIOptions {
   model: string;
@@ -46,12 +45,7 @@ export class OpenAIProvider implements Provider {
     const baseUrl = settings.baseUrl ?? envValue(baseUrlVariable('openai'), settings.env);
     const keyEnv = apiKeyVariable('openai', settings.apiKeyEnv);
     checkBaseUrl('openai', baseUrl, keyEnv);
-    let apiKey = envValue(keyEnv, settings.env);
-    if (apiKey === undefined) {
-      // A variable the config names explicitly must be set; only the default may fall back.
-      if (baseUrl === undefined || settings.apiKeyEnv !== undefined) throw missingKeyError('openai', keyEnv);
-      apiKey = PLACEHOLDER_API_KEY;
-    }
+    const apiKey = apiKeyOf('openai', keyEnv, settings.apiKeyEnv !== undefined, baseUrl, settings.env);
     return new OpenAIProvider({
       model: settings.model,
       apiKey,
@@ -143,24 +137,12 @@ function wrappedFlatError(text: string): string | null {
  */
 function describe(e: ApiErrorFields): ErrorDescription {
   const body = e.error;
-  if (typeof body === 'string') return { message: body, ...(tooLong(undefined, body) ? { tooLong: true } : {}) };
+  if (typeof body === 'string') return { message: body };
   const inner = body as { message?: unknown; type?: unknown; code?: unknown } | undefined;
   const name = [inner?.code, inner?.type].find((x): x is string => typeof x === 'string' && x !== '');
   const message = typeof inner?.message === 'string' ? inner.message : e.message;
   const codes = [inner?.code, inner?.type].filter((x): x is string => typeof x === 'string');
-  return { ...(name !== undefined ? { type: name } : {}), message, ...(tooLong(codes, message) ? { tooLong: true } : {}) };
-}
-
-/** The codes compatible servers refuse a request longer than the context window with: OpenAI's, and llama.cpp's server's. */
-const TOO_LONG_CODES = new Set(['context_length_exceeded', 'exceed_context_size_error']);
-
-/**
- * Whether an error says the request is longer than the context window: by its
- * code (OpenAI, llama.cpp), else by the words servers without one use (vLLM,
- * DeepSeek: `This model's maximum context length is 8192 tokens. However, ...`).
- */
-function tooLong(codes: readonly string[] | undefined, message: string): boolean {
-  return (codes ?? []).some((c) => TOO_LONG_CODES.has(c)) || /\bmaximum context length is\b/i.test(message);
+  return { ...(name !== undefined ? { type: name } : {}), message, codes };
 }
 
 export function classifyOpenAIError(err: unknown): Failure {

@@ -26,8 +26,33 @@ export interface ApiErrorFields {
 export interface ErrorDescription {
   type?: string;
   message: string;
-  /** The API refused the request as longer than the model's context window. */
-  tooLong?: boolean;
+  /** Every code and type the body gives (`type`, `code`), for recognising the refusal of a request too long. */
+  codes?: readonly string[];
+}
+
+/**
+ * The codes and types a server refuses a request longer than the context
+ * window with: OpenAI's (and Groq's), and llama.cpp's server's, which it sends
+ * from its Chat Completions and its Messages API alike.
+ */
+const TOO_LONG_CODES = new Set(['context_length_exceeded', 'exceed_context_size_error']);
+
+/**
+ * The words of those that send no such code: Anthropic's two (`prompt is too
+ * long: ...`, `input length and \`max_tokens\` exceed context limit: ...`),
+ * the older OpenAI, vLLM, OpenRouter and DeepSeek (`This model's maximum
+ * context length is 8192 tokens. However, ...`), llama.cpp's (`the request
+ * exceeds the available context size`).
+ */
+const TOO_LONG_WORDS = /^prompt is too long\b|\bexceed context limit\b|\bmaximum context length is\b|\bexceeds the available context size\b/i;
+
+/**
+ * Whether an API's refusal says the request is longer than the model's context
+ * window, whichever provider's API the server speaks and whichever shape its
+ * body has: one rule for every provider.
+ */
+export function refusedAsTooLong(description: ErrorDescription): boolean {
+  return (description.codes ?? []).some((c) => TOO_LONG_CODES.has(c)) || TOO_LONG_WORDS.test(description.message);
 }
 
 /** Error types an API may send inside a stream that another attempt can fix. */
@@ -78,7 +103,9 @@ export function classifySdkError(
   }
   if (err instanceof sdk.APIError) {
     const fields = err as unknown as ApiErrorFields;
-    const { type, message, tooLong } = describe(fields);
+    const description = describe(fields);
+    const { type, message } = description;
+    const tooLong = refusedAsTooLong(description);
     const status = fields.status;
     const label = [status, type].filter((x) => x !== undefined && x !== '').join(' ') || 'stream error';
     const transient =
@@ -87,7 +114,7 @@ export function classifySdkError(
         : status === 408 || status === 409 || status === 429 || status >= 500;
     return transient
       ? { kind: 'transient', label, detail: message, retryAfterMs: retryAfterMs(fields.headers) }
-      : { kind: 'refused', label, detail: message, ...(status !== undefined ? { status } : {}), ...(tooLong === true ? { tooLong } : {}) };
+      : { kind: 'refused', label, detail: message, ...(status !== undefined ? { status } : {}), ...(tooLong ? { tooLong } : {}) };
   }
   return { kind: 'fatal', detail: err instanceof Error ? err.message : String(err) };
 }

@@ -1,3 +1,4 @@
+import type { SdkWarningListener } from './sdk-warnings.js';
 import type { RetryListener, RetryPolicy } from './retry.js';
 
 /** The environment variable a provider's API key is read from: the config's api_key_env, else the SDK's own. */
@@ -21,6 +22,8 @@ export interface ProviderSettings {
   retry?: RetryPolicy;
   /** Told why each retry is made. */
   onRetry?: RetryListener;
+  /** Told what the provider's SDK warns of (a deprecated model); without it the SDK writes to stderr itself. */
+  onWarning?: SdkWarningListener;
   /** How long a call may hear nothing from the server before it is tried again, in ms (default: streaming.ts). */
   idleTimeoutMs?: number;
   /** The config file these settings were read from, named where a message names one of its keys (idle_timeout). */

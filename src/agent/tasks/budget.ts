@@ -6,6 +6,7 @@
  * refused, not trimmed: the caller asked for something this agent does not do.
  */
 import type { Budget } from '../../a2a/index.js';
+import { LONGEST_TIMER_MS, LONGEST_TIMER_TEXT } from '../../core/index.js';
 import type { Agent } from '../agent.js';
 import type { ExecutionLimits } from '../runner.js';
 
@@ -34,6 +35,7 @@ export function budgetProblem(budget: Budget | undefined, agent: Pick<Agent, 'ma
     const ms = parseGoDuration(budget.call_timeout);
     if (ms === null) return `budget call_timeout ${JSON.stringify(budget.call_timeout)} is not a duration (Go's: 90s, 2m, 1h30m)`;
     if (ms < 0) return `budget call_timeout ${budget.call_timeout} is negative`;
+    if (ms > LONGEST_TIMER_MS) return `budget call_timeout ${budget.call_timeout} is longer than this agent can time a call (${LONGEST_TIMER_TEXT})`;
   }
   return null;
 }

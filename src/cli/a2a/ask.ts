@@ -6,7 +6,7 @@
  * task's stream again from the start (sending nothing new once the task has
  * events), so an `ask` that was interrupted re-attaches to its task.
  */
-import { readFileSync } from 'node:fs';
+import { promptOf } from '../stdio.js';
 import { isSubjectToken, newMessageId } from '../../a2a/index.js';
 import type { TaskEnd, TaskMessage } from '../../agent/tasks/index.js';
 import { callerIdentity } from '../../agent/tools/remote/spec.js';
@@ -46,13 +46,6 @@ function usage(message: string): LogbookError {
   return new LogbookError('usage', message);
 }
 
-/** The prompt: the words given, else stdin when it is piped. */
-function promptFrom(words: string[]): string {
-  if (words.length > 0) return words.join(' ');
-  if (!process.stdin.isTTY) return readFileSync(0, 'utf8').trim();
-  return '';
-}
-
 function checkId(flag: string, id: string | undefined): void {
   if (id !== undefined && !isSubjectToken(id)) throw usage(`${flag} takes a request id (no spaces, dots, * or >), not ${JSON.stringify(id)}`);
 }
@@ -60,14 +53,14 @@ function checkId(flag: string, id: string | undefined): void {
 export async function ask(identity: string, words: string[], flags: AskFlags, environment: Environment): Promise<ExitCode> {
   if (/^https?:\/\//.test(identity)) {
     const { askHttp } = await import('./ask-http.js');
-    return askHttp(identity, promptFrom(words), { ...flags }, environment);
+    return askHttp(identity, await promptOf(words), { ...flags }, environment);
   }
   const urlOnly = (['task', 'tokenEnv', 'approve', 'deny', 'reason'] as const).find((f) => flags[f] !== undefined);
   if (urlOnly !== undefined) throw usage(`--${urlOnly === 'tokenEnv' ? 'token-env' : urlOnly} is for an agent named by its URL (http://...)`);
   identityArgument(identity);
   checkId('--request', flags.request);
   checkId('--conversation', flags.conversation);
-  const prompt = promptFrom(words);
+  const prompt = await promptOf(words);
   // Re-attaching to a task needs no prompt: the task has its own.
   if (prompt === '' && flags.request === undefined) throw usage('no prompt: give it as arguments, or pipe it on stdin');
   const config = requireConfig(flags.config, environment);

@@ -13,7 +13,7 @@ import { outgoing } from '../../a2a/outgoing.js';
 import type { TaskEnd } from '../../agent/tasks/index.js';
 import { tasksStreamAdd } from '../../agent/tasks/streams.js';
 import { callerIdentity } from '../../agent/tools/remote/spec.js';
-import { LogbookError, isLogbookError } from '../../core/index.js';
+import { LONGEST_TIMER_MS, LONGEST_TIMER_TEXT, LogbookError, isLogbookError } from '../../core/index.js';
 import { sanitizeLine, terminalSafeJson } from '../../render/sanitize.js';
 import { missingStream } from '../../store/jetstream/binding.js';
 import { dial, type Link } from '../../store/jetstream/connection.js';
@@ -175,6 +175,7 @@ export async function tasksCancel(identity: string, request: string, flags: Task
   if (!isSubjectToken(request)) throw new LogbookError('usage', `${JSON.stringify(request)} is not a request id`);
   const waitS = flags.wait === undefined ? 10 : Number(flags.wait);
   if (!Number.isFinite(waitS) || waitS < 0) throw new LogbookError('usage', `--wait takes seconds, not ${JSON.stringify(flags.wait)}`);
+  if (waitS * 1000 > LONGEST_TIMER_MS) throw new LogbookError('usage', `--wait ${flags.wait} is longer than a wait can be (${LONGEST_TIMER_TEXT})`);
   const config = requireConfig(flags.config, environment);
   const nats = requireNats(config, 'tasks cancel');
   const link = await dial(nats, { leaderWaitMs: LEADER_WAIT_MS });

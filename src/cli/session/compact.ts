@@ -2,6 +2,7 @@
  * `logbook session compact ID`: the run compacted now (agent/compaction.ts),
  * with the config at hand as a resume would use it.
  */
+import { sdkWarningSink } from '../errors.js';
 import { retryPolicyFromText } from '../../agent/providers/retry.js';
 import { resumeRun } from '../../agent/run.js';
 import { CompactedError } from '../../agent/compaction.js';
@@ -20,6 +21,7 @@ import { requireConfig, storeFor, type StoreFlags } from '../store.js';
 
 export interface CompactFlags extends StoreFlags {
   force?: boolean;
+  verbose?: boolean;
 }
 
 /**
@@ -50,6 +52,7 @@ export async function compactSession(environment: Environment, given: string, fl
       env: environment.env,
       retry: retryPolicyFromText(environment.maxRetries, 'LOGBOOK_PROVIDER_MAX_RETRIES'),
       onRetry: (message) => progress.write(`${sanitizeLine(message)}\n`),
+      onWarning: sdkWarningSink((line) => progress.write(`${line}\n`), flags.verbose === true),
       signal: stop.signal,
     });
     close = configured.close;

@@ -131,7 +131,7 @@ export function wroteLine(exported: Exported, path: string): string {
  * sent to that collector (and nothing to write).
  */
 async function traceOf(store: Store, id: string, config: LogbookConfig | undefined, environment: Environment, endpoint: string | undefined): Promise<string> {
-  const [{ runTrace, traceJson, sendTrace }, { endpointTarget }] = await Promise.all([import('../../api/trace.js'), import('../../otel/settings.js')]);
+  const [{ runTrace, traceJson, sendTrace }, { endpointTarget }, { shownUrl }] = await Promise.all([import('../../api/trace.js'), import('../../otel/settings.js'), import('../../otel/export.js')]);
   const live = tracingSettings(config, environment);
   const trace = await runTrace(store, id, {
     captureContent: live?.captureContent ?? config?.otel?.capture_content === true,
@@ -142,6 +142,6 @@ async function traceOf(store: Store, id: string, config: LogbookConfig | undefin
   if (endpoint === undefined) return traceJson(trace);
   const target = endpointTarget(endpoint, live, environment.otel);
   await sendTrace(trace, target);
-  process.stderr.write(`sent ${trace.spans.length} spans of run ${id} to ${target.url} (trace ${trace.traceId})\n`);
+  process.stderr.write(`sent ${trace.spans.length} spans of run ${id} to ${shownUrl(target)} (trace ${trace.traceId})\n`);
   return '';
 }

@@ -214,7 +214,7 @@ async function show(environment: Environment, given: string, flags: ShowFlags): 
   });
   if (flags.json) return printJson(run, origin, facts);
   if (!flags.transcript) {
-    const [{ formatShow }, { resumeCommand }, { configuredSideEffects }, { refusedRequestAdvice }] = await Promise.all([
+    const [{ formatShow }, { resumeCommand }, { configuredSideEffects }, { refusedRequestAdvice, firstRequestTooLongAdvice }] = await Promise.all([
       import('./show.js'),
       import('../resume-command.js'),
       import('../../config/agent.js'),
@@ -232,7 +232,8 @@ async function show(environment: Environment, given: string, flags: ShowFlags): 
     const { configOfOtherAgent } = await import('./task-links.js');
     const otherAgent = servedAs === undefined ? undefined : configOfOtherAgent(servedAs, config);
     const sideEffects = (name: string): boolean | undefined => (config === undefined || otherAgent !== undefined ? undefined : configuredSideEffects(config, name));
-    const failureNext = failure === 'provider_refused' ? refusedRequestAdvice(run.state, resumeFlags) : undefined;
+    const failureNext =
+      failure === 'provider_refused' ? refusedRequestAdvice(run.state, resumeFlags) : failure === 'context_exceeded' ? (firstRequestTooLongAdvice(run.state) ?? undefined) : undefined;
     const into = facts?.compacted?.into;
     const shown = formatShow(run, resume, {
       origin,

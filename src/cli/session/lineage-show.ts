@@ -5,8 +5,7 @@
  * it spent; then what the whole conversation spent.
  */
 import type { PriceBook } from '../../agent/prices.js';
-import { usdText } from '../../agent/prices.js';
-import { runsSpend, type Spend } from '../../agent/spend.js';
+import { runsSpend, spentUsdText, type Spend } from '../../agent/spend.js';
 import { sanitizeLine } from '../../render/sanitize.js';
 import { listLineage } from '../../store/lineage.js';
 import type { RunInfo, Store } from '../../store/store.js';
@@ -45,5 +44,5 @@ export function formatLineage(lineage: LineageRows, current: string): string {
     const cost = spend === null ? 'cannot be read' : spendText(spend);
     return `${run.runId === current ? '*' : ' '} ${sanitizeLine(run.runId)}  ${sanitizeLine(run.status)}, ${relation(run)}${calls}: ${cost}`;
   });
-  return `lineage: ${count(rows.length)} run${rows.length === 1 ? '' : 's'}, ${usdText(total.usd)} in all (* is this one)\n${lines.join('\n')}\n`;
+  return `lineage: ${count(rows.length)} run${rows.length === 1 ? '' : 's'}, ${spentUsdText(total)} in all (* is this one)\n${lines.join('\n')}\n`;
 }

@@ -4,7 +4,7 @@
  */
 import { awaitsTypedTurn } from '../../agent/compaction.js';
 import { awaitsInput, capOfEnd } from '../../agent/runner.js';
-import { awaitedCall, isCanceledMessage, messageText, possiblyStartedCall, runTimings, timeSummary, toolUses, type RunState } from '../../core/index.js';
+import { answerShortfall, awaitedCall, neverRunResults, shortfallText, isCanceledMessage, messageText, possiblyStartedCall, runTimings, timeSummary, toolUses, type RunState } from '../../core/index.js';
 import { formatDuration } from '../../render/durations.js';
 import { sanitize, sanitizeLine } from '../../render/sanitize.js';
 import { textHead } from '../../render/lines.js';
@@ -122,12 +122,21 @@ export function standing(
         where: 'running: a logbook process holds it now',
         next: 'a resume is refused while that process holds it; wait for it to end, or stop it first',
       };
-    case 'completed':
+    case 'completed': {
+      const shortfall = answerShortfall(state);
+      if (shortfall === 'cut') {
+        return {
+          status,
+          where: `completed, but ${shortfallText(shortfall, state.fingerprint.max_tokens)}: it ends where the limit fell`,
+          next: `raise max_tokens in the config, then ask for the rest as a new run (--force: max_tokens is part of the run's fingerprint): ${resume} --force "go on"`,
+        };
+      }
       return {
         status,
-        where: 'completed: the model gave its final answer',
+        where: shortfall === 'empty' ? `completed, but ${shortfallText(shortfall, state.fingerprint.max_tokens)}` : 'completed: the model gave its final answer',
         next: `a resume does not run it again; a prompt given with it continues the conversation as a new run: ${resume} PROMPT`,
       };
+    }
     case 'forked':
       return {
         status,
@@ -252,6 +261,13 @@ export interface ShowContext {
   more?: [string, string][];
 }
 
+/** The tool calls run, and apart from them those refused without running (the fold counts both, as the reference does). */
+function toolCallsText(run: LoadedRun, agents: ToolAgents): string {
+  const refused = neverRunResults(run.records).size;
+  const ran = `${count(run.state.counters.tool_calls - refused)} (${remoteCountText(run.state, agents)})`;
+  return refused === 0 ? ran : `${ran}; ${count(refused)} more refused, never run (input not JSON, or an id repeated)`;
+}
+
 /** How full the context window was at the last request. */
 function contextText(state: RunState, window: number | undefined): string {
   const used = state.last_input_tokens;
@@ -268,13 +284,21 @@ export function formatShow(run: LoadedRun, resume: string, context: ShowContext 
   const { origin, place, agents = {} } = context;
   const compacted = context.facts?.compacted;
   const handedOff = compacted !== undefined && state.last_seq > compacted.at && context.continuationResume !== undefined;
+  // A compaction whose summary is kept but whose hand-off a stop cut short (no writer holds the run): a resume finishes it.
+  const handOffDue = compacted !== undefined && state.last_seq === compacted.at && run.held !== true;
   const at = handedOff
     ? {
         status: listedStatus(state.status, run.held),
         where: `compacted at seq ${compacted.at} into run ${sanitizeLine(compacted.into)}, where its conversation goes on; every record of it is kept here`,
         next: `a resume of it is refused; resume the continuation: ${context.continuationResume}`,
       }
-    : standing(state, run.held, resume, origin, context.sideEffects, context.facts?.continues !== undefined && awaitsTypedTurn(context.facts.continues, state), context.failureNext);
+    : handOffDue
+      ? {
+          status: listedStatus(state.status, run.held),
+          where: `being compacted into run ${sanitizeLine(compacted.into)} at seq ${compacted.at} when its writer stopped: the summary is kept, the hand-off to the continuation is not finished`,
+          next: `a resume finishes the hand-off (no second summary is paid) and goes on in run ${sanitizeLine(compacted.into)}: ${resume}`,
+        }
+      : standing(state, run.held, resume, origin, context.sideEffects, context.facts?.continues !== undefined && awaitsTypedTurn(context.facts.continues, state), context.failureNext);
   const pairs: [string, string][] = [
     ['run', state.run_id],
     ['status', at.status],
@@ -287,7 +311,7 @@ export function formatShow(run: LoadedRun, resume: string, context: ShowContext 
     ['created', sanitizeLine(shortTime(run.created))],
     ['updated', shortTime(run.updated)],
     ['model calls', count(c.llm_calls)],
-    ['tool calls', `${count(c.tool_calls)} (${remoteCountText(state, agents)})`],
+    ['tool calls', toolCallsText(run, agents)],
     ['tokens', `${count(c.in_tokens)} in, ${count(c.out_tokens)} out`],
     ['cache', `${count(c.cache_read_tokens)} read, ${count(c.cache_create_tokens)} created`],
     ...timeFields(run),

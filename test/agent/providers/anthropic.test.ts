@@ -5,6 +5,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { AnthropicProvider } from '../../../src/agent/providers/anthropic.js';
 import { createProvider } from '../../../src/agent/providers/index.js';
+import { PLACEHOLDER_API_KEY } from '../../../src/agent/providers/credentials.js';
 import { retryPolicyFromText } from '../../../src/agent/providers/retry.js';
 import { readEnvironment } from '../../../src/cli/environment.js';
 import { LogbookError, RawJson, type Message } from '../../../src/core/index.js';
@@ -17,6 +18,7 @@ import {
   sseWire,
   streamErrorEvent,
 } from '../../helpers/fake-anthropic.js';
+import { CONTEXT_REFUSALS, refusalReply } from '../../helpers/context-refusals.js';
 import { deadPort, expectAbortHangsUp, FAST_RETRY, modelRequest, rejection, useFake } from './request.js';
 
 let api!: FakeAnthropic;
@@ -383,6 +385,14 @@ describe('anthropic: failures', () => {
     expect(api.requests).toHaveLength(1);
   });
 
+  it.each(CONTEXT_REFUSALS)("recognises %s's refusal of a request longer than the context window, not retried", async (_server, body) => {
+    api.reply(refusalReply(body) as never);
+    const err = await rejection(provider().complete(modelRequest()));
+    expect(err.code).toBe('context_exceeded');
+    expect(err.message).toMatch(/^anthropic refused the request as longer than the model's context window \(400 /);
+    expect(api.requests).toHaveLength(1);
+  });
+
   it('retries an unreachable server, then names it', async () => {
     const port = await deadPort();
     const p = new AnthropicProvider({ model: 'm', apiKey: 'k', baseUrl: `http://127.0.0.1:${port}`, retry: { ...FAST_RETRY, maxRetries: 1 } });
@@ -473,12 +483,21 @@ describe('anthropic: failures', () => {
 describe('anthropic: settings and environment', () => {
   it('needs a key, and says which variable to set', async () => {
     vi.stubEnv('ANTHROPIC_API_KEY', '');
-    const err = await rejection(createProvider({ env: process.env, provider: 'anthropic', model: 'm', baseUrl: api.url }));
+    vi.stubEnv('ANTHROPIC_BASE_URL', '');
+    const err = await rejection(createProvider({ env: process.env, provider: 'anthropic', model: 'm' }));
     expect(err).toBeInstanceOf(LogbookError);
-    expect(err.code).toBe('provider');
-    expect(err.message).toBe('anthropic: ANTHROPIC_API_KEY is not set; export it or set api_key_env in the config');
+    expect(err.code).toBe('provider_auth');
+    expect(err.message).toBe('anthropic: ANTHROPIC_API_KEY is not set: set it to the API key, or name the variable that holds it with apiKeyEnv');
     const named = await rejection(createProvider({ env: process.env, provider: 'anthropic', model: 'm', apiKeyEnv: 'MY_CLAUDE_KEY' }));
-    expect(named.message).toBe('anthropic: MY_CLAUDE_KEY is not set; export it or set api_key_env in the config');
+    expect(named.message).toBe('anthropic: MY_CLAUDE_KEY is not set: set it to the API key, or name the variable that holds it with apiKeyEnv');
+  });
+
+  it('sends a placeholder key to a server at a base URL when no key is set, as the openai provider does', async () => {
+    vi.stubEnv('ANTHROPIC_API_KEY', '');
+    api.reply({ message: { content: [{ type: 'text', text: 'local' }] } });
+    const p = await createProvider({ env: process.env, provider: 'anthropic', model: 'local', baseUrl: api.url });
+    expect((await p.complete(modelRequest())).message.content).toEqual([{ text: { text: 'local' } }]);
+    expect(JSON.stringify(api.requests.at(-1)!.headers)).toContain(PLACEHOLDER_API_KEY);
   });
 
   it('honours ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL, and reports its id', async () => {

@@ -9,6 +9,7 @@ import { toOpenAIParams } from '../../../src/agent/providers/openai-map.js';
 import { LogbookError, RawJson, type Message } from '../../../src/core/index.js';
 import { SSE_HEADERS } from '../../helpers/fake-api-server.js';
 import { FakeOpenAI, openaiChunks, openaiErrors } from '../../helpers/fake-openai.js';
+import { CONTEXT_REFUSALS, refusalReply } from '../../helpers/context-refusals.js';
 import { deadPort, expectAbortHangsUp, FAST_RETRY, modelRequest, rejection, useFake } from './request.js';
 
 let api!: FakeOpenAI;
@@ -280,6 +281,14 @@ describe('openai: failures', () => {
     expect(err.message).toBe('openai refused the request (404): model "llama9" not found, try pulling it first');
   });
 
+  it.each(CONTEXT_REFUSALS)("recognises %s's refusal of a request longer than the context window, not retried", async (_server, body) => {
+    api.reply(refusalReply(body) as never);
+    const err = await rejection(provider().complete(modelRequest()));
+    expect(err.code).toBe('context_exceeded');
+    expect(err.message).toMatch(/^openai refused the request as longer than the model's context window \(400 /);
+    expect(api.requests).toHaveLength(1);
+  });
+
   it('retries an unreachable server, then names it', async () => {
     const p = new OpenAIProvider({ model: 'm', apiKey: 'k', baseUrl: `http://127.0.0.1:${await deadPort()}/v1`, retry: { ...FAST_RETRY, maxRetries: 1 } });
     const err = await rejection(p.complete(modelRequest()));
@@ -355,8 +364,8 @@ describe('openai: settings and environment', () => {
     vi.stubEnv('OPENAI_BASE_URL', '');
     const err = await rejection(createProvider({ env: process.env, provider: 'openai', model: 'gpt' }));
     expect(err).toBeInstanceOf(LogbookError);
-    expect(err.code).toBe('provider');
-    expect(err.message).toBe('openai: OPENAI_API_KEY is not set; export it or set api_key_env in the config');
+    expect(err.code).toBe('provider_auth');
+    expect(err.message).toBe('openai: OPENAI_API_KEY is not set: set it to the API key, or name the variable that holds it with apiKeyEnv');
   });
 
   it('sends a placeholder key to a server at a base URL when no key is set', async () => {
@@ -371,7 +380,7 @@ describe('openai: settings and environment', () => {
 
   it('still needs a key that api_key_env names explicitly', async () => {
     const err = await rejection(createProvider({ env: process.env, provider: 'openai', model: 'm', baseUrl: api.url, apiKeyEnv: 'VLLM_KEY' }));
-    expect(err.message).toBe('openai: VLLM_KEY is not set; export it or set api_key_env in the config');
+    expect(err.message).toBe('openai: VLLM_KEY is not set: set it to the API key, or name the variable that holds it with apiKeyEnv');
   });
 
   it('honours OPENAI_BASE_URL and OPENAI_API_KEY; base_url and api_key_env take precedence', async () => {

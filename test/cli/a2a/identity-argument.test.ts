@@ -19,3 +19,11 @@ describe('an identity argument', () => {
     expect(r.stderr).toBe(`logbook: "research.er" is not an agent's identity (letters, digits, _ and -)\n`);
   });
 });
+
+describe('a wait typed on the command line', () => {
+  it('longer than a timer holds is refused, not ended at once', async () => {
+    const r = await runCli(['tasks', 'cancel', 'someone', '3MtSMqUHqzUJm83eiOJhCjmfvUh', '--wait', '3600000'], { cwd });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('logbook: --wait 3600000 is longer than a wait can be (about 24.8 days, the longest wait a timer holds)\n');
+  });
+});
