@@ -23,7 +23,7 @@ export { createProvider, type ProviderSettings } from './agent/providers/index.j
 export type { RetryPolicy, RetryListener } from './agent/providers/retry.js';
 export type { SdkWarningListener } from './agent/providers/sdk-warnings.js';
 export { scriptProvider, type ScriptTurn } from './agent/providers/script.js';
-export { defineTool, type Tool, type ToolContext, type ToolOutcome, type ToolPolicy, type FunctionToolSpec, type CommandRun, type RemoteOrigin, type ToolCallInfo, type ToolProgress } from './agent/tools/tool.js';
+export { defineTool, type Tool, type ToolContext, type ToolOutcome, type ToolPolicy, type FunctionToolSpec, type CommandRun, type RemoteOrigin, type ToolCallInfo, type ToolProgress, type OperatorAnswer } from './agent/tools/tool.js';
 export { ToolRegistry } from './agent/tools/registry.js';
 export {
   commandTool,
