@@ -87,6 +87,8 @@ export class TerminalInput {
   private lastKey: Key | undefined;
   private ended = false;
   private closed = false;
+  /** A draw asked for by a key, not yet made: the keys of one read are drawn once, after the last. */
+  private drawQueued = false;
   private readonly onKey = (text: string | undefined, key: Key | undefined): void => this.key(text, key);
   private readonly onResize = (): void => this.render();
   private readonly onEnd = (): void => this.end();
@@ -215,7 +217,21 @@ export class TerminalInput {
     return this.question?.editor ?? this.editor;
   }
 
+  /**
+   * Draws once the keys read together are all handled: Node's parser emits a
+   * read's keys one after another in one go, so text typed or pasted fast
+   * (without bracketed paste) is drawn once, not once a character.
+   */
+  private renderSoon(): void {
+    if (this.drawQueued) return;
+    this.drawQueued = true;
+    queueMicrotask(() => {
+      if (this.drawQueued) this.render();
+    });
+  }
+
   private render(): void {
+    this.drawQueued = false;
     if (this.closed) return;
     if (this.phase === 'question' && this.question !== null) {
       const view = this.question.editor.view(this.question.prompt, '  ');
@@ -250,7 +266,7 @@ export class TerminalInput {
       this.pasting = null;
       if (this.question?.keyed === true) return; // a paste answers no question of one key
       this.active.insert(this.question !== null ? pasted.replace(/\n/g, ' ') : pasted);
-      this.render();
+      this.renderSoon();
       return;
     }
     if (this.pasting !== null) {
@@ -264,12 +280,12 @@ export class TerminalInput {
       this.active.newline();
     }
     if (this.question?.keyed === true) return this.keyAnswer(text, key);
-    if (this.search !== null && this.phase === 'prompt' && this.searchKey(text, key)) return this.render();
+    if (this.search !== null && this.phase === 'prompt' && this.searchKey(text, key)) return this.renderSoon();
     if (key?.ctrl === true && name === 'c') return this.ctrlC();
     const binding = this.question === null && Object.hasOwn(this.bindings, chord(key)) ? this.bindings[chord(key)] : undefined;
     if (binding !== undefined) binding();
     else this.edit(text, key);
-    this.render();
+    this.renderSoon();
   }
 
   /** A key pressed at a question that takes one: it answers it, but Ctrl-C (a suspend) and Ctrl-D (no answer). */

@@ -5,7 +5,7 @@
  * the run take one key, the turns typed are kept per project and recalled in
  * the next chat (Up, Ctrl-R), and Ctrl-O shows tool output.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileStore, type JournalRecord } from '../../src/index.js';
@@ -226,4 +226,27 @@ describe('Ctrl-O and Ctrl-L in a chat', () => {
     await t.waitFor((s) => s.trim() === '> half', 'the screen cleared, the prompt at its top, the turn kept');    t.keys('C-u', 'C-d');
     expect(await t.exitStatus()).toBe(0);
   });
+});
+
+describe('text typed fast, without bracketed paste', () => {
+  it('all arrives, Enter after it sends exactly that turn, and it is drawn once a read, not once a character', async () => {
+    const { dir, start } = setup();
+    t = start(['--chat', '--name', 'fast']);
+    await t.waitFor(PROMPT, 'the prompt');
+    const drawn = join(dir, 'drawn');
+    t.record(drawn);
+    // 1500 characters, wide ones among them, as send-keys -l types them (no paste brackets).
+    const typed = 'ab 漢字 cde '.repeat(150);
+    expect([...typed]).toHaveLength(1500);
+    api.reply(text('Got it all.'));
+    t.type(typed);
+    t.keys('Enter');
+    await t.waitFor(/Got it all\.\n\n>$/m, 'the answer', 60_000);
+    expect(api.requests).toHaveLength(1);
+    expect(lastTurnSent()).toEqual([{ type: 'text', text: typed }]);
+    // Drawn once a character, the prompt would be redrawn whole 1500 times: over a million bytes to the terminal.
+    expect(statSync(drawn).size).toBeLessThan(100 * Buffer.byteLength(typed));
+    t.keys('C-d');
+    expect(await t.exitStatus()).toBe(0);
+  }, 90_000);
 });

@@ -83,6 +83,11 @@ export class Tmux {
     this.tmux(['send-keys', '-t', 'main', '-l', text]);
   }
 
+  /** From now on, every byte the program writes to the terminal is appended to `file` (tmux pipe-pane). */
+  record(file: string): void {
+    this.tmux(['pipe-pane', '-o', '-t', 'main', `cat >> '${file.replace(/'/g, `'\\''`)}'`]);
+  }
+
   format(spec: string): string {
     return this.tmux(['display-message', '-p', '-t', 'main', spec]).trim();
   }
