@@ -260,7 +260,7 @@ export interface CompactionContext {
   store: Store | null;
   signal?: AbortSignal;
   /** Told each record once it is durable, the continuation's too. */
-  onRecord?: (record: JournalRecord) => void;
+  onRecord?: (record: JournalRecord, time?: number) => void;
   /** What the operator should know (a note that could not be kept). */
   warn?: (message: string) => void;
   /** The run is a chat resting at its prompt (runner awaitsInput): its continuation will wait for the next typed turn. */

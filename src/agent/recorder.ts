@@ -14,15 +14,15 @@ export class Recorder {
     readonly state: RunState,
     /** Null for a run that is not journaled: records are still made and folded, and stored nowhere. */
     private readonly journal: Journal | null,
-    /** Called with each record once it is durable. */
-    private readonly onRecord?: (record: JournalRecord) => void,
+    /** Called with each record once it is durable, and the time the store kept beside it (undefined where none is known). */
+    private readonly onRecord?: (record: JournalRecord, time?: number) => void,
   ) {}
 
   async append(payload: Payload): Promise<JournalRecord> {
     const record = { seq: this.state.last_seq + 1, ...payload } as JournalRecord;
-    if (this.journal !== null) await this.journal.append(record);
+    const time = this.journal !== null ? await this.journal.append(record) : undefined;
     step(this.state, record);
-    this.onRecord?.(record);
+    this.onRecord?.(record, time);
     return record;
   }
 }

@@ -66,8 +66,12 @@ export type ToolCall = ToolUseBlock['tool_use'];
 
 /** Progress, for narration. Every callback is optional. */
 export interface RunObserver {
-  /** Each record, once it is durable (in order, the same records the journal holds). */
-  record?(record: JournalRecord): void;
+  /**
+   * Each record, once it is durable (in order, the same records the journal
+   * holds), with the time kept beside the journal for it (Store.times) where
+   * the store knows it as it writes: the very value a later read gives.
+   */
+  record?(record: JournalRecord, time?: number): void;
   /** A model call starts (its iteration). */
   modelStart?(iteration: number): void;
   /**

@@ -17,9 +17,11 @@ export interface HeldRun {
    * Makes `line`, the record with this seq, durable and resolves only once it
    * is. When it rejects, nothing at `seq` counts as stored: the caller may write
    * the same seq again (a backend cuts a partial write away, or adopts its own
-   * earlier copy of these very bytes).
+   * earlier copy of these very bytes). Resolves with the time kept beside the
+   * journal for it (Backend.times), where the backend knows it as it writes;
+   * undefined where it does not (a JetStream message's time is the server's).
    */
-  write(seq: number, line: string): Promise<void>;
+  write(seq: number, line: string): Promise<number | undefined>;
   /**
    * Lets the run go. Safe to call more than once. `checked`: every line of the
    * run was checked as a load checks it (this writer encoded them, or read them

@@ -137,19 +137,21 @@ class StoreJournal implements Journal {
     return this.last;
   }
 
-  async append(record: JournalRecord): Promise<void> {
+  async append(record: JournalRecord): Promise<number | undefined> {
     if (this.closed) throw new LogbookError('journal_closed', `journal ${this.runId} is closed; open the run again to append`);
-    if (checkAppend(this.last, record.seq) === 'duplicate') return;
-    await this.held.write(record.seq, encodeRecord(record));
+    if (checkAppend(this.last, record.seq) === 'duplicate') return undefined;
+    const time = await this.held.write(record.seq, encodeRecord(record));
     await this.durable(record);
+    return time;
   }
 
-  async appendLine(line: string): Promise<void> {
+  async appendLine(line: string): Promise<number | undefined> {
     if (this.closed) throw new LogbookError('journal_closed', `journal ${this.runId} is closed; open the run again to append`);
     const record = decodeLine(line, `a line copied into run ${this.runId}`);
-    if (checkAppend(this.last, record.seq) === 'duplicate') return;
-    await this.held.write(record.seq, line);
+    if (checkAppend(this.last, record.seq) === 'duplicate') return undefined;
+    const time = await this.held.write(record.seq, line);
     await this.durable(record);
+    return time;
   }
 
   async close(): Promise<void> {

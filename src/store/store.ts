@@ -25,11 +25,13 @@ export interface Journal {
   readonly lastSeq: number;
   /**
    * Appends a record. A seq at or below lastSeq is a duplicate and is skipped; a
-   * gap is refused with `seq_gap`. Resolves once the record is durable.
+   * gap is refused with `seq_gap`. Resolves once the record is durable, with
+   * the time kept beside the journal for it (Store.times) where the backend
+   * knows it as it writes, else (and for a skipped duplicate) undefined.
    */
-  append(record: JournalRecord): Promise<void>;
+  append(record: JournalRecord): Promise<number | undefined>;
   /** Appends a stored line exactly as it is (a copy between stores), with the same seq rules. */
-  appendLine(line: string): Promise<void>;
+  appendLine(line: string): Promise<number | undefined>;
   /** Releases the run. Safe to call more than once. */
   close(): Promise<void>;
 }

@@ -80,8 +80,9 @@ describe('copyRun', () => {
       const held = await create(id, line);
       const write = held.write.bind(held);
       held.write = async (seq, text) => {
-        await write(seq, text);
+        const time = await write(seq, text);
         if (seq === 3) controller.abort();
+        return time;
       };
       return held;
     };

@@ -281,11 +281,12 @@ export class HttpTasks {
     let finish = (): void => {};
     const done = new Promise<void>((r) => (finish = r));
     this.active.set(taskId, { controller, done, projection });
-    const publish = (record: JournalRecord): void => {
-      for (const event of projection.push(record, Date.now())) bus.publish(event);
+    // The time kept beside the journal for each record, so what is published equals what a later load reads.
+    const publish = (record: JournalRecord, time?: number): void => {
+      for (const event of projection.push(record, time ?? Date.now())) bus.publish(event);
     };
     try {
-      if (how.started) publish(decodeRecord(run.metaLine));
+      if (how.started) publish(decodeRecord(run.metaLine), (await store.times(runId)).records.get(1));
       else {
         const times = await store.times(runId);
         for await (const { record, time } of store.records(runId)) projection.push(record, time ?? times.records.get(record.seq));
@@ -325,8 +326,9 @@ export class HttpTasks {
     try {
       const origin = (await this.originOf(taskId))!;
       const projection = new TaskJournalProjection(this.identityOf(origin));
-      for await (const { record } of store.records(this.runId(taskId))) projection.push(record);
-      await run.suspend(canceledMessage(HTTP_CANCELER), { record: (r) => projection.push(r, Date.now()).forEach((e) => bus?.publish(e)) });
+      const times = await store.times(this.runId(taskId));
+      for await (const { record, time } of store.records(this.runId(taskId))) projection.push(record, time ?? times.records.get(record.seq));
+      await run.suspend(canceledMessage(HTTP_CANCELER), { record: (r, time) => projection.push(r, time ?? Date.now()).forEach((e) => bus?.publish(e)) });
     } finally {
       await run.close().catch(() => {});
     }

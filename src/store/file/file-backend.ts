@@ -68,7 +68,7 @@ class HeldFile implements HeldRun {
     this.inode = fstatSync(fd).ino;
   }
 
-  async write(seq: number, line: string): Promise<void> {
+  async write(seq: number, line: string): Promise<number | undefined> {
     const bytes = Buffer.from(`${line}\n`, 'utf8');
     try {
       writeAll(this.fd, bytes);
@@ -87,7 +87,7 @@ class HeldFile implements HeldRun {
       throw ioError(`cannot append seq ${seq} to ${this.path}`, err);
     }
     this.size += bytes.length;
-    this.times.durable(seq);
+    return this.times.durable(seq);
   }
 
   /**

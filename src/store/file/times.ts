@@ -49,9 +49,9 @@ export class TimesNote {
 
   constructor(private readonly path: string) {}
 
-  /** Record `seq` became durable at `at`. */
-  durable(seq: number, at: number = Date.now()): void {
-    this.append(`${seq} ${at}\n`);
+  /** Record `seq` became durable at `at`: the time kept for it, or undefined when the note keeps none. */
+  durable(seq: number, at: number = Date.now()): number | undefined {
+    return this.append(`${seq} ${at}\n`) ? at : undefined;
   }
 
   /** The writer took the run up again after record `seq`, at `at`. */
@@ -59,20 +59,23 @@ export class TimesNote {
     this.append(`r${seq} ${at}\n`);
   }
 
-  private append(entry: string): void {
-    if (this.failed) return;
+  /** Whether `entry` was written. */
+  private append(entry: string): boolean {
+    if (this.failed) return false;
     if (this.fd === null) {
       const fd = openPlainFile(this.path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT);
       if (fd < 0) {
         this.failed = true;
-        return;
+        return false;
       }
       this.fd = fd;
     }
     try {
       writeSync(this.fd, entry); // an entry is a few bytes: one write, appended whole or torn at a crash
+      return true;
     } catch {
       this.failed = true;
+      return false;
     }
   }
 

@@ -110,9 +110,11 @@ export class HeldSubjects implements HeldRun {
     } = options);
   }
 
-  async write(seq: number, body: string): Promise<void> {
+  /** The time kept for the record is its message's, the server's: not known here (undefined). */
+  async write(seq: number, body: string): Promise<undefined> {
     try {
       await this.writeChecked(seq, body);
+      return undefined;
     } catch (err) {
       // A failed append is the run's failure, said already: no last check is owed at release.
       this.checkAtRelease = false;

@@ -178,10 +178,12 @@ function held(run: Kept, changed: () => void): HeldRun {
   let released = false;
   return {
     async write(_seq, line) {
+      const at = Date.now();
       run.lines.push(line);
-      run.times.push(Date.now());
+      run.times.push(at);
       run.updated = new Date();
       changed();
+      return at;
     },
     async release() {
       if (released) return;

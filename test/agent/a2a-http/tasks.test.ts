@@ -1,0 +1,49 @@
+/**
+ * What a task's executor publishes as each record becomes durable is what a
+ * later read of the run projects: the same events, the same status times, to
+ * the millisecond, because both take the time the store kept beside the
+ * journal for each record, never a clock reading of their own.
+ */
+import { Role } from '@a2a-js/sdk';
+import { DefaultExecutionEventBus, RequestContext, ServerCallContext, type AgentExecutionEvent } from '@a2a-js/sdk/server';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { HttpTasks } from '../../../src/agent/a2a-http/tasks.js';
+import { ScriptProvider } from '../../../src/agent/providers/script.js';
+import { FileStore, MemoryStore, ToolRegistry, type Agent, type Store } from '../../../src/index.js';
+import { tempDir } from '../../helpers/tmp.js';
+
+function agent(): Agent {
+  const provider = new ScriptProvider('m', 'inline', [{ text: 'the answer' }]);
+  return { provider, tools: new ToolRegistry(), system: 's', maxTokens: 100, maxIterations: 5, thinking: 'off', promptCache: false };
+}
+
+function request(taskId: string, text: string): RequestContext {
+  const message = { messageId: `${taskId}-m`, role: Role.ROLE_USER, parts: [{ content: { $case: 'text' as const, value: text } }], contextId: 'c1', taskId: '', extensions: [], metadata: undefined, referenceTaskIds: [] };
+  return new RequestContext({ tenant: '', message, configuration: undefined, metadata: undefined } as never, taskId, 'c1', new ServerCallContext());
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('an HTTP task published live', () => {
+  for (const [name, make] of [
+    ['a file store', (): Store => new FileStore(tempDir())],
+    ['a memory store', (): Store => new MemoryStore()],
+  ] as const) {
+    it(`publishes the events a fresh read of its run projects, status times included (${name})`, async () => {
+      // Every clock reading is a new millisecond: a live time read apart from the kept one cannot pass for it.
+      let now = 1_800_000_000_000;
+      vi.spyOn(Date, 'now').mockImplementation(() => (now += 1));
+      const tasks = new HttpTasks({ identity: 'agent', store: make(), agent: agent() });
+      const bus = new DefaultExecutionEventBus();
+      const published: AgentExecutionEvent[] = [];
+      bus.on('event', (event: AgentExecutionEvent) => published.push(structuredClone(event)));
+      await tasks.executor.execute(request('t1', 'what is it?'), bus);
+      const fresh = await tasks.events('t1');
+      expect(fresh).toBeDefined();
+      expect(published.length).toBeGreaterThanOrEqual(3);
+      expect(published).toEqual(fresh!.events);
+    });
+  }
+});
