@@ -364,7 +364,8 @@
     const transcriptMore = h('div');
     const transcript = h('div', { class: 'transcript', id: 'transcript' });
     const gone = h('div');
-    main.replaceChildren(gone, head, approval, continuation, h('h2', {}, 'Timeline'), timelineMore, timeline, h('h2', {}, 'Transcript'), transcriptMore, transcript);
+    const streaming = h('div');
+    main.replaceChildren(gone, head, approval, continuation, h('h2', {}, 'Timeline'), timelineMore, timeline, h('h2', {}, 'Transcript'), transcriptMore, transcript, streaming);
     const base = `/api/runs/${encodeURIComponent(id)}`;
     let awaitedCall = null;
     /** What the page holds: the run's head, this ui's facts and continuation, and the parts of the transcript and timeline it was sent. */
@@ -376,6 +377,16 @@
     /** Where the parts held start: the first message and the first record seq (earlier ones come on demand). */
     let messagesFrom = null;
     let recordsFrom = null;
+    /** The answer streaming now, as the server last sent it (never journaled): shown until cleared or its record arrives. */
+    let live = null;
+
+    function drawLive() {
+      if (live !== null && view !== null && view.lastSeq > live.after) live = null; // its record is here
+      if (live === null) return streaming.replaceChildren();
+      streaming.replaceChildren(
+        h('section', { class: 'live', id: 'live' }, h('div', { class: 'live-mark' }, '\u2026 streaming, not yet journaled'), h('div', { class: 'text' }, live.text)),
+      );
+    }
 
     function drawApproval(v) {
       const call = v.awaiting && !(continued && continued.state === 'running') ? v.awaiting : null;
@@ -582,7 +593,14 @@
       const was = view && view.status;
       view = JSON.parse(e.data);
       drawHead();
+      drawLive();
       if (was !== null && was !== view.status && groups.some((g) => g.items.some((i) => i.kind === 'pending'))) drawGroups(groups.length - 1);
+    });
+    events.addEventListener('live', (e) => {
+      const following = atBottom();
+      live = JSON.parse(e.data);
+      drawLive();
+      if (following && live !== null) window.scrollTo(0, document.body.scrollHeight);
     });
     events.addEventListener('continuation', (e) => {
       continued = JSON.parse(e.data);

@@ -6,6 +6,8 @@
  * when the listing says it changed (a resume, here or elsewhere).
  */
 import { initialState, isLogbookError, step, type RunTimes } from '../../core/index.js';
+import { sanitize } from '../../render/sanitize.js';
+import type { LiveText } from '../../store/live-text.js';
 import type { RunInfo, Store } from '../../store/store.js';
 import { snapshot, type RunSnapshot } from './runs.js';
 
@@ -136,3 +138,25 @@ export async function followRun(store: Store, poller: ListPoller, id: string, ha
     if (timesTimer !== null) clearTimeout(timesTimer);
   }
 }
+
+/** What a run's page is sent of the answer streaming now: never journaled, replaced by the record past `after`. */
+export interface LiveView {
+  after: number;
+  text: string;
+}
+
+/**
+ * Shows run `id`'s live text (store/live-text.ts) to its page as it changes,
+ * null when cleared, until `signal` aborts. A failure only stops it: the
+ * records still come.
+ */
+export async function followLive(store: Store, id: string, show: (live: LiveView | null) => void, signal: AbortSignal): Promise<void> {
+  try {
+    for await (const live of store.watchLive(id, { signal })) show(liveView(live));
+  } catch {
+    // live text is a convenience
+  }
+}
+
+/** The model's text, untrusted: sanitized here (controls and bidi overrides removed) and set as text by the page. */
+const liveView = (live: LiveText | null): LiveView | null => (live === null || live.text === '' ? null : { after: live.after, text: sanitize(live.text) });

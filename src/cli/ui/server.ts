@@ -21,7 +21,7 @@ import type { Store } from '../../store/store.js';
 import type { Environment } from '../environment.js';
 import type { StoreFlags } from '../store.js';
 import { Continuations, type Answer } from './answer.js';
-import { followRun, ListPoller } from './follow.js';
+import { followLive, followRun, ListPoller, type LiveView } from './follow.js';
 import { callDescriber, RunsList, snapshot, viewInput, viewOf, type RunSnapshot } from './runs.js';
 import { lastWindow, ViewDiff, WINDOW, windowBefore } from './view-diff.js';
 import { timelineView, transcriptView } from '../../render/run-view.js';
@@ -313,8 +313,10 @@ export class UiServer {
 
   /**
    * A run's page follows it: `head`, `transcript` and `timeline` events, each
-   * only when it changed and with only what changed (view-diff.ts), and
-   * `continuation` for this ui's continuation of the run.
+   * only when it changed and with only what changed (view-diff.ts),
+   * `continuation` for this ui's continuation of the run, and `live` for the
+   * answer streaming now (never journaled; null once cleared or replaced by
+   * its record).
    */
   private runEvents(req: IncomingMessage, res: ServerResponse, id: string): void {
     const stream = this.eventStream(req, res);
@@ -334,6 +336,12 @@ export class UiServer {
       },
       { once: true },
     );
+    let live: LiveView | null = null;
+    const showLive = (next: LiveView | null): void => {
+      live = next !== null && current !== null && current.state.last_seq > next.after ? null : next;
+      stream.emit('live', live);
+    };
+    void followLive(this.options.store, id, showLive, stream.signal);
     void followRun(
       this.options.store,
       this.poller,
@@ -345,6 +353,7 @@ export class UiServer {
           if (changes.head !== undefined) stream.emit('head', changes.head);
           if (changes.transcript !== undefined) stream.emit('transcript', changes.transcript);
           if (changes.timeline !== undefined) stream.emit('timeline', changes.timeline);
+          if (live !== null && run.state.last_seq > live.after) showLive(null); // its record arrived
         },
         gone: (message) => stream.emit('gone', { error: message }),
       },
