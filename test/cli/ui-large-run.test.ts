@@ -139,7 +139,8 @@ describe.runIf(enabled)('a long run on its page', () => {
     await w.page.locator('#transcript', { hasText: turnText(TURNS - 40) }).waitFor();
     expect(await w.page.locator('#transcript .group').count()).toBeGreaterThan(shown);
     await w.page.locator('#earlier-steps').click();
-    await w.page.waitForFunction(`document.querySelectorAll('#timeline .label').length > ${steps}`);
+    // Polled from here: a predicate evaluated in the page would be a string eval the page's CSP refuses.
+    await expect.poll(() => w.page.locator('#timeline .label').count(), { timeout: 20_000 }).toBeGreaterThan(steps);
     expect(await w.page.evaluate<number>("document.querySelectorAll('*').length")).toBeLessThan(6_000);
     expect(w.errors).toEqual([]);
     await w.context.close();
