@@ -129,16 +129,17 @@ export class TaskCaller {
     return state.waiting === 0 && state.working === 0 ? 'away' : 'there';
   }
 
-  /** Whether task `where` of `agent` has begun: its stream holds a message (it was taken up, or refused). */
-  async begun(agent: string, where: TaskEvents): Promise<boolean> {
+  /** Whether task `where` (a request id: on the spec's subject) of `agent` has begun: its stream holds a message (it was taken up, or refused). */
+  async begun(agent: string, task: string | TaskEvents): Promise<boolean> {
+    const where = placeOf(task);
     await this.check(agent);
     return (await lastTaskSequence(this.link, this.streams.events, where, narrow(where))) > 0;
   }
 
   /** Takes task `where` of `agent` out of the work queue if no server has been given it, its stream ended canceled by `by` (wire.ts withdrawQueuedTask). */
-  async withdraw(agent: string, where: TaskEvents, by: { sender: string; reason?: string }): Promise<Withdrawal> {
+  async withdraw(agent: string, task: string | TaskEvents, by: { sender: string; reason?: string }): Promise<Withdrawal> {
     await this.check(agent);
-    return withdrawQueuedTask(this.link, this.streams, agent, where, by);
+    return withdrawQueuedTask(this.link, this.streams, agent, placeOf(task), by);
   }
 
   /** Asks for `task` and waits for its end, reading its stream from the start. */
@@ -148,8 +149,9 @@ export class TaskCaller {
     return this.await(where, task.agent, options);
   }
 
-  /** Reads task `where`'s stream from the start to its end. */
-  async await(where: TaskEvents, agent: string, options: AskOptions = {}): Promise<TaskEnd> {
+  /** Reads task `where`'s stream (a request id: on the spec's subject) from the start to its end. */
+  async await(task: string | TaskEvents, agent: string, options: AskOptions = {}): Promise<TaskEnd> {
+    const where = placeOf(task);
     const id = where.request;
     const stop = new AbortController();
     const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => stop.abort(), options.timeoutMs);
@@ -177,4 +179,9 @@ export class TaskCaller {
 /** A task's stream on its sender's subject is read only as the narrow rights of that sender allow (wire.ts TaskEvents). */
 function narrow(where: TaskEvents): boolean {
   return where.sender !== undefined;
+}
+
+/** A task named by its request id alone is on the spec's subject. */
+function placeOf(task: string | TaskEvents): TaskEvents {
+  return typeof task === 'string' ? { request: task } : task;
 }
