@@ -216,6 +216,17 @@ export class JournalStore implements Store {
     return journal;
   }
 
+  async finishFromLines(id: string, lines: readonly string[], options: Pick<CreateFromLinesOptions, 'times'> = {}): Promise<void> {
+    validateId(id);
+    if ((await this.copiedThrough(id)) === 0) await this.markCopied(id, lines, options.times);
+    const journal = await this.open(id);
+    try {
+      for (const line of lines.slice(journal.lastSeq)) await journal.appendLine(line); // a journal's seqs run from 1 without a gap
+    } finally {
+      await journal.close();
+    }
+  }
+
   /**
    * Notes that run `id` holds copied records through the last of `lines`: the
    * times they get as they are written (a JetStream message's timestamp, the
