@@ -129,7 +129,7 @@ export async function listAgents(
 }
 
 /** How long a caller waits for more instances of an agent once one has answered `$SRV.INFO`. */
-const INSTANCE_STALL_MS = 250;
+const INSTANCE_STALL_MS = 150;
 
 /**
  * Whether every running instance of agent `identity` that answers
