@@ -40,10 +40,14 @@ const sender = (name: string, publish: string[]) => {
   ];
   return `{ user: ${name}, password: pw, permissions: { publish: { allow: [${allow.join(', ')}] }, subscribe: { allow: ["_INBOX.>"] } } }`;
 };
-/** The agent p1's users: the operator's (serving, streams), and two senders. */
+/** The agent p1's users: the operator's (streams), p1's serve (as docs/operations.md gives it), and two senders. */
 const CONFIG = `authorization {
   users = [
     { user: operator, password: pw },
+    { user: p1, password: pw, permissions: {
+        publish: { allow: ["choria.fisk-ai.events.>", "$JS.API.>", "$JS.ACK.A2A_TASKS.p1.>", "logbook.>"] },
+        subscribe: { allow: ["choria.fisk-ai.cancel.p1", "choria.fisk-ai.cancel.p1.*", "choria.fisk-ai.discovery.p1", "choria.fisk-ai.tool.p1", "_INBOX.>", "$SRV.>"] },
+        allow_responses: true } },
     ${sender('caller', ['"choria.fisk-ai.task.p1"'])},
     ${sender('mallory', [])}
   ]
@@ -78,7 +82,7 @@ describe.runIf(enabled)('cancels under NATS permissions', () => {
     const marks = join(dir, 'started');
     const config = agentConfig(dir, 'p1', {
       identity: 'p1',
-      url: url('operator'),
+      url: url('p1'),
       turns: [{ text: 'Working.', tool_calls: [{ name: 'slow', input: {} }] }, { text: 'Done.' }],
       // Slow the first time (the task to cancel), quick after.
       more: `tools:\n${shTool('slow', `if [ -e ${marks} ]; then echo quick; else touch ${marks}; sleep 30; echo slept; fi`)}`,
