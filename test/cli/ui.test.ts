@@ -338,6 +338,12 @@ tools:
     expect(await page.evaluate('window.__pwned')).toBeUndefined();
     expect(await page.evaluate<string[]>("[...document.body.querySelectorAll('script, img')].map((e) => e.tagName)")).toEqual([]);
     expect(errors).toEqual([]);
+    // A long run's page is sent a window of its changes: those before a span on demand; a span it lacks is not found.
+    const api = (path: string) => fetch(`${ui.origin}/api/runs/edits/${path}${path.includes('?') ? '&' : '?'}token=${ui.token}`);
+    const earlier = (await (await api('changes?before=1')).json()) as { total: number; from: number; spans: { index: number }[] };
+    expect(earlier).toMatchObject({ total: 3, from: 0 });
+    expect(earlier.spans.map((x) => x.index)).toEqual([0]);
+    expect((await api('changes/9')).status).toBe(404);
     // The head holds what it shows and nothing else (a left-out part once showed as the text "null").
     expect(await page.locator('h1').locator('xpath=..').textContent()).not.toMatch(/null$/);
     await context.close();
