@@ -61,19 +61,33 @@ const ABSENT = /^0+$/;
  * `git cat-file --batch`. Links and submodules are not read.
  */
 export async function shownChanges(repo: WorkspaceRepo, a: string, b: string): Promise<FileChange[]> {
+  const key = `${repo.base().gitDir}\0${a}\0${b}`;
+  const known = SHOWN.get(key);
+  if (known !== undefined) return known;
   const changes = await treeChanges(repo, a, b);
   const isFile = (side: FileChange['before']): boolean => side.mode.startsWith('100') && !ABSENT.test(side.id);
-  const texts = changes.filter((c) => !c.binary && c.before.id !== c.after.id && (isFile(c.before) || isFile(c.after)));
+  const texts = new Set(changes.filter((c) => !c.binary && c.before.id !== c.after.id && (isFile(c.before) || isFile(c.after))));
   const contents = await blobs(
     repo.base(),
-    texts.flatMap((c) => [c.before, c.after].filter(isFile).map((side) => side.id)),
+    [...texts].flatMap((c) => [c.before, c.after].filter(isFile).map((side) => side.id)),
   );
-  return changes.map((c) => {
-    if (!texts.includes(c) || [c.before, c.after].every((side) => !isFile(side) || isUtf8(contents.get(side.id)!))) return c;
+  const shown = changes.map((c) => {
+    if (!texts.has(c) || [c.before, c.after].every((side) => !isFile(side) || isUtf8(contents.get(side.id)!))) return c;
     const { added: _added, removed: _removed, ...rest } = c;
     return { ...rest, binary: true };
   });
+  SHOWN.set(key, shown);
+  if (SHOWN.size > SHOWN_KEPT) SHOWN.delete(SHOWN.keys().next().value!);
+  return shown;
 }
+
+/**
+ * The changes between two trees never change (a tree's id is its content's
+ * hash): the last ones found are kept, so a page asking again while a run goes
+ * on reads only the spans that are new.
+ */
+const SHOWN = new Map<string, FileChange[]>();
+const SHOWN_KEPT = 256;
 
 /**
  * The unified diff from tree `a` to tree `b` (binary files named, as git names
