@@ -9,7 +9,7 @@
  * journal shows as the literal text it is.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -346,6 +346,17 @@ tools:
     expect((await api('changes/9')).status).toBe(404);
     // The head holds what it shows and nothing else (a left-out part once showed as the text "null").
     expect(await page.locator('h1').locator('xpath=..').textContent()).not.toMatch(/null$/);
+
+    // A run whose workspace was not tracked says so where its changes would be, and why.
+    writeFileSync(wsConfig, `${readFileSync(wsConfig, 'utf8')}workspace: { max_files: 1 }\n`);
+    writeFileSync(join(dir, 'ws-script.json'), JSON.stringify({ turns: [{ text: 'look', tool_calls: [sh('true')] }, { text: 'done' }] }));
+    const untracked = await runCli(['run', '--config', wsConfig, '--state-dir', stateDir, '--name', 'untracked', 'go'], { cwd: ws });
+    expect(untracked.code, untracked.stderr).toBe(0);
+    await page.goto(runUrl('untracked'));
+    const missing = page.locator('#workspace .missing').first();
+    await missing.waitFor();
+    expect(await missing.textContent()).toMatch(/^No snapshot after seq 2 \(turn 1, tools\): the workspace .* is not tracked: it holds more than 1 file/);
+    expect(errors).toEqual([]);
     await context.close();
   });
 });

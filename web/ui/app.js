@@ -471,6 +471,7 @@
      */
     let changes = new Map();
     let changesFrom = null;
+    let missing = [];
     let changesAskedFor = '';
     let changesAsked = 0;
     const diffs = new Map();
@@ -487,6 +488,7 @@
           (part) => {
             for (const span of part.spans) changes.set(span.index, span);
             changesFrom = changesFrom === null ? part.from : Math.min(changesFrom, part.from);
+            missing = part.missing;
             drawChanges();
           },
           (err) => {
@@ -524,11 +526,12 @@
 
     function drawChanges() {
       const spans = [...changes.values()].sort((a, b) => a.index - b.index);
-      workspace.hidden = spans.length === 0;
-      if (spans.length === 0) return workspace.replaceChildren();
+      workspace.hidden = spans.length === 0 && missing.length === 0;
+      if (workspace.hidden) return workspace.replaceChildren();
       const more = h('div');
       workspace.replaceChildren(
         h('h2', {}, 'Workspace changes'),
+        ...missing.map((m) => h('div', { class: 'missing muted' }, `No snapshot after seq ${m.seq} (turn ${m.turn}, ${m.moment}): ${m.problem}`)),
         more,
         ...spans.map((span) =>
           h(

@@ -41,6 +41,8 @@ export interface PageChanges {
   total: number;
   from: number;
   spans: PageSpan[];
+  /** The moments a snapshot was due and none was made, and why (a workspace too large to track, a file that could not be read). */
+  missing: { seq: number; turn: number; moment: string; problem: string }[];
 }
 
 function pageSpan(span: ChangeSpan): PageSpan {
@@ -60,10 +62,15 @@ function pageSpan(span: ChangeSpan): PageSpan {
 /** The window of run `id`'s changes before span `before` (the last ones without it); none for a store that keeps no snapshots. */
 export async function pageChanges(store: Store, id: string, before: number | undefined, searchPath: string | undefined): Promise<PageChanges> {
   // A run without snapshots (most runs of a long journal's kind) is not read at all.
-  if (store.workspace === null || (await runSnapshots(store, id)).length === 0) return { total: 0, from: 0, spans: [] };
+  if (store.workspace === null || (await runSnapshots(store, id)).length === 0) return { total: 0, from: 0, spans: [], missing: [] };
   const diff = await runDiff(store, id, { window: { ...(before !== undefined ? { before } : {}), size: CHANGES_WINDOW }, ...(searchPath !== undefined ? { searchPath } : {}) });
   const end = Math.min(before ?? diff.total, diff.total);
-  return { total: diff.total, from: Math.max(0, end - CHANGES_WINDOW), spans: diff.spans.map(pageSpan) };
+  return {
+    total: diff.total,
+    from: Math.max(0, end - CHANGES_WINDOW),
+    spans: diff.spans.map(pageSpan),
+    missing: diff.missing.map((m) => ({ seq: m.seq, turn: m.turn, moment: m.moment, problem: sanitizeLine(m.problem) })),
+  };
 }
 
 /** Span `index` of run `id` with its unified diff (untrusted text: made safe here, set as text there). */
