@@ -28,7 +28,7 @@ import {
   type SnapshotNote,
 } from '../store/run-notes.js';
 import type { Store } from '../store/store.js';
-import { treeChanges, treePatch, type FileChange } from '../store/workspace/changes.js';
+import { shownChanges, treeChanges, treePatch, type FileChange } from '../store/workspace/changes.js';
 import { WORKSPACE_DEFAULTS, WorkspaceRepo, type WorkspaceSettings } from '../store/workspace/repo.js';
 import { restoreTree } from '../store/workspace/restore.js';
 import { fetchTree, shareTree } from '../store/workspace/shelf.js';
@@ -51,7 +51,15 @@ export type ChangeAuthor =
 
 /** The changes between two snapshots, and who made them. */
 export interface ChangeSpan {
+  /** Its place among the run's spans (0 first): what RunDiffOptions.span picks. */
+  index: number;
   by: ChangeAuthor;
+  /**
+   * The turn's tools were stopped in the middle (the run interrupted) and a
+   * resume carried them on: `interrupted` is what they changed before the
+   * interruption, `resumed` what they changed after the resume.
+   */
+  part?: 'interrupted' | 'resumed';
   /** The seqs of the snapshots the span goes from and to. */
   fromSeq: number;
   toSeq: number;
@@ -81,6 +89,8 @@ export interface RunDiff {
   missing: MissingSnapshot[];
   /** How many snapshots the run has. */
   snapshots: number;
+  /** How many spans of changes the run has, whichever were picked. */
+  total: number;
 }
 
 /** What runDiff shows. */
@@ -89,6 +99,10 @@ export interface RunDiffOptions {
   turn?: number;
   /** Only the changes of the turn holding this seq. */
   seq?: number;
+  /** Only the span at this index (ChangeSpan.index). */
+  span?: number;
+  /** Only the `size` spans before index `before` (default: the last `size`): a page's window of a long run. */
+  window?: { before?: number; size: number };
   /** With each span's unified diff. */
   patch?: boolean;
   /**
@@ -111,7 +125,13 @@ function repoOf(store: Store, searchPath: string | undefined): WorkspaceRepo {
 /** Who made a span of changes, in words (the CLI's diff and the exports' headings). */
 export function spanHeading(span: ChangeSpan): string {
   const now = span.toNow ? ', up to the workspace now (not yet snapshotted: the run stopped before its next snapshot)' : '';
-  return authorHeading(span) + now;
+  const part =
+    span.part === 'interrupted'
+      ? ', before the run was interrupted in the middle of them'
+      : span.part === 'resumed'
+        ? `, after the resume (at seq ${span.fromSeq}) carried them on`
+        : '';
+  return authorHeading(span) + part + now;
 }
 
 function authorHeading(span: ChangeSpan): string {
@@ -169,7 +189,7 @@ function openBatches(records: readonly JournalRecord[]): { turnAt: Map<number, n
   return { turnAt, open };
 }
 
-/** Spans of one turn's tools are one (a resume in the middle of its batch snapshots between them); each rewind and each outside edit stays its own. */
+/** Spans of one turn's tools are one; each rewind and each outside edit stays its own. */
 const sameAuthor = (a: ChangeAuthor, b: ChangeAuthor): boolean => a.kind === 'turn' && b.kind === 'turn' && a.seq === b.seq;
 
 /** The records of run `id`, decoded. */
@@ -212,15 +232,23 @@ export async function runDiff(store: Store, id: string, options: RunDiffOptions 
     const by: ChangeAuthor =
       a.moment === 'rewind' && b.moment === 'rewound' ? { kind: 'rewind' } : batch !== null ? { kind: 'turn', ...batch } : { kind: 'outside' };
     const last = spans.at(-1);
-    if (last !== undefined && sameAuthor(last.by, by) && last.to === a.tree) {
+    // A resume in the middle of a turn's batch snapshots before it carries on: what was done before and after it stay apart.
+    if (last !== undefined && sameAuthor(last.by, by) && last.to === a.tree && a.moment !== 'resume') {
       last.toSeq = b.seq;
       last.to = b.tree;
     } else {
-      spans.push({ by, fromSeq: a.seq, toSeq: b.seq, from: a.tree, to: b.tree, files: [] });
+      spans.push({ index: spans.length, by, fromSeq: a.seq, toSeq: b.seq, from: a.tree, to: b.tree, files: [] });
     }
-    if (b.now) spans.at(-1)!.toNow = true;
+    const span = spans.at(-1)!;
+    if (by.kind === 'turn' && b.moment === 'resume' && !b.now) span.part = 'interrupted';
+    else if (by.kind === 'turn' && a.moment === 'resume' && span.part === undefined) span.part = 'resumed';
+    if (b.now) span.toNow = true;
   }
+  const window = options.window;
+  const windowEnd = window === undefined ? spans.length : Math.min(window.before ?? spans.length, spans.length);
   const wanted = spans.filter((s) => {
+    if (options.span !== undefined) return s.index === options.span;
+    if (window !== undefined) return s.index >= windowEnd - window.size && s.index < windowEnd;
     if (options.turn !== undefined) return s.by.kind === 'turn' && s.by.turn === options.turn;
     if (options.seq !== undefined) {
       const turn = turnAt.get(options.seq);
@@ -231,10 +259,17 @@ export async function runDiff(store: Store, id: string, options: RunDiffOptions 
   for (const span of wanted) {
     await local(store, repo!, span.from);
     await local(store, repo!, span.to);
-    span.files = await treeChanges(repo!, span.from, span.to);
-    if (options.patch) span.patch = await treePatch(repo!, span.from, span.to);
+    span.files = await shownChanges(repo!, span.from, span.to);
+    if (options.patch) span.patch = await treePatch(repo!, span.from, span.to, span.files);
   }
-  return { runId: id, dir: made.at(-1)?.dir ?? null, spans: wanted.filter((s) => s.files.length > 0), missing, snapshots: made.filter((s) => !s.now).length };
+  return {
+    runId: id,
+    dir: made.at(-1)?.dir ?? null,
+    spans: wanted.filter((s) => s.files.length > 0),
+    missing,
+    snapshots: made.filter((s) => !s.now).length,
+    total: spans.length,
+  };
 }
 
 /** What rewindRun restores and forks. */

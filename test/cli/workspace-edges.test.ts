@@ -125,3 +125,38 @@ describe('session diff of a turn or seq the run does not have', () => {
     expect(real.stdout).toMatch(/added +one\.txt/);
   });
 });
+
+describe('session diff names each file as git does', () => {
+  it('quotes a name holding a control character as the diff header does, names a file that is not UTF-8 binary, and a chmod as a mode change', async () => {
+    const s = setup([
+      { text: 'odd files', tool_calls: [sh(`chmod +x run.sh; printf 'x\\n' > "$(printf 'tab\\there')"; printf '\\377\\376\\375 not UTF-8\\n' > blob.bin`)] },
+      { text: 'done' },
+    ]);
+    writeFileSync(join(s.ws, 'run.sh'), 'echo hi\n', { mode: 0o644 });
+    const ran = await cli(s, ['run', '--name', 'odd', 'go']);
+    expect(ran.code, ran.stderr).toBe(0);
+
+    const stat = await cli(s, ['session', 'diff', 'odd', '--stat']);
+    expect(stat.code, stat.stderr).toBe(0);
+    expect(stat.stdout).toContain('added    "tab\\there"  +1 -0');
+    expect(stat.stdout).toContain('added    blob.bin  binary');
+    expect(stat.stdout).toContain('changed  run.sh  mode 100644 \u2192 100755');
+
+    const diff = await cli(s, ['session', 'diff', 'odd']);
+    expect(diff.stdout).toContain('diff --git "a/tab\\there" "b/tab\\there"');
+    expect(diff.stdout).toContain('Binary files /dev/null and b/blob.bin differ');
+    expect(diff.stdout).toContain('old mode 100644\nnew mode 100755');
+    expect(diff.stdout).not.toContain('\ufffd');
+
+    const json = JSON.parse((await cli(s, ['session', 'diff', 'odd', '--json'])).stdout) as { changes: { files: Record<string, unknown>[]; diff: string }[] };
+    const files = Object.fromEntries(json.changes[0]!.files.map((f) => [f.path, f]));
+    expect(files['blob.bin']).toEqual({ path: 'blob.bin', status: 'added', binary: true });
+    expect(files['run.sh']).toEqual({ path: 'run.sh', status: 'modified', binary: false, added: 0, removed: 0, mode: { from: '100644', to: '100755' } });
+    expect(files['tab\there']).toMatchObject({ status: 'added', added: 1 });
+    expect(json.changes[0]!.diff).not.toContain('\ufffd');
+
+    const md = await cli(s, ['session', 'export', 'odd', '--format', 'md']);
+    expect(md.stdout).toContain('- `"tab\\there"`: added, +1 -0');
+    expect(md.stdout).toContain('- `run.sh`: modified, mode 100644 \u2192 100755');
+  });
+});

@@ -9,10 +9,14 @@ const DIFF_HELP = `
 A run's workspace (the directory it was started in, or workspace.dir) is
 snapshotted beside its journal after each model turn and before its tools run,
 after each typed turn, at its end, and before a resume goes on. The diff shows,
-turn by turn, the files the tools of each turn changed (binary files named, not
-shown), and apart from them what changed between snapshots while nothing of the
-run ran (a person's edit while a chat waited). Without --turn or --seq, the
-whole run. Examples:
+turn by turn, the files the tools of each turn changed, and apart from them what
+changed between snapshots while nothing of the run ran (a person's edit while a
+chat waited). A turn whose tools were interrupted and carried on by a resume is
+shown in two parts: before the interruption and after the resume. A file is
+named as git's diff headers name it (a name with a control character, a quote
+or a backslash in double quotes, C-escaped); a binary file (a NUL byte, or
+content that is not UTF-8) is named, not shown; a chmod shows as
+"mode 100644 → 100755". Without --turn or --seq, the whole run. Examples:
   logbook session diff RUN
   logbook session diff RUN --turn 2
   logbook session diff RUN --stat`;

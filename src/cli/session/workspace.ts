@@ -6,7 +6,8 @@
  */
 import { generateRunId } from '../../agent/run.js';
 import { runDiff, runSnapshots, rewindRun, spanHeading, undoRewind, type FileChange, type RunDiff } from '../../api/workspace.js';
-import { LogbookError, validateId, type JournalRecord } from '../../core/index.js';
+import { LogbookError, modeChange, validateId, type JournalRecord } from '../../core/index.js';
+import { fileCounts, shownFileName } from '../../render/file-changes.js';
 import { sanitize, sanitizeLine, terminalSafeJson } from '../../render/sanitize.js';
 import { resolveRunId } from '../../store/resolve.js';
 import type { Store } from '../../store/store.js';
@@ -38,8 +39,7 @@ const STATUS_WORD: Record<FileChange['status'], string> = { added: 'added', modi
 
 /** One file of a --stat listing. */
 export function statLine(f: FileChange): string {
-  const counts = f.binary ? 'binary' : `+${f.added ?? 0} -${f.removed ?? 0}`;
-  return `  ${STATUS_WORD[f.status].padEnd(8)} ${sanitizeLine(f.path)}  ${counts}`;
+  return `  ${STATUS_WORD[f.status].padEnd(8)} ${shownFileName(f.path)}  ${fileCounts(f)}`;
 }
 
 /** A run's diff as text: each span's heading, its files, and (without --stat) its unified diff. */
@@ -68,7 +68,11 @@ function diffJson(diff: RunDiff): unknown {
       to_seq: s.toSeq,
       from: s.from,
       to: s.to,
-      files: s.files.map((f) => ({ path: f.path, status: f.status, binary: f.binary, ...(f.binary ? {} : { added: f.added ?? 0, removed: f.removed ?? 0 }) })),
+      ...(s.part !== undefined ? { part: s.part } : {}),
+      files: s.files.map((f) => {
+        const mode = modeChange(f);
+        return { path: f.path, status: f.status, binary: f.binary, ...(f.binary ? {} : { added: f.added ?? 0, removed: f.removed ?? 0 }), ...(mode !== null ? { mode } : {}) };
+      }),
       ...(s.patch !== undefined ? { diff: s.patch } : {}),
     })),
     missing: diff.missing,
@@ -123,7 +127,7 @@ function planLines(dir: string, files: readonly FileChange[]): string {
   if (files.length === 0) return `no file in ${sanitizeLine(dir)} changes\n`;
   // The plan goes from now to the target: a file the target has and now lacks is created, and the other way removed.
   const verb = (f: FileChange): string => (f.status === 'added' ? 'create ' : f.status === 'deleted' ? 'remove ' : 'restore');
-  return `${files.length} file${files.length === 1 ? '' : 's'} in ${sanitizeLine(dir)} will change:\n${files.map((f) => `  ${verb(f)} ${sanitizeLine(f.path)}`).join('\n')}\n`;
+  return `${files.length} file${files.length === 1 ? '' : 's'} in ${sanitizeLine(dir)} will change:\n${files.map((f) => `  ${verb(f)} ${shownFileName(f.path)}`).join('\n')}\n`;
 }
 
 /** Asks on a terminal; without one, --yes must say so. */

@@ -10,7 +10,7 @@ import { lstatSync, mkdirSync, readdirSync, rmdirSync, symlinkSync, unlinkSync, 
 import { dirname, join } from 'node:path';
 import { LogbookError } from '../../core/index.js';
 import { treeChanges, type FileChange } from './changes.js';
-import { git, objectId } from './git.js';
+import { blobs } from './git.js';
 import type { WorkspaceRepo } from './repo.js';
 
 /** `path` (as a tree names it), checked to stay inside the workspace. */
@@ -19,25 +19,6 @@ export function safeRelativePath(path: string): string[] {
   const bad = path === '' || path.includes('\0') || path.startsWith('/') || parts.some((p) => p === '' || p === '.' || p === '..' || p.toLowerCase() === '.git');
   if (bad) throw new LogbookError('workspace', `a snapshot names a path outside the workspace: ${JSON.stringify(path.slice(0, 200))}`);
   return parts;
-}
-
-/** The objects' contents, read in one `git cat-file --batch`. */
-async function blobs(repo: WorkspaceRepo, ids: readonly string[]): Promise<Map<string, Buffer>> {
-  const out = new Map<string, Buffer>();
-  if (ids.length === 0) return out;
-  const unique = [...new Set(ids)];
-  const { stdout } = await git(['cat-file', '--batch'], { ...repo.base(), input: `${unique.map(objectId).join('\n')}\n` });
-  let at = 0;
-  for (const id of unique) {
-    const eol = stdout.indexOf(0x0a, at);
-    const header = stdout.subarray(at, eol).toString('utf8');
-    const m = /^([0-9a-f]+) (\w+) (\d+)$/.exec(header);
-    if (m === null) throw new LogbookError('workspace', `the snapshot store lacks object ${id} (${header})`);
-    const size = Number(m[3]);
-    out.set(id, stdout.subarray(eol + 1, eol + 1 + size));
-    at = eol + 1 + size + 1;
-  }
-  return out;
 }
 
 /** Makes the directories on the way to `parts` (each a real directory, never a link); false where a file stands in the way. */
@@ -126,7 +107,7 @@ export async function restoreTree(repo: WorkspaceRepo, dir: string, now: string,
   for (const { change, parts } of paths) if (change.status === 'deleted' || change.status === 'type_changed') removeFile(dir, parts);
   const wanted = paths.filter((p) => p.change.status !== 'deleted');
   const contents = await blobs(
-    repo,
+    repo.base(),
     wanted.map((p) => p.change.after.id),
   );
   for (const { change, parts } of wanted) writeFile(dir, parts, change, contents.get(change.after.id)!);
