@@ -207,6 +207,7 @@ export {
   runDiff,
   rewindRun,
   undoRewind,
+  redoRewind,
   runSnapshots,
   type RunDiff,
   type RunDiffOptions,
