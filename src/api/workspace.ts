@@ -336,9 +336,12 @@ export async function rewindRun(store: Store, id: string, options: RewindOptions
     plan = { ...plan, dir, files: changes };
     restore = { from: now, to: target.tree!, dirs, repo };
   }
-  if (options.confirm !== undefined && !(await options.confirm(plan))) return { ...plan, done: false };
-  // What stands in the workspace may have changed while confirm asked: checked again before anything is done.
-  const dirs = restore === null ? [] : checkRestore(plan.dir, plan.files).dirs;
+  let dirs = restore?.dirs ?? [];
+  if (options.confirm !== undefined) {
+    if (!(await options.confirm(plan))) return { ...plan, done: false };
+    // What stands in the workspace may have changed while confirm asked: checked again before anything is done.
+    if (restore !== null) dirs = checkRestore(plan.dir, plan.files).dirs;
+  }
   const result: Rewound = { ...plan, done: true };
   if (conversation) {
     const place = await store.placeOf(id);
@@ -536,14 +539,16 @@ async function takeBack(store: Store, step: Step, kind: 'undo' | 'redo', options
   const lastSeq = records.at(-1)!.seq;
   const { tree: now } = await repo.snapshot(note.dir, settings);
   const files = await treeChanges(repo, now, note.from);
-  checkRestore(note.dir, files);
   const counts = (steps: Step[]): { undoable: number; redoable: number } => {
     const { done, undone } = standingOf(steps);
     return { undoable: done.length, redoable: undone.length };
   };
   const base = { run, dir: note.dir, files, turn: note.turn, ...(note.fork !== undefined ? { fork: note.fork } : {}) };
-  if (options.confirm !== undefined && !(await options.confirm({ dir: note.dir, files }))) return { ...base, ...counts(await stepsOf(store, run)), done: false };
-  const { dirs } = checkRestore(note.dir, files);
+  let { dirs } = checkRestore(note.dir, files);
+  if (options.confirm !== undefined) {
+    if (!(await options.confirm({ dir: note.dir, files }))) return { ...base, ...counts(await stepsOf(store, run)), done: false };
+    dirs = checkRestore(note.dir, files).dirs; // again: what stands may have changed while confirm asked
+  }
   await noteSnapshot(store, repo, run, lastSeq, note.dir, now, 'rewind');
   const at = formatTimestamp(new Date());
   const mine: RewindNote = { run, turn: note.turn, seq: note.seq, dir: note.dir, from: now, to: note.from, at, ...(note.fork !== undefined ? { fork: note.fork } : {}), undoes: step.key, dirs };

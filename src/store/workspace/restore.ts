@@ -58,7 +58,7 @@ function kind(st: Stats): string {
 
 /** A restore refused before it changed anything: `path` holds what it must not touch. */
 function conflict(path: string, what: string): LogbookError {
-  return new LogbookError('workspace_conflict', `${JSON.stringify(path.slice(0, 200))} ${what}: move it away (or add it to the workspace), then try again; nothing was changed`);
+  return new LogbookError('workspace_conflict', `${JSON.stringify(path.slice(0, 200))} ${what}: move it away, then try again; nothing was changed`);
 }
 
 export interface RestoreCheck {
@@ -219,6 +219,13 @@ export async function restoreTree(repo: WorkspaceRepo, dir: string, now: string,
     wanted.map((p) => p.change.after.id),
   );
   for (const { change, parts } of wanted) writeFile(dir, parts, change, contents.get(change.after.id)!);
-  for (const parts of again) if (standing(join(dir, ...parts)) === null) directoryFor(dir, [...parts, '']);
+  for (const parts of again) {
+    if (standing(join(dir, ...parts)) !== null) continue;
+    try {
+      directoryFor(dir, [...parts, '']);
+    } catch {
+      // what the restore put back has a file on its way: the restored state wins
+    }
+  }
   return { changes };
 }
