@@ -4,7 +4,7 @@
  * refused before it touches anything, and undo and redo walking the rewinds.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -71,10 +71,10 @@ describe("a run's workspace at its edges", () => {
 });
 
 describe('a rewind that would meet what it must not touch', () => {
-  it('is refused before anything changes, naming the path, with its own exit code: a directory holding ignored files where the snapshot has a file, an ignored file where it has one', async () => {
+  it('is refused before anything changes, naming the path, with its own exit code: a directory holding ignored files where the snapshot has a file, an ignored file where it has one, an ignored link where it has a directory', async () => {
     const s = setup([
-      { text: 'one', tool_calls: [sh('echo file > out; echo gen > gen.txt')] },
-      { text: 'two', tool_calls: [sh('rm out; mkdir out; echo in > out/a.txt; echo log > out/debug.log; echo a2 >> a.txt; echo new > new.txt; echo z2 >> z.txt; rm gen.txt')] },
+      { text: 'one', tool_calls: [sh('echo file > out; echo gen > gen.txt; mkdir sub; echo s > sub/s.txt')] },
+      { text: 'two', tool_calls: [sh('rm out; mkdir out; echo in > out/a.txt; echo log > out/debug.log; echo a2 >> a.txt; echo new > new.txt; echo z2 >> z.txt; rm gen.txt; rm -r sub')] },
       { text: 'done' },
     ]);
     writeFileSync(join(s.ws, '.gitignore'), '*.log\n');
@@ -102,6 +102,18 @@ describe('a rewind that would meet what it must not touch', () => {
     expect(again.code, again.stderr).toBe(9);
     expect(again.stderr).toContain('"gen.txt" is a file the snapshot does not track (ignored or excluded), where it has a file');
     expect(readFileSync(join(s.ws, 'gen.txt'), 'utf8')).toBe('mine, ignored');
+    expect(readFileSync(join(s.ws, 'z.txt'), 'utf8')).toBe('z\nz2\n');
+
+    // A link the snapshot does not track where it has a directory: never written through.
+    rmSync(join(s.ws, 'gen.txt'));
+    const elsewhere = join(s.root, 'elsewhere');
+    mkdirSync(elsewhere);
+    symlinkSync(elsewhere, join(s.ws, 'sub'));
+    writeFileSync(join(s.ws, '.gitignore'), '*.log\ngen.txt\nsub\n');
+    const link = await cli(s, ['session', 'rewind', 'dirs', '--turn', '1', '--yes', '--files']);
+    expect(link.code, link.stderr).toBe(9);
+    expect(link.stderr).toContain('"sub" is a link the snapshot does not track, where it has a directory');
+    expect(readdirSync(elsewhere)).toEqual([]);
     expect(readFileSync(join(s.ws, 'z.txt'), 'utf8')).toBe('z\nz2\n');
   });
 });
