@@ -208,6 +208,7 @@ export {
   runDiff,
   rewindRun,
   undoRewind,
+  redoRewind,
   runSnapshots,
   type RunDiff,
   type RunDiffOptions,
