@@ -169,13 +169,14 @@ class Book implements PriceBook {
   }
 
   private lookUp(provider: string, model: string): ReturnType<GenaiPrices['calcPrice']> {
-    if (this.table === null || provider === 'script') return null;
+    if (provider === 'script') return null; // never priced: asked before the table, which is then never loaded for it
+    if (this.table === null) return null;
     return this.table.calcPrice({ input_tokens: 0, output_tokens: 0 }, model, { providerId: tableProvider(this.table, provider, this.baseUrl) });
   }
 
   private fromTable(provider: string, model: string): ModelPrices | null {
-    const table = this.table;
     const found = this.lookUp(provider, model);
+    const table = found === null ? null : this.table;
     if (table === null || found === null) return null;
     const { provider: tableProvider } = found;
     const price = (t: TokenParts): number => table.calcPrice(tableUsage(t), model, { provider: tableProvider })?.total_price ?? 0;
