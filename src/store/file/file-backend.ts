@@ -177,11 +177,20 @@ export class FileBackend implements Backend {
 
   /** Where run `id`'s journal is (whether or not it exists). */
   journalPath(id: string): string {
-    return join(this.directory, id + JOURNAL_EXT);
+    return this.inDirectory(id + JOURNAL_EXT);
   }
 
   private lockPath(id: string): string {
-    return join(this.directory, id + LOCK_EXT);
+    return this.inDirectory(id + LOCK_EXT);
+  }
+
+  /** The directory, normalized, with its separator: join's result for a file name, without join's work per name (a listing makes two per run). */
+  private prefix: string | undefined;
+
+  /** The path of file `name` (one name, no separator) in the runs directory: what join(directory, name) gives. */
+  private inDirectory(name: string): string {
+    this.prefix ??= join(this.directory, '_').slice(0, -1);
+    return this.prefix + name;
   }
 
   private livePath(id: string): string {
