@@ -22,7 +22,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import type { TokenParts } from '../core/index.js';
+import { groupedDigits, type TokenParts } from '../core/index.js';
 
 /** A model's prices as agent.yaml gives them, USD per million tokens; a cache price left out is the input price. */
 export interface PriceOverride {
@@ -199,5 +199,5 @@ export function usdText(usd: number): string {
   if (usd === 0) return '$0.00';
   if (usd < 1) return `$${usd.toFixed(4)}`;
   if (usd < 100) return `$${usd.toFixed(2)}`;
-  return `$${Math.round(usd).toLocaleString('en-US')}`;
+  return `$${groupedDigits(Math.round(usd))}`;
 }

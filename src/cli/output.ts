@@ -1,4 +1,5 @@
 /** Layout for command output: tables, aligned fields, times. Text in is already sanitized. */
+import { groupedDigits } from '../core/index.js';
 import { graphemes, NARROW_ONLY, textWidth } from '../render/text-width.js';
 
 export type Cell = string | { text: string; paint: (text: string) => string };
@@ -83,4 +84,4 @@ export function withoutYear(time: string): string {
 }
 
 /** 1234567 -> "1,234,567". */
-export const count = (n: number): string => n.toLocaleString('en-US');
+export const count = groupedDigits;
