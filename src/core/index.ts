@@ -19,6 +19,7 @@ export { validateId, isValidId, MAX_ID_LENGTH } from './ids.js';
 export { stateToJson, stateJsonParts, type StateJsonExtra } from './state-json.js';
 export { JsonOutline, outlineJson, OUTLINE_STRING_CHARS } from './json-outline.js';
 export { formatTimestamp, LONGEST_TIMER_MS, LONGEST_TIMER_TEXT, timerDelay } from './time.js';
+export { groupedDigits } from './digits.js';
 export { redactUrlCredentials, hasUrlCredentials } from './url-credentials.js';
 export { REFUSAL_MESSAGE, endedOnRefusal, restsOnRefusal, canceledMessage, isCanceledMessage, CONTINUATION_HEAD, isContinuationPrompt, answerShortfall, shortfallText } from './outcomes.js';
 export { MAX_PATTERN_LENGTH, PATTERN_FLAGS, checkPattern, foldCase, literalMatcher, patternMatcher, quoted, textMatcher, type TextMatch, type TextMatcher } from './search.js';
