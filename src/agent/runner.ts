@@ -1037,6 +1037,7 @@ class Loop {
     live?.begin(state.last_seq, iteration);
     let streamed: Usage | undefined;
     let response: ModelResponse;
+    let readied = false;
     try {
       response = await agent.provider.complete(
         {
@@ -1048,7 +1049,16 @@ class Loop {
           promptCache: agent.promptCache,
           signal: timer === null ? signal : AbortSignal.any([signal, timer]),
         },
-        joinedStream(observer, (usage) => (streamed = usage), live),
+        joinedStream(
+          observer,
+          (usage) => {
+            streamed = usage;
+            if (readied) return;
+            readied = true;
+            this.options.workspace?.prepare?.(); // the answer has begun: the workspace is readied for the snapshot after its record
+          },
+          live,
+        ),
       );
     } catch (err) {
       const stopped = (stop?.signal.aborted === true || this.signal.aborted) && (isLogbookError(err, 'interrupted') || isAbortError(err));
