@@ -319,20 +319,32 @@ export class JournalStore implements Store {
     return this.foldStream(id, options);
   }
 
-  /** A run read a chunk at a time, each line checked and folded as it comes (loadState). */
+  /**
+   * A run read a chunk at a time, each line checked and folded as it comes
+   * (loadState): the checks of checkedStream, in a loop over each chunk's lines
+   * rather than a generator's step per record (a long run's resume paid for
+   * one per record).
+   */
   private async foldStream(id: string, options: { outline?: boolean; onRecord?: (record: JournalRecord) => void }): Promise<LoadedState> {
+    validateId(id);
+    const checks = new StreamChecks(id);
     let state: RunState | undefined;
     let metaLine = '';
     const { onRecord, ...read } = options;
-    for await (const { record, line } of this.checkedStream(id, { follow: false, ...read })) {
-      onRecord?.(record);
-      if (state !== undefined) step(state, record);
-      else {
-        state = initialState(record);
-        metaLine = line;
+    for await (const chunk of this.backendImpl.stream(id, { follow: false, ...read })) {
+      if (!('lines' in chunk)) continue;
+      for (const line of chunk.lines) {
+        const record = checks.check(line);
+        onRecord?.(record);
+        if (state !== undefined) step(state, record);
+        else {
+          state = initialState(record);
+          metaLine = line;
+        }
       }
     }
-    return { state: state!, metaLine, lastSeq: state!.last_seq }; // checkedStream gives the meta record at least
+    if (state === undefined) throw new LogbookError('empty', `run ${id} has no records`);
+    return { state, metaLine, lastSeq: state.last_seq };
   }
 
   /** The run's stored lines, exactly as stored (a copy between stores, an export of the bytes). */
