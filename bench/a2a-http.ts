@@ -145,7 +145,7 @@ export async function benchA2AHttp(opts: BenchOptions): Promise<Section> {
         },
       ],
       notes: [
-        "A2A over HTTP: the first row compares a journaled task (7 records, each fsynced before its event) with one kept in memory, so it is bound by the disk's fsync; the second, with the same runs journaled by the SDK's server, is the cost of the journal-backed task store and executor themselves.",
+        "A2A over HTTP: the first row compares a journaled task with one kept in memory, so it is bound by the disk's fsync: 13 a task on the file store (the task note; the meta and its directory entry; the tool-set note; 3 `sent` notes, one before each model call; 6 more records), each on the serving thread; the second, with the same runs journaled by the SDK's server, is the cost of the journal-backed task store and executor themselves. A served task's workspace is not snapshotted (docs/guide/workspace.md).",
         'A2A over HTTP: both servers run the agent on the anthropic provider (its SDK, streaming) against a Messages API in the benchmark\'s own process that answers at once, and the command tool `look` (echo). The servers are processes of their own reached over loopback by the official SDK client (JSON-RPC); logbook journals every record to the file store (fsync) before its event is published, the baseline keeps the task in memory. Event stamps are the servers\' own millisecond times.',
       ],
     };
