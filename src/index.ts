@@ -160,6 +160,7 @@ export {
   type LoadedRun,
   type LoadedState,
   type ListingOptions,
+  type NoteReadOptions,
   type OpenOptions,
   type RecordsOptions,
   type RunInfo,

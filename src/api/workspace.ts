@@ -21,6 +21,8 @@ import {
   parseRewind,
   parseSnapshot,
   rewindNoteKey,
+  REWIND_NOTE_PREFIX,
+  SNAPSHOT_NOTE_PREFIX,
   snapshotNoteKey,
   snapshotNoteSeq,
   type RewindNote,
@@ -138,9 +140,9 @@ async function local(store: Store, repo: WorkspaceRepo, tree: string): Promise<v
  */
 export async function runSnapshots(store: Store, id: string): Promise<SnapshotNote[]> {
   const own: SnapshotNote[] = [];
-  for (const key of await store.noteKeys(id)) {
+  for (const [key, text] of await store.notesWith(id, SNAPSHOT_NOTE_PREFIX, { strict: true })) {
     if (snapshotNoteSeq(key) === null) continue;
-    const note = parseSnapshot(await store.getNote(id, key));
+    const note = parseSnapshot(text);
     if (note !== null) own.push(note);
   }
   const origin = await store.forkOrigin(id);
@@ -388,9 +390,9 @@ async function lastRewind(store: Store, id: string | undefined): Promise<{ run: 
     return { run: pointer.run, key: pointer.key, note };
   }
   let best: { run: string; key: string; note: RewindNote } | null = null;
-  for (const key of await store.noteKeys(id)) {
+  for (const [key, text] of await store.notesWith(id, REWIND_NOTE_PREFIX, { strict: true })) {
     if (!isRewindNoteKey(key)) continue;
-    const note = parseRewind(await store.getNote(id, key));
+    const note = parseRewind(text);
     if (note !== null && (best === null || note.at > best.note.at)) best = { run: id, key, note };
   }
   if (best === null) {

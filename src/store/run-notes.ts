@@ -359,6 +359,8 @@ export interface SnapshotNote {
   problem?: string;
 }
 
+/** The prefix of every snapshot note's key (Store.notesWith). */
+export const SNAPSHOT_NOTE_PREFIX = 'ws-';
 const SNAPSHOT_NOTE = /^ws-([1-9][0-9]{0,14})-([0-9a-f]{6,32})$/;
 
 /** The key of a snapshot note after the record at `seq` (`nonce`: hex, so several can share a seq). */
@@ -407,6 +409,8 @@ export interface RewindNote {
   at: string;
 }
 
+/** The prefix of every rewind note's key (Store.notesWith). */
+export const REWIND_NOTE_PREFIX = 'rewind-';
 const REWIND_NOTE = /^rewind-([0-9a-f]{6,32})$/;
 
 export function rewindNoteKey(nonce: string): string {
