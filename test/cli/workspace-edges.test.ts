@@ -40,6 +40,11 @@ tools:
 
 const sh = (cmd: string): { name: string; input: { cmd: string } } => ({ name: 'sh', input: { cmd } });
 
+/** The index of the workspace's snapshots (STATE/workspace/index/HASH). */
+function indexOf(s: Setup): string {
+  return join(s.state, 'workspace', 'index', createHash('sha256').update(s.ws).digest('hex').slice(0, 32));
+}
+
 function cli(s: Setup, args: string[]) {
   return runCli([...args, '--config', s.config, '--state-dir', s.state], { cwd: s.ws });
 }
@@ -47,13 +52,16 @@ function cli(s: Setup, args: string[]) {
 describe("a run's workspace at its edges", () => {
   it("waits for the workspace's index while another process holds it, rather than losing the snapshot", async () => {
     const s = setup([]);
-    // The index of this workspace (STATE/workspace/index/HASH), held as git holds it while another run snapshots it.
-    const lock = `${join(s.state, 'workspace', 'index', createHash('sha256').update(s.ws).digest('hex').slice(0, 32))}.lock`;
+    // The index of this workspace (STATE/workspace/index/HASH), held as another run's snapshot holds it: logbook's
+    // flock on HASH.flock, and git's HASH.lock under it; the tool returns once both are held, and they go a second later.
+    const index = indexOf(s);
+    const held = join(s.root, 'held');
+    const holder = `(exec 9>'${index}.flock'; flock 9; touch '${index}.lock' '${held}'; sleep 1; rm -f '${index}.lock') >/dev/null 2>&1 &`;
     writeFileSync(
       join(s.root, 'script.json'),
       JSON.stringify({
         turns: [
-          { text: 'one', tool_calls: [sh(`echo one > one.txt; touch '${lock}'; (sleep 1; rm -f '${lock}') >/dev/null 2>&1 &`)] },
+          { text: 'one', tool_calls: [sh(`echo one > one.txt; ${holder} while [ ! -e '${held}' ]; do sleep 0.01; done`)] },
           { text: 'two', tool_calls: [sh('echo two > two.txt')] },
           { text: 'done' },
         ],
@@ -65,6 +73,26 @@ describe("a run's workspace at its edges", () => {
     const diff = await cli(s, ['session', 'diff', 'held', '--stat']);
     expect(diff.code, diff.stderr).toBe(0);
     expect(diff.stdout).toMatch(/turn 1 \(seq 2\), by sh \(toolu_0_0\)\n +added +one\.txt/);
+    expect(diff.stdout).toMatch(/turn 2 \(seq 4\), by sh \(toolu_1_0\)\n +added +two\.txt/);
+  });
+
+  it("takes no notice of an index lock a killed git left behind: the next snapshot is made at once, with no warning", async () => {
+    const s = setup([]);
+    writeFileSync(
+      join(s.root, 'script.json'),
+      JSON.stringify({
+        turns: [
+          // git's lock on the index, as a git killed in the middle of a snapshot leaves it: nobody holds logbook's flock.
+          { text: 'one', tool_calls: [sh(`echo one > one.txt; touch '${indexOf(s)}.lock'`)] },
+          { text: 'two', tool_calls: [sh('echo two > two.txt')] },
+          { text: 'done' },
+        ],
+      }),
+    );
+    const ran = await cli(s, ['run', '--name', 'stale', 'go']);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stderr).not.toContain('no snapshot');
+    const diff = await cli(s, ['session', 'diff', 'stale', '--stat']);
     expect(diff.stdout).toMatch(/turn 2 \(seq 4\), by sh \(toolu_1_0\)\n +added +two\.txt/);
   });
 });

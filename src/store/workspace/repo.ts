@@ -4,13 +4,15 @@
  * run and workspace, so a file is stored once whatever turn, run or fork holds
  * it (git's objects are content-addressed). Each workspace has its own index
  * there (`index/<hash of its path>`): the stats git reuses so an unchanged file
- * is never read again. A snapshot is a git tree id; which snapshot belongs to
+ * is never read again, written only under logbook's flock beside it
+ * (`index/<hash>.flock`), so a git lock found there is a killed git's. A snapshot is a git tree id; which snapshot belongs to
  * which seq is a note beside the journal (run-notes.ts), never in it.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
-import { LogbookError } from '../../core/index.js';
+import { LogbookError, isLogbookError } from '../../core/index.js';
+import { acquireLock, type FileLock } from '../file/flock.js';
 import { git, objectId, type GitCall } from './git.js';
 
 /** What is tracked of a workspace, and how much of it at most. */
@@ -177,16 +179,18 @@ export class WorkspaceRepo {
     // `--verbose` names each path the index takes in or lets go: when it names none, the tree is the one written last.
     // Only while no other process wrote the index since (another run in the same workspace).
     const index = call.index!;
-    const last = this.lastTree.get(index);
-    const untouched = last !== undefined && last.stamp === indexStamp(index);
-    const added = await retryLocked(() => git(['add', '--all', '--verbose', '--', '.'], call));
-    if (untouched && added.stdout.length === 0) {
-      last.stamp = indexStamp(index);
-      return { tree: last.tree };
-    }
-    const tree = objectId((await retryLocked(() => git(['write-tree'], call))).stdout.toString('utf8').trim());
-    this.lastTree.set(index, { tree, stamp: indexStamp(index) });
-    return { tree };
+    return withIndex(index, async () => {
+      const last = this.lastTree.get(index);
+      const untouched = last !== undefined && last.stamp === indexStamp(index);
+      const added = await git(['add', '--all', '--verbose', '--', '.'], call);
+      if (untouched && added.stdout.length === 0) {
+        last.stamp = indexStamp(index);
+        return { tree: last.tree };
+      }
+      const tree = objectId((await git(['write-tree'], call)).stdout.toString('utf8').trim());
+      this.lastTree.set(index, { tree, stamp: indexStamp(index) });
+      return { tree };
+    });
   }
 
   /** Whether the repo holds object `id`. */
@@ -207,17 +211,38 @@ function indexStamp(path: string): string {
   }
 }
 
-/** git's words for an index another git command holds (the index is `index/HASH`, so its lock is `HASH.lock`, not `index.lock`). */
-const HELD_LOCK = /Unable to create '[^']*\.lock': File exists/;
+/** How long a snapshot waits for another one of the same workspace (a live holder: its git is adding files). */
+const INDEX_WAIT_MS = 10 * 60_000;
 
-/** git refuses while another of its commands holds the index: two runs snapshotting one workspace at once wait for each other. */
-async function retryLocked<T>(fn: () => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` holding logbook's own flock on the index (`HASH.flock`): two runs
+ * snapshotting one workspace wait for each other there. Every git command
+ * that writes the index runs under it, so git's own lock (`HASH.lock`) found
+ * while the flock is held was left by a git that was killed: it is stale and
+ * removed (a live one cannot be there). The kernel drops a flock when its
+ * holder dies, so a killed run never leaves one held.
+ */
+async function withIndex<T>(index: string, fn: () => Promise<T>): Promise<T> {
+  const held = await flockIndex(index);
+  try {
+    rmSync(`${index}.lock`, { force: true });
+    return await fn();
+  } finally {
+    held.release();
+  }
+}
+
+async function flockIndex(index: string): Promise<FileLock> {
+  const start = Date.now();
   for (let attempt = 0; ; attempt++) {
     try {
-      return await fn();
+      return acquireLock(`${index}.flock`, 'workspace');
     } catch (err) {
-      if (attempt >= 50 || !(err instanceof LogbookError) || !HELD_LOCK.test(err.message)) throw err;
-      await new Promise((r) => setTimeout(r, 20 + attempt * 10));
+      if (!isLogbookError(err, 'locked')) throw err;
+      if (Date.now() - start > INDEX_WAIT_MS) {
+        throw new LogbookError('workspace', `another snapshot of this workspace has held its index ${index} for ${INDEX_WAIT_MS / 60_000} minutes`, { cause: err });
+      }
+      await new Promise((r) => setTimeout(r, Math.min(20 + attempt * 10, 250)));
     }
   }
 }
