@@ -9,7 +9,7 @@
  * which seq is a note beside the journal (run-notes.ts), never in it.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { LogbookError, isLogbookError } from '../../core/index.js';
 import { acquireLock, type FileLock } from '../file/flock.js';
@@ -147,7 +147,7 @@ export class WorkspaceRepo {
         for (const name of names) {
           files++;
           if (files > settings.maxFiles) {
-            over = new TooLarge(`it holds more than ${settings.maxFiles} files (workspace.max_files)`);
+            over = tooManyFiles(settings.maxFiles);
             return false;
           }
           try {
@@ -157,7 +157,7 @@ export class WorkspaceRepo {
             // gone since it was listed
           }
           if (bytes > settings.maxBytes) {
-            over = new TooLarge(`it holds more than ${formatBytes(settings.maxBytes)} of files (workspace.max_bytes)`);
+            over = tooManyBytes(settings.maxBytes);
             return false;
           }
         }
@@ -174,6 +174,21 @@ export class WorkspaceRepo {
    * followed; special files are skipped (git keeps neither kind's target).
    */
   async snapshot(dir: string, settings: WorkspaceSettings): Promise<Snapshot> {
+    return (await this.snapshotAt(dir, settings, false)) as Snapshot;
+  }
+
+  /**
+   * Snapshots `dir` as `snapshot` does, within the limits of `settings`: a
+   * TooLarge, and no tree, when what it tracks grew past one. An unchanged
+   * workspace costs nothing more; one that changed is measured from its index
+   * (the count and sizes git keeps there), and a git adding far past a limit
+   * is stopped where it is (what it added is counted as it goes).
+   */
+  async snapshotWithin(dir: string, settings: WorkspaceSettings): Promise<Snapshot | TooLarge> {
+    return this.snapshotAt(dir, settings, true);
+  }
+
+  private async snapshotAt(dir: string, settings: WorkspaceSettings, limited: boolean): Promise<Snapshot | TooLarge> {
     await this.ensure();
     const call = this.call(dir, settings);
     // `--verbose` names each path the index takes in or lets go: when it names none, the tree is the one written last.
@@ -182,10 +197,16 @@ export class WorkspaceRepo {
     return withIndex(index, async () => {
       const last = this.lastTree.get(index);
       const untouched = last !== undefined && last.stamp === indexStamp(index);
-      const added = await git(['add', '--all', '--verbose', '--', '.'], call);
+      const growth = limited ? new Growth(dir, settings, indexEntries(index)) : null;
+      const added = await git(['add', '--all', '--verbose', '--', '.'], { ...call, ...(growth !== null ? { onStdout: (chunk: Buffer) => growth.take(chunk) } : {}) });
+      if (growth?.over != null) return growth.over;
       if (untouched && added.stdout.length === 0) {
         last.stamp = indexStamp(index);
         return { tree: last.tree };
+      }
+      if (limited) {
+        const over = overBy(indexTotals(index), settings);
+        if (over !== null) return over;
       }
       const tree = objectId((await git(['write-tree'], call)).stdout.toString('utf8').trim());
       this.lastTree.set(index, { tree, stamp: indexStamp(index) });
@@ -198,6 +219,106 @@ export class WorkspaceRepo {
     await this.ensure();
     const out = await git(['cat-file', '-e', objectId(id)], { ...this.base(), okCodes: [1, 128] });
     return out.code === 0;
+  }
+}
+
+/** What a limit passed says. */
+const tooManyFiles = (max: number): TooLarge => new TooLarge(`it holds more than ${max} files (workspace.max_files)`);
+const tooManyBytes = (max: number): TooLarge => new TooLarge(`it holds more than ${formatBytes(max)} of files (workspace.max_bytes)`);
+
+function overBy(totals: { files: number; bytes: number } | null, settings: WorkspaceSettings): TooLarge | null {
+  if (totals === null) return null;
+  if (totals.files > settings.maxFiles) return tooManyFiles(settings.maxFiles);
+  if (totals.bytes > settings.maxBytes) return tooManyBytes(settings.maxBytes);
+  return null;
+}
+
+/**
+ * What a `git add --verbose` takes in, counted as it is told (`add 'PATH'`,
+ * a new file or a changed one): once the count is past what the index held
+ * plus the file limit, or the added files' own sizes past the byte limit, the
+ * workspace is over a limit whatever else the add does, and it is stopped.
+ */
+class Growth {
+  over: TooLarge | null = null;
+  private rest = '';
+  private adds = 0;
+  private bytes = 0;
+
+  constructor(
+    private readonly dir: string,
+    private readonly settings: WorkspaceSettings,
+    private readonly held: number,
+  ) {}
+
+  /** Takes a chunk of git's output; false once a limit is passed (git is stopped). */
+  take(chunk: Buffer): boolean {
+    const lines = (this.rest + chunk.toString('utf8')).split('\n');
+    this.rest = lines.pop()!;
+    for (const line of lines) {
+      const m = /^add '(.*)'$/.exec(line);
+      if (m === null) continue;
+      this.adds++;
+      try {
+        const st = lstatSync(join(this.dir, m[1]!));
+        if (st.isFile()) this.bytes += st.size;
+      } catch {
+        // gone since, or a name git printed otherwise: the index is measured after the add
+      }
+      if (this.adds > this.held + this.settings.maxFiles) this.over = tooManyFiles(this.settings.maxFiles);
+      else if (this.bytes > this.settings.maxBytes) this.over = tooManyBytes(this.settings.maxBytes);
+      if (this.over !== null) return false;
+    }
+    return true;
+  }
+}
+
+/** The bytes of an object id in the index (the repository's ids are SHA-1: `git init` without an object format). */
+const INDEX_ID_BYTES = 20;
+
+/**
+ * How many entries the index at `path` holds and the sum of their sizes as it
+ * keeps them (index format 2 or 3: git's own); null when there is none, or it
+ * is of a format this does not read (then the add's own count is all there is).
+ */
+export function indexTotals(path: string): { files: number; bytes: number } | null {
+  let buf: Buffer;
+  try {
+    buf = readFileSync(path);
+  } catch {
+    return null;
+  }
+  if (buf.length < 12 || buf.toString('latin1', 0, 4) !== 'DIRC') return null;
+  const version = buf.readUInt32BE(4);
+  if (version !== 2 && version !== 3) return null;
+  const files = buf.readUInt32BE(8);
+  let bytes = 0;
+  let at = 12;
+  for (let i = 0; i < files; i++) {
+    if (at + 62 > buf.length) return null;
+    if (buf.readUInt32BE(at + 24) >>> 12 === 0o10) bytes += buf.readUInt32BE(at + 36); // a regular file's size
+    const flags = buf.readUInt16BE(at + 40 + INDEX_ID_BYTES);
+    const name = at + 42 + INDEX_ID_BYTES + (version === 3 && (flags & 0x4000) !== 0 ? 2 : 0);
+    const nul = buf.indexOf(0, name);
+    if (nul < 0) return null;
+    at += Math.floor((nul - at + 8) / 8) * 8; // the entry and 1 to 8 NULs, to a multiple of 8
+  }
+  return { files, bytes };
+}
+
+/** How many entries the index at `path` holds, from its header alone (0 when there is none). */
+function indexEntries(path: string): number {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return 0;
+  }
+  try {
+    const head = Buffer.alloc(12);
+    return readSync(fd, head, 0, 12, 0) === 12 && head.toString('latin1', 0, 4) === 'DIRC' ? head.readUInt32BE(8) : 0;
+  } finally {
+    closeSync(fd);
   }
 }
 
