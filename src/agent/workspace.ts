@@ -87,8 +87,9 @@ export class WorkspaceTracker implements WorkspaceSnapshots {
           off = this.off = { reason: made.reason, say: true, from: seq };
         } else {
           const shelf = this.store.workspace?.shelf;
-          if (shelf !== undefined) await shareTree(this.repo, shelf, made.tree);
+          if (shelf !== undefined) await shareTree(this.repo, shelf, made.tree, [made.rules]);
           note.tree = made.tree;
+          note.rules = made.rules;
         }
       }
       if (off !== null) {

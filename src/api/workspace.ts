@@ -12,7 +12,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LogbookError, decodeLines, formatTimestamp, toolUses, type JournalRecord } from '../core/index.js';
-import { workspaceDir } from '../agent/workspace.js';
 import { forkLength, forkRun } from '../store/fork.js';
 import {
   encodeRewind,
@@ -202,7 +201,9 @@ export async function runDiff(store: Store, id: string, options: RunDiffOptions 
   const last = made.at(-1);
   if (options.now !== undefined && last !== undefined && repo !== null) {
     await local(store, repo, last.tree);
-    const { tree } = await repo.snapshot(workspaceDir(options.now, last.dir), options.now);
+    if (last.rules !== undefined) await local(store, repo, last.rules);
+    // What the run tracked (its snapshot's rules), whatever the config says now.
+    const { tree } = await repo.snapshot(last.dir, options.now, last.rules !== undefined ? { rules: last.rules } : {});
     made.push({ ...last, seq: records.at(-1)!.seq, moment: 'end', tree, now: true });
   }
   const spans: ChangeSpan[] = [];
@@ -290,12 +291,19 @@ function nonce(): string {
 /** Where the last rewind made on this machine is remembered, for `rewind --undo` without a run. */
 const LAST_REWIND = 'last-rewind.json';
 
-async function snapshotNow(store: Store, repo: WorkspaceRepo, runId: string, seq: number, dir: string, settings: WorkspaceSettings, moment: SnapshotMoment): Promise<string> {
-  const { tree } = await repo.snapshot(dir, settings);
+/**
+ * Snapshots `dir` now and notes it beside run `runId`: by `rules` (a snapshot's
+ * of the run, fetched here when kept elsewhere), so it tracks what the run
+ * tracked, whatever the config says now; by `settings` where the run's
+ * snapshots name no rules.
+ */
+async function snapshotNow(store: Store, repo: WorkspaceRepo, runId: string, seq: number, dir: string, settings: WorkspaceSettings, moment: SnapshotMoment, rules?: string): Promise<{ tree: string; rules: string }> {
+  if (rules !== undefined) await local(store, repo, rules);
+  const made = await repo.snapshot(dir, settings, rules !== undefined ? { rules } : {});
   const shelf = store.workspace?.shelf;
-  if (shelf !== undefined) await shareTree(repo, shelf, tree);
-  await store.putNote(runId, snapshotNoteKey(seq, nonce()), encodeSnapshot({ seq, moment, at: formatTimestamp(new Date()), dir, tree }));
-  return tree;
+  if (shelf !== undefined) await shareTree(repo, shelf, made.tree, [made.rules]);
+  await store.putNote(runId, snapshotNoteKey(seq, nonce()), encodeSnapshot({ seq, moment, at: formatTimestamp(new Date()), dir, tree: made.tree, rules: made.rules }));
+  return made;
 }
 
 /**
@@ -320,20 +328,21 @@ export async function rewindRun(store: Store, id: string, options: RewindOptions
   const sideEffects = later.filter((c) => options.sideEffects?.(c.name) === true).map((c) => ({ id: c.id, name: c.name }));
   const settings = options.settings ?? { ...WORKSPACE_DEFAULTS };
   let plan: RewindPlan = { dir: options.dir ?? '', files: [], seq, sideEffects };
-  let restore: { from: string; to: string; run: () => Promise<unknown> } | null = null;
+  let restore: { from: string; to: string; rules: string; run: () => Promise<unknown> } | null = null;
   if (files) {
     const repo = repoOf(store, options.searchPath);
     const target = (await runSnapshots(store, id)).find((s) => s.seq >= seq && s.tree !== undefined);
     if (target === undefined) {
       throw new LogbookError('workspace', `run ${id} has no snapshot of its workspace after ${where}`, { details: { runId: id } });
     }
-    const dir = workspaceDir(settings, options.dir ?? target.dir);
+    // The directory and rules the snapshot was made with, not the config's now: a rewind touches only what the run tracked.
+    const dir = options.dir ?? target.dir;
     await local(store, repo, target.tree!);
     const lastSeq = records.at(-1)!.seq;
-    const now = await snapshotNow(store, repo, id, lastSeq, dir, settings, 'rewind');
+    const { tree: now, rules } = await snapshotNow(store, repo, id, lastSeq, dir, settings, 'rewind', target.rules);
     plan = { ...plan, dir, files: await treeChanges(repo, now, target.tree!) };
     const files = plan.files;
-    restore = { from: now, to: target.tree!, run: () => restoreTree(repo, dir, now, target.tree!, files) };
+    restore = { from: now, to: target.tree!, rules, run: () => restoreTree(repo, dir, now, target.tree!, files) };
   }
   if (options.confirm !== undefined && !(await options.confirm(plan))) return { ...plan, done: false };
   const result: Rewound = { ...plan, done: true };
@@ -345,7 +354,7 @@ export async function rewindRun(store: Store, id: string, options: RewindOptions
   if (restore !== null) {
     // Noted before a file changes: a restore stopped half way (a directory holding ignored files where the
     // snapshot has a file) is undone like a finished one.
-    const note: RewindNote = { run: id, turn: records.slice(0, kept).filter((r) => 'assistant' in r).length, seq, dir: plan.dir, from: restore.from, to: restore.to, at: formatTimestamp(new Date()), ...(result.fork !== undefined ? { fork: result.fork } : {}) };
+    const note: RewindNote = { run: id, turn: records.slice(0, kept).filter((r) => 'assistant' in r).length, seq, dir: plan.dir, from: restore.from, to: restore.to, rules: restore.rules, at: formatTimestamp(new Date()), ...(result.fork !== undefined ? { fork: result.fork } : {}) };
     const key = rewindNoteKey(nonce());
     await store.putNote(id, key, encodeRewind(note));
     result.undo = { run: id, key };
@@ -354,7 +363,7 @@ export async function rewindRun(store: Store, id: string, options: RewindOptions
       const why = err instanceof Error ? err.message : String(err);
       throw new LogbookError('workspace', `the rewind of run ${id} stopped half way (its undo puts back what it changed): ${why}`, { cause: err, details: { runId: id } });
     });
-    const rewoundSnap = { seq: 0, moment: 'rewound' as const, at: note.at, dir: plan.dir, tree: restore.to };
+    const rewoundSnap = { seq: 0, moment: 'rewound' as const, at: note.at, dir: plan.dir, tree: restore.to, rules: restore.rules };
     await store.putNote(id, snapshotNoteKey(records.at(-1)!.seq, nonce()), encodeSnapshot({ ...rewoundSnap, seq: records.at(-1)!.seq }));
     if (result.fork !== undefined) await store.putNote(result.fork, snapshotNoteKey(seq, nonce()), encodeSnapshot({ ...rewoundSnap, seq }));
   }
@@ -436,11 +445,11 @@ export async function undoRewind(store: Store, id?: string, options: UndoOptions
   const settings = options.settings ?? { ...WORKSPACE_DEFAULTS };
   await local(store, repo, note.from);
   const records = await recordsOf(store, run);
-  const now = await snapshotNow(store, repo, run, records.at(-1)!.seq, note.dir, settings, 'rewind');
+  const { tree: now } = await snapshotNow(store, repo, run, records.at(-1)!.seq, note.dir, settings, 'rewind', note.rules);
   const files = await treeChanges(repo, now, note.from);
   const base = { run, dir: note.dir, files, ...(note.fork !== undefined ? { fork: note.fork } : {}) };
   if (options.confirm !== undefined && !(await options.confirm({ dir: note.dir, files }))) return { ...base, done: false };
   await restoreTree(repo, note.dir, now, note.from, files);
-  await store.putNote(run, snapshotNoteKey(records.at(-1)!.seq, nonce()), encodeSnapshot({ seq: records.at(-1)!.seq, moment: 'rewound', at: formatTimestamp(new Date()), dir: note.dir, tree: note.from }));
+  await store.putNote(run, snapshotNoteKey(records.at(-1)!.seq, nonce()), encodeSnapshot({ seq: records.at(-1)!.seq, moment: 'rewound', at: formatTimestamp(new Date()), dir: note.dir, tree: note.from, ...(note.rules !== undefined ? { rules: note.rules } : {}) }));
   return { ...base, done: true };
 }

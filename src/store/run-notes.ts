@@ -355,6 +355,12 @@ export interface SnapshotNote {
   dir: string;
   /** The git tree that holds it; absent when none was made. */
   tree?: string;
+  /**
+   * The rules it was made with besides the workspace's .gitignore files (the
+   * excludes: workspace.exclude, the defaults, `.git/info/exclude`), as a git
+   * blob beside the tree: what a rewind of the run tracks, whatever the config says then.
+   */
+  rules?: string;
   /** Why none was made (a limit passed, a file that could not be read). */
   problem?: string;
 }
@@ -381,6 +387,7 @@ export function encodeSnapshot(note: SnapshotNote): string {
     at: note.at,
     dir: note.dir,
     ...(note.tree !== undefined ? { tree: note.tree } : {}),
+    ...(note.rules !== undefined ? { rules: note.rules } : {}),
     ...(note.problem !== undefined ? { problem: note.problem } : {}),
   });
 }
@@ -388,10 +395,24 @@ export function encodeSnapshot(note: SnapshotNote): string {
 export function parseSnapshot(text: string | null): SnapshotNote | null {
   const o = noteObject(text);
   if (o === null || !count(o.seq) || typeof o.at !== 'string' || typeof o.dir !== 'string' || !MOMENTS.includes(o.moment as SnapshotMoment)) return null;
-  const tree = typeof o.tree === 'string' && /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(o.tree) ? o.tree : undefined;
+  const tree = objectIdOrUndefined(o.tree);
+  const rules = tree !== undefined ? objectIdOrUndefined(o.rules) : undefined;
   const problem = typeof o.problem === 'string' ? o.problem : undefined;
   if (tree === undefined && problem === undefined) return null;
-  return { seq: o.seq, moment: o.moment as SnapshotMoment, at: o.at, dir: o.dir, ...(tree !== undefined ? { tree } : {}), ...(problem !== undefined ? { problem } : {}) };
+  return {
+    seq: o.seq,
+    moment: o.moment as SnapshotMoment,
+    at: o.at,
+    dir: o.dir,
+    ...(tree !== undefined ? { tree } : {}),
+    ...(rules !== undefined ? { rules } : {}),
+    ...(problem !== undefined ? { problem } : {}),
+  };
+}
+
+/** A git object id as a note names one; undefined for anything else. */
+function objectIdOrUndefined(v: unknown): string | undefined {
+  return typeof v === 'string' && /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(v) ? v : undefined;
 }
 
 /** A rewind of a run's workspace (and conversation): what `rewind --undo` puts back. */
@@ -406,6 +427,8 @@ export interface RewindNote {
   to: string;
   /** The fork the conversation goes on in (absent for a rewind of files only). */
   fork?: string;
+  /** The rules the snapshot `from` was made with (SnapshotNote.rules): what its undo tracks. */
+  rules?: string;
   at: string;
 }
 
@@ -431,5 +454,6 @@ export function parseRewind(text: string | null): RewindNote | null {
   if (o === null || typeof o.run !== 'string' || !count(o.turn) || !count(o.seq) || typeof o.dir !== 'string' || !tree(o.from) || !tree(o.to) || typeof o.at !== 'string') {
     return null;
   }
-  return { run: o.run, turn: o.turn, seq: o.seq, dir: o.dir, from: o.from, to: o.to, at: o.at, ...(typeof o.fork === 'string' ? { fork: o.fork } : {}) };
+  const rules = objectIdOrUndefined(o.rules);
+  return { run: o.run, turn: o.turn, seq: o.seq, dir: o.dir, from: o.from, to: o.to, at: o.at, ...(typeof o.fork === 'string' ? { fork: o.fork } : {}), ...(rules !== undefined ? { rules } : {}) };
 }

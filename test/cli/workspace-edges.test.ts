@@ -3,10 +3,11 @@
  * another process holding the workspace's index does to a snapshot.
  */
 import { createHash } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { until } from '../helpers/tasks.js';
 import { tempDir } from '../helpers/tmp.js';
 
 interface Setup {
@@ -40,9 +41,13 @@ tools:
 
 const sh = (cmd: string): { name: string; input: { cmd: string } } => ({ name: 'sh', input: { cmd } });
 
-/** The index of the workspace's snapshots (STATE/workspace/index/HASH). */
+/**
+ * The index of the workspace's snapshots (STATE/workspace/index/HASH-RULES, made at the run's first snapshot),
+ * as a shell word for a tool's command.
+ */
 function indexOf(s: Setup): string {
-  return join(s.state, 'workspace', 'index', createHash('sha256').update(s.ws).digest('hex').slice(0, 32));
+  const hash = createHash('sha256').update(s.ws).digest('hex').slice(0, 32);
+  return `"$(ls -d '${join(s.state, 'workspace', 'index')}/${hash}-'* | grep -v '[.]')"`;
 }
 
 function cli(s: Setup, args: string[]) {
@@ -56,7 +61,8 @@ describe("a run's workspace at its edges", () => {
     // flock on HASH.flock, and git's HASH.lock under it; the tool returns once both are held, and they go a second later.
     const index = indexOf(s);
     const held = join(s.root, 'held');
-    const holder = `(exec 9>'${index}.flock'; flock 9; touch '${index}.lock' '${held}'; sleep 1; rm -f '${index}.lock') >/dev/null 2>&1 &`;
+    const stolen = join(s.root, 'stolen');
+    const holder = `i=${index}; (exec 9>"$i.flock"; flock 9; touch "$i.lock" '${held}'; sleep 1; [ -e "$i.lock" ] || touch '${stolen}'; rm -f "$i.lock"; touch '${held}.done') >/dev/null 2>&1 &`;
     writeFileSync(
       join(s.root, 'script.json'),
       JSON.stringify({
@@ -74,6 +80,8 @@ describe("a run's workspace at its edges", () => {
     expect(diff.code, diff.stderr).toBe(0);
     expect(diff.stdout).toMatch(/turn 1 \(seq 2\), by sh \(toolu_0_0\)\n +added +one\.txt/);
     expect(diff.stdout).toMatch(/turn 2 \(seq 4\), by sh \(toolu_1_0\)\n +added +two\.txt/);
+    await until('the holder to let go', () => existsSync(`${held}.done`));
+    expect(existsSync(stolen)).toBe(false); // the live lock was waited for, never taken away
   });
 
   it("takes no notice of an index lock a killed git left behind: the next snapshot is made at once, with no warning", async () => {
@@ -83,7 +91,7 @@ describe("a run's workspace at its edges", () => {
       JSON.stringify({
         turns: [
           // git's lock on the index, as a git killed in the middle of a snapshot leaves it: nobody holds logbook's flock.
-          { text: 'one', tool_calls: [sh(`echo one > one.txt; touch '${indexOf(s)}.lock'`)] },
+          { text: 'one', tool_calls: [sh(`echo one > one.txt; i=${indexOf(s)}; touch "$i.lock"`)] },
           { text: 'two', tool_calls: [sh('echo two > two.txt')] },
           { text: 'done' },
         ],
@@ -119,6 +127,24 @@ describe('a rewind stopped half way', () => {
     const undone = await cli(s, ['session', 'rewind', '--undo', 'dirs', '--yes']);
     expect(undone.code, undone.stderr).toBe(0);
     expect(contents(s.ws)).toEqual(before);
+  });
+});
+
+describe('a rewind after the config changed what is tracked', () => {
+  it('follows the rules the run was snapshotted with: a file they left out is never touched, whatever the config says now', async () => {
+    const s = setup([
+      { text: 'one', tool_calls: [sh('echo one > a.txt; echo log1 > x.log')] },
+      { text: 'two', tool_calls: [sh('echo two > a.txt; echo log2 > y.log')] },
+      { text: 'done' },
+    ]);
+    const config = readFileSync(s.config, 'utf8');
+    writeFileSync(s.config, `workspace: { exclude: ['*.log'] }\n${config}`);
+    const ran = await cli(s, ['run', '--name', 'logs', 'go']);
+    expect(ran.code, ran.stderr).toBe(0);
+    writeFileSync(s.config, config); // *.log no longer left out
+    const rewound = await cli(s, ['session', 'rewind', 'logs', '--turn', '1', '--files', '--yes']);
+    expect(rewound.code, rewound.stderr).toBe(0);
+    expect(contents(s.ws)).toEqual({ 'a.txt': 'one\n', 'x.log': 'log1\n', 'y.log': 'log2\n' });
   });
 });
 

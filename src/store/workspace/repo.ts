@@ -49,9 +49,23 @@ export const DEFAULT_EXCLUDES: readonly string[] = [
   'id_ed25519*',
 ];
 
-/** A snapshot made: its tree, and what it holds. */
+/** A snapshot made: its tree, and the rules that decided what it holds. */
 export interface Snapshot {
   tree: string;
+  /** The excludes it was made with, as a git blob in the same repository (a later rewind or diff follows them). */
+  rules: string;
+}
+
+/** The rules a snapshot follows besides the workspace's .gitignore files: an excludes file, and its text's git blob id. */
+interface Rules {
+  id: string;
+  path: string;
+  text: Buffer;
+}
+
+/** The git id of a blob of `content` (what `git hash-object` names it; the repository's ids are SHA-1). */
+function blobId(content: Buffer): string {
+  return createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
 }
 
 /** A workspace too large to track: why, said once and noted. */
@@ -67,6 +81,8 @@ export class WorkspaceRepo {
   private ready = false;
   /** The tree each index (workspace) was last written as by this process. */
   private readonly lastTree = new Map<string, { tree: string; stamp: string }>();
+  /** The rules known to be kept in the repository as blobs. */
+  private readonly kept = new Set<string>();
 
   constructor(
     /** `<runs>/.workspace` (file store) or `<state>/workspace` (a store whose journals live elsewhere). */
@@ -94,18 +110,20 @@ export class WorkspaceRepo {
     this.ready = true;
   }
 
-  private indexOf(dir: string): string {
+  /** The index of `dir` snapshotted by `rules`: each set of rules its own, as an index keeps what it once took in whatever the excludes say later. */
+  private indexOf(dir: string, rules: Rules): string {
     const at = join(this.home, 'index');
     mkdirSync(at, { recursive: true, mode: 0o700 });
-    return join(at, sha(dir));
+    return join(at, `${sha(dir)}-${rules.id.slice(0, 12)}`);
   }
 
   /**
-   * The excludes file for `dir` with `settings`: the defaults, workspace.exclude,
-   * the workspace's own `.git/info/exclude`, and logbook's own state when it is
-   * inside the workspace. The workspace's .gitignore files git reads itself.
+   * The rules for `dir` with `settings`, as an excludes file: the defaults,
+   * workspace.exclude, the workspace's own `.git/info/exclude`, and logbook's
+   * own state when it is inside the workspace. The workspace's .gitignore files
+   * git reads itself (they are in the snapshot).
    */
-  private excludesOf(dir: string, settings: WorkspaceSettings): string {
+  private rulesOf(dir: string, settings: WorkspaceSettings): Rules {
     const lines = [...DEFAULT_EXCLUDES, ...settings.exclude];
     try {
       lines.push(...readFileSync(join(dir, '.git', 'info', 'exclude'), 'utf8').split('\n'));
@@ -116,16 +134,37 @@ export class WorkspaceRepo {
       const rel = relative(dir, state);
       if (rel !== '' && !rel.startsWith('..') && !rel.startsWith(sep)) lines.push(`/${rel.split(sep).map(escapeGlob).join('/')}/`);
     }
-    const text = `${lines.join('\n')}\n`;
-    const at = join(this.home, 'excludes');
-    mkdirSync(at, { recursive: true, mode: 0o700 });
-    const path = join(at, sha(text));
-    if (!existsSync(path)) writeFileSync(path, text, { mode: 0o600 });
-    return path;
+    return this.rulesFile(Buffer.from(`${lines.join('\n')}\n`, 'utf8'));
   }
 
-  private call(dir: string, settings: WorkspaceSettings): GitCall {
-    return { ...this.base(), index: this.indexOf(dir), workTree: dir, config: { 'core.excludesFile': this.excludesOf(dir, settings) } };
+  /** Rules as a snapshot note names them (the git blob of their text), read back from the repository. */
+  private async rulesFrom(id: string): Promise<Rules> {
+    const { stdout } = await git(['cat-file', 'blob', objectId(id)], this.base());
+    const rules = this.rulesFile(stdout);
+    if (rules.id !== id) throw new LogbookError('workspace', `the snapshot rules ${id} read back as other bytes`);
+    this.kept.add(id);
+    return rules;
+  }
+
+  /** The excludes file of `text` (written once, named by its hash), and its git blob id. */
+  private rulesFile(text: Buffer): Rules {
+    const at = join(this.home, 'excludes');
+    mkdirSync(at, { recursive: true, mode: 0o700 });
+    const path = join(at, createHash('sha256').update(text).digest('hex').slice(0, 32));
+    if (!existsSync(path)) writeFileSync(path, text, { mode: 0o600 });
+    return { id: blobId(text), path, text };
+  }
+
+  /** Keeps `rules` in the repository as a blob, once: what a snapshot note names. */
+  private async keep(rules: Rules): Promise<void> {
+    if (this.kept.has(rules.id)) return;
+    const out = await git(['hash-object', '-w', '--stdin'], { ...this.base(), input: rules.text });
+    if (out.stdout.toString('utf8').trim() !== rules.id) throw new LogbookError('workspace', `git hashed the snapshot rules as other than ${rules.id}`);
+    this.kept.add(rules.id);
+  }
+
+  private call(dir: string, rules: Rules): GitCall {
+    return { ...this.base(), index: this.indexOf(dir, rules), workTree: dir, config: { 'core.excludesFile': rules.path } };
   }
 
   /**
@@ -140,7 +179,7 @@ export class WorkspaceRepo {
     let over: TooLarge | null = null;
     let rest = '';
     await git(['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', '.'], {
-      ...this.call(dir, settings),
+      ...this.call(dir, this.rulesOf(dir, settings)),
       onStdout: (chunk) => {
         const names = (rest + chunk.toString('utf8')).split('\0');
         rest = names.pop()!;
@@ -172,9 +211,12 @@ export class WorkspaceRepo {
    * out goes into the index (an unchanged one by its stats alone, never read),
    * and the index becomes a tree. Symbolic links are kept as links, never
    * followed; special files are skipped (git keeps neither kind's target).
+   * With `options.rules` (a snapshot's Snapshot.rules), those rules decide
+   * what is tracked instead of `settings`: a later snapshot of a run's
+   * workspace (a rewind's) tracks what the run tracked, whatever the config says now.
    */
-  async snapshot(dir: string, settings: WorkspaceSettings): Promise<Snapshot> {
-    return (await this.snapshotAt(dir, settings, false)) as Snapshot;
+  async snapshot(dir: string, settings: WorkspaceSettings, options: { rules?: string } = {}): Promise<Snapshot> {
+    return (await this.snapshotAt(dir, settings, false, options.rules)) as Snapshot;
   }
 
   /**
@@ -188,9 +230,11 @@ export class WorkspaceRepo {
     return this.snapshotAt(dir, settings, true);
   }
 
-  private async snapshotAt(dir: string, settings: WorkspaceSettings, limited: boolean): Promise<Snapshot | TooLarge> {
+  private async snapshotAt(dir: string, settings: WorkspaceSettings, limited: boolean, rulesId?: string): Promise<Snapshot | TooLarge> {
     await this.ensure();
-    const call = this.call(dir, settings);
+    const rules = rulesId !== undefined ? await this.rulesFrom(rulesId) : this.rulesOf(dir, settings);
+    await this.keep(rules);
+    const call = this.call(dir, rules);
     // `--verbose` names each path the index takes in or lets go: when it names none, the tree is the one written last.
     // Only while no other process wrote the index since (another run in the same workspace).
     const index = call.index!;
@@ -202,7 +246,7 @@ export class WorkspaceRepo {
       if (growth?.over != null) return growth.over;
       if (untouched && added.stdout.length === 0) {
         last.stamp = indexStamp(index);
-        return { tree: last.tree };
+        return { tree: last.tree, rules: rules.id };
       }
       if (limited) {
         const over = overBy(indexTotals(index), settings);
@@ -210,7 +254,7 @@ export class WorkspaceRepo {
       }
       const tree = objectId((await git(['write-tree'], call)).stdout.toString('utf8').trim());
       this.lastTree.set(index, { tree, stamp: indexStamp(index) });
-      return { tree };
+      return { tree, rules: rules.id };
     });
   }
 

@@ -47,10 +47,10 @@ async function rawObjects(repo: WorkspaceRepo, ids: readonly string[]): Promise<
   return out;
 }
 
-/** Puts on `shelf` every object of snapshot `tree` it does not hold yet. */
-export async function shareTree(repo: WorkspaceRepo, shelf: ObjectShelf, tree: string): Promise<void> {
+/** Puts on `shelf` every object of snapshot `tree` (and the objects `also` names: its rules) it does not hold yet. */
+export async function shareTree(repo: WorkspaceRepo, shelf: ObjectShelf, tree: string, also: readonly string[] = []): Promise<void> {
   const seen = knownOn(shelf);
-  const ids = (await objectsOf(repo, tree)).filter((id) => !seen.has(id));
+  const ids = [...new Set([...(await objectsOf(repo, tree)), ...also])].filter((id) => !seen.has(id));
   if (ids.length === 0) return;
   const held = await shelf.holds(ids);
   const missing = ids.filter((id) => !held.has(id));
@@ -98,8 +98,9 @@ async function missingLocally(repo: WorkspaceRepo, ids: readonly string[]): Prom
 }
 
 /**
- * Brings snapshot `tree` from `shelf` into the local git directory, what is
- * below a tree before the tree itself, so a tree found locally is whole.
+ * Brings snapshot `tree` (or a blob: a snapshot's rules) from `shelf` into the
+ * local git directory, what is below a tree before the tree itself, so a tree
+ * found locally is whole.
  */
 export async function fetchTree(repo: WorkspaceRepo, shelf: ObjectShelf, tree: string): Promise<void> {
   await repo.ensure();
