@@ -20,7 +20,7 @@ function knownOn(shelf: ObjectShelf): Set<string> {
 }
 
 /** The ids of tree `tree` and of every tree and file below it (submodules aside). */
-async function objectsOf(repo: WorkspaceRepo, tree: string): Promise<string[]> {
+export async function objectsOf(repo: WorkspaceRepo, tree: string): Promise<string[]> {
   const out = await git(['ls-tree', '-r', '-t', '-z', '--full-tree', objectId(tree)], repo.base());
   const ids = [tree];
   for (const entry of out.stdout.toString('utf8').split('\0')) {
@@ -87,7 +87,7 @@ function treeEntries(content: Buffer, idBytes: number): string[] {
 }
 
 /** Which of `ids` the local git directory lacks. */
-async function missingLocally(repo: WorkspaceRepo, ids: readonly string[]): Promise<string[]> {
+export async function missingLocally(repo: WorkspaceRepo, ids: readonly string[]): Promise<string[]> {
   if (ids.length === 0) return [];
   const { stdout } = await git(['cat-file', '--batch-check'], { ...repo.base(), input: `${ids.map(objectId).join('\n')}\n` });
   return stdout
