@@ -325,7 +325,7 @@ const INDEX_ID_BYTES = 20;
  * keeps them (index format 2 or 3: git's own); null when there is none, or it
  * is of a format this does not read (then the add's own count is all there is).
  */
-export function indexTotals(path: string): { files: number; bytes: number } | null {
+function indexTotals(path: string): { files: number; bytes: number } | null {
   let buf: Buffer;
   try {
     buf = readFileSync(path);
