@@ -28,7 +28,10 @@
  *   none could be made; several may share a seq (a resume's, a rewind's),
  *   ordered by their time;
  * - `rewind-NONCE`: a rewind of the workspace (and of the conversation, into
- *   a fork): the snapshots it went from and to, what `rewind --undo` puts back;
+ *   a fork), or the undo of one (or the redo of an undo: the undo of an undo):
+ *   the snapshots it went from and to, the directories that stood on the way
+ *   of the files it changed (git keeps none), and the step it undoes; what
+ *   `rewind --undo` and `--redo` put back;
  * - `compacting-SEQ-N`: a writer claims the compaction of the run at seq SEQ
  *   (its Nth claim: one whose writer went quiet gives way to the next), so
  *   that where a held run is not held against other writers (JetStream)
@@ -430,6 +433,10 @@ export interface RewindNote {
   /** The rules the snapshot `from` was made with (SnapshotNote.rules): what its undo tracks. */
   rules?: string;
   at: string;
+  /** The step (the key of its note) this one undoes: a rewind, a redo, or an undo (then it is a redo); absent for a rewind. */
+  undoes?: string;
+  /** The directories that stood on the way of the files it changed before it ran, which its undo makes again where they are gone. */
+  dirs?: string[];
 }
 
 /** The prefix of every rewind note's key (Store.notesWith). */
@@ -455,5 +462,18 @@ export function parseRewind(text: string | null): RewindNote | null {
     return null;
   }
   const rules = objectIdOrUndefined(o.rules);
-  return { run: o.run, turn: o.turn, seq: o.seq, dir: o.dir, from: o.from, to: o.to, at: o.at, ...(typeof o.fork === 'string' ? { fork: o.fork } : {}), ...(rules !== undefined ? { rules } : {}) };
+  const dirs = Array.isArray(o.dirs) && o.dirs.every((d) => typeof d === 'string') ? { dirs: o.dirs as string[] } : {};
+  return {
+    run: o.run,
+    turn: o.turn,
+    seq: o.seq,
+    dir: o.dir,
+    from: o.from,
+    to: o.to,
+    at: o.at,
+    ...(typeof o.fork === 'string' ? { fork: o.fork } : {}),
+    ...(typeof o.undoes === 'string' && isRewindNoteKey(o.undoes) ? { undoes: o.undoes } : {}),
+    ...dirs,
+    ...(rules !== undefined ? { rules } : {}),
+  };
 }

@@ -203,6 +203,16 @@ describe("a run's workspace", () => {
     const after = await cli(s, ['session', 'diff', 'killed', '--json']);
     const files = (JSON.parse(after.stdout) as { changes: { turn: number; files: { path: string }[] }[] }).changes.flatMap((c) => c.files.map((f) => `${c.turn} ${f.path}`));
     expect(files).toEqual(expect.arrayContaining(['1 first.txt', '1 half.txt', '1 after.txt']));
+    // The turn's changes say which were made before the interruption and which after the resume carried the batch on.
+    const parts = (JSON.parse(after.stdout) as { changes: { turn: number; part?: string; files: { path: string }[] }[] }).changes.map((c) => [c.turn, c.part, c.files.map((f) => f.path)]);
+    expect(parts).toEqual([
+      [1, 'interrupted', ['first.txt', 'half.txt', 'started']],
+      [1, 'resumed', ['after.txt']],
+    ]);
+    const text = await cli(s, ['session', 'diff', 'killed', '--turn', '1', '--stat']);
+    const sections = text.stdout.split('== ').filter(Boolean);
+    expect(sections[0]).toMatch(/before the run was interrupted in the middle of them\n[\s\S]*half\.txt/);
+    expect(sections[1]).toMatch(/^turn 1 \(seq 2\), by sh \(toolu_0_0\), sh \(toolu_0_1\), after the resume \(at seq \d+\) carried them on\n +added +after\.txt/);
   });
 
   it("shows a person's edit between two chat turns apart from the run's changes", async () => {
