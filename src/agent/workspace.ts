@@ -14,7 +14,7 @@ import { formatTimestamp } from '../core/index.js';
 import { encodeSnapshot, snapshotNoteKey, type SnapshotMoment, type SnapshotNote } from '../store/run-notes.js';
 import type { Store } from '../store/store.js';
 import { shareTree } from '../store/workspace/shelf.js';
-import { untrackedPlace, WorkspaceRepo, type WorkspaceSettings } from '../store/workspace/repo.js';
+import { TooLarge, untrackedPlace, WorkspaceRepo, type WorkspaceSettings } from '../store/workspace/repo.js';
 
 /** What the runner calls at each durable moment; resolves to a warning to show, or null. */
 export interface WorkspaceSnapshots {
@@ -41,8 +41,12 @@ export function workspaceRepo(store: Store, searchPath?: string): WorkspaceRepo 
 
 /** Snapshots one workspace into `store`, for every run it is asked about. */
 export class WorkspaceTracker implements WorkspaceSnapshots {
-  /** Why the workspace is not tracked (and whether that is said, not only noted), once known; undefined until the first snapshot looks. */
-  private off: { reason: string; say: boolean } | null | undefined;
+  /**
+   * Why the workspace is not tracked (and whether that is said, not only
+   * noted; `from`: the seq it grew past a limit at), once known; undefined
+   * until the first snapshot looks.
+   */
+  private off: { reason: string; say: boolean; from?: number } | null | undefined;
   /** The run said the workspace is not tracked. */
   private saidOff = false;
   /** Runs told (noted) that the workspace is not tracked. */
@@ -71,7 +75,7 @@ export class WorkspaceTracker implements WorkspaceSnapshots {
   }
 
   /** Why this workspace is not tracked, or null when it is (looked at once: the limits' walk stops as soon as one is passed). */
-  private async whyOff(): Promise<{ reason: string; say: boolean } | null> {
+  private async whyOff(): Promise<{ reason: string; say: boolean; from?: number } | null> {
     if (this.off !== undefined) return this.off;
     const place = this.settings.dir === undefined ? untrackedPlace(this.dir, this.home) : null;
     if (place !== null) return (this.off = { reason: place, say: false });
@@ -111,19 +115,26 @@ export class WorkspaceTracker implements WorkspaceSnapshots {
     const note: SnapshotNote = { seq, moment, at: formatTimestamp(new Date()), dir: this.dir };
     let warning: string | null = null;
     try {
-      const off = await this.whyOff();
+      let off = await this.whyOff();
+      if (off === null) {
+        const made = await this.repo.snapshotWithin(this.dir, this.settings);
+        if (made instanceof TooLarge) {
+          // It grew past a limit during the run: not tracked from here on.
+          off = this.off = { reason: made.reason, say: true, from: seq };
+        } else {
+          const shelf = this.store.workspace?.shelf;
+          if (shelf !== undefined) await shareTree(this.repo, shelf, made.tree, [made.rules]);
+          note.tree = made.tree;
+          note.rules = made.rules;
+        }
+      }
       if (off !== null) {
         if (this.notedOff.has(runId)) return null;
         this.notedOff.add(runId);
-        note.problem = `the workspace ${this.dir} is not tracked: ${off.reason}`;
+        note.problem = `the workspace ${this.dir} is not tracked${off.from !== undefined ? ` from seq ${off.from} on` : ''}: ${off.reason}`;
         // Said once; the home directory and / are left alone by default, which is noted, not said.
         if (off.say && !this.saidOff) warning = note.problem;
         this.saidOff = true;
-      } else {
-        const { tree } = await this.repo.snapshot(this.dir, this.settings);
-        const shelf = this.store.workspace?.shelf;
-        if (shelf !== undefined) await shareTree(this.repo, shelf, tree);
-        note.tree = tree;
       }
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);

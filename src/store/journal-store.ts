@@ -37,6 +37,7 @@ import {
   type RecordsOptions,
   type ForkOrigin,
   type ListingOptions,
+  type NoteReadOptions,
   type OpenOptions,
   type RunInfo,
   type RunPlace,
@@ -583,11 +584,6 @@ export class JournalStore implements Store {
     return (await this.backendImpl.getNote?.(id, key)) ?? null;
   }
 
-  async noteKeys(id: string): Promise<string[]> {
-    validateId(id);
-    return (await this.backendImpl.noteKeys?.(id)) ?? [];
-  }
-
   get workspace(): WorkspaceStorage | null {
     const home = this.backendImpl.workspaceHome;
     if (home === undefined) return null;
@@ -607,12 +603,12 @@ export class JournalStore implements Store {
     for await (const body of follow) yield parseLiveText(body);
   }
 
-  async notesWith(id: string, prefix: string): Promise<Map<string, string>> {
+  async notesWith(id: string, prefix: string, options: NoteReadOptions = {}): Promise<Map<string, string>> {
     validateId(id);
     const found = new Map<string, string>();
     const keys = ((await this.backendImpl.noteKeys?.(id)) ?? []).filter((key) => key.startsWith(prefix)).sort();
     await eachAtOnce(keys, NOTE_READS, async (key) => {
-      const text = await this.note(id, key);
+      const text = options.strict === true ? ((await this.backendImpl.getNote?.(id, key)) ?? null) : await this.note(id, key);
       if (text !== null) found.set(key, text);
     });
     return new Map([...found].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));

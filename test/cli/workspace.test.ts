@@ -263,4 +263,25 @@ describe("a run's workspace", () => {
     expect(existsSync(join(s.state, 'workspace', 'objects.git'))).toBe(true);
     expect(snapshotPaths(s).size).toBe(0);
   });
+
+  it('a workspace that grows past max_files or max_bytes during a run is not tracked from then on: said once, and session show says from which seq', async () => {
+    const grows = (cmd: string) => [{ text: 'a', tool_calls: [sh('echo a > a.txt')] }, { text: 'b', tool_calls: [sh(cmd)] }, { text: 'c', tool_calls: [sh('echo c > c.txt')] }, { text: 'done' }];
+    for (const [limit, cmd, said] of [
+      ['max_files: 4', 'touch m1 m2 m3', 'more than 4 files (workspace.max_files)'],
+      ['max_bytes: 2000', 'head -c 3000 /dev/zero > big.bin', 'more than 2000 bytes of files (workspace.max_bytes)'],
+    ] as const) {
+      const s = setup(grows(cmd), `workspace: { ${limit} }`);
+      writeFileSync(join(s.ws, 'f1.txt'), '1');
+      const ran = await cli(s, ['run', '--name', 'grows', 'go']);
+      expect(ran.code, ran.stderr).toBe(0);
+      expect(ran.stderr.match(/not tracked/g)).toHaveLength(1);
+      expect(ran.stderr).toContain(said);
+      const show = await cli(s, ['session', 'show', 'grows']);
+      expect(show.stdout).toMatch(/no snapshot.*after seq 6 \(turn 3, tools\): the workspace .* is not tracked from seq 6 on: it holds more than/);
+      expect(show.stdout.match(/no snapshot/g)).toHaveLength(1);
+      const diff = await cli(s, ['session', 'diff', 'grows', '--stat']);
+      expect(diff.stdout).toMatch(/turn 1 \(seq 2\), by sh \(toolu_0_0\)\n +added +a\.txt/);
+      expect([...snapshotPaths(s)].sort()).toEqual(['a.txt', 'f1.txt']);
+    }
+  });
 });
