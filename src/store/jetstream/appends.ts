@@ -49,7 +49,8 @@ import { streamProblems, type StreamBinding } from './binding.js';
 import { unavailable, type Link } from './connection.js';
 import { NoAnswer, throughElection, within } from './election.js';
 import { streamFull, tooLarge } from './full.js';
-import { lastMessageOnce } from './reads.js';
+import { answerForRun } from './presence.js';
+import { lastMessageOnce, storedMsgAt } from './reads.js';
 import { metaSubject, recordSubject, runFilter } from './subjects.js';
 
 const MSG_ID_HEADER = 'Nats-Msg-Id';
@@ -97,6 +98,8 @@ export class HeldSubjects implements HeldRun {
   /** The last seq this writer stored. */
   private lastWritten = 0;
   private readonly nonce = mintNonce();
+  /** Stops answering for the run (presence.ts). */
+  private readonly stopAnswering: () => void;
 
   constructor(options: HeldSubjectsOptions) {
     ({
@@ -108,21 +111,38 @@ export class HeldSubjects implements HeldRun {
       meta: this.meta,
       onRelease: this.onRelease,
     } = options);
+    this.stopAnswering = answerForRun(this.link, this.binding.prefix, this.runId, this.nonce);
   }
 
-  /** The time kept for the record is its message's, the server's: not known here (undefined). */
-  async write(seq: number, body: string): Promise<undefined> {
+  /** This writer's id: what it answers with while it holds the run (presence.ts). */
+  get writer(): string {
+    return this.nonce;
+  }
+
+  /**
+   * The time kept for the record is its message's, the server's: read back by
+   * its stream sequence once it is stored, so it is the very time a later read
+   * gives (undefined when that read fails: the record is stored all the same).
+   */
+  async write(seq: number, body: string): Promise<number | undefined> {
+    let stored: number;
     try {
-      await this.writeChecked(seq, body);
-      return undefined;
+      stored = await this.writeChecked(seq, body);
     } catch (err) {
       // A failed append is the run's failure, said already: no last check is owed at release.
       this.checkAtRelease = false;
       throw err;
     }
+    try {
+      const msg = await within(this.link.timeoutMs, this.link.jsm.streams.getMessage(this.binding.stream, { seq: stored }));
+      return msg === null ? undefined : storedMsgAt(msg);
+    } catch {
+      return undefined;
+    }
   }
 
-  private async writeChecked(seq: number, body: string): Promise<void> {
+  /** Stores the record; resolves with its stream sequence. */
+  private async writeChecked(seq: number, body: string): Promise<number> {
     const subject = recordSubject(this.binding.prefix, this.runId, seq);
     const msgId = messageId(this.nonce, seq, body);
     const what = `cannot append seq ${seq} to run ${this.runId} in stream ${this.binding.stream}`;
@@ -166,13 +186,14 @@ export class HeldSubjects implements HeldRun {
     );
     this.tail = stored;
     this.lastWritten = seq;
-    if (this.meta !== null && this.link.tailFence) return;
+    if (this.meta !== null && this.link.tailFence) return stored;
     if (early !== null) {
       this.checkAtRelease = true; // the run could have gone between the read and the publish
       const meta = await early;
-      if (meta !== undefined && this.isBound(meta)) return;
+      if (meta !== undefined && this.isBound(meta)) return stored;
     }
     await this.confirmRun(seq, stored, msgId, what);
+    return stored;
   }
 
   /** The run's meta message now, in one attempt. */
@@ -358,6 +379,7 @@ export class HeldSubjects implements HeldRun {
         if (meta !== undefined && !this.isBound(meta)) throw await this.vanished(what, this.lastWritten, meta, null);
       }
     } finally {
+      this.stopAnswering();
       this.onRelease();
     }
   }

@@ -32,6 +32,7 @@ import { dial, type Link } from './connection.js';
 import { HeldSubjects, type MetaMark } from './appends.js';
 import { LEADER_WAIT_MS, throughElection, within } from './election.js';
 import { streamFull } from './full.js';
+import { writerAnswers } from './presence.js';
 import { followRun, lastMessage, lineOf, readRun, resumeMarks, runBatches, runTimes, streamInfo, subjectCounts } from './reads.js';
 import { allMetaFilter, allNotesFilter, liveSubject, metaSubject, noteOfSubject, noteSubject, notesFilter, notesKeysFilter, recordSubject, runFilter, runIdOfMetaSubject } from './subjects.js';
 
@@ -305,6 +306,11 @@ export class JetStreamBackend implements Backend {
   async getNote(id: string, key: string): Promise<string | null> {
     const found = await lastMessage(this.link, this.binding, noteSubject(this.binding.prefix, id, key));
     return found === null ? null : new TextDecoder().decode(found.data);
+  }
+
+  /** A writer answers for the run it holds while its process lives (presence.ts). */
+  holder(id: string, writer?: string): Promise<boolean> {
+    return writerAnswers(this.link, this.binding.prefix, id, writer);
   }
 
   /** Live text is a core message on a subject beside the run's, outside the stream: never stored, lost to whoever is not listening. */
