@@ -49,7 +49,7 @@ import { streamProblems, type StreamBinding } from './binding.js';
 import { unavailable, type Link } from './connection.js';
 import { NoAnswer, throughElection, within } from './election.js';
 import { streamFull, tooLarge } from './full.js';
-import { answerForRun } from './presence.js';
+import { answerForRun, type Answering } from './presence.js';
 import { lastMessageOnce, storedMsgAt } from './reads.js';
 import { metaSubject, recordSubject, runFilter } from './subjects.js';
 
@@ -98,8 +98,8 @@ export class HeldSubjects implements HeldRun {
   /** The last seq this writer stored. */
   private lastWritten = 0;
   private readonly nonce = mintNonce();
-  /** Stops answering for the run (presence.ts). */
-  private readonly stopAnswering: () => void;
+  /** Its answering for the run (presence.ts). */
+  readonly answering: Answering;
 
   constructor(options: HeldSubjectsOptions) {
     ({
@@ -111,7 +111,7 @@ export class HeldSubjects implements HeldRun {
       meta: this.meta,
       onRelease: this.onRelease,
     } = options);
-    this.stopAnswering = answerForRun(this.link, this.binding.prefix, this.runId, this.nonce);
+    this.answering = answerForRun(this.link, this.binding.prefix, this.runId, this.nonce);
   }
 
   /** This writer's id: what it answers with while it holds the run (presence.ts). */
@@ -379,7 +379,7 @@ export class HeldSubjects implements HeldRun {
         if (meta !== undefined && !this.isBound(meta)) throw await this.vanished(what, this.lastWritten, meta, null);
       }
     } finally {
-      this.stopAnswering();
+      await this.answering.stop();
       this.onRelease();
     }
   }

@@ -149,7 +149,9 @@ export class JetStreamBackend implements Backend {
     try {
       const { first, last, tail, meta } = await this.ends(id);
       await this.markResumed(id, last);
-      return { run: this.heldRun(id, tail, meta, release), first, last };
+      const run = this.heldRun(id, tail, meta, release);
+      await run.answering.ready;
+      return { run, first, last };
     } catch (err) {
       release();
       throw err;

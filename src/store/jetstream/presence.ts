@@ -11,6 +11,7 @@
  */
 import type { Subscription } from '@nats-io/transport-node';
 import type { Link } from './connection.js';
+import { within } from './election.js';
 
 /** How long a question about a writer waits for its answer. */
 export const PRESENCE_WAIT_MS = 2_000;
@@ -20,14 +21,25 @@ export function presenceSubject(prefix: string, id: string, writer?: string): st
   return writer === undefined ? `${prefix}-held.${id}` : `${prefix}-held.${id}.${writer}`;
 }
 
-/** Answers for run `id` as writer `writer` until the returned stop is called. */
-export function answerForRun(link: Link, prefix: string, id: string, writer: string): () => void {
-  if (link.nc.isClosed()) return () => {};
+/** A writer answering for a run: `ready` once the server routes questions to it, `stop` once it no longer does. */
+export interface Answering {
+  ready: Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Answers for run `id` as writer `writer` until stopped. */
+export function answerForRun(link: Link, prefix: string, id: string, writer: string): Answering {
+  if (link.nc.isClosed()) return { ready: Promise.resolve(), stop: async () => {} };
   const subs: Subscription[] = [presenceSubject(prefix, id), presenceSubject(prefix, id, writer)].map((subject) =>
     link.nc.subscribe(subject, { callback: (_err, msg) => void msg.respond(writer) }),
   );
-  return () => {
-    for (const s of subs) s.unsubscribe();
+  const flushed = (): Promise<void> => (link.nc.isClosed() ? Promise.resolve() : within(link.timeoutMs, link.nc.flush()).catch(() => {}));
+  return {
+    ready: flushed(),
+    stop: async () => {
+      for (const s of subs) s.unsubscribe();
+      await flushed();
+    },
   };
 }
 
