@@ -55,6 +55,9 @@ import { metaSubject, recordSubject, runFilter } from './subjects.js';
 
 const MSG_ID_HEADER = 'Nats-Msg-Id';
 
+/** The longest an append waits to read its record's stored time back (the record is durable already: a slow read only loses the time). */
+const TIME_READ_MS = 1_000;
+
 export function mintNonce(): string {
   return randomBytes(9).toString('base64url');
 }
@@ -133,8 +136,9 @@ export class HeldSubjects implements HeldRun {
       this.checkAtRelease = false;
       throw err;
     }
+    if (!this.link.connected) return undefined;
     try {
-      const msg = await within(this.link.timeoutMs, this.link.jsm.streams.getMessage(this.binding.stream, { seq: stored }));
+      const msg = await within(Math.min(this.link.timeoutMs, TIME_READ_MS), this.link.jsm.streams.getMessage(this.binding.stream, { seq: stored }));
       return msg === null ? undefined : storedMsgAt(msg);
     } catch {
       return undefined;
