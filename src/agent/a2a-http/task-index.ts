@@ -13,6 +13,9 @@ import { isValidId } from '../../core/index.js';
 import { noteObject } from '../../store/run-notes.js';
 import type { Store } from '../../store/store.js';
 
+/** Index notes read at once. */
+const READS_AT_ONCE = 16;
+
 /** One task in the index. */
 export interface IndexedTask {
   task: string;
@@ -41,6 +44,8 @@ function parseEntry(text: string): IndexedTask | null {
 
 export class TaskIndex {
   private readonly id: string;
+  /** The notes read so far, by key (null: not an entry). */
+  private readonly read = new Map<string, IndexedTask | null>();
 
   constructor(
     private readonly store: Store,
@@ -55,13 +60,26 @@ export class TaskIndex {
     await this.store.putNote(this.id, `${contextPrefix(entry.context)}${digest(entry.task)}`, text);
   }
 
-  /** The agent's tasks, or context `context`'s alone. */
+  /**
+   * The agent's tasks, or context `context`'s alone. Notes are written once,
+   * so each is read once: a later call lists the keys and reads the new ones.
+   */
   async tasks(context?: string): Promise<IndexedTask[]> {
-    const found = await this.store.notesWith(this.id, context === undefined ? 'c-' : contextPrefix(context));
+    const prefix = context === undefined ? 'c-' : contextPrefix(context);
+    const keys = (await this.store.noteKeys(this.id)).filter((k) => k.startsWith(prefix)).sort();
+    const unread = keys.filter((k) => !this.read.has(k));
+    for (let i = 0; i < unread.length; i += READS_AT_ONCE) {
+      const batch = unread.slice(i, i + READS_AT_ONCE);
+      const texts = await Promise.all(batch.map((k) => this.store.getNote(this.id, k).catch(() => null)));
+      batch.forEach((k, j) => {
+        const text = texts[j];
+        if (text !== null && text !== undefined) this.read.set(k, parseEntry(text));
+      });
+    }
     const tasks: IndexedTask[] = [];
-    for (const text of found.values()) {
-      const entry = parseEntry(text);
-      if (entry !== null && (context === undefined || entry.context === context)) tasks.push(entry);
+    for (const k of keys) {
+      const entry = this.read.get(k);
+      if (entry && (context === undefined || entry.context === context)) tasks.push(entry);
     }
     return tasks;
   }
