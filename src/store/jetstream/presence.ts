@@ -7,7 +7,9 @@
  * writer id. A process cut off from the servers stops answering once the
  * server drops its connection (its ping interval times its allowed missed
  * pings: 2 min × 2 by default). A question left unanswered within the bound
- * is taken as held: a writer that cannot answer now may still append.
+ * is taken as held: a writer that cannot answer now may still append (so is
+ * one a NATS user may not ask about: it needs to subscribe to, and publish
+ * on, `<prefix>-held.>` for another process to tell it is gone).
  */
 import type { Subscription } from '@nats-io/transport-node';
 import type { Link } from './connection.js';
@@ -31,7 +33,7 @@ export interface Answering {
 export function answerForRun(link: Link, prefix: string, id: string, writer: string): Answering {
   if (link.nc.isClosed()) return { ready: Promise.resolve(), stop: async () => {} };
   const subs: Subscription[] = [presenceSubject(prefix, id), presenceSubject(prefix, id, writer)].map((subject) =>
-    link.nc.subscribe(subject, { callback: (_err, msg) => void msg.respond(writer) }),
+    link.nc.subscribe(subject, { callback: (err, msg) => (err === null || err === undefined ? void msg.respond(writer) : undefined) }),
   );
   const flushed = (): Promise<void> => (link.nc.isClosed() ? Promise.resolve() : within(link.timeoutMs, link.nc.flush()).catch(() => {}));
   return {
