@@ -19,7 +19,7 @@ export interface HeldRun {
    * the same seq again (a backend cuts a partial write away, or adopts its own
    * earlier copy of these very bytes). Resolves with the time kept beside the
    * journal for it (Backend.times), where the backend knows it as it writes;
-   * undefined where it does not (JetStream reads its message's server time back; a failed read gives none).
+   * undefined where it does not (a JetStream message's time is the server's: Backend.recordTime reads it).
    */
   write(seq: number, line: string): Promise<number | undefined>;
   /**
@@ -112,6 +112,12 @@ export interface Backend {
    * undefined where it cannot. Never disturbs the writer (RunSummary.held).
    */
   holder?(id: string, writer?: string): Promise<boolean | undefined>;
+  /**
+   * The time kept for the record at `seq` of run `id` (Backend.times), read
+   * alone: where a write does not know it (JetStream), what a live view asks
+   * so that it states the very time a later read gives. Absent: read `times`.
+   */
+  recordTime?(id: string, seq: number): Promise<number | undefined>;
   /**
    * Creates run `id` whole, its meta line durable as seq 1, and holds it. A run
    * appears whole or not at all; `exists` when it is already there (even

@@ -296,6 +296,12 @@ export class JournalStore implements Store {
     return (at, writer) => claimRunEnd(place, at, writer);
   }
 
+  async recordTime(id: string, seq: number): Promise<number | undefined> {
+    validateId(id);
+    if (this.backendImpl.recordTime !== undefined) return this.backendImpl.recordTime(id, seq);
+    return (await this.times(id)).records.get(seq);
+  }
+
   async held(id: string): Promise<boolean | undefined> {
     validateId(id);
     return this.backendImpl.holder?.(id);

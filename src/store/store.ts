@@ -256,6 +256,12 @@ export interface Store {
    * undefined where it cannot. Holding nothing itself, it never blocks a writer.
    */
   held(id: string): Promise<boolean | undefined>;
+  /**
+   * The time kept beside the journal for the record at `seq` of run `id`
+   * (as Store.times gives it), read alone where the backend can: what a live
+   * view asks when Journal.append did not say it (JetStream).
+   */
+  recordTime(id: string, seq: number): Promise<number | undefined>;
   /** Removes a run; false when there was none. Refuses (`locked`) while a writer holds it. */
   delete(id: string): Promise<boolean>;
   /** Where run `id` was forked from, when `session fork` made it; null otherwise. */

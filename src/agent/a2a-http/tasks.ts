@@ -311,6 +311,26 @@ export class HttpTasks {
   }
 
   /**
+   * Projects each record of run `runId` as it becomes durable and publishes its
+   * events on `bus`, in order, with the time kept beside the journal for it:
+   * the one the append gave, else read back (Store.recordTime: JetStream's is
+   * the server's), so a live event states what a later read gives.
+   */
+  private publisher(runId: string, projection: TaskJournalProjection, bus: ExecutionEventBus | null): { record: (record: JournalRecord, time?: number) => void; published: () => Promise<void> } {
+    const { store } = this.options;
+    let chain: Promise<void> = Promise.resolve();
+    return {
+      record: (record, time) => {
+        chain = chain.then(async () => {
+          const kept = time ?? (await store.recordTime(runId, record.seq).catch(() => undefined)) ?? Date.now();
+          for (const event of projection.push(record, kept)) bus?.publish(event);
+        });
+      },
+      published: () => chain,
+    };
+  }
+
+  /**
    * Runs a task's run to where it rests, publishing on `bus` first the task as
    * its records already say, then the events of each record as it is durable.
    */
@@ -324,11 +344,9 @@ export class HttpTasks {
     const done = new Promise<void>((r) => (finish = r));
     this.active.set(taskId, { controller, done, projection });
     // The time kept beside the journal for each record, so what is published equals what a later load reads.
-    const publish = (record: JournalRecord, time?: number): void => {
-      for (const event of projection.push(record, time ?? Date.now())) bus.publish(event);
-    };
+    const publish = this.publisher(runId, projection, bus);
     try {
-      if (how.started) publish(decodeRecord(run.metaLine), (await store.times(runId)).records.get(1));
+      if (how.started) publish.record(decodeRecord(run.metaLine), (await store.times(runId)).records.get(1));
       else {
         const times = await store.times(runId);
         for await (const { record, time } of store.records(runId)) projection.push(record, time ?? times.records.get(record.seq));
@@ -336,13 +354,15 @@ export class HttpTasks {
         if (snapshot !== null) bus.publish({ kind: 'task', data: snapshot });
       }
       this.tell({ kind: 'started', task: taskId, run: runId, resumed: !how.started });
-      const observer = { record: publish };
+      const observer = { record: publish.record };
       const canceled = parseCancellation(await store.getNote(runId, CANCELED_NOTE));
       if (canceled !== null) await run.suspend(canceledMessage(canceled.by, canceled.reason), observer);
       else if (run.interruptedCall !== undefined) await run.suspend(interruptedCallMessage(run.interruptedCall), observer);
       else await run.execute({ signal: controller.signal, observer, ...(how.beforeToolCall ? { beforeToolCall: how.beforeToolCall } : {}) });
+      await publish.published();
       this.tell({ kind: 'ended', task: taskId, state: TaskState[projection.task?.status?.state ?? 0] ?? 'unknown' });
     } finally {
+      await publish.published().catch(() => {});
       await run.close().catch(() => {});
       this.active.delete(taskId);
       finish();
@@ -370,7 +390,9 @@ export class HttpTasks {
       const projection = new TaskJournalProjection(this.identityOf(origin));
       const times = await store.times(this.runId(taskId));
       for await (const { record, time } of store.records(this.runId(taskId))) projection.push(record, time ?? times.records.get(record.seq));
-      await run.suspend(canceledMessage(HTTP_CANCELER), { record: (r, time) => projection.push(r, time ?? Date.now()).forEach((e) => bus?.publish(e)) });
+      const publish = this.publisher(this.runId(taskId), projection, bus);
+      await run.suspend(canceledMessage(HTTP_CANCELER), { record: publish.record });
+      await publish.published();
     } finally {
       await run.close().catch(() => {});
     }

@@ -50,13 +50,11 @@ import { unavailable, type Link } from './connection.js';
 import { NoAnswer, throughElection, within } from './election.js';
 import { streamFull, tooLarge } from './full.js';
 import { answerForRun, type Answering } from './presence.js';
-import { lastMessageOnce, storedMsgAt } from './reads.js';
+import { lastMessageOnce } from './reads.js';
 import { metaSubject, recordSubject, runFilter } from './subjects.js';
 
 const MSG_ID_HEADER = 'Nats-Msg-Id';
 
-/** The longest an append waits to read its record's stored time back (the record is durable already: a slow read only loses the time). */
-const TIME_READ_MS = 1_000;
 
 export function mintNonce(): string {
   return randomBytes(9).toString('base64url');
@@ -122,26 +120,15 @@ export class HeldSubjects implements HeldRun {
     return this.nonce;
   }
 
-  /**
-   * The time kept for the record is its message's, the server's: read back by
-   * its stream sequence once it is stored, so it is the very time a later read
-   * gives (undefined when that read fails: the record is stored all the same).
-   */
-  async write(seq: number, body: string): Promise<number | undefined> {
-    let stored: number;
+  /** The time kept for the record is its message's, the server's: not known here (undefined; Backend.recordTime reads it). */
+  async write(seq: number, body: string): Promise<undefined> {
     try {
-      stored = await this.writeChecked(seq, body);
+      await this.writeChecked(seq, body);
+      return undefined;
     } catch (err) {
       // A failed append is the run's failure, said already: no last check is owed at release.
       this.checkAtRelease = false;
       throw err;
-    }
-    if (!this.link.connected) return undefined;
-    try {
-      const msg = await within(Math.min(this.link.timeoutMs, TIME_READ_MS), this.link.jsm.streams.getMessage(this.binding.stream, { seq: stored }));
-      return msg === null ? undefined : storedMsgAt(msg);
-    } catch {
-      return undefined;
     }
   }
 

@@ -33,7 +33,7 @@ import { HeldSubjects, type MetaMark } from './appends.js';
 import { LEADER_WAIT_MS, throughElection, within } from './election.js';
 import { streamFull } from './full.js';
 import { writerAnswers } from './presence.js';
-import { followRun, lastMessage, lineOf, readRun, resumeMarks, runBatches, runTimes, streamInfo, subjectCounts } from './reads.js';
+import { followRun, lastMessage, lineOf, readRun, resumeMarks, runBatches, runTimes, storedMsgAt, streamInfo, subjectCounts } from './reads.js';
 import { allMetaFilter, allNotesFilter, liveSubject, metaSubject, noteOfSubject, noteSubject, notesFilter, notesKeysFilter, recordSubject, runFilter, runIdOfMetaSubject } from './subjects.js';
 
 /** Runs described at once by list(). */
@@ -308,6 +308,12 @@ export class JetStreamBackend implements Backend {
   async getNote(id: string, key: string): Promise<string | null> {
     const found = await lastMessage(this.link, this.binding, noteSubject(this.binding.prefix, id, key));
     return found === null ? null : new TextDecoder().decode(found.data);
+  }
+
+  /** The record's message time: one last-by-subject read of its subject. */
+  async recordTime(id: string, seq: number): Promise<number | undefined> {
+    const msg = await lastMessage(this.link, this.binding, recordSubject(this.binding.prefix, id, seq));
+    return msg === null ? undefined : storedMsgAt(msg);
   }
 
   /** A writer answers for the run it holds while its process lives (presence.ts). */
