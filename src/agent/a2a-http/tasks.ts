@@ -6,8 +6,8 @@
  *   it (its context, and for a context's follow-up the run it continues), so
  *   the task is found again from its id alone, by any instance on the store.
  * - The TaskStore keeps nothing of its own: `load` projects the run's records
- *   and their times (a2a/http/projection.ts), `list` the task runs of this
- *   agent; `save` only acts on a cancel the SDK decided for a task no
+ *   and their times (a2a/http/projection.ts), `list` the tasks of this agent's
+ *   task index (task-index.ts); `save` only acts on a cancel the SDK decided for a task no
  *   executor here runs (it suspends the run canceled, in the journal).
  * - The executor publishes the events each record makes once it is durable.
  *   A message in a context whose last task completed continues that
@@ -15,7 +15,10 @@
  *   INPUT_REQUIRED task (approve or deny) resumes its run with it; a cancel
  *   suspends the run, ending the task CANCELED.
  * - A run this agent was serving when its server died (SIGKILL) is resumed by
- *   the next server on the store (`resumeInterrupted`), paying no journaled
+ *   the next server on the store (`resumeInterrupted`), and where the store
+ *   does not exclude other writers (JetStream) by another instance running
+ *   now (`watchInterrupted`: no writer answers for it, Store.held), exactly
+ *   one of those that found it going on (Journal.claim); paying no journaled
  *   model call again; a call with side effects it may have cut short waits for
  *   an approval instead of running again.
  */
