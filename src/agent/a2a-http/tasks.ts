@@ -76,6 +76,8 @@ export class HttpTasks {
   private readonly index: TaskIndex;
   /** Tasks found in a final state: nothing more happens to them, so a takeover scan passes them over. */
   private readonly ended = new Set<string>();
+  /** Tasks found resting (waiting for input), by the seq they rest at: a takeover scan reads one again only once its run grew. */
+  private readonly rested = new Map<string, number>();
   /** Tasks being taken over here now. */
   private readonly taking = new Set<string>();
   private stopping = false;
@@ -123,18 +125,23 @@ export class HttpTasks {
   async load(taskId: string): Promise<Task | undefined> {
     const live = this.active.get(taskId)?.projection.task;
     if (live) return live;
+    return (await this.read(taskId))?.task ?? undefined;
+  }
+
+  /** The task's run read now, projected; null when there is no such task. */
+  private async read(taskId: string): Promise<TaskJournalProjection | null> {
     const origin = await this.originOf(taskId);
-    if (origin === null) return undefined;
+    if (origin === null) return null;
     const runId = this.runId(taskId);
     const projection = new TaskJournalProjection(this.identityOf(origin));
     const times = await this.options.store.times(runId);
     try {
       for await (const { record, time } of this.options.store.records(runId)) projection.push(record, time ?? times.records.get(record.seq));
     } catch (err) {
-      if (isLogbookError(err, 'not_found')) return undefined;
+      if (isLogbookError(err, 'not_found')) return null;
       throw err;
     }
-    return projection.task ?? undefined;
+    return projection;
   }
 
   /** Every event of the task, as its journal projects them (numbered), with the task they make; undefined when there is none. */
@@ -439,11 +446,16 @@ export class HttpTasks {
       if (this.stopping) break;
       if (this.ended.has(entry.task) || this.active.has(entry.task) || entry.run !== this.runId(entry.task)) continue;
       if ((await store.held(entry.run)) === true) continue;
+      // A task found resting is read again only once a record follows its rest (one read of that record's subject).
+      const rest = this.rested.get(entry.task);
+      if (rest !== undefined && (await store.recordTime(entry.run, rest + 1)) === undefined) continue;
       const origin = await this.originOf(entry.task);
-      const task = origin === null ? undefined : await this.load(entry.task);
-      if (origin === null || task === undefined) continue;
-      const state = task.status?.state;
+      const read = origin === null ? null : await this.read(entry.task);
+      const state = read?.task?.status?.state;
+      if (origin === null || read === null || state === undefined) continue;
+      this.rested.delete(entry.task);
       if (isFinalState(state)) this.ended.add(entry.task);
+      else if (state !== TaskState.TASK_STATE_WORKING && state !== TaskState.TASK_STATE_SUBMITTED) this.rested.set(entry.task, read.runState?.last_seq ?? 0);
       if (state !== TaskState.TASK_STATE_WORKING && state !== TaskState.TASK_STATE_SUBMITTED) continue;
       if (await this.takeOver(origin, buses, true)) resumed++;
     }
