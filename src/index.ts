@@ -126,6 +126,7 @@ export {
   type BoundTaskStreams,
   type RemoteAgents,
   type FollowOptions,
+  type TaskEvents,
 } from './agent/tasks/index.js';
 // The reference's A2A bodies a task exchanges (docs/reference/a2a.md).
 export { A2A_NAMESPACE, MESSAGE_KINDS } from './a2a/protocol.js';
@@ -207,6 +208,7 @@ export {
   runDiff,
   rewindRun,
   undoRewind,
+  redoRewind,
   runSnapshots,
   type RunDiff,
   type RunDiffOptions,

@@ -7,7 +7,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { A2AClient, CallOptions } from './client.js';
 import type { AgentCard } from './protocol.js';
-import { discoverySubject } from './subjects.js';
+import { EVENTS_BY_SENDER, EVENTS_METADATA, discoverySubject } from './subjects.js';
 
 export interface AgentInstance {
   /** The micro service instance id. */
@@ -36,6 +36,8 @@ export interface ServiceAnswer {
   version: string;
   description?: string;
   endpoints: { subject: string }[];
+  /** Its metadata's string values (any other is left out). */
+  metadata: Record<string, string>;
 }
 
 /**
@@ -43,10 +45,10 @@ export interface ServiceAnswer {
  * each other one (any service on the bus may answer, and anything may) is
  * passed to `skipped`, named as far as it names itself, and left out.
  */
-async function serviceInfos(nc: NatsConnection, waitMs: number, skipped: (problem: string) => void): Promise<ServiceAnswer[]> {
+async function serviceInfos(nc: NatsConnection, waitMs: number, skipped: (problem: string) => void, subject = '$SRV.INFO', stallMs?: number): Promise<ServiceAnswer[]> {
   const infos: ServiceAnswer[] = [];
   try {
-    const answers = await nc.requestMany('$SRV.INFO', '', { strategy: 'stall', maxWait: waitMs });
+    const answers = await nc.requestMany(subject, '', { strategy: 'stall', maxWait: waitMs, ...(stallMs !== undefined ? { stall: stallMs } : {}) });
     for await (const answer of answers) {
       const read = serviceAnswer(answer.data);
       if (typeof read === 'string') skipped(read);
@@ -81,12 +83,17 @@ export function serviceAnswer(data: Uint8Array): ServiceAnswer | string {
     if (e === null || typeof e !== 'object' || typeof (e as { subject?: unknown }).subject !== 'string') return wrong('has an endpoint without a subject');
     endpoints.push({ subject: (e as { subject: string }).subject });
   }
+  const metadata: Record<string, string> = {};
+  if (v.metadata !== null && typeof v.metadata === 'object' && !Array.isArray(v.metadata)) {
+    for (const [key, value] of Object.entries(v.metadata as Record<string, unknown>)) if (typeof value === 'string') metadata[key] = value;
+  }
   return {
     name: v.name,
     id: v.id,
     version: typeof v.version === 'string' ? v.version : '',
     ...(typeof v.description === 'string' ? { description: v.description } : {}),
     endpoints,
+    metadata,
   };
 }
 
@@ -119,4 +126,21 @@ export async function listAgents(
       }
     }),
   );
+}
+
+/** How long a caller waits for more instances of an agent once one has answered `$SRV.INFO`. */
+const INSTANCE_STALL_MS = 150;
+
+/**
+ * Whether every running instance of agent `identity` that answers
+ * `$SRV.INFO.<identity>` within `waitMs` says it publishes a task's events
+ * on its sender's subject when asked (EVENTS_METADATA): false when none
+ * answers, or one does not say so (an older one), whose events would go on
+ * the spec's subject alone. Bad answers are passed over.
+ */
+export async function eventsBySender(nc: NatsConnection, identity: string, waitMs: number): Promise<boolean> {
+  const infos = (await serviceInfos(nc, waitMs, () => {}, `$SRV.INFO.${identity}`, INSTANCE_STALL_MS).catch(() => [])).filter(
+    (info) => info.name === identity && isAgentService(info),
+  );
+  return infos.length > 0 && infos.every((info) => info.metadata[EVENTS_METADATA] === EVENTS_BY_SENDER);
 }

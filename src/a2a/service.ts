@@ -21,7 +21,7 @@ import { encodeMessage } from './encode.js';
 import { A2A_NAMESPACE, MAX_MESSAGE_BYTES, type AgentCard, type Header, type ToolDescriptor, type ToolOutcomeFields } from './protocol.js';
 import { stampReply } from './stamp.js';
 import { cutToBytes } from './task-events.js';
-import { CALLER_TIMEOUT_HEADER, DEFAULT_REPLY_TIMEOUT_MS, ENDPOINTS, discoverySubject, toolSubject } from './subjects.js';
+import { CALLER_TIMEOUT_HEADER, DEFAULT_REPLY_TIMEOUT_MS, ENDPOINTS, EVENTS_BY_SENDER, EVENTS_METADATA, discoverySubject, toolSubject } from './subjects.js';
 
 /** The tools a service answers for, and how one is run. */
 export interface ToolHost {
@@ -120,6 +120,8 @@ export class ToolService {
         version: options.version,
         description: options.description ?? 'logbook agent: tools over A2A',
         queue: options.identity,
+        // What a caller of its tasks reads before it asks for their events on its own subject (subjects.ts EVENTS_HEADER).
+        metadata: { [EVENTS_METADATA]: EVENTS_BY_SENDER },
       });
     } catch (err) {
       throw new LogbookError('config', `cannot register agent ${options.identity} as a NATS service: ${(err as Error).message}`, { cause: err });

@@ -56,10 +56,30 @@ export function identityOfTaskSubject(subject: string): string | undefined {
   return rest !== '' && !rest.includes('.') ? rest : undefined;
 }
 
-/** Where the `ack`, events and end of the task of request `request` are published. */
-export function eventsSubject(request: string): string {
-  return `${SUBJECT_PREFIX}.events.${request}`;
+/**
+ * Where the `ack`, events and end of the task of request `request` are
+ * published: the spec's subject, or with `sender` (the request's sender, asked
+ * for with EVENTS_HEADER) `choria.fisk-ai.events.<sender>.<request>`, which NATS
+ * permissions can keep to that sender (a consumer filtered on
+ * `choria.fisk-ai.events.<sender>.>`). Both lie in EVENT_SUBJECTS.
+ */
+export function eventsSubject(request: string, sender?: string): string {
+  return `${SUBJECT_PREFIX}.events.${sender !== undefined ? `${sender}.` : ''}${request}`;
 }
+
+/**
+ * The NATS header on a task's request in which its caller asks for the task's
+ * events on the subject of its sender (value EVENTS_BY_SENDER; eventsSubject).
+ * Outside the body (the reference's schemas are strict); a request without it
+ * has its events on the spec's subject. A caller sends it only to an agent
+ * whose service advertises it (EVENTS_METADATA), so it never waits on a
+ * subject an older server does not publish on.
+ */
+export const EVENTS_HEADER = 'Logbook-Events';
+export const EVENTS_BY_SENDER = 'sender';
+
+/** The key of the micro service metadata in which an agent says it publishes a task's events where EVENTS_HEADER asks. */
+export const EVENTS_METADATA = 'logbook.events';
 
 /**
  * Where a `cancel` for a task of agent `identity` is published (core NATS:

@@ -22,7 +22,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import type { TokenParts } from '../core/index.js';
+import { groupedDigits, type TokenParts } from '../core/index.js';
 
 /** A model's prices as agent.yaml gives them, USD per million tokens; a cache price left out is the input price. */
 export interface PriceOverride {
@@ -169,13 +169,14 @@ class Book implements PriceBook {
   }
 
   private lookUp(provider: string, model: string): ReturnType<GenaiPrices['calcPrice']> {
-    if (this.table === null || provider === 'script') return null;
+    if (provider === 'script') return null; // never priced: asked before the table, which is then never loaded for it
+    if (this.table === null) return null;
     return this.table.calcPrice({ input_tokens: 0, output_tokens: 0 }, model, { providerId: tableProvider(this.table, provider, this.baseUrl) });
   }
 
   private fromTable(provider: string, model: string): ModelPrices | null {
-    const table = this.table;
     const found = this.lookUp(provider, model);
+    const table = found === null ? null : this.table;
     if (table === null || found === null) return null;
     const { provider: tableProvider } = found;
     const price = (t: TokenParts): number => table.calcPrice(tableUsage(t), model, { provider: tableProvider })?.total_price ?? 0;
@@ -198,5 +199,5 @@ export function usdText(usd: number): string {
   if (usd === 0) return '$0.00';
   if (usd < 1) return `$${usd.toFixed(4)}`;
   if (usd < 100) return `$${usd.toFixed(2)}`;
-  return `$${Math.round(usd).toLocaleString('en-US')}`;
+  return `$${groupedDigits(Math.round(usd))}`;
 }

@@ -20,6 +20,12 @@ import { untrackedPlace, WorkspaceRepo, type WorkspaceSettings } from '../store/
 export interface WorkspaceSnapshots {
   /** Snapshots the workspace as it is after record `seq` of run `runId`, and notes it beside the run; a warning to show, or null. */
   snapshot(runId: string, seq: number, moment: SnapshotMoment): Promise<string | null>;
+  /**
+   * Readies the next snapshot while nothing of the run changes the workspace
+   * (a model's answer streaming), so that what is left of it after the record
+   * is a look at what changed since. Nothing is noted.
+   */
+  prepare?(): void;
 }
 
 /** The workspace a run started in `startedIn` tracks: workspace.dir, else that directory. */
@@ -43,6 +49,10 @@ export class WorkspaceTracker implements WorkspaceSnapshots {
   private readonly notedOff = new Set<string>();
   /** Problems already said: each is said once, and noted each time. */
   private readonly said = new Set<string>();
+  /** The git work asked so far, one after another (git holds the index's lock while it writes it). */
+  private queue: Promise<unknown> = Promise.resolve();
+  /** A prepare is asked and not yet done. */
+  private preparing = false;
 
   constructor(
     private readonly store: Store,
@@ -70,8 +80,34 @@ export class WorkspaceTracker implements WorkspaceSnapshots {
     return this.off;
   }
 
+  /**
+   * Looks at the workspace's limits and takes its files into the index ahead
+   * of the next snapshot: that snapshot's own `git add` then finds only what
+   * changed since, and reuses the tree when nothing did. A failure here is
+   * left for the snapshot to meet and tell.
+   */
+  prepare(): void {
+    if (this.preparing) return;
+    this.preparing = true;
+    this.queue = this.queue.then(async () => {
+      try {
+        if ((await this.whyOff()) === null) await this.repo.snapshot(this.dir, this.settings);
+      } catch {
+        // the snapshot meets it again, and says it
+      } finally {
+        this.preparing = false;
+      }
+    });
+  }
+
   /** Snapshots the workspace after record `seq` of run `runId` (a note beside the run either way); a warning to show, or null. */
-  async snapshot(runId: string, seq: number, moment: SnapshotMoment): Promise<string | null> {
+  snapshot(runId: string, seq: number, moment: SnapshotMoment): Promise<string | null> {
+    const taken = this.queue.then(() => this.take(runId, seq, moment));
+    this.queue = taken.catch(() => {});
+    return taken;
+  }
+
+  private async take(runId: string, seq: number, moment: SnapshotMoment): Promise<string | null> {
     const note: SnapshotNote = { seq, moment, at: formatTimestamp(new Date()), dir: this.dir };
     let warning: string | null = null;
     try {

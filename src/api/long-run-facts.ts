@@ -10,7 +10,7 @@ import { loadPriceBook, usdText, type PriceBook } from '../agent/prices.js';
 import { baseUrlVariable } from '../agent/provider.js';
 import { listedRunSpend, type Spend } from '../agent/spend.js';
 import type { LogbookConfig } from '../config/config.js';
-import { requestInputTokens } from '../core/index.js';
+import { groupedDigits, requestInputTokens } from '../core/index.js';
 import { sanitizeLine } from '../render/sanitize.js';
 import type { ForkOrigin, LoadedRun, Store } from '../store/store.js';
 
@@ -57,7 +57,7 @@ export async function runFacts(store: Store, id: string, loaded: Pick<LoadedRun,
   return { spend, ...(compacted !== null ? { compacted } : {}), ...(continues !== null ? { continues } : {}) };
 }
 
-const n = (value: number): string => value.toLocaleString('en-US');
+const n = groupedDigits;
 
 /** The tokens a compaction saved, in words. */
 export function savedText(c: CompactionFacts): string {

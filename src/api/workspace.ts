@@ -5,8 +5,8 @@
  * changed between snapshots while nothing of the run was running (a person's
  * edit while a chat waited). `rewindRun` restores the files to their state
  * after a turn and forks the conversation there; it never destroys anything:
- * the workspace as it was is snapshotted first (`undoRewind` puts it back),
- * and the run rewound is left whole.
+ * the workspace as it was is snapshotted first (`undoRewind` puts it back,
+ * `redoRewind` takes the undo back), and the run rewound is left whole.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -28,9 +28,9 @@ import {
   type SnapshotNote,
 } from '../store/run-notes.js';
 import type { Store } from '../store/store.js';
-import { treeChanges, treePatch, type FileChange } from '../store/workspace/changes.js';
+import { shownChanges, treeChanges, treePatch, type FileChange } from '../store/workspace/changes.js';
 import { WORKSPACE_DEFAULTS, WorkspaceRepo, type WorkspaceSettings } from '../store/workspace/repo.js';
-import { restoreTree } from '../store/workspace/restore.js';
+import { checkRestore, restoreTree } from '../store/workspace/restore.js';
 import { fetchTree, shareTree } from '../store/workspace/shelf.js';
 
 export type { FileChange, ChangeStatus } from '../store/workspace/changes.js';
@@ -51,7 +51,15 @@ export type ChangeAuthor =
 
 /** The changes between two snapshots, and who made them. */
 export interface ChangeSpan {
+  /** Its place among the run's spans (0 first): what RunDiffOptions.span picks. */
+  index: number;
   by: ChangeAuthor;
+  /**
+   * The turn's tools were stopped in the middle (the run interrupted) and a
+   * resume carried them on: `interrupted` is what they changed before the
+   * interruption, `resumed` what they changed after the resume.
+   */
+  part?: 'interrupted' | 'resumed';
   /** The seqs of the snapshots the span goes from and to. */
   fromSeq: number;
   toSeq: number;
@@ -81,6 +89,8 @@ export interface RunDiff {
   missing: MissingSnapshot[];
   /** How many snapshots the run has. */
   snapshots: number;
+  /** How many spans of changes the run has, whichever were picked. */
+  total: number;
 }
 
 /** What runDiff shows. */
@@ -89,6 +99,10 @@ export interface RunDiffOptions {
   turn?: number;
   /** Only the changes of the turn holding this seq. */
   seq?: number;
+  /** Only the span at this index (ChangeSpan.index). */
+  span?: number;
+  /** Only the `size` spans before index `before` (default: the last `size`): a page's window of a long run. */
+  window?: { before?: number; size: number };
   /** With each span's unified diff. */
   patch?: boolean;
   /**
@@ -111,7 +125,13 @@ function repoOf(store: Store, searchPath: string | undefined): WorkspaceRepo {
 /** Who made a span of changes, in words (the CLI's diff and the exports' headings). */
 export function spanHeading(span: ChangeSpan): string {
   const now = span.toNow ? ', up to the workspace now (not yet snapshotted: the run stopped before its next snapshot)' : '';
-  return authorHeading(span) + now;
+  const part =
+    span.part === 'interrupted'
+      ? ', before the run was interrupted in the middle of them'
+      : span.part === 'resumed'
+        ? `, after the resume (at seq ${span.fromSeq}) carried them on`
+        : '';
+  return authorHeading(span) + part + now;
 }
 
 function authorHeading(span: ChangeSpan): string {
@@ -169,7 +189,7 @@ function openBatches(records: readonly JournalRecord[]): { turnAt: Map<number, n
   return { turnAt, open };
 }
 
-/** Spans of one turn's tools are one (a resume in the middle of its batch snapshots between them); each rewind and each outside edit stays its own. */
+/** Spans of one turn's tools are one; each rewind and each outside edit stays its own. */
 const sameAuthor = (a: ChangeAuthor, b: ChangeAuthor): boolean => a.kind === 'turn' && b.kind === 'turn' && a.seq === b.seq;
 
 /** The records of run `id`, decoded. */
@@ -212,15 +232,23 @@ export async function runDiff(store: Store, id: string, options: RunDiffOptions 
     const by: ChangeAuthor =
       a.moment === 'rewind' && b.moment === 'rewound' ? { kind: 'rewind' } : batch !== null ? { kind: 'turn', ...batch } : { kind: 'outside' };
     const last = spans.at(-1);
-    if (last !== undefined && sameAuthor(last.by, by) && last.to === a.tree) {
+    // A resume in the middle of a turn's batch snapshots before it carries on: what was done before and after it stay apart.
+    if (last !== undefined && sameAuthor(last.by, by) && last.to === a.tree && a.moment !== 'resume') {
       last.toSeq = b.seq;
       last.to = b.tree;
     } else {
-      spans.push({ by, fromSeq: a.seq, toSeq: b.seq, from: a.tree, to: b.tree, files: [] });
+      spans.push({ index: spans.length, by, fromSeq: a.seq, toSeq: b.seq, from: a.tree, to: b.tree, files: [] });
     }
-    if (b.now) spans.at(-1)!.toNow = true;
+    const span = spans.at(-1)!;
+    if (by.kind === 'turn' && b.moment === 'resume' && !b.now) span.part = 'interrupted';
+    else if (by.kind === 'turn' && a.moment === 'resume' && span.part === undefined) span.part = 'resumed';
+    if (b.now) span.toNow = true;
   }
+  const window = options.window;
+  const windowEnd = window === undefined ? spans.length : Math.min(window.before ?? spans.length, spans.length);
   const wanted = spans.filter((s) => {
+    if (options.span !== undefined) return s.index === options.span;
+    if (window !== undefined) return s.index >= windowEnd - window.size && s.index < windowEnd;
     if (options.turn !== undefined) return s.by.kind === 'turn' && s.by.turn === options.turn;
     if (options.seq !== undefined) {
       const turn = turnAt.get(options.seq);
@@ -231,10 +259,17 @@ export async function runDiff(store: Store, id: string, options: RunDiffOptions 
   for (const span of wanted) {
     await local(store, repo!, span.from);
     await local(store, repo!, span.to);
-    span.files = await treeChanges(repo!, span.from, span.to);
-    if (options.patch) span.patch = await treePatch(repo!, span.from, span.to);
+    span.files = await shownChanges(repo!, span.from, span.to);
+    if (options.patch) span.patch = await treePatch(repo!, span.from, span.to, span.files);
   }
-  return { runId: id, dir: made.at(-1)?.dir ?? null, spans: wanted.filter((s) => s.files.length > 0), missing, snapshots: made.filter((s) => !s.now).length };
+  return {
+    runId: id,
+    dir: made.at(-1)?.dir ?? null,
+    spans: wanted.filter((s) => s.files.length > 0),
+    missing,
+    snapshots: made.filter((s) => !s.now).length,
+    total: spans.length,
+  };
 }
 
 /** What rewindRun restores and forks. */
@@ -288,12 +323,11 @@ function nonce(): string {
 /** Where the last rewind made on this machine is remembered, for `rewind --undo` without a run. */
 const LAST_REWIND = 'last-rewind.json';
 
-async function snapshotNow(store: Store, repo: WorkspaceRepo, runId: string, seq: number, dir: string, settings: WorkspaceSettings, moment: SnapshotMoment): Promise<string> {
-  const { tree } = await repo.snapshot(dir, settings);
+/** Keeps snapshot `tree` of `dir` beside run `runId` after seq `seq` (shelved first where the store shares snapshots). */
+async function noteSnapshot(store: Store, repo: WorkspaceRepo, runId: string, seq: number, dir: string, tree: string, moment: SnapshotMoment): Promise<void> {
   const shelf = store.workspace?.shelf;
   if (shelf !== undefined) await shareTree(repo, shelf, tree);
   await store.putNote(runId, snapshotNoteKey(seq, nonce()), encodeSnapshot({ seq, moment, at: formatTimestamp(new Date()), dir, tree }));
-  return tree;
 }
 
 /**
@@ -301,7 +335,10 @@ async function snapshotNow(store: Store, repo: WorkspaceRepo, runId: string, seq
  * workspace as it is now was snapshotted, so the rewind can be undone), and
  * its conversation forked there into a new run (origin kept and linked, as
  * any fork). The run itself is never changed. `workspace` when there is no
- * snapshot after that turn.
+ * snapshot after that turn; `workspace_conflict` when a path the restore
+ * would meet holds what the snapshot does not track (checked before confirm
+ * is asked and again before anything is done: nothing is changed, no fork
+ * made, no note kept). The rewind is a step undoRewind takes back.
  */
 export async function rewindRun(store: Store, id: string, options: RewindOptions): Promise<Rewound> {
   const files = options.files ?? true;
@@ -318,7 +355,7 @@ export async function rewindRun(store: Store, id: string, options: RewindOptions
   const sideEffects = later.filter((c) => options.sideEffects?.(c.name) === true).map((c) => ({ id: c.id, name: c.name }));
   const settings = options.settings ?? { ...WORKSPACE_DEFAULTS };
   let plan: RewindPlan = { dir: options.dir ?? '', files: [], seq, sideEffects };
-  let restore: { from: string; to: string; run: () => Promise<unknown> } | null = null;
+  let restore: { from: string; to: string; dirs: string[]; repo: WorkspaceRepo } | null = null;
   if (files) {
     const repo = repoOf(store, options.searchPath);
     const target = (await runSnapshots(store, id)).find((s) => s.seq >= seq && s.tree !== undefined);
@@ -327,13 +364,19 @@ export async function rewindRun(store: Store, id: string, options: RewindOptions
     }
     const dir = workspaceDir(settings, options.dir ?? target.dir);
     await local(store, repo, target.tree!);
-    const lastSeq = records.at(-1)!.seq;
-    const now = await snapshotNow(store, repo, id, lastSeq, dir, settings, 'rewind');
-    plan = { ...plan, dir, files: await treeChanges(repo, now, target.tree!) };
-    const files = plan.files;
-    restore = { from: now, to: target.tree!, run: () => restoreTree(repo, dir, now, target.tree!, files) };
+    // The workspace as it is now: noted (with the rewind) only once the rewind goes ahead.
+    const { tree: now } = await repo.snapshot(dir, settings);
+    const changes = await treeChanges(repo, now, target.tree!);
+    const { dirs } = checkRestore(dir, changes); // refused here, before anything is asked or changed
+    plan = { ...plan, dir, files: changes };
+    restore = { from: now, to: target.tree!, dirs, repo };
   }
-  if (options.confirm !== undefined && !(await options.confirm(plan))) return { ...plan, done: false };
+  let dirs = restore?.dirs ?? [];
+  if (options.confirm !== undefined) {
+    if (!(await options.confirm(plan))) return { ...plan, done: false };
+    // What stands in the workspace may have changed while confirm asked: checked again before anything is done.
+    if (restore !== null) dirs = checkRestore(plan.dir, plan.files).dirs;
+  }
   const result: Rewound = { ...plan, done: true };
   if (conversation) {
     const place = await store.placeOf(id);
@@ -341,22 +384,43 @@ export async function rewindRun(store: Store, id: string, options: RewindOptions
     result.fork = forked.id;
   }
   if (restore !== null) {
-    // Noted before a file changes: a restore stopped half way (a directory holding ignored files where the
-    // snapshot has a file) is undone like a finished one.
-    const note: RewindNote = { run: id, turn: records.slice(0, kept).filter((r) => 'assistant' in r).length, seq, dir: plan.dir, from: restore.from, to: restore.to, at: formatTimestamp(new Date()), ...(result.fork !== undefined ? { fork: result.fork } : {}) };
-    const key = rewindNoteKey(nonce());
-    await store.putNote(id, key, encodeRewind(note));
-    result.undo = { run: id, key };
-    rememberLastRewind(store, result.undo);
-    await restore.run().catch((err: unknown) => {
-      const why = err instanceof Error ? err.message : String(err);
-      throw new LogbookError('workspace', `the rewind of run ${id} stopped half way (its undo puts back what it changed): ${why}`, { cause: err, details: { runId: id } });
-    });
+    const lastSeq = records.at(-1)!.seq;
+    await noteSnapshot(store, restore.repo, id, lastSeq, plan.dir, restore.from, 'rewind');
+    const note: RewindNote = {
+      run: id,
+      turn: records.slice(0, kept).filter((r) => 'assistant' in r).length,
+      seq,
+      dir: plan.dir,
+      from: restore.from,
+      to: restore.to,
+      at: formatTimestamp(new Date()),
+      ...(result.fork !== undefined ? { fork: result.fork } : {}),
+      dirs,
+    };
+    result.undo = await applyStep(store, restore.repo, 'rewind', note, plan.files, []);
     const rewoundSnap = { seq: 0, moment: 'rewound' as const, at: note.at, dir: plan.dir, tree: restore.to };
-    await store.putNote(id, snapshotNoteKey(records.at(-1)!.seq, nonce()), encodeSnapshot({ ...rewoundSnap, seq: records.at(-1)!.seq }));
+    await store.putNote(id, snapshotNoteKey(lastSeq, nonce()), encodeSnapshot({ ...rewoundSnap, seq: lastSeq }));
     if (result.fork !== undefined) await store.putNote(result.fork, snapshotNoteKey(seq, nonce()), encodeSnapshot({ ...rewoundSnap, seq }));
   }
   return result;
+}
+
+/**
+ * Does one step (a rewind, an undo, a redo): its note first, before any file
+ * changes (a step stopped half way is undone like a finished one), then the
+ * files from `note.from` to `note.to`, then `remake` (directories the step
+ * undone had found on its way, which git does not keep).
+ */
+async function applyStep(store: Store, repo: WorkspaceRepo, kind: 'rewind' | 'undo' | 'redo', note: RewindNote, files: readonly FileChange[], remake: readonly string[]): Promise<{ run: string; key: string }> {
+  const step = { run: note.run, key: rewindNoteKey(nonce()) };
+  await store.putNote(note.run, step.key, encodeRewind(note));
+  rememberLastRewind(store, step);
+  await restoreTree(repo, note.dir, note.from, note.to, files, remake).catch((err: unknown) => {
+    const why = err instanceof Error ? err.message : String(err);
+    const back = kind === 'undo' ? 'a redo' : 'an undo';
+    throw new LogbookError('workspace', `the ${kind} of run ${note.run} stopped half way (${back} puts back what it changed): ${why}`, { cause: err, details: { runId: note.run } });
+  });
+  return step;
 }
 
 function rememberLastRewind(store: Store, undo: { run: string; key: string }): void {
@@ -370,41 +434,76 @@ function rememberLastRewind(store: Store, undo: { run: string; key: string }): v
   }
 }
 
-/** The last rewind of run `id` (its latest rewind note), or, without one, the last rewind made with this store on this machine. */
-async function lastRewind(store: Store, id: string | undefined): Promise<{ run: string; key: string; note: RewindNote }> {
+/** One step of a run's rewinds: a rewind, an undo or a redo, as its note keeps it. */
+interface Step {
+  run: string;
+  key: string;
+  note: RewindNote;
+}
+
+/** The steps kept beside run `run` (its rewind notes), oldest first. */
+async function stepsOf(store: Store, run: string): Promise<Step[]> {
+  const steps: Step[] = [];
+  for (const key of await store.noteKeys(run)) {
+    if (!isRewindNoteKey(key)) continue;
+    const note = parseRewind(await store.getNote(run, key));
+    if (note !== null) steps.push({ run, key, note });
+  }
+  // By time, not by text: a timestamp keeps no trailing zeros (`.12Z` is later than `.119Z`).
+  return steps.sort((a, b) => Date.parse(a.note.at) - Date.parse(b.note.at) || a.key.localeCompare(b.key));
+}
+
+/**
+ * Where run `id`'s rewinds stand: the steps whose change is in place, last
+ * done last (what --undo takes back, one at a time), and the undos not taken
+ * back, last last (what --redo takes back). A new rewind after undos leaves
+ * nothing to redo, as in an editor; what the undos put back stays in the
+ * snapshots all the same.
+ */
+function standingOf(steps: readonly Step[]): { done: Step[]; undone: Step[] } {
+  const done: Step[] = [];
+  const undone: Step[] = [];
+  for (const step of steps) {
+    if (step.note.undoes === undefined) {
+      done.push(step);
+      undone.length = 0;
+      continue;
+    }
+    const i = done.findIndex((d) => d.key === step.note.undoes);
+    if (i >= 0) {
+      done.splice(i, 1);
+      undone.push(step);
+      continue;
+    }
+    const j = undone.findIndex((u) => u.key === step.note.undoes);
+    if (j >= 0) {
+      undone.splice(j, 1);
+      done.push(step);
+    }
+  }
+  return { done, undone };
+}
+
+/** The run whose rewinds `--undo [ID]` walks: ID's own (or, for a fork a rewind made, its origin's), else the run of the last step made here. */
+async function rewoundRun(store: Store, id: string | undefined): Promise<string> {
   if (id === undefined) {
     const home = store.workspace?.home;
-    let pointer: { run?: unknown; key?: unknown } | null = null;
+    let pointer: { run?: unknown } | null = null;
     try {
-      pointer = home === undefined ? null : (JSON.parse(readFileSync(join(home, LAST_REWIND), 'utf8')) as { run?: unknown; key?: unknown });
+      pointer = home === undefined ? null : (JSON.parse(readFileSync(join(home, LAST_REWIND), 'utf8')) as { run?: unknown });
     } catch {
       pointer = null;
     }
-    if (pointer === null || typeof pointer.run !== 'string' || typeof pointer.key !== 'string') {
-      throw new LogbookError('workspace', 'no rewind was made here to undo: name the run rewound');
-    }
-    const note = parseRewind(await store.getNote(pointer.run, pointer.key));
-    if (note === null) throw new LogbookError('workspace', `the last rewind (of run ${pointer.run}) is no longer kept`);
-    return { run: pointer.run, key: pointer.key, note };
+    if (pointer === null || typeof pointer.run !== 'string') throw new LogbookError('workspace', 'no rewind was made here to undo: name the run rewound');
+    return pointer.run;
   }
-  let best: { run: string; key: string; note: RewindNote } | null = null;
-  for (const key of await store.noteKeys(id)) {
-    if (!isRewindNoteKey(key)) continue;
-    const note = parseRewind(await store.getNote(id, key));
-    if (note !== null && (best === null || note.at > best.note.at)) best = { run: id, key, note };
-  }
-  if (best === null) {
-    const origin = await store.forkOrigin(id);
-    if (origin !== null && !origin.compacted) {
-      const parent = await lastRewind(store, origin.from).catch(() => null);
-      if (parent !== null && parent.note.fork === id) return parent;
-    }
-    throw new LogbookError('workspace', `run ${id} was never rewound`, { details: { runId: id } });
-  }
-  return best;
+  if ((await stepsOf(store, id)).length > 0) return id;
+  const origin = await store.forkOrigin(id);
+  if (origin !== null && !origin.compacted && (await stepsOf(store, origin.from).catch(() => [])).some((s) => s.note.fork === id)) return origin.from;
+  throw new LogbookError('workspace', `run ${id} was never rewound`, { details: { runId: id } });
 }
 
-/** How undoRewind puts the files back. */
+/** How undoRewind and redoRewind put the files back. */
 export interface UndoOptions {
   /** What is tracked of the workspace (the config's `workspace:`). */
   settings?: WorkspaceSettings;
@@ -414,31 +513,81 @@ export interface UndoOptions {
   searchPath?: string;
 }
 
-/** What undoRewind put back. */
+/** What undoRewind or redoRewind put back. */
 export interface Undone {
   run: string;
   dir: string;
   files: FileChange[];
-  /** The fork the rewind made, which stays (nothing is removed). */
+  /** The rewind this goes back before (undoRewind), or back to (redoRewind): the turn it went to. */
+  turn: number;
+  /** The fork that rewind made, which stays (nothing is removed). */
   fork?: string;
+  /** The note of this step, which a later undo or redo takes back (absent when confirm said no). */
+  step?: { run: string; key: string };
+  /** Rewinds still in place after this, which further undos take back one at a time. */
+  undoable: number;
+  /** Undos that a redo can take back after this. */
+  redoable: number;
 }
 
 /**
- * Puts back the workspace a rewind replaced (of run `id`, else the last rewind
- * made here), after snapshotting it as it is now, so this too can be undone.
- * The fork the rewind made stays: the run rewound was never changed.
+ * Takes back the last rewind still in place of run `id` (else of the run of
+ * the last step made here): the workspace as it is now is snapshotted, then
+ * the files the rewind replaced are put back, with the directories that stood
+ * on their way (git keeps none). The undo is a step of its own, noted before
+ * a file changes: called again, undoRewind takes back the rewind before that
+ * one, and so on back to the first; redoRewind takes the last undo back. A new
+ * rewind after undos leaves nothing to redo (their states stay in the
+ * snapshots). The fork a rewind made stays: the run rewound was never changed.
+ * `workspace` when there is nothing left to undo; `workspace_conflict`, with
+ * nothing changed, when a path holds what the snapshot does not track.
  */
 export async function undoRewind(store: Store, id?: string, options: UndoOptions = {}): Promise<Undone & { done: boolean }> {
-  const { run, note } = await lastRewind(store, id);
+  const run = await rewoundRun(store, id);
+  const { done } = standingOf(await stepsOf(store, run));
+  const last = done.at(-1);
+  if (last === undefined) throw new LogbookError('workspace', `run ${run} has no rewind left to undo: each was undone (a redo takes the last undo back)`, { details: { runId: run } });
+  return takeBack(store, last, 'undo', options);
+}
+
+/**
+ * Takes back the last undo of run `id`'s rewinds (else of the run of the last
+ * step made here): the files go back to what that undo replaced, after the
+ * workspace as it is now is snapshotted. A step of its own, as an undo is:
+ * undoRewind takes it back. `workspace` when there is no undo to take back.
+ */
+export async function redoRewind(store: Store, id?: string, options: UndoOptions = {}): Promise<Undone & { done: boolean }> {
+  const run = await rewoundRun(store, id);
+  const { undone } = standingOf(await stepsOf(store, run));
+  const last = undone.at(-1);
+  if (last === undefined) throw new LogbookError('workspace', `run ${run} has no undo to redo`, { details: { runId: run } });
+  return takeBack(store, last, 'redo', options);
+}
+
+/** Takes step `step` back: the files as it found them, as a step of its own. */
+async function takeBack(store: Store, step: Step, kind: 'undo' | 'redo', options: UndoOptions): Promise<Undone & { done: boolean }> {
+  const { run, note } = step;
   const repo = repoOf(store, options.searchPath);
   const settings = options.settings ?? { ...WORKSPACE_DEFAULTS };
   await local(store, repo, note.from);
   const records = await recordsOf(store, run);
-  const now = await snapshotNow(store, repo, run, records.at(-1)!.seq, note.dir, settings, 'rewind');
+  const lastSeq = records.at(-1)!.seq;
+  const { tree: now } = await repo.snapshot(note.dir, settings);
   const files = await treeChanges(repo, now, note.from);
-  const base = { run, dir: note.dir, files, ...(note.fork !== undefined ? { fork: note.fork } : {}) };
-  if (options.confirm !== undefined && !(await options.confirm({ dir: note.dir, files }))) return { ...base, done: false };
-  await restoreTree(repo, note.dir, now, note.from, files);
-  await store.putNote(run, snapshotNoteKey(records.at(-1)!.seq, nonce()), encodeSnapshot({ seq: records.at(-1)!.seq, moment: 'rewound', at: formatTimestamp(new Date()), dir: note.dir, tree: note.from }));
-  return { ...base, done: true };
+  const counts = (steps: Step[]): { undoable: number; redoable: number } => {
+    const { done, undone } = standingOf(steps);
+    return { undoable: done.length, redoable: undone.length };
+  };
+  const base = { run, dir: note.dir, files, turn: note.turn, ...(note.fork !== undefined ? { fork: note.fork } : {}) };
+  let { dirs } = checkRestore(note.dir, files);
+  if (options.confirm !== undefined) {
+    if (!(await options.confirm({ dir: note.dir, files }))) return { ...base, ...counts(await stepsOf(store, run)), done: false };
+    dirs = checkRestore(note.dir, files).dirs; // again: what stands may have changed while confirm asked
+  }
+  await noteSnapshot(store, repo, run, lastSeq, note.dir, now, 'rewind');
+  const at = formatTimestamp(new Date());
+  const mine: RewindNote = { run, turn: note.turn, seq: note.seq, dir: note.dir, from: now, to: note.from, at, ...(note.fork !== undefined ? { fork: note.fork } : {}), undoes: step.key, dirs };
+  const made = await applyStep(store, repo, kind, mine, files, note.dirs ?? []);
+  await store.putNote(run, snapshotNoteKey(lastSeq, nonce()), encodeSnapshot({ seq: lastSeq, moment: 'rewound', at, dir: note.dir, tree: note.from }));
+  return { ...base, step: made, ...counts(await stepsOf(store, run)), done: true };
 }

@@ -60,7 +60,7 @@ export function reportError(reported: unknown, options: ReportOptions): ExitCode
   const stack = options.verbose && err instanceof Error && err.stack ? `${redactUrlCredentials(sanitize(err.stack))}\n` : '';
   if (isLogbookError(err)) {
     write(`logbook: ${oneLine(err.message)}\n${stack}`);
-    return err.code === 'usage' ? EXIT.usage : err.code === 'budget_reached' ? EXIT.budget : err.code === 'spend_cap_reached' ? EXIT.spendCap : EXIT.error;
+    return err.code === 'usage' ? EXIT.usage : err.code === 'budget_reached' ? EXIT.budget : err.code === 'spend_cap_reached' ? EXIT.spendCap : err.code === 'workspace_conflict' ? EXIT.workspaceConflict : EXIT.error;
   }
   const message = err instanceof Error ? err.message : String(err);
   const hint = options.verbose ? '' : ' (LOGBOOK_DEBUG=1 shows where)';

@@ -18,6 +18,8 @@ export const EXIT = {
   spendCap: 7,
   /** A run completed on a final answer cut short at max_tokens: raise it, then a follow-up asks for the rest. */
   cut: 8,
+  /** A rewind (or its undo) refused before it changed anything: a path in the workspace holds what the snapshot does not track; move it away, then rewind again. */
+  workspaceConflict: 9,
   /** A run was suspended (Ctrl-C, SIGTERM) and can be resumed. 128 + SIGINT. */
   suspended: 130,
   /** A command that only reads (a watch) was stopped by Ctrl-C or SIGTERM; no run was touched. 128 + SIGINT. */

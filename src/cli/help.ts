@@ -12,6 +12,7 @@ const EXIT_MEANINGS: Record<keyof typeof EXIT, string> = {
   refused: 'the model refused to answer (stop reason "refusal"); a follow-up PROMPT to the run can rephrase',
   spendCap: 'a run stopped at a spend cap (budget_usd or lineage_budget_usd in the config), or a compaction was refused at one; raise it, then resume',
   cut: "a run completed on a final answer cut short at max_tokens; raise it, then a follow-up PROMPT with --force asks for the rest",
+  workspaceConflict: 'a rewind (or --undo, --redo) refused before it changed a file: a path in the workspace holds what the snapshot does not track; move it away, then try again',
   suspended: 'a run was suspended (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT); it can be resumed',
   interrupted: 'stopped by Ctrl-C, SIGTERM, SIGHUP or SIGQUIT; nothing was changed',
 };

@@ -1,4 +1,5 @@
 /** Layout for command output: tables, aligned fields, times. Text in is already sanitized. */
+import { groupedDigits } from '../core/index.js';
 import { graphemes, NARROW_ONLY, textWidth } from '../render/text-width.js';
 
 export type Cell = string | { text: string; paint: (text: string) => string };
@@ -23,20 +24,27 @@ export const cellWidth = (c: Cell): number => widthOf(textOf(c));
 
 /** Columns padded to their widest cell, two spaces apart; the last column is not padded. */
 export function table(rows: Cell[][]): string {
+  // Each cell drawn and measured once: a listing's table can have tens of thousands.
+  const measured = rows.map((row) => row.map((c) => ({ cell: c, text: textOf(c), width: 0 })));
   const widths: number[] = [];
-  for (const row of rows) row.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, cellWidth(c))));
-  return rows
-    .map((row) =>
-      row
-        .map((c, i) => {
-          const text = i === row.length - 1 ? textOf(c) : textOf(c) + ' '.repeat(widths[i]! - cellWidth(c));
-          return typeof c === 'string' ? text : c.paint(text);
-        })
-        .join('  ')
-        .trimEnd(),
-    )
-    .map((line) => `${line}\n`)
-    .join('');
+  for (const row of measured) {
+    row.forEach((m, i) => {
+      m.width = widthOf(m.text);
+      widths[i] = Math.max(widths[i] ?? 0, m.width);
+    });
+  }
+  let out = '';
+  for (const row of measured) {
+    const line = row
+      .map((m, i) => {
+        const text = i === row.length - 1 ? m.text : m.text + ' '.repeat(widths[i]! - m.width);
+        return typeof m.cell === 'string' ? text : m.cell.paint(text);
+      })
+      .join('  ')
+      .trimEnd();
+    out += `${line}\n`;
+  }
+  return out;
 }
 
 /** `label  value` lines with the values aligned. */
@@ -70,11 +78,10 @@ export function shortTime(rfc3339: string): string {
   return `${d.getFullYear()}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())} ${pad2(d.getHours())}:${pad2(d.getMinutes())}`;
 }
 
-/** shortTime without the year (`MM-DD HH:MM`), where a narrow terminal has no room for it. */
-export function shorterTime(rfc3339: string): string {
-  const time = shortTime(rfc3339);
+/** A shortTime's text without its year (`MM-DD HH:MM`), where a narrow terminal has no room for it; any other text as given. */
+export function withoutYear(time: string): string {
   return /^\d{4}-\d\d-\d\d \d\d:\d\d$/.test(time) ? time.slice(5) : time;
 }
 
 /** 1234567 -> "1,234,567". */
-export const count = (n: number): string => n.toLocaleString('en-US');
+export const count = groupedDigits;

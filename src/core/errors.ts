@@ -30,6 +30,8 @@ export type ErrorCode =
   | 'addon_missing'
   /** A run's workspace could not be snapshotted, diffed or restored (git missing, a snapshot absent, a file that cannot be written). */
   | 'workspace'
+  /** A rewind (or its undo) refused before it changed anything: a path in the workspace holds what the snapshot does not track, in its way. */
+  | 'workspace_conflict'
   // reading and folding a journal
   | 'empty'
   | 'no_meta'

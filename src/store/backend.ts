@@ -82,6 +82,8 @@ export interface RunSummary {
    * backend cannot name them.
    */
   version?: string;
+  /** Its ends were left unread (first and last null) because `known` vouched for them at `version` (Backend.list). */
+  endsKnown?: true;
   /** The version at which the run was last marked checked whole (Backend.markChecked), if ever. */
   checkedVersion?: string;
   /**
@@ -152,8 +154,18 @@ export interface Backend {
    * or replaced under it fails the stream (`journal_gone`) rather than going quiet.
    */
   stream(id: string, options: StreamOptions): AsyncIterable<Streamed>;
-  /** Every run, each described from its ends only. Ids that fail validateId are skipped. */
-  list(): Promise<RunSummary[]>;
+  /**
+   * Every run, each described from its ends only. Ids that fail validateId are
+   * skipped. `known`: where it says the caller already holds what the ends of
+   * run `id` at `version` say (listing-index.ts), a backend that can name a
+   * run's version without reading it may leave its ends unread
+   * (RunSummary.endsKnown).
+   */
+  list(known?: (id: string, version: string) => boolean): Promise<RunSummary[]>;
+  /** The listing index kept beside the runs (listing-index.ts), or null; a backend that keeps none leaves these out. */
+  readListingIndex?(): Promise<string | null>;
+  /** Replaces the listing index whole; never synced (it only saves a listing work). */
+  writeListingIndex?(text: string): Promise<void>;
   /**
    * Line `index` of a run (1 is the meta record), read without reading the
    * rest of the run; null when the run is absent or holds fewer whole lines.

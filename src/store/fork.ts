@@ -7,6 +7,7 @@
  * was started: where its origin was, unless it is started elsewhere.
  */
 import { LogbookError, VERSION, isLogbookError, decodeLines, encodeRecord, fold, formatTimestamp, type Fingerprint, type JournalRecord, type MetaPayload } from '../core/index.js';
+import type { RunTimes } from '../core/index.js';
 import type { RunPlace, Store } from './store.js';
 
 /** Where a fork is cut: at a seq, or after a number of model turns; the whole run when neither. */
@@ -116,7 +117,8 @@ async function markForked(store: Store, from: string, options: ForkOptions, last
  */
 export async function forkRun(store: Store, from: string, options: ForkOptions): Promise<Forked> {
   const { lines, lastSeq } = await forkLines(store, from, options);
-  const journal = await store.createFromLines(options.id, lines);
+  const times = await originTimes(store, from);
+  const journal = await store.createFromLines(options.id, lines, times !== undefined ? { times } : {});
   await journal.close();
   await markForked(store, from, options, lastSeq);
   return { id: options.id, lastSeq, records: lines.length };
@@ -140,12 +142,14 @@ export async function finishFork(store: Store, from: string, options: ForkOption
   }
   const { lines, lastSeq } = await forkLines(store, from, options);
   if ((await store.loadState(options.id)).lastSeq < lastSeq) {
-    const journal = await store.open(options.id);
-    try {
-      for (const line of lines.slice(journal.lastSeq)) await journal.appendLine(line); // a journal's seqs run from 1 without a gap
-    } finally {
-      await journal.close();
-    }
+    // Its `copied` note first, as a fresh fork's: the records copied now keep their origin's times, not this moment's.
+    const times = await originTimes(store, from);
+    await store.finishFromLines(options.id, lines, times !== undefined ? { times } : {});
   }
   await markForked(store, from, options, lastSeq);
+}
+
+/** The times `from`'s records were written, which its fork's copies of them keep; undefined when they cannot be read (the copies then have none). */
+function originTimes(store: Store, from: string): Promise<RunTimes | undefined> {
+  return store.times(from).catch(() => undefined);
 }

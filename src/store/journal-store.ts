@@ -59,6 +59,7 @@ import {
   turnNoteText,
   typedText,
 } from './run-notes.js';
+import { encodeListingIndex, parseListingIndex, type EndsFacts, type IndexedEnds } from './listing-index.js';
 import { LiveTextWriter, parseLiveText, type LiveText } from './live-text.js';
 
 /** The meta record a run starts with; `corrupt` when it is not one, or names another run. */
@@ -225,6 +226,17 @@ export class JournalStore implements Store {
     return journal;
   }
 
+  async finishFromLines(id: string, lines: readonly string[], options: Pick<CreateFromLinesOptions, 'times'> = {}): Promise<void> {
+    validateId(id);
+    if ((await this.copiedThrough(id)) === 0) await this.markCopied(id, lines, options.times);
+    const journal = await this.open(id);
+    try {
+      for (const line of lines.slice(journal.lastSeq)) await journal.appendLine(line); // a journal's seqs run from 1 without a gap
+    } finally {
+      await journal.close();
+    }
+  }
+
   /**
    * Notes that run `id` holds copied records through the last of `lines`: the
    * times they get as they are written (a JetStream message's timestamp, the
@@ -339,20 +351,32 @@ export class JournalStore implements Store {
     return this.foldStream(id, options);
   }
 
-  /** A run read a chunk at a time, each line checked and folded as it comes (loadState). */
+  /**
+   * A run read a chunk at a time, each line checked and folded as it comes
+   * (loadState): the checks of checkedStream, in a loop over each chunk's lines
+   * rather than a generator's step per record (a long run's resume paid for
+   * one per record).
+   */
   private async foldStream(id: string, options: { outline?: boolean; onRecord?: (record: JournalRecord) => void }): Promise<LoadedState> {
+    validateId(id);
+    const checks = new StreamChecks(id);
     let state: RunState | undefined;
     let metaLine = '';
     const { onRecord, ...read } = options;
-    for await (const { record, line } of this.checkedStream(id, { follow: false, ...read })) {
-      onRecord?.(record);
-      if (state !== undefined) step(state, record);
-      else {
-        state = initialState(record);
-        metaLine = line;
+    for await (const chunk of this.backendImpl.stream(id, { follow: false, ...read })) {
+      if (!('lines' in chunk)) continue;
+      for (const line of chunk.lines) {
+        const record = checks.check(line);
+        onRecord?.(record);
+        if (state !== undefined) step(state, record);
+        else {
+          state = initialState(record);
+          metaLine = line;
+        }
       }
     }
-    return { state: state!, metaLine, lastSeq: state!.last_seq }; // checkedStream gives the meta record at least
+    if (state === undefined) throw new LogbookError('empty', `run ${id} has no records`);
+    return { state, metaLine, lastSeq: state.last_seq };
   }
 
   /** The run's stored lines, exactly as stored (a copy between stores, an export of the bytes). */
@@ -448,19 +472,32 @@ export class JournalStore implements Store {
   }
 
   async list(options: ListingOptions = {}): Promise<RunInfo[]> {
-    const summaries = (await this.backendImpl.list()).filter((s) => isValidId(s.id));
+    const index = await this.listingIndex();
+    const known = index === null ? undefined : (id: string, version: string): boolean => index.get(id)?.version === version;
+    const summaries = (await this.backendImpl.list(known)).filter((s) => isValidId(s.id));
     const runs: RunInfo[] = [];
     const notes = new Map<string, readonly string[] | undefined>();
+    const indexed = new Map<string, IndexedEnds>();
     for (const summary of summaries) {
-      const run = describe(summary);
+      const facts = summary.endsKnown === true ? index?.get(summary.id)?.facts : undefined;
+      const run = facts !== undefined ? describeKnown(summary, facts) : describe(summary);
       const damaged = options.checkWhole === true && needsWholeCheck(summary, run) && !(await this.checkWhole(summary));
       runs.push(damaged ? describe(summary) : run);
       notes.set(summary.id, summary.notes);
+      const read = endsFacts(run);
+      if (read !== null && summary.version !== undefined && summary.problem === undefined) indexed.set(summary.id, { version: summary.version, facts: read });
     }
+    if (index !== null && !sameEntries(index, indexed)) await this.backendImpl.writeListingIndex?.(encodeListingIndex(indexed)).catch(() => {}); // it only saves the next listing work
     const continues = new Map<string, string>();
     await eachAtOnce(runs, NOTE_READS, (run) => this.describeFromNotes(run, notes.get(run.runId), options, continues));
     if (options.lastTurns === true) lastTurnsAlongLineages(runs, continues);
     return runs;
+  }
+
+  /** The listing index's entries; null where the backend keeps none. */
+  private async listingIndex(): Promise<Map<string, IndexedEnds> | null> {
+    if (this.backendImpl.readListingIndex === undefined) return null;
+    return parseListingIndex(await this.backendImpl.readListingIndex().catch(() => null));
   }
 
   /**
@@ -688,6 +725,29 @@ function checkNoteKey(key: string): void {
 function needsWholeCheck(s: RunSummary, listed: RunInfo): boolean {
   const maybeWritten = listed.status === 'running' || listed.status === 'open';
   return listed.status !== 'unreadable' && !maybeWritten && s.version !== undefined && s.version !== s.checkedVersion;
+}
+
+/** A listing's entry from what the listing index kept of the run's ends, read at the version listed now. */
+function describeKnown(s: RunSummary, facts: EndsFacts): RunInfo {
+  const { created, model, prompt, interactive, lastSeq, fingerprint, foldStatus } = facts;
+  // The fields in describe's order, so that anything printing the entry prints it alike.
+  const info: RunInfo = { runId: s.id, created, updated: s.updated.toISOString(), model, prompt, interactive, status: listedStatus(foldStatus, s.held) };
+  if (s.held !== undefined) info.held = s.held;
+  return Object.assign(info, { lastSeq, fingerprint, foldStatus });
+}
+
+/** What the listing index keeps of a run's ends, as describe read them; null for a run whose ends could not be read. */
+function endsFacts(run: RunInfo): EndsFacts | null {
+  if (run.status === 'unreadable' || run.lastSeq === undefined || run.fingerprint === undefined || run.foldStatus === undefined) return null;
+  const { created, model, prompt, interactive, lastSeq, fingerprint, foldStatus } = run;
+  return { created, model, prompt, interactive, lastSeq, fingerprint, foldStatus };
+}
+
+/** Whether two indexes name the same runs at the same versions (the facts follow from the versions). */
+function sameEntries(a: ReadonlyMap<string, IndexedEnds>, b: ReadonlyMap<string, IndexedEnds>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [id, entry] of a) if (b.get(id)?.version !== entry.version) return false;
+  return true;
 }
 
 /** A listing's entry: meta from the first line, status from the last. */

@@ -28,7 +28,10 @@
  *   none could be made; several may share a seq (a resume's, a rewind's),
  *   ordered by their time;
  * - `rewind-NONCE`: a rewind of the workspace (and of the conversation, into
- *   a fork): the snapshots it went from and to, what `rewind --undo` puts back;
+ *   a fork), or the undo of one (or the redo of an undo: the undo of an undo):
+ *   the snapshots it went from and to, the directories that stood on the way
+ *   of the files it changed (git keeps none), and the step it undoes; what
+ *   `rewind --undo` and `--redo` put back;
  * - `compacting-SEQ-N`: a writer claims the compaction of the run at seq SEQ
  *   (its Nth claim: one whose writer went quiet gives way to the next), so
  *   that where a held run is not held against other writers (JetStream)
@@ -414,6 +417,10 @@ export interface RewindNote {
   /** The fork the conversation goes on in (absent for a rewind of files only). */
   fork?: string;
   at: string;
+  /** The step (the key of its note) this one undoes: a rewind, a redo, or an undo (then it is a redo); absent for a rewind. */
+  undoes?: string;
+  /** The directories that stood on the way of the files it changed before it ran, which its undo makes again where they are gone. */
+  dirs?: string[];
 }
 
 const REWIND_NOTE = /^rewind-([0-9a-f]{6,32})$/;
@@ -436,5 +443,17 @@ export function parseRewind(text: string | null): RewindNote | null {
   if (o === null || typeof o.run !== 'string' || !count(o.turn) || !count(o.seq) || typeof o.dir !== 'string' || !tree(o.from) || !tree(o.to) || typeof o.at !== 'string') {
     return null;
   }
-  return { run: o.run, turn: o.turn, seq: o.seq, dir: o.dir, from: o.from, to: o.to, at: o.at, ...(typeof o.fork === 'string' ? { fork: o.fork } : {}) };
+  const dirs = Array.isArray(o.dirs) && o.dirs.every((d) => typeof d === 'string') ? { dirs: o.dirs as string[] } : {};
+  return {
+    run: o.run,
+    turn: o.turn,
+    seq: o.seq,
+    dir: o.dir,
+    from: o.from,
+    to: o.to,
+    at: o.at,
+    ...(typeof o.fork === 'string' ? { fork: o.fork } : {}),
+    ...(typeof o.undoes === 'string' && isRewindNoteKey(o.undoes) ? { undoes: o.undoes } : {}),
+    ...dirs,
+  };
 }

@@ -217,6 +217,14 @@ export interface Store {
    * removes what was written.
    */
   createFromLines(id: string, lines: readonly string[], options?: CreateFromLinesOptions): Promise<Journal>;
+  /**
+   * Finishes run `id`, made from `lines` by createFromLines and cut short by a
+   * crash (its meta and a head of `lines`): notes beside it what it holds as
+   * copied, with `times` (as createFromLines does before the records, so the
+   * copied records are never given the times they get now), and appends the
+   * lines it lacks.
+   */
+  finishFromLines(id: string, lines: readonly string[], options?: Pick<CreateFromLinesOptions, 'times'>): Promise<void>;
   /** Holds an existing run for appending (`not_found`, `locked`). */
   open(id: string, options?: OpenOptions): Promise<Journal>;
   /** Reads and folds without holding, so inspecting never blocks a running writer. */

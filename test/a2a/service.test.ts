@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A2AClient } from '../../src/a2a/client.js';
-import { listAgents } from '../../src/a2a/directory.js';
+import { eventsBySender, listAgents } from '../../src/a2a/directory.js';
 import { encodeMessage, stampRequest, toolSubject, discoverySubject } from '../../src/a2a/index.js';
 import { ToolService, type ServedCall } from '../../src/a2a/service.js';
 import { exposedTools, toolHost } from '../../src/agent/exposure.js';
@@ -246,6 +246,25 @@ describe.skipIf(!enabled)('limits and lifetime', () => {
       await one.drain();
       await two.drain();
       await Promise.all([a.close(), b.close(), nc.close()]);
+    }
+  });
+
+  it("a caller asks for a task's events on its own subject only when every instance of the agent says it publishes there", async () => {
+    const a = await connect({ servers: server().url });
+    const nc = await connect({ servers: server().url });
+    const served = await start(a, [], { identity: 'advertised' });
+    try {
+      expect(await eventsBySender(nc, 'advertised', 2000)).toBe(true);
+      expect(await eventsBySender(nc, 'nobody', 2000)).toBe(false); // none running: the spec's subject, which any server publishes on
+      // An older instance joins: its service says nothing of the header, and would publish on the spec's subject.
+      const { Svcm } = await import('@nats-io/services');
+      const older = await new Svcm(a).add({ name: 'advertised', version: '0.9.0', queue: 'advertised' });
+      older.addEndpoint('discovery', { subject: discoverySubject('advertised'), handler: () => {} });
+      expect(await eventsBySender(nc, 'advertised', 2000)).toBe(false);
+      await older.stop();
+    } finally {
+      await served.drain();
+      await Promise.all([a.close(), nc.close()]);
     }
   });
 });

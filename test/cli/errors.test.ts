@@ -83,7 +83,7 @@ describe('the binary', () => {
     expect(help.stdout).toMatch(/Usage: logbook/);
     expect(help.stdout).toMatch(/\bsession\b/);
     expect(help.stdout).toMatch(
-      /Exit codes:\n  0 +done\n  1 +an error.*\n  2 +a usage error.*\n  3 +a run stopped before a call that needs an approval.*\n  4 +a run stopped at its token budget.*\n  5 +a run stopped at max_iterations.*\n  6 +the model refused to answer.*\n  7 +a run stopped at a spend cap.*\n  8 +a run completed on a final answer cut short at max_tokens.*\n  130 +a run was suspended.*\n +or, for a command that only reads \(session watch, session search\): stopped by Ctrl-C/,
+      /Exit codes:\n  0 +done\n  1 +an error.*\n  2 +a usage error.*\n  3 +a run stopped before a call that needs an approval.*\n  4 +a run stopped at its token budget.*\n  5 +a run stopped at max_iterations.*\n  6 +the model refused to answer.*\n  7 +a run stopped at a spend cap.*\n  8 +a run completed on a final answer cut short at max_tokens.*\n  9 +a rewind \(or --undo, --redo\) refused before it changed a file.*\n  130 +a run was suspended.*\n +or, for a command that only reads \(session watch, session search\): stopped by Ctrl-C/,
     );
     const version = await runCli(['--version'], { cwd });
     expect(version).toMatchObject({ code: 0, stdout: '0.1.0\n' });

@@ -7,7 +7,8 @@
  * the task over and completes every step a fresh start would have done, so
  * the third request goes on from all three questions (the script plays the
  * model turn the conversation's count of answers points at: a turn dropped
- * would play the second answer again).
+ * would play the second answer again), and the record the fork copied keeps
+ * the time it was first written, not the takeover's.
  */
 import { describe, expect, it } from 'vitest';
 import { JetStreamStore } from '../../src/index.js';
@@ -73,6 +74,10 @@ describe.runIf(enabled)("a conversation's continuation killed at each of its wri
       try {
         const run = await store.load(`task-${identity}-${sentRequest(three.stderr)}`);
         expect(JSON.stringify(run.records).match(/Question (one|two|three)/g)).toEqual(['Question one', 'Question two', 'Question three']);
+        // The record the second task's fork copied (seq 2, the first answer) keeps the time it was written, whoever copied it.
+        const [origin, fork] = await Promise.all([store.times(`task-${identity}-${conversation}`), store.times(`task-${identity}-${sentRequest(two.stderr)}`)]);
+        expect(origin.records.get(2)).toBeGreaterThan(0);
+        expect(fork.records.get(2)).toBe(origin.records.get(2));
       } finally {
         await store.close();
       }

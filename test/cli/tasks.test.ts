@@ -84,8 +84,9 @@ describeEachNatsServer('tasks over NATS', (binary) => {
     expect(events[4]!.block).toEqual({ type: 'tool_result', call_id: 'toolu_0_0', output: 'hi <there> & all', exec: { command: `sh -c 'printf %s "$1"' sh 'hi <there> & all'` } });
     expect(events.at(-1)).toMatchObject({ stop_reason: 'end_turn', text: 'It says hi.' });
     expect(wireProblems(r.stdout.trim().split('\n'))).toEqual([]);
-    // What the caller read is what the stream keeps, byte for byte.
-    expect(await storedEvents(server().url, id)).toEqual(r.stdout.trim().split('\n'));
+    // What the caller read is what the stream keeps, byte for byte: on the caller's own subject, as it asked.
+    expect(await storedEvents(server().url, id, 'caller')).toEqual(r.stdout.trim().split('\n'));
+    expect(await storedEvents(server().url, id)).toEqual([]);
     await s.waitFor(new RegExp(`task ${id} ended completed`));
 
     const run = `task-probe1-${id}`;

@@ -9,7 +9,7 @@
  * journal shows as the literal text it is.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -279,6 +279,84 @@ describe.runIf(enabled)('logbook ui in Chromium', () => {
     expect(text).toContain('bidi: evil and <b>bold</b> &amp; &lt;');
     expect(text).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
     expect(requests.filter((u) => !u.startsWith(`${ui.origin}/`))).toEqual([]);
+    await context.close();
+  });
+
+  it("shows each turn's workspace changes as session diff finds them, escaped, a turn's diff fetched when asked for", async ({ annotate }) => {
+    // A run of three tool turns in a workspace of its own: it writes files (one named with markup), edits one, deletes one.
+    const ws = join(dir, 'ws');
+    mkdirSync(ws);
+    writeFileSync(join(ws, 'b.txt'), 'keep\n');
+    const sh = (cmd: string) => ({ name: 'sh', input: { cmd } });
+    writeFileSync(
+      join(dir, 'ws-script.json'),
+      JSON.stringify({
+        turns: [
+          { text: 'write', tool_calls: [sh("printf 'one\\ntwo\\n' > a.txt; printf '<img src=x onerror=window.__pwned=5>\\n' > '<script>window.__pwned=6<script>.txt'")] },
+          { text: 'edit', tool_calls: [sh('sed -i s/two/TWO/ a.txt')] },
+          { text: 'delete', tool_calls: [sh('rm b.txt')] },
+          { text: 'done' },
+        ],
+      }),
+    );
+    const wsConfig = join(dir, 'ws-agent.yaml');
+    writeFileSync(
+      wsConfig,
+      `provider: script
+script: ws-script.json
+tools:
+  - name: sh
+    description: run a command
+    input_schema: { type: object, properties: { cmd: { type: string } }, required: [cmd] }
+    command: [sh, -c, '{{cmd}}']
+`,
+    );
+    const ran = await runCli(['run', '--config', wsConfig, '--state-dir', stateDir, '--name', 'edits', 'go'], { cwd: ws });
+    expect(ran.code, ran.stderr).toBe(0);
+    const cliDiff = JSON.parse((await runCli(['session', 'diff', 'edits', '--json', '--state-dir', stateDir], { cwd: ws })).stdout) as { changes: { files: { path: string }[] }[] };
+
+    const { context, page, errors } = await openContext();
+    await page.goto(runUrl('edits'));
+    const changes = page.locator('#workspace .change');
+    await changes.nth(2).waitFor();
+    expect(await changes.count()).toBe(cliDiff.changes.length);
+    expect(await changes.locator('.heading').allTextContents()).toEqual([
+      'turn 1 (seq 2), by sh (toolu_0_0)',
+      'turn 2 (seq 4), by sh (toolu_1_0)',
+      'turn 3 (seq 6), by sh (toolu_2_0)',
+    ]);
+    expect(await changes.nth(0).locator('li').allTextContents()).toEqual(['added <script>window.__pwned=6<script>.txt +1 -0', 'added a.txt +2 -0']);
+    expect(await changes.nth(1).locator('li').allTextContents()).toEqual(['changed a.txt +1 -1']);
+    expect(await changes.nth(2).locator('li').allTextContents()).toEqual(['removed b.txt +0 -1']);
+    // Contents only on demand: the first turn's diff is fetched when asked for, shown as the text it is.
+    expect(await page.locator('#workspace pre.diff').count()).toBe(0);
+    await changes.nth(0).locator('button.show-diff').click();
+    const diff = changes.nth(0).locator('pre.diff');
+    await diff.waitFor();
+    expect(await diff.textContent()).toContain('+<img src=x onerror=window.__pwned=5>');
+    await screenshot(page, 'workspace-changes', annotate);
+    expect(await page.evaluate('window.__pwned')).toBeUndefined();
+    expect(await page.evaluate<string[]>("[...document.body.querySelectorAll('script, img')].map((e) => e.tagName)")).toEqual([]);
+    expect(errors).toEqual([]);
+    // A long run's page is sent a window of its changes: those before a span on demand; a span it lacks is not found.
+    const api = (path: string) => fetch(`${ui.origin}/api/runs/edits/${path}${path.includes('?') ? '&' : '?'}token=${ui.token}`);
+    const earlier = (await (await api('changes?before=1')).json()) as { total: number; from: number; spans: { index: number }[] };
+    expect(earlier).toMatchObject({ total: 3, from: 0 });
+    expect(earlier.spans.map((x) => x.index)).toEqual([0]);
+    expect((await api('changes/9')).status).toBe(404);
+    // The head holds what it shows and nothing else (a left-out part once showed as the text "null").
+    expect(await page.locator('h1').locator('xpath=..').textContent()).not.toMatch(/null$/);
+
+    // A run whose workspace was not tracked says so where its changes would be, and why.
+    writeFileSync(wsConfig, `${readFileSync(wsConfig, 'utf8')}workspace: { max_files: 1 }\n`);
+    writeFileSync(join(dir, 'ws-script.json'), JSON.stringify({ turns: [{ text: 'look', tool_calls: [sh('true')] }, { text: 'done' }] }));
+    const untracked = await runCli(['run', '--config', wsConfig, '--state-dir', stateDir, '--name', 'untracked', 'go'], { cwd: ws });
+    expect(untracked.code, untracked.stderr).toBe(0);
+    await page.goto(runUrl('untracked'));
+    const missing = page.locator('#workspace .missing').first();
+    await missing.waitFor();
+    expect(await missing.textContent()).toMatch(/^No snapshot after seq 2 \(turn 1, tools\): the workspace .* is not tracked: it holds more than 1 file/);
+    expect(errors).toEqual([]);
     await context.close();
   });
 });

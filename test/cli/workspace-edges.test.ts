@@ -1,9 +1,10 @@
 /**
  * A run's workspace at its edges, through the binary on real files: what
- * another process holding the workspace's index does to a snapshot.
+ * another process holding the workspace's index does to a snapshot, a rewind
+ * refused before it touches anything, and undo and redo walking the rewinds.
  */
 import { createHash } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -69,11 +70,11 @@ describe("a run's workspace at its edges", () => {
   });
 });
 
-describe('a rewind stopped half way', () => {
-  it('is undone like a finished one: a directory holding ignored files where the snapshot has a file', async () => {
+describe('a rewind that would meet what it must not touch', () => {
+  it('is refused before anything changes, naming the path, with its own exit code: a directory holding ignored files where the snapshot has a file, an ignored file where it has one, an ignored link where it has a directory', async () => {
     const s = setup([
-      { text: 'one', tool_calls: [sh('echo file > out')] },
-      { text: 'two', tool_calls: [sh('rm out; mkdir out; echo in > out/a.txt; echo log > out/debug.log; echo a2 >> a.txt; echo new > new.txt; echo z2 >> z.txt')] },
+      { text: 'one', tool_calls: [sh('echo file > out; echo gen > gen.txt; mkdir sub; echo s > sub/s.txt')] },
+      { text: 'two', tool_calls: [sh('rm out; mkdir out; echo in > out/a.txt; echo log > out/debug.log; echo a2 >> a.txt; echo new > new.txt; echo z2 >> z.txt; rm gen.txt; rm -r sub')] },
       { text: 'done' },
     ]);
     writeFileSync(join(s.ws, '.gitignore'), '*.log\n');
@@ -82,15 +83,83 @@ describe('a rewind stopped half way', () => {
     const ran = await cli(s, ['run', '--name', 'dirs', 'go']);
     expect(ran.code, ran.stderr).toBe(0);
     const before = contents(s.ws);
+    const runs = readdirSync(join(s.state, 'runs')).sort();
 
-    const rewound = await cli(s, ['session', 'rewind', 'dirs', '--turn', '1', '--yes']);
-    expect(rewound.code).toBe(1);
-    expect(rewound.stderr).toContain('stopped half way');
-    expect(rewound.stderr).toContain('out is a directory where the snapshot has a file');
-
-    const undone = await cli(s, ['session', 'rewind', '--undo', 'dirs', '--yes']);
-    expect(undone.code, undone.stderr).toBe(0);
+    const rewound = await cli(s, ['session', 'rewind', 'dirs', '--turn', '1', '--yes', '--name', 'dirs-1']);
+    expect(rewound.code, rewound.stderr).toBe(9);
+    expect(rewound.stderr.trim().split('\n')).toHaveLength(1);
+    expect(rewound.stderr).toContain('"out/debug.log" is in the directory "out" where the snapshot has a file');
+    expect(rewound.stderr).toContain('move it away');
     expect(contents(s.ws)).toEqual(before);
+    // Nothing beside the run either: no fork, no rewind note.
+    expect(readdirSync(join(s.state, 'runs')).sort()).toEqual(runs);
+
+    // Moved away, an ignored file where the snapshot has one stops it the same way.
+    rmSync(join(s.ws, 'out', 'debug.log'));
+    writeFileSync(join(s.ws, '.gitignore'), '*.log\ngen.txt\n');
+    writeFileSync(join(s.ws, 'gen.txt'), 'mine, ignored');
+    const again = await cli(s, ['session', 'rewind', 'dirs', '--turn', '1', '--yes', '--files']);
+    expect(again.code, again.stderr).toBe(9);
+    expect(again.stderr).toContain('"gen.txt" is a file the snapshot does not track (ignored or excluded), where it has a file');
+    expect(readFileSync(join(s.ws, 'gen.txt'), 'utf8')).toBe('mine, ignored');
+    expect(readFileSync(join(s.ws, 'z.txt'), 'utf8')).toBe('z\nz2\n');
+
+    // A link the snapshot does not track where it has a directory: never written through.
+    rmSync(join(s.ws, 'gen.txt'));
+    const elsewhere = join(s.root, 'elsewhere');
+    mkdirSync(elsewhere);
+    symlinkSync(elsewhere, join(s.ws, 'sub'));
+    writeFileSync(join(s.ws, '.gitignore'), '*.log\ngen.txt\nsub\n');
+    const link = await cli(s, ['session', 'rewind', 'dirs', '--turn', '1', '--yes', '--files']);
+    expect(link.code, link.stderr).toBe(9);
+    expect(link.stderr).toContain('"sub" is a link the snapshot does not track, where it has a directory');
+    expect(readdirSync(elsewhere)).toEqual([]);
+    expect(readFileSync(join(s.ws, 'z.txt'), 'utf8')).toBe('z\nz2\n');
+  });
+});
+
+describe('undo and redo of rewinds', () => {
+  it('walk back through each rewind in turn and forward again, each a step of its own, with the directories a restore emptied made again', async () => {
+    const s = setup([
+      { text: 'one', tool_calls: [sh('mkdir new; echo 1 > new/x.txt; echo 1 > a.txt')] },
+      { text: 'two', tool_calls: [sh('echo 2 > a.txt; rm new/x.txt')] },
+      { text: 'three', tool_calls: [sh('echo 3 > a.txt')] },
+      { text: 'done' },
+    ]);
+    const ran = await cli(s, ['run', '--name', 'steps', 'go']);
+    expect(ran.code, ran.stderr).toBe(0);
+    // The tools left an empty directory: git keeps none, the rewinds' notes do.
+    const state = (): [string, boolean, boolean] => [readFileSync(join(s.ws, 'a.txt'), 'utf8').trim(), existsSync(join(s.ws, 'new')), existsSync(join(s.ws, 'new', 'x.txt'))];
+    expect(state()).toEqual(['3', true, false]);
+    const step = async (...args: string[]): Promise<string> => {
+      const r = await cli(s, ['session', 'rewind', ...args, '--yes']);
+      expect(r.code, r.stderr).toBe(0);
+      return r.stdout;
+    };
+    await step('steps', '--turn', '2', '--files');
+    expect(state()).toEqual(['2', true, false]);
+    await step('steps', '--turn', '1', '--files');
+    expect(state()).toEqual(['1', true, true]);
+
+    expect(await step('--undo')).toContain('put back 2 files as they were before the rewind of run steps to turn 1');
+    expect(state()).toEqual(['2', true, false]);
+    await step('--undo', 'steps');
+    expect(state()).toEqual(['3', true, false]);
+    const none = await cli(s, ['session', 'rewind', '--undo', 'steps', '--yes']);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain('run steps has no rewind left to undo');
+    expect(state()).toEqual(['3', true, false]);
+
+    expect(await step('--redo', 'steps')).toContain('put back 1 file as the rewind of run steps to turn 2 left them');
+    expect(state()).toEqual(['2', true, false]);
+    await step('--redo');
+    expect(state()).toEqual(['1', true, true]);
+    const noRedo = await cli(s, ['session', 'rewind', '--redo', 'steps', '--yes']);
+    expect(noRedo.code).toBe(1);
+    expect(noRedo.stderr).toContain('run steps has no undo to redo');
+    // A redo is undone as a rewind is.
+    await step('--undo');
+    expect(state()).toEqual(['2', true, false]);
   });
 });
 
@@ -123,5 +192,40 @@ describe('session diff of a turn or seq the run does not have', () => {
     const real = await cli(s, ['session', 'diff', 'short', '--turn', '1', '--stat']);
     expect(real.code, real.stderr).toBe(0);
     expect(real.stdout).toMatch(/added +one\.txt/);
+  });
+});
+
+describe('session diff names each file as git does', () => {
+  it('quotes a name holding a control character as the diff header does, names a file that is not UTF-8 binary, and a chmod as a mode change', async () => {
+    const s = setup([
+      { text: 'odd files', tool_calls: [sh(`chmod +x run.sh; printf 'x\\n' > "$(printf 'tab\\there')"; printf '\\377\\376\\375 not UTF-8\\n' > blob.bin`)] },
+      { text: 'done' },
+    ]);
+    writeFileSync(join(s.ws, 'run.sh'), 'echo hi\n', { mode: 0o644 });
+    const ran = await cli(s, ['run', '--name', 'odd', 'go']);
+    expect(ran.code, ran.stderr).toBe(0);
+
+    const stat = await cli(s, ['session', 'diff', 'odd', '--stat']);
+    expect(stat.code, stat.stderr).toBe(0);
+    expect(stat.stdout).toContain('added    "tab\\there"  +1 -0');
+    expect(stat.stdout).toContain('added    blob.bin  binary');
+    expect(stat.stdout).toContain('changed  run.sh  mode 100644 \u2192 100755');
+
+    const diff = await cli(s, ['session', 'diff', 'odd']);
+    expect(diff.stdout).toContain('diff --git "a/tab\\there" "b/tab\\there"');
+    expect(diff.stdout).toContain('Binary files /dev/null and b/blob.bin differ');
+    expect(diff.stdout).toContain('old mode 100644\nnew mode 100755');
+    expect(diff.stdout).not.toContain('\ufffd');
+
+    const json = JSON.parse((await cli(s, ['session', 'diff', 'odd', '--json'])).stdout) as { changes: { files: Record<string, unknown>[]; diff: string }[] };
+    const files = Object.fromEntries(json.changes[0]!.files.map((f) => [f.path, f]));
+    expect(files['blob.bin']).toEqual({ path: 'blob.bin', status: 'added', binary: true });
+    expect(files['run.sh']).toEqual({ path: 'run.sh', status: 'modified', binary: false, added: 0, removed: 0, mode: { from: '100644', to: '100755' } });
+    expect(files['tab\there']).toMatchObject({ status: 'added', added: 1 });
+    expect(json.changes[0]!.diff).not.toContain('\ufffd');
+
+    const md = await cli(s, ['session', 'export', 'odd', '--format', 'md']);
+    expect(md.stdout).toContain('- `"tab\\there"`: added, +1 -0');
+    expect(md.stdout).toContain('- `run.sh`: modified, mode 100644 \u2192 100755');
   });
 });

@@ -86,6 +86,15 @@ function snapshotPaths(s: Setup): Set<string> {
   return paths;
 }
 
+/** Each snapshot note of run `id` as `seq moment`, in seq order. */
+function snapshotMoments(s: Setup, id: string): string[] {
+  return readdirSync(join(s.state, 'runs'))
+    .filter((n) => n.startsWith(`${id}.ws-`))
+    .map((n) => JSON.parse(readFileSync(join(s.state, 'runs', n), 'utf8')) as { moment: string; seq: number })
+    .sort((a, b) => a.seq - b.seq)
+    .map((m) => `${m.seq} ${m.moment}`);
+}
+
 const THREE_TURNS = [
   { text: 'write', tool_calls: [sh("printf 'one\\ntwo\\n' > a.txt")] },
   { text: 'edit', tool_calls: [sh('sed -i s/two/TWO/ a.txt')] },
@@ -117,6 +126,8 @@ describe("a run's workspace", () => {
 
     const paths = snapshotPaths(s);
     expect([...paths].sort()).toEqual(['.gitignore', 'a.txt', 'b.txt', 'out']);
+    // Before each turn's tools, and at the end: the final answer (seq 8) ends the run, and the terminal record's snapshot stands for it.
+    expect(snapshotMoments(s, id)).toEqual(['2 tools', '4 tools', '6 tools', '9 end']);
 
     const turn1 = await cli(s, ['session', 'diff', id, '--turn', '1']);
     expect(turn1.code, turn1.stderr).toBe(0);
@@ -197,12 +208,21 @@ describe("a run's workspace", () => {
 
     const resumed = await cli(s, ['run', '--resume', 'killed']);
     expect(resumed.code, resumed.stderr).toBe(0);
-    const notes = readdirSync(join(s.state, 'runs')).filter((n) => n.startsWith('killed.ws-'));
-    const moments = notes.map((n) => (JSON.parse(readFileSync(join(s.state, 'runs', n), 'utf8')) as { moment: string; seq: number })).sort((a, b) => a.seq - b.seq);
-    expect(moments.map((m) => m.moment)).toContain('resume');
+    // The resume's snapshot (of what the killed tool left, after seq 3) is taken before the batch goes on.
+    expect(snapshotMoments(s, 'killed')).toEqual(['2 tools', '3 resume', '6 end']);
     const after = await cli(s, ['session', 'diff', 'killed', '--json']);
     const files = (JSON.parse(after.stdout) as { changes: { turn: number; files: { path: string }[] }[] }).changes.flatMap((c) => c.files.map((f) => `${c.turn} ${f.path}`));
     expect(files).toEqual(expect.arrayContaining(['1 first.txt', '1 half.txt', '1 after.txt']));
+    // The turn's changes say which were made before the interruption and which after the resume carried the batch on.
+    const parts = (JSON.parse(after.stdout) as { changes: { turn: number; part?: string; files: { path: string }[] }[] }).changes.map((c) => [c.turn, c.part, c.files.map((f) => f.path)]);
+    expect(parts).toEqual([
+      [1, 'interrupted', ['first.txt', 'half.txt', 'started']],
+      [1, 'resumed', ['after.txt']],
+    ]);
+    const text = await cli(s, ['session', 'diff', 'killed', '--turn', '1', '--stat']);
+    const sections = text.stdout.split('== ').filter(Boolean);
+    expect(sections[0]).toMatch(/before the run was interrupted in the middle of them\n[\s\S]*half\.txt/);
+    expect(sections[1]).toMatch(/^turn 1 \(seq 2\), by sh \(toolu_0_0\), sh \(toolu_0_1\), after the resume \(at seq \d+\) carried them on\n +added +after\.txt/);
   });
 
   it("shows a person's edit between two chat turns apart from the run's changes", async () => {

@@ -15,9 +15,14 @@ function pages(dir: string): string[] {
   );
 }
 
+/** The page's text without its fenced code blocks, where a `#` line is not a heading. */
+function unfenced(markdown: string): string {
+  return markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '');
+}
+
 /** The page's text without its fenced code blocks and code spans, where a bracket is not a link. */
 function prose(markdown: string): string {
-  return markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').replace(/`[^`\n]*`/g, '');
+  return unfenced(markdown).replace(/`[^`\n]*`/g, '');
 }
 
 /** GitHub's anchor for a heading: lowercased, punctuation dropped (but for an escaped `\_`, which is text), spaces as hyphens. */
@@ -34,7 +39,7 @@ function slug(heading: string): string {
 function anchors(file: string): Set<string> {
   const seen = new Map<string, number>();
   const out = new Set<string>();
-  for (const m of prose(readFileSync(file, 'utf8')).matchAll(/^#{1,6} +(.+?) *#*$/gm)) {
+  for (const m of unfenced(readFileSync(file, 'utf8')).matchAll(/^#{1,6} +(.+?) *#*$/gm)) {
     const base = slug(m[1]!);
     const n = seen.get(base) ?? 0;
     seen.set(base, n + 1);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { StreamConfig } from '@nats-io/jetstream';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
+import { connect, type ConnectionOptions } from '@nats-io/transport-node';
 import { journalStream } from './jetstream.js';
 
 /** The streams a test's agents use: the defaults of a2a.tasks_stream and a2a.events_stream, and a journal stream. */
@@ -74,16 +74,20 @@ export function shTool(name: string, script: string, options: { args?: string[];
   );
 }
 
-/** Every message of task `request` in the events stream, as stored, in stream order (read without consuming anything). */
-export async function storedEvents(url: string, request: string): Promise<string[]> {
-  const nc = await connect({ servers: url });
+/**
+ * Every message of task `request` in the events stream, as stored, in stream
+ * order (read without consuming anything): on the spec's subject, or with
+ * `sender` on that sender's subject (where a logbook caller asks for them).
+ */
+export async function storedEvents(url: string | ConnectionOptions, request: string, sender?: string): Promise<string[]> {
+  const nc = await connect(typeof url === 'string' ? { servers: url } : url);
   try {
     const jsm = await jetstreamManager(nc);
     const out: string[] = [];
     let seq = 0;
     for (;;) {
       const msg = await jsm.streams
-        .getMessage(STREAMS.events, { seq: seq + 1, next_by_subj: `choria.fisk-ai.events.${request}` } as unknown as { seq: number })
+        .getMessage(STREAMS.events, { seq: seq + 1, next_by_subj: `choria.fisk-ai.events.${sender !== undefined ? `${sender}.` : ''}${request}` } as unknown as { seq: number })
         .catch(() => null);
       if (msg === null) break;
       out.push(new TextDecoder().decode(msg.data));

@@ -486,6 +486,23 @@ export function storeContract(name: string, makeBackend: () => Promise<Backend>)
       await store.close();
     });
 
+    it('finishes a run made from stored lines that a crash left at its meta: the records it copies then keep their source\'s times, and finishing it again adds nothing', async () => {
+      const backend = await makeBackend();
+      const store = new JournalStore(backend);
+      const lines = [at(1, { meta: meta('cut') }), at(2, assistant(0, ['t1'])), at(3, toolResult('t1'))].map(encodeRecord);
+      const source = { records: new Map([[1, 1_000], [2, 2_000], [3, 3_000]]), resumed: new Map<number, number>() };
+      await (await backend.create('cut', lines[0]!)).release(); // createFromLines cut short after the meta, before its notes
+      await store.finishFromLines('cut', lines, { times: source });
+      await store.finishFromLines('cut', lines, { times: source });
+      expect(await store.lines('cut')).toEqual(lines);
+      const times = await store.times('cut');
+      if (times.records.size > 0) {
+        // A backend that keeps times: the copied records' own, never the moment they were finished.
+        expect([2, 3].map((seq) => times.records.get(seq))).toEqual([2_000, 3_000]);
+      }
+      await store.close();
+    });
+
     it('names a run\'s bytes by a version that changes with them, and keeps a check mark at a version until it is replaced', async () => {
       const backend = await makeBackend();
       const store = new JournalStore(backend);

@@ -9,6 +9,7 @@ import { acquireLock } from '../../src/store/file/flock.js';
 import { killLockHolders, startLockHolder } from '../helpers/lock-holders.js';
 import { tempDir } from '../helpers/tmp.js';
 import { storeContract } from './contract.js';
+import { encodeListingIndex, parseListingIndex, type EndsFacts } from '../../src/store/listing-index.js';
 
 const root = tempDir();
 let stores = 0;
@@ -252,6 +253,43 @@ describe('file store', () => {
     // Removing the run removes its mark.
     expect(await store.delete('marked')).toBe(true);
     expect(marks(dir, 'marked')).toEqual([]);
+  });
+
+  it("keeps what a listing read of each run's ends in an index beside the runs, trusted only at the bytes it was read from", async () => {
+    const dir = freshDir();
+    const store = new FileStore(dir);
+    const { path, lines } = await seeded(store, 'indexed');
+    const first = await store.list(WHOLE);
+    expect(first[0]).toMatchObject({ runId: 'indexed', status: 'interrupted', model: 'test-model', lastSeq: 3 });
+    const indexPath = join(dir, '.listing-index.json');
+    const indexed = parseListingIndex(readFileSync(indexPath, 'utf8'));
+    expect(indexed.get('indexed')).toEqual({ version: versionOf(path), facts: expect.objectContaining({ model: 'test-model', lastSeq: 3, foldStatus: 'open' }) });
+    // At the version it was read at, the index stands for the ends: the journal is not read (an index edited by hand says what is listed).
+    const entry = indexed.get('indexed')!;
+    const edited = (facts: Partial<EndsFacts>, version = entry.version): string =>
+      encodeListingIndex(new Map([['indexed', { version, facts: { ...entry.facts, ...facts } }]]));
+    writeFileSync(indexPath, edited({ model: 'from-the-index' }));
+    expect((await store.list(WHOLE))[0]!.model).toBe('from-the-index');
+    // Any change to the journal changes its version: the entry is ignored, the ends are read again and the index rewritten.
+    appendFileSync(path, `${encodeRecord({ seq: 4, ...completed })}\n`);
+    expect((await store.list(WHOLE))[0]).toMatchObject({ status: 'completed', model: 'test-model', lastSeq: 4 });
+    expect(parseListingIndex(readFileSync(indexPath, 'utf8')).get('indexed')).toMatchObject({ version: versionOf(path), facts: { foldStatus: 'completed', lastSeq: 4 } });
+    // Damage since the index was written is found: the meta broken in place, the same length, is another version.
+    writeFileSync(path, `#${readFileSync(path, 'utf8').slice(1)}`);
+    expect((await store.list(WHOLE))[0]).toMatchObject({ status: 'unreadable', problem: expect.stringMatching(/first line|corrupt/) });
+    expect(parseListingIndex(readFileSync(indexPath, 'utf8')).has('indexed')).toBe(false); // what cannot be read is never kept
+    // An index that does not parse, or of another layout, is ignored whole.
+    writeFileSync(path, `${lines.join('\n')}\n`);
+    const now = versionOf(path);
+    for (const text of ['{"format":', edited({ model: 'from-the-index' }, now).replace('listing-index-', 'another-'), edited({ model: 'from-the-index', lastSeq: 0 }, now)]) {
+      writeFileSync(indexPath, text);
+      expect((await store.list(WHOLE))[0]).toMatchObject({ status: 'interrupted', model: 'test-model', lastSeq: 3 });
+    }
+    // A run removed leaves the index at the next listing.
+    await seeded(store, 'second');
+    await store.delete('indexed');
+    expect((await store.list(WHOLE)).map((r) => r.runId)).toEqual(['second']);
+    expect([...parseListingIndex(readFileSync(indexPath, 'utf8')).keys()]).toEqual(['second']);
   });
 
   it('keeps one mark per run when another process moved it since this one listed the store', async () => {

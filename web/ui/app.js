@@ -365,7 +365,8 @@
     const transcript = h('div', { class: 'transcript', id: 'transcript' });
     const gone = h('div');
     const streaming = h('div');
-    main.replaceChildren(gone, head, approval, continuation, h('h2', {}, 'Timeline'), timelineMore, timeline, h('h2', {}, 'Transcript'), transcriptMore, transcript, streaming);
+    const workspace = h('section', { class: 'workspace', id: 'workspace', hidden: true });
+    main.replaceChildren(gone, head, approval, continuation, h('h2', {}, 'Timeline'), timelineMore, timeline, workspace, h('h2', {}, 'Transcript'), transcriptMore, transcript, streaming);
     const base = `/api/runs/${encodeURIComponent(id)}`;
     let awaitedCall = null;
     /** What the page holds: the run's head, this ui's facts and continuation, and the parts of the transcript and timeline it was sent. */
@@ -464,6 +465,105 @@
       }, wait);
     }
 
+    /**
+     * The run's workspace changes, turn by turn (`session diff` as the server finds them): the last
+     * window, earlier ones on demand, asked again when the run changed; each span's diff fetched when opened.
+     */
+    let changes = new Map();
+    let changesFrom = null;
+    let missing = [];
+    let changesAskedFor = '';
+    let changesAsked = 0;
+    const diffs = new Map();
+    function askChanges() {
+      const version = `${view.lastSeq}:${view.status}`;
+      if (version === changesAskedFor) return;
+      const wait = Math.max(0, changesAsked + FACTS_MS - Date.now());
+      setTimeout(() => {
+        const now = `${view.lastSeq}:${view.status}`;
+        if (now === changesAskedFor) return;
+        changesAskedFor = now;
+        changesAsked = Date.now();
+        getJson(`${base}/changes`).then(
+          (part) => {
+            for (const span of part.spans) changes.set(span.index, span);
+            changesFrom = changesFrom === null ? part.from : Math.min(changesFrom, part.from);
+            missing = part.missing;
+            drawChanges();
+          },
+          (err) => {
+            workspace.hidden = false;
+            workspace.replaceChildren(h('h2', {}, 'Workspace changes'), h('div', { class: 'bad' }, err.message));
+          },
+        );
+      }, wait);
+    }
+
+    function diffNode(span) {
+      const key = `${span.index}:${span.to}`;
+      const box = h('div', { class: 'diff-box' });
+      const show = (text) => box.replaceChildren(text === '' ? h('div', { class: 'muted' }, 'no lines to show') : h('pre', { class: 'diff' }, text));
+      if (diffs.has(key)) {
+        show(diffs.get(key));
+        return box;
+      }
+      const button = h('button', { class: 'more show-diff', 'data-change': span.index }, 'Show the diff');
+      button.addEventListener('click', async () => {
+        button.disabled = true;
+        try {
+          const got = await getJson(`${base}/changes/${span.index}`);
+          diffs.set(key, got.diff);
+          show(got.diff);
+        } catch (err) {
+          box.replaceChildren(h('div', { class: 'bad' }, err.message));
+        }
+      });
+      box.append(button);
+      return box;
+    }
+
+    const STATUS_WORDS = { added: 'added', modified: 'changed', deleted: 'removed', type_changed: 'changed type' };
+
+    function drawChanges() {
+      const spans = [...changes.values()].sort((a, b) => a.index - b.index);
+      workspace.hidden = spans.length === 0 && missing.length === 0;
+      if (workspace.hidden) return workspace.replaceChildren();
+      const more = h('div');
+      workspace.replaceChildren(
+        h('h2', {}, 'Workspace changes'),
+        ...missing.map((m) => h('div', { class: 'missing muted' }, `No snapshot after seq ${m.seq} (turn ${m.turn}, ${m.moment}): ${m.problem}`)),
+        more,
+        ...spans.map((span) =>
+          h(
+            'div',
+            { class: `change ${span.by}`, 'data-change': span.index, 'data-turn': span.turn },
+            h('div', { class: 'heading' }, span.heading),
+            h(
+              'ul',
+              { class: 'files' },
+              span.files.map((f) => h('li', {}, h('span', { class: 'change-kind muted' }, STATUS_WORDS[f.status] || f.status), ' ', h('code', {}, f.name), ' ', h('span', { class: 'muted' }, f.counts))),
+            ),
+            diffNode(span),
+          ),
+        ),
+      );
+      if (changesFrom !== null && changesFrom > 0) {
+        const button = h('button', { class: 'more', id: 'earlier-changes' }, `Show earlier changes (${count(changesFrom)} before these)`);
+        button.addEventListener('click', async () => {
+          button.disabled = true;
+          try {
+            const part = await getJson(`${base}/changes?before=${changesFrom}`);
+            for (const span of part.spans) changes.set(span.index, span);
+            changesFrom = part.from;
+            drawChanges();
+          } catch (err) {
+            more.replaceChildren(h('div', { class: 'bad' }, err.message));
+          }
+        });
+        more.append(button);
+      }
+    }
+
     const link = (id) => h('a', { href: runHref(id), class: 'mono' }, id);
     const relation = (r) => (r.relation.kind === 'first' ? 'the first run' : r.relation.kind === 'fork' ? `forked from ${r.relation.from} at seq ${r.relation.at}` : `continues ${r.relation.from} (compacted at seq ${r.relation.at})`);
 
@@ -511,10 +611,11 @@
       head.replaceChildren(
         h('h1', {}, 'Run ', h('code', {}, v.id)),
         h('dl', { class: 'facts' }, rows.map(([k, val]) => [h('dt', {}, k), h('dd', {}, val)])),
-        f.conversation ? conversationNode(f.conversation, v.id) : null,
+        ...(f.conversation ? [conversationNode(f.conversation, v.id)] : []), // replaceChildren writes a null as the text "null"
       );
       drawApproval(v);
       askFacts();
+      askChanges();
     }
 
     function drawContinuation() {

@@ -84,7 +84,7 @@ export class AgentTaskTool implements Tool {
     } catch (err) {
       if (context.signal.aborted) throw err;
       // A task no server took up in time is taken back: left queued, it would run whenever one starts, for nobody.
-      if (isLogbookError(err, 'agent_unavailable') && (await this.caller.withdraw(agent, id, { sender: this.sender, reason: `not taken up within ${this.spec.timeout} s` }).catch(() => 'taken')) === 'withdrawn') {
+      if (isLogbookError(err, 'agent_unavailable') && (await this.caller.withdraw(agent, await this.caller.eventsOf(agent, id, this.sender), { sender: this.sender, reason: `not taken up within ${this.spec.timeout} s` }).catch(() => 'taken')) === 'withdrawn') {
         return { content: `no server of agent ${agent} took up task ${id} within ${this.spec.timeout} s; it was withdrawn, never run`, isError: true, remote: true };
       }
       return { content: `asking agent ${agent} (task ${id}): ${err instanceof Error ? err.message : String(err)}`, isError: true, remote: true };

@@ -5,6 +5,11 @@
  * and its stream is read from the start until its end. So a caller that comes
  * back to a task (a resumed run, `logbook ask --request ID`) sends nothing new
  * and reads the same stream again.
+ *
+ * A task's events are asked for on the subject of its sender (EVENTS_HEADER),
+ * where NATS permissions can keep them to that sender, when every running
+ * instance of the agent says it publishes them there; else on the spec's
+ * subject, as an older server does.
  */
 import {
   stampTaskRequest,
@@ -15,11 +20,12 @@ import {
   type RequestMessage,
   type ResultMessage,
 } from '../../a2a/index.js';
+import { eventsBySender } from '../../a2a/directory.js';
 import { LogbookError } from '../../core/index.js';
 import type { Link } from '../../store/jetstream/connection.js';
 import type { TaskStreams } from './spec.js';
 import { bindTaskStreams } from './streams.js';
-import { consumerState, followTask, lastTaskSequence, publishRequest, withdrawQueuedTask, type TaskMessage, type Withdrawal } from './wire.js';
+import { consumerState, followTask, lastTaskSequence, publishRequest, withdrawQueuedTask, type TaskEvents, type TaskMessage, type Withdrawal } from './wire.js';
 
 /** A task to ask for. */
 export interface TaskRequest {
@@ -59,11 +65,28 @@ export interface AskOptions {
 export class TaskCaller {
   /** Agents whose task subject the tasks stream was found to take. */
   private readonly checked = new Map<string, Promise<unknown>>();
+  /** Agents found to publish a task's events on its sender's subject (once each: a newer server keeps doing so). */
+  private readonly bySender = new Map<string, Promise<boolean>>();
 
   constructor(
     private readonly link: Link,
     readonly streams: TaskStreams,
   ) {}
+
+  /**
+   * Where the events of task `request`, sent by `sender` to `agent`, are (or
+   * will be): on the sender's subject when every running instance of the
+   * agent says it publishes them there (`$SRV.INFO`), else on the spec's subject.
+   */
+  async eventsOf(agent: string, request: string, sender: string): Promise<TaskEvents> {
+    let found = this.bySender.get(agent);
+    if (found === undefined) {
+      found = eventsBySender(this.link.nc, agent, this.link.timeoutMs);
+      void found.then((yes) => !yes && this.bySender.delete(agent)); // asked again next time: a newer server may have come
+      this.bySender.set(agent, found);
+    }
+    return (await found) ? { request, sender } : { request };
+  }
 
   /** Checks, once per agent, that the streams exist and take its tasks. */
   check(agent: string): Promise<unknown> {
@@ -76,8 +99,8 @@ export class TaskCaller {
     return bound;
   }
 
-  /** The request as sent; `sent` false when its task has events already, so nothing was sent. */
-  async send(task: TaskRequest): Promise<{ request: RequestMessage; sent: boolean }> {
+  /** The request as sent, and where its events are; `sent` false when its task has events already, so nothing was sent. */
+  async send(task: TaskRequest): Promise<{ request: RequestMessage; sent: boolean; where: TaskEvents }> {
     await this.check(task.agent);
     const request = stampTaskRequest(
       { prompt: task.prompt, ...(task.context ? { context: task.context } : {}), ...(task.budget ? { budget: task.budget } : {}) },
@@ -89,9 +112,10 @@ export class TaskCaller {
         recipient: task.agent,
       },
     );
-    if ((await lastTaskSequence(this.link, this.streams.events, task.id)) > 0) return { request, sent: false };
-    await publishRequest(this.link, this.streams.tasks, request);
-    return { request, sent: true };
+    const where = await this.eventsOf(task.agent, task.id, task.sender);
+    if ((await lastTaskSequence(this.link, this.streams.events, where, narrow(where))) > 0) return { request, sent: false, where };
+    await publishRequest(this.link, this.streams.tasks, request, where.sender !== undefined);
+    return { request, sent: true, where };
   }
 
   /**
@@ -105,33 +129,36 @@ export class TaskCaller {
     return state.waiting === 0 && state.working === 0 ? 'away' : 'there';
   }
 
-  /** Whether task `id` of `agent` has begun: its stream holds a message (it was taken up, or refused). */
-  async begun(agent: string, id: string): Promise<boolean> {
+  /** Whether task `where` (a request id: on the spec's subject) of `agent` has begun: its stream holds a message (it was taken up, or refused). */
+  async begun(agent: string, task: string | TaskEvents): Promise<boolean> {
+    const where = placeOf(task);
     await this.check(agent);
-    return (await lastTaskSequence(this.link, this.streams.events, id)) > 0;
+    return (await lastTaskSequence(this.link, this.streams.events, where, narrow(where))) > 0;
   }
 
-  /** Takes task `id` of `agent` out of the work queue if no server has been given it, its stream ended canceled by `by` (wire.ts withdrawQueuedTask). */
-  async withdraw(agent: string, id: string, by: { sender: string; reason?: string }): Promise<Withdrawal> {
+  /** Takes task `where` of `agent` out of the work queue if no server has been given it, its stream ended canceled by `by` (wire.ts withdrawQueuedTask). */
+  async withdraw(agent: string, task: string | TaskEvents, by: { sender: string; reason?: string }): Promise<Withdrawal> {
     await this.check(agent);
-    return withdrawQueuedTask(this.link, this.streams, agent, id, by);
+    return withdrawQueuedTask(this.link, this.streams, agent, placeOf(task), by);
   }
 
   /** Asks for `task` and waits for its end, reading its stream from the start. */
   async ask(task: TaskRequest, options: AskOptions = {}): Promise<TaskEnd> {
-    const { sent } = await this.send(task);
+    const { sent, where } = await this.send(task);
     options.onSent?.(sent);
-    return this.await(task.id, task.agent, options);
+    return this.await(where, task.agent, options);
   }
 
-  /** Reads task `id`'s stream from the start to its end. */
-  async await(id: string, agent: string, options: AskOptions = {}): Promise<TaskEnd> {
+  /** Reads task `where`'s stream (a request id: on the spec's subject) from the start to its end. */
+  async await(task: string | TaskEvents, agent: string, options: AskOptions = {}): Promise<TaskEnd> {
+    const where = placeOf(task);
+    const id = where.request;
     const stop = new AbortController();
     const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => stop.abort(), options.timeoutMs);
     const onAbort = (): void => stop.abort();
     options.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      for await (const { message, body } of followTask(this.link, this.streams.events, id, { signal: stop.signal })) {
+      for await (const { message, body } of followTask(this.link, this.streams.events, id, { signal: stop.signal, ...(where.sender !== undefined ? { sender: where.sender } : {}) })) {
         options.onMessage?.(message, body);
         if (message.protocol.endsWith('.result')) return { kind: 'result', message: message as ResultMessage };
         if (message.protocol.endsWith('.error')) return { kind: 'error', message: message as ErrorMessage };
@@ -147,4 +174,14 @@ export class TaskCaller {
       options.signal?.removeEventListener('abort', onAbort);
     }
   }
+}
+
+/** A task's stream on its sender's subject is read only as the narrow rights of that sender allow (wire.ts TaskEvents). */
+function narrow(where: TaskEvents): boolean {
+  return where.sender !== undefined;
+}
+
+/** A task named by its request id alone is on the spec's subject. */
+function placeOf(task: string | TaskEvents): TaskEvents {
+  return typeof task === 'string' ? { request: task } : task;
 }

@@ -19,7 +19,7 @@ export { TaskCaller, type AskOptions, type TaskEnd, type TaskRequest } from './c
 export { TaskServer, promptOf, type ServedTask, type TaskServerOptions } from './server.js';
 export { bindTaskStreams, type BoundTaskStreams, tasksStreamProblems, eventsStreamProblems, tasksStreamAdd, eventsStreamAdd } from './streams.js';
 export { taskRunId, callRequestId, parseTaskOrigin, TASK_NOTE, type TaskOrigin } from './origin.js';
-export { followTask, type FollowOptions, type TaskMessage, type Withdrawal } from './wire.js';
+export { followTask, type FollowOptions, type TaskEvents, type TaskMessage, type Withdrawal } from './wire.js';
 export { TASK_DEFAULTS, askToolName, type RemoteAgent, type TaskStreams } from './spec.js';
 
 /**

@@ -5,8 +5,9 @@
  * - `task`: where the task came from (its request, conversation, sender and
  *   parent, the agent that served it), the work-queue message that carries it
  *   and, for a conversation's continuation, the run it continues and the seq
- *   that run was cut at. Written before the run is made, so an instance that
- *   takes the task over makes the same run.
+ *   that run was cut at, and whether its events go on its sender's subject.
+ *   Written before the run is made, so an instance that takes the task over
+ *   makes the same run and publishes where the first one did.
  * - `continued`: on a task's run, the run that continues its conversation, so
  *   the newest run of a conversation is found by following these from its first.
  * - `canceled`: who canceled the task and why, kept when the cancel is heard,
@@ -20,6 +21,7 @@ import { isSubjectToken } from '../../a2a/subjects.js';
 import { isValidId } from '../../core/index.js';
 import { createHash } from 'node:crypto';
 import type { ToolCallInfo } from '../tools/tool.js';
+import type { TaskEvents } from './wire.js';
 
 import { noteObject } from '../../store/run-notes.js';
 
@@ -44,6 +46,13 @@ export interface TaskOrigin {
    * the same request (published again) is a copy while that one is queued.
    */
   message?: number;
+  /** `sender`: the task's events go on its sender's subject, as its request asked (subjects.ts EVENTS_HEADER). */
+  events?: 'sender';
+}
+
+/** Where the events of the task `origin` describes go. */
+export function originEvents(origin: Pick<TaskOrigin, 'request' | 'sender' | 'events'>): TaskEvents {
+  return origin.events === 'sender' ? { request: origin.request, sender: origin.sender } : { request: origin.request };
 }
 
 export interface Cancellation {
@@ -60,6 +69,7 @@ export function encodeTaskOrigin(o: TaskOrigin): string {
     agent: o.agent,
     ...(o.continues !== undefined ? { continues: { run: o.continues.run, at: o.continues.at } } : {}),
     ...(o.message !== undefined ? { message: o.message } : {}),
+    ...(o.events !== undefined ? { events: o.events } : {}),
   });
 }
 
@@ -75,6 +85,7 @@ export function parseTaskOrigin(text: string | null): TaskOrigin | null {
     agent: o.agent,
     ...(c !== undefined && typeof c.run === 'string' && typeof c.at === 'number' ? { continues: { run: c.run, at: c.at } } : {}),
     ...(Number.isSafeInteger(o.message) && (o.message as number) > 0 ? { message: o.message as number } : {}),
+    ...(o.events === 'sender' ? { events: 'sender' as const } : {}),
   };
 }
 

@@ -55,6 +55,7 @@ import {
   callRequestId,
   encodeCancellation,
   encodeTaskOrigin,
+  originEvents,
   ownFrom,
   parseCancellation,
   parseTaskOrigin,
@@ -64,7 +65,18 @@ import {
 } from './origin.js';
 import type { TaskStreams } from './spec.js';
 import { bindTaskStreams } from './streams.js';
-import { endsTask, fetchTasks, lastTaskMessage, lastTaskSequence, publishTaskMessage, queuedSender, stillQueued, taskConsumer } from './wire.js';
+import {
+  endsTask,
+  fetchTasks,
+  lastTaskMessage,
+  lastTaskSequence,
+  publishTaskMessage,
+  queuedSender,
+  stillQueued,
+  taskConsumer,
+  taskEventsOf,
+  type TaskEvents,
+} from './wire.js';
 
 /** What a TaskServer serves, where, and how many at once. */
 export interface TaskServerOptions {
@@ -116,6 +128,7 @@ class EventPublisher {
     private readonly link: Link,
     private readonly stream: string,
     private readonly request: RequestMessage,
+    private readonly where: TaskEvents,
     private readonly sender: string,
     private published: number,
     private readonly onUnsendable: (problem: string) => void,
@@ -154,7 +167,7 @@ class EventPublisher {
   }
 
   private send(kind: TaskEvent['kind'], body: TaskEvent['body'], sequence: number): Promise<boolean> {
-    return publishTaskMessage(this.link, this.stream, kind, stampTaskReply(kind, body as never, this.request, sequence, this.sender));
+    return publishTaskMessage(this.link, this.stream, kind, stampTaskReply(kind, body as never, this.request, sequence, this.sender), this.where);
   }
 
   /** Waits for everything queued to be published; rejects with the first failure. */
@@ -288,7 +301,8 @@ export class TaskServer {
         await this.refuse(msg, request, admitted);
         return;
       }
-      await store.putNote(runId, TASK_NOTE, encodeTaskOrigin({ ...admitted, message: msg.info.streamSequence }));
+      const bySender = taskEventsOf(request, msg.headers).sender !== undefined;
+      await store.putNote(runId, TASK_NOTE, encodeTaskOrigin({ ...admitted, message: msg.info.streamSequence, ...(bySender ? { events: 'sender' as const } : {}) }));
       origin = parseTaskOrigin(await store.getNote(runId, TASK_NOTE)) ?? admitted; // another instance's, if it kept one first
     }
     if (await this.isCopy(msg, origin)) return;
@@ -337,11 +351,12 @@ export class TaskServer {
    */
   private async takenElsewhere(msg: JsMsg, request: RequestMessage, runId: string): Promise<boolean> {
     const { link, streams, identity, store } = this.options;
-    const last = await lastTaskMessage(link, streams.events, request.id);
+    const where = taskEventsOf(request, msg.headers);
+    const last = await lastTaskMessage(link, streams.events, where);
     if (last === null || (await store.has(runId))) return false;
     if (!endsTask(last)) {
       const error = `task ${request.id} was taken by an instance whose store this one does not reach (${store.location}): its run ${runId} is not here, and starting it over could run a call with side effects again; every instance of agent ${identity} must share one store (a JetStream store)`;
-      await publishTaskMessage(link, streams.events, 'error', stampTaskReply('error', { stop_reason: 'error', error, code: TASK_END_CODES.runNotInStore }, request, last.sequence + 1, identity));
+      await publishTaskMessage(link, streams.events, 'error', stampTaskReply('error', { stop_reason: 'error', error, code: TASK_END_CODES.runNotInStore }, request, last.sequence + 1, identity), where);
       this.tell({ kind: 'ended', request: request.id, run: runId, end: `error: ${error}`, ms: 0 });
     }
     await settle(msg);
@@ -384,8 +399,9 @@ export class TaskServer {
   /** Acknowledges `request` with `accepted: false` (unless it was answered already) and lets the message go. */
   private async refuse(msg: JsMsg, request: RequestMessage, reason: string): Promise<void> {
     const { link, streams, identity } = this.options;
-    if ((await lastTaskSequence(link, streams.events, request.id)) === 0) {
-      await publishTaskMessage(link, streams.events, 'ack', stampTaskReply('ack', { accepted: false, reason }, request, 1, identity));
+    const where = taskEventsOf(request, msg.headers);
+    if ((await lastTaskSequence(link, streams.events, where)) === 0) {
+      await publishTaskMessage(link, streams.events, 'ack', stampTaskReply('ack', { accepted: false, reason }, request, 1, identity), where);
     }
     this.tell({ kind: 'refused', request: request.id, sender: request.sender.name, reason });
     await settle(msg);
@@ -400,9 +416,10 @@ export class TaskServer {
   private async refuseUnechoable(msg: JsMsg, request: RequestMessage): Promise<void> {
     const { link, streams, identity } = this.options;
     const reason = `its header (request id, conversation and parent) takes more than the ${HEADER_ROOM / 1024} KiB every message of a task has for it`;
+    const where = taskEventsOf(request, msg.headers);
     try {
-      if ((await lastTaskSequence(link, streams.events, request.id)) === 0) {
-        await publishTaskMessage(link, streams.events, 'ack', stampTaskReply('ack', { accepted: false, reason }, request, 1, identity));
+      if ((await lastTaskSequence(link, streams.events, where)) === 0) {
+        await publishTaskMessage(link, streams.events, 'ack', stampTaskReply('ack', { accepted: false, reason }, request, 1, identity), where);
       }
     } catch (err) {
       if (!isLogbookError(err, 'invalid_message')) throw err; // no body can carry even the refusal: the log says it
@@ -417,8 +434,9 @@ export class TaskServer {
     if (named !== null && servableRequestId(named.request)) {
       const { link, streams, identity } = this.options;
       const reason = `the request cannot be served: ${problem}`;
-      if ((await lastTaskSequence(link, streams.events, named.request)) === 0) {
-        await publishTaskMessage(link, streams.events, 'ack', stampTaskReply('ack', { accepted: false, reason }, named, 1, identity));
+      const where = taskEventsOf(named, msg.headers);
+      if ((await lastTaskSequence(link, streams.events, where)) === 0) {
+        await publishTaskMessage(link, streams.events, 'ack', stampTaskReply('ack', { accepted: false, reason }, named, 1, identity), where);
       }
     }
     this.tell({ kind: 'refused', request: named?.request ?? '', sender: named?.sender.name ?? '', reason: problem });
@@ -440,13 +458,14 @@ export class TaskServer {
         return remote?.task === true ? { agent: remote.agent, task: callRequestId({ runId, runCreated: created, callId }) } : undefined;
       },
     });
-    const last = await lastTaskMessage(link, streams.events, request.id);
+    const where = originEvents(origin);
+    const last = await lastTaskMessage(link, streams.events, where);
     if (last !== null && endsTask(last)) {
       await settle(msg); // its stream has ended (an event it could not carry ended it): nothing more belongs to it
       return;
     }
     const unsendable = (problem: string): void => controller.abort(new SuspendReason(problem));
-    const publisher = new EventPublisher(link, streams.events, request, identity, last?.sequence ?? 0, unsendable);
+    const publisher = new EventPublisher(link, streams.events, request, where, identity, last?.sequence ?? 0, unsendable);
     let lastSeq = 0;
     const project = (record: JournalRecord): void => {
       if ('meta' in record) created = record.meta.created;

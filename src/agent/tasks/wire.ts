@@ -6,16 +6,19 @@
  * - the servers of an identity share one durable pull consumer of it, named by
  *   the identity, acknowledging each message explicitly;
  * - a task's ack, events and end are published on
- *   `choria.fisk-ai.events.<request id>` with `Nats-Msg-Id` =
- *   `<request id>-<sequence>`, so a publish made again (after a takeover, or a
- *   lost ack) is stored once; the operator's events stream keeps them, and a
- *   caller reads them with an ordered consumer from the start.
+ *   `choria.fisk-ai.events.<request id>` (or, when its request's
+ *   EVENTS_HEADER asks, `choria.fisk-ai.events.<sender>.<request id>`: a
+ *   TaskEvents says which) with `Nats-Msg-Id` = `<request id>-<sequence>`, so
+ *   a publish made again (after a takeover, or a lost ack) is stored once; the
+ *   operator's events stream keeps them, and a caller reads them with an
+ *   ordered consumer from the start.
  *
  * Every body is checked both ways, as the direct calls' are (a2a/client.ts):
  * against its schema and the size limit before it is sent, and before it is
  * read. Every request to the servers waits through a stream leader election.
  */
-import type { Consumer, ConsumerConfig, ConsumerMessages, JsMsg } from '@nats-io/jetstream';
+import type { Consumer, ConsumerConfig, ConsumerMessages, JsMsg, StoredMsg } from '@nats-io/jetstream';
+import { headers } from '@nats-io/transport-node';
 import { outgoing } from '../../a2a/outgoing.js';
 import {
   decodeAnyMessage,
@@ -24,6 +27,8 @@ import {
   TASK_END_CODES,
   eventMessageId,
   eventsSubject,
+  EVENTS_BY_SENDER,
+  EVENTS_HEADER,
   taskSubject,
   type AckMessage,
   type ErrorMessage,
@@ -35,9 +40,31 @@ import {
 } from '../../a2a/index.js';
 import { LogbookError, canceledMessage, isLogbookError } from '../../core/index.js';
 import type { Link } from '../../store/jetstream/connection.js';
-import { isNotThere, isWorkQueueClash } from '../../store/jetstream/api-errors.js';
+import { isNotThere, isPermissionRefusal, isWorkQueueClash } from '../../store/jetstream/api-errors.js';
 import { throughElection, within } from '../../store/jetstream/election.js';
 import { lastMessage, lastMessageOnce } from '../../store/jetstream/reads.js';
+
+/**
+ * Where a task's stream is: the spec's subject of its request, or with
+ * `sender` the subject of its sender (eventsSubject), which NATS permissions
+ * can keep to that sender. A caller reading the sender's subject reads only
+ * through consumers filtered on it (`narrow`), never by a stream get that
+ * names its subject in the body, so it needs no right to read other subjects.
+ */
+export interface TaskEvents {
+  request: string;
+  sender?: string;
+}
+
+/** The subject of `where`'s stream. */
+export function taskEventsSubject(where: TaskEvents): string {
+  return eventsSubject(where.request, where.sender);
+}
+
+/** Where the events of `request` go: on its sender's subject when the message that carries it asks (EVENTS_HEADER). */
+export function taskEventsOf(request: { id: string; sender: { name: string } }, msgHeaders: { get(key: string): string } | undefined): TaskEvents {
+  return msgHeaders?.get(EVENTS_HEADER) === EVENTS_BY_SENDER ? { request: request.id, sender: request.sender.name } : { request: request.id };
+}
 
 /** What a task's stream carries: its ack, its events, its end. */
 export type TaskMessage = AckMessage | EventMessage | ResultMessage | ErrorMessage;
@@ -47,40 +74,69 @@ export function endsTask(m: TaskMessage): m is ResultMessage | ErrorMessage | Ac
   return m.protocol.endsWith('.result') || m.protocol.endsWith('.error') || (m.protocol.endsWith('.ack') && !(m as AckMessage).accepted);
 }
 
-/** Publishes `body` on `subject` with message id `msgId`, waiting through elections; true when the stream had it already. */
-async function publish(link: Link, stream: string, subject: string, body: string, msgId: string, what: string): Promise<boolean> {
-  const ack = await throughElection(link, stream, what, (ms) => within(ms, link.js.publish(subject, body, { msgID: msgId, timeout: ms })));
+/** Publishes `body` on `subject` with message id `msgId` (and `bySender`: EVENTS_HEADER), waiting through elections; true when the stream had it already. */
+async function publish(link: Link, stream: string, subject: string, body: string, msgId: string, what: string, bySender = false): Promise<boolean> {
+  const h = bySender ? headers() : undefined;
+  h?.set(EVENTS_HEADER, EVENTS_BY_SENDER);
+  const ack = await throughElection(link, stream, what, (ms) => within(ms, link.js.publish(subject, body, { msgID: msgId, timeout: ms, ...(h ? { headers: h } : {}) })));
   return ack.duplicate;
 }
 
-/** Sends a task request into the work queue; true when the stream already held it (the same request sent again). */
-export function publishRequest(link: Link, stream: string, request: RequestMessage): Promise<boolean> {
+/** Sends a task request into the work queue (`bySender`: asking for its events on its sender's subject); true when the stream already held it (the same request sent again). */
+export function publishRequest(link: Link, stream: string, request: RequestMessage, bySender = false): Promise<boolean> {
   const body = outgoing('request', request);
   const agent = request.recipient?.name ?? '';
-  return publish(link, stream, taskSubject(agent), body, request.id, `cannot send task ${request.id} to agent ${agent} through stream ${stream}`);
+  return publish(link, stream, taskSubject(agent), body, request.id, `cannot send task ${request.id} to agent ${agent} through stream ${stream}`, bySender);
 }
 
-/** Publishes one message of a task's stream (its ack, an event, its end), once. */
-export function publishTaskMessage<K extends 'ack' | 'event' | 'result' | 'error'>(link: Link, stream: string, kind: K, message: MessageOfKind[K]): Promise<boolean> {
+/** Publishes one message of a task's stream (its ack, an event, its end) where `where` says, once. */
+export function publishTaskMessage<K extends 'ack' | 'event' | 'result' | 'error'>(
+  link: Link,
+  stream: string,
+  kind: K,
+  message: MessageOfKind[K],
+  where: TaskEvents = { request: message.request },
+): Promise<boolean> {
   const body = outgoing(kind, message);
   const what = `cannot publish event ${message.sequence} of task ${message.request} to stream ${stream}`;
-  return publish(link, stream, eventsSubject(message.request), body, eventMessageId(message.request, message.sequence), what);
+  return publish(link, stream, taskEventsSubject(where), body, eventMessageId(message.request, message.sequence), what);
 }
 
-/** The sequence of the last message of task `request` in the events stream; 0 when it has none. */
-export async function lastTaskSequence(link: Link, stream: string, request: string): Promise<number> {
-  return (await lastTaskMessage(link, stream, request))?.sequence ?? 0;
+/** The sequence of the last message of task `where` in the events stream; 0 when it has none. */
+export async function lastTaskSequence(link: Link, stream: string, where: TaskEvents, narrow = false): Promise<number> {
+  return (await lastTaskMessage(link, stream, where, narrow))?.sequence ?? 0;
 }
 
-/** The last message of task `request` in the events stream; null when it has none (or none of ours). */
-export async function lastTaskMessage(link: Link, stream: string, request: string): Promise<TaskMessage | null> {
-  const last = await lastMessage(link, { stream }, eventsSubject(request));
+/** The last message of task `where` in the events stream (read `narrow`ly: TaskEvents); null when it has none (or none of ours). */
+export async function lastTaskMessage(link: Link, stream: string, where: TaskEvents, narrow = false): Promise<TaskMessage | null> {
+  const subject = taskEventsSubject(where);
+  const last = narrow
+    ? await throughElection(link, stream, `cannot read ${subject} from stream ${stream}`, (ms) => lastThroughConsumer(link, stream, subject, ms))
+    : await lastMessage(link, { stream }, subject);
   if (last === null) return null;
   try {
     const m = decodeAnyMessage(last.data);
     return 'sequence' in m && TASK_KINDS.some((k) => m.protocol.endsWith(`.${k}`)) ? (m as TaskMessage) : null;
   } catch {
     return null; // not a body of ours: publish the task's own from the start
+  }
+}
+
+/**
+ * The last message on `subject`, read through a consumer filtered on it (so
+ * the filtered consumer create, which names the filter in its API subject,
+ * is all the right it needs); null when it has none. Its sequence is the
+ * stream's, as a stream get gives it.
+ */
+async function lastThroughConsumer(link: Link, stream: string, subject: string, timeoutMs: number): Promise<{ seq: number; data: Uint8Array } | null> {
+  const consumer = await within(timeoutMs, link.js.consumers.get(stream, { filter_subjects: subject, deliver_policy: 'last' }));
+  try {
+    if ((await consumer.info(true)).num_pending === 0) return null;
+    const m = await within(timeoutMs, consumer.next({ expires: Math.max(1_000, timeoutMs) }));
+    if (m === null) throw new Error(`the last message on ${subject} did not come`);
+    return { seq: m.seq, data: m.data };
+  } finally {
+    void within(timeoutMs, consumer.delete()).catch(() => {});
   }
 }
 
@@ -91,6 +147,8 @@ const TASK_KINDS: readonly MessageKind[] = ['ack', 'event', 'result', 'error'];
 export interface FollowOptions {
   /** Ends the read: the iteration returns. */
   signal?: AbortSignal;
+  /** The task's sender, when its events are on its sender's subject (TaskEvents): read narrowly. */
+  sender?: string;
 }
 
 /** How long a read of a task's stream may go without a message before it looks whether the stream has more for it. */
@@ -114,7 +172,10 @@ const REREAD_MS = 250;
 export async function* followTask(link: Link, stream: string, request: string, options: FollowOptions = {}): AsyncGenerator<{ message: TaskMessage; body: string }> {
   const what = `cannot read the events of task ${request} from stream ${stream}`;
   const { signal } = options;
-  const subject = eventsSubject(request);
+  const where: TaskEvents = { request, ...(options.sender !== undefined ? { sender: options.sender } : {}) };
+  const subject = taskEventsSubject(where);
+  const newestOnce = (ms: number): Promise<{ seq: number } | null> =>
+    where.sender !== undefined ? lastThroughConsumer(link, stream, subject, ms) : lastMessageOnce(link, { stream }, subject, ms);
   let last = 0;
   /** The stream sequence of the last message given. */
   let at = 0;
@@ -131,7 +192,7 @@ export async function* followTask(link: Link, stream: string, request: string, o
     const watchdog = setInterval(() => {
       if (looking || Date.now() - progress < STALL_MS) return;
       looking = true;
-      lastMessageOnce(link, { stream }, subject, link.timeoutMs)
+      newestOnce(link.timeoutMs)
         .then((newest) => {
           if (newest !== null && newest.seq > at) stop(); // the stream has what the consumer does not bring: read again
           else progress = Date.now();
@@ -264,19 +325,26 @@ export type Withdrawal = 'withdrawn' | 'taken' | 'ended' | 'absent';
  * so a caller waiting on it hears the end; and a server that is given it all
  * the same finds its stream ended and settles it unrun, while one that took it
  * first holds sequence 1, which makes the end a duplicate: `taken`, and only a
- * cancel stops it. `ended`: its stream has ended already. `absent`: neither
+ * cancel stops it (as for a connection whose rights do not let it read the
+ * work queue). `ended`: its stream has ended already. `absent`: neither
  * stream holds anything of it (never sent, or long gone).
  */
 export async function withdrawQueuedTask(
   link: Link,
   streams: { tasks: string; events: string },
   identity: string,
-  request: string,
+  where: TaskEvents,
   by: { sender: string; reason?: string },
 ): Promise<Withdrawal> {
-  const last = await lastTaskMessage(link, streams.events, request);
+  const { request } = where;
+  const last = await lastTaskMessage(link, streams.events, where, where.sender !== undefined);
   if (last !== null) return endsTask(last) ? 'ended' : 'taken';
-  const queued = await queuedTask(link, streams.tasks, identity, request);
+  // A sender whose rights do not let it read the work queue (docs/operations.md) cannot withdraw: its cancel goes to the servers.
+  const queued = await queuedTask(link, streams.tasks, identity, request).catch((err: unknown) => {
+    if (isPermissionRefusal(err)) return 'unreadable' as const;
+    throw err;
+  });
+  if (queued === 'unreadable') return 'taken';
   if (queued === null) return 'absent';
   if ((await deliveredThrough(link, streams.tasks, identity)) >= queued.seq) return 'taken';
   let body: RequestMessage;
@@ -287,7 +355,8 @@ export async function withdrawQueuedTask(
   }
   const error = `${canceledMessage(by.sender, by.reason)} (withdrawn before any server of agent ${identity} took it up)`;
   const end = stampTaskReply('error', { stop_reason: 'canceled', error, code: TASK_END_CODES.canceled }, body, 1, identity);
-  if (await publishTaskMessage(link, streams.events, 'error', end)) return 'taken';
+  // Where a server given it would publish: as its message asks.
+  if (await publishTaskMessage(link, streams.events, 'error', end, taskEventsOf(body, queued.header))) return 'taken';
   const what = `cannot withdraw task ${request} from stream ${streams.tasks}`;
   // Gone already (a server was given it and acknowledged it): what follows says so.
   await throughElection(link, streams.tasks, what, (ms) => within(ms, link.jsm.streams.deleteMessage(streams.tasks, queued.seq, false)).catch(notThere));
@@ -296,14 +365,14 @@ export async function withdrawQueuedTask(
 }
 
 /** Task `request`'s message in the work queue, or null when it holds none. */
-async function queuedTask(link: Link, stream: string, identity: string, request: string): Promise<{ seq: number; data: Uint8Array } | null> {
+async function queuedTask(link: Link, stream: string, identity: string, request: string): Promise<StoredMsg | null> {
   const subject = taskSubject(identity);
   let seq = 0;
   for (;;) {
     const query = { seq: seq + 1, next_by_subj: subject } as unknown as { seq: number };
     const msg = await throughElection(link, stream, `cannot read stream ${stream}`, (ms) => within(ms, link.jsm.streams.getMessage(stream, query)));
     if (msg === null) return null;
-    if (msg.header?.get('Nats-Msg-Id') === request) return { seq: msg.seq, data: msg.data };
+    if (msg.header?.get('Nats-Msg-Id') === request) return msg;
     seq = msg.seq;
   }
 }

@@ -90,17 +90,19 @@ export async function ask(identity: string, words: string[], flags: AskFlags, en
       onMessage: (message: TaskMessage, body: string) => (flags.json ? void process.stdout.write(`${body}\n`) : view.show(message)),
     };
     try {
+      const sender = callerIdentity(config.a2a);
+      const where = await caller.eventsOf(identity, id, sender);
       if (prompt === '') {
-        if (!(await caller.begun(identity, id))) {
+        if (!(await caller.begun(identity, where))) {
           throw usage(`task ${id} of agent ${identity} has no events yet (not taken up, or never sent): give its prompt to send it`);
         }
         note(`reading the events of task ${id} again`);
       }
-      end = prompt === '' ? await caller.await(id, identity, reading) : await caller.ask(
+      end = prompt === '' ? await caller.await(where, identity, reading) : await caller.ask(
         {
           id,
           agent: identity,
-          sender: callerIdentity(config.a2a),
+          sender,
           prompt,
           ...(flags.conversation !== undefined ? { conversation: flags.conversation } : {}),
         },

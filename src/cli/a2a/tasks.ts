@@ -185,7 +185,9 @@ export async function tasksCancel(identity: string, request: string, flags: Task
     const caller = new TaskCaller(link, streams);
     // A task no server has been given is taken out of the queue: no server would act on a cancel of it.
     const sender = callerIdentity(config.a2a);
-    const withdrawal = await caller.withdraw(identity, request, { sender, ...(flags.reason ? { reason: flags.reason } : {}) });
+    // Where its events are, if it is this sender's: where its ask read them.
+    const where = await caller.eventsOf(identity, request, sender);
+    const withdrawal = await caller.withdraw(identity, where, { sender, ...(flags.reason ? { reason: flags.reason } : {}) });
     if (withdrawal === 'withdrawn') {
       process.stderr.write(`task ${request} withdrawn from stream ${streams.tasks}: no server of agent ${identity} had taken it up, so it never ran\n`);
       return EXIT.ok;
@@ -206,7 +208,7 @@ export async function tasksCancel(identity: string, request: string, flags: Task
     }
     let end: TaskEnd;
     try {
-      end = await caller.await(request, identity, withdrawal === 'ended' ? {} : { timeoutMs: waitS * 1000 });
+      end = await caller.await(where, identity, withdrawal === 'ended' ? {} : { timeoutMs: waitS * 1000 });
     } catch (err) {
       if (!isLogbookError(err, 'agent_unavailable')) throw err;
       process.stderr.write(

@@ -1,7 +1,7 @@
 /** The table `session ls` prints: one row per run, fitted to the terminal by display width. */
 import { sanitizeLine } from '../../render/sanitize.js';
 import type { ListedStatus, RunInfo } from '../../store/store.js';
-import { cellWidth, table, shortTime, shorterTime, truncate, type Cell } from '../output.js';
+import { cellWidth, table, shortTime, truncate, withoutYear, type Cell } from '../output.js';
 import type { Terminal } from '../terminal.js';
 
 
@@ -63,17 +63,28 @@ export function formatRunList(runs: RunInfo[], term: Pick<Terminal, 'columns' | 
   const columns = term.columns ?? Infinity; // not a terminal, no COLUMNS: nothing is cut
   const rows: Row[] = runs.map((r) => {
     const before = earlier.get(r.runId) ?? 0;
+    const updated = shortTime(r.updated);
     return {
       id: r.runId,
       status: r.status,
-      updated: shortTime(r.updated),
-      updatedShort: shorterTime(r.updated),
+      updated,
+      updatedShort: withoutYear(updated),
       model: sanitizeLine(r.model),
       prompt: sanitizeLine(r.status === 'unreadable' ? (r.problem ?? '') : (r.lastTurn ?? r.prompt)),
       earlier: before > 0 ? `  +${before} earlier` : '',
     };
   });
-  const widest = (key: keyof Cells): number => Math.max(cellWidth(HEADERS[key]), ...rows.map((row) => cellWidth(row[key])));
+  // Each column's width is measured once: the layouts below ask for it again and again.
+  const widths = new Map<keyof Cells, number>();
+  const widest = (key: keyof Cells): number => {
+    let width = widths.get(key);
+    if (width === undefined) {
+      width = cellWidth(HEADERS[key]);
+      for (const row of rows) width = Math.max(width, cellWidth(row[key]));
+      widths.set(key, width);
+    }
+    return width;
+  };
   const fixedWidth = (layout: Layout): number => layout.filter((c) => c !== 'prompt').reduce((sum, c) => sum + widest(c) + GAP, 0);
   const fits = (layout: Layout): boolean =>
     layout.includes('prompt') ? fixedWidth(layout) + PROMPT_MIN <= columns : fixedWidth(layout) - GAP <= columns;

@@ -5,8 +5,9 @@
  * tool made it, escaped before it reaches the terminal.
  */
 import { generateRunId } from '../../agent/run.js';
-import { runDiff, runSnapshots, rewindRun, spanHeading, undoRewind, type FileChange, type RunDiff } from '../../api/workspace.js';
-import { LogbookError, validateId, type JournalRecord } from '../../core/index.js';
+import { redoRewind, runDiff, runSnapshots, rewindRun, spanHeading, undoRewind, type FileChange, type RunDiff, type Undone } from '../../api/workspace.js';
+import { LogbookError, modeChange, validateId, type JournalRecord } from '../../core/index.js';
+import { fileCounts, shownFileName } from '../../render/file-changes.js';
 import { sanitize, sanitizeLine, terminalSafeJson } from '../../render/sanitize.js';
 import { resolveRunId } from '../../store/resolve.js';
 import type { Store } from '../../store/store.js';
@@ -31,6 +32,7 @@ export interface RewindFlags extends StoreFlags {
   conversation?: boolean;
   yes?: boolean;
   undo?: boolean;
+  redo?: boolean;
   name?: string;
 }
 
@@ -38,8 +40,7 @@ const STATUS_WORD: Record<FileChange['status'], string> = { added: 'added', modi
 
 /** One file of a --stat listing. */
 export function statLine(f: FileChange): string {
-  const counts = f.binary ? 'binary' : `+${f.added ?? 0} -${f.removed ?? 0}`;
-  return `  ${STATUS_WORD[f.status].padEnd(8)} ${sanitizeLine(f.path)}  ${counts}`;
+  return `  ${STATUS_WORD[f.status].padEnd(8)} ${shownFileName(f.path)}  ${fileCounts(f)}`;
 }
 
 /** A run's diff as text: each span's heading, its files, and (without --stat) its unified diff. */
@@ -68,7 +69,11 @@ function diffJson(diff: RunDiff): unknown {
       to_seq: s.toSeq,
       from: s.from,
       to: s.to,
-      files: s.files.map((f) => ({ path: f.path, status: f.status, binary: f.binary, ...(f.binary ? {} : { added: f.added ?? 0, removed: f.removed ?? 0 }) })),
+      ...(s.part !== undefined ? { part: s.part } : {}),
+      files: s.files.map((f) => {
+        const mode = modeChange(f);
+        return { path: f.path, status: f.status, binary: f.binary, ...(f.binary ? {} : { added: f.added ?? 0, removed: f.removed ?? 0 }), ...(mode !== null ? { mode } : {}) };
+      }),
       ...(s.patch !== undefined ? { diff: s.patch } : {}),
     })),
     missing: diff.missing,
@@ -123,7 +128,7 @@ function planLines(dir: string, files: readonly FileChange[]): string {
   if (files.length === 0) return `no file in ${sanitizeLine(dir)} changes\n`;
   // The plan goes from now to the target: a file the target has and now lacks is created, and the other way removed.
   const verb = (f: FileChange): string => (f.status === 'added' ? 'create ' : f.status === 'deleted' ? 'remove ' : 'restore');
-  return `${files.length} file${files.length === 1 ? '' : 's'} in ${sanitizeLine(dir)} will change:\n${files.map((f) => `  ${verb(f)} ${sanitizeLine(f.path)}`).join('\n')}\n`;
+  return `${files.length} file${files.length === 1 ? '' : 's'} in ${sanitizeLine(dir)} will change:\n${files.map((f) => `  ${verb(f)} ${shownFileName(f.path)}`).join('\n')}\n`;
 }
 
 /** Asks on a terminal; without one, --yes must say so. */
@@ -151,18 +156,40 @@ function sideEffectsOf(config: LogbookConfig | undefined): (name: string) => boo
   return (name) => tools.get(name) === true;
 }
 
+/** What an undo or redo says: what it put back, and what an undo or redo would take back next. */
+function undoneLines(undone: Undone, undo: boolean): string {
+  const files = `${undone.files.length} file${undone.files.length === 1 ? '' : 's'}`;
+  const said = [
+    undo
+      ? `put back ${files} as they were before the rewind of run ${undone.run} to turn ${undone.turn}`
+      : `put back ${files} as the rewind of run ${undone.run} to turn ${undone.turn} left them`,
+  ];
+  if (undone.fork !== undefined) said.push(`the fork ${undone.fork} stays, and run ${undone.run} holds the conversation as it was`);
+  const run = undone.run;
+  if (undo) {
+    said.push(`redo with: logbook session rewind --redo ${run}`);
+    if (undone.undoable > 0) said.push(`the rewind before is still in place: logbook session rewind --undo ${run} takes it back`);
+  } else {
+    said.push(`undo with: logbook session rewind --undo ${run}`);
+    if (undone.redoable > 0) said.push(`an undo before is still in place: logbook session rewind --redo ${run} takes it back`);
+  }
+  return `${said.join('\n')}\n`;
+}
+
 export async function rewindSession(environment: Environment, given: string | undefined, flags: RewindFlags): Promise<number> {
-  if (flags.undo) {
-    if (flags.turn !== undefined || flags.files || flags.conversation) throw new LogbookError('usage', '--undo puts back what the last rewind replaced: it takes no --turn, --files or --conversation');
+  if (flags.undo || flags.redo) {
+    const which = flags.undo ? '--undo' : '--redo';
+    if (flags.undo && flags.redo) throw new LogbookError('usage', '--undo takes back the last rewind, --redo the last undo: give one');
+    if (flags.turn !== undefined || flags.files || flags.conversation) throw new LogbookError('usage', `${which} puts back what a rewind or undo replaced: it takes no --turn, --files or --conversation`);
     return withStoreAndConfig(environment, flags, async (store, config) => {
       const id = given === undefined ? undefined : await resolveRunId(store, given);
-      const undone = await undoRewind(store, id, { ...gitPath(environment), settings: settingsOf(config), confirm: ({ dir, files }) => confirmed(flags, planLines(dir, files)) });
+      const take = flags.undo ? undoRewind : redoRewind;
+      const undone = await take(store, id, { ...gitPath(environment), settings: settingsOf(config), confirm: ({ dir, files }) => confirmed(flags, planLines(dir, files)) });
       if (!undone.done) {
         process.stderr.write('nothing was changed\n');
         return EXIT.ok;
       }
-      const fork = undone.fork !== undefined ? `; the fork ${undone.fork} stays, and run ${undone.run} holds the conversation as it was` : '';
-      process.stdout.write(`put back ${undone.files.length} file${undone.files.length === 1 ? '' : 's'} as they were before the rewind of run ${undone.run}${fork}\n`);
+      process.stdout.write(undoneLines(undone, flags.undo === true));
       return EXIT.ok;
     });
   }

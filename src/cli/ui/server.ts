@@ -202,7 +202,7 @@ export class UiServer {
   private async route(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const path = url.pathname;
     const method = req.method ?? 'GET';
-    const runPath = /^\/api\/runs\/([^/]+)(\/events|\/answer|\/transcript|\/timeline|\/facts)?$/.exec(path);
+    const runPath = /^\/api\/runs\/([^/]+)(\/events|\/answer|\/transcript|\/timeline|\/facts|\/changes|\/changes\/\d+)?$/.exec(path);
     if (method === 'POST') {
       if (runPath === null || runPath[2] !== '/answer') throw new HttpError(404, `no ${path}`);
       return this.answer(req, res, runId(runPath[1]!));
@@ -217,6 +217,7 @@ export class UiServer {
     if (runPath !== null && runPath[2] === '/events') return this.runEvents(req, res, runId(runPath[1]!));
     if (runPath !== null && (runPath[2] === '/transcript' || runPath[2] === '/timeline')) return this.earlier(res, runId(runPath[1]!), runPath[2], url);
     if (runPath !== null && runPath[2] === '/facts') return sendJson(res, 200, await this.facts(runId(runPath[1]!)));
+    if (runPath !== null && runPath[2]?.startsWith('/changes')) return sendJson(res, 200, await this.changes(runId(runPath[1]!), runPath[2], url));
     throw new HttpError(404, `no ${path}`);
   }
 
@@ -248,6 +249,22 @@ export class UiServer {
     this.prices ??= pricesAtHand(this.options.config, this.options.environment.env);
     await this.runs.list(this.poller.last ?? undefined);
     return runPageFacts(this.options.store, run, await this.runs.runs(), await this.prices);
+  }
+
+  /**
+   * A run's workspace changes (changes.ts): the window before `?before=K` (the
+   * last without it), or span K with its diff (`/changes/K`), as `session diff` finds them.
+   */
+  private async changes(id: string, part: string, url: URL): Promise<unknown> {
+    const { pageChanges, pageSpanDiff } = await import('./changes.js');
+    const path = this.options.environment.env.PATH;
+    const searchPath = path !== undefined && path !== '' ? path : undefined;
+    const index = /^\/changes\/(\d+)$/.exec(part)?.[1];
+    if (index !== undefined) return pageSpanDiff(this.options.store, id, Number(index), searchPath);
+    const given = url.searchParams.get('before');
+    const before = given === null ? undefined : Number(given);
+    if (before !== undefined && (!Number.isSafeInteger(before) || before < 0)) throw new HttpError(400, 'before is a change index');
+    return pageChanges(this.options.store, id, before, searchPath);
   }
 
   /**

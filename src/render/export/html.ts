@@ -20,6 +20,7 @@ import { callStatusText, remoteText } from '../lines.js';
 import { createMarkdownParser } from '../markdown.js';
 import { resultNotes } from '../results.js';
 import { sanitize, sanitizeLine } from '../sanitize.js';
+import { shownFileName } from '../file-changes.js';
 import type { TranscriptItem } from '../transcript.js';
 import { transcriptSections, type Section } from './sections.js';
 import { changeCounts, runSummary, sectionOptions, type ExportOptions, type WorkspaceChanges } from './summary.js';
@@ -258,7 +259,7 @@ function changesHtml(changes: readonly WorkspaceChanges[]): string[] {
   const span = (c: WorkspaceChanges): string =>
     [
       el('h3', '', text(sanitizeLine(c.heading))),
-      el('ul', '', c.files.map((f) => el('li', '', `${el('code', '', text(sanitizeLine(f.path)))}: ${text(changeCounts(f))}`)).join('')),
+      el('ul', '', c.files.map((f) => el('li', '', `${el('code', '', text(shownFileName(f.path)))}: ${text(changeCounts(f))}`)).join('')),
       ...(c.diff !== undefined && c.diff !== '' ? [el('pre', 'diff', text(sanitize(c.diff)))] : []),
     ].join('\n');
   return [el('section', 'workspace', `${el('h2', '', 'Workspace changes')}\n${changes.map(span).join('\n')}`)];

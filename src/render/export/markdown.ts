@@ -24,6 +24,7 @@ import { formatDuration } from '../durations.js';
 import { callStatusText, remoteText } from '../lines.js';
 import { resultNotes } from '../results.js';
 import { sanitize, sanitizeLine } from '../sanitize.js';
+import { shownFileName } from '../file-changes.js';
 import type { TranscriptItem } from '../transcript.js';
 import { transcriptSections, type Section } from './sections.js';
 import { changeCounts, runSummary, sectionOptions, type ExportOptions, type WorkspaceChanges } from './summary.js';
@@ -176,7 +177,7 @@ function changesBlocks(changes: readonly WorkspaceChanges[]): string[] {
     '## Workspace changes',
     ...changes.flatMap((c) => [
       `### ${inlineText(c.heading)}`,
-      c.files.map((f) => `- ${codeSpan(f.path)}: ${inlineText(changeCounts(f))}`).join('\n'),
+      c.files.map((f) => `- ${codeSpan(shownFileName(f.path))}: ${inlineText(changeCounts(f))}`).join('\n'),
       ...(c.diff !== undefined && c.diff !== '' ? [fence(c.diff, 'diff')] : []),
     ]),
   ];

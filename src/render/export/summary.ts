@@ -5,6 +5,7 @@
  */
 import type { CallDurations, RunState, TimeSummary } from '../../core/index.js';
 import { formatDuration } from '../durations.js';
+import { fileCounts, type ShownFile } from '../file-changes.js';
 import { sanitizeLine } from '../sanitize.js';
 import { remoteCountText, type ToolAgents } from '../transcript.js';
 import type { SectionOptions } from './sections.js';
@@ -44,14 +45,14 @@ export interface ExportOptions {
 /** One span of a run's workspace changes as an export shows it: who made them, the files, and the diff when asked for. */
 export interface WorkspaceChanges {
   heading: string;
-  files: readonly { path: string; status: string; added?: number; removed?: number; binary: boolean }[];
+  files: readonly ShownFile[];
   /** The unified diff (`session export --diffs`). */
   diff?: string;
 }
 
 /** A changed file's line in an export: its status and line counts. */
 export function changeCounts(f: WorkspaceChanges['files'][number]): string {
-  return f.binary ? `${f.status}, binary` : `${f.status}, +${f.added ?? 0} -${f.removed ?? 0}`;
+  return `${f.status}, ${fileCounts(f)}`;
 }
 
 export interface SummaryField {

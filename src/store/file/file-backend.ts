@@ -31,6 +31,8 @@ const TIMES_EXT = '.times';
  * all, so a listing learns every mark from the directory read it makes anyway.
  */
 const CHECKED_EXT = '.checked';
+/** The listing index (listing-index.ts): rewritten whole by a listing that read some run's ends, never synced. */
+const LISTING_INDEX = '.listing-index.json';
 /** The live text beside a run (Backend.putLive): replaced whole as it changes, never synced, removed when cleared. */
 const LIVE_EXT = '.live';
 /** How often a follower looks at a live-text file. */
@@ -180,11 +182,20 @@ export class FileBackend implements Backend {
 
   /** Where run `id`'s journal is (whether or not it exists). */
   journalPath(id: string): string {
-    return join(this.directory, id + JOURNAL_EXT);
+    return this.inDirectory(id + JOURNAL_EXT);
   }
 
   private lockPath(id: string): string {
-    return join(this.directory, id + LOCK_EXT);
+    return this.inDirectory(id + LOCK_EXT);
+  }
+
+  /** The directory, normalized, with its separator: join's result for a file name, without join's work per name (a listing makes two per run). */
+  private prefix: string | undefined;
+
+  /** The path of file `name` (one name, no separator) in the runs directory: what join(directory, name) gives. */
+  private inDirectory(name: string): string {
+    this.prefix ??= join(this.directory, '_').slice(0, -1);
+    return this.prefix + name;
   }
 
   private livePath(id: string): string {
@@ -372,7 +383,7 @@ export class FileBackend implements Backend {
     }
   }
 
-  async list(): Promise<RunSummary[]> {
+  async list(known?: (id: string, version: string) => boolean): Promise<RunSummary[]> {
     let names: string[];
     try {
       names = readdirSync(this.directory);
@@ -388,7 +399,7 @@ export class FileBackend implements Backend {
     for (const name of names) {
       if (!name.endsWith(JOURNAL_EXT)) continue;
       const id = name.slice(0, -JOURNAL_EXT.length);
-      const summary = this.summarize(id, locks);
+      const summary = (known !== undefined ? this.summarizeKnown(id, locks, known) : null) ?? this.summarize(id, locks);
       if (summary === null) continue;
       const checked = marks.get(id);
       if (checked !== undefined) summary.checkedVersion = checked;
@@ -419,6 +430,48 @@ export class FileBackend implements Backend {
 
   private markPath(id: string, version: string): string {
     return join(this.directory, `${id}.${version}${CHECKED_EXT}`);
+  }
+
+  /**
+   * A run whose ends `known` vouches for at its version as it is now: named by
+   * one lstat, its ends not read. Null where it must be summarized whole (not
+   * vouched for, not a regular file, gone): summarize then says what it is.
+   */
+  private summarizeKnown(id: string, locks: LockTable | null, known: (id: string, version: string) => boolean): RunSummary | null {
+    let stat: BigIntStats;
+    try {
+      stat = lstatSync(this.journalPath(id), { bigint: true });
+    } catch {
+      return null;
+    }
+    const version = versionOf(stat);
+    if (!stat.isFile() || !known(id, version)) return null;
+    const summary: RunSummary = { id, first: null, last: null, updated: stat.mtime, version, endsKnown: true };
+    const held = locks?.holds(this.lockPath(id));
+    if (held !== undefined) summary.held = held;
+    return summary;
+  }
+
+  /** The listing index: a file in the runs directory whose name no run's file can have (ids hold no dot). */
+  private get listingIndexPath(): string {
+    return join(this.directory, LISTING_INDEX);
+  }
+
+  async readListingIndex(): Promise<string | null> {
+    try {
+      return readOwnFile(this.listingIndexPath);
+    } catch {
+      return null; // not a file the store wrote, or unreadable: the listing reads the ends
+    }
+  }
+
+  async writeListingIndex(text: string): Promise<void> {
+    if (!exists(this.directory)) return;
+    try {
+      writeFileWhole(this.listingIndexPath, text, { sync: false });
+    } catch (err) {
+      throw ioError(`cannot write ${this.listingIndexPath}`, err);
+    }
   }
 
   /**

@@ -144,3 +144,11 @@ export function mayBeStored(err: unknown): boolean {
   const code = apiCode(err);
   return name === 'TimeoutError' || name === 'NoAnswer' || code === CODE.duplicateInProcess || code === CODE.wrongLastSequenceInProcess;
 }
+
+/** Whether `err` (or an error it was caused by) is the NATS server refusing the request as its user's permissions do not allow it. */
+export function isPermissionRefusal(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e.name === 'PermissionViolationError') return true;
+  }
+  return false;
+}

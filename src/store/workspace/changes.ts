@@ -3,7 +3,9 @@
  * line counts, and the unified diff (binary files named, not shown). A file
  * name is whatever a tool made it: a caller that shows one escapes it.
  */
-import { git, objectId } from './git.js';
+import { isUtf8 } from 'node:buffer';
+import { quotedPath } from '../../core/index.js';
+import { blobs, git, objectId } from './git.js';
 import type { WorkspaceRepo } from './repo.js';
 
 /** How a file changed between two snapshots (`type_changed`: a file became a link, or the other way). */
@@ -49,10 +51,73 @@ export async function treeChanges(repo: WorkspaceRepo, a: string, b: string): Pr
   return changes;
 }
 
-/** The unified diff from tree `a` to tree `b` (binary files named, as git names them). */
-export async function treePatch(repo: WorkspaceRepo, a: string, b: string): Promise<string> {
+/** An object id that names no object: the side of a change where the file is absent. */
+const ABSENT = /^0+$/;
+
+/**
+ * treeChanges as a diff shows them: a file is binary where git finds a NUL
+ * in its first 8,000 bytes, and also where either side is not UTF-8 (its
+ * lines could only be shown with replacement characters), read in one
+ * `git cat-file --batch`. Links and submodules are not read.
+ */
+export async function shownChanges(repo: WorkspaceRepo, a: string, b: string): Promise<FileChange[]> {
+  const key = `${repo.base().gitDir}\0${a}\0${b}`;
+  const known = SHOWN.get(key);
+  if (known !== undefined) return known;
+  const changes = await treeChanges(repo, a, b);
+  const isFile = (side: FileChange['before']): boolean => side.mode.startsWith('100') && !ABSENT.test(side.id);
+  const texts = new Set(changes.filter((c) => !c.binary && c.before.id !== c.after.id && (isFile(c.before) || isFile(c.after))));
+  const contents = await blobs(
+    repo.base(),
+    [...texts].flatMap((c) => [c.before, c.after].filter(isFile).map((side) => side.id)),
+  );
+  const shown = changes.map((c) => {
+    if (!texts.has(c) || [c.before, c.after].every((side) => !isFile(side) || isUtf8(contents.get(side.id)!))) return c;
+    const { added: _added, removed: _removed, ...rest } = c;
+    return { ...rest, binary: true };
+  });
+  SHOWN.set(key, shown);
+  if (SHOWN.size > SHOWN_KEPT) SHOWN.delete(SHOWN.keys().next().value!);
+  return shown;
+}
+
+/**
+ * The changes between two trees never change (a tree's id is its content's
+ * hash): the last ones found are kept, so a page asking again while a run goes
+ * on reads only the spans that are new.
+ */
+const SHOWN = new Map<string, FileChange[]>();
+const SHOWN_KEPT = 256;
+
+/**
+ * The unified diff from tree `a` to tree `b` (binary files named, as git names
+ * them). The files of `binary` that git took for text (shownChanges: not
+ * UTF-8) are named as git names a binary file, their lines left out.
+ */
+export async function treePatch(repo: WorkspaceRepo, a: string, b: string, binary: readonly FileChange[] = []): Promise<string> {
   if (a === b) return '';
   await repo.ensure();
   const out = await git(['diff-tree', '-r', '-p', '--no-renames', '--no-color', '--no-ext-diff', '--no-textconv', objectId(a), objectId(b)], repo.base());
-  return out.stdout.toString('utf8');
+  const patch = out.stdout.toString('utf8');
+  const named = new Set(binary.filter((f) => f.binary).map((f) => `diff --git ${quotedPath(`a/${f.path}`)} ${quotedPath(`b/${f.path}`)}`));
+  if (named.size === 0) return patch;
+  // A file's part starts at its `diff --git` line: a content line never does (each starts with ' ', '+', '-' or '\\').
+  const parts = patch.split(/^(?=diff --git )/m);
+  return parts.map((part) => (named.has(part.slice(0, part.indexOf('\n'))) ? asBinary(part) : part)).join('');
+}
+
+/** A file's part of a patch with its lines left out, as git writes a binary file's: its header lines, then `Binary files A and B differ`. */
+function asBinary(part: string): string {
+  const lines = part.split('\n');
+  const header = lines[0]!;
+  const kept: string[] = [header];
+  for (const line of lines.slice(1)) {
+    if (line === '' || line.startsWith('--- ') || line.startsWith('@@') || line.startsWith('Binary files ')) break;
+    kept.push(line);
+  }
+  const [, from, to] = /^diff --git ("(?:[^"\\]|\\.)*"|\S+) ("(?:[^"\\]|\\.)*"|\S+)$/.exec(header) ?? [];
+  const created = kept.some((l) => l.startsWith('new file mode '));
+  const deleted = kept.some((l) => l.startsWith('deleted file mode '));
+  kept.push(`Binary files ${created ? '/dev/null' : from} and ${deleted ? '/dev/null' : to} differ`);
+  return `${kept.join('\n')}\n`;
 }

@@ -133,5 +133,24 @@ export function objectId(id: string): string {
   return id;
 }
 
+/** The objects' contents, read in one `git cat-file --batch` (`call`: the git directory's). */
+export async function blobs(call: GitCall, ids: readonly string[]): Promise<Map<string, Buffer>> {
+  const out = new Map<string, Buffer>();
+  if (ids.length === 0) return out;
+  const unique = [...new Set(ids)];
+  const { stdout } = await git(['cat-file', '--batch'], { ...call, input: `${unique.map(objectId).join('\n')}\n` });
+  let at = 0;
+  for (const id of unique) {
+    const eol = stdout.indexOf(0x0a, at);
+    const header = stdout.subarray(at, eol).toString('utf8');
+    const m = /^([0-9a-f]+) (\w+) (\d+)$/.exec(header);
+    if (m === null) throw new LogbookError('workspace', `the snapshot store lacks object ${id} (${header})`);
+    const size = Number(m[3]);
+    out.set(id, stdout.subarray(eol + 1, eol + 1 + size));
+    at = eol + 1 + size + 1;
+  }
+  return out;
+}
+
 /** The tree of an empty workspace. */
 export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';

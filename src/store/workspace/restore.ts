@@ -4,13 +4,15 @@
  * or removed, and nothing else is touched (an ignored or excluded file is in
  * neither snapshot, so it is never named). A path is checked before it is
  * used: relative, no `..`, no `.git`, and no directory on the way to it a link
- * (a link is never written through); a link is restored as a link.
+ * (a link is never written through); a link is restored as a link. Everything
+ * a restore would meet is checked before it changes anything (checkRestore),
+ * so it does not stop half way over what it must not touch.
  */
-import { lstatSync, mkdirSync, readdirSync, rmdirSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, rmdirSync, symlinkSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { LogbookError } from '../../core/index.js';
 import { treeChanges, type FileChange } from './changes.js';
-import { git, objectId } from './git.js';
+import { blobs } from './git.js';
 import type { WorkspaceRepo } from './repo.js';
 
 /** `path` (as a tree names it), checked to stay inside the workspace. */
@@ -21,26 +23,83 @@ export function safeRelativePath(path: string): string[] {
   return parts;
 }
 
-/** The objects' contents, read in one `git cat-file --batch`. */
-async function blobs(repo: WorkspaceRepo, ids: readonly string[]): Promise<Map<string, Buffer>> {
-  const out = new Map<string, Buffer>();
-  if (ids.length === 0) return out;
-  const unique = [...new Set(ids)];
-  const { stdout } = await git(['cat-file', '--batch'], { ...repo.base(), input: `${unique.map(objectId).join('\n')}\n` });
-  let at = 0;
-  for (const id of unique) {
-    const eol = stdout.indexOf(0x0a, at);
-    const header = stdout.subarray(at, eol).toString('utf8');
-    const m = /^([0-9a-f]+) (\w+) (\d+)$/.exec(header);
-    if (m === null) throw new LogbookError('workspace', `the snapshot store lacks object ${id} (${header})`);
-    const size = Number(m[3]);
-    out.set(id, stdout.subarray(eol + 1, eol + 1 + size));
-    at = eol + 1 + size + 1;
+/** What stands at a path, without following a link: null when nothing does. */
+function standing(path: string): Stats | null {
+  try {
+    return lstatSync(path);
+  } catch {
+    return null;
   }
-  return out;
 }
 
-/** Makes the directories on the way to `parts` (each a real directory, never a link); false where a file stands in the way. */
+/** What a thing standing in the way is, in a word. */
+function kind(st: Stats): string {
+  return st.isSymbolicLink() ? 'a link' : st.isDirectory() ? 'a directory' : st.isFile() ? 'a file' : 'a special file';
+}
+
+/** A restore refused before it changed anything: `path` holds what it must not touch. */
+function conflict(path: string, what: string): LogbookError {
+  return new LogbookError('workspace_conflict', `${JSON.stringify(path.slice(0, 200))} ${what}: move it away, then try again; nothing was changed`);
+}
+
+export interface RestoreCheck {
+  /** The directories standing on the way to a changed path (and in a directory it replaces), as they are before the restore: what its undo makes again. */
+  dirs: string[];
+}
+
+/**
+ * What a restore will meet, checked before it changes anything: every path it
+ * writes or removes stays inside the workspace, nothing stands on the way to a
+ * file it writes but directories and what it removes itself, a file it creates
+ * is not already there untracked (ignored or excluded), and a directory where
+ * it writes a file holds only files it removes (and directories they empty).
+ * Throws `workspace_conflict` naming the first path in the way.
+ */
+export function checkRestore(dir: string, planned: readonly FileChange[]): RestoreCheck {
+  const changes = planned.filter((c) => c.before.mode !== '160000' && c.after.mode !== '160000');
+  const removed = new Set(changes.filter((c) => c.status === 'deleted' || c.status === 'type_changed').map((c) => c.path));
+  const dirs = new Set<string>();
+  for (const change of changes) {
+    const parts = safeRelativePath(change.path);
+    let blocked = false;
+    for (let i = 1; i < parts.length && !blocked; i++) {
+      const rel = parts.slice(0, i).join('/');
+      const st = standing(join(dir, rel));
+      if (st === null) blocked = true; // made by the restore, with what is below it
+      else if (st.isDirectory()) dirs.add(rel);
+      else if (removed.has(rel)) blocked = true; // the restore removes it first
+      else if (change.status !== 'deleted') throw conflict(rel, `is ${kind(st)} the snapshot does not track, where it has a directory`);
+      else blocked = true; // the file to remove is not there: nothing to do
+    }
+    if (blocked || change.status === 'deleted') continue;
+    const st = standing(join(dir, change.path));
+    if (st === null) continue;
+    if (st.isDirectory() && !st.isSymbolicLink()) {
+      const held = heldBack(dir, change.path, removed, dirs);
+      if (held !== null) throw conflict(held, `is in the directory ${JSON.stringify(change.path.slice(0, 200))} where the snapshot has a file, and the snapshot does not track it`);
+    } else if (change.before.mode === '000000') {
+      throw conflict(change.path, `is ${kind(st)} the snapshot does not track (ignored or excluded), where it has a file`);
+    }
+  }
+  return { dirs: [...dirs].sort() };
+}
+
+/** The first thing under directory `rel` a restore would not remove (a file it does not track), or null; its directories are noted in `dirs`. */
+function heldBack(root: string, rel: string, removed: ReadonlySet<string>, dirs: Set<string>): string | null {
+  dirs.add(rel);
+  for (const name of readdirSync(join(root, rel)).sort()) {
+    const path = `${rel}/${name}`;
+    const st = standing(join(root, path));
+    if (st === null) continue;
+    if (st.isDirectory() && !st.isSymbolicLink()) {
+      const held = heldBack(root, path, removed, dirs);
+      if (held !== null) return held;
+    } else if (!removed.has(path)) return path;
+  }
+  return null;
+}
+
+/** Makes the directories on the way to `parts` (each a real directory, never a link; anything else in the way is an error). */
 function directoryFor(root: string, parts: readonly string[]): string {
   let at = root;
   for (const part of parts.slice(0, -1)) {
@@ -53,10 +112,7 @@ function directoryFor(root: string, parts: readonly string[]): string {
       continue;
     }
     if (st.isSymbolicLink()) throw new LogbookError('workspace', `${at} is a link: a restore never writes through one`);
-    if (!st.isDirectory()) {
-      unlinkSync(at); // a file where the snapshot has a directory: the snapshot's wins
-      mkdirSync(at);
-    }
+    if (!st.isDirectory()) throw new LogbookError('workspace', `${at} is ${kind(st)} where the snapshot has a directory`);
   }
   return join(root, ...parts);
 }
@@ -90,6 +146,16 @@ function removeFile(root: string, parts: readonly string[]): void {
   }
 }
 
+/** Removes directory `path` and the directories in it, which must be empty of anything else (rmdir refuses otherwise). */
+function removeEmptyTree(path: string): void {
+  for (const name of readdirSync(path)) {
+    const inner = join(path, name);
+    if (!lstatSync(inner).isDirectory()) throw new LogbookError('workspace', `${inner} appeared where the snapshot has a file`);
+    removeEmptyTree(inner);
+  }
+  rmdirSync(path);
+}
+
 /**
  * Writes a restored file as git checkout does: what stands there removed,
  * the file created anew (never opened through a link a tool may have put
@@ -105,8 +171,8 @@ function writeFile(root: string, parts: readonly string[], change: FileChange, c
   } catch {
     st = null;
   }
-  if (st?.isDirectory()) throw new LogbookError('workspace', `${path} is a directory where the snapshot has a file`);
-  if (st !== null) unlinkSync(path);
+  if (st?.isDirectory()) removeEmptyTree(path); // checkRestore found only what the restore removed in it
+  else if (st !== null) unlinkSync(path);
   if (change.after.mode === '120000') symlinkSync(content.toString('utf8'), path);
   else writeFileSync(path, content, { mode: change.after.mode === '100755' ? 0o755 : 0o644, flag: 'wx' });
 }
@@ -117,18 +183,30 @@ export interface Restored {
 }
 
 /**
- * Puts `dir` back from tree `now` (a snapshot made just before) to tree `to`.
- * Removals first, then files written; a submodule (a gitlink) is left alone.
+ * Puts `dir` back from tree `now` (a snapshot made just before) to tree `to`,
+ * after checkRestore found nothing in the way: removals first, then files
+ * written, then the directories `dirs` made again where they are missing
+ * (those an earlier restore emptied and removed: git keeps no directory). A
+ * submodule (a gitlink) is left alone.
  */
-export async function restoreTree(repo: WorkspaceRepo, dir: string, now: string, to: string, planned?: readonly FileChange[]): Promise<Restored> {
+export async function restoreTree(repo: WorkspaceRepo, dir: string, now: string, to: string, planned?: readonly FileChange[], dirs: readonly string[] = []): Promise<Restored> {
   const changes = (planned ?? (await treeChanges(repo, now, to))).filter((c) => c.before.mode !== '160000' && c.after.mode !== '160000');
   const paths = changes.map((c) => ({ change: c, parts: safeRelativePath(c.path) }));
+  const again = dirs.map(safeRelativePath);
   for (const { change, parts } of paths) if (change.status === 'deleted' || change.status === 'type_changed') removeFile(dir, parts);
   const wanted = paths.filter((p) => p.change.status !== 'deleted');
   const contents = await blobs(
-    repo,
+    repo.base(),
     wanted.map((p) => p.change.after.id),
   );
   for (const { change, parts } of wanted) writeFile(dir, parts, change, contents.get(change.after.id)!);
+  for (const parts of again) {
+    if (standing(join(dir, ...parts)) !== null) continue;
+    try {
+      directoryFor(dir, [...parts, '']);
+    } catch {
+      // what the restore put back has a file on its way: the restored state wins
+    }
+  }
   return { changes };
 }
