@@ -250,7 +250,10 @@ describeEachNatsServer('jetstream store', (binary) => {
       await dying.open('held');
       expect(await b.held('held')).toBe(true);
       await dying.close();
-      expect(await b.held('held')).toBe(false);
+      // the server drops the dead connection's interest as it notices the close: asked until it has (an answer taken for held meanwhile)
+      let held = await b.held('held');
+      for (let i = 0; held && i < 5; i++) held = await b.held('held');
+      expect(held).toBe(false);
     });
 
     it('lets exactly one of the writers that opened a run at once go on (Journal.claim), and passes over a claimant that died', async () => {
