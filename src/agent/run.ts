@@ -112,6 +112,14 @@ export class AgentRun {
     return this.setup.continuedFrom;
   }
 
+  /**
+   * Claims going on with the run (Journal.claim): false when another writer
+   * that opened it at the same seq goes on with it; close this run then.
+   */
+  async claim(): Promise<boolean> {
+    return this.journal === null ? true : this.journal.claim();
+  }
+
   /** The run's meta `created`, as written. */
   get created(): string {
     const record = decodeRecord(this.metaLine);

@@ -19,7 +19,7 @@ export interface HeldRun {
    * the same seq again (a backend cuts a partial write away, or adopts its own
    * earlier copy of these very bytes). Resolves with the time kept beside the
    * journal for it (Backend.times), where the backend knows it as it writes;
-   * undefined where it does not (a JetStream message's time is the server's).
+   * undefined where it does not (a JetStream message's time is the server's: Backend.recordTime reads it).
    */
   write(seq: number, line: string): Promise<number | undefined>;
   /**
@@ -29,6 +29,11 @@ export interface HeldRun {
    * (Backend.markChecked) marks the run checked as it is now.
    */
   release(options?: { checked?: boolean }): Promise<void>;
+  /**
+   * This writer's id, where the backend's writers answer for the runs they
+   * hold (Backend.holder): what a claim to go on with the run names.
+   */
+  readonly writer?: string;
 }
 
 /** A run a backend has opened for its writer. */
@@ -103,6 +108,18 @@ export interface Backend {
    * summary call), relies on. Absent: it does not.
    */
   readonly exclusiveOpen?: boolean;
+  /**
+   * Whether a writer, of any process, holds run `id` now (only writer
+   * `writer` where one is named): true or false where the backend can tell,
+   * undefined where it cannot. Never disturbs the writer (RunSummary.held).
+   */
+  holder?(id: string, writer?: string): Promise<boolean | undefined>;
+  /**
+   * The time kept for the record at `seq` of run `id` (Backend.times), read
+   * alone: where a write does not know it (JetStream), what a live view asks
+   * so that it states the very time a later read gives. Absent: read `times`.
+   */
+  recordTime?(id: string, seq: number): Promise<number | undefined>;
   /**
    * Creates run `id` whole, its meta line durable as seq 1, and holds it. A run
    * appears whole or not at all; `exists` when it is already there (even

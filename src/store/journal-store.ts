@@ -27,6 +27,7 @@ import {
   type RunTimes,
 } from '../core/index.js';
 import type { Backend, HeldRun, RunSummary, StoredRun, StreamOptions, Streamed } from './backend.js';
+import { claimRunEnd, type ClaimPlace } from './claims.js';
 import {
   listedStatus,
   runNotFound,
@@ -122,7 +123,15 @@ class StoreJournal implements Journal {
     /** Every line stored before this writer's was checked whole (it created the run, or loaded it just before holding it). */
     private readonly checkedWhole: boolean,
     private readonly keepNote: KeepNote,
+    /** Claims going on with the run at a seq as a writer (claims.ts); null where an open excludes every other writer. */
+    private readonly claimAt: ((at: number, writer: string) => Promise<boolean>) | null = null,
   ) {}
+
+  async claim(): Promise<boolean> {
+    if (this.closed) throw new LogbookError('journal_closed', `journal ${this.runId} is closed; open the run again to claim it`);
+    const writer = this.held.writer;
+    return this.claimAt === null || writer === undefined ? true : this.claimAt(this.last, writer);
+  }
 
   /**
    * A user record, once durable, has its text kept in a note (run-notes.ts), so
@@ -186,7 +195,7 @@ export class JournalStore implements Store {
       throw new LogbookError('invalid_meta', `the meta record names run ${meta.run_id}, but it is being created as run ${id}`);
     }
     const held = await this.backendImpl.create(id, encodeRecord({ seq: 1, meta }));
-    return new StoreJournal(id, held, 1, true, this.noteKeeper(id));
+    return new StoreJournal(id, held, 1, true, this.noteKeeper(id), this.claimer(id));
   }
 
   async createFromLines(id: string, lines: readonly string[], options: CreateFromLinesOptions = {}): Promise<Journal> {
@@ -200,7 +209,7 @@ export class JournalStore implements Store {
       if (options.signal?.aborted) throw new LogbookError('interrupted', `copying run ${id} was interrupted`);
     };
     stopIfAborted();
-    const journal = new StoreJournal(id, await this.backendImpl.create(id, first), 1, true, this.noteKeeper(id));
+    const journal = new StoreJournal(id, await this.backendImpl.create(id, first), 1, true, this.noteKeeper(id), this.claimer(id));
     try {
       // A carried note that cannot be kept fails the copy: without it the copy is another run (a compacted run compacted again).
       for (const [key, text] of options.notes ?? []) await this.backendImpl.putNote?.(id, key, text);
@@ -281,11 +290,34 @@ export class JournalStore implements Store {
     try {
       metaOf(decodeLine(opened.first, `the first line of run ${id}`), id, `run ${id}`);
       const last = decodeLine(opened.last, `the last line of run ${id}`);
-      return new StoreJournal(id, opened.run, last.seq, options.checkedThrough === last.seq, this.noteKeeper(id));
+      return new StoreJournal(id, opened.run, last.seq, options.checkedThrough === last.seq, this.noteKeeper(id), this.claimer(id));
     } catch (err) {
       await opened.run.release();
       throw err;
     }
+  }
+
+  /** How a journal of run `id` claims going on with it, where an open does not exclude other writers. */
+  private claimer(id: string): ((at: number, writer: string) => Promise<boolean>) | null {
+    if (this.exclusiveOpen) return null;
+    const place: ClaimPlace = {
+      notesWith: (prefix) => this.notesWith(id, prefix),
+      putNote: (key, text) => this.putNote(id, key, text),
+      getNote: (key) => this.getNote(id, key),
+      answers: (writer) => this.backendImpl.holder?.(id, writer) ?? Promise.resolve(undefined),
+    };
+    return (at, writer) => claimRunEnd(place, at, writer);
+  }
+
+  async recordTime(id: string, seq: number): Promise<number | undefined> {
+    validateId(id);
+    if (this.backendImpl.recordTime !== undefined) return this.backendImpl.recordTime(id, seq);
+    return (await this.times(id)).records.get(seq);
+  }
+
+  async held(id: string): Promise<boolean | undefined> {
+    validateId(id);
+    return this.backendImpl.holder?.(id);
   }
 
   /** How a journal of run `id` keeps its notes. */

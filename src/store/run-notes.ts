@@ -36,6 +36,10 @@
  *   (its Nth claim: one whose writer went quiet gives way to the next), so
  *   that where a held run is not held against other writers (JetStream)
  *   concurrent compactions make one summary call (agent/compaction.ts);
+ * - `holding-SEQ-N`: a writer that opened the run at seq SEQ claims going on
+ *   with it (its Nth claim, the writer's id as text), so that where a held run
+ *   is not held against other writers (JetStream) two that opened it at once
+ *   do not both go on: the first claimant still answering goes on (claims.ts);
  * - `instructions-SEQ-HASH`: the project instructions (agent/instructions.ts)
  *   given to the model from seq SEQ on: their file and sha-256 (HASH: its
  *   first 12 hex digits, `none` when none were given), never their text;
@@ -297,6 +301,11 @@ export function encodeClaim(claim: CompactionClaim): string {
 export function parseClaim(text: string | null): CompactionClaim | null {
   const o = noteObject(text);
   return o !== null && typeof o.nonce === 'string' && typeof o.time === 'number' && Number.isFinite(o.time) ? { nonce: o.nonce, time: o.time } : null;
+}
+
+/** The prefix of the claims to go on with a run opened at seq `at` (claims.ts). */
+export function holdingClaimPrefix(at: number): string {
+  return `holding-${at}-`;
 }
 
 /** The key of the note that keeps the turn typed at `seq`. */

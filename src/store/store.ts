@@ -38,6 +38,13 @@ export interface Journal {
   append(record: JournalRecord): Promise<number | undefined>;
   /** Appends a stored line exactly as it is (a copy between stores), with the same seq rules. */
   appendLine(line: string): Promise<number | undefined>;
+  /**
+   * Claims going on with the run for this writer: false when another writer
+   * that opened it at the same last seq claimed it first and still holds it
+   * (claims.ts); then this journal must be closed without appending. Always
+   * true where an open holds the run against every other writer (exclusiveOpen).
+   */
+  claim(): Promise<boolean>;
   /** Releases the run. Safe to call more than once. */
   close(): Promise<void>;
 }
@@ -257,6 +264,18 @@ export interface Store {
   list(options?: ListingOptions): Promise<RunInfo[]>;
   /** Whether run `id` exists with at least its first line: found without listing the store. */
   has(id: string): Promise<boolean>;
+  /**
+   * Whether a writer, of any process, holds run `id` now: true or false where
+   * the backend can tell (a lock; a JetStream writer answering for it),
+   * undefined where it cannot. Holding nothing itself, it never blocks a writer.
+   */
+  held(id: string): Promise<boolean | undefined>;
+  /**
+   * The time kept beside the journal for the record at `seq` of run `id`
+   * (as Store.times gives it), read alone where the backend can: what a live
+   * view asks when Journal.append did not say it (JetStream).
+   */
+  recordTime(id: string, seq: number): Promise<number | undefined>;
   /** Removes a run; false when there was none. Refuses (`locked`) while a writer holds it. */
   delete(id: string): Promise<boolean>;
   /** Where run `id` was forked from, when `session fork` made it; null otherwise. */

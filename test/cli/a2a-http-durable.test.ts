@@ -218,20 +218,81 @@ describeEachNatsServer('serve --http on a JetStream store, taken over by another
     await Promise.all(serving.splice(0).map((s) => s.stop('SIGKILL')));
   });
 
-  it('another instance finishes a task whose server was killed in a model call', async () => {
+  const jsStore = (): string => `nats: { url: "${server().url}" }\nsession: { backend: jetstream, options: { stream: HTTPRUNS } }\n`;
+  const ensureStream = async (): Promise<void> => {
     if (!made) await addStreamAt(server().url, journalStream('HTTPRUNS', 'logbook.runs'));
     made = true;
-    await killedInModelCall(
-      {
-        dir,
-        store: `nats: { url: "${server().url}" }\nsession: { backend: jetstream, options: { stream: HTTPRUNS } }\n`,
-        serve: async (config, env) => {
-          const s = await startHttpServe(config, { cwd: dir, env });
-          serving.push(s);
-          return s;
-        },
-      },
-      'jsmodel',
+  };
+  const serve = async (config: string, env: Record<string, string>): Promise<ServeProcess & { url: string }> => {
+    const s = await startHttpServe(config, { cwd: dir, env });
+    serving.push(s);
+    return s;
+  };
+
+  it('another instance finishes a task whose server was killed in a model call', async () => {
+    await ensureStream();
+    await killedInModelCall({ dir, store: jsStore(), serve }, 'jsmodel');
+  });
+
+  it('an instance running beside the one killed in a model call takes its task over, and a client following it there misses no event', async () => {
+    await ensureStream();
+    const name = 'jslive';
+    const log = join(dir, `${name}.log`);
+    const ran = join(dir, `${name}.ran`);
+    const config = httpAgentConfig(
+      dir,
+      name,
+      [{ text: 'Looking.', tool_calls: [{ name: 'mark', input: {} }] }, { text: 'Answer.', delay_ms: 3_000 }],
+      `a2a: { identity: ${name} }\n${jsStore()}tools:\n${shTool('mark', `echo x >> ${ran}`)}`,
     );
+    const env = { LOGBOOK_SCRIPT_LOG: log };
+    const [first, second] = await Promise.all([serve(config, env), serve(config, env)]);
+    const client = await a2aClient(first.url);
+    const seen: StreamResponse[] = [];
+    const streaming = (async () => {
+      for await (const e of client.sendMessageStream(sendRequest(userMessage({ text: 'Look.' })))) seen.push(e);
+    })().catch(() => {});
+    await until(() => lines(log).length === 2 && seen.length >= 3, 'turn 1 to be asked, and the events before it seen');
+    await first.stop('SIGKILL');
+    await streaming;
+    const taskId = (seen[0]!.payload!.value as Task).id;
+    const last = Math.max(...seen.map(numberOf).filter((n): n is number => n !== undefined));
+    // the client goes to the instance still running, naming the last event it saw, before that instance took the task over
+    const again = await a2aClient(second.url);
+    const followed: StreamResponse[] = [];
+    for await (const e of again.resubscribeTask({ tenant: '', id: taskId }, { serviceParameters: { 'Last-Event-ID': String(last) } })) followed.push(e);
+    await second.waitFor(/taking over 1 task another instance left unfinished/);
+    const task = await again.getTask({ tenant: '', id: taskId });
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(task.artifacts[0]?.parts[0]?.content?.value).toBe('Answer.');
+    const total = (task.metadata as { logbookEvent: number }).logbookEvent;
+    expect([...seen.map(numberOf), ...followed.map(numberOf)]).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+    expect(historyOf([...seen, ...followed])).toEqual(task.history.map((m) => m.messageId));
+    // turn 0 was journaled: never asked again; turn 1 was cut off, so asked again once; the tool ran once
+    expect(lines(log)).toEqual(['{"turn":0}', '{"turn":1}', '{"turn":1}']);
+    expect(lines(ran)).toEqual(['x']);
+  });
+
+  it('of two instances finding one interrupted task at once, exactly one goes on with it', async () => {
+    await ensureStream();
+    const name = 'jsrace';
+    const log = join(dir, `${name}.log`);
+    const config = httpAgentConfig(dir, name, [{ text: 'Answer.', delay_ms: 3_000 }], `a2a: { identity: ${name} }\n${jsStore()}`);
+    const env = { LOGBOOK_SCRIPT_LOG: log };
+    const first = await serve(config, env);
+    const client = await a2aClient(first.url);
+    const sent = (await client.sendMessage(sendRequest(userMessage({ text: 'Answer.' }), { returnImmediately: true }))) as Task;
+    await until(() => lines(log).length === 1, 'turn 0 to be asked');
+    await first.stop('SIGKILL');
+    const both = await Promise.all([serve(config, env), serve(config, env)]);
+    const again = await a2aClient(both[0].url);
+    for (;;) {
+      const task = await again.getTask({ tenant: '', id: sent.id });
+      if (task.status?.state === TaskState.TASK_STATE_COMPLETED) break;
+      await sleep(100);
+    }
+    // one continuation: the cut-off turn asked once more, by one instance alone
+    expect(lines(log)).toEqual(['{"turn":0}', '{"turn":0}']);
+    expect(both.filter((s) => /task \S+: resuming/.test(s.stderr()))).toHaveLength(1);
   });
 });

@@ -156,6 +156,25 @@ describe('serve --http', () => {
     expect(readFileSync(log, 'utf8').trim().split('\n')).toEqual(['{"turn":0}', '{"turn":1}', '{"turn":2}']);
     const listed = await client.listTasks({ tenant: '', contextId: one.contextId, status: TaskState.TASK_STATE_UNSPECIFIED, pageToken: '', statusTimestampAfter: undefined, includeArtifacts: false });
     expect(listed.tasks).toHaveLength(3);
+    // paged one at a time: each task once, newest status first, the last page saying there is no next
+    const paged: string[] = [];
+    let token = '';
+    do {
+      const page = await client.listTasks({ tenant: '', contextId: one.contextId, status: TaskState.TASK_STATE_UNSPECIFIED, pageToken: token, statusTimestampAfter: undefined, includeArtifacts: false, pageSize: 1 });
+      paged.push(...page.tasks.map((t) => t.id));
+      token = page.nextPageToken;
+    } while (token !== '' && paged.length < 5);
+    expect(paged).toEqual(listed.tasks.map((t) => t.id));
+    expect(paged).toEqual([three.id, two.id, one.id]);
+    // a page token this agent did not give is invalid params, not a first page
+    const bad = await fetch(`${s.url}/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ListTasks', params: { pageToken: 'bm90IG91cnM' } }),
+    });
+    const refused = (await bad.json()) as { error?: { code: number; message: string } };
+    expect(refused.error?.code).toBe(-32602);
+    expect(refused.error?.message).toContain('pageToken');
   });
 
   it("asks for a confirm tool's approval as INPUT_REQUIRED, and goes on when the client approves", async () => {

@@ -106,6 +106,9 @@ type TaskLoader = (taskId: string) => Promise<Task | undefined>;
 /** Every event of a task as the journal projects it, numbered; undefined when there is no such task. */
 export type TaskEventsLoader = (taskId: string) => Promise<{ events: AgentExecutionEvent[]; task: Task } | undefined>;
 
+/** Every event of a task as the journal projects it, numbered, then each later one as it is durable, until it is final or rests. */
+export type TaskEventsFollower = (taskId: string, signal: AbortSignal) => AsyncIterable<AgentExecutionEvent>;
+
 /** The stream response an executor's event is sent as. */
 function streamResponse(event: AgentExecutionEvent): StreamResponse {
   switch (event.kind) {
@@ -169,11 +172,43 @@ class CheckedRequestHandler extends DefaultRequestHandler {
     card: AgentCard,
     store: TaskStore,
     executor: AgentExecutor,
-    buses: DefaultExecutionEventBusManager,
+    private readonly buses: DefaultExecutionEventBusManager,
     private readonly loadTask: TaskLoader,
     private readonly loadEvents: TaskEventsLoader,
+    private readonly followEvents: TaskEventsFollower,
   ) {
     super(card, store, executor, buses);
+  }
+
+  /**
+   * A subscription to a task no executor here runs (another instance of the
+   * agent runs it, or is about to take it over): the task as it stands (or,
+   * with `Last-Event-ID`, every event after the one named), then each event
+   * as the journal gets its record, from whichever instance writes it.
+   */
+  private async *followJournal(params: SubscribeToTaskRequest, after: number | undefined): AsyncGenerator<StreamResponse, void, undefined> {
+    let sent = after;
+    if (sent === undefined) {
+      const task = await this.loadTask(params.id);
+      if (task === undefined) throw new TaskNotFoundError(`Task not found: ${params.id}`);
+      if (isFinalState(task.status?.state)) throw new UnsupportedOperationError(`Task ${params.id} is in a terminal state and cannot be subscribed to.`);
+      sent = eventNumber({ kind: 'task', data: task }) ?? 0;
+      yield { payload: { $case: 'task', value: task } };
+    }
+    const stop = new AbortController();
+    try {
+      let any = false;
+      for await (const e of this.followEvents(params.id, stop.signal)) {
+        any = true;
+        const n = eventNumber(e);
+        if (n === undefined || n <= sent) continue;
+        sent = n;
+        yield streamResponse(e);
+      }
+      if (!any && after !== undefined) throw new TaskNotFoundError(`Task not found: ${params.id}`);
+    } finally {
+      stop.abort();
+    }
   }
 
   /**
@@ -185,6 +220,10 @@ class CheckedRequestHandler extends DefaultRequestHandler {
    */
   override async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
     const after = lastEventId(context);
+    if (this.buses.getByTaskId(params.id) === undefined) {
+      yield* this.followJournal(params, after);
+      return;
+    }
     if (after === undefined) {
       yield* onceEach(super.resubscribe(params, context));
       return;
@@ -270,6 +309,7 @@ export interface A2AServerOptions {
   taskStore: TaskStore;
   loadTask: TaskLoader;
   loadEvents: TaskEventsLoader;
+  followEvents: TaskEventsFollower;
 }
 
 /** A running server. */
@@ -415,7 +455,7 @@ export async function startA2AServer(options: A2AServerOptions): Promise<A2AServ
   const url = `http://${address.family === 'IPv6' ? `[${reached}]` : reached}:${address.port}`;
   if (advertised === null && !unspecified) advertised = url;
   card = agentCard(options.card, advertised ?? url);
-  handler.current = new CheckedRequestHandler(card, options.taskStore, options.executor, buses, options.loadTask, options.loadEvents);
+  handler.current = new CheckedRequestHandler(card, options.taskStore, options.executor, buses, options.loadTask, options.loadEvents, options.followEvents);
   const userBuilder = UserBuilder.noAuthentication;
   app.use('/jsonrpc', jsonRpcHandler({ requestHandler: handler.current, userBuilder, legacyCompat }));
   app.use('/rest', restHandler({ requestHandler: handler.current, userBuilder, legacyCompat }));

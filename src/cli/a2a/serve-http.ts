@@ -23,6 +23,9 @@ import { onStopSignals } from '../signals.js';
 import { storeFor } from '../store.js';
 import { packageVersion } from '../../api/version.js';
 
+/** How often an instance on a store shared without exclusion looks for tasks another instance left working. */
+const TAKEOVER_LOOK_MS = 2_000;
+
 /** The identity an agent serves as over HTTP when its config names none. */
 const DEFAULT_HTTP_IDENTITY = 'agent';
 
@@ -119,15 +122,21 @@ export async function serveHttp(config: LogbookConfig, listenText: string, envir
       taskStore: tasks.taskStore,
       loadTask: (id) => tasks.load(id),
       loadEvents: (id) => tasks.events(id),
+      followEvents: (id, signal) => tasks.follow(id, signal),
     });
     const names = server.advertised === null ? '; its URLs name the host each client asks by' : server.advertised !== server.url ? `; its URLs name ${server.advertised}` : '';
     write(sanitizeLine(`serving agent ${identity} over A2A at ${server.url} (card: ${server.url}/.well-known/agent-card.json${names}${token !== undefined ? '; bearer token required' : ''}), runs in the ${store.location}`));
     const resumed = await tasks.resumeInterrupted(server.buses);
     if (resumed > 0) write(`resuming ${resumed} task${resumed === 1 ? '' : 's'} a server left unfinished`);
+    // Where instances share the store without excluding one another (JetStream), each looks for tasks another left working.
+    const stopWatch = store.exclusiveOpen
+      ? () => {}
+      : tasks.watchInterrupted(server.buses, TAKEOVER_LOOK_MS, (n) => write(`taking over ${n} task${n === 1 ? '' : 's'} another instance left unfinished`));
     await new Promise<void>((resolve) => {
       if (stop.signal.aborted) resolve();
       stop.signal.addEventListener('abort', () => resolve(), { once: true });
     });
+    stopWatch();
     await server.close();
     await tasks.stop();
     write(`stopped serving agent ${identity}`);

@@ -49,10 +49,12 @@ import { streamProblems, type StreamBinding } from './binding.js';
 import { unavailable, type Link } from './connection.js';
 import { NoAnswer, throughElection, within } from './election.js';
 import { streamFull, tooLarge } from './full.js';
+import { answerForRun, type Answering } from './presence.js';
 import { lastMessageOnce } from './reads.js';
 import { metaSubject, recordSubject, runFilter } from './subjects.js';
 
 const MSG_ID_HEADER = 'Nats-Msg-Id';
+
 
 export function mintNonce(): string {
   return randomBytes(9).toString('base64url');
@@ -97,6 +99,8 @@ export class HeldSubjects implements HeldRun {
   /** The last seq this writer stored. */
   private lastWritten = 0;
   private readonly nonce = mintNonce();
+  /** Its answering for the run (presence.ts). */
+  readonly answering: Answering;
 
   constructor(options: HeldSubjectsOptions) {
     ({
@@ -108,9 +112,15 @@ export class HeldSubjects implements HeldRun {
       meta: this.meta,
       onRelease: this.onRelease,
     } = options);
+    this.answering = answerForRun(this.link, this.binding.prefix, this.runId, this.nonce);
   }
 
-  /** The time kept for the record is its message's, the server's: not known here (undefined). */
+  /** This writer's id: what it answers with while it holds the run (presence.ts). */
+  get writer(): string {
+    return this.nonce;
+  }
+
+  /** The time kept for the record is its message's, the server's: not known here (undefined; Backend.recordTime reads it). */
   async write(seq: number, body: string): Promise<undefined> {
     try {
       await this.writeChecked(seq, body);
@@ -122,7 +132,8 @@ export class HeldSubjects implements HeldRun {
     }
   }
 
-  private async writeChecked(seq: number, body: string): Promise<void> {
+  /** Stores the record; resolves with its stream sequence. */
+  private async writeChecked(seq: number, body: string): Promise<number> {
     const subject = recordSubject(this.binding.prefix, this.runId, seq);
     const msgId = messageId(this.nonce, seq, body);
     const what = `cannot append seq ${seq} to run ${this.runId} in stream ${this.binding.stream}`;
@@ -166,13 +177,14 @@ export class HeldSubjects implements HeldRun {
     );
     this.tail = stored;
     this.lastWritten = seq;
-    if (this.meta !== null && this.link.tailFence) return;
+    if (this.meta !== null && this.link.tailFence) return stored;
     if (early !== null) {
       this.checkAtRelease = true; // the run could have gone between the read and the publish
       const meta = await early;
-      if (meta !== undefined && this.isBound(meta)) return;
+      if (meta !== undefined && this.isBound(meta)) return stored;
     }
     await this.confirmRun(seq, stored, msgId, what);
+    return stored;
   }
 
   /** The run's meta message now, in one attempt. */
@@ -358,6 +370,7 @@ export class HeldSubjects implements HeldRun {
         if (meta !== undefined && !this.isBound(meta)) throw await this.vanished(what, this.lastWritten, meta, null);
       }
     } finally {
+      await this.answering.stop();
       this.onRelease();
     }
   }

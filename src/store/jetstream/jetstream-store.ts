@@ -32,7 +32,8 @@ import { dial, type Link } from './connection.js';
 import { HeldSubjects, type MetaMark } from './appends.js';
 import { LEADER_WAIT_MS, throughElection, within } from './election.js';
 import { streamFull } from './full.js';
-import { followRun, lastMessage, lineOf, readRun, resumeMarks, runBatches, runTimes, streamInfo, subjectCounts } from './reads.js';
+import { writerAnswers } from './presence.js';
+import { followRun, lastMessage, lineOf, readRun, resumeMarks, runBatches, runTimes, storedMsgAt, streamInfo, subjectCounts } from './reads.js';
 import { allMetaFilter, allNotesFilter, liveSubject, metaSubject, noteOfSubject, noteSubject, notesFilter, notesKeysFilter, recordSubject, runFilter, runIdOfMetaSubject } from './subjects.js';
 
 /** Runs described at once by list(). */
@@ -148,7 +149,9 @@ export class JetStreamBackend implements Backend {
     try {
       const { first, last, tail, meta } = await this.ends(id);
       await this.markResumed(id, last);
-      return { run: this.heldRun(id, tail, meta, release), first, last };
+      const run = this.heldRun(id, tail, meta, release);
+      await run.answering.ready;
+      return { run, first, last };
     } catch (err) {
       release();
       throw err;
@@ -305,6 +308,17 @@ export class JetStreamBackend implements Backend {
   async getNote(id: string, key: string): Promise<string | null> {
     const found = await lastMessage(this.link, this.binding, noteSubject(this.binding.prefix, id, key));
     return found === null ? null : new TextDecoder().decode(found.data);
+  }
+
+  /** The record's message time: one last-by-subject read of its subject. */
+  async recordTime(id: string, seq: number): Promise<number | undefined> {
+    const msg = await lastMessage(this.link, this.binding, recordSubject(this.binding.prefix, id, seq));
+    return msg === null ? undefined : storedMsgAt(msg);
+  }
+
+  /** A writer answers for the run it holds while its process lives (presence.ts). */
+  holder(id: string, writer?: string): Promise<boolean> {
+    return writerAnswers(this.link, this.binding.prefix, id, writer);
   }
 
   /** Live text is a core message on a subject beside the run's, outside the stream: never stored, lost to whoever is not listening. */

@@ -68,6 +68,15 @@ export function storedAt(m: JsMsg): number {
   return Number(m.timestampNanos / 1000n) / 1000;
 }
 
+/** When a message read by sequence or subject was stored, as storedAt gives it for the same message (to the microsecond). */
+export function storedMsgAt(m: StoredMsg): number {
+  const t = /^(.*?)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)$/.exec(m.timestamp);
+  const whole = t === null ? NaN : Date.parse(`${t[1]}${t[3]}`);
+  if (t === null || Number.isNaN(whole)) return m.time.getTime();
+  const micros = Number((t[2] ?? '').padEnd(6, '0').slice(0, 6));
+  return (whole * 1000 + micros) / 1000;
+}
+
 export interface RunRead {
   lines: string[];
   /** When each line was stored: its message's timestamp. */

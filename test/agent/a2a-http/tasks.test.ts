@@ -2,7 +2,8 @@
  * What a task's executor publishes as each record becomes durable is what a
  * later read of the run projects: the same events, the same status times, to
  * the millisecond, because both take the time the store kept beside the
- * journal for each record, never a clock reading of their own.
+ * journal for each record (on JetStream the time the server stored its
+ * message), never a clock reading of their own.
  */
 import { Role } from '@a2a-js/sdk';
 import { DefaultExecutionEventBus, RequestContext, ServerCallContext, type AgentExecutionEvent } from '@a2a-js/sdk/server';
@@ -11,6 +12,8 @@ import { HttpTasks } from '../../../src/agent/a2a-http/tasks.js';
 import { ScriptProvider } from '../../../src/agent/providers/script.js';
 import { FileStore, MemoryStore, ToolRegistry, type Agent, type Store } from '../../../src/index.js';
 import { tempDir } from '../../helpers/tmp.js';
+import { freshJetStreamStore } from '../../helpers/jetstream.js';
+import { describeEachNatsServer, useNatsServer } from '../../helpers/nats-server.js';
 
 function agent(): Agent {
   const provider = new ScriptProvider('m', 'inline', [{ text: 'the answer' }]);
@@ -26,24 +29,43 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
+/** Runs one task on `store` and compares what was published with a fresh read of its run. */
+async function publishesWhatIsRead(store: Store): Promise<void> {
+  // Every clock reading is a new millisecond: a live time read apart from the kept one cannot pass for it.
+  let now = 1_800_000_000_000;
+  vi.spyOn(Date, 'now').mockImplementation(() => (now += 1));
+  const tasks = new HttpTasks({ identity: 'agent', store, agent: agent() });
+  const bus = new DefaultExecutionEventBus();
+  const published: AgentExecutionEvent[] = [];
+  bus.on('event', (event: AgentExecutionEvent) => published.push(structuredClone(event)));
+  await tasks.executor.execute(request('t1', 'what is it?'), bus);
+  const fresh = await tasks.events('t1');
+  expect(fresh).toBeDefined();
+  expect(published.length).toBeGreaterThanOrEqual(3);
+  expect(published).toEqual(fresh!.events);
+}
+
 describe('an HTTP task published live', () => {
   for (const [name, make] of [
     ['a file store', (): Store => new FileStore(tempDir())],
     ['a memory store', (): Store => new MemoryStore()],
   ] as const) {
     it(`publishes the events a fresh read of its run projects, status times included (${name})`, async () => {
-      // Every clock reading is a new millisecond: a live time read apart from the kept one cannot pass for it.
-      let now = 1_800_000_000_000;
-      vi.spyOn(Date, 'now').mockImplementation(() => (now += 1));
-      const tasks = new HttpTasks({ identity: 'agent', store: make(), agent: agent() });
-      const bus = new DefaultExecutionEventBus();
-      const published: AgentExecutionEvent[] = [];
-      bus.on('event', (event: AgentExecutionEvent) => published.push(structuredClone(event)));
-      await tasks.executor.execute(request('t1', 'what is it?'), bus);
-      const fresh = await tasks.events('t1');
-      expect(fresh).toBeDefined();
-      expect(published.length).toBeGreaterThanOrEqual(3);
-      expect(published).toEqual(fresh!.events);
+      await publishesWhatIsRead(make());
     });
   }
+});
+
+describeEachNatsServer('an HTTP task published live on JetStream', (binary) => {
+  const nats = useNatsServer({ binary });
+
+  it('publishes the events a fresh read of its run projects, status times included: the times the server stored', async () => {
+    const store = await freshJetStreamStore(nats.server().url);
+    try {
+      await publishesWhatIsRead(store);
+    } finally {
+      vi.restoreAllMocks();
+      await store.close();
+    }
+  });
 });

@@ -239,6 +239,45 @@ describeEachNatsServer('jetstream store', (binary) => {
       for (const r of [x, y]) if (r.status === 'fulfilled') await r.value.close();
     });
 
+    it('tells whether a writer holds a run, from another connection, and stops saying so once it is gone', async () => {
+      expect(await b.held('held')).toBe(false); // no run, no writer
+      const j = await a.create('held', meta('held'));
+      expect(await b.held('held')).toBe(true);
+      await j.close();
+      expect(await b.held('held')).toBe(false);
+      // a writer whose connection is gone (its process died) no longer answers
+      const dying = await JetStreamStore.connect({ stream: (a as JetStreamStore).binding.stream, nats: { url: url() }, timeoutMs: 2000 });
+      await dying.open('held');
+      expect(await b.held('held')).toBe(true);
+      await dying.close();
+      // the server drops the dead connection's interest as it notices the close: asked until it has (an answer taken for held meanwhile)
+      let held = await b.held('held');
+      for (let i = 0; held && i < 5; i++) held = await b.held('held');
+      expect(held).toBe(false);
+    });
+
+    it('lets exactly one of the writers that opened a run at once go on (Journal.claim), and passes over a claimant that died', async () => {
+      const j = await a.create('claimed', meta('claimed'));
+      await j.append(at(2, assistant(0)));
+      await j.close();
+      const [x, y] = [await a.open('claimed'), await b.open('claimed')];
+      const claims = await Promise.all([x.claim(), y.claim()]);
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      const [winner, loser] = claims[0] ? [x, y] : [y, x];
+      await loser.close();
+      // a later writer, while the winner lives, does not go on
+      const late = await (winner === x ? b : a).open('claimed');
+      expect(await late.claim()).toBe(false);
+      await late.close();
+      // the winner died before appending anything: the next writer goes on past its claim
+      await winner.close();
+      const next = await b.open('claimed');
+      expect(await next.claim()).toBe(true);
+      await next.append(at(3, completed));
+      await next.close();
+      expect((await a.load('claimed')).records.map((r) => r.seq)).toEqual([1, 2, 3]);
+    });
+
     it('lists runs written by any store, and a delete is seen by both', async () => {
       const j = await b.create('listed', meta('listed', { prompt: 'from b' }));
       await j.append(at(2, assistant(0)));
