@@ -616,6 +616,11 @@ export class JournalStore implements Store {
     return (await this.backendImpl.getNote?.(id, key)) ?? null;
   }
 
+  async noteKeys(id: string): Promise<string[]> {
+    validateId(id);
+    return (await this.backendImpl.noteKeys?.(id)) ?? [];
+  }
+
   get workspace(): WorkspaceStorage | null {
     const home = this.backendImpl.workspaceHome;
     if (home === undefined) return null;
