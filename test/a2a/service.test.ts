@@ -253,6 +253,7 @@ describe.skipIf(!enabled)('limits and lifetime', () => {
     const a = await connect({ servers: server().url });
     const nc = await connect({ servers: server().url });
     const served = await start(a, [], { identity: 'advertised' });
+    await a.flush(); // its subscriptions reach the server before the caller asks
     try {
       expect(await eventsBySender(nc, 'advertised', 2000)).toBe(true);
       expect(await eventsBySender(nc, 'nobody', 2000)).toBe(false); // none running: the spec's subject, which any server publishes on
@@ -260,6 +261,7 @@ describe.skipIf(!enabled)('limits and lifetime', () => {
       const { Svcm } = await import('@nats-io/services');
       const older = await new Svcm(a).add({ name: 'advertised', version: '0.9.0', queue: 'advertised' });
       older.addEndpoint('discovery', { subject: discoverySubject('advertised'), handler: () => {} });
+      await a.flush(); // its subscriptions reach the server before the caller asks
       expect(await eventsBySender(nc, 'advertised', 2000)).toBe(false);
       await older.stop();
     } finally {

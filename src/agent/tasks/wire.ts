@@ -18,7 +18,6 @@
  * read. Every request to the servers waits through a stream leader election.
  */
 import type { Consumer, ConsumerConfig, ConsumerMessages, JsMsg, StoredMsg } from '@nats-io/jetstream';
-import { headers } from '@nats-io/transport-node';
 import { outgoing } from '../../a2a/outgoing.js';
 import {
   decodeAnyMessage,
@@ -76,7 +75,8 @@ export function endsTask(m: TaskMessage): m is ResultMessage | ErrorMessage | Ac
 
 /** Publishes `body` on `subject` with message id `msgId` (and `bySender`: EVENTS_HEADER), waiting through elections; true when the stream had it already. */
 async function publish(link: Link, stream: string, subject: string, body: string, msgId: string, what: string, bySender = false): Promise<boolean> {
-  const h = bySender ? headers() : undefined;
+  // Loaded here, not at the top: importing logbook's API must not load the NATS client (test/store/lazy-backends).
+  const h = bySender ? (await import('@nats-io/transport-node')).headers() : undefined;
   h?.set(EVENTS_HEADER, EVENTS_BY_SENDER);
   const ack = await throughElection(link, stream, what, (ms) => within(ms, link.js.publish(subject, body, { msgID: msgId, timeout: ms, ...(h ? { headers: h } : {}) })));
   return ack.duplicate;
