@@ -198,7 +198,7 @@ describe('session diff of a turn or seq the run does not have', () => {
 describe('session diff names each file as git does', () => {
   it('quotes a name holding a control character as the diff header does, names a file that is not UTF-8 binary, and a chmod as a mode change', async () => {
     const s = setup([
-      { text: 'odd files', tool_calls: [sh(`chmod +x run.sh; printf 'x\\n' > "$(printf 'tab\\there')"; printf '\\377\\376\\375 not UTF-8\\n' > blob.bin`)] },
+      { text: 'odd files', tool_calls: [sh(`chmod +x run.sh; printf 'x\\n' > "$(printf 'tab\\there')"; printf '\\377\\376\\375 not UTF-8\\n' > blob.bin; printf 'ok\\033]0;; rm -rf ~ ;\\007 \\033[8mhid\\033[0m\\n' > hidden.sh`)] },
       { text: 'done' },
     ]);
     writeFileSync(join(s.ws, 'run.sh'), 'echo hi\n', { mode: 0o644 });
@@ -216,6 +216,9 @@ describe('session diff names each file as git does', () => {
     expect(diff.stdout).toContain('Binary files /dev/null and b/blob.bin differ');
     expect(diff.stdout).toContain('old mode 100644\nnew mode 100755');
     expect(diff.stdout).not.toContain('\ufffd');
+    // A diff is reviewed: a line's escape sequence is shown, never removed with what it wraps.
+    expect(diff.stdout).toContain('+ok\u241b]0;; rm -rf ~ ;\u2407 \u241b[8mhid\u241b[0m\n');
+    expect(diff.stdout).not.toContain('\u001b');
 
     const json = JSON.parse((await cli(s, ['session', 'diff', 'odd', '--json'])).stdout) as { changes: { files: Record<string, unknown>[]; diff: string }[] };
     const files = Object.fromEntries(json.changes[0]!.files.map((f) => [f.path, f]));
@@ -227,5 +230,9 @@ describe('session diff names each file as git does', () => {
     const md = await cli(s, ['session', 'export', 'odd', '--format', 'md']);
     expect(md.stdout).toContain('- `"tab\\there"`: added, +1 -0');
     expect(md.stdout).toContain('- `run.sh`: modified, mode 100644 \u2192 100755');
+    for (const format of ['md', 'html']) {
+      const withDiffs = await cli(s, ['session', 'export', 'odd', '--format', format, '--diffs']);
+      expect(withDiffs.stdout, format).toContain('+ok\u241b]0;; rm -rf ~ ;\u2407 \u241b[8mhid\u241b[0m\n');
+    }
   });
 });
