@@ -124,7 +124,7 @@ export async function workspaceFields(store: Store, id: string, records: readonl
 }
 
 /** The files a rewind or its undo will change, one per line. */
-function planLines(dir: string, files: readonly FileChange[]): string {
+export function planLines(dir: string, files: readonly FileChange[]): string {
   if (files.length === 0) return `no file in ${sanitizeLine(dir)} changes\n`;
   // The plan goes from now to the target: a file the target has and now lacks is created, and the other way removed.
   const verb = (f: FileChange): string => (f.status === 'added' ? 'create ' : f.status === 'deleted' ? 'remove ' : 'restore');
