@@ -73,8 +73,8 @@ describe("a run's workspace at its edges", () => {
 describe('a rewind that would meet what it must not touch', () => {
   it('is refused before anything changes, naming the path, with its own exit code: a directory holding ignored files where the snapshot has a file, an ignored file where it has one, an ignored link where it has a directory', async () => {
     const s = setup([
-      { text: 'one', tool_calls: [sh('echo file > out; echo gen > gen.txt; mkdir sub; echo s > sub/s.txt')] },
-      { text: 'two', tool_calls: [sh('rm out; mkdir out; echo in > out/a.txt; echo log > out/debug.log; echo a2 >> a.txt; echo new > new.txt; echo z2 >> z.txt; rm gen.txt; rm -r sub')] },
+      { text: 'one', tool_calls: [sh(`echo file > out; echo gen > "$(printf 'gen\\033[1m.txt')"; mkdir sub; echo s > sub/s.txt`)] },
+      { text: 'two', tool_calls: [sh('rm out; mkdir out; echo in > out/a.txt; echo log > out/debug.log; echo a2 >> a.txt; echo new > new.txt; echo z2 >> z.txt; rm gen*; rm -r sub')] },
       { text: 'done' },
     ]);
     writeFileSync(join(s.ws, '.gitignore'), '*.log\n');
@@ -94,22 +94,22 @@ describe('a rewind that would meet what it must not touch', () => {
     // Nothing beside the run either: no fork, no rewind note.
     expect(readdirSync(join(s.state, 'runs')).sort()).toEqual(runs);
 
-    // Moved away, an ignored file where the snapshot has one stops it the same way.
+    // Moved away, an ignored file where the snapshot has one stops it the same way, its name quoted as the plan and the diff quote it.
     rmSync(join(s.ws, 'out', 'debug.log'));
-    writeFileSync(join(s.ws, '.gitignore'), '*.log\ngen.txt\n');
-    writeFileSync(join(s.ws, 'gen.txt'), 'mine, ignored');
+    writeFileSync(join(s.ws, '.gitignore'), '*.log\ngen*\n');
+    writeFileSync(join(s.ws, 'gen\u001b[1m.txt'), 'mine, ignored');
     const again = await cli(s, ['session', 'rewind', 'dirs', '--turn', '1', '--yes', '--files']);
     expect(again.code, again.stderr).toBe(9);
-    expect(again.stderr).toContain('"gen.txt" is a file the snapshot does not track (ignored or excluded), where it has a file');
-    expect(readFileSync(join(s.ws, 'gen.txt'), 'utf8')).toBe('mine, ignored');
+    expect(again.stderr).toContain('"gen\\033[1m.txt" is a file the snapshot does not track (ignored or excluded), where it has a file');
+    expect(readFileSync(join(s.ws, 'gen\u001b[1m.txt'), 'utf8')).toBe('mine, ignored');
     expect(readFileSync(join(s.ws, 'z.txt'), 'utf8')).toBe('z\nz2\n');
 
     // A link the snapshot does not track where it has a directory: never written through.
-    rmSync(join(s.ws, 'gen.txt'));
+    rmSync(join(s.ws, 'gen\u001b[1m.txt'));
     const elsewhere = join(s.root, 'elsewhere');
     mkdirSync(elsewhere);
     symlinkSync(elsewhere, join(s.ws, 'sub'));
-    writeFileSync(join(s.ws, '.gitignore'), '*.log\ngen.txt\nsub\n');
+    writeFileSync(join(s.ws, '.gitignore'), '*.log\ngen*\nsub\n');
     const link = await cli(s, ['session', 'rewind', 'dirs', '--turn', '1', '--yes', '--files']);
     expect(link.code, link.stderr).toBe(9);
     expect(link.stderr).toContain('"sub" is a link the snapshot does not track, where it has a directory');
