@@ -4,7 +4,7 @@
  * refused before it touches anything, and undo and redo walking the rewinds.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -179,7 +179,7 @@ function contents(dir: string): Record<string, string> {
 }
 
 describe('session diff of a turn or seq the run does not have', () => {
-  it('is a usage error naming how many turns or seqs there are, not "no changes"', async () => {
+  it('is a usage error naming how many turns or seqs there are, not "no changes"; a rewind of a workspace moved away names it as gone, not git as missing', async () => {
     const s = setup([{ text: 'one', tool_calls: [sh('echo one > one.txt')] }, { text: 'done' }]);
     const ran = await cli(s, ['run', '--name', 'short', 'go']);
     expect(ran.code, ran.stderr).toBe(0);
@@ -192,6 +192,13 @@ describe('session diff of a turn or seq the run does not have', () => {
     const real = await cli(s, ['session', 'diff', 'short', '--turn', '1', '--stat']);
     expect(real.code, real.stderr).toBe(0);
     expect(real.stdout).toMatch(/added +one\.txt/);
+
+    // A workspace moved away is named as gone, not taken for a missing git.
+    renameSync(s.ws, `${s.ws}-moved`);
+    const gone = await runCli(['session', 'rewind', 'short', '--turn', '1', '--yes', '--config', s.config, '--state-dir', s.state], { cwd: s.root });
+    expect(gone.code).not.toBe(0);
+    expect(gone.stderr).not.toContain('git is not installed');
+    expect(gone.stderr).toContain(`the workspace ${s.ws} does not exist (moved or removed?)`);
   });
 });
 
