@@ -161,6 +161,7 @@ export {
   type LoadedRun,
   type LoadedState,
   type ListingOptions,
+  type NoteReadOptions,
   type OpenOptions,
   type RecordsOptions,
   type RunInfo,
