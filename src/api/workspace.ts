@@ -125,7 +125,8 @@ function repoOf(store: Store, searchPath: string | undefined): WorkspaceRepo {
 
 /** Who made a span of changes, in words (the CLI's diff and the exports' headings). */
 export function spanHeading(span: ChangeSpan): string {
-  const now = span.toNow ? ', up to the workspace now (not yet snapshotted: the run stopped before its next snapshot)' : '';
+  // A run that stopped, or a chat waiting for its next turn, has taken no snapshot since: the span ends at the workspace now.
+  const now = span.toNow ? ', up to the workspace now (in no snapshot yet)' : '';
   const part =
     span.part === 'interrupted'
       ? ', before the run was interrupted in the middle of them'
@@ -142,7 +143,7 @@ function authorHeading(span: ChangeSpan): string {
     case 'rewind':
       return `a rewind (after seq ${span.fromSeq})`;
     case 'outside':
-      return `changed outside the run between seq ${span.fromSeq} and seq ${span.toSeq} (not by its tools)`;
+      return span.fromSeq === span.toSeq ? `changed outside the run after seq ${span.fromSeq} (not by its tools)` : `changed outside the run between seq ${span.fromSeq} and seq ${span.toSeq} (not by its tools)`;
   }
 }
 

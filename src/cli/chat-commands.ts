@@ -43,6 +43,8 @@ export interface ChatContext {
   say?(text: string): void;
   /** Restores the workspace's files to before typed turn `turn`, the conversation left as it is; what to say. */
   rewindFiles?(turn: TypedTurn): Promise<string>;
+  /** The files a restore to before typed turn `turn` would change, listed as `session rewind` lists them; nothing is changed. */
+  rewindPlan?(turn: TypedTurn): Promise<string>;
 }
 
 /** A turn typed into a chat: its text, and the seq of its user record. */
@@ -268,6 +270,12 @@ async function rewind(n: string | undefined, chat: ChatContext): Promise<Typed> 
   const asked = chat.ask === undefined ? '1' : await chat.ask(`back to before turn ${index}: ${REWIND_KINDS.map((k, i) => `${i + 1}) ${k}`).join('  ')}? `);
   const kind = REWIND_KINDS[Number(asked?.trim()) - 1];
   if (kind === undefined) return { say: 'nothing was rewound' };
+  // Files are changed only once the operator saw which, as `session rewind` asks on a terminal.
+  if (kind !== 'conversation only' && chat.rewindPlan !== undefined && chat.ask !== undefined) {
+    chat.say?.((await chat.rewindPlan(turn)).replace(/\n$/, ''));
+    const go = await chat.ask('go ahead? [y/N] ');
+    if (go === null || !/^y(es)?$/i.test(go.trim())) return { say: 'nothing was rewound' };
+  }
   if (kind === 'files only') {
     if (chat.rewindFiles === undefined) return { say: 'the files of this chat cannot be rewound here' };
     return { say: await chat.rewindFiles(turn), prefill: turn.text };

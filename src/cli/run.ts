@@ -261,6 +261,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
                 ask: (question: string) => input!.ask(question, suspend.signal),
                 say: (text: string) => progress.write(`${text}\n`),
                 rewindFiles: (turn: TypedTurn) => rewindChatFiles(store!, current().id, turn, config, environment.env.PATH),
+                rewindPlan: (turn: TypedTurn) => chatRewindPlan(store!, current().id, turn, config, environment.env.PATH),
               }
             : {}),
         },
@@ -393,6 +394,24 @@ async function typedTurns(store: Store, id: string): Promise<TypedTurn[]> {
     if (text !== null) turns.push({ seq: record.seq, text });
   }
   return turns;
+}
+
+/** The files a chat's /rewind would change, listed; the rewind is asked and declined, so nothing changes. */
+async function chatRewindPlan(store: Store, id: string, turn: TypedTurn, config: LogbookConfig, path: string | undefined): Promise<string> {
+  const [{ rewindRun }, { planLines }] = await Promise.all([import('../api/workspace.js'), import('./session/workspace.js')]);
+  let listed = '';
+  await rewindRun(store, id, {
+    at: turn.seq - 1,
+    files: true,
+    conversation: false,
+    settings: config.workspace,
+    ...(path !== undefined ? { searchPath: path } : {}),
+    confirm: (plan) => {
+      listed = planLines(plan.dir, plan.files);
+      return false;
+    },
+  });
+  return listed;
 }
 
 /** A chat's /rewind of its files alone: restored to before `turn`, the conversation left as it is. */

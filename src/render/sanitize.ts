@@ -48,6 +48,19 @@ export function sanitize(text: string): string {
   return text.replace(/\r\n?/g, '\n').replace(SEQUENCE, '').replace(UNSAFE, visible);
 }
 
+/**
+ * Multi-line text a person reviews (a diff), safe for a terminal with nothing
+ * hidden: where sanitize removes an escape sequence, and what a string sequence
+ * wraps with it, here every control is shown as its symbol (ESC as ␛, a carriage
+ * return as ␍) and the rest of the sequence stays as text, so a line shows every
+ * character the file holds. Invisible format characters (bidi controls) are
+ * shown as their code point. Newlines and tabs are kept.
+ */
+export function reveal(text: string): string {
+  if (!ANY_UNSAFE.test(text)) return text;
+  return text.replace(UNSAFE, (ch) => visible(ch) || `<U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}>`);
+}
+
 /** One line of safe text: line breaks and tabs become spaces. */
 export function sanitizeLine(text: string): string {
   const safe = sanitize(text);

@@ -68,6 +68,11 @@ tools:
     await t.waitFor(/1\) conversation and files +2\) conversation only +3\) files only\?/, 'what to take back');
     t.type('1');
     t.keys('Enter');
+    // The files that will change are listed and asked about first, as `session rewind` does on a terminal.
+    await t.waitFor(/2 files in \S+ will change:\n +restore x\.txt\n +remove +y\.txt\ngo ahead\? \[y\/N\]/, 'the files that will change');
+    expect(existsSync(join(ws, 'y.txt'))).toBe(true);
+    t.type('y');
+    t.keys('Enter');
     await t.waitFor(/the chat goes on in \S+, made before that turn, its files restored[^]*\n\n> make y$/m, 'the fork, and the turn back at the prompt');
     expect(readFileSync(join(ws, 'x.txt'), 'utf8')).toBe('first\n');
     expect(existsSync(join(ws, 'y.txt'))).toBe(false);

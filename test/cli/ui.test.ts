@@ -292,7 +292,7 @@ describe.runIf(enabled)('logbook ui in Chromium', () => {
       join(dir, 'ws-script.json'),
       JSON.stringify({
         turns: [
-          { text: 'write', tool_calls: [sh("printf 'one\\ntwo\\n' > a.txt; printf '<img src=x onerror=window.__pwned=5>\\n' > '<script>window.__pwned=6<script>.txt'")] },
+          { text: 'write', tool_calls: [sh("printf 'one\\ntwo\\n' > a.txt; printf '<img src=x onerror=window.__pwned=5>\\nok\\033]0;; rm -rf ~ ;\\007\\n' > '<script>window.__pwned=6<script>.txt'")] },
           { text: 'edit', tool_calls: [sh('sed -i s/two/TWO/ a.txt')] },
           { text: 'delete', tool_calls: [sh('rm b.txt')] },
           { text: 'done' },
@@ -325,7 +325,7 @@ tools:
       'turn 2 (seq 4), by sh (toolu_1_0)',
       'turn 3 (seq 6), by sh (toolu_2_0)',
     ]);
-    expect(await changes.nth(0).locator('li').allTextContents()).toEqual(['added <script>window.__pwned=6<script>.txt +1 -0', 'added a.txt +2 -0']);
+    expect(await changes.nth(0).locator('li').allTextContents()).toEqual(['added <script>window.__pwned=6<script>.txt +2 -0', 'added a.txt +2 -0']);
     expect(await changes.nth(1).locator('li').allTextContents()).toEqual(['changed a.txt +1 -1']);
     expect(await changes.nth(2).locator('li').allTextContents()).toEqual(['removed b.txt +0 -1']);
     // Contents only on demand: the first turn's diff is fetched when asked for, shown as the text it is.
@@ -344,6 +344,8 @@ tools:
     expect(earlier).toMatchObject({ total: 3, from: 0 });
     expect(earlier.spans.map((x) => x.index)).toEqual([0]);
     expect((await api('changes/9')).status).toBe(404);
+    // A diff is reviewed: an escape sequence in a line is shown, never removed with what it wraps.
+    expect(((await (await api('changes/0')).json()) as { diff: string }).diff).toContain('+ok\u241b]0;; rm -rf ~ ;\u2407\n');
     // The head holds what it shows and nothing else (a left-out part once showed as the text "null").
     expect(await page.locator('h1').locator('xpath=..').textContent()).not.toMatch(/null$/);
 

@@ -4,7 +4,7 @@
  * refused before it touches anything, and undo and redo walking the rewinds.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -109,8 +109,8 @@ describe("a run's workspace at its edges", () => {
 describe('a rewind that would meet what it must not touch', () => {
   it('is refused before anything changes, naming the path, with its own exit code: a directory holding ignored files where the snapshot has a file, an ignored file where it has one, an ignored link where it has a directory', async () => {
     const s = setup([
-      { text: 'one', tool_calls: [sh('echo file > out; echo gen > gen.txt; mkdir sub; echo s > sub/s.txt')] },
-      { text: 'two', tool_calls: [sh('rm out; mkdir out; echo in > out/a.txt; echo log > out/debug.log; echo a2 >> a.txt; echo new > new.txt; echo z2 >> z.txt; rm gen.txt; rm -r sub')] },
+      { text: 'one', tool_calls: [sh(`echo file > out; echo gen > "$(printf 'gen\\033[1m.txt')"; mkdir sub; echo s > sub/s.txt`)] },
+      { text: 'two', tool_calls: [sh('rm out; mkdir out; echo in > out/a.txt; echo log > out/debug.log; echo a2 >> a.txt; echo new > new.txt; echo z2 >> z.txt; rm gen*; rm -r sub')] },
       { text: 'done' },
     ]);
     writeFileSync(join(s.ws, '.gitignore'), '*.log\n');
@@ -130,22 +130,22 @@ describe('a rewind that would meet what it must not touch', () => {
     // Nothing beside the run either: no fork, no rewind note.
     expect(readdirSync(join(s.state, 'runs')).sort()).toEqual(runs);
 
-    // Moved away, an ignored file where the snapshot has one stops it the same way.
+    // Moved away, an ignored file where the snapshot has one stops it the same way, its name quoted as the plan and the diff quote it.
     rmSync(join(s.ws, 'out', 'debug.log'));
-    writeFileSync(join(s.ws, '.gitignore'), '*.log\ngen.txt\n');
-    writeFileSync(join(s.ws, 'gen.txt'), 'mine, ignored');
+    writeFileSync(join(s.ws, '.gitignore'), '*.log\ngen*\n');
+    writeFileSync(join(s.ws, 'gen\u001b[1m.txt'), 'mine, ignored');
     const again = await cli(s, ['session', 'rewind', 'dirs', '--turn', '1', '--yes', '--files']);
     expect(again.code, again.stderr).toBe(9);
-    expect(again.stderr).toContain('"gen.txt" is a file the snapshot does not track (ignored or excluded), where it has a file');
-    expect(readFileSync(join(s.ws, 'gen.txt'), 'utf8')).toBe('mine, ignored');
+    expect(again.stderr).toContain('"gen\\033[1m.txt" is a file the snapshot does not track (ignored or excluded), where it has a file');
+    expect(readFileSync(join(s.ws, 'gen\u001b[1m.txt'), 'utf8')).toBe('mine, ignored');
     expect(readFileSync(join(s.ws, 'z.txt'), 'utf8')).toBe('z\nz2\n');
 
     // A link the snapshot does not track where it has a directory: never written through.
-    rmSync(join(s.ws, 'gen.txt'));
+    rmSync(join(s.ws, 'gen\u001b[1m.txt'));
     const elsewhere = join(s.root, 'elsewhere');
     mkdirSync(elsewhere);
     symlinkSync(elsewhere, join(s.ws, 'sub'));
-    writeFileSync(join(s.ws, '.gitignore'), '*.log\ngen.txt\nsub\n');
+    writeFileSync(join(s.ws, '.gitignore'), '*.log\ngen*\nsub\n');
     const link = await cli(s, ['session', 'rewind', 'dirs', '--turn', '1', '--yes', '--files']);
     expect(link.code, link.stderr).toBe(9);
     expect(link.stderr).toContain('"sub" is a link the snapshot does not track, where it has a directory');
@@ -233,7 +233,7 @@ function contents(dir: string): Record<string, string> {
 }
 
 describe('session diff of a turn or seq the run does not have', () => {
-  it('is a usage error naming how many turns or seqs there are, not "no changes"', async () => {
+  it('is a usage error naming how many turns or seqs there are, not "no changes"; a rewind of a workspace moved away names it as gone, not git as missing', async () => {
     const s = setup([{ text: 'one', tool_calls: [sh('echo one > one.txt')] }, { text: 'done' }]);
     const ran = await cli(s, ['run', '--name', 'short', 'go']);
     expect(ran.code, ran.stderr).toBe(0);
@@ -246,13 +246,20 @@ describe('session diff of a turn or seq the run does not have', () => {
     const real = await cli(s, ['session', 'diff', 'short', '--turn', '1', '--stat']);
     expect(real.code, real.stderr).toBe(0);
     expect(real.stdout).toMatch(/added +one\.txt/);
+
+    // A workspace moved away is named as gone, not taken for a missing git.
+    renameSync(s.ws, `${s.ws}-moved`);
+    const gone = await runCli(['session', 'rewind', 'short', '--turn', '1', '--yes', '--config', s.config, '--state-dir', s.state], { cwd: s.root });
+    expect(gone.code).not.toBe(0);
+    expect(gone.stderr).not.toContain('git is not installed');
+    expect(gone.stderr).toContain(`the workspace ${s.ws} does not exist (moved or removed?)`);
   });
 });
 
 describe('session diff names each file as git does', () => {
   it('quotes a name holding a control character as the diff header does, names a file that is not UTF-8 binary, and a chmod as a mode change', async () => {
     const s = setup([
-      { text: 'odd files', tool_calls: [sh(`chmod +x run.sh; printf 'x\\n' > "$(printf 'tab\\there')"; printf '\\377\\376\\375 not UTF-8\\n' > blob.bin`)] },
+      { text: 'odd files', tool_calls: [sh(`chmod +x run.sh; printf 'x\\n' > "$(printf 'tab\\there')"; printf '\\377\\376\\375 not UTF-8\\n' > blob.bin; printf 'ok\\033]0;; rm -rf ~ ;\\007 \\033[8mhid\\033[0m\\n' > hidden.sh`)] },
       { text: 'done' },
     ]);
     writeFileSync(join(s.ws, 'run.sh'), 'echo hi\n', { mode: 0o644 });
@@ -270,6 +277,9 @@ describe('session diff names each file as git does', () => {
     expect(diff.stdout).toContain('Binary files /dev/null and b/blob.bin differ');
     expect(diff.stdout).toContain('old mode 100644\nnew mode 100755');
     expect(diff.stdout).not.toContain('\ufffd');
+    // A diff is reviewed: a line's escape sequence is shown, never removed with what it wraps.
+    expect(diff.stdout).toContain('+ok\u241b]0;; rm -rf ~ ;\u2407 \u241b[8mhid\u241b[0m\n');
+    expect(diff.stdout).not.toContain('\u001b');
 
     const json = JSON.parse((await cli(s, ['session', 'diff', 'odd', '--json'])).stdout) as { changes: { files: Record<string, unknown>[]; diff: string }[] };
     const files = Object.fromEntries(json.changes[0]!.files.map((f) => [f.path, f]));
@@ -281,5 +291,9 @@ describe('session diff names each file as git does', () => {
     const md = await cli(s, ['session', 'export', 'odd', '--format', 'md']);
     expect(md.stdout).toContain('- `"tab\\there"`: added, +1 -0');
     expect(md.stdout).toContain('- `run.sh`: modified, mode 100644 \u2192 100755');
+    for (const format of ['md', 'html']) {
+      const withDiffs = await cli(s, ['session', 'export', 'odd', '--format', format, '--diffs']);
+      expect(withDiffs.stdout, format).toContain('+ok\u241b]0;; rm -rf ~ ;\u2407 \u241b[8mhid\u241b[0m\n');
+    }
   });
 });

@@ -237,6 +237,9 @@ describe("a run's workspace", () => {
     const answered = (): boolean => existsSync(join(s.state, 'runs')) && readdirSync(join(s.state, 'runs')).some((n) => n.startsWith('chat.ws-') && readFileSync(join(s.state, 'runs', n), 'utf8').includes('"answer"'));
     await until('the first answer', answered, 20_000);
     writeFileSync(join(s.ws, 'person.txt'), 'typed by hand\n');
+    // While the chat waits, the edit is told against the workspace as it is now: after the last snapshot, not "between seq N and seq N".
+    const waiting = (await cli(s, ['session', 'diff', 'chat', '--stat'])).stdout.split('== ').filter(Boolean);
+    expect(waiting[1]).toMatch(/^changed outside the run after seq \d+ \(not by its tools\), up to the workspace now \(in no snapshot yet\)\n +added +person\.txt/);
     child.stdin!.end('second\n');
     expect((await done).code).toBe(0);
 

@@ -8,7 +8,7 @@ import { generateRunId } from '../../agent/run.js';
 import { redoRewind, runDiff, runSnapshots, rewindRun, spanHeading, undoRewind, type FileChange, type RunDiff, type Undone } from '../../api/workspace.js';
 import { LogbookError, modeChange, validateId, type JournalRecord } from '../../core/index.js';
 import { fileCounts, shownFileName } from '../../render/file-changes.js';
-import { sanitize, sanitizeLine, terminalSafeJson } from '../../render/sanitize.js';
+import { reveal, sanitizeLine, terminalSafeJson } from '../../render/sanitize.js';
 import { resolveRunId } from '../../store/resolve.js';
 import type { Store } from '../../store/store.js';
 import { WORKSPACE_DEFAULTS, type WorkspaceSettings } from '../../store/workspace/repo.js';
@@ -50,7 +50,7 @@ export function formatDiff(diff: RunDiff, stat: boolean): string {
   for (const span of diff.spans) {
     out.push(`== ${sanitizeLine(spanHeading(span))}`);
     for (const f of span.files) out.push(statLine(f));
-    if (!stat && span.patch !== undefined && span.patch !== '') out.push(sanitize(span.patch).replace(/\n$/, ''));
+    if (!stat && span.patch !== undefined && span.patch !== '') out.push(reveal(span.patch).replace(/\n$/, ''));
   }
   if (diff.snapshots > 0 && diff.spans.length === 0) out.push('no changes to the workspace');
   for (const m of diff.missing) out.push(`no snapshot after seq ${m.seq} (turn ${m.turn}, ${m.moment}): ${sanitizeLine(m.problem)}`);
@@ -124,7 +124,7 @@ export async function workspaceFields(store: Store, id: string, records: readonl
 }
 
 /** The files a rewind or its undo will change, one per line. */
-function planLines(dir: string, files: readonly FileChange[]): string {
+export function planLines(dir: string, files: readonly FileChange[]): string {
   if (files.length === 0) return `no file in ${sanitizeLine(dir)} changes\n`;
   // The plan goes from now to the target: a file the target has and now lacks is created, and the other way removed.
   const verb = (f: FileChange): string => (f.status === 'added' ? 'create ' : f.status === 'deleted' ? 'remove ' : 'restore');

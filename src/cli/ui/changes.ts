@@ -9,7 +9,7 @@
 import { LogbookError } from '../../core/index.js';
 import { runDiff, runSnapshots, spanHeading, type ChangeSpan } from '../../api/workspace.js';
 import { fileCounts, shownFileName } from '../../render/file-changes.js';
-import { sanitize, sanitizeLine } from '../../render/sanitize.js';
+import { reveal, sanitizeLine } from '../../render/sanitize.js';
 import type { Store } from '../../store/store.js';
 
 /** How many spans a page is sent at a time. */
@@ -78,5 +78,5 @@ export async function pageSpanDiff(store: Store, id: string, index: number, sear
   const diff = store.workspace === null ? null : await runDiff(store, id, { span: index, patch: true, ...(searchPath !== undefined ? { searchPath } : {}) });
   const span = diff?.spans[0];
   if (span === undefined) throw new LogbookError('not_found', `run ${id} has no change ${index}`);
-  return { ...pageSpan(span), diff: sanitize(span.patch ?? '') };
+  return { ...pageSpan(span), diff: reveal(span.patch ?? '') };
 }

@@ -19,7 +19,7 @@ import { formatDuration } from '../durations.js';
 import { callStatusText, remoteText } from '../lines.js';
 import { createMarkdownParser } from '../markdown.js';
 import { resultNotes } from '../results.js';
-import { sanitize, sanitizeLine } from '../sanitize.js';
+import { reveal, sanitize, sanitizeLine } from '../sanitize.js';
 import { shownFileName } from '../file-changes.js';
 import type { TranscriptItem } from '../transcript.js';
 import { transcriptSections, type Section } from './sections.js';
@@ -260,7 +260,7 @@ function changesHtml(changes: readonly WorkspaceChanges[]): string[] {
     [
       el('h3', '', text(sanitizeLine(c.heading))),
       el('ul', '', c.files.map((f) => el('li', '', `${el('code', '', text(shownFileName(f.path)))}: ${text(changeCounts(f))}`)).join('')),
-      ...(c.diff !== undefined && c.diff !== '' ? [el('pre', 'diff', text(sanitize(c.diff)))] : []),
+      ...(c.diff !== undefined && c.diff !== '' ? [el('pre', 'diff', text(reveal(c.diff)))] : []),
     ].join('\n');
   return [el('section', 'workspace', `${el('h2', '', 'Workspace changes')}\n${changes.map(span).join('\n')}`)];
 }

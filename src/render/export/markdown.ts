@@ -23,7 +23,7 @@ import { callLine } from '../calls.js';
 import { formatDuration } from '../durations.js';
 import { callStatusText, remoteText } from '../lines.js';
 import { resultNotes } from '../results.js';
-import { sanitize, sanitizeLine } from '../sanitize.js';
+import { reveal, sanitize, sanitizeLine } from '../sanitize.js';
 import { shownFileName } from '../file-changes.js';
 import type { TranscriptItem } from '../transcript.js';
 import { transcriptSections, type Section } from './sections.js';
@@ -178,7 +178,7 @@ function changesBlocks(changes: readonly WorkspaceChanges[]): string[] {
     ...changes.flatMap((c) => [
       `### ${inlineText(c.heading)}`,
       c.files.map((f) => `- ${codeSpan(shownFileName(f.path))}: ${inlineText(changeCounts(f))}`).join('\n'),
-      ...(c.diff !== undefined && c.diff !== '' ? [fence(c.diff, 'diff')] : []),
+      ...(c.diff !== undefined && c.diff !== '' ? [fence(reveal(c.diff), 'diff')] : []),
     ]),
   ];
 }

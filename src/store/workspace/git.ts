@@ -7,6 +7,7 @@
  * workspace's file names reach it only on stdin or after `--`, never as options.
  */
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { LogbookError } from '../../core/index.js';
 
 /** How one git command is run. */
@@ -78,6 +79,11 @@ function gitEnv(call: GitCall): NodeJS.ProcessEnv {
   };
 }
 
+/** What a spawn's ENOENT means: git runs in `cwd`, so a directory gone (a workspace moved away) fails as a missing git would. */
+function notFound(workTree: string | undefined): string {
+  return workTree !== undefined && !existsSync(workTree) ? `the workspace ${workTree} does not exist (moved or removed?)` : 'git is not installed (the workspace is kept with the system git)';
+}
+
 /** Runs `git ARGS` (arguments logbook built: fixed words, object ids it checked, paths after `--`). */
 export function git(args: readonly string[], call: GitCall): Promise<GitOutput> {
   const settings = { ...FIXED_CONFIG, ...call.config };
@@ -98,7 +104,7 @@ export function git(args: readonly string[], call: GitCall): Promise<GitOutput> 
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
     child.on('error', (e: NodeJS.ErrnoException) => {
       reject(
-        new LogbookError('workspace', e.code === 'ENOENT' ? 'git is not installed (the workspace is kept with the system git)' : `cannot run git: ${e.message}`, {
+        new LogbookError('workspace', e.code === 'ENOENT' ? notFound(call.workTree) : `cannot run git: ${e.message}`, {
           cause: e,
         }),
       );

@@ -10,7 +10,7 @@
  */
 import { lstatSync, mkdirSync, readdirSync, rmdirSync, symlinkSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { LogbookError } from '../../core/index.js';
+import { LogbookError, quotedPath } from '../../core/index.js';
 import { treeChanges, type FileChange } from './changes.js';
 import { blobs } from './git.js';
 import type { WorkspaceRepo } from './repo.js';
@@ -19,7 +19,7 @@ import type { WorkspaceRepo } from './repo.js';
 export function safeRelativePath(path: string): string[] {
   const parts = path.split('/');
   const bad = path === '' || path.includes('\0') || path.startsWith('/') || parts.some((p) => p === '' || p === '.' || p === '..' || p.toLowerCase() === '.git');
-  if (bad) throw new LogbookError('workspace', `a snapshot names a path outside the workspace: ${JSON.stringify(path.slice(0, 200))}`);
+  if (bad) throw new LogbookError('workspace', `a snapshot names a path outside the workspace: ${named(path)}`);
   return parts;
 }
 
@@ -38,8 +38,14 @@ function kind(st: Stats): string {
 }
 
 /** A restore refused before it changed anything: `path` holds what it must not touch. */
+/** A path in a message, quoted as the plan and the diff quote it (git's C escapes), always between quotes. */
+function named(path: string): string {
+  const quoted = quotedPath(path.slice(0, 200));
+  return quoted.startsWith('"') ? quoted : `"${quoted}"`;
+}
+
 function conflict(path: string, what: string): LogbookError {
-  return new LogbookError('workspace_conflict', `${JSON.stringify(path.slice(0, 200))} ${what}: move it away, then try again; nothing was changed`);
+  return new LogbookError('workspace_conflict', `${named(path)} ${what}: move it away, then try again; nothing was changed`);
 }
 
 export interface RestoreCheck {
@@ -76,7 +82,7 @@ export function checkRestore(dir: string, planned: readonly FileChange[]): Resto
     if (st === null) continue;
     if (st.isDirectory() && !st.isSymbolicLink()) {
       const held = heldBack(dir, change.path, removed, dirs);
-      if (held !== null) throw conflict(held, `is in the directory ${JSON.stringify(change.path.slice(0, 200))} where the snapshot has a file, and the snapshot does not track it`);
+      if (held !== null) throw conflict(held, `is in the directory ${named(change.path)} where the snapshot has a file, and the snapshot does not track it`);
     } else if (change.before.mode === '000000') {
       throw conflict(change.path, `is ${kind(st)} the snapshot does not track (ignored or excluded), where it has a file`);
     }
