@@ -169,17 +169,16 @@ export async function runCalls(store: Store, id: string, from = 1, records?: rea
 /**
  * What run `id` spent: its own model calls (from seq `from` on, after what a
  * fork copied) and the summary call of its compaction, if it was compacted.
- * `records`: the run's records when they are at hand (a loaded run's, or its
- * calls as a load tallied them), so they are not read again; else they are
- * streamed from the store.
+ * `records`: the run's records when they are at hand (a loaded run's), so they
+ * are not read again; else they are streamed from the store.
  */
-export async function runSpend(store: Store, id: string, book: PriceBook | null, from = 1, records?: readonly JournalRecord[] | CallTally): Promise<Spend> {
+export async function runSpend(store: Store, id: string, book: PriceBook | null, from = 1, records?: readonly JournalRecord[]): Promise<Spend> {
   return addCalls(noSpend(), book, await runCalls(store, id, from, records));
 }
 
-/** The spend of a listed run: its own records only (ownFrom); `records` as runSpend's. */
-export function listedRunSpend(store: Store, run: Pick<RunInfo, 'runId' | 'forkedFrom'>, book: PriceBook | null, records?: readonly JournalRecord[] | CallTally): Promise<Spend> {
-  return runSpend(store, run.runId, book, ownFrom(run), records);
+/** The spend of a listed run: its own records only (ownFrom); `records` as runCalls's. */
+export async function listedRunSpend(store: Store, run: Pick<RunInfo, 'runId' | 'forkedFrom'>, book: PriceBook | null, records?: readonly JournalRecord[] | CallTally): Promise<Spend> {
+  return addCalls(noSpend(), book, await runCalls(store, run.runId, ownFrom(run), records));
 }
 
 /**
