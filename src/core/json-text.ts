@@ -16,20 +16,10 @@ function escapeChar(c: string): string {
   return out;
 }
 
-/**
- * What JSON.stringify writes otherwise than the format does: a character the
- * format escapes, or a lone surrogate, which it writes as a lowercase `\udxxx`
- * escape (an escaped backslash before `ud8`... matches too, and only costs the
- * slower path).
- */
-const MAY_DIFFER = /[<>&\u2028\u2029]|\\ud[89a-f]/;
-
 /** A JSON string literal in the format's spelling. */
 export function quote(s: string): string {
-  const json = JSON.stringify(s);
-  if (!MAY_DIFFER.test(json)) return json; // most text: one pass of JSON.stringify, one of the test
-  const wellFormed = s.isWellFormed() ? json : JSON.stringify(s.toWellFormed());
-  return NEEDS_EXTRA_ESCAPE.test(wellFormed) ? wellFormed.replace(EXTRA_ESCAPES, escapeChar) : wellFormed;
+  const json = JSON.stringify(s.isWellFormed() ? s : s.toWellFormed());
+  return NEEDS_EXTRA_ESCAPE.test(json) ? json.replace(EXTRA_ESCAPES, escapeChar) : json;
 }
 
 /**
