@@ -1,37 +1,21 @@
 /**
- * The baseline of the A2A-over-HTTP rows: the same agent (a script provider
- * whose turns are in the file given, and the command tool `look`) served by the
- * official SDK's own server as its samples build one, with its InMemoryTaskStore,
- * its runs unjournaled (startRun with no store), or, given a directory, journaled
- * in a file store there as logbook's are. Each record the run makes is
- * published as the SDK's samples publish events (a WORKING status stamped when
- * it is published), then the answer as an artifact and COMPLETED. Prints its
- * base URL once it listens. Run as `node dist-bench/a2a-baseline.js TURNS.json [RUNS_DIR]`.
+ * The baseline of the A2A-over-HTTP rows: the same agent (the config given:
+ * the anthropic provider against the benchmark's local Messages API, and the
+ * command tool `look`) served by the official SDK's own server as its samples
+ * build one, with its InMemoryTaskStore, its runs unjournaled (startRun with
+ * no store), or, given a directory, journaled in a file store there as
+ * logbook's are. Each record the run makes is published as the SDK's samples
+ * publish events (a WORKING status stamped when it is published), then the
+ * answer as an artifact and COMPLETED. Prints its base URL once it listens.
+ * Run as `node dist-bench/a2a-baseline.js AGENT.yaml [RUNS_DIR]`.
  */
-import { readFileSync } from 'node:fs';
 import { A2A_PROTOCOL_VERSION, AGENT_CARD_PATH, Role, TaskState, type AgentCard, type Message } from '@a2a-js/sdk';
 import { DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor } from '@a2a-js/sdk/server';
 import { UserBuilder, agentCardHandler, jsonRpcHandler } from '@a2a-js/sdk/server/express';
 import express from 'express';
-import { CommandTool, ToolRegistry, openStore, scriptProvider, startRun, type Agent, type JournalRecord } from 'logbook';
+import { agentFromConfig, loadConfig, openStore, startRun, type JournalRecord } from 'logbook';
 
-const turns = (JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as { turns: never[] }).turns;
-const look = new CommandTool(
-  {
-    name: 'look',
-    description: 'looks',
-    input_schema: { type: 'object', properties: { at: { type: 'integer' } } },
-    command: ['echo', 'looked'],
-    timeout: 60,
-    max_output: 100_000,
-    allow_leading_dash: false,
-    env: {},
-    confirm: false,
-    side_effects: false,
-  },
-  { env: process.env },
-);
-const agent: Agent = { provider: scriptProvider(turns), tools: new ToolRegistry([look]), system: '', maxTokens: 4096, maxIterations: 20, thinking: 'off', promptCache: false };
+const { agent } = await agentFromConfig(loadConfig(process.argv[2]!), { env: process.env });
 const store = process.argv[3] !== undefined ? await openStore('file', { directory: process.argv[3] }) : null;
 const text = (value: string) => ({ content: { $case: 'text' as const, value }, metadata: undefined, filename: '', mediaType: 'text/plain' });
 

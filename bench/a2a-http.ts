@@ -3,7 +3,9 @@
  * blocking) until the task completed, against `logbook serve --http` on the
  * file store (each task a journaled run) and, alternating with it in the same
  * run, the same agent served by the official SDK's own server with its
- * InMemoryTaskStore (bench/a2a-baseline.ts, runs unjournaled); both in
+ * InMemoryTaskStore (bench/a2a-baseline.ts, runs unjournaled); the agent on
+ * the anthropic provider (its SDK) against a local Messages API that asks for
+ * two tool calls, then answers (bench/lib/messages-api.ts); both in
  * processes of their own, reached over loopback by the SDK's client. Then
  * streamed event latency: from a record being durable (the time the server
  * stamps its status with, taken right after the append resolved) to the
@@ -17,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { Role, type SendMessageRequest, type Task } from '@a2a-js/sdk';
 import { ClientFactory, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
 import { BIN, tempDir, type BenchOptions } from './lib/env.js';
+import { anthropicConfig, API_ENV, MessagesApi } from './lib/messages-api.js';
 import type { Section } from './lib/report.js';
 import { ms, percentile, ratio } from './lib/stats.js';
 
@@ -25,9 +28,9 @@ const ROUND_TRIP_TARGET = 1.5;
 const BASELINE = fileURLToPath(new URL('./a2a-baseline.js', import.meta.url));
 
 /** A process that prints `pattern` (whose group 1 is its URL) once it serves. */
-function serving(args: string[], cwd: string, pattern: RegExp, stream: 'stdout' | 'stderr'): Promise<{ child: ChildProcess; url: string }> {
+function serving(args: string[], cwd: string, pattern: RegExp, stream: 'stdout' | 'stderr', env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...env, NO_COLOR: '1' } });
     let out = '';
     child[stream]!.setEncoding('utf8').on('data', (d: string) => {
       out += d;
@@ -68,18 +71,24 @@ async function eventLatencies(client: Client): Promise<number[]> {
 
 export async function benchA2AHttp(opts: BenchOptions): Promise<Section> {
   const dir = tempDir('a2a-http');
-  const script = join(dir, 'turns.json');
-  const turns = [{ text: 'Looking.', tool_calls: [{ name: 'look', input: { at: 1 } }] }, { text: 'Looking again.', tool_calls: [{ name: 'look', input: { at: 2 } }] }, { text: 'It is fine.' }];
-  writeFileSync(script, JSON.stringify({ turns }));
+  // three model turns: a call of look, another, then the answer; chosen from how many results the request carries
+  const api = await MessagesApi.start((body) => {
+    const results = (body.messages ?? []).flatMap((m) => (Array.isArray(m.content) ? (m.content as { type?: string }[]) : [])).filter((b) => b.type === 'tool_result').length;
+    return results < 2 ? { text: results === 0 ? 'Looking.' : 'Looking again.', tool: { name: 'look', input: { at: results + 1 } } } : 'It is fine.';
+  });
   const config = join(dir, 'agent.yaml');
   writeFileSync(
     config,
-    `provider: script\nscript: ${script}\na2a: { identity: bench }\nsession: { backend: file, options: { directory: ${JSON.stringify(join(dir, 'runs'))} } }\n` +
-      `tools:\n  - name: look\n    description: looks\n    input_schema: { type: object, properties: { at: { type: integer } } }\n    command: [echo, looked]\n`,
+    anthropicConfig(
+      api,
+      `a2a: { identity: bench }\nsession: { backend: file, options: { directory: ${JSON.stringify(join(dir, 'runs'))} } }\n` +
+        `tools:\n  - name: look\n    description: looks\n    input_schema: { type: object, properties: { at: { type: integer } } }\n    command: [echo, looked]\n`,
+    ),
   );
-  const ours = await serving([BIN, 'serve', '--http', '127.0.0.1:0', '--config', config], dir, /over A2A at (\S+) /, 'stderr');
-  const theirs = await serving([BASELINE, script], dir, /^(http\S+)\n/m, 'stdout');
-  const journaled = await serving([BASELINE, script, join(dir, 'baseline-runs')], dir, /^(http\S+)\n/m, 'stdout');
+  const env = { ...process.env, ...API_ENV };
+  const ours = await serving([BIN, 'serve', '--http', '127.0.0.1:0', '--config', config], dir, /over A2A at (\S+) /, 'stderr', env);
+  const theirs = await serving([BASELINE, config], dir, /^(http\S+)\n/m, 'stdout', env);
+  const journaled = await serving([BASELINE, config, join(dir, 'baseline-runs')], dir, /^(http\S+)\n/m, 'stdout', env);
   try {
     const factory = new ClientFactory({ transports: [new JsonRpcTransportFactory()] });
     const [a, b, c] = [await factory.createFromUrl(ours.url), await factory.createFromUrl(theirs.url), await factory.createFromUrl(journaled.url)];
@@ -136,11 +145,12 @@ export async function benchA2AHttp(opts: BenchOptions): Promise<Section> {
         },
       ],
       notes: [
-        "A2A over HTTP: the first row compares a journaled task (7 records, each fsynced before its event) with one kept in memory, so it is bound by the disk's fsync; the second, with the same runs journaled by the SDK's server, is the cost of the journal-backed task store and executor themselves.",
-        'A2A over HTTP: the servers are processes of their own reached over loopback by the official SDK client (JSON-RPC); logbook journals every record to the file store (fsync) before its event is published, the baseline keeps the task in memory. Event stamps are the servers\' own millisecond times.',
+        "A2A over HTTP: the first row compares a journaled task with one kept in memory, so it is bound by the disk's fsync: 13 a task on the file store (the task note; the meta and its directory entry; the tool-set note; 3 `sent` notes, one before each model call; 6 more records), each on the serving thread; the second, with the same runs journaled by the SDK's server, is the cost of the journal-backed task store and executor themselves. A served task's workspace is not snapshotted (docs/guide/workspace.md).",
+        'A2A over HTTP: both servers run the agent on the anthropic provider (its SDK, streaming) against a Messages API in the benchmark\'s own process that answers at once, and the command tool `look` (echo). The servers are processes of their own reached over loopback by the official SDK client (JSON-RPC); logbook journals every record to the file store (fsync) before its event is published, the baseline keeps the task in memory. Event stamps are the servers\' own millisecond times.',
       ],
     };
   } finally {
     for (const s of [ours, theirs, journaled]) s.child.kill('SIGKILL');
+    await api.close();
   }
 }

@@ -162,6 +162,7 @@ export {
   type LoadedRun,
   type LoadedState,
   type ListingOptions,
+  type NoteReadOptions,
   type OpenOptions,
   type RecordsOptions,
   type RunInfo,

@@ -22,6 +22,35 @@ export interface Exchange {
 
 const event = (type: string, data: unknown): string => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
 
+/** What the API answers a request with: a text, or a tool call after an optional text. */
+export type Answer = string | { text?: string; tool: { name: string; input: unknown } };
+
+/** The answer to a request, chosen from its body (the Messages API request, parsed). */
+export type Answerer = (body: { messages?: { content?: unknown }[] }) => Answer;
+
+/** The stream events of an answer's content blocks. */
+function blocks(answer: Answer, n: number): string[] {
+  const text = typeof answer === 'string' ? answer : answer.text;
+  const out: string[] = [];
+  let index = 0;
+  if (text) {
+    out.push(
+      event('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }),
+      event('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text } }),
+      event('content_block_stop', { type: 'content_block_stop', index }),
+    );
+    index++;
+  }
+  if (typeof answer !== 'string') {
+    out.push(
+      event('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: `toolu_bench${n}`, name: answer.tool.name, input: {} } }),
+      event('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(answer.tool.input) } }),
+      event('content_block_stop', { type: 'content_block_stop', index }),
+    );
+  }
+  return out;
+}
+
 export class MessagesApi {
   readonly exchanges: Exchange[] = [];
 
@@ -30,7 +59,8 @@ export class MessagesApi {
     readonly url: string,
   ) {}
 
-  static async start(answer = 'Done.'): Promise<MessagesApi> {
+  /** Answers every request with `answer`, or with what `answer` chooses from the request. */
+  static async start(answer: string | Answerer = 'Done.'): Promise<MessagesApi> {
     let api: MessagesApi | undefined;
     const server = createServer((req, res) => api!.handle(req, res, answer));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -49,7 +79,7 @@ export class MessagesApi {
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 
-  private handle(req: IncomingMessage, res: ServerResponse, answer: string): void {
+  private handle(req: IncomingMessage, res: ServerResponse, answerer: string | Answerer): void {
     const exchange: Exchange = { arrived: now() };
     this.exchanges.push(exchange);
     if (req.method !== 'POST' || req.url?.split('?')[0] !== '/v1/messages') {
@@ -57,11 +87,16 @@ export class MessagesApi {
       return;
     }
     let bytes = 0;
-    req.on('data', (d: Buffer) => (bytes += d.length));
+    const chunks: Buffer[] = [];
+    req.on('data', (d: Buffer) => {
+      bytes += d.length;
+      if (typeof answerer !== 'string') chunks.push(d);
+    });
     req.on('end', () => {
       exchange.received = now();
       exchange.bytes = bytes;
       const n = this.exchanges.length;
+      const answer = typeof answerer === 'string' ? answerer : answerer(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Parameters<Answerer>[0]);
       const usage = { input_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 };
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': `req_bench${n}` });
       res.end(
@@ -70,10 +105,8 @@ export class MessagesApi {
             type: 'message_start',
             message: { id: `msg_bench${n}`, type: 'message', role: 'assistant', model: 'bench-model', content: [], stop_reason: null, stop_sequence: null, usage },
           }),
-          event('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
-          event('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: answer } }),
-          event('content_block_stop', { type: 'content_block_stop', index: 0 }),
-          event('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 2 } }),
+          ...blocks(answer, n),
+          event('message_delta', { type: 'message_delta', delta: { stop_reason: typeof answer === 'string' ? 'end_turn' : 'tool_use', stop_sequence: null }, usage: { output_tokens: 2 } }),
           event('message_stop', { type: 'message_stop' }),
         ].join(''),
         () => (exchange.answered = now()),

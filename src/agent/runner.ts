@@ -466,6 +466,10 @@ class Loop {
   /** The turn the resume reminder goes after, in every request of this execution (null: none). */
   private remindedTurn: Message | null = null;
   private warnedFull = false;
+  /** The snapshots started, in order (snapshotAside); resolves once the last is noted. */
+  private snapshotting: Promise<void> = Promise.resolve();
+  /** The seq of an answer whose snapshot is owed (snapshotOwedAnswer). */
+  private answerSnapshotOwed: number | undefined;
   private warnedNotes = false;
   private iterationBase: number;
   private readonly compactions: Compaction[] = [];
@@ -558,8 +562,9 @@ class Loop {
     checkInterruption(this.state, agent.tools, this.interruption);
     await this.noteInstructions();
     if (agent.prices !== undefined) this.observer.spent?.(this.liveSpend);
-    // What an interrupted tool, or anybody, changed since the run stopped is kept before it goes on.
-    if (this.setup.resumed) await this.snapshot('resume');
+    // What an interrupted tool, or anybody, changed since the run stopped is kept before any tool runs: the
+    // snapshot is taken while the first request is made (a model call changes nothing in the workspace).
+    if (this.setup.resumed) this.snapshotAside('resume');
     try {
       for (;;) {
         const state = this.state;
@@ -570,6 +575,7 @@ class Loop {
             // A refusal is the model's last word but no answer: the run ends as an error, as the reference journals it.
             return await (restsOnRefusal(state) ? this.finish('error', { message: REFUSAL_MESSAGE }) : this.finish('completed'));
           }
+          await this.snapshotOwedAnswer();
           if (!(await this.followUp())) return await this.finish('suspended');
           if (this.inputFirst) continue; // compacted at the operator's word: the continuation waits for the next turn
         }
@@ -607,10 +613,45 @@ class Loop {
 
   /** Snapshots the workspace after the last durable record; a failure is a warning (and a note), never the run's end. */
   private async snapshot(moment: SnapshotMoment): Promise<void> {
+    this.snapshotAside(moment);
+    await this.snapshotsDone();
+  }
+
+  /**
+   * Starts a snapshot after the last durable record and goes on: what is done
+   * meanwhile must not change the workspace (a model call), and snapshotsDone
+   * is awaited before anything that may (a tool, a typed turn, the run's end).
+   * Snapshots are taken one after the other, each of the seq it was asked at.
+   */
+  private snapshotAside(moment: SnapshotMoment): void {
     const workspace = this.options.workspace;
     if (workspace === undefined) return;
-    const warning = await workspace.snapshot(this.state.run_id, this.state.last_seq, moment).catch((err: unknown) => String(err));
-    if (warning !== null) this.warn(warning);
+    const { run_id, last_seq } = this.state;
+    this.snapshotting = this.snapshotting.then(async () => {
+      const warning = await workspace.snapshot(run_id, last_seq, moment).catch((err: unknown) => String(err));
+      if (warning !== null) this.warn(warning);
+    });
+  }
+
+  /** Every snapshot started is noted (or its failure said). */
+  private snapshotsDone(): Promise<void> {
+    return this.snapshotting;
+  }
+
+  /**
+   * The snapshot of an answer that called no tools, owed until the run's next
+   * step: when that is the run's end, the terminal record's snapshot is of the
+   * same workspace (nothing of the run ran between the two records) and stands
+   * for it; when it is waiting for a chat's next turn, it is taken first.
+   */
+  private async snapshotOwedAnswer(): Promise<void> {
+    const seq = this.answerSnapshotOwed;
+    this.answerSnapshotOwed = undefined;
+    if (seq === undefined || seq !== this.state.last_seq) {
+      await this.snapshotsDone();
+      return;
+    }
+    await this.snapshot('answer');
   }
 
   /**
@@ -627,6 +668,8 @@ class Loop {
     } catch (err) {
       this.warn(`could not journal the run's end (${reason}): ${err instanceof Error ? err.message : String(err)}`);
     }
+    // An answer's owed snapshot is this one's: nothing of the run ran between the two records.
+    this.answerSnapshotOwed = undefined;
     await this.snapshot('end');
     const lastAssistant = [...state.messages].reverse().find((m) => m.role === 'assistant');
     const result: RunResult = {
@@ -658,6 +701,7 @@ class Loop {
    * next step is the operator's.
    */
   private async completePending(turn: PendingTurn): Promise<void> {
+    await this.snapshotsDone(); // the workspace as the batch's tools find it is kept before the first runs
     const stop = this.state.interactive ? this.options.input?.toolsRunning?.() : undefined;
     const stopped: ToolCall[] = [];
     try {
@@ -993,6 +1037,7 @@ class Loop {
     live?.begin(state.last_seq, iteration);
     let streamed: Usage | undefined;
     let response: ModelResponse;
+    let readied = false;
     try {
       response = await agent.provider.complete(
         {
@@ -1004,7 +1049,16 @@ class Loop {
           promptCache: agent.promptCache,
           signal: timer === null ? signal : AbortSignal.any([signal, timer]),
         },
-        joinedStream(observer, (usage) => (streamed = usage), live),
+        joinedStream(
+          observer,
+          (usage) => {
+            streamed = usage;
+            if (readied) return;
+            readied = true;
+            this.options.workspace?.prepare?.(); // the answer has begun: the workspace is readied for the snapshot after its record
+          },
+          live,
+        ),
       );
     } catch (err) {
       const stopped = (stop?.signal.aborted === true || this.signal.aborted) && (isLogbookError(err, 'interrupted') || isAbortError(err));
@@ -1039,8 +1093,9 @@ class Loop {
     this.invalidInputs = response.invalidToolInputs ?? new Map();
     const counts = journalUsage(usage);
     await this.recorder.append({ assistant: { iteration, message, ...(stopReason ? { stop_reason: stopReason } : {}), ...counts } });
-    // Durable, and no tool has run yet: the workspace as the turn's tools find it.
-    await this.snapshot(toolUses(message).length > 0 ? 'tools' : 'answer');
+    // Durable, and no tool has run yet: the workspace as the turn's tools find it. An answer's is owed (snapshotOwedAnswer).
+    if (toolUses(message).length > 0) await this.snapshot('tools');
+    else this.answerSnapshotOwed = this.state.last_seq;
     const continues = this.compactions.length > 0 || this.setup.continuation !== undefined;
     if (continues && this.state.counters.llm_calls === 1) this.firstInput = this.state.last_input_tokens;
     if (agent.prices !== undefined) {

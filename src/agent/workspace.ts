@@ -14,12 +14,18 @@ import { formatTimestamp } from '../core/index.js';
 import { encodeSnapshot, snapshotNoteKey, type SnapshotMoment, type SnapshotNote } from '../store/run-notes.js';
 import type { Store } from '../store/store.js';
 import { shareTree } from '../store/workspace/shelf.js';
-import { untrackedPlace, WorkspaceRepo, type WorkspaceSettings } from '../store/workspace/repo.js';
+import { TooLarge, untrackedPlace, WorkspaceRepo, type WorkspaceSettings } from '../store/workspace/repo.js';
 
 /** What the runner calls at each durable moment; resolves to a warning to show, or null. */
 export interface WorkspaceSnapshots {
   /** Snapshots the workspace as it is after record `seq` of run `runId`, and notes it beside the run; a warning to show, or null. */
   snapshot(runId: string, seq: number, moment: SnapshotMoment): Promise<string | null>;
+  /**
+   * Readies the next snapshot while nothing of the run changes the workspace
+   * (a model's answer streaming), so that what is left of it after the record
+   * is a look at what changed since. Nothing is noted.
+   */
+  prepare?(): void;
 }
 
 /** The workspace a run started in `startedIn` tracks: workspace.dir, else that directory. */
@@ -35,14 +41,22 @@ export function workspaceRepo(store: Store, searchPath?: string): WorkspaceRepo 
 
 /** Snapshots one workspace into `store`, for every run it is asked about. */
 export class WorkspaceTracker implements WorkspaceSnapshots {
-  /** Why the workspace is not tracked (and whether that is said, not only noted), once known; undefined until the first snapshot looks. */
-  private off: { reason: string; say: boolean } | null | undefined;
+  /**
+   * Why the workspace is not tracked (and whether that is said, not only
+   * noted; `from`: the seq it grew past a limit at), once known; undefined
+   * until the first snapshot looks.
+   */
+  private off: { reason: string; say: boolean; from?: number } | null | undefined;
   /** The run said the workspace is not tracked. */
   private saidOff = false;
   /** Runs told (noted) that the workspace is not tracked. */
   private readonly notedOff = new Set<string>();
   /** Problems already said: each is said once, and noted each time. */
   private readonly said = new Set<string>();
+  /** The git work asked so far, one after another (git holds the index's lock while it writes it). */
+  private queue: Promise<unknown> = Promise.resolve();
+  /** A prepare is asked and not yet done. */
+  private preparing = false;
 
   constructor(
     private readonly store: Store,
@@ -61,7 +75,7 @@ export class WorkspaceTracker implements WorkspaceSnapshots {
   }
 
   /** Why this workspace is not tracked, or null when it is (looked at once: the limits' walk stops as soon as one is passed). */
-  private async whyOff(): Promise<{ reason: string; say: boolean } | null> {
+  private async whyOff(): Promise<{ reason: string; say: boolean; from?: number } | null> {
     if (this.off !== undefined) return this.off;
     const place = this.settings.dir === undefined ? untrackedPlace(this.dir, this.home) : null;
     if (place !== null) return (this.off = { reason: place, say: false });
@@ -70,24 +84,57 @@ export class WorkspaceTracker implements WorkspaceSnapshots {
     return this.off;
   }
 
+  /**
+   * Looks at the workspace's limits and takes its files into the index ahead
+   * of the next snapshot: that snapshot's own `git add` then finds only what
+   * changed since, and reuses the tree when nothing did. A failure here is
+   * left for the snapshot to meet and tell.
+   */
+  prepare(): void {
+    if (this.preparing) return;
+    this.preparing = true;
+    this.queue = this.queue.then(async () => {
+      try {
+        if ((await this.whyOff()) === null) await this.repo.snapshot(this.dir, this.settings);
+      } catch {
+        // the snapshot meets it again, and says it
+      } finally {
+        this.preparing = false;
+      }
+    });
+  }
+
   /** Snapshots the workspace after record `seq` of run `runId` (a note beside the run either way); a warning to show, or null. */
-  async snapshot(runId: string, seq: number, moment: SnapshotMoment): Promise<string | null> {
+  snapshot(runId: string, seq: number, moment: SnapshotMoment): Promise<string | null> {
+    const taken = this.queue.then(() => this.take(runId, seq, moment));
+    this.queue = taken.catch(() => {});
+    return taken;
+  }
+
+  private async take(runId: string, seq: number, moment: SnapshotMoment): Promise<string | null> {
     const note: SnapshotNote = { seq, moment, at: formatTimestamp(new Date()), dir: this.dir };
     let warning: string | null = null;
     try {
-      const off = await this.whyOff();
+      let off = await this.whyOff();
+      if (off === null) {
+        const made = await this.repo.snapshotWithin(this.dir, this.settings);
+        if (made instanceof TooLarge) {
+          // It grew past a limit during the run: not tracked from here on.
+          off = this.off = { reason: made.reason, say: true, from: seq };
+        } else {
+          const shelf = this.store.workspace?.shelf;
+          if (shelf !== undefined) await shareTree(this.repo, shelf, made.tree, [made.rules]);
+          note.tree = made.tree;
+          note.rules = made.rules;
+        }
+      }
       if (off !== null) {
         if (this.notedOff.has(runId)) return null;
         this.notedOff.add(runId);
-        note.problem = `the workspace ${this.dir} is not tracked: ${off.reason}`;
+        note.problem = `the workspace ${this.dir} is not tracked${off.from !== undefined ? ` from seq ${off.from} on` : ''}: ${off.reason}`;
         // Said once; the home directory and / are left alone by default, which is noted, not said.
         if (off.say && !this.saidOff) warning = note.problem;
         this.saidOff = true;
-      } else {
-        const { tree } = await this.repo.snapshot(this.dir, this.settings);
-        const shelf = this.store.workspace?.shelf;
-        if (shelf !== undefined) await shareTree(this.repo, shelf, tree);
-        note.tree = tree;
       }
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);

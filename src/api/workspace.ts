@@ -12,7 +12,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LogbookError, decodeLines, formatTimestamp, toolUses, type JournalRecord } from '../core/index.js';
-import { workspaceDir } from '../agent/workspace.js';
 import { forkLength, forkRun } from '../store/fork.js';
 import {
   encodeRewind,
@@ -21,6 +20,8 @@ import {
   parseRewind,
   parseSnapshot,
   rewindNoteKey,
+  REWIND_NOTE_PREFIX,
+  SNAPSHOT_NOTE_PREFIX,
   snapshotNoteKey,
   snapshotNoteSeq,
   type RewindNote,
@@ -158,9 +159,9 @@ async function local(store: Store, repo: WorkspaceRepo, tree: string): Promise<v
  */
 export async function runSnapshots(store: Store, id: string): Promise<SnapshotNote[]> {
   const own: SnapshotNote[] = [];
-  for (const key of await store.noteKeys(id)) {
+  for (const [key, text] of await store.notesWith(id, SNAPSHOT_NOTE_PREFIX, { strict: true })) {
     if (snapshotNoteSeq(key) === null) continue;
-    const note = parseSnapshot(await store.getNote(id, key));
+    const note = parseSnapshot(text);
     if (note !== null) own.push(note);
   }
   const origin = await store.forkOrigin(id);
@@ -220,7 +221,9 @@ export async function runDiff(store: Store, id: string, options: RunDiffOptions 
   const last = made.at(-1);
   if (options.now !== undefined && last !== undefined && repo !== null) {
     await local(store, repo, last.tree);
-    const { tree } = await repo.snapshot(workspaceDir(options.now, last.dir), options.now);
+    if (last.rules !== undefined) await local(store, repo, last.rules);
+    // What the run tracked (its snapshot's rules), whatever the config says now.
+    const { tree } = await repo.snapshot(last.dir, options.now, last.rules !== undefined ? { rules: last.rules } : {});
     made.push({ ...last, seq: records.at(-1)!.seq, moment: 'end', tree, now: true });
   }
   const spans: ChangeSpan[] = [];
@@ -323,11 +326,21 @@ function nonce(): string {
 /** Where the last rewind made on this machine is remembered, for `rewind --undo` without a run. */
 const LAST_REWIND = 'last-rewind.json';
 
-/** Keeps snapshot `tree` of `dir` beside run `runId` after seq `seq` (shelved first where the store shares snapshots). */
-async function noteSnapshot(store: Store, repo: WorkspaceRepo, runId: string, seq: number, dir: string, tree: string, moment: SnapshotMoment): Promise<void> {
+/** Keeps snapshot `tree` of `dir` (made by `rules`) beside run `runId` after seq `seq` (shelved first where the store shares snapshots). */
+async function noteSnapshot(store: Store, repo: WorkspaceRepo, runId: string, seq: number, dir: string, tree: string, rules: string, moment: SnapshotMoment): Promise<void> {
   const shelf = store.workspace?.shelf;
-  if (shelf !== undefined) await shareTree(repo, shelf, tree);
-  await store.putNote(runId, snapshotNoteKey(seq, nonce()), encodeSnapshot({ seq, moment, at: formatTimestamp(new Date()), dir, tree }));
+  if (shelf !== undefined) await shareTree(repo, shelf, tree, [rules]);
+  await store.putNote(runId, snapshotNoteKey(seq, nonce()), encodeSnapshot({ seq, moment, at: formatTimestamp(new Date()), dir, tree, rules }));
+}
+
+/**
+ * Snapshots `dir` as it is now by `rules` (a snapshot's of the run, fetched
+ * here when kept elsewhere), so it tracks what the run tracked whatever the
+ * config says now; by `settings` where the run's snapshots name no rules.
+ */
+async function snapshotByRules(store: Store, repo: WorkspaceRepo, dir: string, settings: WorkspaceSettings, rules: string | undefined): Promise<{ tree: string; rules: string }> {
+  if (rules !== undefined) await local(store, repo, rules);
+  return repo.snapshot(dir, settings, rules !== undefined ? { rules } : {});
 }
 
 /**
@@ -355,21 +368,22 @@ export async function rewindRun(store: Store, id: string, options: RewindOptions
   const sideEffects = later.filter((c) => options.sideEffects?.(c.name) === true).map((c) => ({ id: c.id, name: c.name }));
   const settings = options.settings ?? { ...WORKSPACE_DEFAULTS };
   let plan: RewindPlan = { dir: options.dir ?? '', files: [], seq, sideEffects };
-  let restore: { from: string; to: string; dirs: string[]; repo: WorkspaceRepo } | null = null;
+  let restore: { from: string; to: string; rules: string; dirs: string[]; repo: WorkspaceRepo } | null = null;
   if (files) {
     const repo = repoOf(store, options.searchPath);
     const target = (await runSnapshots(store, id)).find((s) => s.seq >= seq && s.tree !== undefined);
     if (target === undefined) {
       throw new LogbookError('workspace', `run ${id} has no snapshot of its workspace after ${where}`, { details: { runId: id } });
     }
-    const dir = workspaceDir(settings, options.dir ?? target.dir);
+    // The directory and rules the snapshot was made with, not the config's now: a rewind touches only what the run tracked.
+    const dir = options.dir ?? target.dir;
     await local(store, repo, target.tree!);
     // The workspace as it is now: noted (with the rewind) only once the rewind goes ahead.
-    const { tree: now } = await repo.snapshot(dir, settings);
+    const { tree: now, rules } = await snapshotByRules(store, repo, dir, settings, target.rules);
     const changes = await treeChanges(repo, now, target.tree!);
     const { dirs } = checkRestore(dir, changes); // refused here, before anything is asked or changed
     plan = { ...plan, dir, files: changes };
-    restore = { from: now, to: target.tree!, dirs, repo };
+    restore = { from: now, to: target.tree!, rules, dirs, repo };
   }
   let dirs = restore?.dirs ?? [];
   if (options.confirm !== undefined) {
@@ -385,7 +399,7 @@ export async function rewindRun(store: Store, id: string, options: RewindOptions
   }
   if (restore !== null) {
     const lastSeq = records.at(-1)!.seq;
-    await noteSnapshot(store, restore.repo, id, lastSeq, plan.dir, restore.from, 'rewind');
+    await noteSnapshot(store, restore.repo, id, lastSeq, plan.dir, restore.from, restore.rules, 'rewind');
     const note: RewindNote = {
       run: id,
       turn: records.slice(0, kept).filter((r) => 'assistant' in r).length,
@@ -395,10 +409,11 @@ export async function rewindRun(store: Store, id: string, options: RewindOptions
       to: restore.to,
       at: formatTimestamp(new Date()),
       ...(result.fork !== undefined ? { fork: result.fork } : {}),
+      rules: restore.rules,
       dirs,
     };
     result.undo = await applyStep(store, restore.repo, 'rewind', note, plan.files, []);
-    const rewoundSnap = { seq: 0, moment: 'rewound' as const, at: note.at, dir: plan.dir, tree: restore.to };
+    const rewoundSnap = { seq: 0, moment: 'rewound' as const, at: note.at, dir: plan.dir, tree: restore.to, rules: restore.rules };
     await store.putNote(id, snapshotNoteKey(lastSeq, nonce()), encodeSnapshot({ ...rewoundSnap, seq: lastSeq }));
     if (result.fork !== undefined) await store.putNote(result.fork, snapshotNoteKey(seq, nonce()), encodeSnapshot({ ...rewoundSnap, seq }));
   }
@@ -444,9 +459,9 @@ interface Step {
 /** The steps kept beside run `run` (its rewind notes), oldest first. */
 async function stepsOf(store: Store, run: string): Promise<Step[]> {
   const steps: Step[] = [];
-  for (const key of await store.noteKeys(run)) {
+  for (const [key, text] of await store.notesWith(run, REWIND_NOTE_PREFIX, { strict: true })) {
     if (!isRewindNoteKey(key)) continue;
-    const note = parseRewind(await store.getNote(run, key));
+    const note = parseRewind(text);
     if (note !== null) steps.push({ run, key, note });
   }
   // By time, not by text: a timestamp keeps no trailing zeros (`.12Z` is later than `.119Z`).
@@ -572,7 +587,7 @@ async function takeBack(store: Store, step: Step, kind: 'undo' | 'redo', options
   await local(store, repo, note.from);
   const records = await recordsOf(store, run);
   const lastSeq = records.at(-1)!.seq;
-  const { tree: now } = await repo.snapshot(note.dir, settings);
+  const { tree: now, rules } = await snapshotByRules(store, repo, note.dir, settings, note.rules);
   const files = await treeChanges(repo, now, note.from);
   const counts = (steps: Step[]): { undoable: number; redoable: number } => {
     const { done, undone } = standingOf(steps);
@@ -584,10 +599,10 @@ async function takeBack(store: Store, step: Step, kind: 'undo' | 'redo', options
     if (!(await options.confirm({ dir: note.dir, files }))) return { ...base, ...counts(await stepsOf(store, run)), done: false };
     dirs = checkRestore(note.dir, files).dirs; // again: what stands may have changed while confirm asked
   }
-  await noteSnapshot(store, repo, run, lastSeq, note.dir, now, 'rewind');
+  await noteSnapshot(store, repo, run, lastSeq, note.dir, now, rules, 'rewind');
   const at = formatTimestamp(new Date());
-  const mine: RewindNote = { run, turn: note.turn, seq: note.seq, dir: note.dir, from: now, to: note.from, at, ...(note.fork !== undefined ? { fork: note.fork } : {}), undoes: step.key, dirs };
+  const mine: RewindNote = { run, turn: note.turn, seq: note.seq, dir: note.dir, from: now, to: note.from, at, ...(note.fork !== undefined ? { fork: note.fork } : {}), undoes: step.key, rules, dirs };
   const made = await applyStep(store, repo, kind, mine, files, note.dirs ?? []);
-  await store.putNote(run, snapshotNoteKey(lastSeq, nonce()), encodeSnapshot({ seq: lastSeq, moment: 'rewound', at, dir: note.dir, tree: note.from }));
+  await store.putNote(run, snapshotNoteKey(lastSeq, nonce()), encodeSnapshot({ seq: lastSeq, moment: 'rewound', at, dir: note.dir, tree: note.from, rules }));
   return { ...base, step: made, ...counts(await stepsOf(store, run)), done: true };
 }

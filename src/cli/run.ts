@@ -4,6 +4,7 @@
  * PROMPT when it waits for one. Argument handling and presentation only: the
  * run itself is startRun/resumeRun and execute.
  */
+import { keepFetchParserBaseline } from './fetch-parser.js';
 import { promptOf } from './stdio.js';
 import { retryPolicyFromText } from '../agent/providers/retry.js';
 import { contextWindowOf, fingerprintOf } from '../agent/agent.js';
@@ -177,6 +178,7 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
       return EXIT.suspended;
     }
     stopServers = configured.close;
+    if (configured.agent.provider.id !== 'script') keepFetchParserBaseline(); // a model over HTTP: see fetch-parser.ts
     // A chat's /model goes on with another agent (another model), and the commands it advises name that model.
     let { agent } = configured;
     let goOnFlags: RunFlags = flags;

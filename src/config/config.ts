@@ -16,7 +16,7 @@ import { MCP_DEFAULTS, mcpServerSpec, type McpServerInput, type McpServerSpec } 
 import { REMOTE_DEFAULTS, type RemoteToolHost } from '../agent/tools/remote/spec.js';
 import { EXPOSE_DEFAULTS, type ExposeSettings } from '../agent/exposure.js';
 import { TASK_DEFAULTS, askToolName, type RemoteAgent } from '../agent/tasks/spec.js';
-import { LogbookError } from '../core/index.js';
+import { LogbookError, redactUrlCredentials } from '../core/index.js';
 import { CONFIG_AJV_OPTIONS, CONFIG_SCHEMA, UPPER_BOUNDS } from './schema.js';
 import { WORKSPACE_DEFAULTS, type WorkspaceSettings } from '../store/workspace/repo.js';
 
@@ -96,6 +96,8 @@ export interface A2AHttpSettings {
   listen?: string;
   /** The environment variable holding the bearer token every request must carry; required off loopback. */
   token_env?: string;
+  /** The base URL clients reach the server at (behind a proxy, or on every interface), which the agent card names. */
+  url?: string;
 }
 
 /** agent.yaml's `otel:` block as written. */
@@ -293,7 +295,15 @@ export function parseConfig(text: string, path: string): LogbookConfig {
       ...(c.a2a?.description ? { description: c.a2a.description } : {}),
       tasks_stream: c.a2a?.tasks_stream ?? TASK_DEFAULTS.tasks_stream,
       events_stream: c.a2a?.events_stream ?? TASK_DEFAULTS.events_stream,
-      ...(c.a2a?.http ? { http: { ...(c.a2a.http.listen ? { listen: c.a2a.http.listen } : {}), ...(c.a2a.http.token_env ? { token_env: c.a2a.http.token_env } : {}) } } : {}),
+      ...(c.a2a?.http
+        ? {
+            http: {
+              ...(c.a2a.http.listen ? { listen: c.a2a.http.listen } : {}),
+              ...(c.a2a.http.token_env ? { token_env: c.a2a.http.token_env } : {}),
+              ...(c.a2a.http.url ? { url: publicUrl(c.a2a.http.url, path) } : {}),
+            },
+          }
+        : {}),
     },
     remote_tools: remoteToolHosts(c.remote_tools ?? [], path),
     remote_agents: remoteAgents(c.remote_agents ?? [], path, names),
@@ -457,4 +467,27 @@ function mcpServers(list: Record<string, any>[], path: string, dir: string): Mcp
     names.add(s.name);
     return mcpServerSpec(s as McpServerInput, { at, dir });
   });
+}
+
+/**
+ * `a2a.http.url`, checked: an http(s) base URL a client can use, with no
+ * credentials, query or fragment; without its trailing slash.
+ */
+function publicUrl(text: string, path: string): string {
+  let url: URL | null = null;
+  try {
+    url = new URL(text);
+  } catch {
+    /* said below */
+  }
+  const problem =
+    url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')
+      ? 'is not an http:// or https:// URL'
+      : url.username !== '' || url.password !== ''
+        ? 'names credentials, which a client cannot use from a card'
+        : url.search !== '' || url.hash !== ''
+          ? 'has a query or a fragment; give the base URL the server is reached at'
+          : null;
+  if (problem !== null) throw new LogbookError('config', `${path}: a2a.http.url ${JSON.stringify(redactUrlCredentials(text))} ${problem} (e.g. https://agents.example.com/researcher)`);
+  return url!.href.replace(/\/+$/, '');
 }

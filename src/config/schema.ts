@@ -207,6 +207,7 @@ export const CONFIG_SCHEMA = {
           properties: {
             listen: { type: 'string', minLength: 1 },
             token_env: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
+            url: { type: 'string', minLength: 1 },
           },
         },
       },

@@ -5,11 +5,13 @@
  * fences, fsync) all apply, and a field this build does not know survives.
  * The notes that say what the run is (its origin, its compaction, where it was
  * started: run-notes.ts carriedNoteKeys) go with it, and so do its records'
- * times; what the source's store derived from its records the target derives
- * again.
+ * times and its workspace snapshots (their notes and objects: workspace/carry.ts,
+ * or notes saying why they were not copied); what the source's store derived
+ * from its records the target derives again.
  */
 import { LogbookError, decodeLines, fold, runStatus, type MetaPayload } from '../core/index.js';
 import { carriedNoteKeys, carriedNotePrefixes } from './run-notes.js';
+import { carrySnapshots } from './workspace/carry.js';
 import type { Store } from './store.js';
 
 /** How copyRun copies. */
@@ -22,6 +24,8 @@ export interface CopyOptions {
    * where the writer happened to be.
    */
   force?: boolean;
+  /** Where the system git is looked for to copy workspace snapshots (a PATH; default /usr/local/bin:/usr/bin:/bin). */
+  searchPath?: string;
 }
 
 /** What copyRun copied. */
@@ -33,6 +37,8 @@ export interface CopiedRun {
   held?: boolean;
   /** The run ends on no terminal record: its writer stopped, or (where held is absent) may still be appending. */
   open: boolean;
+  /** The snapshots of its workspace the copy carries (store/workspace/carry.ts), and why they were left behind if they were; absent when it has none. */
+  snapshots?: { count: number; problem?: string };
 }
 
 /**
@@ -54,11 +60,20 @@ export async function copyRun(from: Store, to: Store, id: string, options: CopyO
   }
   const first = records[0]!; // a meta record: the run folds
   const notes = 'meta' in first ? await carriedNotes(from, id, first.meta) : new Map<string, string>();
+  // Their objects are in the target before any note naming them is.
+  const snapshots = await carrySnapshots(from, to, id, options.searchPath);
+  for (const [key, text] of snapshots.notes) notes.set(key, text);
   const times = await from.times(id).catch(() => undefined); // without them, the copy's records have no times
   const journal = await to.createFromLines(id, lines, { notes, ...(times !== undefined ? { times } : {}), ...(options.signal ? { signal: options.signal } : {}) });
   await journal.close();
   const open = runStatus(records[records.length - 1]) === 'open';
-  return { records: lines.length, lastSeq, ...(held !== undefined ? { held } : {}), open };
+  return {
+    records: lines.length,
+    lastSeq,
+    ...(held !== undefined ? { held } : {}),
+    open,
+    ...(snapshots.notes.size > 0 ? { snapshots: { count: snapshots.snapshots, ...(snapshots.problem !== undefined ? { problem: snapshots.problem } : {}) } } : {}),
+  };
 }
 
 /** The carried notes beside run `id` in `from`, by key: a note that cannot be read is not there to carry. */

@@ -38,6 +38,7 @@ import {
   type RecordsOptions,
   type ForkOrigin,
   type ListingOptions,
+  type NoteReadOptions,
   type OpenOptions,
   type RunInfo,
   type RunPlace,
@@ -339,20 +340,32 @@ export class JournalStore implements Store {
     return this.foldStream(id, options);
   }
 
-  /** A run read a chunk at a time, each line checked and folded as it comes (loadState). */
+  /**
+   * A run read a chunk at a time, each line checked and folded as it comes
+   * (loadState): the checks of checkedStream, in a loop over each chunk's lines
+   * rather than a generator's step per record (a long run's resume paid for
+   * one per record).
+   */
   private async foldStream(id: string, options: { outline?: boolean; onRecord?: (record: JournalRecord) => void }): Promise<LoadedState> {
+    validateId(id);
+    const checks = new StreamChecks(id);
     let state: RunState | undefined;
     let metaLine = '';
     const { onRecord, ...read } = options;
-    for await (const { record, line } of this.checkedStream(id, { follow: false, ...read })) {
-      onRecord?.(record);
-      if (state !== undefined) step(state, record);
-      else {
-        state = initialState(record);
-        metaLine = line;
+    for await (const chunk of this.backendImpl.stream(id, { follow: false, ...read })) {
+      if (!('lines' in chunk)) continue;
+      for (const line of chunk.lines) {
+        const record = checks.check(line);
+        onRecord?.(record);
+        if (state !== undefined) step(state, record);
+        else {
+          state = initialState(record);
+          metaLine = line;
+        }
       }
     }
-    return { state: state!, metaLine, lastSeq: state!.last_seq }; // checkedStream gives the meta record at least
+    if (state === undefined) throw new LogbookError('empty', `run ${id} has no records`);
+    return { state, metaLine, lastSeq: state.last_seq };
   }
 
   /** The run's stored lines, exactly as stored (a copy between stores, an export of the bytes). */
@@ -594,11 +607,6 @@ export class JournalStore implements Store {
     return (await this.backendImpl.getNote?.(id, key)) ?? null;
   }
 
-  async noteKeys(id: string): Promise<string[]> {
-    validateId(id);
-    return (await this.backendImpl.noteKeys?.(id)) ?? [];
-  }
-
   get workspace(): WorkspaceStorage | null {
     const home = this.backendImpl.workspaceHome;
     if (home === undefined) return null;
@@ -618,12 +626,12 @@ export class JournalStore implements Store {
     for await (const body of follow) yield parseLiveText(body);
   }
 
-  async notesWith(id: string, prefix: string): Promise<Map<string, string>> {
+  async notesWith(id: string, prefix: string, options: NoteReadOptions = {}): Promise<Map<string, string>> {
     validateId(id);
     const found = new Map<string, string>();
     const keys = ((await this.backendImpl.noteKeys?.(id)) ?? []).filter((key) => key.startsWith(prefix)).sort();
     await eachAtOnce(keys, NOTE_READS, async (key) => {
-      const text = await this.note(id, key);
+      const text = options.strict === true ? ((await this.backendImpl.getNote?.(id, key)) ?? null) : await this.note(id, key);
       if (text !== null) found.set(key, text);
     });
     return new Map([...found].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));

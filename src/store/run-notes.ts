@@ -358,10 +358,18 @@ export interface SnapshotNote {
   dir: string;
   /** The git tree that holds it; absent when none was made. */
   tree?: string;
+  /**
+   * The rules it was made with besides the workspace's .gitignore files (the
+   * excludes: workspace.exclude, the defaults, `.git/info/exclude`), as a git
+   * blob beside the tree: what a rewind of the run tracks, whatever the config says then.
+   */
+  rules?: string;
   /** Why none was made (a limit passed, a file that could not be read). */
   problem?: string;
 }
 
+/** The prefix of every snapshot note's key (Store.notesWith). */
+export const SNAPSHOT_NOTE_PREFIX = 'ws-';
 const SNAPSHOT_NOTE = /^ws-([1-9][0-9]{0,14})-([0-9a-f]{6,32})$/;
 
 /** The key of a snapshot note after the record at `seq` (`nonce`: hex, so several can share a seq). */
@@ -382,6 +390,7 @@ export function encodeSnapshot(note: SnapshotNote): string {
     at: note.at,
     dir: note.dir,
     ...(note.tree !== undefined ? { tree: note.tree } : {}),
+    ...(note.rules !== undefined ? { rules: note.rules } : {}),
     ...(note.problem !== undefined ? { problem: note.problem } : {}),
   });
 }
@@ -389,10 +398,24 @@ export function encodeSnapshot(note: SnapshotNote): string {
 export function parseSnapshot(text: string | null): SnapshotNote | null {
   const o = noteObject(text);
   if (o === null || !count(o.seq) || typeof o.at !== 'string' || typeof o.dir !== 'string' || !MOMENTS.includes(o.moment as SnapshotMoment)) return null;
-  const tree = typeof o.tree === 'string' && /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(o.tree) ? o.tree : undefined;
+  const tree = objectIdOrUndefined(o.tree);
+  const rules = tree !== undefined ? objectIdOrUndefined(o.rules) : undefined;
   const problem = typeof o.problem === 'string' ? o.problem : undefined;
   if (tree === undefined && problem === undefined) return null;
-  return { seq: o.seq, moment: o.moment as SnapshotMoment, at: o.at, dir: o.dir, ...(tree !== undefined ? { tree } : {}), ...(problem !== undefined ? { problem } : {}) };
+  return {
+    seq: o.seq,
+    moment: o.moment as SnapshotMoment,
+    at: o.at,
+    dir: o.dir,
+    ...(tree !== undefined ? { tree } : {}),
+    ...(rules !== undefined ? { rules } : {}),
+    ...(problem !== undefined ? { problem } : {}),
+  };
+}
+
+/** A git object id as a note names one; undefined for anything else. */
+function objectIdOrUndefined(v: unknown): string | undefined {
+  return typeof v === 'string' && /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(v) ? v : undefined;
 }
 
 /** A rewind of a run's workspace (and conversation): what `rewind --undo` puts back. */
@@ -407,6 +430,8 @@ export interface RewindNote {
   to: string;
   /** The fork the conversation goes on in (absent for a rewind of files only). */
   fork?: string;
+  /** The rules the snapshot `from` was made with (SnapshotNote.rules): what its undo tracks. */
+  rules?: string;
   at: string;
   /** The step (the key of its note) this one undoes: a rewind, a redo, or an undo (then it is a redo); absent for a rewind. */
   undoes?: string;
@@ -414,6 +439,8 @@ export interface RewindNote {
   dirs?: string[];
 }
 
+/** The prefix of every rewind note's key (Store.notesWith). */
+export const REWIND_NOTE_PREFIX = 'rewind-';
 const REWIND_NOTE = /^rewind-([0-9a-f]{6,32})$/;
 
 export function rewindNoteKey(nonce: string): string {
@@ -434,6 +461,7 @@ export function parseRewind(text: string | null): RewindNote | null {
   if (o === null || typeof o.run !== 'string' || !count(o.turn) || !count(o.seq) || typeof o.dir !== 'string' || !tree(o.from) || !tree(o.to) || typeof o.at !== 'string') {
     return null;
   }
+  const rules = objectIdOrUndefined(o.rules);
   const dirs = Array.isArray(o.dirs) && o.dirs.every((d) => typeof d === 'string') ? { dirs: o.dirs as string[] } : {};
   return {
     run: o.run,
@@ -446,5 +474,6 @@ export function parseRewind(text: string | null): RewindNote | null {
     ...(typeof o.fork === 'string' ? { fork: o.fork } : {}),
     ...(typeof o.undoes === 'string' && isRewindNoteKey(o.undoes) ? { undoes: o.undoes } : {}),
     ...dirs,
+    ...(rules !== undefined ? { rules } : {}),
   };
 }

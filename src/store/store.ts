@@ -18,6 +18,12 @@ export interface WorkspaceStorage {
 
 export type { ForkOrigin, RunPlace } from './run-notes.js';
 
+/** How Store.notesWith reads. */
+export interface NoteReadOptions {
+  /** Fail on a note that cannot be read instead of leaving it out. */
+  strict?: boolean;
+}
+
 /** An open run, exclusively held for appending until closed. */
 export interface Journal {
   readonly runId: string;
@@ -281,8 +287,6 @@ export interface Store {
   putNote(id: string, key: string, text: string): Promise<void>;
   /** A note kept beside a run, or null (always null where the backend keeps none). */
   getNote(id: string, key: string): Promise<string | null>;
-  /** The keys of the notes kept beside run `id` (empty where the backend keeps none). */
-  noteKeys(id: string): Promise<string[]>;
   /**
    * Where this store keeps the snapshots of its runs' workspaces (run-notes
    * `ws-N-NONCE` say which belongs to which seq); null where it keeps none.
@@ -291,9 +295,11 @@ export interface Store {
   /**
    * The notes kept beside run `id` whose keys begin with `prefix`, by key:
    * what a family of notes written one per event holds (run-notes.ts). A note
-   * that cannot be read is left out. Empty where the backend keeps none.
+   * that cannot be read is left out, unless `strict`: then the read fails with
+   * the backend's error (a reader that must not mistake an unreadable note
+   * for an absent one). Empty where the backend keeps none.
    */
-  notesWith(id: string, prefix: string): Promise<Map<string, string>>;
+  notesWith(id: string, prefix: string, options?: NoteReadOptions): Promise<Map<string, string>>;
   /** The writer's side of run `id`'s live text (live-text.ts): what a model call streams, shown to watchers before it is journaled; shows nothing where the backend cannot. */
   liveText(id: string): LiveTextWriter;
   /**

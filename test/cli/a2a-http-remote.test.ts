@@ -82,5 +82,19 @@ describe('calling A2A agents over HTTP', () => {
     expect(r.stderr).toMatch(/task \S+ sent to /);
     expect(r.stdout).toBe('Forty-two.\n');
     expect(r.code).toBe(0);
+
+    // --json: the task as the wire has it (A2A 1.0's JSON), one object, the same a GetTask answers
+    const j = await runCli(['ask', s.url, '--json', 'And again?'], { cwd: dir, timeoutMs: 60_000 });
+    expect(j.code).toBe(0);
+    const printed = JSON.parse(j.stdout) as { id: string; status: { state: string }; history: { role: string }[]; artifacts: { parts: { text: string }[] }[] };
+    expect(printed.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(printed.history.map((m) => m.role)).toEqual(['ROLE_USER', 'ROLE_AGENT']);
+    expect(printed.artifacts[0]!.parts[0]!.text).toBe('Forty-two.');
+    const wire = await fetch(`${s.url}/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: printed.id } }),
+    });
+    expect(printed).toEqual(((await wire.json()) as { result: unknown }).result);
   });
 });

@@ -7,6 +7,7 @@
  * through INPUT_REQUIRED; every task's Task the projection of its run.
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { TaskState, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -17,6 +18,20 @@ import { shTool } from '../helpers/tasks.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const say = (text: string) => ({ text });
+
+/** A GET with headers fetch will not send as given (Host). */
+function httpGet(url: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 const call = (name: string, input: Record<string, unknown> = {}) => ({ tool_calls: [{ name, input }] });
 
 describe('serve --http', () => {
@@ -85,9 +100,27 @@ describe('serve --http', () => {
     expect(after.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(after.artifacts[0]!.parts[0]!.content?.value).toBe('It says hi.');
 
+    // every SSE event id is unique and one more than the last: the task first (its number covers the events it holds), then each later event
+    const raw = async (method: string, params: unknown, headers: Record<string, string> = {}) => {
+      const r = await fetch(`${s.url}/jsonrpc`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0', accept: 'text/event-stream', ...headers },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 3, method, params }),
+      });
+      const text = await r.text();
+      return { ids: [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1])), task: /"task":\{"id":"([^"]+)"/.exec(text)?.[1] };
+    };
+    const sse = await raw('SendStreamingMessage', { message: { messageId: 'm-sse', role: 'ROLE_USER', parts: [{ text: 'Stream raw.' }] } });
+    const [first, ...later] = sse.ids;
+    expect(later.length).toBeGreaterThan(0);
+    expect(sse.ids).toEqual(sse.ids.map((_, i) => first! + i));
+    // and a client naming any of them gets every event after it again
+    const replayed = await raw('SubscribeToTask', { id: sse.task }, { 'last-event-id': String(first) });
+    expect(replayed.ids).toEqual(later);
+
     const rest = await a2aClient(s.url, { binding: 'HTTP+JSON' });
     const listed = await rest.listTasks({ tenant: '', contextId: '', status: TaskState.TASK_STATE_UNSPECIFIED, pageToken: '', statusTimestampAfter: undefined, includeArtifacts: true });
-    expect(listed.tasks.map((t) => t.id).sort()).toEqual([sent.id, streamed.id].sort());
+    expect(listed.tasks.map((t) => t.id).sort()).toEqual([sent.id, streamed.id, sse.task].sort());
     expect(listed.tasks.find((t) => t.id === sent.id)).toEqual({ ...sent, history: sent.history });
     await expect(rest.getTask({ tenant: '', id: 'no-such-task' })).rejects.toThrow(/not found/i);
   });
@@ -156,6 +189,31 @@ describe('serve --http', () => {
     expect(s.stderr()).not.toMatch(/node_modules/);
   });
 
+  it('names the configured public URL in its card, and refuses an agent-role message or a negative historyLength as invalid params', async () => {
+    const config = httpAgentConfig(dir, 'strict', [say('Hello.')], 'a2a: { identity: strict, http: { url: "https://agents.example.com/strict/" } }\n');
+    const s = await serve(config);
+    expect(s.stderr()).toContain('its URLs name https://agents.example.com/strict');
+    const card = (await (await fetch(`${s.url}/.well-known/agent-card.json`, { headers: { 'a2a-version': '1.0' } })).json()) as { supportedInterfaces: { url: string }[] };
+    expect([...new Set(card.supportedInterfaces.map((i) => i.url))]).toEqual(['https://agents.example.com/strict/jsonrpc', 'https://agents.example.com/strict/rest']);
+
+    const rpc = async (method: string, params: unknown) => {
+      const r = await fetch(`${s.url}/jsonrpc`, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params }) });
+      return (await r.json()) as { id: unknown; error?: { code: number; message: string } };
+    };
+    const message = (role: string) => ({ messageId: `m-${role}`, role, parts: [{ text: 'Hi.' }] });
+    const agentSaid = await rpc('SendMessage', { message: message('ROLE_AGENT') });
+    expect(agentSaid.error).toMatchObject({ code: -32602, message: expect.stringMatching(/role/) });
+    const negative = await rpc('SendMessage', { message: message('ROLE_USER'), configuration: { historyLength: -3 } });
+    expect(negative.error).toMatchObject({ code: -32602, message: 'historyLength must be a non-negative integer' });
+    const streamed = await rpc('SendStreamingMessage', { message: message('ROLE_AGENT') });
+    expect(streamed.error?.code).toBe(-32602);
+    const got = await rpc('GetTask', { id: 'any', historyLength: -1 });
+    expect(got.error).toMatchObject({ code: -32602, message: 'historyLength must be a non-negative integer' });
+    const rest = await fetch(`${s.url}/rest/tasks/any?historyLength=-1`, { headers: { 'a2a-version': '1.0' } });
+    expect(rest.status).toBe(400);
+    expect(existsSync(join(dir, 'strict-runs')) ? readdirSync(join(dir, 'strict-runs')).filter((f) => f.startsWith('task-')) : []).toEqual([]);
+  });
+
   it('refuses to serve off loopback without a token; with one, a request without it gets 401 and makes no run (ask saying so), and a body past the bound 413 in JSON, with a length or without one', async () => {
     const config = httpAgentConfig(dir, 'guarded', [say('Hello.')], 'a2a: { identity: guarded, http: { token_env: GUARD_TOKEN } }\n');
     const open = httpAgentConfig(dir, 'open', [say('Hello.')], 'a2a: { identity: open }\n');
@@ -166,11 +224,26 @@ describe('serve --http', () => {
     expect(unset.stderr).toMatch(/a2a.http.token_env names GUARD_TOKEN, which is not set/);
 
     const s = await serve(config, { GUARD_TOKEN: 'sekrit-token' }, '0.0.0.0:0');
+    // on every interface, the card names the address its client asked by, never 0.0.0.0
+    const port = new URL(s.url).port;
+    expect(s.url).toBe(`http://127.0.0.1:${port}`);
+    const cardAt = async (host: string) => {
+      const r = await httpGet(`${s.url}/.well-known/agent-card.json`, { host, 'a2a-version': '1.0' });
+      return { status: r.status, urls: r.status === 200 ? [...new Set((JSON.parse(r.body) as { supportedInterfaces: { url: string }[] }).supportedInterfaces.map((i) => i.url))] : [] };
+    };
+    expect(await cardAt(`127.0.0.1:${port}`)).toEqual({ status: 200, urls: [`http://127.0.0.1:${port}/jsonrpc`, `http://127.0.0.1:${port}/rest`] });
+    expect(await cardAt('Agents.Internal:8443')).toEqual({ status: 200, urls: ['http://agents.internal:8443/jsonrpc', 'http://agents.internal:8443/rest'] });
+    expect((await cardAt('evil host/')).status).toBe(400);
+
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: sendRequest(userMessage({ text: 'Hi.' })) });
     const bare = await fetch(`${s.url}/jsonrpc`, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body });
     expect(bare.status).toBe(401);
+    expect(bare.headers.get('www-authenticate')).toBe('Bearer');
+    // JSON-RPC's error object (the body is not read, so the id is null); HTTP+JSON's own error shape
+    expect(await bare.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/bearer token/) } });
     const wrong = await fetch(`${s.url}/rest/tasks`, { headers: { authorization: 'Bearer nope' } });
     expect(wrong.status).toBe(401);
+    expect(await wrong.json()).toEqual({ error: { code: 401, status: 'UNAUTHENTICATED', message: expect.stringMatching(/bearer token/), details: [] } });
     const lowercase = await fetch(`${s.url}/rest/tasks`, { headers: { authorization: 'bearer sekrit-token', 'a2a-version': '1.0' } });
     expect(lowercase.status).toBe(200); // the scheme's name is case-insensitive (RFC 9110)
     expect(existsSync(join(dir, 'guarded-runs')) ? readdirSync(join(dir, 'guarded-runs')).filter((f) => f.startsWith('task-')) : []).toEqual([]);
@@ -179,6 +252,10 @@ describe('serve --http', () => {
 
     const big = await fetch(`${s.url}/jsonrpc`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sekrit-token' }, body: 'x'.repeat(200 * 1024) });
     expect(big.status).toBe(413);
+    expect(await big.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/at most 102400 bytes/) } });
+    const bigRest = await fetch(`${s.url}/rest/message:send`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sekrit-token' }, body: 'x'.repeat(200 * 1024) });
+    expect(bigRest.status).toBe(413);
+    expect(await bigRest.json()).toMatchObject({ error: { code: 413, status: 'INVALID_ARGUMENT', message: expect.stringMatching(/at most 102400 bytes/) } });
     const chunks = new ReadableStream({
       start(c) {
         for (let i = 0; i < 4; i++) c.enqueue(new TextEncoder().encode('x'.repeat(64 * 1024)));
@@ -193,7 +270,9 @@ describe('serve --http', () => {
     } as RequestInit);
     expect(unannounced.status).toBe(413);
     expect(unannounced.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(await unannounced.text()).not.toMatch(/node_modules|Error/);
+    const cut = await unannounced.text();
+    expect(cut).not.toMatch(/node_modules|Error/);
+    expect(JSON.parse(cut)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
 
     const tokenless = await runCli(['ask', s.url, 'Hi.'], { cwd: dir, timeoutMs: 30_000 });
     expect(tokenless.code).not.toBe(0);

@@ -2,7 +2,8 @@
  * What a run loads is what it uses: with a plain config (the anthropic
  * provider, a command tool), on no terminal, a run loads neither
  * OpenTelemetry, NATS, MCP, the A2A code, the price table, Ink, the Markdown
- * renderer nor the text measuring packages; its follow-up, which weighs a
+ * renderer, the text measuring packages nor Ajv (its tool's schema is compiled
+ * when the tool is first called, and it is not); its follow-up, which weighs a
  * compaction before its request, reads the price table's context window and
  * nothing else of those.
  */
@@ -20,6 +21,9 @@ const UNUSED_PACKAGES = /node_modules\/(@opentelemetry|@nats-io|@modelcontextpro
 /** The modules that do the work of OpenTelemetry, A2A, tasks, MCP and remote tools, the viewers and Markdown (their settings' specs are part of every config's check). */
 const UNUSED_MODULES =
   /src\/(otel\/(live|spans|trace-context)|a2a\/(client|service|task-events|schemas|decode|encode|directory)|agent\/tasks\/(server|caller|wire|agent-tool|streams)|agent\/tools\/mcp\/(connection|mcp-tool|server-process)|agent\/tools\/remote\/(import|remote-tool|start)|cli\/a2a\/(ask|serve|tasks|task-view|agents)|cli\/(viewer|picker)\/|render\/markdown)\.tsx?/;
+
+/** Ajv, bundled or not (its small runtime helpers, which the build's standalone validators require, aside): only a tool's first call (or a schema whose compile may fail, checked at start) loads it. */
+const AJV = /dist\/vendor\/ajv\.cjs|node_modules\/ajv\/(?!dist\/runtime\/)/;
 
 describe('the modules a run loads', () => {
   it('are those it uses: no OpenTelemetry, NATS, MCP, A2A, price table, Ink or Markdown, in a run and its resume', async () => {
@@ -42,6 +46,7 @@ describe('the modules a run loads', () => {
     expect(loaded).toMatch(/dist\/vendor\/yaml\.cjs/); // and what is required
     expect(loaded.split('\n').filter((l) => UNUSED_PACKAGES.test(l))).toEqual([]);
     expect(loaded.split('\n').filter((l) => UNUSED_MODULES.test(l))).toEqual([]);
+    expect(loaded).not.toMatch(AJV);
 
     // A follow-up goes on from the completed run (as a new run) with its last input known: a compaction is weighed, so the table's window is read.
     anthropic.reply({ message: { content: [{ type: 'text', text: 'Still hi.' }] } });
@@ -51,6 +56,7 @@ describe('the modules a run loads', () => {
     const again = loadedSources(resumeLog);
     expect(again).toMatch(/src\/agent\/providers\/anthropic\.ts/);
     expect(again.split('\n').filter((l) => UNUSED_MODULES.test(l))).toEqual([]);
+    expect(again).not.toMatch(AJV);
     expect(again).not.toMatch(/node_modules\/(@opentelemetry|@nats-io|@modelcontextprotocol|ink|react|markdown-it|string-width|wrap-ansi|openai)\//);
   });
 });

@@ -8,6 +8,7 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, sy
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { until } from '../helpers/tasks.js';
 import { tempDir } from '../helpers/tmp.js';
 
 interface Setup {
@@ -41,6 +42,15 @@ tools:
 
 const sh = (cmd: string): { name: string; input: { cmd: string } } => ({ name: 'sh', input: { cmd } });
 
+/**
+ * The index of the workspace's snapshots (STATE/workspace/index/HASH-RULES, made at the run's first snapshot),
+ * as a shell word for a tool's command.
+ */
+function indexOf(s: Setup): string {
+  const hash = createHash('sha256').update(s.ws).digest('hex').slice(0, 32);
+  return `"$(ls -d '${join(s.state, 'workspace', 'index')}/${hash}-'* | grep -v '[.]')"`;
+}
+
 function cli(s: Setup, args: string[]) {
   return runCli([...args, '--config', s.config, '--state-dir', s.state], { cwd: s.ws });
 }
@@ -48,13 +58,17 @@ function cli(s: Setup, args: string[]) {
 describe("a run's workspace at its edges", () => {
   it("waits for the workspace's index while another process holds it, rather than losing the snapshot", async () => {
     const s = setup([]);
-    // The index of this workspace (STATE/workspace/index/HASH), held as git holds it while another run snapshots it.
-    const lock = `${join(s.state, 'workspace', 'index', createHash('sha256').update(s.ws).digest('hex').slice(0, 32))}.lock`;
+    // The index of this workspace (STATE/workspace/index/HASH), held as another run's snapshot holds it: logbook's
+    // flock on HASH.flock, and git's HASH.lock under it; the tool returns once both are held, and they go a second later.
+    const index = indexOf(s);
+    const held = join(s.root, 'held');
+    const stolen = join(s.root, 'stolen');
+    const holder = `i=${index}; (exec 9>"$i.flock"; flock 9; touch "$i.lock" '${held}'; sleep 1; [ -e "$i.lock" ] || touch '${stolen}'; rm -f "$i.lock"; touch '${held}.done') >/dev/null 2>&1 &`;
     writeFileSync(
       join(s.root, 'script.json'),
       JSON.stringify({
         turns: [
-          { text: 'one', tool_calls: [sh(`echo one > one.txt; touch '${lock}'; (sleep 1; rm -f '${lock}') >/dev/null 2>&1 &`)] },
+          { text: 'one', tool_calls: [sh(`echo one > one.txt; ${holder} while [ ! -e '${held}' ]; do sleep 0.01; done`)] },
           { text: 'two', tool_calls: [sh('echo two > two.txt')] },
           { text: 'done' },
         ],
@@ -66,6 +80,28 @@ describe("a run's workspace at its edges", () => {
     const diff = await cli(s, ['session', 'diff', 'held', '--stat']);
     expect(diff.code, diff.stderr).toBe(0);
     expect(diff.stdout).toMatch(/turn 1 \(seq 2\), by sh \(toolu_0_0\)\n +added +one\.txt/);
+    expect(diff.stdout).toMatch(/turn 2 \(seq 4\), by sh \(toolu_1_0\)\n +added +two\.txt/);
+    await until('the holder to let go', () => existsSync(`${held}.done`));
+    expect(existsSync(stolen)).toBe(false); // the live lock was waited for, never taken away
+  });
+
+  it("takes no notice of an index lock a killed git left behind: the next snapshot is made at once, with no warning", async () => {
+    const s = setup([]);
+    writeFileSync(
+      join(s.root, 'script.json'),
+      JSON.stringify({
+        turns: [
+          // git's lock on the index, as a git killed in the middle of a snapshot leaves it: nobody holds logbook's flock.
+          { text: 'one', tool_calls: [sh(`echo one > one.txt; i=${indexOf(s)}; touch "$i.lock"`)] },
+          { text: 'two', tool_calls: [sh('echo two > two.txt')] },
+          { text: 'done' },
+        ],
+      }),
+    );
+    const ran = await cli(s, ['run', '--name', 'stale', 'go']);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stderr).not.toContain('no snapshot');
+    const diff = await cli(s, ['session', 'diff', 'stale', '--stat']);
     expect(diff.stdout).toMatch(/turn 2 \(seq 4\), by sh \(toolu_1_0\)\n +added +two\.txt/);
   });
 });
@@ -160,6 +196,24 @@ describe('undo and redo of rewinds', () => {
     // A redo is undone as a rewind is.
     await step('--undo');
     expect(state()).toEqual(['2', true, false]);
+  });
+});
+
+describe('a rewind after the config changed what is tracked', () => {
+  it('follows the rules the run was snapshotted with: a file they left out is never touched, whatever the config says now', async () => {
+    const s = setup([
+      { text: 'one', tool_calls: [sh('echo one > a.txt; echo log1 > x.log')] },
+      { text: 'two', tool_calls: [sh('echo two > a.txt; echo log2 > y.log')] },
+      { text: 'done' },
+    ]);
+    const config = readFileSync(s.config, 'utf8');
+    writeFileSync(s.config, `workspace: { exclude: ['*.log'] }\n${config}`);
+    const ran = await cli(s, ['run', '--name', 'logs', 'go']);
+    expect(ran.code, ran.stderr).toBe(0);
+    writeFileSync(s.config, config); // *.log no longer left out
+    const rewound = await cli(s, ['session', 'rewind', 'logs', '--turn', '1', '--files', '--yes']);
+    expect(rewound.code, rewound.stderr).toBe(0);
+    expect(contents(s.ws)).toEqual({ 'a.txt': 'one\n', 'x.log': 'log1\n', 'y.log': 'log2\n' });
   });
 });
 

@@ -85,6 +85,32 @@ describe.skipIf(!enabled)("a run's workspace on JetStream", () => {
     expect(readFileSync(join(s.ws, 'a.txt'), 'utf8')).toBe('one\nTWO\n');
   });
 
+  it('goes with its run in session cp, file store to JetStream and back: session diff is the same at every end', async () => {
+    const s = await setup();
+    const fileConfig = join(s.root, 'file.yaml');
+    writeFileSync(fileConfig, readFileSync(s.config, 'utf8').replace(/^session: .*\n/m, ''));
+    const ran = await runCli(['run', '--config', fileConfig, '--state-dir', join(s.root, 'file-a'), '--name', 'moved', 'go'], { cwd: s.ws });
+    expect(ran.code, ran.stderr).toBe(0);
+    const diffAt = async (store: string[]) => {
+      const d = await runCli(['session', 'diff', 'moved', ...store], { cwd: s.root });
+      expect(d.code, d.stderr).toBe(0);
+      return d.stdout;
+    };
+    const original = await diffAt(['--state-dir', join(s.root, 'file-a')]);
+    expect(original).toContain('-two\n+TWO');
+
+    const there = await runCli(['session', 'cp', 'moved', '--from-state-dir', join(s.root, 'file-a'), '--to-config', s.config, '--to-state-dir', join(s.root, 'js-a')], { cwd: s.root });
+    expect(there.code, there.stderr).toBe(0);
+    expect(there.stderr).not.toContain('warning');
+    // Read from another state directory: the snapshots come from the object store.
+    expect(await diffAt(['--config', s.config, '--state-dir', join(s.root, 'js-b')])).toBe(original);
+
+    const back = await runCli(['session', 'cp', 'moved', '--from-config', s.config, '--from-state-dir', join(s.root, 'js-c'), '--to-state-dir', join(s.root, 'file-b')], { cwd: s.root });
+    expect(back.code, back.stderr).toBe(0);
+    expect(back.stderr).not.toContain('warning');
+    expect(await diffAt(['--state-dir', join(s.root, 'file-b')])).toBe(original);
+  });
+
   it('without its object store, says so once with the line that makes it, and the run goes on', async () => {
     const s = await setup(false);
     const ran = await runCli(['run', '--config', s.config, '--state-dir', join(s.root, 'state'), '--name', 'no-store', 'go'], { cwd: s.ws });
@@ -93,5 +119,17 @@ describe.skipIf(!enabled)("a run's workspace on JetStream", () => {
     expect(ran.stderr).toContain(`nats object add ${s.bucket} --storage file`);
     const show = await runCli(['session', 'show', 'no-store', '--config', s.config, '--state-dir', join(s.root, 'state')], { cwd: s.ws });
     expect(show.stdout).toMatch(/no snapshot.*object store .* does not exist/);
+
+    // A run copied there keeps its notes, saying why its snapshots are not with it: on stderr, and in session show.
+    const fileConfig = join(s.root, 'file.yaml');
+    writeFileSync(fileConfig, readFileSync(s.config, 'utf8').replace(/^session: .*\n/m, ''));
+    writeFileSync(join(s.ws, 'b.txt'), 'keep\n');
+    const local = await runCli(['run', '--config', fileConfig, '--state-dir', join(s.root, 'file'), '--name', 'stays', 'go'], { cwd: s.ws });
+    expect(local.code, local.stderr).toBe(0);
+    const cp = await runCli(['session', 'cp', 'stays', '--from-state-dir', join(s.root, 'file'), '--to-config', s.config, '--to-state-dir', join(s.root, 'state')], { cwd: s.root });
+    expect(cp.code, cp.stderr).toBe(0);
+    expect(cp.stderr).toMatch(/warning: run stays: its workspace snapshots were not copied .*object store .* does not exist/);
+    const shown = await runCli(['session', 'show', 'stays', '--config', s.config, '--state-dir', join(s.root, 'state')], { cwd: s.ws });
+    expect(shown.stdout).toMatch(/no snapshot.*after seq 2 .*were not copied/);
   });
 });

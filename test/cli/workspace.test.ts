@@ -86,6 +86,15 @@ function snapshotPaths(s: Setup): Set<string> {
   return paths;
 }
 
+/** Each snapshot note of run `id` as `seq moment`, in seq order. */
+function snapshotMoments(s: Setup, id: string): string[] {
+  return readdirSync(join(s.state, 'runs'))
+    .filter((n) => n.startsWith(`${id}.ws-`))
+    .map((n) => JSON.parse(readFileSync(join(s.state, 'runs', n), 'utf8')) as { moment: string; seq: number })
+    .sort((a, b) => a.seq - b.seq)
+    .map((m) => `${m.seq} ${m.moment}`);
+}
+
 const THREE_TURNS = [
   { text: 'write', tool_calls: [sh("printf 'one\\ntwo\\n' > a.txt")] },
   { text: 'edit', tool_calls: [sh('sed -i s/two/TWO/ a.txt')] },
@@ -117,6 +126,8 @@ describe("a run's workspace", () => {
 
     const paths = snapshotPaths(s);
     expect([...paths].sort()).toEqual(['.gitignore', 'a.txt', 'b.txt', 'out']);
+    // Before each turn's tools, and at the end: the final answer (seq 8) ends the run, and the terminal record's snapshot stands for it.
+    expect(snapshotMoments(s, id)).toEqual(['2 tools', '4 tools', '6 tools', '9 end']);
 
     const turn1 = await cli(s, ['session', 'diff', id, '--turn', '1']);
     expect(turn1.code, turn1.stderr).toBe(0);
@@ -197,9 +208,8 @@ describe("a run's workspace", () => {
 
     const resumed = await cli(s, ['run', '--resume', 'killed']);
     expect(resumed.code, resumed.stderr).toBe(0);
-    const notes = readdirSync(join(s.state, 'runs')).filter((n) => n.startsWith('killed.ws-'));
-    const moments = notes.map((n) => (JSON.parse(readFileSync(join(s.state, 'runs', n), 'utf8')) as { moment: string; seq: number })).sort((a, b) => a.seq - b.seq);
-    expect(moments.map((m) => m.moment)).toContain('resume');
+    // The resume's snapshot (of what the killed tool left, after seq 3) is taken before the batch goes on.
+    expect(snapshotMoments(s, 'killed')).toEqual(['2 tools', '3 resume', '6 end']);
     const after = await cli(s, ['session', 'diff', 'killed', '--json']);
     const files = (JSON.parse(after.stdout) as { changes: { turn: number; files: { path: string }[] }[] }).changes.flatMap((c) => c.files.map((f) => `${c.turn} ${f.path}`));
     expect(files).toEqual(expect.arrayContaining(['1 first.txt', '1 half.txt', '1 after.txt']));
@@ -252,5 +262,26 @@ describe("a run's workspace", () => {
     expect(show.stdout).toMatch(/no snapshot.*after seq 2 \(turn 1, tools\): the workspace .* is not tracked: it holds more than 3 files/);
     expect(existsSync(join(s.state, 'workspace', 'objects.git'))).toBe(true);
     expect(snapshotPaths(s).size).toBe(0);
+  });
+
+  it('a workspace that grows past max_files or max_bytes during a run is not tracked from then on: said once, and session show says from which seq', async () => {
+    const grows = (cmd: string) => [{ text: 'a', tool_calls: [sh('echo a > a.txt')] }, { text: 'b', tool_calls: [sh(cmd)] }, { text: 'c', tool_calls: [sh('echo c > c.txt')] }, { text: 'done' }];
+    for (const [limit, cmd, said] of [
+      ['max_files: 4', 'touch m1 m2 m3', 'more than 4 files (workspace.max_files)'],
+      ['max_bytes: 2000', 'head -c 3000 /dev/zero > big.bin', 'more than 2000 bytes of files (workspace.max_bytes)'],
+    ] as const) {
+      const s = setup(grows(cmd), `workspace: { ${limit} }`);
+      writeFileSync(join(s.ws, 'f1.txt'), '1');
+      const ran = await cli(s, ['run', '--name', 'grows', 'go']);
+      expect(ran.code, ran.stderr).toBe(0);
+      expect(ran.stderr.match(/not tracked/g)).toHaveLength(1);
+      expect(ran.stderr).toContain(said);
+      const show = await cli(s, ['session', 'show', 'grows']);
+      expect(show.stdout).toMatch(/no snapshot.*after seq 6 \(turn 3, tools\): the workspace .* is not tracked from seq 6 on: it holds more than/);
+      expect(show.stdout.match(/no snapshot/g)).toHaveLength(1);
+      const diff = await cli(s, ['session', 'diff', 'grows', '--stat']);
+      expect(diff.stdout).toMatch(/turn 1 \(seq 2\), by sh \(toolu_0_0\)\n +added +a\.txt/);
+      expect([...snapshotPaths(s)].sort()).toEqual(['a.txt', 'f1.txt']);
+    }
   });
 });

@@ -86,6 +86,15 @@ describe('a2a, remote_tools and expose in agent.yaml', () => {
     expect(refusal('remote_agents: [{ url: "ftp://x/", alias: a }]\n')).toMatch(/remote_agents\[0\]\.url must match pattern/);
   });
 
+  it('read a2a.http.url as the base URL the card names, without its trailing slash; refuse one a client cannot use', () => {
+    const noNats = 'provider: script\nscript: s\n';
+    expect(parseConfig(`${noNats}a2a: { http: { url: "https://agents.example.com/r/" } }\n`, '/cfg/agent.yaml').a2a.http).toEqual({ url: 'https://agents.example.com/r' });
+    expect(refusal('a2a: { http: { url: "agents.example.com" } }\n', noNats)).toMatch(/a2a\.http\.url "agents\.example\.com" is not an http:\/\/ or https:\/\/ URL/);
+    expect(refusal('a2a: { http: { url: "https://u:secret@agents.example.com" } }\n', noNats)).toMatch(/names credentials/);
+    expect(refusal('a2a: { http: { url: "https://u:secret@agents.example.com" } }\n', noNats)).not.toContain('secret');
+    expect(refusal('a2a: { http: { url: "https://agents.example.com/?x=1" } }\n', noNats)).toMatch(/has a query or a fragment/);
+  });
+
   it('read a host as the reference spells it, with side effects assumed and the identity as alias', () => {
     const c = parse(
       'a2a: { identity: builder, description: "Builds things" }\n' +

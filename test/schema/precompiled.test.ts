@@ -68,6 +68,9 @@ const TOOL_SCHEMAS: unknown[] = [
   { type: 'object', required: 'path' },
   { properties: { a: { type: ['string', 'strin'] } }, minProperties: -1 },
   { items: [{ type: 'string' }, 3] },
+  // Accepted by the meta-schema, refused by Ajv's compile: still refused at registration, not at the tool's first call.
+  { type: 'object', properties: { p: { $ref: '#/definitions/missing' } } },
+  { type: 'string', pattern: '(' },
 ];
 
 /** A validator's errors without the schema objects, which the standalone code does not carry. */
@@ -157,7 +160,8 @@ describe('the packages the build bundles into one file each (dist/vendor/)', () 
     "are what a run loads for its config, its script and its tools' schemas, not the packages' own files; a YAML error is still told as one",
     () => {
       const dir = tempDir('logbook-vendored-');
-      writeFileSync(join(dir, 'script.yaml'), 'turns:\n  - text: done\n');
+      // The tool is called, so its schema is compiled (when first called): Ajv is loaded.
+      writeFileSync(join(dir, 'script.yaml'), 'turns:\n  - text: looking\n    tool_calls: [{ name: look, input: { path: . } }]\n  - text: done\n');
       writeFileSync(
         join(dir, 'agent.yaml'),
         'provider: script\nscript: script.yaml\ntools:\n  - name: look\n    command: [ls]\n    input_schema: { type: object, properties: { path: { type: string } } }\n',
@@ -170,7 +174,7 @@ describe('the packages the build bundles into one file each (dist/vendor/)', () 
         console.error(JSON.stringify(Object.keys(createRequire(import.meta.url).cache)));
       `;
       const r = spawnSync(process.execPath, ['--input-type=module', '-e', program], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: dir } });
-      expect(r.stdout).toBe('done\n');
+      expect(r.stdout).toBe('looking\ndone\n');
       const loaded = JSON.parse(r.stderr.trim().split('\n').at(-1)!) as string[];
       const vendor = loaded.filter((f) => f.includes('/dist/vendor/')).map((f) => f.slice(f.indexOf('/dist/vendor/')));
       expect(vendor.sort()).toEqual(['/dist/vendor/ajv.cjs', '/dist/vendor/yaml.cjs']);

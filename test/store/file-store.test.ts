@@ -377,6 +377,19 @@ describe('file store', () => {
   });
 });
 
+describe('notes of one family beside a file-store run', () => {
+  it('leave out a note that cannot be read, unless read strictly: then the read fails', async () => {
+    const dir = freshDir();
+    const store = new FileStore(dir);
+    await (await store.create('noted', meta('noted'))).close();
+    await store.putNote('noted', 'ws-2-aa11', '{"a":1}');
+    mkdirSync(join(dir, 'noted.ws-3-bb22.note')); // a directory where a note should be: it cannot be read
+    expect([...(await store.notesWith('noted', 'ws-')).keys()]).toEqual(['ws-2-aa11']);
+    await expect(store.notesWith('noted', 'ws-', { strict: true })).rejects.toThrow(/noted\.ws-3-bb22\.note/);
+    await store.close();
+  });
+});
+
 describe('the times note beside a file-store run', () => {
   const timed = async (store: FileStore, id: string): Promise<void> => {
     const j = await store.create(id, meta(id));

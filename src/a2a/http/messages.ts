@@ -3,7 +3,7 @@
  * answer it gives to an INPUT_REQUIRED task, and whether it is within bounds.
  * A peer's text is untrusted input, exactly as a model's.
  */
-import type { Message } from '@a2a-js/sdk';
+import { Role, type Message } from '@a2a-js/sdk';
 
 /**
  * Set in a call's context state when its message names no context and no task:
@@ -56,6 +56,7 @@ export function promptOfMessage(message: Message): string {
 
 /** Why a client's message is out of bounds, or null when it is not. */
 export function messageProblem(message: Message): string | null {
+  if (message.role !== Role.ROLE_USER) return 'message.role must be ROLE_USER: a message a client sends speaks for its user';
   if (message.parts.length === 0) return 'the message has no parts';
   if (message.parts.length > MAX_PARTS) return `the message has ${message.parts.length} parts; at most ${MAX_PARTS} are taken`;
   let bytes = 0;

@@ -16,9 +16,9 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
 import { A2A_PROTOCOL_VERSION, AGENT_CARD_PATH, TaskState, type AgentCard, type SendMessageRequest, type StreamResponse, type Task, type Message } from '@a2a-js/sdk';
-import { RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import { A2A_ERROR_CODE, RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { DefaultExecutionEventBusManager, DefaultRequestHandler, type AgentExecutionEvent, type AgentExecutor, type ServerCallContext, type TaskStore } from '@a2a-js/sdk/server';
-import type { SubscribeToTaskRequest } from '@a2a-js/sdk';
+import type { GetTaskRequest, ListTasksRequest, ListTasksResponse, SubscribeToTaskRequest } from '@a2a-js/sdk';
 import { EVENT_NUMBER, eventNumber, isFinalState } from './projection.js';
 import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import { LogbookError } from '../../core/index.js';
@@ -49,6 +49,20 @@ export function parseListen(text: string): ListenAddress {
 /** Whether `host` is reached from this machine alone. */
 export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/** Whether `host` is every address of the machine (`0.0.0.0`, `::`): listened on, never reached at. */
+export function isUnspecified(host: string): boolean {
+  return host === '0.0.0.0' || /^[0:]+$/.test(host);
+}
+
+/** A Host header's value as RFC 9110 allows it: a DNS name or IP literal, and a port. */
+const HOST_HEADER = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
+
+/** The base URL a request asked the server by (its Host), or null when its Host is none a URL can carry. */
+export function baseFromHost(host: string | undefined): string | null {
+  if (host === undefined || host.length > 260 || !HOST_HEADER.test(host)) return null;
+  return `http://${host.toLowerCase()}`;
 }
 
 /** What the agent card says of the agent. */
@@ -114,6 +128,28 @@ function responseNumber(r: StreamResponse): number | undefined {
   return typeof n === 'number' ? n : undefined;
 }
 
+/**
+ * A stream with no event twice: the SDK sends a task as the store has it when
+ * it is sent (its number covering every event it holds), and an event already
+ * in it may come after it from the bus; that event is left out, so each SSE
+ * id is one more than the last and `Last-Event-ID` gives all after it.
+ */
+async function* onceEach(stream: AsyncGenerator<StreamResponse, void, undefined>): AsyncGenerator<StreamResponse, void, undefined> {
+  let sent = 0;
+  for await (const r of stream) {
+    const n = responseNumber(r);
+    if (n !== undefined && n <= sent) continue;
+    if (n !== undefined) sent = n;
+    yield r;
+  }
+}
+
+/** The spec's refusal of a negative `historyLength`. */
+function checkHistoryLength(params: { historyLength?: number | undefined } | undefined): void {
+  const n = params?.historyLength;
+  if (n !== undefined && !(Number.isInteger(n) && n >= 0)) throw new RequestMalformedError('historyLength must be a non-negative integer');
+}
+
 /** The `Last-Event-ID` a call names (a number), or undefined. */
 function lastEventId(context: ServerCallContext): number | undefined {
   const headers = context.state.get('headers') as Record<string, string | string[] | undefined> | undefined;
@@ -150,7 +186,7 @@ class CheckedRequestHandler extends DefaultRequestHandler {
   override async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
     const after = lastEventId(context);
     if (after === undefined) {
-      yield* super.resubscribe(params, context);
+      yield* onceEach(super.resubscribe(params, context));
       return;
     }
     const live = super.resubscribe(params, context);
@@ -183,6 +219,7 @@ class CheckedRequestHandler extends DefaultRequestHandler {
   }
 
   private async check(params: SendMessageRequest, context: ServerCallContext): Promise<void> {
+    checkHistoryLength(params.configuration);
     const message: Message | undefined = params.message;
     if (message === undefined) return; // the SDK refuses it
     if (!message.contextId && !message.taskId) context.state.set(NEW_CONTEXT, true);
@@ -208,12 +245,24 @@ class CheckedRequestHandler extends DefaultRequestHandler {
 
   override async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
     await this.check(params, context);
-    yield* super.sendMessageStream(params, context);
+    yield* onceEach(super.sendMessageStream(params, context));
+  }
+
+  override async getTask(params: GetTaskRequest, context: ServerCallContext): Promise<Task> {
+    checkHistoryLength(params);
+    return super.getTask(params, context);
+  }
+
+  override async listTasks(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
+    checkHistoryLength(params);
+    return super.listTasks(params, context);
   }
 }
 
 export interface A2AServerOptions {
   listen: ListenAddress;
+  /** The base URL clients reach the server at, which the card names; by default the address listened on, or on every interface the Host each client asks by. */
+  publicUrl?: string;
   /** The bearer token every request but the card's must carry; none: no authentication (loopback only). */
   token?: string;
   card: CardFacts;
@@ -225,13 +274,34 @@ export interface A2AServerOptions {
 
 /** A running server. */
 export interface A2AServer {
-  /** The base URL it is reached at. */
+  /** The base URL it is reached at from this machine. */
   url: string;
+  /** The base URL its card names: the configured one, the address listened on, or null on every interface (the Host each client asks by). */
+  advertised: string | null;
+  /** The card the request handler holds (its URLs: `advertised`, else `url`). */
   card: AgentCard;
   /** The SDK's event buses, one per task running: a task resumed by the server gets one, for subscribers to find. */
   buses: DefaultExecutionEventBusManager;
   /** Stops taking connections and closes those open. */
   close(): Promise<void>;
+}
+
+/** The JSON-RPC binding's path; everything else answers errors in HTTP+JSON's shape. */
+const JSONRPC_PATH = '/jsonrpc';
+
+/**
+ * A refusal made before any handler reads the request, in the shape of the
+ * binding asked: on JSON-RPC an error object (id null, the request unread;
+ * code -32600, invalid request), on HTTP+JSON its error body (`google.rpc.Status`
+ * as the SDK writes it). The HTTP status is kept either way.
+ */
+function refuse(req: express.Request, res: express.Response, http: number, status: string, message: string): void {
+  res.status(http);
+  if (req.path === JSONRPC_PATH || req.originalUrl.split('?')[0] === JSONRPC_PATH) {
+    res.json({ jsonrpc: '2.0', id: null, error: { code: A2A_ERROR_CODE.INVALID_REQUEST, message } });
+  } else {
+    res.json({ error: { code: http, status, message, details: [] } });
+  }
 }
 
 /** Bearer-token check: 401 with `WWW-Authenticate` before anything else runs. */
@@ -241,9 +311,13 @@ function requireToken(token: string): express.RequestHandler {
     // The scheme's name is case-insensitive (RFC 9110 11.1); the token is not.
     const got = Buffer.from(/^bearer +(.*)$/i.exec(req.header('authorization') ?? '')?.[1] ?? '', 'utf8');
     if (got.length === want.length && timingSafeEqual(got, want)) return next();
-    res.status(401).setHeader('WWW-Authenticate', 'Bearer').json({ error: 'unauthorized: this agent wants a bearer token' });
+    res.setHeader('WWW-Authenticate', 'Bearer');
+    refuse(req, res, 401, 'UNAUTHENTICATED', 'unauthorized: this agent wants a bearer token');
   };
 }
+
+/** What a body past the bound is told. */
+const TOO_LARGE = `request body past the bound: at most ${MAX_BODY_BYTES} bytes are taken`;
 
 /**
  * Refuses a body announced above the bound before it is read; one without a
@@ -251,10 +325,7 @@ function requireToken(token: string): express.RequestHandler {
  */
 function boundBodies(req: express.Request, res: express.Response, next: express.NextFunction): void {
   const length = Number(req.header('content-length') ?? 0);
-  if (length > MAX_BODY_BYTES) {
-    res.status(413).json({ error: `request body of ${length} bytes; at most ${MAX_BODY_BYTES} are taken` });
-    return;
-  }
+  if (length > MAX_BODY_BYTES) return refuse(req, res, 413, 'INVALID_ARGUMENT', TOO_LARGE);
   next();
 }
 
@@ -263,15 +334,12 @@ function boundBodies(req: express.Request, res: express.Response, next: express.
  * bound, one that is no JSON) answers as the other refusals do, in JSON: never
  * express's default page, which carries a stack and the server's paths.
  */
-function plainErrors(err: unknown, _req: express.Request, res: express.Response, next: express.NextFunction): void {
+function plainErrors(err: unknown, req: express.Request, res: express.Response, next: express.NextFunction): void {
   if (res.headersSent) return next(err);
   const status = (err as { status?: unknown }).status;
-  if (status === 413) {
-    res.status(413).json({ error: `request body past the bound; at most ${MAX_BODY_BYTES} bytes are taken` });
-    return;
-  }
+  if (status === 413) return refuse(req, res, 413, 'INVALID_ARGUMENT', TOO_LARGE);
   const client = typeof status === 'number' && status >= 400 && status < 500;
-  res.status(client ? status : 500).json({ error: client ? 'bad request' : 'internal error' });
+  refuse(req, res, client ? status : 500, client ? 'INVALID_ARGUMENT' : 'INTERNAL', client ? 'bad request' : 'internal error');
 }
 
 /**
@@ -316,9 +384,20 @@ export async function startA2AServer(options: A2AServerOptions): Promise<A2AServ
   const app = express();
   app.disable('x-powered-by');
   let card: AgentCard | null = null;
+  let advertised: string | null = options.publicUrl ?? null;
   const handler = { current: null as CheckedRequestHandler | null };
   const legacyCompat = { enabled: true };
-  app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: { getAgentCard: async () => card! }, legacyCompat }));
+  const fixedCard = agentCardHandler({ agentCardProvider: { getAgentCard: async () => card! }, legacyCompat });
+  // On every interface with no URL configured, a card names the Host its client asked by: an address that client reaches.
+  app.use(`/${AGENT_CARD_PATH}`, (req, res, next) => {
+    if (advertised !== null) return fixedCard(req, res, next);
+    const base = baseFromHost(req.header('host'));
+    if (base === null) {
+      res.status(400).json({ error: 'the request names no Host the agent card can give its URLs by; set a2a.http.url on the server' });
+      return;
+    }
+    return agentCardHandler({ agentCardProvider: { getAgentCard: async () => agentCard(options.card, base) }, legacyCompat })(req, res, next);
+  });
   if (options.token !== undefined) app.use(requireToken(options.token));
   app.use(boundBodies);
   app.use(numberEvents);
@@ -330,9 +409,12 @@ export async function startA2AServer(options: A2AServerOptions): Promise<A2AServ
     );
   });
   const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${host}:${address.port}`;
-  card = agentCard(options.card, url);
+  const unspecified = isUnspecified(address.address);
+  // on every interface, this machine reaches the server on loopback
+  const reached = unspecified ? (address.family === 'IPv6' ? '::1' : '127.0.0.1') : address.address;
+  const url = `http://${address.family === 'IPv6' ? `[${reached}]` : reached}:${address.port}`;
+  if (advertised === null && !unspecified) advertised = url;
+  card = agentCard(options.card, advertised ?? url);
   handler.current = new CheckedRequestHandler(card, options.taskStore, options.executor, buses, options.loadTask, options.loadEvents);
   const userBuilder = UserBuilder.noAuthentication;
   app.use('/jsonrpc', jsonRpcHandler({ requestHandler: handler.current, userBuilder, legacyCompat }));
@@ -340,6 +422,7 @@ export async function startA2AServer(options: A2AServerOptions): Promise<A2AServ
   app.use(plainErrors);
   return {
     url,
+    advertised,
     card,
     buses,
     close: () =>

@@ -30,11 +30,22 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal, name: string): P
 const DRAFT_07 = 'http://json-schema.org/draft-07/schema';
 
 /**
+ * Keys with which a schema its meta-schema accepts can still fail Ajv's compile
+ * (a reference that does not resolve, a pattern that is no regular expression,
+ * an unknown format, an id taken twice), or asks an option it lacks. A schema
+ * naming any of them (anywhere, property names included) is compiled when the
+ * tool is registered, so its fault is the config's at start; any other is
+ * compiled when the tool is first called, so a run that does not call it never
+ * loads Ajv.
+ */
+const COMPILE_MAY_FAIL = /"(?:\$ref|\$dynamicRef|\$recursiveRef|\$id|id|\$schema|\$data|\$async|pattern|patternProperties|format|discriminator)"/;
+
+/**
  * The tools of a run, by name. Input is checked against each tool's JSON Schema
  * before the tool sees it; a mismatch is a tool error result, not a crash.
  */
 export class ToolRegistry {
-  private readonly tools = new Map<string, { tool: Tool; validate: ValidateFunction }>();
+  private readonly tools = new Map<string, { tool: Tool; validate: ValidateFunction | undefined }>();
   private compiler: Ajv | undefined;
 
   /** Tool schemas are compiled with these; checked against their meta-schema first (checkSchema). */
@@ -73,15 +84,24 @@ export class ToolRegistry {
     if (notJson !== null) {
       throw new LogbookError('config', `tool "${name}": input_schema${notJson.path} is ${notJson.what}, which is not a JSON value`);
     }
-    let validate: ValidateFunction;
     try {
       this.checkSchema(tool.definition.input_schema);
-      validate = this.ajv.compile(tool.definition.input_schema as object);
     } catch (err) {
       throw new LogbookError('config', `tool "${name}" has an invalid input_schema: ${(err as Error).message}`);
     }
-    this.tools.set(name, { tool, validate });
+    const entry = { tool, validate: undefined as ValidateFunction | undefined };
+    if (COMPILE_MAY_FAIL.test(JSON.stringify(tool.definition.input_schema))) entry.validate = this.compile(tool);
+    this.tools.set(name, entry);
     return this;
+  }
+
+  /** The validator of `tool`'s input_schema; refused (`config`) where Ajv cannot compile it. */
+  private compile(tool: Tool): ValidateFunction {
+    try {
+      return this.ajv.compile(tool.definition.input_schema as object);
+    } catch (err) {
+      throw new LogbookError('config', `tool "${tool.definition.name}" has an invalid input_schema: ${(err as Error).message}`);
+    }
   }
 
   /** The tool of that name, if any. */
@@ -122,8 +142,9 @@ export class ToolRegistry {
       return { content: `unknown tool "${name}"${known.length ? `; available: ${known.join(', ')}` : ''}`, isError: true };
     }
     const value = input.value();
-    if (!entry.validate(value)) {
-      const problems = (entry.validate.errors ?? []).map((e) => `${e.instancePath || 'input'} ${e.message}`).join('; ');
+    const validate = (entry.validate ??= this.compile(entry.tool));
+    if (!validate(value)) {
+      const problems = (validate.errors ?? []).map((e) => `${e.instancePath || 'input'} ${e.message}`).join('; ');
       return { content: `input for ${name} does not match its schema: ${problems}`, isError: true };
     }
     try {

@@ -2,14 +2,14 @@
  * `logbook ask URL PROMPT`: hands the A2A 1.0 agent at URL (its card's URL,
  * or its base URL) one task over HTTP with the official SDK's client, and
  * prints its answer as the stream brings it: the text of its messages on
- * stdout, its task id on stderr first; with --json each stream event as a
- * JSON line. `--task ID` reads that task again (subscribes to it, or reads it
+ * stdout, its task id on stderr first; with --json, once the task rests, the
+ * task as one object of A2A 1.0's JSON (what a GetTask answers on the wire). `--task ID` reads that task again (subscribes to it, or reads it
  * when it has ended) instead of sending anything. The bearer token comes from
  * the variable `--token-env` names. A peer's text is sanitized before it
  * reaches the terminal.
  */
-import type { StreamResponse, Task } from '@a2a-js/sdk';
-import { TaskState } from '@a2a-js/sdk';
+import type { StreamResponse } from '@a2a-js/sdk';
+import { Task, TaskState } from '@a2a-js/sdk';
 import { answerTask, askOverHttp, httpAgentClient, messageTextOf, taskAnswer, TaskFollower } from '../../agent/a2a-http/remote-agent.js';
 import type { OperatorAnswer } from '../../agent/tools/tool.js';
 import { askTaskInput } from '../approvals.js';
@@ -54,12 +54,9 @@ export async function askHttp(url: string, prompt: string, flags: AskHttpFlags, 
   const stop = onStopSignals(() => {});
   let printed = false;
   const onEvent = (e: StreamResponse): void => {
-    if (flags.json) {
-      process.stdout.write(`${JSON.stringify(e)}\n`);
-      return;
-    }
     const p = e.payload;
     if (p?.$case === 'task') note(`task ${p.value.id} sent to ${url} (context ${p.value.contextId})`);
+    if (flags.json) return; // the task is printed once it rests
     if (p?.$case === 'statusUpdate' && p.value.status?.state === TaskState.TASK_STATE_WORKING) {
       const text = messageTextOf(p.value.status.message);
       if (text !== '') {
@@ -91,6 +88,11 @@ export async function askHttp(url: string, prompt: string, flags: AskHttpFlags, 
       while (canAsk && task.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED) task = await answerTask(client, task, await onInputRequired(task), { signal: stop.signal, onEvent });
     } else {
       task = (await askOverHttp(client, prompt, flags.conversation ?? newMessageId(), { signal: stop.signal, onEvent, ...(canAsk ? { onInputRequired } : {}) })).task;
+    }
+    // A2A 1.0's JSON of the task as the agent has it once it rests (read again: a stream's events leave the task's own metadata behind)
+    if (flags.json) {
+      const rests = task.status?.state === TaskState.TASK_STATE_REJECTED ? task : await client.getTask({ tenant: '', id: task.id }, { signal: stop.signal }); // a rejected task is kept nowhere
+      process.stdout.write(`${JSON.stringify(Task.toJSON(rests))}\n`);
     }
     return ended(task, url, printed || flags.json === true);
   } catch (err) {

@@ -85,7 +85,7 @@ export function registerA2ACommands(program: Command, environment: Environment):
     .option('--config <file>', `the config file whose nats: connection and streams to use (default: ${CONFIG_SEARCH})`)
     .option('--conversation <id>', "continue the conversation this request id began (the first task's request id)")
     .option('--request <id>', "this task's request id: given again, read that task's events again instead of asking anew")
-    .option('--json', 'print the events of the task as they come, one JSON object a line')
+    .option('--json', "over NATS: the task's events as they come, one JSON object a line; for a URL: the task once it rests, one object of A2A 1.0's JSON (as a GetTask answers)")
     .option('--tool-output', "show the results of the agent's tool calls")
     .option('--task <id>', 'for an agent named by its URL: read this task again (subscribe to it) instead of sending one')
     .option('--token-env <name>', "for an agent named by its URL: the environment variable holding the bearer token its server wants")

@@ -103,8 +103,10 @@ export async function serveHttp(config: LogbookConfig, listenText: string, envir
     for (const n of configured.notes) write(sanitizeLine(n));
     store = await storeFor(environment, { config });
     const tasks = new HttpTasks({ identity, store, agent: configured.agent, onTask: (e) => write(httpTaskLine(e)) });
+    const publicUrl = config.a2a.http?.url;
     const server = await startA2AServer({
       listen,
+      ...(publicUrl !== undefined ? { publicUrl } : {}),
       ...(token !== undefined ? { token } : {}),
       card: {
         name: identity,
@@ -118,7 +120,8 @@ export async function serveHttp(config: LogbookConfig, listenText: string, envir
       loadTask: (id) => tasks.load(id),
       loadEvents: (id) => tasks.events(id),
     });
-    write(sanitizeLine(`serving agent ${identity} over A2A at ${server.url} (card: ${server.url}/.well-known/agent-card.json${token !== undefined ? '; bearer token required' : ''}), runs in the ${store.location}`));
+    const names = server.advertised === null ? '; its URLs name the host each client asks by' : server.advertised !== server.url ? `; its URLs name ${server.advertised}` : '';
+    write(sanitizeLine(`serving agent ${identity} over A2A at ${server.url} (card: ${server.url}/.well-known/agent-card.json${names}${token !== undefined ? '; bearer token required' : ''}), runs in the ${store.location}`));
     const resumed = await tasks.resumeInterrupted(server.buses);
     if (resumed > 0) write(`resuming ${resumed} task${resumed === 1 ? '' : 's'} a server left unfinished`);
     await new Promise<void>((resolve) => {

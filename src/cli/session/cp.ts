@@ -76,7 +76,8 @@ export async function copySession(environment: Environment, given: string, flags
     id = await resolveRunId(from, given);
     let copied: CopiedRun;
     try {
-      copied = await copyRun(from, to, id, { signal: interrupt.signal, force: flags.force === true });
+      const path = environment.env.PATH;
+      copied = await copyRun(from, to, id, { signal: interrupt.signal, force: flags.force === true, ...(path !== undefined && path !== '' ? { searchPath: path } : {}) });
     } catch (err) {
       if (isLogbookError(err, 'not_found')) throw new LogbookError('not_found', `no run ${id} in the ${from.location}`, { cause: err });
       if (isLogbookError(err, 'locked')) {
@@ -97,7 +98,9 @@ export async function copySession(environment: Environment, given: string, flags
         : copied.held === undefined && copied.open
           ? `, up to seq ${lastSeq}: it has no end recorded, and the ${from.backend} store cannot tell whether a writer is still appending to it`
           : '';
-    return `copied run ${id} (${what}${prefix}) from the ${from.location} to the ${to.location}\n`;
+    // Its workspace snapshots go with it; where they cannot, that is said (and session show says it of the copy).
+    const left = copied.snapshots?.problem !== undefined ? `warning: run ${id}: ${copied.snapshots.problem} (session show lists the turns without one)\n` : '';
+    return `copied run ${id} (${what}${prefix}) from the ${from.location} to the ${to.location}\n${left}`;
   } finally {
     interrupt.dispose();
     await to?.close();

@@ -4,13 +4,15 @@
  * run and workspace, so a file is stored once whatever turn, run or fork holds
  * it (git's objects are content-addressed). Each workspace has its own index
  * there (`index/<hash of its path>`): the stats git reuses so an unchanged file
- * is never read again. A snapshot is a git tree id; which snapshot belongs to
+ * is never read again, written only under logbook's flock beside it
+ * (`index/<hash>.flock`), so a git lock found there is a killed git's. A snapshot is a git tree id; which snapshot belongs to
  * which seq is a note beside the journal (run-notes.ts), never in it.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
-import { LogbookError } from '../../core/index.js';
+import { LogbookError, isLogbookError } from '../../core/index.js';
+import { acquireLock, type FileLock } from '../file/flock.js';
 import { git, objectId, type GitCall } from './git.js';
 
 /** What is tracked of a workspace, and how much of it at most. */
@@ -47,9 +49,23 @@ export const DEFAULT_EXCLUDES: readonly string[] = [
   'id_ed25519*',
 ];
 
-/** A snapshot made: its tree, and what it holds. */
+/** A snapshot made: its tree, and the rules that decided what it holds. */
 export interface Snapshot {
   tree: string;
+  /** The excludes it was made with, as a git blob in the same repository (a later rewind or diff follows them). */
+  rules: string;
+}
+
+/** The rules a snapshot follows besides the workspace's .gitignore files: an excludes file, and its text's git blob id. */
+interface Rules {
+  id: string;
+  path: string;
+  text: Buffer;
+}
+
+/** The git id of a blob of `content` (what `git hash-object` names it; the repository's ids are SHA-1). */
+function blobId(content: Buffer): string {
+  return createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
 }
 
 /** A workspace too large to track: why, said once and noted. */
@@ -65,6 +81,8 @@ export class WorkspaceRepo {
   private ready = false;
   /** The tree each index (workspace) was last written as by this process. */
   private readonly lastTree = new Map<string, { tree: string; stamp: string }>();
+  /** The rules known to be kept in the repository as blobs. */
+  private readonly kept = new Set<string>();
 
   constructor(
     /** `<runs>/.workspace` (file store) or `<state>/workspace` (a store whose journals live elsewhere). */
@@ -92,18 +110,20 @@ export class WorkspaceRepo {
     this.ready = true;
   }
 
-  private indexOf(dir: string): string {
+  /** The index of `dir` snapshotted by `rules`: each set of rules its own, as an index keeps what it once took in whatever the excludes say later. */
+  private indexOf(dir: string, rules: Rules): string {
     const at = join(this.home, 'index');
     mkdirSync(at, { recursive: true, mode: 0o700 });
-    return join(at, sha(dir));
+    return join(at, `${sha(dir)}-${rules.id.slice(0, 12)}`);
   }
 
   /**
-   * The excludes file for `dir` with `settings`: the defaults, workspace.exclude,
-   * the workspace's own `.git/info/exclude`, and logbook's own state when it is
-   * inside the workspace. The workspace's .gitignore files git reads itself.
+   * The rules for `dir` with `settings`, as an excludes file: the defaults,
+   * workspace.exclude, the workspace's own `.git/info/exclude`, and logbook's
+   * own state when it is inside the workspace. The workspace's .gitignore files
+   * git reads itself (they are in the snapshot).
    */
-  private excludesOf(dir: string, settings: WorkspaceSettings): string {
+  private rulesOf(dir: string, settings: WorkspaceSettings): Rules {
     const lines = [...DEFAULT_EXCLUDES, ...settings.exclude];
     try {
       lines.push(...readFileSync(join(dir, '.git', 'info', 'exclude'), 'utf8').split('\n'));
@@ -114,16 +134,37 @@ export class WorkspaceRepo {
       const rel = relative(dir, state);
       if (rel !== '' && !rel.startsWith('..') && !rel.startsWith(sep)) lines.push(`/${rel.split(sep).map(escapeGlob).join('/')}/`);
     }
-    const text = `${lines.join('\n')}\n`;
-    const at = join(this.home, 'excludes');
-    mkdirSync(at, { recursive: true, mode: 0o700 });
-    const path = join(at, sha(text));
-    if (!existsSync(path)) writeFileSync(path, text, { mode: 0o600 });
-    return path;
+    return this.rulesFile(Buffer.from(`${lines.join('\n')}\n`, 'utf8'));
   }
 
-  private call(dir: string, settings: WorkspaceSettings): GitCall {
-    return { ...this.base(), index: this.indexOf(dir), workTree: dir, config: { 'core.excludesFile': this.excludesOf(dir, settings) } };
+  /** Rules as a snapshot note names them (the git blob of their text), read back from the repository. */
+  private async rulesFrom(id: string): Promise<Rules> {
+    const { stdout } = await git(['cat-file', 'blob', objectId(id)], this.base());
+    const rules = this.rulesFile(stdout);
+    if (rules.id !== id) throw new LogbookError('workspace', `the snapshot rules ${id} read back as other bytes`);
+    this.kept.add(id);
+    return rules;
+  }
+
+  /** The excludes file of `text` (written once, named by its hash), and its git blob id. */
+  private rulesFile(text: Buffer): Rules {
+    const at = join(this.home, 'excludes');
+    mkdirSync(at, { recursive: true, mode: 0o700 });
+    const path = join(at, createHash('sha256').update(text).digest('hex').slice(0, 32));
+    if (!existsSync(path)) writeFileSync(path, text, { mode: 0o600 });
+    return { id: blobId(text), path, text };
+  }
+
+  /** Keeps `rules` in the repository as a blob, once: what a snapshot note names. */
+  private async keep(rules: Rules): Promise<void> {
+    if (this.kept.has(rules.id)) return;
+    const out = await git(['hash-object', '-w', '--stdin'], { ...this.base(), input: rules.text });
+    if (out.stdout.toString('utf8').trim() !== rules.id) throw new LogbookError('workspace', `git hashed the snapshot rules as other than ${rules.id}`);
+    this.kept.add(rules.id);
+  }
+
+  private call(dir: string, rules: Rules): GitCall {
+    return { ...this.base(), index: this.indexOf(dir, rules), workTree: dir, config: { 'core.excludesFile': rules.path } };
   }
 
   /**
@@ -138,14 +179,14 @@ export class WorkspaceRepo {
     let over: TooLarge | null = null;
     let rest = '';
     await git(['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', '.'], {
-      ...this.call(dir, settings),
+      ...this.call(dir, this.rulesOf(dir, settings)),
       onStdout: (chunk) => {
         const names = (rest + chunk.toString('utf8')).split('\0');
         rest = names.pop()!;
         for (const name of names) {
           files++;
           if (files > settings.maxFiles) {
-            over = new TooLarge(`it holds more than ${settings.maxFiles} files (workspace.max_files)`);
+            over = tooManyFiles(settings.maxFiles);
             return false;
           }
           try {
@@ -155,7 +196,7 @@ export class WorkspaceRepo {
             // gone since it was listed
           }
           if (bytes > settings.maxBytes) {
-            over = new TooLarge(`it holds more than ${formatBytes(settings.maxBytes)} of files (workspace.max_bytes)`);
+            over = tooManyBytes(settings.maxBytes);
             return false;
           }
         }
@@ -170,23 +211,51 @@ export class WorkspaceRepo {
    * out goes into the index (an unchanged one by its stats alone, never read),
    * and the index becomes a tree. Symbolic links are kept as links, never
    * followed; special files are skipped (git keeps neither kind's target).
+   * With `options.rules` (a snapshot's Snapshot.rules), those rules decide
+   * what is tracked instead of `settings`: a later snapshot of a run's
+   * workspace (a rewind's) tracks what the run tracked, whatever the config says now.
    */
-  async snapshot(dir: string, settings: WorkspaceSettings): Promise<Snapshot> {
+  async snapshot(dir: string, settings: WorkspaceSettings, options: { rules?: string } = {}): Promise<Snapshot> {
+    return (await this.snapshotAt(dir, settings, false, options.rules)) as Snapshot;
+  }
+
+  /**
+   * Snapshots `dir` as `snapshot` does, within the limits of `settings`: a
+   * TooLarge, and no tree, when what it tracks grew past one. An unchanged
+   * workspace costs nothing more; one that changed is measured from its index
+   * (the count and sizes git keeps there), and a git adding far past a limit
+   * is stopped where it is (what it added is counted as it goes).
+   */
+  async snapshotWithin(dir: string, settings: WorkspaceSettings): Promise<Snapshot | TooLarge> {
+    return this.snapshotAt(dir, settings, true);
+  }
+
+  private async snapshotAt(dir: string, settings: WorkspaceSettings, limited: boolean, rulesId?: string): Promise<Snapshot | TooLarge> {
     await this.ensure();
-    const call = this.call(dir, settings);
+    const rules = rulesId !== undefined ? await this.rulesFrom(rulesId) : this.rulesOf(dir, settings);
+    await this.keep(rules);
+    const call = this.call(dir, rules);
     // `--verbose` names each path the index takes in or lets go: when it names none, the tree is the one written last.
     // Only while no other process wrote the index since (another run in the same workspace).
     const index = call.index!;
-    const last = this.lastTree.get(index);
-    const untouched = last !== undefined && last.stamp === indexStamp(index);
-    const added = await retryLocked(() => git(['add', '--all', '--verbose', '--', '.'], call));
-    if (untouched && added.stdout.length === 0) {
-      last.stamp = indexStamp(index);
-      return { tree: last.tree };
-    }
-    const tree = objectId((await retryLocked(() => git(['write-tree'], call))).stdout.toString('utf8').trim());
-    this.lastTree.set(index, { tree, stamp: indexStamp(index) });
-    return { tree };
+    return withIndex(index, async () => {
+      const last = this.lastTree.get(index);
+      const untouched = last !== undefined && last.stamp === indexStamp(index);
+      const growth = limited ? new Growth(dir, settings, indexEntries(index)) : null;
+      const added = await git(['add', '--all', '--verbose', '--', '.'], { ...call, ...(growth !== null ? { onStdout: (chunk: Buffer) => growth.take(chunk) } : {}) });
+      if (growth?.over != null) return growth.over;
+      if (untouched && added.stdout.length === 0) {
+        last.stamp = indexStamp(index);
+        return { tree: last.tree, rules: rules.id };
+      }
+      if (limited) {
+        const over = overBy(indexTotals(index), settings);
+        if (over !== null) return over;
+      }
+      const tree = objectId((await git(['write-tree'], call)).stdout.toString('utf8').trim());
+      this.lastTree.set(index, { tree, stamp: indexStamp(index) });
+      return { tree, rules: rules.id };
+    });
   }
 
   /** Whether the repo holds object `id`. */
@@ -194,6 +263,106 @@ export class WorkspaceRepo {
     await this.ensure();
     const out = await git(['cat-file', '-e', objectId(id)], { ...this.base(), okCodes: [1, 128] });
     return out.code === 0;
+  }
+}
+
+/** What a limit passed says. */
+const tooManyFiles = (max: number): TooLarge => new TooLarge(`it holds more than ${max} files (workspace.max_files)`);
+const tooManyBytes = (max: number): TooLarge => new TooLarge(`it holds more than ${formatBytes(max)} of files (workspace.max_bytes)`);
+
+function overBy(totals: { files: number; bytes: number } | null, settings: WorkspaceSettings): TooLarge | null {
+  if (totals === null) return null;
+  if (totals.files > settings.maxFiles) return tooManyFiles(settings.maxFiles);
+  if (totals.bytes > settings.maxBytes) return tooManyBytes(settings.maxBytes);
+  return null;
+}
+
+/**
+ * What a `git add --verbose` takes in, counted as it is told (`add 'PATH'`,
+ * a new file or a changed one): once the count is past what the index held
+ * plus the file limit, or the added files' own sizes past the byte limit, the
+ * workspace is over a limit whatever else the add does, and it is stopped.
+ */
+class Growth {
+  over: TooLarge | null = null;
+  private rest = '';
+  private adds = 0;
+  private bytes = 0;
+
+  constructor(
+    private readonly dir: string,
+    private readonly settings: WorkspaceSettings,
+    private readonly held: number,
+  ) {}
+
+  /** Takes a chunk of git's output; false once a limit is passed (git is stopped). */
+  take(chunk: Buffer): boolean {
+    const lines = (this.rest + chunk.toString('utf8')).split('\n');
+    this.rest = lines.pop()!;
+    for (const line of lines) {
+      const m = /^add '(.*)'$/.exec(line);
+      if (m === null) continue;
+      this.adds++;
+      try {
+        const st = lstatSync(join(this.dir, m[1]!));
+        if (st.isFile()) this.bytes += st.size;
+      } catch {
+        // gone since, or a name git printed otherwise: the index is measured after the add
+      }
+      if (this.adds > this.held + this.settings.maxFiles) this.over = tooManyFiles(this.settings.maxFiles);
+      else if (this.bytes > this.settings.maxBytes) this.over = tooManyBytes(this.settings.maxBytes);
+      if (this.over !== null) return false;
+    }
+    return true;
+  }
+}
+
+/** The bytes of an object id in the index (the repository's ids are SHA-1: `git init` without an object format). */
+const INDEX_ID_BYTES = 20;
+
+/**
+ * How many entries the index at `path` holds and the sum of their sizes as it
+ * keeps them (index format 2 or 3: git's own); null when there is none, or it
+ * is of a format this does not read (then the add's own count is all there is).
+ */
+function indexTotals(path: string): { files: number; bytes: number } | null {
+  let buf: Buffer;
+  try {
+    buf = readFileSync(path);
+  } catch {
+    return null;
+  }
+  if (buf.length < 12 || buf.toString('latin1', 0, 4) !== 'DIRC') return null;
+  const version = buf.readUInt32BE(4);
+  if (version !== 2 && version !== 3) return null;
+  const files = buf.readUInt32BE(8);
+  let bytes = 0;
+  let at = 12;
+  for (let i = 0; i < files; i++) {
+    if (at + 62 > buf.length) return null;
+    if (buf.readUInt32BE(at + 24) >>> 12 === 0o10) bytes += buf.readUInt32BE(at + 36); // a regular file's size
+    const flags = buf.readUInt16BE(at + 40 + INDEX_ID_BYTES);
+    const name = at + 42 + INDEX_ID_BYTES + (version === 3 && (flags & 0x4000) !== 0 ? 2 : 0);
+    const nul = buf.indexOf(0, name);
+    if (nul < 0) return null;
+    at += Math.floor((nul - at + 8) / 8) * 8; // the entry and 1 to 8 NULs, to a multiple of 8
+  }
+  return { files, bytes };
+}
+
+/** How many entries the index at `path` holds, from its header alone (0 when there is none). */
+function indexEntries(path: string): number {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return 0;
+  }
+  try {
+    const head = Buffer.alloc(12);
+    return readSync(fd, head, 0, 12, 0) === 12 && head.toString('latin1', 0, 4) === 'DIRC' ? head.readUInt32BE(8) : 0;
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -207,17 +376,38 @@ function indexStamp(path: string): string {
   }
 }
 
-/** git's words for an index another git command holds (the index is `index/HASH`, so its lock is `HASH.lock`, not `index.lock`). */
-const HELD_LOCK = /Unable to create '[^']*\.lock': File exists/;
+/** How long a snapshot waits for another one of the same workspace (a live holder: its git is adding files). */
+const INDEX_WAIT_MS = 10 * 60_000;
 
-/** git refuses while another of its commands holds the index: two runs snapshotting one workspace at once wait for each other. */
-async function retryLocked<T>(fn: () => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` holding logbook's own flock on the index (`HASH.flock`): two runs
+ * snapshotting one workspace wait for each other there. Every git command
+ * that writes the index runs under it, so git's own lock (`HASH.lock`) found
+ * while the flock is held was left by a git that was killed: it is stale and
+ * removed (a live one cannot be there). The kernel drops a flock when its
+ * holder dies, so a killed run never leaves one held.
+ */
+async function withIndex<T>(index: string, fn: () => Promise<T>): Promise<T> {
+  const held = await flockIndex(index);
+  try {
+    rmSync(`${index}.lock`, { force: true });
+    return await fn();
+  } finally {
+    held.release();
+  }
+}
+
+async function flockIndex(index: string): Promise<FileLock> {
+  const start = Date.now();
   for (let attempt = 0; ; attempt++) {
     try {
-      return await fn();
+      return acquireLock(`${index}.flock`, 'workspace');
     } catch (err) {
-      if (attempt >= 50 || !(err instanceof LogbookError) || !HELD_LOCK.test(err.message)) throw err;
-      await new Promise((r) => setTimeout(r, 20 + attempt * 10));
+      if (!isLogbookError(err, 'locked')) throw err;
+      if (Date.now() - start > INDEX_WAIT_MS) {
+        throw new LogbookError('workspace', `another snapshot of this workspace has held its index ${index} for ${INDEX_WAIT_MS / 60_000} minutes`, { cause: err });
+      }
+      await new Promise((r) => setTimeout(r, Math.min(20 + attempt * 10, 250)));
     }
   }
 }

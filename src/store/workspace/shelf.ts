@@ -20,7 +20,7 @@ function knownOn(shelf: ObjectShelf): Set<string> {
 }
 
 /** The ids of tree `tree` and of every tree and file below it (submodules aside). */
-async function objectsOf(repo: WorkspaceRepo, tree: string): Promise<string[]> {
+export async function objectsOf(repo: WorkspaceRepo, tree: string): Promise<string[]> {
   const out = await git(['ls-tree', '-r', '-t', '-z', '--full-tree', objectId(tree)], repo.base());
   const ids = [tree];
   for (const entry of out.stdout.toString('utf8').split('\0')) {
@@ -47,10 +47,10 @@ async function rawObjects(repo: WorkspaceRepo, ids: readonly string[]): Promise<
   return out;
 }
 
-/** Puts on `shelf` every object of snapshot `tree` it does not hold yet. */
-export async function shareTree(repo: WorkspaceRepo, shelf: ObjectShelf, tree: string): Promise<void> {
+/** Puts on `shelf` every object of snapshot `tree` (and the objects `also` names: its rules) it does not hold yet. */
+export async function shareTree(repo: WorkspaceRepo, shelf: ObjectShelf, tree: string, also: readonly string[] = []): Promise<void> {
   const seen = knownOn(shelf);
-  const ids = (await objectsOf(repo, tree)).filter((id) => !seen.has(id));
+  const ids = [...new Set([...(await objectsOf(repo, tree)), ...also])].filter((id) => !seen.has(id));
   if (ids.length === 0) return;
   const held = await shelf.holds(ids);
   const missing = ids.filter((id) => !held.has(id));
@@ -87,7 +87,7 @@ function treeEntries(content: Buffer, idBytes: number): string[] {
 }
 
 /** Which of `ids` the local git directory lacks. */
-async function missingLocally(repo: WorkspaceRepo, ids: readonly string[]): Promise<string[]> {
+export async function missingLocally(repo: WorkspaceRepo, ids: readonly string[]): Promise<string[]> {
   if (ids.length === 0) return [];
   const { stdout } = await git(['cat-file', '--batch-check'], { ...repo.base(), input: `${ids.map(objectId).join('\n')}\n` });
   return stdout
@@ -98,8 +98,9 @@ async function missingLocally(repo: WorkspaceRepo, ids: readonly string[]): Prom
 }
 
 /**
- * Brings snapshot `tree` from `shelf` into the local git directory, what is
- * below a tree before the tree itself, so a tree found locally is whole.
+ * Brings snapshot `tree` (or a blob: a snapshot's rules) from `shelf` into the
+ * local git directory, what is below a tree before the tree itself, so a tree
+ * found locally is whole.
  */
 export async function fetchTree(repo: WorkspaceRepo, shelf: ObjectShelf, tree: string): Promise<void> {
   await repo.ensure();
