@@ -158,6 +158,7 @@ export {
   listedStatus,
   type Journal,
   type ListedStatus,
+  type FoldedRun,
   type LoadedRun,
   type LoadedState,
   type ListingOptions,

@@ -176,9 +176,9 @@ export async function runSpend(store: Store, id: string, book: PriceBook | null,
   return addCalls(noSpend(), book, await runCalls(store, id, from, records));
 }
 
-/** The spend of a listed run: its own records only (ownFrom); `records` as runSpend's. */
-export function listedRunSpend(store: Store, run: Pick<RunInfo, 'runId' | 'forkedFrom'>, book: PriceBook | null, records?: readonly JournalRecord[]): Promise<Spend> {
-  return runSpend(store, run.runId, book, ownFrom(run), records);
+/** The spend of a listed run: its own records only (ownFrom); `records` as runCalls's. */
+export async function listedRunSpend(store: Store, run: Pick<RunInfo, 'runId' | 'forkedFrom'>, book: PriceBook | null, records?: readonly JournalRecord[] | CallTally): Promise<Spend> {
+  return addCalls(noSpend(), book, await runCalls(store, run.runId, ownFrom(run), records));
 }
 
 /**

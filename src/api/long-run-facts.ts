@@ -8,7 +8,7 @@
 import { compactionOf, firstRequestInput } from '../agent/compaction.js';
 import { loadPriceBook, usdText, type PriceBook } from '../agent/prices.js';
 import { baseUrlVariable } from '../agent/provider.js';
-import { listedRunSpend, type Spend } from '../agent/spend.js';
+import { listedRunSpend, type CallTally, type Spend } from '../agent/spend.js';
 import type { LogbookConfig } from '../config/config.js';
 import { groupedDigits, requestInputTokens } from '../core/index.js';
 import { sanitizeLine } from '../render/sanitize.js';
@@ -49,7 +49,8 @@ async function compactionFacts(store: Store, from: string, provider: string): Pr
   return { from, into: note.into, at: note.at, before: requestInputTokens(provider, note.usage), after, ...(note.input_first === true ? { input_first: true } : {}) };
 }
 
-export async function runFacts(store: Store, id: string, loaded: Pick<LoadedRun, 'state' | 'records'>, origin: ForkOrigin | null, prices: PriceBook): Promise<RunFacts> {
+/** What run `id` spent and the compactions it took part in; `loaded.records`: its records, or its calls as a load tallied them (CallTally). */
+export async function runFacts(store: Store, id: string, loaded: Pick<LoadedRun, 'state'> & { records: LoadedRun['records'] | CallTally }, origin: ForkOrigin | null, prices: PriceBook): Promise<RunFacts> {
   const provider = loaded.state.fingerprint.provider;
   const spend = await listedRunSpend(store, { runId: id, ...(origin !== null ? { forkedFrom: origin } : {}) }, prices, loaded.records);
   const compacted = await compactionFacts(store, id, provider);

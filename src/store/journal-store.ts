@@ -33,6 +33,7 @@ import {
   runNotFound,
   type CreateFromLinesOptions,
   type Journal,
+  type FoldedRun,
   type LoadedRun,
   type LoadedState,
   type RecordsOptions,
@@ -326,14 +327,33 @@ export class JournalStore implements Store {
   }
 
   async load(id: string): Promise<LoadedRun> {
-    const { run, metaLine, records } = await this.readRecords(id);
-    const state = fold(records);
-    const meta = metaOf(records[0]!, id, run.source);
-    const loaded: LoadedRun = {
+    const records: JournalRecord[] = [];
+    const { run, metaLine } = await this.readRecords(id, (record) => records.push(record));
+    return { ...(await this.folded(id, run, metaLine, fold(records), records[0]!)), records };
+  }
+
+  async loadFolded(id: string, options: { onRecord?: (record: JournalRecord) => void } = {}): Promise<FoldedRun> {
+    const { onRecord } = options;
+    let first: JournalRecord | undefined;
+    let state: RunState | undefined;
+    const { run, metaLine } = await this.readRecords(id, (record) => {
+      onRecord?.(record);
+      if (state !== undefined) state = step(state, record);
+      else {
+        state = initialState(record); // as fold begins: the first record is this format's meta, seq 1
+        first = record;
+      }
+    });
+    return this.folded(id, run, metaLine, state!, first!); // readRecords gives one record at least
+  }
+
+  /** Run `id` as read (`run`) and folded: its meta checked to be its own (after the fold, as a load always has), and what is kept beside it. */
+  private async folded(id: string, run: StoredRun, metaLine: string, state: RunState, first: JournalRecord): Promise<FoldedRun> {
+    const meta = metaOf(first, id, run.source);
+    const loaded: FoldedRun = {
       state,
-      records,
       metaLine,
-      lastSeq: records[records.length - 1]!.seq,
+      lastSeq: state.last_seq,
       created: meta.created,
       updated: run.updated.toISOString(),
       times: run.times === undefined ? NO_TIMES : await this.runTimes(id, run.times),
@@ -391,27 +411,30 @@ export class JournalStore implements Store {
   }
 
   /**
-   * Run `id`'s records, each line decoded as its batch is read and then dropped
-   * where the backend reads in batches (Backend.readEach), else as the whole
-   * run's lines are decoded: the run's text and its records are never all held.
+   * Run `id`'s records, each line decoded as its batch is read and handed to
+   * `take`, then dropped where the backend reads in batches (Backend.readEach),
+   * else as the whole run's lines are decoded: the run's text and its records
+   * are never all held here (`take` decides what of them is kept).
    */
-  private async readRecords(id: string): Promise<{ run: StoredRun; metaLine: string; records: JournalRecord[] }> {
+  private async readRecords(id: string, take: (record: JournalRecord) => void): Promise<{ run: StoredRun; metaLine: string }> {
     validateId(id);
-    const records: JournalRecord[] = [];
+    let taken = 0;
     let metaLine: string | undefined;
     const each = (lines: string[], source: string): void => {
       metaLine ??= lines[0];
-      for (const line of lines) records.push(decodeLine(line, `${source} line ${records.length + 1}`));
+      for (const line of lines) take(decodeLine(line, `${source} line ${++taken}`));
     };
     const read = this.backendImpl.readEach;
     if (read === undefined) {
       const { run, lines } = await this.readLines(id);
-      return { run, metaLine: lines[0]!, records: takeRecords(lines, run.source) }; // the lines read are this load's own
+      const metaLine = lines[0]!;
+      for (const record of takeRecords(lines, run.source)) take(record); // the lines read are this load's own
+      return { run, metaLine };
     }
     const run = await read.call(this.backendImpl, id, each);
     if (run === null) throw runNotFound(id);
     if (metaLine === undefined) throw new LogbookError('empty', `${run.source} has no records`);
-    return { run, metaLine, records };
+    return { run, metaLine };
   }
 
   private async readLines(id: string) {

@@ -57,8 +57,8 @@ export interface LoadedState {
   lastSeq: number;
 }
 
-export interface LoadedRun extends LoadedState {
-  records: JournalRecord[];
+/** A loaded run without its records: its state and what is known beside them. */
+export interface FoldedRun extends LoadedState {
   /** From meta, as written. */
   created: string;
   /** When the journal last changed, RFC 3339. */
@@ -67,6 +67,10 @@ export interface LoadedRun extends LoadedState {
   held?: boolean;
   /** When its records became durable (Store.times): empty where none are kept. */
   times: RunTimes;
+}
+
+export interface LoadedRun extends FoldedRun {
+  records: JournalRecord[];
 }
 
 /**
@@ -235,6 +239,12 @@ export interface Store {
   open(id: string, options?: OpenOptions): Promise<Journal>;
   /** Reads and folds without holding, so inspecting never blocks a running writer. */
   load(id: string): Promise<LoadedRun>;
+  /**
+   * A load that keeps no records: each is checked and folded as it is decoded
+   * (`onRecord` is shown it, for what else is derived from the same read), then
+   * dropped. Read and refused as a load is, with the same errors.
+   */
+  loadFolded(id: string, options?: { onRecord?: (record: JournalRecord) => void }): Promise<FoldedRun>;
   /**
    * A run's state, checked and folded as a load does, without holding the run;
    * read a chunk at a time, keeping neither its lines nor its records: what a

@@ -212,17 +212,21 @@ describe('session errors: one clear line, non-zero, no stack', () => {
     expect(oneLine(r)).toMatch(/^logbook: invalid run id "..\/..\/etc\/passwd": use letters, digits/);
   });
 
-  it('a corrupt journal', async () => {
-    const r = await cli(['session', 'show', 'corrupt-interior', '--state-dir', state]);
-    expect(r.code).toBe(1);
-    expect(oneLine(r)).toMatch(/^logbook: .*corrupt-interior\.jsonl line 2 is corrupt/);
+  it('a corrupt journal, with --json too (read as it is folded)', async () => {
+    for (const json of [[], ['--json']]) {
+      const r = await cli(['session', 'show', 'corrupt-interior', '--state-dir', state, ...json]);
+      expect(r.code).toBe(1);
+      expect(oneLine(r)).toMatch(/^logbook: .*corrupt-interior\.jsonl line 2 is corrupt/);
+    }
   });
 
   it('a journal of another format version', async () => {
     const s = fixtureState(['version-4']);
-    const r = await cli(['session', 'show', 'version-4', '--state-dir', s]);
-    expect(r.code).toBe(1);
-    expect(oneLine(r)).toMatch(/^logbook: journal is record format version 4; this build reads only version 3$/);
+    for (const json of [[], ['--json']]) {
+      const r = await cli(['session', 'show', 'version-4', '--state-dir', s, ...json]);
+      expect(r.code).toBe(1);
+      expect(oneLine(r)).toMatch(/^logbook: journal is record format version 4; this build reads only version 3$/);
+    }
   });
 
   it('a locked run cannot be removed, but can still be inspected', async () => {

@@ -4,7 +4,7 @@
  * it is.
  */
 import { describe, expect, it } from 'vitest';
-import { escapeTerminalControls } from '../../src/core/index.js';
+import { escapeTerminalControls, quote } from '../../src/core/index.js';
 
 describe('escapeTerminalControls', () => {
   it('escapes DEL, a C1 control, a bidi override and a tag character, and nothing else', () => {
@@ -16,5 +16,16 @@ describe('escapeTerminalControls', () => {
   it('gives plain ASCII text back as it is', () => {
     const json = JSON.stringify({ s: ' !"#~ \\ <>&', n: [1, 2] });
     expect(escapeTerminalControls(json)).toBe(json);
+  });
+});
+
+describe('quote', () => {
+  it('writes the format\'s escapes and U+FFFD for a lone surrogate, and leaves text that only looks like them as it is', () => {
+    expect(quote('plain "text"\n\ttab')).toBe('"plain \\"text\\"\\n\\ttab"');
+    expect(quote('a<b>&c\u2028\u2029')).toBe('"a\\u003cb\\u003e\\u0026c\\u2028\\u2029"');
+    expect(quote('x\ud800y\udfff')).toBe('"x\ufffdy\ufffd"');
+    expect(quote('<\udc00\ud83e\udd9c')).toBe('"\\u003c\ufffd\ud83e\udd9c"');
+    // A backslash followed by "ud800" is text, not a surrogate: its backslash is escaped, nothing else changes.
+    expect(quote('\\ud800 and \\udfff')).toBe('"\\\\ud800 and \\\\udfff"');
   });
 });

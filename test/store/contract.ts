@@ -591,6 +591,34 @@ export function storeContract(name: string, makeBackend: () => Promise<Backend>)
       await store.close();
     });
 
+    it('loads a run folded as it is read, without its records: all else a load gives, and the same refusals', async () => {
+      const backend = await makeBackend();
+      const store = new JournalStore(backend);
+      const lines = [at(1, { meta: meta('folded') }), at(2, assistant(0, ['t1'])), at(3, toolResult('t1')), at(4, assistant(1))].map(encodeRecord);
+      await (await store.createFromLines('folded', lines)).close();
+      const { records, ...loaded } = await store.load('folded');
+      const seen: number[] = [];
+      expect(await store.loadFolded('folded', { onRecord: (record) => seen.push(record.seq) })).toEqual(loaded);
+      expect(seen).toEqual(records.map((r) => r.seq));
+      const refusal = async (id: string) => [await store.load(id).catch((e: unknown) => e), await store.loadFolded(id).catch((e: unknown) => e)] as const;
+      expect(await code(store.loadFolded('absent'))).toBe('not_found');
+      expect(await code(store.loadFolded('../x'))).toBe('invalid_id');
+      await (await backend.create('renamed', encodeRecord(at(1, { meta: meta('original') })))).release();
+      // An interior line that does not decode, and seqs that do not increase: refused with a load's very error.
+      const broken = await backend.create('broken', lines[0]!.replace('"folded"', '"broken"'));
+      await broken.write(2, '{"seq":2,"protocol":"nonsense"}');
+      await broken.release();
+      const backwards = await backend.create('backwards', lines[0]!.replace('"folded"', '"backwards"'));
+      await backwards.write(3, encodeRecord(at(3, assistant(0))));
+      await backwards.write(2, encodeRecord(at(2, assistant(1))));
+      await backwards.release();
+      for (const id of ['renamed', 'broken', 'backwards']) {
+        const [byLoad, folded] = await refusal(id);
+        expect(folded).toMatchObject({ code: 'corrupt', message: (byLoad as Error).message });
+      }
+      await store.close();
+    });
+
     it('watches a finished run to its end: every record, then done', async () => {
       const store = await makeStore();
       const lines = [at(1, { meta: meta('finished') }), at(2, assistant(0)), at(3, completed)].map(encodeRecord);

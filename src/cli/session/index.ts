@@ -8,7 +8,7 @@ import { stateJsonParts } from '../../core/index.js';
 import { backends } from '../../store/registry.js';
 import { resolveRunId } from '../../store/resolve.js';
 import { failureNoteKey, parseFailure } from '../../store/run-notes.js';
-import { listedStatus, type ForkOrigin, type ListedStatus, type LoadedRun } from '../../store/store.js';
+import { listedStatus, type FoldedRun, type ForkOrigin, type ListedStatus } from '../../store/store.js';
 import { join } from 'node:path';
 import { DEFAULT_CONFIG_FILE, type LogbookConfig } from '../../config/config.js';
 import type { CompactionFacts, RunFacts } from '../../api/long-run-facts.js';
@@ -151,7 +151,7 @@ const JSON_BATCH = 64 * 1024;
  * encoded (waiting for a slow reader), never built as one string: for a long
  * run that string would be as large as the run again.
  */
-async function printJson(run: LoadedRun, origin: ForkOrigin | null, facts: RunFacts | undefined): Promise<void> {
+async function printJson(run: FoldedRun, origin: ForkOrigin | null, facts: RunFacts | undefined): Promise<void> {
   let batch = '';
   const listed = listedStatus(run.state.status, run.held, origin ? { origin, lastSeq: run.state.last_seq } : undefined);
   const { spendJson } = await import('../../api/long-run-facts.js');
@@ -179,7 +179,27 @@ async function printJson(run: LoadedRun, origin: ForkOrigin | null, facts: RunFa
   await writeOut(`${batch}\n`);
 }
 
+/**
+ * `session show --json`: the run folded as it is read, its model calls tallied
+ * on the way for its spend; its records are never all held, as nothing printed needs them.
+ */
+async function showJson(environment: Environment, given: string, flags: ShowFlags): Promise<void> {
+  const config = findConfig(flags.config, environment, flags.stateDir);
+  const { run, origin, facts } = await withStore(environment, flags, async (store) => {
+    const id = await resolveRunId(store, given);
+    const [{ CallTally }, { pricesAtHand, runFacts }] = await Promise.all([import('../../agent/spend.js'), import('../../api/long-run-facts.js')]);
+    const calls = new CallTally();
+    const run = await store.loadFolded(id, { onRecord: (record) => calls.add(record) });
+    const origin = await store.forkOrigin(id).catch(() => null);
+    // What it spent and the compactions it took part in, priced by the config at hand (its prices:) and the price table.
+    const facts = await runFacts(store, id, { state: run.state, records: calls }, origin, await pricesAtHand(config, environment.env));
+    return { run, origin, facts };
+  });
+  return printJson(run, origin, facts);
+}
+
 async function show(environment: Environment, given: string, flags: ShowFlags): Promise<void> {
+  if (flags.json) return showJson(environment, given, flags);
   // The config at hand, if any, says whether a tool has side effects; only --state-dir means none is read.
   const config = findConfig(flags.config, environment, flags.stateDir);
   const { run, origin, place, agents, failure, facts, window, lineage, links, servedAs } = await withStore(environment, flags, async (store) => {
@@ -192,7 +212,7 @@ async function show(environment: Environment, given: string, flags: ShowFlags): 
       ended === null ? null : store.getNote(id, ended).then(parseFailure, () => null),
     ]);
     // Which agents the remote calls went to, from the note beside the run (only a run with remote calls has one).
-    const agents = loaded.state.remote_calls.length === 0 || flags.json ? {} : await (await import('../../agent/remote-origins.js')).toolAgents(store, id);
+    const agents = loaded.state.remote_calls.length === 0 ? {} : await (await import('../../agent/remote-origins.js')).toolAgents(store, id);
     if (flags.transcript) return { run: loaded, origin, place, agents, failure, links: [] as [string, string][] };
     // What it spent and the compactions it took part in, priced by the config at hand (its prices:) and the price table.
     const { pricesAtHand, runFacts } = await import('../../api/long-run-facts.js');
@@ -202,17 +222,16 @@ async function show(environment: Environment, given: string, flags: ShowFlags): 
     const window = config !== undefined && config.model === f.model && config.context_window !== undefined ? config.context_window : prices.contextWindow(f.provider, f.model);
     const lineage = flags.lineage ? await (await import('./lineage-show.js')).lineageRows(store, id, prices) : undefined;
     // The task it serves and the tasks it handed to other agents, from the notes beside it (and theirs).
-    const taskLinks = flags.json ? null : await import('./task-links.js');
-    const linked = taskLinks === null ? null : await taskLinks.taskLinks(store, loaded);
+    const taskLinks = await import('./task-links.js');
+    const linked = await taskLinks.taskLinks(store, loaded);
     // The project instructions its model was given, as the notes beside it say (their file and hash, never their text).
     const { instructionsGiven, instructionsText } = await import('../../agent/instructions.js');
-    const instructions = flags.json ? null : instructionsText(await instructionsGiven(store, id).catch(() => []));
+    const instructions = instructionsText(await instructionsGiven(store, id).catch(() => []));
     const { sanitizeLine } = await import('../../render/sanitize.js');
-    const links: [string, string][] = [...(instructions !== null ? [['instructions', sanitizeLine(instructions)] as [string, string]] : []), ...(linked === null ? [] : taskLinks!.taskLinkFields(linked))];
-    if (!flags.json) links.push(...(await (await import('./workspace.js')).workspaceFields(store, id, loaded.records)));
-    return { run: loaded, origin, place, agents, failure, facts, window, lineage, links, servedAs: linked?.origin?.agent };
+    const links: [string, string][] = [...(instructions !== null ? [['instructions', sanitizeLine(instructions)] as [string, string]] : []), ...taskLinks.taskLinkFields(linked)];
+    links.push(...(await (await import('./workspace.js')).workspaceFields(store, id, loaded.records)));
+    return { run: loaded, origin, place, agents, failure, facts, window, lineage, links, servedAs: linked.origin?.agent };
   });
-  if (flags.json) return printJson(run, origin, facts);
   if (!flags.transcript) {
     const [{ formatShow }, { resumeCommand }, { configuredSideEffects }, { refusedRequestAdvice, firstRequestTooLongAdvice }] = await Promise.all([
       import('./show.js'),
