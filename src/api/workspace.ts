@@ -298,6 +298,8 @@ export interface RewindOptions {
   sideEffects?: (toolName: string) => boolean;
   /** Where the system git is looked for (a PATH; default /usr/local/bin:/usr/bin:/bin). */
   searchPath?: string;
+  /** The caller is the writer holding run `id` (a chat rewinding its own files): that hold is no other writer's. */
+  heldHere?: boolean;
 }
 
 /** What a rewind will do, as confirm is asked. */
@@ -345,6 +347,18 @@ async function snapshotByRules(store: Store, repo: WorkspaceRepo, dir: string, s
 }
 
 /**
+ * Refuses a change to run `id`'s files while a writer holds the run (a run
+ * still going, a chat open on it): its tools would go on writing on top of
+ * what is put back. Where the store cannot tell, it goes ahead.
+ */
+async function refuseWhileHeld(store: Store, id: string, what: string): Promise<void> {
+  if ((await store.held(id)) !== true) return;
+  throw new LogbookError('locked', `run ${id} is still being written (a run going on, or a chat open on it), and its tools would write over ${what}: wait for it to end, or suspend it, then try again`, {
+    details: { runId: id },
+  });
+}
+
+/**
  * Rewinds run `id` to after turn `turn`: its tracked files restored (after the
  * workspace as it is now was snapshotted, so the rewind can be undone), and
  * its conversation forked there into a new run (origin kept and linked, as
@@ -352,7 +366,8 @@ async function snapshotByRules(store: Store, repo: WorkspaceRepo, dir: string, s
  * snapshot after that turn; `workspace_conflict` when a path the restore
  * would meet holds what the snapshot does not track (checked before confirm
  * is asked and again before anything is done: nothing is changed, no fork
- * made, no note kept). The rewind is a step undoRewind takes back.
+ * made, no note kept); `locked`, with nothing done, when it restores files
+ * while a writer holds the run. The rewind is a step undoRewind takes back.
  */
 export async function rewindRun(store: Store, id: string, options: RewindOptions): Promise<Rewound> {
   const files = options.files ?? true;
@@ -362,6 +377,7 @@ export async function rewindRun(store: Store, id: string, options: RewindOptions
   if ((options.turn === undefined) === (options.at === undefined)) throw new LogbookError('usage', 'a rewind goes back to a turn or to a seq: one of them');
   const point = options.turn !== undefined ? { turn: options.turn } : { at: options.at! };
   const where = options.turn !== undefined ? `turn ${options.turn}` : `seq ${options.at}`;
+  if (files && options.heldHere !== true) await refuseWhileHeld(store, id, 'the files a rewind restores');
   const records = await recordsOf(store, id);
   const kept = forkLength(records, point);
   const seq = records[kept - 1]!.seq;
@@ -556,7 +572,8 @@ export interface Undone {
  * rewind after undos leaves nothing to redo (their states stay in the
  * snapshots). The fork a rewind made stays: the run rewound was never changed.
  * `workspace` when there is nothing left to undo; `workspace_conflict`, with
- * nothing changed, when a path holds what the snapshot does not track.
+ * nothing changed, when a path holds what the snapshot does not track;
+ * `locked`, nothing changed, while a writer holds the run.
  */
 export async function undoRewind(store: Store, id?: string, options: UndoOptions = {}): Promise<Undone & { done: boolean }> {
   const run = await rewoundRun(store, id);
@@ -583,6 +600,7 @@ export async function redoRewind(store: Store, id?: string, options: UndoOptions
 /** Takes step `step` back: the files as it found them, as a step of its own. */
 async function takeBack(store: Store, step: Step, kind: 'undo' | 'redo', options: UndoOptions): Promise<Undone & { done: boolean }> {
   const { run, note } = step;
+  await refuseWhileHeld(store, run, `the files ${kind === 'undo' ? 'an undo' : 'a redo'} puts back`);
   const repo = repoOf(store, options.searchPath);
   const settings = options.settings ?? { ...WORKSPACE_DEFAULTS };
   await local(store, repo, note.from);

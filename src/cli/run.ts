@@ -405,6 +405,7 @@ async function chatRewindPlan(store: Store, id: string, turn: TypedTurn, config:
     files: true,
     conversation: false,
     settings: config.workspace,
+    heldHere: true,
     ...(path !== undefined ? { searchPath: path } : {}),
     confirm: (plan) => {
       listed = planLines(plan.dir, plan.files);
@@ -417,7 +418,7 @@ async function chatRewindPlan(store: Store, id: string, turn: TypedTurn, config:
 /** A chat's /rewind of its files alone: restored to before `turn`, the conversation left as it is. */
 async function rewindChatFiles(store: Store, id: string, turn: TypedTurn, config: LogbookConfig, path: string | undefined): Promise<string> {
   const { rewindRun } = await import('../api/workspace.js');
-  const done = await rewindRun(store, id, { at: turn.seq - 1, files: true, conversation: false, settings: config.workspace, ...(path !== undefined ? { searchPath: path } : {}) });
+  const done = await rewindRun(store, id, { at: turn.seq - 1, files: true, conversation: false, settings: config.workspace, heldHere: true, ...(path !== undefined ? { searchPath: path } : {}) });
   return `restored ${done.files.length} file${done.files.length === 1 ? '' : 's'} to before that turn; undo with: logbook session rewind --undo ${id}`;
 }
 

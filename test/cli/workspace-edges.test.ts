@@ -3,10 +3,11 @@
  * another process holding the workspace's index does to a snapshot, a rewind
  * refused before it touches anything, and undo and redo walking the rewinds.
  */
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { until } from '../helpers/tasks.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -295,5 +296,66 @@ describe('session diff names each file as git does', () => {
       const withDiffs = await cli(s, ['session', 'export', 'odd', '--format', format, '--diffs']);
       expect(withDiffs.stdout, format).toContain('+ok\u241b]0;; rm -rf ~ ;\u2407 \u241b[8mhid\u241b[0m\n');
     }
+  });
+});
+
+describe('a rewind of a run a writer still holds', () => {
+  it('is refused, files untouched and nothing made, naming the run and what to do; a fork of its conversation goes ahead; an undo is refused the same way', async () => {
+    const s = setup([]);
+    const go = join(s.root, 'go');
+    writeFileSync(
+      join(s.root, 'script.json'),
+      JSON.stringify({
+        turns: [
+          { text: 'one', tool_calls: [sh('echo one > f.txt')] },
+          { text: 'two', tool_calls: [sh(`echo two > f.txt; while [ ! -e '${go}' ]; do sleep 0.05; done; echo three > g.txt`)] },
+          { text: 'done' },
+        ],
+      }),
+    );
+    const running = cli(s, ['run', '--name', 'slow', 'go']);
+    // The run's tool waits for `go`: let go of it however the test ends.
+    onTestFinished(async () => {
+      if (!existsSync(go)) writeFileSync(go, '');
+      await running;
+    });
+    await until('turn 2 to write f.txt', () => existsSync(join(s.ws, 'f.txt')) && readFileSync(join(s.ws, 'f.txt'), 'utf8') === 'two\n');
+    const runs = readdirSync(join(s.state, 'runs')).sort();
+    const refused = await cli(s, ['session', 'rewind', 'slow', '--turn', '1', '--yes', '--name', 'slow-1']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(refused.stderr).toContain('run slow is still being written');
+    expect(refused.stderr).toContain('wait for it to end, or suspend it');
+    expect(readFileSync(join(s.ws, 'f.txt'), 'utf8')).toBe('two\n');
+    expect(readdirSync(join(s.state, 'runs')).sort()).toEqual(runs);
+    // The conversation alone is a fork, as a fork of a live run is.
+    const fork = await cli(s, ['session', 'rewind', 'slow', '--turn', '1', '--conversation', '--name', 'slow-c']);
+    expect(fork.code, fork.stderr).toBe(0);
+    writeFileSync(go, '');
+    const ran = await running;
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(contents(s.ws)).toEqual({ 'f.txt': 'two\n', 'g.txt': 'three\n' });
+
+    const rewound = await cli(s, ['session', 'rewind', 'slow', '--turn', '1', '--files', '--yes']);
+    expect(rewound.code, rewound.stderr).toBe(0);
+    expect(contents(s.ws)).toEqual({ 'f.txt': 'one\n' });
+    // The run's lock held again, as its writer holds it (a resume, a chat): the undo is refused the same way.
+    const held = join(s.root, 'held');
+    const holder = spawn('flock', [join(s.state, 'runs', 'slow.lock'), 'sh', '-c', `touch '${held}'; while [ ! -e '${go}2' ]; do sleep 0.05; done`], { stdio: 'ignore' });
+    const released = new Promise((resolve) => holder.on('close', resolve));
+    onTestFinished(async () => {
+      writeFileSync(`${go}2`, '');
+      await released;
+    });
+    await until('the lock to be held', () => existsSync(held));
+    const undo = await cli(s, ['session', 'rewind', '--undo', 'slow', '--yes']);
+    expect(undo.code).toBe(1);
+    expect(undo.stderr).toContain('run slow is still being written');
+    expect(contents(s.ws)).toEqual({ 'f.txt': 'one\n' });
+    writeFileSync(`${go}2`, '');
+    await released;
+    const undone = await cli(s, ['session', 'rewind', '--undo', 'slow', '--yes']);
+    expect(undone.code, undone.stderr).toBe(0);
+    expect(contents(s.ws)).toEqual({ 'f.txt': 'two\n', 'g.txt': 'three\n' });
   });
 });

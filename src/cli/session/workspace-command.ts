@@ -31,7 +31,9 @@ file is never touched. What a call to a tool with side effects did outside the
 workspace is not undone: such calls after turn N are named. Before any file
 changes, every path it would meet is checked: one that holds what the snapshot
 does not track (an ignored file where the snapshot has one) stops it with
-nothing changed (exit 9). --undo takes back the last rewind still in place
+nothing changed (exit 9). The files of a run still being written (a run going
+on, a chat open on it) are not rewound, nor undone: wait for it to end, or
+suspend it (exit 1; --conversation, a fork, goes ahead). --undo takes back the last rewind still in place
 (again: the one before it, and so on); an undo is a step of its own, which
 --redo takes back. Each first snapshots the workspace, so nothing is lost.
 Examples:
