@@ -310,6 +310,12 @@ export interface RewindPlan {
   seq: number;
   /** Calls after the turn to tools with side effects: what they did outside the workspace is not undone. */
   sideEffects: CallRef[];
+  /**
+   * The paths of `files` whose content now is not what the run's last snapshot
+   * holds: changed outside the run since (a person's edits), which the rewind
+   * overwrites or removes as it does the run's own changes (an undo brings them back).
+   */
+  editedSince: string[];
 }
 
 /** What rewindRun did. */
@@ -384,11 +390,12 @@ export async function rewindRun(store: Store, id: string, options: RewindOptions
   const later = records.slice(kept).flatMap((r) => ('assistant' in r ? toolUses(r.assistant.message) : []));
   const sideEffects = later.filter((c) => options.sideEffects?.(c.name) === true).map((c) => ({ id: c.id, name: c.name }));
   const settings = options.settings ?? { ...WORKSPACE_DEFAULTS };
-  let plan: RewindPlan = { dir: options.dir ?? '', files: [], seq, sideEffects };
+  let plan: RewindPlan = { dir: options.dir ?? '', files: [], seq, sideEffects, editedSince: [] };
   let restore: { from: string; to: string; rules: string; dirs: string[]; repo: WorkspaceRepo } | null = null;
   if (files) {
     const repo = repoOf(store, options.searchPath);
-    const target = (await runSnapshots(store, id)).find((s) => s.seq >= seq && s.tree !== undefined);
+    const snapshots = await runSnapshots(store, id);
+    const target = snapshots.find((s) => s.seq >= seq && s.tree !== undefined);
     if (target === undefined) {
       throw new LogbookError('workspace', `run ${id} has no snapshot of its workspace after ${where}`, { details: { runId: id } });
     }
@@ -399,7 +406,10 @@ export async function rewindRun(store: Store, id: string, options: RewindOptions
     const { tree: now, rules } = await snapshotByRules(store, repo, dir, settings, target.rules);
     const changes = await treeChanges(repo, now, target.tree!);
     const { dirs } = checkRestore(dir, changes); // refused here, before anything is asked or changed
-    plan = { ...plan, dir, files: changes };
+    const last = snapshots.findLast((s) => s.tree !== undefined)!;
+    await local(store, repo, last.tree!);
+    const outside = new Set((await treeChanges(repo, last.tree!, now)).map((f) => f.path));
+    plan = { ...plan, dir, files: changes, editedSince: changes.filter((f) => outside.has(f.path)).map((f) => f.path) };
     restore = { from: now, to: target.tree!, rules, dirs, repo };
   }
   let dirs = restore?.dirs ?? [];

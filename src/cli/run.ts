@@ -408,7 +408,7 @@ async function chatRewindPlan(store: Store, id: string, turn: TypedTurn, config:
     heldHere: true,
     ...(path !== undefined ? { searchPath: path } : {}),
     confirm: (plan) => {
-      listed = planLines(plan.dir, plan.files);
+      listed = planLines(plan.dir, plan.files, plan.editedSince, id);
       return false;
     },
   });

@@ -359,3 +359,29 @@ describe('a rewind of a run a writer still holds', () => {
     expect(contents(s.ws)).toEqual({ 'f.txt': 'two\n', 'g.txt': 'three\n' });
   });
 });
+
+describe("a rewind's plan", () => {
+  it("marks the files changed outside the run since its last snapshot (a person's edits), apart from the run's own, and says once that --undo brings them back", async () => {
+    const s = setup([
+      { text: 'one', tool_calls: [sh('echo one > a.txt; echo one > b.txt')] },
+      { text: 'two', tool_calls: [sh('echo two > a.txt; echo two > b.txt')] },
+      { text: 'done' },
+    ]);
+    const ran = await cli(s, ['run', '--name', 'edits', 'go']);
+    expect(ran.code, ran.stderr).toBe(0);
+    writeFileSync(join(s.ws, 'b.txt'), 'mine\n');
+    writeFileSync(join(s.ws, 'mine.txt'), 'mine\n');
+    const rewound = await cli(s, ['session', 'rewind', 'edits', '--turn', '1', '--files', '--yes']);
+    expect(rewound.code, rewound.stderr).toBe(0);
+    const lines = rewound.stderr.split('\n');
+    expect(lines).toContain('  restore a.txt');
+    expect(lines).toContain("  restore b.txt (edited since the run's last snapshot)");
+    expect(lines).toContain("  remove  mine.txt (edited since the run's last snapshot)");
+    expect(lines.filter((l) => l.includes('--undo'))).toHaveLength(1);
+    expect(rewound.stderr).toContain('logbook session rewind --undo edits brings them back');
+    expect(contents(s.ws)).toEqual({ 'a.txt': 'one\n', 'b.txt': 'one\n' });
+    const undone = await cli(s, ['session', 'rewind', '--undo', 'edits', '--yes']);
+    expect(undone.code, undone.stderr).toBe(0);
+    expect(contents(s.ws)).toEqual({ 'a.txt': 'two\n', 'b.txt': 'mine\n', 'mine.txt': 'mine\n' });
+  });
+});

@@ -123,12 +123,22 @@ export async function workspaceFields(store: Store, id: string, records: readonl
   return fields;
 }
 
-/** The files a rewind or its undo will change, one per line. */
-export function planLines(dir: string, files: readonly FileChange[]): string {
+/**
+ * The files a rewind or its undo will change, one per line; those in `edited`
+ * (changed outside the run since its last snapshot: a person's own edits)
+ * marked, with how to get them back said once under the list.
+ */
+export function planLines(dir: string, files: readonly FileChange[], edited: readonly string[] = [], run?: string): string {
   if (files.length === 0) return `no file in ${sanitizeLine(dir)} changes\n`;
   // The plan goes from now to the target: a file the target has and now lacks is created, and the other way removed.
   const verb = (f: FileChange): string => (f.status === 'added' ? 'create ' : f.status === 'deleted' ? 'remove ' : 'restore');
-  return `${files.length} file${files.length === 1 ? '' : 's'} in ${sanitizeLine(dir)} will change:\n${files.map((f) => `  ${verb(f)} ${shownFileName(f.path)}`).join('\n')}\n`;
+  const marked = new Set(edited);
+  const mark = (f: FileChange): string => (marked.has(f.path) ? " (edited since the run's last snapshot)" : '');
+  const lines = files.map((f) => `  ${verb(f)} ${shownFileName(f.path)}${mark(f)}`);
+  if (files.some((f) => marked.has(f.path))) {
+    lines.push(`the edited files were changed outside the run; they are kept in the snapshot taken first, and ${run !== undefined ? `logbook session rewind --undo ${run}` : 'an undo'} brings them back`);
+  }
+  return `${files.length} file${files.length === 1 ? '' : 's'} in ${sanitizeLine(dir)} will change:\n${lines.join('\n')}\n`;
 }
 
 /** Asks on a terminal; without one, --yes must say so. */
@@ -215,7 +225,7 @@ export async function rewindSession(environment: Environment, given: string | un
           plan.sideEffects.length === 0
             ? ''
             : `calls after turn ${flags.turn} to tools with side effects; what they did outside the workspace is not undone:\n${plan.sideEffects.map((c) => `  ${sanitizeLine(c.name)} (${sanitizeLine(c.id)})`).join('\n')}\n`;
-        return files ? confirmed(flags, planLines(plan.dir, plan.files) + effects) : (process.stderr.write(effects), true);
+        return files ? confirmed(flags, planLines(plan.dir, plan.files, plan.editedSince, id) + effects) : (process.stderr.write(effects), true);
       },
     });
     if (!rewound.done) {
