@@ -216,6 +216,7 @@ export {
   type RunDiffOptions,
   type ChangeSpan,
   type ChangeAuthor,
+  type RewindStepKind,
   type CallRef,
   type MissingSnapshot,
   type RewindOptions,

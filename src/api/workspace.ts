@@ -48,7 +48,11 @@ export interface CallRef {
 export type ChangeAuthor =
   | { kind: 'turn'; turn: number; seq: number; calls: CallRef[] }
   | { kind: 'outside' }
-  | { kind: 'rewind' };
+  /** A step of the run's rewinds, as its note names it (absent where no note is found): a rewind to `turn`, an undo or a redo of it. */
+  | { kind: 'rewind'; step?: RewindStepKind; turn?: number };
+
+/** What a step of a run's rewinds was. */
+export type RewindStepKind = 'rewind' | 'undo' | 'redo';
 
 /** The changes between two snapshots, and who made them. */
 export interface ChangeSpan {
@@ -140,8 +144,11 @@ function authorHeading(span: ChangeSpan): string {
   switch (span.by.kind) {
     case 'turn':
       return `turn ${span.by.turn} (seq ${span.by.seq}), by ${span.by.calls.map((c) => `${c.name} (${c.id})`).join(', ')}`;
-    case 'rewind':
-      return `a rewind (after seq ${span.fromSeq})`;
+    case 'rewind': {
+      const { step, turn } = span.by;
+      if (step === undefined || turn === undefined) return `a rewind (after seq ${span.fromSeq})`;
+      return `${step === 'rewind' ? 'the rewind' : `the ${step} of the rewind`} to turn ${turn} (after seq ${span.fromSeq})`;
+    }
     case 'outside':
       return span.fromSeq === span.toSeq ? `changed outside the run after seq ${span.fromSeq} (not by its tools)` : `changed outside the run between seq ${span.fromSeq} and seq ${span.toSeq} (not by its tools)`;
   }
@@ -167,7 +174,9 @@ export async function runSnapshots(store: Store, id: string): Promise<SnapshotNo
   }
   const origin = await store.forkOrigin(id);
   const inherited = origin === null || origin.compacted ? [] : (await runSnapshots(store, origin.from).catch(() => [])).filter((s) => s.seq <= origin.at);
-  return [...inherited, ...own].sort((a, b) => a.seq - b.seq || a.at.localeCompare(b.at));
+  // By time, not by text (a timestamp keeps no trailing zeros: `.12Z` is later than `.119Z`); in one instant, a step's snapshot of before it comes first.
+  const rank = (s: SnapshotNote): number => (s.moment === 'rewound' ? 1 : 0);
+  return [...inherited, ...own].sort((a, b) => a.seq - b.seq || Date.parse(a.at) - Date.parse(b.at) || rank(a) - rank(b));
 }
 
 /** For each seq of `records`: the tool batch still running after it (its assistant record's seq, turn and calls), or null. */
@@ -227,6 +236,12 @@ export async function runDiff(store: Store, id: string, options: RunDiffOptions 
     const { tree } = await repo.snapshot(last.dir, options.now, last.rules !== undefined ? { rules: last.rules } : {});
     made.push({ ...last, seq: records.at(-1)!.seq, moment: 'end', tree, now: true });
   }
+  // Which step each rewound snapshot ends: the step's note has its tree and time.
+  const steps = made.some((s) => s.moment === 'rewound') ? await stepsOf(store, id) : [];
+  const stepAt = (rewound: SnapshotNote): { step?: RewindStepKind; turn?: number } => {
+    const step = steps.find((s) => s.note.to === rewound.tree && s.note.at === rewound.at);
+    return step === undefined ? {} : { step: stepKind(steps, step), turn: step.note.turn };
+  };
   const spans: ChangeSpan[] = [];
   for (let i = 0; i + 1 < made.length; i++) {
     const a = made[i]!;
@@ -234,7 +249,7 @@ export async function runDiff(store: Store, id: string, options: RunDiffOptions 
     if (a.tree === b.tree) continue;
     const batch = open.get(a.seq) ?? null;
     const by: ChangeAuthor =
-      a.moment === 'rewind' && b.moment === 'rewound' ? { kind: 'rewind' } : batch !== null ? { kind: 'turn', ...batch } : { kind: 'outside' };
+      a.moment === 'rewind' && b.moment === 'rewound' ? { kind: 'rewind', ...stepAt(b) } : batch !== null ? { kind: 'turn', ...batch } : { kind: 'outside' };
     const last = spans.at(-1);
     // A resume in the middle of a turn's batch snapshots before it carries on: what was done before and after it stay apart.
     if (last !== undefined && sameAuthor(last.by, by) && last.to === a.tree && a.moment !== 'resume') {
@@ -493,6 +508,24 @@ async function stepsOf(store: Store, run: string): Promise<Step[]> {
   }
   // By time, not by text: a timestamp keeps no trailing zeros (`.12Z` is later than `.119Z`).
   return steps.sort((a, b) => Date.parse(a.note.at) - Date.parse(b.note.at) || a.key.localeCompare(b.key));
+}
+
+/** What `step` was: a rewind (it undoes nothing), a redo (it takes an undo back), else an undo. */
+function stepKind(steps: readonly Step[], step: Step): RewindStepKind {
+  const seen = new Set<string>();
+  let kind: RewindStepKind = 'rewind';
+  // Each step takes back the one before it in the chain, down to a rewind: the kinds alternate from there.
+  const chain: Step[] = [];
+  for (let s: Step | undefined = step; s !== undefined && !seen.has(s.key); s = steps.find((t) => t.key === s!.note.undoes)) {
+    seen.add(s.key);
+    chain.push(s);
+    if (s.note.undoes === undefined) break;
+  }
+  for (let i = chain.length - 1; i >= 0; i--) {
+    if (chain[i]!.note.undoes === undefined) kind = 'rewind';
+    else kind = kind === 'undo' ? 'redo' : 'undo';
+  }
+  return kind;
 }
 
 /**

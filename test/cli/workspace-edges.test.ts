@@ -197,6 +197,23 @@ describe('undo and redo of rewinds', () => {
     // A redo is undone as a rewind is.
     await step('--undo');
     expect(state()).toEqual(['2', true, false]);
+
+    // Each step is named in the diff as what it was, from its note: rewinds, undos and redos alike.
+    const diff = await cli(s, ['session', 'diff', 'steps', '--stat']);
+    expect(diff.code, diff.stderr).toBe(0);
+    const headings = diff.stdout.split('\n').filter((l) => l.startsWith('== ') && !l.startsWith('== turn'));
+    expect(headings.map((h) => h.replace(/ \(after seq \d+\)$/, ''))).toEqual([
+      '== the rewind to turn 2',
+      '== the rewind to turn 1',
+      '== the undo of the rewind to turn 1',
+      '== the undo of the rewind to turn 2',
+      '== the redo of the rewind to turn 2',
+      '== the redo of the rewind to turn 1',
+      '== the undo of the rewind to turn 1',
+    ]);
+    const json = JSON.parse((await cli(s, ['session', 'diff', 'steps', '--json', '--stat'])).stdout) as { changes: Record<string, unknown>[] };
+    const steps = json.changes.filter((c) => c.by === 'rewind').map((c) => [c.step, c.turn]);
+    expect(steps).toEqual([['rewind', 2], ['rewind', 1], ['undo', 1], ['undo', 2], ['redo', 2], ['redo', 1], ['undo', 1]]);
   });
 });
 

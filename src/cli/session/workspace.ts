@@ -65,6 +65,7 @@ function diffJson(diff: RunDiff): unknown {
     changes: diff.spans.map((s) => ({
       by: s.by.kind,
       ...(s.by.kind === 'turn' ? { turn: s.by.turn, seq: s.by.seq, calls: s.by.calls } : {}),
+      ...(s.by.kind === 'rewind' && s.by.step !== undefined ? { step: s.by.step, turn: s.by.turn } : {}),
       from_seq: s.fromSeq,
       to_seq: s.toSeq,
       from: s.from,
