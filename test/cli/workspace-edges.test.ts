@@ -400,5 +400,12 @@ describe("a rewind's plan", () => {
     const undone = await cli(s, ['session', 'rewind', '--undo', 'edits', '--yes']);
     expect(undone.code, undone.stderr).toBe(0);
     expect(contents(s.ws)).toEqual({ 'a.txt': 'two\n', 'b.txt': 'mine\n', 'mine.txt': 'mine\n' });
+
+    // Turn 0 is before any tool ran: the workspace as the run found it, and --help says so.
+    const first = await cli(s, ['session', 'rewind', 'edits', '--turn', '0', '--files', '--yes']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(contents(s.ws)).toEqual({});
+    const help = await cli(s, ['session', 'rewind', '--help']);
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain('--turn 0 goes back to before any tool of the run ran');
   });
 });

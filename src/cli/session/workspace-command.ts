@@ -23,7 +23,9 @@ content that is not UTF-8) is named, not shown; a chmod shows as
 
 const REWIND_HELP = `
 Puts the run's workspace back to its state after turn N and forks the
-conversation there into a new run (the run itself is never changed). First the
+conversation there into a new run (the run itself is never changed); --turn 0
+goes back to before any tool of the run ran (the files as its first snapshot
+holds them, the conversation before its first model turn). First the
 workspace as it is now is snapshotted, so the rewind can be undone; the files
 that will change are listed, and asked about on a terminal (--yes otherwise).
 Only tracked files are restored, created or removed: an ignored or excluded
@@ -39,6 +41,7 @@ suspend it (exit 1; --conversation, a fork, goes ahead). --undo takes back the l
 Examples:
   logbook session rewind RUN --turn 1           files and conversation
   logbook session rewind RUN --turn 1 --files   files only
+  logbook session rewind RUN --turn 0 --files   the files as the run found them
   logbook session rewind --undo                 put back what the last rewind replaced
   logbook session rewind --redo                 take that undo back`;
 
@@ -73,7 +76,7 @@ export function registerWorkspaceCommands(session: Command, environment: Environ
       .command('rewind')
       .description("put a run's workspace back to after a turn, and fork its conversation there")
       .argument('[id]', 'the run (or a unique part of its id); with --undo or --redo, the run rewound (default: the run of the last rewind made here)')
-      .option('--turn <n>', 'the turn to go back to: the files as they were after it, the conversation through it', count('--turn'))
+      .option('--turn <n>', 'the turn to go back to: the files as they were after it, the conversation through it (0: before any tool ran)', count('--turn'))
       .option('--files', 'restore the files only')
       .option('--conversation', 'fork the conversation only (as session fork --turn N)')
       .option('--yes', 'change the files without asking')
