@@ -639,11 +639,6 @@ export class JournalStore implements Store {
     return (await this.backendImpl.getNote?.(id, key)) ?? null;
   }
 
-  async noteKeys(id: string): Promise<string[]> {
-    validateId(id);
-    return (await this.backendImpl.noteKeys?.(id)) ?? [];
-  }
-
   get workspace(): WorkspaceStorage | null {
     const home = this.backendImpl.workspaceHome;
     if (home === undefined) return null;
@@ -666,7 +661,7 @@ export class JournalStore implements Store {
   async notesWith(id: string, prefix: string, options: NoteReadOptions = {}): Promise<Map<string, string>> {
     validateId(id);
     const found = new Map<string, string>();
-    const keys = ((await this.backendImpl.noteKeys?.(id)) ?? []).filter((key) => key.startsWith(prefix)).sort();
+    const keys = ((await this.backendImpl.noteKeys?.(id)) ?? []).filter((key) => key.startsWith(prefix) && options.skip?.(key) !== true).sort();
     await eachAtOnce(keys, NOTE_READS, async (key) => {
       const text = options.strict === true ? ((await this.backendImpl.getNote?.(id, key)) ?? null) : await this.note(id, key);
       if (text !== null) found.set(key, text);

@@ -22,6 +22,8 @@ export type { ForkOrigin, RunPlace } from './run-notes.js';
 export interface NoteReadOptions {
   /** Fail on a note that cannot be read instead of leaving it out. */
   strict?: boolean;
+  /** Keys not to read (a reader that keeps notes written once, and reads only the new). */
+  skip?: (key: string) => boolean;
 }
 
 /** An open run, exclusively held for appending until closed. */
@@ -306,8 +308,6 @@ export interface Store {
   putNote(id: string, key: string, text: string): Promise<void>;
   /** A note kept beside a run, or null (always null where the backend keeps none). */
   getNote(id: string, key: string): Promise<string | null>;
-  /** The keys of the notes kept beside run `id` (empty where the backend keeps none): for a reader that keeps what it read of notes written once, and reads only the new. */
-  noteKeys(id: string): Promise<string[]>;
   /**
    * Where this store keeps the snapshots of its runs' workspaces (run-notes
    * `ws-N-NONCE` say which belongs to which seq); null where it keeps none.

@@ -13,9 +13,6 @@ import { isValidId } from '../../core/index.js';
 import { noteObject } from '../../store/run-notes.js';
 import type { Store } from '../../store/store.js';
 
-/** Index notes read at once. */
-const READS_AT_ONCE = 16;
-
 /** One task in the index. */
 export interface IndexedTask {
   task: string;
@@ -66,18 +63,10 @@ export class TaskIndex {
    */
   async tasks(context?: string): Promise<IndexedTask[]> {
     const prefix = context === undefined ? 'c-' : contextPrefix(context);
-    const keys = (await this.store.noteKeys(this.id)).filter((k) => k.startsWith(prefix)).sort();
-    const unread = keys.filter((k) => !this.read.has(k));
-    for (let i = 0; i < unread.length; i += READS_AT_ONCE) {
-      const batch = unread.slice(i, i + READS_AT_ONCE);
-      const texts = await Promise.all(batch.map((k) => this.store.getNote(this.id, k).catch(() => null)));
-      batch.forEach((k, j) => {
-        const text = texts[j];
-        if (text !== null && text !== undefined) this.read.set(k, parseEntry(text));
-      });
-    }
+    const unread = await this.store.notesWith(this.id, prefix, { skip: (k) => this.read.has(k) });
+    for (const [k, text] of unread) this.read.set(k, parseEntry(text));
     const tasks: IndexedTask[] = [];
-    for (const k of keys) {
+    for (const k of [...this.read.keys()].filter((key) => key.startsWith(prefix)).sort()) {
       const entry = this.read.get(k);
       if (entry && (context === undefined || entry.context === context)) tasks.push(entry);
     }
