@@ -10,38 +10,11 @@ import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { until } from '../helpers/tasks.js';
-import { tempDir } from '../helpers/tmp.js';
+import { sh, workspaceSetup, type WorkspaceSetup } from '../helpers/workspace.js';
 
-interface Setup {
-  root: string;
-  ws: string;
-  state: string;
-  config: string;
-}
+type Setup = WorkspaceSetup;
 
-/** A config with one command tool `sh` (its `cmd` run by sh in the workspace) and the script provider playing `turns`. */
-function setup(turns: unknown[]): Setup {
-  const root = tempDir('logbook-ws-edges-');
-  const ws = join(root, 'ws');
-  const state = join(root, 'state');
-  mkdirSync(ws);
-  writeFileSync(join(root, 'script.json'), JSON.stringify({ turns }));
-  const config = join(root, 'agent.yaml');
-  writeFileSync(
-    config,
-    `provider: script
-script: script.json
-tools:
-  - name: sh
-    description: run a command
-    input_schema: { type: object, properties: { cmd: { type: string } }, required: [cmd] }
-    command: [sh, -c, '{{cmd}}']
-`,
-  );
-  return { root, ws, state, config };
-}
-
-const sh = (cmd: string): { name: string; input: { cmd: string } } => ({ name: 'sh', input: { cmd } });
+const setup = (turns: unknown[]): Setup => workspaceSetup('logbook-ws-edges-', turns);
 
 /**
  * The index of the workspace's snapshots (STATE/workspace/index/HASH-RULES, made at the run's first snapshot),

@@ -12,40 +12,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, finished, runCli, spawnCli } from '../helpers/cli.js';
 import { until } from '../helpers/tasks.js';
-import { tempDir } from '../helpers/tmp.js';
+import { sh, workspaceSetup, type WorkspaceSetup } from '../helpers/workspace.js';
 
-interface Setup {
-  root: string;
-  ws: string;
-  state: string;
-  config: string;
-}
+type Setup = WorkspaceSetup;
 
-/** A config with one command tool `sh` (its `cmd` run by sh in the workspace) and the script provider playing `turns`. */
 function setup(turns: unknown[], extra = '', sideEffects = true): Setup {
-  const root = tempDir('logbook-ws-');
-  const ws = join(root, 'ws');
-  const state = join(root, 'state');
-  mkdirSync(ws);
-  writeFileSync(join(root, 'script.json'), JSON.stringify({ turns }));
-  const config = join(root, 'agent.yaml');
-  writeFileSync(
-    config,
-    `provider: script
-script: script.json
-${extra}
-tools:
-  - name: sh
-    description: run a command
-    input_schema: { type: object, properties: { cmd: { type: string } }, required: [cmd] }
-    command: [sh, -c, '{{cmd}}']
-    side_effects: ${sideEffects}
-`,
-  );
-  return { root, ws, state, config };
+  return workspaceSetup('logbook-ws-', turns, { extra, sideEffects });
 }
-
-const sh = (cmd: string): { name: string; input: { cmd: string } } => ({ name: 'sh', input: { cmd } });
 
 function cli(s: Setup, args: string[], input?: string) {
   return runCli([...args, '--config', s.config, '--state-dir', s.state], { cwd: s.ws, ...(input !== undefined ? { input } : {}) });
