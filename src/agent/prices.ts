@@ -17,11 +17,15 @@
  * counts times fixed rates, so the rates are read off the table once, by
  * pricing a call of each kind of token, checked against the table's price of
  * a call of every kind, and used for each call the tiers do not reach (every
- * other call is priced by the table).
+ * other call is priced by the table). A resume asks for the model's context
+ * window before its first request (to weigh a compaction), and loading the
+ * table for it was a tenth of that wait: what the table gave is kept in a file
+ * under the table file's identity (windowMemo), so a later process takes it
+ * from there until the table changes.
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { readFileSync } from 'node:fs';
+import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { groupedDigits, type TokenParts } from '../core/index.js';
 
 /** A model's prices as agent.yaml gives them, USD per million tokens; a cache price left out is the input price. */
@@ -56,6 +60,15 @@ export interface PriceBookOptions {
   baseUrl?: string;
   /** Whether to read the price table (about 0.8 MB of data, loaded once); without it only the overrides price. */
   table?: boolean;
+  /**
+   * A file that keeps the context windows the table gave, under the identity
+   * of the table's file (path, inode, size, modification time): a later book
+   * answers a model's window from it without loading the table (a resume
+   * weighs a compaction before its first request), and loads the table for a
+   * model it does not hold, or when the table's file is not the one it names.
+   * A file that cannot be read or written only costs that load.
+   */
+  windowMemo?: string;
 }
 
 /** Where the overrides' prices are said to come from. */
@@ -138,15 +151,81 @@ function fixedRates(price: (t: TokenParts) => number, found: PriceCalculation): 
   return Math.abs(usd(mixed) - expected) <= 1e-9 * Math.max(1e-6, expected) ? { limit, usd } : null;
 }
 
+/** The table's file as it is now (its path, inode, size and modification time), or null when it cannot be found. */
+function tableIdentity(): string | null {
+  try {
+    const entry = requireCjs.resolve('@pydantic/genai-prices');
+    const s = statSync(entry);
+    return `${entry} ${s.ino} ${s.size} ${s.mtimeMs}`;
+  } catch {
+    return null;
+  }
+}
+
+const isWindow = (v: unknown): v is number | null => v === null || (Number.isSafeInteger(v) && (v as number) > 0);
+
+/**
+ * The windows the table gave (null: it knows no window for the model), kept in
+ * a file under the table's identity (PriceBookOptions.windowMemo); what the
+ * file holds under another identity is never read, and is replaced.
+ */
+class WindowMemo {
+  private windows: Record<string, number | null> | undefined;
+  private identity: string | null | undefined;
+
+  constructor(private readonly file: string) {}
+
+  /** The window kept for `key`: a number, null (the table knows none), or undefined when none is kept. */
+  get(key: string): number | null | undefined {
+    const windows = this.read();
+    return windows !== null && Object.hasOwn(windows, key) ? windows[key] : undefined;
+  }
+
+  /** Keeps what the table gave for `key`; the file is replaced whole, and not at all when the table cannot be named. */
+  set(key: string, window: number | null): void {
+    const windows = this.read();
+    if (windows === null) return;
+    windows[key] = window;
+    const temp = `${this.file}.${process.pid}.tmp`;
+    try {
+      writeFileSync(temp, `${JSON.stringify({ table: this.identity, windows })}\n`, { mode: 0o600 });
+      renameSync(temp, this.file);
+    } catch {
+      // Not kept: the next process loads the table, as this one did.
+    }
+  }
+
+  /** The windows the file keeps for the table as it is now ({} when none), or null when the table cannot be named. */
+  private read(): Record<string, number | null> | null {
+    this.identity ??= tableIdentity();
+    if (this.identity === null) return null;
+    if (this.windows !== undefined) return this.windows;
+    this.windows = {};
+    try {
+      const kept = JSON.parse(readFileSync(this.file, 'utf8')) as { table?: unknown; windows?: unknown };
+      if (kept.table === this.identity && typeof kept.windows === 'object' && kept.windows !== null) {
+        for (const [key, window] of Object.entries(kept.windows)) if (isWindow(window)) this.windows[key] = window;
+      }
+    } catch {
+      // No file yet, or not one this build wrote: nothing is kept.
+    }
+    return this.windows;
+  }
+}
+
 class Book implements PriceBook {
   private readonly cache = new Map<string, ModelPrices | null>();
   private version: string | undefined;
+  private readonly memo: WindowMemo | undefined;
 
   constructor(
     private readonly overrides: Readonly<Record<string, PriceOverride>>,
     private readonly withTable: boolean,
     private readonly baseUrl: string | undefined,
-  ) {}
+    windowMemo: string | undefined,
+  ) {
+    this.memo = windowMemo !== undefined && withTable ? new WindowMemo(windowMemo) : undefined;
+  }
 
   /** The table, loaded on first use; null when the book was made without it. */
   private get table(): GenaiPrices | null {
@@ -165,7 +244,13 @@ class Book implements PriceBook {
   }
 
   contextWindow(provider: string, model: string): number | undefined {
-    return this.lookUp(provider, model)?.model.context_window;
+    if (provider === 'script' || this.memo === undefined) return this.lookUp(provider, model)?.model.context_window;
+    const key = JSON.stringify([provider, model, this.baseUrl ?? null]);
+    const kept = this.memo.get(key);
+    if (kept !== undefined) return kept ?? undefined;
+    const window = this.lookUp(provider, model)?.model.context_window;
+    this.memo.set(key, window ?? null);
+    return window;
   }
 
   private lookUp(provider: string, model: string): ReturnType<GenaiPrices['calcPrice']> {
@@ -191,7 +276,7 @@ class Book implements PriceBook {
 
 /** A price book over agent.yaml's prices and, unless `table: false`, the price table (loaded when first asked). */
 export async function loadPriceBook(options: PriceBookOptions = {}): Promise<PriceBook> {
-  return new Book(options.overrides ?? {}, options.table !== false, options.baseUrl);
+  return new Book(options.overrides ?? {}, options.table !== false, options.baseUrl, options.windowMemo);
 }
 
 /** USD as people read it: to four places under a dollar (a cap of $0.05 is told from $0.0450), two under $100, whole dollars past. */

@@ -4,6 +4,7 @@
  * PROMPT when it waits for one. Argument handling and presentation only: the
  * run itself is startRun/resumeRun and execute.
  */
+import { join } from 'node:path';
 import { keepFetchParserBaseline } from './fetch-parser.js';
 import { promptOf } from './stdio.js';
 import { retryPolicyFromText } from '../agent/providers/retry.js';
@@ -74,6 +75,9 @@ export interface RunFlags extends ResumeFlags, ApprovalFlags {
   verbose?: boolean;
   plain?: boolean;
 }
+
+/** The file of the state directory that keeps the price table's context windows (PriceBookOptions.windowMemo). */
+export const WINDOW_MEMO_FILE = 'context-windows.json';
 
 /** How long /model waits for the provider's list of models. */
 const MODEL_LIST_TIMEOUT_MS = 15_000;
@@ -168,6 +172,8 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
       signal: suspend.signal,
       onServers: (p) => progress.start(startLabel(p)),
       onAgents: (p) => (p.ready.length === 0 ? progress.start(discoveryLabel(p)) : progress.label(discoveryLabel(p))),
+      // A journaled run keeps the price table's context windows in its state directory, so a resume need not load the table.
+      ...(flags.ephemeral ? {} : { windowMemo: join(flags.stateDir ?? environment.defaultStateDir, WINDOW_MEMO_FILE) }),
     };
     const configured = await agentFromConfig(config, agentEnvironment).catch((err: unknown) => {
       if (!isLogbookError(err, 'interrupted')) throw err;

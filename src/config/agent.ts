@@ -36,6 +36,8 @@ export interface AgentEnvironment {
   onServers?: (progress: StartProgress) => void;
   /** Told how asking the agents of remote_tools for their tools goes, for a progress line. */
   onAgents?: (progress: DiscoveryProgress) => void;
+  /** Where the context windows the price table gave are kept between processes (PriceBookOptions.windowMemo). */
+  windowMemo?: string;
 }
 
 /** An agent, and what stops the tool servers it started. */
@@ -98,7 +100,7 @@ export async function localTools(config: LogbookConfig, environment: Pick<AgentE
  */
 export async function agentFromConfig(config: LogbookConfig, environment: AgentEnvironment): Promise<ConfiguredAgent> {
   const provider = await providerFromConfig(config, environment);
-  const [local, prices] = await Promise.all([localTools(config, environment), priceBookFor(config, environment.env)]);
+  const [local, prices] = await Promise.all([localTools(config, environment), priceBookFor(config, environment)]);
   const { tools } = local;
   const closers = [local.close];
   const close = async (): Promise<void> => {
@@ -171,11 +173,16 @@ export async function agentWithModel(config: LogbookConfig, environment: AgentEn
  * script one and nothing in the config asks for prices. The base URL tells a
  * compatible API's provider (the table knows DeepSeek's, Groq's...).
  */
-async function priceBookFor(config: LogbookConfig, env: AgentEnvironment['env']): Promise<PriceBook | undefined> {
+async function priceBookFor(config: LogbookConfig, environment: AgentEnvironment): Promise<PriceBook | undefined> {
   const overrides = Object.keys(config.prices).length > 0;
   if (config.provider === 'script' && !overrides) return undefined;
-  const baseUrl = config.base_url ?? (config.provider === 'script' ? undefined : env[baseUrlVariable(config.provider)]);
-  return loadPriceBook({ overrides: config.prices, table: config.provider !== 'script', ...(baseUrl !== undefined ? { baseUrl } : {}) });
+  const baseUrl = config.base_url ?? (config.provider === 'script' ? undefined : environment.env[baseUrlVariable(config.provider)]);
+  return loadPriceBook({
+    overrides: config.prices,
+    table: config.provider !== 'script',
+    ...(baseUrl !== undefined ? { baseUrl } : {}),
+    ...(environment.windowMemo !== undefined ? { windowMemo: environment.windowMemo } : {}),
+  });
 }
 
 /**

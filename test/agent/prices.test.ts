@@ -1,9 +1,12 @@
 /** Prices: agent.yaml's over the table's, a call priced on its own, context windows from the table. */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { calcPrice, findProvider } from '@pydantic/genai-prices';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { OVERRIDE_SOURCE, loadPriceBook, usdText } from '../../src/agent/prices.js';
 import { addCall, noSpend } from '../../src/agent/spend.js';
+import { tempDir } from '../helpers/tmp.js';
 
 describe('the price book', () => {
   it("prices a model the table knows, per call, its tiers applied to the call past them", async () => {
@@ -45,6 +48,38 @@ describe('the price book', () => {
     expect(book.contextWindow('openai', 'my-local-model')).toBeUndefined();
     expect(book.prices('openai', 'my-local-model')).toBeNull();
     expect(book.prices('script', 'script')).toBeNull();
+  });
+
+  it("keeps the windows the table gave in its window file, and answers from it only while the table's file is the one it names", async () => {
+    const memo = join(tempDir(), 'context-windows.json');
+    const first = await loadPriceBook({ windowMemo: memo, baseUrl: 'http://127.0.0.1:9/' });
+    expect(first.contextWindow('anthropic', 'claude-sonnet-4-5')).toBe(200_000);
+    expect(first.contextWindow('anthropic', 'my-local-model')).toBeUndefined();
+    const kept = JSON.parse(readFileSync(memo, 'utf8')) as { table: string; windows: Record<string, number | null> };
+    expect(kept.table).toMatch(/genai-prices.*index\.cjs \d+ \d+ [\d.]+$/);
+    expect(Object.values(kept.windows).sort()).toEqual([200_000, null]);
+
+    // A later book answers from the file: a window the file alone holds shows it was read, not the table.
+    const key = JSON.stringify(['anthropic', 'claude-sonnet-4-5', 'http://127.0.0.1:9/']);
+    writeFileSync(memo, JSON.stringify({ table: kept.table, windows: { ...kept.windows, [key]: 123_456 } }));
+    expect((await loadPriceBook({ windowMemo: memo, baseUrl: 'http://127.0.0.1:9/' })).contextWindow('anthropic', 'claude-sonnet-4-5')).toBe(123_456);
+    // Another base URL is another key: asked of the table, and kept beside the others.
+    expect((await loadPriceBook({ windowMemo: memo })).contextWindow('anthropic', 'claude-sonnet-4-5')).toBe(200_000);
+    expect(Object.keys((JSON.parse(readFileSync(memo, 'utf8')) as typeof kept).windows)).toHaveLength(3);
+
+    // Kept for another table's file (or not a window at all): the table answers, and the file is made again for it.
+    writeFileSync(memo, JSON.stringify({ table: `${kept.table}0`, windows: { [key]: 123_456 } }));
+    expect((await loadPriceBook({ windowMemo: memo, baseUrl: 'http://127.0.0.1:9/' })).contextWindow('anthropic', 'claude-sonnet-4-5')).toBe(200_000);
+    expect(JSON.parse(readFileSync(memo, 'utf8'))).toEqual({ table: kept.table, windows: { [key]: 200_000 } });
+    writeFileSync(memo, JSON.stringify({ table: kept.table, windows: { [key]: 'a lot' } }));
+    expect((await loadPriceBook({ windowMemo: memo, baseUrl: 'http://127.0.0.1:9/' })).contextWindow('anthropic', 'claude-sonnet-4-5')).toBe(200_000);
+    writeFileSync(memo, 'not json');
+    expect((await loadPriceBook({ windowMemo: memo, baseUrl: 'http://127.0.0.1:9/' })).contextWindow('anthropic', 'claude-sonnet-4-5')).toBe(200_000);
+
+    // A book without the table keeps nothing: only agent.yaml's prices, and no window.
+    const none = join(tempDir(), 'context-windows.json');
+    expect((await loadPriceBook({ table: false, windowMemo: none })).contextWindow('anthropic', 'claude-sonnet-4-5')).toBeUndefined();
+    expect(() => readFileSync(none)).toThrow();
   });
 
   it('takes a model agent.yaml prices over the table, a cache price left out at the input price', async () => {

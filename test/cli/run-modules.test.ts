@@ -5,13 +5,15 @@
  * renderer, the text measuring packages nor Ajv (its tool's schema is compiled
  * when the tool is first called, and it is not); its follow-up, which weighs a
  * compaction before its request, reads the price table's context window and
- * nothing else of those.
+ * nothing else of those. That window is kept in the state directory
+ * (context-windows.json): a resume of a run that weighed a compaction takes it
+ * from there and loads no price table.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { useFakeAnthropic } from '../helpers/fake-anthropic.js';
+import { anthropicErrors, useFakeAnthropic } from '../helpers/fake-anthropic.js';
 import { loadedSources, loadProbe } from '../helpers/load-probe.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -58,5 +60,34 @@ describe('the modules a run loads', () => {
     expect(again.split('\n').filter((l) => UNUSED_MODULES.test(l))).toEqual([]);
     expect(again).not.toMatch(AJV);
     expect(again).not.toMatch(/node_modules\/(@opentelemetry|@nats-io|@modelcontextprotocol|ink|react|markdown-it|string-width|wrap-ansi|openai)\//);
+  });
+
+  it("weigh a resume's compaction without the price table once a run kept the window it gave", async () => {
+    const dir = tempDir();
+    const state = join(dir, 'state');
+    const config = join(dir, 'agent.yaml');
+    writeFileSync(
+      config,
+      `provider: anthropic\nmodel: claude-sonnet-4-5\nmax_tokens: 1024\ntools:\n  - name: echo\n    description: Print its text\n    input_schema: { type: object, properties: { text: { type: string } } }\n    command: [echo, "{{text}}"]\n`,
+    );
+    const env = { ANTHROPIC_BASE_URL: anthropic.origin, ANTHROPIC_API_KEY: 'test-key' };
+    anthropic.reset();
+    // A tool call, then a refused call: the run stops owing its answer, its last input known.
+    anthropic.reply(
+      { message: { content: [{ type: 'tool_use', id: 'toolu_1', name: 'echo', input: { text: 'hi' } }], usage: { input_tokens: 50_000, output_tokens: 10 } } },
+      anthropicErrors.unauthorized(),
+    );
+    const runLog = join(dir, 'run.txt');
+    const run = await runCli(['run', '--config', config, '--state-dir', state, '--name', 'w1', 'say hi'], { cwd: dir, env: { ...env, ...loadProbe(runLog) } });
+    expect(run.code).not.toBe(0);
+    expect(loadedSources(runLog)).toMatch(/node_modules\/@pydantic\/genai-prices\//); // its second call weighed a compaction
+    const kept = JSON.parse(readFileSync(join(state, 'context-windows.json'), 'utf8')) as { windows: Record<string, number | null> };
+    expect(kept.windows[JSON.stringify(['anthropic', 'claude-sonnet-4-5', anthropic.origin])]).toBe(200_000);
+
+    anthropic.reply({ message: { content: [{ type: 'text', text: 'Hi.' }] } });
+    const resumeLog = join(dir, 'resume.txt');
+    const resumed = await runCli(['run', '--config', config, '--state-dir', state, '--resume', 'w1'], { cwd: dir, env: { ...env, ...loadProbe(resumeLog) } });
+    expect(resumed).toMatchObject({ code: 0, stdout: 'Hi.\n' });
+    expect(loadedSources(resumeLog).split('\n').filter((l) => UNUSED_PACKAGES.test(l))).toEqual([]);
   });
 });
