@@ -5,7 +5,7 @@
  * one at a time, and reads apply the torn-tail rule (core journalLines).
  */
 import { type BigIntStats, closeSync, constants, fstatSync, fsyncSync, ftruncateSync, linkSync, lstatSync, mkdirSync, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
-import { basename, isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { LogbookError, isLogbookError, type RunTimes } from '../../core/index.js';
 import type { Backend, BackendContext, HeldRun, OpenedRun, RunSummary, StoredRun, StreamOptions, Streamed } from '../backend.js';
 import { JournalStore } from '../journal-store.js';
@@ -535,15 +535,20 @@ export class FileBackend implements Backend {
   }
 
   async noteKeys(id: string): Promise<string[]> {
-    return this.sidecars(id, NOTE_EXT).map((path) => basename(path).slice(id.length + 1, -NOTE_EXT.length));
+    // Cut from the names as listed: a long run has a note per model call and per snapshot, each read at a resume.
+    return this.sidecarNames(id, NOTE_EXT).map((name) => name.slice(id.length + 1, -NOTE_EXT.length));
   }
 
   /** The files beside run `id` whose names end in `ext` (its notes, its check mark). */
   private sidecars(id: string, ext: string): string[] {
+    return this.sidecarNames(id, ext).map((name) => join(this.directory, name));
+  }
+
+  /** The names of the files beside run `id` whose names end in `ext`. */
+  private sidecarNames(id: string, ext: string): string[] {
+    const prefix = `${id}.`;
     try {
-      return readdirSync(this.directory)
-        .filter((name) => name.startsWith(`${id}.`) && name.endsWith(ext))
-        .map((name) => join(this.directory, name));
+      return readdirSync(this.directory).filter((name) => name.startsWith(prefix) && name.endsWith(ext));
     } catch {
       return [];
     }
