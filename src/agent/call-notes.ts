@@ -13,6 +13,7 @@ import {
   callKeyPart,
   encodeCost,
   encodeSent,
+  keyPartIteration,
   parseCost,
   parseSent,
   type CallUsage,
@@ -66,15 +67,33 @@ const callName = (call: SentCall): string => ('iteration' in call ? `i${call.ite
  * notes: each with a cost note (a failed call the provider reported no usage
  * for cost nothing and is left out), and for each call sent more often than
  * it has records and cost notes, the rest, cut by a crash.
+ *
+ * A long run has a sent note for each of its calls, nearly all of them held by
+ * a record: a sent note whose key names a held turn (callKeyPart) and which
+ * has no cost note is read only when another sent note of that turn is found,
+ * for alone it adds nothing; a resume read every one of them.
  */
 export async function unheldCalls(store: Store, id: string, held: HeldCalls): Promise<UnheldCall[]> {
-  const sent = await store.notesWith(id, SENT_NOTE_PREFIX);
-  if (sent.size === 0) return [];
   const costs = await store.notesWith(id, COST_NOTE_PREFIX);
+  const passed = new Map<number, string[]>();
+  const passOver = (key: string): boolean => {
+    const part = key.slice(SENT_NOTE_PREFIX.length);
+    const iteration = keyPartIteration(part);
+    if (iteration === null || !held.iterations.has(iteration) || costs.has(`${COST_NOTE_PREFIX}${part}`)) return false;
+    const keys = passed.get(iteration);
+    if (keys === undefined) passed.set(iteration, [key]);
+    else keys.push(key);
+    return true;
+  };
+  const sent = await store.notesWith(id, SENT_NOTE_PREFIX, { skip: passOver });
+  const read = [...sent.values()].map(parseSent);
+  const again = new Set([...passed].filter(([iteration, keys]) => keys.length > 1 || read.some((n) => n !== null && 'iteration' in n.call && n.call.iteration === iteration)).flatMap(([, keys]) => keys));
+  if (again.size > 0) for (const [key, text] of await store.notesWith(id, SENT_NOTE_PREFIX, { skip: (key) => !again.has(key) })) sent.set(key, text);
+  if (sent.size === 0) return [];
   const out: UnheldCall[] = [];
   const uncosted = new Map<string, { call: SentCall; count: number }>();
-  for (const [key, text] of sent) {
-    const note = parseSent(text);
+  for (const key of [...sent.keys()].sort()) {
+    const note = parseSent(sent.get(key)!);
     if (note === null) continue;
     const cost = parseCost(costs.get(`${COST_NOTE_PREFIX}${key.slice(SENT_NOTE_PREFIX.length)}`) ?? null);
     if (cost !== null) {

@@ -219,6 +219,12 @@ export function callKeyPart(call: SentCall, nonce: string): string {
   return 'iteration' in call ? `${call.iteration}-${nonce}` : `summary-${call.summaryOf}-${nonce}`;
 }
 
+/** The iteration a call's key part names (callKeyPart), or null for a summary call's or a part of no call. */
+export function keyPartIteration(part: string): number | null {
+  const m = /^(\d+)-[^-]+$/.exec(part);
+  return m === null ? null : Number(m[1]);
+}
+
 export function encodeSent(note: SentNote): string {
   return JSON.stringify({ ...('iteration' in note.call ? { iteration: note.call.iteration } : { summary_of: note.call.summaryOf }), time: note.time });
 }
