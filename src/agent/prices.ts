@@ -25,7 +25,7 @@
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { groupedDigits, type TokenParts } from '../core/index.js';
 
 /** A model's prices as agent.yaml gives them, USD per million tokens; a cache price left out is the input price. */
@@ -192,6 +192,11 @@ class WindowMemo {
       renameSync(temp, this.file);
     } catch {
       // Not kept: the next process loads the table, as this one did.
+      try {
+        rmSync(temp, { force: true });
+      } catch {
+        // a temporary file left where it could not be written: nothing reads it
+      }
     }
   }
 
@@ -200,7 +205,7 @@ class WindowMemo {
     this.identity ??= tableIdentity();
     if (this.identity === null) return null;
     if (this.windows !== undefined) return this.windows;
-    this.windows = {};
+    this.windows = Object.create(null) as Record<string, number | null>;
     try {
       const kept = JSON.parse(readFileSync(this.file, 'utf8')) as { table?: unknown; windows?: unknown };
       if (kept.table === this.identity && typeof kept.windows === 'object' && kept.windows !== null) {
