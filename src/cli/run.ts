@@ -77,7 +77,7 @@ export interface RunFlags extends ResumeFlags, ApprovalFlags {
 }
 
 /** The file of the state directory that keeps the price table's context windows (PriceBookOptions.windowMemo). */
-export const WINDOW_MEMO_FILE = 'context-windows.json';
+const WINDOW_MEMO_FILE = 'context-windows.json';
 
 /** How long /model waits for the provider's list of models. */
 const MODEL_LIST_TIMEOUT_MS = 15_000;
