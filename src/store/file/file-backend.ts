@@ -131,6 +131,9 @@ function versionOf(stat: BigIntStats): string {
   return `${stat.ino}-${stat.size}-${stat.ctimeNs}`;
 }
 
+/** The notes of a run that has none: one array for all of them. */
+const NO_NOTES: readonly string[] = Object.freeze([]);
+
 /** The note keys of each run among a directory's `names`, by run id (note files are `<id>.<key>.note`). */
 function noteKeys(names: readonly string[]): Map<string, string[]> {
   const keys = new Map<string, string[]>();
@@ -403,7 +406,7 @@ export class FileBackend implements Backend {
       if (summary === null) continue;
       const checked = marks.get(id);
       if (checked !== undefined) summary.checkedVersion = checked;
-      summary.notes = notes.get(id) ?? [];
+      summary.notes = notes.get(id) ?? NO_NOTES;
       runs.push(summary);
     }
     return runs;
