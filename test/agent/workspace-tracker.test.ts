@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileStore, WORKSPACE_DEFAULTS } from '../../src/index.js';
@@ -60,5 +60,33 @@ describe('WorkspaceTracker', () => {
       .filter((n) => n.startsWith('tracked.ws-2-'))
       .map((n) => parseSnapshot(readFileSync(join(root, 'runs', n), 'utf8'))?.tree);
     expect(new Set(trees).size).toBe(2);
+  });
+
+  it('takes the rules and the tree an earlier process kept for an unchanged workspace without writing them again, unless its git directory was made anew', async () => {
+    const root = tempDir('logbook-tracker-');
+    const ws = join(root, 'ws');
+    mkdirSync(ws);
+    writeFileSync(join(ws, 'a.txt'), 'one\n');
+    const store = new FileStore(join(root, 'runs'));
+    const git = loggingGit(root);
+    const settings = { ...WORKSPACE_DEFAULTS, track: true };
+    const run = await store.create('kept', meta('kept'));
+    const treeOf = async (seq: number): Promise<string | undefined> => {
+      // A tracker of its own for each snapshot: what one process knows, the next does not.
+      await WorkspaceTracker.for(store, settings, ws, git.searchPath)!.snapshot('kept', seq, 'end');
+      const name = readdirSync(join(root, 'runs')).find((n) => n.startsWith(`kept.ws-${seq}-`))!;
+      return parseSnapshot(readFileSync(join(root, 'runs', name), 'utf8'))?.tree;
+    };
+    const first = await treeOf(1);
+    expect(git.calls()).toEqual(expect.arrayContaining(['hash-object', 'add', 'write-tree']));
+    const before = git.calls().length;
+    expect(await treeOf(2)).toBe(first);
+    expect(git.calls().slice(before).filter((c) => c !== 'ls-files')).toEqual(['add']); // the limits' look, and the add that finds nothing changed
+    // A git directory made anew holds neither: both are written again, and the tree is the same.
+    rmSync(join(root, 'runs', '.workspace', 'objects.git'), { recursive: true });
+    const again = git.calls().length;
+    expect(await treeOf(3)).toBe(first);
+    expect(git.calls().slice(again)).toEqual(expect.arrayContaining(['hash-object', 'write-tree']));
+    await run.close();
   });
 });
