@@ -11,7 +11,7 @@ const LONE_SURROGATES = /\p{Cs}/gu;
  * Text as a terminal draws it: a lone surrogate (which JSON can carry) is
  * written out as U+FFFD, so it is measured as one.
  */
-const drawn = (s: string): string => (LONE_SURROGATE.test(s) ? s.replace(LONE_SURROGATES, '\ufffd') : s);
+const drawn = (s: string): string => (!NARROW_ONLY.test(s) && LONE_SURROGATE.test(s) ? s.replace(LONE_SURROGATES, '\ufffd') : s);
 
 const textOf = (c: Cell): string => drawn(typeof c === 'string' ? c : c.text);
 

@@ -770,7 +770,10 @@ function describeKnown(s: RunSummary, facts: EndsFacts): RunInfo {
   // The fields in describe's order, so that anything printing the entry prints it alike.
   const info: RunInfo = { runId: s.id, created, updated: s.updated.toISOString(), model, prompt, interactive, status: listedStatus(foldStatus, s.held) };
   if (s.held !== undefined) info.held = s.held;
-  return Object.assign(info, { lastSeq, fingerprint, foldStatus });
+  info.lastSeq = lastSeq;
+  info.fingerprint = fingerprint;
+  info.foldStatus = foldStatus;
+  return info;
 }
 
 /** What the listing index keeps of a run's ends, as describe read them; null for a run whose ends could not be read. */
