@@ -95,12 +95,15 @@ export function formatRunList(runs: RunInfo[], term: Pick<Terminal, 'columns' | 
   const promptWidth = withModel ? rest - modelWidth - GAP : rest;
   const bold = (text: string): Cell => ({ text, paint: (t) => term.paint('1', t) });
   const cells: readonly (keyof Cells)[] = withModel ? ['id', 'status', 'updated', 'model', 'prompt'] : layout;
+  const painters = new Map<string, (t: string) => string>();
+  const paintStatus = (code: string): ((t: string) => string) => {
+    let paint = painters.get(code);
+    if (paint === undefined) painters.set(code, (paint = (t) => (code ? term.paint(code, t) : t)));
+    return paint;
+  };
   const body: Cell[][] = rows.map((r) =>
     cells.map((c): Cell => {
-      if (c === 'status') {
-        const code = STATUS_COLOR[r.status] ?? '31';
-        return { text: r.status, paint: (t) => (code ? term.paint(code, t) : t) };
-      }
+      if (c === 'status') return { text: r.status, paint: paintStatus(STATUS_COLOR[r.status] ?? '31') };
       if (c === 'prompt') {
         if (r.earlier === '') return truncate(r.prompt, promptWidth);
         const prompt = truncate(r.prompt, Math.max(1, promptWidth - cellWidth(r.earlier)));
@@ -110,5 +113,6 @@ export function formatRunList(runs: RunInfo[], term: Pick<Terminal, 'columns' | 
       return r[c];
     }),
   );
-  return table([cells.map((c) => bold(HEADERS[c])), ...body]);
+  body.unshift(cells.map((c) => bold(HEADERS[c])));
+  return table(body);
 }
