@@ -633,6 +633,18 @@ class Loop {
     });
   }
 
+  /**
+   * Begins the next snapshot's git work now, where nothing of the run changes
+   * the workspace before that snapshot is asked (its record being written):
+   * it is noted after its record, as any snapshot is. In the order of the
+   * snapshots asked before it.
+   */
+  private beginSnapshot(): void {
+    const workspace = this.options.workspace;
+    if (workspace?.begin === undefined) return;
+    this.snapshotting = this.snapshotting.then(() => workspace.begin!());
+  }
+
   /** Every snapshot started is noted (or its failure said). */
   private snapshotsDone(): Promise<void> {
     return this.snapshotting;
@@ -663,6 +675,7 @@ class Loop {
     const { state } = this;
     const { error, awaiting, cap } = ending;
     const message = ending.message === undefined ? undefined : redactUrlCredentials(ending.message);
+    this.beginSnapshot(); // nothing of the run changes the workspace from here: the end's snapshot is made while its record is written
     try {
       await this.recorder.append({ terminal: message ? { reason, message } : { reason } });
     } catch (err) {
@@ -1092,6 +1105,8 @@ class Loop {
     const { usage, message, stopReason } = response;
     this.invalidInputs = response.invalidToolInputs ?? new Map();
     const counts = journalUsage(usage);
+    // A one-shot run ends on an answer that calls no tools: the end's snapshot is begun while its last records are written.
+    if (toolUses(message).length === 0 && !state.interactive && this.followUpText === undefined && stopReason !== 'pause_turn') this.beginSnapshot();
     await this.recorder.append({ assistant: { iteration, message, ...(stopReason ? { stop_reason: stopReason } : {}), ...counts } });
     // Durable, and no tool has run yet: the workspace as the turn's tools find it. An answer's is owed (snapshotOwedAnswer).
     if (toolUses(message).length > 0) await this.snapshot('tools');

@@ -14,7 +14,7 @@ import { formatTimestamp } from '../core/index.js';
 import { encodeSnapshot, snapshotNoteKey, type SnapshotMoment, type SnapshotNote } from '../store/run-notes.js';
 import type { Store } from '../store/store.js';
 import { shareTree } from '../store/workspace/shelf.js';
-import { TooLarge, untrackedPlace, WorkspaceRepo, type WorkspaceSettings } from '../store/workspace/repo.js';
+import { TooLarge, untrackedPlace, WorkspaceRepo, type Snapshot, type WorkspaceSettings } from '../store/workspace/repo.js';
 
 /** What the runner calls at each durable moment; resolves to a warning to show, or null. */
 export interface WorkspaceSnapshots {
@@ -26,6 +26,13 @@ export interface WorkspaceSnapshots {
    * is a look at what changed since. Nothing is noted.
    */
   prepare?(): void;
+  /**
+   * Begins the next snapshot's git work now, while nothing of the run changes
+   * the workspace until that snapshot is asked (a run's last records being
+   * written): the snapshot asked next takes what it finds and is noted then,
+   * after its record, instead of looking again.
+   */
+  begin?(): void;
 }
 
 /** The workspace a run started in `startedIn` tracks: workspace.dir, else that directory. */
@@ -46,7 +53,7 @@ export class WorkspaceTracker implements WorkspaceSnapshots {
    * noted; `from`: the seq it grew past a limit at), once known; undefined
    * until the first snapshot looks.
    */
-  private off: { reason: string; say: boolean; from?: number } | null | undefined;
+  private off: Off | null | undefined;
   /** The run said the workspace is not tracked. */
   private saidOff = false;
   /** Runs told (noted) that the workspace is not tracked. */
@@ -57,6 +64,10 @@ export class WorkspaceTracker implements WorkspaceSnapshots {
   private queue: Promise<unknown> = Promise.resolve();
   /** A prepare is asked and not yet done. */
   private preparing = false;
+  /** Snapshots whose git work is queued and not yet begun: a readying then has nothing to ready. */
+  private makesQueued = 0;
+  /** The git work `begin` started, for the snapshot asked next. */
+  private begun: Promise<Made> | null = null;
 
   constructor(
     private readonly store: Store,
@@ -75,7 +86,7 @@ export class WorkspaceTracker implements WorkspaceSnapshots {
   }
 
   /** Why this workspace is not tracked, or null when it is (looked at once: the limits' walk stops as soon as one is passed). */
-  private async whyOff(): Promise<{ reason: string; say: boolean; from?: number } | null> {
+  private async whyOff(): Promise<Off | null> {
     if (this.off !== undefined) return this.off;
     const place = this.settings.dir === undefined ? untrackedPlace(this.dir, this.home) : null;
     if (place !== null) return (this.off = { reason: place, say: false });
@@ -87,15 +98,16 @@ export class WorkspaceTracker implements WorkspaceSnapshots {
   /**
    * Looks at the workspace's limits and takes its files into the index ahead
    * of the next snapshot: that snapshot's own `git add` then finds only what
-   * changed since, and reuses the tree when nothing did. A failure here is
-   * left for the snapshot to meet and tell.
+   * changed since, and reuses the tree when nothing did. Skipped where that
+   * snapshot's git work is already queued behind it (its own `git add` does
+   * all of it). A failure here is left for the snapshot to meet and tell.
    */
   prepare(): void {
     if (this.preparing) return;
     this.preparing = true;
     this.queue = this.queue.then(async () => {
       try {
-        if ((await this.whyOff()) === null) await this.repo.snapshot(this.dir, this.settings);
+        if ((await this.whyOff()) === null && this.makesQueued === 0) await this.repo.snapshot(this.dir, this.settings);
       } catch {
         // the snapshot meets it again, and says it
       } finally {
@@ -104,29 +116,61 @@ export class WorkspaceTracker implements WorkspaceSnapshots {
     });
   }
 
+  begin(): void {
+    this.begun ??= this.queueMake();
+  }
+
   /** Snapshots the workspace after record `seq` of run `runId` (a note beside the run either way); a warning to show, or null. */
   snapshot(runId: string, seq: number, moment: SnapshotMoment): Promise<string | null> {
-    const taken = this.queue.then(() => this.take(runId, seq, moment));
+    const made = this.begun ?? this.queueMake();
+    this.begun = null;
+    const taken = made.then((m) => this.note(runId, seq, moment, m));
     this.queue = taken.catch(() => {});
     return taken;
   }
 
-  private async take(runId: string, seq: number, moment: SnapshotMoment): Promise<string | null> {
+  /** The snapshot's git work, after whatever is queued. */
+  private queueMake(): Promise<Made> {
+    this.makesQueued++;
+    const made = this.queue.then(() => {
+      this.makesQueued--;
+      return this.make();
+    });
+    this.queue = made;
+    return made;
+  }
+
+  /** Looks at the workspace and snapshots it (git), or says why not; never throws. */
+  private async make(): Promise<Made> {
+    try {
+      const off = await this.whyOff();
+      if (off !== null) return { off };
+      const made = await this.repo.snapshotWithin(this.dir, this.settings);
+      if (made instanceof TooLarge) return { grewPast: (this.off = { reason: made.reason, say: true }) }; // not tracked from here on
+      const shelf = this.store.workspace?.shelf;
+      if (shelf !== undefined) await shareTree(this.repo, shelf, made.tree, [made.rules]);
+      return { made };
+    } catch (err) {
+      return { failed: err instanceof Error ? err.message : String(err) };
+    }
+  }
+
+  /** Notes what `make` found as the snapshot after record `seq` of run `runId`; a warning to show, or null. */
+  private async note(runId: string, seq: number, moment: SnapshotMoment, found: Made): Promise<string | null> {
     const note: SnapshotNote = { seq, moment, at: formatTimestamp(new Date()), dir: this.dir };
     let warning: string | null = null;
-    try {
-      let off = await this.whyOff();
-      if (off === null) {
-        const made = await this.repo.snapshotWithin(this.dir, this.settings);
-        if (made instanceof TooLarge) {
-          // It grew past a limit during the run: not tracked from here on.
-          off = this.off = { reason: made.reason, say: true, from: seq };
-        } else {
-          const shelf = this.store.workspace?.shelf;
-          if (shelf !== undefined) await shareTree(this.repo, shelf, made.tree, [made.rules]);
-          note.tree = made.tree;
-          note.rules = made.rules;
-        }
+    if ('failed' in found) {
+      const why = found.failed;
+      note.problem = `no snapshot of the workspace after seq ${seq}: ${why}`;
+      if (!this.said.has(why)) warning = `${note.problem} (said once; the run goes on, and session show lists the turns without one)`;
+      this.said.add(why);
+    } else {
+      // Grown past a limit during the run: not tracked from this seq on.
+      if ('grewPast' in found) found.grewPast.from = seq;
+      const off = 'grewPast' in found ? found.grewPast : 'off' in found ? found.off : null;
+      if ('made' in found) {
+        note.tree = found.made.tree;
+        note.rules = found.made.rules;
       }
       if (off !== null) {
         if (this.notedOff.has(runId)) return null;
@@ -136,11 +180,6 @@ export class WorkspaceTracker implements WorkspaceSnapshots {
         if (off.say && !this.saidOff) warning = note.problem;
         this.saidOff = true;
       }
-    } catch (err) {
-      const why = err instanceof Error ? err.message : String(err);
-      note.problem = `no snapshot of the workspace after seq ${seq}: ${why}`;
-      if (!this.said.has(why)) warning = `${note.problem} (said once; the run goes on, and session show lists the turns without one)`;
-      this.said.add(why);
     }
     try {
       await this.store.putNote(runId, snapshotNoteKey(seq, randomBytes(6).toString('hex')), encodeSnapshot(note));
@@ -150,3 +189,7 @@ export class WorkspaceTracker implements WorkspaceSnapshots {
     return warning;
   }
 }
+
+/** What a snapshot's git work found: a tree, why the workspace is not tracked (or grew past a limit now), or why it failed. */
+type Off = { reason: string; say: boolean; from?: number };
+type Made = { made: Snapshot } | { off: Off } | { grewPast: Off } | { failed: string };

@@ -11,7 +11,7 @@ const LONE_SURROGATES = /\p{Cs}/gu;
  * Text as a terminal draws it: a lone surrogate (which JSON can carry) is
  * written out as U+FFFD, so it is measured as one.
  */
-const drawn = (s: string): string => (LONE_SURROGATE.test(s) ? s.replace(LONE_SURROGATES, '\ufffd') : s);
+const drawn = (s: string): string => (!NARROW_ONLY.test(s) && LONE_SURROGATE.test(s) ? s.replace(LONE_SURROGATES, '\ufffd') : s);
 
 const textOf = (c: Cell): string => drawn(typeof c === 'string' ? c : c.text);
 
@@ -24,28 +24,37 @@ export const cellWidth = (c: Cell): number => widthOf(textOf(c));
 
 /** Columns padded to their widest cell, two spaces apart; the last column is not padded. */
 export function table(rows: Cell[][]): string {
-  // Each cell drawn and measured once: a listing's table can have tens of thousands.
-  const measured = rows.map((row) => row.map((c) => ({ cell: c, text: textOf(c), width: 0 })));
+  // Each cell drawn once and measured as it is padded: a listing's table can have tens of thousands.
+  const drawnRows: string[][] = [];
   const widths: number[] = [];
-  for (const row of measured) {
-    row.forEach((m, i) => {
-      m.width = widthOf(m.text);
-      widths[i] = Math.max(widths[i] ?? 0, m.width);
-    });
+  for (const row of rows) {
+    const texts: string[] = [];
+    for (let i = 0; i < row.length; i++) {
+      const text = textOf(row[i]!);
+      texts.push(text);
+      widths[i] = Math.max(widths[i] ?? 0, widthOf(text));
+    }
+    drawnRows.push(texts);
   }
   let out = '';
-  for (const row of measured) {
-    const line = row
-      .map((m, i) => {
-        const text = i === row.length - 1 ? m.text : m.text + ' '.repeat(widths[i]! - m.width);
-        return typeof m.cell === 'string' ? text : m.cell.paint(text);
-      })
-      .join('  ')
-      .trimEnd();
-    out += `${line}\n`;
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r]!;
+    const texts = drawnRows[r]!;
+    let line = '';
+    for (let i = 0; i < row.length; i++) {
+      const cell = row[i]!;
+      const text = i === row.length - 1 ? texts[i]! : texts[i]! + spaces(widths[i]! - widthOf(texts[i]!));
+      line += `${i > 0 ? '  ' : ''}${typeof cell === 'string' ? text : cell.paint(text)}`;
+    }
+    out += `${line.trimEnd()}\n`;
   }
   return out;
 }
+
+const SPACES: string[] = [];
+
+/** `n` spaces, each length made once. */
+const spaces = (n: number): string => (SPACES[n] ??= ' '.repeat(n));
 
 /** `label  value` lines with the values aligned. */
 export function fields(pairs: [string, string][]): string {

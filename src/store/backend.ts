@@ -92,7 +92,7 @@ export interface RunSummary {
    * caller reads only the notes that are there. Absent where it cannot: a
    * caller then asks for each note it wants.
    */
-  notes?: string[];
+  notes?: readonly string[];
 }
 
 /** What a session backend supplies: lines in and lines out, for the runs it keeps; JournalStore applies every journal rule above it. */

@@ -503,17 +503,22 @@ export class JournalStore implements Store {
     const notes = new Map<string, readonly string[] | undefined>();
     const indexed = new Map<string, IndexedEnds>();
     for (const summary of summaries) {
-      const facts = summary.endsKnown === true ? index?.get(summary.id)?.facts : undefined;
-      const run = facts !== undefined ? describeKnown(summary, facts) : describe(summary);
+      const entry = summary.endsKnown === true ? index?.get(summary.id) : undefined;
+      const known = entry !== undefined && entry.version === summary.version ? entry : undefined;
+      const run = known !== undefined ? describeKnown(summary, known.facts) : describe(summary);
       const damaged = options.checkWhole === true && needsWholeCheck(summary, run) && !(await this.checkWhole(summary));
       runs.push(damaged ? describe(summary) : run);
       notes.set(summary.id, summary.notes);
-      const read = endsFacts(run);
-      if (read !== null && summary.version !== undefined && summary.problem === undefined) indexed.set(summary.id, { version: summary.version, facts: read });
+      if (known !== undefined && !damaged) indexed.set(summary.id, known); // the same facts at the same version: kept as read
+      else {
+        const read = endsFacts(run);
+        if (read !== null && summary.version !== undefined && summary.problem === undefined) indexed.set(summary.id, { version: summary.version, facts: read });
+      }
     }
     if (index !== null && !sameEntries(index, indexed)) await this.backendImpl.writeListingIndex?.(encodeListingIndex(indexed)).catch(() => {}); // it only saves the next listing work
     const continues = new Map<string, string>();
-    await eachAtOnce(runs, NOTE_READS, (run) => this.describeFromNotes(run, notes.get(run.runId), options, continues));
+    const withNotes = runs.filter((run) => !describedWithoutNotes(run, notes.get(run.runId), options));
+    await eachAtOnce(withNotes, NOTE_READS, (run) => this.describeFromNotes(run, notes.get(run.runId), options, continues));
     if (options.lastTurns === true) lastTurnsAlongLineages(runs, continues);
     return runs;
   }
@@ -680,6 +685,7 @@ export class JournalStore implements Store {
  * prompt): followed along the lineage, as far as the listing holds it.
  */
 function lastTurnsAlongLineages(runs: RunInfo[], continues: ReadonlyMap<string, string>): void {
+  if (continues.size === 0) return; // no continuation: every run's last turn is its own
   const byId = new Map(runs.map((run) => [run.runId, run]));
   const lastTurn = (run: RunInfo, seen: Set<string>): string | undefined => {
     const from = continues.get(run.runId);
@@ -688,7 +694,7 @@ function lastTurnsAlongLineages(runs: RunInfo[], continues: ReadonlyMap<string, 
     const origin = byId.get(from);
     return origin === undefined ? run.lastTurn : lastTurn(origin, seen);
   };
-  for (const run of runs) run.lastTurn = lastTurn(run, new Set());
+  for (const run of runs) if (continues.has(run.runId)) run.lastTurn = lastTurn(run, new Set()); // for any other, lastTurn is its own
 }
 
 /** Runs whose notes a listing reads at once: a JetStream read is a request, and a listing has a run per request in flight. */
@@ -746,13 +752,28 @@ function needsWholeCheck(s: RunSummary, listed: RunInfo): boolean {
   return listed.status !== 'unreadable' && !maybeWritten && s.version !== undefined && s.version !== s.checkedVersion;
 }
 
+/**
+ * Describes from beside its journal a run the backend listed with no notes and
+ * a prompt (describeFromNotes would read nothing for it); false where
+ * describeFromNotes must: notes to read, or not listed.
+ */
+function describedWithoutNotes(run: RunInfo, keys: readonly string[] | undefined, options: ListingOptions): boolean {
+  if (run.status === 'unreadable') return true;
+  if (keys === undefined || keys.length > 0 || run.prompt === '') return false;
+  if (options.lastTurns === true) run.lastTurn = run.prompt;
+  return true;
+}
+
 /** A listing's entry from what the listing index kept of the run's ends, read at the version listed now. */
 function describeKnown(s: RunSummary, facts: EndsFacts): RunInfo {
   const { created, model, prompt, interactive, lastSeq, fingerprint, foldStatus } = facts;
   // The fields in describe's order, so that anything printing the entry prints it alike.
   const info: RunInfo = { runId: s.id, created, updated: s.updated.toISOString(), model, prompt, interactive, status: listedStatus(foldStatus, s.held) };
   if (s.held !== undefined) info.held = s.held;
-  return Object.assign(info, { lastSeq, fingerprint, foldStatus });
+  info.lastSeq = lastSeq;
+  info.fingerprint = fingerprint;
+  info.foldStatus = foldStatus;
+  return info;
 }
 
 /** What the listing index keeps of a run's ends, as describe read them; null for a run whose ends could not be read. */

@@ -101,11 +101,14 @@ export function lineageBranches<T extends Pick<RunInfo, 'runId' | 'forkedFrom'>>
   return runs.filter((r) => !origins.has(r.runId)).map((run) => ({ run, earlier: originsOf(all, run.runId).filter((id) => listed.has(id)).length }));
 }
 
+const NO_ORIGINS: readonly string[] = Object.freeze([]);
+
 /** The origins of run `id`, nearest first, as far back as `runs` knows them (a cycle, which no fork makes, stops where it closes). */
-function originsOf(runs: RunsById, id: string): string[] {
+function originsOf(runs: RunsById, id: string): readonly string[] {
+  let from = runs.get(id)?.forkedFrom?.from;
+  if (from === undefined) return NO_ORIGINS; // most runs: nothing to follow, nothing to allocate
   const out: string[] = [];
   const seen = new Set<string>([id]);
-  let from = runs.get(id)?.forkedFrom?.from;
   while (from !== undefined && !seen.has(from)) {
     out.push(from);
     seen.add(from);

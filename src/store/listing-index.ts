@@ -12,7 +12,7 @@
 import type { Fingerprint, RunStatus } from '../core/index.js';
 
 /** Names this layout; an index written under another is ignored whole. */
-const FORMAT = 'logbook-listing-index-2';
+const FORMAT = 'logbook-listing-index-3';
 
 /** What a listing learns of a run from its ends (journal-store.ts describe). */
 export interface EndsFacts {
@@ -31,41 +31,33 @@ export interface IndexedEnds {
   facts: EndsFacts;
 }
 
+/**
+ * The index as stored, parsed at every listing (ten thousand runs make one of
+ * a megabyte or more), so laid out for the parse: no keys, and what runs share
+ * kept once. `agents` holds each distinct model and fingerprint as a tuple;
+ * `runs` is one flat array, RUN_FIELDS values a run, its agent named by its
+ * place in `agents`.
+ */
+interface StoredIndex {
+  format: typeof FORMAT;
+  agents: StoredAgent[];
+  runs: (string | number | boolean)[];
+}
+
+type StoredAgent = [model: string, provider: string, fingerprintModel: string, systemHash: string, toolsHash: string, thinkingMode: string, maxTokens: number, maxIterations: number];
+
+/** A run's values in `runs`: id, version, created, prompt, interactive, lastSeq, foldStatus, agent. */
+const RUN_FIELDS = 8;
+
 const isString = (v: unknown): v is string => typeof v === 'string';
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isCount = (v: unknown): v is number => Number.isSafeInteger(v);
 
-/**
- * An entry as stored: a flat array, no keys (ten thousand runs make an index
- * of megabytes, parsed at every listing): the version, then the facts.
- */
-type StoredEntry = [
-  version: string,
-  created: string,
-  model: string,
-  prompt: string,
-  interactive: boolean,
-  lastSeq: number,
-  foldStatus: string,
-  provider: string,
-  fingerprintModel: string,
-  systemHash: string,
-  toolsHash: string,
-  thinkingMode: string,
-  maxTokens: number,
-  maxIterations: number,
-];
-
-const STRINGS = [0, 1, 2, 3, 6, 7, 8, 9, 10, 11] as const;
-const INTEGERS = [12, 13] as const;
-
-/** The entry when it has the shape a listing wrote; null otherwise (the run's ends are then read). */
-function entryOf(v: unknown): IndexedEnds | null {
-  if (!Array.isArray(v) || v.length !== 14) return null;
-  if (!STRINGS.every((i) => isString(v[i])) || typeof v[4] !== 'boolean' || !INTEGERS.every((i) => Number.isSafeInteger(v[i]))) return null;
-  if (!Number.isSafeInteger(v[5]) || (v[5] as number) < 1) return null;
-  const [version, created, model, prompt, interactive, lastSeq, foldStatus, provider, fpModel, system_hash, tools_hash, thinking_mode, max_tokens, max_iterations] = v as StoredEntry;
-  const fingerprint: Fingerprint = { provider, model: fpModel, system_hash, tools_hash, thinking_mode, max_tokens, max_iterations };
-  return { version, facts: { created, model, prompt, interactive, lastSeq, fingerprint, foldStatus } };
+/** An agent's tuple read back: the model and the fingerprint, shared by every run naming it; null when it is not one a listing wrote. */
+function agentOf(v: unknown): { model: string; fingerprint: Fingerprint } | null {
+  if (!Array.isArray(v) || v.length !== 8 || !v.slice(0, 6).every(isString) || !isCount(v[6]) || !isCount(v[7])) return null;
+  const [model, provider, fpModel, system_hash, tools_hash, thinking_mode, max_tokens, max_iterations] = v as StoredAgent;
+  return { model, fingerprint: { provider, model: fpModel, system_hash, tools_hash, thinking_mode, max_tokens, max_iterations } };
 }
 
 /** The index's entries by run id; empty when there is none or it is not one this build wrote. */
@@ -78,20 +70,36 @@ export function parseListingIndex(text: string | null): Map<string, IndexedEnds>
   } catch {
     return entries;
   }
-  if (!isRecord(parsed) || parsed['format'] !== FORMAT || !isRecord(parsed['runs'])) return entries;
-  for (const [id, stored] of Object.entries(parsed['runs'])) {
-    const entry = entryOf(stored);
-    if (entry !== null) entries.set(id, entry);
+  if (!isRecord(parsed) || parsed['format'] !== FORMAT || !Array.isArray(parsed['agents']) || !Array.isArray(parsed['runs'])) return entries;
+  const agents = (parsed['agents'] as unknown[]).map(agentOf);
+  const runs = parsed['runs'] as unknown[];
+  if (runs.length % RUN_FIELDS !== 0) return entries;
+  for (let i = 0; i < runs.length; i += RUN_FIELDS) {
+    const id = runs[i], version = runs[i + 1], created = runs[i + 2], prompt = runs[i + 3];
+    const interactive = runs[i + 4], lastSeq = runs[i + 5], foldStatus = runs[i + 6], agentAt = runs[i + 7];
+    const agent = isCount(agentAt) ? agents[agentAt] : undefined;
+    if (!isString(id) || !isString(version) || !isString(created) || !isString(prompt) || typeof interactive !== 'boolean' || !isString(foldStatus)) continue;
+    if (!isCount(lastSeq) || lastSeq < 1 || agent === undefined || agent === null) continue;
+    const facts: EndsFacts = { created, model: agent.model, prompt, interactive, lastSeq, fingerprint: agent.fingerprint, foldStatus: foldStatus as RunStatus };
+    entries.set(id, { version, facts });
   }
   return entries;
 }
 
 /** The index's text for these entries. */
 export function encodeListingIndex(entries: ReadonlyMap<string, IndexedEnds>): string {
-  const runs = Object.create(null) as Record<string, StoredEntry>;
+  const index: StoredIndex = { format: FORMAT, agents: [], runs: [] };
+  const agentAt = new Map<string, number>();
   for (const [id, { version, facts }] of entries) {
     const { created, model, prompt, interactive, lastSeq, foldStatus, fingerprint: fp } = facts;
-    runs[id] = [version, created, model, prompt, interactive, lastSeq, foldStatus, fp.provider, fp.model, fp.system_hash, fp.tools_hash, fp.thinking_mode, fp.max_tokens, fp.max_iterations];
+    const agent: StoredAgent = [model, fp.provider, fp.model, fp.system_hash, fp.tools_hash, fp.thinking_mode, fp.max_tokens, fp.max_iterations];
+    const key = JSON.stringify(agent);
+    let at = agentAt.get(key);
+    if (at === undefined) {
+      at = index.agents.push(agent) - 1;
+      agentAt.set(key, at);
+    }
+    index.runs.push(id, version, created, prompt, interactive, lastSeq, foldStatus, at);
   }
-  return JSON.stringify({ format: FORMAT, runs });
+  return JSON.stringify(index);
 }

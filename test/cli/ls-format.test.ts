@@ -36,6 +36,16 @@ describe('session ls layout', () => {
     expect(lines[2]).toMatch(/x\u2026$/);
   });
 
+  it('paints the header bold and each status its colour, every cell padded before it is painted', () => {
+    const tagged = { paint: (code: string, t: string) => `<${code}>${t}</${code}>` };
+    const runs = [run('a', '2026-11-30T10:00:00Z', { status: 'running' }), run('bb', '2026-11-30T09:00:00Z', { status: 'interrupted' }), run('c', '2026-11-30T08:00:00Z')];
+    const lines = formatRunList(runs, { columns: undefined, ...tagged }).trimEnd().split('\n');
+    expect(lines[0]).toBe('<1>ID</1>  <1>STATUS     </1>  <1>UPDATED         </1>  <1>MODEL</1>  <1>PROMPT</1>');
+    expect(lines[1]).toMatch(/^a   <32>running    <\/32>  2026-11-30 \d\d:00  m      p$/);
+    expect(lines[2]).toMatch(/^bb  <33>interrupted<\/33>  /);
+    expect(lines[3]).toMatch(/^c   completed    /); // no colour: not painted
+  });
+
   it('cuts nothing without a width (stdout not a terminal, no COLUMNS): a script greps whole prompts', () => {
     const prompt = 'a long prompt that would not fit eighty columns, '.repeat(4).trim();
     const lines = formatRunList([run('20261130-091500-abcdef', '2026-11-30T10:00:00Z', { prompt, model: 'claude-test' })], { columns: undefined, ...plain }).trimEnd().split('\n');

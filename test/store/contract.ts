@@ -364,7 +364,7 @@ export function storeContract(name: string, makeBackend: () => Promise<Backend>)
       expect(await store.getNote('typing', 'turn-3')).toBe('second question');
       expect((await store.getNote('typing', 'turn-5'))!.length).toBe(500); // cut: a listing shows one line of it
       const summary = (await backend.list()).find((s) => s.id === 'typing')!;
-      expect(summary.notes?.sort()).toEqual(['turn-3', 'turn-5']);
+      expect([...(summary.notes ?? [])].sort()).toEqual(['turn-3', 'turn-5']);
       expect(await listed()).toMatchObject({ prompt: 'first question', lastTurn: 'x'.repeat(500) });
       // A copy between stores keeps them as it copies the lines.
       const copy = await store.createFromLines('typing-copy', [encodeRecord(at(1, { meta: meta('typing-copy') })), ...(await store.lines('typing')).slice(1, 3)]);

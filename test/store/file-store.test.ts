@@ -292,6 +292,24 @@ describe('file store', () => {
     expect([...parseListingIndex(readFileSync(indexPath, 'utf8')).keys()]).toEqual(['second']);
   });
 
+  it('keeps in the listing index what runs share once, and ignores an entry naming an agent it does not hold', async () => {
+    const dir = freshDir();
+    const store = new FileStore(dir);
+    await seeded(store, 'one');
+    await seeded(store, 'two');
+    const listed = await store.list(WHOLE);
+    const indexPath = join(dir, '.listing-index.json');
+    const stored = JSON.parse(readFileSync(indexPath, 'utf8')) as { agents: unknown[]; runs: unknown[] };
+    expect(stored.agents).toHaveLength(1); // one model and fingerprint for both runs
+    const indexed = parseListingIndex(readFileSync(indexPath, 'utf8'));
+    expect(indexed.get('one')!.facts).toEqual({ ...indexed.get('two')!.facts, fingerprint: listed[0]!.fingerprint });
+    // An entry whose agent is not in the index is not one a listing wrote: ignored, the run's ends read again.
+    writeFileSync(indexPath, JSON.stringify({ ...stored, agents: [] }));
+    expect(parseListingIndex(readFileSync(indexPath, 'utf8')).size).toBe(0);
+    expect((await store.list(WHOLE)).map((r) => [r.runId, r.model])).toEqual(expect.arrayContaining([['one', 'test-model'], ['two', 'test-model']]));
+    expect(parseListingIndex(readFileSync(indexPath, 'utf8')).size).toBe(2);
+  });
+
   it('keeps one mark per run when another process moved it since this one listed the store', async () => {
     const dir = freshDir();
     const [here, there] = [new FileStore(dir), new FileStore(dir)];

@@ -15,10 +15,13 @@ const PROMPT_MIN = 10;
 /** Columns between two cells (output.ts table). */
 const GAP = 2;
 
-interface Row extends Cells {
+interface Row extends Omit<Cells, 'updatedShort'> {
   /** `  +2 earlier`: the runs of its conversation the row stands for, or empty. */
   earlier: string;
 }
+
+/** A row's cell; the short time made only where a layout asks for it. */
+const cellOf = (row: Row, key: keyof Cells): string => (key === 'updatedShort' ? withoutYear(row.updated) : row[key]);
 
 interface Cells {
   id: string;
@@ -63,12 +66,10 @@ export function formatRunList(runs: RunInfo[], term: Pick<Terminal, 'columns' | 
   const columns = term.columns ?? Infinity; // not a terminal, no COLUMNS: nothing is cut
   const rows: Row[] = runs.map((r) => {
     const before = earlier.get(r.runId) ?? 0;
-    const updated = shortTime(r.updated);
     return {
       id: r.runId,
       status: r.status,
-      updated,
-      updatedShort: withoutYear(updated),
+      updated: shortTime(r.updated),
       model: sanitizeLine(r.model),
       prompt: sanitizeLine(r.status === 'unreadable' ? (r.problem ?? '') : (r.lastTurn ?? r.prompt)),
       earlier: before > 0 ? `  +${before} earlier` : '',
@@ -80,7 +81,7 @@ export function formatRunList(runs: RunInfo[], term: Pick<Terminal, 'columns' | 
     let width = widths.get(key);
     if (width === undefined) {
       width = cellWidth(HEADERS[key]);
-      for (const row of rows) width = Math.max(width, cellWidth(row[key]));
+      for (const row of rows) width = Math.max(width, cellWidth(cellOf(row, key)));
       widths.set(key, width);
     }
     return width;
@@ -88,27 +89,33 @@ export function formatRunList(runs: RunInfo[], term: Pick<Terminal, 'columns' | 
   const fixedWidth = (layout: Layout): number => layout.filter((c) => c !== 'prompt').reduce((sum, c) => sum + widest(c) + GAP, 0);
   const fits = (layout: Layout): boolean =>
     layout.includes('prompt') ? fixedWidth(layout) + PROMPT_MIN <= columns : fixedWidth(layout) - GAP <= columns;
-  const layout = LAYOUTS.find(fits) ?? LAYOUTS[LAYOUTS.length - 1]!;
-  const rest = columns - fixedWidth(layout);
+  // Not a terminal: the widest layout fits and nothing is cut, so no column is measured for it.
+  const unbounded = columns === Infinity;
+  const layout = unbounded ? LAYOUTS[0]! : (LAYOUTS.find(fits) ?? LAYOUTS[LAYOUTS.length - 1]!);
+  const rest = unbounded ? Infinity : columns - fixedWidth(layout);
   const withModel = layout === LAYOUTS[0] && rest >= ROOM_FOR_MODEL;
-  const modelWidth = withModel ? Math.min(widest('model'), Math.floor(rest * 0.3)) : 0;
-  const promptWidth = withModel ? rest - modelWidth - GAP : rest;
+  const modelWidth = !withModel ? 0 : unbounded ? Infinity : Math.min(widest('model'), Math.floor(rest * 0.3));
+  const promptWidth = unbounded ? Infinity : withModel ? rest - modelWidth - GAP : rest;
   const bold = (text: string): Cell => ({ text, paint: (t) => term.paint('1', t) });
   const cells: readonly (keyof Cells)[] = withModel ? ['id', 'status', 'updated', 'model', 'prompt'] : layout;
+  const painters = new Map<string, (t: string) => string>();
+  const paintStatus = (code: string): ((t: string) => string) => {
+    let paint = painters.get(code);
+    if (paint === undefined) painters.set(code, (paint = (t) => (code ? term.paint(code, t) : t)));
+    return paint;
+  };
   const body: Cell[][] = rows.map((r) =>
     cells.map((c): Cell => {
-      if (c === 'status') {
-        const code = STATUS_COLOR[r.status] ?? '31';
-        return { text: r.status, paint: (t) => (code ? term.paint(code, t) : t) };
-      }
+      if (c === 'status') return { text: r.status, paint: paintStatus(STATUS_COLOR[r.status] ?? '31') };
       if (c === 'prompt') {
         if (r.earlier === '') return truncate(r.prompt, promptWidth);
         const prompt = truncate(r.prompt, Math.max(1, promptWidth - cellWidth(r.earlier)));
         return { text: `${prompt}${r.earlier}`, paint: (t) => `${t.slice(0, prompt.length)}${term.paint('2', t.slice(prompt.length))}` };
       }
       if (c === 'model') return truncate(r.model, modelWidth);
-      return r[c];
+      return cellOf(r, c);
     }),
   );
-  return table([cells.map((c) => bold(HEADERS[c])), ...body]);
+  body.unshift(cells.map((c) => bold(HEADERS[c])));
+  return table(body);
 }

@@ -131,30 +131,33 @@ function versionOf(stat: BigIntStats): string {
   return `${stat.ino}-${stat.size}-${stat.ctimeNs}`;
 }
 
-/** The note keys of each run among a directory's `names`, by run id (note files are `<id>.<key>.note`). */
-function noteKeys(names: readonly string[]): Map<string, string[]> {
-  const keys = new Map<string, string[]>();
-  for (const name of names) {
-    if (!name.endsWith(NOTE_EXT)) continue;
-    const dot = name.indexOf('.');
-    const id = name.slice(0, dot);
-    const key = name.slice(dot + 1, -NOTE_EXT.length);
-    const list = keys.get(id);
-    if (list === undefined) keys.set(id, [key]);
-    else list.push(key);
-  }
-  return keys;
-}
+/** The notes of a run that has none: one array for all of them. */
+const NO_NOTES: readonly string[] = Object.freeze([]);
 
-/** The check mark of each run among a directory's `names`, by run id (mark files are `<id>.<version>.checked`). */
-function checkMarks(names: readonly string[]): Map<string, string> {
+/**
+ * What a directory's `names` hold, in one pass: the runs' ids (`<id>.jsonl`),
+ * each run's check mark (`<id>.<version>.checked`) and note keys (`<id>.<key>.note`).
+ */
+function runFiles(names: readonly string[]): { ids: string[]; marks: Map<string, string>; notes: Map<string, string[]> } {
+  const ids: string[] = [];
   const marks = new Map<string, string>();
+  const notes = new Map<string, string[]>();
   for (const name of names) {
-    if (!name.endsWith(CHECKED_EXT)) continue;
-    const dot = name.indexOf('.');
-    marks.set(name.slice(0, dot), name.slice(dot + 1, -CHECKED_EXT.length));
+    if (name.endsWith(JOURNAL_EXT)) {
+      ids.push(name.slice(0, -JOURNAL_EXT.length));
+    } else if (name.endsWith(CHECKED_EXT)) {
+      const dot = name.indexOf('.');
+      marks.set(name.slice(0, dot), name.slice(dot + 1, -CHECKED_EXT.length));
+    } else if (name.endsWith(NOTE_EXT)) {
+      const dot = name.indexOf('.');
+      const id = name.slice(0, dot);
+      const key = name.slice(dot + 1, -NOTE_EXT.length);
+      const list = notes.get(id);
+      if (list === undefined) notes.set(id, [key]);
+      else list.push(key);
+    }
   }
-  return marks;
+  return { ids, marks, notes };
 }
 
 /** The file backend: one JSON-lines file per run, appended and fsynced, held with flock. */
@@ -393,17 +396,14 @@ export class FileBackend implements Backend {
     }
     const runs: RunSummary[] = [];
     const locks = readLockTable(); // once for the whole listing
-    const marks = checkMarks(names);
+    const { ids, marks, notes } = runFiles(names);
     this.listedMarks = marks;
-    const notes = noteKeys(names);
-    for (const name of names) {
-      if (!name.endsWith(JOURNAL_EXT)) continue;
-      const id = name.slice(0, -JOURNAL_EXT.length);
+    for (const id of ids) {
       const summary = (known !== undefined ? this.summarizeKnown(id, locks, known) : null) ?? this.summarize(id, locks);
       if (summary === null) continue;
       const checked = marks.get(id);
       if (checked !== undefined) summary.checkedVersion = checked;
-      summary.notes = notes.get(id) ?? [];
+      summary.notes = notes.get(id) ?? NO_NOTES;
       runs.push(summary);
     }
     return runs;

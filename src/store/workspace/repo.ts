@@ -5,7 +5,8 @@
  * it (git's objects are content-addressed). Each workspace has its own index
  * there (`index/<hash of its path>`): the stats git reuses so an unchanged file
  * is never read again, written only under logbook's flock beside it
- * (`index/<hash>.flock`), so a git lock found there is a killed git's. A snapshot is a git tree id; which snapshot belongs to
+ * (`index/<hash>.flock`), so a git lock found there is a killed git's, and the tree it
+ * was last written as kept beside it (`index/<hash>.tree`). A snapshot is a git tree id; which snapshot belongs to
  * which seq is a note beside the journal (run-notes.ts), never in it.
  */
 import { createHash } from 'node:crypto';
@@ -158,9 +159,44 @@ export class WorkspaceRepo {
   /** Keeps `rules` in the repository as a blob, once: what a snapshot note names. */
   private async keep(rules: Rules): Promise<void> {
     if (this.kept.has(rules.id)) return;
+    if (this.holdsLoose(rules.id)) {
+      this.kept.add(rules.id); // kept by an earlier process: git would write nothing
+      return;
+    }
     const out = await git(['hash-object', '-w', '--stdin'], { ...this.base(), input: rules.text });
     if (out.stdout.toString('utf8').trim() !== rules.id) throw new LogbookError('workspace', `git hashed the snapshot rules as other than ${rules.id}`);
     this.kept.add(rules.id);
+  }
+
+  /** Whether the repository holds object `id` as a loose object (as git writes every object here: nothing packs them). */
+  private holdsLoose(id: string): boolean {
+    return existsSync(join(this.gitDir, 'objects', id.slice(0, 2), id.slice(2)));
+  }
+
+  /**
+   * The tree index `index` was last written as, by any process, as kept beside
+   * it (`HASH.tree`, under the index's flock); undefined when none is kept, or
+   * the tree is not in the repository (a git directory made anew).
+   */
+  private filedTree(index: string): { tree: string; stamp: string } | undefined {
+    let text: string;
+    try {
+      text = readFileSync(`${index}.tree`, 'utf8');
+    } catch {
+      return undefined;
+    }
+    const m = /^(\S+) ([0-9a-f]{40}(?:[0-9a-f]{24})?)\n$/.exec(text);
+    return m !== null && this.holdsLoose(m[2]!) ? { stamp: m[1]!, tree: m[2]! } : undefined;
+  }
+
+  /** Keeps the tree index `index` was written as, for this process and the next (it only saves a `git write-tree`). */
+  private fileTree(index: string, last: { tree: string; stamp: string }): void {
+    this.lastTree.set(index, last);
+    try {
+      writeFileSync(`${index}.tree`, `${last.stamp} ${last.tree}\n`, { mode: 0o600 });
+    } catch {
+      // the next process writes the tree again
+    }
   }
 
   private call(dir: string, rules: Rules): GitCall {
@@ -239,13 +275,15 @@ export class WorkspaceRepo {
     // Only while no other process wrote the index since (another run in the same workspace).
     const index = call.index!;
     return withIndex(index, async () => {
-      const last = this.lastTree.get(index);
+      const last = this.lastTree.get(index) ?? this.filedTree(index);
       const untouched = last !== undefined && last.stamp === indexStamp(index);
       const growth = limited ? new Growth(dir, settings, indexEntries(index)) : null;
       const added = await git(['add', '--all', '--verbose', '--', '.'], { ...call, ...(growth !== null ? { onStdout: (chunk: Buffer) => growth.take(chunk) } : {}) });
       if (growth?.over != null) return growth.over;
       if (untouched && added.stdout.length === 0) {
-        last.stamp = indexStamp(index);
+        const stamp = indexStamp(index);
+        if (stamp !== last.stamp) this.fileTree(index, { tree: last.tree, stamp });
+        else this.lastTree.set(index, last);
         return { tree: last.tree, rules: rules.id };
       }
       if (limited) {
@@ -253,7 +291,7 @@ export class WorkspaceRepo {
         if (over !== null) return over;
       }
       const tree = objectId((await git(['write-tree'], call)).stdout.toString('utf8').trim());
-      this.lastTree.set(index, { tree, stamp: indexStamp(index) });
+      this.fileTree(index, { tree, stamp: indexStamp(index) });
       return { tree, rules: rules.id };
     });
   }

@@ -1,0 +1,92 @@
+import { chmodSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FileStore, WORKSPACE_DEFAULTS } from '../../src/index.js';
+import { WorkspaceTracker } from '../../src/agent/workspace.js';
+import { parseSnapshot } from '../../src/store/run-notes.js';
+import { meta } from '../helpers/records.js';
+import { tempDir } from '../helpers/tmp.js';
+
+/** A `git` on a search path of its own that logs each subcommand it is given to `log`, then runs the real git. */
+function loggingGit(root: string): { searchPath: string; calls: () => string[] } {
+  const bin = join(root, 'bin');
+  const log = join(root, 'git.log');
+  mkdirSync(bin);
+  writeFileSync(log, '');
+  const real = ['/usr/bin/git', '/usr/local/bin/git', '/bin/git'].find((p) => {
+    try {
+      return readFileSync(p).length > 0;
+    } catch {
+      return false;
+    }
+  })!;
+  // The subcommand is the first argument that is neither an option nor an option's value (`-c key=value`).
+  writeFileSync(
+    join(bin, 'git'),
+    `#!/bin/sh\nsub=""; skip=0\nfor a in "$@"; do if [ $skip = 1 ]; then skip=0; elif [ "$a" = "-c" ]; then skip=1; elif [ -z "$sub" ] && [ "\${a#-}" = "$a" ]; then sub="$a"; fi; done\necho "$sub" >> '${log}'\nexec '${real}' "$@"\n`,
+  );
+  chmodSync(join(bin, 'git'), 0o755);
+  return { searchPath: `${bin}:/usr/bin:/bin`, calls: () => readFileSync(log, 'utf8').split('\n').filter(Boolean) };
+}
+
+describe('WorkspaceTracker', () => {
+  it("makes a snapshot begun before its record once, and notes it after: a readying asked first leaves the git work to it", async () => {
+    const root = tempDir('logbook-tracker-');
+    const ws = join(root, 'ws');
+    mkdirSync(ws);
+    writeFileSync(join(ws, 'a.txt'), 'one\n');
+    const store = new FileStore(join(root, 'runs'));
+    const git = loggingGit(root);
+    const tracker = WorkspaceTracker.for(store, { ...WORKSPACE_DEFAULTS, track: true }, ws, git.searchPath)!;
+    const run = await store.create('tracked', meta('tracked'));
+    // The answer streams (readied), ends (the end's snapshot begun), and its last record is written before the snapshot is asked.
+    tracker.prepare();
+    tracker.begin();
+    await run.append({ seq: 2, terminal: { reason: 'completed' } });
+    expect(await tracker.snapshot('tracked', 2, 'end')).toBeNull();
+    await run.close();
+    const calls = git.calls();
+    expect(calls.filter((c) => c === 'add')).toHaveLength(1); // the readying did not add what the snapshot's own add takes
+    expect(calls.filter((c) => c === 'write-tree')).toHaveLength(1);
+    const notes = readdirSync(join(root, 'runs')).filter((n) => n.startsWith('tracked.ws-2-'));
+    expect(notes).toHaveLength(1);
+    const note = parseSnapshot(readFileSync(join(root, 'runs', notes[0]!), 'utf8'));
+    expect(note).toMatchObject({ seq: 2, moment: 'end', dir: ws, tree: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    expect(note?.problem).toBeUndefined();
+    // A snapshot asked with nothing begun looks again: the workspace as it is then.
+    writeFileSync(join(ws, 'a.txt'), 'two\n');
+    await tracker.snapshot('tracked', 2, 'end');
+    const trees = readdirSync(join(root, 'runs'))
+      .filter((n) => n.startsWith('tracked.ws-2-'))
+      .map((n) => parseSnapshot(readFileSync(join(root, 'runs', n), 'utf8'))?.tree);
+    expect(new Set(trees).size).toBe(2);
+  });
+
+  it('takes the rules and the tree an earlier process kept for an unchanged workspace without writing them again, unless its git directory was made anew', async () => {
+    const root = tempDir('logbook-tracker-');
+    const ws = join(root, 'ws');
+    mkdirSync(ws);
+    writeFileSync(join(ws, 'a.txt'), 'one\n');
+    const store = new FileStore(join(root, 'runs'));
+    const git = loggingGit(root);
+    const settings = { ...WORKSPACE_DEFAULTS, track: true };
+    const run = await store.create('kept', meta('kept'));
+    const treeOf = async (seq: number): Promise<string | undefined> => {
+      // A tracker of its own for each snapshot: what one process knows, the next does not.
+      await WorkspaceTracker.for(store, settings, ws, git.searchPath)!.snapshot('kept', seq, 'end');
+      const name = readdirSync(join(root, 'runs')).find((n) => n.startsWith(`kept.ws-${seq}-`))!;
+      return parseSnapshot(readFileSync(join(root, 'runs', name), 'utf8'))?.tree;
+    };
+    const first = await treeOf(1);
+    expect(git.calls()).toEqual(expect.arrayContaining(['hash-object', 'add', 'write-tree']));
+    const before = git.calls().length;
+    expect(await treeOf(2)).toBe(first);
+    expect(git.calls().slice(before).filter((c) => c !== 'ls-files')).toEqual(['add']); // the limits' look, and the add that finds nothing changed
+    // A git directory made anew holds neither: both are written again, and the tree is the same.
+    rmSync(join(root, 'runs', '.workspace', 'objects.git'), { recursive: true });
+    const again = git.calls().length;
+    expect(await treeOf(3)).toBe(first);
+    expect(git.calls().slice(again)).toEqual(expect.arrayContaining(['hash-object', 'write-tree']));
+    await run.close();
+  });
+});
