@@ -336,14 +336,22 @@ export class JournalStore implements Store {
     const { onRecord } = options;
     let first: JournalRecord | undefined;
     let state: RunState | undefined;
+    // A load decodes every line before it folds: a line that does not decode is its error even after a record that does not fold.
+    let refused: { error: unknown } | undefined;
     const { run, metaLine } = await this.readRecords(id, (record) => {
-      onRecord?.(record);
-      if (state !== undefined) state = step(state, record);
-      else {
-        state = initialState(record); // as fold begins: the first record is this format's meta, seq 1
-        first = record;
+      if (refused !== undefined) return;
+      try {
+        onRecord?.(record);
+        if (state !== undefined) step(state, record);
+        else {
+          state = initialState(record); // as fold begins: the first record is this format's meta, seq 1
+          first = record;
+        }
+      } catch (error) {
+        refused = { error };
       }
     });
+    if (refused !== undefined) throw refused.error;
     return this.folded(id, run, metaLine, state!, first!); // readRecords gives one record at least
   }
 
