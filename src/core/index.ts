@@ -24,4 +24,5 @@ export { redactUrlCredentials, hasUrlCredentials } from './url-credentials.js';
 export { REFUSAL_MESSAGE, endedOnRefusal, restsOnRefusal, canceledMessage, isCanceledMessage, CONTINUATION_HEAD, isContinuationPrompt, answerShortfall, shortfallText } from './outcomes.js';
 export { MAX_PATTERN_LENGTH, PATTERN_FLAGS, checkPattern, foldCase, literalMatcher, patternMatcher, quoted, textMatcher, type TextMatch, type TextMatcher } from './search.js';
 export * from './timing.js';
+export { RecordOutline } from './record-outline.js';
 export { commandEnvelope, shellQuote, type CommandEnvelope } from './command-envelope.js';
