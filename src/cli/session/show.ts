@@ -229,9 +229,11 @@ export function timeFields(run: ShownRun): [string, string][] {
 
 /** What the model said last: the text of its latest turn that has any (the turn in flight included). */
 export function lastAnswer(state: RunState): string {
-  const turns = [...state.messages.filter((m) => m.role === 'assistant'), ...(state.pending !== null ? [state.pending.assistant] : [])];
-  for (let i = turns.length - 1; i >= 0; i--) {
-    const text = messageText(turns[i]!);
+  const { messages, pending } = state;
+  for (let i = messages.length - (pending !== null ? 0 : 1); i >= 0; i--) {
+    const turn = i === messages.length ? pending!.assistant : messages[i]!;
+    if (turn.role !== 'assistant') continue;
+    const text = messageText(turn);
     if (text.trim() !== '') return text;
   }
   return '';
