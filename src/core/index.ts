@@ -2,7 +2,7 @@
 export * from './errors.js';
 export * from './records.js';
 export { RawJson } from './raw-json.js';
-export { quote, canonicalRawText, canonicalJson, escapeTerminalControls, nonJsonPart, TERMINAL_CONTROLS, type NonJsonPart } from './json-text.js';
+export { quote, terminalQuote, canonicalRawText, canonicalJson, escapeTerminalControls, nonJsonPart, TERMINAL_CONTROLS, type NonJsonPart } from './json-text.js';
 export { modeChange, quotedPath, type ModeSides } from './file-names.js';
 export { rawMembers, memberSpans, elementSpans, skipSpace, type Span } from './json-scan.js';
 export { encodeRecord, encodeMessage, encodeBlock } from './encode.js';

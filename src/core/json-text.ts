@@ -50,6 +50,23 @@ export function escapeTerminalControls(json: string): string {
   return BEYOND_ASCII.test(json) ? json.replace(RAW_TERMINAL_CONTROLS, escapeChar) : json;
 }
 
+/** What in a string's JSON may need the format's extra escapes or a terminal's: `<`, `>`, `&`, and anything from U+007F on. */
+const MAY_NEED_ESCAPES = /[<>&\u007f-\uffff]/;
+
+/**
+ * quote, then escapeTerminalControls: a string as it is written in JSON text
+ * shown on a terminal. Text of another string's or a raw value's is unchanged by
+ * it, so JSON text spelled a string at a time is the text spelled whole. The
+ * common string, plain ASCII needing neither, is tested once.
+ */
+export function terminalQuote(s: string): string {
+  if (s.isWellFormed()) {
+    const json = JSON.stringify(s);
+    if (!MAY_NEED_ESCAPES.test(json)) return json;
+  }
+  return escapeTerminalControls(quote(s));
+}
+
 const MAYBE_NOT_CANONICAL = /[ \t\n\r<>&\u2028\u2029]/;
 
 /**
