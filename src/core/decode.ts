@@ -342,7 +342,7 @@ function decodeParsed(parsed: unknown, line: string): JournalRecord {
   const kind = KIND_BY_PROTOCOL.get(protocol);
   if (kind === undefined) refuse(`unknown protocol "${protocol}"`);
   current.foreign = false;
-  current.slots.length = 0;
+  if (current.slots.length !== 0) current.slots.length = 0; // setting it calls into the runtime even when it is already 0
   let payloads = 0;
   for (const k in o) {
     if (k === 'seq' || k === 'protocol') continue;
