@@ -11,6 +11,7 @@ import {
   checkAppend,
   checkSeqOrder,
   decodeLine,
+  decodeLineOf,
   takeRecords,
   encodeRecord,
   fold,
@@ -430,7 +431,7 @@ export class JournalStore implements Store {
     let metaLine: string | undefined;
     const each = (lines: string[], source: string): void => {
       metaLine ??= lines[0];
-      for (const line of lines) take(decodeLine(line, `${source} line ${++taken}`));
+      for (const line of lines) take(decodeLineOf(line, source, ++taken));
     };
     const read = this.backendImpl.readEach;
     if (read === undefined) {
