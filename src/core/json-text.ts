@@ -50,8 +50,15 @@ export function escapeTerminalControls(json: string): string {
   return BEYOND_ASCII.test(json) ? json.replace(RAW_TERMINAL_CONTROLS, escapeChar) : json;
 }
 
-/** What in a string's JSON may need the format's extra escapes or a terminal's: `<`, `>`, `&`, and anything from U+007F on. */
-const MAY_NEED_ESCAPES = /[<>&\u007f-\uffff]/;
+/**
+ * Whether JSON text may need the format's extra escapes or a terminal's: it
+ * holds `<`, `>`, `&`, DEL, or anything beyond ASCII (its UTF-8 is then longer
+ * than it). Each searched for alone, which is several times faster than one
+ * character class.
+ */
+function mayNeedEscapes(json: string): boolean {
+  return json.includes('<') || json.includes('>') || json.includes('&') || json.includes('\u007f') || Buffer.byteLength(json, 'utf8') !== json.length;
+}
 
 /**
  * quote, then escapeTerminalControls: a string as it is written in JSON text
@@ -62,7 +69,7 @@ const MAY_NEED_ESCAPES = /[<>&\u007f-\uffff]/;
 export function terminalQuote(s: string): string {
   if (s.isWellFormed()) {
     const json = JSON.stringify(s);
-    if (!MAY_NEED_ESCAPES.test(json)) return json;
+    if (!mayNeedEscapes(json)) return json;
   }
   return escapeTerminalControls(quote(s));
 }
