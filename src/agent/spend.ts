@@ -122,7 +122,10 @@ export class CallTally {
       this.model = record.meta.fingerprint.model;
     } else if ('assistant' in record) {
       const { in_tokens, out_tokens, cache_read_tokens, cache_create_tokens } = record.assistant;
-      const usage: UsageCounts = { in_tokens, out_tokens, ...(cache_read_tokens !== undefined ? { cache_read_tokens } : {}), ...(cache_create_tokens !== undefined ? { cache_create_tokens } : {}) };
+      // Set field by field: a load tallies every call of a run.
+      const usage: UsageCounts = { in_tokens, out_tokens };
+      if (cache_read_tokens !== undefined) usage.cache_read_tokens = cache_read_tokens;
+      if (cache_create_tokens !== undefined) usage.cache_create_tokens = cache_create_tokens;
       this.calls.push({ provider: this.provider, model: this.model, usage, seq: record.seq, iteration: record.assistant.iteration });
     }
   }

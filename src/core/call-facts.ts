@@ -8,7 +8,7 @@
  * recognised here alone.
  */
 import type { PendingTurn, RunState } from './fold.js';
-import { toolUses, type JournalRecord, type ToolResultBody, type ToolUseBlock } from './records.js';
+import { toolUses, type ToolResultBody, type ToolUseBlock } from './records.js';
 
 type Call = ToolUseBlock['tool_use'];
 
@@ -139,13 +139,6 @@ export type WithheldKind = 'denied' | 'not_rerun' | 'stopped' | 'invalid_input' 
 /** Whether a call answered so was never run, nor asked about: refused before its tool, counted apart from the tool calls. */
 export function neverRun(kind: WithheldKind | undefined): boolean {
   return kind === 'invalid_input' || kind === 'repeated_id';
-}
-
-/** The seqs of the results of calls that were never run (neverRun), which the fold counts as tool calls as the reference does. */
-export function neverRunResults(records: Iterable<JournalRecord>): Set<number> {
-  const seqs = new Set<number>();
-  for (const r of records) if ('tool_result' in r && neverRun(withheldKind(r.tool_result.result))) seqs.add(r.seq);
-  return seqs;
 }
 
 export function withheldKind(result: ToolResultBody): WithheldKind | undefined {

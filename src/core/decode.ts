@@ -139,6 +139,11 @@ function without(o: Obj, drop: (k: string) => boolean): Obj {
   return out;
 }
 
+/** The fields each object of a record may hold (a line's others are a newer writer's, read past); one list each, not one per line. */
+const MESSAGE_KEYS = ['role', 'content'];
+const USER_KEYS = ['message'];
+const TOOL_RESULT_KEYS = ['tool_use_id', 'result', 'remote'];
+const TERMINAL_KEYS = ['reason', 'message'];
 const TOOL_RESULT_BODY_KEYS = ['tool_use_id', 'content', 'is_error'];
 
 function decodeToolResultBody(v: unknown, what: Where): ToolResultBody {
@@ -159,6 +164,16 @@ const BODY_KEYS: { readonly [kind: string]: readonly string[] } = {
 
 /** Where block `i` of a message sits, for errors only. */
 const blockPath = (what: string, i: number, kind?: string): string => `${what}.content[${i}]${kind === undefined ? '' : `.${kind}`}`;
+
+/**
+ * The block being decoded, and where it sits as a Where that reads it: blocks
+ * do not nest and decoding is never re-entered, so one serves every block, where
+ * a closure of its own per block cost an allocation each. A raw value's slot,
+ * read after the block, gets a closure of its own (blockWhere).
+ */
+const block = { what: '', i: 0, kind: '' };
+const BLOCK_WHERE = (): string => blockPath(block.what, block.i, block.kind);
+const blockWhere = (what: string, i: number, kind: string): (() => string) => () => blockPath(what, i, kind);
 
 /**
  * A block is an object with exactly one block kind as its key. Other keys are
@@ -182,7 +197,10 @@ function decodeBlock(v: unknown, what: string, i: number): Block {
   if (kinds === 0) refuse(`${blockPath(what, i)} has no block kind this build knows (${Object.keys(o).join(', ') || 'no keys'})`);
   if (kinds !== 1) refuse(`${blockPath(what, i)} must have exactly one block kind, has ${kinds}`);
   if (others > 0) current.foreign = true;
-  const w = (): string => blockPath(what, i, kind);
+  block.what = what;
+  block.i = i;
+  block.kind = kind!;
+  const w = BLOCK_WHERE;
   const found = o[kind!];
   if (found === null || typeof found !== 'object' || Array.isArray(found)) refuse(`${w()} must be an object`);
   if (kind === 'tool_result') {
@@ -212,12 +230,12 @@ function decodeBlock(v: unknown, what: string, i: number): Block {
       if (!('input' in b)) refuse(`${w()}.input is missing`);
       str(b, 'id', w);
       str(b, 'name', w);
-      slot(b, 'input', w);
+      slot(b, 'input', blockWhere(what, i, kind));
       break;
     case 'provider':
       if (!('raw' in b)) refuse(`${w()}.raw is missing`);
       str(b, 'kind', w);
-      slot(b, 'raw', w);
+      slot(b, 'raw', blockWhere(what, i, kind));
       break;
   }
   return (b === found && others === 0 ? o : { [kind!]: b }) as unknown as Block;
@@ -225,7 +243,7 @@ function decodeBlock(v: unknown, what: string, i: number): Block {
 
 /** `"content":null` (an empty reply, as the reference writes it) reads as no blocks, like `[]`. */
 function decodeMessage(v: unknown, what: string): Message {
-  const o = known(obj(v, what), ['role', 'content']);
+  const o = known(obj(v, what), MESSAGE_KEYS);
   const role = str(o, 'role', what);
   if (role !== 'user' && role !== 'assistant') refuse(`${what}.role must be "user" or "assistant"`);
   if (o.content === null) o.content = [];
@@ -287,7 +305,7 @@ function decodeAssistant(v: unknown): AssistantPayload {
 }
 
 function decodeUser(v: unknown): UserPayload {
-  const o = known(obj(v, 'user'), ['message']);
+  const o = known(obj(v, 'user'), USER_KEYS);
   const message = decodeMessage(o.message, 'user.message');
   o.message = message;
   if (message.role !== 'user') refuse('user.message.role must be "user"');
@@ -296,16 +314,16 @@ function decodeUser(v: unknown): UserPayload {
 
 function decodeToolResult(v: unknown): ToolResultPayload {
   const w = 'tool_result';
-  const o = known(obj(v, w), ['tool_use_id', 'result', 'remote']);
+  const o = known(obj(v, w), TOOL_RESULT_KEYS);
   str(o, 'tool_use_id', w);
-  o.result = decodeToolResultBody(o.result, `${w}.result`);
+  o.result = decodeToolResultBody(o.result, 'tool_result.result');
   const remote = optBool(o, 'remote', w);
   return (remote === false ? without(o, (k) => k === 'remote') : o) as unknown as ToolResultPayload;
 }
 
 /** Any reason is accepted: a newer writer may end a run for one this build does not write. */
 function decodeTerminal(v: unknown): ReadTerminalPayload {
-  const o = known(obj(v, 'terminal'), ['reason', 'message']);
+  const o = known(obj(v, 'terminal'), TERMINAL_KEYS);
   str(o, 'reason', 'terminal');
   const message = optStr(o, 'message', 'terminal');
   return (message === '' ? without(o, (k) => k === 'message') : o) as unknown as ReadTerminalPayload;
@@ -342,7 +360,7 @@ function decodeParsed(parsed: unknown, line: string): JournalRecord {
   const kind = KIND_BY_PROTOCOL.get(protocol);
   if (kind === undefined) refuse(`unknown protocol "${protocol}"`);
   current.foreign = false;
-  current.slots.length = 0;
+  if (current.slots.length !== 0) current.slots.length = 0; // setting it calls into the runtime even when it is already 0
   let payloads = 0;
   for (const k in o) {
     if (k === 'seq' || k === 'protocol') continue;

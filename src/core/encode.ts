@@ -31,32 +31,66 @@ function int(n: number, what: string): string {
   return String(n);
 }
 
+/**
+ * How the text of strings and of carried raw JSON is written: as the journal
+ * holds it (the default), or also escaped for a terminal (state-json.ts). The
+ * JSON around them is ASCII, the same in both.
+ */
+export interface Spelling {
+  quote(s: string): string;
+  raw(text: string): string;
+}
+
+const JOURNAL: Spelling = { quote, raw: (text) => text };
+
 export function encodeToolResultBody(r: ToolResultBody): string {
-  return `{"tool_use_id":${quote(r.tool_use_id)},"content":${quote(r.content)}${r.is_error ? ',"is_error":true' : ''}}`;
+  return encodeToolResultBodyAs(r, JOURNAL);
 }
 
 export function encodeBlock(b: Block): string {
-  if ('text' in b) return `{"text":{"text":${quote(b.text.text)}}}`;
-  if ('tool_use' in b) {
-    const t = b.tool_use;
-    return `{"tool_use":{"id":${quote(t.id)},"name":${quote(t.name)},"input":${t.input.text}}}`;
-  }
-  if ('tool_result' in b) return `{"tool_result":${encodeToolResultBody(b.tool_result)}}`;
-  if ('thinking' in b) {
-    const { text, signature } = b.thinking;
-    const parts: string[] = [];
-    if (text) parts.push(`"text":${quote(text)}`);
-    if (signature) parts.push(`"signature":${quote(signature)}`);
-    return `{"thinking":{${parts.join(',')}}}`;
-  }
-  if ('provider' in b) return `{"provider":{"kind":${quote(b.provider.kind)},"raw":${b.provider.raw.text}}}`;
-  throw new TypeError('block has no known kind');
+  return encodeBlockAs(b, JOURNAL);
 }
 
 /** A message with no blocks (an empty model reply) is written `"content":null`, as the reference writes it. */
 export function encodeMessage(m: Message): string {
-  const content = m.content.length === 0 ? 'null' : `[${m.content.map(encodeBlock).join(',')}]`;
-  return `{"role":${quote(m.role)},"content":${content}}`;
+  return encodeMessageAs(m, JOURNAL);
+}
+
+/** encodeToolResultBody, its strings in `spelling`. */
+export function encodeToolResultBodyAs(r: ToolResultBody, spelling: Spelling): string {
+  const q = spelling.quote;
+  return `{"tool_use_id":${q(r.tool_use_id)},"content":${q(r.content)}${r.is_error ? ',"is_error":true' : ''}}`;
+}
+
+/** encodeBlock, its strings and raw values in `spelling`. */
+export function encodeBlockAs(b: Block, spelling: Spelling): string {
+  const q = spelling.quote;
+  if ('text' in b) return `{"text":{"text":${q(b.text.text)}}}`;
+  if ('tool_use' in b) {
+    const t = b.tool_use;
+    return `{"tool_use":{"id":${q(t.id)},"name":${q(t.name)},"input":${spelling.raw(t.input.text)}}}`;
+  }
+  if ('tool_result' in b) return `{"tool_result":${encodeToolResultBodyAs(b.tool_result, spelling)}}`;
+  if ('thinking' in b) {
+    const { text, signature } = b.thinking;
+    const parts: string[] = [];
+    if (text) parts.push(`"text":${q(text)}`);
+    if (signature) parts.push(`"signature":${q(signature)}`);
+    return `{"thinking":{${parts.join(',')}}}`;
+  }
+  if ('provider' in b) return `{"provider":{"kind":${q(b.provider.kind)},"raw":${spelling.raw(b.provider.raw.text)}}}`;
+  throw new TypeError('block has no known kind');
+}
+
+/** encodeMessage, its strings and raw values in `spelling`. */
+export function encodeMessageAs(m: Message, spelling: Spelling): string {
+  let content = 'null';
+  if (m.content.length > 0) {
+    content = `[${encodeBlockAs(m.content[0]!, spelling)}`;
+    for (let i = 1; i < m.content.length; i++) content += `,${encodeBlockAs(m.content[i]!, spelling)}`;
+    content += ']';
+  }
+  return `{"role":${spelling.quote(m.role)},"content":${content}}`;
 }
 
 export function encodeFingerprint(f: Fingerprint): string {

@@ -170,7 +170,14 @@ function commitPending(state: RunState): void {
  * results only ever answer calls the turn made, so counting them is enough.
  */
 function isAnswered(p: PendingTurn): boolean {
-  return p.answered.length >= toolUses(p.assistant).length;
+  return p.answered.length >= callsOf(p.assistant);
+}
+
+/** How many tool calls `message` makes, with id `id` when given: counted in place, as the fold does for every record. */
+function callsOf(message: Message, id?: string): number {
+  let n = 0;
+  for (const b of message.content) if ('tool_use' in b && (id === undefined || b.tool_use.id === id)) n++;
+  return n;
 }
 
 /** How many times `id` occurs in `ids`. */
@@ -226,10 +233,7 @@ export function step(state: RunState, rec: JournalRecord): RunState {
       if (lastCommittedCalls(state).includes(t.tool_use_id)) corrupt(`seq ${rec.seq}: second tool result for ${t.tool_use_id}`);
       corrupt(`seq ${rec.seq}: tool result for ${t.tool_use_id} outside an assistant turn`);
     }
-    const calls = occurrences(
-      toolUses(turn.assistant).map((call) => call.id),
-      t.tool_use_id,
-    );
+    const calls = callsOf(turn.assistant, t.tool_use_id);
     if (calls === 0) corrupt(`seq ${rec.seq}: tool result for ${t.tool_use_id}, which the assistant turn did not call`);
     if (occurrences(turn.answered, t.tool_use_id) >= calls) corrupt(`seq ${rec.seq}: second tool result for ${t.tool_use_id}`);
     turn.results.push(t.result);

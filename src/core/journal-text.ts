@@ -67,7 +67,7 @@ export function journalLines(text: string): JournalLines {
  */
 export function decodeLines(lines: readonly string[], source: string): JournalRecord[] {
   const records: JournalRecord[] = new Array(lines.length);
-  for (let i = 0; i < lines.length; i++) records[i] = decodeLine(lines[i]!, `${source} line ${i + 1}`);
+  for (let i = 0; i < lines.length; i++) records[i] = decodeLineOf(lines[i]!, source, i + 1);
   return records;
 }
 
@@ -79,7 +79,7 @@ export function decodeLines(lines: readonly string[], source: string): JournalRe
 export function takeRecords(lines: string[], source: string): JournalRecord[] {
   const records: JournalRecord[] = new Array(lines.length);
   for (let i = 0; i < records.length; i++) {
-    records[i] = decodeLine(lines[i]!, `${source} line ${i + 1}`);
+    records[i] = decodeLineOf(lines[i]!, source, i + 1);
     lines[i] = '';
   }
   lines.length = 0;
@@ -91,10 +91,23 @@ export function decodeLine(line: string, where: string): JournalRecord {
   try {
     return decodeRecord(line);
   } catch (err) {
-    if (isLogbookError(err, 'version')) throw err;
-    const reason = err instanceof Error ? err.message : String(err);
-    throw new LogbookError('corrupt', `${where} is corrupt: ${reason}`, { cause: err });
+    throw lineRefused(err, where);
   }
+}
+
+/** decodeLine of line `n` of `source`, whose name (`<source> line <n>`) is made only for an error: a load decodes every line. */
+export function decodeLineOf(line: string, source: string, n: number): JournalRecord {
+  try {
+    return decodeRecord(line);
+  } catch (err) {
+    throw lineRefused(err, `${source} line ${n}`);
+  }
+}
+
+function lineRefused(err: unknown, where: string): unknown {
+  if (isLogbookError(err, 'version')) return err;
+  const reason = err instanceof Error ? err.message : String(err);
+  return new LogbookError('corrupt', `${where} is corrupt: ${reason}`, { cause: err });
 }
 
 /** Every record of journal text, by the torn-tail rule. */

@@ -178,7 +178,10 @@ export function payloadKind(p: ReadPayload): PayloadKind {
 /** A message's prose: its text blocks, one after another on lines of their own. */
 export function messageText(message: Message | undefined): string {
   if (message === undefined) return '';
-  return message.content.flatMap((b) => ('text' in b ? [b.text.text] : [])).join('\n');
+  // Joined as it goes: a search through a long conversation asks this of every message, most with no text at all.
+  let text: string | undefined;
+  for (const b of message.content) if ('text' in b) text = text === undefined ? b.text.text : `${text}\n${b.text.text}`;
+  return text ?? '';
 }
 
 /** The tool_use blocks of a message, in order. */

@@ -4,9 +4,9 @@
  * `session show --json`, printed where a terminal may show it: terminal controls
  * are \u escapes.
  */
-import { encodeFingerprint, encodeMessage, encodeTerminal, encodeToolResultBody } from './encode.js';
+import { encodeFingerprint, encodeMessage, encodeMessageAs, encodeTerminal, encodeToolResultBody, type Spelling } from './encode.js';
 import type { RunState } from './fold.js';
-import { escapeTerminalControls, quote } from './json-text.js';
+import { escapeTerminalControls, quote, terminalQuote } from './json-text.js';
 import type { RunTimes } from './timing.js';
 
 /** What a caller knows of a run beside its records, written after the fold's keys. */
@@ -22,6 +22,9 @@ export interface StateJsonExtra {
   /** More keys, written last, each value as JSON. */
   more?: readonly (readonly [string, unknown])[];
 }
+
+/** Strings and raw values spelled for a terminal one at a time, rather than each message's whole text searched again. */
+const TERMINAL: Spelling = { quote: terminalQuote, raw: escapeTerminalControls };
 
 export function stateToJson(state: RunState, extra: StateJsonExtra = {}): string {
   return [...stateJsonParts(state, extra)].join('');
@@ -50,7 +53,7 @@ export function* stateJsonParts(state: RunState, extra: StateJsonExtra = {}): Ge
       `"prompt":${quote(state.prompt)},"interactive":${state.interactive},"messages":[`,
   );
   const { messages } = state;
-  for (let i = 0; i < messages.length; i++) yield escapeTerminalControls(`${i === 0 ? '' : ','}${encodeMessage(messages[i]!)}`);
+  for (let i = 0; i < messages.length; i++) yield `${i === 0 ? '' : ','}${encodeMessageAs(messages[i]!, TERMINAL)}`;
   let out =
     `],"pending":${pending},"counters":${counters},` +
     `"next_iteration":${state.next_iteration},"last_stop_reason":${quote(state.last_stop_reason)},"terminal":${terminal}` +

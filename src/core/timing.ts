@@ -17,8 +17,8 @@
  *   Nothing is invented: a run without times (written by the reference, or
  *   before times were kept) shows none.
  */
-import { neverRunResults } from './call-facts.js';
-import { toolUses, type JournalRecord } from './records.js';
+import { RecordOutline } from './record-outline.js';
+import type { JournalRecord, PayloadKind } from './records.js';
 
 /** The times kept beside a run, in milliseconds since the epoch. */
 export interface RunTimes {
@@ -76,11 +76,11 @@ export interface RunTimings {
 /** How long an interval lasted, in milliseconds. */
 export const lasted = (i: Interval): number => i.end - i.start;
 
-/** What the record ends. */
-function kindOf(record: JournalRecord): StepKind {
-  if ('assistant' in record) return 'model';
-  if ('tool_result' in record) return 'tool';
-  if ('user' in record) return 'input';
+/** What a record of this kind ends. */
+function stepKind(kind: PayloadKind): StepKind {
+  if (kind === 'assistant') return 'model';
+  if (kind === 'tool_result') return 'tool';
+  if (kind === 'user') return 'input';
   return 'end';
 }
 
@@ -108,31 +108,36 @@ export function stepStartAfter(seq: number, terminal: boolean, times: RunTimes):
  * records. Pure.
  */
 export function runTimings(records: Iterable<JournalRecord>, times: RunTimes, options: { from?: number } = {}): RunTimings {
+  return outlineTimings(RecordOutline.of(records), times, options);
+}
+
+/** runTimings, from the run's outline (what a load that drops its records keeps of them). */
+export function outlineTimings(outline: RecordOutline, times: RunTimes, options: { from?: number } = {}): RunTimings {
   const from = options.from ?? 0;
+  const { seqs, kinds, answers } = outline;
   const steps: Step[] = [];
-  let previous: JournalRecord | undefined;
   let turn = -1;
   const timings: RunTimings = { steps };
-  for (const record of records) {
-    if (previous !== undefined && record.seq < from) {
-      if ('assistant' in record) turn++;
-      previous = record;
+  for (let i = 0; i < seqs.length; i++) {
+    const seq = seqs[i]!;
+    const kind = kinds[i]!;
+    if (i > 0 && seq < from) {
+      if (kind === 'assistant') turn++;
       continue;
     }
-    const at = times.records.get(record.seq);
-    if (previous === undefined) {
+    const at = times.records.get(seq);
+    if (i === 0) {
       if (at !== undefined) timings.started = at;
     } else {
-      const kind = kindOf(record);
-      if (kind === 'model') turn++;
-      const step: Step = { seq: record.seq, kind, turn: Math.max(turn, 0) };
-      if ('tool_result' in record) step.callId = record.tool_result.tool_use_id;
-      const start = stepStart(previous, times);
+      const ends = stepKind(kind);
+      if (ends === 'model') turn++;
+      const step: Step = { seq, kind: ends, turn: Math.max(turn, 0) };
+      if (kind === 'tool_result') step.callId = answers[i]!;
+      const start = stepStartAfter(seqs[i - 1]!, kinds[i - 1] === 'terminal', times);
       if (start !== undefined && at !== undefined && at >= start) step.time = { start, end: at };
       steps.push(step);
     }
     if (at !== undefined) timings.lastDurable = at;
-    previous = record;
   }
   return timings;
 }
@@ -173,10 +178,15 @@ export interface TimeSummary {
 
 /** The sums of a run's model and tool call durations, and the slowest of each. */
 export function timeSummary(records: readonly JournalRecord[], timings: RunTimings): TimeSummary {
+  return outlineTimeSummary(RecordOutline.of(records), timings);
+}
+
+/** timeSummary, from the run's outline (what a load that drops its records keeps of them). */
+export function outlineTimeSummary(outline: RecordOutline, timings: RunTimings): TimeSummary {
   const names = new Map<string, string>();
-  for (const r of records) if ('assistant' in r) for (const t of toolUses(r.assistant.message)) names.set(t.id, t.name);
+  for (let i = 0; i < outline.callIds.length; i++) names.set(outline.callIds[i]!, outline.callNames[i]!);
   // A call refused without running took no tool time, and is no tool call here.
-  const unrun = neverRunResults(records);
+  const unrun = outline.neverRun;
   const summary: TimeSummary = { model: { calls: 0, timed: 0, ms: 0 }, tools: { calls: 0, timed: 0, ms: 0 } };
   for (const step of timings.steps) {
     if (step.kind === 'model') {

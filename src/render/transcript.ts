@@ -7,7 +7,7 @@
  * All text in an item is sanitized; a call's `input` is raw JSON text, which
  * formatCall sanitizes when it renders it.
  */
-import { awaitedCall, toolKey, withheldKind, type Block, type CallDurations, type Message, type RunState, type ToolResultBody, type WithheldKind } from '../core/index.js';
+import { awaitedCall, groupedDigits, toolKey, withheldKind, type Block, type CallDurations, type Message, type RunState, type ToolResultBody, type WithheldKind } from '../core/index.js';
 import { showResult, type ShownResult } from './results.js';
 import { sanitize, sanitizeLine } from './sanitize.js';
 
@@ -260,7 +260,7 @@ export function remoteAgents(state: RunState, agents: ToolAgents = {}): string[]
 
 /** `2 remote`, and the agents when known: `2 remote, on agent probe`. */
 export function remoteCountText(state: RunState, agents: ToolAgents = {}): string {
-  const n = state.counters.remote_tool_calls.toLocaleString('en-US');
+  const n = groupedDigits(state.counters.remote_tool_calls);
   const names = remoteAgents(state, agents);
   return names.length === 0 ? `${n} remote` : `${n} remote, on agent${names.length === 1 ? '' : 's'} ${names.join(', ')}`;
 }

@@ -11,6 +11,7 @@ import {
   checkAppend,
   checkSeqOrder,
   decodeLine,
+  decodeLineOf,
   takeRecords,
   encodeRecord,
   fold,
@@ -336,14 +337,22 @@ export class JournalStore implements Store {
     const { onRecord } = options;
     let first: JournalRecord | undefined;
     let state: RunState | undefined;
+    // A load decodes every line before it folds: a line that does not decode is its error even after a record that does not fold.
+    let refused: { error: unknown } | undefined;
     const { run, metaLine } = await this.readRecords(id, (record) => {
-      onRecord?.(record);
-      if (state !== undefined) state = step(state, record);
-      else {
-        state = initialState(record); // as fold begins: the first record is this format's meta, seq 1
-        first = record;
+      if (refused !== undefined) return;
+      try {
+        onRecord?.(record);
+        if (state !== undefined) step(state, record);
+        else {
+          state = initialState(record); // as fold begins: the first record is this format's meta, seq 1
+          first = record;
+        }
+      } catch (error) {
+        refused = { error };
       }
     });
+    if (refused !== undefined) throw refused.error;
     return this.folded(id, run, metaLine, state!, first!); // readRecords gives one record at least
   }
 
@@ -422,7 +431,7 @@ export class JournalStore implements Store {
     let metaLine: string | undefined;
     const each = (lines: string[], source: string): void => {
       metaLine ??= lines[0];
-      for (const line of lines) take(decodeLine(line, `${source} line ${++taken}`));
+      for (const line of lines) take(decodeLineOf(line, source, ++taken));
     };
     const read = this.backendImpl.readEach;
     if (read === undefined) {

@@ -91,6 +91,32 @@ describe('decodeRecord', () => {
   });
 });
 
+describe('what decodeRecord refuses', () => {
+  const assistantLine = (content: string) => `{"seq":2,"protocol":"${PROTOCOL_IDS.assistant}","assistant":{"iteration":0,"message":{"role":"assistant","content":${content}},"in_tokens":1,"out_tokens":2}}`;
+  const refusal = (line: string) => {
+    try {
+      decodeRecord(line);
+    } catch (err) {
+      return (err as Error).message;
+    }
+    return 'decoded';
+  };
+
+  it('names the block, its kind and the field it finds wrong', () => {
+    const text = '{"text":{"text":"a"}}';
+    expect(refusal(assistantLine(`[${text},{"text":{"text":1}}]`))).toBe('invalid record: assistant.message.content[1].text.text must be a string');
+    expect(refusal(assistantLine(`[${text},${text},{"tool_use":{"id":"t","name":"n"}}]`))).toBe('invalid record: assistant.message.content[2].tool_use.input is missing');
+    expect(refusal(assistantLine(`[{"tool_use":{"id":7,"name":"n","input":{}}}]`))).toBe('invalid record: assistant.message.content[0].tool_use.id must be a string');
+    expect(refusal(assistantLine(`[${text},{"provider":{"kind":null,"raw":{}}}]`))).toBe('invalid record: assistant.message.content[1].provider.kind must be a string');
+    expect(refusal(assistantLine(`[{"thinking":{"signature":"not base64!"}}]`))).toBe('invalid record: assistant.message.content[0].thinking.signature must be base64 (standard alphabet, padded)');
+    expect(refusal(assistantLine(`[${text},7]`))).toBe('invalid record: assistant.message.content[1] must be an object');
+    const user = `{"seq":2,"protocol":"${PROTOCOL_IDS.user}","user":{"message":{"role":"user","content":[${text},{"tool_result":{"tool_use_id":"t","content":false}}]}}}`;
+    expect(refusal(user)).toBe('invalid record: user.message.content[1].tool_result.content must be a string');
+    const result = `{"seq":3,"protocol":"${PROTOCOL_IDS.tool_result}","tool_result":{"tool_use_id":"t","result":{"tool_use_id":"t","content":"c","is_error":"yes"}}}`;
+    expect(refusal(result)).toBe('invalid record: tool_result.result.is_error must be a boolean');
+  });
+});
+
 describe('what a decoded record keeps', () => {
   it('keeps none of its line: a raw value is a string of its own, so a dropped line is collected', () => {
     setFlagsFromString('--expose-gc');

@@ -122,6 +122,24 @@ describe('fold over random valid journals', () => {
   });
 });
 
+describe('fold of tool results', () => {
+  const meta = { seq: 1, meta: { version: 3, run_id: 'r', created: 'c', fingerprint: { provider: 'p', model: 'm', system_hash: '', tools_hash: '', thinking_mode: 'off', max_tokens: 1, max_iterations: 1 }, prompt: 'p' } };
+  const use = (id: string) => ({ tool_use: { id, name: 'echo', input: RawJson.fromText('{}') } });
+  const turn = { seq: 2, assistant: { iteration: 0, message: { role: 'assistant', content: [use('a'), use('b'), use('a')] }, in_tokens: 1, out_tokens: 1 } };
+  const result = (seq: number, id: string) => ({ seq, tool_result: { tool_use_id: id, result: { tool_use_id: id, content: id } } });
+  const folded = (...results: ReturnType<typeof result>[]) => () => fold([meta, turn, ...results] as never);
+
+  it('answers a repeated id once per call of it, commits the turn when every call has its result, and refuses any other result', () => {
+    expect(folded(result(3, 'a'), result(4, 'b'))().pending?.answered).toEqual(['a', 'b']);
+    const state = folded(result(3, 'a'), result(4, 'a'), result(5, 'b'))();
+    expect([state.pending, state.messages.length, state.counters.tool_calls]).toEqual([null, 3, 3]);
+    expect(folded(result(3, 'c'))).toThrow('seq 3: tool result for c, which the assistant turn did not call');
+    expect(folded(result(3, 'b'), result(4, 'b'))).toThrow('seq 4: second tool result for b');
+    expect(folded(result(3, 'a'), result(4, 'a'), result(5, 'a'))).toThrow('seq 5: second tool result for a');
+    expect(folded(result(3, 'a'), result(4, 'a'), result(5, 'b'), result(6, 'b'))).toThrow('seq 6: second tool result for b');
+  });
+});
+
 describe('raw JSON canonicalization', () => {
   it('is idempotent, removes whitespace between tokens and keeps the value', () => {
     fc.assert(

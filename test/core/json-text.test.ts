@@ -3,8 +3,41 @@
  * \u escape, from DEL (the lowest of them) up; text without one given back as
  * it is.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { escapeTerminalControls, quote } from '../../src/core/index.js';
+import { encodeMessage, escapeTerminalControls, fold, quote, stateToJson, terminalQuote } from '../../src/core/index.js';
+import { journal } from '../helpers/journals.js';
+
+/** Strings of what any escaping acts on: the format's extra escapes, JSON's, terminal controls, lone and paired surrogates. */
+const hostile = fc.string({
+  unit: fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom('a', ' ', '~', '0') },
+    { weight: 3, arbitrary: fc.constantFrom('<', '>', '&', '\u2028', '\u2029', '"', '\\', '\n', '\u0001', '\u001b', '\u007f', '\u009b', '\u00ad', '\u202e', '\u200b', '\ufeff', 'é', '🦜', '\u{e0041}', '\ud800', '\udc00') },
+  ),
+  maxLength: 16,
+});
+
+describe('JSON spelled for a terminal a string at a time', () => {
+  it('is the string quoted, then its terminal controls escaped', () => {
+    fc.assert(
+      fc.property(hostile, (s) => {
+        expect(terminalQuote(s)).toBe(escapeTerminalControls(quote(s)));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('gives the state JSON whose every message is its journal text with the terminal controls escaped', () => {
+    fc.assert(
+      fc.property(journal, ({ records }) => {
+        const state = fold(records);
+        const messages = state.messages.map((m) => escapeTerminalControls(encodeMessage(m))).join(',');
+        expect(stateToJson(state)).toContain(`"messages":[${messages}],"pending":`);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
 
 describe('escapeTerminalControls', () => {
   it('escapes DEL, a C1 control, a bidi override and a tag character, and nothing else', () => {

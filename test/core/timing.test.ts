@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { type JournalRecord } from '../../src/index.js';
-import { NO_TIMES, callDurations, runTimings, timeSummary, timesAfter, toolKey, type RunTimes } from '../../src/core/index.js';
+import { NO_TIMES, RecordOutline, callDurations, outlineTimeSummary, outlineTimings, runTimings, timeSummary, timesAfter, toolKey, type RunTimes } from '../../src/core/index.js';
 import { assistant, at, completed, meta, toolResult } from '../helpers/records.js';
+import { repeatedIdMessage } from '../../src/core/call-facts.js';
 
 const suspended = { terminal: { reason: 'suspended' as const } };
 const typed = { user: { message: { role: 'user' as const, content: [{ text: { text: 'and then?' } }] } } };
@@ -76,6 +77,21 @@ describe('the timing of a run', () => {
     const summary = timeSummary(records, timings);
     expect(summary.model).toEqual({ calls: 3, timed: 3, ms: 4300, slowest: { turn: 0, ms: 2000 } });
     expect(summary.tools).toEqual({ calls: 2, timed: 2, ms: 1700, slowest: { callId: 'b', name: 'echo', ms: 1200 } });
+  });
+
+  it('gives the same figures from the outline a folding load keeps, record by record, as from the records', () => {
+    // A refused repeat of an id is no tool call, and an error result is kept for the task links.
+    const refused = { tool_result: { tool_use_id: 'a', result: { tool_use_id: 'a', content: repeatedIdMessage('a'), is_error: true } } };
+    const run: JournalRecord[] = [...records.slice(0, 4), at(5, refused), ...records.slice(4).map((r) => ({ ...r, seq: r.seq + 1 }))];
+    const outline = new RecordOutline();
+    for (const record of run) outline.add(record);
+    const timings = outlineTimings(outline, kept, { from: 4 });
+    expect(timings).toEqual(runTimings(run, kept, { from: 4 }));
+    expect(outlineTimeSummary(outline, runTimings(run, kept))).toEqual(timeSummary(run, runTimings(run, kept)));
+    expect([...outline.neverRun]).toEqual([5]);
+    expect(outline.errors[4]).toBe(repeatedIdMessage('a'));
+    expect([outline.callSeqs, outline.callIds, outline.callNames]).toEqual([[2, 2], ['a', 'b'], ['echo', 'echo']]);
+    expect([1, 2, 5, 6, 10].map((seq) => outline.modelCallsThrough(seq))).toEqual([0, 1, 1, 2, 3]);
   });
 
   it('drops the times a copy got for the records it copied, and keeps a resume after them', () => {

@@ -612,7 +612,14 @@ export function storeContract(name: string, makeBackend: () => Promise<Backend>)
       await backwards.write(3, encodeRecord(at(3, assistant(0))));
       await backwards.write(2, encodeRecord(at(2, assistant(1))));
       await backwards.release();
-      for (const id of ['renamed', 'broken', 'backwards']) {
+      // A record that does not fold, then a line that does not decode: a load decodes all before it folds, so the line is the error.
+      const both = await backend.create('both', lines[0]!.replace('"folded"', '"both"'));
+      await both.write(3, encodeRecord(at(3, assistant(0))));
+      await both.write(2, encodeRecord(at(2, assistant(1))));
+      await both.write(4, '{"seq":4,"protocol":"nonsense"}');
+      await both.release();
+      expect(await store.load('both').catch((e: unknown) => e)).toMatchObject({ message: expect.stringMatching(/line 4 is corrupt/) });
+      for (const id of ['renamed', 'broken', 'backwards', 'both']) {
         const [byLoad, folded] = await refusal(id);
         expect(folded).toMatchObject({ code: 'corrupt', message: (byLoad as Error).message });
       }

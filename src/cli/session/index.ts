@@ -4,11 +4,11 @@
  * runs, so a command starts without the modules of the others.
  */
 import { Command, Option } from 'commander';
-import { stateJsonParts } from '../../core/index.js';
+import { RecordOutline, stateJsonParts, type RunState } from '../../core/index.js';
 import { backends } from '../../store/registry.js';
 import { resolveRunId } from '../../store/resolve.js';
 import { failureNoteKey, parseFailure } from '../../store/run-notes.js';
-import { listedStatus, type FoldedRun, type ForkOrigin, type ListedStatus } from '../../store/store.js';
+import { listedStatus, type FoldedRun, type ForkOrigin, type ListedStatus, type Store } from '../../store/store.js';
 import { join } from 'node:path';
 import { DEFAULT_CONFIG_FILE, type LogbookConfig } from '../../config/config.js';
 import type { CompactionFacts, RunFacts } from '../../api/long-run-facts.js';
@@ -198,27 +198,43 @@ async function showJson(environment: Environment, given: string, flags: ShowFlag
   return printJson(run, origin, facts);
 }
 
+/** What `session show` reads beside the run: its origin, where it was started, how it failed, which agents its remote calls went to. */
+async function besideRun(store: Store, id: string, state: RunState) {
+  const ended = state.status === 'error' ? failureNoteKey(state.last_seq) : null;
+  const [origin, place, failure] = await Promise.all([
+    store.forkOrigin(id).catch(() => null),
+    store.placeOf(id).catch(() => null),
+    ended === null ? null : store.getNote(id, ended).then(parseFailure, () => null),
+  ]);
+  // Which agents the remote calls went to, from the note beside the run (only a run with remote calls has one).
+  const agents = state.remote_calls.length === 0 ? {} : await (await import('../../agent/remote-origins.js')).toolAgents(store, id);
+  return { origin, place, failure, agents };
+}
+
 async function show(environment: Environment, given: string, flags: ShowFlags): Promise<void> {
   if (flags.json) return showJson(environment, given, flags);
   // The config at hand, if any, says whether a tool has side effects; only --state-dir means none is read.
   const config = findConfig(flags.config, environment, flags.stateDir);
+  if (flags.transcript) return showTranscript(environment, given, flags);
   const { run, origin, place, agents, failure, facts, window, lineage, links, servedAs } = await withStore(environment, flags, async (store) => {
     const id = await resolveRunId(store, given);
-    const loaded = await store.load(id);
-    const ended = loaded.state.status === 'error' ? failureNoteKey(loaded.state.last_seq) : null;
-    const [origin, place, failure] = await Promise.all([
-      store.forkOrigin(id).catch(() => null),
-      store.placeOf(id).catch(() => null),
-      ended === null ? null : store.getNote(id, ended).then(parseFailure, () => null),
-    ]);
-    // Which agents the remote calls went to, from the note beside the run (only a run with remote calls has one).
-    const agents = loaded.state.remote_calls.length === 0 ? {} : await (await import('../../agent/remote-origins.js')).toolAgents(store, id);
-    if (flags.transcript) return { run: loaded, origin, place, agents, failure, links: [] as [string, string][] };
+    // Folded as it is read, the records dropped: what the fields need of them is their outline, and the model calls tallied for the spend.
+    const { CallTally } = await import('../../agent/spend.js');
+    const calls = new CallTally();
+    const outline = new RecordOutline();
+    const folded = await store.loadFolded(id, {
+      onRecord: (record) => {
+        calls.add(record);
+        outline.add(record);
+      },
+    });
+    const loaded = { ...folded, outline };
+    const { origin, place, failure, agents } = await besideRun(store, id, loaded.state);
     // What it spent and the compactions it took part in, priced by the config at hand (its prices:) and the price table.
     const { pricesAtHand, runFacts } = await import('../../api/long-run-facts.js');
     const prices = await pricesAtHand(config, environment.env);
     const f = loaded.state.fingerprint;
-    const facts = await runFacts(store, id, loaded, origin, prices);
+    const facts = await runFacts(store, id, { state: loaded.state, records: calls }, origin, prices);
     const window = config !== undefined && config.model === f.model && config.context_window !== undefined ? config.context_window : prices.contextWindow(f.provider, f.model);
     const lineage = flags.lineage ? await (await import('./lineage-show.js')).lineageRows(store, id, prices) : undefined;
     // The task it serves and the tasks it handed to other agents, from the notes beside it (and theirs).
@@ -229,44 +245,52 @@ async function show(environment: Environment, given: string, flags: ShowFlags): 
     const instructions = instructionsText(await instructionsGiven(store, id).catch(() => []));
     const { sanitizeLine } = await import('../../render/sanitize.js');
     const links: [string, string][] = [...(instructions !== null ? [['instructions', sanitizeLine(instructions)] as [string, string]] : []), ...taskLinks.taskLinkFields(linked)];
-    links.push(...(await (await import('./workspace.js')).workspaceFields(store, id, loaded.records)));
+    links.push(...(await (await import('./workspace.js')).workspaceFields(store, id, outline)));
     return { run: loaded, origin, place, agents, failure, facts, window, lineage, links, servedAs: linked.origin?.agent };
   });
-  if (!flags.transcript) {
-    const [{ formatShow }, { resumeCommand }, { configuredSideEffects }, { refusedRequestAdvice, firstRequestTooLongAdvice }] = await Promise.all([
-      import('./show.js'),
-      import('../resume-command.js'),
-      import('../../config/agent.js'),
-      import('../refused-request.js'),
-    ]);
-    // A run given another model than the config's is resumed with it again (its fingerprint holds it).
-    const model = run.state.fingerprint.model;
-    // The config file the run was started with is named, as the run's own end hint names a --config it was given:
-    // not when it is the one at hand, nor the agent.yaml a command in the run's directory finds.
-    const named = place?.config !== undefined && place.config !== join(place.dir, DEFAULT_CONFIG_FILE) && config?.path !== place.config;
-    const startedWith = flags.config === undefined && named ? place!.config : undefined;
-    const resumeFlags = { ...flags, ...(startedWith !== undefined ? { config: startedWith } : {}) };
-    const resume = resumeCommand(run.state.run_id, { ...resumeFlags, ...(config !== undefined && config.model !== model ? { model } : {}) });
-    // A task's run is the serving agent's: another agent's config cannot say which of its tools have side effects.
-    const { configOfOtherAgent } = await import('./task-links.js');
-    const otherAgent = servedAs === undefined ? undefined : configOfOtherAgent(servedAs, config);
-    const sideEffects = (name: string): boolean | undefined => (config === undefined || otherAgent !== undefined ? undefined : configuredSideEffects(config, name));
-    const failureNext =
-      failure === 'provider_refused' ? refusedRequestAdvice(run.state, resumeFlags) : failure === 'context_exceeded' ? (firstRequestTooLongAdvice(run.state) ?? undefined) : undefined;
-    const into = facts?.compacted?.into;
-    const shown = formatShow(run, resume, {
-      origin,
-      place,
-      agents,
-      sideEffects,
-      more: otherAgent === undefined ? links : [...links, ['config', otherAgent]],
-      ...(failureNext !== undefined ? { failureNext } : {}),
-      ...(facts !== undefined ? { facts } : {}),
-      ...(window !== undefined ? { contextWindow: window } : {}),
-      ...(into !== undefined ? { continuationResume: resumeCommand(into, resumeFlags) } : {}),
-    });
-    return stdout(lineage === undefined ? shown : `${shown}${(await import('./lineage-show.js')).formatLineage(lineage, run.state.run_id)}`);
-  }
+  const [{ formatShow }, { resumeCommand }, { configuredSideEffects }, { refusedRequestAdvice, firstRequestTooLongAdvice }] = await Promise.all([
+    import('./show.js'),
+    import('../resume-command.js'),
+    import('../../config/agent.js'),
+    import('../refused-request.js'),
+  ]);
+  // A run given another model than the config's is resumed with it again (its fingerprint holds it).
+  const model = run.state.fingerprint.model;
+  // The config file the run was started with is named, as the run's own end hint names a --config it was given:
+  // not when it is the one at hand, nor the agent.yaml a command in the run's directory finds.
+  const named = place?.config !== undefined && place.config !== join(place.dir, DEFAULT_CONFIG_FILE) && config?.path !== place.config;
+  const startedWith = flags.config === undefined && named ? place!.config : undefined;
+  const resumeFlags = { ...flags, ...(startedWith !== undefined ? { config: startedWith } : {}) };
+  const resume = resumeCommand(run.state.run_id, { ...resumeFlags, ...(config !== undefined && config.model !== model ? { model } : {}) });
+  // A task's run is the serving agent's: another agent's config cannot say which of its tools have side effects.
+  const { configOfOtherAgent } = await import('./task-links.js');
+  const otherAgent = servedAs === undefined ? undefined : configOfOtherAgent(servedAs, config);
+  const sideEffects = (name: string): boolean | undefined => (config === undefined || otherAgent !== undefined ? undefined : configuredSideEffects(config, name));
+  const failureNext =
+    failure === 'provider_refused' ? refusedRequestAdvice(run.state, resumeFlags) : failure === 'context_exceeded' ? (firstRequestTooLongAdvice(run.state) ?? undefined) : undefined;
+  const into = facts?.compacted?.into;
+  const shown = formatShow(run, resume, {
+    origin,
+    place,
+    agents,
+    sideEffects,
+    more: otherAgent === undefined ? links : [...links, ['config', otherAgent]],
+    ...(failureNext !== undefined ? { failureNext } : {}),
+    ...(facts !== undefined ? { facts } : {}),
+    ...(window !== undefined ? { contextWindow: window } : {}),
+    ...(into !== undefined ? { continuationResume: resumeCommand(into, resumeFlags) } : {}),
+  });
+  return stdout(lineage === undefined ? shown : `${shown}${(await import('./lineage-show.js')).formatLineage(lineage, run.state.run_id)}`);
+}
+
+/** `session show --transcript`: the whole conversation, in a viewer on a terminal, else printed. */
+async function showTranscript(environment: Environment, given: string, flags: ShowFlags): Promise<void> {
+  const { run, agents } = await withStore(environment, flags, async (store) => {
+    const id = await resolveRunId(store, given);
+    const loaded = await store.load(id);
+    const { agents } = await besideRun(store, id, loaded.state);
+    return { run: loaded, agents };
+  });
   if (flags.tui && process.stdout.isTTY && process.stdin.isTTY) {
     const { openViewer } = await import('../viewer/open.js'); // Ink and React load only here
     await openViewer(run, { toolOutput: flags.toolOutput === true, color: flags.color, env: environment.env, agents });

@@ -4,12 +4,12 @@
  */
 import { awaitsTypedTurn } from '../../agent/compaction.js';
 import { awaitsInput, capOfEnd } from '../../agent/runner.js';
-import { answerShortfall, awaitedCall, neverRunResults, shortfallText, isCanceledMessage, messageText, possiblyStartedCall, runTimings, timeSummary, toolUses, type RunState } from '../../core/index.js';
+import { answerShortfall, awaitedCall, shortfallText, isCanceledMessage, messageText, outlineTimeSummary, outlineTimings, possiblyStartedCall, toolUses, type RecordOutline, type RunState } from '../../core/index.js';
 import { formatDuration } from '../../render/durations.js';
 import { sanitize, sanitizeLine } from '../../render/sanitize.js';
 import { textHead } from '../../render/lines.js';
 import { remoteCountText, type ToolAgents } from '../../render/transcript.js';
-import { listedStatus, type ForkOrigin, type ListedStatus, type LoadedRun, type RunPlace } from '../../store/store.js';
+import { listedStatus, type FoldedRun, type ForkOrigin, type ListedStatus, type RunPlace } from '../../store/store.js';
 import { count, fields, shortTime } from '../output.js';
 import { factFields, type RunFacts } from '../../api/long-run-facts.js';
 
@@ -18,6 +18,11 @@ export interface Standing {
   status: ListedStatus;
   where: string;
   next: string;
+}
+
+/** A run as `session show` reads it: folded as it was read, with its records' outline in place of the records. */
+export interface ShownRun extends FoldedRun {
+  outline: RecordOutline;
 }
 
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
@@ -201,9 +206,9 @@ function shownText(full: string): string {
  * What the run's model and tool calls took, from the times kept beside it: the
  * total, how many calls that covers, and the slowest; or that none were kept.
  */
-export function timeFields(run: LoadedRun): [string, string][] {
+export function timeFields(run: ShownRun): [string, string][] {
   if (run.times.records.size === 0) return [['time', 'no times kept beside this run (written by the reference, or copied)']];
-  const { model, tools } = timeSummary(run.records, runTimings(run.records, run.times));
+  const { model, tools } = outlineTimeSummary(run.outline, outlineTimings(run.outline, run.times));
   const covered = (timed: number, calls: number): string => (timed === calls ? '' : `, ${count(timed)} of them timed`);
   const modelText =
     model.calls === 0
@@ -224,9 +229,11 @@ export function timeFields(run: LoadedRun): [string, string][] {
 
 /** What the model said last: the text of its latest turn that has any (the turn in flight included). */
 export function lastAnswer(state: RunState): string {
-  const turns = [...state.messages.filter((m) => m.role === 'assistant'), ...(state.pending !== null ? [state.pending.assistant] : [])];
-  for (let i = turns.length - 1; i >= 0; i--) {
-    const text = messageText(turns[i]!);
+  const { messages, pending } = state;
+  for (let i = messages.length - (pending !== null ? 0 : 1); i >= 0; i--) {
+    const turn = i === messages.length ? pending!.assistant : messages[i]!;
+    if (turn.role !== 'assistant') continue;
+    const text = messageText(turn);
     if (text.trim() !== '') return text;
   }
   return '';
@@ -262,8 +269,8 @@ export interface ShowContext {
 }
 
 /** The tool calls run, and apart from them those refused without running (the fold counts both, as the reference does). */
-function toolCallsText(run: LoadedRun, agents: ToolAgents): string {
-  const refused = neverRunResults(run.records).size;
+function toolCallsText(run: ShownRun, agents: ToolAgents): string {
+  const refused = run.outline.neverRun.size;
   const ran = `${count(run.state.counters.tool_calls - refused)} (${remoteCountText(run.state, agents)})`;
   return refused === 0 ? ran : `${ran}; ${count(refused)} more refused, never run (input not JSON, or an id repeated)`;
 }
@@ -277,7 +284,7 @@ function contextText(state: RunState, window: number | undefined): string {
 }
 
 /** The block `session show` prints: where the run stands, then its fields, prompt, last typed turn and last answer. */
-export function formatShow(run: LoadedRun, resume: string, context: ShowContext = {}): string {
+export function formatShow(run: ShownRun, resume: string, context: ShowContext = {}): string {
   const { state } = run;
   const c = state.counters;
   const f = state.fingerprint;

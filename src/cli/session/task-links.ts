@@ -8,10 +8,10 @@
  */
 import { callRequestId, parseTaskOrigin, taskRunId, TASK_NOTE, type TaskOrigin } from '../../agent/tasks/index.js';
 import { remoteOrigins } from '../../agent/remote-origins.js';
-import { toolUses } from '../../core/index.js';
+import type { RecordOutline } from '../../core/index.js';
 import { sanitizeLine } from '../../render/sanitize.js';
 import { copiedThrough } from '../../store/lineage.js';
-import { listedStatus, type LoadedRun, type Store } from '../../store/store.js';
+import { listedStatus, type FoldedRun, type Store } from '../../store/store.js';
 
 /** A task a run's call handed to another agent. */
 export interface ChildTask {
@@ -36,7 +36,7 @@ export interface TaskLinks {
 }
 
 /** The task the run serves and the tasks it handed to other agents. */
-export async function taskLinks(store: Store, run: LoadedRun): Promise<TaskLinks> {
+export async function taskLinks(store: Store, run: Pick<FoldedRun, 'state' | 'created'> & { outline: RecordOutline }): Promise<TaskLinks> {
   const id = run.state.run_id;
   const links: TaskLinks = { children: [] };
   const origin = parseTaskOrigin(await store.getNote(id, TASK_NOTE).catch(() => null));
@@ -56,21 +56,22 @@ export async function taskLinks(store: Store, run: LoadedRun): Promise<TaskLinks
   const askers = new Map(Object.entries(tools).filter(([, o]) => o.task === true));
   if (askers.size === 0) return links;
   const fork = await store.forkOrigin(id).catch(() => null);
+  const { answers, errors, callSeqs, callIds, callNames } = run.outline;
   const answered = new Map<string, string | undefined>();
-  for (const r of run.records) if ('tool_result' in r) answered.set(r.tool_result.tool_use_id, r.tool_result.result.is_error ? r.tool_result.result.content : undefined);
-  for (const r of run.records) {
+  for (let i = 0; i < answers.length; i++) if (answers[i] !== '') answered.set(answers[i]!, errors[i]);
+  const copied = copiedThrough(fork);
+  for (let i = 0; i < callIds.length; i++) {
     // A call a fork copied was its origin's: that run lists it.
-    if (!('assistant' in r) || r.seq <= copiedThrough(fork)) continue;
-    for (const call of toolUses(r.assistant.message)) {
-      const asked = askers.get(call.name);
-      if (asked === undefined) continue;
-      const request = callRequestId({ runId: id, runCreated: run.created, callId: call.id });
-      const error = answered.get(call.id);
-      const child: ChildTask = { call: call.id, agent: asked.agent, request, run: taskRunId(asked.agent, request), answered: answered.has(call.id), ...(error !== undefined ? { error } : {}) };
-      const state = await store.loadState(child.run).catch(() => null);
-      if (state !== null) child.status = listedStatus(state.state.status, undefined);
-      links.children.push(child);
-    }
+    if (callSeqs[i]! <= copied) continue;
+    const asked = askers.get(callNames[i]!);
+    if (asked === undefined) continue;
+    const callId = callIds[i]!;
+    const request = callRequestId({ runId: id, runCreated: run.created, callId });
+    const error = answered.get(callId);
+    const child: ChildTask = { call: callId, agent: asked.agent, request, run: taskRunId(asked.agent, request), answered: answered.has(callId), ...(error !== undefined ? { error } : {}) };
+    const state = await store.loadState(child.run).catch(() => null);
+    if (state !== null) child.status = listedStatus(state.state.status, undefined);
+    links.children.push(child);
   }
   return links;
 }
