@@ -4,11 +4,15 @@
  * - a snapshot of an unchanged 10,000-file workspace (WorkspaceTracker.snapshot:
  *   the index's stats reused, the tree written, the note kept) against
  *   `git status --porcelain` in a repository of the same files, alternating;
+ *   in-process, the very call a run makes: a run takes its snapshots among its
+ *   own records and model calls, so through the binary a snapshot is only the
+ *   difference of two whole runs, noisier than the snapshot itself;
  * - the bytes the snapshot store grows by over 100 turns that each change one
  *   10 KiB file of the same workspace, against the bytes changed;
- * - a rewind of 1,000 changed files (rewindRun: the workspace snapshotted, then
- *   the files restored) against `git checkout -f` of the same change in a clone,
- *   both starting from the same files rewritten in place.
+ * - a rewind of 1,000 changed files as a person runs it (`logbook session
+ *   rewind --files --yes`, a whole process: the workspace snapshotted, then the
+ *   files restored) against `git checkout -f` of the same change in a clone, a
+ *   whole process too, both starting from the same files rewritten in place.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
