@@ -4,18 +4,22 @@
  * - a snapshot of an unchanged 10,000-file workspace (WorkspaceTracker.snapshot:
  *   the index's stats reused, the tree written, the note kept) against
  *   `git status --porcelain` in a repository of the same files, alternating;
+ *   in-process, the very call a run makes: a run takes its snapshots among its
+ *   own records and model calls, so through the binary a snapshot is only the
+ *   difference of two whole runs, noisier than the snapshot itself;
  * - the bytes the snapshot store grows by over 100 turns that each change one
  *   10 KiB file of the same workspace, against the bytes changed;
- * - a rewind of 1,000 changed files (rewindRun: the workspace snapshotted, then
- *   the files restored) against `git checkout -f` of the same change in a clone,
- *   both starting from the same files rewritten in place.
+ * - a rewind of 1,000 changed files as a person runs it (`logbook session
+ *   rewind --files --yes`, a whole process: the workspace snapshotted, then the
+ *   files restored) against `git checkout -f` of the same change in a clone, a
+ *   whole process too, both starting from the same files rewritten in place.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FileStore, WorkspaceTracker, encodeRecord, rewindRun, type WorkspaceSettings } from 'logbook';
+import { FileBackend, FileStore, JournalStore, WorkspaceTracker, encodeRecord, type WorkspaceSettings } from 'logbook';
 import { bodyPayloads, meta, random } from './lib/content.js';
-import { tempDir, type BenchOptions } from './lib/env.js';
+import { BIN, tempDir, type BenchOptions } from './lib/env.js';
 import type { Section } from './lib/report.js';
 import { bytes, interleave, median, ms, now, ratio } from './lib/stats.js';
 
@@ -90,11 +94,13 @@ export async function benchWorkspace(opts: BenchOptions): Promise<Section> {
   const grown = du(objects) - before;
   const changed = turns * 10 * 1024;
 
-  // A rewind of 1,000 changed files, against git checkout of the same change.
+  // A rewind of 1,000 changed files through the binary, against `git checkout -f` of the same change, each a process.
   const rw = join(root, 'rw');
   mkdirSync(rw);
   fill(rw, 1_000, 400, 3);
-  const rwStore = new FileStore(join(root, 'rw-state', 'runs'));
+  // The store as `--state-dir` opens it: the journals in STATE/runs, the snapshots in STATE/workspace.
+  const rwState = join(root, 'rw-state');
+  const rwStore = new JournalStore(new FileBackend(join(rwState, 'runs'), join(rwState, 'workspace')));
   const id = 'bench-rewind';
   const m = meta(id);
   const journal = await rwStore.createFromLines(id, [encodeRecord({ seq: 1, meta: m }), ...[...bodyPayloads(5)].map((p, i) => encodeRecord({ seq: i + 2, ...p } as never))]);
@@ -113,8 +119,11 @@ export async function benchWorkspace(opts: BenchOptions): Promise<Section> {
   change(clone, 11);
   git(clone, 'commit', '-q', '-am', 'after');
   const afterCommit = git(clone, 'rev-parse', 'HEAD').trim();
-  const rewindRounds = opts.quick ? 3 : 7;
+  const rewindRounds = opts.quick ? 3 : 9;
   const rewindTimes = { a: [] as number[], b: [] as number[] };
+  const bareNode: number[] = [];
+  const rewindArgs = [BIN, 'session', 'rewind', id, '--turn', '1', '--files', '--yes', '--state-dir', rwState];
+  const gitEnv = { PATH, HOME: clone };
   for (let r = 0; r < rewindRounds; r++) {
     // Each side starts from the state after the run as a tool leaves it (the same files, rewritten in place by
     // the same writer, untimed), and goes back to the state after turn 1: what a file system does to a file
@@ -125,10 +134,14 @@ export async function benchWorkspace(opts: BenchOptions): Promise<Section> {
     const sides = r % 2 === 0 ? (['a', 'b'] as const) : (['b', 'a'] as const);
     for (const side of sides) {
       const start = now();
-      if (side === 'a') await rewindRun(rwStore, id, { turn: 1, files: true, conversation: false, settings: SETTINGS, searchPath: PATH });
-      else git(clone, 'checkout', '-q', '-f', '--detach', beforeCommit);
+      if (side === 'a') execFileSync(process.execPath, rewindArgs, { cwd: rw, env: { PATH, HOME: root }, stdio: 'ignore' });
+      else execFileSync('git', ['-c', 'gc.auto=0', 'checkout', '-q', '-f', '--detach', beforeCommit], { cwd: clone, env: gitEnv, stdio: 'ignore' });
       rewindTimes[side].push(now() - start);
     }
+    if (readFileSync(join(rw, 'd9', 'f999.txt'), 'utf8') !== readFileSync(join(clone, 'd9', 'f999.txt'), 'utf8')) throw new Error('the rewind did not put the files back as git did');
+    const start = now();
+    execFileSync(process.execPath, ['-e', '0'], { stdio: 'ignore' });
+    bareNode.push(now() - start);
   }
   const rewind = median(rewindTimes.a);
   const checkout = median(rewindTimes.b);
@@ -154,7 +167,7 @@ export async function benchWorkspace(opts: BenchOptions): Promise<Section> {
         growth: '—',
       },
       {
-        what: 'rewind of 1,000 changed files (snapshot of now, then restore)',
+        what: 'rewind of 1,000 changed files through the binary (`session rewind --files --yes`: snapshot of now, then restore)',
         measured: ms(rewind),
         baseline: `\`git checkout -f\` of the same change: ${ms(checkout)}`,
         figure: ratio(rewind / checkout),
@@ -164,7 +177,7 @@ export async function benchWorkspace(opts: BenchOptions): Promise<Section> {
       },
     ],
     notes: [
-      `Workspace: ${files.toLocaleString('en')} files of 400 bytes in directories of 100. A snapshot is WorkspaceTracker.snapshot (git add with logbook's own index and git directory, git write-tree, the note written), medians of ${rounds} rounds alternating with \`git status --porcelain\` in a repository holding the same files committed. Store growth is the bytes of the snapshot git directory's objects (loose, zlib-compressed; git gc never runs on it) after ${turns} turns each rewriting one file with 10 KiB of hex text, over the bytes rewritten. Rewind: rewindRun of files only on a run whose snapshot after turn 1 differs from the workspace in 1,000 files (400 bytes each), against \`git checkout -f\` of a commit holding the state after turn 1 in a repository of the same files; before each round both sides' files are rewritten in place to the state after the run by the same writer (untimed), so both replace files a tool just wrote (replacing a file whose blocks are allocated costs far more than one never flushed, on ext4 several milliseconds a file).`,
+      `Workspace: ${files.toLocaleString('en')} files of 400 bytes in directories of 100. A snapshot is WorkspaceTracker.snapshot (git add with logbook's own index and git directory, git write-tree, the note written), medians of ${rounds} rounds alternating with \`git status --porcelain\` in a repository holding the same files committed. Store growth is the bytes of the snapshot git directory's objects (loose, zlib-compressed; git gc never runs on it) after ${turns} turns each rewriting one file with 10 KiB of hex text, over the bytes rewritten. Rewind: \`node bin/logbook session rewind RUN --turn 1 --files --yes --state-dir STATE\` (spawn to exit) on a run whose snapshot after turn 1 differs from the workspace in 1,000 files (400 bytes each), against \`git checkout -q -f --detach COMMIT\` (spawn to exit) of a commit holding the state after turn 1 in a repository of the same files, medians of ${rewindRounds} rounds alternating (\`node -e 0\` took ${ms(median(bareNode))} in the same rounds, which the rewind's process pays and git's does not); after each round a restored file is checked to be git's; before each round both sides' files are rewritten in place to the state after the run by the same writer (untimed), so both replace files a tool just wrote (replacing a file whose blocks are allocated costs far more than one never flushed, on ext4 several milliseconds a file).`,
     ],
   };
 }

@@ -224,6 +224,7 @@ export {
   type Rewound,
   type UndoOptions,
   type Undone,
+  type ChangedFile,
   type FileChange,
   type ChangeStatus,
   type SnapshotNote,

@@ -89,6 +89,11 @@ export interface RunObserver {
   /** What the model call in flight has spent so far, where its provider reports it as it streams (StreamObserver.onUsage). */
   streamUsage?(usage: Usage): void;
   /**
+   * The model call's answer has all come, and its record is journaled next:
+   * what streamed of it can be shown whole now, not once the record is durable.
+   */
+  streamEnd?(): void;
+  /**
    * A chat's operator stopped the model's answer (ChatInput.answering): nothing
    * of it was journaled, and the chat waits for its next turn.
    */
@@ -1102,6 +1107,7 @@ class Loop {
     } finally {
       stop?.done();
     }
+    observer.streamEnd?.();
     const { usage, message, stopReason } = response;
     this.invalidInputs = response.invalidToolInputs ?? new Map();
     const counts = journalUsage(usage);

@@ -29,12 +29,12 @@ import {
   type SnapshotNote,
 } from '../store/run-notes.js';
 import type { Store } from '../store/store.js';
-import { shownChanges, treeChanges, treePatch, type FileChange } from '../store/workspace/changes.js';
+import { changedFiles, shownChanges, treePatch, type ChangedFile, type FileChange } from '../store/workspace/changes.js';
 import { WORKSPACE_DEFAULTS, WorkspaceRepo, type WorkspaceSettings } from '../store/workspace/repo.js';
 import { checkRestore, restoreTree } from '../store/workspace/restore.js';
 import { fetchTree, shareTree } from '../store/workspace/shelf.js';
 
-export type { FileChange, ChangeStatus } from '../store/workspace/changes.js';
+export type { ChangedFile, FileChange, ChangeStatus } from '../store/workspace/changes.js';
 export type { SnapshotNote, SnapshotMoment, RewindNote } from '../store/run-notes.js';
 export type { WorkspaceSettings } from '../store/workspace/repo.js';
 
@@ -320,7 +320,8 @@ export interface RewindOptions {
 /** What a rewind will do, as confirm is asked. */
 export interface RewindPlan {
   dir: string;
-  files: FileChange[];
+  /** The files that will change (named, not counted in lines: the restore reads no more than it writes). */
+  files: ChangedFile[];
   /** The seq the turn ends at: the fork keeps the records through it. */
   seq: number;
   /** Calls after the turn to tools with side effects: what they did outside the workspace is not undone. */
@@ -419,11 +420,11 @@ export async function rewindRun(store: Store, id: string, options: RewindOptions
     await local(store, repo, target.tree!);
     // The workspace as it is now: noted (with the rewind) only once the rewind goes ahead.
     const { tree: now, rules } = await snapshotByRules(store, repo, dir, settings, target.rules);
-    const changes = await treeChanges(repo, now, target.tree!);
+    const changes = await changedFiles(repo, now, target.tree!);
     const { dirs } = checkRestore(dir, changes); // refused here, before anything is asked or changed
     const last = snapshots.findLast((s) => s.tree !== undefined)!;
     await local(store, repo, last.tree!);
-    const outside = new Set((await treeChanges(repo, last.tree!, now)).map((f) => f.path));
+    const outside = new Set((await changedFiles(repo, last.tree!, now)).map((f) => f.path));
     plan = { ...plan, dir, files: changes, editedSince: changes.filter((f) => outside.has(f.path)).map((f) => f.path) };
     restore = { from: now, to: target.tree!, rules, dirs, repo };
   }
@@ -468,7 +469,7 @@ export async function rewindRun(store: Store, id: string, options: RewindOptions
  * files from `note.from` to `note.to`, then `remake` (directories the step
  * undone had found on its way, which git does not keep).
  */
-async function applyStep(store: Store, repo: WorkspaceRepo, kind: 'rewind' | 'undo' | 'redo', note: RewindNote, files: readonly FileChange[], remake: readonly string[]): Promise<{ run: string; key: string }> {
+async function applyStep(store: Store, repo: WorkspaceRepo, kind: 'rewind' | 'undo' | 'redo', note: RewindNote, files: readonly ChangedFile[], remake: readonly string[]): Promise<{ run: string; key: string }> {
   const step = { run: note.run, key: rewindNoteKey(nonce()) };
   await store.putNote(note.run, step.key, encodeRewind(note));
   rememberLastRewind(store, step);
@@ -583,7 +584,7 @@ export interface UndoOptions {
   /** What is tracked of the workspace (the config's `workspace:`). */
   settings?: WorkspaceSettings;
   /** Asked with the files that will change; false stops it, nothing done. */
-  confirm?: (plan: { dir: string; files: FileChange[] }) => Promise<boolean> | boolean;
+  confirm?: (plan: { dir: string; files: ChangedFile[] }) => Promise<boolean> | boolean;
   /** Where the system git is looked for (a PATH; default /usr/local/bin:/usr/bin:/bin). */
   searchPath?: string;
 }
@@ -592,7 +593,7 @@ export interface UndoOptions {
 export interface Undone {
   run: string;
   dir: string;
-  files: FileChange[];
+  files: ChangedFile[];
   /** The rewind this goes back before (undoRewind), or back to (redoRewind): the turn it went to. */
   turn: number;
   /** The fork that rewind made, which stays (nothing is removed). */
@@ -650,7 +651,7 @@ async function takeBack(store: Store, step: Step, kind: 'undo' | 'redo', options
   const records = await recordsOf(store, run);
   const lastSeq = records.at(-1)!.seq;
   const { tree: now, rules } = await snapshotByRules(store, repo, note.dir, settings, note.rules);
-  const files = await treeChanges(repo, now, note.from);
+  const files = await changedFiles(repo, now, note.from);
   const counts = (steps: Step[]): { undoable: number; redoable: number } => {
     const { done, undone } = standingOf(steps);
     return { undoable: done.length, redoable: undone.length };

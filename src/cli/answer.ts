@@ -195,6 +195,14 @@ export class StreamedText {
     this.finish();
   }
 
+  /**
+   * Draws at once what waits for its frame: nothing more is coming to draw it
+   * with (the stream ended; what follows, the journal's write, is no reason to hold it).
+   */
+  flush(): void {
+    if (this.pendingRedraw !== null) this.redraw();
+  }
+
   /** Whether anything was shown since the last reset. */
   get showedAny(): boolean {
     return this.shown;

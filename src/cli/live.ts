@@ -139,6 +139,10 @@ export function liveObserver(o: LiveOptions): LiveObserver {
     streamUsage(usage) {
       count(usage.inTokens + usage.outTokens);
     },
+    streamEnd() {
+      thinking?.flush();
+      answer.flush();
+    },
     restart() {
       count(0);
       thinking?.restart();

@@ -10,7 +10,7 @@
  * as the screen leaves the cursor on its last row until something follows.
  * Everything drawn here is safe text already: sanitized, with our own styling.
  */
-import { graphemes, textWidth } from '../render/text-width.js';
+import { NARROW_ONLY, graphemes, textWidth } from '../render/text-width.js';
 
 /** Our own styling (SGR sequences): the only escapes a line drawn here holds. */
 const SGR = /\u001b\[[0-9;]*m/g;
@@ -36,10 +36,18 @@ const ESC = '\u001b[';
 
 /** Where each grapheme of `line` lands: the row and column after it, on a screen `columns` wide. */
 function place(line: string, columns: number, upTo = Infinity): { row: number; column: number } {
+  const text = line.replace(SGR, '');
+  if (NARROW_ONLY.test(text)) {
+    // A column a character, each its own grapheme: where the loop below would land, without segmenting (most lines of an answer).
+    const count = Math.min(text.length, upTo);
+    if (count === 0) return { row: 0, column: 0 };
+    const row = Math.floor((count - 1) / columns);
+    return { row, column: count - row * columns };
+  }
   let row = 0;
   let column = 0;
   let seen = 0;
-  for (const { segment } of graphemes(line.replace(SGR, ''))) {
+  for (const { segment } of graphemes(text)) {
     if (seen++ >= upTo) break;
     const width = textWidth(segment);
     if (column + width > columns) {

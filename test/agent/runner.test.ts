@@ -217,6 +217,20 @@ describe('a stream and its record', () => {
     expect(streamed).toBe('One.\n\nTwo.');
     expect(streamed).toBe(textOf(result.messages.at(-1)));
   });
+
+  it("tells the observer a call's stream has ended before its record is journaled, so what streamed is not held behind the journal's write", async () => {
+    const store = new MemoryStore();
+    const events: string[] = [];
+    const observer: RunObserver = {
+      text: (d) => events.push(`text ${d}`),
+      streamEnd: () => events.push('stream end'),
+      record: (r) => events.push(`record ${payloadKind(r)}`),
+      assistant: () => events.push('assistant'),
+    };
+    await run(store, config(scripted([{ text: 'Hello.' }]), new ToolRegistry([])), 'p', { id: 'ends', observer });
+    const from = events.indexOf('text Hello.');
+    expect(events.slice(from, from + 4)).toEqual(['text Hello.', 'stream end', 'record assistant', 'assistant']);
+  });
 });
 
 /** A provider that answers each call after its signal says, or after `answers` in order; the first call waits to be stopped. */

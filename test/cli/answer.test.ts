@@ -66,4 +66,22 @@ describe.each([
     expect(out.all()).toContain('one two three');
     text.cut();
   });
+
+  it('draws at once, when the stream has ended, the words that waited for their frame', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate', 'performance'] });
+    const out = tty();
+    const text = new StreamedText({ out, screen: new Screen(out), markdown });
+    text.add('one ');
+    vi.advanceTimersToNextTimer(); // the immediate draw
+    text.add('last');
+    expect(out.all()).not.toContain('last');
+    text.flush();
+    expect(out.all()).toContain('one last');
+    const drawn = out.writes.length;
+    vi.advanceTimersByTime(100);
+    expect(out.writes).toHaveLength(drawn); // no frame's draw was left to come
+    text.flush();
+    expect(out.writes).toHaveLength(drawn); // nothing waits: nothing is drawn
+    text.cut();
+  });
 });

@@ -15,6 +15,13 @@ describe('rowsOf', () => {
     expect(rowsOf('\u001b[1mbold\u001b[22m', 4)).toBe(1); // styling takes no room
     expect(rowsOf(`${'x'.repeat(9)}\u8a9e`, 10)).toBe(2); // a wide character that does not fit starts the next row
   });
+
+  it('counts a line of printable ASCII (measured by its length) as it counts the same line of other narrow characters (measured one by one)', () => {
+    for (let n = 0; n <= 31; n++) {
+      const rows = Math.max(1, Math.ceil(n / 10));
+      expect([rowsOf('x'.repeat(n), 10), rowsOf('\u00e9'.repeat(n), 10), rowsOf(`\u001b[2m${'x'.repeat(n)}\u001b[22m`, 10)]).toEqual([rows, rows, rows]);
+    }
+  });
 });
 
 describe('Screen', () => {

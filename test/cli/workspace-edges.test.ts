@@ -382,3 +382,26 @@ describe("a rewind's plan", () => {
     expect(help.stdout.replace(/\s+/g, ' ')).toContain('--turn 0 goes back to before any tool of the run ran');
   });
 });
+
+describe("a rewind's contents", () => {
+  it('are put back byte for byte however git hands them over: a file larger than a pipe read (in many pieces), files sharing one content, an empty file, a link', async () => {
+    const s = setup([
+      { text: 'one', tool_calls: [sh(`echo same > s1.txt; echo same > s2.txt; mkdir -p d/e; echo same > d/e/s3.txt; : > empty.txt; ln -s s1.txt link`)] },
+      { text: 'two', tool_calls: [sh('rm big.bin link; echo other > s1.txt; echo other > s2.txt; rm -r d; echo now > empty.txt')] },
+      { text: 'done' },
+    ]);
+    // A MiB and a bit of every byte value, there before the run: its first snapshot holds it.
+    const big = Buffer.from(Array.from({ length: 1048576 + 3 }, (_, i) => (i * 7) % 256));
+    writeFileSync(join(s.ws, 'big.bin'), big);
+    const ran = await cli(s, ['run', '--name', 'contents', 'go']);
+    expect(ran.code, ran.stderr).toBe(0);
+    const rewound = await cli(s, ['session', 'rewind', 'contents', '--turn', '1', '--files', '--yes']);
+    expect(rewound.code, rewound.stderr).toBe(0);
+    expect(rewound.stdout).toContain('restored 6 files to their state after turn 1');
+    expect(readFileSync(join(s.ws, 'big.bin')).equals(big)).toBe(true);
+    expect(['s1.txt', 's2.txt', 'd/e/s3.txt'].map((f) => readFileSync(join(s.ws, f), 'utf8'))).toEqual(['same\n', 'same\n', 'same\n']);
+    expect(readFileSync(join(s.ws, 'empty.txt'), 'utf8')).toBe('');
+    expect(lstatSync(join(s.ws, 'link')).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(s.ws, 'link'), 'utf8')).toBe('same\n');
+  });
+});

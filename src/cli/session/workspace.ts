@@ -5,7 +5,7 @@
  * tool made it, escaped before it reaches the terminal.
  */
 import { generateRunId } from '../../agent/run.js';
-import { redoRewind, runDiff, runSnapshots, rewindRun, spanHeading, undoRewind, type FileChange, type RunDiff, type Undone } from '../../api/workspace.js';
+import { redoRewind, runDiff, runSnapshots, rewindRun, spanHeading, undoRewind, type ChangedFile, type FileChange, type RunDiff, type Undone } from '../../api/workspace.js';
 import { LogbookError, modeChange, validateId, type RecordOutline } from '../../core/index.js';
 import { fileCounts, shownFileName } from '../../render/file-changes.js';
 import { reveal, sanitizeLine, terminalSafeJson } from '../../render/sanitize.js';
@@ -129,12 +129,12 @@ export async function workspaceFields(store: Store, id: string, outline: RecordO
  * (changed outside the run since its last snapshot: a person's own edits)
  * marked, with how to get them back said once under the list.
  */
-export function planLines(dir: string, files: readonly FileChange[], edited: readonly string[] = [], run?: string): string {
+export function planLines(dir: string, files: readonly ChangedFile[], edited: readonly string[] = [], run?: string): string {
   if (files.length === 0) return `no file in ${sanitizeLine(dir)} changes\n`;
   // The plan goes from now to the target: a file the target has and now lacks is created, and the other way removed.
-  const verb = (f: FileChange): string => (f.status === 'added' ? 'create ' : f.status === 'deleted' ? 'remove ' : 'restore');
+  const verb = (f: ChangedFile): string => (f.status === 'added' ? 'create ' : f.status === 'deleted' ? 'remove ' : 'restore');
   const marked = new Set(edited);
-  const mark = (f: FileChange): string => (marked.has(f.path) ? " (edited since the run's last snapshot)" : '');
+  const mark = (f: ChangedFile): string => (marked.has(f.path) ? " (edited since the run's last snapshot)" : '');
   const lines = files.map((f) => `  ${verb(f)} ${shownFileName(f.path)}${mark(f)}`);
   if (files.some((f) => marked.has(f.path))) {
     lines.push(`the edited files were changed outside the run; they are kept in the snapshot taken first, and ${run !== undefined ? `logbook session rewind --undo ${run}` : 'an undo'} brings them back`);

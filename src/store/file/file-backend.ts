@@ -13,7 +13,7 @@ import { decodeOptions } from '../options.js';
 import { runNotFound } from '../store.js';
 import { acquireLock, type FileLock } from './flock.js';
 import { followJournal, journalLineReader, outlinedLineReader } from './follow.js';
-import { createOwnFile, errno, exists, fsyncDir, ioError, openOwnFile, readOwnFile, removeQuietly, tempPath, writeAll, writeFileWhole } from './fs.js';
+import { createOwnFile, errno, exists, fsyncDir, ioError, openOwnFile, readOwnFile, removeQuietly, removeQuietlyAsync, replaceFileUnsynced, tempPath, writeAll, writeFileWhole } from './fs.js';
 import { readFirstLine, readLineAt, readTail } from './lines.js';
 import { readLockTable, type LockTable } from './lock-table.js';
 import { runsDir } from './paths.js';
@@ -208,11 +208,11 @@ export class FileBackend implements Backend {
   async putLive(id: string, body: string | null): Promise<void> {
     const path = this.livePath(id);
     if (body === null) {
-      removeQuietly(path);
+      await removeQuietlyAsync(path);
       return;
     }
     this.ensureDirectory();
-    writeFileWhole(path, body, { sync: false });
+    await replaceFileUnsynced(path, body);
   }
 
   async *followLive(id: string, signal: AbortSignal): AsyncIterable<string | null> {

@@ -13,6 +13,7 @@
  * is written through writeFileWhole and read through readOwnFile.
  */
 import { closeSync, constants, fstatSync, fsyncSync, lstatSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { LogbookError } from '../../core/index.js';
 
@@ -104,6 +105,34 @@ export function writeFileWhole(path: string, data: string | Uint8Array, options:
     removeQuietly(tmp);
     throw err;
   }
+}
+
+/**
+ * Writes `path` whole or not at all, as writeFileWhole does unsynced, off the
+ * event loop: for a file that says what is not durable anyway and is replaced
+ * while a person watches the process (live text). A rename over a file makes
+ * ext4 start writing the new data out, which can hold the caller for
+ * milliseconds; here it holds a worker thread instead.
+ */
+export async function replaceFileUnsynced(path: string, data: string): Promise<void> {
+  const tmp = tempPath(path);
+  try {
+    const handle = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    try {
+      await handle.writeFile(data, 'utf8');
+    } finally {
+      await handle.close();
+    }
+    await rename(tmp, path);
+  } catch (err) {
+    await unlink(tmp).catch(() => {});
+    throw err;
+  }
+}
+
+/** Removes `path` off the event loop, if it is there. */
+export async function removeQuietlyAsync(path: string): Promise<void> {
+  await unlink(path).catch(() => {});
 }
 
 /** The text of the file at `path`, read without following a link; null when there is none. */

@@ -11,29 +11,48 @@ import type { WorkspaceRepo } from './repo.js';
 /** How a file changed between two snapshots (`type_changed`: a file became a link, or the other way). */
 export type ChangeStatus = 'added' | 'modified' | 'deleted' | 'type_changed';
 
-/** One file changed between two snapshots. */
-export interface FileChange {
+/** A file that differs between two snapshots: what a restore needs, without line counts (which take reading both sides). */
+export interface ChangedFile {
   path: string;
   status: ChangeStatus;
-  /** Lines added and removed; absent for a binary file. */
-  added?: number;
-  removed?: number;
-  binary: boolean;
   /** Its mode and object before and after (`000000`/zeros where it was absent). */
   before: { mode: string; id: string };
   after: { mode: string; id: string };
 }
 
+/** One file changed between two snapshots, with its line counts. */
+export interface FileChange extends ChangedFile {
+  /** Lines added and removed; absent for a binary file. */
+  added?: number;
+  removed?: number;
+  binary: boolean;
+}
+
 const STATUS: Record<string, ChangeStatus> = { A: 'added', M: 'modified', D: 'deleted', T: 'type_changed' };
 
-/** The files that differ from tree `a` to tree `b`, in path order. */
+/** The files that differ from tree `a` to tree `b`, in path order, with their line counts. */
 export async function treeChanges(repo: WorkspaceRepo, a: string, b: string): Promise<FileChange[]> {
   if (a === b) return [];
-  await repo.ensure();
   // One call: the raw entries (`:MODE MODE ID ID S\0PATH\0`), then the line counts (`ADDED\tREMOVED\tPATH\0`).
-  const out = await git(['diff-tree', '-r', '-z', '--raw', '--numstat', '--no-renames', objectId(a), objectId(b)], repo.base());
+  const { files, counts } = await diffTree(repo, a, b, true);
+  return files.map((f) => ({ path: f.path, status: f.status, binary: false, ...counts.get(f.path), before: f.before, after: f.after }));
+}
+
+/**
+ * The files that differ from tree `a` to tree `b`, in path order, without
+ * line counts: what a rewind plans and restores from (git compares the trees
+ * alone and reads no file's content).
+ */
+export async function changedFiles(repo: WorkspaceRepo, a: string, b: string): Promise<ChangedFile[]> {
+  if (a === b) return [];
+  return (await diffTree(repo, a, b, false)).files;
+}
+
+async function diffTree(repo: WorkspaceRepo, a: string, b: string, withCounts: boolean): Promise<{ files: ChangedFile[]; counts: Map<string, { added?: number; removed?: number; binary: boolean }> }> {
+  await repo.ensure();
+  const out = await git(['diff-tree', '-r', '-z', '--raw', ...(withCounts ? ['--numstat'] : []), '--no-renames', objectId(a), objectId(b)], repo.base());
   const parts = out.stdout.toString('utf8').split('\0');
-  const raw: { path: string; status: ChangeStatus; before: FileChange['before']; after: FileChange['after'] }[] = [];
+  const files: ChangedFile[] = [];
   const counts = new Map<string, { added?: number; removed?: number; binary: boolean }>();
   for (let i = 0; i < parts.length; i++) {
     const entry = parts[i]!;
@@ -41,14 +60,13 @@ export async function treeChanges(repo: WorkspaceRepo, a: string, b: string): Pr
     if (m !== null) {
       const path = parts[++i]!;
       const status = STATUS[m[5]!];
-      if (status !== undefined) raw.push({ path, status, before: { mode: m[1]!, id: m[3]! }, after: { mode: m[2]!, id: m[4]! } });
+      if (status !== undefined) files.push({ path, status, before: { mode: m[1]!, id: m[3]! }, after: { mode: m[2]!, id: m[4]! } });
       continue;
     }
     const n = /^(-|\d+)\t(-|\d+)\t([\s\S]*)$/.exec(entry);
     if (n !== null) counts.set(n[3]!, n[1] === '-' ? { binary: true } : { added: Number(n[1]), removed: Number(n[2]), binary: false });
   }
-  const changes: FileChange[] = raw.map((r) => ({ path: r.path, status: r.status, binary: false, ...counts.get(r.path), before: r.before, after: r.after }));
-  return changes;
+  return { files, counts };
 }
 
 /** An object id that names no object: the side of a change where the file is absent. */

@@ -142,20 +142,61 @@ export function objectId(id: string): string {
 /** The objects' contents, read in one `git cat-file --batch` (`call`: the git directory's). */
 export async function blobs(call: GitCall, ids: readonly string[]): Promise<Map<string, Buffer>> {
   const out = new Map<string, Buffer>();
-  if (ids.length === 0) return out;
-  const unique = [...new Set(ids)];
-  const { stdout } = await git(['cat-file', '--batch'], { ...call, input: `${unique.map(objectId).join('\n')}\n` });
-  let at = 0;
-  for (const id of unique) {
-    const eol = stdout.indexOf(0x0a, at);
-    const header = stdout.subarray(at, eol).toString('utf8');
-    const m = /^([0-9a-f]+) (\w+) (\d+)$/.exec(header);
-    if (m === null) throw new LogbookError('workspace', `the snapshot store lacks object ${id} (${header})`);
-    const size = Number(m[3]);
-    out.set(id, stdout.subarray(eol + 1, eol + 1 + size));
-    at = eol + 1 + size + 1;
-  }
+  await eachBlob(call, ids, (id, content) => void out.set(id, content));
   return out;
+}
+
+/**
+ * Reads the objects in one `git cat-file --batch`, handing each to `take` as
+ * soon as git has given all of it (in the order of `ids`, each id once): the
+ * caller works on one while git reads the next. When `take` throws, git is
+ * stopped and that error is the result.
+ */
+export async function eachBlob(call: GitCall, ids: readonly string[], take: (id: string, content: Buffer) => void): Promise<void> {
+  if (ids.length === 0) return;
+  const unique = [...new Set(ids)];
+  let next = 0;
+  // What git gave and is not taken yet; parsed again once it holds `need` bytes (a large object's content comes in many chunks).
+  let parts: Buffer[] = [];
+  let have = 0;
+  let need = 0;
+  let failed: { error: unknown } | null = null;
+  const onStdout = (chunk: Buffer): boolean => {
+    parts.push(chunk);
+    have += chunk.length;
+    if (have < need) return true;
+    let pending = parts.length === 1 ? parts[0]! : Buffer.concat(parts, have);
+    try {
+      let at = 0;
+      need = 0;
+      while (next < unique.length) {
+        const eol = pending.indexOf(0x0a, at);
+        if (eol < 0) break;
+        const id = unique[next]!;
+        const header = pending.subarray(at, eol).toString('utf8');
+        const m = /^([0-9a-f]+) (\w+) (\d+)$/.exec(header);
+        if (m === null) throw new LogbookError('workspace', `the snapshot store lacks object ${id} (${header})`);
+        const end = eol + 1 + Number(m[3]);
+        if (pending.length < end + 1) {
+          need = end + 1 - at; // the content and its newline are not all here yet
+          break;
+        }
+        next++;
+        take(id, pending.subarray(eol + 1, end));
+        at = end + 1;
+      }
+      pending = pending.subarray(at);
+      parts = pending.length > 0 ? [pending] : [];
+      have = pending.length;
+      return true;
+    } catch (error) {
+      failed = { error };
+      return false;
+    }
+  };
+  await git(['cat-file', '--batch'], { ...call, input: `${unique.map(objectId).join('\n')}\n`, onStdout });
+  if (failed !== null) throw (failed as { error: unknown }).error;
+  if (next < unique.length) throw new LogbookError('workspace', `the snapshot store lacks object ${unique[next]} (git gave no more)`);
 }
 
 /** The tree of an empty workspace. */

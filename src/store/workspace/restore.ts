@@ -11,8 +11,8 @@
 import { lstatSync, mkdirSync, readdirSync, rmdirSync, symlinkSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { LogbookError, quotedPath } from '../../core/index.js';
-import { treeChanges, type FileChange } from './changes.js';
-import { blobs } from './git.js';
+import { changedFiles, type ChangedFile } from './changes.js';
+import { eachBlob } from './git.js';
 import type { WorkspaceRepo } from './repo.js';
 
 /** `path` (as a tree names it), checked to stay inside the workspace. */
@@ -61,7 +61,7 @@ export interface RestoreCheck {
  * it writes a file holds only files it removes (and directories they empty).
  * Throws `workspace_conflict` naming the first path in the way.
  */
-export function checkRestore(dir: string, planned: readonly FileChange[]): RestoreCheck {
+export function checkRestore(dir: string, planned: readonly ChangedFile[]): RestoreCheck {
   const changes = planned.filter((c) => c.before.mode !== '160000' && c.after.mode !== '160000');
   const removed = new Set(changes.filter((c) => c.status === 'deleted' || c.status === 'type_changed').map((c) => c.path));
   const dirs = new Set<string>();
@@ -105,11 +105,18 @@ function heldBack(root: string, rel: string, removed: ReadonlySet<string>, dirs:
   return null;
 }
 
-/** Makes the directories on the way to `parts` (each a real directory, never a link; anything else in the way is an error). */
-function directoryFor(root: string, parts: readonly string[]): string {
+/**
+ * Makes the directories on the way to `parts` (each a real directory, never a
+ * link; anything else in the way is an error). `known`: the directories this
+ * restore already found or made on the way to a file it wrote, not looked at
+ * again (as git's checkout keeps them).
+ */
+function directoryFor(root: string, parts: readonly string[], known?: Set<string>): string {
   let at = root;
   for (const part of parts.slice(0, -1)) {
     at = join(at, part);
+    if (known?.has(at)) continue;
+    known?.add(at);
     let st;
     try {
       st = lstatSync(at);
@@ -169,8 +176,8 @@ function removeEmptyTree(path: string): void {
  * over the old file, which on ext4 waits for the new data to reach the disk,
  * file by file; a rewind stopped half way is undone from the snapshot it took first.
  */
-function writeFile(root: string, parts: readonly string[], change: FileChange, content: Buffer): void {
-  const path = directoryFor(root, parts);
+function writeFile(root: string, parts: readonly string[], change: ChangedFile, content: Buffer, known: Set<string>): void {
+  const path = directoryFor(root, parts, known);
   let st;
   try {
     st = lstatSync(path);
@@ -183,9 +190,9 @@ function writeFile(root: string, parts: readonly string[], change: FileChange, c
   else writeFileSync(path, content, { mode: change.after.mode === '100755' ? 0o755 : 0o644, flag: 'wx' });
 }
 
-/** What a restore did: the files it changed, as treeChanges lists them from now to the target. */
+/** What a restore did: the files it changed, as changedFiles lists them from now to the target. */
 export interface Restored {
-  changes: FileChange[];
+  changes: ChangedFile[];
 }
 
 /**
@@ -195,17 +202,23 @@ export interface Restored {
  * (those an earlier restore emptied and removed: git keeps no directory). A
  * submodule (a gitlink) is left alone.
  */
-export async function restoreTree(repo: WorkspaceRepo, dir: string, now: string, to: string, planned?: readonly FileChange[], dirs: readonly string[] = []): Promise<Restored> {
-  const changes = (planned ?? (await treeChanges(repo, now, to))).filter((c) => c.before.mode !== '160000' && c.after.mode !== '160000');
+export async function restoreTree(repo: WorkspaceRepo, dir: string, now: string, to: string, planned?: readonly ChangedFile[], dirs: readonly string[] = []): Promise<Restored> {
+  const changes = (planned ?? (await changedFiles(repo, now, to))).filter((c) => c.before.mode !== '160000' && c.after.mode !== '160000');
   const paths = changes.map((c) => ({ change: c, parts: safeRelativePath(c.path) }));
   const again = dirs.map(safeRelativePath);
   for (const { change, parts } of paths) if (change.status === 'deleted' || change.status === 'type_changed') removeFile(dir, parts);
-  const wanted = paths.filter((p) => p.change.status !== 'deleted');
-  const contents = await blobs(
-    repo.base(),
-    wanted.map((p) => p.change.after.id),
-  );
-  for (const { change, parts } of wanted) writeFile(dir, parts, change, contents.get(change.after.id)!);
+  const wanted = new Map<string, { change: ChangedFile; parts: string[] }[]>();
+  for (const p of paths) {
+    if (p.change.status === 'deleted') continue;
+    const same = wanted.get(p.change.after.id);
+    if (same !== undefined) same.push(p);
+    else wanted.set(p.change.after.id, [p]);
+  }
+  // Each file is written as soon as git has read its content: git reads the next object while this one is written.
+  const known = new Set<string>();
+  await eachBlob(repo.base(), [...wanted.keys()], (id, content) => {
+    for (const { change, parts } of wanted.get(id)!) writeFile(dir, parts, change, content, known);
+  });
   for (const parts of again) {
     if (standing(join(dir, ...parts)) !== null) continue;
     try {
