@@ -16,8 +16,16 @@ function escapeChar(c: string): string {
   return out;
 }
 
-/** A JSON string literal in the format's spelling. */
+/**
+ * Characters a string's literal does not hold as they are: those JSON escapes
+ * (`"`, `\`, C0 controls), the format's extra escapes, and surrogates (a lone
+ * one becomes U+FFFD; a pair is taken the long way too, to keep this test short).
+ */
+const NOT_AS_IS = /["\\\u0000-\u001f<>&\u2028\u2029\ud800-\udfff]/;
+
+/** A JSON string literal in the format's spelling: most strings (ids, names, prose) are their own text in quotes, found with one scan. */
 export function quote(s: string): string {
+  if (!NOT_AS_IS.test(s)) return `"${s}"`;
   const json = JSON.stringify(s.isWellFormed() ? s : s.toWellFormed());
   return NEEDS_EXTRA_ESCAPE.test(json) ? json.replace(EXTRA_ESCAPES, escapeChar) : json;
 }
