@@ -23,9 +23,17 @@ function escapeChar(c: string): string {
  */
 const NOT_AS_IS = /["\\\u0000-\u001f<>&\u2028\u2029\ud800-\udfff]/;
 
-/** A JSON string literal in the format's spelling: most strings (ids, names, prose) are their own text in quotes, found with one scan. */
+/** What JSON.stringify leaves as it is but the format does not: the extra escapes, and surrogates (only a lone one is changed). */
+const BEYOND_JSON = /[<>&\u2028\u2029\ud800-\udfff]/;
+
+/**
+ * A JSON string literal in the format's spelling. Most strings (ids, names,
+ * prose) are their own text in quotes, found with one scan; most others (text
+ * with newlines or quotes) are what JSON.stringify makes of them.
+ */
 export function quote(s: string): string {
   if (!NOT_AS_IS.test(s)) return `"${s}"`;
+  if (!BEYOND_JSON.test(s)) return JSON.stringify(s);
   const json = JSON.stringify(s.isWellFormed() ? s : s.toWellFormed());
   return NEEDS_EXTRA_ESCAPE.test(json) ? json.replace(EXTRA_ESCAPES, escapeChar) : json;
 }
