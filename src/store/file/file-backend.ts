@@ -227,7 +227,7 @@ export class FileBackend implements Backend {
       return;
     }
     this.ensureDirectory();
-    writeFileWhole(path, body, { sync: false });
+    await writeFileWhole(path, body, { sync: false });
   }
 
   async *followLive(id: string, signal: AbortSignal): AsyncIterable<string | null> {
@@ -486,7 +486,7 @@ export class FileBackend implements Backend {
   async writeListingIndex(text: string): Promise<void> {
     if (!exists(this.directory)) return;
     try {
-      writeFileWhole(this.listingIndexPath, text, { sync: false });
+      await writeFileWhole(this.listingIndexPath, text, { sync: false });
     } catch (err) {
       throw ioError(`cannot write ${this.listingIndexPath}`, err);
     }
@@ -534,7 +534,7 @@ export class FileBackend implements Backend {
     if (exists(path)) return;
     this.ensureDirectory();
     try {
-      writeFileWhole(path, text);
+      await writeFileWhole(path, text);
     } catch (err) {
       throw ioError(`cannot write ${path}`, err);
     }
