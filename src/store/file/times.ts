@@ -4,7 +4,8 @@
  * record (`r<seq> <ms>`), one entry a line, appended by the writer after each
  * durable write, by the next turn of the event loop (`unwritten`). It is never
  * fsynced and never part of the journal: a crash may lose its last entries, and
- * a torn, damaged or missing note loses times, never a record. Later entries replace earlier ones for the same key.
+ * a torn, damaged or missing note loses times, never a record. Later entries
+ * replace earlier ones for the same key.
  *
  * The note is opened as every file of the store is (never through a link, a
  * regular file only), and kept only when it is this user's with one name (no
@@ -58,7 +59,7 @@ let exitHooked = false;
 const PENDING_BYTES = 16 * 1024;
 
 /** Writes the unwritten entries of every note this process holds. */
-export function writeUnwrittenTimes(): void {
+function writeUnwrittenTimes(): void {
   for (const note of [...unwritten]) note.flush();
 }
 
