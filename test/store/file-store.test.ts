@@ -8,7 +8,6 @@ import { assistant, at, completed, meta, toolResult } from '../helpers/records.j
 import { acquireLock } from '../../src/store/file/flock.js';
 import { killLockHolders, startLockHolder } from '../helpers/lock-holders.js';
 import { tempDir } from '../helpers/tmp.js';
-import { appendAndExit } from '../helpers/append-and-exit.js';
 import { storeContract } from './contract.js';
 import { encodeListingIndex, parseListingIndex, type EndsFacts } from '../../src/store/listing-index.js';
 
@@ -420,23 +419,6 @@ describe('the times note beside a file-store run', () => {
     await resumed.close();
     expect([...(await store.times('notes')).records.keys()]).toEqual([4]);
     expect([...(await store.times('notes')).resumed.keys()]).toEqual([3]);
-  });
-
-  it('is written by the next turn of the event loop, read back at once by the process that keeps it, and written when it exits', async () => {
-    const store = new FileStore(freshDir());
-    const j = await store.create('later', meta('later'));
-    await j.append(at(2, assistant(0, ['t1'])));
-    const written = await j.append(at(3, toolResult('t1')));
-    expect((await store.times('later')).records.get(3)).toBe(written); // read in this process: nothing it kept is missed
-    await j.append(at(4, completed));
-    await new Promise((turn) => setImmediate(turn));
-    expect(readFileSync(join(store.directory, 'later.times'), 'utf8')).toMatch(/^1 \d+\n2 \d+\n3 \d+\n4 \d+\n$/); // the writer still holds the run
-    await j.close();
-    // A process that exits right after an append, the run still held: the entries are written all the same.
-    const dir = freshDir();
-    expect(appendAndExit(dir, 'exits')).toBe('');
-    expect(readFileSync(join(dir, 'exits.jsonl'), 'utf8').split('\n')).toHaveLength(3);
-    expect(readFileSync(join(dir, 'exits.times'), 'utf8')).toMatch(/^1 \d+\n2 \d+\n$/);
   });
 
   it('never follows a link planted where the note goes, nor writes to a file with a second name', async () => {

@@ -1,11 +1,10 @@
 /**
  * The times note of a file-store run, `<id>.times`: when each record became
  * durable (`<seq> <ms>`), and when a writer took the run up again after a
- * record (`r<seq> <ms>`), one entry a line, appended by the writer after each
- * durable write, by the next turn of the event loop (`unwritten`). It is never
- * fsynced and never part of the journal: a crash may lose its last entries, and
- * a torn, damaged or missing note loses times, never a record. Later entries
- * replace earlier ones for the same key.
+ * record (`r<seq> <ms>`), one entry a line, appended by the writer right after
+ * each durable write. It is never fsynced and never part of the journal: a
+ * crash may lose its last entries, and a torn, damaged or missing note loses
+ * times, never a record. Later entries replace earlier ones for the same key.
  *
  * The note is opened as every file of the store is (never through a link, a
  * regular file only), and kept only when it is this user's with one name (no
@@ -43,47 +42,25 @@ function openPlainFile(path: string, flags: number): number {
   return -1;
 }
 
-/**
- * Notes holding entries not yet written. A time is not the journal's: a record
- * is durable, and what it enables goes ahead, without waiting for its entry,
- * which is written at the next turn of the event loop (a run's next record
- * comes after a model call or a tool, so after one), or sooner: before any
- * read of a times note in this process (so it reads back what it kept), when
- * the note is closed, when the process exits, or once a note's unwritten
- * entries reach PENDING_BYTES (a copy appending records in one go).
- */
-const unwritten = new Set<TimesNote>();
-/** Whether the exit hook that writes every unwritten entry is in place. */
-let exitHooked = false;
-/** Unwritten entries a note holds at most before it writes them at once. */
-const PENDING_BYTES = 16 * 1024;
-
-/** Writes the unwritten entries of every note this process holds. */
-function writeUnwrittenTimes(): void {
-  for (const note of [...unwritten]) note.flush();
-}
-
-/** A writer's handle on a run's times note: entries are written in order, a turn of the event loop late at most (`unwritten`), never fsynced; a failure only stops the times. */
+/** A writer's handle on a run's times note: each entry is one write(2), never fsynced; a failure only stops the times. */
 export class TimesNote {
   private fd: number | null = null;
   private failed = false;
-  /** Entries kept since the last write, in order. */
-  private pending = '';
 
   constructor(private readonly path: string) {}
 
   /** Record `seq` became durable at `at`: the time kept for it, or undefined when the note keeps none. */
   durable(seq: number, at: number = Date.now()): number | undefined {
-    return this.add(`${seq} ${at}\n`) ? at : undefined;
+    return this.append(`${seq} ${at}\n`) ? at : undefined;
   }
 
   /** The writer took the run up again after record `seq`, at `at`. */
   resumed(seq: number, at: number = Date.now()): void {
-    this.add(`r${seq} ${at}\n`);
+    this.append(`r${seq} ${at}\n`);
   }
 
-  /** Whether `entry` is kept: the note is open (it is opened at its first entry), and writing it has not failed. */
-  private add(entry: string): boolean {
+  /** Whether `entry` was written. */
+  private append(entry: string): boolean {
     if (this.failed) return false;
     if (this.fd === null) {
       const fd = openPlainFile(this.path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT);
@@ -93,36 +70,16 @@ export class TimesNote {
       }
       this.fd = fd;
     }
-    this.pending += entry;
-    if (this.pending.length >= PENDING_BYTES) this.flush();
-    else if (!unwritten.has(this)) {
-      unwritten.add(this);
-      if (!exitHooked) {
-        exitHooked = true;
-        process.once('exit', writeUnwrittenTimes);
-      }
-      setImmediate(() => this.flush());
-    }
-    return true;
-  }
-
-  /** Writes the entries kept since the last write. */
-  flush(): void {
-    unwritten.delete(this);
-    if (this.pending === '' || this.fd === null || this.failed) return;
-    const entries = Buffer.from(this.pending, 'latin1'); // digits, spaces, `r` and newlines
-    this.pending = '';
     try {
-      // Appended whole, or torn at a crash: the reader drops a torn last entry.
-      let off = 0;
-      while (off < entries.length) off += writeSync(this.fd, entries, off, entries.length - off);
+      writeSync(this.fd, entry); // an entry is a few bytes: one write, appended whole or torn at a crash
+      return true;
     } catch {
       this.failed = true;
+      return false;
     }
   }
 
   close(): void {
-    this.flush();
     if (this.fd !== null) closeSync(this.fd);
     this.fd = null;
   }
@@ -132,7 +89,6 @@ const ENTRY = /^(r?)(\d{1,15}) (\d{1,16}(?:\.\d+)?)$/;
 
 /** The times a note holds, as far as it can be read; none when it is missing or not a plain file. */
 export function readTimesNote(path: string): RunTimes {
-  writeUnwrittenTimes(); // what this process kept is read back
   const records = new Map<number, number>();
   const resumed = new Map<number, number>();
   const fd = openPlainFile(path, constants.O_RDONLY);
