@@ -49,15 +49,17 @@ export async function keepPlace(store: Store, id: string, place: RunPlace): Prom
 /**
  * The notes a new run keeps beside its meta (`meta` is its meta record): the
  * tool set, the imported tools' origins, and where it was started. Each is a
- * convenience: what could not be kept comes back as warnings.
+ * convenience: what could not be kept comes back as warnings. None needs
+ * another, so they are kept at once (their fsyncs overlap).
  */
 export async function keepRunNotes(store: Store, meta: MetaPayload, agent: Agent, place?: RunPlace): Promise<string[]> {
   const id = meta.run_id;
-  return [
-    ...(await keepToolSet(store, id, meta.fingerprint.tools_hash, agent)),
-    ...(await keepRemoteOrigins(store, id, agent.tools)),
-    ...(place !== undefined ? await keepPlace(store, id, place) : []),
-  ];
+  const kept = await Promise.all([
+    keepToolSet(store, id, meta.fingerprint.tools_hash, agent),
+    keepRemoteOrigins(store, id, agent.tools),
+    place !== undefined ? keepPlace(store, id, place) : [],
+  ]);
+  return kept.flat();
 }
 
 /** The tool set the run's fingerprint hashed, when a note of it was kept. */

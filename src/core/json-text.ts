@@ -16,8 +16,24 @@ function escapeChar(c: string): string {
   return out;
 }
 
-/** A JSON string literal in the format's spelling. */
+/**
+ * Characters a string's literal does not hold as they are: those JSON escapes
+ * (`"`, `\`, C0 controls), the format's extra escapes, and surrogates (a lone
+ * one becomes U+FFFD; a pair is taken the long way too, to keep this test short).
+ */
+const NOT_AS_IS = /["\\\u0000-\u001f<>&\u2028\u2029\ud800-\udfff]/;
+
+/** What JSON.stringify leaves as it is but the format does not: the extra escapes, and surrogates (only a lone one is changed). */
+const BEYOND_JSON = /[<>&\u2028\u2029\ud800-\udfff]/;
+
+/**
+ * A JSON string literal in the format's spelling. Most strings (ids, names,
+ * prose) are their own text in quotes, found with one scan; most others (text
+ * with newlines or quotes) are what JSON.stringify makes of them.
+ */
 export function quote(s: string): string {
+  if (!NOT_AS_IS.test(s)) return `"${s}"`;
+  if (!BEYOND_JSON.test(s)) return JSON.stringify(s);
   const json = JSON.stringify(s.isWellFormed() ? s : s.toWellFormed());
   return NEEDS_EXTRA_ESCAPE.test(json) ? json.replace(EXTRA_ESCAPES, escapeChar) : json;
 }

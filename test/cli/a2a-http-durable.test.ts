@@ -8,7 +8,7 @@
  * journal's projection (the task read back), none missing; one that names the
  * last event it saw (SSE `Last-Event-ID`) gets every event after it again.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TaskState, type StreamResponse, type Task } from '@a2a-js/sdk';
@@ -17,6 +17,7 @@ import { a2aClient, httpAgentConfig, sendRequest, startHttpServe, userMessage } 
 import { describeEachNatsServer, natsServerOfBlock } from '../helpers/nats-server.js';
 import type { ServeProcess } from '../helpers/serve.js';
 import { addStreamAt, shTool } from '../helpers/tasks.js';
+import { CRASH_BIN } from '../helpers/cli.js';
 import { journalStream } from '../helpers/jetstream.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -197,6 +198,23 @@ describe('serve --http on the file store, killed and restarted', () => {
 
   it('finishes a task killed in a model call, asking no journaled turn again, and a resubscribed client misses no event', async () => {
     await killedInModelCall(scenario, 'model');
+  });
+
+  it("keeps a task's note and its entry in the task index before its run's first record: killed right after the meta, both are there", async () => {
+    const runs = join(dir, 'atonce-runs');
+    const config = httpAgentConfig(dir, 'atonce', [say('Never answered.')], `session: { backend: crash-file, options: { directory: ${JSON.stringify(runs)} } }\n`);
+    const s = await startHttpServe(config, { cwd: dir, bin: CRASH_BIN, env: { LOGBOOK_TEST_CRASH: 'kill-after-create:1' } });
+    serving.push(s);
+    const client = await a2aClient(s.url);
+    await client.sendMessage(sendRequest(userMessage({ text: 'hello' }))).catch(() => {}); // the server dies under it
+    expect((await s.exited()).signal).toBe('SIGKILL');
+    const names = readdirSync(runs);
+    const journal = names.filter((n) => n.endsWith('.jsonl'));
+    expect(journal).toHaveLength(1);
+    expect(lines(join(runs, journal[0]!))).toHaveLength(1); // the meta alone
+    const run = journal[0]!.slice(0, -'.jsonl'.length);
+    expect(names).toContain(`${run}.task.note`);
+    expect(names.filter((n) => /\.c-[^.]+\.note$/.test(n) && !n.startsWith(`${run}.`))).toHaveLength(1); // the index entry
   });
 
   it('finishes a task killed in a tool batch, running no journaled call again', async () => {

@@ -61,4 +61,13 @@ describe('quote', () => {
     // A backslash followed by "ud800" is text, not a surrogate: its backslash is escaped, nothing else changes.
     expect(quote('\\ud800 and \\udfff')).toBe('"\\\\ud800 and \\\\udfff"');
   });
+
+  it('spells every string as JSON.stringify of its well-formed text with the extra escapes, by whichever path it takes', () => {
+    const definition = (s: string): string => JSON.stringify(s.toWellFormed()).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    // Each character a literal treats apart, and its neighbours, among plain text.
+    const edges = ['"', '\\', '\u0000', '\u001f', ' ', '~', '\u007f', '<', '>', '&', '\u2027', '\u2028', '\u2029', '\u202a', '\ud7ff', '\ud800', '\udbff', '\udc00', '\udfff', '\ue000', 'é', 'a'];
+    const text = fc.array(fc.oneof(fc.constantFrom(...edges), fc.string({ unit: 'binary' })), { maxLength: 6 }).map((parts) => parts.join(''));
+    fc.assert(fc.property(text, (s) => quote(s) === definition(s)), { numRuns: 2000 });
+    for (const c of edges) expect(quote(`ab${c}cd`)).toBe(definition(`ab${c}cd`));
+  });
 });

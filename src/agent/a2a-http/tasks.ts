@@ -238,8 +238,12 @@ export class HttpTasks {
     }
     const { store, agent } = this.options;
     const runId = this.runId(taskId);
-    await store.putNote(runId, TASK_NOTE, encodeTaskOrigin(admitted));
-    await this.index.add({ task: taskId, context: admitted.conversation, run: runId, opens: admitted.continues === undefined });
+    // A run is found as a task through its task note (a restart's takeover) and through the index (a read of the task):
+    // both are durable before its first record, and neither needs the other, so they are written at once (their fsyncs overlap).
+    await Promise.all([
+      store.putNote(runId, TASK_NOTE, encodeTaskOrigin(admitted)),
+      this.index.add({ task: taskId, context: admitted.conversation, run: runId, opens: admitted.continues === undefined }),
+    ]);
     const prompt = promptOfMessage(ctx.userMessage);
     let run: AgentRun;
     try {

@@ -41,6 +41,12 @@ const LIVE_POLL_MS = 50;
 const LIVE_STALE_MS = 5000;
 const NEWLINE = Buffer.from('\n');
 /**
+ * The scratch buffer a held journal encodes its lines in: a line of up to a
+ * third of it (UTF-8 takes at most 3 bytes per UTF-16 unit) is written from
+ * it; a longer one gets a buffer of its own, so a huge tool result is not kept.
+ */
+const LINE_SCRATCH_BYTES = 64 * 1024;
+/**
  * How long a create that finds the run's lock held waits for the journal of the
  * creator holding it to appear (it links the journal in right after taking the
  * lock, so this bounds a stalled disk, not a normal race).
@@ -71,7 +77,7 @@ class HeldFile implements HeldRun {
   }
 
   async write(seq: number, line: string): Promise<number | undefined> {
-    const bytes = Buffer.from(`${line}\n`, 'utf8');
+    const bytes = this.lineBytes(line);
     try {
       writeAll(this.fd, bytes);
       fsyncSync(this.fd);
@@ -90,6 +96,18 @@ class HeldFile implements HeldRun {
     }
     this.size += bytes.length;
     return this.times.durable(seq);
+  }
+
+  /** Where a line is encoded for writing, reused from record to record (LINE_SCRATCH_BYTES). */
+  private scratch: Buffer | null = null;
+
+  /** `line` and its newline as UTF-8: in the scratch buffer when it fits there (no buffer made a record), else a buffer of its own. */
+  private lineBytes(line: string): Uint8Array {
+    if (line.length * 3 + 1 > LINE_SCRATCH_BYTES) return Buffer.from(`${line}\n`, 'utf8');
+    this.scratch ??= Buffer.allocUnsafeSlow(LINE_SCRATCH_BYTES);
+    const n = this.scratch.write(line, 0, 'utf8');
+    this.scratch[n] = 0x0a;
+    return this.scratch.subarray(0, n + 1);
   }
 
   /**
@@ -468,7 +486,7 @@ export class FileBackend implements Backend {
   async writeListingIndex(text: string): Promise<void> {
     if (!exists(this.directory)) return;
     try {
-      writeFileWhole(this.listingIndexPath, text, { sync: false });
+      await writeFileWhole(this.listingIndexPath, text, { sync: false });
     } catch (err) {
       throw ioError(`cannot write ${this.listingIndexPath}`, err);
     }
@@ -516,7 +534,7 @@ export class FileBackend implements Backend {
     if (exists(path)) return;
     this.ensureDirectory();
     try {
-      writeFileWhole(path, text);
+      await writeFileWhole(path, text);
     } catch (err) {
       throw ioError(`cannot write ${path}`, err);
     }

@@ -12,7 +12,7 @@
  * must be a regular file. A note, or any other file kept whole beside a run,
  * is written through writeFileWhole and read through readOwnFile.
  */
-import { closeSync, constants, fstatSync, fsyncSync, lstatSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, fsync, fsyncSync, lstatSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { LogbookError } from '../../core/index.js';
@@ -87,16 +87,18 @@ export function tempPath(path: string): string {
 /**
  * Writes `path` whole or not at all: into a new temporary file beside it,
  * fsynced, then renamed over it (a rename replaces a link there, never what it
- * points to). The caller names what failed.
+ * points to). The caller names what failed. The fsync is made off the event
+ * loop's thread (libuv's pool), so files written at once (Promise.all) are
+ * synced at once: the file system commits them together.
  */
-export function writeFileWhole(path: string, data: string | Uint8Array, options: { sync?: boolean } = {}): void {
+export async function writeFileWhole(path: string, data: string | Uint8Array, options: { sync?: boolean } = {}): Promise<void> {
   const tmp = tempPath(path);
   const fd = createOwnFile(tmp, constants.O_WRONLY);
   try {
     try {
       writeAll(fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
       // Not synced (sync: false) for a file that says what is not durable anyway (live text): whole to a reader, lost in a crash.
-      if (options.sync !== false) fsyncSync(fd);
+      if (options.sync !== false) await new Promise<void>((resolve, reject) => fsync(fd, (err) => (err ? reject(err) : resolve())));
     } finally {
       closeSync(fd);
     }
