@@ -35,7 +35,7 @@ import { Recorder } from './recorder.js';
 import { keepRemoteOrigins } from './remote-origins.js';
 import { generateRunId, keepRunNotes, keptToolSet, newRunMeta } from './run-meta.js';
 import { awaitsAnswer, awaitsInput, capReached, capRefusal, liveSpendOf, runLoop, type LoopOptions, type RunObserver, type RunResult, type SpendSetup, type ToolCall } from './runner.js';
-import { addCalls, CallTally, lineageSpend, noSpend, runCalls } from './spend.js';
+import { addCalls, CallTally, lineageSpendTallied, noSpend, runCalls } from './spend.js';
 
 export { generateRunId, newRunMeta } from './run-meta.js';
 
@@ -522,7 +522,7 @@ async function spentSoFar(store: Store, agent: Agent, id: string, origin: ForkOr
   const calls = await runCalls(store, id, ownFrom(origin === null ? {} : { forkedFrom: origin }), tally);
   if (agent.lineageBudgetUsd === undefined && origin === null) return { run: noSpend(), calls };
   const run = addCalls(noSpend(), prices, calls);
-  const others = lineageSpend(store, id, prices, new Set([id]), tallied);
+  const others = lineageSpendTallied(store, id, prices, new Set([id]), tallied ?? new Map());
   // Without a cap on it, the conversation's spend is only shown: a run of it that cannot be read does not stop this one.
   if (agent.lineageBudgetUsd === undefined) return others.then(({ spend }) => ({ run, others: spend }), () => ({ run }));
   return { run, others: (await others).spend };
@@ -581,7 +581,8 @@ export interface FollowUpOptions {
   /**
    * The calls of run `id` as `loaded` was read (a CallTally its onRecord fed),
    * so that what a completed run's continuation shows of the conversation's
-   * spend does not read it again.
+   * spend does not read it again (the CLI's; not part of the public API).
+   * @internal
    */
   calls?: CallTally;
   /** Where the new run is started, when a completed run is continued as one (else the original's place, as forkRun keeps it). */

@@ -116,6 +116,7 @@ export class CallTally {
   private provider = '';
   private model = '';
 
+  /** Takes in `record`: its meta names the provider and model of the calls after it; an assistant record is a call. */
   add(record: JournalRecord): void {
     if ('meta' in record) {
       this.provider = record.meta.fingerprint.provider;
@@ -206,13 +207,18 @@ export async function runsSpend(
   return { each, total };
 }
 
-/** What a conversation spent: every run of run `id`'s lineage (those in `except` left out), and how many runs that is; `tallied` as runsSpend's. */
-export async function lineageSpend(
+/** What a conversation spent: every run of run `id`'s lineage (those in `except` left out), and how many runs that is. */
+export function lineageSpend(store: Store, id: string, book: PriceBook | null, except: ReadonlySet<string> = new Set()): Promise<{ spend: Spend; runs: number }> {
+  return lineageSpendTallied(store, id, book, except, new Map());
+}
+
+/** lineageSpend, with the calls of runs read just before (`tallied`, as runsSpend's). */
+export async function lineageSpendTallied(
   store: Store,
   id: string,
   book: PriceBook | null,
-  except: ReadonlySet<string> = new Set(),
-  tallied: ReadonlyMap<string, CallTally> = new Map(),
+  except: ReadonlySet<string>,
+  tallied: ReadonlyMap<string, CallTally>,
 ): Promise<{ spend: Spend; runs: number }> {
   const runs = await listLineage(store, id);
   const { total } = await runsSpend(store, runs.filter((run) => !except.has(run.runId)), book, true, tallied);
