@@ -7,7 +7,7 @@
  * making the request of the whole conversation; the API's answer then
  * completes the run. Compared with spawning `node -e 0`, in alternating rounds.
  */
-import { copyFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeRecord } from 'logbook';
 import { TOOL_NAME, turnsIn, writeJournal } from './lib/content.js';
@@ -44,6 +44,8 @@ interface ResumeFigures {
   bare: number[];
   version: number[];
   show: number[];
+  /** A follow-up of the run completed (`run --resume ID PROMPT`: a fork of it, then its request), with `others`. */
+  followUp: number[];
 }
 
 /**
@@ -67,7 +69,7 @@ async function measure(api: MessagesApi, records: number, rounds: number, others
   const turns = turnsIn(written);
 
   const resumeArgs = [process.execPath, BIN, 'run', '--config', config, '--state-dir', state, '--resume', ID, '--no-tui'];
-  const out: ResumeFigures = { records: written, journalBytes: statSync(pristine).size, requestBytes: 0, turns, rounds, toRequest: [], exit: [], bare: [], version: [], show: [] };
+  const out: ResumeFigures = { records: written, journalBytes: statSync(pristine).size, requestBytes: 0, turns, rounds, toRequest: [], exit: [], bare: [], version: [], show: [], followUp: [] };
   const resume = async (): Promise<void> => {
     copyFileSync(pristine, journal);
     api.reset();
@@ -90,8 +92,25 @@ async function measure(api: MessagesApi, records: number, rounds: number, others
     if (r.code !== 0) throw new Error(`session show failed: ${r.stderr}`);
     out.show.push(r.ms);
   };
+  // The run as a resume completes it, kept for the follow-ups; each follow-up's fork is removed after it.
+  const completed = join(dir, 'completed.jsonl');
+  if (others) {
+    await resume();
+    copyFileSync(journal, completed);
+    out.toRequest.length = out.exit.length = 0;
+  }
+  const followUp = async (): Promise<void> => {
+    copyFileSync(completed, journal);
+    const before = new Set(readdirSync(join(state, 'runs')));
+    api.reset();
+    const r = await spawnTimed([...resumeArgs, 'and then?'], dir, env);
+    const [call, ...more] = api.exchanges;
+    if (r.code !== 0 || call === undefined || more.length > 0) throw new Error(`the follow-up exited ${r.code} after ${api.exchanges.length} requests: ${r.stderr}`);
+    out.followUp.push(call.arrived - r.start);
+    for (const name of readdirSync(join(state, 'runs'))) if (!before.has(name)) rmSync(join(state, 'runs', name), { force: true });
+  };
   for (let r = 0; r < rounds; r++) {
-    const steps = others ? [resume, bare, version, show] : [resume, bare];
+    const steps = others ? [resume, bare, version, show, followUp] : [resume, bare];
     if (r % 2 === 1) steps.reverse();
     for (const step of steps) await step();
   }
@@ -126,9 +145,18 @@ export async function benchResume(opts: BenchOptions): Promise<Section> {
         verdict: opts.quick ? '—' : above(at) <= TARGET_MS ? 'met' : 'missed', // the target is for 10k records
         growth: `${all.map((f) => `${count(f.records)}: ${ms(above(f))} above`).join(' · ')}; ${growthVerdict(points, bareAll)} above start-up`,
       },
+      {
+        what: `follow-up of a completed ${count(at.records)}-record run (\`run --resume ID PROMPT\`: the run forked whole, then the fork's first model request; anthropic provider, through the binary)`,
+        measured: ms(median(at.followUp)),
+        baseline: `\`node -e 0\`: ${ms(median(at.bare))}`,
+        figure: `${ms(median(at.followUp) - median(at.bare))} above bare start-up`,
+        target: '—',
+        verdict: '—',
+        growth: '—',
+      },
     ],
     notes: [
-      `Resume: \`node bin/logbook run --resume ID\` with the anthropic provider on a run of ${num(at.records)} records (${bytes(at.journalBytes)}: meta and ${num(at.turns)} turns of an assistant record and its tool result of two lines), timed from spawn to the arrival of its request (${bytes(at.requestBytes)}, the whole conversation) at a Messages API in the benchmark's process; medians of ${at.rounds} rounds alternating with \`node -e 0\` (spawn to exit); the middle half of the rounds were ${spread} above it. The whole resumed process, including the answer that completes the run and its exit, takes ${ms(median(at.exit))}; in the same rounds \`logbook --version\` takes ${ms(median(at.version))} and \`logbook session show ID\` (start-up, reading and folding the run) ${ms(median(at.show))}. Growth: the same at ${all.map((f) => `${num(f.records)} records (${f.rounds} rounds)`).join(', ')}. The first resume of each size loads the price table for the model's context window (a compaction is weighed before the request); the later rounds take what it said from the state directory's context-windows.json, as every later process with that table does.`,
+      `Resume: \`node bin/logbook run --resume ID\` with the anthropic provider on a run of ${num(at.records)} records (${bytes(at.journalBytes)}: meta and ${num(at.turns)} turns of an assistant record and its tool result of two lines), timed from spawn to the arrival of its request (${bytes(at.requestBytes)}, the whole conversation) at a Messages API in the benchmark's process; medians of ${at.rounds} rounds alternating with \`node -e 0\` (spawn to exit); the middle half of the rounds were ${spread} above it. The whole resumed process, including the answer that completes the run and its exit, takes ${ms(median(at.exit))}; in the same rounds \`logbook --version\` takes ${ms(median(at.version))} and \`logbook session show ID\` (start-up, reading and folding the run) ${ms(median(at.show))}. A follow-up of the run as a resume completes it (\`run --resume ID "and then?"\`: the completed run is forked whole, its ${num(at.records)} records copied, and the fork's request sent) takes ${ms(median(at.followUp))} to its request in the same rounds. Growth: the same at ${all.map((f) => `${num(f.records)} records (${f.rounds} rounds)`).join(', ')} The first resume of each size loads the price table for the model's context window (a compaction is weighed before the request); the later rounds take what it said from the state directory's context-windows.json, as every later process with that table does.`,
     ],
   };
 }

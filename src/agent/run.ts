@@ -35,7 +35,7 @@ import { Recorder } from './recorder.js';
 import { keepRemoteOrigins } from './remote-origins.js';
 import { generateRunId, keepRunNotes, keptToolSet, newRunMeta } from './run-meta.js';
 import { awaitsAnswer, awaitsInput, capReached, capRefusal, liveSpendOf, runLoop, type LoopOptions, type RunObserver, type RunResult, type SpendSetup, type ToolCall } from './runner.js';
-import { addCalls, CallTally, lineageSpend, noSpend, runCalls } from './spend.js';
+import { addCalls, CallTally, lineageSpendTallied, noSpend, runCalls } from './spend.js';
 
 export { generateRunId, newRunMeta } from './run-meta.js';
 
@@ -388,7 +388,7 @@ export function resumeRun(store: Store, agent: Agent, id: string, options: Resum
 }
 
 /** resumeRun, for a run that continues `continuedFrom` (followUpRun's fork). */
-async function resume(store: Store, agent: Agent, id: string, options: ResumeOptions, continuedFrom?: string): Promise<AgentRun> {
+async function resume(store: Store, agent: Agent, id: string, options: ResumeOptions, continuedFrom?: string, originCalls?: CallTally): Promise<AgentRun> {
   if (options.loaded !== undefined && options.loaded.state.run_id !== id) {
     throw new LogbookError('usage', `resumeRun was given run ${options.loaded.state.run_id} as read, to resume run ${id}`);
   }
@@ -405,7 +405,7 @@ async function resume(store: Store, agent: Agent, id: string, options: ResumeOpt
   const { journal, state, metaLine } = await hold(store, id, loaded, gates);
   if (note !== null) return finishHandOff(store, agent, journal, state, note, options);
   // Read again at the hold (another writer finished meanwhile): the tally is of the first read.
-  return goOn(store, agent, journal, state, metaLine, options, [], continuedFrom, state.last_seq === loaded.lastSeq ? tally : undefined);
+  return goOn(store, agent, journal, state, metaLine, options, [], continuedFrom, state.last_seq === loaded.lastSeq ? tally : undefined, originCalls);
 }
 
 /** Holds run `id`, read as `loaded`: read again, and judged again, when another writer finished between the read and the hold. */
@@ -442,6 +442,8 @@ async function goOn(
   warnings: string[] = [],
   continuedFrom?: string,
   tally?: CallTally,
+  /** The calls of the run `continuedFrom` names, tallied as it was read (FollowUpOptions.calls). */
+  originCalls?: CallTally,
 ): Promise<AgentRun> {
   const id = state.run_id;
   const origin = await store.forkOrigin(id).catch(() => null);
@@ -475,7 +477,7 @@ async function goOn(
   }
   let spend: SpendSetup | undefined;
   try {
-    spend = await spentSoFar(store, agent, id, origin, tally);
+    spend = await spentSoFar(store, agent, id, origin, tally, continuedFrom !== undefined && originCalls !== undefined ? new Map([[continuedFrom, originCalls]]) : undefined);
   } catch (err) {
     await journal.close();
     throw err;
@@ -514,13 +516,13 @@ function wasInterrupted(state: RunState, origin: ForkOrigin | null): boolean {
  * The run's own calls (tallied as it was read, when `tally` is given, else
  * read again) are left to be priced when a spend is first read.
  */
-async function spentSoFar(store: Store, agent: Agent, id: string, origin: ForkOrigin | null, tally?: CallTally): Promise<SpendSetup | undefined> {
+async function spentSoFar(store: Store, agent: Agent, id: string, origin: ForkOrigin | null, tally?: CallTally, tallied?: ReadonlyMap<string, CallTally>): Promise<SpendSetup | undefined> {
   const prices = agent.prices;
   if (prices === undefined) return undefined;
   const calls = await runCalls(store, id, ownFrom(origin === null ? {} : { forkedFrom: origin }), tally);
   if (agent.lineageBudgetUsd === undefined && origin === null) return { run: noSpend(), calls };
   const run = addCalls(noSpend(), prices, calls);
-  const others = lineageSpend(store, id, prices, new Set([id]));
+  const others = lineageSpendTallied(store, id, prices, new Set([id]), tallied ?? new Map());
   // Without a cap on it, the conversation's spend is only shown: a run of it that cannot be read does not stop this one.
   if (agent.lineageBudgetUsd === undefined) return others.then(({ spend }) => ({ run, others: spend }), () => ({ run }));
   return { run, others: (await others).spend };
@@ -576,6 +578,13 @@ export interface FollowUpOptions {
   interactive?: boolean;
   /** As ResumeOptions.loaded. */
   loaded?: LoadedState;
+  /**
+   * The calls of run `id` as `loaded` was read (a CallTally its onRecord fed),
+   * so that what a completed run's continuation shows of the conversation's
+   * spend does not read it again (the CLI's; not part of the public API).
+   * @internal
+   */
+  calls?: CallTally;
   /** Where the new run is started, when a completed run is continued as one (else the original's place, as forkRun keeps it). */
   place?: RunPlace;
   /** When a new run is made: its meta's created time, and its generated id. */
@@ -595,7 +604,9 @@ export interface FollowUpOptions {
  */
 export async function followUpRun(store: Store, agent: Agent, id: string, prompt: string, options: FollowUpOptions = {}): Promise<AgentRun> {
   if (prompt.trim() === '') throw new LogbookError('usage', 'a follow-up needs a prompt');
-  const loaded = options.loaded ?? (await store.loadState(id));
+  // Read here, its calls are tallied as it is read; read by the caller, they are what the caller tallied, if anything.
+  const calls = options.loaded !== undefined ? options.calls : agent.prices !== undefined ? new CallTally() : undefined;
+  const loaded = options.loaded ?? (await store.loadState(id, calls === undefined ? {} : { onRecord: (record) => calls.add(record) }));
   const gates = {
     ...(options.force !== undefined ? { force: options.force } : {}),
     ...(options.interactive !== undefined ? { interactive: options.interactive } : {}),
@@ -617,7 +628,7 @@ export async function followUpRun(store: Store, agent: Agent, id: string, prompt
     ...(options.place !== undefined ? { place: options.place } : {}),
   });
   try {
-    return await resume(store, agent, fork.id, { ...gates, followUp: prompt }, id);
+    return await resume(store, agent, fork.id, { ...gates, followUp: prompt }, id, calls);
   } catch (err) {
     await store.delete(fork.id).catch(() => false); // a refused follow-up leaves no fork behind
     throw err;

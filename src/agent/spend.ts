@@ -116,6 +116,7 @@ export class CallTally {
   private provider = '';
   private model = '';
 
+  /** Takes in `record`: its meta names the provider and model of the calls after it; an assistant record is a call. */
   add(record: JournalRecord): void {
     if ('meta' in record) {
       this.provider = record.meta.fingerprint.provider;
@@ -188,18 +189,20 @@ export async function listedRunSpend(store: Store, run: Pick<RunInfo, 'runId' | 
  * Each listed run's own spend and their sum: what the runs of a conversation
  * spent. A run that cannot be read has none (null) and adds nothing; `strict`
  * makes a failed read of a run listed as readable an error instead, for a cap
- * that must not count less than was spent.
+ * that must not count less than was spent. `tallied`: the calls of runs read
+ * just before (a load's CallTally), by run id, so those are not read again.
  */
 export async function runsSpend(
   store: Store,
   runs: readonly Pick<RunInfo, 'runId' | 'forkedFrom' | 'status'>[],
   book: PriceBook | null,
   strict = false,
+  tallied: ReadonlyMap<string, CallTally> = new Map(),
 ): Promise<{ each: (Spend | null)[]; total: Spend }> {
   const total = noSpend();
   const each: (Spend | null)[] = [];
   for (const run of runs) {
-    const read = run.status === 'unreadable' ? null : listedRunSpend(store, run, book);
+    const read = run.status === 'unreadable' ? null : listedRunSpend(store, run, book, tallied.get(run.runId));
     const spend = read === null ? null : strict ? await read : await read.catch(() => null);
     if (spend !== null) addSpend(total, spend);
     each.push(spend);
@@ -208,8 +211,19 @@ export async function runsSpend(
 }
 
 /** What a conversation spent: every run of run `id`'s lineage (those in `except` left out), and how many runs that is. */
-export async function lineageSpend(store: Store, id: string, book: PriceBook | null, except: ReadonlySet<string> = new Set()): Promise<{ spend: Spend; runs: number }> {
+export function lineageSpend(store: Store, id: string, book: PriceBook | null, except: ReadonlySet<string> = new Set()): Promise<{ spend: Spend; runs: number }> {
+  return lineageSpendTallied(store, id, book, except, new Map());
+}
+
+/** lineageSpend, with the calls of runs read just before (`tallied`, as runsSpend's). */
+export async function lineageSpendTallied(
+  store: Store,
+  id: string,
+  book: PriceBook | null,
+  except: ReadonlySet<string>,
+  tallied: ReadonlyMap<string, CallTally>,
+): Promise<{ spend: Spend; runs: number }> {
   const runs = await listLineage(store, id);
-  const { total } = await runsSpend(store, runs.filter((run) => !except.has(run.runId)), book, true);
+  const { total } = await runsSpend(store, runs.filter((run) => !except.has(run.runId)), book, true, tallied);
   return { spend: total, runs: runs.length };
 }

@@ -13,6 +13,7 @@ import { CompactedError, compactionOf } from '../agent/compaction.js';
 import { continueWithAgent, followUpRun, generateRunId, resumeRefusal, resumeRun, startRun, type AgentRun } from '../agent/run.js';
 import type { Agent } from '../agent/agent.js';
 import { WorkspaceTracker } from '../agent/workspace.js';
+import { CallTally } from '../agent/spend.js';
 import type { RunResult, ToolCall } from '../agent/runner.js';
 import type { ToolRegistry } from '../agent/tools/registry.js';
 import { apiKeyVariable } from '../agent/providers/settings.js';
@@ -595,12 +596,13 @@ async function continueRun(store: Store, flags: RunFlags, words: string[], p: Pr
   await refuseOtherAgentsTask(store, id, p);
   let run: AgentRun;
   if (followUp !== undefined) {
-    // Read once to see whether it completed; the follow-up goes on from that read.
-    const loaded = await store.loadState(id);
+    // Read once to see whether it completed; the follow-up goes on from that read, its calls tallied as it is read.
+    const calls = p.agent.prices !== undefined ? new CallTally() : undefined;
+    const loaded = await store.loadState(id, calls === undefined ? {} : { onRecord: (record) => calls.add(record) });
     if (flags.name !== undefined && loaded.state.status !== 'completed') {
       throw usage(`--name names the new run a completed run is continued as, and run ${id} is not completed: it keeps its id; drop --name`);
     }
-    run = await followUpRun(store, p.agent, id, followUp, { ...gates, loaded, place: p.place, ...(flags.name !== undefined ? { newId: flags.name } : {}) });
+    run = await followUpRun(store, p.agent, id, followUp, { ...gates, loaded, ...(calls !== undefined ? { calls } : {}), place: p.place, ...(flags.name !== undefined ? { newId: flags.name } : {}) });
     if (run.continuedFrom !== undefined) p.note(`continuing completed run ${run.continuedFrom} as new run ${run.id}`);
   } else {
     run = await resumeRun(store, p.agent, id, gates);

@@ -23,6 +23,16 @@ export interface HeldRun {
    */
   write(seq: number, line: string): Promise<number | undefined>;
   /**
+   * Makes `lines`, the records with seqs `first`, `first + 1`, … (a run's
+   * records copied from elsewhere: Store.createFromLines), durable together in
+   * large writes, and resolves only once all are: one wait for durability, not
+   * one per record. When it rejects, none of them counts as stored, as for
+   * `write`. Keeps no times for them: a copy's records keep their source's
+   * (JournalStore's copied note). A backend without it is written one `write`
+   * at a time.
+   */
+  writeCopied?(first: number, lines: readonly string[]): Promise<void>;
+  /**
    * Lets the run go. Safe to call more than once. `checked`: every line of the
    * run was checked as a load checks it (this writer encoded them, or read them
    * whole before holding the run), so a backend that keeps check marks

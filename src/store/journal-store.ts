@@ -167,6 +167,37 @@ class StoreJournal implements Journal {
     return time;
   }
 
+  /**
+   * Appends copied `lines` as appendLine does each of them (checked, duplicates
+   * passed over, a gap refused), made durable together where the backend can
+   * (HeldRun.writeCopied), else one at a time. `beforeWrite` is called before
+   * each write to the backend (what throws there stops the copy).
+   */
+  async appendCopied(lines: readonly string[], beforeWrite: () => void = () => {}): Promise<void> {
+    if (this.held.writeCopied === undefined) {
+      for (const line of lines) {
+        beforeWrite();
+        await this.appendLine(line);
+      }
+      return;
+    }
+    if (this.closed) throw new LogbookError('journal_closed', `journal ${this.runId} is closed; open the run again to append`);
+    const records: JournalRecord[] = [];
+    const kept: string[] = [];
+    let last = this.last;
+    for (const line of lines) {
+      const record = decodeLine(line, `a line copied into run ${this.runId}`);
+      if (checkAppend(last, record.seq) === 'duplicate') continue;
+      last = record.seq;
+      records.push(record);
+      kept.push(line);
+    }
+    if (records.length === 0) return;
+    beforeWrite();
+    await this.held.writeCopied(records[0]!.seq, kept);
+    for (const record of records) await this.durable(record);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -216,10 +247,7 @@ export class JournalStore implements Store {
       // A carried note that cannot be kept fails the copy: without it the copy is another run (a compacted run compacted again).
       for (const [key, text] of options.notes ?? []) await this.backendImpl.putNote?.(id, key, text);
       await this.markCopied(id, lines, options.times);
-      for (let i = 1; i < lines.length; i++) {
-        stopIfAborted();
-        await journal.appendLine(lines[i]!);
-      }
+      for (const batch of copyBatches(lines, 1)) await journal.appendCopied(batch, stopIfAborted);
     } catch (err) {
       // The whole run or none of it.
       await journal.close().catch(() => {});
@@ -232,9 +260,9 @@ export class JournalStore implements Store {
   async finishFromLines(id: string, lines: readonly string[], options: Pick<CreateFromLinesOptions, 'times'> = {}): Promise<void> {
     validateId(id);
     if ((await this.copiedThrough(id)) === 0) await this.markCopied(id, lines, options.times);
-    const journal = await this.open(id);
+    const journal = await this.openJournal(id);
     try {
-      for (const line of lines.slice(journal.lastSeq)) await journal.appendLine(line); // a journal's seqs run from 1 without a gap
+      for (const batch of copyBatches(lines, journal.lastSeq)) await journal.appendCopied(batch); // a journal's seqs run from 1 without a gap
     } finally {
       await journal.close();
     }
@@ -286,7 +314,12 @@ export class JournalStore implements Store {
     return decodeCopiedTimes((await this.backendImpl.getNote?.(id, COPIED_TIMES_NOTE).catch(() => null)) ?? null, copied);
   }
 
-  async open(id: string, options: OpenOptions = {}): Promise<Journal> {
+  open(id: string, options: OpenOptions = {}): Promise<Journal> {
+    return this.openJournal(id, options);
+  }
+
+  /** Holds run `id` as `open` does, as this store's own journal (which takes copied lines: appendCopied). */
+  private async openJournal(id: string, options: OpenOptions = {}): Promise<StoreJournal> {
     validateId(id);
     const opened = await this.backendImpl.open(id);
     try {
@@ -710,6 +743,23 @@ function lastTurnsAlongLineages(runs: RunInfo[], continues: ReadonlyMap<string, 
 const NOTE_READS = 16;
 /** The note of a run made from stored lines (a copy, a fork): the last seq copied into it (markCopied). */
 const COPIED_NOTE = 'copied';
+/** About how many bytes of copied lines go to the backend at once: large writes, each batch's buffer bounded. */
+const COPY_BATCH_BYTES = 4 * 1024 * 1024;
+
+/** `lines` from index `from` on, in batches of about COPY_BATCH_BYTES (at least one line each). */
+function* copyBatches(lines: readonly string[], from: number): Generator<readonly string[]> {
+  let start = from;
+  let size = 0;
+  for (let i = from; i < lines.length; i++) {
+    size += lines[i]!.length + 1;
+    if (size >= COPY_BATCH_BYTES) {
+      yield lines.slice(start, i + 1);
+      start = i + 1;
+      size = 0;
+    }
+  }
+  if (start < lines.length) yield lines.slice(start);
+}
 /** The note of a copy that holds its copied records' own times, as the source kept them (markCopied). */
 const COPIED_TIMES_NOTE = 'copied-times';
 

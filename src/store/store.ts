@@ -168,7 +168,7 @@ export interface WatchOptions {
 
 /** How Store.createFromLines makes a run. */
 export interface CreateFromLinesOptions {
-  /** Stops the copy at the next record (`interrupted`); what was written is removed. */
+  /** Stops the copy at its next write (a record, or a batch of them where the backend writes copies in batches: `interrupted`); what was written is removed. */
   signal?: AbortSignal;
   /** Notes kept beside the new run before its records (a copy's carried notes, run-notes.ts carriedNoteKeys), with the run or not at all. */
   notes?: ReadonlyMap<string, string>;

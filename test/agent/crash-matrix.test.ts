@@ -136,6 +136,24 @@ describe('crash matrix', () => {
   }
 });
 
+describe('a follow-up of a completed run killed while copying it', () => {
+  // The fork copies the reference's records but its completed terminal (seqs 2-9) in one batch: torn inside it, or killed once it is durable.
+  it.each([
+    ['tear-seq:5', 4],
+    ['kill-after-seq:5', 9],
+  ])('%s: the origin is left as it was, and the copy is a head of its records that lists interrupted', async (crash, kept) => {
+    const origin = readFileSync(store.journalPath('reference'), 'utf8');
+    const before = new Set((await store.list()).map((r) => r.runId));
+    const crashed = await run(attempt(`follow-${crash.replace(':', '-')}`), ['--resume', 'reference', 'and then?'], { LOGBOOK_TEST_CRASH: crash });
+    expect(crashed.signal).toBe('SIGKILL');
+    expect(readFileSync(store.journalPath('reference'), 'utf8')).toBe(origin);
+    const made = (await store.list()).filter((r) => !before.has(r.runId));
+    expect(made).toMatchObject([{ status: 'interrupted', lastSeq: kept }]);
+    const copied = await store.lines(made[0]!.runId);
+    expect(copied.slice(1)).toEqual(origin.split('\n').slice(1, kept));
+  });
+});
+
 describe('suspend and resume by signal', () => {
   it('SIGINT in the middle of a tool journals suspended without that result; the resume runs it again', async () => {
     const a = attempt('sigint');

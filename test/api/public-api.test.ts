@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FileStore, LogbookError, allowCall, commandTool, defineAgent, defineTool, denyCall, exportSession, followUpRun, forkRun, loadAgent, newestFirst, resumeRun, scriptProvider, searchRuns, startRun, storeFromConfig, type JournalRecord, type RunObserver } from '../../src/index.js';
+import { FileStore, LogbookError, allowCall, loadPriceBook, commandTool, defineAgent, defineTool, denyCall, exportSession, followUpRun, forkRun, loadAgent, newestFirst, resumeRun, scriptProvider, searchRuns, startRun, storeFromConfig, type JournalRecord, type RunObserver } from '../../src/index.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const answer = (text: string) => ({ text });
@@ -39,6 +39,31 @@ describe('the public API', () => {
     expect(result).toMatchObject({ reason: 'completed', finalText: 'Second.' });
     expect(result.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
     expect(await store.lines('talk')).toEqual(before);
+  });
+
+  it('prices the conversation a follow-up of a completed run continues without reading that run again', async () => {
+    const store = new FileStore(tempDir());
+    const provider = scriptProvider([{ text: 'First.', usage: { input: 1_000_000, output: 0 } }, { text: 'Second.', usage: { input: 0, output: 0 } }]);
+    const agent = defineAgent({ provider, prices: await loadPriceBook({ overrides: { [provider.model]: { input: 1, output: 1 } }, table: false }) });
+    expect((await (await startRun(store, agent, { id: 'priced', prompt: 'one' })).execute()).reason).toBe('completed');
+    // Each read of a run's records, by run.
+    const reads: string[] = [];
+    const counted = new Proxy(store, {
+      get(target, key, receiver) {
+        if (key === 'records' || key === 'loadState' || key === 'lines' || key === 'load') {
+          return (id: string, ...rest: unknown[]) => {
+            reads.push(id);
+            return (Reflect.get(target, key, receiver) as (...args: unknown[]) => unknown).call(target, id, ...rest);
+          };
+        }
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    const next = await followUpRun(counted, agent, 'priced', 'two', { newId: 'priced-2' });
+    // Read to judge it and to fork it; its spend comes from the first of those reads.
+    expect(reads.filter((id) => id === 'priced')).toHaveLength(2);
+    // The conversation's spend: the first run's million input tokens at $1 a million, and the follow-up's call at nothing.
+    expect((await next.execute()).spend?.conversation).toMatchObject({ usd: 1, calls: 2 });
   });
 
   it('follows up a run that waits for input under its own id, and refuses a new id for it', async () => {

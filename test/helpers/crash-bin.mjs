@@ -35,6 +35,20 @@ function wrapHeld(held, tearPath) {
     await write(seq, line);
     if (mode === 'kill-after-seq' && seq === crashSeq) die();
   };
+  if (held.writeCopied) {
+    // A copy's records, written in batches: the same crash points inside a batch.
+    const writeCopied = held.writeCopied.bind(held);
+    held.writeCopied = async (first, lines) => {
+      const holds = crashSeq >= first && crashSeq < first + lines.length;
+      if (mode === 'tear-seq' && holds && tearPath) {
+        const before = lines.slice(0, crashSeq - first);
+        if (before.length > 0) writeFileSync(tearPath, `${before.join('\n')}\n`, { flag: 'a' });
+        tear(tearPath, lines[crashSeq - first]);
+      }
+      await writeCopied(first, lines);
+      if (mode === 'kill-after-seq' && holds) die();
+    };
+  }
   return held;
 }
 

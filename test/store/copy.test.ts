@@ -67,27 +67,31 @@ describe('copyRun', () => {
   it('returns how many records it copied, and an aborted copy leaves no run behind', async () => {
     const from = new MemoryStore();
     const j = await from.create('long', meta('long'));
-    for (let seq = 2; seq <= 6; seq++) await j.append(at(seq, assistant(seq - 2)));
+    // Tool results large enough that the file backend writes the copy in more than one batch.
+    const ids = ['t1', 't2', 't3', 't4'];
+    await j.append(at(2, assistant(0, ids)));
+    for (const [k, id] of ids.entries()) await j.append(at(3 + k, toolResult(id, 'x'.repeat(1536 * 1024))));
     await j.close();
     expect((await copyRun(from, new MemoryStore(), 'long')).records).toBe(6);
 
-    // The copy is aborted once the target holds three records.
     const controller = new AbortController();
-    // A file backend that aborts the copy once it holds three records.
+    // A file backend that aborts the copy once it holds its first batch of records.
     const files = new FileBackend(join(root, 'aborted'));
     const create = files.create.bind(files);
+    let batches = 0;
     files.create = async (id, line) => {
       const held = await create(id, line);
-      const write = held.write.bind(held);
-      held.write = async (seq, text) => {
-        const time = await write(seq, text);
-        if (seq === 3) controller.abort();
-        return time;
+      const writeCopied = held.writeCopied!.bind(held);
+      held.writeCopied = async (first, lines) => {
+        await writeCopied(first, lines);
+        batches++;
+        controller.abort();
       };
       return held;
     };
     const target = new JournalStore(files);
     await expect(copyRun(from, target, 'long', { signal: controller.signal })).rejects.toMatchObject({ code: 'interrupted' });
+    expect(batches).toBe(1);
     expect(await target.list()).toEqual([]);
     expect(await copyRun(from, new MemoryStore(), 'long', { signal: controller.signal }).catch((e: { code: string }) => e.code)).toBe('interrupted');
   });

@@ -84,14 +84,7 @@ class HeldFile implements HeldRun {
       this.checkStillThere(seq);
     } catch (err) {
       if (isLogbookError(err)) throw err;
-      // Cut any partial line away so the journal still ends on a whole record and
-      // the same seq can be written again.
-      try {
-        ftruncateSync(this.fd, this.size);
-        fsyncSync(this.fd);
-      } catch {
-        /* the read side drops a torn final line anyway */
-      }
+      this.cutBack();
       throw ioError(`cannot append seq ${seq} to ${this.path}`, err);
     }
     this.size += bytes.length;
@@ -108,6 +101,31 @@ class HeldFile implements HeldRun {
     const n = this.scratch.write(line, 0, 'utf8');
     this.scratch[n] = 0x0a;
     return this.scratch.subarray(0, n + 1);
+  }
+
+  /** One write of the lines (the caller bounds them: JournalStore's copy batches), one fsync, cut back as `write` is on a failure. */
+  async writeCopied(first: number, lines: readonly string[]): Promise<void> {
+    const bytes = Buffer.from(`${lines.join('\n')}\n`, 'utf8');
+    try {
+      writeAll(this.fd, bytes);
+      fsyncSync(this.fd);
+      this.checkStillThere(first);
+    } catch (err) {
+      if (isLogbookError(err)) throw err;
+      this.cutBack();
+      throw ioError(`cannot append seqs ${first} to ${first + lines.length - 1} to ${this.path}`, err);
+    }
+    this.size += bytes.length;
+  }
+
+  /** Cuts any partial line away so the journal still ends on a whole record and the same seqs can be written again. */
+  private cutBack(): void {
+    try {
+      ftruncateSync(this.fd, this.size);
+      fsyncSync(this.fd);
+    } catch {
+      /* the read side drops a torn final line anyway */
+    }
   }
 
   /**
