@@ -116,6 +116,12 @@ export class WorkspaceTracker implements WorkspaceSnapshots {
     });
   }
 
+  /**
+   * Starts the next snapshot's git work now (while the records before it are
+   * written): only where nothing can change the workspace before that snapshot
+   * is asked (an answer that ends the run), since what it finds is what the
+   * snapshot keeps.
+   */
   begin(): void {
     this.begun ??= this.queueMake();
   }
@@ -125,7 +131,8 @@ export class WorkspaceTracker implements WorkspaceSnapshots {
     const made = this.begun ?? this.queueMake();
     this.begun = null;
     const taken = made.then((m) => this.note(runId, seq, moment, m));
-    this.queue = taken.catch(() => {});
+    // After what was queued since a begun snapshot too (a readying), not only after that snapshot.
+    this.queue = Promise.all([this.queue, taken]).catch(() => {});
     return taken;
   }
 
