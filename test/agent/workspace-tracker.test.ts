@@ -29,14 +29,18 @@ function loggingGit(root: string): { searchPath: string; calls: () => string[] }
   return { searchPath: `${bin}:/usr/bin:/bin`, calls: () => readFileSync(log, 'utf8').split('\n').filter(Boolean) };
 }
 
+/** A workspace of one file, a file store beside it, and a logging git. */
+function trackedWorkspace(): { root: string; ws: string; store: FileStore; git: ReturnType<typeof loggingGit> } {
+  const root = tempDir('logbook-tracker-');
+  const ws = join(root, 'ws');
+  mkdirSync(ws);
+  writeFileSync(join(ws, 'a.txt'), 'one\n');
+  return { root, ws, store: new FileStore(join(root, 'runs')), git: loggingGit(root) };
+}
+
 describe('WorkspaceTracker', () => {
   it("makes a snapshot begun before its record once, and notes it after: a readying asked first leaves the git work to it", async () => {
-    const root = tempDir('logbook-tracker-');
-    const ws = join(root, 'ws');
-    mkdirSync(ws);
-    writeFileSync(join(ws, 'a.txt'), 'one\n');
-    const store = new FileStore(join(root, 'runs'));
-    const git = loggingGit(root);
+    const { root, ws, store, git } = trackedWorkspace();
     const tracker = WorkspaceTracker.for(store, { ...WORKSPACE_DEFAULTS, track: true }, ws, git.searchPath)!;
     const run = await store.create('tracked', meta('tracked'));
     // The answer streams (readied), ends (the end's snapshot begun), and its last record is written before the snapshot is asked.
@@ -63,12 +67,7 @@ describe('WorkspaceTracker', () => {
   });
 
   it('takes the rules and the tree an earlier process kept for an unchanged workspace without writing them again, unless its git directory was made anew', async () => {
-    const root = tempDir('logbook-tracker-');
-    const ws = join(root, 'ws');
-    mkdirSync(ws);
-    writeFileSync(join(ws, 'a.txt'), 'one\n');
-    const store = new FileStore(join(root, 'runs'));
-    const git = loggingGit(root);
+    const { root, ws, store, git } = trackedWorkspace();
     const settings = { ...WORKSPACE_DEFAULTS, track: true };
     const run = await store.create('kept', meta('kept'));
     const treeOf = async (seq: number): Promise<string | undefined> => {

@@ -27,17 +27,22 @@ const UNUSED_MODULES =
 /** Ajv, bundled or not (its small runtime helpers, which the build's standalone validators require, aside): only a tool's first call (or a schema whose compile may fail, checked at start) loads it. */
 const AJV = /dist\/vendor\/ajv\.cjs|node_modules\/ajv\/(?!dist\/runtime\/)/;
 
+/** A directory with a state directory and an anthropic config of one command tool, the fake Messages API reset for it. */
+function anthropicRun(): { dir: string; state: string; config: string; env: Record<string, string> } {
+  const dir = tempDir();
+  const state = join(dir, 'state');
+  const config = join(dir, 'agent.yaml');
+  writeFileSync(
+    config,
+    `provider: anthropic\nmodel: claude-sonnet-4-5\nmax_tokens: 1024\ntools:\n  - name: echo\n    description: Print its text\n    input_schema: { type: object, properties: { text: { type: string } } }\n    command: [echo, "{{text}}"]\n`,
+  );
+  anthropic.reset();
+  return { dir, state, config, env: { ANTHROPIC_BASE_URL: anthropic.origin, ANTHROPIC_API_KEY: 'test-key' } };
+}
+
 describe('the modules a run loads', () => {
   it('are those it uses: no OpenTelemetry, NATS, MCP, A2A, price table, Ink or Markdown, in a run and its resume', async () => {
-    const dir = tempDir();
-    const state = join(dir, 'state');
-    const config = join(dir, 'agent.yaml');
-    writeFileSync(
-      config,
-      `provider: anthropic\nmodel: claude-sonnet-4-5\nmax_tokens: 1024\ntools:\n  - name: echo\n    description: Print its text\n    input_schema: { type: object, properties: { text: { type: string } } }\n    command: [echo, "{{text}}"]\n`,
-    );
-    const env = { ANTHROPIC_BASE_URL: anthropic.origin, ANTHROPIC_API_KEY: 'test-key' };
-    anthropic.reset();
+    const { dir, state, config, env } = anthropicRun();
     anthropic.reply({ message: { content: [{ type: 'text', text: 'It said hi.' }], usage: { input_tokens: 50_000, output_tokens: 10 } } });
     const runLog = join(dir, 'run.txt');
     const run = await runCli(['run', '--config', config, '--state-dir', state, '--name', 'm1', 'say hi'], { cwd: dir, env: { ...env, ...loadProbe(runLog) } });
@@ -63,15 +68,7 @@ describe('the modules a run loads', () => {
   });
 
   it("weigh a resume's compaction without the price table once a run kept the window it gave", async () => {
-    const dir = tempDir();
-    const state = join(dir, 'state');
-    const config = join(dir, 'agent.yaml');
-    writeFileSync(
-      config,
-      `provider: anthropic\nmodel: claude-sonnet-4-5\nmax_tokens: 1024\ntools:\n  - name: echo\n    description: Print its text\n    input_schema: { type: object, properties: { text: { type: string } } }\n    command: [echo, "{{text}}"]\n`,
-    );
-    const env = { ANTHROPIC_BASE_URL: anthropic.origin, ANTHROPIC_API_KEY: 'test-key' };
-    anthropic.reset();
+    const { dir, state, config, env } = anthropicRun();
     // A tool call, then a refused call: the run stops owing its answer, its last input known.
     anthropic.reply(
       { message: { content: [{ type: 'tool_use', id: 'toolu_1', name: 'echo', input: { text: 'hi' } }], usage: { input_tokens: 50_000, output_tokens: 10 } } },
