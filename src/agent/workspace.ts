@@ -116,12 +116,6 @@ export class WorkspaceTracker implements WorkspaceSnapshots {
     });
   }
 
-  /**
-   * Starts the next snapshot's git work now (while the records before it are
-   * written): only where nothing can change the workspace before that snapshot
-   * is asked (an answer that ends the run), since what it finds is what the
-   * snapshot keeps.
-   */
   begin(): void {
     this.begun ??= this.queueMake();
   }
