@@ -77,17 +77,7 @@ class HeldFile implements HeldRun {
   }
 
   async write(seq: number, line: string): Promise<number | undefined> {
-    const bytes = this.lineBytes(line);
-    try {
-      writeAll(this.fd, bytes);
-      fsyncSync(this.fd);
-      this.checkStillThere(seq);
-    } catch (err) {
-      if (isLogbookError(err)) throw err;
-      this.cutBack();
-      throw ioError(`cannot append seq ${seq} to ${this.path}`, err);
-    }
-    this.size += bytes.length;
+    this.writeDurably(this.lineBytes(line), seq, `seq ${seq}`);
     return this.times.durable(seq);
   }
 
@@ -103,17 +93,25 @@ class HeldFile implements HeldRun {
     return this.scratch.subarray(0, n + 1);
   }
 
-  /** One write of the lines (the caller bounds them: JournalStore's copy batches), one fsync, cut back as `write` is on a failure. */
+  /** One write of the lines (the caller bounds them: JournalStore's copy batches) and one fsync, as `write` makes for one. */
   async writeCopied(first: number, lines: readonly string[]): Promise<void> {
-    const bytes = Buffer.from(`${lines.join('\n')}\n`, 'utf8');
+    this.writeDurably(Buffer.from(`${lines.join('\n')}\n`, 'utf8'), first, `seqs ${first} to ${first + lines.length - 1}`);
+  }
+
+  /**
+   * Appends whole lines, durable (fsynced) and still in the journal's file
+   * (checked from record `seq`) when it returns; on a failure the journal is
+   * cut back to its last whole record. `what` names the records in the error.
+   */
+  private writeDurably(bytes: Uint8Array, seq: number, what: string): void {
     try {
       writeAll(this.fd, bytes);
       fsyncSync(this.fd);
-      this.checkStillThere(first);
+      this.checkStillThere(seq);
     } catch (err) {
       if (isLogbookError(err)) throw err;
       this.cutBack();
-      throw ioError(`cannot append seqs ${first} to ${first + lines.length - 1} to ${this.path}`, err);
+      throw ioError(`cannot append ${what} to ${this.path}`, err);
     }
     this.size += bytes.length;
   }
