@@ -25,4 +25,13 @@ export class Recorder {
     this.onRecord?.(record, time);
     return record;
   }
+
+  /**
+   * Has the journal keep the run's fold checkpoint of the state now, when it
+   * grew enough since the last (Journal.keepCheckpoint): for a wait (a model
+   * request sent), never on the way out.
+   */
+  keepCheckpoint(): void {
+    void this.journal?.keepCheckpoint(this.state);
+  }
 }

@@ -394,7 +394,8 @@ async function resume(store: Store, agent: Agent, id: string, options: ResumeOpt
   }
   // The calls are tallied as the run is read, so that what they cost is known without reading it again.
   const tally = options.loaded === undefined && agent.prices !== undefined ? new CallTally() : undefined;
-  const loaded = options.loaded ?? (await store.loadState(id, tally === undefined ? {} : { onRecord: (record) => tally.add(record) }));
+  const loaded = options.loaded ?? (await store.loadState(id, { forWriting: true, calls: tally !== undefined }));
+  if (options.loaded === undefined) tally?.addLoaded(loaded);
   const note = await compactionOf(store, id);
   if (note !== null && loaded.lastSeq !== note.at) throw new CompactedError(id, note.into, note.at);
   const gates = await resumeRequest(store, agent, loaded.state, {
@@ -410,7 +411,7 @@ async function resume(store: Store, agent: Agent, id: string, options: ResumeOpt
 
 /** Holds run `id`, read as `loaded`: read again, and judged again, when another writer finished between the read and the hold. */
 async function hold(store: Store, id: string, loaded: LoadedState, gates: ResumeRequest): Promise<{ journal: Journal; state: RunState; metaLine: string }> {
-  const journal = await store.open(id, { checkedThrough: loaded.lastSeq });
+  const journal = await store.open(id, { checkedThrough: loaded.lastSeq, ...(loaded.trail !== undefined ? { trail: loaded.trail } : {}) });
   let state = loaded.state;
   let metaLine = loaded.metaLine;
   try {
@@ -579,7 +580,7 @@ export interface FollowUpOptions {
   /** As ResumeOptions.loaded. */
   loaded?: LoadedState;
   /**
-   * The calls of run `id` as `loaded` was read (a CallTally its onRecord fed),
+   * The calls of run `id` as `loaded` was read (a CallTally given its calls: CallTally.addLoaded),
    * so that what a completed run's continuation shows of the conversation's
    * spend does not read it again (the CLI's; not part of the public API).
    * @internal
@@ -606,7 +607,8 @@ export async function followUpRun(store: Store, agent: Agent, id: string, prompt
   if (prompt.trim() === '') throw new LogbookError('usage', 'a follow-up needs a prompt');
   // Read here, its calls are tallied as it is read; read by the caller, they are what the caller tallied, if anything.
   const calls = options.loaded !== undefined ? options.calls : agent.prices !== undefined ? new CallTally() : undefined;
-  const loaded = options.loaded ?? (await store.loadState(id, calls === undefined ? {} : { onRecord: (record) => calls.add(record) }));
+  const loaded = options.loaded ?? (await store.loadState(id, { forWriting: true, calls: calls !== undefined }));
+  if (options.loaded === undefined) calls?.addLoaded(loaded);
   const gates = {
     ...(options.force !== undefined ? { force: options.force } : {}),
     ...(options.interactive !== undefined ? { interactive: options.interactive } : {}),

@@ -1076,6 +1076,7 @@ class Loop {
             this.options.workspace?.prepare?.(); // the answer has begun: the workspace is readied for the snapshot after its record
           },
           live,
+          () => this.recorder.keepCheckpoint(), // the request was sent: a long run's checkpoint is kept while the answer comes
         ),
       );
     } catch (err) {
@@ -1136,11 +1137,18 @@ class Loop {
 /**
  * A provider's stream as the observer's text and thinking: the deltas of two
  * blocks are joined by a newline, as textOf joins a message's text blocks, so
- * what streamed is the text the message will hold.
+ * what streamed is the text the message will hold. `onBegun`: at its first
+ * event, once (the request was sent, and the answer is coming).
  */
-function joinedStream(observer: RunObserver, onUsage: (usage: Usage) => void, live: LiveTextWriter | null): StreamObserver {
+function joinedStream(observer: RunObserver, onUsage: (usage: Usage) => void, live: LiveTextWriter | null, onBegun: () => void): StreamObserver {
   let textBlock: number | undefined;
   let thinkingBlock: number | undefined;
+  let begun = false;
+  const begin = (): void => {
+    if (begun) return;
+    begun = true;
+    onBegun();
+  };
   const text = (delta: string): void => {
     observer.text?.(delta);
     live?.text(delta);
@@ -1151,11 +1159,13 @@ function joinedStream(observer: RunObserver, onUsage: (usage: Usage) => void, li
   };
   return {
     onText(delta, block) {
+      begin();
       if (textBlock !== undefined && block !== textBlock) text('\n');
       textBlock = block;
       if (delta !== '') text(delta);
     },
     onThinking(delta, block) {
+      begin();
       if (delta === '') return;
       if (thinkingBlock !== undefined && block !== thinkingBlock) thinking('\n');
       thinkingBlock = block;
@@ -1168,6 +1178,7 @@ function joinedStream(observer: RunObserver, onUsage: (usage: Usage) => void, li
       live?.restart();
     },
     onUsage(usage) {
+      begin();
       onUsage(usage);
       observer.streamUsage?.(usage);
     },

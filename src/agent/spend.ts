@@ -11,7 +11,7 @@
 import { tokenParts, type JournalRecord, type UsageCounts } from '../core/index.js';
 import { listLineage, ownFrom } from '../store/lineage.js';
 import { COMPACTION_NOTE, parseCompaction } from '../store/run-notes.js';
-import type { RunInfo, Store } from '../store/store.js';
+import type { LoadedState, RunInfo, Store } from '../store/store.js';
 import { unheldCalls } from './call-notes.js';
 import { usdText, type PriceBook } from './prices.js';
 
@@ -129,6 +129,13 @@ export class CallTally {
       if (cache_create_tokens !== undefined) usage.cache_create_tokens = cache_create_tokens;
       this.calls.push({ provider: this.provider, model: this.model, usage, seq: record.seq, iteration: record.assistant.iteration });
     }
+  }
+
+  /** Takes in the calls a load gave (LoadedState.calls: read, or from the run's checkpoint), of the provider and model its meta names. */
+  addLoaded(loaded: LoadedState): void {
+    this.provider = loaded.state.fingerprint.provider;
+    this.model = loaded.state.fingerprint.model;
+    for (const { seq, iteration, usage } of loaded.calls ?? []) this.calls.push({ provider: this.provider, model: this.model, usage, seq, iteration });
   }
 
   /** The provider and model of the run's meta record (empty before it). */

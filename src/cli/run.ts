@@ -598,7 +598,8 @@ async function continueRun(store: Store, flags: RunFlags, words: string[], p: Pr
   if (followUp !== undefined) {
     // Read once to see whether it completed; the follow-up goes on from that read, its calls tallied as it is read.
     const calls = p.agent.prices !== undefined ? new CallTally() : undefined;
-    const loaded = await store.loadState(id, calls === undefined ? {} : { onRecord: (record) => calls.add(record) });
+    const loaded = await store.loadState(id, { forWriting: true, calls: calls !== undefined });
+    calls?.addLoaded(loaded);
     if (flags.name !== undefined && loaded.state.status !== 'completed') {
       throw usage(`--name names the new run a completed run is continued as, and run ${id} is not completed: it keeps its id; drop --name`);
     }

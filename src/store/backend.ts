@@ -9,7 +9,7 @@
  * byte for byte. Every rule below is exercised by the shared store contract
  * tests (test/store/contract.ts), which every backend passes.
  */
-import type { RunTimes } from '../core/index.js';
+import type { LinesDigest, RunTimes } from '../core/index.js';
 
 /** A run a writer holds: no other writer can append to it until it is released. */
 export interface HeldRun {
@@ -191,6 +191,25 @@ export interface Backend {
   markChecked?(id: string, version: string): Promise<void>;
   /** Removes a run, its notes and marks included; false when there was none; `locked` while a writer holds it. */
   delete(id: string): Promise<boolean>;
+  /**
+   * The fold checkpoint kept beside run `id` (store/checkpoint.ts), or null.
+   * A backend that keeps none leaves these three out.
+   */
+  readCheckpoint?(id: string): Promise<string | null>;
+  /**
+   * Replaces run `id`'s checkpoint whole (a reader finds the old one or the
+   * new one, never a part): never synced, since one lost or damaged in a crash
+   * only costs a load the work it saved, and is ignored.
+   */
+  writeCheckpoint?(id: string, text: string): Promise<void>;
+  /**
+   * Run `id`'s lines after the first `prefix.lines` (streamed as `stream`
+   * gives them, without `follow`), when those lines, as stored, are
+   * `prefix.length` bytes whose digest (core LinesDigest, which `digest` is
+   * fed them into) is `prefix.digest`; null when they are not (the run is
+   * shorter there, or other), or the run is absent.
+   */
+  streamAfter?(id: string, prefix: { lines: number; length: number; digest: string }, digest: LinesDigest): Promise<AsyncIterable<Streamed> | null>;
   /**
    * Keeps a note beside a run: a few bytes of data derived from it, never part of
    * its journal (so never copied with it, and never read by the reference). A key

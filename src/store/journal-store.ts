@@ -17,6 +17,9 @@ import {
   fold,
   initialState,
   isLogbookError,
+  LinesDigest,
+  modelCallOf,
+  type ModelCall,
   isValidId,
   runStatus,
   step,
@@ -37,6 +40,7 @@ import {
   type FoldedRun,
   type LoadedRun,
   type LoadedState,
+  type LoadStateOptions,
   type RecordsOptions,
   type ForkOrigin,
   type ListingOptions,
@@ -64,6 +68,7 @@ import {
 } from './run-notes.js';
 import { encodeListingIndex, parseListingIndex, type EndsFacts, type IndexedEnds } from './listing-index.js';
 import { LiveTextWriter, parseLiveText, type LiveText } from './live-text.js';
+import { CheckpointTrail, checkpointText, fromCheckpoint, keepsCheckpoints } from './checkpoint.js';
 
 /** The meta record a run starts with; `corrupt` when it is not one, or names another run. */
 function metaOf(record: JournalRecord, id: string, where: string): MetaPayload {
@@ -82,10 +87,12 @@ function metaOf(record: JournalRecord, id: string, where: string): MetaPayload {
  * seqs strictly increase. `caughtUp` marks pass through, for the watch.
  */
 class StreamChecks {
-  private lineNo = 0;
-  private lastSeq = 0;
-
-  constructor(private readonly id: string) {}
+  constructor(
+    private readonly id: string,
+    /** Lines already read and checked before this one's first (a checkpoint's), and the last seq among them. */
+    private lineNo = 0,
+    private lastSeq = 0,
+  ) {}
 
   /** The record `line` holds, checked against those before it. */
   check(line: string): JournalRecord {
@@ -127,7 +134,25 @@ class StoreJournal implements Journal {
     private readonly keepNote: KeepNote,
     /** Claims going on with the run at a seq as a writer (claims.ts); null where an open excludes every other writer. */
     private readonly claimAt: ((at: number, writer: string) => Promise<boolean>) | null = null,
+    /** What the run's next checkpoint needs, of every line through `last`; null where none is written (store/checkpoint.ts). */
+    private trail: CheckpointTrail | null = null,
+    private readonly writeCheckpoint: (text: string) => Promise<void> = () => Promise.resolve(),
   ) {}
+
+  /**
+   * Writes the run's checkpoint of `state` when it is the fold of the lines
+   * through lastSeq and they grew enough since the last one (CheckpointTrail):
+   * taken now, encoded and written after the current turn of the event loop
+   * (what called this goes on first). Else does nothing. Never fails: a
+   * checkpoint only saves a load work.
+   */
+  async keepCheckpoint(state: RunState): Promise<void> {
+    if (this.closed || this.trail === null || this.trail.seq !== this.last) return;
+    const checkpoint = this.trail.due(state);
+    if (checkpoint === null) return;
+    await new Promise((resolve) => setImmediate(resolve));
+    await this.writeCheckpoint(checkpointText(checkpoint)).catch(() => {});
+  }
 
   async claim(): Promise<boolean> {
     if (this.closed) throw new LogbookError('journal_closed', `journal ${this.runId} is closed; open the run again to claim it`);
@@ -153,7 +178,9 @@ class StoreJournal implements Journal {
   async append(record: JournalRecord): Promise<number | undefined> {
     if (this.closed) throw new LogbookError('journal_closed', `journal ${this.runId} is closed; open the run again to append`);
     if (checkAppend(this.last, record.seq) === 'duplicate') return undefined;
-    const time = await this.held.write(record.seq, encodeRecord(record));
+    const line = encodeRecord(record);
+    const time = await this.held.write(record.seq, line);
+    this.trail?.add(line, record);
     await this.durable(record);
     return time;
   }
@@ -162,6 +189,7 @@ class StoreJournal implements Journal {
     if (this.closed) throw new LogbookError('journal_closed', `journal ${this.runId} is closed; open the run again to append`);
     const record = decodeLine(line, `a line copied into run ${this.runId}`);
     if (checkAppend(this.last, record.seq) === 'duplicate') return undefined;
+    this.trail = null; // a copy's lines: the run is checkpointed by the writer that goes on with it
     const time = await this.held.write(record.seq, line);
     await this.durable(record);
     return time;
@@ -193,6 +221,7 @@ class StoreJournal implements Journal {
       kept.push(line);
     }
     if (records.length === 0) return;
+    this.trail = null;
     beforeWrite();
     await this.held.writeCopied(records[0]!.seq, kept);
     for (const record of records) await this.durable(record);
@@ -227,8 +256,10 @@ export class JournalStore implements Store {
     if (meta.run_id !== id) {
       throw new LogbookError('invalid_meta', `the meta record names run ${meta.run_id}, but it is being created as run ${id}`);
     }
-    const held = await this.backendImpl.create(id, encodeRecord({ seq: 1, meta }));
-    return new StoreJournal(id, held, 1, true, this.noteKeeper(id), this.claimer(id));
+    const metaLine = encodeRecord({ seq: 1, meta });
+    const held = await this.backendImpl.create(id, metaLine);
+    const trail = keepsCheckpoints(this.backendImpl) ? CheckpointTrail.fromMeta(metaLine) : null;
+    return new StoreJournal(id, held, 1, true, this.noteKeeper(id), this.claimer(id), trail, this.checkpointWriter(id));
   }
 
   async createFromLines(id: string, lines: readonly string[], options: CreateFromLinesOptions = {}): Promise<Journal> {
@@ -325,7 +356,9 @@ export class JournalStore implements Store {
     try {
       metaOf(decodeLine(opened.first, `the first line of run ${id}`), id, `run ${id}`);
       const last = decodeLine(opened.last, `the last line of run ${id}`);
-      return new StoreJournal(id, opened.run, last.seq, options.checkedThrough === last.seq, this.noteKeeper(id), this.claimer(id));
+      // The load's trail is of the lines through its last seq: the run's, when it still ends there.
+      const trail = options.trail?.seq === last.seq && options.checkedThrough === last.seq ? options.trail : null;
+      return new StoreJournal(id, opened.run, last.seq, options.checkedThrough === last.seq, this.noteKeeper(id), this.claimer(id), trail, this.checkpointWriter(id));
     } catch (err) {
       await opened.run.release();
       throw err;
@@ -353,6 +386,11 @@ export class JournalStore implements Store {
   async held(id: string): Promise<boolean | undefined> {
     validateId(id);
     return this.backendImpl.holder?.(id);
+  }
+
+  /** How a journal of run `id` writes its checkpoint. */
+  private checkpointWriter(id: string): (text: string) => Promise<void> {
+    return (text) => this.backendImpl.writeCheckpoint?.(id, text) ?? Promise.resolve();
   }
 
   /** How a journal of run `id` keeps its notes. */
@@ -410,7 +448,7 @@ export class JournalStore implements Store {
    * decoded to. Nothing else of the run is kept, as the whole of it would be by
    * a load (its lines, then its records) while it decodes and folds.
    */
-  async loadState(id: string, options: { onRecord?: (record: JournalRecord) => void } = {}): Promise<LoadedState> {
+  async loadState(id: string, options: LoadStateOptions = {}): Promise<LoadedState> {
     return this.foldStream(id, options);
   }
 
@@ -418,19 +456,32 @@ export class JournalStore implements Store {
    * A run read a chunk at a time, each line checked and folded as it comes
    * (loadState): the checks of checkedStream, in a loop over each chunk's lines
    * rather than a generator's step per record (a long run's resume paid for
-   * one per record).
+   * one per record). From the run's checkpoint when it names the journal's
+   * first lines as they are (store/checkpoint.ts: then only the lines after
+   * them are read, checked and folded), unless every record is to be seen
+   * (`onRecord`) or only outlines are read.
    */
-  private async foldStream(id: string, options: { outline?: boolean; onRecord?: (record: JournalRecord) => void }): Promise<LoadedState> {
+  private async foldStream(id: string, options: LoadStateOptions & { outline?: boolean }): Promise<LoadedState> {
     validateId(id);
-    const checks = new StreamChecks(id);
-    let state: RunState | undefined;
-    let metaLine = '';
-    const { onRecord, ...read } = options;
-    for await (const chunk of this.backendImpl.stream(id, { follow: false, ...read })) {
+    const { onRecord, calls: tally, forWriting, ...read } = options;
+    const start = onRecord === undefined && read.outline !== true ? await fromCheckpoint(this.backendImpl, id) : null;
+    const checkpoint = start?.checkpoint;
+    const checks = checkpoint === undefined ? new StreamChecks(id) : new StreamChecks(id, checkpoint.lines, checkpoint.state.last_seq);
+    let state = checkpoint?.state;
+    let metaLine = checkpoint?.metaLine ?? '';
+    const calls: ModelCall[] = checkpoint !== undefined ? [...checkpoint.calls] : [];
+    const digest = start?.digest ?? (forWriting === true && keepsCheckpoints(this.backendImpl) ? new LinesDigest() : null);
+    const stream = start?.rest ?? this.backendImpl.stream(id, { follow: false, ...read });
+    for await (const chunk of stream) {
       if (!('lines' in chunk)) continue;
       for (const line of chunk.lines) {
         const record = checks.check(line);
         onRecord?.(record);
+        digest?.addLine(line);
+        if (tally === true || digest !== null) {
+          const call = modelCallOf(record);
+          if (call !== null) calls.push(call);
+        }
         if (state !== undefined) step(state, record);
         else {
           state = initialState(record);
@@ -439,7 +490,10 @@ export class JournalStore implements Store {
       }
     }
     if (state === undefined) throw new LogbookError('empty', `run ${id} has no records`);
-    return { state, metaLine, lastSeq: state.last_seq };
+    const loaded: LoadedState = { state, metaLine, lastSeq: state.last_seq };
+    if (tally === true) loaded.calls = [...calls];
+    if (forWriting === true && digest !== null) loaded.trail = new CheckpointTrail(digest, calls, metaLine, state.last_seq, checkpoint === undefined ? 0 : checkpoint.length);
+    return loaded;
   }
 
   /** The run's stored lines, exactly as stored (a copy between stores, an export of the bytes). */

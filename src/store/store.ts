@@ -3,7 +3,8 @@
  * record sequences) under run ids; JournalStore implements it once over any
  * backend (backend.ts), so the journal rules are the same whatever keeps the bytes.
  */
-import { LogbookError, type Fingerprint, type JournalRecord, type MetaPayload, type RunState, type RunStatus, type RunTimes } from '../core/index.js';
+import { LogbookError, type Fingerprint, type JournalRecord, type MetaPayload, type ModelCall, type RunState, type RunStatus, type RunTimes } from '../core/index.js';
+import type { CheckpointTrail } from './checkpoint.js';
 import type { LiveText, LiveTextWriter } from './live-text.js';
 import type { ForkOrigin, RunPlace } from './run-notes.js';
 import type { ObjectShelf } from './backend.js';
@@ -47,6 +48,13 @@ export interface Journal {
    * true where an open holds the run against every other writer (exclusiveOpen).
    */
   claim(): Promise<boolean>;
+  /**
+   * Keeps the run's fold checkpoint (store/checkpoint.ts) of `state`, the
+   * fold of every record durable so far, when the run grew enough since its
+   * last one; else, or where the store keeps none, does nothing. Never fails.
+   * What a writer calls while it waits (its model request sent), never on its way out.
+   */
+  keepCheckpoint(state: RunState): Promise<void>;
   /** Releases the run. Safe to call more than once. */
   close(): Promise<void>;
 }
@@ -57,6 +65,23 @@ export interface LoadedState {
   /** The meta record's line exactly as stored. */
   metaLine: string;
   lastSeq: number;
+  /** The run's model calls, in order (LoadStateOptions.calls). */
+  calls?: ModelCall[];
+  /** What a writer that goes on with the run needs to checkpoint it (LoadStateOptions.forWriting): given to Store.open. */
+  trail?: CheckpointTrail;
+}
+
+/** How Store.loadState reads a run. */
+export interface LoadStateOptions {
+  /**
+   * Shown each record as it is folded, for what else is derived from the same
+   * read: every record is then read (the run's checkpoint is not used).
+   */
+  onRecord?: (record: JournalRecord) => void;
+  /** Gives the run's model calls (LoadedState.calls): what prices them, whether read or taken from a checkpoint. */
+  calls?: boolean;
+  /** The run is to be held and gone on with: keeps what its next checkpoint needs (LoadedState.trail). */
+  forWriting?: boolean;
 }
 
 /** A loaded run without its records: its state and what is known beside them. */
@@ -156,6 +181,8 @@ export interface OpenOptions {
    * writer marks the run checked when it lets it go (Backend.markChecked).
    */
   checkedThrough?: number;
+  /** A load's trail (LoadedState.trail), when it is the load `checkedThrough` names: the writer checkpoints from it. */
+  trail?: CheckpointTrail;
 }
 
 /** How Store.watch follows a run. */
@@ -250,10 +277,11 @@ export interface Store {
   /**
    * A run's state, checked and folded as a load does, without holding the run;
    * read a chunk at a time, keeping neither its lines nor its records: what a
-   * resume needs of a long run, at the least memory. `onRecord` is shown
-   * each record as it is folded, for what else is derived from the same read.
+   * resume needs of a long run, at the least memory. Taken from the run's fold
+   * checkpoint, and only the lines after it read, where it names the
+   * journal's first lines as they are (store/checkpoint.ts).
    */
-  loadState(id: string, options?: { onRecord?: (record: JournalRecord) => void }): Promise<LoadedState>;
+  loadState(id: string, options?: LoadStateOptions): Promise<LoadedState>;
   /** A run's stored lines, exactly as stored. */
   lines(id: string): Promise<string[]>;
   /** A run's stored lines as `lines` gives them, with whether a writer held the run as they were read. */

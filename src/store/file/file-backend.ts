@@ -6,13 +6,13 @@
  */
 import { type BigIntStats, closeSync, constants, fstatSync, fsyncSync, ftruncateSync, linkSync, lstatSync, mkdirSync, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { LogbookError, isLogbookError, type RunTimes } from '../../core/index.js';
+import { LogbookError, isLogbookError, type LinesDigest, type RunTimes } from '../../core/index.js';
 import type { Backend, BackendContext, HeldRun, OpenedRun, RunSummary, StoredRun, StreamOptions, Streamed } from '../backend.js';
 import { JournalStore } from '../journal-store.js';
 import { decodeOptions } from '../options.js';
 import { runNotFound } from '../store.js';
 import { acquireLock, type FileLock } from './flock.js';
-import { followJournal, journalLineReader, outlinedLineReader } from './follow.js';
+import { followJournal, journalLineReader, journalLineReaderAfter, outlinedLineReader } from './follow.js';
 import { createOwnFile, errno, exists, fsyncDir, ioError, openOwnFile, readOwnFile, removeQuietly, removeQuietlyAsync, replaceFileUnsynced, tempPath, writeAll, writeFileWhole } from './fs.js';
 import { readFirstLine, readLineAt, readTail } from './lines.js';
 import { readLockTable, type LockTable } from './lock-table.js';
@@ -33,6 +33,8 @@ const TIMES_EXT = '.times';
 const CHECKED_EXT = '.checked';
 /** The listing index (listing-index.ts): rewritten whole by a listing that read some run's ends, never synced. */
 const LISTING_INDEX = '.listing-index.json';
+/** The fold checkpoint beside a run (store/checkpoint.ts): replaced whole as the run grows, never synced. */
+const CHECKPOINT_EXT = '.fold';
 /** The live text beside a run (Backend.putLive): replaced whole as it changes, never synced, removed when cleared. */
 const LIVE_EXT = '.live';
 /** How often a follower looks at a live-text file. */
@@ -405,6 +407,34 @@ export class FileBackend implements Backend {
     return stored;
   }
 
+  private checkpointPath(id: string): string {
+    return this.inDirectory(id + CHECKPOINT_EXT);
+  }
+
+  async readCheckpoint(id: string): Promise<string | null> {
+    try {
+      return readOwnFile(this.checkpointPath(id));
+    } catch {
+      return null; // not a file the store wrote, or unreadable: the run is folded whole
+    }
+  }
+
+  async writeCheckpoint(id: string, text: string): Promise<void> {
+    try {
+      await replaceFileUnsynced(this.checkpointPath(id), text);
+    } catch (err) {
+      throw ioError(`cannot write ${this.checkpointPath(id)}`, err);
+    }
+  }
+
+  async streamAfter(id: string, prefix: { lines: number; length: number; digest: string }, digest: LinesDigest): Promise<AsyncIterable<Streamed> | null> {
+    const batches = journalLineReaderAfter(this.journalPath(id), prefix, digest);
+    if (batches === null) return null;
+    return (async function* () {
+      for (const lines of batches) yield { lines };
+    })();
+  }
+
   /** Reads the journal file without its lock, a chunk at a time (follow.ts). */
   async *stream(id: string, options: StreamOptions): AsyncGenerator<Streamed> {
     const path = this.journalPath(id);
@@ -615,6 +645,7 @@ export class FileBackend implements Backend {
       for (const sidecar of [...this.sidecars(id, NOTE_EXT), ...this.sidecars(id, CHECKED_EXT)]) removeQuietly(sidecar);
       removeQuietly(this.livePath(id));
       removeQuietly(this.timesPath(id));
+      removeQuietly(this.checkpointPath(id));
       unlinkSync(this.lockPath(id));
       return true;
     } catch (err) {

@@ -13,13 +13,15 @@
  */
 import { closeSync, constants, fstatSync, lstatSync, readSync, watch, type FSWatcher } from 'node:fs';
 import { dirname } from 'node:path';
-import { LogbookError, isLogbookError, isUnparsable } from '../../core/index.js';
+import { LogbookError, isLogbookError, isUnparsable, type LinesDigest } from '../../core/index.js';
 import type { Streamed } from '../backend.js';
 import { errno, ioError, openOwnFile } from './fs.js';
 import { outlinedLines, readTail } from './lines.js';
 
 const NEWLINE = 0x0a;
 const CHUNK = 64 * 1024;
+/** The reads a checkpoint's prefix is digested in: large, since nothing is decoded from them. */
+const PREFIX_CHUNK = 1024 * 1024;
 
 /**
  * The longest a follower goes without looking at the file when no change event
@@ -48,8 +50,6 @@ function hasContent(buf: Buffer, from: number, to: number): boolean {
 
 /** Reads whole lines from an open journal, from its start, as far as it goes each time. */
 export class LineCursor {
-  /** Where the first line not yet read starts. */
-  private pos = 0;
   /** Lines waiting for what follows them to say whether they are interior (see the module comment). */
   private held: string[] = [];
   private buf = scratch;
@@ -57,6 +57,8 @@ export class LineCursor {
   constructor(
     private readonly fd: number,
     private readonly path: string,
+    /** Where the first line not yet read starts: 0, or the end of a line. */
+    private pos = 0,
   ) {}
 
   /** Where reading goes on: past the lines given and those held. */
@@ -156,10 +158,54 @@ function openIfThere(path: string): number {
 /** The whole lines of the journal at `path` as it is now, a batch per chunk, read as it is iterated; null when there is no journal. */
 export function journalLineReader(path: string): Generator<string[], void, undefined> | null {
   const fd = openIfThere(path);
+  return fd < 0 ? null : linesFrom(fd, path, 0);
+}
+
+/**
+ * The whole lines of the journal at `path` after its first `prefix.length`
+ * bytes, as journalLineReader gives them, when those bytes are `prefix.lines`
+ * lines whose digest is `prefix.digest` (fed into `digest` as they are read);
+ * null when there is no journal or they are not.
+ */
+export function journalLineReaderAfter(
+  path: string,
+  prefix: { lines: number; length: number; digest: string },
+  digest: LinesDigest,
+): Generator<string[], void, undefined> | null {
+  const fd = openIfThere(path);
   if (fd < 0) return null;
+  try {
+    if (fstatSync(fd).size >= prefix.length && digestPrefix(fd, path, prefix.length, prefix.lines, digest) === prefix.digest) return linesFrom(fd, path, prefix.length);
+  } catch (err) {
+    closeSync(fd);
+    throw err;
+  }
+  closeSync(fd);
+  return null;
+}
+
+/** Feeds the first `length` bytes of the open journal (`lines` lines) into `digest`, and gives the digest. */
+function digestPrefix(fd: number, path: string, length: number, lines: number, digest: LinesDigest): string {
+  const buf = Buffer.allocUnsafe(Math.min(length, PREFIX_CHUNK));
+  for (let at = 0; at < length; ) {
+    let n: number;
+    try {
+      n = readSync(fd, buf, 0, Math.min(buf.length, length - at), at);
+    } catch (err) {
+      throw ioError(`cannot read ${path}`, err);
+    }
+    if (n === 0) return ''; // cut short since its size was read
+    at += n;
+    digest.addBytes(buf.subarray(0, n), at === length ? lines : 0);
+  }
+  return digest.hex();
+}
+
+/** A journal's lines from byte `start` (0, or the end of a line) on, read as they are iterated; closes `fd` when done. */
+function linesFrom(fd: number, path: string, start: number): Generator<string[], void, undefined> {
   return (function* () {
     try {
-      const cursor = new LineCursor(fd, path);
+      const cursor = new LineCursor(fd, path, start);
       yield* cursor.available();
       const rest = cursor.end();
       if (rest.length > 0) yield rest;

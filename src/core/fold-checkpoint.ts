@@ -1,0 +1,231 @@
+/**
+ * A fold checkpoint: a run's folded state through seq N, kept beside its
+ * journal (never in it), with what names the lines it is the fold of: their
+ * count, their length in bytes and a SHA-256 digest of them (each line's UTF-8
+ * and its newline: a file journal's bytes through line N). A load may take the
+ * state from it, and fold only the lines after, when the lines it reads
+ * through N digest the same; otherwise it is ignored. Its own text carries a
+ * digest of its body, so a damaged checkpoint is ignored too, never folded
+ * from. Pure: encoding, parsing, digests. The store decides where one is kept
+ * and when it is used (store/checkpoint.ts).
+ */
+import type { PendingTurn, RunState } from './fold.js';
+import { RawJson } from './raw-json.js';
+import type { Block, JournalRecord, Message } from './records.js';
+import type { UsageCounts } from './usage.js';
+
+/** The layout of a checkpoint's text; one of another layout is ignored. */
+export const CHECKPOINT_LAYOUT = 1;
+
+/** A model call as a load tallies it (what prices it), without its message: an assistant record's seq, iteration and usage. */
+export interface ModelCall {
+  seq: number;
+  iteration: number;
+  usage: UsageCounts;
+}
+
+/** The model call an assistant record is; null for any other record. */
+export function modelCallOf(record: JournalRecord): ModelCall | null {
+  if (!('assistant' in record)) return null;
+  const { iteration, in_tokens, out_tokens, cache_read_tokens, cache_create_tokens } = record.assistant;
+  const usage: UsageCounts = { in_tokens, out_tokens };
+  if (cache_read_tokens !== undefined) usage.cache_read_tokens = cache_read_tokens;
+  if (cache_create_tokens !== undefined) usage.cache_create_tokens = cache_create_tokens;
+  return { seq: record.seq, iteration, usage };
+}
+
+/** What a checkpoint holds. */
+export interface FoldCheckpoint {
+  /** The lines it is the fold of: how many, their bytes (each with its newline), and their digest (LinesDigest). */
+  lines: number;
+  length: number;
+  digest: string;
+  /** The meta record's line as stored. */
+  metaLine: string;
+  /** The fold of those lines (its last_seq is the last one's seq). */
+  state: RunState;
+  /** The model calls among those lines, in order. */
+  calls: ModelCall[];
+}
+
+/** node:crypto is taken when first hashed, as fingerprint.ts takes it. */
+function sha256(): import('node:crypto').Hash {
+  return process.getBuiltinModule('node:crypto').createHash('sha256');
+}
+
+/**
+ * The digest of a journal's lines as a checkpoint names them, kept as they
+ * come: each line's UTF-8 then a newline, which is the bytes of a file journal
+ * through that line. A backend may feed stored bytes instead (addBytes).
+ */
+export class LinesDigest {
+  private readonly hash = sha256();
+  /** Lines and bytes taken so far. */
+  lines = 0;
+  length = 0;
+
+  addLine(line: string): void {
+    this.hash.update(line, 'utf8');
+    this.hash.update('\n');
+    this.lines++;
+    this.length += Buffer.byteLength(line, 'utf8') + 1;
+  }
+
+  /** Stored bytes: lines, each with its newline, `lines` of which end in them (a line may span two calls). */
+  addBytes(bytes: Uint8Array, lines: number): void {
+    this.hash.update(bytes);
+    this.lines += lines;
+    this.length += bytes.length;
+  }
+
+  /** The digest of what was taken so far (taking more goes on from there). */
+  hex(): string {
+    return this.hash.copy().digest('hex');
+  }
+}
+
+// ---- the text ---------------------------------------------------------------
+// A header line (layout, what it names, the body's digest) and the body: the
+// state as JSON, raw values (tool `input`, provider `raw`) as their text in a
+// string, so they come back byte for byte.
+
+interface Header {
+  layout: number;
+  lines: number;
+  length: number;
+  digest: string;
+  body: string;
+}
+
+const q = JSON.stringify;
+
+function encodeBlockOf(b: Block): string {
+  if ('tool_use' in b) {
+    const t = b.tool_use;
+    return `{"tool_use":{"id":${q(t.id)},"name":${q(t.name)},"input":${q(t.input.text)}}}`;
+  }
+  if ('provider' in b) return `{"provider":{"kind":${q(b.provider.kind)},"raw":${q(b.provider.raw.text)}}}`;
+  return JSON.stringify(b);
+}
+
+function encodeMessageOf(m: Message): string {
+  return `{"role":${q(m.role)},"content":[${m.content.map(encodeBlockOf).join(',')}]}`;
+}
+
+function encodePending(p: PendingTurn | null): string {
+  if (p === null) return 'null';
+  return (
+    `{"assistant":${encodeMessageOf(p.assistant)},"iteration":${p.iteration},"stop_reason":${q(p.stop_reason)},` +
+    `"results":${JSON.stringify(p.results)},"answered":${JSON.stringify(p.answered)}}`
+  );
+}
+
+function encodeState(s: RunState): string {
+  return (
+    `{"run_id":${q(s.run_id)},"version":${s.version},"fingerprint":${JSON.stringify(s.fingerprint)},"prompt":${q(s.prompt)},` +
+    `"interactive":${s.interactive},"messages":[${s.messages.map(encodeMessageOf).join(',')}],"pending":${encodePending(s.pending)},` +
+    `"counters":${JSON.stringify(s.counters)},"next_iteration":${s.next_iteration},"last_stop_reason":${q(s.last_stop_reason)},` +
+    `"terminal":${JSON.stringify(s.terminal)},"remote_calls":${JSON.stringify(s.remote_calls)},` +
+    `"status":${q(s.status)},"last_seq":${s.last_seq},"last_input_tokens":${s.last_input_tokens}}`
+  );
+}
+
+/** A checkpoint's text. */
+export function encodeFoldCheckpoint(cp: FoldCheckpoint): string {
+  const calls = cp.calls.map((c) => {
+    const u = c.usage;
+    return `[${c.seq},${c.iteration},${u.in_tokens},${u.out_tokens},${u.cache_read_tokens ?? -1},${u.cache_create_tokens ?? -1}]`;
+  });
+  const body = `{"meta_line":${q(cp.metaLine)},"calls":[${calls.join(',')}],"state":${encodeState(cp.state)}}`;
+  const header: Header = { layout: CHECKPOINT_LAYOUT, lines: cp.lines, length: cp.length, digest: cp.digest, body: sha256().update(body, 'utf8').digest('hex') };
+  return `${JSON.stringify(header)}\n${body}`;
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
+
+/** Raw values back from their text (the text a RawJson held when the checkpoint was written, whose body digest matched). */
+function reviveMessage(m: Message): void {
+  for (const b of m.content) {
+    if ('tool_use' in b) b.tool_use.input = RawJson.fromValidText(b.tool_use.input as unknown as string);
+    else if ('provider' in b) b.provider.raw = RawJson.fromValidText(b.provider.raw as unknown as string);
+  }
+}
+
+/** What a checkpoint's first line says: the lines it names, and where its body is. */
+export interface CheckpointHeader {
+  lines: number;
+  length: number;
+  digest: string;
+  /** The body's digest, and its text. */
+  bodyDigest: string;
+  body: string;
+}
+
+/**
+ * The header of the checkpoint `text`: what it names, read before the body is
+ * parsed (a checkpoint of other lines is ignored without parsing it); null
+ * when there is none, or it is of another layout or not a checkpoint.
+ */
+export function parseCheckpointHeader(text: string | null): CheckpointHeader | null {
+  if (text === null) return null;
+  const nl = text.indexOf('\n');
+  if (nl < 0) return null;
+  try {
+    const h = JSON.parse(text.slice(0, nl)) as unknown;
+    if (!isObj(h) || h.layout !== CHECKPOINT_LAYOUT || !isCount(h.lines) || h.lines < 1 || !isCount(h.length) || typeof h.digest !== 'string' || typeof h.body !== 'string') return null;
+    return { lines: h.lines, length: h.length, digest: h.digest, bodyDigest: h.body, body: text.slice(nl + 1) };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The checkpoint `header` heads; null when it is damaged (its body does not
+ * match its digest, or is not a checkpoint's shape). The state is taken as
+ * written: the body's digest says it is the text that was written, whole.
+ */
+export function parseCheckpointBody(header: CheckpointHeader): FoldCheckpoint | null {
+  try {
+    if (sha256().update(header.body, 'utf8').digest('hex') !== header.bodyDigest) return null;
+    const b = JSON.parse(header.body) as unknown;
+    if (!isObj(b) || typeof b.meta_line !== 'string' || !Array.isArray(b.calls) || !isObj(b.state)) return null;
+    const state = b.state as unknown as RunState;
+    if (!Array.isArray(state.messages) || !isCount(state.last_seq) || !isObj(state.counters as unknown)) return null;
+    for (const m of state.messages) reviveMessage(m);
+    if (state.pending !== null) reviveMessage(state.pending.assistant);
+    const calls: ModelCall[] = (b.calls as number[][]).map(([seq, iteration, inTokens, outTokens, cacheRead, cacheCreate]) => {
+      const usage: UsageCounts = { in_tokens: inTokens!, out_tokens: outTokens! };
+      if (cacheRead! >= 0) usage.cache_read_tokens = cacheRead!;
+      if (cacheCreate! >= 0) usage.cache_create_tokens = cacheCreate!;
+      return { seq: seq!, iteration: iteration!, usage };
+    });
+    const { lines, length, digest } = header;
+    return { lines, length, digest, metaLine: b.meta_line, state, calls };
+  } catch {
+    return null;
+  }
+}
+
+/** The checkpoint `text` holds, header and body (parseCheckpointHeader, parseCheckpointBody); null as they say. */
+export function parseFoldCheckpoint(text: string | null): FoldCheckpoint | null {
+  const header = parseCheckpointHeader(text);
+  return header === null ? null : parseCheckpointBody(header);
+}
+
+/**
+ * A copy of `state` that what the live loop does next leaves as it is, made
+ * without copying the conversation's messages (the fold replaces a message,
+ * never changes one): a checkpoint of the state now, encoded later.
+ */
+export function stateSnapshot(state: RunState): RunState {
+  const p = state.pending;
+  return {
+    ...state,
+    messages: state.messages.slice(),
+    pending: p === null ? null : { ...p, results: p.results.slice(), answered: p.answered.slice() },
+    counters: { ...state.counters },
+    remote_calls: state.remote_calls.slice(),
+  };
+}

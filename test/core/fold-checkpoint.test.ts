@@ -1,0 +1,99 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  CHECKPOINT_LAYOUT,
+  LinesDigest,
+  encodeFoldCheckpoint,
+  encodeRecord,
+  fold,
+  modelCallOf,
+  parseFoldCheckpoint,
+  stateSnapshot,
+  stateToJson,
+  step,
+  type FoldCheckpoint,
+  type JournalRecord,
+  type ModelCall,
+} from '../../src/core/index.js';
+import { journal } from '../helpers/journals.js';
+
+/** The checkpoint of `records` (every one a line of the journal) as a writer makes it. */
+function checkpointOf(records: readonly JournalRecord[]): FoldCheckpoint {
+  const digest = new LinesDigest();
+  const lines = records.map((r) => encodeRecord(r));
+  for (const line of lines) digest.addLine(line);
+  const calls = records.map(modelCallOf).filter((c): c is ModelCall => c !== null);
+  return { lines: digest.lines, length: digest.length, digest: digest.hex(), metaLine: lines[0]!, state: fold(records), calls };
+}
+
+describe('fold checkpoint', () => {
+  it('folds, from a checkpoint of any prefix and the records after it, to exactly what the whole fold gives', () => {
+    fc.assert(
+      fc.property(
+        journal.chain((j) => fc.record({ records: fc.constant(j.records), at: fc.integer({ min: 1, max: j.records.length }) })),
+        ({ records, at }) => {
+          const cp = parseFoldCheckpoint(encodeFoldCheckpoint(checkpointOf(records.slice(0, at))));
+          expect(cp).not.toBeNull();
+          const state = cp!.state;
+          for (const record of records.slice(at)) step(state, record);
+          const whole = fold(records);
+          expect(state).toEqual(whole);
+          expect(stateToJson(state)).toBe(stateToJson(whole));
+          expect(cp!.calls).toEqual(records.slice(0, at).map(modelCallOf).filter((c) => c !== null));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('names its lines by their bytes: the digest of the lines is the digest of the journal text through them', () => {
+    fc.assert(
+      fc.property(journal, ({ records }) => {
+        const lines = records.map((r) => encodeRecord(r));
+        const cp = checkpointOf(records);
+        const bytes = Buffer.from(lines.map((l) => `${l}\n`).join(''), 'utf8');
+        const stored = new LinesDigest();
+        stored.addBytes(bytes, lines.length);
+        expect(stored.hex()).toBe(cp.digest);
+        expect(stored.length).toBe(cp.length);
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it('is ignored when damaged, cut short, or of another layout', () => {
+    fc.assert(
+      fc.property(journal, fc.nat(), ({ records }, where) => {
+        const text = encodeFoldCheckpoint(checkpointOf(records));
+        const nl = text.indexOf('\n');
+        // A character of the body changed (one JSON still parses, whatever it is).
+        const at = nl + 1 + (where % (text.length - nl - 1));
+        const flipped = text.slice(0, at) + (text[at] === 'a' ? 'b' : 'a') + text.slice(at + 1);
+        expect(parseFoldCheckpoint(flipped)).toBeNull();
+        expect(parseFoldCheckpoint(text.slice(0, at))).toBeNull();
+        expect(parseFoldCheckpoint(text.replace(`"layout":${CHECKPOINT_LAYOUT}`, `"layout":${CHECKPOINT_LAYOUT + 1}`))).toBeNull();
+        expect(parseFoldCheckpoint(text)).not.toBeNull();
+      }),
+      { numRuns: 50 },
+    );
+    expect(parseFoldCheckpoint('')).toBeNull();
+    expect(parseFoldCheckpoint('not a checkpoint\n{}')).toBeNull();
+  });
+
+  it('takes the state as it is when asked: what the live loop folds in next does not change it', () => {
+    fc.assert(
+      fc.property(
+        journal.chain((j) => fc.record({ records: fc.constant(j.records), at: fc.integer({ min: 1, max: j.records.length }) })),
+        ({ records, at }) => {
+          const live = fold(records.slice(0, at));
+          const taken = stateSnapshot(live);
+          const text = stateToJson(taken);
+          for (const record of records.slice(at)) step(live, record);
+          expect(stateToJson(taken)).toBe(text);
+          expect(taken).toEqual(fold(records.slice(0, at)));
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+});
