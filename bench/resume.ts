@@ -7,7 +7,7 @@
  * making the request of the whole conversation; the API's answer then
  * completes the run. Compared with spawning `node -e 0`, in alternating rounds.
  */
-import { copyFileSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeRecord } from 'logbook';
 import { TOOL_NAME, turnsIn, writeJournal } from './lib/content.js';
@@ -39,7 +39,10 @@ interface ResumeFigures {
   requestBytes: number;
   turns: number;
   rounds: number;
+  /** With the fold checkpoint the binary kept of the run (a first, untimed, resume wrote it). */
   toRequest: number[];
+  /** The same resume with the checkpoint removed before it: the whole run read, checked and folded. */
+  toRequestWhole: number[];
   exit: number[];
   bare: number[];
   version: number[];
@@ -57,6 +60,7 @@ async function measure(api: MessagesApi, records: number, rounds: number, others
   const config = join(dir, 'agent.yaml');
   const state = join(dir, 'state');
   const journal = join(state, 'runs', `${ID}.jsonl`);
+  const checkpoint = join(state, 'runs', `${ID}.fold`);
   const pristine = join(dir, 'pristine.jsonl');
   writeFileSync(config, anthropicConfig(api, CONFIG));
   const env = { ...process.env, ...API_ENV };
@@ -69,17 +73,25 @@ async function measure(api: MessagesApi, records: number, rounds: number, others
   const turns = turnsIn(written);
 
   const resumeArgs = [process.execPath, BIN, 'run', '--config', config, '--state-dir', state, '--resume', ID, '--no-tui'];
-  const out: ResumeFigures = { records: written, journalBytes: statSync(pristine).size, requestBytes: 0, turns, rounds, toRequest: [], exit: [], bare: [], version: [], show: [], followUp: [] };
-  const resume = async (): Promise<void> => {
+  const out: ResumeFigures = { records: written, journalBytes: statSync(pristine).size, requestBytes: 0, turns, rounds, toRequest: [], toRequestWhole: [], exit: [], bare: [], version: [], show: [], followUp: [] };
+  const resumeTimed = async (whole: boolean): Promise<void> => {
     copyFileSync(pristine, journal);
+    if (whole) rmSync(checkpoint, { force: true });
+    else if (!existsSync(checkpoint)) throw new Error(`no fold checkpoint beside ${journal}: the first resume kept none`);
     api.reset();
     const r = await spawnTimed(resumeArgs, dir, env);
     const [call, ...more] = api.exchanges;
     if (r.code !== 0 || call === undefined || more.length > 0) throw new Error(`the resume exited ${r.code} after ${api.exchanges.length} requests: ${r.stderr}`);
     out.requestBytes = call.bytes ?? 0;
+    if (whole) {
+      out.toRequestWhole.push(call.arrived - r.start);
+      return;
+    }
     out.toRequest.push(call.arrived - r.start);
     out.exit.push(r.exit - r.start);
   };
+  const resume = (): Promise<void> => resumeTimed(false);
+  const resumeWhole = (): Promise<void> => resumeTimed(true);
   const bare = async (): Promise<void> => {
     out.bare.push((await timeProcess([process.execPath, '-e', '0'], state)).ms);
   };
@@ -94,11 +106,10 @@ async function measure(api: MessagesApi, records: number, rounds: number, others
   };
   // The run as a resume completes it, kept for the follow-ups; each follow-up's fork is removed after it.
   const completed = join(dir, 'completed.jsonl');
-  if (others) {
-    await resume();
-    copyFileSync(journal, completed);
-    out.toRequest.length = out.exit.length = 0;
-  }
+  // A first resume, untimed, keeps the run's fold checkpoint (of the generated journal's lines, written by the binary) after its request.
+  await resumeWhole();
+  out.toRequestWhole.length = 0;
+  if (others) copyFileSync(journal, completed);
   const followUp = async (): Promise<void> => {
     copyFileSync(completed, journal);
     const before = new Set(readdirSync(join(state, 'runs')));
@@ -110,7 +121,7 @@ async function measure(api: MessagesApi, records: number, rounds: number, others
     for (const name of readdirSync(join(state, 'runs'))) if (!before.has(name)) rmSync(join(state, 'runs', name), { force: true });
   };
   for (let r = 0; r < rounds; r++) {
-    const steps = others ? [resume, bare, version, show, followUp] : [resume, bare];
+    const steps = others ? [resume, bare, resumeWhole, version, show, followUp] : [resume, bare, resumeWhole];
     if (r % 2 === 1) steps.reverse();
     for (const step of steps) await step();
   }
@@ -146,6 +157,15 @@ export async function benchResume(opts: BenchOptions): Promise<Section> {
         growth: `${all.map((f) => `${count(f.records)}: ${ms(above(f))} above`).join(' · ')}; ${growthVerdict(points, bareAll)} above start-up`,
       },
       {
+        what: `the same resume of the ${count(at.records)}-record run without its fold checkpoint (removed before each: the whole run read, checked and folded)`,
+        measured: ms(median(at.toRequestWhole)),
+        baseline: `\`node -e 0\`: ${ms(median(at.bare))}`,
+        figure: `${ms(median(at.toRequestWhole) - median(at.bare))} above bare start-up`,
+        target: '—',
+        verdict: '—',
+        growth: all.map((f) => `${count(f.records)}: ${ms(median(f.toRequestWhole) - median(f.bare))} above`).join(' · '),
+      },
+      {
         what: `follow-up of a completed ${count(at.records)}-record run (\`run --resume ID PROMPT\`: the run forked whole, then the fork's first model request; anthropic provider, through the binary)`,
         measured: ms(median(at.followUp)),
         baseline: `\`node -e 0\`: ${ms(median(at.bare))}`,
@@ -156,7 +176,7 @@ export async function benchResume(opts: BenchOptions): Promise<Section> {
       },
     ],
     notes: [
-      `Resume: \`node bin/logbook run --resume ID\` with the anthropic provider on a run of ${num(at.records)} records (${bytes(at.journalBytes)}: meta and ${num(at.turns)} turns of an assistant record and its tool result of two lines), timed from spawn to the arrival of its request (${bytes(at.requestBytes)}, the whole conversation) at a Messages API in the benchmark's process; medians of ${at.rounds} rounds alternating with \`node -e 0\` (spawn to exit); the middle half of the rounds were ${spread} above it. The whole resumed process, including the answer that completes the run and its exit, takes ${ms(median(at.exit))}; in the same rounds \`logbook --version\` takes ${ms(median(at.version))} and \`logbook session show ID\` (start-up, reading and folding the run) ${ms(median(at.show))}. A follow-up of the run as a resume completes it (\`run --resume ID "and then?"\`: the completed run is forked whole, its ${num(at.records)} records copied, and the fork's request sent) takes ${ms(median(at.followUp))} to its request in the same rounds. Growth: the same at ${all.map((f) => `${num(f.records)} records (${f.rounds} rounds)`).join(', ')} The first resume of each size loads the price table for the model's context window (a compaction is weighed before the request); the later rounds take what it said from the state directory's context-windows.json, as every later process with that table does.`,
+      `Resume: \`node bin/logbook run --resume ID\` with the anthropic provider on a run of ${num(at.records)} records (${bytes(at.journalBytes)}: meta and ${num(at.turns)} turns of an assistant record and its tool result of two lines), timed from spawn to the arrival of its request (${bytes(at.requestBytes)}, the whole conversation) at a Messages API in the benchmark's process; medians of ${at.rounds} rounds alternating with \`node -e 0\` (spawn to exit); the middle half of the rounds were ${spread} above it. The whole resumed process, including the answer that completes the run and its exit, takes ${ms(median(at.exit))}; in the same rounds \`logbook --version\` takes ${ms(median(at.version))} and \`logbook session show ID\` (start-up, reading and folding the run) ${ms(median(at.show))}. A follow-up of the run as a resume completes it (\`run --resume ID "and then?"\`: the completed run is forked whole, its ${num(at.records)} records copied, and the fork's request sent) takes ${ms(median(at.followUp))} to its request in the same rounds. Every timed resume but those of the row without one has the run's fold checkpoint beside its journal (\`<id>.fold\`: the folded state through the journal's last line, with the SHA-256 of its ${bytes(at.journalBytes)}), which a first, untimed, resume of each size wrote once its request was sent; each round copies the generated journal back, so the checkpoint covers the whole of what the resume reads, and the resume checks the journal's bytes against it, then folds nothing after it. In the same rounds the resume with the checkpoint removed before it (every line read, decoded with its checks and folded, as a first resume of a run does; it writes the checkpoint again) takes ${ms(median(at.toRequestWhole))}. Growth: the same at ${all.map((f) => `${num(f.records)} records (${f.rounds} rounds)`).join(', ')} The first resume of each size loads the price table for the model's context window (a compaction is weighed before the request); the later rounds take what it said from the state directory's context-windows.json, as every later process with that table does.`,
     ],
   };
 }

@@ -161,6 +161,7 @@ export {
   type FoldedRun,
   type LoadedRun,
   type LoadedState,
+  type LoadStateOptions,
   type ListingOptions,
   type NoteReadOptions,
   type OpenOptions,
@@ -274,6 +275,7 @@ export {
 } from './core/records.js';
 // `fold` reads a whole journal; `initialState` (of its meta record) and `step` (one record more) fold a watched run as it comes.
 export { fold, initialState, step, type RunState, type RunStatus, type PendingTurn, type Counters } from './core/fold.js';
+export { LinesDigest, type ModelCall } from './core/fold-checkpoint.js';
 export { requestInputTokens, tokenParts, type TokenParts, type UsageCounts } from './core/usage.js';
 // When a run's records became durable (LoadedRun.times, Store.times), and what a run's calls took.
 export {

@@ -19,8 +19,11 @@ export const CHECKPOINT_LAYOUT = 1;
 
 /** A model call as a load tallies it (what prices it), without its message: an assistant record's seq, iteration and usage. */
 export interface ModelCall {
+  /** The assistant record's seq. */
   seq: number;
+  /** The record's iteration. */
   iteration: number;
+  /** The tokens it spent, as the record says. */
   usage: UsageCounts;
 }
 
@@ -60,10 +63,12 @@ function sha256(): import('node:crypto').Hash {
  */
 export class LinesDigest {
   private readonly hash = sha256();
-  /** Lines and bytes taken so far. */
+  /** Lines taken so far. */
   lines = 0;
+  /** Bytes taken so far. */
   length = 0;
 
+  /** Takes in a line (without its newline): its UTF-8, then a newline. */
   addLine(line: string): void {
     this.hash.update(line, 'utf8');
     this.hash.update('\n');

@@ -67,7 +67,10 @@ export interface LoadedState {
   lastSeq: number;
   /** The run's model calls, in order (LoadStateOptions.calls). */
   calls?: ModelCall[];
-  /** What a writer that goes on with the run needs to checkpoint it (LoadStateOptions.forWriting): given to Store.open. */
+  /**
+   * What a writer that goes on with the run needs to checkpoint it (LoadStateOptions.forWriting): given to Store.open.
+   * @internal
+   */
   trail?: CheckpointTrail;
 }
 
@@ -181,7 +184,10 @@ export interface OpenOptions {
    * writer marks the run checked when it lets it go (Backend.markChecked).
    */
   checkedThrough?: number;
-  /** A load's trail (LoadedState.trail), when it is the load `checkedThrough` names: the writer checkpoints from it. */
+  /**
+   * A load's trail (LoadedState.trail), when it is the load `checkedThrough` names: the writer checkpoints from it.
+   * @internal
+   */
   trail?: CheckpointTrail;
 }
 
