@@ -11,6 +11,7 @@ import {
   fold,
   modelCallOf,
   parseFoldCheckpoint,
+  parseJournal,
   stateToJson,
   step,
   type JournalRecord,
@@ -73,7 +74,8 @@ describe('a load from a fold checkpoint (file store)', () => {
     await fc.assert(
       fc.asyncProperty(
         journal.chain((j) => fc.record({ records: fc.constant(j.records), n: fc.integer({ min: 1, max: j.records.length }) })),
-        async ({ records, n }) => {
+        async ({ records: generated, n }) => {
+          const records = parseJournal(linesOf(generated)); // as stored: a zero a writer leaves out is not read back
           const id = records[0]!.seq === 1 && 'meta' in records[0]! ? records[0].meta.run_id : 'x';
           const { store } = storeWith(id, records, checkpointText(records, n));
           const loaded = await store.loadState(id, { calls: true });
