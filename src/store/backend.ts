@@ -203,13 +203,15 @@ export interface Backend {
    */
   writeCheckpoint?(id: string, text: string): Promise<void>;
   /**
-   * Run `id`'s lines after the first `prefix.lines` (streamed as `stream`
-   * gives them, without `follow`), when those lines, as stored, are
-   * `prefix.length` bytes whose digest (core LinesDigest, which `digest` is
-   * fed them into) is `prefix.digest`; null when they are not (the run is
-   * shorter there, or other), or the run is absent.
+   * Run `id`'s lines after its first `prefix.lines`, which are its first
+   * `prefix.length` bytes as stored (each line and its newline): those are
+   * fed into `digest` (core LinesDigest) as they are read, whole, before the
+   * lines after them are streamed as `stream` gives them (without `follow`).
+   * Null when the run is absent or holds fewer bytes. Whether the digest is
+   * the one a checkpoint names is the caller's to judge (store/checkpoint.ts);
+   * a caller that does not iterate the stream breaks out of it.
    */
-  streamAfter?(id: string, prefix: { lines: number; length: number; digest: string }, digest: LinesDigest): Promise<AsyncIterable<Streamed> | null>;
+  streamAfter?(id: string, prefix: { lines: number; length: number }, digest: LinesDigest): Promise<AsyncIterable<Streamed> | null>;
   /**
    * Keeps a note beside a run: a few bytes of data derived from it, never part of
    * its journal (so never copied with it, and never read by the reference). A key

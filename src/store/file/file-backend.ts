@@ -427,7 +427,7 @@ export class FileBackend implements Backend {
     }
   }
 
-  async streamAfter(id: string, prefix: { lines: number; length: number; digest: string }, digest: LinesDigest): Promise<AsyncIterable<Streamed> | null> {
+  async streamAfter(id: string, prefix: { lines: number; length: number }, digest: LinesDigest): Promise<AsyncIterable<Streamed> | null> {
     const batches = journalLineReaderAfter(this.journalPath(id), prefix, digest);
     if (batches === null) return null;
     return (async function* () {

@@ -163,19 +163,14 @@ export function journalLineReader(path: string): Generator<string[], void, undef
 
 /**
  * The whole lines of the journal at `path` after its first `prefix.length`
- * bytes, as journalLineReader gives them, when those bytes are `prefix.lines`
- * lines whose digest is `prefix.digest` (fed into `digest` as they are read);
- * null when there is no journal or they are not.
+ * bytes (`prefix.lines` lines), as journalLineReader gives them, those bytes
+ * fed into `digest` first; null when there is no journal or it is shorter.
  */
-export function journalLineReaderAfter(
-  path: string,
-  prefix: { lines: number; length: number; digest: string },
-  digest: LinesDigest,
-): Generator<string[], void, undefined> | null {
+export function journalLineReaderAfter(path: string, prefix: { lines: number; length: number }, digest: LinesDigest): Generator<string[], void, undefined> | null {
   const fd = openIfThere(path);
   if (fd < 0) return null;
   try {
-    if (fstatSync(fd).size >= prefix.length && digestPrefix(fd, path, prefix.length, prefix.lines, digest) === prefix.digest) return linesFrom(fd, path, prefix.length);
+    if (fstatSync(fd).size >= prefix.length && digestPrefix(fd, path, prefix.length, prefix.lines, digest)) return linesFrom(fd, path, prefix.length);
   } catch (err) {
     closeSync(fd);
     throw err;
@@ -184,8 +179,8 @@ export function journalLineReaderAfter(
   return null;
 }
 
-/** Feeds the first `length` bytes of the open journal (`lines` lines) into `digest`, and gives the digest. */
-function digestPrefix(fd: number, path: string, length: number, lines: number, digest: LinesDigest): string {
+/** Feeds the first `length` bytes of the open journal (`lines` lines) into `digest`; false when it holds fewer. */
+function digestPrefix(fd: number, path: string, length: number, lines: number, digest: LinesDigest): boolean {
   const buf = Buffer.allocUnsafe(Math.min(length, PREFIX_CHUNK));
   for (let at = 0; at < length; ) {
     let n: number;
@@ -194,11 +189,11 @@ function digestPrefix(fd: number, path: string, length: number, lines: number, d
     } catch (err) {
       throw ioError(`cannot read ${path}`, err);
     }
-    if (n === 0) return ''; // cut short since its size was read
+    if (n === 0) return false; // cut short since its size was read
     at += n;
     digest.addBytes(buf.subarray(0, n), at === length ? lines : 0);
   }
-  return digest.hex();
+  return true;
 }
 
 /** A journal's lines from byte `start` (0, or the end of a line) on, read as they are iterated; closes `fd` when done. */
