@@ -171,6 +171,9 @@ describe('a load from a fold checkpoint (file store)', () => {
     all.push(...(await goOn(all.length + 1)));
     expect(checkpoint()?.lines).toBe(all.length - 1);
     expect((await store.loadState('w', { calls: true })).calls).toEqual(all.map(modelCallOf).filter((c) => c !== null));
+    // Removed with its run.
+    await store.delete('w');
+    expect(existsSync(path.replace(/\.jsonl$/, '.fold'))).toBe(false);
   });
 
   it('is never written for a short run', async () => {
