@@ -76,6 +76,15 @@ export class LinesDigest {
     this.length += Buffer.byteLength(line, 'utf8') + 1;
   }
 
+  /** Takes in lines as addLine does each, hashed at once (a read's batch: one call, not one a line). */
+  addLines(lines: readonly string[]): void {
+    if (lines.length === 0) return;
+    const text = `${lines.join('\n')}\n`;
+    this.hash.update(text, 'utf8');
+    this.lines += lines.length;
+    this.length += Buffer.byteLength(text, 'utf8');
+  }
+
   /** Stored bytes: lines, each with its newline, `lines` of which end in them (a line may span two calls). */
   addBytes(bytes: Uint8Array, lines: number): void {
     this.hash.update(bytes);

@@ -474,10 +474,10 @@ export class JournalStore implements Store {
     const stream = start?.rest ?? this.backendImpl.stream(id, { follow: false, ...read });
     for await (const chunk of stream) {
       if (!('lines' in chunk)) continue;
+      digest?.addLines(chunk.lines);
       for (const line of chunk.lines) {
         const record = checks.check(line);
         onRecord?.(record);
-        digest?.addLine(line);
         if (tally === true || digest !== null) {
           const call = modelCallOf(record);
           if (call !== null) calls.push(call);

@@ -56,6 +56,10 @@ describe('fold checkpoint', () => {
         stored.addBytes(bytes, lines.length);
         expect(stored.hex()).toBe(cp.digest);
         expect(stored.length).toBe(cp.length);
+        const batched = new LinesDigest();
+        batched.addLines(lines.slice(0, 2));
+        batched.addLines(lines.slice(2));
+        expect([batched.hex(), batched.length, batched.lines]).toEqual([cp.digest, cp.length, cp.lines]);
       }),
       { numRuns: 50 },
     );
