@@ -10,7 +10,6 @@
  */
 import {
   LinesDigest,
-  encodeFoldCheckpoint,
   modelCallOf,
   parseCheckpointBody,
   parseCheckpointHeader,
@@ -97,7 +96,7 @@ export class CheckpointTrail {
   /**
    * The checkpoint of the lines taken, whose fold `state` is (its last_seq is
    * the last of them), when they grew enough since the last one; else null.
-   * Taken as they are now, to be encoded later (checkpointText); what it
+   * Taken as they are now, to be encoded later (encodeFoldCheckpoint); what it
    * returns counts as covered.
    */
   due(state: RunState): FoldCheckpoint | null {
@@ -107,9 +106,4 @@ export class CheckpointTrail {
     this.covered = length;
     return { lines, length, digest: this.digest.hex(), metaLine: this.metaLine, state: stateSnapshot(state), calls: this.calls.slice() };
   }
-}
-
-/** A checkpoint's text (CheckpointTrail.due's, encoded once the moment that took it has passed). */
-export function checkpointText(checkpoint: FoldCheckpoint): string {
-  return encodeFoldCheckpoint(checkpoint);
 }

@@ -18,6 +18,7 @@ import {
   initialState,
   isLogbookError,
   LinesDigest,
+  encodeFoldCheckpoint,
   modelCallOf,
   type ModelCall,
   isValidId,
@@ -68,7 +69,7 @@ import {
 } from './run-notes.js';
 import { encodeListingIndex, parseListingIndex, type EndsFacts, type IndexedEnds } from './listing-index.js';
 import { LiveTextWriter, parseLiveText, type LiveText } from './live-text.js';
-import { CheckpointTrail, checkpointText, fromCheckpoint, keepsCheckpoints } from './checkpoint.js';
+import { CheckpointTrail, fromCheckpoint, keepsCheckpoints } from './checkpoint.js';
 
 /** The meta record a run starts with; `corrupt` when it is not one, or names another run. */
 function metaOf(record: JournalRecord, id: string, where: string): MetaPayload {
@@ -151,7 +152,7 @@ class StoreJournal implements Journal {
     const checkpoint = this.trail.due(state);
     if (checkpoint === null) return;
     await new Promise((resolve) => setImmediate(resolve));
-    await this.writeCheckpoint(checkpointText(checkpoint)).catch(() => {});
+    await this.writeCheckpoint(encodeFoldCheckpoint(checkpoint)).catch(() => {});
   }
 
   async claim(): Promise<boolean> {
