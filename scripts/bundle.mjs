@@ -11,7 +11,10 @@
  *   `common`, which it shares with the API (the core, the store, the file
  *   backend), and `command` (commander, converted from CommonJS to an ES
  *   module by esbuild, the command's registrations, the rest of AT_START).
- * - Every other dynamic import stays one: the agent, the providers, Ink,
+ * - What a run loads beyond those (RUN_PATH: the run command, the agent, its
+ *   renderings and the providers' shared parts) is one chunk, `run`, which
+ *   any other command that imports one of its modules loads whole.
+ * - Every other dynamic import stays one: the providers, Ink,
  *   the renderers, the JetStream backend and the rarer commands load as their
  *   own chunks when a command needs them. Packages other than commander stay
  *   in node_modules and load as they did, but for YAML and Ajv, each bundled
@@ -44,6 +47,43 @@ const ENTRIES = { 'cli/main': 'cli/main.js', index: 'index.js' };
  * chunks of their own.
  */
 const AT_START = ['cli/session/ls.js', 'cli/terminal.js', 'store/file/file-backend.js'];
+/**
+ * The modules a run loads beyond the start files, each imported lazily by some
+ * command: with what they import statically, and only where every module that
+ * imports them is itself a run's or the start's, one chunk, `run`, where each
+ * was a chunk of its own (some thirty files a run resolved and linked one by
+ * one). The providers stay chunks of their own: each imports its SDK.
+ */
+const RUN_PATH = [
+  'cli/run.js',
+  'agent/run.js',
+  'agent/runner.js',
+  'agent/approvals.js',
+  'agent/instructions.js',
+  'agent/workspace.js',
+  'agent/providers/index.js',
+  'agent/providers/retry.js',
+  'agent/providers/credentials.js',
+  'agent/providers/settings.js',
+  'agent/providers/streaming.js',
+  'agent/providers/sdk-errors.js',
+  'agent/providers/tool-input.js',
+  'cli/approvals.js',
+  'cli/output.js',
+  'cli/progress.js',
+  'cli/questions.js',
+  'cli/signals.js',
+  'cli/tracing.js',
+  'cli/mcp/start-label.js',
+  'otel/export.js',
+  'render/calls.js',
+  'render/lines.js',
+  'render/narration.js',
+  'render/results.js',
+  'render/text-width.js',
+  'store/fork.js',
+  'store/workspace/shelf.js',
+];
 const COMMANDER = fileURLToPath(import.meta.resolve('commander'));
 /** CommonJS packages of many files that a run loads, each bundled into one (dist/vendor/NAME.cjs). */
 const VENDORED = ['yaml', 'ajv'];
@@ -140,10 +180,12 @@ const { output } = await bundle.write({
   // Chunks are written to dist/ itself (the entries, below it, never import a provider).
   paths: (id) => (id.startsWith(VENDOR_ID) ? `./vendor/${VENDORED_ESM[id.slice(VENDOR_ID.length)]}.mjs` : id),
   manualChunks(id, { getModuleInfo }) {
-    start ??= {
-      command: staticClosure([staged(ENTRIES['cli/main']), ...AT_START.map(staged)], getModuleInfo),
-      api: staticClosure([staged(ENTRIES.index)], getModuleInfo),
-    };
+    if (start === null) {
+      const command = staticClosure([staged(ENTRIES['cli/main']), ...AT_START.map(staged)], getModuleInfo);
+      const run = new Set([...staticClosure(RUN_PATH.map(staged), getModuleInfo)].filter((id) => !command.has(id)));
+      start = { command, api: staticClosure([staged(ENTRIES.index)], getModuleInfo), run };
+    }
+    if (start.run.has(id)) return 'run';
     if (!start.command.has(id)) return null;
     return start.api.has(id) ? 'common' : 'command';
   },
