@@ -24,6 +24,9 @@
  *   packages it imports into one ES module (dist/vendor/NAME.mjs), the rest
  *   of the SDK left out; the Anthropic SDK alone is some 270 files, whose
  *   one-by-one loading was a third of a run's start.
+ * - Node's builtins are modules of the bundle (builtinModule): each export a
+ *   module imports is taken from process.getBuiltinModule, where an `import`
+ *   of a builtin made Node build its ES module facade at every start.
  * - Each module keeps the import.meta.url it had unbundled (its place under
  *   dist/), so what it finds by a relative URL (package.json, the native
  *   addons in build/Release, dist/validators) it still finds.
@@ -31,6 +34,7 @@
  *   --verbose; see bin/logbook).
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire, isBuiltin } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -128,6 +132,25 @@ async function commanderModule() {
   return { code: file('.js').replace(/\n\/\/# sourceMappingURL=.*\n?$/, '\n'), map };
 }
 
+/** How the bundle names a Node builtin that its modules import (builtinModule). */
+const BUILTIN_ID = '\0builtin:';
+/**
+ * A Node builtin as a module of the bundle: each export it is asked for taken
+ * from process.getBuiltinModule, where an `import` of it made Node build the
+ * builtin's ES module facade, which reads every export (node:fs's stream
+ * classes load Node's streams for it) and copies them at each start. An export
+ * no module imports is left out, so never read.
+ */
+function builtinModule(name) {
+  const names = Object.keys(createRequire(import.meta.url)(name)).filter((key) => /^[A-Za-z_$][\w$]*$/.test(key) && key !== 'default');
+  return [
+    `const builtin = /*#__PURE__*/ process.getBuiltinModule(${JSON.stringify(name)});`,
+    'const take = (name) => builtin[name];',
+    'export default builtin;',
+    ...names.map((key) => `export const ${key} = /*#__PURE__*/ take(${JSON.stringify(key)});`),
+  ].join('\n');
+}
+
 /** The modules `from` imports statically, transitively, `from` included. */
 function staticClosure(from, getModuleInfo) {
   const seen = new Set();
@@ -143,17 +166,19 @@ function staticClosure(from, getModuleInfo) {
 let start = null;
 const bundle = await rollup({
   input: Object.fromEntries(Object.entries(ENTRIES).map(([name, path]) => [name, staged(path)])),
-  external: (id) => !(id.startsWith('.') || id.startsWith('/') || id === 'commander'),
+  external: (id) => !(id.startsWith('.') || id.startsWith('/') || id === 'commander' || id.startsWith(BUILTIN_ID) || isBuiltin(id)),
   plugins: [
     {
       name: 'logbook',
       resolveId: (id, importer) => {
         if (id === 'commander') return COMMANDER;
+        if (isBuiltin(id)) return { id: `${BUILTIN_ID}${id.startsWith('node:') ? id : `node:${id}`}`, moduleSideEffects: false };
         const vendored = vendoredModule(id, importer);
         return vendored === undefined ? null : { id: `${VENDOR_ID}${vendored}`, external: true };
       },
       async load(id) {
         if (id === COMMANDER) return commanderModule();
+        if (id.startsWith(BUILTIN_ID)) return builtinModule(id.slice(BUILTIN_ID.length));
         if (!isStaged(id)) return null;
         // tsc's own source map, so that the bundle's maps lead to src/.
         const map = `${id}.map`;
@@ -186,6 +211,8 @@ const { output } = await bundle.write({
       start = { command, api: staticClosure([staged(ENTRIES.index)], getModuleInfo), run };
     }
     if (start.run.has(id)) return 'run';
+    // A builtin that only lazily loaded modules import: in the run's chunk if a run imports it, else where rollup puts it.
+    if (id.startsWith(BUILTIN_ID) && !start.command.has(id)) return null;
     if (!start.command.has(id)) return null;
     return start.api.has(id) ? 'common' : 'command';
   },
