@@ -53,10 +53,11 @@ const ENTRIES = { 'cli/main': 'cli/main.js', index: 'index.js' };
 const AT_START = ['cli/session/ls.js', 'cli/terminal.js', 'store/file/file-backend.js'];
 /**
  * The modules a run loads beyond the start files, each imported lazily by some
- * command: with what they import statically, and only where every module that
- * imports them is itself a run's or the start's, one chunk, `run`, where each
- * was a chunk of its own (some thirty files a run resolved and linked one by
- * one). The providers stay chunks of their own: each imports its SDK.
+ * command: with what they import statically (less the start's), one chunk,
+ * `run`, where each was a chunk of its own (some twenty-five files a run
+ * resolved and linked one by one). Another command that imports one of them
+ * loads the chunk whole. The providers stay chunks of their own: each imports
+ * its SDK.
  */
 const RUN_PATH = [
   'cli/run.js',
