@@ -11,7 +11,10 @@
  *   `common`, which it shares with the API (the core, the store, the file
  *   backend), and `command` (commander, converted from CommonJS to an ES
  *   module by esbuild, the command's registrations, the rest of AT_START).
- * - Every other dynamic import stays one: the agent, the providers, Ink,
+ * - What a run loads beyond those (RUN_PATH: the run command, the agent, its
+ *   renderings and the providers' shared parts) is one chunk, `run`, which
+ *   any other command that imports one of its modules loads whole.
+ * - Every other dynamic import stays one: the providers, Ink,
  *   the renderers, the JetStream backend and the rarer commands load as their
  *   own chunks when a command needs them. Packages other than commander stay
  *   in node_modules and load as they did, but for YAML and Ajv, each bundled
@@ -21,6 +24,9 @@
  *   packages it imports into one ES module (dist/vendor/NAME.mjs), the rest
  *   of the SDK left out; the Anthropic SDK alone is some 270 files, whose
  *   one-by-one loading was a third of a run's start.
+ * - Node's builtins are modules of the bundle (builtinModule): each export a
+ *   module imports is taken from process.getBuiltinModule, where an `import`
+ *   of a builtin made Node build its ES module facade at every start.
  * - Each module keeps the import.meta.url it had unbundled (its place under
  *   dist/), so what it finds by a relative URL (package.json, the native
  *   addons in build/Release, dist/validators) it still finds.
@@ -28,6 +34,7 @@
  *   --verbose; see bin/logbook).
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire, isBuiltin } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -44,6 +51,44 @@ const ENTRIES = { 'cli/main': 'cli/main.js', index: 'index.js' };
  * chunks of their own.
  */
 const AT_START = ['cli/session/ls.js', 'cli/terminal.js', 'store/file/file-backend.js'];
+/**
+ * The modules a run loads beyond the start files, each imported lazily by some
+ * command: with what they import statically (less the start's), one chunk,
+ * `run`, where each was a chunk of its own (some twenty-five files a run
+ * resolved and linked one by one). Another command that imports one of them
+ * loads the chunk whole. The providers stay chunks of their own: each imports
+ * its SDK.
+ */
+const RUN_PATH = [
+  'cli/run.js',
+  'agent/run.js',
+  'agent/runner.js',
+  'agent/approvals.js',
+  'agent/instructions.js',
+  'agent/workspace.js',
+  'agent/providers/index.js',
+  'agent/providers/retry.js',
+  'agent/providers/credentials.js',
+  'agent/providers/settings.js',
+  'agent/providers/streaming.js',
+  'agent/providers/sdk-errors.js',
+  'agent/providers/tool-input.js',
+  'cli/approvals.js',
+  'cli/output.js',
+  'cli/progress.js',
+  'cli/questions.js',
+  'cli/signals.js',
+  'cli/tracing.js',
+  'cli/mcp/start-label.js',
+  'otel/export.js',
+  'render/calls.js',
+  'render/lines.js',
+  'render/narration.js',
+  'render/results.js',
+  'render/text-width.js',
+  'store/fork.js',
+  'store/workspace/shelf.js',
+];
 const COMMANDER = fileURLToPath(import.meta.resolve('commander'));
 /** CommonJS packages of many files that a run loads, each bundled into one (dist/vendor/NAME.cjs). */
 const VENDORED = ['yaml', 'ajv'];
@@ -88,6 +133,25 @@ async function commanderModule() {
   return { code: file('.js').replace(/\n\/\/# sourceMappingURL=.*\n?$/, '\n'), map };
 }
 
+/** How the bundle names a Node builtin that its modules import (builtinModule). */
+const BUILTIN_ID = '\0builtin:';
+/**
+ * A Node builtin as a module of the bundle: each export it is asked for taken
+ * from process.getBuiltinModule, where an `import` of it made Node build the
+ * builtin's ES module facade, which reads every export (node:fs's stream
+ * classes load Node's streams for it) and copies them at each start. An export
+ * no module imports is left out, so never read.
+ */
+function builtinModule(name) {
+  const names = Object.keys(createRequire(import.meta.url)(name)).filter((key) => /^[A-Za-z_$][\w$]*$/.test(key) && key !== 'default');
+  return [
+    `const builtin = /*#__PURE__*/ process.getBuiltinModule(${JSON.stringify(name)});`,
+    'const take = (name) => builtin[name];',
+    'export default builtin;',
+    ...names.map((key) => `export const ${key} = /*#__PURE__*/ take(${JSON.stringify(key)});`),
+  ].join('\n');
+}
+
 /** The modules `from` imports statically, transitively, `from` included. */
 function staticClosure(from, getModuleInfo) {
   const seen = new Set();
@@ -103,17 +167,19 @@ function staticClosure(from, getModuleInfo) {
 let start = null;
 const bundle = await rollup({
   input: Object.fromEntries(Object.entries(ENTRIES).map(([name, path]) => [name, staged(path)])),
-  external: (id) => !(id.startsWith('.') || id.startsWith('/') || id === 'commander'),
+  external: (id) => !(id.startsWith('.') || id.startsWith('/') || id === 'commander' || id.startsWith(BUILTIN_ID) || isBuiltin(id)),
   plugins: [
     {
       name: 'logbook',
       resolveId: (id, importer) => {
         if (id === 'commander') return COMMANDER;
+        if (isBuiltin(id)) return { id: `${BUILTIN_ID}${id.startsWith('node:') ? id : `node:${id}`}`, moduleSideEffects: false };
         const vendored = vendoredModule(id, importer);
         return vendored === undefined ? null : { id: `${VENDOR_ID}${vendored}`, external: true };
       },
       async load(id) {
         if (id === COMMANDER) return commanderModule();
+        if (id.startsWith(BUILTIN_ID)) return builtinModule(id.slice(BUILTIN_ID.length));
         if (!isStaged(id)) return null;
         // tsc's own source map, so that the bundle's maps lead to src/.
         const map = `${id}.map`;
@@ -140,10 +206,14 @@ const { output } = await bundle.write({
   // Chunks are written to dist/ itself (the entries, below it, never import a provider).
   paths: (id) => (id.startsWith(VENDOR_ID) ? `./vendor/${VENDORED_ESM[id.slice(VENDOR_ID.length)]}.mjs` : id),
   manualChunks(id, { getModuleInfo }) {
-    start ??= {
-      command: staticClosure([staged(ENTRIES['cli/main']), ...AT_START.map(staged)], getModuleInfo),
-      api: staticClosure([staged(ENTRIES.index)], getModuleInfo),
-    };
+    if (start === null) {
+      const command = staticClosure([staged(ENTRIES['cli/main']), ...AT_START.map(staged)], getModuleInfo);
+      const run = new Set([...staticClosure(RUN_PATH.map(staged), getModuleInfo)].filter((id) => !command.has(id)));
+      start = { command, api: staticClosure([staged(ENTRIES.index)], getModuleInfo), run };
+    }
+    if (start.run.has(id)) return 'run';
+    // A builtin that only lazily loaded modules import: in the run's chunk if a run imports it, else where rollup puts it.
+    if (id.startsWith(BUILTIN_ID) && !start.command.has(id)) return null;
     if (!start.command.has(id)) return null;
     return start.api.has(id) ? 'common' : 'command';
   },

@@ -6,7 +6,6 @@
  * cost, or that it is unknown. A sent call with neither its record nor a cost
  * note was cut by a crash: its cost is unknown. The journal never changes shape.
  */
-import { randomBytes } from 'node:crypto';
 import {
   COST_NOTE_PREFIX,
   SENT_NOTE_PREFIX,
@@ -22,6 +21,7 @@ import {
   type UnheldWhy,
 } from '../store/run-notes.js';
 import type { Store } from '../store/store.js';
+import { nodeCrypto } from '../core/index.js';
 
 /** A sent call, as its notes name it. */
 export interface SentTicket {
@@ -32,7 +32,7 @@ export interface SentTicket {
 
 /** Notes that call `call` of run `runId` is being sent, before it is: the ticket its cost note, if any, is kept with. */
 export async function noteSent(store: Store, runId: string, call: SentCall, now = new Date()): Promise<SentTicket> {
-  const part = callKeyPart(call, randomBytes(4).toString('hex'));
+  const part = callKeyPart(call, nodeCrypto().randomBytes(4).toString('hex'));
   await store.putNote(runId, `${SENT_NOTE_PREFIX}${part}`, encodeSent({ call, time: now.toISOString() }));
   return { runId, part };
 }

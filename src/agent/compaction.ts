@@ -25,8 +25,7 @@
  * concurrent compactions of one run make one call: the others wait for its
  * note and are refused, naming the continuation.
  */
-import { CONTINUATION_HEAD, LogbookError, appendUserMessage, encodeRecord, initialState, isLogbookError, messageText, requestInputTokens, toolUses, type JournalRecord, type Message, type RunState } from '../core/index.js';
-import { randomBytes } from 'node:crypto';
+import { CONTINUATION_HEAD, LogbookError, appendUserMessage, encodeRecord, initialState, isLogbookError, messageText, nodeCrypto, requestInputTokens, toolUses, type JournalRecord, type Message, type RunState } from '../core/index.js';
 import { COMPACTION_NOTE, compactionClaimKey, encodeClaim, encodeCompaction, parseClaim, parseCompaction, type CallUsage, type CompactionNote } from '../store/run-notes.js';
 import { noteCallCost, noteSent, type SentTicket } from './call-notes.js';
 import type { Journal, Store } from '../store/store.js';
@@ -321,7 +320,7 @@ const CLAIM_POLL_MS = 200;
  * and a claim that outlasts CLAIM_HOLDS_MS without one gives way to the next.
  */
 async function claimCompaction(store: Store, id: string, at: number, signal: AbortSignal | undefined): Promise<null> {
-  const nonce = randomBytes(8).toString('hex');
+  const nonce = nodeCrypto().randomBytes(8).toString('hex');
   for (let n = 1; ; n++) {
     const key = compactionClaimKey(at, n);
     await store.putNote(id, key, encodeClaim({ nonce, time: Date.now() }));

@@ -6,9 +6,16 @@
 import { canonicalJson } from './json-text.js';
 import type { Fingerprint } from './records.js';
 
-/** node:crypto is taken at the first hash, not when the core loads: a command that hashes nothing (`session ls`) starts without it. */
+/**
+ * node:crypto, taken at its first use rather than imported: a command that
+ * hashes nothing and draws no random bytes (`session ls`) starts without it.
+ */
+export function nodeCrypto(): typeof import('node:crypto') {
+  return process.getBuiltinModule('node:crypto');
+}
+
 export function sha256Hex(text: string): string {
-  return process.getBuiltinModule('node:crypto').createHash('sha256').update(text, 'utf8').digest('hex');
+  return nodeCrypto().createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
 export function systemHash(systemPrompt: string): string {

@@ -145,5 +145,9 @@ describe('the binary', () => {
     expect(loaded).toMatch(/src\/cli\/session\/ls\.ts/); // the probe sees what loads
     expect(loaded).not.toMatch(/node_modules\/(@anthropic-ai|openai|@modelcontextprotocol|@nats-io|ajv|yaml|ink|react|string-width)\//);
     expect(loaded).not.toMatch(/src\/(agent\/(runner|run|providers)|render\/(index|transcript|dump|export\/index)|cli\/(output|run|completion-tree))\.ts|src\/agent\/providers\//);
+    // Node's builtins are taken as modules of the bundle, not imported (whose ES module facade reads every export: node:fs's streams), and node:crypto not at all.
+    expect(loaded).toMatch(/^builtin:fs$/m); // the probe sees the builtins
+    expect(loaded).not.toMatch(/^builtin:crypto$/m);
+    expect(loaded.split('\n').filter((l) => l.startsWith('node:'))).toEqual([]);
   });
 });

@@ -10,7 +10,8 @@
  * from there and loads no price table.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { anthropicErrors, useFakeAnthropic } from '../helpers/fake-anthropic.js';
@@ -26,6 +27,13 @@ const UNUSED_MODULES =
 
 /** Ajv, bundled or not (its small runtime helpers, which the build's standalone validators require, aside): only a tool's first call (or a schema whose compile may fail, checked at start) loads it. */
 const AJV = /dist\/vendor\/ajv\.cjs|node_modules\/ajv\/(?!dist\/runtime\/)/;
+
+/** The ES module files of dist/ that a probe's log names, each chunk by its name without the build's hash. */
+function esModuleFiles(loaded: string): string[] {
+  const dist = `${pathToFileURL(resolve(import.meta.dirname, '../../dist')).href}/`;
+  const files = loaded.split('\n').filter((url) => url.startsWith(dist) && /\.m?js$/.test(url));
+  return [...new Set(files.map((url) => url.slice(dist.length).replace(/-[\w-]{8}\.js$/, '.js')))].sort();
+}
 
 /** A directory with a state directory and an anthropic config of one command tool, the fake Messages API reset for it. */
 function anthropicRun(): { dir: string; state: string; config: string; env: Record<string, string> } {
@@ -54,6 +62,8 @@ describe('the modules a run loads', () => {
     expect(loaded.split('\n').filter((l) => UNUSED_PACKAGES.test(l))).toEqual([]);
     expect(loaded.split('\n').filter((l) => UNUSED_MODULES.test(l))).toEqual([]);
     expect(loaded).not.toMatch(AJV);
+    // Few files: the entry, the start's two chunks, the run's chunk, the provider's and its SDK (each file is resolved, read and linked on its own).
+    expect(esModuleFiles(loaded)).toEqual(['cli/main.js', 'common.js', 'command.js', 'run.js', 'anthropic.js', 'vendor/anthropic-sdk.mjs'].sort());
 
     // A follow-up goes on from the completed run (as a new run) with its last input known: a compaction is weighed, so the table's window is read.
     anthropic.reply({ message: { content: [{ type: 'text', text: 'Still hi.' }] } });

@@ -1,7 +1,9 @@
 /**
  * Which modules a command loads, through the binary: a module given to
  * `node --import` registers hooks that append every resolved module URL to
- * $LOADED_LOG, and at exit the CommonJS modules required (their cache).
+ * $LOADED_LOG (a Node builtin imported as an ES module as `node:NAME`), and at
+ * exit the CommonJS modules required (their cache) and the builtins loaded
+ * however they were (`builtin:NAME`).
  *
  *   const r = await runCli([...], { env: loadProbe(log) });
  *   expect(loadedSources(log)).not.toMatch(/node_modules\/ink\//);
@@ -23,7 +25,8 @@ import { appendFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOKS)}`)});
 const cache = createRequire(pathToFileURL(process.execPath).href).cache;
-process.on('exit', () => appendFileSync(process.env.LOADED_LOG, Object.keys(cache).map((f) => pathToFileURL(f).href + '\\n').join('')));`;
+const builtins = () => process.moduleLoadList.filter((m) => /^NativeModule (?!internal\\/)/.test(m)).map((m) => 'builtin:' + m.slice('NativeModule '.length) + '\\n');
+process.on('exit', () => appendFileSync(process.env.LOADED_LOG, [...Object.keys(cache).map((f) => pathToFileURL(f).href + '\\n'), ...builtins()].join('')));`;
 
 /** The environment that makes a command log what it loads to `log`. */
 export function loadProbe(log: string): NodeJS.ProcessEnv {

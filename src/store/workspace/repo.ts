@@ -9,10 +9,9 @@
  * was last written as kept beside it (`index/<hash>.tree`). A snapshot is a git tree id; which snapshot belongs to
  * which seq is a note beside the journal (run-notes.ts), never in it.
  */
-import { createHash } from 'node:crypto';
 import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
-import { LogbookError, isLogbookError } from '../../core/index.js';
+import { LogbookError, isLogbookError, nodeCrypto } from '../../core/index.js';
 import { acquireLock, type FileLock } from '../file/flock.js';
 import { git, objectId, type GitCall } from './git.js';
 
@@ -66,7 +65,7 @@ interface Rules {
 
 /** The git id of a blob of `content` (what `git hash-object` names it; the repository's ids are SHA-1). */
 function blobId(content: Buffer): string {
-  return createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
+  return nodeCrypto().createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
 }
 
 /** A workspace too large to track: why, said once and noted. */
@@ -74,7 +73,7 @@ export class TooLarge {
   constructor(readonly reason: string) {}
 }
 
-const sha = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 32);
+const sha = (text: string): string => nodeCrypto().createHash('sha256').update(text).digest('hex').slice(0, 32);
 
 /** The git directory and indexes of one state directory's snapshots. */
 export class WorkspaceRepo {
@@ -151,7 +150,7 @@ export class WorkspaceRepo {
   private rulesFile(text: Buffer): Rules {
     const at = join(this.home, 'excludes');
     mkdirSync(at, { recursive: true, mode: 0o700 });
-    const path = join(at, createHash('sha256').update(text).digest('hex').slice(0, 32));
+    const path = join(at, nodeCrypto().createHash('sha256').update(text).digest('hex').slice(0, 32));
     if (!existsSync(path)) writeFileSync(path, text, { mode: 0o600 });
     return { id: blobId(text), path, text };
   }
