@@ -53,8 +53,13 @@ export const TERMINAL_CONTROLS =
 
 const RAW_TERMINAL_CONTROLS = new RegExp(`[${TERMINAL_CONTROLS}]`, 'gu');
 
-/** Every terminal control is at U+007F or above: text below it holds none, and is passed over after this quick test. */
-const BEYOND_ASCII = /[^\u0000-\u007e]/;
+/**
+ * Whether text holds a character at U+007F or above, where every terminal
+ * control is: DEL, or one whose UTF-8 is longer than it (a lone surrogate's
+ * too, written as U+FFFD). Two native scans, several times faster than a
+ * character class searched for at each position.
+ */
+const beyondAscii = (text: string): boolean => text.includes('\u007f') || Buffer.byteLength(text, 'utf8') !== text.length;
 
 /**
  * JSON text safe to print: the terminal controls JSON leaves as they are written
@@ -63,7 +68,7 @@ const BEYOND_ASCII = /[^\u0000-\u007e]/;
  * people and programs, never for journal bytes.
  */
 export function escapeTerminalControls(json: string): string {
-  return BEYOND_ASCII.test(json) ? json.replace(RAW_TERMINAL_CONTROLS, escapeChar) : json;
+  return beyondAscii(json) ? json.replace(RAW_TERMINAL_CONTROLS, escapeChar) : json;
 }
 
 /**
@@ -73,7 +78,7 @@ export function escapeTerminalControls(json: string): string {
  * character class.
  */
 function mayNeedEscapes(json: string): boolean {
-  return json.includes('<') || json.includes('>') || json.includes('&') || json.includes('\u007f') || Buffer.byteLength(json, 'utf8') !== json.length;
+  return json.includes('<') || json.includes('>') || json.includes('&') || beyondAscii(json);
 }
 
 /**
