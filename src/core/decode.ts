@@ -58,7 +58,14 @@ function obj(v: unknown, what: Where): Obj {
  * synchronous and never re-entered, so one scratch state serves every line
  * (decodeParsed resets it): a fresh object per line costs a long load dearly.
  */
-const current: { foreign: boolean; slots: { body: Obj; key: 'input' | 'raw'; what: Where }[] } = { foreign: false, slots: [] };
+const current: { foreign: boolean; slots: number; bodies: Obj[]; keys: ('input' | 'raw')[]; messages: string[]; blocks: number[] } = {
+  foreign: false,
+  slots: 0,
+  bodies: [],
+  keys: [],
+  messages: [],
+  blocks: [],
+};
 
 /** `o` itself, or a copy holding only the fields in `allowed` when it has others. */
 function known(o: Obj, allowed: readonly string[]): Obj {
@@ -73,10 +80,22 @@ function known(o: Obj, allowed: readonly string[]): Obj {
   return o;
 }
 
-/** `body[key]` gets the raw text of its value when the line is filled in. */
-function slot(body: Obj, key: 'input' | 'raw', what: Where): void {
-  current.slots.push({ body, key, what });
+/**
+ * The raw value of `body` (block `i` of the message at `what`) gets its text
+ * when the line is filled in: kept in columns, the slot count reset per line,
+ * where an object and a closure per slot cost each tool call two allocations.
+ * A column keeps the last line's bodies until a later line's take their place.
+ */
+function slot(body: Obj, key: 'input' | 'raw', what: string, i: number): void {
+  const n = current.slots++;
+  current.bodies[n] = body;
+  current.keys[n] = key;
+  current.messages[n] = what;
+  current.blocks[n] = i;
 }
+
+/** Where slot `n`'s raw value sits, for errors only. */
+const slotWhere = (n: number): string => blockPath(current.messages[n]!, current.blocks[n]!, current.keys[n] === 'input' ? 'tool_use' : 'provider');
 
 /**
  * Cuts the raw values out of the line, in block order. The quick search by key
@@ -86,12 +105,13 @@ function slot(body: Obj, key: 'input' | 'raw', what: Where): void {
  */
 function fillRawValues(line: string, payload: PayloadKind, message: unknown): void {
   const slots = current.slots;
-  if (slots.length === 0) return;
+  if (slots === 0) return;
   let spans = current.foreign ? null : rawSpans(line, message);
-  if (spans === null || spans.length !== slots.length) spans = rawSpansByPath(line, payload);
-  if (spans.length < slots.length) refuse(`${at(slots[spans.length]!.what)} has no raw JSON value`);
-  if (spans.length > slots.length) refuse('raw JSON fields outside tool_use or provider blocks');
-  for (let i = 0; i < slots.length; i++) slots[i]!.body[slots[i]!.key] = RawJson.fromValidText(detached(spans[i]!));
+  if (spans === null || spans.length !== slots) spans = rawSpansByPath(line, payload);
+  if (spans.length < slots) refuse(`${slotWhere(spans.length)} has no raw JSON value`);
+  if (spans.length > slots) refuse('raw JSON fields outside tool_use or provider blocks');
+  const { bodies, keys } = current;
+  for (let i = 0; i < slots; i++) bodies[i]![keys[i]!] = RawJson.fromValidText(detached(spans[i]!));
 }
 
 /**
@@ -169,11 +189,10 @@ const blockPath = (what: string, i: number, kind?: string): string => `${what}.c
  * The block being decoded, and where it sits as a Where that reads it: blocks
  * do not nest and decoding is never re-entered, so one serves every block, where
  * a closure of its own per block cost an allocation each. A raw value's slot,
- * read after the block, gets a closure of its own (blockWhere).
+ * read after the block, is kept by its place (slot).
  */
 const block = { what: '', i: 0, kind: '' };
 const BLOCK_WHERE = (): string => blockPath(block.what, block.i, block.kind);
-const blockWhere = (what: string, i: number, kind: string): (() => string) => () => blockPath(what, i, kind);
 
 /**
  * A block is an object with exactly one block kind as its key. Other keys are
@@ -230,12 +249,12 @@ function decodeBlock(v: unknown, what: string, i: number): Block {
       if (!('input' in b)) refuse(`${w()}.input is missing`);
       str(b, 'id', w);
       str(b, 'name', w);
-      slot(b, 'input', blockWhere(what, i, kind));
+      slot(b, 'input', what, i);
       break;
     case 'provider':
       if (!('raw' in b)) refuse(`${w()}.raw is missing`);
       str(b, 'kind', w);
-      slot(b, 'raw', blockWhere(what, i, kind));
+      slot(b, 'raw', what, i);
       break;
   }
   return (b === found && others === 0 ? o : { [kind!]: b }) as unknown as Block;
@@ -289,7 +308,7 @@ function decodeAssistant(v: unknown): AssistantPayload {
   const w = 'assistant';
   const o = known(obj(v, w), ASSISTANT_KEYS);
   uint(o, 'iteration', w);
-  const message = decodeMessage(o.message, `${w}.message`);
+  const message = decodeMessage(o.message, 'assistant.message');
   o.message = message;
   uint(o, 'in_tokens', w);
   uint(o, 'out_tokens', w);
@@ -360,7 +379,7 @@ function decodeParsed(parsed: unknown, line: string): JournalRecord {
   const kind = KIND_BY_PROTOCOL.get(protocol);
   if (kind === undefined) refuse(`unknown protocol "${protocol}"`);
   current.foreign = false;
-  if (current.slots.length !== 0) current.slots.length = 0; // setting it calls into the runtime even when it is already 0
+  current.slots = 0;
   let payloads = 0;
   for (const k in o) {
     if (k === 'seq' || k === 'protocol') continue;
@@ -393,19 +412,23 @@ function decodeParsed(parsed: unknown, line: string): JournalRecord {
 
 // ---- where the raw values sit -------------------------------------------------
 
+/** rawKeys' bits. */
+const INPUT = 1;
+const RAW = 2;
+
 /**
  * Which raw keys a message's blocks can hold: `input` with a tool_use block,
  * `raw` with a provider block. In a line whose every field is known, those keys
  * occur nowhere else (outside raw values), so a line needs searching only for these.
  */
-function rawKeys(message: unknown): { input: boolean; raw: boolean } {
+function rawKeys(message: unknown): number {
   const content = message !== null && typeof message === 'object' ? (message as Obj).content : undefined;
-  if (!Array.isArray(content)) return { input: true, raw: true };
-  const keys = { input: false, raw: false };
+  if (!Array.isArray(content)) return INPUT | RAW;
+  let keys = 0;
   for (const b of content) {
     if (b === null || typeof b !== 'object') continue;
-    if ('tool_use' in b) keys.input = true;
-    if ('provider' in b) keys.raw = true;
+    if ('tool_use' in b) keys |= INPUT;
+    if ('provider' in b) keys |= RAW;
   }
   return keys;
 }
@@ -437,8 +460,8 @@ function nextKey(line: string, name: string, from: number): number {
 function rawSpans(line: string, message: unknown): string[] {
   const spans: string[] = [];
   const wanted = rawKeys(message);
-  let input = wanted.input ? nextKey(line, 'input"', -1) : -1;
-  let raw = wanted.raw ? nextKey(line, 'raw"', -1) : -1;
+  let input = wanted & INPUT ? nextKey(line, 'input"', -1) : -1;
+  let raw = wanted & RAW ? nextKey(line, 'raw"', -1) : -1;
   while (input >= 0 || raw >= 0) {
     const isInput = raw < 0 || (input >= 0 && input < raw);
     const at = isInput ? input : raw;

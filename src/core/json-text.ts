@@ -53,8 +53,13 @@ export const TERMINAL_CONTROLS =
 
 const RAW_TERMINAL_CONTROLS = new RegExp(`[${TERMINAL_CONTROLS}]`, 'gu');
 
-/** Every terminal control is at U+007F or above: text below it holds none, and is passed over after this quick test. */
-const BEYOND_ASCII = /[^\u0000-\u007e]/;
+/**
+ * Whether text holds a character at U+007F or above, where every terminal
+ * control is: DEL, or one whose UTF-8 is longer than it (a lone surrogate's
+ * too, written as U+FFFD). Two native scans, several times faster than a
+ * character class searched for at each position.
+ */
+const beyondAscii = (text: string): boolean => text.includes('\u007f') || Buffer.byteLength(text, 'utf8') !== text.length;
 
 /**
  * JSON text safe to print: the terminal controls JSON leaves as they are written
@@ -63,7 +68,7 @@ const BEYOND_ASCII = /[^\u0000-\u007e]/;
  * people and programs, never for journal bytes.
  */
 export function escapeTerminalControls(json: string): string {
-  return BEYOND_ASCII.test(json) ? json.replace(RAW_TERMINAL_CONTROLS, escapeChar) : json;
+  return beyondAscii(json) ? json.replace(RAW_TERMINAL_CONTROLS, escapeChar) : json;
 }
 
 /**
@@ -73,7 +78,26 @@ export function escapeTerminalControls(json: string): string {
  * character class.
  */
 function mayNeedEscapes(json: string): boolean {
-  return json.includes('<') || json.includes('>') || json.includes('&') || json.includes('\u007f') || Buffer.byteLength(json, 'utf8') !== json.length;
+  return json.includes('<') || json.includes('>') || json.includes('&') || beyondAscii(json);
+}
+
+/**
+ * Text a literal holds as it is but for JSON's short escapes: printable ASCII
+ * other than `<`, `>` and `&`, and newlines, tabs and carriage returns. Most of
+ * what a run holds (prose, code, tool output), tested whole by one anchored
+ * match, several times faster than JSON.stringify's walk of it.
+ */
+const PLAIN_TEXT = /^[\t\n\r\x20-\x25\x27-\x3b\x3d\x3f-\x7e]*$/;
+
+/** PLAIN_TEXT's text with JSON's short escapes, as JSON.stringify writes them, each replaced where it occurs. */
+function shortEscapes(s: string): string {
+  let out = s;
+  if (out.includes('\\')) out = out.replaceAll('\\', '\\\\'); // first, so the escapes below are not doubled
+  if (out.includes('"')) out = out.replaceAll('"', '\\"');
+  if (out.includes('\n')) out = out.replaceAll('\n', '\\n');
+  if (out.includes('\t')) out = out.replaceAll('\t', '\\t');
+  if (out.includes('\r')) out = out.replaceAll('\r', '\\r');
+  return out;
 }
 
 /**
@@ -83,6 +107,7 @@ function mayNeedEscapes(json: string): boolean {
  * common string, plain ASCII needing neither, is tested once.
  */
 export function terminalQuote(s: string): string {
+  if (PLAIN_TEXT.test(s)) return `"${shortEscapes(s)}"`;
   if (s.isWellFormed()) {
     const json = JSON.stringify(s);
     if (!mayNeedEscapes(json)) return json;

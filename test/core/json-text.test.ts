@@ -12,7 +12,7 @@ import { journal } from '../helpers/journals.js';
 const hostile = fc.string({
   unit: fc.oneof(
     { weight: 4, arbitrary: fc.constantFrom('a', ' ', '~', '0') },
-    { weight: 3, arbitrary: fc.constantFrom('<', '>', '&', '\u2028', '\u2029', '"', '\\', '\n', '\u0001', '\u001b', '\u007f', '\u009b', '\u00ad', '\u202e', '\u200b', '\ufeff', 'é', '🦜', '\u{e0041}', '\ud800', '\udc00') },
+    { weight: 3, arbitrary: fc.constantFrom('<', '>', '&', '\u2028', '\u2029', '"', '\\', '\n', '\t', '\r', '\b', '\f', '\u0001', '\u001b', '\u007f', '\u009b', '\u00ad', '\u202e', '\u200b', '\ufeff', 'é', '🦜', '\u{e0041}', '\ud800', '\udc00') },
   ),
   maxLength: 16,
 });
@@ -25,6 +25,12 @@ describe('JSON spelled for a terminal a string at a time', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it('spells text of printable ASCII with newlines, tabs, quotes and backslashes as JSON.stringify does', () => {
+    const text = fc.string({ unit: fc.constantFrom('a', ' ', '~', '%', "'", '=', '?', '"', '\\', '\n', '\t', '\r', '\\n', '\\"'), maxLength: 24 });
+    fc.assert(fc.property(text, (s) => terminalQuote(s) === JSON.stringify(s)), { numRuns: 2000 });
+    expect(terminalQuote('a\\"b\n\t\r\\n')).toBe('"a\\\\\\"b\\n\\t\\r\\\\n"');
   });
 
   it('gives the state JSON whose every message is its journal text with the terminal controls escaped', () => {
