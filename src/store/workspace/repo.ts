@@ -269,14 +269,14 @@ export class WorkspaceRepo {
   }
 
   /**
-   * Whether this repository keeps an index of `dir` with `settings`' rules
-   * holding files: the workspace was snapshotted before, so a snapshot's own
+   * Whether this repository keeps an index of `dir` with `settings`' rules:
+   * the workspace was snapshotted before (empty or not), so a snapshot's own
    * add, measured as it goes (snapshotWithin), finds what is new since and
    * stops past a limit, where a workspace never snapshotted is listed first
    * (overLimits), so that one far over a limit is not copied in up to it.
    */
   keepsIndexOf(dir: string, settings: WorkspaceSettings): boolean {
-    return indexEntries(this.indexOf(dir, this.rulesOf(dir, settings))) > 0;
+    return indexStamp(this.indexOf(dir, this.rulesOf(dir, settings))) !== '';
   }
 
   private async snapshotAt(dir: string, settings: WorkspaceSettings, limits: 'none' | 'limited' | 'measured', rulesId?: string): Promise<Snapshot | TooLarge> {
