@@ -89,7 +89,7 @@ export class WorkspaceTracker implements WorkspaceSnapshots {
    * Why this workspace is not tracked, or null when it is, looked at once (the
    * limits' walk stops as soon as one is passed); `unlooked` where the
    * repository keeps its index already: the first snapshot's own add, measured
-   * as it goes, tells (firstLook), without a walk of its own.
+   * as it goes, tells (within), without a walk of its own.
    */
   private async whyOff(): Promise<Off | null | 'unlooked'> {
     if (this.off !== undefined) return this.off;
