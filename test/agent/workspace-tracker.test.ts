@@ -118,7 +118,7 @@ describe('WorkspaceTracker', () => {
     const before = git.calls().length;
     writeFileSync(join(ws, 'b.txt'), 'new\n');
     tracker.prepare();
-    await new Promise((r) => setTimeout(r, 0)); // the answer goes on streaming
+    await new Promise((r) => setImmediate(r)); // the answer goes on streaming: the event loop turns
     tracker.begin();
     expect(await tracker.snapshot('streams', 2, 'end')).toBeNull();
     expect(git.calls().slice(before)).toEqual(['add', 'write-tree', 'add']); // the readying's, then the end's, which found nothing more

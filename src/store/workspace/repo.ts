@@ -10,7 +10,7 @@
  * which seq is a note beside the journal (run-notes.ts), never in it.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { LogbookError, isLogbookError } from '../../core/index.js';
 import { acquireLock, type FileLock } from '../file/flock.js';
@@ -103,12 +103,30 @@ export class WorkspaceRepo {
   async ensure(): Promise<void> {
     if (this.ready) return;
     if (!existsSync(join(this.gitDir, 'objects'))) {
+      this.dropIndexes();
       mkdirSync(this.gitDir, { recursive: true, mode: 0o700 });
       await git(['init', '--bare', '-q'], this.base()).catch((err: unknown) => {
         if (!existsSync(join(this.gitDir, 'objects'))) throw err; // another process made it meanwhile: fine
       });
     }
     this.ready = true;
+  }
+
+  /**
+   * Drops the indexes (and the trees kept beside them) of a git directory that
+   * is gone: their entries name objects a git directory made anew lacks, and
+   * git, finding a file unchanged by its stats, would not write it again. Their
+   * flocks stay, for whoever holds one.
+   */
+  private dropIndexes(): void {
+    const at = join(this.home, 'index');
+    let names: string[];
+    try {
+      names = readdirSync(at);
+    } catch {
+      return; // none yet
+    }
+    for (const name of names) if (!name.endsWith('.flock')) rmSync(join(at, name), { force: true });
   }
 
   /** The index of `dir` snapshotted by `rules`: each set of rules its own, as an index keeps what it once took in whatever the excludes say later. */
@@ -270,13 +288,14 @@ export class WorkspaceRepo {
 
   /**
    * Whether this repository keeps an index of `dir` with `settings`' rules:
-   * the workspace was snapshotted before (empty or not), so a snapshot's own
-   * add, measured as it goes (snapshotWithin), finds what is new since and
-   * stops past a limit, where a workspace never snapshotted is listed first
+   * the workspace was snapshotted into it before (empty or not), so a
+   * snapshot's own add, measured as it goes (snapshotWithin), finds what is
+   * new since and stops past a limit, where a workspace never snapshotted (or
+   * snapshotted into a git directory since removed) is listed first
    * (overLimits), so that one far over a limit is not copied in up to it.
    */
   keepsIndexOf(dir: string, settings: WorkspaceSettings): boolean {
-    return indexStamp(this.indexOf(dir, this.rulesOf(dir, settings))) !== '';
+    return existsSync(join(this.gitDir, 'objects')) && indexStamp(this.indexOf(dir, this.rulesOf(dir, settings))) !== '';
   }
 
   private async snapshotAt(dir: string, settings: WorkspaceSettings, limits: 'none' | 'limited' | 'measured', rulesId?: string): Promise<Snapshot | TooLarge> {
