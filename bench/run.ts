@@ -4,7 +4,8 @@
  * process, so spawn, request, answer and exit are on one clock): from spawn to
  * the first model request, against spawning `node -e 0` in alternating rounds;
  * and from the last byte of the answer to the process's exit, with the run's
- * terminal record in the journal once it has exited.
+ * terminal record in the journal once it has exited; that tail also for the
+ * same run with no workspace tracked (what the end's snapshot adds).
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -53,13 +54,28 @@ export async function benchRun(opts: BenchOptions): Promise<Section> {
   const api = await MessagesApi.start();
   const config = join(dir, 'agent.yaml');
   writeFileSync(config, anthropicConfig(api, 'max_iterations: 4\n'));
+  // The same run with no workspace tracked: what the end's snapshot adds to the tail.
+  const untracked = join(dir, 'untracked.yaml');
+  writeFileSync(untracked, anthropicConfig(api, 'max_iterations: 4\nworkspace: { track: false }\n'));
   const env = { ...process.env, ...API_ENV };
-  const args = [process.execPath, BIN, 'run', '--config', config, '--state-dir', state, 'Say hello.'];
+  const argsOf = (file: string): string[] => [process.execPath, BIN, 'run', '--config', file, '--state-dir', state, 'Say hello.'];
   const bare: number[] = [];
   const toRequest: number[] = [];
   const toExit: number[] = [];
+  const toExitUntracked: number[] = [];
   const whole: number[] = [];
   const seen = new Set<string>();
+  /** Runs `file`'s config once; the run's times, checked to have made one request and ended on its terminal record. */
+  const runOnce = async (file: string): Promise<{ run: Spawned; arrived: number; answered: number }> => {
+    api.reset();
+    const run = await spawnTimed(argsOf(file), dir, env);
+    const [call, ...more] = api.exchanges;
+    if (run.code !== 0 || call?.answered === undefined || more.length > 0) throw new Error(`logbook run exited ${run.code} after ${api.exchanges.length} requests: ${run.stderr}`);
+    const last = lastRecord(state, seen);
+    if (!last.includes('"terminal":{"reason":"completed"')) throw new Error(`the run's last record is not its terminal record: ${last}`);
+    for (const f of readdirSync(join(state, 'runs'))) seen.add(f);
+    return { run, arrived: call.arrived, answered: call.answered };
+  };
   try {
     for (let r = 0; r < rounds; r++) {
       const steps = [
@@ -68,16 +84,14 @@ export async function benchRun(opts: BenchOptions): Promise<Section> {
           bare.push(b.exit - b.start);
         },
         async () => {
-          api.reset();
-          const run = await spawnTimed(args, dir, env);
-          const [call, ...more] = api.exchanges;
-          if (run.code !== 0 || call?.answered === undefined || more.length > 0) throw new Error(`logbook run exited ${run.code} after ${api.exchanges.length} requests: ${run.stderr}`);
-          const last = lastRecord(state, seen);
-          if (!last.includes('"terminal":{"reason":"completed"')) throw new Error(`the run's last record is not its terminal record: ${last}`);
-          for (const f of readdirSync(join(state, 'runs'))) seen.add(f);
-          toRequest.push(call.arrived - run.start);
-          toExit.push(run.exit - call.answered);
+          const { run, arrived, answered } = await runOnce(config);
+          toRequest.push(arrived - run.start);
+          toExit.push(run.exit - answered);
           whole.push(run.exit - run.start);
+        },
+        async () => {
+          const { run, answered } = await runOnce(untracked);
+          toExitUntracked.push(run.exit - answered);
         },
       ];
       if (r % 2 === 1) steps.reverse();
@@ -111,7 +125,7 @@ export async function benchRun(opts: BenchOptions): Promise<Section> {
       },
     ],
     notes: [
-      `A new run: \`node bin/logbook run --config agent.yaml "Say hello."\` with the anthropic provider (its SDK, streaming) against a Messages API served by the benchmark's own process, which answers each request at once with one short text; ${rounds} rounds alternating with \`node -e 0\` (spawn to exit). The first request is timed from spawn to the request's arrival at the server (its headers), the tail from the server handing the answer's last byte to the socket to the process's exit; after each run its journal's last line is checked to be the run's terminal record. The middle half of the rounds' first requests were ${signedMs(percentile(diffs, 25))}–${signedMs(percentile(diffs, 75))} above the bare start in the same round; the whole process took ${ms(median(whole))}.`,
+      `A new run: \`node bin/logbook run --config agent.yaml "Say hello."\` with the anthropic provider (its SDK, streaming) against a Messages API served by the benchmark's own process, which answers each request at once with one short text; ${rounds} rounds alternating with \`node -e 0\` (spawn to exit). The first request is timed from spawn to the request's arrival at the server (its headers), the tail from the server handing the answer's last byte to the socket to the process's exit; after each run its journal's last line is checked to be the run's terminal record. The run's workspace is the benchmark's directory (its config; the state directory inside it is left out), snapshotted at the run's end as a run's workspace is by default: from the second round on, a workspace whose index the state directory keeps, so the end's snapshot is one \`git add\`. The same run with \`workspace: { track: false }\`, in the same rounds: a tail of ${ms(median(toExitUntracked))} (p90 ${ms(percentile(toExitUntracked, 90))}). The middle half of the rounds' first requests were ${signedMs(percentile(diffs, 25))}–${signedMs(percentile(diffs, 75))} above the bare start in the same round; the whole process took ${ms(median(whole))}.`,
     ],
   };
 }

@@ -64,8 +64,8 @@ export class WorkspaceTracker implements WorkspaceSnapshots {
   private queue: Promise<unknown> = Promise.resolve();
   /** A prepare is asked and not yet done. */
   private preparing = false;
-  /** Snapshots whose git work is queued and not yet begun: a readying then has nothing to ready. */
-  private makesQueued = 0;
+  /** Snapshots whose git work was asked (begun or queued), counted: one asked since a readying was is the one it readied for. */
+  private makesAsked = 0;
   /** The git work `begin` started, for the snapshot asked next. */
   private begun: Promise<Made> | null = null;
 
@@ -85,34 +85,62 @@ export class WorkspaceTracker implements WorkspaceSnapshots {
     return repo === null ? null : new WorkspaceTracker(store, repo, workspaceDir(settings, startedIn), settings);
   }
 
-  /** Why this workspace is not tracked, or null when it is (looked at once: the limits' walk stops as soon as one is passed). */
-  private async whyOff(): Promise<Off | null> {
+  /**
+   * Why this workspace is not tracked, or null when it is, looked at once (the
+   * limits' walk stops as soon as one is passed); `unlooked` where the
+   * repository keeps its index already: the first snapshot's own add, measured
+   * as it goes, tells (within), without a walk of its own.
+   */
+  private async whyOff(): Promise<Off | null | 'unlooked'> {
     if (this.off !== undefined) return this.off;
     const place = this.settings.dir === undefined ? untrackedPlace(this.dir, this.home) : null;
     if (place !== null) return (this.off = { reason: place, say: false });
+    if (this.repo.keepsIndexOf(this.dir, this.settings)) return 'unlooked';
     const over = await this.repo.overLimits(this.dir, this.settings);
     this.off = over === null ? null : { reason: over.reason, say: true };
     return this.off;
   }
 
   /**
-   * Looks at the workspace's limits and takes its files into the index ahead
-   * of the next snapshot: that snapshot's own `git add` then finds only what
-   * changed since, and reuses the tree when nothing did. Skipped where that
-   * snapshot's git work is already queued behind it (its own `git add` does
-   * all of it). A failure here is left for the snapshot to meet and tell.
+   * Snapshots the workspace within its limits; on the first look
+   * (`unlooked`), a workspace over one is not tracked, as the limits' walk
+   * would have said, and one within them is tracked from here on.
+   */
+  private async within(first: boolean): Promise<Snapshot | TooLarge> {
+    const made = await this.repo.snapshotWithin(this.dir, this.settings, { measure: first });
+    if (first) this.off = made instanceof TooLarge ? { reason: made.reason, say: true } : null;
+    return made;
+  }
+
+  /**
+   * Takes the workspace's files into the index ahead of the next snapshot
+   * (and on a first look, measures it): that snapshot's own `git add` then
+   * finds only what changed since, and reuses the tree when nothing did.
+   * Begun once the events the answer began in are handled, and skipped
+   * where a snapshot was asked since (its own `git add` does all of it): an
+   * answer that came whole is snapshotted once. A failure here is left for
+   * the snapshot to meet and tell.
    */
   prepare(): void {
     if (this.preparing) return;
     this.preparing = true;
-    this.queue = this.queue.then(async () => {
-      try {
-        if ((await this.whyOff()) === null && this.makesQueued === 0) await this.repo.snapshot(this.dir, this.settings);
-      } catch {
-        // the snapshot meets it again, and says it
-      } finally {
+    const asked = this.makesAsked;
+    const superseded = (): boolean => this.makesAsked !== asked;
+    setImmediate(() => {
+      if (superseded()) {
         this.preparing = false;
+        return;
       }
+      this.queue = this.queue.then(async () => {
+        try {
+          const off = await this.whyOff();
+          if ((off === null || off === 'unlooked') && !superseded()) await this.within(off === 'unlooked');
+        } catch {
+          // the snapshot meets it again, and says it
+        } finally {
+          this.preparing = false;
+        }
+      });
     });
   }
 
@@ -132,11 +160,8 @@ export class WorkspaceTracker implements WorkspaceSnapshots {
 
   /** The snapshot's git work, after whatever is queued. */
   private queueMake(): Promise<Made> {
-    this.makesQueued++;
-    const made = this.queue.then(() => {
-      this.makesQueued--;
-      return this.make();
-    });
+    this.makesAsked++;
+    const made = this.queue.then(() => this.make());
     this.queue = made;
     return made;
   }
@@ -145,9 +170,9 @@ export class WorkspaceTracker implements WorkspaceSnapshots {
   private async make(): Promise<Made> {
     try {
       const off = await this.whyOff();
-      if (off !== null) return { off };
-      const made = await this.repo.snapshotWithin(this.dir, this.settings);
-      if (made instanceof TooLarge) return { grewPast: (this.off = { reason: made.reason, say: true }) }; // not tracked from here on
+      if (off !== null && off !== 'unlooked') return { off };
+      const made = await this.within(off === 'unlooked');
+      if (made instanceof TooLarge) return off === 'unlooked' ? { off: this.off! } : { grewPast: (this.off = { reason: made.reason, say: true }) }; // not tracked from here on
       const shelf = this.store.workspace?.shelf;
       if (shelf !== undefined) await shareTree(this.repo, shelf, made.tree, [made.rules]);
       return { made };

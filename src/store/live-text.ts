@@ -49,6 +49,8 @@ export class LiveTextWriter {
   private timer: NodeJS.Timeout | null = null;
   private repeat: NodeJS.Timeout | null = null;
   private sending: Promise<void> = Promise.resolve();
+  /** Some text was shown: the end has it cleared. */
+  private shown = false;
 
   constructor(private readonly put: (body: string | null) => Promise<void>) {}
 
@@ -81,14 +83,19 @@ export class LiveTextWriter {
     this.soon();
   }
 
-  /** The call ended (its record journaled, or none will be): the live text is cleared. */
+  /**
+   * The call ended (its record journaled, or none will be): the live text it
+   * showed is cleared. A call that ended before any was shown (an answer that
+   * came whole within LIVE_INTERVAL_MS) has nothing to clear, and its run goes
+   * on without waiting for the store.
+   */
   async end(): Promise<void> {
     if (this.live === null) return;
     this.live = null;
     if (this.timer !== null) clearTimeout(this.timer);
     if (this.repeat !== null) clearInterval(this.repeat);
     this.timer = this.repeat = null;
-    this.send(null);
+    if (this.shown) this.send(null);
     await this.sending;
   }
 
@@ -102,7 +109,9 @@ export class LiveTextWriter {
   }
 
   private show(): void {
-    if (this.live !== null) this.send(encodeLiveText(this.live));
+    if (this.live === null) return;
+    this.shown = true;
+    this.send(encodeLiveText(this.live));
   }
 
   /** In order, one at a time: a clear is never overtaken by an older snapshot. */

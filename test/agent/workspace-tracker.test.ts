@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileStore, WORKSPACE_DEFAULTS } from '../../src/index.js';
 import { WorkspaceTracker } from '../../src/agent/workspace.js';
+import { WorkspaceRepo } from '../../src/store/workspace/repo.js';
 import { parseSnapshot } from '../../src/store/run-notes.js';
-import { meta } from '../helpers/records.js';
+import { assistant, at, completed, meta } from '../helpers/records.js';
 import { tempDir } from '../helpers/tmp.js';
 
 /** A `git` on a search path of its own that logs each subcommand it is given to `log`, then runs the real git. */
@@ -80,12 +81,68 @@ describe('WorkspaceTracker', () => {
     expect(git.calls()).toEqual(expect.arrayContaining(['hash-object', 'add', 'write-tree']));
     const before = git.calls().length;
     expect(await treeOf(2)).toBe(first);
-    expect(git.calls().slice(before).filter((c) => c !== 'ls-files')).toEqual(['add']); // the limits' look, and the add that finds nothing changed
+    expect(git.calls().slice(before)).toEqual(['add']); // the add that finds nothing changed, and no look at the limits of its own: the index is kept
     // A git directory made anew holds neither: both are written again, and the tree is the same.
     rmSync(join(root, 'runs', '.workspace', 'objects.git'), { recursive: true });
     const again = git.calls().length;
     expect(await treeOf(3)).toBe(first);
     expect(git.calls().slice(again)).toEqual(expect.arrayContaining(['hash-object', 'write-tree']));
+    await run.close();
+  });
+
+  it('an answer that came whole is snapshotted once: the readying asked as it began gives way to the end snapshot asked before the event loop turned', async () => {
+    const { store, ws, git } = trackedWorkspace();
+    const settings = { ...WORKSPACE_DEFAULTS, track: true };
+    const run = await store.create('whole', meta('whole'));
+    await WorkspaceTracker.for(store, settings, ws, git.searchPath)!.snapshot('whole', 1, 'end'); // an earlier process: the index is kept
+    const tracker = WorkspaceTracker.for(store, settings, ws, git.searchPath)!;
+    const before = git.calls().length;
+    // The answer begins and ends in one burst of events: its record is written between.
+    tracker.prepare();
+    await run.append(at(2, assistant(0)));
+    tracker.begin();
+    await run.append(at(3, completed));
+    expect(await tracker.snapshot('whole', 3, 'end')).toBeNull();
+    await new Promise((r) => setImmediate(r));
+    await tracker.snapshot('whole', 3, 'end'); // queued behind whatever the tracker still had to do
+    expect(git.calls().slice(before)).toEqual(['add', 'add']); // the end's, and this one's: no readying after the end
+    await run.close();
+  });
+
+  it('a readying asked while an answer streams takes the files in ahead of the snapshot at its record', async () => {
+    const { store, ws, git } = trackedWorkspace();
+    const settings = { ...WORKSPACE_DEFAULTS, track: true };
+    const run = await store.create('streams', meta('streams'));
+    await WorkspaceTracker.for(store, settings, ws, git.searchPath)!.snapshot('streams', 1, 'end');
+    const tracker = WorkspaceTracker.for(store, settings, ws, git.searchPath)!;
+    const before = git.calls().length;
+    writeFileSync(join(ws, 'b.txt'), 'new\n');
+    tracker.prepare();
+    await new Promise((r) => setImmediate(r)); // the answer goes on streaming: the event loop turns
+    tracker.begin();
+    expect(await tracker.snapshot('streams', 2, 'end')).toBeNull();
+    expect(git.calls().slice(before)).toEqual(['add', 'write-tree', 'add']); // the readying's, then the end's, which found nothing more
+    await run.close();
+  });
+
+  it('a workspace whose index is kept, over a limit now, is not tracked, said as a first look says it: grown since, or its index written past the limits', async () => {
+    const { root, ws, store, git } = trackedWorkspace();
+    const settings = { ...WORKSPACE_DEFAULTS, track: true, maxFiles: 3 };
+    const run = await store.create('grown', meta('grown'));
+    const problem = async (seq: number): Promise<{ warning: string | null; problem: string | undefined }> => {
+      const warning = await WorkspaceTracker.for(store, settings, ws, git.searchPath)!.snapshot('grown', seq, 'end');
+      const name = readdirSync(join(root, 'runs')).find((n) => n.startsWith(`grown.ws-${seq}-`))!;
+      return { warning, problem: parseSnapshot(readFileSync(join(root, 'runs', name), 'utf8'))?.problem };
+    };
+    expect(await problem(1)).toEqual({ warning: null, problem: undefined });
+    for (const n of [1, 2, 3, 4, 5]) writeFileSync(join(ws, `f${n}.txt`), String(n));
+    const before = git.calls().length;
+    const notTracked = `the workspace ${ws} is not tracked: it holds more than 3 files (workspace.max_files)`;
+    expect(await problem(2)).toEqual({ warning: notTracked, problem: notTracked });
+    expect(git.calls().slice(before)).not.toContain('ls-files'); // the add, measured as it went, told
+    // An index written without limits (a rewind's snapshot of the workspace as it is) holds them all: nothing is added, and the index is measured.
+    await new WorkspaceRepo(store.workspace!.home, git.searchPath).snapshot(ws, settings);
+    expect(await problem(3)).toEqual({ warning: notTracked, problem: notTracked });
     await run.close();
   });
 });

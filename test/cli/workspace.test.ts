@@ -260,4 +260,20 @@ describe("a run's workspace", () => {
       expect([...snapshotPaths(s)].sort()).toEqual(['a.txt', 'f1.txt']);
     }
   });
+
+  it('a workspace that grew past max_files since the run before is not tracked in the next, said as the first time (no seq)', async () => {
+    const s = setup([{ text: 'done' }], 'workspace: { max_files: 3 }');
+    writeFileSync(join(s.ws, 'f1.txt'), '1');
+    const small = await cli(s, ['run', '--name', 'small', 'go']);
+    expect(small.code, small.stderr).toBe(0);
+    expect(small.stderr).not.toMatch(/not tracked/);
+    for (const n of [2, 3, 4, 5]) writeFileSync(join(s.ws, `f${n}.txt`), String(n));
+    const grown = await cli(s, ['run', '--name', 'grown', 'go']);
+    expect(grown.code, grown.stderr).toBe(0);
+    expect(grown.stderr.match(/not tracked/g)).toHaveLength(1);
+    expect(grown.stderr).toMatch(/the workspace .* is not tracked: it holds more than 3 files \(workspace\.max_files\)/);
+    expect(snapshotMoments(s, 'grown')).toEqual(['3 end']);
+    expect([...snapshotPaths(s)]).toEqual(['f1.txt']); // what the first run kept, and nothing of the grown workspace
+  });
 });
+

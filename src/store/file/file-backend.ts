@@ -208,6 +208,12 @@ export class FileBackend implements Backend {
   }
   /** The check marks the last listing found, by run id: where markChecked finds a run's mark. */
   private listedMarks: Map<string, string> | null = null;
+  /**
+   * The marks of the runs this backend created, by run id: the version it
+   * marked, or '' before the first. A run created here has no earlier mark to
+   * look for (a removed run's went with it), so marking it reads no directory.
+   */
+  private readonly createdMarks = new Map<string, string>();
 
   constructor(
     readonly directory: string,
@@ -330,6 +336,7 @@ export class FileBackend implements Backend {
     }
     // A times note left by a run of this id that was removed is not this run's.
     removeQuietly(this.timesPath(id));
+    this.createdMarks.set(id, '');
     const times = new TimesNote(this.timesPath(id));
     times.durable(1);
     return new HeldFile(path, fd, lock, bytes.length, (version) => this.markChecked(id, version), times);
@@ -480,8 +487,9 @@ export class FileBackend implements Backend {
    */
   async markChecked(id: string, version: string): Promise<void> {
     const mark = this.markPath(id, version);
-    const listed = this.listedMarks?.get(id);
-    const previous = listed !== undefined && exists(this.markPath(id, listed)) ? [this.markPath(id, listed)] : this.sidecars(id, CHECKED_EXT);
+    const listed = this.listedMarks?.get(id) ?? this.createdMarks.get(id);
+    const previous =
+      listed === '' ? [] : listed !== undefined && exists(this.markPath(id, listed)) ? [this.markPath(id, listed)] : this.sidecars(id, CHECKED_EXT);
     try {
       if (previous.length === 0) closeSync(createOwnFile(mark, constants.O_WRONLY));
       else if (previous[0] !== mark) renameSync(previous[0]!, mark);
@@ -490,6 +498,7 @@ export class FileBackend implements Backend {
     }
     for (const stale of previous.slice(1)) if (stale !== mark) removeQuietly(stale);
     this.listedMarks?.set(id, version);
+    if (this.createdMarks.has(id)) this.createdMarks.set(id, version);
   }
 
   private markPath(id: string, version: string): string {
@@ -640,6 +649,7 @@ export class FileBackend implements Backend {
     const path = this.journalPath(id);
     if (!exists(path)) return false;
     const lock = acquireLock(this.lockPath(id), id);
+    this.createdMarks.delete(id);
     try {
       unlinkSync(path);
       for (const sidecar of [...this.sidecars(id, NOTE_EXT), ...this.sidecars(id, CHECKED_EXT)]) removeQuietly(sidecar);

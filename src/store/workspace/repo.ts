@@ -9,7 +9,7 @@
  * was last written as kept beside it (`index/<hash>.tree`). A snapshot is a git tree id; which snapshot belongs to
  * which seq is a note beside the journal (run-notes.ts), never in it.
  */
-import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { LogbookError, isLogbookError, nodeCrypto } from '../../core/index.js';
 import { acquireLock, type FileLock } from '../file/flock.js';
@@ -102,12 +102,30 @@ export class WorkspaceRepo {
   async ensure(): Promise<void> {
     if (this.ready) return;
     if (!existsSync(join(this.gitDir, 'objects'))) {
+      this.dropIndexes();
       mkdirSync(this.gitDir, { recursive: true, mode: 0o700 });
       await git(['init', '--bare', '-q'], this.base()).catch((err: unknown) => {
         if (!existsSync(join(this.gitDir, 'objects'))) throw err; // another process made it meanwhile: fine
       });
     }
     this.ready = true;
+  }
+
+  /**
+   * Drops the indexes (and the trees kept beside them) of a git directory that
+   * is gone: their entries name objects a git directory made anew lacks, and
+   * git, finding a file unchanged by its stats, would not write it again. Their
+   * flocks stay, for whoever holds one.
+   */
+  private dropIndexes(): void {
+    const at = join(this.home, 'index');
+    let names: string[];
+    try {
+      names = readdirSync(at);
+    } catch {
+      return; // none yet
+    }
+    for (const name of names) if (!name.endsWith('.flock')) rmSync(join(at, name), { force: true });
   }
 
   /** The index of `dir` snapshotted by `rules`: each set of rules its own, as an index keeps what it once took in whatever the excludes say later. */
@@ -251,7 +269,7 @@ export class WorkspaceRepo {
    * workspace (a rewind's) tracks what the run tracked, whatever the config says now.
    */
   async snapshot(dir: string, settings: WorkspaceSettings, options: { rules?: string } = {}): Promise<Snapshot> {
-    return (await this.snapshotAt(dir, settings, false, options.rules)) as Snapshot;
+    return (await this.snapshotAt(dir, settings, 'none', options.rules)) as Snapshot;
   }
 
   /**
@@ -259,13 +277,28 @@ export class WorkspaceRepo {
    * TooLarge, and no tree, when what it tracks grew past one. An unchanged
    * workspace costs nothing more; one that changed is measured from its index
    * (the count and sizes git keeps there), and a git adding far past a limit
-   * is stopped where it is (what it added is counted as it goes).
+   * is stopped where it is (what it added is counted as it goes). With
+   * `options.measure`, the index is measured even when nothing changed (a
+   * first look, where no earlier snapshot of this process said it was within them).
    */
-  async snapshotWithin(dir: string, settings: WorkspaceSettings): Promise<Snapshot | TooLarge> {
-    return this.snapshotAt(dir, settings, true);
+  async snapshotWithin(dir: string, settings: WorkspaceSettings, options: { measure?: boolean } = {}): Promise<Snapshot | TooLarge> {
+    return this.snapshotAt(dir, settings, options.measure === true ? 'measured' : 'limited');
   }
 
-  private async snapshotAt(dir: string, settings: WorkspaceSettings, limited: boolean, rulesId?: string): Promise<Snapshot | TooLarge> {
+  /**
+   * Whether this repository keeps an index of `dir` with `settings`' rules:
+   * the workspace was snapshotted into it before (empty or not), so a
+   * snapshot's own add, measured as it goes (snapshotWithin), finds what is
+   * new since and stops past a limit, where a workspace never snapshotted (or
+   * snapshotted into a git directory since removed) is listed first
+   * (overLimits), so that one far over a limit is not copied in up to it.
+   */
+  keepsIndexOf(dir: string, settings: WorkspaceSettings): boolean {
+    return existsSync(join(this.gitDir, 'objects')) && indexStamp(this.indexOf(dir, this.rulesOf(dir, settings))) !== '';
+  }
+
+  private async snapshotAt(dir: string, settings: WorkspaceSettings, limits: 'none' | 'limited' | 'measured', rulesId?: string): Promise<Snapshot | TooLarge> {
+    const limited = limits !== 'none';
     await this.ensure();
     const rules = rulesId !== undefined ? await this.rulesFrom(rulesId) : this.rulesOf(dir, settings);
     await this.keep(rules);
@@ -280,6 +313,10 @@ export class WorkspaceRepo {
       const added = await git(['add', '--all', '--verbose', '--', '.'], { ...call, ...(growth !== null ? { onStdout: (chunk: Buffer) => growth.take(chunk) } : {}) });
       if (growth?.over != null) return growth.over;
       if (untouched && added.stdout.length === 0) {
+        if (limits === 'measured') {
+          const over = overBy(indexTotals(index), settings);
+          if (over !== null) return over;
+        }
         const stamp = indexStamp(index);
         if (stamp !== last.stamp) this.fileTree(index, { tree: last.tree, stamp });
         else this.lastTree.set(index, last);
