@@ -10,7 +10,7 @@
  * which seq is a note beside the journal (run-notes.ts), never in it.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { LogbookError, isLogbookError } from '../../core/index.js';
 import { acquireLock, type FileLock } from '../file/flock.js';
@@ -138,22 +138,43 @@ export class WorkspaceRepo {
     return this.rulesFile(Buffer.from(`${lines.join('\n')}\n`, 'utf8'));
   }
 
-  /** Rules as a snapshot note names them (the git blob of their text), read back from the repository. */
+  /**
+   * Rules as a snapshot note names them (the git blob of their text): the
+   * excludes file of that name when it holds them (made here), else read back
+   * from the repository (a snapshot made elsewhere, or before the file was named so).
+   */
   private async rulesFrom(id: string): Promise<Rules> {
-    const { stdout } = await git(['cat-file', 'blob', objectId(id)], this.base());
-    const rules = this.rulesFile(stdout);
-    if (rules.id !== id) throw new LogbookError('workspace', `the snapshot rules ${id} read back as other bytes`);
+    const path = this.excludesPath(objectId(id));
+    let text: Buffer | null = null;
+    try {
+      text = readFileSync(path);
+    } catch {
+      // not made here
+    }
+    if (text === null || blobId(text) !== id) {
+      text = (await git(['cat-file', 'blob', id], this.base())).stdout;
+      if (blobId(text) !== id) throw new LogbookError('workspace', `the snapshot rules ${id} read back as other bytes`);
+      text = this.rulesFile(text).text;
+    }
     this.kept.add(id);
-    return rules;
+    return { id, path, text };
   }
 
-  /** The excludes file of `text` (written once, named by its hash), and its git blob id. */
+  /** Where the excludes file of the rules with git blob id `id` is kept. */
+  private excludesPath(id: string): string {
+    return join(this.home, 'excludes', id);
+  }
+
+  /** The excludes file of `text` (written once, named by its git blob id), and that id. */
   private rulesFile(text: Buffer): Rules {
-    const at = join(this.home, 'excludes');
-    mkdirSync(at, { recursive: true, mode: 0o700 });
-    const path = join(at, createHash('sha256').update(text).digest('hex').slice(0, 32));
-    if (!existsSync(path)) writeFileSync(path, text, { mode: 0o600 });
-    return { id: blobId(text), path, text };
+    const id = blobId(text);
+    const path = this.excludesPath(id);
+    if (!existsSync(path)) {
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      writeFileSync(`${path}.${process.pid}`, text, { mode: 0o600 });
+      renameSync(`${path}.${process.pid}`, path); // whole or absent: a later rewind reads it by that name
+    }
+    return { id, path, text };
   }
 
   /** Keeps `rules` in the repository as a blob, once: what a snapshot note names. */
@@ -428,10 +449,19 @@ const INDEX_WAIT_MS = 10 * 60_000;
 async function withIndex<T>(index: string, fn: () => Promise<T>): Promise<T> {
   const held = await flockIndex(index);
   try {
-    rmSync(`${index}.lock`, { force: true });
+    removeStaleLock(`${index}.lock`);
     return await fn();
   } finally {
     held.release();
+  }
+}
+
+/** Removes a git lock a killed git left (nothing there is the usual case: unlink alone, not rmSync's walk). */
+function removeStaleLock(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
 }
 
