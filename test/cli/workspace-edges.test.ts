@@ -191,7 +191,7 @@ describe('undo and redo of rewinds', () => {
 });
 
 describe('a rewind after the config changed what is tracked', () => {
-  it('follows the rules the run was snapshotted with: a file they left out is never touched, whatever the config says now', async () => {
+  it('follows the rules the run was snapshotted with: a file they left out is never touched, whatever the config says now or the rules file kept here holds', async () => {
     const s = setup([
       { text: 'one', tool_calls: [sh('echo one > a.txt; echo log1 > x.log')] },
       { text: 'two', tool_calls: [sh('echo two > a.txt; echo log2 > y.log')] },
@@ -204,6 +204,18 @@ describe('a rewind after the config changed what is tracked', () => {
     writeFileSync(s.config, config); // *.log no longer left out
     const rewound = await cli(s, ['session', 'rewind', 'logs', '--turn', '1', '--files', '--yes']);
     expect(rewound.code, rewound.stderr).toBe(0);
+    expect(contents(s.ws)).toEqual({ 'a.txt': 'one\n', 'x.log': 'log1\n', 'y.log': 'log2\n' });
+
+    // The rules' text is read from its excludes file, named by its blob id; where that file is missing (a snapshot made
+    // elsewhere) or holds other bytes, git's copy is read: the rules stay the run's.
+    const excludes = join(s.state, 'workspace', 'excludes');
+    for (const kept of readdirSync(excludes)) writeFileSync(join(excludes, kept), '# nothing left out\n');
+    const undone = await cli(s, ['session', 'rewind', '--undo', 'logs', '--yes']);
+    expect(undone.code, undone.stderr).toBe(0);
+    expect(contents(s.ws)).toEqual({ 'a.txt': 'two\n', 'x.log': 'log1\n', 'y.log': 'log2\n' });
+    rmSync(excludes, { recursive: true });
+    const redone = await cli(s, ['session', 'rewind', '--redo', 'logs', '--yes']);
+    expect(redone.code, redone.stderr).toBe(0);
     expect(contents(s.ws)).toEqual({ 'a.txt': 'one\n', 'x.log': 'log1\n', 'y.log': 'log2\n' });
   });
 });

@@ -154,7 +154,7 @@ export class WorkspaceRepo {
     if (text === null || blobId(text) !== id) {
       text = (await git(['cat-file', 'blob', id], this.base())).stdout;
       if (blobId(text) !== id) throw new LogbookError('workspace', `the snapshot rules ${id} read back as other bytes`);
-      text = this.rulesFile(text).text;
+      writeExcludes(path, text); // git reads the rules from that file
     }
     this.kept.add(id);
     return { id, path, text };
@@ -169,11 +169,7 @@ export class WorkspaceRepo {
   private rulesFile(text: Buffer): Rules {
     const id = blobId(text);
     const path = this.excludesPath(id);
-    if (!existsSync(path)) {
-      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-      writeFileSync(`${path}.${process.pid}`, text, { mode: 0o600 });
-      renameSync(`${path}.${process.pid}`, path); // whole or absent: a later rewind reads it by that name
-    }
+    if (!existsSync(path)) writeExcludes(path, text);
     return { id, path, text };
   }
 
@@ -454,6 +450,14 @@ async function withIndex<T>(index: string, fn: () => Promise<T>): Promise<T> {
   } finally {
     held.release();
   }
+}
+
+/** Writes an excludes file whole (a later rewind reads it by its name), over whatever was there. */
+function writeExcludes(path: string, text: Buffer): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const tmp = `${path}.${process.pid}`;
+  writeFileSync(tmp, text, { mode: 0o600 });
+  renameSync(tmp, path);
 }
 
 /** Removes a git lock a killed git left (nothing there is the usual case: unlink alone, not rmSync's walk). */
