@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { FileBackend, JournalStore, rewindRun } from '../../src/index.js';
 import { runCli } from '../helpers/cli.js';
 import { until } from '../helpers/tasks.js';
 import { sh, workspaceSetup, type WorkspaceSetup } from '../helpers/workspace.js';
@@ -125,6 +126,30 @@ describe('a rewind that would meet what it must not touch', () => {
     expect(link.stderr).toContain('"sub" is a link the snapshot does not track, where it has a directory');
     expect(readdirSync(elsewhere)).toEqual([]);
     expect(readFileSync(join(s.ws, 'z.txt'), 'utf8')).toBe('z\nz2\n');
+  });
+});
+
+describe('a rewind asked about', () => {
+  it('checks what stands again when the answer came later (something put in the way meanwhile refuses it, nothing changed); an answer given at once goes ahead', async () => {
+    const s = setup([{ text: 'one', tool_calls: [sh('echo 1 > a.txt')] }, { text: 'two', tool_calls: [sh('rm a.txt; echo 2 > b.txt')] }, { text: 'done' }]);
+    writeFileSync(join(s.ws, '.gitignore'), '*.log\n');
+    const ran = await cli(s, ['run', '--name', 'asked', 'go']);
+    expect(ran.code, ran.stderr).toBe(0);
+    const store = new JournalStore(new FileBackend(join(s.state, 'runs'), join(s.state, 'workspace')));
+    onTestFinished(() => store.close());
+    // a.txt comes back at turn 1: meanwhile an ignored directory stands where it goes, which the restore must not touch.
+    const inTheWay = (): void => {
+      mkdirSync(join(s.ws, 'a.txt'));
+      writeFileSync(join(s.ws, 'a.txt', 'kept.log'), 'mine\n');
+    };
+    const later = rewindRun(store, 'asked', { turn: 1, files: true, conversation: false, searchPath: process.env.PATH!, confirm: async () => (inTheWay(), true) });
+    await expect(later).rejects.toMatchObject({ code: 'workspace_conflict' });
+    expect(readFileSync(join(s.ws, 'a.txt', 'kept.log'), 'utf8')).toBe('mine\n');
+    expect(readFileSync(join(s.ws, 'b.txt'), 'utf8')).toBe('2\n');
+    rmSync(join(s.ws, 'a.txt'), { recursive: true });
+    const atOnce = await rewindRun(store, 'asked', { turn: 1, files: true, conversation: false, searchPath: process.env.PATH!, confirm: () => true });
+    expect(atOnce.done).toBe(true);
+    expect(contents(s.ws)).toEqual({ '.gitignore': '*.log\n', 'a.txt': '1\n' });
   });
 });
 
