@@ -29,7 +29,7 @@ import {
   type SnapshotNote,
 } from '../store/run-notes.js';
 import type { Store } from '../store/store.js';
-import { changedFiles, shownChanges, treePatch, type ChangedFile, type FileChange } from '../store/workspace/changes.js';
+import { changedFiles, changedFilesOfPairs, shownChanges, treePatch, type ChangedFile, type FileChange } from '../store/workspace/changes.js';
 import { WORKSPACE_DEFAULTS, WorkspaceRepo, type WorkspaceSettings } from '../store/workspace/repo.js';
 import { checkRestore, restoreTree } from '../store/workspace/restore.js';
 import { fetchTree, shareTree } from '../store/workspace/shelf.js';
@@ -307,7 +307,11 @@ export interface RewindOptions {
   settings?: WorkspaceSettings;
   /** The workspace to restore; the snapshots' own directory when absent. */
   dir?: string;
-  /** Asked with the files that will change before any is; false stops the rewind, nothing done. */
+  /**
+   * Asked with the files that will change before any is; false stops the
+   * rewind, nothing done. Answered at once (not a promise), nothing can have
+   * changed meanwhile; answered later, what stands is checked again.
+   */
   confirm?: (plan: RewindPlan) => Promise<boolean> | boolean;
   /** Whether a tool has side effects (from its policy): the calls after the turn to such tools are named. */
   sideEffects?: (toolName: string) => boolean;
@@ -353,9 +357,10 @@ const LAST_REWIND = 'last-rewind.json';
 
 /** Keeps snapshot `tree` of `dir` (made by `rules`) beside run `runId` after seq `seq` (shelved first where the store shares snapshots). */
 async function noteSnapshot(store: Store, repo: WorkspaceRepo, runId: string, seq: number, dir: string, tree: string, rules: string, moment: SnapshotMoment): Promise<void> {
+  const at = formatTimestamp(new Date()); // when called: before the step's own time, whatever the shelf takes
   const shelf = store.workspace?.shelf;
   if (shelf !== undefined) await shareTree(repo, shelf, tree, [rules]);
-  await store.putNote(runId, snapshotNoteKey(seq, nonce()), encodeSnapshot({ seq, moment, at: formatTimestamp(new Date()), dir, tree, rules }));
+  await store.putNote(runId, snapshotNoteKey(seq, nonce()), encodeSnapshot({ seq, moment, at, dir, tree, rules }));
 }
 
 /**
@@ -420,19 +425,24 @@ export async function rewindRun(store: Store, id: string, options: RewindOptions
     await local(store, repo, target.tree!);
     // The workspace as it is now: noted (with the rewind) only once the rewind goes ahead.
     const { tree: now, rules } = await snapshotByRules(store, repo, dir, settings, target.rules);
-    const changes = await changedFiles(repo, now, target.tree!);
-    const { dirs } = checkRestore(dir, changes); // refused here, before anything is asked or changed
     const last = snapshots.findLast((s) => s.tree !== undefined)!;
     await local(store, repo, last.tree!);
-    const outside = new Set((await changedFiles(repo, last.tree!, now)).map((f) => f.path));
+    // The plan, and what changed since the run's last snapshot (a person's edits), in one comparison of trees.
+    const [changes, edited] = await changedFilesOfPairs(repo, [
+      [now, target.tree!],
+      [last.tree!, now],
+    ]);
+    const { dirs } = checkRestore(dir, changes!); // refused here, before anything is asked or changed
+    const outside = new Set(edited!.map((f) => f.path));
     plan = { ...plan, dir, files: changes, editedSince: changes.filter((f) => outside.has(f.path)).map((f) => f.path) };
     restore = { from: now, to: target.tree!, rules, dirs, repo };
   }
   let dirs = restore?.dirs ?? [];
   if (options.confirm !== undefined) {
-    if (!(await options.confirm(plan))) return { ...plan, done: false };
+    const answer = options.confirm(plan);
+    if (!(await answer)) return { ...plan, done: false };
     // What stands in the workspace may have changed while confirm asked: checked again before anything is done.
-    if (restore !== null) dirs = checkRestore(plan.dir, plan.files).dirs;
+    if (restore !== null && answer instanceof Promise) dirs = checkRestore(plan.dir, plan.files).dirs;
   }
   const result: Rewound = { ...plan, done: true };
   if (conversation) {
@@ -442,7 +452,7 @@ export async function rewindRun(store: Store, id: string, options: RewindOptions
   }
   if (restore !== null) {
     const lastSeq = records.at(-1)!.seq;
-    await noteSnapshot(store, restore.repo, id, lastSeq, plan.dir, restore.from, restore.rules, 'rewind');
+    const noted = noteSnapshot(store, restore.repo, id, lastSeq, plan.dir, restore.from, restore.rules, 'rewind');
     const note: RewindNote = {
       run: id,
       turn: records.slice(0, kept).filter((r) => 'assistant' in r).length,
@@ -455,10 +465,12 @@ export async function rewindRun(store: Store, id: string, options: RewindOptions
       rules: restore.rules,
       dirs,
     };
-    result.undo = await applyStep(store, restore.repo, 'rewind', note, plan.files, []);
+    result.undo = await applyStep(store, restore.repo, 'rewind', note, plan.files, [], noted);
     const rewoundSnap = { seq: 0, moment: 'rewound' as const, at: note.at, dir: plan.dir, tree: restore.to, rules: restore.rules };
-    await store.putNote(id, snapshotNoteKey(lastSeq, nonce()), encodeSnapshot({ ...rewoundSnap, seq: lastSeq }));
-    if (result.fork !== undefined) await store.putNote(result.fork, snapshotNoteKey(seq, nonce()), encodeSnapshot({ ...rewoundSnap, seq }));
+    await Promise.all([
+      store.putNote(id, snapshotNoteKey(lastSeq, nonce()), encodeSnapshot({ ...rewoundSnap, seq: lastSeq })),
+      result.fork !== undefined ? store.putNote(result.fork, snapshotNoteKey(seq, nonce()), encodeSnapshot({ ...rewoundSnap, seq })) : null,
+    ]);
   }
   return result;
 }
@@ -467,11 +479,21 @@ export async function rewindRun(store: Store, id: string, options: RewindOptions
  * Does one step (a rewind, an undo, a redo): its note first, before any file
  * changes (a step stopped half way is undone like a finished one), then the
  * files from `note.from` to `note.to`, then `remake` (directories the step
- * undone had found on its way, which git does not keep).
+ * undone had found on its way, which git does not keep). `noted`: the note of
+ * the snapshot taken first, being written meanwhile; it too is made before any file changes.
  */
-async function applyStep(store: Store, repo: WorkspaceRepo, kind: 'rewind' | 'undo' | 'redo', note: RewindNote, files: readonly ChangedFile[], remake: readonly string[]): Promise<{ run: string; key: string }> {
+async function applyStep(
+  store: Store,
+  repo: WorkspaceRepo,
+  kind: 'rewind' | 'undo' | 'redo',
+  note: RewindNote,
+  files: readonly ChangedFile[],
+  remake: readonly string[],
+  noted: Promise<void>,
+): Promise<{ run: string; key: string }> {
   const step = { run: note.run, key: rewindNoteKey(nonce()) };
-  await store.putNote(note.run, step.key, encodeRewind(note));
+  const [snapshot, own] = await Promise.allSettled([noted, store.putNote(note.run, step.key, encodeRewind(note))]);
+  for (const written of [snapshot, own]) if (written.status === 'rejected') throw written.reason;
   rememberLastRewind(store, step);
   await restoreTree(repo, note.dir, note.from, note.to, files, remake).catch((err: unknown) => {
     const why = err instanceof Error ? err.message : String(err);
@@ -583,7 +605,7 @@ async function rewoundRun(store: Store, id: string | undefined): Promise<string>
 export interface UndoOptions {
   /** What is tracked of the workspace (the config's `workspace:`). */
   settings?: WorkspaceSettings;
-  /** Asked with the files that will change; false stops it, nothing done. */
+  /** Asked with the files that will change; false stops it, nothing done (checked again when answered later, as RewindOptions.confirm). */
   confirm?: (plan: { dir: string; files: ChangedFile[] }) => Promise<boolean> | boolean;
   /** Where the system git is looked for (a PATH; default /usr/local/bin:/usr/bin:/bin). */
   searchPath?: string;
@@ -659,13 +681,14 @@ async function takeBack(store: Store, step: Step, kind: 'undo' | 'redo', options
   const base = { run, dir: note.dir, files, turn: note.turn, ...(note.fork !== undefined ? { fork: note.fork } : {}) };
   let { dirs } = checkRestore(note.dir, files);
   if (options.confirm !== undefined) {
-    if (!(await options.confirm({ dir: note.dir, files }))) return { ...base, ...counts(await stepsOf(store, run)), done: false };
-    dirs = checkRestore(note.dir, files).dirs; // again: what stands may have changed while confirm asked
+    const answer = options.confirm({ dir: note.dir, files });
+    if (!(await answer)) return { ...base, ...counts(await stepsOf(store, run)), done: false };
+    if (answer instanceof Promise) dirs = checkRestore(note.dir, files).dirs; // again: what stands may have changed while confirm asked
   }
-  await noteSnapshot(store, repo, run, lastSeq, note.dir, now, rules, 'rewind');
+  const noted = noteSnapshot(store, repo, run, lastSeq, note.dir, now, rules, 'rewind');
   const at = formatTimestamp(new Date());
   const mine: RewindNote = { run, turn: note.turn, seq: note.seq, dir: note.dir, from: now, to: note.from, at, ...(note.fork !== undefined ? { fork: note.fork } : {}), undoes: step.key, rules, dirs };
-  const made = await applyStep(store, repo, kind, mine, files, note.dirs ?? []);
+  const made = await applyStep(store, repo, kind, mine, files, note.dirs ?? [], noted);
   await store.putNote(run, snapshotNoteKey(lastSeq, nonce()), encodeSnapshot({ seq: lastSeq, moment: 'rewound', at, dir: note.dir, tree: note.from, rules }));
   return { ...base, step: made, ...counts(await stepsOf(store, run)), done: true };
 }

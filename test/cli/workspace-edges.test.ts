@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { FileBackend, JournalStore, rewindRun } from '../../src/index.js';
 import { runCli } from '../helpers/cli.js';
 import { until } from '../helpers/tasks.js';
 import { sh, workspaceSetup, type WorkspaceSetup } from '../helpers/workspace.js';
@@ -128,6 +129,30 @@ describe('a rewind that would meet what it must not touch', () => {
   });
 });
 
+describe('a rewind asked about', () => {
+  it('checks what stands again when the answer came later (something put in the way meanwhile refuses it, nothing changed); an answer given at once goes ahead', async () => {
+    const s = setup([{ text: 'one', tool_calls: [sh('echo 1 > a.txt')] }, { text: 'two', tool_calls: [sh('rm a.txt; echo 2 > b.txt')] }, { text: 'done' }]);
+    writeFileSync(join(s.ws, '.gitignore'), '*.log\n');
+    const ran = await cli(s, ['run', '--name', 'asked', 'go']);
+    expect(ran.code, ran.stderr).toBe(0);
+    const store = new JournalStore(new FileBackend(join(s.state, 'runs'), join(s.state, 'workspace')));
+    onTestFinished(() => store.close());
+    // a.txt comes back at turn 1: meanwhile an ignored directory stands where it goes, which the restore must not touch.
+    const inTheWay = (): void => {
+      mkdirSync(join(s.ws, 'a.txt'));
+      writeFileSync(join(s.ws, 'a.txt', 'kept.log'), 'mine\n');
+    };
+    const later = rewindRun(store, 'asked', { turn: 1, files: true, conversation: false, searchPath: process.env.PATH!, confirm: async () => (inTheWay(), true) });
+    await expect(later).rejects.toMatchObject({ code: 'workspace_conflict' });
+    expect(readFileSync(join(s.ws, 'a.txt', 'kept.log'), 'utf8')).toBe('mine\n');
+    expect(readFileSync(join(s.ws, 'b.txt'), 'utf8')).toBe('2\n');
+    rmSync(join(s.ws, 'a.txt'), { recursive: true });
+    const atOnce = await rewindRun(store, 'asked', { turn: 1, files: true, conversation: false, searchPath: process.env.PATH!, confirm: () => true });
+    expect(atOnce.done).toBe(true);
+    expect(contents(s.ws)).toEqual({ '.gitignore': '*.log\n', 'a.txt': '1\n' });
+  });
+});
+
 describe('undo and redo of rewinds', () => {
   it('walk back through each rewind in turn and forward again, each a step of its own, with the directories a restore emptied made again', async () => {
     const s = setup([
@@ -191,7 +216,7 @@ describe('undo and redo of rewinds', () => {
 });
 
 describe('a rewind after the config changed what is tracked', () => {
-  it('follows the rules the run was snapshotted with: a file they left out is never touched, whatever the config says now', async () => {
+  it('follows the rules the run was snapshotted with: a file they left out is never touched, whatever the config says now or the rules file kept here holds', async () => {
     const s = setup([
       { text: 'one', tool_calls: [sh('echo one > a.txt; echo log1 > x.log')] },
       { text: 'two', tool_calls: [sh('echo two > a.txt; echo log2 > y.log')] },
@@ -204,6 +229,18 @@ describe('a rewind after the config changed what is tracked', () => {
     writeFileSync(s.config, config); // *.log no longer left out
     const rewound = await cli(s, ['session', 'rewind', 'logs', '--turn', '1', '--files', '--yes']);
     expect(rewound.code, rewound.stderr).toBe(0);
+    expect(contents(s.ws)).toEqual({ 'a.txt': 'one\n', 'x.log': 'log1\n', 'y.log': 'log2\n' });
+
+    // The rules' text is read from its excludes file, named by its blob id; where that file is missing (a snapshot made
+    // elsewhere) or holds other bytes, git's copy is read: the rules stay the run's.
+    const excludes = join(s.state, 'workspace', 'excludes');
+    for (const kept of readdirSync(excludes)) writeFileSync(join(excludes, kept), '# nothing left out\n');
+    const undone = await cli(s, ['session', 'rewind', '--undo', 'logs', '--yes']);
+    expect(undone.code, undone.stderr).toBe(0);
+    expect(contents(s.ws)).toEqual({ 'a.txt': 'two\n', 'x.log': 'log1\n', 'y.log': 'log2\n' });
+    rmSync(excludes, { recursive: true });
+    const redone = await cli(s, ['session', 'rewind', '--redo', 'logs', '--yes']);
+    expect(redone.code, redone.stderr).toBe(0);
     expect(contents(s.ws)).toEqual({ 'a.txt': 'one\n', 'x.log': 'log1\n', 'y.log': 'log2\n' });
   });
 });

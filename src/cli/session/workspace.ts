@@ -15,7 +15,6 @@ import { WORKSPACE_DEFAULTS, type WorkspaceSettings } from '../../store/workspac
 import type { LogbookConfig } from '../../config/config.js';
 import type { Environment } from '../environment.js';
 import { EXIT } from '../exit-codes.js';
-import { terminalQuestions } from '../questions.js';
 import { resumeCommand } from '../resume-command.js';
 import { findConfig, storeFor, type StoreFlags } from '../store.js';
 
@@ -142,11 +141,16 @@ export function planLines(dir: string, files: readonly ChangedFile[], edited: re
   return `${files.length} file${files.length === 1 ? '' : 's'} in ${sanitizeLine(dir)} will change:\n${lines.join('\n')}\n`;
 }
 
-/** Asks on a terminal; without one, --yes must say so. */
-async function confirmed(flags: RewindFlags, text: string): Promise<boolean> {
+/** Asks on a terminal; without one, --yes must say so. With --yes, the answer is given at once (nothing waited for). */
+function confirmed(flags: RewindFlags, text: string): boolean | Promise<boolean> {
   process.stderr.write(text);
   if (flags.yes) return true;
   if (!process.stdin.isTTY || !process.stderr.isTTY) throw new LogbookError('usage', 'a rewind changes files: confirm it with --yes when no terminal can ask');
+  return asked();
+}
+
+async function asked(): Promise<boolean> {
+  const { terminalQuestions } = await import('../questions.js');
   const answer = await terminalQuestions().ask('go ahead? [y/N] ', new AbortController().signal);
   return answer !== null && /^y(es)?$/i.test(answer.trim());
 }

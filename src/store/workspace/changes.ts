@@ -4,7 +4,7 @@
  * name is whatever a tool made it: a caller that shows one escapes it.
  */
 import { isUtf8 } from 'node:buffer';
-import { quotedPath } from '../../core/index.js';
+import { LogbookError, quotedPath } from '../../core/index.js';
 import { blobs, git, objectId } from './git.js';
 import type { WorkspaceRepo } from './repo.js';
 
@@ -48,6 +48,51 @@ export async function changedFiles(repo: WorkspaceRepo, a: string, b: string): P
   return (await diffTree(repo, a, b, false)).files;
 }
 
+/**
+ * changedFiles for each pair of trees, in one `git diff-tree --stdin`: git
+ * prints each pair's `A B` line, then that pair's entries.
+ */
+export async function changedFilesOfPairs(repo: WorkspaceRepo, pairs: readonly (readonly [string, string])[]): Promise<ChangedFile[][]> {
+  const asked = pairs.filter(([a, b]) => a !== b);
+  const found = new Map<string, ChangedFile[]>();
+  if (asked.length > 0) {
+    await repo.ensure();
+    const input = asked.map(([a, b]) => `${objectId(a)} ${objectId(b)}\n`).join('');
+    const out = await git(['diff-tree', '--stdin', '-r', '-z', '--raw', '--no-renames'], { ...repo.base(), input });
+    const text = out.stdout.toString('utf8');
+    let files: ChangedFile[] | null = null;
+    for (let at = 0; at < text.length; ) {
+      if (text[at] === ':') {
+        const meta = text.indexOf('\0', at);
+        const end = text.indexOf('\0', meta + 1);
+        if (files === null || meta < 0 || end < 0) throw new LogbookError('workspace', 'git diff-tree gave a change it named no trees for');
+        const entry = rawEntry(text.slice(at, meta), text.slice(meta + 1, end));
+        if (entry !== null) files.push(entry);
+        at = end + 1;
+        continue;
+      }
+      const eol = text.indexOf('\n', at);
+      const header = text.slice(at, eol < 0 ? text.length : eol);
+      if (found.has(header) || !asked.some(([a, b]) => header === `${a} ${b}`)) throw new LogbookError('workspace', `git diff-tree gave trees it was not asked for: ${JSON.stringify(header.slice(0, 200))}`);
+      found.set(header, (files = []));
+      at = eol < 0 ? text.length : eol + 1;
+    }
+  }
+  return pairs.map(([a, b]) => {
+    if (a === b) return [];
+    const files = found.get(`${a} ${b}`);
+    if (files === undefined) throw new LogbookError('workspace', `git diff-tree compared no trees ${a} and ${b}`);
+    return files;
+  });
+}
+
+/** One entry of `diff-tree --raw -z`: `:MODE MODE ID ID S` and its path; null for a status a restore has no use for. */
+function rawEntry(meta: string, path: string): ChangedFile | null {
+  const m = /^:(\d{6}) (\d{6}) ([0-9a-f]+) ([0-9a-f]+) ([A-Z])/.exec(meta);
+  const status = m === null ? undefined : STATUS[m[5]!];
+  return status === undefined ? null : { path, status, before: { mode: m![1]!, id: m![3]! }, after: { mode: m![2]!, id: m![4]! } };
+}
+
 async function diffTree(repo: WorkspaceRepo, a: string, b: string, withCounts: boolean): Promise<{ files: ChangedFile[]; counts: Map<string, { added?: number; removed?: number; binary: boolean }> }> {
   await repo.ensure();
   const out = await git(['diff-tree', '-r', '-z', '--raw', ...(withCounts ? ['--numstat'] : []), '--no-renames', objectId(a), objectId(b)], repo.base());
@@ -56,11 +101,9 @@ async function diffTree(repo: WorkspaceRepo, a: string, b: string, withCounts: b
   const counts = new Map<string, { added?: number; removed?: number; binary: boolean }>();
   for (let i = 0; i < parts.length; i++) {
     const entry = parts[i]!;
-    const m = /^:(\d{6}) (\d{6}) ([0-9a-f]+) ([0-9a-f]+) ([A-Z])/.exec(entry);
-    if (m !== null) {
-      const path = parts[++i]!;
-      const status = STATUS[m[5]!];
-      if (status !== undefined) files.push({ path, status, before: { mode: m[1]!, id: m[3]! }, after: { mode: m[2]!, id: m[4]! } });
+    if (entry.startsWith(':')) {
+      const file = rawEntry(entry, parts[++i]!);
+      if (file !== null) files.push(file);
       continue;
     }
     const n = /^(-|\d+)\t(-|\d+)\t([\s\S]*)$/.exec(entry);

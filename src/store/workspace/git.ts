@@ -28,6 +28,11 @@ export interface GitCall {
   searchPath?: string;
   /** Told of each chunk of stdout as it comes; return false to stop git (its output so far is what is returned). */
   onStdout?: (chunk: Buffer) => boolean;
+  /**
+   * Its stdout is read once this settles (git starts at once, and waits once
+   * its pipe is full); when it rejects, git is stopped.
+   */
+  readAfter?: Promise<unknown>;
 }
 
 /** What a git command gave. */
@@ -84,6 +89,9 @@ function notFound(workTree: string | undefined): string {
   return workTree !== undefined && !existsSync(workTree) ? `the workspace ${workTree} does not exist (moved or removed?)` : 'git is not installed (the workspace is kept with the system git)';
 }
 
+/** How much of git's output is held, while GitCall.readAfter has not settled, before git is left to wait. */
+const HELD_BYTES = 256 * 1024;
+
 /** Runs `git ARGS` (arguments logbook built: fixed words, object ids it checked, paths after `--`). */
 export function git(args: readonly string[], call: GitCall): Promise<GitOutput> {
   const settings = { ...FIXED_CONFIG, ...call.config };
@@ -93,14 +101,39 @@ export function git(args: readonly string[], call: GitCall): Promise<GitOutput> 
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let stopped = false;
-    child.stdout.on('data', (chunk: Buffer) => {
+    const take = (chunk: Buffer): void => {
       if (stopped) return;
       out.push(chunk);
       if (call.onStdout !== undefined && !call.onStdout(chunk)) {
         stopped = true;
         child.kill('SIGTERM');
       }
+    };
+    // Until readAfter settles, what git writes is held (git waits once a little is: the stream is paused); then taken in order.
+    const held: Buffer[] | null = call.readAfter === undefined ? null : [];
+    let holding = held !== null;
+    let heldBytes = 0;
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (!holding) return take(chunk);
+      held!.push(chunk);
+      heldBytes += chunk.length;
+      if (heldBytes >= HELD_BYTES) child.stdout.pause();
     });
+    const ready: Promise<unknown> =
+      call.readAfter?.then(
+        () => {
+          holding = false;
+          for (const chunk of held!.splice(0)) take(chunk);
+          child.stdout.resume();
+        },
+        () => {
+          holding = false;
+          held!.length = 0;
+          stopped = true;
+          child.kill('SIGTERM');
+          child.stdout.resume();
+        },
+      ) ?? Promise.resolve();
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
     child.on('error', (e: NodeJS.ErrnoException) => {
       reject(
@@ -109,7 +142,8 @@ export function git(args: readonly string[], call: GitCall): Promise<GitOutput> 
         }),
       );
     });
-    child.on('close', (code) => {
+    child.on('close', (code) => void ready.then(() => closed(code)));
+    const closed = (code: number | null): void => {
       const exit = code ?? -1;
       if (stopped || exit === 0 || call.okCodes?.includes(exit)) {
         resolve({ stdout: Buffer.concat(out), code: exit, stopped });
@@ -117,7 +151,7 @@ export function git(args: readonly string[], call: GitCall): Promise<GitOutput> 
       }
       const why = gitReason(Buffer.concat(err).toString('utf8'));
       reject(new LogbookError('workspace', `git ${args[0]} failed (exit ${exit})${why !== '' ? `: ${why}` : ''}`));
-    });
+    };
     child.stdin.on('error', () => {}); // git may exit before reading all of it; its exit code says what happened
     child.stdin.end(call.input ?? '');
   });
@@ -150,9 +184,10 @@ export async function blobs(call: GitCall, ids: readonly string[]): Promise<Map<
  * Reads the objects in one `git cat-file --batch`, handing each to `take` as
  * soon as git has given all of it (in the order of `ids`, each id once): the
  * caller works on one while git reads the next. When `take` throws, git is
- * stopped and that error is the result.
+ * stopped and that error is the result. With `options.after`, git starts at
+ * once and its output is taken once that settles (git is stopped if it rejects).
  */
-export async function eachBlob(call: GitCall, ids: readonly string[], take: (id: string, content: Buffer) => void): Promise<void> {
+export async function eachBlob(call: GitCall, ids: readonly string[], take: (id: string, content: Buffer) => void, options: { after?: Promise<unknown> } = {}): Promise<void> {
   if (ids.length === 0) return;
   const unique = [...new Set(ids)];
   let next = 0;
@@ -194,7 +229,8 @@ export async function eachBlob(call: GitCall, ids: readonly string[], take: (id:
       return false;
     }
   };
-  await git(['cat-file', '--batch'], { ...call, input: `${unique.map(objectId).join('\n')}\n`, onStdout });
+  const { stopped } = await git(['cat-file', '--batch'], { ...call, input: `${unique.map(objectId).join('\n')}\n`, onStdout, ...(options.after !== undefined ? { readAfter: options.after } : {}) });
+  if (stopped && failed === null && options.after !== undefined) await options.after; // its rejection is the result
   if (failed !== null) throw (failed as { error: unknown }).error;
   if (next < unique.length) throw new LogbookError('workspace', `the snapshot store lacks object ${unique[next]} (git gave no more)`);
 }

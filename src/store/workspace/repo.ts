@@ -9,7 +9,7 @@
  * was last written as kept beside it (`index/<hash>.tree`). A snapshot is a git tree id; which snapshot belongs to
  * which seq is a note beside the journal (run-notes.ts), never in it.
  */
-import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { LogbookError, isLogbookError, nodeCrypto } from '../../core/index.js';
 import { acquireLock, type FileLock } from '../file/flock.js';
@@ -155,22 +155,39 @@ export class WorkspaceRepo {
     return this.rulesFile(Buffer.from(`${lines.join('\n')}\n`, 'utf8'));
   }
 
-  /** Rules as a snapshot note names them (the git blob of their text), read back from the repository. */
+  /**
+   * Rules as a snapshot note names them (the git blob of their text): the
+   * excludes file of that name when it holds them (made here), else read back
+   * from the repository (a snapshot made elsewhere, or before the file was named so).
+   */
   private async rulesFrom(id: string): Promise<Rules> {
-    const { stdout } = await git(['cat-file', 'blob', objectId(id)], this.base());
-    const rules = this.rulesFile(stdout);
-    if (rules.id !== id) throw new LogbookError('workspace', `the snapshot rules ${id} read back as other bytes`);
+    const path = this.excludesPath(objectId(id));
+    let text: Buffer | null = null;
+    try {
+      text = readFileSync(path);
+    } catch {
+      // not made here
+    }
+    if (text === null || blobId(text) !== id) {
+      text = (await git(['cat-file', 'blob', id], this.base())).stdout;
+      if (blobId(text) !== id) throw new LogbookError('workspace', `the snapshot rules ${id} read back as other bytes`);
+      writeExcludes(path, text); // git reads the rules from that file
+    }
     this.kept.add(id);
-    return rules;
+    return { id, path, text };
   }
 
-  /** The excludes file of `text` (written once, named by its hash), and its git blob id. */
+  /** Where the excludes file of the rules with git blob id `id` is kept. */
+  private excludesPath(id: string): string {
+    return join(this.home, 'excludes', id);
+  }
+
+  /** The excludes file of `text` (written once, named by its git blob id), and that id. */
   private rulesFile(text: Buffer): Rules {
-    const at = join(this.home, 'excludes');
-    mkdirSync(at, { recursive: true, mode: 0o700 });
-    const path = join(at, nodeCrypto().createHash('sha256').update(text).digest('hex').slice(0, 32));
-    if (!existsSync(path)) writeFileSync(path, text, { mode: 0o600 });
-    return { id: blobId(text), path, text };
+    const id = blobId(text);
+    const path = this.excludesPath(id);
+    if (!existsSync(path)) writeExcludes(path, text);
+    return { id, path, text };
   }
 
   /** Keeps `rules` in the repository as a blob, once: what a snapshot note names. */
@@ -464,10 +481,27 @@ const INDEX_WAIT_MS = 10 * 60_000;
 async function withIndex<T>(index: string, fn: () => Promise<T>): Promise<T> {
   const held = await flockIndex(index);
   try {
-    rmSync(`${index}.lock`, { force: true });
+    removeStaleLock(`${index}.lock`);
     return await fn();
   } finally {
     held.release();
+  }
+}
+
+/** Writes an excludes file whole (a later rewind reads it by its name), over whatever was there. */
+function writeExcludes(path: string, text: Buffer): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const tmp = `${path}.${process.pid}`;
+  writeFileSync(tmp, text, { mode: 0o600 });
+  renameSync(tmp, path);
+}
+
+/** Removes a git lock a killed git left (nothing there is the usual case: unlink alone, not rmSync's walk). */
+function removeStaleLock(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
 }
 

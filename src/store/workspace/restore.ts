@@ -9,6 +9,7 @@
  * so it does not stop half way over what it must not touch.
  */
 import { lstatSync, mkdirSync, readdirSync, rmdirSync, symlinkSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
+import { unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { LogbookError, quotedPath } from '../../core/index.js';
 import { changedFiles, type ChangedFile } from './changes.js';
@@ -65,12 +66,19 @@ export function checkRestore(dir: string, planned: readonly ChangedFile[]): Rest
   const changes = planned.filter((c) => c.before.mode !== '160000' && c.after.mode !== '160000');
   const removed = new Set(changes.filter((c) => c.status === 'deleted' || c.status === 'type_changed').map((c) => c.path));
   const dirs = new Set<string>();
+  // What stands on the way, looked at once a directory: the files of one directory share it.
+  const onTheWay = new Map<string, Stats | null>();
+  const standingOnTheWay = (rel: string): Stats | null => {
+    let st = onTheWay.get(rel);
+    if (st === undefined) onTheWay.set(rel, (st = standing(join(dir, rel))));
+    return st;
+  };
   for (const change of changes) {
     const parts = safeRelativePath(change.path);
     let blocked = false;
     for (let i = 1; i < parts.length && !blocked; i++) {
       const rel = parts.slice(0, i).join('/');
-      const st = standing(join(dir, rel));
+      const st = standingOnTheWay(rel);
       if (st === null) blocked = true; // made by the restore, with what is below it
       else if (st.isDirectory()) dirs.add(rel);
       else if (removed.has(rel)) blocked = true; // the restore removes it first
@@ -130,33 +138,80 @@ function directoryFor(root: string, parts: readonly string[], known?: Set<string
   return join(root, ...parts);
 }
 
-/** Removes the file at `parts` (never following a link on the way); then the directories it leaves empty. */
-function removeFile(root: string, parts: readonly string[]): void {
+/**
+ * Whether the directories on the way to `parts` are all real directories (a
+ * link or a file on the way: the file is not there to remove). `seen`: those
+ * already found so in this restore.
+ */
+function reachable(root: string, parts: readonly string[], seen: Set<string>): boolean {
   let at = root;
   for (const part of parts.slice(0, -1)) {
     at = join(at, part);
+    if (seen.has(at)) continue;
     try {
-      if (!lstatSync(at).isDirectory()) return; // a link or a file on the way: the file is not there
+      if (!lstatSync(at).isDirectory()) return false;
     } catch {
-      return;
+      return false;
     }
+    seen.add(at);
   }
-  const path = join(root, ...parts);
-  try {
-    const st = lstatSync(path);
-    if (st.isDirectory()) return;
-    unlinkSync(path);
-  } catch {
-    return;
-  }
-  for (let dir = dirname(path); dir !== root && dir.startsWith(root); dir = dirname(dir)) {
+  return true;
+}
+
+/** Removes the directories from `dir` up to `root` (not included) that are empty, nearest first. */
+function removeEmptied(root: string, dir: string): void {
+  for (let at = dir; at !== root && at.startsWith(root); at = dirname(at)) {
     try {
-      if (readdirSync(dir).length > 0) break;
-      rmdirSync(dir);
+      if (readdirSync(at).length > 0) break;
+      rmdirSync(at);
     } catch {
       break;
     }
   }
+}
+
+/** How many removals a restore keeps waiting at once (the file system's worker threads take them a few at a time). */
+const REMOVALS_IN_FLIGHT = 64;
+
+/**
+ * Unlinks `paths`, several at a time off the event loop: removing a file whose
+ * blocks are being written out waits for that write (on ext4, a file a tool
+ * just rewrote in place), and such waits overlap where removals run side by
+ * side. A path already gone is fine; any other failure is the result, once
+ * every removal started has ended.
+ */
+async function unlinkAll(paths: readonly string[]): Promise<void> {
+  let next = 0;
+  let failed: { error: unknown } | null = null;
+  const worker = async (): Promise<void> => {
+    while (next < paths.length && failed === null) {
+      const path = paths[next++]!;
+      try {
+        await unlink(path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') failed = { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(REMOVALS_IN_FLIGHT, paths.length) }, worker));
+  if (failed !== null) throw (failed as { error: unknown }).error;
+}
+
+/**
+ * Removes the files at `removed` (never through a link on the way; a
+ * directory standing there is left), then the directories they leave empty.
+ */
+async function removeFiles(root: string, removed: readonly (readonly string[])[]): Promise<void> {
+  const seen = new Set<string>();
+  const doomed: string[] = [];
+  for (const parts of removed) {
+    if (!reachable(root, parts, seen)) continue;
+    const path = join(root, ...parts);
+    const st = standing(path);
+    if (st !== null && !st.isDirectory()) doomed.push(path);
+  }
+  await unlinkAll(doomed);
+  for (const path of doomed) removeEmptied(root, dirname(path));
 }
 
 /** Removes directory `path` and the directories in it, which must be empty of anything else (rmdir refuses otherwise). */
@@ -170,22 +225,47 @@ function removeEmptyTree(path: string): void {
 }
 
 /**
- * Writes a restored file as git checkout does: what stands there removed,
- * the file created anew (never opened through a link a tool may have put
- * there: `wx` refuses one), its mode git's (under the umask). Not a rename
- * over the old file, which on ext4 waits for the new data to reach the disk,
- * file by file; a rewind stopped half way is undone from the snapshot it took first.
+ * Clears the way for the files a restore writes: the directories on the way
+ * made (each a real directory, never a link), and what stands at each path
+ * removed (a directory holding only what the restore removes, checkRestore
+ * found; a file or a link, unlinked, several at a time). Returns each file's path.
  */
-function writeFile(root: string, parts: readonly string[], change: ChangedFile, content: Buffer, known: Set<string>): void {
-  const path = directoryFor(root, parts, known);
-  let st;
-  try {
-    st = lstatSync(path);
-  } catch {
-    st = null;
+async function clearWay(root: string, files: readonly { parts: string[] }[], known: Set<string>): Promise<string[]> {
+  const paths: string[] = [];
+  const doomed: string[] = [];
+  for (const { parts } of files) {
+    const path = directoryFor(root, parts, known);
+    paths.push(path);
+    const st = standing(path);
+    if (st?.isDirectory()) removeEmptyTree(path);
+    else if (st !== null) doomed.push(path);
   }
-  if (st?.isDirectory()) removeEmptyTree(path); // checkRestore found only what the restore removed in it
-  else if (st !== null) unlinkSync(path);
+  await unlinkAll(doomed);
+  return paths;
+}
+
+/**
+ * Writes a restored file as git checkout does, where clearWay removed what
+ * stood there: the file created anew (never opened through a link a tool may
+ * have put there: `wx` refuses one), its mode git's (under the umask). Not a
+ * rename over the old file, which on ext4 waits for the new data to reach the
+ * disk, file by file; a rewind stopped half way is undone from the snapshot it
+ * took first. Something put there since the way was cleared is removed as
+ * clearWay would have.
+ */
+function writeFile(path: string, change: ChangedFile, content: Buffer): void {
+  try {
+    create(path, change, content);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    const st = lstatSync(path);
+    if (st.isDirectory()) removeEmptyTree(path);
+    else unlinkSync(path);
+    create(path, change, content);
+  }
+}
+
+function create(path: string, change: ChangedFile, content: Buffer): void {
   if (change.after.mode === '120000') symlinkSync(content.toString('utf8'), path);
   else writeFileSync(path, content, { mode: change.after.mode === '100755' ? 0o755 : 0o644, flag: 'wx' });
 }
@@ -206,19 +286,35 @@ export async function restoreTree(repo: WorkspaceRepo, dir: string, now: string,
   const changes = (planned ?? (await changedFiles(repo, now, to))).filter((c) => c.before.mode !== '160000' && c.after.mode !== '160000');
   const paths = changes.map((c) => ({ change: c, parts: safeRelativePath(c.path) }));
   const again = dirs.map(safeRelativePath);
-  for (const { change, parts } of paths) if (change.status === 'deleted' || change.status === 'type_changed') removeFile(dir, parts);
-  const wanted = new Map<string, { change: ChangedFile; parts: string[] }[]>();
-  for (const p of paths) {
-    if (p.change.status === 'deleted') continue;
-    const same = wanted.get(p.change.after.id);
-    if (same !== undefined) same.push(p);
-    else wanted.set(p.change.after.id, [p]);
-  }
-  // Each file is written as soon as git has read its content: git reads the next object while this one is written.
+  await removeFiles(
+    dir,
+    paths.filter(({ change }) => change.status === 'deleted' || change.status === 'type_changed').map(({ parts }) => parts),
+  );
+  const written = paths.filter(({ change }) => change.status !== 'deleted');
+  const wanted = new Map<string, { change: ChangedFile; path: string }[]>();
+  // git starts and reads the first contents while the way is cleared; they wait in its pipe until taken.
   const known = new Set<string>();
-  await eachBlob(repo.base(), [...wanted.keys()], (id, content) => {
-    for (const { change, parts } of wanted.get(id)!) writeFile(dir, parts, change, content, known);
+  const cleared = clearWay(dir, written, known);
+  const targets = cleared.then((at) => {
+    written.forEach(({ change }, i) => {
+      const same = wanted.get(change.after.id);
+      const target = { change, path: at[i]! };
+      if (same !== undefined) same.push(target);
+      else wanted.set(change.after.id, [target]);
+    });
   });
+  // Each file is written as soon as git has read its content: git reads the next object while this one is written.
+  const reading = eachBlob(repo.base(), [...new Set(written.map(({ change }) => change.after.id))], (id, content) => {
+    for (const { change, path } of wanted.get(id)!) writeFile(path, change, content);
+  }, { after: targets });
+  reading.catch(() => {}); // awaited once the way is cleared; git is stopped when it was not
+  try {
+    await targets;
+  } catch (err) {
+    await reading.catch(() => {});
+    throw err; // what stopped the clearing is the error to tell
+  }
+  await reading;
   for (const parts of again) {
     if (standing(join(dir, ...parts)) !== null) continue;
     try {
