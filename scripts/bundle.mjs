@@ -19,11 +19,13 @@
  *   own chunks when a command needs them. Packages other than commander stay
  *   in node_modules and load as they did, but for YAML and Ajv, each bundled
  *   into one file of its own (dist/vendor/, loaded by require), and the two
- *   provider SDKs: what a provider uses of its SDK is named by one module
- *   (src/agent/providers/anthropic-sdk.ts, openai-sdk.ts), bundled with the
- *   packages it imports into one ES module (dist/vendor/NAME.mjs), the rest
- *   of the SDK left out; the Anthropic SDK alone is some 270 files, whose
- *   one-by-one loading was a third of a run's start.
+ *   provider SDKs and the OpenTelemetry SDK: what a provider uses of its SDK
+ *   (and a traced run of OpenTelemetry's) is named by one module
+ *   (src/agent/providers/anthropic-sdk.ts, openai-sdk.ts, src/otel/sdk.ts),
+ *   bundled with the packages it imports into one ES module
+ *   (dist/vendor/NAME.mjs), the rest of the SDK left out; the Anthropic SDK
+ *   alone is some 270 files, whose one-by-one loading was a third of a run's
+ *   start.
  * - Node's builtins are modules of the bundle (builtinModule): each export a
  *   module imports is taken from process.getBuiltinModule, where an `import`
  *   of a builtin made Node build its ES module facade at every start.
@@ -97,7 +99,14 @@ const VENDORED = ['yaml', 'ajv'];
  * that a run loads (a provider's SDK), each bundled with the packages it
  * imports into one file (dist/vendor/NAME.mjs), what it does not name left out.
  */
-const VENDORED_ESM = { 'agent/providers/anthropic-sdk.js': 'anthropic-sdk', 'agent/providers/openai-sdk.js': 'openai-sdk' };
+const VENDORED_ESM = { 'agent/providers/anthropic-sdk.js': 'anthropic-sdk', 'agent/providers/openai-sdk.js': 'openai-sdk', 'otel/sdk.js': 'otel-sdk' };
+/**
+ * Vendored modules whose packages are bundled from their ES module builds
+ * (package.json's "module"), which esbuild prunes to what is used: the
+ * OpenTelemetry packages' CommonJS builds keep all they export (their metrics
+ * and logs SDKs too), seven times the code.
+ */
+const FROM_ES_MODULES = new Set(['otel/sdk.js']);
 const vendoredEsm = (module) => join(DIST, 'vendor', `${VENDORED_ESM[module]}.mjs`);
 /** How the bundle names an import of a vendored module until output.paths makes it a path. */
 const VENDOR_ID = 'vendored:';
@@ -247,9 +256,9 @@ for (const name of VENDORED) {
 }
 
 /**
- * The provider SDKs (the bundle above points the imports of VENDORED_ESM's
- * modules here): each module an ES module of its own with the packages it
- * imports, as they are (not minified), with their licenses kept. Running from
+ * The provider SDKs and OpenTelemetry's (the bundle above points the
+ * imports of VENDORED_ESM's modules here): each module an ES module of its
+ * own with the packages it imports, as they are (not minified), with their licenses kept. Running from
  * source, and the types, use the packages themselves.
  */
 for (const module of Object.keys(VENDORED_ESM)) {
@@ -260,6 +269,7 @@ for (const module of Object.keys(VENDORED_ESM)) {
     platform: 'node',
     target: 'node20',
     outfile: vendoredEsm(module),
+    ...(FROM_ES_MODULES.has(module) ? { mainFields: ['module', 'main'] } : {}),
     absWorkingDir: ROOT,
     // A CommonJS dependency's require() of a Node builtin needs a require in an ES module.
     banner: {

@@ -1,7 +1,8 @@
 /**
  * Sending spans and writing them: the official OpenTelemetry exporters do the
  * protocol work (OTLP over HTTP, protobuf or JSON), and the official serializer
- * writes OTLP/JSON for a file. Each loads only when it is used.
+ * writes OTLP/JSON for a file. They load (sdk.ts) only when spans are sent or
+ * written.
  */
 import type { Agent } from 'node:http';
 import type { ExportResult } from '@opentelemetry/core';
@@ -47,10 +48,8 @@ export async function spanExporter(target: OtlpTarget): Promise<BoundedExporter>
     timeoutMillis: target.timeoutMs,
     httpAgentOptions: async (protocol: string): Promise<Agent> => (agent = await boundedAgent(protocol, target.timeoutMs)),
   };
-  const exporter: SpanExporter =
-    target.protocol === 'http/json'
-      ? new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter(config)
-      : new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter(config);
+  const sdk = await import('./sdk.js');
+  const exporter: SpanExporter = target.protocol === 'http/json' ? new sdk.JsonTraceExporter(config) : new sdk.ProtobufTraceExporter(config);
   const abort = (): void => agent?.destroy();
   return {
     export: (spans, done) => exporter.export(spans, done),
@@ -115,7 +114,7 @@ export async function sendSpans(spans: ReadableSpan[], target: OtlpTarget): Prom
 
 /** The spans as one OTLP/JSON ExportTraceServiceRequest, what an OTLP/HTTP JSON request carries. */
 export async function otlpJson(spans: ReadableSpan[]): Promise<string> {
-  const { JsonTraceSerializer } = await import('@opentelemetry/otlp-transformer');
+  const { JsonTraceSerializer } = await import('./sdk.js');
   const bytes = JsonTraceSerializer.serializeRequest(spans);
   if (bytes === undefined) throw new LogbookError('internal', 'the OTLP/JSON serializer gave nothing for the spans');
   return `${new TextDecoder().decode(bytes)}\n`;

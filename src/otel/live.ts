@@ -78,7 +78,7 @@ export class LiveTrace {
    * take the spans.
    */
   static async sender(settings: OtelSettings, warn: (message: string) => void, flushMs = 1000): Promise<TraceSender> {
-    const [{ BatchSpanProcessor }, exporter] = await Promise.all([import('@opentelemetry/sdk-trace-base'), spanExporter(settings.target)]);
+    const [{ BatchSpanProcessor }, exporter] = await Promise.all([import('./sdk.js'), spanExporter(settings.target)]);
     let failed = false;
     const once = (message: string): void => {
       if (failed) return;

@@ -21,8 +21,8 @@
  * does the same over the whole run (runSpans).
  */
 import { createHash } from 'node:crypto';
-import { SpanKind, SpanStatusCode, TraceFlags, type Attributes, type SpanContext } from '@opentelemetry/api';
-import { hrTimeDuration, millisToHrTime, type InstrumentationScope } from '@opentelemetry/core';
+import type { Attributes, SpanContext } from '@opentelemetry/api';
+import type { InstrumentationScope } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import {
@@ -39,6 +39,7 @@ import {
   type RunState,
   type RunTimes,
 } from '../core/index.js';
+import { hrTimeDuration, millisToHrTime, SpanKind, SpanStatusCode, TraceFlags } from './sdk.js';
 import * as sc from './semconv.js';
 
 /** A tool's policy as the config says it, where the config is at hand. */

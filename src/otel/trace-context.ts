@@ -3,9 +3,9 @@
  * conversation, the resource (service.name), the instrumentation scope, and the
  * tools' policies where the config is at hand.
  */
-import { resourceFromAttributes } from '@opentelemetry/resources';
 import { readLineageRoot } from '../store/lineage.js';
 import type { Store } from '../store/store.js';
+import { resourceFromAttributes } from './sdk.js';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from './semconv.js';
 import type { ToolPolicyFacts, TraceContext } from './spans.js';
 

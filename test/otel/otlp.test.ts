@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { spanIdOf, traceIdOf } from '../../src/otel/spans.js';
 import { useFakeAnthropic } from '../helpers/fake-anthropic.js';
 import { runCli, runCrashing } from '../helpers/cli.js';
+import { loadedSources, loadProbe } from '../helpers/load-probe.js';
 import { decodeTraces, OtlpCollector, type ReceivedSpan, useOtlpCollector } from '../helpers/otlp-collector.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -141,13 +142,18 @@ async function checkTrace(spans: ReceivedSpan[], runId: string): Promise<void> {
 }
 
 describe('a run traced live', () => {
-  it('sends the GenAI spans to the config\'s collector as OTLP/HTTP protobuf, without content unless asked', async () => {
+  it('sends the GenAI spans to the config\'s collector as OTLP/HTTP protobuf, without content unless asked, the SDK loaded as one bundled file', async () => {
     collector.reset();
     script();
     const cfg = config('proto', `otel:\n  endpoint: ${collector.origin}\n  headers: { x-team: "\${TEAM}" }\n`);
-    const run = await runCli(['run', '--config', cfg, '--state-dir', stateDir, '--name', 'live-proto', 'try both'], { cwd: dir, env: env({ TEAM: 'infra' }) });
+    const loadLog = join(dir, 'live-proto-loaded.txt');
+    const run = await runCli(['run', '--config', cfg, '--state-dir', stateDir, '--name', 'live-proto', 'try both'], { cwd: dir, env: env({ TEAM: 'infra', ...loadProbe(loadLog) }) });
     expect(run.stderr).not.toMatch(/warning|^logbook:/m);
     expect(run.code).toBe(0);
+    // The SDK loads as one bundled file, not as the packages' hundreds of files one by one.
+    const loaded = loadedSources(loadLog);
+    expect(loaded).toMatch(/dist\/vendor\/otel-sdk\.mjs/);
+    expect(loaded).not.toMatch(/node_modules\/@opentelemetry\//);
     await collector.waitForSpans(5);
     expect(collector.spans.every((s) => s.encoding === 'protobuf')).toBe(true);
     expect(collector.headers[0]!['x-team']).toBe('infra');
