@@ -68,6 +68,8 @@ export class WorkspaceTracker implements WorkspaceSnapshots {
   private makesAsked = 0;
   /** The git work `begin` started, for the snapshot asked next. */
   private begun: Promise<Made> | null = null;
+  /** The first look at the workspace (whyOff), while it is under way. */
+  private looking: Promise<Off | null> | undefined;
 
   constructor(
     private readonly store: Store,
@@ -87,34 +89,32 @@ export class WorkspaceTracker implements WorkspaceSnapshots {
 
   /**
    * Why this workspace is not tracked, or null when it is, looked at once (the
-   * limits' walk stops as soon as one is passed); `unlooked` where the
-   * repository keeps its index already: the first snapshot's own add, measured
-   * as it goes, tells (within), without a walk of its own.
+   * limits' walk stops as soon as one is passed). The walk comes before any
+   * `git add` of the process, so a workspace grown past a limit since is
+   * refused before any of it is copied into the store; `prepare` begins it as
+   * an answer begins, so it is seldom waited for. A look that failed is
+   * looked at again next time.
    */
-  private async whyOff(): Promise<Off | null | 'unlooked'> {
-    if (this.off !== undefined) return this.off;
+  private whyOff(): Promise<Off | null> {
+    if (this.off !== undefined) return Promise.resolve(this.off);
+    this.looking ??= this.look().catch((err: unknown) => {
+      this.looking = undefined;
+      throw err;
+    });
+    return this.looking;
+  }
+
+  private async look(): Promise<Off | null> {
     const place = this.settings.dir === undefined ? untrackedPlace(this.dir, this.home) : null;
     if (place !== null) return (this.off = { reason: place, say: false });
-    if (this.repo.keepsIndexOf(this.dir, this.settings)) return 'unlooked';
     const over = await this.repo.overLimits(this.dir, this.settings);
     this.off = over === null ? null : { reason: over.reason, say: true };
     return this.off;
   }
 
   /**
-   * Snapshots the workspace within its limits; on the first look
-   * (`unlooked`), a workspace over one is not tracked, as the limits' walk
-   * would have said, and one within them is tracked from here on.
-   */
-  private async within(first: boolean): Promise<Snapshot | TooLarge> {
-    const made = await this.repo.snapshotWithin(this.dir, this.settings, { measure: first });
-    if (first) this.off = made instanceof TooLarge ? { reason: made.reason, say: true } : null;
-    return made;
-  }
-
-  /**
-   * Takes the workspace's files into the index ahead of the next snapshot
-   * (and on a first look, measures it): that snapshot's own `git add` then
+   * Looks at the workspace (once: whyOff) at once, and takes its files into
+   * the index ahead of the next snapshot: that snapshot's own `git add` then
    * finds only what changed since, and reuses the tree when nothing did.
    * Begun once the events the answer began in are handled, and skipped
    * where a snapshot was asked since (its own `git add` does all of it): an
@@ -124,6 +124,7 @@ export class WorkspaceTracker implements WorkspaceSnapshots {
   prepare(): void {
     if (this.preparing) return;
     this.preparing = true;
+    this.whyOff().catch(() => {}); // the snapshot meets a failure again, and says it
     const asked = this.makesAsked;
     const superseded = (): boolean => this.makesAsked !== asked;
     setImmediate(() => {
@@ -133,8 +134,7 @@ export class WorkspaceTracker implements WorkspaceSnapshots {
       }
       this.queue = this.queue.then(async () => {
         try {
-          const off = await this.whyOff();
-          if ((off === null || off === 'unlooked') && !superseded()) await this.within(off === 'unlooked');
+          if ((await this.whyOff()) === null && !superseded()) await this.repo.snapshotWithin(this.dir, this.settings);
         } catch {
           // the snapshot meets it again, and says it
         } finally {
@@ -170,9 +170,9 @@ export class WorkspaceTracker implements WorkspaceSnapshots {
   private async make(): Promise<Made> {
     try {
       const off = await this.whyOff();
-      if (off !== null && off !== 'unlooked') return { off };
-      const made = await this.within(off === 'unlooked');
-      if (made instanceof TooLarge) return off === 'unlooked' ? { off: this.off! } : { grewPast: (this.off = { reason: made.reason, say: true }) }; // not tracked from here on
+      if (off !== null) return { off };
+      const made = await this.repo.snapshotWithin(this.dir, this.settings);
+      if (made instanceof TooLarge) return { grewPast: (this.off = { reason: made.reason, say: true }) }; // not tracked from here on
       const shelf = this.store.workspace?.shelf;
       if (shelf !== undefined) await shareTree(this.repo, shelf, made.tree, [made.rules]);
       return { made };

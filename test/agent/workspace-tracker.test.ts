@@ -81,7 +81,7 @@ describe('WorkspaceTracker', () => {
     expect(git.calls()).toEqual(expect.arrayContaining(['hash-object', 'add', 'write-tree']));
     const before = git.calls().length;
     expect(await treeOf(2)).toBe(first);
-    expect(git.calls().slice(before)).toEqual(['add']); // the add that finds nothing changed, and no look at the limits of its own: the index is kept
+    expect(git.calls().slice(before)).toEqual(['ls-files', 'add']); // the limits' look, and the add that finds nothing changed
     // A git directory made anew holds neither: both are written again, and the tree is the same.
     rmSync(join(root, 'runs', '.workspace', 'objects.git'), { recursive: true });
     const again = git.calls().length;
@@ -105,7 +105,7 @@ describe('WorkspaceTracker', () => {
     expect(await tracker.snapshot('whole', 3, 'end')).toBeNull();
     await new Promise((r) => setImmediate(r));
     await tracker.snapshot('whole', 3, 'end'); // queued behind whatever the tracker still had to do
-    expect(git.calls().slice(before)).toEqual(['add', 'add']); // the end's, and this one's: no readying after the end
+    expect(git.calls().slice(before)).toEqual(['ls-files', 'add', 'add']); // the look begun as the answer began, the end's, and this one's: no readying after the end
     await run.close();
   });
 
@@ -118,10 +118,11 @@ describe('WorkspaceTracker', () => {
     const before = git.calls().length;
     writeFileSync(join(ws, 'b.txt'), 'new\n');
     tracker.prepare();
-    await new Promise((r) => setImmediate(r)); // the answer goes on streaming: the event loop turns
+    // The answer goes on streaming: the look at the limits ends and the readying's add begins.
+    for (let turns = 0; turns < 500 && !git.calls().slice(before).includes('add'); turns++) await new Promise((r) => setTimeout(r, 10));
     tracker.begin();
     expect(await tracker.snapshot('streams', 2, 'end')).toBeNull();
-    expect(git.calls().slice(before)).toEqual(['add', 'write-tree', 'add']); // the readying's, then the end's, which found nothing more
+    expect(git.calls().slice(before)).toEqual(['ls-files', 'add', 'write-tree', 'add']); // the look and the readying's add, then the end's, which found nothing more
     await run.close();
   });
 
@@ -139,7 +140,7 @@ describe('WorkspaceTracker', () => {
     const before = git.calls().length;
     const notTracked = `the workspace ${ws} is not tracked: it holds more than 3 files (workspace.max_files)`;
     expect(await problem(2)).toEqual({ warning: notTracked, problem: notTracked });
-    expect(git.calls().slice(before)).not.toContain('ls-files'); // the add, measured as it went, told
+    expect(git.calls().slice(before)).toEqual(['ls-files']); // the limits' look told, before any add
     // An index written without limits (a rewind's snapshot of the workspace as it is) holds them all: nothing is added, and the index is measured.
     await new WorkspaceRepo(store.workspace!.home, git.searchPath).snapshot(ws, settings);
     expect(await problem(3)).toEqual({ warning: notTracked, problem: notTracked });

@@ -286,7 +286,7 @@ export class WorkspaceRepo {
    * workspace (a rewind's) tracks what the run tracked, whatever the config says now.
    */
   async snapshot(dir: string, settings: WorkspaceSettings, options: { rules?: string } = {}): Promise<Snapshot> {
-    return (await this.snapshotAt(dir, settings, 'none', options.rules)) as Snapshot;
+    return (await this.snapshotAt(dir, settings, false, options.rules)) as Snapshot;
   }
 
   /**
@@ -294,28 +294,13 @@ export class WorkspaceRepo {
    * TooLarge, and no tree, when what it tracks grew past one. An unchanged
    * workspace costs nothing more; one that changed is measured from its index
    * (the count and sizes git keeps there), and a git adding far past a limit
-   * is stopped where it is (what it added is counted as it goes). With
-   * `options.measure`, the index is measured even when nothing changed (a
-   * first look, where no earlier snapshot of this process said it was within them).
+   * is stopped where it is (what it added is counted as it goes).
    */
-  async snapshotWithin(dir: string, settings: WorkspaceSettings, options: { measure?: boolean } = {}): Promise<Snapshot | TooLarge> {
-    return this.snapshotAt(dir, settings, options.measure === true ? 'measured' : 'limited');
+  async snapshotWithin(dir: string, settings: WorkspaceSettings): Promise<Snapshot | TooLarge> {
+    return this.snapshotAt(dir, settings, true);
   }
 
-  /**
-   * Whether this repository keeps an index of `dir` with `settings`' rules:
-   * the workspace was snapshotted into it before (empty or not), so a
-   * snapshot's own add, measured as it goes (snapshotWithin), finds what is
-   * new since and stops past a limit, where a workspace never snapshotted (or
-   * snapshotted into a git directory since removed) is listed first
-   * (overLimits), so that one far over a limit is not copied in up to it.
-   */
-  keepsIndexOf(dir: string, settings: WorkspaceSettings): boolean {
-    return existsSync(join(this.gitDir, 'objects')) && indexStamp(this.indexOf(dir, this.rulesOf(dir, settings))) !== '';
-  }
-
-  private async snapshotAt(dir: string, settings: WorkspaceSettings, limits: 'none' | 'limited' | 'measured', rulesId?: string): Promise<Snapshot | TooLarge> {
-    const limited = limits !== 'none';
+  private async snapshotAt(dir: string, settings: WorkspaceSettings, limited: boolean, rulesId?: string): Promise<Snapshot | TooLarge> {
     await this.ensure();
     const rules = rulesId !== undefined ? await this.rulesFrom(rulesId) : this.rulesOf(dir, settings);
     await this.keep(rules);
@@ -330,10 +315,6 @@ export class WorkspaceRepo {
       const added = await git(['add', '--all', '--verbose', '--', '.'], { ...call, ...(growth !== null ? { onStdout: (chunk: Buffer) => growth.take(chunk) } : {}) });
       if (growth?.over != null) return growth.over;
       if (untouched && added.stdout.length === 0) {
-        if (limits === 'measured') {
-          const over = overBy(indexTotals(index), settings);
-          if (over !== null) return over;
-        }
         const stamp = indexStamp(index);
         if (stamp !== last.stamp) this.fileTree(index, { tree: last.tree, stamp });
         else this.lastTree.set(index, last);
