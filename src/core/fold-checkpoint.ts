@@ -9,7 +9,10 @@
  * from. Pure: encoding, parsing, digests. The store decides where one is kept
  * and when it is used (store/checkpoint.ts).
  */
+import { encodeBlockAs, encodeToolResultBodyAs, type Spelling } from './encode.js';
 import type { PendingTurn, RunState } from './fold.js';
+import { nodeCrypto } from './fingerprint.js';
+import { quote } from './json-text.js';
 import { RawJson } from './raw-json.js';
 import type { Block, JournalRecord, Message } from './records.js';
 import type { UsageCounts } from './usage.js';
@@ -51,10 +54,7 @@ export interface FoldCheckpoint {
   calls: ModelCall[];
 }
 
-/** node:crypto is taken when first hashed, as fingerprint.ts takes it. */
-function sha256(): import('node:crypto').Hash {
-  return process.getBuiltinModule('node:crypto').createHash('sha256');
-}
+const sha256 = (): import('node:crypto').Hash => nodeCrypto().createHash('sha256');
 
 /**
  * The digest of a journal's lines as a checkpoint names them, kept as they
@@ -111,16 +111,18 @@ interface Header {
   body: string;
 }
 
-const q = JSON.stringify;
+/**
+ * Strings spelled as the journal spells them (well-formed: a lone surrogate
+ * the journal stores as U+FFFD is one here too), so that a checkpoint a writer
+ * keeps of its own records holds the fold of what the journal stores of them;
+ * raw values as a string of their text.
+ */
+const CHECKPOINT: Spelling = { quote, raw: quote };
+const q = quote;
+/** Any other value of the state, its strings spelled as the journal spells them. */
+const json = (v: unknown): string => JSON.stringify(v, (_key, x: unknown) => (typeof x === 'string' && !x.isWellFormed() ? x.toWellFormed() : x));
 
-function encodeBlockOf(b: Block): string {
-  if ('tool_use' in b) {
-    const t = b.tool_use;
-    return `{"tool_use":{"id":${q(t.id)},"name":${q(t.name)},"input":${q(t.input.text)}}}`;
-  }
-  if ('provider' in b) return `{"provider":{"kind":${q(b.provider.kind)},"raw":${q(b.provider.raw.text)}}}`;
-  return JSON.stringify(b);
-}
+const encodeBlockOf = (b: Block): string => encodeBlockAs(b, CHECKPOINT);
 
 function encodeMessageOf(m: Message): string {
   return `{"role":${q(m.role)},"content":[${m.content.map(encodeBlockOf).join(',')}]}`;
@@ -130,16 +132,16 @@ function encodePending(p: PendingTurn | null): string {
   if (p === null) return 'null';
   return (
     `{"assistant":${encodeMessageOf(p.assistant)},"iteration":${p.iteration},"stop_reason":${q(p.stop_reason)},` +
-    `"results":${JSON.stringify(p.results)},"answered":${JSON.stringify(p.answered)}}`
+    `"results":[${p.results.map((r) => encodeToolResultBodyAs(r, CHECKPOINT)).join(',')}],"answered":${json(p.answered)}}`
   );
 }
 
 function encodeState(s: RunState): string {
   return (
-    `{"run_id":${q(s.run_id)},"version":${s.version},"fingerprint":${JSON.stringify(s.fingerprint)},"prompt":${q(s.prompt)},` +
+    `{"run_id":${q(s.run_id)},"version":${s.version},"fingerprint":${json(s.fingerprint)},"prompt":${q(s.prompt)},` +
     `"interactive":${s.interactive},"messages":[${s.messages.map(encodeMessageOf).join(',')}],"pending":${encodePending(s.pending)},` +
-    `"counters":${JSON.stringify(s.counters)},"next_iteration":${s.next_iteration},"last_stop_reason":${q(s.last_stop_reason)},` +
-    `"terminal":${JSON.stringify(s.terminal)},"remote_calls":${JSON.stringify(s.remote_calls)},` +
+    `"counters":${json(s.counters)},"next_iteration":${s.next_iteration},"last_stop_reason":${q(s.last_stop_reason)},` +
+    `"terminal":${json(s.terminal)},"remote_calls":${json(s.remote_calls)},` +
     `"status":${q(s.status)},"last_seq":${s.last_seq},"last_input_tokens":${s.last_input_tokens}}`
   );
 }

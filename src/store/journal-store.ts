@@ -148,11 +148,15 @@ class StoreJournal implements Journal {
    * checkpoint only saves a load work.
    */
   async keepCheckpoint(state: RunState): Promise<void> {
-    if (this.closed || this.trail === null || this.trail.seq !== this.last) return;
-    const checkpoint = this.trail.due(state);
-    if (checkpoint === null) return;
-    await new Promise((resolve) => setImmediate(resolve));
-    await this.writeCheckpoint(encodeFoldCheckpoint(checkpoint)).catch(() => {});
+    try {
+      if (this.closed || this.trail === null || this.trail.seq !== this.last) return;
+      const checkpoint = this.trail.due(state);
+      if (checkpoint === null) return;
+      await new Promise((resolve) => setImmediate(resolve));
+      await this.writeCheckpoint(encodeFoldCheckpoint(checkpoint));
+    } catch {
+      // a checkpoint not kept costs the next load only its work
+    }
   }
 
   async claim(): Promise<boolean> {
