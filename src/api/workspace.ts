@@ -480,7 +480,8 @@ export async function rewindRun(store: Store, id: string, options: RewindOptions
  * changes (a step stopped half way is undone like a finished one), then the
  * files from `note.from` to `note.to`, then `remake` (directories the step
  * undone had found on its way, which git does not keep). `noted`: the note of
- * the snapshot taken first, being written meanwhile; it too is made before any file changes.
+ * the snapshot taken first, being written meanwhile; it is kept before the
+ * step's own note, and both before any file changes.
  */
 async function applyStep(
   store: Store,
@@ -492,8 +493,9 @@ async function applyStep(
   noted: Promise<void>,
 ): Promise<{ run: string; key: string }> {
   const step = { run: note.run, key: rewindNoteKey(nonce()) };
-  const [snapshot, own] = await Promise.allSettled([noted, store.putNote(note.run, step.key, encodeRewind(note))]);
-  for (const written of [snapshot, own]) if (written.status === 'rejected') throw written.reason;
+  // The step's note only once the snapshot of now is kept: a step whose snapshot failed is never listed.
+  await noted;
+  await store.putNote(note.run, step.key, encodeRewind(note));
   rememberLastRewind(store, step);
   await restoreTree(repo, note.dir, note.from, note.to, files, remake).catch((err: unknown) => {
     const why = err instanceof Error ? err.message : String(err);

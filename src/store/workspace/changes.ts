@@ -78,12 +78,12 @@ export async function changedFilesOfPairs(repo: WorkspaceRepo, pairs: readonly (
       at = eol < 0 ? text.length : eol + 1;
     }
   }
-  return pairs.map(([a, b]) => {
-    if (a === b) return [];
-    const files = found.get(`${a} ${b}`);
-    if (files === undefined) throw new LogbookError('workspace', `git diff-tree compared no trees ${a} and ${b}`);
-    return files;
-  });
+  const all: ChangedFile[][] = [];
+  for (const [a, b] of pairs) {
+    // A pair git skipped (it exits 0 on a tree it cannot read) is asked alone, which fails with git's reason.
+    all.push(a === b ? [] : (found.get(`${a} ${b}`) ?? (await changedFiles(repo, a, b))));
+  }
+  return all;
 }
 
 /** One entry of `diff-tree --raw -z`: `:MODE MODE ID ID S` and its path; null for a status a restore has no use for. */
