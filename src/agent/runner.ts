@@ -473,6 +473,8 @@ class Loop {
   private warnedFull = false;
   /** The snapshots started, in order (snapshotAside); resolves once the last is noted. */
   private snapshotting: Promise<void> = Promise.resolve();
+  /** The run and seq a resume's snapshot is owed after (takeResumeSnapshot): taken once the first request is answered. */
+  private resumeSnapshotOwed: { runId: string; seq: number } | undefined;
   /** The seq of an answer whose snapshot is owed (snapshotOwedAnswer). */
   private answerSnapshotOwed: number | undefined;
   private warnedNotes = false;
@@ -568,8 +570,9 @@ class Loop {
     await this.noteInstructions();
     if (agent.prices !== undefined) this.observer.spent?.(this.liveSpend);
     // What an interrupted tool, or anybody, changed since the run stopped is kept before any tool runs: the
-    // snapshot is taken while the first request is made (a model call changes nothing in the workspace).
-    if (this.setup.resumed) this.snapshotAside('resume');
+    // snapshot is taken once the first request is answered (a model call changes nothing in the workspace),
+    // or before whatever comes first that snapshots or waits for the snapshots (a tool, a typed turn, the end).
+    if (this.setup.resumed && this.options.workspace !== undefined) this.resumeSnapshotOwed = { runId: this.state.run_id, seq: this.state.last_seq };
     try {
       for (;;) {
         const state = this.state;
@@ -628,12 +631,12 @@ class Loop {
    * is awaited before anything that may (a tool, a typed turn, the run's end).
    * Snapshots are taken one after the other, each of the seq it was asked at.
    */
-  private snapshotAside(moment: SnapshotMoment): void {
+  private snapshotAside(moment: SnapshotMoment, at: { runId: string; seq: number } = { runId: this.state.run_id, seq: this.state.last_seq }): void {
     const workspace = this.options.workspace;
     if (workspace === undefined) return;
-    const { run_id, last_seq } = this.state;
+    if (moment !== 'resume') this.takeResumeSnapshot();
     this.snapshotting = this.snapshotting.then(async () => {
-      const warning = await workspace.snapshot(run_id, last_seq, moment).catch((err: unknown) => String(err));
+      const warning = await workspace.snapshot(at.runId, at.seq, moment).catch((err: unknown) => String(err));
       if (warning !== null) this.warn(warning);
     });
   }
@@ -647,12 +650,26 @@ class Loop {
   private beginSnapshot(): void {
     const workspace = this.options.workspace;
     if (workspace?.begin === undefined) return;
+    this.takeResumeSnapshot();
     this.snapshotting = this.snapshotting.then(() => workspace.begin!());
   }
 
-  /** Every snapshot started is noted (or its failure said). */
+  /** Every snapshot started is noted (or its failure said), the resume's owed one included. */
   private snapshotsDone(): Promise<void> {
+    this.takeResumeSnapshot();
     return this.snapshotting;
+  }
+
+  /**
+   * Starts the resume's snapshot (of the workspace as the run found it, after
+   * the seq it resumed at) if it is still owed: kept off the first request's
+   * path (its git process and note), and taken before any other snapshot.
+   */
+  private takeResumeSnapshot(): void {
+    const at = this.resumeSnapshotOwed;
+    if (at === undefined) return;
+    this.resumeSnapshotOwed = undefined;
+    this.snapshotAside('resume', at);
   }
 
   /**
@@ -1076,7 +1093,11 @@ class Loop {
             this.options.workspace?.prepare?.(); // the answer has begun: the workspace is readied for the snapshot after its record
           },
           live,
-          () => this.recorder.keepCheckpoint(), // the request was sent: a long run's checkpoint is kept while the answer comes
+          () => {
+            // The request was sent: a long run's checkpoint is kept, and the resume's snapshot taken, while the answer comes.
+            this.recorder.keepCheckpoint();
+            this.takeResumeSnapshot();
+          },
         ),
       );
     } catch (err) {

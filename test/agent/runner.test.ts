@@ -4,6 +4,7 @@ import type { ModelRequest, Provider } from '../../src/agent/provider.js';
 import { ScriptProvider } from '../../src/agent/providers/script.js';
 import { newRunMeta, resumeRun, startRun } from '../../src/agent/run.js';
 import { textOf, type ChatInput, type LoopOptions, type RunObserver } from '../../src/agent/runner.js';
+import type { WorkspaceSnapshots } from '../../src/agent/workspace.js';
 import { ToolRegistry } from '../../src/agent/tools/registry.js';
 import { defineTool } from '../../src/agent/tools/tool.js';
 import { at } from '../helpers/records.js';
@@ -369,6 +370,58 @@ describe('resume', () => {
     const { state, records } = await store.load('res');
     expect(state.messages).toEqual(result.messages);
     expect(kinds(records).slice(3)).toEqual(['tool_result', 'tool_result', 'assistant', 'terminal']);
+  });
+
+  /** A workspace whose snapshots are only told, in order, into `events`, as the provider's requests and the tools' runs are. */
+  function toldSnapshots(events: string[]): WorkspaceSnapshots {
+    return {
+      snapshot: async (_run, seq, moment) => {
+        events.push(`snapshot ${moment} after ${seq}`);
+        return null;
+      },
+    };
+  }
+
+  /** A run whose tool batch was whole when it stopped: its resume asks the model first. */
+  async function answeredBatch(store: Store, tools: ToolRegistry) {
+    const journal = await started(store, 'ws', tools, 'say one thing');
+    const first: Turn = { tool_calls: [{ name: 'echo', input: { say: 'one' } }] };
+    const asked = await scripted([first]).complete({ system: '', messages: [], tools: [], maxTokens: 1, thinking: 'off', promptCache: false });
+    await journal.append(at(2, { assistant: { iteration: 0, message: asked.message, stop_reason: 'tool_use', in_tokens: 1, out_tokens: 1 } }));
+    await journal.append(at(3, { tool_result: { tool_use_id: 'toolu_0_0', result: { tool_use_id: 'toolu_0_0', content: 'echo: one' } } }));
+    await journal.close();
+  }
+
+  for (const streamed of [true, false]) {
+    it(`takes the resume's snapshot after its first request is sent, and before any tool runs (${streamed ? 'an answer streamed' : 'an answer given whole'})`, async () => {
+      const store = new MemoryStore();
+      const events: string[] = [];
+      const tools = new ToolRegistry([echo(events)]);
+      await answeredBatch(store, tools);
+      const answer: Turn = streamed ? { text: 'Again.', tool_calls: [{ name: 'echo', input: { say: 'two' } }] } : { tool_calls: [{ name: 'echo', input: { say: 'two' } }] };
+      const provider = scripted([{ text: 'unused' }, answer, { text: 'Done.' }]);
+      const complete = provider.complete.bind(provider);
+      provider.complete = (req, obs) => {
+        events.push('request');
+        return complete(req, obs);
+      };
+      const result = await (await resumeRun(store, config(provider, tools), 'ws')).execute({ workspace: toldSnapshots(events) });
+      expect(result.reason).toBe('completed');
+      // Of the workspace as the resume found it (after seq 3), though taken once the model was asked.
+      expect(events.slice(0, 4)).toEqual(['request', 'snapshot resume after 3', 'snapshot tools after 4', 'two']);
+      expect(events.filter((e) => e.startsWith('snapshot resume'))).toHaveLength(1);
+    });
+  }
+
+  it("takes the resume's snapshot before its end when the first request fails", async () => {
+    const store = new MemoryStore();
+    const events: string[] = [];
+    const tools = new ToolRegistry([echo(events)]);
+    await answeredBatch(store, tools);
+    const provider = scripted([{ text: 'unused' }]); // no turn for the resume's request: the call fails
+    const result = await (await resumeRun(store, config(provider, tools), 'ws')).execute({ workspace: toldSnapshots(events) });
+    expect(result.reason).toBe('error');
+    expect(events).toEqual(['snapshot resume after 3', 'snapshot end after 4']);
   });
 
   it('answers a one-shot run whose last turn is already journaled without asking the model again', async () => {
