@@ -1,9 +1,2 @@
 /** logbook's version, from its package.json. */
-import { readFileSync } from 'node:fs';
-
-let read: string | undefined;
-
-export function packageVersion(): string {
-  read ??= (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-  return read;
-}
+export { packageVersion } from '../store/package-version.js';

@@ -17,7 +17,11 @@ import { RawJson } from './raw-json.js';
 import type { Block, JournalRecord, Message } from './records.js';
 import type { UsageCounts } from './usage.js';
 
-/** The layout of a checkpoint's text; one of another layout is ignored. */
+/**
+ * The layout of a checkpoint's text; one of another layout is ignored, as is
+ * one another build of logbook wrote (its header names the build: a fold
+ * whose rules changed must not take up a state folded by the old ones).
+ */
 export const CHECKPOINT_LAYOUT = 1;
 
 /** A model call as a load tallies it (what prices it), without its message: an assistant record's seq, iteration and usage. */
@@ -105,6 +109,8 @@ export class LinesDigest {
 
 interface Header {
   layout: number;
+  /** The version of logbook that wrote it. */
+  build: string;
   lines: number;
   length: number;
   digest: string;
@@ -147,13 +153,13 @@ function encodeState(s: RunState): string {
 }
 
 /** A checkpoint's text. */
-export function encodeFoldCheckpoint(cp: FoldCheckpoint): string {
+export function encodeFoldCheckpoint(cp: FoldCheckpoint, build: string): string {
   const calls = cp.calls.map((c) => {
     const u = c.usage;
     return `[${c.seq},${c.iteration},${u.in_tokens},${u.out_tokens},${u.cache_read_tokens ?? -1},${u.cache_create_tokens ?? -1}]`;
   });
   const body = `{"meta_line":${q(cp.metaLine)},"calls":[${calls.join(',')}],"state":${encodeState(cp.state)}}`;
-  const header: Header = { layout: CHECKPOINT_LAYOUT, lines: cp.lines, length: cp.length, digest: cp.digest, body: sha256().update(body, 'utf8').digest('hex') };
+  const header: Header = { layout: CHECKPOINT_LAYOUT, build, lines: cp.lines, length: cp.length, digest: cp.digest, body: sha256().update(body, 'utf8').digest('hex') };
   return `${JSON.stringify(header)}\n${body}`;
 }
 
@@ -184,13 +190,13 @@ export interface CheckpointHeader {
  * parsed (a checkpoint of other lines is ignored without parsing it); null
  * when there is none, or it is of another layout or not a checkpoint.
  */
-export function parseCheckpointHeader(text: string | null): CheckpointHeader | null {
+export function parseCheckpointHeader(text: string | null, build: string): CheckpointHeader | null {
   if (text === null) return null;
   const nl = text.indexOf('\n');
   if (nl < 0) return null;
   try {
     const h = JSON.parse(text.slice(0, nl)) as unknown;
-    if (!isObj(h) || h.layout !== CHECKPOINT_LAYOUT || !isCount(h.lines) || h.lines < 1 || !isCount(h.length) || typeof h.digest !== 'string' || typeof h.body !== 'string') return null;
+    if (!isObj(h) || h.layout !== CHECKPOINT_LAYOUT || h.build !== build || !isCount(h.lines) || h.lines < 1 || !isCount(h.length) || typeof h.digest !== 'string' || typeof h.body !== 'string') return null;
     return { lines: h.lines, length: h.length, digest: h.digest, bodyDigest: h.body, body: text.slice(nl + 1) };
   } catch {
     return null;
@@ -225,8 +231,8 @@ export function parseCheckpointBody(header: CheckpointHeader): FoldCheckpoint | 
 }
 
 /** The checkpoint `text` holds, header and body (parseCheckpointHeader, parseCheckpointBody); null as they say. */
-export function parseFoldCheckpoint(text: string | null): FoldCheckpoint | null {
-  const header = parseCheckpointHeader(text);
+export function parseFoldCheckpoint(text: string | null, build: string): FoldCheckpoint | null {
+  const header = parseCheckpointHeader(text, build);
   return header === null ? null : parseCheckpointBody(header);
 }
 

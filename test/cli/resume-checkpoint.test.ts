@@ -12,6 +12,9 @@ import { CHECKPOINT_MIN_BYTES } from '../../src/store/checkpoint.js';
 import { runCli } from '../helpers/cli.js';
 import { assistant, at, toolResult } from '../helpers/records.js';
 import { tempDir } from '../helpers/tmp.js';
+import { packageVersion } from '../../src/store/package-version.js';
+
+const BUILD = packageVersion();
 
 describe('the fold checkpoint of a resumed run', () => {
   it('is kept by a resume of a long run once its request is sent, of the lines it read, and folded from by the next load', async () => {
@@ -36,7 +39,7 @@ describe('the fold checkpoint of a resumed run', () => {
     expect(existsSync(join(runs, 'long.fold'))).toBe(false);
     const first = await resume();
     expect(first.code, first.stderr).toBe(0);
-    const kept = parseFoldCheckpoint(readFileSync(join(runs, 'long.fold'), 'utf8'));
+    const kept = parseFoldCheckpoint(readFileSync(join(runs, 'long.fold'), 'utf8'), BUILD);
     expect(kept).not.toBeNull();
     const journal = readFileSync(join(runs, 'long.jsonl'), 'utf8');
     const covered = journal.split('\n').slice(0, kept!.lines);

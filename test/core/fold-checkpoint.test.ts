@@ -16,6 +16,8 @@ import {
   type ModelCall,
 } from '../../src/core/index.js';
 import { journal } from '../helpers/journals.js';
+/** The build a checkpoint names. */
+const BUILD = '1.2.3';
 
 /** The checkpoint of `records` (every one a line of the journal) as a writer makes it. */
 function checkpointOf(records: readonly JournalRecord[]): FoldCheckpoint {
@@ -32,7 +34,7 @@ describe('fold checkpoint', () => {
       fc.property(
         journal.chain((j) => fc.record({ records: fc.constant(j.records), at: fc.integer({ min: 1, max: j.records.length }) })),
         ({ records, at }) => {
-          const cp = parseFoldCheckpoint(encodeFoldCheckpoint(checkpointOf(records.slice(0, at))));
+          const cp = parseFoldCheckpoint(encodeFoldCheckpoint(checkpointOf(records.slice(0, at)), BUILD), BUILD);
           expect(cp).not.toBeNull();
           const state = cp!.state;
           for (const record of records.slice(at)) step(state, record);
@@ -65,23 +67,24 @@ describe('fold checkpoint', () => {
     );
   });
 
-  it('is ignored when damaged, cut short, or of another layout', () => {
+  it('is ignored when damaged, cut short, of another layout, or written by another build', () => {
     fc.assert(
       fc.property(journal, fc.nat(), ({ records }, where) => {
-        const text = encodeFoldCheckpoint(checkpointOf(records));
+        const text = encodeFoldCheckpoint(checkpointOf(records), BUILD);
         const nl = text.indexOf('\n');
         // A character of the body changed (one JSON still parses, whatever it is).
         const at = nl + 1 + (where % (text.length - nl - 1));
         const flipped = text.slice(0, at) + (text[at] === 'a' ? 'b' : 'a') + text.slice(at + 1);
-        expect(parseFoldCheckpoint(flipped)).toBeNull();
-        expect(parseFoldCheckpoint(text.slice(0, at))).toBeNull();
-        expect(parseFoldCheckpoint(text.replace(`"layout":${CHECKPOINT_LAYOUT}`, `"layout":${CHECKPOINT_LAYOUT + 1}`))).toBeNull();
-        expect(parseFoldCheckpoint(text)).not.toBeNull();
+        expect(parseFoldCheckpoint(flipped, BUILD)).toBeNull();
+        expect(parseFoldCheckpoint(text.slice(0, at), BUILD)).toBeNull();
+        expect(parseFoldCheckpoint(text.replace(`"layout":${CHECKPOINT_LAYOUT}`, `"layout":${CHECKPOINT_LAYOUT + 1}`), BUILD)).toBeNull();
+        expect(parseFoldCheckpoint(text, '1.2.4')).toBeNull(); // another build's
+        expect(parseFoldCheckpoint(text, BUILD)).not.toBeNull();
       }),
       { numRuns: 50 },
     );
-    expect(parseFoldCheckpoint('')).toBeNull();
-    expect(parseFoldCheckpoint('not a checkpoint\n{}')).toBeNull();
+    expect(parseFoldCheckpoint('', BUILD)).toBeNull();
+    expect(parseFoldCheckpoint('not a checkpoint\n{}', BUILD)).toBeNull();
   });
 
   it('takes the state as it is when asked: what the live loop folds in next does not change it', () => {

@@ -22,6 +22,9 @@ import { BIN } from '../helpers/cli.js';
 import { journal } from '../helpers/journals.js';
 import { assistant, at, meta, toolResult } from '../helpers/records.js';
 import { removeTempDirs, tempDir } from '../helpers/tmp.js';
+import { packageVersion } from '../../src/store/package-version.js';
+
+const BUILD = packageVersion();
 
 const root = tempDir();
 afterAll(removeTempDirs);
@@ -47,7 +50,7 @@ function checkpointText(records: readonly JournalRecord[], n: number, marked = f
     .slice(0, n)
     .map(modelCallOf)
     .filter((c): c is ModelCall => c !== null);
-  return encodeFoldCheckpoint({ lines: digest.lines, length: digest.length, digest: digest.hex(), metaLine: encodeRecord(records[0]!), state, calls });
+  return encodeFoldCheckpoint({ lines: digest.lines, length: digest.length, digest: digest.hex(), metaLine: encodeRecord(records[0]!), state, calls }, BUILD);
 }
 
 /** A file store holding `records` as run `id`'s journal, with `checkpoint` beside it. */
@@ -150,7 +153,7 @@ describe('a load from a fold checkpoint (file store)', () => {
   it('is written by a writer that went on with a long run, once it grew enough, and used by the next load', async () => {
     const records = longRun('w', Math.ceil(CHECKPOINT_MIN_BYTES / 150));
     const { store, path } = storeWith('w', records);
-    const checkpoint = (): ReturnType<typeof parseFoldCheckpoint> => parseFoldCheckpoint(readFileSync(path.replace(/\.jsonl$/, '.fold'), 'utf8'));
+    const checkpoint = (): ReturnType<typeof parseFoldCheckpoint> => parseFoldCheckpoint(readFileSync(path.replace(/\.jsonl$/, '.fold'), 'utf8'), BUILD);
     // A resume: read whole, held, a record appended, then its checkpoint kept while it waits.
     const goOn = async (seq: number): Promise<JournalRecord[]> => {
       const loaded = await store.loadState('w', { forWriting: true });
