@@ -4,7 +4,7 @@
  */
 import { awaitsTypedTurn } from '../../agent/compaction.js';
 import { awaitsInput, capOfEnd } from '../../agent/runner.js';
-import { answerShortfall, awaitedCall, shortfallText, isCanceledMessage, messageText, outlineTimeSummary, outlineTimings, possiblyStartedCall, toolUses, type RecordOutline, type RunState } from '../../core/index.js';
+import { answerShortfall, awaitedCall, shortfallText, isCanceledMessage, messageText, outlineTimeSummary, outlineTimings, possiblyStartedCall, toolUses, type JournalRecord, type RecordOutline, type RunState } from '../../core/index.js';
 import { formatDuration } from '../../render/durations.js';
 import { sanitize, sanitizeLine } from '../../render/sanitize.js';
 import { textHead } from '../../render/lines.js';
@@ -12,6 +12,18 @@ import { remoteCountText, type ToolAgents } from '../../render/transcript.js';
 import { listedStatus, type FoldedRun, type ForkOrigin, type ListedStatus, type RunPlace } from '../../store/store.js';
 import { count, fields, shortTime } from '../output.js';
 import { factFields, type RunFacts } from '../../api/long-run-facts.js';
+
+/**
+ * A record as the summary keeps it once its outline and spend are taken: a
+ * tool result without its output text (made empty), which nothing the summary
+ * prints reads (a failed call's text is in the outline). The fold keeps the
+ * result in the conversation; held for the whole load, the outputs are most of
+ * a long run's heap, and the collections that keep copying them most of its
+ * garbage collection. Not for `--json` or `--transcript`, which print them.
+ */
+export function withoutToolOutput(record: JournalRecord): void {
+  if ('tool_result' in record) record.tool_result.result.content = '';
+}
 
 /** Where a run stands: its listed status, that in words, and what a resume would do. */
 export interface Standing {
