@@ -206,10 +206,18 @@ describe('the agent loop', () => {
       };
       return held;
     };
-    // As WorkspaceTracker's begin: its git work queued behind a few promise steps, then spawned.
+    // As WorkspaceTracker's begin: once until the snapshot is asked, its git work queued behind a few promise steps, then spawned.
+    let begun = false;
     const workspace: WorkspaceSnapshots = {
-      begin: () => void Promise.resolve().then(() => Promise.resolve()).then(() => log.push('git spawned')),
-      snapshot: async () => null,
+      begin: () => {
+        if (begun) return;
+        begun = true;
+        void Promise.resolve().then(() => Promise.resolve()).then(() => log.push('git spawned'));
+      },
+      snapshot: async () => {
+        begun = false;
+        return null;
+      },
     };
     const result = await run(store, config(scripted([{ text: 'Done.' }]), new ToolRegistry([])), 'hello', { id: 'b', workspace });
     expect(result.reason).toBe('completed');
