@@ -9,6 +9,7 @@
  * The loop's state is the fold of its durable records (recorder.ts), so a fresh
  * run and a resumed one are the same loop from different states.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import {
   LogbookError,
   REFUSAL_MESSAGE,
@@ -645,13 +646,17 @@ class Loop {
    * Begins the next snapshot's git work now, where nothing of the run changes
    * the workspace before that snapshot is asked (its record being written):
    * it is noted after its record, as any snapshot is. In the order of the
-   * snapshots asked before it.
+   * snapshots asked before it. Resolves a turn of the event loop later: the
+   * git work's steps up to its process's spawn are chained promises, which
+   * that turn takes, so git runs beside the record's write, whose fsync holds
+   * the event loop, instead of being spawned after it.
    */
-  private beginSnapshot(): void {
+  private async beginSnapshot(): Promise<void> {
     const workspace = this.options.workspace;
     if (workspace?.begin === undefined) return;
     this.takeResumeSnapshot();
     this.snapshotting = this.snapshotting.then(() => workspace.begin!());
+    await nextTurn();
   }
 
   /** Every snapshot started is noted (or its failure said), the resume's owed one included. */
@@ -697,7 +702,7 @@ class Loop {
     const { state } = this;
     const { error, awaiting, cap } = ending;
     const message = ending.message === undefined ? undefined : redactUrlCredentials(ending.message);
-    this.beginSnapshot(); // nothing of the run changes the workspace from here: the end's snapshot is made while its record is written
+    await this.beginSnapshot(); // nothing of the run changes the workspace from here: the end's snapshot is made while its record is written
     try {
       await this.recorder.append({ terminal: message ? { reason, message } : { reason } });
     } catch (err) {
@@ -1134,7 +1139,7 @@ class Loop {
     this.invalidInputs = response.invalidToolInputs ?? new Map();
     const counts = journalUsage(usage);
     // A one-shot run ends on an answer that calls no tools: the end's snapshot is begun while its last records are written.
-    if (toolUses(message).length === 0 && !state.interactive && this.followUpText === undefined && stopReason !== 'pause_turn') this.beginSnapshot();
+    if (toolUses(message).length === 0 && !state.interactive && this.followUpText === undefined && stopReason !== 'pause_turn') await this.beginSnapshot();
     await this.recorder.append({ assistant: { iteration, message, ...(stopReason ? { stop_reason: stopReason } : {}), ...counts } });
     // Durable, and no tool has run yet: the workspace as the turn's tools find it. An answer's is owed (snapshotOwedAnswer).
     if (toolUses(message).length > 0) await this.snapshot('tools');

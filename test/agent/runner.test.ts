@@ -6,6 +6,7 @@ import { newRunMeta, resumeRun, startRun } from '../../src/agent/run.js';
 import { textOf, type ChatInput, type LoopOptions, type RunObserver } from '../../src/agent/runner.js';
 import type { WorkspaceSnapshots } from '../../src/agent/workspace.js';
 import { ToolRegistry } from '../../src/agent/tools/registry.js';
+import type { WorkspaceSnapshots } from '../../src/agent/workspace.js';
 import { defineTool } from '../../src/agent/tools/tool.js';
 import { at } from '../helpers/records.js';
 import { LogbookError, MemoryStore, fold, type JournalRecord, type Store } from '../../src/index.js';
@@ -191,6 +192,37 @@ describe('the agent loop', () => {
     const { records, state } = await store.load('sig');
     expect(kinds(records)).toEqual(['meta', 'assistant', 'terminal']);
     expect(state.pending?.answered).toEqual([]);
+  });
+
+  it("starts the end's snapshot (its git work's steps to the spawn) before the answer's record is written, so git runs beside the record's fsync", async () => {
+    const store = new MemoryStore();
+    const log: string[] = [];
+    const create = store.create.bind(store);
+    store.create = async (...args: Parameters<MemoryStore['create']>) => {
+      const held = await create(...args);
+      const append = held.append.bind(held);
+      held.append = (record) => {
+        log.push(`write ${payloadKind(record)}`);
+        return append(record);
+      };
+      return held;
+    };
+    // As WorkspaceTracker's begin: once until the snapshot is asked, its git work queued behind a few promise steps, then spawned.
+    let begun = false;
+    const workspace: WorkspaceSnapshots = {
+      begin: () => {
+        if (begun) return;
+        begun = true;
+        void Promise.resolve().then(() => Promise.resolve()).then(() => log.push('git spawned'));
+      },
+      snapshot: async () => {
+        begun = false;
+        return null;
+      },
+    };
+    const result = await run(store, config(scripted([{ text: 'Done.' }]), new ToolRegistry([])), 'hello', { id: 'b', workspace });
+    expect(result.reason).toBe('completed');
+    expect(log).toEqual(['git spawned', 'write assistant', 'write terminal']);
   });
 });
 

@@ -99,17 +99,28 @@ export async function watchedFetch(input: string | URL | Request, init?: Request
   if (watch === undefined) return response;
   watch.alive();
   if (response.body === null) return response;
-  const body = response.body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        watch.alive();
-        controller.enqueue(chunk);
-      },
-    }),
-  );
-  const watched = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  const watched = new Response(watchedBody(response.body, watch), { status: response.status, statusText: response.statusText, headers: response.headers });
   Object.defineProperty(watched, 'url', { value: response.url });
   return watched;
+}
+
+/**
+ * `body`, each chunk a sign of life as it is read. Pulled chunk by chunk rather
+ * than piped through a TransformStream: a pipe's writer, its queues and the
+ * modules behind them held a one-shot run's end for milliseconds after the
+ * body's last byte. Errors and cancels pass through as a pipe passes them.
+ */
+function watchedBody(body: ReadableStream<Uint8Array>, watch: IdleWatch): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) return controller.close();
+      watch.alive();
+      controller.enqueue(value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
 }
 
 export function completeStreaming<E>(call: StreamingCall<E>): Promise<ModelResponse> {
