@@ -6,7 +6,6 @@ import { newRunMeta, resumeRun, startRun } from '../../src/agent/run.js';
 import { textOf, type ChatInput, type LoopOptions, type RunObserver } from '../../src/agent/runner.js';
 import type { WorkspaceSnapshots } from '../../src/agent/workspace.js';
 import { ToolRegistry } from '../../src/agent/tools/registry.js';
-import type { WorkspaceSnapshots } from '../../src/agent/workspace.js';
 import { defineTool } from '../../src/agent/tools/tool.js';
 import { at } from '../helpers/records.js';
 import { LogbookError, MemoryStore, fold, type JournalRecord, type Store } from '../../src/index.js';
