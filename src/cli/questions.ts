@@ -7,7 +7,7 @@
  */
 import { createInterface, emitKeypressEvents, type Interface, type Key } from 'node:readline';
 import { sanitizeLine } from '../render/index.js';
-import { hangUp, terminalGone, watchTerminalInput } from './stdio.js';
+import { hangUp, watchTerminalInput } from './stdio.js';
 
 export interface Questions {
   /** The line typed, or null at end of input or once `signal` aborts. */
@@ -124,9 +124,10 @@ function oneKey(input: NodeJS.ReadStream, output: NodeJS.WritableStream, prompt:
       resolve(answer);
     };
     const onAbort = (): void => settle(null, '');
-    // As watchTerminalInput has it: an end once the terminal is gone, or an error reading it, is a hang-up.
+    // In raw mode Ctrl-D is a key, never an end: the input ending is the terminal gone, whether or not it
+    // already tells (it may not yet, as its SIGHUP is still on its way), and so is an error reading it.
     const onEnd = (): void => {
-      if (terminalGone()) hangUp();
+      hangUp();
       settle(null, '');
     };
     const onError = (): void => {
