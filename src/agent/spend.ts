@@ -8,7 +8,7 @@
  * sum over every run of its lineage.
  * Nothing is stored: spend is derived from the records and notes each time.
  */
-import { tokenParts, type JournalRecord, type UsageCounts } from '../core/index.js';
+import { modelCallOf, tokenParts, type JournalRecord, type UsageCounts } from '../core/index.js';
 import { listLineage, ownFrom } from '../store/lineage.js';
 import { COMPACTION_NOTE, parseCompaction } from '../store/run-notes.js';
 import type { LoadedState, RunInfo, Store } from '../store/store.js';
@@ -121,13 +121,9 @@ export class CallTally {
     if ('meta' in record) {
       this.provider = record.meta.fingerprint.provider;
       this.model = record.meta.fingerprint.model;
-    } else if ('assistant' in record) {
-      const { in_tokens, out_tokens, cache_read_tokens, cache_create_tokens } = record.assistant;
-      // Set field by field: a load tallies every call of a run.
-      const usage: UsageCounts = { in_tokens, out_tokens };
-      if (cache_read_tokens !== undefined) usage.cache_read_tokens = cache_read_tokens;
-      if (cache_create_tokens !== undefined) usage.cache_create_tokens = cache_create_tokens;
-      this.calls.push({ provider: this.provider, model: this.model, usage, seq: record.seq, iteration: record.assistant.iteration });
+    } else {
+      const call = modelCallOf(record);
+      if (call !== null) this.calls.push({ provider: this.provider, model: this.model, ...call });
     }
   }
 
