@@ -9,7 +9,18 @@
  * re-spelled the way JSON.stringify writes them (`1.0` becomes `1`).
  */
 import type * as Api from '@anthropic-ai/sdk/resources/messages';
-import { LogbookError, RawJson, fromByteField, toByteField, type Block, type Message } from '../../core/index.js';
+import {
+  LogbookError,
+  RawJson,
+  fromByteField,
+  toByteField,
+  type Block,
+  type Message,
+  type TextBlock,
+  type ThinkingBlock,
+  type ToolResultBlock,
+  type ToolUseBlock,
+} from '../../core/index.js';
 import type { ModelRequest, ModelResponse, StreamObserver, Usage } from '../provider.js';
 import { RawSplicer } from './raw-splice.js';
 import { IncompleteResponse } from './sdk-errors.js';
@@ -36,16 +47,14 @@ export function thinkingBudget(maxTokens: number): number {
 
 const EPHEMERAL = { type: 'ephemeral' } as const;
 
-type OutBlock = Api.ContentBlockParam;
-
-/** The request body; `stream` is set by the caller. */
+/**
+ * The request body; `stream` is set by the caller. Its messages are written
+ * as JSON text at once (anthropicMessagesJson) and spliced in whole, so a
+ * long conversation is never built as a second tree of objects to be
+ * serialized after.
+ */
 export function toAnthropicParams(request: ModelRequest, model: string, splicer: RawSplicer): Api.MessageCreateParamsStreaming {
-  // A message left with no blocks (an empty model reply) is not sent: the API
-  // refuses empty content, and it joins the turns on either side of the gap.
-  const messages: Api.MessageParam[] = request.messages
-    .map((m) => ({ role: m.role, content: m.content.flatMap((b) => toParamBlock(b, splicer)) }))
-    .filter((m) => m.content.length > 0);
-  if (request.promptCache) markCacheBreakpoint(messages);
+  const messages = splicer.arraySlot(anthropicMessagesJson(request.messages, request.promptCache)) as Api.MessageParam[];
   const params: Api.MessageCreateParamsStreaming = { model, max_tokens: request.maxTokens, messages, stream: true };
   if (request.system !== '') {
     params.system = request.promptCache ? [{ type: 'text', text: request.system, cache_control: EPHEMERAL }] : request.system;
@@ -86,40 +95,70 @@ function thinkingParam(setting: ModelRequest['thinking'], model: string, maxToke
   return { type: 'enabled', budget_tokens: thinkingBudget(maxTokens) };
 }
 
-function toParamBlock(block: Block, splicer: RawSplicer): OutBlock[] {
+const str = (s: string): string => JSON.stringify(s);
+const CACHE_CONTROL = `,"cache_control":${JSON.stringify(EPHEMERAL)}`;
+
+/**
+ * Adds to `out` the API's text of a block of logbook's own kinds, without its
+ * closing brace (where a cache breakpoint goes), after `sep`. Never called
+ * for a block not sent (isSent), nor for a provider block, which is sent as
+ * the block itself, exactly as it was received.
+ */
+function pushOpenBlock(out: string[], sep: string, block: TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock): void {
   if ('text' in block) {
-    // The API refuses empty text blocks, which a model itself sometimes streams.
-    return block.text.text === '' ? [] : [{ type: 'text', text: block.text.text }];
-  }
-  if ('thinking' in block) {
-    // Thinking goes back only with its signature; the API refuses it otherwise.
+    out.push(sep, '{"type":"text","text":', str(block.text.text));
+  } else if ('thinking' in block) {
     // The journal holds the signature as a byte field: the API gets its string back.
-    const { text, signature } = block.thinking;
-    return signature === undefined ? [] : [{ type: 'thinking', thinking: text ?? '', signature: fromByteField(signature) }];
-  }
-  if ('tool_use' in block) {
+    out.push(sep, '{"type":"thinking","thinking":', str(block.thinking.text ?? ''), ',"signature":', str(fromByteField(block.thinking.signature!)));
+  } else if ('tool_use' in block) {
     const { id, name, input } = block.tool_use;
-    return [{ type: 'tool_use', id, name, input: splicer.slot(input.text) }];
-  }
-  if ('tool_result' in block) {
+    out.push(sep, '{"type":"tool_use","id":', str(id), ',"name":', str(name), ',"input":', input.text);
+  } else {
     const { tool_use_id, content, is_error } = block.tool_result;
-    return [{ type: 'tool_result', tool_use_id, content, ...(is_error ? { is_error: true } : {}) }];
+    out.push(sep, '{"type":"tool_result","tool_use_id":', str(tool_use_id));
+    if (content !== undefined) out.push(',"content":', str(content));
+    if (is_error) out.push(',"is_error":true');
   }
-  // A provider block is sent as the block itself, exactly as it was received.
-  return [splicer.slot(block.provider.raw.text) as OutBlock];
 }
 
-/** Caches the prefix up to the last message's last block that can carry a breakpoint. */
-function markCacheBreakpoint(messages: Api.MessageParam[]): void {
-  const content = messages.at(-1)?.content;
-  if (!Array.isArray(content)) return;
-  for (let i = content.length - 1; i >= 0; i--) {
-    const block = content[i]!;
-    if (block.type === 'text' || block.type === 'tool_use' || block.type === 'tool_result') {
-      block.cache_control = EPHEMERAL;
-      return;
+/** Whether a block can carry a cache breakpoint (the API's own kinds of it that logbook sends). */
+const takesBreakpoint = (block: Block): boolean => 'text' in block || 'tool_use' in block || 'tool_result' in block;
+
+/**
+ * Whether a block is sent: not empty text (the API refuses it, and a model
+ * itself sometimes streams one), nor thinking without its signature (refused too).
+ */
+const isSent = (block: Block): boolean =>
+  'text' in block ? block.text.text !== '' : 'thinking' in block ? block.thinking.signature !== undefined : true;
+
+/**
+ * The request's `messages` as JSON text: a message left with no blocks (an
+ * empty model reply) is not sent (the API refuses empty content, and it joins
+ * the turns on either side of the gap); with `promptCache`, the prefix up to
+ * the last message's last block that can carry a breakpoint is cached.
+ */
+export function anthropicMessagesJson(messages: readonly Message[], promptCache: boolean): string {
+  const last = promptCache ? messages.findLast((m) => m.content.some(isSent)) : undefined;
+  const cached = last?.content.findLast((b) => isSent(b) && takesBreakpoint(b));
+  // One array of pieces joined once: a long conversation is one string built, not one for each piece.
+  const out: string[] = ['['];
+  for (const m of messages) {
+    if (!m.content.some(isSent)) continue;
+    out.push(out.length === 1 ? '{"role":' : ',{"role":', str(m.role), ',"content":[');
+    let sep = '';
+    for (const block of m.content) {
+      if (!isSent(block)) continue;
+      if ('provider' in block) out.push(sep, block.provider.raw.text);
+      else {
+        pushOpenBlock(out, sep, block);
+        out.push(m === last && block === cached ? `${CACHE_CONTROL}}` : '}');
+      }
+      sep = ',';
     }
+    out.push(']}');
   }
+  out.push(']');
+  return out.join('');
 }
 
 interface OpenBlock {

@@ -13,8 +13,22 @@ export class RawSplicer {
 
   /** A value that JSON.stringify writes as a stand-in for `rawText` (one JSON value). */
   slot(rawText: string): unknown {
-    const stand = this.tag + String(this.texts.push(rawText) - 1);
+    const stand = this.standIn(rawText);
     return { toJSON: () => stand };
+  }
+
+  /**
+   * An empty array that JSON.stringify writes as a stand-in for `rawText` (a
+   * JSON array): for a place where code that walks the value before it is
+   * serialized expects an array (and so finds nothing in it to walk).
+   */
+  arraySlot(rawText: string): unknown[] {
+    const stand = this.standIn(rawText);
+    return Object.assign([], { toJSON: () => stand });
+  }
+
+  private standIn(rawText: string): string {
+    return this.tag + String(this.texts.push(rawText) - 1);
   }
 
   /** JSON text with every stand-in replaced by its raw text. */

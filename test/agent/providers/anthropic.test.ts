@@ -4,6 +4,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { AnthropicProvider } from '../../../src/agent/providers/anthropic.js';
+import { anthropicMessagesJson } from '../../../src/agent/providers/anthropic-map.js';
 import { createProvider } from '../../../src/agent/providers/index.js';
 import { PLACEHOLDER_API_KEY } from '../../../src/agent/providers/credentials.js';
 import { retryPolicyFromText } from '../../../src/agent/providers/retry.js';
@@ -250,6 +251,18 @@ describe('anthropic: the neutral model to a request', () => {
     const last = body.messages.at(-1).content;
     expect(last.at(-1)).toEqual({ type: 'text', text: 'and also this', cache_control: { type: 'ephemeral' } });
     expect(api.requests[0]!.body.match(/cache_control/g)).toHaveLength(2);
+  });
+
+  it('puts the breakpoint on the last message sent, on its last block that takes one', () => {
+    const user = (text: string): Message => ({ role: 'user', content: [{ text: { text } }] });
+    const search = { provider: { kind: 'redacted_thinking', raw: RawJson.fromText('{"type":"redacted_thinking","data":"abc"}') } };
+    // The last message ends in a provider block (no breakpoint there); the empty reply after it is not sent.
+    const messages: Message[] = [user('a'), { role: 'assistant', content: [{ text: { text: 'b' } }, search] }, { role: 'assistant', content: [{ text: { text: '' } }] }];
+    expect(anthropicMessagesJson(messages, true)).toBe(
+      '[{"role":"user","content":[{"type":"text","text":"a"}]},{"role":"assistant","content":[{"type":"text","text":"b","cache_control":{"type":"ephemeral"}},{"type":"redacted_thinking","data":"abc"}]}]',
+    );
+    expect(anthropicMessagesJson([user('a')], false)).toBe('[{"role":"user","content":[{"type":"text","text":"a"}]}]');
+    expect(anthropicMessagesJson([{ role: 'user', content: [{ text: { text: '' } }] }], true)).toBe('[]');
   });
 
   it('enables extended thinking with a budget for "summarized", and leaves it off for "off"', async () => {
