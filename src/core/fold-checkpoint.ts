@@ -170,8 +170,8 @@ const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as nu
 /** Raw values back from their text (the text a RawJson held when the checkpoint was written, whose body digest matched). */
 function reviveMessage(m: Message): void {
   for (const b of m.content) {
-    if ('tool_use' in b) b.tool_use.input = RawJson.fromValidText(b.tool_use.input as unknown as string);
-    else if ('provider' in b) b.provider.raw = RawJson.fromValidText(b.provider.raw as unknown as string);
+    if ('tool_use' in b) b.tool_use.input = RawJson.fromCanonicalText(b.tool_use.input as unknown as string);
+    else if ('provider' in b) b.provider.raw = RawJson.fromCanonicalText(b.provider.raw as unknown as string);
   }
 }
 

@@ -30,6 +30,15 @@ export class RawJson {
     return new RawJson(canonicalRawText(text));
   }
 
+  /**
+   * From the text a RawJson held (its `text`, already canonical), kept whole
+   * where its integrity is checked otherwise (a fold checkpoint whose body
+   * digest matched): taken as it is, not made canonical again.
+   */
+  static fromCanonicalText(text: string): RawJson {
+    return new RawJson(text);
+  }
+
   /** From a JS value (a tool's input built in code). */
   static fromValue(value: unknown): RawJson {
     const text = JSON.stringify(value);
