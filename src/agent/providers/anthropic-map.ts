@@ -97,6 +97,8 @@ function thinkingParam(setting: ModelRequest['thinking'], model: string, maxToke
 
 const str = (s: string): string => JSON.stringify(s);
 const CACHE_CONTROL = `,"cache_control":${JSON.stringify(EPHEMERAL)}`;
+/** Each message's role, written once: a long conversation would quote the same two strings thousands of times. */
+const QUOTED_ROLES: Partial<Record<string, string>> = { user: str('user'), assistant: str('assistant') };
 
 /**
  * Adds to `out` the API's text of a block of logbook's own kinds, without its
@@ -144,7 +146,7 @@ export function anthropicMessagesJson(messages: readonly Message[], promptCache:
   const out: string[] = ['['];
   for (const m of messages) {
     if (!m.content.some(isSent)) continue;
-    out.push(out.length === 1 ? '{"role":' : ',{"role":', str(m.role), ',"content":[');
+    out.push(out.length === 1 ? '{"role":' : ',{"role":', QUOTED_ROLES[m.role] ?? str(m.role), ',"content":[');
     let sep = '';
     for (const block of m.content) {
       if (!isSent(block)) continue;
