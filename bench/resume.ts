@@ -74,8 +74,14 @@ async function measure(api: MessagesApi, records: number, rounds: number, others
 
   const resumeArgs = [process.execPath, BIN, 'run', '--config', config, '--state-dir', state, '--resume', ID, '--no-tui'];
   const out: ResumeFigures = { records: written, journalBytes: statSync(pristine).size, requestBytes: 0, turns, rounds, toRequest: [], toRequestWhole: [], exit: [], bare: [], version: [], show: [], followUp: [] };
+  // What the runs directory holds after the first resume; each round removes what a later one left (its `sent` note), so every round reads the same.
+  let kept = new Set<string>();
+  const dropLeftovers = (): void => {
+    for (const name of readdirSync(join(state, 'runs'))) if (kept.size > 0 && !kept.has(name)) rmSync(join(state, 'runs', name), { force: true });
+  };
   const resumeTimed = async (whole: boolean): Promise<void> => {
     copyFileSync(pristine, journal);
+    dropLeftovers();
     if (whole) rmSync(checkpoint, { force: true });
     else if (!existsSync(checkpoint)) throw new Error(`no fold checkpoint beside ${journal}: the first resume kept none`);
     api.reset();
@@ -109,9 +115,11 @@ async function measure(api: MessagesApi, records: number, rounds: number, others
   // A first resume, untimed, keeps the run's fold checkpoint (of the generated journal's lines, written by the binary) after its request.
   await resumeWhole();
   out.toRequestWhole.length = 0;
+  kept = new Set(readdirSync(join(state, 'runs')));
   if (others) copyFileSync(journal, completed);
   const followUp = async (): Promise<void> => {
     copyFileSync(completed, journal);
+    dropLeftovers();
     const before = new Set(readdirSync(join(state, 'runs')));
     api.reset();
     const r = await spawnTimed([...resumeArgs, 'and then?'], dir, env);
@@ -176,7 +184,7 @@ export async function benchResume(opts: BenchOptions): Promise<Section> {
       },
     ],
     notes: [
-      `Resume: \`node bin/logbook run --resume ID\` with the anthropic provider on a run of ${num(at.records)} records (${bytes(at.journalBytes)}: meta and ${num(at.turns)} turns of an assistant record and its tool result of two lines), timed from spawn to the arrival of its request (${bytes(at.requestBytes)}, the whole conversation) at a Messages API in the benchmark's process; medians of ${at.rounds} rounds alternating with \`node -e 0\` (spawn to exit); the middle half of the rounds were ${spread} above it. The whole resumed process, including the answer that completes the run and its exit, takes ${ms(median(at.exit))}; in the same rounds \`logbook --version\` takes ${ms(median(at.version))} and \`logbook session show ID\` (start-up, reading and folding the run) ${ms(median(at.show))}. A follow-up of the run as a resume completes it (\`run --resume ID "and then?"\`: the completed run is forked whole, its ${num(at.records)} records copied, and the fork's request sent) takes ${ms(median(at.followUp))} to its request in the same rounds. Every timed resume but those of the row without one has the run's fold checkpoint beside its journal (\`<id>.fold\`: the folded state through the journal's last line, with the SHA-256 of its ${bytes(at.journalBytes)}), which a first, untimed, resume of each size wrote once its request was sent; each round copies the generated journal back, so the checkpoint covers the whole of what the resume reads, and the resume checks the journal's bytes against it, then folds nothing after it. In the same rounds the resume with the checkpoint removed before it (every line read, decoded with its checks and folded, as a first resume of a run does; it writes the checkpoint again) takes ${ms(median(at.toRequestWhole))}. Growth: the same at ${all.map((f) => `${num(f.records)} records (${f.rounds} rounds)`).join(', ')} The first resume of each size loads the price table for the model's context window (a compaction is weighed before the request); the later rounds take what it said from the state directory's context-windows.json, as every later process with that table does.`,
+      `Resume: \`node bin/logbook run --resume ID\` with the anthropic provider on a run of ${num(at.records)} records (${bytes(at.journalBytes)}: meta and ${num(at.turns)} turns of an assistant record and its tool result of two lines), timed from spawn to the arrival of its request (${bytes(at.requestBytes)}, the whole conversation) at a Messages API in the benchmark's process; medians of ${at.rounds} rounds alternating with \`node -e 0\` (spawn to exit); the middle half of the rounds were ${spread} above it. The whole resumed process, including the answer that completes the run and its exit, takes ${ms(median(at.exit))}; in the same rounds \`logbook --version\` takes ${ms(median(at.version))} and \`logbook session show ID\` (start-up, reading and folding the run) ${ms(median(at.show))}. A follow-up of the run as a resume completes it (\`run --resume ID "and then?"\`: the completed run is forked whole, its ${num(at.records)} records copied, and the fork's request sent) takes ${ms(median(at.followUp))} to its request in the same rounds. Every timed resume but those of the row without one has the run's fold checkpoint beside its journal (\`<id>.fold\`: the folded state through the journal's last line, with the SHA-256 of its ${bytes(at.journalBytes)}), which a first, untimed, resume of each size wrote once its request was sent; each round copies the generated journal back and removes what the round before left beside it (its \`sent\` note), so the checkpoint covers the whole of what the resume reads, and the resume checks the journal's bytes against it, then folds nothing after it. In the same rounds the resume with the checkpoint removed before it (every line read, decoded with its checks and folded, as a first resume of a run does; it writes the checkpoint again) takes ${ms(median(at.toRequestWhole))}. Growth: the same at ${all.map((f) => `${num(f.records)} records (${f.rounds} rounds)`).join(', ')}. The first resume of each size loads the price table for the model's context window (a compaction is weighed before the request); the later rounds take what it said from the state directory's context-windows.json, as every later process with that table does.`,
     ],
   };
 }
