@@ -97,8 +97,14 @@ function thinkingParam(setting: ModelRequest['thinking'], model: string, maxToke
 
 const str = (s: string): string => JSON.stringify(s);
 const CACHE_CONTROL = `,"cache_control":${JSON.stringify(EPHEMERAL)}`;
-/** Each message's role, written once: a long conversation would quote the same two strings thousands of times. */
-const QUOTED_ROLES: Partial<Record<string, string>> = { user: str('user'), assistant: str('assistant') };
+const QUOTED_USER = str('user');
+const QUOTED_ASSISTANT = str('assistant');
+/**
+ * A message's role as JSON: the API's two quoted once, not once a message (a
+ * long conversation has thousands). Compared, not looked up in an object,
+ * whose inherited members (`constructor`) a role string would find.
+ */
+const quotedRole = (role: string): string => (role === 'user' ? QUOTED_USER : role === 'assistant' ? QUOTED_ASSISTANT : str(role));
 
 /**
  * Adds to `out` the API's text of a block of logbook's own kinds, without its
@@ -140,20 +146,23 @@ const isSent = (block: Block): boolean =>
  * the last message's last block that can carry a breakpoint is cached.
  */
 export function anthropicMessagesJson(messages: readonly Message[], promptCache: boolean): string {
-  const last = promptCache ? messages.findLast((m) => m.content.some(isSent)) : undefined;
-  const cached = last?.content.findLast((b) => isSent(b) && takesBreakpoint(b));
+  // Where the breakpoint goes, by position: a message or block object may stand at more than one place.
+  const last = promptCache ? messages.findLastIndex((m) => m.content.some(isSent)) : -1;
+  const cached = last < 0 ? -1 : messages[last]!.content.findLastIndex((b) => isSent(b) && takesBreakpoint(b));
   // One array of pieces joined once: a long conversation is one string built, not one for each piece.
   const out: string[] = ['['];
-  for (const m of messages) {
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
     if (!m.content.some(isSent)) continue;
-    out.push(out.length === 1 ? '{"role":' : ',{"role":', QUOTED_ROLES[m.role] ?? str(m.role), ',"content":[');
+    out.push(out.length === 1 ? '{"role":' : ',{"role":', quotedRole(m.role), ',"content":[');
     let sep = '';
-    for (const block of m.content) {
+    for (let j = 0; j < m.content.length; j++) {
+      const block = m.content[j]!;
       if (!isSent(block)) continue;
       if ('provider' in block) out.push(sep, block.provider.raw.text);
       else {
         pushOpenBlock(out, sep, block);
-        out.push(m === last && block === cached ? `${CACHE_CONTROL}}` : '}');
+        out.push(i === last && j === cached ? `${CACHE_CONTROL}}` : '}');
       }
       sep = ',';
     }

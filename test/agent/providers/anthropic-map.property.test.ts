@@ -1,0 +1,143 @@
+/**
+ * The request's `messages`, written as JSON text at once (anthropicMessagesJson),
+ * against the same messages built the straightforward way: the SDK's objects,
+ * serialized by JSON.stringify with the raw values spliced in. The bytes must
+ * be the same for every message the model can be sent.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type * as Api from '@anthropic-ai/sdk/resources/messages';
+import { anthropicMessagesJson, toAnthropicParams } from '../../../src/agent/providers/anthropic-map.js';
+import { RawSplicer } from '../../../src/agent/providers/raw-splice.js';
+import { RawJson, fromByteField, toByteField, type Block, type Message } from '../../../src/core/index.js';
+import { rawText } from '../../helpers/journals.js';
+import { modelRequest } from './request.js';
+
+// ---- the reference: objects built one by one, then serialized ---------------
+
+const EPHEMERAL = { type: 'ephemeral' } as const;
+
+function referenceBlock(block: Block, splicer: RawSplicer): Api.ContentBlockParam[] {
+  if ('text' in block) return block.text.text === '' ? [] : [{ type: 'text', text: block.text.text }];
+  if ('thinking' in block) {
+    const { text, signature } = block.thinking;
+    return signature === undefined ? [] : [{ type: 'thinking', thinking: text ?? '', signature: fromByteField(signature) }];
+  }
+  if ('tool_use' in block) {
+    const { id, name, input } = block.tool_use;
+    return [{ type: 'tool_use', id, name, input: splicer.slot(input.text) }];
+  }
+  if ('tool_result' in block) {
+    const { tool_use_id, content, is_error } = block.tool_result;
+    return [{ type: 'tool_result', tool_use_id, content, ...(is_error ? { is_error: true } : {}) }];
+  }
+  return [splicer.slot(block.provider.raw.text) as Api.ContentBlockParam];
+}
+
+function referenceMessages(messages: readonly Message[], promptCache: boolean, splicer: RawSplicer): Api.MessageParam[] {
+  const out: Api.MessageParam[] = messages
+    .map((m) => ({ role: m.role, content: m.content.flatMap((b) => referenceBlock(b, splicer)) }))
+    .filter((m) => m.content.length > 0);
+  const content = promptCache ? out.at(-1)?.content : undefined;
+  if (Array.isArray(content)) {
+    for (let i = content.length - 1; i >= 0; i--) {
+      const block = content[i]!;
+      if (block.type === 'text' || block.type === 'tool_use' || block.type === 'tool_result') {
+        block.cache_control = EPHEMERAL;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+const reference = (messages: readonly Message[], promptCache: boolean): string => {
+  const splicer = new RawSplicer();
+  return splicer.stringify(referenceMessages(messages, promptCache, splicer));
+};
+
+// ---- what is generated ------------------------------------------------------
+
+/** Strings that exercise every escape JSON.stringify makes, and those it leaves alone. */
+const str = fc.string({
+  unit: fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom('a', 'z', ' ', '0') },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom('\ud800', '\udc00', '\udbff', '🦜', '\u2028', '\u2029', '"', '\\', '/', '\n', '\r', '\t', '\b', '\f', '\u0000', '\u0001', '\u001f', '\u007f', '\u0085', 'é', '<', '>', '&', '\ufeff'),
+    },
+    { weight: 1, arbitrary: fc.constantFrom('"cache_control":', '\u0000raw-', '},{', ']}', '{"type":"text"}') },
+  ),
+  maxLength: 10,
+});
+
+const raw = rawText.map((t) => RawJson.fromText(t));
+
+const block: fc.Arbitrary<Block> = fc.oneof(
+  str.map((text) => ({ text: { text } })),
+  fc.record({ text: fc.option(str, { nil: undefined }), signature: fc.option(str, { nil: undefined }) }).map(({ text, signature }) => {
+    const thinking: { text?: string; signature?: string } = {};
+    if (text !== undefined) thinking.text = text;
+    if (signature !== undefined) thinking.signature = toByteField(signature);
+    return { thinking };
+  }),
+  fc.record({ id: str, name: str, input: raw }).map((tool_use) => ({ tool_use })),
+  fc
+    .record({ tool_use_id: str, content: fc.option(str, { nil: undefined }), is_error: fc.option(fc.boolean(), { nil: undefined }) })
+    .map(({ tool_use_id, content, is_error }) => ({
+      tool_result: { tool_use_id, ...(content !== undefined ? { content } : {}), ...(is_error !== undefined ? { is_error } : {}) } as { tool_use_id: string; content: string },
+    })),
+  fc
+    .record({ kind: fc.constantFrom('server_tool_use', 'redacted_thinking', 'web_search_tool_result'), raw })
+    .map((provider) => ({ provider })),
+);
+
+/** A role is a string to the serializer: the two the API knows and any other, names of Object.prototype's members among them. */
+const role = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom('user', 'assistant') },
+  { weight: 1, arbitrary: fc.oneof(str, fc.constantFrom('constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf')) },
+) as fc.Arbitrary<Message['role']>;
+
+/**
+ * Messages drawn from pools of blocks and messages, so one block object can
+ * stand at two places of a message, and one message at two places of the
+ * conversation (as a request's messages may share objects).
+ */
+const conversation: fc.Arbitrary<Message[]> = fc
+  .record({
+    blocks: fc.array(block, { minLength: 1, maxLength: 6 }),
+    shapes: fc.array(fc.record({ role, picks: fc.array(fc.nat(), { maxLength: 5 }) }), { minLength: 1, maxLength: 5 }),
+    order: fc.array(fc.nat(), { maxLength: 7 }),
+  })
+  .map(({ blocks, shapes, order }) => {
+    const pool: Message[] = shapes.map(({ role, picks }) => ({ role, content: picks.map((i) => blocks[i % blocks.length]!) }));
+    return order.map((i) => pool[i % pool.length]!);
+  });
+
+describe('anthropic request messages as JSON text', () => {
+  it('are the bytes of the SDK objects serialized with their raw values spliced in, for any messages', () => {
+    fc.assert(
+      fc.property(conversation, fc.boolean(), (messages, promptCache) => {
+        expect(anthropicMessagesJson(messages, promptCache)).toBe(reference(messages, promptCache));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('make the request body the SDK serializes the same as with the messages built as objects', () => {
+    fc.assert(
+      fc.property(conversation, fc.boolean(), (messages, promptCache) => {
+        const request = modelRequest({ messages, promptCache });
+        const splicer = new RawSplicer();
+        const sent = splicer.stringify(toAnthropicParams(request, 'claude-test', splicer));
+        const refSplicer = new RawSplicer();
+        const expected = toAnthropicParams(request, 'claude-test', refSplicer) as unknown as Record<string, unknown>;
+        expected.messages = referenceMessages(messages, promptCache, refSplicer);
+        expect(sent).toBe(refSplicer.stringify(expected));
+        // And it is JSON: the conversation as written, whole.
+        expect(JSON.parse(sent).messages).toEqual(JSON.parse(reference(messages, promptCache)));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
