@@ -167,12 +167,22 @@ type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 
-/** Raw values back from their text (the text a RawJson held when the checkpoint was written, whose body digest matched). */
+/**
+ * Raw values back from their text: the canonical text a RawJson held when the
+ * checkpoint was written, whose body digest matched, so taken as it is. A raw
+ * value that is not text is not a checkpoint's shape (parseCheckpointBody
+ * ignores it), never a value whose text goes into a request.
+ */
 function reviveMessage(m: Message): void {
   for (const b of m.content) {
-    if ('tool_use' in b) b.tool_use.input = RawJson.fromCanonicalText(b.tool_use.input as unknown as string);
-    else if ('provider' in b) b.provider.raw = RawJson.fromCanonicalText(b.provider.raw as unknown as string);
+    if ('tool_use' in b) b.tool_use.input = rawOf(b.tool_use.input);
+    else if ('provider' in b) b.provider.raw = rawOf(b.provider.raw);
   }
+}
+
+function rawOf(written: unknown): RawJson {
+  if (typeof written !== 'string') throw new TypeError('a raw value of a checkpoint is not text');
+  return RawJson.fromCanonicalText(written);
 }
 
 /** What a checkpoint's first line says: the lines it names, and where its body is. */

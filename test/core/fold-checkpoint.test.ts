@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import {
   CHECKPOINT_LAYOUT,
   LinesDigest,
+  canonicalRawText,
+  decodeRecord,
   encodeFoldCheckpoint,
   encodeRecord,
   fold,
@@ -13,8 +15,11 @@ import {
   step,
   type FoldCheckpoint,
   type JournalRecord,
+  type Message,
   type ModelCall,
+  type RunState,
 } from '../../src/core/index.js';
+import { createHash } from 'node:crypto';
 import { journal } from '../helpers/journals.js';
 /** The build a checkpoint names. */
 const BUILD = '1.2.3';
@@ -27,6 +32,36 @@ function checkpointOf(records: readonly JournalRecord[]): FoldCheckpoint {
   const calls = records.map(modelCallOf).filter((c): c is ModelCall => c !== null);
   return { lines: digest.lines, length: digest.length, digest: digest.hex(), metaLine: lines[0]!, state: fold(records), calls };
 }
+
+/**
+ * A journal line spelled as another writer may: whitespace after every `:` and
+ * `,`, and the format's extra escapes (`<`, `>`, `&`, U+2028, U+2029) written as
+ * the characters themselves; the same JSON values.
+ */
+function respelled(line: string): string {
+  const LITERAL: Record<string, string> = { '\\u003c': '<', '\\u003e': '>', '\\u0026': '&', '\\u2028': '\u2028', '\\u2029': '\u2029' };
+  let out = '';
+  let inString = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (inString && c === '\\') {
+      const escape = line.slice(i, line[i + 1] === 'u' ? i + 6 : i + 2);
+      out += LITERAL[escape] ?? escape;
+      i += escape.length - 1;
+      continue;
+    }
+    out += c;
+    if (c === '"') inString = !inString;
+    else if (!inString && (c === ':' || c === ',')) out += ' \n ';
+  }
+  return out;
+}
+
+/** Every raw value's text in a state's messages. */
+const rawTexts = (state: RunState): string[] =>
+  [...state.messages, ...(state.pending === null ? [] : [state.pending.assistant])].flatMap((m: Message) =>
+    m.content.flatMap((b) => ('tool_use' in b ? [b.tool_use.input.text] : 'provider' in b ? [b.provider.raw.text] : [])),
+  );
 
 describe('fold checkpoint', () => {
   it('folds, from a checkpoint of any prefix and the records after it, to exactly what the whole fold gives', () => {
@@ -85,6 +120,34 @@ describe('fold checkpoint', () => {
     );
     expect(parseFoldCheckpoint('', BUILD)).toBeNull();
     expect(parseFoldCheckpoint('not a checkpoint\n{}', BUILD)).toBeNull();
+  });
+
+  it('holds raw values as the canonical text the journal reader made of them, however the lines spelled them', () => {
+    fc.assert(
+      fc.property(journal, ({ records }) => {
+        const read = records.map((r) => decodeRecord(respelled(encodeRecord(r))));
+        const cp = parseFoldCheckpoint(encodeFoldCheckpoint(checkpointOf(read), BUILD), BUILD);
+        expect(cp).not.toBeNull();
+        const texts = rawTexts(cp!.state);
+        expect(texts).toEqual(rawTexts(fold(records)));
+        for (const t of texts) expect(canonicalRawText(t)).toBe(t);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('is ignored when a raw value in its body is not text, though the body digest matches', () => {
+    const records = fc.sample(journal.filter(({ records }) => rawTexts(fold(records)).length > 0), { numRuns: 1, seed: 34 })[0]!.records;
+    const text = encodeFoldCheckpoint(checkpointOf(records), BUILD);
+    const nl = text.indexOf('\n');
+    const header = JSON.parse(text.slice(0, nl)) as { body: string };
+    const body = JSON.parse(text.slice(nl + 1)) as { state: RunState };
+    const block = body.state.messages.flatMap((m) => m.content).find((b) => 'tool_use' in b || 'provider' in b)!;
+    if ('tool_use' in block) (block.tool_use as { input: unknown }).input = { a: 1 };
+    else if ('provider' in block) (block.provider as { raw: unknown }).raw = 1;
+    const damaged = JSON.stringify(body);
+    header.body = createHash('sha256').update(damaged, 'utf8').digest('hex');
+    expect(parseFoldCheckpoint(`${JSON.stringify(header)}\n${damaged}`, BUILD)).toBeNull();
   });
 
   it('takes the state as it is when asked: what the live loop folds in next does not change it', () => {
