@@ -8,7 +8,7 @@
  * completes the run. Compared with spawning `node -e 0`, in alternating rounds.
  */
 import { copyFileSync, existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { decodeRecord } from 'logbook';
 import { TOOL_NAME, turnsIn, writeJournal } from './lib/content.js';
 import { BIN, tempDir, type BenchOptions } from './lib/env.js';
@@ -74,14 +74,20 @@ async function measure(api: MessagesApi, records: number, rounds: number, others
 
   const resumeArgs = [process.execPath, BIN, 'run', '--config', config, '--state-dir', state, '--resume', ID, '--no-tui'];
   const out: ResumeFigures = { records: written, journalBytes: statSync(pristine).size, requestBytes: 0, turns, rounds, toRequest: [], toRequestWhole: [], exit: [], bare: [], version: [], show: [], followUp: [] };
-  // What the runs directory holds after the first resume; each round removes what a later one left (its `sent` note), so every round reads the same.
-  let kept = new Set<string>();
-  const dropLeftovers = (): void => {
-    for (const name of readdirSync(join(state, 'runs'))) if (kept.size > 0 && !kept.has(name)) rmSync(join(state, 'runs', name), { force: true });
+  // The runs directory as a round starts from it, every file's bytes: what a resume leaves beside the run (its call's
+  // `sent` note, the times it appends, a workspace note of a seq the generated journal does not reach) is gone again.
+  const runs = join(state, 'runs');
+  const snapshot = (): Map<string, Buffer> => new Map(readdirSync(runs).map((name) => [name, readFileSync(join(runs, name))]));
+  const restore = (files: ReadonlyMap<string, Buffer>): void => {
+    for (const name of readdirSync(runs)) if (!files.has(name)) rmSync(join(runs, name), { force: true });
+    for (const [name, bytes] of files) writeFileSync(join(runs, name), bytes);
   };
+  // What the first resume reads: the generated journal beside the notes of the run that created it.
+  copyFileSync(pristine, journal);
+  const before = snapshot();
+  let start: ReadonlyMap<string, Buffer> | null = null;
   const resumeTimed = async (whole: boolean): Promise<void> => {
-    copyFileSync(pristine, journal);
-    dropLeftovers();
+    if (start !== null) restore(start);
     if (whole) rmSync(checkpoint, { force: true });
     else if (!existsSync(checkpoint)) throw new Error(`no fold checkpoint beside ${journal}: the first resume kept none`);
     api.reset();
@@ -105,28 +111,25 @@ async function measure(api: MessagesApi, records: number, rounds: number, others
     out.version.push((await timeProcess([process.execPath, BIN, '--version'], state)).ms);
   };
   const show = async (): Promise<void> => {
-    copyFileSync(pristine, journal);
+    restore(start!);
     const r = await timeProcess([process.execPath, BIN, 'session', 'show', ID, '--state-dir', state], state); // no agent.yaml there
     if (r.code !== 0) throw new Error(`session show failed: ${r.stderr}`);
     out.show.push(r.ms);
   };
-  // The run as a resume completes it, kept for the follow-ups; each follow-up's fork is removed after it.
-  const completed = join(dir, 'completed.jsonl');
   // A first resume, untimed, keeps the run's fold checkpoint (of the generated journal's lines, written by the binary) after its request.
   await resumeWhole();
   out.toRequestWhole.length = 0;
-  kept = new Set(readdirSync(join(state, 'runs')));
-  if (others) copyFileSync(journal, completed);
+  // Every later round reads what the first did, and the checkpoint it kept.
+  start = new Map([...before, [basename(checkpoint), readFileSync(checkpoint)]]);
+  // The run as that resume completed it, with what it left beside it: where each follow-up starts.
+  const completed = others ? snapshot() : new Map<string, Buffer>();
   const followUp = async (): Promise<void> => {
-    copyFileSync(completed, journal);
-    dropLeftovers();
-    const before = new Set(readdirSync(join(state, 'runs')));
+    restore(completed);
     api.reset();
     const r = await spawnTimed([...resumeArgs, 'and then?'], dir, env);
     const [call, ...more] = api.exchanges;
     if (r.code !== 0 || call === undefined || more.length > 0) throw new Error(`the follow-up exited ${r.code} after ${api.exchanges.length} requests: ${r.stderr}`);
     out.followUp.push(call.arrived - r.start);
-    for (const name of readdirSync(join(state, 'runs'))) if (!before.has(name)) rmSync(join(state, 'runs', name), { force: true });
   };
   for (let r = 0; r < rounds; r++) {
     const steps = others ? [resume, bare, resumeWhole, version, show, followUp] : [resume, bare, resumeWhole];
@@ -184,7 +187,7 @@ export async function benchResume(opts: BenchOptions): Promise<Section> {
       },
     ],
     notes: [
-      `Resume: \`node bin/logbook run --resume ID\` with the anthropic provider on a run of ${num(at.records)} records (${bytes(at.journalBytes)}: meta and ${num(at.turns)} turns of an assistant record and its tool result of two lines), timed from spawn to the arrival of its request (${bytes(at.requestBytes)}, the whole conversation) at a Messages API in the benchmark's process; medians of ${at.rounds} rounds alternating with \`node -e 0\` (spawn to exit); the middle half of the rounds were ${spread} above it. The whole resumed process, including the answer that completes the run and its exit, takes ${ms(median(at.exit))}; in the same rounds \`logbook --version\` takes ${ms(median(at.version))} and \`logbook session show ID\` (start-up, reading and folding the run) ${ms(median(at.show))}. A follow-up of the run as a resume completes it (\`run --resume ID "and then?"\`: the completed run is forked whole, its ${num(at.records)} records copied, and the fork's request sent) takes ${ms(median(at.followUp))} to its request in the same rounds. Every timed resume but those of the row without one has the run's fold checkpoint beside its journal (\`<id>.fold\`: the folded state through the journal's last line, with the SHA-256 of its ${bytes(at.journalBytes)}), which a first, untimed, resume of each size wrote once its request was sent; each round copies the generated journal back and removes what the round before left beside it (its \`sent\` note), so the checkpoint covers the whole of what the resume reads, and the resume checks the journal's bytes against it, then folds nothing after it. In the same rounds the resume with the checkpoint removed before it (every line read, decoded with its checks and folded, as a first resume of a run does; it writes the checkpoint again) takes ${ms(median(at.toRequestWhole))}. Growth: the same at ${all.map((f) => `${num(f.records)} records (${f.rounds} rounds)`).join(', ')}. The first resume of each size loads the price table for the model's context window (a compaction is weighed before the request); the later rounds take what it said from the state directory's context-windows.json, as every later process with that table does.`,
+      `Resume: \`node bin/logbook run --resume ID\` with the anthropic provider on a run of ${num(at.records)} records (${bytes(at.journalBytes)}: meta and ${num(at.turns)} turns of an assistant record and its tool result of two lines), timed from spawn to the arrival of its request (${bytes(at.requestBytes)}, the whole conversation) at a Messages API in the benchmark's process; medians of ${at.rounds} rounds alternating with \`node -e 0\` (spawn to exit); the middle half of the rounds were ${spread} above it. The whole resumed process, including the answer that completes the run and its exit, takes ${ms(median(at.exit))}; in the same rounds \`logbook --version\` takes ${ms(median(at.version))} and \`logbook session show ID\` (start-up, reading and folding the run) ${ms(median(at.show))}. A follow-up of the run as a resume completes it (\`run --resume ID "and then?"\`: the completed run is forked whole, its ${num(at.records)} records copied, and the fork's request sent) takes ${ms(median(at.followUp))} to its request in the same rounds. Every timed resume but those of the row without one has the run's fold checkpoint beside its journal (\`<id>.fold\`: the folded state through the journal's last line, with the SHA-256 of its ${bytes(at.journalBytes)}), which a first, untimed, resume of each size wrote once its request was sent; each round puts back, byte for byte, what the runs directory held when the first resume began (the generated journal and the notes of the run that created it) with the checkpoint that resume kept, and removes all else (what a resume leaves beside the run: its call's \`sent\` note, the times it appends), so every round reads what the first read, the checkpoint covers the whole of what the resume reads, and the resume checks the journal's bytes against it, then folds nothing after it. In the same rounds the resume with the checkpoint removed before it (every line read, decoded with its checks and folded, as a first resume of a run does; it writes the checkpoint again) takes ${ms(median(at.toRequestWhole))}. Growth: the same at ${all.map((f) => `${num(f.records)} records (${f.rounds} rounds)`).join(', ')}. The first resume of each size loads the price table for the model's context window (a compaction is weighed before the request); the later rounds take what it said from the state directory's context-windows.json, as every later process with that table does.`,
     ],
   };
 }
