@@ -215,15 +215,15 @@ async function show(environment: Environment, given: string, flags: ShowFlags): 
   const { run, origin, place, agents, failure, facts, window, lineage, links, servedAs } = await withStore(environment, flags, async (store) => {
     const id = await resolveRunId(store, given);
     // Folded as it is read, the records dropped: what the fields need of them is their outline, and the model calls tallied for the spend;
-    // the conversation kept without its tool outputs, which the summary never prints.
-    const [{ CallTally }, { withoutToolOutput }] = await Promise.all([import('../../agent/spend.js'), import('./show.js')]);
+    // the conversation kept without its tool outputs and inputs, which the summary never prints.
+    const [{ CallTally }, { withoutToolData }] = await Promise.all([import('../../agent/spend.js'), import('./show.js')]);
     const calls = new CallTally();
     const outline = new RecordOutline();
     const folded = await store.loadFolded(id, {
       onRecord: (record) => {
         calls.add(record);
         outline.add(record);
-        withoutToolOutput(record);
+        withoutToolData(record);
       },
     });
     const loaded = { ...folded, outline };
