@@ -161,6 +161,7 @@ export {
   type FoldedRun,
   type LoadedRun,
   type LoadedState,
+  type LoadFoldedOptions,
   type LoadStateOptions,
   type ListingOptions,
   type NoteReadOptions,

@@ -16,7 +16,7 @@ export * from './fingerprint.js';
 export * from './gates.js';
 export { checkAppend, type AppendDecision } from './append.js';
 export { validateId, isValidId, MAX_ID_LENGTH } from './ids.js';
-export { stateToJson, stateJsonParts, type StateJsonExtra } from './state-json.js';
+export { stateToJson, stateJsonParts, StateJsonStream, type StateJsonExtra } from './state-json.js';
 export { JsonOutline, outlineJson, OUTLINE_STRING_CHARS } from './json-outline.js';
 export { formatTimestamp, LONGEST_TIMER_MS, LONGEST_TIMER_TEXT, timerDelay } from './time.js';
 export { groupedDigits } from './digits.js';

@@ -6,6 +6,7 @@
  */
 import { encodeFingerprint, encodeMessage, encodeMessageAs, encodeTerminal, encodeToolResultBody, type Spelling } from './encode.js';
 import type { RunState } from './fold.js';
+import type { Message } from './records.js';
 import { escapeTerminalControls, quote, terminalQuote } from './json-text.js';
 import type { RunTimes } from './timing.js';
 
@@ -36,6 +37,25 @@ export function stateToJson(state: RunState, extra: StateJsonExtra = {}): string
  * writes them as they come never holds the whole text of a long run.
  */
 export function* stateJsonParts(state: RunState, extra: StateJsonExtra = {}): Generator<string> {
+  yield stateJsonHead(state);
+  const { messages } = state;
+  for (let i = 0; i < messages.length; i++) yield messageJson(messages[i]!, i, TERMINAL);
+  yield stateJsonTail(state, extra);
+}
+
+/** The fields before the conversation, which its meta record alone sets. */
+function stateJsonHead(state: RunState): string {
+  return escapeTerminalControls(
+    `{"run_id":${quote(state.run_id)},"version":${state.version},"fingerprint":${encodeFingerprint(state.fingerprint)},` +
+      `"prompt":${quote(state.prompt)},"interactive":${state.interactive},"messages":[`,
+  );
+}
+
+/** Message `i` of the conversation, in `spelling`, with the comma before it. */
+const messageJson = (m: Message, i: number, spelling: Spelling): string => `${i === 0 ? '' : ','}${encodeMessageAs(m, spelling)}`;
+
+/** The fields after the conversation: what stands after the last record, and what the caller knows beside the run. */
+function stateJsonTail(state: RunState, extra: StateJsonExtra): string {
   const p = state.pending;
   const pending =
     p === null
@@ -48,12 +68,6 @@ export function* stateJsonParts(state: RunState, extra: StateJsonExtra = {}): Ge
     `{"llm_calls":${c.llm_calls},"tool_calls":${c.tool_calls},"remote_tool_calls":${c.remote_tool_calls},` +
     `"in_tokens":${c.in_tokens},"out_tokens":${c.out_tokens},"cache_read_tokens":${c.cache_read_tokens},` +
     `"cache_create_tokens":${c.cache_create_tokens}}`;
-  yield escapeTerminalControls(
-    `{"run_id":${quote(state.run_id)},"version":${state.version},"fingerprint":${encodeFingerprint(state.fingerprint)},` +
-      `"prompt":${quote(state.prompt)},"interactive":${state.interactive},"messages":[`,
-  );
-  const { messages } = state;
-  for (let i = 0; i < messages.length; i++) yield `${i === 0 ? '' : ','}${encodeMessageAs(messages[i]!, TERMINAL)}`;
   let out =
     `],"pending":${pending},"counters":${counters},` +
     `"next_iteration":${state.next_iteration},"last_stop_reason":${quote(state.last_stop_reason)},"terminal":${terminal}` +
@@ -67,5 +81,53 @@ export function* stateJsonParts(state: RunState, extra: StateJsonExtra = {}): Ge
     out += `,"times":{${seqs.map((seq) => `"${seq}":${quote(new Date(extra.times!.records.get(seq)!).toISOString())}`).join(',')}}`;
   }
   for (const [key, value] of extra.more ?? []) out += `,${quote(key)}:${JSON.stringify(value)}`;
-  yield escapeTerminalControls(`${out}}`);
+  return escapeTerminalControls(`${out}}`);
 }
+
+/**
+ * stateToJson's text written while the run folds, for a caller that needs
+ * nothing else of its conversation: after each record (`folded`), the parts no
+ * later record can change (the head, once; then every message but the last,
+ * which a user record may still merge into), each message then taken out of
+ * the state, which keeps only the conversation's last two messages (what a
+ * step reads of it). Its tail, at the end (`end`), is stateJsonParts' own.
+ * Joined, the parts are stateToJson of the run's whole fold; its state is no
+ * longer that fold once the first message is written, so nothing else may
+ * read its `messages`. A long run's conversation is never held whole.
+ */
+export class StateJsonStream {
+  private started = false;
+  /** How many messages were written. */
+  private written = 0;
+  /** The index in state.messages of the first not yet written. */
+  private next = 0;
+
+  constructor(private readonly write: (part: string) => void) {}
+
+  private head(state: RunState): void {
+    if (this.started) return;
+    this.started = true;
+    this.write(stateJsonHead(state));
+  }
+
+  /** After a record was folded into `state` (its meta the first). */
+  folded(state: RunState): void {
+    this.head(state);
+    const { messages } = state;
+    while (this.next < messages.length - 1) this.write(messageJson(messages[this.next++]!, this.written++, TERMINAL));
+    const drop = Math.min(this.next, messages.length - 2);
+    if (drop > 0) {
+      messages.splice(0, drop);
+      this.next -= drop;
+    }
+  }
+
+  /** After the last record: the messages left, then the tail. */
+  end(state: RunState, extra: StateJsonExtra = {}): void {
+    this.head(state);
+    const { messages } = state;
+    while (this.next < messages.length) this.write(messageJson(messages[this.next++]!, this.written++, TERMINAL));
+    this.write(stateJsonTail(state, extra));
+  }
+}
+

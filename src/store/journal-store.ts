@@ -41,6 +41,7 @@ import {
   type FoldedRun,
   type LoadedRun,
   type LoadedState,
+  type LoadFoldedOptions,
   type LoadStateOptions,
   type RecordsOptions,
   type ForkOrigin,
@@ -410,8 +411,8 @@ export class JournalStore implements Store {
     return { ...(await this.folded(id, run, metaLine, fold(records), records[0]!)), records };
   }
 
-  async loadFolded(id: string, options: { onRecord?: (record: JournalRecord) => void } = {}): Promise<FoldedRun> {
-    const { onRecord } = options;
+  async loadFolded(id: string, options: LoadFoldedOptions = {}): Promise<FoldedRun> {
+    const { onRecord, onFolded } = options;
     let first: JournalRecord | undefined;
     let state: RunState | undefined;
     // A load decodes every line before it folds: a line that does not decode is its error even after a record that does not fold.
@@ -425,6 +426,7 @@ export class JournalStore implements Store {
           state = initialState(record); // as fold begins: the first record is this format's meta, seq 1
           first = record;
         }
+        onFolded?.(state);
       } catch (error) {
         refused = { error };
       }

@@ -87,6 +87,14 @@ export interface LoadStateOptions {
   forWriting?: boolean;
 }
 
+/** Who Store.loadFolded shows what, for what else is derived from the same read. */
+export interface LoadFoldedOptions {
+  /** Each record as it is decoded, before it is folded. */
+  onRecord?: (record: JournalRecord) => void;
+  /** The state after each record is folded into it (the first: the meta's initial state). */
+  onFolded?: (state: RunState) => void;
+}
+
 /** A loaded run without its records: its state and what is known beside them. */
 export interface FoldedRun extends LoadedState {
   /** From meta, as written. */
@@ -276,10 +284,10 @@ export interface Store {
   load(id: string): Promise<LoadedRun>;
   /**
    * A load that keeps no records: each is checked and folded as it is decoded
-   * (`onRecord` is shown it, for what else is derived from the same read), then
-   * dropped. Read and refused as a load is, with the same errors.
+   * (LoadFoldedOptions say who is shown it), then dropped. Read and refused as
+   * a load is, with the same errors.
    */
-  loadFolded(id: string, options?: { onRecord?: (record: JournalRecord) => void }): Promise<FoldedRun>;
+  loadFolded(id: string, options?: LoadFoldedOptions): Promise<FoldedRun>;
   /**
    * A run's state, checked and folded as a load does, without holding the run;
    * read a chunk at a time, keeping neither its lines nor its records: what a

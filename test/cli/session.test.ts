@@ -220,6 +220,22 @@ describe('session errors: one clear line, non-zero, no stack', () => {
     }
   });
 
+  it('--json of a run damaged after messages it would print prints nothing of it (its text is held until the run is read whole)', async () => {
+    const s = fixtureState([]);
+    const lines = readFileSync(join(FIXTURES_DIR, 'runs', 'completed.jsonl'), 'utf8').trimEnd().split('\n').slice(0, 5);
+    const damage = {
+      'does not fold': '{"seq":6,"protocol":"io.choria.fisk-ai.v1.session.tool_result","tool_result":{"tool_use_id":"nope","result":{"tool_use_id":"nope","content":"x"}}}',
+      'does not decode': '{"seq":6,"protocol":"io.choria.fisk-ai.v1.session.bogus","bogus":{}}',
+    };
+    for (const [what, line] of Object.entries(damage)) {
+      writeFileSync(join(s, 'runs', 'completed.jsonl'), `${[...lines, line].join('\n')}\n`);
+      const r = await cli(['session', 'show', 'completed', '--json', '--state-dir', s]);
+      expect(r.code, what).toBe(1);
+      expect(r.stdout, what).toBe('');
+      expect(oneLine(r)).toMatch(what === 'does not fold' ? /^logbook: seq 6: tool result for nope/ : /completed\.jsonl line 6 is corrupt/);
+    }
+  });
+
   it('a journal of another format version', async () => {
     const s = fixtureState(['version-4']);
     for (const json of [[], ['--json']]) {

@@ -3,7 +3,7 @@
  * backend, wrapped in the journal rules, must behave the same.
  */
 import { describe, expect, it } from 'vitest';
-import { JournalStore, encodeRecord, type Backend, type Store, type StreamedRecord } from '../../src/index.js';
+import { JournalStore, encodeRecord, type Backend, type Store, type RunState, type StreamedRecord } from '../../src/index.js';
 import { forkRun } from '../../src/store/fork.js';
 import { resolveRunId } from '../../src/store/resolve.js';
 import { newerWriterLines } from '../helpers/newer-writer.js';
@@ -598,8 +598,12 @@ export function storeContract(name: string, makeBackend: () => Promise<Backend>)
       await (await store.createFromLines('folded', lines)).close();
       const { records, ...loaded } = await store.load('folded');
       const seen: number[] = [];
-      expect(await store.loadFolded('folded', { onRecord: (record) => seen.push(record.seq) })).toEqual(loaded);
+      const folded: [number, number][] = [];
+      const onFolded = (state: RunState) => folded.push([state.last_seq, state.counters.llm_calls]);
+      expect(await store.loadFolded('folded', { onRecord: (record) => seen.push(record.seq), onFolded })).toEqual(loaded);
       expect(seen).toEqual(records.map((r) => r.seq));
+      // The state as each record leaves it: folded in by then.
+      expect(folded).toEqual([[1, 0], [2, 1], [3, 1], [4, 2]]);
       const refusal = async (id: string) => [await store.load(id).catch((e: unknown) => e), await store.loadFolded(id).catch((e: unknown) => e)] as const;
       expect(await code(store.loadFolded('absent'))).toBe('not_found');
       expect(await code(store.loadFolded('../x'))).toBe('invalid_id');

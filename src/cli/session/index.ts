@@ -4,7 +4,7 @@
  * runs, so a command starts without the modules of the others.
  */
 import { Command, Option } from 'commander';
-import { RecordOutline, stateJsonParts, type RunState } from '../../core/index.js';
+import { RecordOutline, StateJsonStream, type RunState, type StateJsonExtra } from '../../core/index.js';
 import { backends } from '../../store/registry.js';
 import { resolveRunId } from '../../store/resolve.js';
 import { failureNoteKey, parseFailure } from '../../store/run-notes.js';
@@ -23,7 +23,7 @@ import { registerCopyCommand } from './cp-command.js';
 import { registerExportCommand } from './export-command.js';
 import { registerForkCommand } from './fork-command.js';
 import type { Removal } from './remove.js';
-import { writeOut } from './streaming.js';
+import { HeldOutput } from './streaming.js';
 import { registerSearchCommand } from './search-command.js';
 import { registerWatchCommand } from './watch-command.js';
 import { registerWorkspaceCommands } from './workspace-command.js';
@@ -143,20 +143,12 @@ function report(removal: Removal): void {
   if (!removal.ok) process.exitCode = removal.usage === true ? EXIT.usage : EXIT.error;
 }
 
-/** What --json writes at a time: enough to make few writes, little beside a long run's state. */
-const JSON_BATCH = 64 * 1024;
-
-/**
- * The folded state as one JSON object, written a batch at a time as it is
- * encoded (waiting for a slow reader), never built as one string: for a long
- * run that string would be as large as the run again.
- */
-async function printJson(run: FoldedRun, origin: ForkOrigin | null, facts: RunFacts | undefined): Promise<void> {
-  let batch = '';
+/** What `session show --json` writes after the fold's keys: what is known beside the run. */
+async function jsonExtra(run: FoldedRun, origin: ForkOrigin | null, facts: RunFacts | undefined): Promise<StateJsonExtra> {
   const listed = listedStatus(run.state.status, run.held, origin ? { origin, lastSeq: run.state.last_seq } : undefined);
   const { spendJson } = await import('../../api/long-run-facts.js');
   const compaction = (c: CompactionFacts) => ({ run_id: c.into, seq: c.at, tokens_before: c.before, tokens_after: c.after });
-  const extra = {
+  return {
     created: run.created,
     updated: run.updated,
     times: run.times,
@@ -169,33 +161,37 @@ async function printJson(run: FoldedRun, origin: ForkOrigin | null, facts: RunFa
       ...(facts?.compacted !== undefined ? [['compacted_into', compaction(facts.compacted)] as [string, unknown]] : []),
     ] as [string, unknown][],
   };
-  for (const part of stateJsonParts(run.state, extra)) {
-    batch += part;
-    if (batch.length >= JSON_BATCH) {
-      await writeOut(batch);
-      batch = '';
-    }
-  }
-  await writeOut(`${batch}\n`);
 }
 
 /**
- * `session show --json`: the run folded as it is read, its model calls tallied
- * on the way for its spend; its records are never all held, as nothing printed needs them.
+ * `session show --json`: the folded state as one JSON object (stateToJson),
+ * its text made as the run is read (StateJsonStream: each message as soon as
+ * no later record can change it, then dropped), its model calls tallied on
+ * the way for its spend. The text is held, as bytes, until the
+ * whole run has been read and folded: a run refused part way prints nothing.
+ * Its records are never all held, nor its conversation, as nothing printed
+ * needs them.
  */
 async function showJson(environment: Environment, given: string, flags: ShowFlags): Promise<void> {
   const config = findConfig(flags.config, environment, flags.stateDir);
+  const out = new HeldOutput();
+  const json = new StateJsonStream((part) => out.add(part));
   const { run, origin, facts } = await withStore(environment, flags, async (store) => {
     const id = await resolveRunId(store, given);
     const [{ CallTally }, { pricesAtHand, runFacts }] = await Promise.all([import('../../agent/spend.js'), import('../../api/long-run-facts.js')]);
     const calls = new CallTally();
-    const run = await store.loadFolded(id, { onRecord: (record) => calls.add(record) });
+    const run = await store.loadFolded(id, {
+      onRecord: (record) => calls.add(record),
+      onFolded: (state) => json.folded(state),
+    });
     const origin = await store.forkOrigin(id).catch(() => null);
     // What it spent and the compactions it took part in, priced by the config at hand (its prices:) and the price table.
     const facts = await runFacts(store, id, { state: run.state, records: calls }, origin, await pricesAtHand(config, environment.env));
     return { run, origin, facts };
   });
-  return printJson(run, origin, facts);
+  json.end(run.state, await jsonExtra(run, origin, facts));
+  out.add('\n');
+  await out.writeOut();
 }
 
 /** What `session show` reads beside the run: its origin, where it was started, how it failed, which agents its remote calls went to. */
@@ -219,15 +215,15 @@ async function show(environment: Environment, given: string, flags: ShowFlags): 
   const { run, origin, place, agents, failure, facts, window, lineage, links, servedAs } = await withStore(environment, flags, async (store) => {
     const id = await resolveRunId(store, given);
     // Folded as it is read, the records dropped: what the fields need of them is their outline, and the model calls tallied for the spend;
-    // the conversation kept without its tool outputs, which the summary never prints.
-    const [{ CallTally }, { withoutToolOutput }] = await Promise.all([import('../../agent/spend.js'), import('./show.js')]);
+    // the conversation kept without its tool outputs and inputs, which the summary never prints.
+    const [{ CallTally }, { withoutToolData }] = await Promise.all([import('../../agent/spend.js'), import('./show.js')]);
     const calls = new CallTally();
     const outline = new RecordOutline();
     const folded = await store.loadFolded(id, {
       onRecord: (record) => {
         calls.add(record);
         outline.add(record);
-        withoutToolOutput(record);
+        withoutToolData(record);
       },
     });
     const loaded = { ...folded, outline };

@@ -4,7 +4,7 @@
  */
 import { awaitsTypedTurn } from '../../agent/compaction.js';
 import { awaitsInput, capOfEnd } from '../../agent/runner.js';
-import { answerShortfall, awaitedCall, shortfallText, isCanceledMessage, messageText, outlineTimeSummary, outlineTimings, possiblyStartedCall, toolUses, type JournalRecord, type RecordOutline, type RunState } from '../../core/index.js';
+import { RawJson, answerShortfall, awaitedCall, shortfallText, isCanceledMessage, messageText, outlineTimeSummary, outlineTimings, possiblyStartedCall, toolUses, type JournalRecord, type RecordOutline, type RunState } from '../../core/index.js';
 import { formatDuration } from '../../render/durations.js';
 import { sanitize, sanitizeLine } from '../../render/sanitize.js';
 import { textHead } from '../../render/lines.js';
@@ -13,16 +13,21 @@ import { listedStatus, type FoldedRun, type ForkOrigin, type ListedStatus, type 
 import { count, fields, shortTime } from '../output.js';
 import { factFields, type RunFacts } from '../../api/long-run-facts.js';
 
+/** The input a call is kept with once nothing will read it: one for every call. */
+const NO_INPUT = RawJson.fromText('{}');
+
 /**
  * A record as the summary keeps it once its outline and spend are taken: a
- * tool result without its output text (made empty), which nothing the summary
- * prints reads (a failed call's text is in the outline). The fold keeps the
- * result in the conversation; held for the whole load, the outputs are most of
- * a long run's heap, and the collections that keep copying them most of its
- * garbage collection. Not for `--json` or `--transcript`, which print them.
+ * tool result without its output text (made empty), a tool call without its
+ * input (made `{}`), which nothing the summary prints reads (a failed call's
+ * text is in the outline; a call is named by its id and tool). The fold keeps
+ * them in the conversation; held for the whole load, they are most of a long
+ * run's heap, and the collections that keep copying them most of its garbage
+ * collection. Not for `--json` or `--transcript`, which print them.
  */
-export function withoutToolOutput(record: JournalRecord): void {
+export function withoutToolData(record: JournalRecord): void {
   if ('tool_result' in record) record.tool_result.result.content = '';
+  else if ('assistant' in record) for (const b of record.assistant.message.content) if ('tool_use' in b) b.tool_use.input = NO_INPUT;
 }
 
 /** Where a run stands: its listed status, that in words, and what a resume would do. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatShow, lastAnswer, withoutToolOutput, type ShownRun } from '../../../src/cli/session/show.js';
+import { formatShow, lastAnswer, withoutToolData, type ShownRun } from '../../../src/cli/session/show.js';
 import { initialState, NO_TIMES, RecordOutline, step, type JournalRecord } from '../../../src/core/index.js';
 import { assistant, at, meta, toolResult } from '../../helpers/records.js';
 
@@ -37,7 +37,7 @@ describe("session show's summary", () => {
     return formatShow(run, 'logbook run --resume r');
   }
 
-  it('reads no tool output, so the fold behind it keeps none', () => {
+  it('reads no tool output nor input, so the fold behind it keeps none', () => {
     // Committed results, a failed call's, and a batch in flight whose first call is answered.
     const records = () => [
       at(1, { meta: meta('r') }),
@@ -48,10 +48,12 @@ describe("session show's summary", () => {
       at(6, toolResult('c', 'the output of c')),
     ];
     const dropped = records();
-    const shown = summary(dropped, withoutToolOutput);
+    const shown = summary(dropped, withoutToolData);
     expect(shown).toBe(summary(records(), () => {}));
     expect(shown).toContain('1 of 2 calls answered; call d (echo)');
     const outputs = dropped.flatMap((r) => ('tool_result' in r ? [r.tool_result.result.content] : []));
     expect(outputs).toEqual(['', '', '']);
+    const inputs = dropped.flatMap((r) => ('assistant' in r ? r.assistant.message.content.flatMap((b) => ('tool_use' in b ? [b.tool_use.input.text] : [])) : []));
+    expect(inputs).toEqual(['{}', '{}', '{}', '{}']);
   });
 });
