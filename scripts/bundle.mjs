@@ -12,8 +12,11 @@
  *   backend), and `command` (commander, converted from CommonJS to an ES
  *   module by esbuild, the command's registrations, the rest of AT_START).
  * - What a run loads beyond those (RUN_PATH: the run command, the agent, its
- *   renderings and the providers' shared parts) is one chunk, `run`, which
- *   any other command that imports one of its modules loads whole.
+ *   renderings and the providers' shared parts) is two chunks: `agent`, what
+ *   of it the API imports too (the agent, the runner, the providers' shared
+ *   parts), and `run`, the rest (the run command and its terminal parts), so
+ *   that importing the API loads no module of the command line. Any other
+ *   command that imports one of their modules loads that chunk whole.
  * - Every other dynamic import stays one: the providers, Ink,
  *   the renderers, the JetStream backend and the rarer commands load as their
  *   own chunks when a command needs them. Packages other than commander stay
@@ -55,11 +58,11 @@ const ENTRIES = { 'cli/main': 'cli/main.js', index: 'index.js' };
 const AT_START = ['cli/session/ls.js', 'cli/terminal.js', 'store/file/file-backend.js'];
 /**
  * The modules a run loads beyond the start files, each imported lazily by some
- * command: with what they import statically (less the start's), one chunk,
- * `run`, where each was a chunk of its own (some twenty-five files a run
- * resolved and linked one by one). Another command that imports one of them
- * loads the chunk whole. The providers stay chunks of their own: each imports
- * its SDK.
+ * command: with what they import statically (less the start's), two chunks,
+ * `agent` (those the API imports too) and `run` (the command line's), where
+ * each was a chunk of its own (some twenty-five files a run resolved and
+ * linked one by one). Another command that imports one of them loads its
+ * chunk whole. The providers stay chunks of their own: each imports its SDK.
  */
 const RUN_PATH = [
   'cli/run.js',
@@ -220,7 +223,7 @@ const { output } = await bundle.write({
       const run = new Set([...staticClosure(RUN_PATH.map(staged), getModuleInfo)].filter((id) => !command.has(id)));
       start = { command, api: staticClosure([staged(ENTRIES.index)], getModuleInfo), run };
     }
-    if (start.run.has(id)) return 'run';
+    if (start.run.has(id)) return start.api.has(id) ? 'agent' : 'run';
     // A builtin that only lazily loaded modules import: in the run's chunk if a run imports it, else where rollup puts it.
     if (id.startsWith(BUILTIN_ID) && !start.command.has(id)) return null;
     if (!start.command.has(id)) return null;

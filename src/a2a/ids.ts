@@ -4,17 +4,34 @@
  * sort by the second they were made. Ordering within a reply set is by
  * `sequence`, never by id.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomFillSync } from 'node:crypto';
 import { createRequire } from 'node:module';
 
 type Ksuid = typeof import('ksuid');
 const requireCjs = createRequire(import.meta.url);
 let ksuid: Ksuid | undefined;
 
+/** A KSUID's random payload, in bytes. */
+const PAYLOAD_BYTES = 16;
+/**
+ * Random bytes for the next ids, drawn from the CSPRNG a pool at a time (as
+ * Node's randomUUID does): a draw of 16 bytes each was a call into the
+ * crypto library and a buffer per id, a good part of what stamping a task's
+ * event cost. Each id takes bytes of the pool no other id takes.
+ */
+const pool = Buffer.alloc(PAYLOAD_BYTES * 256);
+let drawn = pool.length;
+
 /** A new message id. */
 export function newMessageId(): string {
   ksuid ??= requireCjs('ksuid') as Ksuid;
-  return ksuid.randomSync().string;
+  if (drawn === pool.length) {
+    randomFillSync(pool);
+    drawn = 0;
+  }
+  const payload = pool.subarray(drawn, drawn + PAYLOAD_BYTES);
+  drawn += PAYLOAD_BYTES;
+  return ksuid.fromParts(Date.now(), payload).string; // fromParts copies the payload into the id's own bytes
 }
 
 /** When a message id was minted (to the second), or null when it is not a KSUID. */

@@ -309,10 +309,11 @@ export interface RewindOptions {
   dir?: string;
   /**
    * Asked with the files that will change before any is; false stops the
-   * rewind, nothing done. Answered at once (not a promise), nothing can have
-   * changed meanwhile; answered later, what stands is checked again.
+   * rewind, nothing done. Answered at once (a boolean), nothing can have
+   * changed meanwhile; answered later (a promise, or any thenable), what
+   * stands is checked again.
    */
-  confirm?: (plan: RewindPlan) => Promise<boolean> | boolean;
+  confirm?: (plan: RewindPlan) => PromiseLike<boolean> | boolean;
   /** Whether a tool has side effects (from its policy): the calls after the turn to such tools are named. */
   sideEffects?: (toolName: string) => boolean;
   /** Where the system git is looked for (a PATH; default /usr/local/bin:/usr/bin:/bin). */
@@ -385,6 +386,11 @@ async function refuseWhileHeld(store: Store, id: string, what: string): Promise<
   });
 }
 
+/** Whether a confirm's answer came later (anything but a boolean: a promise, a thenable), so what stands may have changed meanwhile. */
+function answeredLater(answer: PromiseLike<boolean> | boolean): boolean {
+  return typeof answer !== 'boolean';
+}
+
 /**
  * Rewinds run `id` to after turn `turn`: its tracked files restored (after the
  * workspace as it is now was snapshotted, so the rewind can be undone), and
@@ -442,7 +448,7 @@ export async function rewindRun(store: Store, id: string, options: RewindOptions
     const answer = options.confirm(plan);
     if (!(await answer)) return { ...plan, done: false };
     // What stands in the workspace may have changed while confirm asked: checked again before anything is done.
-    if (restore !== null && answer instanceof Promise) dirs = checkRestore(plan.dir, plan.files).dirs;
+    if (restore !== null && answeredLater(answer)) dirs = checkRestore(plan.dir, plan.files).dirs;
   }
   const result: Rewound = { ...plan, done: true };
   if (conversation) {
@@ -608,7 +614,7 @@ export interface UndoOptions {
   /** What is tracked of the workspace (the config's `workspace:`). */
   settings?: WorkspaceSettings;
   /** Asked with the files that will change; false stops it, nothing done (checked again when answered later, as RewindOptions.confirm). */
-  confirm?: (plan: { dir: string; files: ChangedFile[] }) => Promise<boolean> | boolean;
+  confirm?: (plan: { dir: string; files: ChangedFile[] }) => PromiseLike<boolean> | boolean;
   /** Where the system git is looked for (a PATH; default /usr/local/bin:/usr/bin:/bin). */
   searchPath?: string;
 }
@@ -685,7 +691,7 @@ async function takeBack(store: Store, step: Step, kind: 'undo' | 'redo', options
   if (options.confirm !== undefined) {
     const answer = options.confirm({ dir: note.dir, files });
     if (!(await answer)) return { ...base, ...counts(await stepsOf(store, run)), done: false };
-    if (answer instanceof Promise) dirs = checkRestore(note.dir, files).dirs; // again: what stands may have changed while confirm asked
+    if (answeredLater(answer)) dirs = checkRestore(note.dir, files).dirs; // again: what stands may have changed while confirm asked
   }
   const noted = noteSnapshot(store, repo, run, lastSeq, note.dir, now, rules, 'rewind');
   const at = formatTimestamp(new Date());

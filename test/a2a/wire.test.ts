@@ -24,6 +24,14 @@ import {
 import { RawJson, isLogbookError } from '../../src/core/index.js';
 import { fixtureBodies } from '../helpers/a2a.js';
 
+/** A KSUID's 20 bytes, decoded from its base62 text. */
+function ksuidBytes(id: string): Uint8Array {
+  const digits = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+  let n = 0n;
+  for (const c of id) n = n * 62n + BigInt(digits.indexOf(c));
+  return Uint8Array.from({ length: 20 }, (_, i) => Number((n >> BigInt(8 * (19 - i))) & 0xffn));
+}
+
 const header = (kind: Parameters<typeof protocolOf>[0]): Header =>
   ({
     protocol: protocolOf(kind),
@@ -179,6 +187,16 @@ describe('ids and stamping', () => {
     expect(Math.abs(mintedAt(id)!.getTime() - Date.now())).toBeLessThan(2000);
     expect(newMessageId()).not.toBe(id);
     expect(mintedAt('not-a-ksuid')).toBeNull();
+  });
+
+  it('mints ids whose random parts are all their own, past many draws of random bytes', () => {
+    const ids = Array.from({ length: 2000 }, () => newMessageId());
+    expect(new Set(ids).size).toBe(ids.length);
+    // The 16 random bytes of each (after the 4 of the time): none repeated, none all zero.
+    const payloads = ids.map((id) => Buffer.from(ksuidBytes(id).subarray(4)).toString('hex'));
+    expect(new Set(payloads).size).toBe(ids.length);
+    expect(payloads).not.toContain('0'.repeat(32));
+    for (const id of ids.slice(-3)) expect(Math.abs(mintedAt(id)!.getTime() - Date.now())).toBeLessThan(2000);
   });
 
   it('stamps a request with one fresh id and a reply with the request copied', () => {

@@ -62,8 +62,8 @@ describe('the modules a run loads', () => {
     expect(loaded.split('\n').filter((l) => UNUSED_PACKAGES.test(l))).toEqual([]);
     expect(loaded.split('\n').filter((l) => UNUSED_MODULES.test(l))).toEqual([]);
     expect(loaded).not.toMatch(AJV);
-    // Few files: the entry, the start's two chunks, the run's chunk, the provider's and its SDK (each file is resolved, read and linked on its own).
-    expect(esModuleFiles(loaded)).toEqual(['cli/main.js', 'common.js', 'command.js', 'run.js', 'anthropic.js', 'vendor/anthropic-sdk.mjs'].sort());
+    // Few files: the entry, the start's two chunks, the run's two (what the API shares of it, and the command line's), the provider's and its SDK (each file is resolved, read and linked on its own).
+    expect(esModuleFiles(loaded)).toEqual(['cli/main.js', 'common.js', 'command.js', 'agent.js', 'run.js', 'anthropic.js', 'vendor/anthropic-sdk.mjs'].sort());
 
     // A follow-up goes on from the completed run (as a new run) with its last input known: a compaction is weighed, so the table's window is read.
     anthropic.reply({ message: { content: [{ type: 'text', text: 'Still hi.' }] } });

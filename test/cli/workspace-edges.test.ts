@@ -130,7 +130,7 @@ describe('a rewind that would meet what it must not touch', () => {
 });
 
 describe('a rewind asked about', () => {
-  it('checks what stands again when the answer came later (something put in the way meanwhile refuses it, nothing changed); an answer given at once goes ahead', async () => {
+  it('checks what stands again when the answer came later, by a promise or any thenable (something put in the way meanwhile refuses it, nothing changed); an answer given at once goes ahead', async () => {
     const s = setup([{ text: 'one', tool_calls: [sh('echo 1 > a.txt')] }, { text: 'two', tool_calls: [sh('rm a.txt; echo 2 > b.txt')] }, { text: 'done' }]);
     writeFileSync(join(s.ws, '.gitignore'), '*.log\n');
     const ran = await cli(s, ['run', '--name', 'asked', 'go']);
@@ -144,6 +144,13 @@ describe('a rewind asked about', () => {
     };
     const later = rewindRun(store, 'asked', { turn: 1, files: true, conversation: false, searchPath: process.env.PATH!, confirm: async () => (inTheWay(), true) });
     await expect(later).rejects.toMatchObject({ code: 'workspace_conflict' });
+    expect(readFileSync(join(s.ws, 'a.txt', 'kept.log'), 'utf8')).toBe('mine\n');
+    expect(readFileSync(join(s.ws, 'b.txt'), 'utf8')).toBe('2\n');
+    rmSync(join(s.ws, 'a.txt'), { recursive: true });
+    // An answer that comes later through a thenable other than a Promise is later too.
+    const thenable: PromiseLike<boolean> = { then: (resolve) => (setTimeout(() => resolve!(true), 0), undefined as never) };
+    const laterThenable = rewindRun(store, 'asked', { turn: 1, files: true, conversation: false, searchPath: process.env.PATH!, confirm: () => (inTheWay(), thenable) });
+    await expect(laterThenable).rejects.toMatchObject({ code: 'workspace_conflict' });
     expect(readFileSync(join(s.ws, 'a.txt', 'kept.log'), 'utf8')).toBe('mine\n');
     expect(readFileSync(join(s.ws, 'b.txt'), 'utf8')).toBe('2\n');
     rmSync(join(s.ws, 'a.txt'), { recursive: true });

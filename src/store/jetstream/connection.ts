@@ -267,6 +267,9 @@ export async function connectNats(settings: NatsSettings, timeoutMs: number = DE
       timeout: timeoutMs,
       maxReconnectAttempts: -1,
       reconnectTimeWait: 500,
+      // Every request (an append's publish, a note's put, an event's publish) would otherwise make two errors up front,
+      // each capturing a stack, to have a timeout's trace name where it was sent; logbook's errors name that themselves.
+      noAsyncTraces: true,
       ...(authenticator ? { authenticator } : {}),
       ...(auth ?? {}),
     });
