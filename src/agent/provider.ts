@@ -84,11 +84,6 @@ export interface StreamObserver {
   onText?(delta: string, block: number): void;
   /** A piece of thinking as it streams. */
   onThinking?(delta: string, block: number): void;
-  /**
-   * The attempt's request went out whole (its body written to the connection),
-   * where the provider can tell: from here the answer is awaited. Once per attempt.
-   */
-  onSent?(): void;
   /** The attempt in flight failed and the call is made again (a retry after a dropped stream): what was streamed of it so far is void. */
   onRestart?(): void;
   /**

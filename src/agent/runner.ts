@@ -1073,6 +1073,9 @@ class Loop {
     observer.modelStart?.(iteration);
     const deadline = this.options.limits?.modelCallTimeoutMs;
     const timer = deadline === undefined ? null : AbortSignal.timeout(timerDelay(deadline));
+    // Nothing of the run changes the workspace until the answer is handled: a process's look at it (the limits
+    // walk, before its first `git add`) runs beside the request, its spawn beside the sent call's note's fsync.
+    this.options.workspace?.look?.();
     const ticket = await this.noteSent({ iteration });
     live?.begin(state.last_seq, iteration);
     let streamed: Usage | undefined;
@@ -1098,7 +1101,6 @@ class Loop {
             this.options.workspace?.prepare?.(); // the answer has begun: the workspace is readied for the snapshot after its record
           },
           live,
-          () => this.options.workspace?.look?.(), // the request is out: nothing of the run changes the workspace until its answer is handled
           () => {
             // The request was sent: a long run's checkpoint is kept, and the resume's snapshot taken, while the answer comes.
             this.recorder.keepCheckpoint();
@@ -1164,11 +1166,10 @@ class Loop {
 /**
  * A provider's stream as the observer's text and thinking: the deltas of two
  * blocks are joined by a newline, as textOf joins a message's text blocks, so
- * what streamed is the text the message will hold. `onSent`: as an attempt's
- * request goes out, where the provider tells it. `onBegun`: at its first
+ * what streamed is the text the message will hold. `onBegun`: at its first
  * event, once (the request was sent, and the answer is coming).
  */
-function joinedStream(observer: RunObserver, onUsage: (usage: Usage) => void, live: LiveTextWriter | null, onSent: () => void, onBegun: () => void): StreamObserver {
+function joinedStream(observer: RunObserver, onUsage: (usage: Usage) => void, live: LiveTextWriter | null, onBegun: () => void): StreamObserver {
   let textBlock: number | undefined;
   let thinkingBlock: number | undefined;
   let begun = false;
@@ -1186,7 +1187,6 @@ function joinedStream(observer: RunObserver, onUsage: (usage: Usage) => void, li
     live?.thinking(delta);
   };
   return {
-    onSent,
     onText(delta, block) {
       begin();
       if (textBlock !== undefined && block !== textBlock) text('\n');

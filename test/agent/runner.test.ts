@@ -226,14 +226,13 @@ describe('the agent loop', () => {
 });
 
 describe('the workspace around a model call', () => {
-  it('is looked at as the request goes out, before any of its answer: the limits walk runs beside the request', async () => {
+  it('is looked at as the request is made, before any of its answer: the limits walk runs beside the request', async () => {
     const log: string[] = [];
     const provider: Provider = {
       id: 'script',
       model: 'm',
       async complete(_req, obs) {
         log.push('request');
-        obs?.onSent?.();
         log.push('answer');
         obs?.onUsage?.({ inTokens: 1, outTokens: 1 });
         obs?.onText?.('Done.', 0);
@@ -247,7 +246,7 @@ describe('the workspace around a model call', () => {
     };
     const result = await run(new MemoryStore(), config(provider, new ToolRegistry([])), 'hello', { id: 'w', workspace });
     expect(result.reason).toBe('completed');
-    expect(log).toEqual(['request', 'look', 'answer', 'prepare']);
+    expect(log).toEqual(['look', 'request', 'answer', 'prepare']);
   });
 });
 

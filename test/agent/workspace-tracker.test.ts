@@ -109,7 +109,7 @@ describe('WorkspaceTracker', () => {
     await run.close();
   });
 
-  it('a look asked as a request goes out walks the limits at once, and the snapshot after it does not walk them again', async () => {
+  it('a look asked as a request is made walks the limits at once, and the snapshot after it does not walk them again', async () => {
     const { store, ws, git } = trackedWorkspace();
     const settings = { ...WORKSPACE_DEFAULTS, track: true };
     const run = await store.create('looked', meta('looked'));
@@ -120,7 +120,7 @@ describe('WorkspaceTracker', () => {
     // The request is in flight: the walk runs, and nothing is added to the store.
     for (let turns = 0; turns < 500 && !git.calls().slice(before).includes('ls-files'); turns++) await new Promise((r) => setTimeout(r, 10));
     expect(git.calls().slice(before)).toEqual(['ls-files']);
-    tracker.look(); // a second request: looked at once a process
+    tracker.look(); // the next request: looked at once a process
     expect(await tracker.snapshot('looked', 2, 'end')).toBeNull();
     expect(git.calls().slice(before)).toEqual(['ls-files', 'add']);
     await run.close();

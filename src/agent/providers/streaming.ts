@@ -6,7 +6,6 @@
  * for the timeout, not for as long as the HTTP client would wait (minutes).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { subscribe } from 'node:diagnostics_channel';
 import type { ModelResponse, StreamObserver } from '../provider.js';
 import { interrupted, withRetries, type Failure, type RetryListener, type RetryPolicy } from './retry.js';
 import { ServerSilent } from './sdk-errors.js';
@@ -85,28 +84,8 @@ class IdleWatch {
   }
 }
 
-/** One attempt's request, as the fetch below and Node's HTTP client tell it: bytes arrive, the request went out. */
-interface Attempt {
-  watch: IdleWatch;
-  /** The request's body was written to the connection: from here the answer is awaited. */
-  sent(): void;
-}
-
 /** The attempt a request is made for, so the fetch below can tell it that bytes arrive. */
-const attempts = new AsyncLocalStorage<Attempt>();
-
-let hearingSent = false;
-
-/**
- * Tells each attempt when its request went out: Node's fetch (undici) says so
- * on a diagnostics channel, in the context of the fetch that made the request,
- * so the attempt is the one that context holds.
- */
-function hearSent(): void {
-  if (hearingSent) return;
-  hearingSent = true;
-  subscribe('undici:request:bodySent', () => attempts.getStore()?.sent());
-}
+const attempts = new AsyncLocalStorage<IdleWatch>();
 
 /**
  * `fetch` for the SDKs: a response, and every chunk of its body, is a sign of
@@ -115,7 +94,7 @@ function hearSent(): void {
  * slow stream alive.
  */
 export async function watchedFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-  const watch = attempts.getStore()?.watch;
+  const watch = attempts.getStore();
   const response = await fetch(input, init);
   if (watch === undefined) return response;
   watch.alive();
@@ -146,20 +125,10 @@ function watchedBody(body: ReadableStream<Uint8Array>, watch: IdleWatch): Readab
 
 export function completeStreaming<E>(call: StreamingCall<E>): Promise<ModelResponse> {
   const { signal } = call;
-  if (call.observer?.onSent !== undefined) hearSent();
   const attempt = async (): Promise<ModelResponse> => {
     const watch = new IdleWatch(call.idleTimeoutMs, signal, call.configFile);
-    let sent = false;
-    const told: Attempt = {
-      watch,
-      sent: () => {
-        if (sent) return;
-        sent = true;
-        call.observer?.onSent?.();
-      },
-    };
     try {
-      const stream = await attempts.run(told, () => call.open(watch.signal));
+      const stream = await attempts.run(watch, () => call.open(watch.signal));
       const reader = call.reader();
       for await (const event of stream) reader.add(event);
       // The SDKs end an aborted stream quietly rather than throwing.

@@ -443,14 +443,6 @@ describe('anthropic: failures', () => {
       expect(notices).toEqual(['anthropic: no response: no response for 0.3s (idle_timeout in agent.yaml); trying again (attempt 2 of 4)']);
     });
 
-    it("tells the listener as each attempt's request goes out, before any of its answer, also when none comes", async () => {
-      api.reply({ hang: true }, whole);
-      const seen: string[] = [];
-      const res = await silent().complete(modelRequest(), { onSent: () => seen.push('sent'), onRestart: () => seen.push('restart'), onText: (d) => seen.push(d) });
-      expect(res.message.content).toEqual([{ text: { text: 'whole' } }]);
-      expect(seen).toEqual(['sent', 'restart', 'sent', '', 'whole']); // the empty text: the block's start
-    });
-
     it('fails as a provider error once the retries are spent, naming the setting', async () => {
       api.reply({ hang: true }, { ...whole, stallAfter: 2 });
       const err = await rejection(silent(undefined, { ...FAST_RETRY, maxRetries: 1 }).complete(modelRequest()));
