@@ -1073,6 +1073,9 @@ class Loop {
     observer.modelStart?.(iteration);
     const deadline = this.options.limits?.modelCallTimeoutMs;
     const timer = deadline === undefined ? null : AbortSignal.timeout(timerDelay(deadline));
+    // Nothing of the run changes the workspace until the answer is handled: a process's look at it (the limits
+    // walk, before its first `git add`) runs beside the request, its spawn beside the sent call's note's fsync.
+    this.options.workspace?.look?.();
     const ticket = await this.noteSent({ iteration });
     live?.begin(state.last_seq, iteration);
     let streamed: Usage | undefined;

@@ -27,6 +27,13 @@ export interface WorkspaceSnapshots {
    */
   prepare?(): void;
   /**
+   * Looks at the workspace now (whether it is tracked: its limits, walked
+   * once a process, always before its first `git add`), while nothing of the
+   * run changes it (a model request being made and answered), so that the
+   * snapshot after the answer does not wait for the walk. Nothing is noted.
+   */
+  look?(): void;
+  /**
    * Begins the next snapshot's git work now, while nothing of the run changes
    * the workspace until that snapshot is asked (a run's last records being
    * written): the snapshot asked next takes what it finds and is noted then,
@@ -91,25 +98,29 @@ export class WorkspaceTracker implements WorkspaceSnapshots {
    * Why this workspace is not tracked, or null when it is, looked at once (the
    * limits' walk stops as soon as one is passed). The walk comes before any
    * `git add` of the process, so a workspace grown past a limit since is
-   * refused before any of it is copied into the store; `prepare` begins it as
-   * an answer begins, so it is seldom waited for. A look that failed is
-   * looked at again next time.
+   * refused before any of it is copied into the store; `look` begins it as
+   * a model request is made, so it runs beside the request and is seldom
+   * waited for. A look that failed is looked at again next time.
    */
   private whyOff(): Promise<Off | null> {
     if (this.off !== undefined) return Promise.resolve(this.off);
-    this.looking ??= this.look().catch((err: unknown) => {
+    this.looking ??= this.walk().catch((err: unknown) => {
       this.looking = undefined;
       throw err;
     });
     return this.looking;
   }
 
-  private async look(): Promise<Off | null> {
+  private async walk(): Promise<Off | null> {
     const place = this.settings.dir === undefined ? untrackedPlace(this.dir, this.home) : null;
     if (place !== null) return (this.off = { reason: place, say: false });
     const over = await this.repo.overLimits(this.dir, this.settings);
     this.off = over === null ? null : { reason: over.reason, say: true };
     return this.off;
+  }
+
+  look(): void {
+    this.whyOff().catch(() => {}); // the snapshot meets a failure again, and says it
   }
 
   /**

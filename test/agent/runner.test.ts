@@ -225,6 +225,31 @@ describe('the agent loop', () => {
   });
 });
 
+describe('the workspace around a model call', () => {
+  it('is looked at as the request is made, before any of its answer: the limits walk runs beside the request', async () => {
+    const log: string[] = [];
+    const provider: Provider = {
+      id: 'script',
+      model: 'm',
+      async complete(_req, obs) {
+        log.push('request');
+        log.push('answer');
+        obs?.onUsage?.({ inTokens: 1, outTokens: 1 });
+        obs?.onText?.('Done.', 0);
+        return { message: { role: 'assistant', content: [{ text: { text: 'Done.' } }] }, stopReason: 'end_turn', usage: { inTokens: 1, outTokens: 1 } };
+      },
+    };
+    const workspace: WorkspaceSnapshots = {
+      look: () => log.push('look'),
+      prepare: () => log.push('prepare'),
+      snapshot: async () => null,
+    };
+    const result = await run(new MemoryStore(), config(provider, new ToolRegistry([])), 'hello', { id: 'w', workspace });
+    expect(result.reason).toBe('completed');
+    expect(log).toEqual(['look', 'request', 'answer', 'prepare']);
+  });
+});
+
 describe('a stream and its record', () => {
   it("joins the deltas of a call's text blocks as its message's text, and says when a retry makes them void", async () => {
     // A provider that streams the way the SDK readers do: deltas by block, a restart, then the answer.

@@ -109,6 +109,23 @@ describe('WorkspaceTracker', () => {
     await run.close();
   });
 
+  it('a look asked as a request is made walks the limits at once, and the snapshot after it does not walk them again', async () => {
+    const { store, ws, git } = trackedWorkspace();
+    const settings = { ...WORKSPACE_DEFAULTS, track: true };
+    const run = await store.create('looked', meta('looked'));
+    await WorkspaceTracker.for(store, settings, ws, git.searchPath)!.snapshot('looked', 1, 'end'); // an earlier process: the index is kept
+    const tracker = WorkspaceTracker.for(store, settings, ws, git.searchPath)!;
+    const before = git.calls().length;
+    tracker.look();
+    // The request is in flight: the walk runs, and nothing is added to the store.
+    for (let turns = 0; turns < 500 && !git.calls().slice(before).includes('ls-files'); turns++) await new Promise((r) => setTimeout(r, 10));
+    expect(git.calls().slice(before)).toEqual(['ls-files']);
+    tracker.look(); // the next request: looked at once a process
+    expect(await tracker.snapshot('looked', 2, 'end')).toBeNull();
+    expect(git.calls().slice(before)).toEqual(['ls-files', 'add']);
+    await run.close();
+  });
+
   it('a readying asked while an answer streams takes the files in ahead of the snapshot at its record', async () => {
     const { store, ws, git } = trackedWorkspace();
     const settings = { ...WORKSPACE_DEFAULTS, track: true };
