@@ -33,7 +33,8 @@ export class RawJson {
   /**
    * From the text a RawJson held (its `text`, already canonical), kept whole
    * where its integrity is checked otherwise (a fold checkpoint whose body
-   * digest matched): taken as it is, not made canonical again.
+   * digest matched): taken as it is, not made canonical again. Not for a
+   * library's caller, whose text is not known to be canonical. @internal
    */
   static fromCanonicalText(text: string): RawJson {
     return new RawJson(text);
