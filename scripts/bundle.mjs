@@ -55,7 +55,19 @@ const ENTRIES = { 'cli/main': 'cli/main.js', index: 'index.js' };
  * commands need as soon as they run: cheaper in the start files than as
  * chunks of their own.
  */
-const AT_START = ['cli/session/ls.js', 'cli/terminal.js', 'store/file/file-backend.js'];
+const AT_START = [
+  'cli/session/ls.js',
+  'cli/terminal.js',
+  'store/file/file-backend.js',
+  // What `session show` shares with a run: small pure modules, here so that a show loads neither of the run's chunks.
+  'agent/instructions.js',
+  'agent/run-rests.js',
+  'cli/output.js',
+  'render/durations.js',
+  'render/remote-count.js',
+  'render/text-head.js',
+  'config/side-effects.js',
+];
 /**
  * The modules a run loads beyond the start files, each imported lazily by some
  * command: with what they import statically (less the start's), two chunks,
@@ -69,7 +81,6 @@ const RUN_PATH = [
   'agent/run.js',
   'agent/runner.js',
   'agent/approvals.js',
-  'agent/instructions.js',
   'agent/workspace.js',
   'agent/providers/index.js',
   'agent/providers/retry.js',

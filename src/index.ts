@@ -68,9 +68,8 @@ export {
   type ExecuteOptions,
   type GateOptions,
 } from './agent/run.js';
+export { awaitsInput, awaitsAnswer, type SpendCap } from './agent/run-rests.js';
 export {
-  awaitsInput,
-  awaitsAnswer,
   textOf,
   type AnswerControl,
   type ChatInput,
@@ -80,7 +79,6 @@ export {
   type LoopOptions,
   type RunObserver,
   type RunResult,
-  type SpendCap,
   type ToolCall,
 } from './agent/runner.js';
 // A long run compacted into a continuation (compact_at, a refusal for length, AgentRun.compact), and what runs spend.

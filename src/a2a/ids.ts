@@ -4,8 +4,8 @@
  * sort by the second they were made. Ordering within a reply set is by
  * `sequence`, never by id.
  */
-import { createHash, randomFillSync } from 'node:crypto';
 import { createRequire } from 'node:module';
+import { nodeCrypto } from '../core/index.js';
 
 type Ksuid = typeof import('ksuid');
 const requireCjs = createRequire(import.meta.url);
@@ -26,7 +26,7 @@ let drawn = pool.length;
 export function newMessageId(): string {
   ksuid ??= requireCjs('ksuid') as Ksuid;
   if (drawn === pool.length) {
-    randomFillSync(pool);
+    nodeCrypto().randomFillSync(pool);
     drawn = 0;
   }
   const payload = pool.subarray(drawn, drawn + PAYLOAD_BYTES);
@@ -53,7 +53,7 @@ export function mintedAt(id: string): Date | null {
  */
 export function derivedMessageId(key: string, at: Date): string {
   ksuid ??= requireCjs('ksuid') as Ksuid;
-  const payload = createHash('sha256').update(key, 'utf8').digest().subarray(0, 16);
+  const payload = nodeCrypto().createHash('sha256').update(key, 'utf8').digest().subarray(0, 16);
   // A KSUID's clock starts in 2014: an earlier time (a clock set wrong) is taken as that start.
   const ms = Math.max(at.getTime(), KSUID_EPOCH_MS);
   return ksuid.fromParts(Number.isFinite(ms) ? ms : KSUID_EPOCH_MS, payload).string;

@@ -262,7 +262,7 @@ export interface CompactionContext {
   onRecord?: (record: JournalRecord, time?: number) => void;
   /** What the operator should know (a note that could not be kept). */
   warn?: (message: string) => void;
-  /** The run is a chat resting at its prompt (runner awaitsInput): its continuation will wait for the next typed turn. */
+  /** The run is a chat resting at its prompt (run-rests.ts awaitsInput): its continuation will wait for the next typed turn. */
   atPrompt?: boolean;
 }
 

@@ -6,9 +6,9 @@
  * sha-256) is a note beside the run (run-notes.ts `instructions-SEQ-HASH`),
  * so a changed file never blocks a resume, and is never silent either.
  */
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { nodeCrypto } from '../core/index.js';
 import { INSTRUCTIONS_NOTE_PREFIX, encodeInstructions, instructionsNoteKey, parseInstructions, type InstructionsNote } from '../store/run-notes.js';
 import type { Store } from '../store/store.js';
 
@@ -57,7 +57,7 @@ export function findInstructions(dir: string, warn: (message: string) => void = 
       }
       try {
         const bytes = readFileSync(path);
-        return { path, text: bytes.toString('utf8'), sha256: createHash('sha256').update(bytes).digest('hex') };
+        return { path, text: bytes.toString('utf8'), sha256: nodeCrypto().createHash('sha256').update(bytes).digest('hex') };
       } catch (err) {
         warn(`cannot read ${path} (${err instanceof Error ? err.message : String(err)}); the model is not given it`);
         return null;

@@ -34,7 +34,8 @@ import {
 import { Recorder } from './recorder.js';
 import { keepRemoteOrigins } from './remote-origins.js';
 import { generateRunId, keepRunNotes, keptToolSet, newRunMeta } from './run-meta.js';
-import { awaitsAnswer, awaitsInput, capReached, capRefusal, liveSpendOf, runLoop, type LoopOptions, type RunObserver, type RunResult, type SpendSetup, type ToolCall } from './runner.js';
+import { awaitsAnswer, awaitsInput } from './run-rests.js';
+import { capReached, capRefusal, liveSpendOf, runLoop, type LoopOptions, type RunObserver, type RunResult, type SpendSetup, type ToolCall } from './runner.js';
 import { addCalls, CallTally, lineageSpendTallied, noSpend, runCalls } from './spend.js';
 
 export { generateRunId, newRunMeta } from './run-meta.js';

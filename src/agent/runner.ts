@@ -9,6 +9,7 @@
  * The loop's state is the fold of its durable records (recorder.ts), so a fresh
  * run and a resumed one are the same loop from different states.
  */
+import { awaitsAnswer, awaitsInput, spendCapReached, type SpendCap } from './run-rests.js';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import {
   LogbookError,
@@ -156,9 +157,6 @@ export interface LiveSpend {
   /** The whole conversation's (every run of its lineage, summary calls included), when it was read. */
   conversation?: Spend;
 }
-
-/** The caps a run stops at before a model call, as agent.yaml names them. */
-export type SpendCap = 'budget' | 'budget_usd' | 'lineage_budget_usd';
 
 /** What a run has spent when it starts or resumes, to go on counting from (AgentRun reads it). */
 export interface SpendSetup {
@@ -333,25 +331,6 @@ function chatGoesOnAfter(err: unknown): boolean {
 }
 
 /**
- * Whether the conversation ends on a user turn the model has not answered
- * (an answer was stopped, or a chat ended before the model replied).
- */
-export function awaitsAnswer(state: RunState): boolean {
-  return state.pending === null && state.messages[state.messages.length - 1]?.role === 'user';
-}
-
-/**
- * Whether the run rests where the next step is a person's: nothing pending and
- * the conversation empty (a chat opened without a prompt) or ending on a
- * finished assistant turn. A paused turn is not finished: the model resumes it.
- */
-export function awaitsInput(state: RunState): boolean {
-  if (state.pending !== null) return false;
-  const last = state.messages[state.messages.length - 1];
-  return last === undefined || (last.role === 'assistant' && state.last_stop_reason !== 'pause_turn');
-}
-
-/**
  * The cap reached, if any, checked before each paid call (a model call, a
  * compaction's summary call): the token budget (`budget`: the agent's, or an
  * execution's lower one), the run's own spend (budget_usd), its
@@ -387,15 +366,6 @@ export function capRefusal(reached: { message: string; cap: SpendCap }): Logbook
 export function liveSpendOf(setup: SpendSetup, book: PriceBook | null): LiveSpend {
   const run = setup.calls !== undefined && setup.calls.length > 0 ? addCalls(addSpend(noSpend(), setup.run), book, setup.calls) : setup.run;
   return { run, ...(setup.others !== undefined ? { conversation: addSpend(addSpend(noSpend(), setup.others), run) } : {}) };
-}
-
-/** How the message of a stop at a spend cap begins: it names the cap, which is all a `budget` terminal record keeps of it. */
-const spendCapReached = (cap: Exclude<SpendCap, 'budget'>): string => `spend cap ${cap} reached: `;
-
-/** The cap a run's `budget` end stopped at, read from its message (capReached wrote it): a spend cap it names, else the token budget. */
-export function capOfEnd(message: string | undefined): SpendCap {
-  for (const cap of ['budget_usd', 'lineage_budget_usd'] as const) if (message?.startsWith(spendCapReached(cap))) return cap;
-  return 'budget';
 }
 
 export interface LoopSetup {

@@ -18,17 +18,17 @@ import {
   encodeSnapshot,
   isRewindNoteKey,
   parseRewind,
-  parseSnapshot,
   rewindNoteKey,
   REWIND_NOTE_PREFIX,
-  SNAPSHOT_NOTE_PREFIX,
   snapshotNoteKey,
-  snapshotNoteSeq,
   type RewindNote,
   type SnapshotMoment,
   type SnapshotNote,
 } from '../store/run-notes.js';
 import type { Store } from '../store/store.js';
+import { runSnapshots } from '../store/workspace/snapshots.js';
+
+export { runSnapshots };
 import { changedFiles, changedFilesOfPairs, shownChanges, treePatch, type ChangedFile, type FileChange } from '../store/workspace/changes.js';
 import { WORKSPACE_DEFAULTS, WorkspaceRepo, type WorkspaceSettings } from '../store/workspace/repo.js';
 import { checkRestore, restoreTree } from '../store/workspace/restore.js';
@@ -159,24 +159,6 @@ async function local(store: Store, repo: WorkspaceRepo, tree: string): Promise<v
   const shelf = store.workspace?.shelf;
   if (shelf !== undefined) await fetchTree(repo, shelf, tree);
   // Else the snapshot was made here: git names it if it is missing.
-}
-
-/**
- * The snapshot notes of run `id` in order (seq, then time), with those of the
- * run it was forked from up to where it was cut (a fork holds those records).
- */
-export async function runSnapshots(store: Store, id: string): Promise<SnapshotNote[]> {
-  const own: SnapshotNote[] = [];
-  for (const [key, text] of await store.notesWith(id, SNAPSHOT_NOTE_PREFIX, { strict: true })) {
-    if (snapshotNoteSeq(key) === null) continue;
-    const note = parseSnapshot(text);
-    if (note !== null) own.push(note);
-  }
-  const origin = await store.forkOrigin(id);
-  const inherited = origin === null || origin.compacted ? [] : (await runSnapshots(store, origin.from).catch(() => [])).filter((s) => s.seq <= origin.at);
-  // By time, not by text (a timestamp keeps no trailing zeros: `.12Z` is later than `.119Z`); in one instant, a step's snapshot of before it comes first.
-  const rank = (s: SnapshotNote): number => (s.moment === 'rewound' ? 1 : 0);
-  return [...inherited, ...own].sort((a, b) => a.seq - b.seq || Date.parse(a.at) - Date.parse(b.at) || rank(a) - rank(b));
 }
 
 /** For each seq of `records`: the tool batch still running after it (its assistant record's seq, turn and calls), or null. */

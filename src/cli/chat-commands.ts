@@ -8,7 +8,8 @@
  */
 import { unheldText } from '../api/long-run-facts.js';
 import { spentUsdText } from '../agent/spend.js';
-import { awaitsAnswer, type LiveSpend } from '../agent/runner.js';
+import { awaitsAnswer } from '../agent/run-rests.js';
+import type { LiveSpend } from '../agent/runner.js';
 import type { RunState } from '../core/index.js';
 import { sanitizeLine } from '../render/index.js';
 import { count, fields } from './output.js';

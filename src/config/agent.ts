@@ -13,7 +13,6 @@ import type { DiscoveryProgress } from '../agent/tools/remote/index.js';
 import { LogbookError, isLogbookError } from '../core/index.js';
 import { CommandTool } from '../agent/tools/command-tool.js';
 import { ToolRegistry } from '../agent/tools/registry.js';
-import { exposedName } from '../agent/tools/mcp/spec.js';
 import { loadConfig, type LogbookConfig } from './config.js';
 
 /** What the agent takes from the environment, read once by the caller. */
@@ -47,24 +46,6 @@ export interface ConfiguredAgent {
   close(): Promise<void>;
   /** What the operator should know of the start (tools of other agents that were not imported). */
   notes: string[];
-}
-
-/**
- * Whether the config says tool `name` has side effects, read without starting
- * any tool server: a command tool's `side_effects`, or an MCP tool's override
- * of it (which wins over what its server declares, as mcpToolPolicy rules);
- * undefined when the config does not say (an MCP tool without an override, a
- * tool the config no longer has).
- */
-export function configuredSideEffects(config: LogbookConfig, name: string): boolean | undefined {
-  const command = config.tools.find((t) => t.name === name);
-  if (command !== undefined) return command.side_effects === true;
-  for (const server of config.mcp) {
-    for (const [tool, override] of Object.entries(server.overrides)) {
-      if (exposedName(server.name, tool) === name) return override.side_effects;
-    }
-  }
-  return undefined;
 }
 
 /** The command tools; `env` is logbook's environment, where each tool's variables come from. */

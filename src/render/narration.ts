@@ -6,7 +6,8 @@
 import type { RunState } from '../core/index.js';
 import { callLine } from './calls.js';
 import type { Prose } from './dump.js';
-import { callSuffix, elidedLine, hang, joinItems, marker, pendingLine, textHead } from './lines.js';
+import { callSuffix, elidedLine, hang, joinItems, marker, pendingLine } from './lines.js';
+import { textHead } from './text-head.js';
 import { sanitizeLine } from './sanitize.js';
 import { plain, type Style } from './style.js';
 import { transcriptItems, type ToolAgents, type TranscriptItem } from './transcript.js';

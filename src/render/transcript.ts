@@ -7,7 +7,8 @@
  * All text in an item is sanitized; a call's `input` is raw JSON text, which
  * formatCall sanitizes when it renders it.
  */
-import { awaitedCall, groupedDigits, toolKey, withheldKind, type Block, type CallDurations, type Message, type RunState, type ToolResultBody, type WithheldKind } from '../core/index.js';
+import { awaitedCall, toolKey, withheldKind, type Block, type CallDurations, type Message, type RunState, type ToolResultBody, type WithheldKind } from '../core/index.js';
+import type { ToolAgents } from './remote-count.js';
 import { showResult, type ShownResult } from './results.js';
 import { sanitize, sanitizeLine } from './sanitize.js';
 
@@ -56,8 +57,7 @@ export interface RemoteCall {
   agent: string | null;
 }
 
-/** Tool name -> the identity of the agent that runs it, as kept beside a run (its remote-tools note). */
-export type ToolAgents = Readonly<Record<string, string>>;
+export type { ToolAgents } from './remote-count.js';
 
 /** A tool result as an item: a command's envelope unwrapped, every string sanitized. */
 export function resultItem(body: ToolResultBody, name: string): TranscriptItem {
@@ -242,27 +242,6 @@ export function transcriptGroups(state: RunState, options: TranscriptOptions & {
     groups.push({ at: n + 1, items: [end] });
   }
   return groups;
-}
-
-/** The agents the run's remote calls went to, by name and sorted (those `agents` names; a call whose agent it does not name adds none). */
-export function remoteAgents(state: RunState, agents: ToolAgents = {}): string[] {
-  if (state.remote_calls.length === 0) return [];
-  const remote = new Set(state.remote_calls);
-  const found = new Set<string>();
-  const all: Message[] = state.pending ? [...state.messages, state.pending.assistant] : state.messages;
-  for (const m of all) {
-    for (const b of m.content) {
-      if ('tool_use' in b && remote.has(b.tool_use.id) && Object.hasOwn(agents, b.tool_use.name)) found.add(sanitizeLine(agents[b.tool_use.name]!));
-    }
-  }
-  return [...found].sort();
-}
-
-/** `2 remote`, and the agents when known: `2 remote, on agent probe`. */
-export function remoteCountText(state: RunState, agents: ToolAgents = {}): string {
-  const n = groupedDigits(state.counters.remote_tool_calls);
-  const names = remoteAgents(state, agents);
-  return names.length === 0 ? `${n} remote` : `${n} remote, on agent${names.length === 1 ? '' : 's'} ${names.join(', ')}`;
 }
 
 /** Which side of the conversation an item belongs to; renderers separate the sides. */

@@ -18,8 +18,7 @@
  */
 import { derivedMessageId } from '../../a2a/ids.js';
 import { isSubjectToken } from '../../a2a/subjects.js';
-import { isValidId } from '../../core/index.js';
-import { createHash } from 'node:crypto';
+import { isValidId, nodeCrypto } from '../../core/index.js';
 import type { ToolCallInfo } from '../tools/tool.js';
 import type { TaskEvents } from './wire.js';
 
@@ -111,7 +110,7 @@ export function ownFrom(origin: Pick<TaskOrigin, 'continues'>): number {
 export function taskRunId(agent: string, request: string): string {
   const plain = `task-${agent}-${request}`;
   if (isValidId(plain)) return plain;
-  return `task-${createHash('sha256').update(`${agent}\u0000${request}`, 'utf8').digest('hex').slice(0, 40)}`;
+  return `task-${nodeCrypto().createHash('sha256').update(`${agent}\u0000${request}`, 'utf8').digest('hex').slice(0, 40)}`;
 }
 
 /**

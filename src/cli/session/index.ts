@@ -243,13 +243,13 @@ async function show(environment: Environment, given: string, flags: ShowFlags): 
     const instructions = instructionsText(await instructionsGiven(store, id).catch(() => []));
     const { sanitizeLine } = await import('../../render/sanitize.js');
     const links: [string, string][] = [...(instructions !== null ? [['instructions', sanitizeLine(instructions)] as [string, string]] : []), ...taskLinks.taskLinkFields(linked)];
-    links.push(...(await (await import('./workspace.js')).workspaceFields(store, id, outline)));
+    links.push(...(await (await import('./workspace-fields.js')).workspaceFields(store, id, outline)));
     return { run: loaded, origin, place, agents, failure, facts, window, lineage, links, servedAs: linked.origin?.agent };
   });
   const [{ formatShow }, { resumeCommand }, { configuredSideEffects }, { refusedRequestAdvice, firstRequestTooLongAdvice }] = await Promise.all([
     import('./show.js'),
     import('../resume-command.js'),
-    import('../../config/agent.js'),
+    import('../../config/side-effects.js'),
     import('../refused-request.js'),
   ]);
   // A run given another model than the config's is resumed with it again (its fingerprint holds it).

@@ -3,12 +3,12 @@
  * resume would do, then its fields. Every journal string is sanitized.
  */
 import { awaitsTypedTurn } from '../../agent/compaction.js';
-import { awaitsInput, capOfEnd } from '../../agent/runner.js';
+import { awaitsInput, capOfEnd } from '../../agent/run-rests.js';
 import { RawJson, answerShortfall, awaitedCall, shortfallText, isCanceledMessage, messageText, outlineTimeSummary, outlineTimings, possiblyStartedCall, toolUses, type JournalRecord, type RecordOutline, type RunState } from '../../core/index.js';
 import { formatDuration } from '../../render/durations.js';
 import { sanitize, sanitizeLine } from '../../render/sanitize.js';
-import { textHead } from '../../render/lines.js';
-import { remoteCountText, type ToolAgents } from '../../render/transcript.js';
+import { textHead } from '../../render/text-head.js';
+import { remoteCountText, type ToolAgents } from '../../render/remote-count.js';
 import { listedStatus, type FoldedRun, type ForkOrigin, type ListedStatus, type RunPlace } from '../../store/store.js';
 import { count, fields, shortTime } from '../output.js';
 import { factFields, type RunFacts } from '../../api/long-run-facts.js';

@@ -6,7 +6,7 @@
  * is read from beside the journals (the `task` note, the remote-tools note)
  * and from the journal itself (the calls), never from a copy of either.
  */
-import { callRequestId, parseTaskOrigin, taskRunId, TASK_NOTE, type TaskOrigin } from '../../agent/tasks/index.js';
+import { callRequestId, parseTaskOrigin, taskRunId, TASK_NOTE, type TaskOrigin } from '../../agent/tasks/origin.js';
 import { remoteOrigins } from '../../agent/remote-origins.js';
 import type { RecordOutline } from '../../core/index.js';
 import { sanitizeLine } from '../../render/sanitize.js';

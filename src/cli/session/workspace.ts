@@ -5,8 +5,8 @@
  * tool made it, escaped before it reaches the terminal.
  */
 import { generateRunId } from '../../agent/run.js';
-import { redoRewind, runDiff, runSnapshots, rewindRun, spanHeading, undoRewind, type ChangedFile, type FileChange, type RunDiff, type Undone } from '../../api/workspace.js';
-import { LogbookError, modeChange, validateId, type RecordOutline } from '../../core/index.js';
+import { redoRewind, runDiff, rewindRun, spanHeading, undoRewind, type ChangedFile, type FileChange, type RunDiff, type Undone } from '../../api/workspace.js';
+import { LogbookError, modeChange, validateId } from '../../core/index.js';
 import { fileCounts, shownFileName } from '../../render/file-changes.js';
 import { reveal, sanitizeLine, terminalSafeJson } from '../../render/sanitize.js';
 import { resolveRunId } from '../../store/resolve.js';
@@ -108,19 +108,6 @@ export async function diffSession(environment: Environment, given: string, flags
   });
   process.stdout.write(text);
   return EXIT.ok;
-}
-
-/** What `session show` says of a run's workspace: where it is, how many snapshots, and which turns have none and why. */
-export async function workspaceFields(store: Store, id: string, outline: RecordOutline): Promise<[string, string][]> {
-  const snapshots = await runSnapshots(store, id).catch(() => []);
-  if (snapshots.length === 0) return [];
-  const made = snapshots.filter((s) => s.tree !== undefined);
-  const fields: [string, string][] = [['workspace', `${sanitizeLine(snapshots.at(-1)!.dir)}: ${made.length} snapshot${made.length === 1 ? '' : 's'} (logbook session diff ${id})`]];
-  const turnOf = (seq: number): number => outline.modelCallsThrough(seq);
-  for (const s of snapshots) {
-    if (s.tree === undefined) fields.push(['no snapshot', `after seq ${s.seq} (turn ${turnOf(s.seq)}, ${s.moment}): ${sanitizeLine(s.problem ?? '')}`]);
-  }
-  return fields;
 }
 
 /**

@@ -8,7 +8,7 @@ import type { LogbookConfig } from '../../config/config.js';
 import { RawJson, type Counters, type JournalRecord, type RunState, type RunTimes } from '../../core/index.js';
 import { runView, type RunView, type RunViewInput, type ViewWindow } from '../../render/run-view.js';
 import { sanitizeLine } from '../../render/sanitize.js';
-import { textHead } from '../../render/lines.js';
+import { textHead } from '../../render/text-head.js';
 import { byId, copiedThrough, lineageBranches } from '../../store/lineage.js';
 import { listedStatus, type ForkOrigin, type RunInfo, type Store } from '../../store/store.js';
 

@@ -7,7 +7,7 @@ import type { CallDurations, RunState, TimeSummary } from '../../core/index.js';
 import { formatDuration } from '../durations.js';
 import { fileCounts, type ShownFile } from '../file-changes.js';
 import { sanitizeLine } from '../sanitize.js';
-import { remoteCountText, type ToolAgents } from '../transcript.js';
+import { remoteCountText, type ToolAgents } from '../remote-count.js';
 import type { SectionOptions } from './sections.js';
 
 /** When the run was made and last changed: from the store, not the folded state. */
