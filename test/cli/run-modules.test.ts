@@ -9,12 +9,13 @@
  * (context-windows.json): a resume of a run that weighed a compaction takes it
  * from there and loads no price table.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { anthropicErrors, useFakeAnthropic } from '../helpers/fake-anthropic.js';
+import { FIXTURES_DIR } from '../helpers/fixtures.js';
 import { loadedSources, loadProbe } from '../helpers/load-probe.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -96,5 +97,25 @@ describe('the modules a run loads', () => {
     const resumed = await runCli(['run', '--config', config, '--state-dir', state, '--resume', 'w1'], { cwd: dir, env: { ...env, ...loadProbe(resumeLog) } });
     expect(resumed).toMatchObject({ code: 0, stdout: 'Hi.\n' });
     expect(loadedSources(resumeLog).split('\n').filter((l) => UNUSED_PACKAGES.test(l))).toEqual([]);
+  });
+});
+
+describe('the modules `session show` loads', () => {
+  it("are neither of a run's chunks, nor the NATS client, the JetStream store or the A2A wire, with a config or without", async () => {
+    const { dir, state, config } = anthropicRun();
+    mkdirSync(join(state, 'runs'), { recursive: true });
+    copyFileSync(join(FIXTURES_DIR, 'runs', 'completed.jsonl'), join(state, 'runs', 'completed.jsonl'));
+    for (const withConfig of [false, true]) {
+      const log = join(dir, `show-${withConfig}.txt`);
+      const shown = await runCli(['session', 'show', 'completed', '--state-dir', state, ...(withConfig ? ['--config', config] : [])], { cwd: dir, env: loadProbe(log) });
+      expect(shown).toMatchObject({ code: 0, stderr: '' });
+      expect(shown.stdout).toMatch(/^status\s+completed$/m);
+      const loaded = loadedSources(log);
+      expect(loaded).toMatch(/src\/cli\/session\/show\.ts/); // the probe sees what loads
+      // What it shares with a run (where a run rests, the summary's formatters, the instructions and snapshot notes, a tool's side effects) is in the start's chunks or its own.
+      const files = esModuleFiles(loaded);
+      expect(files.filter((f) => /^(agent|run|connection|election|reads|decode|workspace|changes)\.js$/.test(f))).toEqual([]);
+      expect(loaded).not.toMatch(/src\/agent\/(runner|run|providers\/index)\.ts|src\/store\/jetstream\/|src\/a2a\/(decode|schemas)\.ts|node_modules\/@nats-io\//);
+    }
   });
 });
