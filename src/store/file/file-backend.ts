@@ -15,7 +15,7 @@ import { acquireLock, type FileLock } from './flock.js';
 import { followJournal, journalLineReader, journalLineReaderAfter, outlinedLineReader } from './follow.js';
 import { createOwnFile, errno, exists, fsyncDir, ioError, openOwnFile, readOwnFile, removeQuietly, removeQuietlyAsync, replaceFileUnsynced, tempPath, writeAll, writeFileWhole } from './fs.js';
 import { readFirstLine, readLineAt, readTail } from './lines.js';
-import { readLockTable, type LockTable } from './lock-table.js';
+import { lockTableSoon, readLockTable, type LockTable } from './lock-table.js';
 import { runsDir } from './paths.js';
 import { readTimesNote, TimesNote } from './times.js';
 
@@ -400,6 +400,8 @@ export class FileBackend implements Backend {
     const path = this.journalPath(id);
     const batches = journalLineReader(path);
     if (batches === null) return null;
+    // Whether a writer holds the run, as it is read: the table read while the lines are decoded (lockTableSoon).
+    const locks = lockTableSoon();
     let updated: Date;
     try {
       for (const batch of batches) each(batch, path);
@@ -409,7 +411,7 @@ export class FileBackend implements Backend {
       throw isLogbookError(err) ? err : ioError(`cannot read ${path}`, err);
     }
     const stored: StoredRun = { lines: [], updated, source: path, times: readTimesNote(this.timesPath(id)) };
-    const held = readLockTable()?.holds(this.lockPath(id));
+    const held = (await locks)?.holds(this.lockPath(id));
     if (held !== undefined) stored.held = held;
     return stored;
   }

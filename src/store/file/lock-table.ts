@@ -6,7 +6,7 @@
  * fail with `locked`. Where there is no such table, nobody can tell, and the
  * answer is unknown rather than a guess.
  */
-import { lstatSync, readFileSync } from 'node:fs';
+import { lstatSync, readFile, readFileSync } from 'node:fs';
 import { errno } from './fs.js';
 
 /** A snapshot of the flock locks held when it was read. */
@@ -49,7 +49,22 @@ export function readLockTable(source = '/proc/locks'): LockTable | null {
   } catch {
     return null;
   }
-  const held = parseLockTable(text);
+  return lockTable(parseLockTable(text));
+}
+
+/**
+ * readLockTable on Node's thread pool. The first read of /proc/locks in a
+ * process can wait in the kernel, off the CPU (10 to 20 ms on some machines,
+ * more under load): a load starts it as it starts reading a journal, so the
+ * wait passes while the lines are decoded, and takes its answer once they are.
+ */
+export function lockTableSoon(source = '/proc/locks'): Promise<LockTable | null> {
+  if (process.platform !== 'linux') return Promise.resolve(null);
+  return new Promise((done) => readFile(source, 'utf8', (err, text) => done(err !== null ? null : lockTable(parseLockTable(text)))));
+}
+
+/** The table of the locks `held` lists. */
+function lockTable(held: Set<string>): LockTable {
   return {
     holds(path: string): boolean | undefined {
       if (held.size === 0) return false;
