@@ -123,7 +123,7 @@ export class CallTally {
       this.model = record.meta.fingerprint.model;
     } else {
       const call = modelCallOf(record);
-      if (call !== null) this.calls.push({ provider: this.provider, model: this.model, ...call });
+      if (call !== null) this.calls.push({ provider: this.provider, model: this.model, seq: call.seq, iteration: call.iteration, usage: call.usage });
     }
   }
 
@@ -163,10 +163,15 @@ export async function runCalls(store: Store, id: string, from = 1, records?: rea
     if (records !== undefined) for (const record of records) tally.add(record);
     else for await (const { record } of store.records(id, { select: mayBeAssistant })) tally.add(record);
   }
-  const calls = tally.calls.filter((c) => c.seq === undefined || c.seq >= from);
+  // One pass over what may be a long run's every call, no array made per call.
+  const calls: CallUsage[] = [];
+  const iterations = new Set<number>();
+  for (const c of tally.calls) {
+    if (c.seq === undefined || c.seq >= from) calls.push(c);
+    if (c.iteration !== undefined) iterations.add(c.iteration);
+  }
   const compaction = parseCompaction(await store.getNote(id, COMPACTION_NOTE).catch(() => null));
   if (compaction !== null) calls.push({ ...tally.made, usage: compaction.usage });
-  const iterations = new Set(tally.calls.flatMap((c) => (c.iteration !== undefined ? [c.iteration] : [])));
   for (const call of await unheldCalls(store, id, { iterations, ...(compaction !== null ? { summaryAt: compaction.at } : {}) })) {
     calls.push({ ...tally.made, usage: call.usage ?? { in_tokens: 0, out_tokens: 0 }, unheld: call.usage === null ? 'unknown' : 'known' });
   }
