@@ -6,7 +6,7 @@
  * fail with `locked`. Where there is no such table, nobody can tell, and the
  * answer is unknown rather than a guess.
  */
-import { lstatSync, readFile, readFileSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, read, readFileSync, readSync } from 'node:fs';
 import { errno } from './fs.js';
 
 /** A snapshot of the flock locks held when it was read. */
@@ -53,15 +53,45 @@ export function readLockTable(source = '/proc/locks'): LockTable | null {
 }
 
 /**
- * readLockTable on Node's thread pool. The first read of /proc/locks in a
- * process can wait in the kernel, off the CPU (10 to 20 ms on some machines,
- * more under load): a load starts it as it starts reading a journal, so the
- * wait passes while the lines are decoded, and takes its answer once they are.
+ * readLockTable with its first read on Node's thread pool. The first read of
+ * /proc/locks in a process can wait in the kernel, off the CPU (10 to 20 ms on
+ * some machines, more under load): a load starts it as it starts reading a
+ * journal, so the wait passes while the lines are decoded, and takes its
+ * answer once they are. One read, not a readFile, whose open, stat and reads
+ * would each wait for the decoding to end before the next began; what a long
+ * table holds beyond the first read is read at once after it.
  */
 export function lockTableSoon(source = '/proc/locks'): Promise<LockTable | null> {
   if (process.platform !== 'linux') return Promise.resolve(null);
-  return new Promise((done) => readFile(source, 'utf8', (err, text) => done(err !== null ? null : lockTable(parseLockTable(text)))));
+  let fd: number;
+  try {
+    fd = openSync(source, 'r');
+  } catch {
+    return Promise.resolve(null);
+  }
+  const first = Buffer.allocUnsafe(TABLE_READ);
+  return new Promise((done) => {
+    read(fd, first, 0, first.length, null, (err, n) => {
+      try {
+        if (err !== null) return done(null);
+        const parts = [first.subarray(0, n)];
+        for (let more = n; more > 0; ) {
+          const next = Buffer.allocUnsafe(TABLE_READ);
+          more = readSync(fd, next, 0, next.length, null);
+          parts.push(next.subarray(0, more));
+        }
+        done(lockTable(parseLockTable(Buffer.concat(parts).toString('utf8'))));
+      } catch {
+        done(null);
+      } finally {
+        closeSync(fd);
+      }
+    });
+  });
 }
+
+/** How much of the table one read asks for. */
+const TABLE_READ = 64 * 1024;
 
 /** The table of the locks `held` lists. */
 function lockTable(held: Set<string>): LockTable {
