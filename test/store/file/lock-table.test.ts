@@ -1,7 +1,8 @@
+import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acquireLock } from '../../../src/store/file/flock.js';
-import { parseLockTable, readLockTable } from '../../../src/store/file/lock-table.js';
+import { lockTableSoon, parseLockTable, readLockTable } from '../../../src/store/file/lock-table.js';
 import { tempDir } from '../../helpers/tmp.js';
 
 describe('the lock table', () => {
@@ -28,5 +29,29 @@ describe('the lock table', () => {
       lock.release();
     }
     expect(readLockTable()!.holds(path)).toBe(false);
+  });
+
+  it.runIf(process.platform === 'linux')('read on the thread pool, gives what a read at once gives, a table longer than one read whole', async () => {
+    const path = join(tempDir(), 'run.lock');
+    writeFileSync(path, '');
+    const lock = acquireLock(path, 'run');
+    try {
+      expect((await lockTableSoon())!.holds(path)).toBe(true);
+    } finally {
+      lock.release();
+    }
+    expect((await lockTableSoon())!.holds(path)).toBe(false);
+    // A table of some 3,000 other locks, this file's listed last: read past the first 64 KiB.
+    const { dev, ino } = statSync(path, { bigint: true });
+    const major = ((dev >> 8n) & 0xfffn) | ((dev >> 32n) & ~0xfffn);
+    const minor = (dev & 0xffn) | ((dev >> 12n) & ~0xffn);
+    const device = `${major.toString(16)}:${minor.toString(16)}`;
+    const others = Array.from({ length: 3000 }, (_, i) => `${i + 1}: FLOCK  ADVISORY  WRITE ${1000 + i} fe:00:${100000 + i} 0 EOF`);
+    const table = join(tempDir(), 'locks');
+    writeFileSync(table, [...others, `3001: FLOCK  ADVISORY  WRITE 42 ${device}:${ino} 0 EOF`, ''].join('\n'));
+    expect(statSync(table).size).toBeGreaterThan(64 * 1024);
+    expect((await lockTableSoon(table))!.holds(path)).toBe(true);
+    expect(readLockTable(table)!.holds(path)).toBe(true);
+    expect(await lockTableSoon(join(tempDir(), 'none'))).toBeNull();
   });
 });
