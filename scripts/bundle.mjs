@@ -62,7 +62,7 @@ const AT_START = [
   // What `session show` shares with a run: small pure modules, here so that a show loads neither of the run's chunks.
   'agent/instructions.js',
   'agent/run-rests.js',
-  'cli/output.js',
+  'cli/fields.js',
   'render/durations.js',
   'render/remote-count.js',
   'render/text-head.js',

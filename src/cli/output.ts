@@ -2,6 +2,8 @@
 import { groupedDigits } from '../core/index.js';
 import { graphemes, NARROW_ONLY, textWidth } from '../render/text-width.js';
 
+export { fields, shortTime } from './fields.js';
+
 export type Cell = string | { text: string; paint: (text: string) => string };
 
 const LONE_SURROGATE = /\p{Cs}/u;
@@ -56,12 +58,6 @@ const SPACES: string[] = [];
 /** `n` spaces, each length made once. */
 const spaces = (n: number): string => (SPACES[n] ??= ' '.repeat(n));
 
-/** `label  value` lines with the values aligned. */
-export function fields(pairs: [string, string][]): string {
-  const width = Math.max(...pairs.map(([k]) => k.length));
-  return pairs.map(([k, v]) => `${k.padEnd(width)}  ${v}\n`).join('');
-}
-
 /** Cuts `s` to at most `max` columns, the last one an ellipsis; never inside a character or an emoji sequence. */
 export function truncate(s: string, max: number): string {
   const text = drawn(s);
@@ -76,15 +72,6 @@ export function truncate(s: string, max: number): string {
     used += width;
   }
   return max <= 0 ? '' : `${out}\u2026`;
-}
-
-const pad2 = (n: number): string => String(n).padStart(2, '0');
-
-/** The time format on screen: an RFC 3339 time as local `YYYY-MM-DD HH:MM`; the text as given when it is not a time. */
-export function shortTime(rfc3339: string): string {
-  const d = new Date(rfc3339);
-  if (rfc3339 === '' || Number.isNaN(d.getTime())) return rfc3339;
-  return `${d.getFullYear()}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())} ${pad2(d.getHours())}:${pad2(d.getMinutes())}`;
 }
 
 /** A shortTime's text without its year (`MM-DD HH:MM`), where a narrow terminal has no room for it; any other text as given. */

@@ -4,13 +4,13 @@
  */
 import { awaitsTypedTurn } from '../../agent/compaction.js';
 import { awaitsInput, capOfEnd } from '../../agent/run-rests.js';
-import { RawJson, answerShortfall, awaitedCall, shortfallText, isCanceledMessage, messageText, outlineTimeSummary, outlineTimings, possiblyStartedCall, toolUses, type JournalRecord, type RecordOutline, type RunState } from '../../core/index.js';
+import { RawJson, answerShortfall, groupedDigits as count, awaitedCall, shortfallText, isCanceledMessage, messageText, outlineTimeSummary, outlineTimings, possiblyStartedCall, toolUses, type JournalRecord, type RecordOutline, type RunState } from '../../core/index.js';
 import { formatDuration } from '../../render/durations.js';
 import { sanitize, sanitizeLine } from '../../render/sanitize.js';
 import { textHead } from '../../render/text-head.js';
 import { remoteCountText, type ToolAgents } from '../../render/remote-count.js';
 import { listedStatus, type FoldedRun, type ForkOrigin, type ListedStatus, type RunPlace } from '../../store/store.js';
-import { count, fields, shortTime } from '../output.js';
+import { fields, shortTime } from '../fields.js';
 import { factFields, type RunFacts } from '../../api/long-run-facts.js';
 
 /** The input a call is kept with once nothing will read it: one for every call. */
