@@ -25,14 +25,30 @@ const EXIT_HELP = helpAfter([], Object.keys(EXIT) as (keyof typeof EXIT)[]);
 
 
 /**
+ * The top-level commands, in the order the help lists them, with what adds
+ * each group. A command line that names one of them is parsed by a program
+ * of that group alone (buildProgram's `for`): the others' definitions are
+ * never made, and nothing they define is reached from it.
+ */
+const COMMANDS: readonly (readonly [readonly string[], (program: Command, environment: Environment) => void])[] = [
+  [['run'], registerRunCommand],
+  [['session'], registerSessionCommands],
+  [['mcp'], registerMcpCommands],
+  [['serve', 'ask', 'tasks', 'agents'], registerA2ACommands],
+  [['ui'], registerUiCommand],
+];
+
+/**
  * The program and its commands. Errors are thrown, not printed: exitOverride
  * turns commander's own exits into CommanderErrors and outputError is silenced
  * so that main prints the one line. Settings are made before any subcommand is
  * added, which copies them. The program has no options of its own: one would
  * take a subcommand's option of the same name away from it (--verbose is read
- * by main from argv).
+ * by main from argv). With `for`, the name a command line starts with, only
+ * the group of commands it names is added (COMMANDS); any other word, or
+ * none, builds them all.
  */
-export function buildProgram(environment: Environment, options: { completion?: boolean } = {}): Command {
+export function buildProgram(environment: Environment, options: { completion?: boolean; for?: string } = {}): Command {
   const program = new Command('logbook')
     .description('an agent runner whose every run is an append-only, resumable journal')
     .version(packageVersion(), '-V, --version')
@@ -40,12 +56,9 @@ export function buildProgram(environment: Environment, options: { completion?: b
     .exitOverride()
     .configureOutput({ outputError: () => {} })
     .showSuggestionAfterError(true);
-  registerRunCommand(program, environment);
-  registerSessionCommands(program, environment);
-  registerMcpCommands(program, environment);
-  registerA2ACommands(program, environment);
-  registerUiCommand(program, environment);
-  if (options.completion !== false) registerCompletionCommands(program, environment, () => buildProgram(environment, { completion: false }));
+  const named = options.for === undefined ? undefined : COMMANDS.find(([names]) => names.includes(options.for!));
+  for (const entry of COMMANDS) if (named === undefined || entry === named) entry[1](program, environment);
+  if (named === undefined && options.completion !== false) registerCompletionCommands(program, environment, () => buildProgram(environment, { completion: false }));
   return program;
 }
 
@@ -70,7 +83,7 @@ export async function main(argv: string[]): Promise<void> {
   const environment = readEnvironment();
   const { args, noChat } = defaultArgs(argv, environment);
   try {
-    await buildProgram(environment).parseAsync(args, { from: 'user' });
+    await buildProgram(environment, { for: args[0] }).parseAsync(args, { from: 'user' });
   } catch (err) {
     process.exitCode = reportError(err, { verbose: debugWanted(argv, environment.debug) });
   }

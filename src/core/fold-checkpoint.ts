@@ -190,24 +190,27 @@ export interface CheckpointHeader {
   lines: number;
   length: number;
   digest: string;
-  /** The body's digest, and its text. */
+  /** The body's digest, and its bytes (UTF-8, as written). */
   bodyDigest: string;
-  body: string;
+  body: Buffer;
 }
 
 /**
- * The header of the checkpoint `text`: what it names, read before the body is
- * parsed (a checkpoint of other lines is ignored without parsing it); null
- * when there is none, or it is of another layout or not a checkpoint.
+ * The header of the checkpoint `text` (its bytes as stored, or its text):
+ * what it names, read before the body is parsed (a checkpoint of other lines
+ * is ignored without parsing it); null when there is none, or it is of
+ * another layout or not a checkpoint. The body stays bytes until it is
+ * parsed: its digest is taken of them, not of a string encoded again.
  */
-export function parseCheckpointHeader(text: string | null, build: string): CheckpointHeader | null {
+export function parseCheckpointHeader(text: string | Uint8Array | null, build: string): CheckpointHeader | null {
   if (text === null) return null;
-  const nl = text.indexOf('\n');
+  const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : Buffer.from(text.buffer, text.byteOffset, text.byteLength);
+  const nl = bytes.indexOf(0x0a);
   if (nl < 0) return null;
   try {
-    const h = JSON.parse(text.slice(0, nl)) as unknown;
+    const h = JSON.parse(bytes.toString('utf8', 0, nl)) as unknown;
     if (!isObj(h) || h.layout !== CHECKPOINT_LAYOUT || h.build !== build || !isCount(h.lines) || h.lines < 1 || !isCount(h.length) || typeof h.digest !== 'string' || typeof h.body !== 'string') return null;
-    return { lines: h.lines, length: h.length, digest: h.digest, bodyDigest: h.body, body: text.slice(nl + 1) };
+    return { lines: h.lines, length: h.length, digest: h.digest, bodyDigest: h.body, body: bytes.subarray(nl + 1) };
   } catch {
     return null;
   }
@@ -220,8 +223,8 @@ export function parseCheckpointHeader(text: string | null, build: string): Check
  */
 export function parseCheckpointBody(header: CheckpointHeader): FoldCheckpoint | null {
   try {
-    if (sha256().update(header.body, 'utf8').digest('hex') !== header.bodyDigest) return null;
-    const b = JSON.parse(header.body) as unknown;
+    if (sha256().update(header.body).digest('hex') !== header.bodyDigest) return null;
+    const b = JSON.parse(header.body.toString('utf8')) as unknown;
     if (!isObj(b) || typeof b.meta_line !== 'string' || !Array.isArray(b.calls) || !isObj(b.state)) return null;
     const state = b.state as unknown as RunState;
     if (!Array.isArray(state.messages) || !isCount(state.last_seq) || !isObj(state.counters as unknown)) return null;
@@ -241,7 +244,7 @@ export function parseCheckpointBody(header: CheckpointHeader): FoldCheckpoint | 
 }
 
 /** The checkpoint `text` holds, header and body (parseCheckpointHeader, parseCheckpointBody); null as they say. */
-export function parseFoldCheckpoint(text: string | null, build: string): FoldCheckpoint | null {
+export function parseFoldCheckpoint(text: string | Uint8Array | null, build: string): FoldCheckpoint | null {
   const header = parseCheckpointHeader(text, build);
   return header === null ? null : parseCheckpointBody(header);
 }

@@ -195,7 +195,7 @@ export interface Backend {
    * The fold checkpoint kept beside run `id` (store/checkpoint.ts), or null.
    * A backend that keeps none leaves these three out.
    */
-  readCheckpoint?(id: string): Promise<string | null>;
+  readCheckpoint?(id: string): Promise<Uint8Array | null>;
   /**
    * Replaces run `id`'s checkpoint whole (a reader finds the old one or the
    * new one, never a part): never synced, since one lost or damaged in a crash

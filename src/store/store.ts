@@ -91,7 +91,13 @@ export interface LoadStateOptions {
 export interface LoadFoldedOptions {
   /** Each record as it is decoded, before it is folded. */
   onRecord?: (record: JournalRecord) => void;
-  /** The state after each record is folded into it (the first: the meta's initial state). */
+  /**
+   * The state after each record is folded into it (the first: the meta's
+   * initial state). It is the live state, the same object each time, changed
+   * in place by later records and returned by the load: what this changes in
+   * it, the load returns changed (a stream that takes out the messages it
+   * has written leaves them out of the result).
+   */
   onFolded?: (state: RunState) => void;
 }
 

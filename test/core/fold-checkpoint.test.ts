@@ -122,6 +122,27 @@ describe('fold checkpoint', () => {
     expect(parseFoldCheckpoint('not a checkpoint\n{}', BUILD)).toBeNull();
   });
 
+  it('reads the same from its stored bytes as from its text, and ignores bytes of the body changed or cut', () => {
+    fc.assert(
+      fc.property(journal, fc.nat(), ({ records }, where) => {
+        const text = encodeFoldCheckpoint(checkpointOf(records), BUILD);
+        const bytes = new Uint8Array(Buffer.from(text, 'utf8')); // as a store reads it: not a Buffer, any offset
+        expect(parseFoldCheckpoint(bytes, BUILD)).toEqual(parseFoldCheckpoint(text, BUILD));
+        const nl = bytes.indexOf(0x0a);
+        const at = nl + 1 + (where % (bytes.length - nl - 1));
+        const flipped = bytes.slice();
+        flipped[at] = flipped[at] === 0x61 ? 0x62 : 0x61;
+        expect(parseFoldCheckpoint(flipped, BUILD)).toBeNull();
+        // A byte that is not UTF-8 where the body had another: the digest is of the bytes, so it is refused, not decoded to U+FFFD.
+        const invalid = bytes.slice();
+        invalid[at] = 0xff;
+        expect(parseFoldCheckpoint(invalid, BUILD)).toBeNull();
+        expect(parseFoldCheckpoint(bytes.subarray(0, at), BUILD)).toBeNull();
+      }),
+      { numRuns: 50 },
+    );
+  });
+
   it('holds raw values as the canonical text the journal reader made of them, however the lines spelled them', () => {
     fc.assert(
       fc.property(journal, ({ records }) => {

@@ -13,7 +13,7 @@ import { decodeOptions } from '../options.js';
 import { runNotFound } from '../store.js';
 import { acquireLock, type FileLock } from './flock.js';
 import { followJournal, journalLineReader, journalLineReaderAfter, outlinedLineReader } from './follow.js';
-import { createOwnFile, errno, exists, fsyncDir, ioError, openOwnFile, readOwnFile, removeQuietly, removeQuietlyAsync, replaceFileUnsynced, tempPath, writeAll, writeFileWhole } from './fs.js';
+import { createOwnFile, errno, exists, fsyncDir, ioError, openOwnFile, readOwnBytes, readOwnFile, removeQuietly, removeQuietlyAsync, replaceFileUnsynced, tempPath, writeAll, writeFileWhole } from './fs.js';
 import { readFirstLine, readLineAt, readTail } from './lines.js';
 import { lockTableSoon, readLockTable, type LockTable } from './lock-table.js';
 import { runsDir } from './paths.js';
@@ -420,9 +420,9 @@ export class FileBackend implements Backend {
     return this.inDirectory(id + CHECKPOINT_EXT);
   }
 
-  async readCheckpoint(id: string): Promise<string | null> {
+  async readCheckpoint(id: string): Promise<Uint8Array | null> {
     try {
-      return readOwnFile(this.checkpointPath(id));
+      return readOwnBytes(this.checkpointPath(id));
     } catch {
       return null; // not a file the store wrote, or unreadable: the run is folded whole
     }

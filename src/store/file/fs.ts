@@ -139,6 +139,15 @@ export async function removeQuietlyAsync(path: string): Promise<void> {
 
 /** The text of the file at `path`, read without following a link; null when there is none. */
 export function readOwnFile(path: string): string | null {
+  return readOwn(path, (fd) => readFileSync(fd, 'utf8'));
+}
+
+/** The bytes of the file at `path`, read without following a link; null when there is none (a large file read without decoding it whole). */
+export function readOwnBytes(path: string): Buffer | null {
+  return readOwn(path, (fd) => readFileSync(fd));
+}
+
+function readOwn<T>(path: string, read: (fd: number) => T): T | null {
   let fd: number;
   try {
     fd = openOwnFile(path, constants.O_RDONLY);
@@ -147,7 +156,7 @@ export function readOwnFile(path: string): string | null {
     throw err;
   }
   try {
-    return readFileSync(fd, 'utf8');
+    return read(fd);
   } finally {
     closeSync(fd);
   }
