@@ -7,7 +7,7 @@
  * making the request of the whole conversation; the API's answer then
  * completes the run. Compared with spawning `node -e 0`, in alternating rounds.
  */
-import { copyFileSync, existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, cpSync, existsSync, fsyncSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { decodeRecord } from 'logbook';
 import { TOOL_NAME, turnsIn, writeJournal } from './lib/content.js';
@@ -22,6 +22,9 @@ const TARGET_MS = 150;
 const ID = 'bench-resume';
 /** Lines of each tool result: about 250 bytes a record, so 10,000 records are a conversation of about 2.5 MB. */
 const OUTPUT_LINES = 2;
+/** The other runs beside the run in the crowded store, each a journal and its notes (a file each, as a file store keeps them). */
+const OTHER_RUNS = 10_000;
+const OTHER_NOTES = ['started', 'turn-2', 'sent-0-00000000', 'cost-0-00000000'];
 
 const CONFIG = `system: You inspect source code.
 max_iterations: 1000000
@@ -49,6 +52,28 @@ interface ResumeFigures {
   show: number[];
   /** A follow-up of the run completed (`run --resume ID PROMPT`: a fork of it, then its request), with `others`. */
   followUp: number[];
+  /** The resume of `toRequest` in a store holding OTHER_RUNS other runs beside it, with `others`. */
+  crowded: number[];
+  crowdedFiles: number;
+}
+
+/** Writes `count` other runs into `runs`: a one-line journal each (the meta of `metaLine` under its id) and OTHER_NOTES beside it. */
+function writeOtherRuns(runs: string, metaLine: string, count: number): number {
+  let files = 0;
+  for (let i = 0; i < count; i++) {
+    const id = `other-${String(i).padStart(5, '0')}`;
+    writeFileSync(join(runs, `${id}.jsonl`), `${metaLine.replace(`"run_id":"${ID}"`, `"run_id":"${id}"`)}\n`);
+    for (const key of OTHER_NOTES) writeFileSync(join(runs, `${id}.${key}.note`), '{}');
+    files += 1 + OTHER_NOTES.length;
+  }
+  // Made durable once here, so no timed resume's first fsync pays for committing their creation.
+  const fd = openSync(runs, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  return files;
 }
 
 /**
@@ -73,7 +98,7 @@ async function measure(api: MessagesApi, records: number, rounds: number, others
   const turns = turnsIn(written);
 
   const resumeArgs = [process.execPath, BIN, 'run', '--config', config, '--state-dir', state, '--resume', ID, '--no-tui'];
-  const out: ResumeFigures = { records: written, journalBytes: statSync(pristine).size, requestBytes: 0, turns, rounds, toRequest: [], toRequestWhole: [], exit: [], bare: [], version: [], show: [], followUp: [] };
+  const out: ResumeFigures = { records: written, journalBytes: statSync(pristine).size, requestBytes: 0, turns, rounds, toRequest: [], toRequestWhole: [], exit: [], bare: [], version: [], show: [], followUp: [], crowded: [], crowdedFiles: 0 };
   // The runs directory as a round starts from it, every file's bytes: what a resume leaves beside the run (its call's
   // `sent` note, the times it appends, a workspace note of a seq the generated journal does not reach) is gone again.
   const runs = join(state, 'runs');
@@ -131,8 +156,33 @@ async function measure(api: MessagesApi, records: number, rounds: number, others
     if (r.code !== 0 || call === undefined || more.length > 0) throw new Error(`the follow-up exited ${r.code} after ${api.exchanges.length} requests: ${r.stderr}`);
     out.followUp.push(call.arrived - r.start);
   };
+  // The same run, checkpoint and state in a store that also holds OTHER_RUNS other runs: generated once; each round puts back the run's own files.
+  // A directory of its own, with its config: inside `dir` its 50,000 files would be in the other resumes' workspace, and `dir`'s in its.
+  const crowdedDir = others ? tempDir(`resume-${records}-crowded`) : dir;
+  const crowdedState = join(crowdedDir, 'state');
+  const crowdedRuns = join(crowdedState, 'runs');
+  if (others) {
+    restore(start);
+    cpSync(state, crowdedState, { recursive: true });
+    copyFileSync(config, join(crowdedDir, 'agent.yaml'));
+    out.crowdedFiles = writeOtherRuns(crowdedRuns, readFileSync(journal, 'utf8').split('\n')[0]!, OTHER_RUNS) + start.size;
+  }
+  const crowdedArgs = resumeArgs.map((arg) => (arg === state ? crowdedState : arg === config ? join(crowdedDir, 'agent.yaml') : arg));
+  const crowded = async (): Promise<void> => {
+    for (const name of readdirSync(crowdedRuns)) if (name.startsWith(`${ID}.`) && !start!.has(name)) rmSync(join(crowdedRuns, name), { force: true });
+    for (const [name, bytes] of start!) writeFileSync(join(crowdedRuns, name), bytes);
+    api.reset();
+    const r = await spawnTimed(crowdedArgs, crowdedDir, env);
+    const [call, ...more] = api.exchanges;
+    if (r.code !== 0 || call === undefined || more.length > 0) throw new Error(`the crowded resume exited ${r.code} after ${api.exchanges.length} requests: ${r.stderr}`);
+    out.crowded.push(call.arrived - r.start);
+  };
+  if (others) {
+    await crowded(); // untimed: the first reading of the crowded directory
+    out.crowded.length = 0;
+  }
   for (let r = 0; r < rounds; r++) {
-    const steps = others ? [resume, bare, resumeWhole, version, show, followUp] : [resume, bare, resumeWhole];
+    const steps = others ? [resume, bare, resumeWhole, version, show, followUp, crowded] : [resume, bare, resumeWhole];
     if (r % 2 === 1) steps.reverse();
     for (const step of steps) await step();
   }
@@ -185,9 +235,18 @@ export async function benchResume(opts: BenchOptions): Promise<Section> {
         verdict: '—',
         growth: '—',
       },
+      {
+        what: `the same resume of the ${count(at.records)}-record run (with its fold checkpoint) in a file store holding ${count(OTHER_RUNS)} other runs beside it (${count(at.crowdedFiles)} files in its runs directory)`,
+        measured: ms(median(at.crowded)),
+        baseline: `\`node -e 0\`: ${ms(median(at.bare))}`,
+        figure: `${ms(median(at.crowded) - median(at.bare))} above bare start-up (${ms(median(at.crowded) - median(at.toRequest))} above the resume alone in its store)`,
+        target: '—',
+        verdict: '—',
+        growth: '—',
+      },
     ],
     notes: [
-      `Resume: \`node bin/logbook run --resume ID\` with the anthropic provider on a run of ${num(at.records)} records (${bytes(at.journalBytes)}: meta and ${num(at.turns)} turns of an assistant record and its tool result of two lines), timed from spawn to the arrival of its request (${bytes(at.requestBytes)}, the whole conversation) at a Messages API in the benchmark's process; medians of ${at.rounds} rounds alternating with \`node -e 0\` (spawn to exit); the middle half of the rounds were ${spread} above it. The whole resumed process, including the answer that completes the run and its exit, takes ${ms(median(at.exit))}; in the same rounds \`logbook --version\` takes ${ms(median(at.version))} and \`logbook session show ID\` (start-up, reading and folding the run) ${ms(median(at.show))}. A follow-up of the run as a resume completes it (\`run --resume ID "and then?"\`: the completed run is forked whole, its ${num(at.records)} records copied, and the fork's request sent) takes ${ms(median(at.followUp))} to its request in the same rounds. Every timed resume but those of the row without one has the run's fold checkpoint beside its journal (\`<id>.fold\`: the folded state through the journal's last line, with the SHA-256 of its ${bytes(at.journalBytes)}), which a first, untimed, resume of each size wrote once its request was sent; each round puts back, byte for byte, what the runs directory held when the first resume began (the generated journal and the notes of the run that created it) with the checkpoint that resume kept, and removes all else (what a resume leaves beside the run: its call's \`sent\` note, the times it appends), so every round reads what the first read, the checkpoint covers the whole of what the resume reads, and the resume checks the journal's bytes against it, then folds nothing after it. In the same rounds the resume with the checkpoint removed before it (every line read, decoded with its checks and folded, as a first resume of a run does; it writes the checkpoint again) takes ${ms(median(at.toRequestWhole))}. Growth: the same at ${all.map((f) => `${num(f.records)} records (${f.rounds} rounds)`).join(', ')}. The first resume of each size loads the price table for the model's context window (a compaction is weighed before the request); the later rounds take what it said from the state directory's context-windows.json, as every later process with that table does.`,
+      `Resume: \`node bin/logbook run --resume ID\` with the anthropic provider on a run of ${num(at.records)} records (${bytes(at.journalBytes)}: meta and ${num(at.turns)} turns of an assistant record and its tool result of two lines), timed from spawn to the arrival of its request (${bytes(at.requestBytes)}, the whole conversation) at a Messages API in the benchmark's process; medians of ${at.rounds} rounds alternating with \`node -e 0\` (spawn to exit); the middle half of the rounds were ${spread} above it. The whole resumed process, including the answer that completes the run and its exit, takes ${ms(median(at.exit))}; in the same rounds \`logbook --version\` takes ${ms(median(at.version))} and \`logbook session show ID\` (start-up, reading and folding the run) ${ms(median(at.show))}. A follow-up of the run as a resume completes it (\`run --resume ID "and then?"\`: the completed run is forked whole, its ${num(at.records)} records copied, and the fork's request sent) takes ${ms(median(at.followUp))} to its request in the same rounds. The crowded row is the resume of the first row with the same run, checkpoint and state directory copied to a directory of its own (its working directory, so neither resume has the other's files in its workspace), in a runs directory that also holds ${num(OTHER_RUNS)} other runs (a one-line journal and ${OTHER_NOTES.length} notes each, generated once; each round puts back the run's own files): a file store keeps a run's notes as files beside its journal, so each listing of the run's notes reads the whole directory, and what it measures is what those listings before the first request add for a person with many runs (the resume lists them once). Every timed resume but those of the row without one has the run's fold checkpoint beside its journal (\`<id>.fold\`: the folded state through the journal's last line, with the SHA-256 of its ${bytes(at.journalBytes)}), which a first, untimed, resume of each size wrote once its request was sent; each round puts back, byte for byte, what the runs directory held when the first resume began (the generated journal and the notes of the run that created it) with the checkpoint that resume kept, and removes all else (what a resume leaves beside the run: its call's \`sent\` note, the times it appends), so every round reads what the first read, the checkpoint covers the whole of what the resume reads, and the resume checks the journal's bytes against it, then folds nothing after it. In the same rounds the resume with the checkpoint removed before it (every line read, decoded with its checks and folded, as a first resume of a run does; it writes the checkpoint again) takes ${ms(median(at.toRequestWhole))}. Growth: the same at ${all.map((f) => `${num(f.records)} records (${f.rounds} rounds)`).join(', ')}. The first resume of each size loads the price table for the model's context window (a compaction is weighed before the request); the later rounds take what it said from the state directory's context-windows.json, as every later process with that table does.`,
     ],
   };
 }

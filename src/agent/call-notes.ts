@@ -73,8 +73,10 @@ const callName = (call: SentCall): string => ('iteration' in call ? `i${call.ite
  * has no cost note is read only when another sent note of that turn is found,
  * for alone it adds nothing; a resume read every one of them.
  */
-export async function unheldCalls(store: Store, id: string, held: HeldCalls): Promise<UnheldCall[]> {
-  const costs = await store.notesWith(id, COST_NOTE_PREFIX);
+export async function unheldCalls(store: Store, id: string, held: HeldCalls, listed?: readonly string[]): Promise<UnheldCall[]> {
+  // One listing of the run's notes serves every read here (Store.noteKeys): a file store lists its whole runs directory for it.
+  const keys = listed ?? (await store.noteKeys(id));
+  const costs = await store.notesWith(id, COST_NOTE_PREFIX, { keys });
   const passed = new Map<number, string[]>();
   const passOver = (key: string): boolean => {
     const part = key.slice(SENT_NOTE_PREFIX.length);
@@ -85,10 +87,10 @@ export async function unheldCalls(store: Store, id: string, held: HeldCalls): Pr
     else keys.push(key);
     return true;
   };
-  const sent = await store.notesWith(id, SENT_NOTE_PREFIX, { skip: passOver });
+  const sent = await store.notesWith(id, SENT_NOTE_PREFIX, { skip: passOver, keys });
   const read = [...sent.values()].map(parseSent);
   const again = new Set([...passed].filter(([iteration, keys]) => keys.length > 1 || read.some((n) => n !== null && 'iteration' in n.call && n.call.iteration === iteration)).flatMap(([, keys]) => keys));
-  if (again.size > 0) for (const [key, text] of await store.notesWith(id, SENT_NOTE_PREFIX, { skip: (key) => !again.has(key) })) sent.set(key, text);
+  if (again.size > 0) for (const [key, text] of await store.notesWith(id, SENT_NOTE_PREFIX, { skip: (key) => !again.has(key), keys })) sent.set(key, text);
   if (sent.size === 0) return [];
   const out: UnheldCall[] = [];
   const uncosted = new Map<string, { call: SentCall; count: number }>();

@@ -74,9 +74,9 @@ export function withInstructions(system: string, instructions: ProjectInstructio
   return system === '' ? block : `${system}\n\n${block}`;
 }
 
-/** What a run's notes say its model was given, in the order given (by seq). */
-export async function instructionsGiven(store: Store, id: string): Promise<InstructionsNote[]> {
-  const notes = [...(await store.notesWith(id, INSTRUCTIONS_NOTE_PREFIX)).values()].map(parseInstructions).filter((n): n is InstructionsNote => n !== null);
+/** What a run's notes say its model was given, in the order given (by seq); `keys`: its note keys as listed (NoteReadOptions.keys). */
+export async function instructionsGiven(store: Store, id: string, keys?: readonly string[]): Promise<InstructionsNote[]> {
+  const notes = [...(await store.notesWith(id, INSTRUCTIONS_NOTE_PREFIX, keys !== undefined ? { keys } : {})).values()].map(parseInstructions).filter((n): n is InstructionsNote => n !== null);
   return notes.sort((a, b) => a.seq - b.seq);
 }
 
@@ -85,8 +85,8 @@ export async function instructionsGiven(store: Store, id: string): Promise<Instr
  * its notes say it was last given; the change, in words, when there was one
  * to say (a run given none before, and none now, says nothing).
  */
-export async function noteInstructions(store: Store, id: string, seq: number, instructions: ProjectInstructions | undefined): Promise<string | null> {
-  const last = (await instructionsGiven(store, id)).at(-1);
+export async function noteInstructions(store: Store, id: string, seq: number, instructions: ProjectInstructions | undefined, keys?: readonly string[]): Promise<string | null> {
+  const last = (await instructionsGiven(store, id, keys)).at(-1);
   const given = instructions === undefined ? null : { path: instructions.path, sha256: instructions.sha256 };
   const same = last === undefined ? given === null : last.given?.sha256 === given?.sha256 && last.given?.path === given?.path;
   if (same) return null;

@@ -60,6 +60,8 @@ interface RunSetup {
   continuedFrom?: string;
   /** It goes on from an interruption (wasInterrupted): the model is reminded its tool results may be stale. */
   interrupted?: boolean;
+  /** Its note keys as listed when it was taken up (Store.noteKeys), before it wrote any. */
+  noteKeys?: readonly string[];
 }
 
 /** How a run goes on: LoopOptions, and the answer for the call a stop may have left running. */
@@ -180,7 +182,7 @@ export class AgentRun {
     const recorder = new Recorder(this.state, this.journal, onRecord);
     this.held = this.journal;
     try {
-      const { followUp, iterationBase, spend, continuation, inputFirst, firstInput } = this.setup;
+      const { followUp, iterationBase, spend, continuation, inputFirst, firstInput, noteKeys } = this.setup;
       const setup = {
         agent: this.agent,
         recorder,
@@ -196,6 +198,7 @@ export class AgentRun {
         ...(continuation !== undefined ? { continuation } : {}),
         ...(inputFirst === true ? { inputFirst } : {}),
         ...(firstInput !== undefined ? { firstInput } : {}),
+        ...(noteKeys !== undefined ? { noteKeys } : {}),
       };
       return await runLoop(setup, options);
     } finally {
@@ -477,15 +480,18 @@ async function goOn(
       firstInput = state.counters.llm_calls === 0 ? undefined : ((await firstRequestInput(store, id).catch(() => null)) ?? undefined);
     }
   }
+  // The run's notes listed once before its first request: what it spent and what its model was given are read from them.
+  const noteKeys = await store.noteKeys(id).catch(() => undefined);
   let spend: SpendSetup | undefined;
   try {
-    spend = await spentSoFar(store, agent, id, origin, tally, continuedFrom !== undefined && originCalls !== undefined ? new Map([[continuedFrom, originCalls]]) : undefined);
+    spend = await spentSoFar(store, agent, id, origin, noteKeys, tally, continuedFrom !== undefined && originCalls !== undefined ? new Map([[continuedFrom, originCalls]]) : undefined);
   } catch (err) {
     await journal.close();
     throw err;
   }
   return new AgentRun(agent, metaLine, state, journal, true, warnings, {
     store,
+    ...(noteKeys !== undefined ? { noteKeys } : {}),
     ...(options.followUp === undefined && wasInterrupted(state, origin) ? { interrupted: true } : {}),
     ...(options.followUp !== undefined ? { followUp: options.followUp } : {}),
     ...(iterationBase !== undefined ? { iterationBase } : {}),
@@ -518,10 +524,10 @@ function wasInterrupted(state: RunState, origin: ForkOrigin | null): boolean {
  * The run's own calls (tallied as it was read, when `tally` is given, else
  * read again) are left to be priced when a spend is first read.
  */
-async function spentSoFar(store: Store, agent: Agent, id: string, origin: ForkOrigin | null, tally?: CallTally, tallied?: ReadonlyMap<string, CallTally>): Promise<SpendSetup | undefined> {
+async function spentSoFar(store: Store, agent: Agent, id: string, origin: ForkOrigin | null, noteKeys: readonly string[] | undefined, tally?: CallTally, tallied?: ReadonlyMap<string, CallTally>): Promise<SpendSetup | undefined> {
   const prices = agent.prices;
   if (prices === undefined) return undefined;
-  const calls = await runCalls(store, id, ownFrom(origin === null ? {} : { forkedFrom: origin }), tally);
+  const calls = await runCalls(store, id, ownFrom(origin === null ? {} : { forkedFrom: origin }), tally, noteKeys);
   if (agent.lineageBudgetUsd === undefined && origin === null) return { run: noSpend(), calls };
   const run = addCalls(noSpend(), prices, calls);
   const others = lineageSpendTallied(store, id, prices, new Set([id]), tallied ?? new Map());

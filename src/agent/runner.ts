@@ -398,6 +398,8 @@ export interface LoopSetup {
   runCreated?: string;
   /** Where the run is journaled: its call notes (call-notes.ts) are kept beside it there. */
   store?: Store | null;
+  /** The run's note keys as listed when it was taken up (Store.noteKeys): read by its first look at its notes, before it writes any. */
+  noteKeys?: readonly string[];
 }
 
 /**
@@ -449,6 +451,8 @@ class Loop {
   /** The seq of an answer whose snapshot is owed (snapshotOwedAnswer). */
   private answerSnapshotOwed: number | undefined;
   private warnedNotes = false;
+  /** The run's note keys as listed when it was taken up, until its first look at its notes (noteInstructions). */
+  private listedNotes: readonly string[] | undefined;
   private iterationBase: number;
   private readonly compactions: Compaction[] = [];
   /**
@@ -468,6 +472,7 @@ class Loop {
     this.followUpText = setup.followUp;
     this.interruption = setup.interruption;
     this.setup = setup;
+    this.listedNotes = setup.noteKeys;
     this.agent = setup.agent;
     this.recorder = setup.recorder;
     this.observer = options.observer ?? {};
@@ -951,8 +956,11 @@ class Loop {
   private async noteInstructions(): Promise<void> {
     const store = this.setup.store;
     if (store == null) return;
+    // The listing the run was taken up with holds its notes until it writes one: only the first look takes it.
+    const keys = this.listedNotes;
+    this.listedNotes = undefined;
     try {
-      const changed = await noteInstructions(store, this.state.run_id, this.state.last_seq, this.agent.instructions);
+      const changed = await noteInstructions(store, this.state.run_id, this.state.last_seq, this.agent.instructions, keys);
       if (changed !== null) this.warn(changed);
     } catch (err) {
       this.warn(`could not note which project instructions run ${this.state.run_id} is given (${err instanceof Error ? err.message : String(err)})`);

@@ -154,8 +154,9 @@ export function addCalls(spend: Spend, book: PriceBook | null, calls: readonly C
  * and the summary call of its compaction, if it was compacted. `records`: the
  * run's records when they are at hand (a loaded run's, or its calls as a load
  * tallied them), so they are not read again; else they are streamed from the store.
+ * `noteKeys`: the run's note keys as listed (Store.noteKeys), when they are.
  */
-export async function runCalls(store: Store, id: string, from = 1, records?: readonly JournalRecord[] | CallTally): Promise<CallUsage[]> {
+export async function runCalls(store: Store, id: string, from = 1, records?: readonly JournalRecord[] | CallTally, noteKeys?: readonly string[]): Promise<CallUsage[]> {
   let tally: CallTally;
   if (records instanceof CallTally) tally = records;
   else {
@@ -172,7 +173,7 @@ export async function runCalls(store: Store, id: string, from = 1, records?: rea
   }
   const compaction = parseCompaction(await store.getNote(id, COMPACTION_NOTE).catch(() => null));
   if (compaction !== null) calls.push({ ...tally.made, usage: compaction.usage });
-  for (const call of await unheldCalls(store, id, { iterations, ...(compaction !== null ? { summaryAt: compaction.at } : {}) })) {
+  for (const call of await unheldCalls(store, id, { iterations, ...(compaction !== null ? { summaryAt: compaction.at } : {}) }, noteKeys)) {
     calls.push({ ...tally.made, usage: call.usage ?? { in_tokens: 0, out_tokens: 0 }, unheld: call.usage === null ? 'unknown' : 'known' });
   }
   return calls;

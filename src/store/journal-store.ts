@@ -767,10 +767,15 @@ export class JournalStore implements Store {
     for await (const body of follow) yield parseLiveText(body);
   }
 
+  async noteKeys(id: string): Promise<string[]> {
+    validateId(id);
+    return (await this.backendImpl.noteKeys?.(id)) ?? [];
+  }
+
   async notesWith(id: string, prefix: string, options: NoteReadOptions = {}): Promise<Map<string, string>> {
     validateId(id);
     const found = new Map<string, string>();
-    const keys = ((await this.backendImpl.noteKeys?.(id)) ?? []).filter((key) => key.startsWith(prefix) && options.skip?.(key) !== true).sort();
+    const keys = (options.keys ?? (await this.noteKeys(id))).filter((key) => key.startsWith(prefix) && options.skip?.(key) !== true).sort();
     await eachAtOnce(keys, NOTE_READS, async (key) => {
       const text = options.strict === true ? ((await this.backendImpl.getNote?.(id, key)) ?? null) : await this.note(id, key);
       if (text !== null) found.set(key, text);

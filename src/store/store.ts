@@ -25,6 +25,12 @@ export interface NoteReadOptions {
   strict?: boolean;
   /** Keys not to read (a reader that keeps notes written once, and reads only the new). */
   skip?: (key: string) => boolean;
+  /**
+   * The run's note keys as Store.noteKeys listed them, read from instead of
+   * listing again: several reads of notes that existed before the listing
+   * (a resume's, before its first request) pay for one listing.
+   */
+  keys?: readonly string[];
 }
 
 /** An open run, exclusively held for appending until closed. */
@@ -369,6 +375,12 @@ export interface Store {
    * for an absent one). Empty where the backend keeps none.
    */
   notesWith(id: string, prefix: string, options?: NoteReadOptions): Promise<Map<string, string>>;
+  /**
+   * The keys of the notes kept beside run `id`, as listed now: a snapshot for
+   * NoteReadOptions.keys, true of the notes written before it (a file store
+   * lists its whole runs directory for it). Empty where the backend keeps none.
+   */
+  noteKeys(id: string): Promise<string[]>;
   /** The writer's side of run `id`'s live text (live-text.ts): what a model call streams, shown to watchers before it is journaled; shows nothing where the backend cannot. */
   liveText(id: string): LiveTextWriter;
   /**

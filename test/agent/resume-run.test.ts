@@ -3,8 +3,10 @@
  * just read it; either way it is read again when it changed before the hold.
  */
 import { describe, expect, it } from 'vitest';
-import { FileStore, ToolRegistry, resumeRun, startRun, type Agent, type Store } from '../../src/index.js';
+import { FileStore, ToolRegistry, loadPriceBook, resumeRun, startRun, type Agent, type Store } from '../../src/index.js';
 import { ScriptProvider } from '../../src/agent/providers/script.js';
+import { FileBackend } from '../../src/store/file/file-backend.js';
+import { JournalStore } from '../../src/store/journal-store.js';
 import { tempDir } from '../helpers/tmp.js';
 
 function agent(): Agent {
@@ -57,5 +59,32 @@ describe('resumeRun given the run as read', () => {
     await (await startRun(store, a, { id: 'one', prompt: 'hello' })).close();
     await (await startRun(store, a, { id: 'two', prompt: 'hello' })).close();
     await expect(resumeRun(store, a, 'two', { loaded: await store.loadState('one') })).rejects.toMatchObject({ code: 'usage' });
+  });
+});
+
+describe('a resume of a run in a file store', () => {
+  it('lists the notes beside the run once before its first model request, priced and with its instructions noted', async () => {
+    // Each listing of a run's notes reads the whole runs directory: the notes a resume reads before its request share one.
+    const backend = new FileBackend(tempDir());
+    const listNotes = backend.noteKeys.bind(backend);
+    let listings = 0;
+    backend.noteKeys = (id: string) => {
+      listings++;
+      return listNotes(id);
+    };
+    const store = new JournalStore(backend);
+    let listedAtRequest: number | undefined;
+    const provider = new ScriptProvider('m', 'inline', [{ text: 'first answer' }, { text: 'second answer' }]);
+    const complete = provider.complete.bind(provider);
+    provider.complete = (...args: Parameters<ScriptProvider['complete']>) => {
+      listedAtRequest ??= listings;
+      return complete(...args);
+    };
+    const a: Agent = { ...agent(), provider, prices: await loadPriceBook({ table: false }) };
+    await (await startRun(store, a, { id: 'noted', prompt: 'hello' })).close(); // its request not sent: a resume sends it
+    listings = 0;
+    const run = await resumeRun(store, a, 'noted');
+    await run.execute();
+    expect(listedAtRequest).toBe(1);
   });
 });
