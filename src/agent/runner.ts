@@ -9,7 +9,6 @@
  * The loop's state is the fold of its durable records (recorder.ts), so a fresh
  * run and a resumed one are the same loop from different states.
  */
-import { awaitsAnswer, awaitsInput, spendCapReached, type SpendCap } from './run-rests.js';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import {
   LogbookError,
@@ -58,6 +57,7 @@ import { noteInstructions, withInstructions } from './instructions.js';
 import { usdText, type PriceBook } from './prices.js';
 import { journalUsage, type ModelResponse, type StreamObserver, type Usage } from './provider.js';
 import type { Recorder } from './recorder.js';
+import { awaitsAnswer, awaitsInput, spendCapReached, type SpendCap } from './run-rests.js';
 import type { SnapshotMoment } from '../store/run-notes.js';
 import type { WorkspaceSnapshots } from './workspace.js';
 import { addCall, addCalls, addSpend, addUnheldCall, noSpend, type CallUsage, type Spend } from './spend.js';

@@ -27,8 +27,6 @@ import {
 } from '../store/run-notes.js';
 import type { Store } from '../store/store.js';
 import { runSnapshots } from '../store/workspace/snapshots.js';
-
-export { runSnapshots };
 import { changedFiles, changedFilesOfPairs, shownChanges, treePatch, type ChangedFile, type FileChange } from '../store/workspace/changes.js';
 import { WORKSPACE_DEFAULTS, WorkspaceRepo, type WorkspaceSettings } from '../store/workspace/repo.js';
 import { checkRestore, restoreTree } from '../store/workspace/restore.js';
@@ -37,6 +35,7 @@ import { fetchTree, shareTree } from '../store/workspace/shelf.js';
 export type { ChangedFile, FileChange, ChangeStatus } from '../store/workspace/changes.js';
 export type { SnapshotNote, SnapshotMoment, RewindNote } from '../store/run-notes.js';
 export type { WorkspaceSettings } from '../store/workspace/repo.js';
+export { runSnapshots };
 
 /** A tool call, as a diff attributes changes to it. */
 export interface CallRef {
