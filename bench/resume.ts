@@ -103,9 +103,10 @@ async function measure(api: MessagesApi, records: number, rounds: number, others
   // `sent` note, the times it appends, a workspace note of a seq the generated journal does not reach) is gone again.
   const runs = join(state, 'runs');
   const snapshot = (): Map<string, Buffer> => new Map(readdirSync(runs).map((name) => [name, readFileSync(join(runs, name))]));
-  const restore = (files: ReadonlyMap<string, Buffer>): void => {
-    for (const name of readdirSync(runs)) if (!files.has(name)) rmSync(join(runs, name), { force: true });
-    for (const [name, bytes] of files) writeFileSync(join(runs, name), bytes);
+  // `owned`: the names it may remove (in the crowded store, the run's own files, not the other runs').
+  const restore = (files: ReadonlyMap<string, Buffer>, dir = runs, owned = (_name: string): boolean => true): void => {
+    for (const name of readdirSync(dir)) if (owned(name) && !files.has(name)) rmSync(join(dir, name), { force: true });
+    for (const [name, bytes] of files) writeFileSync(join(dir, name), bytes);
   };
   // What the first resume reads: the generated journal beside the notes of the run that created it.
   copyFileSync(pristine, journal);
@@ -169,8 +170,7 @@ async function measure(api: MessagesApi, records: number, rounds: number, others
   }
   const crowdedArgs = resumeArgs.map((arg) => (arg === state ? crowdedState : arg === config ? join(crowdedDir, 'agent.yaml') : arg));
   const crowded = async (): Promise<void> => {
-    for (const name of readdirSync(crowdedRuns)) if (name.startsWith(`${ID}.`) && !start!.has(name)) rmSync(join(crowdedRuns, name), { force: true });
-    for (const [name, bytes] of start!) writeFileSync(join(crowdedRuns, name), bytes);
+    restore(start!, crowdedRuns, (name) => name.startsWith(`${ID}.`));
     api.reset();
     const r = await spawnTimed(crowdedArgs, crowdedDir, env);
     const [call, ...more] = api.exchanges;
