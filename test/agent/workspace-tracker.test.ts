@@ -39,6 +39,16 @@ function trackedWorkspace(): { root: string; ws: string; store: FileStore; git: 
   return { root, ws, store: new FileStore(join(root, 'runs')), git: loggingGit(root) };
 }
 
+/** Run `id` in a tracked workspace whose index an earlier process kept (its end snapshotted), and this process's tracker of it; `before`: git's calls so far. */
+async function laterProcess(id: string) {
+  const { store, ws, git } = trackedWorkspace();
+  const settings = { ...WORKSPACE_DEFAULTS, track: true };
+  const run = await store.create(id, meta(id));
+  await WorkspaceTracker.for(store, settings, ws, git.searchPath)!.snapshot(id, 1, 'end');
+  const tracker = WorkspaceTracker.for(store, settings, ws, git.searchPath)!;
+  return { git, run, tracker, before: git.calls().length };
+}
+
 describe('WorkspaceTracker', () => {
   it("makes a snapshot begun before its record once, and notes it after: a readying asked first leaves the git work to it", async () => {
     const { root, ws, store, git } = trackedWorkspace();
@@ -91,12 +101,7 @@ describe('WorkspaceTracker', () => {
   });
 
   it('an answer that came whole is snapshotted once: the readying asked as it began gives way to the end snapshot asked before the event loop turned', async () => {
-    const { store, ws, git } = trackedWorkspace();
-    const settings = { ...WORKSPACE_DEFAULTS, track: true };
-    const run = await store.create('whole', meta('whole'));
-    await WorkspaceTracker.for(store, settings, ws, git.searchPath)!.snapshot('whole', 1, 'end'); // an earlier process: the index is kept
-    const tracker = WorkspaceTracker.for(store, settings, ws, git.searchPath)!;
-    const before = git.calls().length;
+    const { git, run, tracker, before } = await laterProcess('whole'); // an earlier process kept the index
     // The answer begins and ends in one burst of events: its record is written between.
     tracker.prepare();
     await run.append(at(2, assistant(0)));
@@ -110,12 +115,7 @@ describe('WorkspaceTracker', () => {
   });
 
   it('a look asked as a request is made walks the limits at once, and the snapshot after it does not walk them again', async () => {
-    const { store, ws, git } = trackedWorkspace();
-    const settings = { ...WORKSPACE_DEFAULTS, track: true };
-    const run = await store.create('looked', meta('looked'));
-    await WorkspaceTracker.for(store, settings, ws, git.searchPath)!.snapshot('looked', 1, 'end'); // an earlier process: the index is kept
-    const tracker = WorkspaceTracker.for(store, settings, ws, git.searchPath)!;
-    const before = git.calls().length;
+    const { git, run, tracker, before } = await laterProcess('looked'); // an earlier process kept the index
     tracker.look();
     // The request is in flight: the walk runs, and nothing is added to the store.
     for (let turns = 0; turns < 500 && !git.calls().slice(before).includes('ls-files'); turns++) await new Promise((r) => setTimeout(r, 10));
