@@ -6,6 +6,14 @@
  */
 import { randomUUID } from 'node:crypto';
 
+/**
+ * How util.inspect (and so console, the provider SDKs' default logger) shows a
+ * slot: as the raw text spliced in for it, the bytes sent, where it would show
+ * the stand-in (an empty array, or `[Array]` past its depth). Asked only when
+ * something is inspected (a debug log): nothing is done for it otherwise.
+ */
+const INSPECT = Symbol.for('nodejs.util.inspect.custom');
+
 export class RawSplicer {
   /** Random per splicer, so no string a user or model wrote can look like a stand-in. */
   private readonly tag = `\u0000raw-${randomUUID()}:`;
@@ -14,7 +22,7 @@ export class RawSplicer {
   /** A value that JSON.stringify writes as a stand-in for `rawText` (one JSON value). */
   slot(rawText: string): unknown {
     const stand = this.standIn(rawText);
-    return { toJSON: () => stand };
+    return { toJSON: () => stand, [INSPECT]: () => rawText };
   }
 
   /**
@@ -24,7 +32,7 @@ export class RawSplicer {
    */
   arraySlot(rawText: string): unknown[] {
     const stand = this.standIn(rawText);
-    return Object.assign([], { toJSON: () => stand });
+    return Object.assign([], { toJSON: () => stand, [INSPECT]: () => rawText });
   }
 
   private standIn(rawText: string): string {

@@ -2,6 +2,7 @@
  * The anthropic provider: the real SDK against a local server speaking the
  * Messages API (test/helpers/fake-anthropic.ts). No network.
  */
+import { formatWithOptions } from 'node:util';
 import { describe, expect, it, vi } from 'vitest';
 import { AnthropicProvider } from '../../../src/agent/providers/anthropic.js';
 import { anthropicMessagesJson } from '../../../src/agent/providers/anthropic-map.js';
@@ -285,6 +286,25 @@ describe('anthropic: the neutral model to a request', () => {
       { role: 'user', content: [{ type: 'text', text: 'hi' }] },
       { role: 'user', content: [{ type: 'text', text: 'try again' }] },
     ]);
+  });
+
+  it('shows the messages it sent, byte for byte, in the SDK\'s own debug log (ANTHROPIC_LOG=debug)', async () => {
+    vi.stubEnv('ANTHROPIC_LOG', 'debug');
+    // The SDK's logger is console, whose debug writes util.format of what it is given.
+    const logged: string[] = [];
+    const spies = (['debug', 'info'] as const).map((level) => vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void logged.push(formatWithOptions({}, ...args))));
+    try {
+      api.reply({ message: { content: [{ type: 'text', text: 'done' }] } });
+      await provider().complete(modelRequest({ messages: conversation }));
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    const sending = logged.find((line) => line.includes('sending request'));
+    const body = api.requests[0]!.body;
+    const messages = body.slice(body.indexOf('"messages":') + '"messages":'.length, body.indexOf(',"stream":'));
+    expect(messages).toMatch(/^\[.*"input":\{"z":1\.0,"a":12345678901234567890,"s":"x\\u003cy"\}.*\]$/);
+    expect(sending).toContain(`messages: ${messages}`);
+    expect(sending).not.toContain('toJSON');
   });
 
   it('omits an empty system prompt', async () => {
