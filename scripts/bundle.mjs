@@ -37,8 +37,14 @@
  *   addons in build/Release, dist/validators) it still finds.
  * - Source maps lead back to src/ (Node uses them with LOGBOOK_DEBUG=1 or
  *   --verbose; see bin/logbook).
+ * - Last, dist/build.json names the build: the package's version and a
+ *   SHA-256 of the code written (every module of dist/, validators and
+ *   vendored ones included), which a fold checkpoint names, so that one
+ *   written by another build, of the same version or not, is not taken up
+ *   (src/store/package-version.ts). Computed here once, never at a start.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire, isBuiltin } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -292,4 +298,21 @@ for (const module of Object.keys(VENDORED_ESM)) {
     legalComments: 'inline',
     logLevel: 'warning',
   });
+}
+
+/**
+ * dist/build.json: `build`, the version and a digest of every module written
+ * (each one's path under dist/ and its bytes, in the order of their paths;
+ * source maps and declarations are not code). The same code of the same
+ * version gives the same name, wherever it is built.
+ */
+{
+  const code = readdirSync(DIST, { recursive: true, encoding: 'utf8' })
+    .map((path) => path.split(sep).join('/'))
+    .filter((path) => /\.(?:js|mjs|cjs)$/.test(path))
+    .sort();
+  const hash = createHash('sha256');
+  for (const path of code) hash.update(`${path}\n`).update(readFileSync(join(DIST, path))).update('\n');
+  const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  writeFileSync(join(DIST, 'build.json'), `${JSON.stringify({ build: `${version}+${hash.digest('hex').slice(0, 16)}` })}\n`);
 }

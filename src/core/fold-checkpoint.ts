@@ -109,7 +109,7 @@ export class LinesDigest {
 
 interface Header {
   layout: number;
-  /** The version of logbook that wrote it. */
+  /** The build of logbook that wrote it: its version and a digest of its code (store/package-version.ts buildIdentity). */
   build: string;
   lines: number;
   length: number;

@@ -20,7 +20,7 @@ import {
   type RunState,
 } from '../core/index.js';
 import type { Backend, Streamed } from './backend.js';
-import { packageVersion } from './package-version.js';
+import { buildIdentity } from './package-version.js';
 
 /**
  * A writer checkpoints again once the lines since the last checkpoint (or
@@ -51,7 +51,7 @@ export function keepsCheckpoints(backend: Backend): boolean {
 export async function fromCheckpoint(backend: Backend, id: string): Promise<CheckpointStart | null> {
   if (!keepsCheckpoints(backend)) return null;
   // The lines it names are checked first: the body of a checkpoint of other lines is never parsed.
-  const header = parseCheckpointHeader(await backend.readCheckpoint!(id).catch(() => null), packageVersion());
+  const header = parseCheckpointHeader(await backend.readCheckpoint!(id).catch(() => null), buildIdentity());
   if (header === null) return null;
   const digest = new LinesDigest();
   const rest = await backend.streamAfter!(id, header, digest).catch(() => null);

@@ -71,7 +71,7 @@ import {
 import { encodeListingIndex, parseListingIndex, type EndsFacts, type IndexedEnds } from './listing-index.js';
 import { LiveTextWriter, parseLiveText, type LiveText } from './live-text.js';
 import { CheckpointTrail, fromCheckpoint, keepsCheckpoints } from './checkpoint.js';
-import { packageVersion } from './package-version.js';
+import { buildIdentity } from './package-version.js';
 
 /** The meta record a run starts with; `corrupt` when it is not one, or names another run. */
 function metaOf(record: JournalRecord, id: string, where: string): MetaPayload {
@@ -155,7 +155,7 @@ class StoreJournal implements Journal {
       const checkpoint = this.trail.due(state);
       if (checkpoint === null) return;
       await new Promise((resolve) => setImmediate(resolve));
-      await this.writeCheckpoint(encodeFoldCheckpoint(checkpoint, packageVersion()));
+      await this.writeCheckpoint(encodeFoldCheckpoint(checkpoint, buildIdentity()));
     } catch {
       // a checkpoint not kept costs the next load only its work
     }

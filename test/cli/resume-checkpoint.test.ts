@@ -3,18 +3,29 @@
  * once its model request is sent (store/checkpoint.ts), of exactly the lines
  * it read; the next load folds from it to what a whole fold gives.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FileStore, encodeRecord, fold, parseJournal } from '../../src/index.js';
-import { parseFoldCheckpoint, type JournalRecord } from '../../src/core/index.js';
+import { encodeRecord, fold, parseJournal } from '../../src/index.js';
+import { LinesDigest, encodeFoldCheckpoint, modelCallOf, parseFoldCheckpoint, type JournalRecord, type ModelCall } from '../../src/core/index.js';
 import { CHECKPOINT_MIN_BYTES } from '../../src/store/checkpoint.js';
-import { runCli } from '../helpers/cli.js';
-import { assistant, at, toolResult } from '../helpers/records.js';
-import { tempDir } from '../helpers/tmp.js';
 import { packageVersion } from '../../src/store/package-version.js';
+import { BIN, builtIdentity, runCli } from '../helpers/cli.js';
+import { assistant, at, meta, toolResult } from '../helpers/records.js';
+import { tempDir } from '../helpers/tmp.js';
 
-const BUILD = packageVersion();
+/** The build the binary is, as its checkpoints name it. */
+const BUILD = builtIdentity();
+
+/** `expression` of the `state` a load of run `id` gives in a process of the build (the package's API, whose modules the binary's are). */
+function loadedInBuild(stateDir: string, id: string, expression: string): string {
+  const api = resolve(dirname(BIN), '../dist/index.js');
+  const script = `import { FileStore } from ${JSON.stringify(api)};
+const { state } = await new FileStore(${JSON.stringify(join(stateDir, 'runs'))}).loadState(${JSON.stringify(id)});
+process.stdout.write(${expression});`;
+  return execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+}
 
 describe('the fold checkpoint of a resumed run', () => {
   it('is kept by a resume of a long run once its request is sent, of the lines it read, and folded from by the next load', async () => {
@@ -47,7 +58,35 @@ describe('the fold checkpoint of a resumed run', () => {
     expect(kept!.state).toEqual(fold(parseJournal(covered.join('\n'))));
     expect(kept!.lines).toBeGreaterThanOrEqual(records.length);
 
-    // The next load takes it, and folds the lines the resume wrote after it: the whole fold.
-    expect((await new FileStore(runs).loadState('long')).state).toEqual(fold(parseJournal(journal)));
+    // A load by the same build takes it, and folds the lines the resume wrote after it: the whole fold.
+    expect(JSON.parse(loadedInBuild(state, 'long', 'JSON.stringify(state)'))).toEqual(JSON.parse(JSON.stringify(fold(parseJournal(journal)))));
+  });
+
+  /** A run of a few turns with a checkpoint of it written as `build`, its prompt marked: a load that shows the mark took it. */
+  function markedRun(build: string): string {
+    const records: JournalRecord[] = [at(1, { meta: meta('r') })];
+    for (let i = 0; i < 3; i++) records.push(at(records.length + 1, assistant(i, [`t${i}`])), at(records.length + 2, toolResult(`t${i}`)));
+    const digest = new LinesDigest();
+    for (const r of records) digest.addLine(encodeRecord(r));
+    const folded = { ...fold(records), prompt: 'FROM THE CHECKPOINT' };
+    const calls = records.map(modelCallOf).filter((c): c is ModelCall => c !== null);
+    const state = tempDir();
+    const runs = join(state, 'runs');
+    mkdirSync(runs);
+    writeFileSync(join(runs, 'r.jsonl'), records.map((r) => `${encodeRecord(r)}\n`).join(''));
+    writeFileSync(join(runs, 'r.fold'), encodeFoldCheckpoint({ lines: digest.lines, length: digest.length, digest: digest.hex(), metaLine: encodeRecord(records[0]!), state: folded, calls }, build));
+    return state;
+  }
+  it('is taken by a later process of the build that wrote it, which a released package is across its processes', () => {
+    expect(loadedInBuild(markedRun(BUILD), 'r', 'state.prompt')).toBe('FROM THE CHECKPOINT');
+  });
+
+  // Every development build has the package's version: the version alone does not tell two builds apart.
+  it.each([
+    ['of the same version, named by it alone', packageVersion()],
+    ['of the same version and other code', `${packageVersion()}+${'0'.repeat(16)}`],
+  ])('is ignored, the run read and folded whole, when another build wrote it: one %s', (_what, other) => {
+    expect(other).not.toBe(BUILD);
+    expect(loadedInBuild(markedRun(other), 'r', 'state.prompt')).not.toBe('FROM THE CHECKPOINT');
   });
 });

@@ -10,6 +10,11 @@ import { fileURLToPath } from 'node:url';
 
 export const BIN = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/logbook');
 
+/** The identity of the built dist/ the binary runs, as the build wrote it (scripts/bundle.mjs): what its fold checkpoints name. */
+export function builtIdentity(): string {
+  return (JSON.parse(readFileSync(resolve(dirname(BIN), '../dist/build.json'), 'utf8')) as { build: string }).build;
+}
+
 /**
  * The command with the `crash-file` and `crash-jetstream` backends linked
  * (crash-bin.mjs): a config naming one of them crashes where LOGBOOK_TEST_CRASH says.

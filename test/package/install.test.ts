@@ -76,12 +76,14 @@ beforeAll(async () => {
 const run = (file: string, args: string[], cwd = project) => exec(file, args, { cwd, env, timeout: 120_000 });
 
 describe('the packed package, installed from its tarball', () => {
-  it('ran no install script, and ships the prebuilt native parts, the examples and the docs', () => {
+  it('ran no install script, and ships the prebuilt native parts, the build\'s identity, the examples and the docs', () => {
     expect(existsSync(join(installed, 'build'))).toBe(false);
     expect(readdirSync(join(installed, 'prebuilds', `${process.platform}-${process.arch}`)).sort()).toEqual(['logbook.glibc.node', 'tether']);
     for (const path of ['examples/embed/one-shot.mjs', 'examples/script.yaml', 'docs/guide/library.md', 'docs/reference/cli.md', 'README.md']) {
       expect(existsSync(join(installed, path)), path).toBe(true);
     }
+    // The build's identity, which its fold checkpoints name: the installed copy is the build that was packed.
+    expect(readFileSync(join(installed, 'dist', 'build.json'), 'utf8')).toBe(readFileSync(join(ROOT, 'dist', 'build.json'), 'utf8'));
   });
 
   it('puts logbook on the PATH of npx', async () => {

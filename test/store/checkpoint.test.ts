@@ -22,9 +22,9 @@ import { BIN } from '../helpers/cli.js';
 import { journal } from '../helpers/journals.js';
 import { assistant, at, meta, toolResult } from '../helpers/records.js';
 import { removeTempDirs, tempDir } from '../helpers/tmp.js';
-import { packageVersion } from '../../src/store/package-version.js';
+import { buildIdentity } from '../../src/store/package-version.js';
 
-const BUILD = packageVersion();
+const BUILD = buildIdentity();
 
 const root = tempDir();
 afterAll(removeTempDirs);
