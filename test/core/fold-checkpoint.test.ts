@@ -163,7 +163,8 @@ describe('fold checkpoint', () => {
     const nl = text.indexOf('\n');
     const header = JSON.parse(text.slice(0, nl)) as { body: string };
     const body = JSON.parse(text.slice(nl + 1)) as { state: RunState };
-    const block = body.state.messages.flatMap((m) => m.content).find((b) => 'tool_use' in b || 'provider' in b)!;
+    const messages = [...body.state.messages, ...(body.state.pending === null ? [] : [body.state.pending.assistant])];
+    const block = messages.flatMap((m) => m.content).find((b) => 'tool_use' in b || 'provider' in b)!;
     if ('tool_use' in block) (block.tool_use as { input: unknown }).input = { a: 1 };
     else if ('provider' in block) (block.provider as { raw: unknown }).raw = 1;
     const damaged = JSON.stringify(body);

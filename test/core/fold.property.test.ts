@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RawJson, decodeRecord, encodeRecord, fold, toolUses, type Message } from '../../src/index.js';
+import { RawJson, decodeRecord, encodeRecord, fold, toolUses, type Message, type MetaPayload } from '../../src/index.js';
 import { initialState, step, stateToJson } from '../../src/core/index.js';
 import { journal, rawText, text } from '../helpers/journals.js';
 
@@ -50,6 +50,17 @@ describe('fold over random valid journals', () => {
           expect(next?.role).toBe('user');
           expect(new Set(toolResultIds(next!))).toEqual(new Set(calls));
         });
+      }),
+      runs,
+    );
+  });
+
+  it('opens the conversation with the prompt and the turns typed before the first model call, as one user message', () => {
+    fc.assert(
+      fc.property(journal, ({ records, typedFirst }) => {
+        const { prompt } = (records[0] as { meta: MetaPayload }).meta;
+        const opening = [...(prompt === '' ? [] : [{ text: { text: prompt } }]), ...typedFirst.flat()];
+        expect(fold(records).messages[0]).toEqual({ role: 'user', content: opening });
       }),
       runs,
     );

@@ -1,7 +1,8 @@
 /**
  * fast-check arbitraries for valid journals: records in the write order a live
- * run produces (meta, then turns of one assistant record and its tool results,
- * interactive follow-ups, terminal records where a run stops and is resumed).
+ * run produces (meta, an interactive run's typed turns before its first model
+ * call, then turns of one assistant record and its tool results, interactive
+ * follow-ups, terminal records where a run stops and is resumed).
  */
 import fc from 'fast-check';
 import { RawJson, type Block, type JournalRecord, type Payload } from '../../src/index.js';
@@ -105,9 +106,30 @@ const turnPlan = (interactive: boolean, last: boolean): fc.Arbitrary<TurnPlan> =
       };
     });
 
+/**
+ * What a person types into a chat before its first model call: its typed
+ * turns (one user record each, right after meta; a chat started without a
+ * prompt has no other opening), and whether the chat was left before the
+ * call (suspended, then resumed).
+ */
+interface Opening {
+  typed: Block[][];
+  withoutPrompt: boolean;
+  suspended: boolean;
+}
+
+const opening = (interactive: boolean): fc.Arbitrary<Opening> =>
+  fc.record({
+    typed: fc.array(fc.array(text.map((t): Block => ({ text: { text: t } })), { minLength: 1, maxLength: 2 }), { maxLength: interactive ? 2 : 0 }),
+    withoutPrompt: fc.boolean(),
+    suspended: fc.boolean(),
+  });
+
 export interface GeneratedJournal {
   records: JournalRecord[];
   interactive: boolean;
+  /** The typed turns before the first assistant record (user records right after meta). */
+  typedFirst: Block[][];
   plans: TurnPlan[];
 }
 
@@ -116,10 +138,10 @@ export const journal: fc.Arbitrary<GeneratedJournal> = fc
   .record({ interactive: fc.boolean(), prompt: text.filter((t) => t.length > 0), turns: fc.nat({ max: 4 }), runId: fc.constantFrom('r1', 'run_2', 'Z-9') })
   .chain(({ interactive, prompt, turns, runId }) =>
     fc
-      .tuple(...[...Array(turns).keys()].map((i) => turnPlan(interactive, i === turns - 1)))
-      .map((plans) => ({ interactive, prompt, plans, runId })),
+      .tuple(opening(interactive), fc.tuple(...[...Array(turns).keys()].map((i) => turnPlan(interactive, i === turns - 1))))
+      .map(([first, plans]) => ({ interactive, prompt: first.typed.length > 0 && first.withoutPrompt ? '' : prompt, first, plans, runId })),
   )
-  .map(({ interactive, prompt, plans, runId }) => {
+  .map(({ interactive, prompt, first, plans, runId }) => {
     const payloads: Payload[] = [
       {
         meta: {
@@ -140,6 +162,8 @@ export const journal: fc.Arbitrary<GeneratedJournal> = fc
         },
       },
     ];
+    for (const blocks of first.typed) payloads.push({ user: { message: { role: 'user', content: blocks } } });
+    if (first.typed.length > 0 && first.suspended) payloads.push({ terminal: { reason: 'suspended' } });
     plans.forEach((plan, turn) => {
       const ids = plan.toolInputs.map((_, i) => `toolu_${turn}_${i}`);
       const content: Block[] = [...plan.prose, ...plan.toolInputs.map((input, i) => ({ tool_use: { id: ids[i]!, name: `tool${i}`, input } }))];
@@ -168,5 +192,5 @@ export const journal: fc.Arbitrary<GeneratedJournal> = fc
       for (const blocks of plan.followUps) payloads.push({ user: { message: { role: 'user', content: blocks } } });
       if (plan.suspendAfter && !plan.suspendMidBatch) payloads.push({ terminal: { reason: 'suspended' } });
     });
-    return { records: payloads.map((p, i) => ({ seq: i + 1, ...p }) as JournalRecord), interactive, plans };
+    return { records: payloads.map((p, i) => ({ seq: i + 1, ...p }) as JournalRecord), interactive, typedFirst: first.typed, plans };
   });
