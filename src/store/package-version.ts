@@ -1,5 +1,4 @@
 /** logbook's version, from its package.json, and the build's identity (read once each, when first asked). */
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
 let read: string | undefined;
@@ -20,7 +19,7 @@ let identity: string | undefined;
  * a tag of its process, whose checkpoints no other process takes.
  */
 export function buildIdentity(): string {
-  identity ??= builtIdentity() ?? `${packageVersion()}+source-${randomUUID()}`;
+  identity ??= builtIdentity() ?? `${packageVersion()}+source-${process.pid}-${process.hrtime.bigint()}`;
   return identity;
 }
 
