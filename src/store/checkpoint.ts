@@ -51,7 +51,9 @@ export function keepsCheckpoints(backend: Backend): boolean {
 export async function fromCheckpoint(backend: Backend, id: string): Promise<CheckpointStart | null> {
   if (!keepsCheckpoints(backend)) return null;
   // The lines it names are checked first: the body of a checkpoint of other lines is never parsed.
-  const header = parseCheckpointHeader(await backend.readCheckpoint!(id).catch(() => null), buildIdentity());
+  const text = await backend.readCheckpoint!(id).catch(() => null);
+  if (text === null) return null; // a run without one never reads what names the build
+  const header = parseCheckpointHeader(text, buildIdentity());
   if (header === null) return null;
   const digest = new LinesDigest();
   const rest = await backend.streamAfter!(id, header, digest).catch(() => null);
