@@ -181,7 +181,10 @@ async function showJson(environment: Environment, given: string, flags: ShowFlag
     const [{ CallTally }, { pricesAtHand, runFacts }] = await Promise.all([import('../../agent/spend.js'), import('../../api/long-run-facts.js')]);
     const calls = new CallTally();
     const run = await store.loadFolded(id, {
-      onRecord: (record) => calls.add(record),
+      onRecord: (record, line) => {
+        calls.add(record);
+        if (line !== undefined) json.read(record, line);
+      },
       onFolded: (state) => json.folded(state),
     });
     const origin = await store.forkOrigin(id).catch(() => null);
