@@ -5,7 +5,7 @@
  * refused turn. One text for the run's own end and for `session show`, so the
  * two say the same.
  */
-import { isContinuationPrompt, shellQuote, type RunState } from '../core/index.js';
+import { committedTurns, isContinuationPrompt, shellQuote, type RunState } from '../core/index.js';
 import { storeArguments, type ResumeFlags } from './resume-command.js';
 
 /**
@@ -14,7 +14,7 @@ import { storeArguments, type ResumeFlags } from './resume-command.js';
  * and is not the prompt the run began with, which every fork keeps; else null.
  */
 export function forkBeforeRefusal(state: RunState): number | null {
-  const turns = state.messages.filter((m) => m.role === 'assistant').length;
+  const turns = committedTurns(state);
   const last = state.messages[state.messages.length - 1];
   const typed = last?.role === 'user' && last.content.some((b) => 'text' in b);
   if (!typed || (turns === 0 && state.prompt !== '')) return null;
@@ -28,7 +28,7 @@ export function refusedRequestAdvice(state: RunState, flags: Pick<ResumeFlags, '
   const way =
     turn !== null
       ? `to go on without the refused turn: ${fork(String(turn))}, then continue the fork`
-      : state.messages.some((m) => m.role === 'assistant')
+      : committedTurns(state) > 0
         ? `start a new run, or go on from an earlier model turn: ${fork('N')}`
         : 'the refused request is the prompt itself: start a new run';
   return `a resume would send the same request and be refused again, so none is offered; ${way}`;

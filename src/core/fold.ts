@@ -194,6 +194,17 @@ function lastCommittedCalls(state: RunState): string[] {
   return m[m.length - 1]?.role === 'user' && assistant?.role === 'assistant' ? toolUses(assistant).map((t) => t.id) : [];
 }
 
+/**
+ * How many model turns the conversation holds (its assistant messages): every
+ * assistant record is a model call, whose turn is committed to the
+ * conversation or, while its calls are unanswered, pending. Read from the
+ * counters, so it holds for a state whose conversation was taken out as it
+ * folded (StateJsonStream, `session show`).
+ */
+export function committedTurns(state: RunState): number {
+  return state.counters.llm_calls - (state.pending === null ? 0 : 1);
+}
+
 /** Seqs strictly increase through a journal: `corrupt` when `seq` does not come after `previous`. */
 export function checkSeqOrder(previous: number, seq: number, where = ''): void {
   if (seq <= previous) corrupt(`${where}seq ${seq} does not increase after seq ${previous}`);

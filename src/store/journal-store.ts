@@ -417,10 +417,10 @@ export class JournalStore implements Store {
     let state: RunState | undefined;
     // A load decodes every line before it folds: a line that does not decode is its error even after a record that does not fold.
     let refused: { error: unknown } | undefined;
-    const { run, metaLine } = await this.readRecords(id, (record) => {
+    const { run, metaLine } = await this.readRecords(id, (record, line) => {
       if (refused !== undefined) return;
       try {
-        onRecord?.(record);
+        onRecord?.(record, line);
         if (state !== undefined) step(state, record);
         else {
           state = initialState(record); // as fold begins: the first record is this format's meta, seq 1
@@ -516,17 +516,17 @@ export class JournalStore implements Store {
 
   /**
    * Run `id`'s records, each line decoded as its batch is read and handed to
-   * `take`, then dropped where the backend reads in batches (Backend.readEach),
+   * `take` (with the line), then dropped where the backend reads in batches (Backend.readEach),
    * else as the whole run's lines are decoded: the run's text and its records
    * are never all held here (`take` decides what of them is kept).
    */
-  private async readRecords(id: string, take: (record: JournalRecord) => void): Promise<{ run: StoredRun; metaLine: string }> {
+  private async readRecords(id: string, take: (record: JournalRecord, line?: string) => void): Promise<{ run: StoredRun; metaLine: string }> {
     validateId(id);
     let taken = 0;
     let metaLine: string | undefined;
     const each = (lines: string[], source: string): void => {
       metaLine ??= lines[0];
-      for (const line of lines) take(decodeLineOf(line, source, ++taken));
+      for (const line of lines) take(decodeLineOf(line, source, ++taken), line);
     };
     const read = this.backendImpl.readEach;
     if (read === undefined) {

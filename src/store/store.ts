@@ -95,8 +95,8 @@ export interface LoadStateOptions {
 
 /** Who Store.loadFolded shows what, for what else is derived from the same read. */
 export interface LoadFoldedOptions {
-  /** Each record as it is decoded, before it is folded. */
-  onRecord?: (record: JournalRecord) => void;
+  /** Each record as it is decoded, before it is folded, with the line it was decoded from where the backend reads a run's lines in batches (Backend.readEach). */
+  onRecord?: (record: JournalRecord, line?: string) => void;
   /**
    * The state after each record is folded into it (the first: the meta's
    * initial state). It is the live state, the same object each time, changed

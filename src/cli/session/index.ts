@@ -181,7 +181,10 @@ async function showJson(environment: Environment, given: string, flags: ShowFlag
     const [{ CallTally }, { pricesAtHand, runFacts }] = await Promise.all([import('../../agent/spend.js'), import('../../api/long-run-facts.js')]);
     const calls = new CallTally();
     const run = await store.loadFolded(id, {
-      onRecord: (record) => calls.add(record),
+      onRecord: (record, line) => {
+        calls.add(record);
+        if (line !== undefined) json.read(record, line);
+      },
       onFolded: (state) => json.folded(state),
     });
     const origin = await store.forkOrigin(id).catch(() => null);
@@ -215,18 +218,19 @@ async function show(environment: Environment, given: string, flags: ShowFlags): 
   const { run, origin, place, agents, failure, facts, window, lineage, links, servedAs } = await withStore(environment, flags, async (store) => {
     const id = await resolveRunId(store, given);
     // Folded as it is read, the records dropped: what the fields need of them is their outline, and the model calls tallied for the spend;
-    // the conversation kept without its tool outputs and inputs, which the summary never prints.
-    const [{ CallTally }, { withoutToolData }] = await Promise.all([import('../../agent/spend.js'), import('./show.js')]);
+    // the conversation taken out of the state as it folds, but for what the summary reads of it (ShownConversation).
+    const [{ CallTally }, { ShownConversation }] = await Promise.all([import('../../agent/spend.js'), import('./show.js')]);
     const calls = new CallTally();
     const outline = new RecordOutline();
+    const conversation = new ShownConversation();
     const folded = await store.loadFolded(id, {
       onRecord: (record) => {
         calls.add(record);
         outline.add(record);
-        withoutToolData(record);
       },
+      onFolded: (state) => conversation.folded(state),
     });
-    const loaded = { ...folded, outline };
+    const loaded = { ...folded, outline, conversation };
     const { origin, place, failure, agents } = await besideRun(store, id, loaded.state);
     // What it spent and the compactions it took part in, priced by the config at hand (its prices:) and the price table.
     const { pricesAtHand, runFacts } = await import('../../api/long-run-facts.js');

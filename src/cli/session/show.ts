@@ -4,7 +4,7 @@
  */
 import { awaitsTypedTurn } from '../../agent/compaction.js';
 import { awaitsInput, capOfEnd } from '../../agent/run-rests.js';
-import { RawJson, answerShortfall, groupedDigits as count, awaitedCall, shortfallText, isCanceledMessage, messageText, outlineTimeSummary, outlineTimings, possiblyStartedCall, toolUses, type JournalRecord, type RecordOutline, type RunState } from '../../core/index.js';
+import { answerShortfall, groupedDigits as count, awaitedCall, shortfallText, isCanceledMessage, messageText, outlineTimeSummary, outlineTimings, possiblyStartedCall, toolUses, type RecordOutline, type RunState } from '../../core/index.js';
 import { formatDuration } from '../../render/durations.js';
 import { sanitize, sanitizeLine } from '../../render/sanitize.js';
 import { textHead } from '../../render/text-head.js';
@@ -13,23 +13,6 @@ import { listedStatus, type FoldedRun, type ForkOrigin, type ListedStatus, type 
 import { fields, shortTime } from '../fields.js';
 import { factFields, type RunFacts } from '../../api/long-run-facts.js';
 
-/** The input a call is kept with once nothing will read it: one for every call. */
-const NO_INPUT = RawJson.fromText('{}');
-
-/**
- * A record as the summary keeps it once its outline and spend are taken: a
- * tool result without its output text (made empty), a tool call without its
- * input (made `{}`), which nothing the summary prints reads (a failed call's
- * text is in the outline; a call is named by its id and tool). The fold keeps
- * them in the conversation; held for the whole load, they are most of a long
- * run's heap, and the collections that keep copying them most of its garbage
- * collection. Not for `--json` or `--transcript`, which print them.
- */
-export function withoutToolData(record: JournalRecord): void {
-  if ('tool_result' in record) record.tool_result.result.content = '';
-  else if ('assistant' in record) for (const b of record.assistant.message.content) if ('tool_use' in b) b.tool_use.input = NO_INPUT;
-}
-
 /** Where a run stands: its listed status, that in words, and what a resume would do. */
 export interface Standing {
   status: ListedStatus;
@@ -37,9 +20,14 @@ export interface Standing {
   next: string;
 }
 
-/** A run as `session show` reads it: folded as it was read, with its records' outline in place of the records. */
+/**
+ * A run as `session show` reads it: folded as it was read, with its records'
+ * outline in place of the records, and, when its conversation was taken out
+ * of the state as it folded, what the summary reads of it (ShownConversation).
+ */
 export interface ShownRun extends FoldedRun {
   outline: RecordOutline;
+  conversation?: ShownConversation;
 }
 
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
@@ -244,8 +232,73 @@ export function timeFields(run: ShownRun): [string, string][] {
 }
 
 
-/** What the model said last: the text of its latest turn that has any (the turn in flight included). */
-export function lastAnswer(state: RunState): string {
+/**
+ * The conversation as the summary reads it, while the run folds: after each
+ * record (`folded`) every message but the last two (what a step reads: the
+ * trailing message, and the turn before it) is taken out of the state, so a
+ * long run's conversation is never held whole; of those taken it keeps what
+ * the summary reads of them, the last answer's text and the last typed turn's.
+ * Everything else the summary says of the conversation is read from the
+ * state's tail, its pending turn and counters, or the records' outline. The
+ * state's `messages` are then only its tail: nothing but the summary may read them.
+ */
+export class ShownConversation {
+  /** How many messages were taken out of the state, from its first (the prompt's) on. */
+  private taken = 0;
+  /** The text of the last answer taken out: the latest assistant turn with any. */
+  private answer = '';
+  /** The text of the last typed turn taken out (a user turn after the first, with text). */
+  private typed: string | undefined;
+
+  /** After a record was folded into `state` (its meta the first). */
+  folded(state: RunState): void {
+    const { messages } = state;
+    const drop = messages.length - 2;
+    if (drop <= 0) return;
+    // The latest of each kind among those taken, read from the last back; earlier ones are never shown.
+    let answer = false;
+    let typed = false;
+    for (let i = drop - 1; i >= 0 && !(answer && typed); i--) {
+      const m = messages[i]!;
+      if (m.role === 'assistant') {
+        if (answer) continue;
+        const text = messageText(m);
+        if (text.trim() === '') continue;
+        this.answer = text;
+        answer = true;
+      } else if (!typed && this.taken + i > 0) {
+        const text = messageText(m);
+        if (text === '') continue;
+        this.typed = text;
+        typed = true;
+      }
+    }
+    messages.splice(0, drop);
+    this.taken += drop;
+  }
+
+  /** How many messages were taken out of the state before its first. */
+  get before(): number {
+    return this.taken;
+  }
+
+  /** The last answer's text among the messages taken out ('' when none had any). */
+  get earlierAnswer(): string {
+    return this.answer;
+  }
+
+  /** The last typed turn's text among the messages taken out. */
+  get earlierTyped(): string | undefined {
+    return this.typed;
+  }
+}
+
+/**
+ * What the model said last: the text of its latest turn that has any (the turn
+ * in flight included), in the state's conversation, then among the turns
+ * `conversation` took out of it.
+ */
+export function lastAnswer(state: RunState, conversation?: ShownConversation): string {
   const { messages, pending } = state;
   for (let i = messages.length - (pending !== null ? 0 : 1); i >= 0; i--) {
     const turn = i === messages.length ? pending!.assistant : messages[i]!;
@@ -253,18 +306,19 @@ export function lastAnswer(state: RunState): string {
     const text = messageText(turn);
     if (text.trim() !== '') return text;
   }
-  return '';
+  return conversation?.earlierAnswer ?? '';
 }
 
-/** The last turn the operator typed, when one was typed after the prompt. */
-function lastTyped(state: RunState): string | undefined {
-  for (let i = state.messages.length - 1; i > 0; i--) {
+/** The last turn the operator typed, when one was typed after the prompt: in the state's conversation, then among those `conversation` took out. */
+function lastTyped(state: RunState, conversation?: ShownConversation): string | undefined {
+  const before = conversation?.before ?? 0;
+  for (let i = state.messages.length - 1; i >= 0 && before + i > 0; i--) {
     const m = state.messages[i]!;
     if (m.role !== 'user') continue;
     const text = messageText(m);
     if (text !== '') return text;
   }
-  return undefined;
+  return conversation?.earlierTyped;
 }
 
 /** What `session show` knows beside the run: its origin, where it was started, the agents its remote calls went to, and the config at hand. */
@@ -288,7 +342,7 @@ export interface ShowContext {
 /** The tool calls run, and apart from them those refused without running (the fold counts both, as the reference does). */
 function toolCallsText(run: ShownRun, agents: ToolAgents): string {
   const refused = run.outline.neverRun.size;
-  const ran = `${count(run.state.counters.tool_calls - refused)} (${remoteCountText(run.state, agents)})`;
+  const ran = `${count(run.state.counters.tool_calls - refused)} (${remoteCountText(run.state, agents, { ids: run.outline.callIds, names: run.outline.callNames })})`;
   return refused === 0 ? ran : `${ran}; ${count(refused)} more refused, never run (input not JSON, or an id repeated)`;
 }
 
@@ -343,8 +397,8 @@ export function formatShow(run: ShownRun, resume: string, context: ShowContext =
     ...(context.facts !== undefined ? factFields(context.facts) : []),
     ...(context.more ?? []),
   ];
-  const typed = lastTyped(state);
-  const answer = lastAnswer(state);
+  const typed = lastTyped(state, run.conversation);
+  const answer = lastAnswer(state, run.conversation);
   return (
     `${fields(pairs.filter(([, v]) => v !== ''))}prompt\n${shownText(state.prompt)}\n` +
     (typed !== undefined && typed !== state.prompt ? `last typed turn\n${shownText(typed)}\n` : '') +

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { formatShow, lastAnswer, withoutToolData, type ShownRun } from '../../../src/cli/session/show.js';
-import { initialState, NO_TIMES, RecordOutline, step, type JournalRecord } from '../../../src/core/index.js';
+import fc from 'fast-check';
+import { formatShow, lastAnswer, ShownConversation, type ShownRun } from '../../../src/cli/session/show.js';
+import { refusedRequestAdvice } from '../../../src/cli/refused-request.js';
+import { committedTurns, initialState, NO_TIMES, RecordOutline, step, type JournalRecord } from '../../../src/core/index.js';
+import { journal } from '../../helpers/journals.js';
 import { assistant, at, meta, toolResult } from '../../helpers/records.js';
 
 /** The state of a run of these records. */
@@ -22,38 +25,56 @@ describe("session show's last answer", () => {
 });
 
 describe("session show's summary", () => {
-  /** The summary of a run of these records, each given to `keep` as `session show` reads it (after its outline is taken) before it is folded. */
-  function summary(records: JournalRecord[], keep: (record: JournalRecord) => void): string {
+  /** The run of these records as `session show` reads it: its outline taken, folded, and, with `conversation`, its conversation taken out as it folds. */
+  function shown(records: readonly JournalRecord[], conversation?: ShownConversation): ShownRun {
     const [first, ...rest] = records;
     const outline = new RecordOutline();
     outline.add(first!);
     const state = initialState(first!);
+    conversation?.folded(state);
     for (const record of rest) {
       outline.add(record);
-      keep(record);
       step(state, record);
+      conversation?.folded(state);
     }
-    const run: ShownRun = { state, metaLine: '', lastSeq: state.last_seq, created: '2026-01-02T03:04:05Z', updated: '2026-01-02T03:04:06Z', times: NO_TIMES, outline };
-    return formatShow(run, 'logbook run --resume r');
+    return { state, metaLine: '', lastSeq: state.last_seq, created: '2026-01-02T03:04:05Z', updated: '2026-01-02T03:04:06Z', times: NO_TIMES, outline, ...(conversation ? { conversation } : {}) };
   }
 
-  it('reads no tool output nor input, so the fold behind it keeps none', () => {
-    // Committed results, a failed call's, and a batch in flight whose first call is answered.
-    const records = () => [
-      at(1, { meta: meta('r') }),
-      at(2, assistant(0, ['a', 'b'], 'first')),
-      at(3, toolResult('a', 'the output of a')),
-      at(4, { tool_result: { tool_use_id: 'b', result: { tool_use_id: 'b', content: 'b failed', is_error: true } } }),
-      at(5, assistant(1, ['c', 'd'], 'second')),
-      at(6, toolResult('c', 'the output of c')),
+  /** Its summary, with agents named for some of its tools (the remote calls' count names them). */
+  const summary = (run: ShownRun): string => formatShow(run, 'logbook run --resume r', { agents: { tool0: 'probe', tool2: 'other' } });
+
+  it('is the same with the conversation taken out of the state as it folds, for random journals', () => {
+    fc.assert(
+      fc.property(journal, ({ records }) => {
+        const whole = shown(records);
+        const taken = shown(records, new ShownConversation());
+        expect(taken.state.messages.length).toBeLessThanOrEqual(2);
+        expect(summary(taken)).toBe(summary(whole));
+        // What a refusal's advice counts of the conversation, read from the counters.
+        expect(committedTurns(taken.state)).toBe(whole.state.messages.filter((m) => m.role === 'assistant').length);
+        expect(refusedRequestAdvice(taken.state)).toBe(refusedRequestAdvice(whole.state));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('names the last answer and typed turn when later turns have none', () => {
+    const records = [
+      at(1, { meta: meta('r', { interactive: true }) }),
+      at(2, assistant(0, ['a'], 'the answer')),
+      at(3, toolResult('a')),
+      at(4, { user: { message: { role: 'user', content: [{ text: { text: 'typed early' } }] } } }),
+      at(5, assistant(1, ['b'], ' ')),
+      at(6, toolResult('b')),
+      at(7, assistant(2, ['c'], '')),
+      at(8, toolResult('c')),
+      at(9, assistant(3, [], '\n')),
     ];
-    const dropped = records();
-    const shown = summary(dropped, withoutToolData);
-    expect(shown).toBe(summary(records(), () => {}));
-    expect(shown).toContain('1 of 2 calls answered; call d (echo)');
-    const outputs = dropped.flatMap((r) => ('tool_result' in r ? [r.tool_result.result.content] : []));
-    expect(outputs).toEqual(['', '', '']);
-    const inputs = dropped.flatMap((r) => ('assistant' in r ? r.assistant.message.content.flatMap((b) => ('tool_use' in b ? [b.tool_use.input.text] : [])) : []));
-    expect(inputs).toEqual(['{}', '{}', '{}', '{}']);
+    const run = shown(records, new ShownConversation());
+    expect(run.state.messages.length).toBe(2);
+    const text = summary(run);
+    expect(text).toContain('last typed turn\n  typed early\n');
+    expect(text).toContain('last answer\n  the answer\n');
+    expect(text).toBe(summary(shown(records)));
   });
 });
