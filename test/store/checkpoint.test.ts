@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileStore } from '../../src/index.js';
 import {
+  CHECKPOINT_LAYOUT,
   LinesDigest,
   encodeFoldCheckpoint,
   encodeRecord,
@@ -124,7 +125,7 @@ describe('a load from a fold checkpoint (file store)', () => {
     ['the journal written with other line ends (CRLF)', (path) => writeFileSync(path, readFileSync(path, 'utf8').replaceAll('\n', '\r\n'))],
     ['the checkpoint damaged', (_path, text) => text.replace('FROM THE CHECKPOINT', 'FROM THE CHECKPOINX')],
     ['the checkpoint cut short', (_path, text) => text.slice(0, text.length - 10)],
-    ['the checkpoint of another layout', (_path, text) => text.replace('"layout":1', '"layout":2')],
+    ['the checkpoint of another layout', (_path, text) => text.replace(`"layout":${CHECKPOINT_LAYOUT}`, `"layout":${CHECKPOINT_LAYOUT + 1}`)],
     ['the checkpoint of another run', (_path, text) => text.replace('"run_id":"r"', '"run_id":"q"')],
   ];
   for (const [what, change] of ignored) {
