@@ -151,11 +151,18 @@ function encodeState(s: RunState): string {
   );
 }
 
+/**
+ * The numbers a model call is kept as, one after another in one flat array
+ * (seq, iteration, input and output tokens, cache read and created, -1 where
+ * the record has none): one array for thousands of calls, not one each.
+ */
+const CALL_FIELDS = 6;
+
 /** A checkpoint's text. */
 export function encodeFoldCheckpoint(cp: FoldCheckpoint, build: string): string {
   const calls = cp.calls.map((c) => {
     const u = c.usage;
-    return `[${c.seq},${c.iteration},${u.in_tokens},${u.out_tokens},${u.cache_read_tokens ?? -1},${u.cache_create_tokens ?? -1}]`;
+    return `${c.seq},${c.iteration},${u.in_tokens},${u.out_tokens},${u.cache_read_tokens ?? -1},${u.cache_create_tokens ?? -1}`;
   });
   const { messages, pending } = cp.state;
   const texts = (pending === null ? messages : [...messages, pending.assistant]).map(canonicalMessageText);
@@ -220,12 +227,15 @@ export function parseCheckpointBody(header: CheckpointHeader): FoldCheckpoint | 
     if (!isCount(state.last_seq) || !isObj(state.counters as unknown)) return null;
     if (state.pending !== null) state.pending.assistant = held.pop()!;
     state.messages = held;
-    const calls: ModelCall[] = (b.calls as number[][]).map(([seq, iteration, inTokens, outTokens, cacheRead, cacheCreate]) => {
-      const usage: UsageCounts = { in_tokens: inTokens!, out_tokens: outTokens! };
-      if (cacheRead! >= 0) usage.cache_read_tokens = cacheRead!;
-      if (cacheCreate! >= 0) usage.cache_create_tokens = cacheCreate!;
-      return { seq: seq!, iteration: iteration!, usage };
-    });
+    const numbers = b.calls as number[];
+    if (numbers.length % CALL_FIELDS !== 0) return null;
+    const calls = new Array<ModelCall>(numbers.length / CALL_FIELDS);
+    for (let i = 0, at = 0; i < calls.length; i++, at += CALL_FIELDS) {
+      const usage: UsageCounts = { in_tokens: numbers[at + 2]!, out_tokens: numbers[at + 3]! };
+      if (numbers[at + 4]! >= 0) usage.cache_read_tokens = numbers[at + 4]!;
+      if (numbers[at + 5]! >= 0) usage.cache_create_tokens = numbers[at + 5]!;
+      calls[i] = { seq: numbers[at]!, iteration: numbers[at + 1]!, usage };
+    }
     const { lines, length, digest } = header;
     return { lines, length, digest, metaLine: b.meta_line, state: state as RunState, calls };
   } catch {

@@ -147,8 +147,8 @@ const isSent = (block: Block): boolean =>
  * content is not empty). A raw value may hold one of these spellings too;
  * such a message is then only written from its blocks, to the same bytes.
  */
-const asSent = (text: string): boolean =>
-  !text.includes('{"type":"thinking"') && !text.includes('{"type":"provider"') && !text.includes('{"type":"text","text":""}') && !text.includes('"content":[]');
+const NOT_AS_SENT = /\{"type":"(?:thinking|provider)"|\{"type":"text","text":""\}|"content":\[\]/;
+const asSent = (text: string): boolean => !NOT_AS_SENT.test(text);
 
 /**
  * Adds to `out` the request's text of a message written from its blocks
