@@ -7,6 +7,7 @@ import { FileStore } from '../../src/index.js';
 import {
   CHECKPOINT_LAYOUT,
   LinesDigest,
+  heldRun,
   encodeFoldCheckpoint,
   encodeRecord,
   fold,
@@ -93,6 +94,17 @@ describe('a load from a fold checkpoint (file store)', () => {
       ),
       { numRuns: 40 },
     );
+  });
+
+  it('holds the conversation it takes from a checkpoint as its text, each message parsed only where it is read', async () => {
+    const records = longRun('r', 5);
+    const { store } = storeWith('r', records, checkpointText(records, records.length - 2));
+    const { state } = await store.loadState('r');
+    // The last turn was folded in after the checkpoint: its two messages are objects, the eight before them held.
+    const held = state.messages.map((_, i) => heldRun(state.messages, i, i + 1) !== null);
+    expect(held).toEqual([...Array<boolean>(state.messages.length - 2).fill(true), false, false]);
+    expect(state.messages).toEqual(fold(records).messages);
+    expect(state.messages.every((_, i) => heldRun(state.messages, i, i + 1) === null)).toBe(true);
   });
 
   it('takes the state from a checkpoint whose lines are the journal\'s first lines as stored', async () => {
