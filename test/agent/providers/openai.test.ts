@@ -6,7 +6,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { createProvider } from '../../../src/agent/providers/index.js';
 import { OpenAIProvider, PLACEHOLDER_API_KEY } from '../../../src/agent/providers/openai.js';
 import { toOpenAIParams } from '../../../src/agent/providers/openai-map.js';
-import { LogbookError, RawJson, type Message } from '../../../src/core/index.js';
+import { LogbookError, RawJson, canonicalMessageText, holdMessages, type Message } from '../../../src/core/index.js';
 import { SSE_HEADERS } from '../../helpers/fake-api-server.js';
 import { FakeOpenAI, openaiChunks, openaiErrors } from '../../helpers/fake-openai.js';
 import { CONTEXT_REFUSALS, refusalReply } from '../../helpers/context-refusals.js';
@@ -162,6 +162,15 @@ describe('openai: the neutral model to a request', () => {
     ]);
     expect(req!.body).not.toContain('private');
     expect(req!.body).not.toContain('server_tool_use');
+  });
+
+  it('sends a conversation held as a fold checkpoint\u2019s text (a resume\u2019s) as it sends the same messages as objects', () => {
+    const texts = conversation.map(canonicalMessageText);
+    const held = holdMessages(texts.join(','), texts.map((t) => t.length))!;
+    const options = { legacyMaxTokens: false };
+    expect(JSON.stringify(toOpenAIParams(modelRequest({ messages: held, tools }), 'm', options))).toBe(
+      JSON.stringify(toOpenAIParams(modelRequest({ messages: conversation, tools }), 'm', options)),
+    );
   });
 
   it('sends max_completion_tokens, which OpenAI reasoning models require, when no base URL is set', () => {
