@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalMessageText, fold, heldRun, holdMessages, type Message } from '../../src/core/index.js';
-import { journal } from '../helpers/journals.js';
+import { heldMessages, journal } from '../helpers/journals.js';
 
 /** A journal's conversation, its pending turn's assistant message after it. */
 const conversation = journal.map(({ records }) => {
@@ -9,11 +9,7 @@ const conversation = journal.map(({ records }) => {
   return state.pending === null ? state.messages : [...state.messages, state.pending.assistant];
 });
 
-/** `messages` held as their canonical texts, as a checkpoint's load holds them. */
-function held(messages: readonly Message[]): Message[] {
-  const texts = messages.map(canonicalMessageText);
-  return holdMessages(texts.join(','), texts.map((t) => t.length))!;
-}
+const held = heldMessages;
 
 /** Whether each message is still held as its text (its content not read). */
 const stillHeld = (messages: readonly Message[]): boolean[] => messages.map((_, i) => heldRun(messages, i, i + 1) !== null);

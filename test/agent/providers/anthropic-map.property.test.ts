@@ -9,8 +9,8 @@ import { describe, expect, it } from 'vitest';
 import type * as Api from '@anthropic-ai/sdk/resources/messages';
 import { anthropicMessagesJson, toAnthropicParams } from '../../../src/agent/providers/anthropic-map.js';
 import { RawSplicer } from '../../../src/agent/providers/raw-splice.js';
-import { RawJson, canonicalMessageText, fromByteField, heldRun, holdMessages, toByteField, type Block, type Message } from '../../../src/core/index.js';
-import { rawText } from '../../helpers/journals.js';
+import { RawJson, canonicalMessageText, fromByteField, heldRun, toByteField, type Block, type Message } from '../../../src/core/index.js';
+import { heldMessages, rawText } from '../../helpers/journals.js';
 import { modelRequest } from './request.js';
 
 // ---- the reference: objects built one by one, then serialized ---------------
@@ -114,11 +114,7 @@ const conversation: fc.Arbitrary<Message[]> = fc
     return order.map((i) => pool[i % pool.length]!);
   });
 
-/** `messages` held as their canonical texts, as a fold checkpoint's load holds a conversation (core message-text.ts). */
-function held(messages: readonly Message[]): Message[] {
-  const texts = messages.map(canonicalMessageText);
-  return holdMessages(texts.join(','), texts.map((t) => t.length))!;
-}
+const held = heldMessages;
 
 /**
  * A conversation as a resume from a checkpoint has it: held messages (some

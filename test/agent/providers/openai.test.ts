@@ -6,10 +6,11 @@ import { describe, expect, it, vi } from 'vitest';
 import { createProvider } from '../../../src/agent/providers/index.js';
 import { OpenAIProvider, PLACEHOLDER_API_KEY } from '../../../src/agent/providers/openai.js';
 import { toOpenAIParams } from '../../../src/agent/providers/openai-map.js';
-import { LogbookError, RawJson, canonicalMessageText, holdMessages, type Message } from '../../../src/core/index.js';
+import { LogbookError, RawJson, type Message } from '../../../src/core/index.js';
 import { SSE_HEADERS } from '../../helpers/fake-api-server.js';
 import { FakeOpenAI, openaiChunks, openaiErrors } from '../../helpers/fake-openai.js';
 import { CONTEXT_REFUSALS, refusalReply } from '../../helpers/context-refusals.js';
+import { heldMessages } from '../../helpers/journals.js';
 import { deadPort, expectAbortHangsUp, FAST_RETRY, modelRequest, rejection, useFake } from './request.js';
 
 let api!: FakeOpenAI;
@@ -165,8 +166,7 @@ describe('openai: the neutral model to a request', () => {
   });
 
   it('sends a conversation held as a fold checkpoint\u2019s text (a resume\u2019s) as it sends the same messages as objects', () => {
-    const texts = conversation.map(canonicalMessageText);
-    const held = holdMessages(texts.join(','), texts.map((t) => t.length))!;
+    const held = heldMessages(conversation);
     const options = { legacyMaxTokens: false };
     expect(JSON.stringify(toOpenAIParams(modelRequest({ messages: held, tools }), 'm', options))).toBe(
       JSON.stringify(toOpenAIParams(modelRequest({ messages: conversation, tools }), 'm', options)),
