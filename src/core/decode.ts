@@ -7,7 +7,7 @@
  */
 import { canonicalByteField } from './byte-field.js';
 import { LogbookError } from './errors.js';
-import { elementSpans, isEscaped, memberSpans, skipSpace, valueEnd, type Span } from './json-scan.js';
+import { detached, elementSpans, isEscaped, memberSpans, skipSpace, valueEnd, type Span } from './json-scan.js';
 import { RawJson } from './raw-json.js';
 import {
   PAYLOAD_KINDS,
@@ -112,17 +112,6 @@ function fillRawValues(line: string, payload: PayloadKind, message: unknown): vo
   if (spans.length > slots) refuse('raw JSON fields outside tool_use or provider blocks');
   const { bodies, keys } = current;
   for (let i = 0; i < slots; i++) bodies[i]![keys[i]!] = RawJson.fromValidText(detached(spans[i]!));
-}
-
-/**
- * `text` as a string of its own. A span cut out of a line (String.slice) keeps
- * the whole line alive for as long as the span lives, and with it the chunk the
- * line was read in: a loaded run would hold its whole file's text besides its
- * records. Prepending a character makes a rope that slicing flattens into a new
- * string, so the span holds only its own characters.
- */
-function detached(text: string): string {
-  return ` ${text}`.slice(1);
 }
 
 function str(o: Obj, k: string, what: Where): string {

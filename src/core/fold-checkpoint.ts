@@ -9,12 +9,12 @@
  * from. Pure: encoding, parsing, digests. The store decides where one is kept
  * and when it is used (store/checkpoint.ts).
  */
-import { encodeBlockAs, encodeToolResultBodyAs, type Spelling } from './encode.js';
+import { encodeToolResultBodyAs, type Spelling } from './encode.js';
 import type { PendingTurn, RunState } from './fold.js';
 import { nodeCrypto } from './fingerprint.js';
 import { quote } from './json-text.js';
-import { RawJson } from './raw-json.js';
-import type { Block, JournalRecord, Message } from './records.js';
+import { canonicalMessageText, holdMessages } from './message-text.js';
+import type { JournalRecord } from './records.js';
 import type { UsageCounts } from './usage.js';
 
 /**
@@ -22,7 +22,7 @@ import type { UsageCounts } from './usage.js';
  * one another build of logbook wrote (its header names the build: a fold
  * whose rules changed must not take up a state folded by the old ones).
  */
-export const CHECKPOINT_LAYOUT = 1;
+export const CHECKPOINT_LAYOUT = 2;
 
 /** A model call as a load tallies it (what prices it), without its message: an assistant record's seq, iteration and usage. */
 export interface ModelCall {
@@ -103,9 +103,13 @@ export class LinesDigest {
 }
 
 // ---- the text ---------------------------------------------------------------
-// A header line (layout, what it names, the body's digest) and the body: the
-// state as JSON, raw values (tool `input`, provider `raw`) as their text in a
-// string, so they come back byte for byte.
+// A header line (layout, what it names, the body's digest) and the body: a
+// line of JSON (the meta line, the calls, the length of each message's text,
+// and the state without its messages), then the canonical text of each
+// message of the state (message-text.ts), comma-separated, and after them the
+// pending turn's assistant message when there is one. A load holds the
+// messages as that text (holdMessages): the conversation is parsed only where
+// it is read.
 
 interface Header {
   layout: number;
@@ -120,45 +124,50 @@ interface Header {
 /**
  * Strings spelled as the journal spells them (well-formed: a lone surrogate
  * the journal stores as U+FFFD is one here too), so that a checkpoint a writer
- * keeps of its own records holds the fold of what the journal stores of them;
- * raw values as a string of their text.
+ * keeps of its own records holds the fold of what the journal stores of them.
  */
 const CHECKPOINT: Spelling = { quote, raw: quote };
 const q = quote;
 /** Any other value of the state, its strings spelled as the journal spells them. */
 const json = (v: unknown): string => JSON.stringify(v, (_key, x: unknown) => (typeof x === 'string' && !x.isWellFormed() ? x.toWellFormed() : x));
 
-const encodeBlockOf = (b: Block): string => encodeBlockAs(b, CHECKPOINT);
-
-function encodeMessageOf(m: Message): string {
-  return `{"role":${q(m.role)},"content":[${m.content.map(encodeBlockOf).join(',')}]}`;
-}
-
+/** The pending turn without its assistant message (a text of its own). */
 function encodePending(p: PendingTurn | null): string {
   if (p === null) return 'null';
   return (
-    `{"assistant":${encodeMessageOf(p.assistant)},"iteration":${p.iteration},"stop_reason":${q(p.stop_reason)},` +
+    `{"iteration":${p.iteration},"stop_reason":${q(p.stop_reason)},` +
     `"results":[${p.results.map((r) => encodeToolResultBodyAs(r, CHECKPOINT)).join(',')}],"answered":${json(p.answered)}}`
   );
 }
 
+/** The state's JSON, its messages' count in their place. */
 function encodeState(s: RunState): string {
   return (
     `{"run_id":${q(s.run_id)},"version":${s.version},"fingerprint":${json(s.fingerprint)},"prompt":${q(s.prompt)},` +
-    `"interactive":${s.interactive},"messages":[${s.messages.map(encodeMessageOf).join(',')}],"pending":${encodePending(s.pending)},` +
+    `"interactive":${s.interactive},"messages":${s.messages.length},"pending":${encodePending(s.pending)},` +
     `"counters":${json(s.counters)},"next_iteration":${s.next_iteration},"last_stop_reason":${q(s.last_stop_reason)},` +
     `"terminal":${json(s.terminal)},"remote_calls":${json(s.remote_calls)},` +
     `"status":${q(s.status)},"last_seq":${s.last_seq},"last_input_tokens":${s.last_input_tokens}}`
   );
 }
 
+/**
+ * The numbers a model call is kept as, one after another in one flat array
+ * (seq, iteration, input and output tokens, cache read and created, -1 where
+ * the record has none): one array for thousands of calls, not one each.
+ */
+const CALL_FIELDS = 6;
+
 /** A checkpoint's text. */
 export function encodeFoldCheckpoint(cp: FoldCheckpoint, build: string): string {
   const calls = cp.calls.map((c) => {
     const u = c.usage;
-    return `[${c.seq},${c.iteration},${u.in_tokens},${u.out_tokens},${u.cache_read_tokens ?? -1},${u.cache_create_tokens ?? -1}]`;
+    return `${c.seq},${c.iteration},${u.in_tokens},${u.out_tokens},${u.cache_read_tokens ?? -1},${u.cache_create_tokens ?? -1}`;
   });
-  const body = `{"meta_line":${q(cp.metaLine)},"calls":[${calls.join(',')}],"state":${encodeState(cp.state)}}`;
+  const { messages, pending } = cp.state;
+  const texts = (pending === null ? messages : [...messages, pending.assistant]).map(canonicalMessageText);
+  const head = `{"meta_line":${q(cp.metaLine)},"calls":[${calls.join(',')}],"texts":[${texts.map((t) => t.length).join(',')}],"state":${encodeState(cp.state)}}`;
+  const body = `${head}\n${texts.join(',')}`;
   const header: Header = { layout: CHECKPOINT_LAYOUT, build, lines: cp.lines, length: cp.length, digest: cp.digest, body: sha256().update(body, 'utf8').digest('hex') };
   return `${JSON.stringify(header)}\n${body}`;
 }
@@ -166,24 +175,6 @@ export function encodeFoldCheckpoint(cp: FoldCheckpoint, build: string): string 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
-
-/**
- * Raw values back from their text: the canonical text a RawJson held when the
- * checkpoint was written, whose body digest matched, so taken as it is. A raw
- * value that is not text is not a checkpoint's shape (parseCheckpointBody
- * ignores it), never a value whose text goes into a request.
- */
-function reviveMessage(m: Message): void {
-  for (const b of m.content) {
-    if ('tool_use' in b) b.tool_use.input = rawOf(b.tool_use.input);
-    else if ('provider' in b) b.provider.raw = rawOf(b.provider.raw);
-  }
-}
-
-function rawOf(written: unknown): RawJson {
-  if (typeof written !== 'string') throw new TypeError('a raw value of a checkpoint is not text');
-  return RawJson.fromCanonicalText(written);
-}
 
 /** What a checkpoint's first line says: the lines it names, and where its body is. */
 export interface CheckpointHeader {
@@ -224,20 +215,29 @@ export function parseCheckpointHeader(text: string | Uint8Array | null, build: s
 export function parseCheckpointBody(header: CheckpointHeader): FoldCheckpoint | null {
   try {
     if (sha256().update(header.body).digest('hex') !== header.bodyDigest) return null;
-    const b = JSON.parse(header.body.toString('utf8')) as unknown;
-    if (!isObj(b) || typeof b.meta_line !== 'string' || !Array.isArray(b.calls) || !isObj(b.state)) return null;
-    const state = b.state as unknown as RunState;
-    if (!Array.isArray(state.messages) || !isCount(state.last_seq) || !isObj(state.counters as unknown)) return null;
-    for (const m of state.messages) reviveMessage(m);
-    if (state.pending !== null) reviveMessage(state.pending.assistant);
-    const calls: ModelCall[] = (b.calls as number[][]).map(([seq, iteration, inTokens, outTokens, cacheRead, cacheCreate]) => {
-      const usage: UsageCounts = { in_tokens: inTokens!, out_tokens: outTokens! };
-      if (cacheRead! >= 0) usage.cache_read_tokens = cacheRead!;
-      if (cacheCreate! >= 0) usage.cache_create_tokens = cacheCreate!;
-      return { seq: seq!, iteration: iteration!, usage };
-    });
+    const body = header.body.toString('utf8');
+    const nl = body.indexOf('\n'); // JSON text holds no raw newline: the head's ends at the first
+    if (nl < 0) return null;
+    const b = JSON.parse(body.slice(0, nl)) as unknown;
+    if (!isObj(b) || typeof b.meta_line !== 'string' || !Array.isArray(b.calls) || !Array.isArray(b.texts) || !b.texts.every(isCount) || !isObj(b.state)) return null;
+    const state = b.state as unknown as Omit<RunState, 'messages'> & { messages: unknown };
+    const held = holdMessages(body.slice(nl + 1), b.texts as number[]);
+    const count = state.messages;
+    if (held === null || !isCount(count) || held.length !== count + (state.pending === null ? 0 : 1)) return null;
+    if (!isCount(state.last_seq) || !isObj(state.counters as unknown)) return null;
+    if (state.pending !== null) state.pending.assistant = held.pop()!;
+    state.messages = held;
+    const numbers = b.calls as number[];
+    if (numbers.length % CALL_FIELDS !== 0) return null;
+    const calls = new Array<ModelCall>(numbers.length / CALL_FIELDS);
+    for (let i = 0, at = 0; i < calls.length; i++, at += CALL_FIELDS) {
+      const usage: UsageCounts = { in_tokens: numbers[at + 2]!, out_tokens: numbers[at + 3]! };
+      if (numbers[at + 4]! >= 0) usage.cache_read_tokens = numbers[at + 4]!;
+      if (numbers[at + 5]! >= 0) usage.cache_create_tokens = numbers[at + 5]!;
+      calls[i] = { seq: numbers[at]!, iteration: numbers[at + 1]!, usage };
+    }
     const { lines, length, digest } = header;
-    return { lines, length, digest, metaLine: b.meta_line, state, calls };
+    return { lines, length, digest, metaLine: b.meta_line, state: state as RunState, calls };
   } catch {
     return null;
   }

@@ -112,3 +112,14 @@ export function rawMembers(text: string): Map<string, string> | null {
   for (const [key, [from, to]] of memberSpans(text, start)) members.set(key, text.slice(from, to));
   return members;
 }
+
+/**
+ * `text` as a string of its own. A span cut out of a line (String.slice) keeps
+ * the whole line alive for as long as the span lives, and with it the chunk the
+ * line was read in: a loaded run would hold its whole file's text besides its
+ * records. Prepending a character makes a rope that slicing flattens into a new
+ * string, so the span holds only its own characters.
+ */
+export function detached(text: string): string {
+  return ` ${text}`.slice(1);
+}

@@ -4,12 +4,13 @@
  * it read; the next load folds from it to what a whole fold gives.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encodeRecord, fold, parseJournal } from '../../src/index.js';
-import { LinesDigest, encodeFoldCheckpoint, modelCallOf, parseFoldCheckpoint, type JournalRecord, type ModelCall } from '../../src/core/index.js';
+import { LinesDigest, RawJson, encodeFoldCheckpoint, modelCallOf, parseFoldCheckpoint, type JournalRecord, type ModelCall } from '../../src/core/index.js';
 import { CHECKPOINT_MIN_BYTES } from '../../src/store/checkpoint.js';
+import { useFakeAnthropic } from '../helpers/fake-anthropic.js';
 import { packageVersion } from '../../src/store/package-version.js';
 import { BIN, builtIdentity, runCli } from '../helpers/cli.js';
 import { assistant, at, meta, toolResult } from '../helpers/records.js';
@@ -20,12 +21,13 @@ const BUILD = builtIdentity();
 
 /** `expression` of the `state` a load of run `id` gives in a process of the build (the package's API, whose modules the binary's are). */
 function loadedInBuild(stateDir: string, id: string, expression: string): string {
-  const api = resolve(dirname(BIN), '../dist/index.js');
-  const script = `import { FileStore } from ${JSON.stringify(api)};
+  const apiModule = resolve(dirname(BIN), '../dist/index.js');
+  const script = `import { FileStore } from ${JSON.stringify(apiModule)};
 const { state } = await new FileStore(${JSON.stringify(join(stateDir, 'runs'))}).loadState(${JSON.stringify(id)});
 process.stdout.write(${expression});`;
   return execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
 }
+const api = useFakeAnthropic();
 
 describe('the fold checkpoint of a resumed run', () => {
   it('is kept by a resume of a long run once its request is sent, of the lines it read, and folded from by the next load', async () => {
@@ -88,5 +90,49 @@ describe('the fold checkpoint of a resumed run', () => {
   ])('is ignored, the run read and folded whole, when another build wrote it: one %s', (_what, other) => {
     expect(other).not.toBe(BUILD);
     expect(loadedInBuild(markedRun(other), 'r', 'state.prompt')).not.toBe('FROM THE CHECKPOINT');
+  });
+
+  it('sends, from it, the very request bytes a resume of the whole run sends (the anthropic provider)', async () => {
+    const dir = tempDir();
+    const cfg = join(dir, 'agent.yaml');
+    writeFileSync(cfg, `provider: anthropic\nmodel: claude-test\nbase_url: ${api.url}\nmax_iterations: 100000\n`);
+    const env = { ANTHROPIC_API_KEY: 'test-key', LOGBOOK_PROVIDER_MAX_RETRIES: '0' };
+    const runs = join(dir, 'state', 'runs');
+    const done = { message: { content: [{ type: 'text', text: 'Done.' }] } };
+    api.reset();
+    api.reply(done);
+    expect((await runCli(['run', '--config', cfg, '--state-dir', join(dir, 'state'), '--name', 'seed', 'hi'], { cwd: dir, env })).code).toBe(0);
+    const metaLine = readFileSync(join(runs, 'seed.jsonl'), 'utf8').split('\n')[0]!.replace('"run_id":"seed"', '"run_id":"long"');
+    const records: JournalRecord[] = parseJournal(`${metaLine}\n`);
+    // Text the request spells otherwise than the journal (<, &, U+2028, quotes), raw inputs kept as written, and turns
+    // the API takes in another shape than the held text: thinking, a provider block, an empty text block.
+    const odd = ['a <b> & "c"\u2028', 'plain', ''];
+    for (let i = 0; records.reduce((n, r) => n + encodeRecord(r).length, 0) < CHECKPOINT_MIN_BYTES * 1.2; i++) {
+      const turn = assistant(i, [`t${i}`], `turn ${i} ${odd[i % 3]} ${'x'.repeat(80)}`);
+      if ('assistant' in turn && i % 50 === 7) turn.assistant.message.content.unshift({ thinking: { text: 'hm', signature: 'c2ln' } }, { text: { text: '' } });
+      if ('assistant' in turn && i % 50 === 9) turn.assistant.message.content.push({ provider: { kind: 'server_tool_use', raw: RawJson.fromText('{"type":"server_tool_use","id":"s","input":{"q":1.0}}') } });
+      records.push(at(records.length + 1, turn));
+      records.push(at(records.length + 1, toolResult(`t${i}`, `output ${i} ${odd[(i + 1) % 3]} ${'y'.repeat(80)}`)));
+    }
+    writeFileSync(join(runs, 'long.jsonl'), records.map((r) => `${encodeRecord(r)}\n`).join(''));
+    const start = new Map(readdirSync(runs).map((name) => [name, readFileSync(join(runs, name))]));
+    const resumeSending = async (): Promise<string> => {
+      api.reset();
+      api.reply(done);
+      const r = await runCli(['run', '--config', cfg, '--state-dir', join(dir, 'state'), '--resume', 'long'], { cwd: dir, env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(api.requests).toHaveLength(1);
+      return api.requests[0]!.body;
+    };
+    const whole = await resumeSending(); // no checkpoint yet: the run read and folded whole; it keeps one
+    const checkpoint = readFileSync(join(runs, 'long.fold'));
+    // The run as it was, with the checkpoint of its lines beside it.
+    for (const name of readdirSync(runs)) if (!start.has(name)) rmSync(join(runs, name));
+    for (const [name, bytes] of start) writeFileSync(join(runs, name), bytes);
+    writeFileSync(join(runs, 'long.fold'), checkpoint);
+    expect(parseFoldCheckpoint(checkpoint, BUILD)?.lines).toBe(records.length);
+    const fromCheckpoint = await resumeSending();
+    expect(fromCheckpoint).toBe(whole);
+    expect(JSON.parse(whole).messages).toHaveLength(1 + 2 * ((records.length - 1) / 2));
   });
 });

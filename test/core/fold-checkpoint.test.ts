@@ -157,19 +157,22 @@ describe('fold checkpoint', () => {
     );
   });
 
-  it('is ignored when a raw value in its body is not text, though the body digest matches', () => {
-    const records = fc.sample(journal.filter(({ records }) => rawTexts(fold(records)).length > 0), { numRuns: 1, seed: 34 })[0]!.records;
+  it('is ignored when its messages are not the texts its head names, though the body digest matches', () => {
+    const records = fc.sample(journal.filter(({ records }) => fold(records).messages.length > 1), { numRuns: 1, seed: 34 })[0]!.records;
     const text = encodeFoldCheckpoint(checkpointOf(records), BUILD);
     const nl = text.indexOf('\n');
     const header = JSON.parse(text.slice(0, nl)) as { body: string };
-    const body = JSON.parse(text.slice(nl + 1)) as { state: RunState };
-    const messages = [...body.state.messages, ...(body.state.pending === null ? [] : [body.state.pending.assistant])];
-    const block = messages.flatMap((m) => m.content).find((b) => 'tool_use' in b || 'provider' in b)!;
-    if ('tool_use' in block) (block.tool_use as { input: unknown }).input = { a: 1 };
-    else if ('provider' in block) (block.provider as { raw: unknown }).raw = 1;
-    const damaged = JSON.stringify(body);
-    header.body = createHash('sha256').update(damaged, 'utf8').digest('hex');
-    expect(parseFoldCheckpoint(`${JSON.stringify(header)}\n${damaged}`, BUILD)).toBeNull();
+    const [head, texts] = [text.slice(nl + 1, text.indexOf('\n', nl + 1)), text.slice(text.indexOf('\n', nl + 1) + 1)];
+    const parsed = JSON.parse(head) as { texts: number[]; state: { messages: number } };
+    const withBody = (h: unknown, t: string): string => {
+      const body = `${JSON.stringify(h)}\n${t}`;
+      return `${JSON.stringify({ ...header, body: createHash('sha256').update(body, 'utf8').digest('hex') })}\n${body}`;
+    };
+    expect(parseFoldCheckpoint(withBody(parsed, texts), BUILD)).not.toBeNull();
+    // Lengths that do not add up to the texts, a text missing, a count of messages other than the texts hold.
+    expect(parseFoldCheckpoint(withBody({ ...parsed, texts: [parsed.texts[0]! + 1, ...parsed.texts.slice(1)] }, texts), BUILD)).toBeNull();
+    expect(parseFoldCheckpoint(withBody({ ...parsed, texts: parsed.texts.slice(1) }, texts), BUILD)).toBeNull();
+    expect(parseFoldCheckpoint(withBody({ ...parsed, state: { ...parsed.state, messages: parsed.state.messages + 1 } }, texts), BUILD)).toBeNull();
   });
 
   it('takes the state as it is when asked: what the live loop folds in next does not change it', () => {

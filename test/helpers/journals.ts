@@ -5,7 +5,8 @@
  * follow-ups, terminal records where a run stops and is resumed).
  */
 import fc from 'fast-check';
-import { RawJson, type Block, type JournalRecord, type Payload } from '../../src/index.js';
+import { RawJson, type Block, type JournalRecord, type Message, type Payload } from '../../src/index.js';
+import { canonicalMessageText, holdMessages } from '../../src/core/index.js';
 
 /** Strings that exercise the escaping rules. */
 export const text = fc.string({
@@ -36,6 +37,12 @@ export const rawValue: fc.Arbitrary<string> = fc.letrec<{ v: string }>((tie) => 
 export const rawText = fc.tuple(rawValue, fc.boolean()).map(([v, spaced]) => (spaced ? ` ${v.replace(/,/g, ' ,\n ')} ` : v));
 
 export const raw = rawText.map((t) => RawJson.fromText(t));
+
+/** `messages` held as their canonical texts, as a fold checkpoint's load holds a conversation (core message-text.ts). */
+export function heldMessages(messages: readonly Message[]): Message[] {
+  const texts = messages.map(canonicalMessageText);
+  return holdMessages(texts.join(','), texts.map((t) => t.length))!;
+}
 
 const count = fc.nat({ max: 5000 });
 

@@ -5,7 +5,9 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileStore } from '../../src/index.js';
 import {
+  CHECKPOINT_LAYOUT,
   LinesDigest,
+  heldRun,
   encodeFoldCheckpoint,
   encodeRecord,
   fold,
@@ -94,6 +96,17 @@ describe('a load from a fold checkpoint (file store)', () => {
     );
   });
 
+  it('holds the conversation it takes from a checkpoint as its text, each message parsed only where it is read', async () => {
+    const records = longRun('r', 5);
+    const { store } = storeWith('r', records, checkpointText(records, records.length - 2));
+    const { state } = await store.loadState('r');
+    // The last turn was folded in after the checkpoint: its two messages are objects, the eight before them held.
+    const held = state.messages.map((_, i) => heldRun(state.messages, i, i + 1) !== null);
+    expect(held).toEqual([...Array<boolean>(state.messages.length - 2).fill(true), false, false]);
+    expect(state.messages).toEqual(fold(records).messages);
+    expect(state.messages.every((_, i) => heldRun(state.messages, i, i + 1) === null)).toBe(true);
+  });
+
   it('takes the state from a checkpoint whose lines are the journal\'s first lines as stored', async () => {
     const records = longRun('r', 5);
     const { store } = storeWith('r', records, checkpointText(records, 7, true));
@@ -124,7 +137,7 @@ describe('a load from a fold checkpoint (file store)', () => {
     ['the journal written with other line ends (CRLF)', (path) => writeFileSync(path, readFileSync(path, 'utf8').replaceAll('\n', '\r\n'))],
     ['the checkpoint damaged', (_path, text) => text.replace('FROM THE CHECKPOINT', 'FROM THE CHECKPOINX')],
     ['the checkpoint cut short', (_path, text) => text.slice(0, text.length - 10)],
-    ['the checkpoint of another layout', (_path, text) => text.replace('"layout":1', '"layout":2')],
+    ['the checkpoint of another layout', (_path, text) => text.replace(`"layout":${CHECKPOINT_LAYOUT}`, `"layout":${CHECKPOINT_LAYOUT + 1}`)],
     ['the checkpoint of another run', (_path, text) => text.replace('"run_id":"r"', '"run_id":"q"')],
   ];
   for (const [what, change] of ignored) {

@@ -13,6 +13,7 @@ import {
   LogbookError,
   RawJson,
   fromByteField,
+  heldRun,
   toByteField,
   type Block,
   type Message,
@@ -140,10 +141,44 @@ const isSent = (block: Block): boolean =>
   'text' in block ? block.text.text !== '' : 'thinking' in block ? block.thinking.signature !== undefined : true;
 
 /**
+ * Whether a message's canonical text (core message-text.ts) is its text in
+ * the request as it is: every block of a kind the API takes in the same
+ * shape, and sent (none is empty text, thinking or a provider block, and the
+ * content is not empty). A raw value may hold one of these spellings too;
+ * such a message is then only written from its blocks, to the same bytes.
+ */
+const NOT_AS_SENT = /\{"type":"(?:thinking|provider)"|\{"type":"text","text":""\}|"content":\[\]/;
+const asSent = (text: string): boolean => !NOT_AS_SENT.test(text);
+
+/**
+ * Adds to `out` the request's text of a message written from its blocks
+ * (after a comma unless it is the first); false when it has no block to send.
+ */
+function pushMessage(out: string[], m: Message, first: boolean, cached: number): boolean {
+  if (!m.content.some(isSent)) return false;
+  out.push(first ? '{"role":' : ',{"role":', quotedRole(m.role), ',"content":[');
+  let sep = '';
+  for (let j = 0; j < m.content.length; j++) {
+    const block = m.content[j]!;
+    if (!isSent(block)) continue;
+    if ('provider' in block) out.push(sep, block.provider.raw.text);
+    else {
+      pushOpenBlock(out, sep, block);
+      out.push(j === cached ? `${CACHE_CONTROL}}` : '}');
+    }
+    sep = ',';
+  }
+  out.push(']}');
+  return true;
+}
+
+/**
  * The request's `messages` as JSON text: a message left with no blocks (an
  * empty model reply) is not sent (the API refuses empty content, and it joins
  * the turns on either side of the gap); with `promptCache`, the prefix up to
  * the last message's last block that can carry a breakpoint is cached.
+ * Messages still held as their canonical text (a checkpoint's, not yet read)
+ * go in as that text where it is what the API takes, never parsed.
  */
 export function anthropicMessagesJson(messages: readonly Message[], promptCache: boolean): string {
   // Where the breakpoint goes, by position: a message or block object may stand at more than one place.
@@ -151,22 +186,23 @@ export function anthropicMessagesJson(messages: readonly Message[], promptCache:
   const cached = last < 0 ? -1 : messages[last]!.content.findLastIndex((b) => isSent(b) && takesBreakpoint(b));
   // One array of pieces joined once: a long conversation is one string built, not one for each piece.
   const out: string[] = ['['];
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i]!;
-    if (!m.content.some(isSent)) continue;
-    out.push(out.length === 1 ? '{"role":' : ',{"role":', quotedRole(m.role), ',"content":[');
-    let sep = '';
-    for (let j = 0; j < m.content.length; j++) {
-      const block = m.content[j]!;
-      if (!isSent(block)) continue;
-      if ('provider' in block) out.push(sep, block.provider.raw.text);
-      else {
-        pushOpenBlock(out, sep, block);
-        out.push(i === last && j === cached ? `${CACHE_CONTROL}}` : '}');
-      }
-      sep = ',';
+  let first = true;
+  for (let i = 0; i < messages.length; ) {
+    // Held texts run up to the message that takes the breakpoint, which is written from its blocks.
+    const run = i === last ? null : heldRun(messages, i, last < 0 ? messages.length : last);
+    if (run !== null && asSent(run.text)) {
+      out.push(first ? '' : ',', run.text);
+      first = false;
+      i = run.end;
+      continue;
     }
-    out.push(']}');
+    // A run holding a message the API takes otherwise: its messages one at a time.
+    for (const end = run?.end ?? i + 1; i < end; i++) {
+      const text = run === null ? null : heldRun(messages, i, i + 1)!.text;
+      if (text !== null && asSent(text)) out.push(first ? '' : ',', text);
+      else if (!pushMessage(out, messages[i]!, first, i === last ? cached : -1)) continue;
+      first = false;
+    }
   }
   out.push(']');
   return out.join('');

@@ -9,8 +9,8 @@ import { describe, expect, it } from 'vitest';
 import type * as Api from '@anthropic-ai/sdk/resources/messages';
 import { anthropicMessagesJson, toAnthropicParams } from '../../../src/agent/providers/anthropic-map.js';
 import { RawSplicer } from '../../../src/agent/providers/raw-splice.js';
-import { RawJson, fromByteField, toByteField, type Block, type Message } from '../../../src/core/index.js';
-import { rawText } from '../../helpers/journals.js';
+import { RawJson, canonicalMessageText, fromByteField, heldRun, toByteField, type Block, type Message } from '../../../src/core/index.js';
+import { heldMessages, rawText } from '../../helpers/journals.js';
 import { modelRequest } from './request.js';
 
 // ---- the reference: objects built one by one, then serialized ---------------
@@ -114,7 +114,47 @@ const conversation: fc.Arbitrary<Message[]> = fc
     return order.map((i) => pool[i % pool.length]!);
   });
 
+const held = heldMessages;
+
+/**
+ * A conversation as a resume from a checkpoint has it: held messages (some
+ * already read, some standing twice), with messages of the live loop among
+ * them; and the same conversation of plain objects, for the reference.
+ */
+const resumed: fc.Arbitrary<{ messages: Message[]; plain: Message[] }> = fc
+  .record({ messages: conversation, fresh: conversation, reads: fc.array(fc.nat()), order: fc.array(fc.nat(), { maxLength: 12 }) })
+  .map(({ messages, fresh, reads, order }) => {
+    const copies = held(messages);
+    const plain = held(messages);
+    for (const m of plain) void m.content; // read whole: plain objects from here on
+    for (const r of reads) if (copies.length > 0) void copies[r % copies.length]!.content;
+    // Mostly the held messages in their order, then the live loop's, with some picked out of order.
+    const at = (i: number): [Message, Message] | undefined => (i < copies.length ? [copies[i]!, plain[i]!] : fresh.length > 0 ? [fresh[i % fresh.length]!, fresh[i % fresh.length]!] : undefined);
+    const picks = order.length === 0 ? [...copies.keys(), ...fresh.keys()].map((i, k) => (k < copies.length ? i : copies.length + i)) : order;
+    const pairs = picks.map((i) => at(i % Math.max(1, copies.length + fresh.length))).filter((p) => p !== undefined);
+    return { messages: pairs.map((p) => p[0]), plain: pairs.map((p) => p[1]) };
+  });
+
 describe('anthropic request messages as JSON text', () => {
+  it('are the same bytes for messages still held as a checkpoint’s text as for the same messages as objects, and leave them held', () => {
+    fc.assert(
+      fc.property(resumed, fc.boolean(), ({ messages, plain }, promptCache) => {
+        const heldBefore = messages.map((_, i) => heldRun(messages, i, i + 1) !== null);
+        const written = anthropicMessagesJson(messages, promptCache);
+        expect(written).toBe(reference(plain, promptCache));
+        // A held message whose text is what the API takes (and carries no breakpoint) is written from its text, not parsed.
+        const last = promptCache ? plain.findLastIndex((m) => reference([m], false) !== '[]') : -1;
+        messages.forEach((m, i) => {
+          const text = heldBefore[i] ? canonicalMessageText(m) : '';
+          if (heldBefore[i] && i !== last && !messages.slice(i).some((x, j) => j > 0 && x === m) && reference([plain[i]!], false) === `[${text}]`)
+            expect(heldRun(messages, i, i + 1)).not.toBeNull();
+        });
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+
   it('are the bytes of the SDK objects serialized with their raw values spliced in, for any messages', () => {
     fc.assert(
       fc.property(conversation, fc.boolean(), (messages, promptCache) => {

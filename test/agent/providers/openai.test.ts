@@ -10,6 +10,7 @@ import { LogbookError, RawJson, type Message } from '../../../src/core/index.js'
 import { SSE_HEADERS } from '../../helpers/fake-api-server.js';
 import { FakeOpenAI, openaiChunks, openaiErrors } from '../../helpers/fake-openai.js';
 import { CONTEXT_REFUSALS, refusalReply } from '../../helpers/context-refusals.js';
+import { heldMessages } from '../../helpers/journals.js';
 import { deadPort, expectAbortHangsUp, FAST_RETRY, modelRequest, rejection, useFake } from './request.js';
 
 let api!: FakeOpenAI;
@@ -162,6 +163,14 @@ describe('openai: the neutral model to a request', () => {
     ]);
     expect(req!.body).not.toContain('private');
     expect(req!.body).not.toContain('server_tool_use');
+  });
+
+  it('sends a conversation held as a fold checkpoint\u2019s text (a resume\u2019s) as it sends the same messages as objects', () => {
+    const held = heldMessages(conversation);
+    const options = { legacyMaxTokens: false };
+    expect(JSON.stringify(toOpenAIParams(modelRequest({ messages: held, tools }), 'm', options))).toBe(
+      JSON.stringify(toOpenAIParams(modelRequest({ messages: conversation, tools }), 'm', options)),
+    );
   });
 
   it('sends max_completion_tokens, which OpenAI reasoning models require, when no base URL is set', () => {
