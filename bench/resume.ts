@@ -205,6 +205,9 @@ async function measure(api: MessagesApi, records: number, rounds: number, others
   return out;
 }
 
+/** A difference of two medians in words: `N ms above`, or `N ms below` where it is negative. */
+const aboveOrBelow = (diff: number): string => (diff < 0 ? `${ms(-diff)} below` : `${ms(diff)} above`);
+
 export async function benchResume(opts: BenchOptions): Promise<Section> {
   const target = opts.quick ? 2_000 : 10_000;
   const sizes = opts.quick ? [1_000, 2_000] : [1_000, 10_000, 100_000];
@@ -255,7 +258,7 @@ export async function benchResume(opts: BenchOptions): Promise<Section> {
         what: `the same resume of the ${count(at.records)}-record run (with its fold checkpoint) in a file store holding ${count(OTHER_RUNS)} other runs beside it (${count(at.crowdedFiles)} files in its runs directory)`,
         measured: ms(median(at.crowded)),
         baseline: `\`node -e 0\`: ${ms(median(at.bare))}`,
-        figure: `${ms(median(at.crowded) - median(at.bare))} above bare start-up (${ms(median(at.crowded) - median(at.toRequest))} above the resume alone in its store)`,
+        figure: `${ms(median(at.crowded) - median(at.bare))} above bare start-up (${aboveOrBelow(median(at.crowded) - median(at.toRequest))} the resume alone in its store)`,
         target: '—',
         verdict: '—',
         growth: '—',
@@ -264,7 +267,7 @@ export async function benchResume(opts: BenchOptions): Promise<Section> {
         what: `the same follow-up of the ${count(at.records)}-record run in that file store of ${count(OTHER_RUNS)} other runs (its conversation priced from its runs alone)`,
         measured: ms(median(at.crowdedFollowUp)),
         baseline: `\`node -e 0\`: ${ms(median(at.bare))}`,
-        figure: `${ms(median(at.crowdedFollowUp) - median(at.bare))} above bare start-up (${ms(median(at.crowdedFollowUp) - median(at.followUp))} above the follow-up alone in its store)`,
+        figure: `${ms(median(at.crowdedFollowUp) - median(at.bare))} above bare start-up (${aboveOrBelow(median(at.crowdedFollowUp) - median(at.followUp))} the follow-up alone in its store)`,
         target: '—',
         verdict: '—',
         growth: '—',
