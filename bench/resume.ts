@@ -54,6 +54,10 @@ interface ResumeFigures {
   followUp: number[];
   /** The resume of `toRequest` in a store holding OTHER_RUNS other runs beside it, with `others`. */
   crowded: number[];
+  /** The follow-up of `followUp` in the store of `crowded`, with `others`. */
+  crowdedFollowUp: number[];
+  /** The same in a store laid out as that one, in a directory of its own, without the other runs, with `others`. */
+  soloFollowUp: number[];
   crowdedFiles: number;
 }
 
@@ -98,7 +102,7 @@ async function measure(api: MessagesApi, records: number, rounds: number, others
   const turns = turnsIn(written);
 
   const resumeArgs = [process.execPath, BIN, 'run', '--config', config, '--state-dir', state, '--resume', ID, '--no-tui'];
-  const out: ResumeFigures = { records: written, journalBytes: statSync(pristine).size, requestBytes: 0, turns, rounds, toRequest: [], toRequestWhole: [], exit: [], bare: [], version: [], show: [], followUp: [], crowded: [], crowdedFiles: 0 };
+  const out: ResumeFigures = { records: written, journalBytes: statSync(pristine).size, requestBytes: 0, turns, rounds, toRequest: [], toRequestWhole: [], exit: [], bare: [], version: [], show: [], followUp: [], crowded: [], crowdedFollowUp: [], soloFollowUp: [], crowdedFiles: 0 };
   // The runs directory as a round starts from it, every file's bytes: what a resume leaves beside the run (its call's
   // `sent` note, the times it appends, a workspace note of a seq the generated journal does not reach) is gone again.
   const runs = join(state, 'runs');
@@ -162,13 +166,18 @@ async function measure(api: MessagesApi, records: number, rounds: number, others
   const crowdedDir = others ? tempDir(`resume-${records}-crowded`) : dir;
   const crowdedState = join(crowdedDir, 'state');
   const crowdedRuns = join(crowdedState, 'runs');
+  // The same, without the other runs: what the crowded follow-up is compared with, its workspace as small.
+  const soloDir = others ? tempDir(`resume-${records}-solo`) : dir;
   if (others) {
     restore(start);
     cpSync(state, crowdedState, { recursive: true });
     copyFileSync(config, join(crowdedDir, 'agent.yaml'));
+    cpSync(state, join(soloDir, 'state'), { recursive: true });
+    copyFileSync(config, join(soloDir, 'agent.yaml'));
     out.crowdedFiles = writeOtherRuns(crowdedRuns, readFileSync(journal, 'utf8').split('\n')[0]!, OTHER_RUNS) + start.size;
   }
-  const crowdedArgs = resumeArgs.map((arg) => (arg === state ? crowdedState : arg === config ? join(crowdedDir, 'agent.yaml') : arg));
+  const argsIn = (where: string): string[] => resumeArgs.map((arg) => (arg === state ? join(where, 'state') : arg === config ? join(where, 'agent.yaml') : arg));
+  const crowdedArgs = argsIn(crowdedDir);
   const crowded = async (): Promise<void> => {
     restore(start!, crowdedRuns, (name) => name.startsWith(`${ID}.`));
     api.reset();
@@ -177,17 +186,39 @@ async function measure(api: MessagesApi, records: number, rounds: number, others
     if (r.code !== 0 || call === undefined || more.length > 0) throw new Error(`the crowded resume exited ${r.code} after ${api.exchanges.length} requests: ${r.stderr}`);
     out.crowded.push(call.arrived - r.start);
   };
+  // The follow-up in the crowded store: each round puts back the run as completed and removes the fork the last one
+  // made (every file but the other runs' and the listing index kept beside them, as a store keeps it from listing to listing).
+  const crowdedOwn = (name: string): boolean => !name.startsWith('other-') && !name.startsWith('.');
+  const completedOwn = new Map([...completed].filter(([name]) => crowdedOwn(name)));
+  const followUpIn = (where: string, times: number[]) => async (): Promise<void> => {
+    restore(completedOwn, join(where, 'state', 'runs'), crowdedOwn);
+    api.reset();
+    const r = await spawnTimed([...argsIn(where), 'and then?'], where, env);
+    const [call, ...more] = api.exchanges;
+    if (r.code !== 0 || call === undefined || more.length > 0) throw new Error(`the follow-up in ${where} exited ${r.code} after ${api.exchanges.length} requests: ${r.stderr}`);
+    times.push(call.arrived - r.start);
+  };
+  const crowdedFollowUp = followUpIn(crowdedDir, out.crowdedFollowUp);
+  const soloFollowUp = followUpIn(soloDir, out.soloFollowUp);
   if (others) {
     await crowded(); // untimed: the first reading of the crowded directory
     out.crowded.length = 0;
+    // Untimed: the first lineage read in each (a listing of the store, where one is made, keeps its index).
+    await crowdedFollowUp();
+    await soloFollowUp();
+    out.crowdedFollowUp.length = 0;
+    out.soloFollowUp.length = 0;
   }
   for (let r = 0; r < rounds; r++) {
-    const steps = others ? [resume, bare, resumeWhole, version, show, followUp, crowded] : [resume, bare, resumeWhole];
+    const steps = others ? [resume, bare, resumeWhole, version, show, followUp, crowded, crowdedFollowUp, soloFollowUp] : [resume, bare, resumeWhole];
     if (r % 2 === 1) steps.reverse();
     for (const step of steps) await step();
   }
   return out;
 }
+
+/** A difference of two medians in words: `N ms above`, or `N ms below` where it is negative. */
+const aboveOrBelow = (diff: number): string => (diff < 0 ? `${ms(-diff)} below` : `${ms(diff)} above`);
 
 export async function benchResume(opts: BenchOptions): Promise<Section> {
   const target = opts.quick ? 2_000 : 10_000;
@@ -239,14 +270,23 @@ export async function benchResume(opts: BenchOptions): Promise<Section> {
         what: `the same resume of the ${count(at.records)}-record run (with its fold checkpoint) in a file store holding ${count(OTHER_RUNS)} other runs beside it (${count(at.crowdedFiles)} files in its runs directory)`,
         measured: ms(median(at.crowded)),
         baseline: `\`node -e 0\`: ${ms(median(at.bare))}`,
-        figure: `${ms(median(at.crowded) - median(at.bare))} above bare start-up (${ms(median(at.crowded) - median(at.toRequest))} above the resume alone in its store)`,
+        figure: `${ms(median(at.crowded) - median(at.bare))} above bare start-up (${aboveOrBelow(median(at.crowded) - median(at.toRequest))} the resume alone in its store)`,
+        target: '—',
+        verdict: '—',
+        growth: '—',
+      },
+      {
+        what: `the same follow-up of the ${count(at.records)}-record run in that file store of ${count(OTHER_RUNS)} other runs (its conversation priced from its runs alone)`,
+        measured: ms(median(at.crowdedFollowUp)),
+        baseline: `\`node -e 0\`: ${ms(median(at.bare))}`,
+        figure: `${ms(median(at.crowdedFollowUp) - median(at.bare))} above bare start-up (${aboveOrBelow(median(at.crowdedFollowUp) - median(at.soloFollowUp))} the same follow-up in a store of its run alone, laid out alike: ${ms(median(at.soloFollowUp))})`,
         target: '—',
         verdict: '—',
         growth: '—',
       },
     ],
     notes: [
-      `Resume: \`node bin/logbook run --resume ID\` with the anthropic provider on a run of ${num(at.records)} records (${bytes(at.journalBytes)}: meta and ${num(at.turns)} turns of an assistant record and its tool result of two lines), timed from spawn to the arrival of its request (${bytes(at.requestBytes)}, the whole conversation) at a Messages API in the benchmark's process; medians of ${at.rounds} rounds alternating with \`node -e 0\` (spawn to exit); the middle half of the rounds were ${spread} above it. The whole resumed process, including the answer that completes the run and its exit, takes ${ms(median(at.exit))}; in the same rounds \`logbook --version\` takes ${ms(median(at.version))} and \`logbook session show ID\` (start-up, reading and folding the run) ${ms(median(at.show))}. A follow-up of the run as a resume completes it (\`run --resume ID "and then?"\`: the completed run is forked whole, its ${num(at.records)} records copied, and the fork's request sent) takes ${ms(median(at.followUp))} to its request in the same rounds. The crowded row is the resume of the first row with the same run, checkpoint and state directory copied to a directory of its own (its working directory, so neither resume has the other's files in its workspace), in a runs directory that also holds ${num(OTHER_RUNS)} other runs (a one-line journal and ${OTHER_NOTES.length} notes each, generated once; each round puts back the run's own files): a file store keeps a run's notes as files beside its journal, so each listing of the run's notes reads the whole directory, and what it measures is what those listings before the first request add for a person with many runs (the resume lists them once). Every timed resume but those of the row without one has the run's fold checkpoint beside its journal (\`<id>.fold\`: the folded state through the journal's last line, with the SHA-256 of its ${bytes(at.journalBytes)}), which a first, untimed, resume of each size wrote once its request was sent; each round puts back, byte for byte, what the runs directory held when the first resume began (the generated journal and the notes of the run that created it) with the checkpoint that resume kept, and removes all else (what a resume leaves beside the run: its call's \`sent\` note, the times it appends), so every round reads what the first read, the checkpoint covers the whole of what the resume reads, and the resume checks the journal's bytes against it, then folds nothing after it. In the same rounds the resume with the checkpoint removed before it (every line read, decoded with its checks and folded, as a first resume of a run does; it writes the checkpoint again) takes ${ms(median(at.toRequestWhole))}. Growth: the same at ${all.map((f) => `${num(f.records)} records (${f.rounds} rounds)`).join(', ')}. The first resume of each size loads the price table for the model's context window (a compaction is weighed before the request); the later rounds take what it said from the state directory's context-windows.json, as every later process with that table does.`,
+      `Resume: \`node bin/logbook run --resume ID\` with the anthropic provider on a run of ${num(at.records)} records (${bytes(at.journalBytes)}: meta and ${num(at.turns)} turns of an assistant record and its tool result of two lines), timed from spawn to the arrival of its request (${bytes(at.requestBytes)}, the whole conversation) at a Messages API in the benchmark's process; medians of ${at.rounds} rounds alternating with \`node -e 0\` (spawn to exit); the middle half of the rounds were ${spread} above it. The whole resumed process, including the answer that completes the run and its exit, takes ${ms(median(at.exit))}; in the same rounds \`logbook --version\` takes ${ms(median(at.version))} and \`logbook session show ID\` (start-up, reading and folding the run) ${ms(median(at.show))}. A follow-up of the run as a resume completes it (\`run --resume ID "and then?"\`: the completed run is forked whole, its ${num(at.records)} records copied, and the fork's request sent) takes ${ms(median(at.followUp))} to its request in the same rounds. The crowded row is the resume of the first row with the same run, checkpoint and state directory copied to a directory of its own (its working directory, so neither resume has the other's files in its workspace), in a runs directory that also holds ${num(OTHER_RUNS)} other runs (a one-line journal and ${OTHER_NOTES.length} notes each, generated once; each round puts back the run's own files): a file store keeps a run's notes as files beside its journal, so each listing of the run's notes reads the whole directory, and what it measures is what those listings before the first request add for a person with many runs (the resume lists them once). The crowded follow-up is the follow-up row's in that store, each round from the run as completed, the fork the round before made removed, compared with the same in a store of the run alone in a directory of its own laid out alike (its workspace as small, where the follow-up row's holds the generated journal): a follow-up forks the run and prices the conversation, which it finds from the origin notes beside the runs (one directory read names the runs and their notes; only the runs the origins join to it are read), so the other runs cost it their names in that read, not their journals. Every timed resume but those of the row without one has the run's fold checkpoint beside its journal (\`<id>.fold\`: the folded state through the journal's last line, with the SHA-256 of its ${bytes(at.journalBytes)}), which a first, untimed, resume of each size wrote once its request was sent; each round puts back, byte for byte, what the runs directory held when the first resume began (the generated journal and the notes of the run that created it) with the checkpoint that resume kept, and removes all else (what a resume leaves beside the run: its call's \`sent\` note, the times it appends), so every round reads what the first read, the checkpoint covers the whole of what the resume reads, and the resume checks the journal's bytes against it, then folds nothing after it. In the same rounds the resume with the checkpoint removed before it (every line read, decoded with its checks and folded, as a first resume of a run does; it writes the checkpoint again) takes ${ms(median(at.toRequestWhole))}. Growth: the same at ${all.map((f) => `${num(f.records)} records (${f.rounds} rounds)`).join(', ')}. The first resume of each size loads the price table for the model's context window (a compaction is weighed before the request); the later rounds take what it said from the state directory's context-windows.json, as every later process with that table does.`,
     ],
   };
 }

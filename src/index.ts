@@ -176,7 +176,7 @@ export {
   type WorkspaceStorage,
 } from './store/store.js';
 export { LiveTextWriter, type LiveText } from './store/live-text.js';
-export type { Backend, BackendContext, BackendFactory, HeldRun, NatsSettings, ObjectShelf, OpenedRun, RunSummary, StoredRun, StreamOptions, Streamed, WaitListener } from './store/backend.js';
+export type { Backend, BackendContext, BackendFactory, HeldRun, NatsSettings, ObjectShelf, OpenedRun, RunNames, RunSummary, StoredRun, StreamOptions, Streamed, WaitListener } from './store/backend.js';
 export { JournalStore } from './store/journal-store.js';
 export { openStore, registerBackend, backends } from './store/registry.js';
 // Each built-in backend as a store, and as a backend a backend of your own can wrap (registerBackend).

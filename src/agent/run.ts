@@ -6,9 +6,9 @@
  */
 import { LogbookError, awaitedCall, checkResume, decodeRecord, encodeRecord, toolSetManifest, initialState, validateId, type ResumableRun, type ResumeRequest, type RunState } from '../core/index.js';
 import { forkRun } from '../store/fork.js';
-import { ownFrom } from '../store/lineage.js';
+import { listLineage, ownFrom } from '../store/lineage.js';
 import type { CompactionNote } from '../store/run-notes.js';
-import type { ForkOrigin, Journal, LoadedState, RunPlace, Store } from '../store/store.js';
+import type { ForkOrigin, Journal, LoadedState, RunInfo, RunPlace, Store } from '../store/store.js';
 import { fingerprintOf, type Agent } from './agent.js';
 import {
   checkInterruption,
@@ -481,10 +481,12 @@ async function goOn(
     }
   }
   // The run's notes listed once before its first request: what it spent and what its model was given are read from them.
-  const noteKeys = await store.noteKeys(id).catch(() => undefined);
+  // Where its conversation is priced, they come with the listing of its runs.
+  const conversation = conversationRuns(store, agent, id, origin);
+  const noteKeys = (await conversation?.then((runs) => runs.find((run) => run.runId === id)?.noteKeys, () => undefined)) ?? (await store.noteKeys(id).catch(() => undefined));
   let spend: SpendSetup | undefined;
   try {
-    spend = await spentSoFar(store, agent, id, origin, noteKeys, tally, continuedFrom !== undefined && originCalls !== undefined ? new Map([[continuedFrom, originCalls]]) : undefined);
+    spend = await spentSoFar(store, agent, id, origin, noteKeys, conversation, tally, continuedFrom !== undefined && originCalls !== undefined ? new Map([[continuedFrom, originCalls]]) : undefined);
   } catch (err) {
     await journal.close();
     throw err;
@@ -518,19 +520,38 @@ function wasInterrupted(state: RunState, origin: ForkOrigin | null): boolean {
 }
 
 /**
+ * The runs of run `id`'s conversation (listLineage), listed where what it
+ * spent is priced with theirs (spentSoFar): with lineage_budget_usd, or when it
+ * has an origin. Else undefined.
+ */
+function conversationRuns(store: Store, agent: Agent, id: string, origin: ForkOrigin | null): Promise<RunInfo[]> | undefined {
+  if (agent.prices === undefined || (agent.lineageBudgetUsd === undefined && origin === null)) return undefined;
+  return listLineage(store, id);
+}
+
+/**
  * What run `id` and, with lineage_budget_usd or when it has an origin (a
  * continuation, a fork), the rest of its conversation spent, so what is shown
  * of a continuation is the conversation's; undefined when nothing is priced.
  * The run's own calls (tallied as it was read, when `tally` is given, else
  * read again) are left to be priced when a spend is first read.
  */
-async function spentSoFar(store: Store, agent: Agent, id: string, origin: ForkOrigin | null, noteKeys: readonly string[] | undefined, tally?: CallTally, tallied?: ReadonlyMap<string, CallTally>): Promise<SpendSetup | undefined> {
+async function spentSoFar(
+  store: Store,
+  agent: Agent,
+  id: string,
+  origin: ForkOrigin | null,
+  noteKeys: readonly string[] | undefined,
+  conversation: Promise<RunInfo[]> | undefined,
+  tally?: CallTally,
+  tallied?: ReadonlyMap<string, CallTally>,
+): Promise<SpendSetup | undefined> {
   const prices = agent.prices;
   if (prices === undefined) return undefined;
   const calls = await runCalls(store, id, ownFrom(origin === null ? {} : { forkedFrom: origin }), tally, noteKeys);
-  if (agent.lineageBudgetUsd === undefined && origin === null) return { run: noSpend(), calls };
+  if (conversation === undefined) return { run: noSpend(), calls };
   const run = addCalls(noSpend(), prices, calls);
-  const others = lineageSpendTallied(store, id, prices, new Set([id]), tallied ?? new Map());
+  const others = lineageSpendTallied(store, id, prices, new Set([id]), tallied ?? new Map(), conversation);
   // Without a cap on it, the conversation's spend is only shown: a run of it that cannot be read does not stop this one.
   if (agent.lineageBudgetUsd === undefined) return others.then(({ spend }) => ({ run, others: spend }), () => ({ run }));
   return { run, others: (await others).spend };

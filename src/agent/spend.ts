@@ -190,8 +190,8 @@ export async function runSpend(store: Store, id: string, book: PriceBook | null,
 }
 
 /** The spend of a listed run: its own records only (ownFrom); `records` as runCalls's. */
-export async function listedRunSpend(store: Store, run: Pick<RunInfo, 'runId' | 'forkedFrom'>, book: PriceBook | null, records?: readonly JournalRecord[] | CallTally): Promise<Spend> {
-  return addCalls(noSpend(), book, await runCalls(store, run.runId, ownFrom(run), records));
+export async function listedRunSpend(store: Store, run: Pick<RunInfo, 'runId' | 'forkedFrom' | 'noteKeys'>, book: PriceBook | null, records?: readonly JournalRecord[] | CallTally): Promise<Spend> {
+  return addCalls(noSpend(), book, await runCalls(store, run.runId, ownFrom(run), records, run.noteKeys));
 }
 
 /**
@@ -203,7 +203,7 @@ export async function listedRunSpend(store: Store, run: Pick<RunInfo, 'runId' | 
  */
 export async function runsSpend(
   store: Store,
-  runs: readonly Pick<RunInfo, 'runId' | 'forkedFrom' | 'status'>[],
+  runs: readonly Pick<RunInfo, 'runId' | 'forkedFrom' | 'status' | 'noteKeys'>[],
   book: PriceBook | null,
   strict = false,
   tallied: ReadonlyMap<string, CallTally> = new Map(),
@@ -231,8 +231,10 @@ export async function lineageSpendTallied(
   book: PriceBook | null,
   except: ReadonlySet<string>,
   tallied: ReadonlyMap<string, CallTally>,
+  /** The lineage's runs as listLineage gives them, when the caller listed them. */
+  listed: Promise<RunInfo[]> = listLineage(store, id),
 ): Promise<{ spend: Spend; runs: number }> {
-  const runs = await listLineage(store, id);
+  const runs = await listed;
   const { total } = await runsSpend(store, runs.filter((run) => !except.has(run.runId)), book, true, tallied);
   return { spend: total, runs: runs.length };
 }

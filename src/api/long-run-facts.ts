@@ -49,10 +49,21 @@ async function compactionFacts(store: Store, from: string, provider: string): Pr
   return { from, into: note.into, at: note.at, before: requestInputTokens(provider, note.usage), after, ...(note.input_first === true ? { input_first: true } : {}) };
 }
 
-/** What run `id` spent and the compactions it took part in; `loaded.records`: its records, or its calls as a load tallied them (CallTally). */
-export async function runFacts(store: Store, id: string, loaded: Pick<LoadedRun, 'state'> & { records: LoadedRun['records'] | CallTally }, origin: ForkOrigin | null, prices: PriceBook): Promise<RunFacts> {
+/**
+ * What run `id` spent and the compactions it took part in; `loaded.records`: its records, or its calls as a load tallied them (CallTally);
+ * `noteKeys`: its note keys as listed (Store.noteKeys), when they are.
+ */
+export async function runFacts(
+  store: Store,
+  id: string,
+  loaded: Pick<LoadedRun, 'state'> & { records: LoadedRun['records'] | CallTally },
+  origin: ForkOrigin | null,
+  prices: PriceBook,
+  noteKeys?: readonly string[],
+): Promise<RunFacts> {
   const provider = loaded.state.fingerprint.provider;
-  const spend = await listedRunSpend(store, { runId: id, ...(origin !== null ? { forkedFrom: origin } : {}) }, prices, loaded.records);
+  const run = { runId: id, ...(origin !== null ? { forkedFrom: origin } : {}), ...(noteKeys !== undefined ? { noteKeys } : {}) };
+  const spend = await listedRunSpend(store, run, prices, loaded.records);
   const compacted = await compactionFacts(store, id, provider);
   const continues = origin?.compacted ? await compactionFacts(store, origin.from, provider) : null;
   return { spend, ...(compacted !== null ? { compacted } : {}), ...(continues !== null ? { continues } : {}) };

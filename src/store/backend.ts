@@ -105,6 +105,12 @@ export interface RunSummary {
   notes?: readonly string[];
 }
 
+/** A run as Backend.runNames names it: its id and the keys of its notes. */
+export interface RunNames {
+  id: string;
+  notes: readonly string[];
+}
+
 /** What a session backend supplies: lines in and lines out, for the runs it keeps; JournalStore applies every journal rule above it. */
 export interface Backend {
   /** The backend's registry name. */
@@ -172,6 +178,20 @@ export interface Backend {
    * (RunSummary.endsKnown).
    */
   list(known?: (id: string, version: string) => boolean): Promise<RunSummary[]>;
+  /**
+   * Every run's id with the keys of the notes beside it, in `list`'s order,
+   * learnt from names alone (one directory read, subject listings): no run is
+   * read. With `summaries`, what lists the few runs a caller wants, found by
+   * their notes (a lineage, by its origin notes), without reading the ends of
+   * every run. A backend without them is listed whole.
+   */
+  runNames?(): Promise<RunNames[]>;
+  /**
+   * The summaries `list` gives of runs `ids` alone, in that order (a run not
+   * there is left out), without their `notes` (runNames gives them) or check
+   * marks, and without the listing index.
+   */
+  summaries?(ids: readonly string[]): Promise<RunSummary[]>;
   /** The listing index kept beside the runs (listing-index.ts), or null; a backend that keeps none leaves these out. */
   readListingIndex?(): Promise<string | null>;
   /** Replaces the listing index whole; never synced (it only saves a listing work). */

@@ -71,6 +71,7 @@ import {
 import { encodeListingIndex, parseListingIndex, type EndsFacts, type IndexedEnds } from './listing-index.js';
 import { LiveTextWriter, parseLiveText, type LiveText } from './live-text.js';
 import { CheckpointTrail, fromCheckpoint, keepsCheckpoints } from './checkpoint.js';
+import { lineageOf, lineageReach } from './lineage.js';
 import { buildIdentity } from './package-version.js';
 
 /** The meta record a run starts with; `corrupt` when it is not one, or names another run. */
@@ -600,6 +601,7 @@ export class JournalStore implements Store {
   }
 
   async list(options: ListingOptions = {}): Promise<RunInfo[]> {
+    if (options.lineage !== undefined) return this.listLineage(options.lineage, options);
     const index = await this.listingIndex();
     const known = index === null ? undefined : (id: string, version: string): boolean => index.get(id)?.version === version;
     const summaries = (await this.backendImpl.list(known)).filter((s) => isValidId(s.id));
@@ -620,11 +622,50 @@ export class JournalStore implements Store {
       }
     }
     if (index !== null && !sameEntries(index, indexed)) await this.backendImpl.writeListingIndex?.(encodeListingIndex(indexed)).catch(() => {}); // it only saves the next listing work
+    return this.describeBeside(runs, notes, options);
+  }
+
+  /** The runs listed, described from beside their journals (describeFromNotes); `notes`: the keys the backend listed each with. */
+  private async describeBeside(runs: RunInfo[], notes: ReadonlyMap<string, readonly string[] | undefined>, options: ListingOptions): Promise<RunInfo[]> {
     const continues = new Map<string, string>();
     const withNotes = runs.filter((run) => !describedWithoutNotes(run, notes.get(run.runId), options));
     await eachAtOnce(withNotes, NOTE_READS, (run) => this.describeFromNotes(run, notes.get(run.runId), options, continues));
     if (options.lastTurns === true) lastTurnsAlongLineages(runs, continues);
+    if (options.noteKeys === true) {
+      for (const run of runs) {
+        const keys = notes.get(run.runId);
+        if (keys !== undefined) run.noteKeys = keys;
+      }
+    }
     return runs;
+  }
+
+  /**
+   * The runs of run `id`'s lineage, as the whole listing with their origins
+   * would give them. Where the backend names its runs and their notes without
+   * reading them (Backend.runNames), only the origin notes are read, and the
+   * ends of the runs they connect to `id`, either way (lineageReach: every run
+   * of the lineage, whichever of them turn out unreadable); else the store is listed.
+   */
+  private async listLineage(id: string, options: ListingOptions): Promise<RunInfo[]> {
+    const { lineage: _, ...rest } = options;
+    const listing: ListingOptions = { ...rest, origins: true };
+    const backend = this.backendImpl;
+    if (backend.runNames === undefined || backend.summaries === undefined || options.checkWhole === true) return lineageOf(await this.list(listing), id);
+    const names = (await backend.runNames()).filter((run) => isValidId(run.id));
+    const origins = new Map<string, string>();
+    await eachAtOnce(
+      names.filter((run) => run.notes.includes(FORK_NOTE)),
+      NOTE_READS,
+      async (run) => {
+        const from = parseForkOrigin(await this.note(run.id, FORK_NOTE))?.from;
+        if (from !== undefined) origins.set(run.id, from);
+      },
+    );
+    const reach = lineageReach(origins, id);
+    const near = names.filter((run) => reach.has(run.id));
+    const runs = (await backend.summaries(near.map((run) => run.id))).map(describe);
+    return lineageOf(await this.describeBeside(runs, new Map(near.map((run) => [run.id, run.notes])), listing), id);
   }
 
   /** The listing index's entries; null where the backend keeps none. */

@@ -156,9 +156,41 @@ export function lineageOf<T extends Pick<RunInfo, 'runId' | 'forkedFrom'>>(runs:
   return runs.filter((r) => lineageRoot(all, r.runId) === root);
 }
 
-/** The runs of run `id`'s lineage in `store`, as listed (with their origins), in the listing's order. */
+/**
+ * Every run joined to run `id` by origins (`origins`: each run's origin, where
+ * it names one), followed either way: a run's origin, and the runs whose
+ * origin it is, transitively. Whatever runs among them cannot be read (a run
+ * listed unreadable has no origin), run `id`'s lineage is among these.
+ */
+export function lineageReach(origins: ReadonlyMap<string, string>, id: string): Set<string> {
+  const joined = new Map<string, string[]>();
+  const join = (a: string, b: string): void => {
+    const list = joined.get(a);
+    if (list === undefined) joined.set(a, [b]);
+    else list.push(b);
+  };
+  for (const [run, from] of origins) {
+    join(run, from);
+    join(from, run);
+  }
+  const reach = new Set<string>([id]);
+  for (const todo = [id]; todo.length > 0; ) {
+    for (const next of joined.get(todo.pop()!) ?? []) {
+      if (reach.has(next)) continue;
+      reach.add(next);
+      todo.push(next);
+    }
+  }
+  return reach;
+}
+
+/**
+ * The runs of run `id`'s lineage in `store`, as listed (with their origins,
+ * and their note keys where the backend lists them), in the listing's order:
+ * found from the origin notes, without reading every run (ListingOptions.lineage).
+ */
 export async function listLineage(store: Store, id: string): Promise<RunInfo[]> {
-  return lineageOf(await store.list({ origins: true }), id);
+  return store.list({ origins: true, noteKeys: true, lineage: id });
 }
 
 /**

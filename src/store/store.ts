@@ -194,6 +194,15 @@ export interface ListingOptions {
   places?: boolean;
   /** Reads each run's last typed turn (RunInfo.lastTurn). */
   lastTurns?: boolean;
+  /**
+   * Lists the runs of run `lineage`'s lineage alone (lineage.ts, read with
+   * their origins): those the listing would give, in its order, found where
+   * the backend can (Backend.runNames) by the origin notes beside the runs,
+   * reading the ends of only the runs those connect to `lineage`.
+   */
+  lineage?: string;
+  /** Gives each run's note keys where the backend listed them with it (RunInfo.noteKeys). */
+  noteKeys?: boolean;
 }
 
 /** How Store.open holds a run. */
@@ -264,6 +273,8 @@ export interface RunInfo {
    * first turn typed into a chat opened without one (ListingOptions.lastTurns).
    */
   lastTurn?: string;
+  /** The keys of the notes beside it as listed (ListingOptions.noteKeys), for NoteReadOptions.keys; absent where the backend lists none with it. */
+  noteKeys?: readonly string[];
 }
 
 /** Where journals are kept: the file store, JetStream, memory, or a backend of your own (registerBackend), all behind the same journal rules (JournalStore). */
@@ -326,7 +337,7 @@ export interface Store {
    * exist yet. A watcher never holds the run, so it never blocks a writer.
    */
   watch(id: string, options?: WatchOptions): AsyncIterable<StreamedRecord>;
-  /** One entry per run, read from its ends (and, with `checkWhole`, whole where no mark vouches for it). */
+  /** One entry per run (of a lineage, with `lineage`), read from its ends (and, with `checkWhole`, whole where no mark vouches for it). */
   list(options?: ListingOptions): Promise<RunInfo[]>;
   /** Whether run `id` exists with at least its first line: found without listing the store. */
   has(id: string): Promise<boolean>;

@@ -3,7 +3,9 @@
  * just read it; either way it is read again when it changed before the hold.
  */
 import { describe, expect, it } from 'vitest';
-import { FileStore, ToolRegistry, loadPriceBook, resumeRun, startRun, type Agent, type Store } from '../../src/index.js';
+import fs, { type PathLike } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
+import { FileStore, ToolRegistry, followUpRun, loadPriceBook, resumeRun, startRun, type Agent, type RunResult, type Store } from '../../src/index.js';
 import { ScriptProvider } from '../../src/agent/providers/script.js';
 import { FileBackend } from '../../src/store/file/file-backend.js';
 import { JournalStore } from '../../src/store/journal-store.js';
@@ -86,5 +88,76 @@ describe('a resume of a run in a file store', () => {
     const run = await resumeRun(store, a, 'noted');
     await run.execute();
     expect(listedAtRequest).toBe(1);
+  });
+});
+
+/** Counts the reads of directory `dir` (node:fs readdirSync, as the file store lists its runs directory) until stopped. */
+function countDirectoryReads(dir: string): { count: () => number; stop: () => void } {
+  let reads = 0;
+  const readdir = fs.readdirSync;
+  fs.readdirSync = ((path: PathLike, ...rest: unknown[]) => {
+    if (String(path) === dir) reads++;
+    return (readdir as (...a: unknown[]) => unknown)(path, ...rest);
+  }) as typeof fs.readdirSync;
+  syncBuiltinESMExports();
+  return {
+    count: () => reads,
+    stop: () => {
+      fs.readdirSync = readdir;
+      syncBuiltinESMExports();
+    },
+  };
+}
+
+describe('a follow-up of a completed run in a file store of many runs', () => {
+  it('reads no other run and the runs directory once before its first model request, its conversation priced', async () => {
+    const dir = tempDir();
+    const backend = new FileBackend(dir);
+    const store = new JournalStore(backend);
+    const provider = new ScriptProvider('m', 'inline', [{ text: 'first answer' }, { text: 'second answer' }, { text: 'third answer' }]);
+    const a: Agent = { ...agent(), provider, prices: await loadPriceBook({ table: false }) };
+    const first = await startRun(store, a, { id: 'asked', prompt: 'hello' });
+    await first.execute();
+    const second = await followUpRun(store, a, 'asked', 'and then?', { newId: 'asked-2' });
+    await second.execute();
+    for (let i = 0; i < 40; i++) await (await startRun(store, a, { id: `other-${i}`, prompt: 'p' })).close();
+    const list = backend.list.bind(backend);
+    let listed = 0;
+    backend.list = (...args: Parameters<FileBackend['list']>) => {
+      listed++;
+      return list(...args);
+    };
+    // Every run the follow-up reads (its ends, a line, its notes), by id: those of its conversation alone.
+    const touched = new Set<string>();
+    for (const method of ['readLine', 'readEach', 'stream', 'getNote', 'noteKeys'] as const) {
+      const real = (backend[method] as (...args: unknown[]) => unknown).bind(backend);
+      (backend as unknown as Record<string, unknown>)[method] = (id: string, ...rest: unknown[]) => {
+        touched.add(id);
+        return real(id, ...rest);
+      };
+    }
+    const summaries = backend.summaries.bind(backend);
+    backend.summaries = (ids: readonly string[]) => {
+      for (const id of ids) touched.add(id);
+      return summaries(ids);
+    };
+    let atRequest: { reads: number; listed: number } | undefined;
+    const reads = countDirectoryReads(dir);
+    const complete = provider.complete.bind(provider);
+    provider.complete = (...args: Parameters<ScriptProvider['complete']>) => {
+      atRequest ??= { reads: reads.count(), listed };
+      return complete(...args);
+    };
+    let result: RunResult | undefined;
+    try {
+      result = await (await followUpRun(store, a, 'asked-2', 'and more?', { newId: 'asked-3' })).execute();
+    } finally {
+      reads.stop();
+    }
+    expect([...touched].sort()).toEqual(['asked', 'asked-2', 'asked-3']);
+    expect(atRequest).toEqual({ reads: 1, listed: 0 });
+    // The conversation's spend: its three runs, each its own call.
+    const spent = result!.spend!.conversation;
+    expect(spent!.calls + spent!.unpriced).toBe(3);
   });
 });

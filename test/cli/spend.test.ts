@@ -14,6 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { type AnthropicReply, useFakeAnthropic } from '../helpers/fake-anthropic.js';
 import { type OpenAIReply, useFakeOpenAI } from '../helpers/fake-openai.js';
 import { runCli } from '../helpers/cli.js';
+import { directoryReadProbe, directoryReads } from '../helpers/directory-reads.js';
 import { NOTE_TOOL } from '../helpers/note-taker.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -66,7 +67,7 @@ describe('what a run cost', () => {
     }
   });
 
-  it("counts a fork's own model calls only in show and show --json, not those it copied from its origin", async () => {
+  it("counts a fork's own model calls only in show and show --json, not those it copied from its origin, and its conversation's from its runs alone", async () => {
     const stateDir = join(dir, 'fork');
     const cfg = config('fork', 'provider: anthropic\nmodel: claude-sonnet-4-5\n');
     anthropic.reset();
@@ -77,6 +78,11 @@ describe('what a run cost', () => {
     expect((await show('origin')).stdout).toMatch(/^spent +\$0\.0054 /m);
     expect((await show('branch')).stdout).toMatch(/^spent +\$0\.00$/m);
     expect(JSON.parse((await show('branch', '--json')).stdout).cost).toMatchObject({ usd: 0, priced_calls: 0, unpriced_calls: 0 });
+    // Its conversation's, with the runs directory read once for its notes, once for its origin's snapshots, once for its lineage.
+    const log = join(dir, 'fork-readdir.log');
+    const lineage = await runCli(['session', 'show', 'branch', '--lineage', '--config', cfg, '--state-dir', stateDir], { cwd: dir, env: { ...anthropicEnv(), ...directoryReadProbe(log) } });
+    expect(lineage.stdout).toMatch(/^lineage: 2 runs, \$0\.0054 in all/m);
+    expect(directoryReads(log, join(stateDir, 'runs'))).toBe(3);
   });
 
   it('is priced from the table on Chat Completions, whose prompt tokens hold the cached ones', async () => {

@@ -3,7 +3,7 @@
  * backend, wrapped in the journal rules, must behave the same.
  */
 import { describe, expect, it } from 'vitest';
-import { JournalStore, encodeRecord, type Backend, type Store, type RunState, type StreamedRecord } from '../../src/index.js';
+import { JournalStore, encodeRecord, lineageOf, type Backend, type Store, type RunState, type StreamedRecord } from '../../src/index.js';
 import { forkRun } from '../../src/store/fork.js';
 import { resolveRunId } from '../../src/store/resolve.js';
 import { newerWriterLines } from '../helpers/newer-writer.js';
@@ -399,6 +399,43 @@ export function storeContract(name: string, makeBackend: () => Promise<Backend>)
       expect(plain.find((r) => r.runId === 'new-place')!.forkedFrom).toBeUndefined();
       expect(plain.find((r) => r.runId === 'kept-place')).toMatchObject({ status: 'forked', forkedFrom: { from: 'origin', at: 2 } });
       expect(plain.every((r) => r.place === undefined)).toBe(true);
+      await store.close();
+    });
+
+    it("lists a run's lineage alone as the whole listing has it: forks, a continuation, a missing origin, an unreadable run, a note without its run", async () => {
+      const backend = await makeBackend();
+      const store = new JournalStore(backend);
+      const j = await store.create('lin-root', meta('lin-root'));
+      await j.append(at(2, assistant(1)));
+      await j.append(at(3, completed));
+      await j.close();
+      await forkRun(store, 'lin-root', { id: 'lin-a' });
+      await forkRun(store, 'lin-a', { id: 'lin-a2' });
+      await forkRun(store, 'lin-root', { id: 'lin-b', at: 2 });
+      const made = async (id: string, from?: { from: string; at: number; compacted?: true }): Promise<void> => {
+        await (await store.create(id, meta(id))).close();
+        if (from !== undefined) await store.markFork(id, from);
+      };
+      await made('lin-cont', { from: 'lin-a2', at: 3, compacted: true });
+      await made('lin-alone');
+      await made('lin-orphan-x', { from: 'lin-gone', at: 1 });
+      await made('lin-orphan-y', { from: 'lin-gone', at: 1 });
+      // Unreadable (its meta names another run), though its note names an origin: listed with none, the root of its own forks.
+      await (await backend.create('lin-bad', encodeRecord(at(1, { meta: meta('lin-elsewhere') })))).release();
+      await store.markFork('lin-bad', { from: 'lin-a', at: 1 });
+      await made('lin-under-bad', { from: 'lin-bad', at: 1 });
+      await store.markFork('lin-ghost', { from: 'lin-root', at: 1 }); // a note kept before its run, which never came
+      const whole = await store.list({ origins: true, noteKeys: true });
+      const ids = (runs: readonly { runId: string }[]): string[] => runs.map((r) => r.runId).filter((id) => id.startsWith('lin-'));
+      expect(ids(lineageOf(whole, 'lin-a2')).sort()).toEqual(['lin-a', 'lin-a2', 'lin-b', 'lin-cont', 'lin-root']);
+      expect(ids(lineageOf(whole, 'lin-under-bad')).sort()).toEqual(['lin-bad', 'lin-under-bad']);
+      for (const id of [...ids(whole), 'lin-gone', 'lin-ghost', 'lin-none']) {
+        const alone = await store.list({ origins: true, noteKeys: true, lineage: id });
+        expect(alone, id).toEqual(lineageOf(whole, id));
+      }
+      for (const run of await store.list({ noteKeys: true, lineage: 'lin-root' })) {
+        if (run.noteKeys !== undefined) expect([...run.noteKeys].sort(), run.runId).toEqual((await store.noteKeys(run.runId)).sort());
+      }
       await store.close();
     });
 

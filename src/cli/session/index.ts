@@ -231,12 +231,14 @@ async function show(environment: Environment, given: string, flags: ShowFlags): 
       onFolded: (state) => conversation.folded(state),
     });
     const loaded = { ...folded, outline, conversation };
+    // The run's notes listed once: its spend, instructions and snapshots are read from them.
+    const noteKeys = await store.noteKeys(id).catch(() => undefined);
     const { origin, place, failure, agents } = await besideRun(store, id, loaded.state);
     // What it spent and the compactions it took part in, priced by the config at hand (its prices:) and the price table.
     const { pricesAtHand, runFacts } = await import('../../api/long-run-facts.js');
     const prices = await pricesAtHand(config, environment.env);
     const f = loaded.state.fingerprint;
-    const facts = await runFacts(store, id, { state: loaded.state, records: calls }, origin, prices);
+    const facts = await runFacts(store, id, { state: loaded.state, records: calls }, origin, prices, noteKeys);
     const window = config !== undefined && config.model === f.model && config.context_window !== undefined ? config.context_window : prices.contextWindow(f.provider, f.model);
     const lineage = flags.lineage ? await (await import('./lineage-show.js')).lineageRows(store, id, prices) : undefined;
     // The task it serves and the tasks it handed to other agents, from the notes beside it (and theirs).
@@ -244,10 +246,10 @@ async function show(environment: Environment, given: string, flags: ShowFlags): 
     const linked = await taskLinks.taskLinks(store, loaded);
     // The project instructions its model was given, as the notes beside it say (their file and hash, never their text).
     const { instructionsGiven, instructionsText } = await import('../../agent/instructions.js');
-    const instructions = instructionsText(await instructionsGiven(store, id).catch(() => []));
+    const instructions = instructionsText(await instructionsGiven(store, id, noteKeys).catch(() => []));
     const { sanitizeLine } = await import('../../render/sanitize.js');
     const links: [string, string][] = [...(instructions !== null ? [['instructions', sanitizeLine(instructions)] as [string, string]] : []), ...taskLinks.taskLinkFields(linked)];
-    links.push(...(await (await import('./workspace-fields.js')).workspaceFields(store, id, outline)));
+    links.push(...(await (await import('./workspace-fields.js')).workspaceFields(store, id, outline, noteKeys)));
     return { run: loaded, origin, place, agents, failure, facts, window, lineage, links, servedAs: linked.origin?.agent };
   });
   const [{ formatShow }, { resumeCommand }, { configuredSideEffects }, { refusedRequestAdvice, firstRequestTooLongAdvice }] = await Promise.all([

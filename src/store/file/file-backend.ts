@@ -7,7 +7,7 @@
 import { type BigIntStats, closeSync, constants, fstatSync, fsyncSync, ftruncateSync, linkSync, lstatSync, mkdirSync, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { LogbookError, isLogbookError, type LinesDigest, type RunTimes } from '../../core/index.js';
-import type { Backend, BackendContext, HeldRun, OpenedRun, RunSummary, StoredRun, StreamOptions, Streamed } from '../backend.js';
+import type { Backend, BackendContext, HeldRun, OpenedRun, RunNames, RunSummary, StoredRun, StreamOptions, Streamed } from '../backend.js';
 import { JournalStore } from '../journal-store.js';
 import { decodeOptions } from '../options.js';
 import { runNotFound } from '../store.js';
@@ -459,14 +459,29 @@ export class FileBackend implements Backend {
     }
   }
 
-  async list(known?: (id: string, version: string) => boolean): Promise<RunSummary[]> {
-    let names: string[];
+  /** The runs directory's names; none when it does not exist yet. */
+  private names(): string[] {
     try {
-      names = readdirSync(this.directory);
+      return readdirSync(this.directory);
     } catch (err) {
       if (errno(err) === 'ENOENT') return [];
       throw ioError(`cannot list ${this.directory}`, err);
     }
+  }
+
+  /** One directory read: each journal's id, with the keys of the notes beside it. */
+  async runNames(): Promise<RunNames[]> {
+    const { ids, notes } = runFiles(this.names());
+    return ids.map((id) => ({ id, notes: notes.get(id) ?? NO_NOTES }));
+  }
+
+  async summaries(ids: readonly string[]): Promise<RunSummary[]> {
+    const locks = readLockTable();
+    return ids.map((id) => this.summarize(id, locks)).filter((s): s is RunSummary => s !== null);
+  }
+
+  async list(known?: (id: string, version: string) => boolean): Promise<RunSummary[]> {
+    const names = this.names();
     const runs: RunSummary[] = [];
     const locks = readLockTable(); // once for the whole listing
     const { ids, marks, notes } = runFiles(names);

@@ -21,7 +21,7 @@
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { LogbookError, type RunTimes } from '../../core/index.js';
-import type { Backend, BackendContext, HeldRun, NatsSettings, ObjectShelf, OpenedRun, RunSummary, StoredRun, StreamOptions, Streamed, WaitListener } from '../backend.js';
+import type { Backend, BackendContext, HeldRun, NatsSettings, ObjectShelf, OpenedRun, RunNames, RunSummary, StoredRun, StreamOptions, Streamed, WaitListener } from '../backend.js';
 import { BUCKET_NAME, JetStreamShelf } from './objects.js';
 import { JournalStore } from '../journal-store.js';
 import { decodeOptions } from '../options.js';
@@ -223,19 +223,28 @@ export class JetStreamBackend implements Backend {
   }
 
   async list(): Promise<RunSummary[]> {
+    const names = await this.runNames();
+    const notes = new Map(names.map((run) => [run.id, run.notes]));
+    const runs = await this.summaries(names.map((run) => run.id));
+    for (const summary of runs) summary.notes = notes.get(summary.id) ?? [];
+    return runs;
+  }
+
+  /** Two subject listings: the runs' meta subjects, and their note subjects. */
+  async runNames(): Promise<RunNames[]> {
     const counts = await subjectCounts(this.link, this.binding, allMetaFilter(this.binding.prefix));
     const ids = Object.keys(counts)
       .map((s) => runIdOfMetaSubject(this.binding.prefix, s))
       .filter((id): id is string => id !== null);
     const notes = ids.length === 0 ? new Map<string, string[]>() : await this.allNoteKeys();
+    return ids.map((id) => ({ id, notes: notes.get(id) ?? [] }));
+  }
+
+  async summaries(ids: readonly string[]): Promise<RunSummary[]> {
     const runs: RunSummary[] = [];
     for (let i = 0; i < ids.length; i += LIST_CONCURRENCY) {
       const described = await Promise.all(ids.slice(i, i + LIST_CONCURRENCY).map((id) => this.summarize(id)));
-      for (const summary of described) {
-        if (summary === null) continue;
-        summary.notes = notes.get(summary.id) ?? [];
-        runs.push(summary);
-      }
+      for (const summary of described) if (summary !== null) runs.push(summary);
     }
     return runs;
   }

@@ -6,7 +6,7 @@
  * journal rules to it as to the file and JetStream backends.
  */
 import { LogbookError, type RunTimes } from '../../core/index.js';
-import type { Backend, HeldRun, OpenedRun, RunSummary, StoredRun, StreamOptions, Streamed } from '../backend.js';
+import type { Backend, HeldRun, OpenedRun, RunNames, RunSummary, StoredRun, StreamOptions, Streamed } from '../backend.js';
 import { JournalStore } from '../journal-store.js';
 import { decodeOptions } from '../options.js';
 import { runNotFound } from '../store.js';
@@ -118,14 +118,22 @@ export class MemoryBackend implements Backend {
   }
 
   async list(): Promise<RunSummary[]> {
-    return [...this.runs].map(([id, run]) => ({
-      id,
-      first: run.lines[0] ?? null,
-      last: run.lines[run.lines.length - 1] ?? null,
-      updated: run.updated,
-      held: run.held,
-      notes: [...(this.notes.get(id)?.keys() ?? [])],
-    }));
+    return [...this.runs].map(([id, run]) => ({ ...summaryOf(id, run), notes: this.keysOf(id) }));
+  }
+
+  async runNames(): Promise<RunNames[]> {
+    return [...this.runs.keys()].map((id) => ({ id, notes: this.keysOf(id) }));
+  }
+
+  async summaries(ids: readonly string[]): Promise<RunSummary[]> {
+    return ids.flatMap((id) => {
+      const run = this.runs.get(id);
+      return run === undefined ? [] : [summaryOf(id, run)];
+    });
+  }
+
+  private keysOf(id: string): string[] {
+    return [...(this.notes.get(id)?.keys() ?? [])];
   }
 
   async delete(id: string): Promise<boolean> {
@@ -172,6 +180,11 @@ export class MemoryBackend implements Backend {
   }
 
   async close(): Promise<void> {}
+}
+
+/** What a listing says of a run, read from its ends. */
+function summaryOf(id: string, run: Kept): RunSummary {
+  return { id, first: run.lines[0] ?? null, last: run.lines[run.lines.length - 1] ?? null, updated: run.updated, held: run.held };
 }
 
 function held(run: Kept, changed: () => void): HeldRun {

@@ -8,10 +8,11 @@ import type { Store } from '../store.js';
 /**
  * The snapshot notes of run `id` in order (seq, then time), with those of the
  * run it was forked from up to where it was cut (a fork holds those records).
+ * `keys`: run `id`'s note keys as listed (Store.noteKeys), when they are.
  */
-export async function runSnapshots(store: Store, id: string): Promise<SnapshotNote[]> {
+export async function runSnapshots(store: Store, id: string, keys?: readonly string[]): Promise<SnapshotNote[]> {
   const own: SnapshotNote[] = [];
-  for (const [key, text] of await store.notesWith(id, SNAPSHOT_NOTE_PREFIX, { strict: true })) {
+  for (const [key, text] of await store.notesWith(id, SNAPSHOT_NOTE_PREFIX, { strict: true, ...(keys !== undefined ? { keys } : {}) })) {
     if (snapshotNoteSeq(key) === null) continue;
     const note = parseSnapshot(text);
     if (note !== null) own.push(note);
