@@ -92,12 +92,6 @@ export interface StreamObserver {
    * totals of the attempt, each report replacing the one before.
    */
   onUsage?(usage: Usage): void;
-  /**
-   * The attempt's request was handed to the network (its body written to the
-   * socket), where the provider can tell (the anthropic and openai providers,
-   * over Node's fetch): work that must not hold the request up can start.
-   */
-  onSent?(): void;
 }
 
 /** A model, behind one call. Implement it to run a model of your own (or a function, offline): `id` and `model` are in the fingerprint a resume is checked against. */

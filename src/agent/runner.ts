@@ -1051,6 +1051,9 @@ class Loop {
     observer.modelStart?.(iteration);
     const deadline = this.options.limits?.modelCallTimeoutMs;
     const timer = deadline === undefined ? null : AbortSignal.timeout(timerDelay(deadline));
+    // Nothing of the run changes the workspace until the answer is handled: a process's look at it (the limits
+    // walk, before its first `git add`) runs beside the request, its spawn beside the sent call's note's fsync.
+    this.options.workspace?.look?.();
     const ticket = await this.noteSent({ iteration });
     live?.begin(state.last_seq, iteration);
     let streamed: Usage | undefined;
@@ -1081,10 +1084,6 @@ class Loop {
             this.recorder.keepCheckpoint();
             this.takeResumeSnapshot();
           },
-          // Nothing of the run changes the workspace until the answer is handled: a process's look at it (the limits
-          // walk, before its first `git add`) runs while the answer is awaited, once the request is written, so that
-          // its git process's spawn does not hold the request up (a provider that cannot tell: once the answer begins).
-          () => this.options.workspace?.look?.(),
         ),
       );
     } catch (err) {
@@ -1148,7 +1147,7 @@ class Loop {
  * what streamed is the text the message will hold. `onBegun`: at its first
  * event, once (the request was sent, and the answer is coming).
  */
-function joinedStream(observer: RunObserver, onUsage: (usage: Usage) => void, live: LiveTextWriter | null, onBegun: () => void, onSent: () => void): StreamObserver {
+function joinedStream(observer: RunObserver, onUsage: (usage: Usage) => void, live: LiveTextWriter | null, onBegun: () => void): StreamObserver {
   let textBlock: number | undefined;
   let thinkingBlock: number | undefined;
   let begun = false;
@@ -1190,6 +1189,5 @@ function joinedStream(observer: RunObserver, onUsage: (usage: Usage) => void, li
       onUsage(usage);
       observer.streamUsage?.(usage);
     },
-    onSent,
   };
 }

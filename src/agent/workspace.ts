@@ -29,8 +29,8 @@ export interface WorkspaceSnapshots {
   /**
    * Looks at the workspace now (whether it is tracked: its limits, walked
    * once a process, always before its first `git add`), while nothing of the
-   * run changes it (a model request written and its answer awaited), so that
-   * the snapshot after the answer does not wait for the walk. Nothing is noted.
+   * run changes it (a model request being made and answered), so that the
+   * snapshot after the answer does not wait for the walk. Nothing is noted.
    */
   look?(): void;
   /**
@@ -98,10 +98,9 @@ export class WorkspaceTracker implements WorkspaceSnapshots {
    * Why this workspace is not tracked, or null when it is, looked at once (the
    * limits' walk stops as soon as one is passed). The walk comes before any
    * `git add` of the process, so a workspace grown past a limit since is
-   * refused before any of it is copied into the store; `look` begins it once
-   * a model request is written, so it runs while the answer is awaited and is
-   * seldom waited for, and its git process's spawn does not hold the request
-   * up. A look that failed is looked at again next time.
+   * refused before any of it is copied into the store; `look` begins it as
+   * a model request is made, so it runs beside the request and is seldom
+   * waited for. A look that failed is looked at again next time.
    */
   private whyOff(): Promise<Off | null> {
     if (this.off !== undefined) return Promise.resolve(this.off);

@@ -226,14 +226,13 @@ describe('the agent loop', () => {
 });
 
 describe('the workspace around a model call', () => {
-  it('is looked at once the request is written, before any of its answer: the limits walk waits with the run for the answer, not the request for the walk', async () => {
+  it('is looked at as the request is made, before any of its answer: the limits walk runs beside the request', async () => {
     const log: string[] = [];
     const provider: Provider = {
       id: 'script',
       model: 'm',
       async complete(_req, obs) {
         log.push('request');
-        obs?.onSent?.();
         log.push('answer');
         obs?.onUsage?.({ inTokens: 1, outTokens: 1 });
         obs?.onText?.('Done.', 0);
@@ -247,29 +246,7 @@ describe('the workspace around a model call', () => {
     };
     const result = await run(new MemoryStore(), config(provider, new ToolRegistry([])), 'hello', { id: 'w', workspace });
     expect(result.reason).toBe('completed');
-    expect(log).toEqual(['request', 'look', 'answer', 'prepare']);
-  });
-
-  it('is looked at when the answer begins where the provider cannot tell when its request was written', async () => {
-    const log: string[] = [];
-    const provider: Provider = {
-      id: 'script',
-      model: 'm',
-      async complete(_req, obs) {
-        log.push('request');
-        obs?.onUsage?.({ inTokens: 1, outTokens: 1 });
-        return { message: { role: 'assistant', content: [{ text: { text: 'Done.' } }] }, stopReason: 'end_turn', usage: { inTokens: 1, outTokens: 1 } };
-      },
-    };
-    // The tracker's prepare looks first (WorkspaceTracker.prepare: whyOff before its readying).
-    const workspace: WorkspaceSnapshots = {
-      look: () => log.push('look'),
-      prepare: () => log.push('prepare'),
-      snapshot: async () => null,
-    };
-    const result = await run(new MemoryStore(), config(provider, new ToolRegistry([])), 'hello', { id: 'w2', workspace });
-    expect(result.reason).toBe('completed');
-    expect(log).toEqual(['request', 'prepare']);
+    expect(log).toEqual(['look', 'request', 'answer', 'prepare']);
   });
 });
 

@@ -6,7 +6,6 @@
  * for the timeout, not for as long as the HTTP client would wait (minutes).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { ModelResponse, StreamObserver } from '../provider.js';
 import { interrupted, withRetries, type Failure, type RetryListener, type RetryPolicy } from './retry.js';
 import { ServerSilent } from './sdk-errors.js';
@@ -56,8 +55,6 @@ class IdleWatch {
     private readonly ms: number,
     private readonly outer: AbortSignal | undefined,
     private readonly configFile: string | undefined,
-    /** Told once the attempt's request is written (StreamObserver.onSent). */
-    readonly sent: (() => void) | undefined,
   ) {
     this.timer = setTimeout(() => this.expire(), ms);
     outer?.addEventListener('abort', this.onOuterAbort, { once: true });
@@ -90,42 +87,15 @@ class IdleWatch {
 /** The attempt a request is made for, so the fetch below can tell it that bytes arrive. */
 const attempts = new AsyncLocalStorage<IdleWatch>();
 
-/** What Node's fetch (undici) publishes once a request's body is written to its socket. */
-const BODY_SENT = 'undici:request:bodySent';
-
-/**
- * Calls `sent` (on a later turn of the event loop) once undici says it wrote
- * the body of a request to `input`'s URL; the returned function stops
- * listening. A request it never names (another fetch, a proxy's URL) tells nothing.
- */
-function whenSent(input: string | URL | Request, sent: () => void): () => void {
-  const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
-  const path = url.pathname + url.search;
-  const listener = (message: unknown): void => {
-    const request = (message as { request?: { origin?: unknown; path?: unknown } } | null)?.request;
-    if (request === undefined || request.path !== path || String(request.origin) !== url.origin) return;
-    unsubscribe(BODY_SENT, listener);
-    setImmediate(sent);
-  };
-  subscribe(BODY_SENT, listener);
-  return () => unsubscribe(BODY_SENT, listener);
-}
-
 /**
  * `fetch` for the SDKs: a response, and every chunk of its body, is a sign of
  * life for the attempt that asked for it. Bytes count, not events, since the
  * SDKs pass on neither the pings nor the comments a server sends to keep a
- * slow stream alive. The attempt is told when its request is written.
+ * slow stream alive.
  */
 export async function watchedFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
   const watch = attempts.getStore();
-  const stop = watch?.sent === undefined ? undefined : whenSent(input, watch.sent);
-  let response: Response;
-  try {
-    response = await fetch(input, init);
-  } finally {
-    stop?.();
-  }
+  const response = await fetch(input, init);
   if (watch === undefined) return response;
   watch.alive();
   if (response.body === null) return response;
@@ -156,7 +126,7 @@ function watchedBody(body: ReadableStream<Uint8Array>, watch: IdleWatch): Readab
 export function completeStreaming<E>(call: StreamingCall<E>): Promise<ModelResponse> {
   const { signal } = call;
   const attempt = async (): Promise<ModelResponse> => {
-    const watch = new IdleWatch(call.idleTimeoutMs, signal, call.configFile, call.observer?.onSent?.bind(call.observer));
+    const watch = new IdleWatch(call.idleTimeoutMs, signal, call.configFile);
     try {
       const stream = await attempts.run(watch, () => call.open(watch.signal));
       const reader = call.reader();

@@ -306,16 +306,6 @@ describe('anthropic: failures', () => {
     expect(new Set(api.requests.map((r) => r.body)).size).toBe(1);
   });
 
-  it("tells its listener once each attempt's request is written, before that attempt's answer", async () => {
-    api.reply(anthropicErrors.overloaded(), { message: { content: [{ type: 'text', text: 'finally' }] } });
-    const log: string[] = [];
-    const res = await provider().complete(modelRequest(), { onSent: () => log.push('sent'), onUsage: () => log.push('usage'), onText: () => log.push('text') });
-    expect(res.message.content).toEqual([{ text: { text: 'finally' } }]);
-    expect(api.requests).toHaveLength(2);
-    expect(log.slice(0, 3)).toEqual(['sent', 'sent', 'usage']); // one for the refused attempt, one for the answered one, before its answer
-    expect(log.filter((e) => e === 'sent')).toHaveLength(2);
-  });
-
   it('retries a stream that fails midway with an overloaded error event', async () => {
     const events = anthropicEvents({ content: [{ type: 'text', text: 'partial answer' }] }, 'claude-test');
     api.reply({ raw: sseWire([...events.slice(0, 5), streamErrorEvent('overloaded_error', 'Overloaded')]) }, {

@@ -188,16 +188,6 @@ describe('openai: failures', () => {
     expect(api.requests).toHaveLength(4);
   });
 
-  it("tells its listener once each attempt's request is written, before that attempt's answer", async () => {
-    api.reply(openaiErrors.server(), { chat: { content: 'finally' } });
-    const log: string[] = [];
-    const res = await provider().complete(modelRequest(), { onSent: () => log.push('sent'), onText: () => log.push('text') });
-    expect(res.message.content).toEqual([{ text: { text: 'finally' } }]);
-    expect(api.requests).toHaveLength(2);
-    expect(log.slice(0, 3)).toEqual(['sent', 'sent', 'text']); // one for the refused attempt, one for the answered one, before its answer
-    expect(log.filter((e) => e === 'sent')).toHaveLength(2);
-  });
-
   it('retries a stream that ends without a finish_reason', async () => {
     const chunks = openaiChunks({ content: 'partial' }, 'gpt-test', true);
     api.reply({ raw: { status: 200, headers: { 'content-type': 'text/event-stream' }, chunks: chunks.slice(0, 2) } }, { chat: { content: 'whole' } });
