@@ -188,7 +188,8 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
     stopServers = configured.close;
     if (configured.agent.provider.id !== 'script') {
       keepFetchParserBaseline(); // a model over HTTP: see fetch-parser.ts
-      growYoungGenerationFaster(); // Node's modules the run uses are loaded by now, fetch last: see young-generation.ts
+      // A run it goes on with is read and folded whole: Node's modules the run uses are loaded by now, fetch last (young-generation.ts).
+      if (flags.resume !== undefined || flags.continue === true) growYoungGenerationFaster();
     }
     // A chat's /model goes on with another agent (another model), and the commands it advises name that model.
     let { agent } = configured;

@@ -15,7 +15,9 @@ const GROWTH_FLAG = '--semi-space-growth-factor=8';
 let grown = false;
 
 /**
- * Lets the young generation grow eightfold at a time, from now on. A V8 flag
+ * Lets the young generation grow eightfold at a time, from now on: for a
+ * command about to read a long run (a resume; a new run, whose young objects
+ * are few, scavenged a larger young generation in its tail). A V8 flag
  * changed at run time makes V8 refuse the code cache of Node's own modules
  * compiled after it (fetch-parser.ts), so a command sets it once those it uses
  * are loaded: a run, once fetch is (keepFetchParserBaseline).
