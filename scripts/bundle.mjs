@@ -115,6 +115,12 @@ const COMMANDER = fileURLToPath(import.meta.resolve('commander'));
 /** CommonJS packages of many files that a run loads, each bundled into one (dist/vendor/NAME.cjs). */
 const VENDORED = ['yaml', 'ajv'];
 /**
+ * Of YAML, what logbook uses (src/schema/precompiled.ts, YamlParser): bundled
+ * from the package's ES module build, which esbuild prunes to what these
+ * need (its CommonJS build keeps all it exports, and loaded in twice the time).
+ */
+const YAML_EXPORTS = ['parse', 'YAMLParseError'];
+/**
  * The modules that name what logbook uses of an ES module package of many files
  * that a run loads (a provider's SDK), each bundled with the packages it
  * imports into one file (dist/vendor/NAME.mjs), what it does not name left out.
@@ -262,7 +268,7 @@ for (const [file, code] of Object.entries(written)) {
 for (const name of VENDORED) {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8'));
   await build({
-    entryPoints: [fileURLToPath(import.meta.resolve(name))],
+    ...(name === 'yaml' ? yamlEntry() : { entryPoints: [fileURLToPath(import.meta.resolve(name))] }),
     bundle: true,
     format: 'cjs',
     platform: 'node',
@@ -273,6 +279,30 @@ for (const name of VENDORED) {
     legalComments: 'inline',
     logLevel: 'warning',
   });
+}
+
+/**
+ * YAML_EXPORTS of the YAML package's ES module build (the one it gives
+ * browsers): the same code as its Node build but for how it warns, so its
+ * log.js is the Node build's (a warning is a process warning, as the package
+ * gives it to Node; the ES module build would print it with console.warn).
+ */
+function yamlEntry() {
+  const pkg = join(ROOT, 'node_modules', 'yaml');
+  const esm = join(pkg, 'browser', 'index.js');
+  const nodeLog = join(pkg, 'dist', 'log.js');
+  if (!existsSync(esm) || !existsSync(nodeLog)) throw new Error(`the YAML package has no ${relative(ROOT, esm)} or ${relative(ROOT, nodeLog)}: see YAML_EXPORTS in scripts/bundle.mjs`);
+  return {
+    stdin: { contents: `export { ${YAML_EXPORTS.join(', ')} } from ${JSON.stringify(esm)};`, resolveDir: ROOT, sourcefile: 'yaml-exports.js' },
+    plugins: [
+      {
+        name: 'yaml-node-log',
+        setup(b) {
+          b.onResolve({ filter: /(^|\/)log\.js$/ }, (args) => (args.importer.startsWith(join(pkg, 'browser') + sep) ? { path: nodeLog } : undefined));
+        },
+      },
+    ],
+  };
 }
 
 /**

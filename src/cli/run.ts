@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path';
 import { keepFetchParserBaseline } from './fetch-parser.js';
+import { growYoungGenerationFaster } from './young-generation.js';
 import { promptOf } from './stdio.js';
 import { retryPolicyFromText } from '../agent/providers/retry.js';
 import { contextWindowOf, fingerprintOf } from '../agent/agent.js';
@@ -185,7 +186,11 @@ export async function executeRun(words: string[], flags: RunFlags, environment: 
       return EXIT.suspended;
     }
     stopServers = configured.close;
-    if (configured.agent.provider.id !== 'script') keepFetchParserBaseline(); // a model over HTTP: see fetch-parser.ts
+    if (configured.agent.provider.id !== 'script') {
+      keepFetchParserBaseline(); // a model over HTTP: see fetch-parser.ts
+      // A run it goes on with is read and folded whole: Node's modules the run uses are loaded by now, fetch last (young-generation.ts).
+      if (flags.resume !== undefined || flags.continue === true) growYoungGenerationFaster();
+    }
     // A chat's /model goes on with another agent (another model), and the commands it advises name that model.
     let { agent } = configured;
     let goOnFlags: RunFlags = flags;

@@ -9,7 +9,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import type * as Yaml from 'yaml';
 import type { CommandToolSpec } from '../agent/tools/command-tool.js';
 import { AGENT_DEFAULTS } from '../agent/agent.js';
-import { ajvClass, precompiled, vendored } from '../schema/precompiled.js';
+import { ajvClass, precompiled, vendored, type YamlParser } from '../schema/precompiled.js';
 import { COMMAND_TOOL_DEFAULTS, commandToolSpec, type CommandToolInput } from '../agent/tools/command-tool.js';
 import { checkEnvRefs, envRefProblem } from '../agent/tools/env-refs.js';
 import { MCP_DEFAULTS, mcpServerSpec, type McpServerInput, type McpServerSpec } from '../agent/tools/mcp/spec.js';
@@ -241,7 +241,7 @@ function yamlProblem(err: Yaml.YAMLParseError, text: string): string {
 
 /** Checks config text as if read from `path`. */
 export function parseConfig(text: string, path: string): LogbookConfig {
-  const yaml = vendored<typeof Yaml>('yaml');
+  const yaml = vendored<YamlParser>('yaml');
   let raw: unknown;
   try {
     raw = yaml.parse(text, { strict: true, uniqueKeys: true });

@@ -14,6 +14,9 @@ const loaded = new Map<string, ValidateFunction>();
 /** Where the build puts validator `name`, from this module's place in dist/. */
 const pathOf = (name: string): string => `../validators/${name}.cjs`;
 
+/** What logbook uses of the YAML package: all the build bundles of it (scripts/bundle.mjs, YAML_EXPORTS). */
+export type YamlParser = Pick<typeof import('yaml'), 'parse' | 'YAMLParseError'>;
+
 /**
  * A CommonJS package the build bundles into one file (dist/vendor/NAME.cjs,
  * scripts/bundle.mjs), which loads several times faster than the dozens of

@@ -186,4 +186,31 @@ describe('the packages the build bundles into one file each (dist/vendor/)', () 
       expect(bad.stderr).toMatch(/bad\.yaml: not valid YAML: .+ at line \d+, column \d+/);
     },
   );
+
+  it.skipIf(!existsSync(resolve(import.meta.dirname, '../../dist/vendor/yaml.cjs')))(
+    "hold of YAML what logbook uses of it (YamlParser), which parses and warns as the package's own Node build does",
+    () => {
+      // A warning (an unsupported version, an unknown tag) is a process warning, as the package gives it to Node, not console output.
+      const program = (module: string): string => `
+        const yaml = require(${JSON.stringify(module)});
+        const warned = [];
+        process.on('warning', (w) => warned.push([w.name, w.code]));
+        const values = [yaml.parse('%YAML 1.3\\n---\\na: 1\\n'), yaml.parse('a: !foo 1\\nb: [x, {c: 2}]\\n', { strict: true, uniqueKeys: true })];
+        let refused;
+        try { yaml.parse('a: 1\\na: 2\\n', { strict: true, uniqueKeys: true }); } catch (err) { refused = [err instanceof yaml.YAMLParseError, err.code, err.linePos]; }
+        setImmediate(() => process.stdout.write(JSON.stringify({ values, refused, warned })));
+      `;
+      const run = (module: string): { stdout: string; stderr: string } => {
+        const r = spawnSync(process.execPath, ['-e', program(module)], { encoding: 'utf8' });
+        return { stdout: r.stdout, stderr: r.stderr.replace(/^\(node:\d+\)/gm, '(node)') };
+      };
+      const bundled = run(resolve(import.meta.dirname, '../../dist/vendor/yaml.cjs'));
+      const own = run(createRequire(import.meta.url).resolve('yaml'));
+      expect(bundled.stderr).toBe(own.stderr);
+      expect(bundled.stdout).toBe(own.stdout);
+      expect(JSON.parse(bundled.stdout).warned).toHaveLength(2);
+      const exported = Object.keys(createRequire(import.meta.url)(resolve(import.meta.dirname, '../../dist/vendor/yaml.cjs')) as object).sort();
+      expect(exported).toEqual(['YAMLParseError', 'parse']);
+    },
+  );
 });

@@ -20,8 +20,7 @@
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type * as Yaml from 'yaml';
-import { ajvClass, precompiled, vendored } from '../../schema/precompiled.js';
+import { ajvClass, precompiled, vendored, type YamlParser } from '../../schema/precompiled.js';
 import { LogbookError, RawJson, toByteField, type Block } from '../../core/index.js';
 import type { ModelRequest, ModelResponse, Provider, StreamObserver } from '../provider.js';
 
@@ -84,7 +83,7 @@ export function loadScript(path: string): ScriptTurn[] {
   }
   let doc: unknown;
   try {
-    doc = vendored<typeof Yaml>('yaml').parse(text); // YAML is a superset of JSON: both kinds of file parse here
+    doc = vendored<YamlParser>('yaml').parse(text); // YAML is a superset of JSON: both kinds of file parse here
   } catch (err) {
     throw new LogbookError('config', `${path}: not valid YAML or JSON: ${(err as Error).message.split('\n')[0]}`);
   }
