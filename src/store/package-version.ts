@@ -1,4 +1,4 @@
-/** logbook's version, from its package.json, and the build's identity (read once each, when first asked). */
+/** logbook's version, from its package.json (read once, when first asked), and the build's identity (read as the module loads). */
 import { readFileSync } from 'node:fs';
 
 let read: string | undefined;
@@ -7,6 +7,15 @@ export function packageVersion(): string {
   read ??= (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
   return read;
 }
+
+/**
+ * The identity the build wrote, read as this module loads, with the code it
+ * names: a checkout rebuilt while a process runs (npm run build puts a new
+ * dist/ in the old one's place) gives it a build.json of code it is not
+ * running, which a read at its first checkpoint, hours on, would take for its
+ * own. One read of a small file at each start.
+ */
+const built = builtIdentity();
 
 let identity: string | undefined;
 
@@ -19,7 +28,7 @@ let identity: string | undefined;
  * a tag of its process, whose checkpoints no other process takes.
  */
 export function buildIdentity(): string {
-  identity ??= builtIdentity() ?? `${packageVersion()}+source-${process.pid}-${process.hrtime.bigint()}`;
+  identity ??= built ?? `${packageVersion()}+source-${process.pid}-${process.hrtime.bigint()}`;
   return identity;
 }
 

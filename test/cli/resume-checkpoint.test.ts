@@ -4,7 +4,7 @@
  * it read; the next load folds from it to what a whole fold gives.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encodeRecord, fold, parseJournal } from '../../src/index.js';
@@ -20,9 +20,10 @@ import { tempDir } from '../helpers/tmp.js';
 const BUILD = builtIdentity();
 
 /** `expression` of the `state` a load of run `id` gives in a process of the build (the package's API, whose modules the binary's are). */
-function loadedInBuild(stateDir: string, id: string, expression: string): string {
-  const apiModule = resolve(dirname(BIN), '../dist/index.js');
-  const script = `import { FileStore } from ${JSON.stringify(apiModule)};
+function loadedInBuild(stateDir: string, id: string, expression: string, root = resolve(dirname(BIN), '..'), before = ''): string {
+  const api = join(root, 'dist/index.js');
+  const script = `import { FileStore } from ${JSON.stringify(api)};
+${before}
 const { state } = await new FileStore(${JSON.stringify(join(stateDir, 'runs'))}).loadState(${JSON.stringify(id)});
 process.stdout.write(${expression});`;
   return execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
@@ -134,5 +135,20 @@ describe('the fold checkpoint of a resumed run', () => {
     const fromCheckpoint = await resumeSending();
     expect(fromCheckpoint).toBe(whole);
     expect(JSON.parse(whole).messages).toHaveLength(1 + 2 * ((records.length - 1) / 2));
+  });
+
+  it('is named by the build a process loaded, not by one put in its place while it runs (a checkout rebuilt under a long run)', () => {
+    // A copy of the package, so that its dist/build.json can be replaced as a rebuild replaces it.
+    const root = resolve(dirname(BIN), '..');
+    const copy = tempDir();
+    cpSync(join(root, 'dist'), join(copy, 'dist'), { recursive: true, filter: (path) => !path.endsWith('.map') });
+    cpSync(join(root, 'package.json'), join(copy, 'package.json'));
+    for (const shared of ['node_modules', 'prebuilds', 'build']) if (existsSync(join(root, shared))) symlinkSync(join(root, shared), join(copy, shared));
+    const rebuilt = `${packageVersion()}+${'f'.repeat(16)}`;
+    expect(rebuilt).not.toBe(BUILD);
+    const replace = `(await import('node:fs')).writeFileSync(${JSON.stringify(join(copy, 'dist', 'build.json'))}, ${JSON.stringify(JSON.stringify({ build: rebuilt }))});`;
+    expect(loadedInBuild(markedRun(rebuilt), 'r', 'state.prompt', copy, replace)).not.toBe('FROM THE CHECKPOINT');
+    // The same copy, started after the rebuild, is that build.
+    expect(loadedInBuild(markedRun(rebuilt), 'r', 'state.prompt', copy)).toBe('FROM THE CHECKPOINT');
   });
 });

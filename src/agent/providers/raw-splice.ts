@@ -5,12 +5,15 @@
  * API exactly as the journal holds them.
  */
 import { randomUUID } from 'node:crypto';
+import { escapeTerminalControls } from '../../core/index.js';
 
 /**
  * How util.inspect (and so console, the provider SDKs' default logger) shows a
- * slot: as the raw text spliced in for it, the bytes sent, where it would show
- * the stand-in (an empty array, or `[Array]` past its depth). Asked only when
- * something is inspected (a debug log): nothing is done for it otherwise.
+ * slot: as the raw text spliced in for it, where it would show the stand-in
+ * (an empty array, or `[Array]` past its depth): the bytes sent, but for the
+ * terminal controls a model's text can hold raw in a JSON string, written as
+ * \u escapes (the same value), as a terminal is never given them. Asked only
+ * when something is inspected (a debug log): nothing is done for it otherwise.
  */
 const INSPECT = Symbol.for('nodejs.util.inspect.custom');
 
@@ -22,7 +25,7 @@ export class RawSplicer {
   /** A value that JSON.stringify writes as a stand-in for `rawText` (one JSON value). */
   slot(rawText: string): unknown {
     const stand = this.standIn(rawText);
-    return { toJSON: () => stand, [INSPECT]: () => rawText };
+    return { toJSON: () => stand, [INSPECT]: () => escapeTerminalControls(rawText) };
   }
 
   /**
@@ -32,7 +35,7 @@ export class RawSplicer {
    */
   arraySlot(rawText: string): unknown[] {
     const stand = this.standIn(rawText);
-    return Object.assign([], { toJSON: () => stand, [INSPECT]: () => rawText });
+    return Object.assign([], { toJSON: () => stand, [INSPECT]: () => escapeTerminalControls(rawText) });
   }
 
   private standIn(rawText: string): string {

@@ -77,4 +77,21 @@ describe("session show's summary", () => {
     expect(text).toContain('last answer\n  the answer\n');
     expect(text).toBe(summary(shown(records)));
   });
+
+  it('names the last typed turn when it is the first of the messages taken out at once', () => {
+    // The typed turn, then an answer (both in the state's tail), then a turn committed with its results: the two are taken out together.
+    const records = [
+      at(1, { meta: meta('r', { interactive: true }) }),
+      at(2, assistant(0, [], 'first')),
+      at(3, { user: { message: { role: 'user', content: [{ text: { text: 'typed between' } }] } } }),
+      at(4, assistant(1, [], 'second')),
+      at(5, assistant(2, ['c'], '')),
+      at(6, toolResult('c')),
+    ];
+    const run = shown(records, new ShownConversation());
+    expect(run.state.messages.length).toBe(2);
+    const text = summary(run);
+    expect(text).toContain('last typed turn\n  typed between\n');
+    expect(text).toBe(summary(shown(records)));
+  });
 });
