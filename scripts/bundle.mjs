@@ -283,9 +283,10 @@ for (const name of VENDORED) {
 
 /**
  * YAML_EXPORTS of the YAML package's ES module build (the one it gives
- * browsers): the same code as its Node build but for how it warns, so its
- * log.js is the Node build's (a warning is a process warning, as the package
- * gives it to Node; the ES module build would print it with console.warn).
+ * browsers): the same code as its Node build but for how it warns and how it
+ * reads !!binary, so its log.js is the Node build's (a warning is a process
+ * warning, as the package gives it to Node; the ES module build would print it
+ * with console.warn) and its binary tag reads base64 with Buffer (nodeBinary).
  */
 function yamlEntry() {
   const pkg = join(ROOT, 'node_modules', 'yaml');
@@ -299,10 +300,23 @@ function yamlEntry() {
         name: 'yaml-node-log',
         setup(b) {
           b.onResolve({ filter: /(^|\/)log\.js$/ }, (args) => (args.importer.startsWith(join(pkg, 'browser') + sep) ? { path: nodeLog } : undefined));
+          b.onLoad({ filter: /[\\/]yaml-1\.1[\\/]binary\.js$/ }, (args) => (args.path.startsWith(join(pkg, 'browser') + sep) ? { contents: nodeBinary(args.path), loader: 'js' } : undefined));
         },
       },
     ],
   };
+}
+
+/**
+ * The ES module build's !!binary tag, reading base64 as the Node build does:
+ * with Buffer (a Buffer, lenient with what is not base64), where the ES module
+ * build uses atob (a Uint8Array, and an error for a character outside base64).
+ */
+function nodeBinary(path) {
+  const code = readFileSync(path, 'utf8');
+  const atob = "if (typeof atob === 'function') {";
+  if (!code.includes(atob)) throw new Error(`${relative(ROOT, path)} no longer reads base64 with atob: see nodeBinary in scripts/bundle.mjs`);
+  return `import { Buffer } from 'node:buffer';\n${code.replace(atob, `if (typeof Buffer === 'function') {\n            return Buffer.from(src, 'base64');\n        }\n        else ${atob}`)}`;
 }
 
 /**

@@ -196,6 +196,11 @@ describe('the packages the build bundles into one file each (dist/vendor/)', () 
         const warned = [];
         process.on('warning', (w) => warned.push([w.name, w.code]));
         const values = [yaml.parse('%YAML 1.3\\n---\\na: 1\\n'), yaml.parse('a: !foo 1\\nb: [x, {c: 2}]\\n', { strict: true, uniqueKeys: true })];
+        // A binary value is a Buffer (its JSON names it so), and base64 is read as Buffer reads it, never refused.
+        for (const text of ['x: !!binary aGVsbG8=\\n', '%YAML 1.1\\n---\\nx: !!binary "*a*GVsbG8"\\n']) {
+          const x = yaml.parse(text, { strict: true, uniqueKeys: true }).x;
+          values.push([Buffer.isBuffer(x), x]);
+        }
         let refused;
         try { yaml.parse('a: 1\\na: 2\\n', { strict: true, uniqueKeys: true }); } catch (err) { refused = [err instanceof yaml.YAMLParseError, err.code, err.linePos]; }
         setImmediate(() => process.stdout.write(JSON.stringify({ values, refused, warned })));
