@@ -9,8 +9,26 @@ import { describe, expect, it } from 'vitest';
 import type * as Api from '@anthropic-ai/sdk/resources/messages';
 import { anthropicMessagesJson, toAnthropicParams } from '../../../src/agent/providers/anthropic-map.js';
 import { RawSplicer } from '../../../src/agent/providers/raw-splice.js';
-import { RawJson, canonicalMessageText, fromByteField, heldRun, toByteField, type Block, type Message } from '../../../src/core/index.js';
-import { heldMessages, rawText } from '../../helpers/journals.js';
+import {
+  LinesDigest,
+  RawJson,
+  canonicalMessageText,
+  decodeRecord,
+  encodeFoldCheckpoint,
+  encodeRecord,
+  fold,
+  fromByteField,
+  heldRun,
+  modelCallOf,
+  parseFoldCheckpoint,
+  step,
+  toByteField,
+  type Block,
+  type JournalRecord,
+  type Message,
+  type ModelCall,
+} from '../../../src/core/index.js';
+import { heldMessages, journal, rawText } from '../../helpers/journals.js';
 import { modelRequest } from './request.js';
 
 // ---- the reference: objects built one by one, then serialized ---------------
@@ -135,7 +153,41 @@ const resumed: fc.Arbitrary<{ messages: Message[]; plain: Message[] }> = fc
     return { messages: pairs.map((p) => p[0]), plain: pairs.map((p) => p[1]) };
   });
 
+/** A string of a record's text as a model or a person may give it: some characters lone surrogates, which the journal stores as U+FFFD. */
+const withLoneSurrogates = (s: string): string => s.replace(/z/g, '\ud800').replace(/0/g, '\udc00');
+const surrogateBlock = (b: Block): Block =>
+  'text' in b ? { text: { text: withLoneSurrogates(b.text.text) } } : 'thinking' in b && b.thinking.text !== undefined ? { thinking: { ...b.thinking, text: withLoneSurrogates(b.thinking.text) } } : b;
+const surrogateMessage = (m: Message): Message => ({ ...m, content: m.content.map(surrogateBlock) });
+function withSurrogates(r: JournalRecord): JournalRecord {
+  if ('assistant' in r) return { ...r, assistant: { ...r.assistant, message: surrogateMessage(r.assistant.message) } };
+  if ('user' in r) return { ...r, user: { ...r.user, message: surrogateMessage(r.user.message) } };
+  if ('tool_result' in r) return { ...r, tool_result: { ...r.tool_result, result: { ...r.tool_result.result, content: withLoneSurrogates(r.tool_result.result.content) } } };
+  return r;
+}
+
 describe('anthropic request messages as JSON text', () => {
+  it('are the same bytes from a checkpoint its writer kept of its own records and the records after it as from the whole fold of the lines stored', () => {
+    fc.assert(
+      fc.property(
+        journal.chain((j) => fc.record({ records: fc.constant(j.records.map(withSurrogates)), at: fc.integer({ min: 1, max: j.records.length }) })),
+        fc.boolean(),
+        ({ records, at }, promptCache) => {
+          const lines = records.map((r) => encodeRecord(r));
+          const stored = lines.map((line) => decodeRecord(line));
+          // The writer's checkpoint: the fold of its own records (their strings as it has them), named by the lines it wrote.
+          const digest = new LinesDigest();
+          for (const line of lines.slice(0, at)) digest.addLine(line);
+          const calls = records.slice(0, at).map(modelCallOf).filter((c): c is ModelCall => c !== null);
+          const written = { lines: digest.lines, length: digest.length, digest: digest.hex(), metaLine: lines[0]!, state: fold(records.slice(0, at)), calls };
+          const state = parseFoldCheckpoint(encodeFoldCheckpoint(written, 'b'), 'b')!.state;
+          for (const record of stored.slice(at)) step(state, record);
+          expect(anthropicMessagesJson(state.messages, promptCache)).toBe(anthropicMessagesJson(fold(stored).messages, promptCache));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it('are the same bytes for messages still held as a checkpoint’s text as for the same messages as objects, and leave them held', () => {
     fc.assert(
       fc.property(resumed, fc.boolean(), ({ messages, plain }, promptCache) => {
