@@ -127,6 +127,20 @@ const HELD_CONTENT: PropertyDescriptor = {
   configurable: true,
 };
 
+/**
+ * How util.inspect (a console, a debug log) shows a held message: as the
+ * message it is, where it would show its content as `[Getter/Setter]`
+ * without reading it; a message shown is still held. Not enumerable: nothing
+ * that copies, compares or serializes a message sees it.
+ */
+const INSPECT = Symbol.for('nodejs.util.inspect.custom');
+const HELD_INSPECT: PropertyDescriptor = {
+  value(this: Message): Message {
+    const held = HELD.get(this);
+    return { role: this.role, content: held === undefined ? this.content : contentOf(held.source.textOf(held.at, held.at + 1)) };
+  },
+};
+
 const ROLE_USER = '{"role":"user",';
 const ROLE_ASSISTANT = '{"role":"assistant",';
 
@@ -158,6 +172,7 @@ export function holdMessages(text: string, lengths: readonly number[]): Message[
   for (let i = 0; i < lengths.length; i++) {
     const m = { role: roleAt(text, starts[i]!) } as Message;
     Object.defineProperty(m, 'content', HELD_CONTENT);
+    Object.defineProperty(m, INSPECT, HELD_INSPECT);
     HELD.set(m, { source, at: i });
     messages[i] = m;
   }

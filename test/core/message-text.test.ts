@@ -1,6 +1,7 @@
 import fc from 'fast-check';
+import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { canonicalMessageText, fold, heldRun, holdMessages, type Message } from '../../src/core/index.js';
+import { canonicalMessageText, decodeRecord, encodeRecord, fold, heldRun, holdMessages, type Message } from '../../src/core/index.js';
 import { heldMessages, journal } from '../helpers/journals.js';
 
 /** A journal's conversation, its pending turn's assistant message after it. */
@@ -26,6 +27,24 @@ describe('messages held as their canonical text', () => {
         for (const m of held(messages)) expect(Object.keys(m)).toEqual(['role', 'content']);
       }),
       { numRuns: 200 },
+    );
+  });
+
+  it('show as the messages the journal’s lines fold to where a console or a debug log shows them (util.inspect), content and all', () => {
+    const stored = journal.map(({ records }) => {
+      const state = fold(records.map((r) => decodeRecord(encodeRecord(r))));
+      return state.pending === null ? state.messages : [...state.messages, state.pending.assistant];
+    });
+    fc.assert(
+      fc.property(stored, (messages) => {
+        const shown = (ms: readonly Message[]): string[] => ms.map((m) => inspect(m, { depth: Infinity }));
+        const copies = held(messages);
+        expect(shown(copies)).toEqual(shown(messages));
+        expect(stillHeld(copies).every(Boolean)).toBe(true);
+        void copies.map((m) => m.content);
+        expect(shown(copies)).toEqual(shown(messages));
+      }),
+      { numRuns: 100 },
     );
   });
 
