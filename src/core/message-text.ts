@@ -16,7 +16,7 @@
  * surrogate as U+FFFD, as the journal stores it), raw values as their
  * canonical text. Pure: no IO.
  */
-import { detached, valueEnd } from './json-scan.js';
+import { detached, stringEnd, valueEnd } from './json-scan.js';
 import { RawJson } from './raw-json.js';
 import type { Block, Message, ToolResultBody } from './records.js';
 
@@ -144,19 +144,32 @@ const HELD_INSPECT: PropertyDescriptor = {
 const ROLE_USER = '{"role":"user",';
 const ROLE_ASSISTANT = '{"role":"assistant",';
 
-/** The role of the message whose canonical text starts at `start`. */
-function roleAt(text: string, start: number): Message['role'] {
+const ROLE_KEY = '{"role":';
+const CONTENT_KEY = ',"content":[';
+
+/**
+ * The role of the message whose canonical text is `text` from `start` to
+ * `end`: null when that is not the opening and the end of a message's text.
+ */
+function roleAt(text: string, start: number, end: number): Message['role'] | null {
+  if (text.charCodeAt(end - 1) !== 0x7d /* } */ || text.charCodeAt(end - 2) !== 0x5d /* ] */) return null;
+  if (end < text.length && text.charCodeAt(end) !== 0x2c /* , */) return null;
   if (text.startsWith(ROLE_USER, start)) return 'user';
   if (text.startsWith(ROLE_ASSISTANT, start)) return 'assistant';
-  const open = start + '{"role":'.length;
-  return JSON.parse(text.slice(open, valueEnd(text, open))) as Message['role'];
+  // Any other role (none a journal holds) as its string.
+  const open = start + ROLE_KEY.length;
+  if (!text.startsWith(ROLE_KEY, start) || text.charCodeAt(open) !== 0x22 /* " */) return null;
+  const close = stringEnd(text, open);
+  return close + CONTENT_KEY.length < end && text.startsWith(CONTENT_KEY, close) ? (JSON.parse(text.slice(open, close)) as Message['role']) : null;
 }
 
 /**
  * The messages whose canonical texts `text` holds, comma-separated, each of
- * the length in `lengths`; null when the lengths do not add up to the text.
- * Each is a message like any other (its `role` and `content` its own
- * enumerable properties), whose content is parsed at its first read.
+ * the length in `lengths`; null when the lengths do not add up to the text,
+ * or cut it elsewhere than between messages (each piece opened and closed as
+ * a message's text is). Each is a message like any other (its `role` and
+ * `content` its own enumerable properties), whose content is parsed at its
+ * first read.
  */
 export function holdMessages(text: string, lengths: readonly number[]): Message[] | null {
   const starts = new Array<number>(lengths.length + 1);
@@ -170,7 +183,9 @@ export function holdMessages(text: string, lengths: readonly number[]): Message[
   const source = new HeldSource(text, starts);
   const messages = new Array<Message>(lengths.length);
   for (let i = 0; i < lengths.length; i++) {
-    const m = { role: roleAt(text, starts[i]!) } as Message;
+    const role = roleAt(text, starts[i]!, starts[i + 1]! - 1);
+    if (role === null) return null;
+    const m = { role } as Message;
     Object.defineProperty(m, 'content', HELD_CONTENT);
     Object.defineProperty(m, INSPECT, HELD_INSPECT);
     HELD.set(m, { source, at: i });

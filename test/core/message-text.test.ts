@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { canonicalMessageText, decodeRecord, encodeRecord, fold, heldRun, holdMessages, type Message } from '../../src/core/index.js';
+import { RawJson, canonicalMessageText, decodeRecord, encodeRecord, fold, heldRun, holdMessages, type Message } from '../../src/core/index.js';
 import { heldMessages, journal } from '../helpers/journals.js';
 
 /** A journal's conversation, its pending turn's assistant message after it. */
@@ -110,5 +110,30 @@ describe('messages held as their canonical text', () => {
     expect(holdMessages(text, [text.length - 1])).toBeNull();
     expect(holdMessages('', [])).toEqual([]);
     expect(holdMessages('x', [])).toBeNull();
+  });
+
+  it('are none when the lengths named add up to the text but cut it elsewhere than between its messages', () => {
+    const messages = [
+      { role: 'user', content: [{ text: { text: 'a' } }] },
+      { role: 'assistant', content: [{ text: { text: 'bb' } }, { tool_use: { id: 'i', name: 'n', input: RawJson.fromText('{"role":"user","content":[]}') } }] },
+      { role: 'user', content: [] },
+    ] as Message[];
+    const texts = messages.map(canonicalMessageText);
+    const text = texts.join(',');
+    for (const at of [0, 1]) {
+      for (let shift = -texts[at]!.length + 1; shift < texts[at + 1]!.length; shift++) {
+        if (shift === 0) continue;
+        const lengths = texts.map((t) => t.length);
+        lengths[at]! += shift;
+        lengths[at + 1]! -= shift;
+        let held: Message[] | null | 'threw' = 'threw';
+        try {
+          held = holdMessages(text, lengths);
+        } catch {
+          // a load takes a throw as no checkpoint too, but holdMessages's answer is null
+        }
+        expect(held, `message ${at} by ${shift}`).toBeNull();
+      }
+    }
   });
 });
