@@ -228,7 +228,7 @@ export function parseCheckpointBody(header: CheckpointHeader): FoldCheckpoint | 
     if (state.pending !== null) state.pending.assistant = held.pop()!;
     state.messages = held;
     const numbers = b.calls as number[];
-    if (numbers.length % CALL_FIELDS !== 0) return null;
+    if (numbers.length % CALL_FIELDS !== 0 || !numbers.every((n) => Number.isSafeInteger(n))) return null;
     const calls = new Array<ModelCall>(numbers.length / CALL_FIELDS);
     for (let i = 0, at = 0; i < calls.length; i++, at += CALL_FIELDS) {
       const usage: UsageCounts = { in_tokens: numbers[at + 2]!, out_tokens: numbers[at + 3]! };

@@ -173,6 +173,12 @@ describe('fold checkpoint', () => {
     expect(parseFoldCheckpoint(withBody({ ...parsed, texts: [parsed.texts[0]! + 1, ...parsed.texts.slice(1)] }, texts), BUILD)).toBeNull();
     expect(parseFoldCheckpoint(withBody({ ...parsed, texts: parsed.texts.slice(1) }, texts), BUILD)).toBeNull();
     expect(parseFoldCheckpoint(withBody({ ...parsed, state: { ...parsed.state, messages: parsed.state.messages + 1 } }, texts), BUILD)).toBeNull();
+    // Model calls that are not six whole numbers each.
+    const parsedCalls = (parsed as unknown as { calls: unknown[] }).calls;
+    expect(parseFoldCheckpoint(withBody({ ...parsed, calls: [...parsedCalls, 1] }, texts), BUILD)).toBeNull();
+    expect(parseFoldCheckpoint(withBody({ ...parsed, calls: [...parsedCalls, 1, 2, '3', 4, 5, 6] }, texts), BUILD)).toBeNull();
+    expect(parseFoldCheckpoint(withBody({ ...parsed, calls: [...parsedCalls, 1, 2, 3, 4.5, 5, 6] }, texts), BUILD)).toBeNull();
+    expect(parseFoldCheckpoint(withBody({ ...parsed, calls: [...parsedCalls, 1, 2, 3, 4, 5, 6] }, texts), BUILD)).not.toBeNull();
   });
 
   it('takes the state as it is when asked: what the live loop folds in next does not change it', () => {
