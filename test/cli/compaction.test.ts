@@ -350,7 +350,7 @@ describe('logbook session compact', () => {
       `logbook: run batch is in the middle of a tool batch (0 of 2 calls answered), where it cannot be compacted; finish the batch first: logbook run --resume batch --config ${cfg} --state-dir ${stateDir} (the run goes on from there, and is compacted as it nears the context window)\n`,
     );
     expect(anthropic.requests).toHaveLength(1);
-    expect(new FileStore(join(stateDir, 'runs')).load('batch').then((run) => run.records.length)).resolves.toBe(3);
+    await expect(new FileStore(join(stateDir, 'runs')).load('batch').then((run) => run.records.length)).resolves.toBe(3);
   });
 });
 
