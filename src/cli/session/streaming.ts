@@ -48,9 +48,10 @@ export class HeldOutput {
     this.used += this.batch.write(text, this.used, 'utf8');
   }
 
-  /** The batch's bytes kept, the rest of its buffer left unused. */
+  /** The batch's bytes kept: copied out when more than a quarter of its buffer is unused (as before a long part), else in place. */
   private seal(): void {
-    if (this.used > 0) this.batches.push(this.batch.subarray(0, this.used));
+    const kept = this.batch.subarray(0, this.used);
+    if (this.used > 0) this.batches.push(this.batch.length - this.used > this.batch.length / 4 ? Buffer.from(kept) : kept);
     this.batch = EMPTY;
     this.used = 0;
   }
