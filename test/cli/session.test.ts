@@ -8,7 +8,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { killLockHolders, startLockHolder } from '../helpers/lock-holders.js';
 import { FIXTURES_DIR, fixtures } from '../helpers/fixtures.js';
-import { hostileRun, HOSTILE, UNSAFE_CHARS, writeRun } from '../helpers/runs.js';
+import { call, hostileRun, HOSTILE, result, runOf, text, turn, UNSAFE_CHARS, writeRun } from '../helpers/runs.js';
+import { stateToJson } from '../../src/core/index.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const FIXTURE_RUNS = ['completed', 'pending-batch', 'escapes-and-raw', 'followup-merge', 'paused-turn', 'corrupt-interior'];
@@ -190,6 +191,17 @@ describe('session show', () => {
     expect(state.terminal.message).toBe(`failed ${HOSTILE}`);
     // The journal's format writes these characters raw, and still does.
     expect(readFileSync(join(s, 'runs', 'hostile.jsonl'), 'utf8')).toContain('\u009b31mred \\u001bP1$qm');
+  });
+
+  it('--json of a run longer than the batches its output is held in holds its whole conversation, multi-byte text across batch ends', async () => {
+    const s = tempDir();
+    // Outputs of 2- to 4-byte characters and of ASCII, each about half a MiB, and one longer than a batch (1 MiB).
+    const outputs = ['é日😀a\n'.repeat(90_000), 'plain "quoted" text\n'.repeat(25_000), '\u00e9\u65e5x'.repeat(200_000), '日'.repeat(400_001)];
+    const payloads = outputs.flatMap((output, i) => [turn(i, [text(`turn ${i} ✓`), call(`t${i}`, 'read', { i })]), result(`t${i}`, output)]);
+    await writeRun(s, 'long', payloads);
+    const r = await cli(['session', 'show', 'long', '--json', '--state-dir', s]);
+    expect(r.code).toBe(0);
+    expect((JSON.parse(r.stdout) as { messages: unknown }).messages).toEqual(JSON.parse(stateToJson(runOf(payloads, 'do the thing', 'long'))).messages);
   });
 });
 

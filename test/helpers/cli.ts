@@ -68,15 +68,16 @@ export function spawnCli(args: string[], options: CliOptions = {}): ChildProcess
 
 /** Collects a spawned child's output until it exits. */
 export function finished(child: ChildProcess, timeoutMs = 30_000): Promise<CliResult> {
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  // Decoded whole at the end: a chunk of a pipe may end inside a multi-byte character.
+  const stdout: Buffer[] = [];
+  const stderr: Buffer[] = [];
+  child.stdout!.on('data', (d: Buffer) => stdout.push(d));
+  child.stderr!.on('data', (d: Buffer) => stderr.push(d));
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   return new Promise((resolve) => {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
+      resolve({ code, signal, stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') });
     });
   });
 }

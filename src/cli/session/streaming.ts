@@ -20,35 +20,45 @@ export async function writeOut(text: string | Uint8Array): Promise<void> {
   });
 }
 
-/** How much held text is turned into bytes at a time. */
+/** How many bytes of held text a batch holds. */
 const HELD_BATCH = 1024 * 1024;
 
 /**
  * Output held until a command knows it is whole (one that prints nothing when
- * it fails part way), as UTF-8 a batch at a time: bytes lie outside the JS
- * heap, where a long run's text would be copied and marked by collections.
+ * it fails part way), as UTF-8 in batches: bytes lie outside the JS heap,
+ * where a long run's text would be copied and marked by collections. Each
+ * part is encoded into the batch as it is added, never joined with others
+ * first (a join copies every part once more); a part is whole text (it never
+ * ends inside a surrogate pair), so its bytes are those of the parts joined.
  */
 export class HeldOutput {
-  private parts: string[] = [];
-  private size = 0;
+  private batch = Buffer.allocUnsafe(HELD_BATCH);
+  private used = 0;
   private readonly batches: Buffer[] = [];
 
   add(text: string): void {
-    this.parts.push(text);
-    this.size += text.length;
-    if (this.size >= HELD_BATCH) this.join();
+    // UTF-8 takes at most 3 bytes per UTF-16 unit; counted exactly only where that bound does not fit.
+    if (this.used + text.length * 3 > this.batch.length) {
+      const size = Buffer.byteLength(text, 'utf8');
+      if (this.used + size > this.batch.length) {
+        this.seal();
+        this.batch = Buffer.allocUnsafe(Math.max(HELD_BATCH, size));
+      }
+    }
+    this.used += this.batch.write(text, this.used, 'utf8');
   }
 
-  private join(): void {
-    if (this.parts.length === 0) return;
-    this.batches.push(Buffer.from(this.parts.join(''), 'utf8'));
-    this.parts = [];
-    this.size = 0;
+  /** The batch's bytes kept: copied out when more than a quarter of its buffer is unused (as before a long part), else in place. */
+  private seal(): void {
+    const kept = this.batch.subarray(0, this.used);
+    if (this.used > 0) this.batches.push(this.batch.length - this.used > this.batch.length / 4 ? Buffer.from(kept) : kept);
+    this.batch = EMPTY;
+    this.used = 0;
   }
 
   /** Writes all of it to stdout, a batch at a time, each let go once written (writeOut). */
   async writeOut(): Promise<void> {
-    this.join();
+    this.seal();
     const { batches } = this;
     for (let i = 0; i < batches.length; i++) {
       const batch = batches[i]!;
