@@ -1053,7 +1053,10 @@ class Loop {
     const timer = deadline === undefined ? null : AbortSignal.timeout(timerDelay(deadline));
     // Nothing of the run changes the workspace until the answer is handled: a process's look at it (the limits
     // walk, before its first `git add`) runs beside the request, its spawn beside the sent call's note's fsync.
-    this.options.workspace?.look?.();
+    // A resumed run's first request is made without it: the resume's snapshot, owed until the answer begins,
+    // looks first. That request is the whole conversation, made in a process holding it, where git's spawn (a
+    // fork of that process, waited for until git runs) and git itself would compete with its making.
+    if (this.resumeSnapshotOwed === undefined) this.options.workspace?.look?.();
     const ticket = await this.noteSent({ iteration });
     live?.begin(state.last_seq, iteration);
     let streamed: Usage | undefined;

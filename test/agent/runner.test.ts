@@ -469,6 +469,23 @@ describe('resume', () => {
     });
   }
 
+  it("makes a resumed run's first request without a look at the workspace, which its resume snapshot takes first; later requests are looked at as they are made", async () => {
+    const store = new MemoryStore();
+    const events: string[] = [];
+    const tools = new ToolRegistry([echo(events)]);
+    await answeredBatch(store, tools);
+    const provider = scripted([{ text: 'unused' }, { tool_calls: [{ name: 'echo', input: { say: 'two' } }] }, { text: 'Done.' }]);
+    const complete = provider.complete.bind(provider);
+    provider.complete = (req, obs) => {
+      events.push('request');
+      return complete(req, obs);
+    };
+    const workspace: WorkspaceSnapshots = { ...toldSnapshots(events), look: () => events.push('look') };
+    const result = await (await resumeRun(store, config(provider, tools), 'ws')).execute({ workspace });
+    expect(result.reason).toBe('completed');
+    expect(events).toEqual(['request', 'snapshot resume after 3', 'snapshot tools after 4', 'two', 'look', 'request', 'snapshot end after 7']);
+  });
+
   it("takes the resume's snapshot before its end when the first request fails", async () => {
     const store = new MemoryStore();
     const events: string[] = [];
