@@ -48,6 +48,20 @@ export class HeldOutput {
     this.used += this.batch.write(text, this.used, 'utf8');
   }
 
+  /**
+   * Text the caller knows is ASCII, its bytes its characters: copied as they
+   * are (Latin-1), never searched for multi-byte characters nor flattened
+   * into a copy of its own first, as a part spliced from a longer string is
+   * for UTF-8.
+   */
+  addAscii(text: string): void {
+    if (this.used + text.length > this.batch.length) {
+      this.seal();
+      this.batch = Buffer.allocUnsafe(Math.max(HELD_BATCH, text.length));
+    }
+    this.used += this.batch.write(text, this.used, 'latin1');
+  }
+
   /** The batch's bytes kept: copied out when more than a quarter of its buffer is unused (as before a long part), else in place. */
   private seal(): void {
     const kept = this.batch.subarray(0, this.used);
