@@ -58,13 +58,9 @@ export function encodeMessage(m: Message): string {
 
 /** encodeToolResultBody, its strings in `spelling`. */
 export function encodeToolResultBodyAs(r: ToolResultBody, spelling: Spelling): string {
-  return `${toolResultHead(r, spelling)}${spelling.quote(r.content)}${toolResultTail(r)}`;
+  const q = spelling.quote;
+  return `{"tool_use_id":${q(r.tool_use_id)},"content":${q(r.content)}${r.is_error ? ',"is_error":true' : ''}}`;
 }
-
-/** A tool result's text before its output's literal. */
-const toolResultHead = (r: ToolResultBody, spelling: Spelling): string => `{"tool_use_id":${spelling.quote(r.tool_use_id)},"content":`;
-/** A tool result's text after its output's literal. */
-const toolResultTail = (r: ToolResultBody): string => (r.is_error ? ',"is_error":true}' : '}');
 
 /** encodeBlock, its strings and raw values in `spelling`. */
 export function encodeBlockAs(b: Block, spelling: Spelling): string {
@@ -74,7 +70,7 @@ export function encodeBlockAs(b: Block, spelling: Spelling): string {
     const t = b.tool_use;
     return `{"tool_use":{"id":${q(t.id)},"name":${q(t.name)},"input":${spelling.raw(t.input.text)}}}`;
   }
-  if ('tool_result' in b) return `${TOOL_RESULT_BLOCK}${encodeToolResultBodyAs(b.tool_result, spelling)}}`;
+  if ('tool_result' in b) return `{"tool_result":${encodeToolResultBodyAs(b.tool_result, spelling)}}`;
   if ('thinking' in b) {
     const { text, signature } = b.thinking;
     const parts: string[] = [];
@@ -86,49 +82,15 @@ export function encodeBlockAs(b: Block, spelling: Spelling): string {
   throw new TypeError('block has no known kind');
 }
 
-const TOOL_RESULT_BLOCK = '{"tool_result":';
-
 /** encodeMessage, its strings and raw values in `spelling`. */
 export function encodeMessageAs(m: Message, spelling: Spelling): string {
-  let text = '';
-  encodeMessagePieces(m, spelling, NONE_KEPT, (piece) => {
-    text = piece; // with no output kept, the message is one piece
-  }, NONE_KEPT);
-  return text;
-}
-
-const NONE_KEPT = (): undefined => undefined;
-
-/**
- * encodeMessageAs's text in pieces, split around each tool result output
- * whose literal `kept` gives (spelled elsewhere, as spelling.quote would spell
- * it): `text` is given the text between those literals, `literal` each of
- * them, in order. A writer of bytes then copies such a literal as it is,
- * never joined into a longer string first.
- */
-export function encodeMessagePieces(
-  m: Message,
-  spelling: Spelling,
-  kept: (r: ToolResultBody) => string | undefined,
-  text: (piece: string) => void,
-  literal: (piece: string) => void,
-): void {
-  let out = `{"role":${spelling.quote(m.role)},"content":`;
-  if (m.content.length === 0) return text(`${out}null}`);
-  for (let i = 0; i < m.content.length; i++) {
-    const b = m.content[i]!;
-    out += i === 0 ? '[' : ',';
-    const held = 'tool_result' in b ? kept(b.tool_result) : undefined;
-    if (held === undefined) {
-      out += encodeBlockAs(b, spelling);
-      continue;
-    }
-    const r = (b as { tool_result: ToolResultBody }).tool_result;
-    text(`${out}${TOOL_RESULT_BLOCK}${toolResultHead(r, spelling)}`);
-    literal(held);
-    out = `${toolResultTail(r)}}`;
+  let content = 'null';
+  if (m.content.length > 0) {
+    content = `[${encodeBlockAs(m.content[0]!, spelling)}`;
+    for (let i = 1; i < m.content.length; i++) content += `,${encodeBlockAs(m.content[i]!, spelling)}`;
+    content += ']';
   }
-  text(`${out}]}`);
+  return `{"role":${spelling.quote(m.role)},"content":${content}}`;
 }
 
 export function encodeFingerprint(f: Fingerprint): string {

@@ -4,9 +4,9 @@
  * `session show --json`, printed where a terminal may show it: terminal controls
  * are \u escapes.
  */
-import { encodeFingerprint, encodeMessage, encodeMessageAs, encodeMessagePieces, encodeTerminal, encodeToolResultBody, type Spelling } from './encode.js';
+import { encodeFingerprint, encodeMessage, encodeMessageAs, encodeTerminal, encodeToolResultBody, type Spelling } from './encode.js';
 import type { RunState } from './fold.js';
-import { PROTOCOL_IDS, type JournalRecord, type Message, type ToolResultBody } from './records.js';
+import { PROTOCOL_IDS, type JournalRecord, type Message } from './records.js';
 import { escapeTerminalControls, isTerminalLiteral, quote, terminalQuote } from './json-text.js';
 import { stringEnd } from './json-scan.js';
 import type { RunTimes } from './timing.js';
@@ -145,8 +145,7 @@ const OUTPUTS_AHEAD = 8;
  * longer that fold once the first message is written, so nothing else may
  * read its `messages`. A long run's conversation is never held whole.
  * A tool output whose journal line holds it spelled as the stream spells it
- * (`read`) is written as that text rather than spelled again, a part of its
- * own, marked as ASCII (`ascii`): a writer of bytes copies it as it is.
+ * (`read`) is written as that text rather than spelled again.
  */
 export class StateJsonStream {
   private started = false;
@@ -157,16 +156,13 @@ export class StateJsonStream {
   /** Tool outputs read and not yet written, in journal order (the order they are written in), with their lines' literals. */
   private readonly outputs: string[] = [];
   private readonly literals: string[] = [];
-  /** The comma before the next message, written with its first part. */
-  private comma = '';
-  private readonly kept = (r: ToolResultBody): string | undefined => this.literalOf(r.content);
-  private readonly text = (piece: string): void => {
-    this.write(this.comma + piece);
-    this.comma = '';
+  /** Strings spelled for a terminal, an output by its line's literal when it is one read ahead. */
+  private readonly spelling: Spelling = {
+    quote: (s) => this.literalOf(s) ?? terminalQuote(s),
+    raw: escapeTerminalControls,
   };
-  private readonly literal = (piece: string): void => this.write(piece, true);
 
-  constructor(private readonly write: (part: string, ascii?: boolean) => void) {}
+  constructor(private readonly write: (part: string) => void) {}
 
   /** A record before it is folded, with the line it was decoded from. */
   read(record: JournalRecord, line: string): void {
@@ -184,8 +180,8 @@ export class StateJsonStream {
   /**
    * The literal of an output read ahead that holds `s`, taken with those read
    * before it (outputs are written in the order they were read; one passed
-   * over is never written, as of a turn left in flight). Any output equal to
-   * it has that spelling, so a match is never wrong, only early.
+   * over is never written, as of a turn left in flight). Any string equal to
+   * the output has that spelling, so a match is never wrong, only early.
    */
   private literalOf(s: string): string | undefined {
     const { outputs } = this;
@@ -205,17 +201,11 @@ export class StateJsonStream {
     this.write(stateJsonHead(state));
   }
 
-  /** Writes message `m` (messageJson's text), in pieces around the outputs read ahead. */
-  private message(m: Message): void {
-    this.comma = this.written++ === 0 ? '' : ',';
-    encodeMessagePieces(m, TERMINAL, this.kept, this.text, this.literal);
-  }
-
   /** After a record was folded into `state` (its meta the first). */
   folded(state: RunState): void {
     this.head(state);
     const { messages } = state;
-    while (this.next < messages.length - 1) this.message(messages[this.next++]!);
+    while (this.next < messages.length - 1) this.write(messageJson(messages[this.next++]!, this.written++, this.spelling));
     const drop = Math.min(this.next, messages.length - 2);
     if (drop > 0) {
       messages.splice(0, drop);
@@ -227,7 +217,7 @@ export class StateJsonStream {
   end(state: RunState, extra: StateJsonExtra = {}): void {
     this.head(state);
     const { messages } = state;
-    while (this.next < messages.length) this.message(messages[this.next++]!);
+    while (this.next < messages.length) this.write(messageJson(messages[this.next++]!, this.written++, this.spelling));
     this.write(stateJsonTail(state, extra));
   }
 }

@@ -16,13 +16,9 @@ const EXTRA: StateJsonExtra = { created: '2026-01-02T03:04:05Z', updated: 'now',
  * state it leaves; with `lineOf`, each record read with that line first (by
  * default the encoder's: the line a load reads it from).
  */
-function streamed(records: readonly JournalRecord[], lineOf: ((record: JournalRecord) => string) | null = encodeRecord): { text: string; state: RunState; literals: string[] } {
+function streamed(records: readonly JournalRecord[], lineOf: ((record: JournalRecord) => string) | null = encodeRecord): { text: string; state: RunState } {
   const parts: string[] = [];
-  const literals: string[] = [];
-  const stream = new StateJsonStream((part, ascii) => {
-    parts.push(part);
-    if (ascii === true) literals.push(part);
-  });
+  const stream = new StateJsonStream((part) => parts.push(part));
   const read = (record: JournalRecord): void => {
     if (lineOf !== null) stream.read(record, lineOf(record));
   };
@@ -35,11 +31,8 @@ function streamed(records: readonly JournalRecord[], lineOf: ((record: JournalRe
     stream.folded(state);
   }
   stream.end(state, EXTRA);
-  return { text: parts.join(''), state, literals };
+  return { text: parts.join(''), state };
 }
-
-/** ASCII: each character one byte, as a part marked so is copied (HeldOutput.addAscii). */
-const isAscii = (s: string): boolean => /^[\x00-\x7f]*$/.test(s);
 
 const plainFold = (records: readonly JournalRecord[]): RunState => {
   const state = initialState(records[0]!);
@@ -101,20 +94,6 @@ describe('StateJsonStream', () => {
     expect(text).toBe(stateToJson(plainFold(records), EXTRA));
     expect(JSON.parse(text).messages).toHaveLength(5);
     expect(state.messages.length).toBeLessThanOrEqual(2); // the written messages were let go
-  });
-
-  it("writes each output it takes as its line's literal as a part of its own, marked as ASCII, which it is", () => {
-    fc.assert(
-      fc.property(journal, ({ records }) => {
-        const { text, literals } = streamed(records);
-        expect(text).toBe(stateToJson(plainFold(records), EXTRA));
-        for (const literal of literals) expect(isAscii(literal), literal).toBe(true);
-        expect(streamed(records, null).literals).toEqual([]); // no line read: every output spelled again
-      }),
-      { numRuns: 200 },
-    );
-    const records = [meta('p'), turn(2, 0, ['a', 'b']), result(3, 'a', 'out "a"\n'), result(4, 'b', 'é'), turn(5, 1, [])];
-    expect(streamed(records).literals).toEqual([terminalQuote('out "a"\n')]); // 'é' is beyond ASCII: spelled again, in the text around
   });
 
   it('writes a run of its meta alone, and one whose prompt is empty', () => {

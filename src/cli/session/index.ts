@@ -175,7 +175,7 @@ async function jsonExtra(run: FoldedRun, origin: ForkOrigin | null, facts: RunFa
 async function showJson(environment: Environment, given: string, flags: ShowFlags): Promise<void> {
   const config = findConfig(flags.config, environment, flags.stateDir);
   const out = new HeldOutput();
-  const json = new StateJsonStream((part, ascii) => (ascii === true ? out.addAscii(part) : out.add(part)));
+  const json = new StateJsonStream((part) => out.add(part));
   const { run, origin, facts } = await withStore(environment, flags, async (store) => {
     const id = await resolveRunId(store, given);
     const [{ CallTally }, { pricesAtHand, runFacts }] = await Promise.all([import('../../agent/spend.js'), import('../../api/long-run-facts.js')]);

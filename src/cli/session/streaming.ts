@@ -22,68 +22,30 @@ export async function writeOut(text: string | Uint8Array): Promise<void> {
 
 /** How many bytes of held text a batch holds. */
 const HELD_BATCH = 1024 * 1024;
-/** How long HeldOutput's pending text grows before it is encoded; a part as long is encoded alone. */
-const PENDING_TEXT = 16 * 1024;
 
 /**
  * Output held until a command knows it is whole (one that prints nothing when
  * it fails part way), as UTF-8 in batches: bytes lie outside the JS heap,
- * where a long run's text would be copied and marked by collections. Short
- * parts are joined (to PENDING_TEXT) and encoded together, as one write into a
- * batch costs about as much for a few bytes as for kilobytes; a long part, or
- * one copied as ASCII, is encoded into the batch as it is added, never joined
- * with others first (a join copies every part once more). A part is whole
- * text (it never ends inside a surrogate pair), so its bytes are those of the
- * parts joined.
+ * where a long run's text would be copied and marked by collections. Each
+ * part is encoded into the batch as it is added, never joined with others
+ * first (a join copies every part once more); a part is whole text (it never
+ * ends inside a surrogate pair), so its bytes are those of the parts joined.
  */
 export class HeldOutput {
   private batch = Buffer.allocUnsafe(HELD_BATCH);
   private used = 0;
   private readonly batches: Buffer[] = [];
-  /** Short parts added and not yet encoded, joined. */
-  private pending = '';
 
   add(text: string): void {
-    if (text.length >= PENDING_TEXT) {
-      this.flush();
-      this.encode(text);
-      return;
-    }
-    this.pending += text;
-    if (this.pending.length >= PENDING_TEXT) this.flush();
-  }
-
-  /**
-   * Text the caller knows is ASCII, its bytes its characters: copied as they
-   * are (Latin-1), never searched for multi-byte characters nor flattened
-   * into a copy of its own first, as a part spliced from a longer string is
-   * for UTF-8.
-   */
-  addAscii(text: string): void {
-    this.flush();
-    this.room(text.length);
-    this.used += this.batch.write(text, this.used, 'latin1');
-  }
-
-  /** Encodes the pending text into the batch. */
-  private flush(): void {
-    if (this.pending.length === 0) return;
-    const text = this.pending;
-    this.pending = '';
-    this.encode(text);
-  }
-
-  private encode(text: string): void {
     // UTF-8 takes at most 3 bytes per UTF-16 unit; counted exactly only where that bound does not fit.
-    if (this.used + text.length * 3 > this.batch.length) this.room(Buffer.byteLength(text, 'utf8'));
+    if (this.used + text.length * 3 > this.batch.length) {
+      const size = Buffer.byteLength(text, 'utf8');
+      if (this.used + size > this.batch.length) {
+        this.seal();
+        this.batch = Buffer.allocUnsafe(Math.max(HELD_BATCH, size));
+      }
+    }
     this.used += this.batch.write(text, this.used, 'utf8');
-  }
-
-  /** A batch with room for `size` more bytes: this one, or a new one once this is sealed. */
-  private room(size: number): void {
-    if (this.used + size <= this.batch.length) return;
-    this.seal();
-    this.batch = Buffer.allocUnsafe(Math.max(HELD_BATCH, size));
   }
 
   /** The batch's bytes kept: copied out when more than a quarter of its buffer is unused (as before a long part), else in place. */
@@ -96,7 +58,6 @@ export class HeldOutput {
 
   /** Writes all of it to stdout, a batch at a time, each let go once written (writeOut). */
   async writeOut(): Promise<void> {
-    this.flush();
     this.seal();
     const { batches } = this;
     for (let i = 0; i < batches.length; i++) {
