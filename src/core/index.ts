@@ -26,5 +26,5 @@ export { MAX_PATTERN_LENGTH, PATTERN_FLAGS, checkPattern, foldCase, literalMatch
 export * from './timing.js';
 export { RecordOutline } from './record-outline.js';
 export { commandEnvelope, shellQuote, type CommandEnvelope } from './command-envelope.js';
-export { canonicalMessageText, heldRun, holdMessages } from './message-text.js';
+export { canonicalMessageText, heldRun, holdMessages, openApiBlockText } from './message-text.js';
 export { CHECKPOINT_LAYOUT, LinesDigest, encodeFoldCheckpoint, modelCallOf, parseCheckpointBody, parseCheckpointHeader, parseFoldCheckpoint, stateSnapshot, type CheckpointHeader, type FoldCheckpoint, type ModelCall } from './fold-checkpoint.js';

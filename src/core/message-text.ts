@@ -18,20 +18,28 @@
  */
 import { detached, stringEnd, valueEnd } from './json-scan.js';
 import { RawJson } from './raw-json.js';
-import type { Block, Message, ToolResultBody } from './records.js';
+import type { Block, Message, TextBlock, ToolResultBlock, ToolResultBody, ToolUseBlock } from './records.js';
 
 const str = (s: string): string => JSON.stringify(s.isWellFormed() ? s : s.toWellFormed());
 
-function blockText(b: Block): string {
-  if ('text' in b) return `{"type":"text","text":${str(b.text.text)}}`;
+/**
+ * A text, tool_use or tool_result block as the Messages API takes it, without
+ * its closing brace (where a request puts a cache breakpoint), strings
+ * written by `quote`: the shape a message's canonical text holds these blocks
+ * in, so that a held message is its request text as it is (heldRun).
+ */
+export function openApiBlockText(b: TextBlock | ToolUseBlock | ToolResultBlock, quote: (s: string) => string): string {
+  if ('text' in b) return `{"type":"text","text":${quote(b.text.text)}`;
   if ('tool_use' in b) {
     const t = b.tool_use;
-    return `{"type":"tool_use","id":${str(t.id)},"name":${str(t.name)},"input":${t.input.text}}`;
+    return `{"type":"tool_use","id":${quote(t.id)},"name":${quote(t.name)},"input":${t.input.text}`;
   }
-  if ('tool_result' in b) {
-    const r = b.tool_result;
-    return `{"type":"tool_result","tool_use_id":${str(r.tool_use_id)}${r.content !== undefined ? `,"content":${str(r.content)}` : ''}${r.is_error ? ',"is_error":true' : ''}}`;
-  }
+  const r = b.tool_result;
+  return `{"type":"tool_result","tool_use_id":${quote(r.tool_use_id)}${r.content !== undefined ? `,"content":${quote(r.content)}` : ''}${r.is_error ? ',"is_error":true' : ''}`;
+}
+
+function blockText(b: Block): string {
+  if ('text' in b || 'tool_use' in b || 'tool_result' in b) return `${openApiBlockText(b, str)}}`;
   if ('thinking' in b) {
     const { text, signature } = b.thinking;
     return `{"type":"thinking"${text ? `,"text":${str(text)}` : ''}${signature ? `,"signature":${str(signature)}` : ''}}`;

@@ -109,6 +109,8 @@ export interface RunSummary {
 export interface RunNames {
   id: string;
   notes: readonly string[];
+  /** The version its check mark names (RunSummary.checkedVersion), where the backend keeps marks with the names. */
+  checkedVersion?: string;
 }
 
 /** What a session backend supplies: lines in and lines out, for the runs it keeps; JournalStore applies every journal rule above it. */
@@ -175,7 +177,8 @@ export interface Backend {
    * skipped. `known`: where it says the caller already holds what the ends of
    * run `id` at `version` say (listing-index.ts), a backend that can name a
    * run's version without reading it may leave its ends unread
-   * (RunSummary.endsKnown).
+   * (RunSummary.endsKnown). The built-in backends list with runNames and
+   * summaries, composed once (listByNames in journal-store.ts).
    */
   list(known?: (id: string, version: string) => boolean): Promise<RunSummary[]>;
   /**
@@ -188,10 +191,10 @@ export interface Backend {
   runNames?(): Promise<RunNames[]>;
   /**
    * The summaries `list` gives of runs `ids` alone, in that order (a run not
-   * there is left out), without their `notes` (runNames gives them) or check
-   * marks, and without the listing index.
+   * there is left out), without their `notes` or check marks (runNames gives
+   * them); `known` as `list` takes it.
    */
-  summaries?(ids: readonly string[]): Promise<RunSummary[]>;
+  summaries?(ids: readonly string[], known?: (id: string, version: string) => boolean): Promise<RunSummary[]>;
   /** The listing index kept beside the runs (listing-index.ts), or null; a backend that keeps none leaves these out. */
   readListingIndex?(): Promise<string | null>;
   /** Replaces the listing index whole; never synced (it only saves a listing work). */

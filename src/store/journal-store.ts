@@ -243,6 +243,25 @@ class StoreJournal implements Journal {
   }
 }
 
+/**
+ * Every run `backend` names, summarized, each with the notes and check mark
+ * it was named with: Backend.list for a backend that names its runs before
+ * reading them (runNames) and summarizes the ones asked for (summaries).
+ */
+export async function listByNames(backend: Required<Pick<Backend, 'runNames' | 'summaries'>>, known?: (id: string, version: string) => boolean): Promise<RunSummary[]> {
+  const names = await backend.runNames();
+  const runs = await backend.summaries(names.map((run) => run.id), known);
+  // Both in the order named: a run left out (gone since it was named) is passed over.
+  let at = 0;
+  for (const summary of runs) {
+    while (names[at]!.id !== summary.id) at++;
+    const run = names[at++]!;
+    summary.notes = run.notes;
+    if (run.checkedVersion !== undefined) summary.checkedVersion = run.checkedVersion;
+  }
+  return runs;
+}
+
 /** A Store over any Backend: ids, record order, duplicates and gaps, encoding, the meta record and the fold, applied once for every backend. */
 export class JournalStore implements Store {
   constructor(protected readonly backendImpl: Backend) {}

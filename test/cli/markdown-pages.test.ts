@@ -12,10 +12,10 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileStore } from '../../src/index.js';
 import { useChromium } from '../helpers/chromium.js';
 import { runCli, spawnCli } from '../helpers/cli.js';
-import { meta } from '../helpers/records.js';
+import { completed } from '../helpers/records.js';
+import { text, turn, writeRun } from '../helpers/runs.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const { enabled, browser } = useChromium();
@@ -25,12 +25,7 @@ const stateDir = join(dir, 'state');
 const ANSWER = ['## Totals', '', 'By month:', '', '| Month | Amount |', '|:------|-------:|', '| January | 7 |', '| February | 1,234,567 |', '', 'That is all.'].join('\n');
 
 beforeAll(async () => {
-  const store = new FileStore(join(stateDir, 'runs'));
-  const j = await store.create('tables', meta('tables', { prompt: 'What are the totals?' }));
-  await j.append({ seq: 2, assistant: { iteration: 0, message: { role: 'assistant', content: [{ text: { text: ANSWER } }] }, stop_reason: 'end_turn', in_tokens: 10, out_tokens: 40 } });
-  await j.append({ seq: 3, terminal: { reason: 'completed' } });
-  await j.close();
-  await store.close();
+  await writeRun(stateDir, 'tables', [turn(0, [text(ANSWER)], [10, 40]), completed], 'What are the totals?');
 });
 
 /** A fresh page whose console errors (a refused inline style among them) and page errors are kept. */

@@ -12,7 +12,7 @@ import { searchRun } from '../../src/api/search.js';
 import { JournalStore, encodeRecord, textMatcher, type Backend, type Payload, type StreamOptions, type Streamed } from '../../src/index.js';
 import { MemoryBackend } from '../../src/store/memory/memory-store.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
-import { meta } from '../helpers/records.js';
+import { storeRun } from '../helpers/records.js';
 import { HOSTILE, UNSAFE_CHARS, call, commandResult, followUp, records, result, text, thinking, turn } from '../helpers/runs.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -208,9 +208,7 @@ describe('searchRun', () => {
     const payloads: Payload[] = [];
     for (let i = 0; i < 100; i++) payloads.push(...filler(i));
     payloads.splice(50, 0, turn(0, [text('a zebra in the middle')]));
-    const journal = await store.create('long', meta('long'));
-    for (const [i, p] of payloads.entries()) await journal.append({ seq: i + 2, ...p } as never);
-    await journal.close();
+    await storeRun(store, 'long', payloads);
 
     const found: number[] = [];
     for await (const hit of searchRun(store, 'long', textMatcher('zebra'))) {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { RawJson, canonicalMessageText, decodeRecord, encodeRecord, fold, heldRun, holdMessages, type Message } from '../../src/core/index.js';
+import { RawJson, canonicalMessageText, decodeRecord, encodeRecord, fold, heldRun, holdMessages, openApiBlockText, type Message, type ToolResultBlock } from '../../src/core/index.js';
 import { heldMessages, journal } from '../helpers/journals.js';
 
 /** A journal's conversation, its pending turn's assistant message after it. */
@@ -135,5 +135,29 @@ describe('messages held as their canonical text', () => {
         expect(held, `message ${at} by ${shift}`).toBeNull();
       }
     }
+  });
+});
+
+describe('a block in the Messages API shape (openApiBlockText)', () => {
+  const quote = (s: string): string => `<${s}>`;
+
+  it('is written field by field in the API’s order, open for a breakpoint, each string by the quote it is given and raw input as it is', () => {
+    expect(openApiBlockText({ text: { text: 'hi' } }, quote)).toBe('{"type":"text","text":<hi>');
+    expect(openApiBlockText({ tool_use: { id: 't1', name: 'echo', input: RawJson.fromText('{"n":1.0}') } }, quote)).toBe(
+      '{"type":"tool_use","id":<t1>,"name":<echo>,"input":{"n":1.0}',
+    );
+    // A result without content, as a journal may hold one (the record's type says otherwise).
+    const bare = { tool_result: { tool_use_id: 't1' } } as unknown as ToolResultBlock;
+    expect(openApiBlockText(bare, quote)).toBe('{"type":"tool_result","tool_use_id":<t1>');
+    expect(openApiBlockText({ tool_result: { tool_use_id: 't1', content: 'out', is_error: true } }, quote)).toBe(
+      '{"type":"tool_result","tool_use_id":<t1>,"content":<out>,"is_error":true',
+    );
+    expect(openApiBlockText({ tool_result: { tool_use_id: 't1', content: '', is_error: false } }, quote)).toBe('{"type":"tool_result","tool_use_id":<t1>,"content":<>');
+  });
+
+  it('is the block’s text in a message’s canonical text, closed', () => {
+    const block = { tool_result: { tool_use_id: 't\ud800', content: 'a\nb' } };
+    const wellFormed = (s: string): string => JSON.stringify(s.toWellFormed());
+    expect(canonicalMessageText({ role: 'user', content: [block] })).toBe(`{"role":"user","content":[${openApiBlockText(block, wellFormed)}}]}`);
   });
 });

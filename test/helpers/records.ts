@@ -1,4 +1,4 @@
-import { PROTOCOL_IDS, RawJson, type JournalRecord, type MetaPayload, type Payload } from '../../src/index.js';
+import { PROTOCOL_IDS, RawJson, type JournalRecord, type MetaPayload, type Payload, type Store } from '../../src/index.js';
 import { computeFingerprint } from '../../src/core/index.js';
 
 export function meta(runId: string, extra: Partial<MetaPayload> = {}): MetaPayload {
@@ -46,6 +46,16 @@ export const completed: Payload = { terminal: { reason: 'completed' } };
 
 /** The record with this seq and payload. */
 export const at = (seq: number, payload: Payload): JournalRecord => ({ seq, ...payload }) as JournalRecord;
+
+/**
+ * Writes run `id` into `store` and lets it go: its meta record (with `extra`),
+ * then `payloads` from seq 2; by default one answer and the run's completed end.
+ */
+export async function storeRun(store: Pick<Store, 'create'>, id: string, payloads: readonly Payload[] = [assistant(1), completed], extra: Partial<MetaPayload> = {}): Promise<void> {
+  const journal = await store.create(id, meta(id, extra));
+  for (const [i, payload] of payloads.entries()) await journal.append(at(i + 2, payload));
+  await journal.close();
+}
 
 const FP =
   '{"provider":"script","model":"m","system_hash":"' +

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { FileStore, RawJson, fold, type Block, type JournalRecord, type Payload, type RunState } from '../../src/index.js';
-import { at, meta } from './records.js';
+import { meta, storeRun } from './records.js';
 
 export const call = (id: string, name: string, input: unknown): Block => ({ tool_use: { id, name, input: RawJson.fromValue(input) } });
 export const text = (t: string): Block => ({ text: { text: t } });
@@ -34,9 +34,7 @@ export function records(runId: string, payloads: Payload[], prompt = 'do the thi
 
 /** Writes a run into the file store of state dir `state` (D/runs/<id>.jsonl). */
 export async function writeRun(state: string, id: string, payloads: Payload[], prompt?: string): Promise<void> {
-  const journal = await new FileStore(join(state, 'runs')).create(id, meta(id, prompt === undefined ? {} : { prompt }));
-  for (const [i, payload] of payloads.entries()) await journal.append(at(i + 2, payload));
-  await journal.close();
+  await storeRun(new FileStore(join(state, 'runs')), id, payloads, prompt === undefined ? {} : { prompt });
 }
 
 export function runOf(payloads: Payload[], prompt = 'do the thing', runId = 'r1'): RunState {

@@ -7,7 +7,7 @@ import { JournalStore, encodeRecord, lineageOf, type Backend, type Store, type R
 import { forkRun } from '../../src/store/fork.js';
 import { resolveRunId } from '../../src/store/resolve.js';
 import { newerWriterLines } from '../helpers/newer-writer.js';
-import { assistant, at, completed, meta, toolResult } from '../helpers/records.js';
+import { assistant, at, completed, meta, storeRun, toolResult } from '../helpers/records.js';
 
 async function code(p: Promise<unknown>): Promise<string> {
   try {
@@ -125,10 +125,7 @@ export function storeContract(name: string, makeBackend: () => Promise<Backend>)
 
     it('lists runs with meta fields and status, and deletes them', async () => {
       const store = await makeStore();
-      const a = await store.create('list-a', meta('list-a', { prompt: 'first prompt' }));
-      await a.append(at(2, assistant(0)));
-      await a.append(at(3, completed));
-      await a.close();
+      await storeRun(store, 'list-a', [assistant(0), completed], { prompt: 'first prompt' });
       const b = await store.create('list-b', meta('list-b', { prompt: 'second' }));
       await b.close();
       const runs = (await store.list()).filter((r) => r.runId.startsWith('list-')).sort((x, y) => x.runId.localeCompare(y.runId));
@@ -375,10 +372,7 @@ export function storeContract(name: string, makeBackend: () => Promise<Backend>)
 
     it('keeps where a run was started, and a fork its origin and that place; a listing reads them when asked, for every run', async () => {
       const store = await makeStore();
-      const j = await store.create('origin', meta('origin'));
-      await j.append(at(2, assistant(1)));
-      await j.append(at(3, completed));
-      await j.close();
+      await storeRun(store, 'origin');
       await store.markPlace('origin', { dir: '/work/project', config: '/work/project/agent.yaml' });
       expect(await store.placeOf('origin')).toEqual({ dir: '/work/project', config: '/work/project/agent.yaml' });
       await forkRun(store, 'origin', { id: 'kept-place' });
@@ -405,10 +399,7 @@ export function storeContract(name: string, makeBackend: () => Promise<Backend>)
     it("lists a run's lineage alone as the whole listing has it: forks, a continuation, a missing origin, an unreadable run, a note without its run", async () => {
       const backend = await makeBackend();
       const store = new JournalStore(backend);
-      const j = await store.create('lin-root', meta('lin-root'));
-      await j.append(at(2, assistant(1)));
-      await j.append(at(3, completed));
-      await j.close();
+      await storeRun(store, 'lin-root');
       await forkRun(store, 'lin-root', { id: 'lin-a' });
       await forkRun(store, 'lin-a', { id: 'lin-a2' });
       await forkRun(store, 'lin-root', { id: 'lin-b', at: 2 });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { FileStore, JournalStore, MemoryStore, copyRun, encodeRecord } from '../../src/index.js';
 import { FileBackend } from '../../src/store/file/file-backend.js';
 import { newerWriterLines } from '../helpers/newer-writer.js';
-import { assistant, at, completed, meta, toolResult } from '../helpers/records.js';
+import { assistant, at, completed, meta, storeRun, toolResult } from '../helpers/records.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const root = tempDir();
@@ -12,11 +12,7 @@ const root = tempDir();
 describe('copyRun', () => {
   it('copies a run record by record, byte for byte, between any two stores', async () => {
     const file = new FileStore(join(root, 'a'));
-    const j = await file.create('mv', meta('mv', { interactive: true }));
-    await j.append(at(2, assistant(0, ['t1'])));
-    await j.append(at(3, toolResult('t1', 'result with <markup> & \u2029')));
-    await j.append(at(4, completed));
-    await j.close();
+    await storeRun(file, 'mv', [assistant(0, ['t1']), toolResult('t1', 'result with <markup> & \u2029'), completed], { interactive: true });
     const memory = new MemoryStore();
     await copyRun(file, memory, 'mv');
     const back = new FileStore(join(root, 'b'));

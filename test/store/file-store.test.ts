@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { FileStore, LogbookError, defaultStateDir, encodeRecord, runsDir } from '../../src/index.js';
 import { FileBackend, fileBackendFromOptions } from '../../src/store/file/file-backend.js';
 import { computeFingerprint, journalLines } from '../../src/core/index.js';
-import { assistant, at, completed, meta, toolResult } from '../helpers/records.js';
+import { assistant, at, completed, meta, storeRun, toolResult } from '../helpers/records.js';
 import { acquireLock } from '../../src/store/file/flock.js';
 import { killLockHolders, startLockHolder } from '../helpers/lock-holders.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -351,11 +351,7 @@ describe('file store', () => {
 
   it('lists a run with a line of several mebibytes by checking the line a chunk at a time', async () => {
     const store = new FileStore(freshDir());
-    const j = await store.create('long', meta('long'));
-    await j.append(at(2, assistant(0, ['t1'])));
-    await j.append(at(3, toolResult('t1', 'é'.repeat(3 * 1024 * 1024))));
-    await j.append({ seq: 4, ...completed });
-    await j.close();
+    await storeRun(store, 'long', [assistant(0, ['t1']), toolResult('t1', 'é'.repeat(3 * 1024 * 1024)), completed]);
     const path = join(store.directory, 'long.jsonl');
     const text = readFileSync(path, 'utf8');
     writeFileSync(path, text); // unmarked: the listing reads it whole

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryStore, groupLineages, lineageOf, lineageRoot, listLineage, ownFrom, writtenIn, type ForkOrigin, type RunInfo } from '../../src/index.js';
 import { byId, continuedPath, copiedThrough, lastAlong } from '../../src/store/lineage.js';
 import { forkRun } from '../../src/store/fork.js';
-import { assistant, at, completed, meta } from '../helpers/records.js';
+import { meta, storeRun } from '../helpers/records.js';
 
 const run = (runId: string, forkedFrom?: ForkOrigin): RunInfo => ({
   runId,
@@ -77,10 +77,7 @@ describe('lineages', () => {
 
   it('are read from a store by its origin notes (follow-ups continued as new runs)', async () => {
     const store = new MemoryStore();
-    const j = await store.create('first', meta('first'));
-    await j.append(at(2, assistant(1)));
-    await j.append(at(3, completed));
-    await j.close();
+    await storeRun(store, 'first');
     await forkRun(store, 'first', { id: 'second' });
     await forkRun(store, 'second', { id: 'third' });
     await (await store.create('other', meta('other'))).close();

@@ -14,6 +14,7 @@ import {
   RawJson,
   fromByteField,
   heldRun,
+  openApiBlockText,
   toByteField,
   type Block,
   type Message,
@@ -114,19 +115,12 @@ const quotedRole = (role: string): string => (role === 'user' ? QUOTED_USER : ro
  * the block itself, exactly as it was received.
  */
 function pushOpenBlock(out: string[], sep: string, block: TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock): void {
-  if ('text' in block) {
-    out.push(sep, '{"type":"text","text":', str(block.text.text));
-  } else if ('thinking' in block) {
+  if ('thinking' in block) {
     // The journal holds the signature as a byte field: the API gets its string back.
     out.push(sep, '{"type":"thinking","thinking":', str(block.thinking.text ?? ''), ',"signature":', str(fromByteField(block.thinking.signature!)));
-  } else if ('tool_use' in block) {
-    const { id, name, input } = block.tool_use;
-    out.push(sep, '{"type":"tool_use","id":', str(id), ',"name":', str(name), ',"input":', input.text);
   } else {
-    const { tool_use_id, content, is_error } = block.tool_result;
-    out.push(sep, '{"type":"tool_result","tool_use_id":', str(tool_use_id));
-    if (content !== undefined) out.push(',"content":', str(content));
-    if (is_error) out.push(',"is_error":true');
+    // Strings as JSON.stringify writes them, lone surrogates escaped, as the SDK would send them.
+    out.push(sep, openApiBlockText(block, str));
   }
 }
 

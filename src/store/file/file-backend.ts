@@ -8,7 +8,7 @@ import { type BigIntStats, closeSync, constants, fstatSync, fsyncSync, ftruncate
 import { isAbsolute, join, resolve } from 'node:path';
 import { LogbookError, isLogbookError, type LinesDigest, type RunTimes } from '../../core/index.js';
 import type { Backend, BackendContext, HeldRun, OpenedRun, RunNames, RunSummary, StoredRun, StreamOptions, Streamed } from '../backend.js';
-import { JournalStore } from '../journal-store.js';
+import { JournalStore, listByNames } from '../journal-store.js';
 import { decodeOptions } from '../options.js';
 import { runNotFound } from '../store.js';
 import { acquireLock, type FileLock } from './flock.js';
@@ -469,32 +469,28 @@ export class FileBackend implements Backend {
     }
   }
 
-  /** One directory read: each journal's id, with the keys of the notes beside it. */
+  /** One directory read: each journal's id, with the keys of the notes beside it and its check mark. */
   async runNames(): Promise<RunNames[]> {
-    const { ids, notes } = runFiles(this.names());
-    return ids.map((id) => ({ id, notes: notes.get(id) ?? NO_NOTES }));
-  }
-
-  async summaries(ids: readonly string[]): Promise<RunSummary[]> {
-    const locks = readLockTable();
-    return ids.map((id) => this.summarize(id, locks)).filter((s): s is RunSummary => s !== null);
-  }
-
-  async list(known?: (id: string, version: string) => boolean): Promise<RunSummary[]> {
-    const names = this.names();
-    const runs: RunSummary[] = [];
-    const locks = readLockTable(); // once for the whole listing
-    const { ids, marks, notes } = runFiles(names);
+    const { ids, marks, notes } = runFiles(this.names());
     this.listedMarks = marks;
+    return ids.map((id) => {
+      const checkedVersion = marks.get(id);
+      return checkedVersion === undefined ? { id, notes: notes.get(id) ?? NO_NOTES } : { id, notes: notes.get(id) ?? NO_NOTES, checkedVersion };
+    });
+  }
+
+  async summaries(ids: readonly string[], known?: (id: string, version: string) => boolean): Promise<RunSummary[]> {
+    const locks = readLockTable(); // once for the whole listing
+    const runs: RunSummary[] = [];
     for (const id of ids) {
       const summary = (known !== undefined ? this.summarizeKnown(id, locks, known) : null) ?? this.summarize(id, locks);
-      if (summary === null) continue;
-      const checked = marks.get(id);
-      if (checked !== undefined) summary.checkedVersion = checked;
-      summary.notes = notes.get(id) ?? NO_NOTES;
-      runs.push(summary);
+      if (summary !== null) runs.push(summary);
     }
     return runs;
+  }
+
+  list(known?: (id: string, version: string) => boolean): Promise<RunSummary[]> {
+    return listByNames(this, known);
   }
 
   /**

@@ -6,7 +6,7 @@
  * fail with `locked`. Where there is no such table, nobody can tell, and the
  * answer is unknown rather than a guess.
  */
-import { closeSync, lstatSync, openSync, read, readFileSync, readSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, read, readSync } from 'node:fs';
 import { errno } from './fs.js';
 
 /** A snapshot of the flock locks held when it was read. */
@@ -42,14 +42,8 @@ function deviceNumbers(dev: bigint): [bigint, bigint] {
 
 /** The flock locks held now, from `source`; null where the system keeps no such table (the answer is then unknown). */
 export function readLockTable(source = '/proc/locks'): LockTable | null {
-  if (process.platform !== 'linux') return null;
-  let text: string;
-  try {
-    text = readFileSync(source, 'utf8');
-  } catch {
-    return null;
-  }
-  return lockTable(parseLockTable(text));
+  const fd = openTable(source);
+  return fd === null ? null : tableRead(fd, []);
 }
 
 /**
@@ -62,36 +56,47 @@ export function readLockTable(source = '/proc/locks'): LockTable | null {
  * table holds beyond the first read is read at once after it.
  */
 export function lockTableSoon(source = '/proc/locks'): Promise<LockTable | null> {
-  if (process.platform !== 'linux') return Promise.resolve(null);
-  let fd: number;
-  try {
-    fd = openSync(source, 'r');
-  } catch {
-    return Promise.resolve(null);
-  }
+  const fd = openTable(source);
+  if (fd === null) return Promise.resolve(null);
   const first = Buffer.allocUnsafe(TABLE_READ);
   return new Promise((done) => {
-    read(fd, first, 0, first.length, null, (err, n) => {
-      try {
-        if (err !== null) return done(null);
-        const parts = [first.subarray(0, n)];
-        for (let more = n; more > 0; ) {
-          const next = Buffer.allocUnsafe(TABLE_READ);
-          more = readSync(fd, next, 0, next.length, null);
-          parts.push(next.subarray(0, more));
-        }
-        done(lockTable(parseLockTable(Buffer.concat(parts).toString('utf8'))));
-      } catch {
-        done(null);
-      } finally {
-        closeSync(fd);
-      }
-    });
+    read(fd, first, 0, first.length, null, (err, n) => done(tableRead(fd, err === null ? [first.subarray(0, n)] : null)));
   });
 }
 
 /** How much of the table one read asks for. */
 const TABLE_READ = 64 * 1024;
+
+/** The lock table at `source`, open to read; null where the system keeps none, or it cannot be opened. */
+function openTable(source: string): number | null {
+  if (process.platform !== 'linux') return null;
+  try {
+    return openSync(source, 'r');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The table open at `fd`, read on from what `parts` holds (what reads of it
+ * gave so far, if any) to its end, and closed; null where a read failed
+ * (`parts` null: one already has). Its size is unknown beforehand (/proc
+ * files have none), so it is read until a read gives nothing.
+ */
+function tableRead(fd: number, parts: Buffer[] | null): LockTable | null {
+  try {
+    if (parts === null) return null;
+    while (parts.length === 0 || parts.at(-1)!.length > 0) {
+      const next = Buffer.allocUnsafe(TABLE_READ);
+      parts.push(next.subarray(0, readSync(fd, next, 0, next.length, null)));
+    }
+    return lockTable(parseLockTable(Buffer.concat(parts).toString('utf8')));
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** The table of the locks `held` lists. */
 function lockTable(held: Set<string>): LockTable {

@@ -23,7 +23,7 @@ import { join, resolve } from 'node:path';
 import { LogbookError, type RunTimes } from '../../core/index.js';
 import type { Backend, BackendContext, HeldRun, NatsSettings, ObjectShelf, OpenedRun, RunNames, RunSummary, StoredRun, StreamOptions, Streamed, WaitListener } from '../backend.js';
 import { BUCKET_NAME, JetStreamShelf } from './objects.js';
-import { JournalStore } from '../journal-store.js';
+import { JournalStore, listByNames } from '../journal-store.js';
 import { decodeOptions } from '../options.js';
 import { runNotFound } from '../store.js';
 import { apiRefusal } from './api-errors.js';
@@ -222,12 +222,8 @@ export class JetStreamBackend implements Backend {
     }
   }
 
-  async list(): Promise<RunSummary[]> {
-    const names = await this.runNames();
-    const notes = new Map(names.map((run) => [run.id, run.notes]));
-    const runs = await this.summaries(names.map((run) => run.id));
-    for (const summary of runs) summary.notes = notes.get(summary.id) ?? [];
-    return runs;
+  list(): Promise<RunSummary[]> {
+    return listByNames(this);
   }
 
   /** Two subject listings: the runs' meta subjects, and their note subjects. */

@@ -7,7 +7,7 @@
  */
 import { LogbookError, type RunTimes } from '../../core/index.js';
 import type { Backend, HeldRun, OpenedRun, RunNames, RunSummary, StoredRun, StreamOptions, Streamed } from '../backend.js';
-import { JournalStore } from '../journal-store.js';
+import { JournalStore, listByNames } from '../journal-store.js';
 import { decodeOptions } from '../options.js';
 import { runNotFound } from '../store.js';
 
@@ -117,8 +117,8 @@ export class MemoryBackend implements Backend {
     }
   }
 
-  async list(): Promise<RunSummary[]> {
-    return [...this.runs].map(([id, run]) => ({ ...summaryOf(id, run), notes: this.keysOf(id) }));
+  list(): Promise<RunSummary[]> {
+    return listByNames(this);
   }
 
   async runNames(): Promise<RunNames[]> {

@@ -9,7 +9,7 @@ import { JetStreamStore, JournalStore, encodeRecord, openStore, type Store } fro
 import { addStream, freshJetStreamBackend, freshJetStreamStore, journalStream } from '../../helpers/jetstream.js';
 import { caught as failure } from '../../helpers/errors.js';
 import { describeEachNatsServer, startNatsServer, useNatsServer } from '../../helpers/nats-server.js';
-import { assistant, at, completed, meta, toolResult } from '../../helpers/records.js';
+import { assistant, at, completed, meta, storeRun, toolResult } from '../../helpers/records.js';
 import { storeContract } from '../contract.js';
 
 /** The raw message bodies of one run, by subject. */
@@ -120,11 +120,7 @@ describeEachNatsServer('jetstream store', (binary) => {
     });
 
     it('stores each record as the exact encoded line on its own subject', async () => {
-      const j = await store.create('bytes', meta('bytes'));
-      await j.append(at(2, assistant(0, ['t1'])));
-      await j.append(at(3, toolResult('t1', 'output with <html> & "quotes" and \u2028')));
-      await j.append(at(4, completed));
-      await j.close();
+      await storeRun(store, 'bytes', [assistant(0, ['t1']), toolResult('t1', 'output with <html> & "quotes" and \u2028'), completed]);
       const loaded = await store.load('bytes');
       const { prefix } = store.binding;
       const want = new Map(loaded.records.map((r) => [r.seq === 1 ? `${prefix}.bytes._meta` : `${prefix}.bytes.${r.seq}`, encodeRecord(r)]));
