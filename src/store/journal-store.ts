@@ -251,11 +251,13 @@ class StoreJournal implements Journal {
 export async function listByNames(backend: Required<Pick<Backend, 'runNames' | 'summaries'>>, known?: (id: string, version: string) => boolean): Promise<RunSummary[]> {
   const names = await backend.runNames();
   const runs = await backend.summaries(names.map((run) => run.id), known);
-  // Both in the order named: a run left out (gone since it was named) is passed over.
+  // Both in the order named: a run left out (gone since it was named) is passed over. A backend that summed
+  // them up in another order is still served, by a search for each one the walk passed.
   let at = 0;
   for (const summary of runs) {
-    while (names[at]!.id !== summary.id) at++;
-    const run = names[at++]!;
+    while (at < names.length && names[at]!.id !== summary.id) at++;
+    const run = at < names.length ? names[at++] : names.find((named) => named.id === summary.id);
+    if (run === undefined) continue;
     summary.notes = run.notes;
     if (run.checkedVersion !== undefined) summary.checkedVersion = run.checkedVersion;
   }
