@@ -2,8 +2,11 @@
  * `npm run bench [-- --quick] [-- --write-docs] [-- --only append,fold]`: runs
  * the benchmarks against the built package and prints one markdown table. Each
  * figure is measured in the same run as what it is compared with, the two
- * alternating, so a ratio holds on a busy machine. Targets are reported, never
- * asserted. --write-docs puts the table in docs/performance.md.
+ * alternating round by round; each benchmark starts from the same state
+ * whatever ran before it, and the table says how much of the machine other
+ * processes held while it ran (their work slows both sides of a comparison,
+ * and a difference grows with it). Targets are reported, never asserted.
+ * --write-docs puts the table in docs/performance.md.
  */
 import { join } from 'node:path';
 import { benchA2AHttp } from './a2a-http.js';
