@@ -49,7 +49,7 @@ function loadSentence(sections: readonly Section[]): string {
   const known = sections.filter((s): s is Section & { load: CpuSpent } => !!s.load && s.load.capacityMs > 0);
   if (known.length === 0) return '';
   const pct = (x: number, l: CpuSpent): string => percent(x / l.capacityMs);
-  const each = known.map((s) => `${s.name ?? '?'} ${pct(s.load.othersMs, s.load)}${s.load.stealMs > 0 ? ` (steal ${pct(s.load.stealMs, s.load)})` : ''}`).join(', ');
+  const each = known.map((s) => `${s.name ?? '?'} ${pct(s.load.othersMs, s.load)}${s.load.stealMs >= s.load.capacityMs / 200 ? ` (steal ${pct(s.load.stealMs, s.load)})` : ''}`).join(', ');
   return ` While each benchmark ran, processes other than the benchmark and those it started held this share of the machine's CPUs (from /proc/stat; steal is time the hypervisor gave them to other machines): ${each}. Wall times, and their differences from a baseline, grow with it; the CPU times the start-up, run and resume rows give much less.`;
 }
 
