@@ -2,15 +2,19 @@
  * `npm run bench [-- --quick] [-- --write-docs] [-- --only append,fold]`: runs
  * the benchmarks against the built package and prints one markdown table. Each
  * figure is measured in the same run as what it is compared with, the two
- * alternating, so a ratio holds on a busy machine. Targets are reported, never
- * asserted. --write-docs puts the table in docs/performance.md.
+ * alternating round by round; each benchmark starts from the same state
+ * whatever ran before it, and the table says how much of the machine other
+ * processes held while it ran (their work slows both sides of a comparison,
+ * and a difference grows with it). Targets are reported, never asserted.
+ * --write-docs puts the table in docs/performance.md.
  */
 import { join } from 'node:path';
 import { benchA2AHttp } from './a2a-http.js';
 import { benchAppend } from './append.js';
 import { benchCompaction } from './compaction.js';
-import { ROOT, machine, removeTempDirs, type BenchOptions } from './lib/env.js';
-import { report, writeDocs, type Section } from './lib/report.js';
+import { cpuBetween, sampleCpu } from './lib/cpu.js';
+import { ROOT, machine, removeTempDirs, settleDisk, type BenchOptions } from './lib/env.js';
+import { busySections, report, writeDocs, type Section } from './lib/report.js';
 import { benchFold } from './fold.js';
 import { benchJetStream } from './jetstream.js';
 import { benchLangGraph } from './langgraph.js';
@@ -26,7 +30,7 @@ import { benchUi } from './ui.js';
 import { benchTasks } from './tasks.js';
 import { benchWatch } from './watch.js';
 import { benchWorkspace } from './workspace.js';
-import { ms, now } from './lib/stats.js';
+import { ms, now, settle } from './lib/stats.js';
 
 const BENCHES: Record<string, (opts: BenchOptions) => Promise<Section>> = {
   startup: benchStartup,
@@ -80,10 +84,18 @@ async function main(): Promise<void> {
   const started = now();
   try {
     for (const name of only) {
+      // Each benchmark starts from the same state whatever ran before it: no files of an earlier one left to write
+      // back during it, and none of its garbage in this process, which serves the measured processes and spawns them.
+      settleDisk();
+      settle();
       const t = now();
       process.stderr.write(`bench: ${name}...`);
-      sections.push(await BENCHES[name]!(opts));
+      const before = sampleCpu();
+      const section = await BENCHES[name]!(opts);
+      const load = cpuBetween(before, sampleCpu());
+      sections.push({ ...section, name, load });
       process.stderr.write(` ${ms(now() - t)}\n`);
+      removeTempDirs();
     }
   } finally {
     removeTempDirs();
@@ -92,6 +104,8 @@ async function main(): Promise<void> {
   if (opts.quick) sections.push({ rows: [], notes: ['--quick: sizes below those the targets name, so the rows that depend on size give no verdict.'] });
   const text = report(sections, machine(), command);
   process.stdout.write(`${text}\n`);
+  const busy = busySections(sections);
+  if (busy.length > 0) process.stderr.write(`bench: other processes held the CPUs while ${busy.join(', ')} ran: their wall times are slower for it (the table says how much of the machine they held)\n`);
   process.stderr.write(`bench: done in ${ms(now() - started)}\n`);
   if (write) {
     writeDocs(join(ROOT, 'docs', 'performance.md'), text);

@@ -13,10 +13,9 @@ import { decodeRecord } from 'logbook';
 import { TOOL_NAME, turnsIn, writeJournal } from './lib/content.js';
 import { BIN, tempDir, type BenchOptions } from './lib/env.js';
 import { anthropicConfig, API_ENV, MessagesApi } from './lib/messages-api.js';
-import { timeProcess } from './lib/proc.js';
+import { spawnTimed, timeProcess } from './lib/proc.js';
 import type { Section } from './lib/report.js';
-import { spawnTimed } from './run.js';
-import { bytes, count, growthVerdict, median, ms, num, percentile, type GrowthPoint } from './lib/stats.js';
+import { aboveBare, bytes, count, growthVerdict, mean, median, ms, num, pairedDifference, type GrowthPoint } from './lib/stats.js';
 
 const TARGET_MS = 150;
 const ID = 'bench-resume';
@@ -48,6 +47,9 @@ interface ResumeFigures {
   toRequestWhole: number[];
   exit: number[];
   bare: number[];
+  /** CPU time of each resume of `toRequest` (its whole process) and of each bare start. */
+  resumeCpu: number[];
+  bareCpu: number[];
   version: number[];
   show: number[];
   /** A follow-up of the run completed (`run --resume ID PROMPT`: a fork of it, then its request), with `others`. */
@@ -102,7 +104,7 @@ async function measure(api: MessagesApi, records: number, rounds: number, others
   const turns = turnsIn(written);
 
   const resumeArgs = [process.execPath, BIN, 'run', '--config', config, '--state-dir', state, '--resume', ID, '--no-tui'];
-  const out: ResumeFigures = { records: written, journalBytes: statSync(pristine).size, requestBytes: 0, turns, rounds, toRequest: [], toRequestWhole: [], exit: [], bare: [], version: [], show: [], followUp: [], crowded: [], crowdedFollowUp: [], soloFollowUp: [], crowdedFiles: 0 };
+  const out: ResumeFigures = { records: written, journalBytes: statSync(pristine).size, requestBytes: 0, turns, rounds, toRequest: [], toRequestWhole: [], exit: [], bare: [], resumeCpu: [], bareCpu: [], version: [], show: [], followUp: [], crowded: [], crowdedFollowUp: [], soloFollowUp: [], crowdedFiles: 0 };
   // The runs directory as a round starts from it, every file's bytes: what a resume leaves beside the run (its call's
   // `sent` note, the times it appends, a workspace note of a seq the generated journal does not reach) is gone again.
   const runs = join(state, 'runs');
@@ -131,11 +133,14 @@ async function measure(api: MessagesApi, records: number, rounds: number, others
     }
     out.toRequest.push(call.arrived - r.start);
     out.exit.push(r.exit - r.start);
+    if (r.cpuMs !== null) out.resumeCpu.push(r.cpuMs);
   };
   const resume = (): Promise<void> => resumeTimed(false);
   const resumeWhole = (): Promise<void> => resumeTimed(true);
   const bare = async (): Promise<void> => {
-    out.bare.push((await timeProcess([process.execPath, '-e', '0'], state)).ms);
+    const r = await timeProcess([process.execPath, '-e', '0'], state);
+    out.bare.push(r.ms);
+    if (r.cpuMs !== null) out.bareCpu.push(r.cpuMs);
   };
   const version = async (): Promise<void> => {
     out.version.push((await timeProcess([process.execPath, BIN, '--version'], state)).ms);
@@ -231,10 +236,10 @@ export async function benchResume(opts: BenchOptions): Promise<Section> {
     await api.close();
   }
   const at = all[sizes.indexOf(target)]!;
-  const above = (f: ResumeFigures): number => median(f.toRequest) - median(f.bare);
-  // Rounds pair one resume with one bare start: the middle half of their differences.
-  const diffs = at.toRequest.map((t, i) => t - at.bare[i]!);
-  const spread = `${ms(percentile(diffs, 25))}–${ms(percentile(diffs, 75))}`;
+  // Each round measures every side once: each figure is the median of the rounds' differences.
+  const above = (f: ResumeFigures): number => pairedDifference(f.toRequest, f.bare).median;
+  const aboveAt = pairedDifference(at.toRequest, at.bare);
+  const paired = (xs: readonly number[], ys: readonly number[]): string => aboveOrBelow(pairedDifference(xs, ys).median);
   const points: GrowthPoint[] = all.map((f) => ({ n: f.records, ms: median(f.toRequest) }));
   const bareAll = median(all.flatMap((f) => f.bare));
   return {
@@ -243,25 +248,25 @@ export async function benchResume(opts: BenchOptions): Promise<Section> {
         what: `resume of a ${count(at.records)}-record run (a conversation of ${bytes(at.requestBytes)}) to its first model request (anthropic provider, a local Messages API, through the binary)`,
         measured: ms(median(at.toRequest)),
         baseline: `\`node -e 0\`: ${ms(median(at.bare))}`,
-        figure: `${ms(above(at))} above bare start-up`,
+        figure: aboveBare(aboveAt, { subject: at.resumeCpu, bare: at.bareCpu, what: 'CPU of the whole process' }),
         target: `≤ ${TARGET_MS} ms above`,
-        verdict: opts.quick ? '—' : above(at) <= TARGET_MS ? 'met' : 'missed', // the target is for 10k records
-        growth: `${all.map((f) => `${count(f.records)}: ${ms(above(f))} above`).join(' · ')}; ${growthVerdict(points, bareAll)} above start-up`,
+        verdict: opts.quick ? '—' : aboveAt.median <= TARGET_MS ? 'met' : 'missed', // the target is for 10k records
+        growth: `${all.map((f) => `${count(f.records)}: ${aboveOrBelow(above(f))}`).join(' · ')}; ${growthVerdict(points, bareAll)} above start-up`,
       },
       {
         what: `the same resume of the ${count(at.records)}-record run without its fold checkpoint (removed before each: the whole run read, checked and folded)`,
         measured: ms(median(at.toRequestWhole)),
         baseline: `\`node -e 0\`: ${ms(median(at.bare))}`,
-        figure: `${ms(median(at.toRequestWhole) - median(at.bare))} above bare start-up`,
+        figure: `${paired(at.toRequestWhole, at.bare)} bare start-up`,
         target: '—',
         verdict: '—',
-        growth: all.map((f) => `${count(f.records)}: ${ms(median(f.toRequestWhole) - median(f.bare))} above`).join(' · '),
+        growth: all.map((f) => `${count(f.records)}: ${paired(f.toRequestWhole, f.bare)}`).join(' · '),
       },
       {
         what: `follow-up of a completed ${count(at.records)}-record run (\`run --resume ID PROMPT\`: the run forked whole, then the fork's first model request; anthropic provider, through the binary)`,
         measured: ms(median(at.followUp)),
         baseline: `\`node -e 0\`: ${ms(median(at.bare))}`,
-        figure: `${ms(median(at.followUp) - median(at.bare))} above bare start-up`,
+        figure: `${paired(at.followUp, at.bare)} bare start-up`,
         target: '—',
         verdict: '—',
         growth: '—',
@@ -270,7 +275,7 @@ export async function benchResume(opts: BenchOptions): Promise<Section> {
         what: `the same resume of the ${count(at.records)}-record run (with its fold checkpoint) in a file store holding ${count(OTHER_RUNS)} other runs beside it (${count(at.crowdedFiles)} files in its runs directory)`,
         measured: ms(median(at.crowded)),
         baseline: `\`node -e 0\`: ${ms(median(at.bare))}`,
-        figure: `${ms(median(at.crowded) - median(at.bare))} above bare start-up (${aboveOrBelow(median(at.crowded) - median(at.toRequest))} the resume alone in its store)`,
+        figure: `${paired(at.crowded, at.bare)} bare start-up (${paired(at.crowded, at.toRequest)} the resume alone in its store)`,
         target: '—',
         verdict: '—',
         growth: '—',
@@ -279,14 +284,14 @@ export async function benchResume(opts: BenchOptions): Promise<Section> {
         what: `the same follow-up of the ${count(at.records)}-record run in that file store of ${count(OTHER_RUNS)} other runs (its conversation priced from its runs alone)`,
         measured: ms(median(at.crowdedFollowUp)),
         baseline: `\`node -e 0\`: ${ms(median(at.bare))}`,
-        figure: `${ms(median(at.crowdedFollowUp) - median(at.bare))} above bare start-up (${aboveOrBelow(median(at.crowdedFollowUp) - median(at.soloFollowUp))} the same follow-up in a store of its run alone, laid out alike: ${ms(median(at.soloFollowUp))})`,
+        figure: `${paired(at.crowdedFollowUp, at.bare)} bare start-up (${paired(at.crowdedFollowUp, at.soloFollowUp)} the same follow-up in a store of its run alone, laid out alike: ${ms(median(at.soloFollowUp))})`,
         target: '—',
         verdict: '—',
         growth: '—',
       },
     ],
     notes: [
-      `Resume: \`node bin/logbook run --resume ID\` with the anthropic provider on a run of ${num(at.records)} records (${bytes(at.journalBytes)}: meta and ${num(at.turns)} turns of an assistant record and its tool result of two lines), timed from spawn to the arrival of its request (${bytes(at.requestBytes)}, the whole conversation) at a Messages API in the benchmark's process; medians of ${at.rounds} rounds alternating with \`node -e 0\` (spawn to exit); the middle half of the rounds were ${spread} above it. The whole resumed process, including the answer that completes the run and its exit, takes ${ms(median(at.exit))}; in the same rounds \`logbook --version\` takes ${ms(median(at.version))} and \`logbook session show ID\` (start-up, reading and folding the run) ${ms(median(at.show))}. A follow-up of the run as a resume completes it (\`run --resume ID "and then?"\`: the completed run is forked whole, its ${num(at.records)} records copied, and the fork's request sent) takes ${ms(median(at.followUp))} to its request in the same rounds. The crowded row is the resume of the first row with the same run, checkpoint and state directory copied to a directory of its own (its working directory, so neither resume has the other's files in its workspace), in a runs directory that also holds ${num(OTHER_RUNS)} other runs (a one-line journal and ${OTHER_NOTES.length} notes each, generated once; each round puts back the run's own files): a file store keeps a run's notes as files beside its journal, so each listing of the run's notes reads the whole directory, and what it measures is what those listings before the first request add for a person with many runs (the resume lists them once). The crowded follow-up is the follow-up row's in that store, each round from the run as completed, the fork the round before made removed, compared with the same in a store of the run alone in a directory of its own laid out alike (its workspace as small, where the follow-up row's holds the generated journal): a follow-up forks the run and prices the conversation, which it finds from the origin notes beside the runs (one directory read names the runs and their notes; only the runs the origins join to it are read), so the other runs cost it their names in that read, not their journals. Every timed resume but those of the row without one has the run's fold checkpoint beside its journal (\`<id>.fold\`: the folded state through the journal's last line, with the SHA-256 of its ${bytes(at.journalBytes)}), which a first, untimed, resume of each size wrote once its request was sent; each round puts back, byte for byte, what the runs directory held when the first resume began (the generated journal and the notes of the run that created it) with the checkpoint that resume kept, and removes all else (what a resume leaves beside the run: its call's \`sent\` note, the times it appends), so every round reads what the first read, the checkpoint covers the whole of what the resume reads, and the resume checks the journal's bytes against it, then folds nothing after it. In the same rounds the resume with the checkpoint removed before it (every line read, decoded with its checks and folded, as a first resume of a run does; it writes the checkpoint again) takes ${ms(median(at.toRequestWhole))}. Growth: the same at ${all.map((f) => `${num(f.records)} records (${f.rounds} rounds)`).join(', ')}. The first resume of each size loads the price table for the model's context window (a compaction is weighed before the request); the later rounds take what it said from the state directory's context-windows.json, as every later process with that table does.`,
+      `Resume: \`node bin/logbook run --resume ID\` with the anthropic provider on a run of ${num(at.records)} records (${bytes(at.journalBytes)}: meta and ${num(at.turns)} turns of an assistant record and its tool result of two lines), timed from spawn to the arrival of its request (${bytes(at.requestBytes)}, the whole conversation) at a Messages API in the benchmark's process; ${at.rounds} rounds alternating with \`node -e 0\` (spawn to exit), every other round in reverse order; each figure above bare start-up (or above another row) is the median of the rounds' differences between the two, measured in the same round, and the growth column's likewise at each size.${at.bareCpu.length === 0 ? '' : ` CPU time (means of the rounds): the resume's whole process ${ms(mean(at.resumeCpu))}, \`node -e 0\` ${ms(mean(at.bareCpu))}.`} The whole resumed process, including the answer that completes the run and its exit, takes ${ms(median(at.exit))}; in the same rounds \`logbook --version\` takes ${ms(median(at.version))} and \`logbook session show ID\` (start-up, reading and folding the run) ${ms(median(at.show))}. A follow-up of the run as a resume completes it (\`run --resume ID "and then?"\`: the completed run is forked whole, its ${num(at.records)} records copied, and the fork's request sent) takes ${ms(median(at.followUp))} to its request in the same rounds. The crowded row is the resume of the first row with the same run, checkpoint and state directory copied to a directory of its own (its working directory, so neither resume has the other's files in its workspace), in a runs directory that also holds ${num(OTHER_RUNS)} other runs (a one-line journal and ${OTHER_NOTES.length} notes each, generated once; each round puts back the run's own files): a file store keeps a run's notes as files beside its journal, so each listing of the run's notes reads the whole directory, and what it measures is what those listings before the first request add for a person with many runs (the resume lists them once). The crowded follow-up is the follow-up row's in that store, each round from the run as completed, the fork the round before made removed, compared with the same in a store of the run alone in a directory of its own laid out alike (its workspace as small, where the follow-up row's holds the generated journal): a follow-up forks the run and prices the conversation, which it finds from the origin notes beside the runs (one directory read names the runs and their notes; only the runs the origins join to it are read), so the other runs cost it their names in that read, not their journals. Every timed resume but those of the row without one has the run's fold checkpoint beside its journal (\`<id>.fold\`: the folded state through the journal's last line, with the SHA-256 of its ${bytes(at.journalBytes)}), which a first, untimed, resume of each size wrote once its request was sent; each round puts back, byte for byte, what the runs directory held when the first resume began (the generated journal and the notes of the run that created it) with the checkpoint that resume kept, and removes all else (what a resume leaves beside the run: its call's \`sent\` note, the times it appends), so every round reads what the first read, the checkpoint covers the whole of what the resume reads, and the resume checks the journal's bytes against it, then folds nothing after it. In the same rounds the resume with the checkpoint removed before it (every line read, decoded with its checks and folded, as a first resume of a run does; it writes the checkpoint again) takes ${ms(median(at.toRequestWhole))}. Growth: the same at ${all.map((f) => `${num(f.records)} records (${f.rounds} rounds)`).join(', ')}. The first resume of each size loads the price table for the model's context window (a compaction is weighed before the request); the later rounds take what it said from the state directory's context-windows.json, as every later process with that table does.`,
     ],
   };
 }

@@ -5,39 +5,27 @@
  * the first model request, against spawning `node -e 0` in alternating rounds;
  * and from the last byte of the answer to the process's exit, with the run's
  * terminal record in the journal once it has exited; that tail also for the
- * same run with no workspace tracked (what the end's snapshot adds).
+ * same run with no workspace tracked (what the end's snapshot adds). The
+ * first request's figure is the median of the rounds' differences from the
+ * bare start of the same round.
  */
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN, tempDir, type BenchOptions } from './lib/env.js';
 import { anthropicConfig, API_ENV, MessagesApi } from './lib/messages-api.js';
+import { spawnTimed, type Spawned } from './lib/proc.js';
 import type { Section } from './lib/report.js';
-import { median, ms, now, percentile, signedMs } from './lib/stats.js';
+import { aboveBare, mean, median, ms, pairedDifference, percentile, signedMs } from './lib/stats.js';
 
 const TARGET_MS = { request: 120, exit: 30 };
 
-export interface Spawned {
-  /** When it was spawned and when it exited, on the benchmark's clock. */
-  start: number;
-  exit: number;
-  code: number | null;
-  stderr: string;
-}
-
-/** Runs a process to its exit (the `exit` event: the process is gone, whatever its output pipes still hold). */
-export function spawnTimed(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<Spawned> {
-  return new Promise((resolve, reject) => {
-    const start = now();
-    const child = spawn(args[0]!, args.slice(1), { stdio: ['ignore', 'ignore', 'pipe'], cwd, env });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    let exit = 0;
-    child.on('exit', () => (exit = now()));
-    child.on('close', (code) => resolve({ start, exit, code, stderr }));
-  });
-}
+/**
+ * The tail's baseline: a bare Node process that posts one request to the same
+ * API (node:http, its default keep-alive agent), reads the answer to its end
+ * and has nothing else to do, so it exits: what any Node client's exit costs
+ * after a last byte on this machine at that moment.
+ */
+const BARE_CLIENT = `const r = require('node:http').request(process.argv[1] + '/v1/messages', { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => res.resume()); r.end('{"model":"bench-model","max_tokens":1,"messages":[]}');`;
 
 /** The last record of the only run in `state`'s file store, as stored. */
 function lastRecord(state: string, before: ReadonlySet<string>): string {
@@ -60,9 +48,12 @@ export async function benchRun(opts: BenchOptions): Promise<Section> {
   const env = { ...process.env, ...API_ENV };
   const argsOf = (file: string): string[] => [process.execPath, BIN, 'run', '--config', file, '--state-dir', state, 'Say hello.'];
   const bare: number[] = [];
+  const bareCpu: number[] = [];
+  const runCpu: number[] = [];
   const toRequest: number[] = [];
   const toExit: number[] = [];
   const toExitUntracked: number[] = [];
+  const toExitBare: number[] = [];
   const whole: number[] = [];
   const seen = new Set<string>();
   /** Runs `file`'s config once; the run's times, checked to have made one request and ended on its terminal record. */
@@ -82,16 +73,25 @@ export async function benchRun(opts: BenchOptions): Promise<Section> {
         async () => {
           const b = await spawnTimed([process.execPath, '-e', '0'], dir);
           bare.push(b.exit - b.start);
+          if (b.cpuMs !== null) bareCpu.push(b.cpuMs);
         },
         async () => {
           const { run, arrived, answered } = await runOnce(config);
           toRequest.push(arrived - run.start);
           toExit.push(run.exit - answered);
           whole.push(run.exit - run.start);
+          if (run.cpuMs !== null) runCpu.push(run.cpuMs);
         },
         async () => {
           const { run, answered } = await runOnce(untracked);
           toExitUntracked.push(run.exit - answered);
+        },
+        async () => {
+          api.reset();
+          const client = await spawnTimed([process.execPath, '-e', BARE_CLIENT, api.url], dir);
+          const [call, ...more] = api.exchanges;
+          if (client.code !== 0 || call?.answered === undefined || more.length > 0) throw new Error(`the bare client exited ${client.code} after ${api.exchanges.length} requests: ${client.stderr}`);
+          toExitBare.push(client.exit - call.answered);
         },
       ];
       if (r % 2 === 1) steps.reverse();
@@ -100,32 +100,32 @@ export async function benchRun(opts: BenchOptions): Promise<Section> {
   } finally {
     await api.close();
   }
-  const diffs = toRequest.map((t, i) => t - bare[i]!);
-  const above = median(toRequest) - median(bare);
+  const above = pairedDifference(toRequest, bare);
   const tail = median(toExit);
+  const tailAbove = pairedDifference(toExit, toExitBare);
   return {
     rows: [
       {
         what: 'a new run (anthropic provider, a local Messages API) to its first model request',
         measured: ms(median(toRequest)),
         baseline: `\`node -e 0\`: ${ms(median(bare))}`,
-        figure: `${ms(above)} above bare start-up`,
+        figure: aboveBare(above, { subject: runCpu, bare: bareCpu, what: 'CPU of the whole process' }),
         target: `≤ ${TARGET_MS.request} ms above`,
-        verdict: above <= TARGET_MS.request ? 'met' : 'missed',
+        verdict: above.median <= TARGET_MS.request ? 'met' : 'missed',
         growth: '—',
       },
       {
         what: 'the same run, from the last byte of its answer to the process exit (median)',
         measured: ms(tail),
-        baseline: '—',
-        figure: `${ms(tail)} (p90 ${ms(percentile(toExit, 90))})`,
+        baseline: `a bare Node client's: ${ms(median(toExitBare))}`,
+        figure: `${ms(tail)} (p90 ${ms(percentile(toExit, 90))}); ${signedMs(tailAbove.median)} above the bare client's (middle half of the rounds ${signedMs(tailAbove.p25)} to ${signedMs(tailAbove.p75)})`,
         target: `≤ ${TARGET_MS.exit} ms`,
         verdict: tail <= TARGET_MS.exit ? 'met' : 'missed',
         growth: '—',
       },
     ],
     notes: [
-      `A new run: \`node bin/logbook run --config agent.yaml "Say hello."\` with the anthropic provider (its SDK, streaming) against a Messages API served by the benchmark's own process, which answers each request at once with one short text; ${rounds} rounds alternating with \`node -e 0\` (spawn to exit). The first request is timed from spawn to the request's arrival at the server (its headers), the tail from the server handing the answer's last byte to the socket to the process's exit; after each run its journal's last line is checked to be the run's terminal record. The run's workspace is the benchmark's directory (its config; the state directory inside it is left out), snapshotted at the run's end as a run's workspace is by default: from the second round on, a workspace whose index the state directory keeps, so the end's snapshot is one \`git add\`. The same run with \`workspace: { track: false }\`, in the same rounds: a tail of ${ms(median(toExitUntracked))} (p90 ${ms(percentile(toExitUntracked, 90))}). The middle half of the rounds' first requests were ${signedMs(percentile(diffs, 25))}–${signedMs(percentile(diffs, 75))} above the bare start in the same round; the whole process took ${ms(median(whole))}.`,
+      `A new run: \`node bin/logbook run --config agent.yaml "Say hello."\` with the anthropic provider (its SDK, streaming) against a Messages API served by the benchmark's own process, which answers each request at once with one short text; ${rounds} rounds alternating with \`node -e 0\` (spawn to exit). The first request is timed from spawn to the request's arrival at the server (its headers), the tail from the server handing the answer's last byte to the socket to the process's exit; after each run its journal's last line is checked to be the run's terminal record. The run's workspace is the benchmark's directory (its config; the state directory inside it is left out), snapshotted at the run's end as a run's workspace is by default: from the second round on, a workspace whose index the state directory keeps, so the end's snapshot is one \`git add\`. The tail's baseline, in the same rounds: a bare Node process posting one request to the same API with \`node:http\` and exiting once it has read the answer (from the answer's last byte to its exit); the target is on the tail itself, the baseline says what exiting costs any Node client on the machine at that moment. The same run with \`workspace: { track: false }\`, in the same rounds: a tail of ${ms(median(toExitUntracked))} (p90 ${ms(percentile(toExitUntracked, 90))}). The figure above bare start-up is the median of the rounds' differences between the first request and the bare start of the same round; its CPU figure is of the whole run's process (through its exit, the workspace's \`git\` included) against \`node -e 0\`'s${bareCpu.length === 0 ? '' : `: ${ms(mean(runCpu))} and ${ms(mean(bareCpu))}, means of the rounds`}; the whole process took ${ms(median(whole))} (wall).`,
     ],
   };
 }

@@ -1,4 +1,5 @@
 /** Where the suite runs: options, temp dirs on one disk, the machine's description. */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, release } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -24,6 +25,14 @@ export function tempDir(label: string): string {
 
 export function removeTempDirs(): void {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * Writes back what is waiting in the page cache (sync(1)), so that what one
+ * benchmark wrote without fsync is not written back while the next one is timed.
+ */
+export function settleDisk(): void {
+  spawnSync('sync', { stdio: 'ignore' });
 }
 
 /** The file system holding the temp dirs, from /proc/mounts ("ext4 on /dev/vda"). */

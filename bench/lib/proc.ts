@@ -1,11 +1,33 @@
-/** Timing whole processes: from spawn to exit, or to the first line in a file. */
+/**
+ * Timing whole processes: from spawn to exit, or to the first line in a file;
+ * with each, the CPU time the process spent (its threads and the processes it
+ * waited for), which other work on the machine changes far less than its wall
+ * time.
+ */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, watch } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
+import { cpuBetween, sampleCpu } from './cpu.js';
 import { now } from './stats.js';
 
-export interface ProcessRun {
+/**
+ * What a timed process cost: its CPU time in ms, that of the children this
+ * process reaped between its spawn and its close (the kernel counts it in 10
+ * ms ticks: exact summed over rounds, ±10 ms for one; the timers here run one
+ * process at a time). Null off Linux.
+ */
+export interface ProcessCost {
+  cpuMs: number | null;
+}
+
+/** Starts counting a process's cost at its spawn; the returned function ends it at its close. */
+function costOf(): () => ProcessCost {
+  const before = sampleCpu();
+  return () => ({ cpuMs: cpuBetween(before, sampleCpu())?.childrenMs ?? null });
+}
+
+export interface ProcessRun extends ProcessCost {
   /** Milliseconds from spawn to exit. */
   ms: number;
   code: number | null;
@@ -49,6 +71,7 @@ export function peakRssKiB(run: ProcessRun): number | null {
 export function timeProcess(args: readonly string[], cwd: string, options: ProcessOptions = {}): Promise<ProcessRun> {
   const { env = process.env, discardStdout = false } = options;
   return new Promise((resolve, reject) => {
+    const cost = costOf();
     const start = now();
     const child = spawn(args[0]!, args.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], env, cwd });
     let stdout = '';
@@ -61,7 +84,10 @@ export function timeProcess(args: readonly string[], cwd: string, options: Proce
     });
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ ms: now() - start, code, stdout, stdoutBytes, stderr }));
+    child.on('close', (code) => {
+      const ms = now() - start;
+      resolve({ ms, code, stdout, stdoutBytes, stderr, ...cost() });
+    });
   });
 }
 
@@ -92,5 +118,31 @@ export function timeToFirstLine(args: readonly string[], file: string, cwd: stri
         reject(err);
       },
     );
+  });
+}
+
+/** A process timed to its exit on the benchmark's clock, so other events (a request it made) are timed on the same one. */
+export interface Spawned extends ProcessCost {
+  /** When it was spawned and when it exited, on the benchmark's clock. */
+  start: number;
+  exit: number;
+  code: number | null;
+  stderr: string;
+}
+
+/** Runs a process to its exit (the `exit` event: the process is gone, whatever its output pipes still hold). */
+export function spawnTimed(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<Spawned> {
+  return new Promise((resolve, reject) => {
+    const cost = costOf();
+    const start = now();
+    const child = spawn(args[0]!, args.slice(1), { stdio: ['ignore', 'ignore', 'pipe'], cwd, env });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    let exit = 0;
+    child.on('exit', () => (exit = now()));
+    child.on('close', (code) => {
+      resolve({ start, exit, code, stderr, ...cost() });
+    });
   });
 }

@@ -4,12 +4,46 @@ export function median(xs: readonly number[]): number {
   return percentile(xs, 50);
 }
 
+export function mean(xs: readonly number[]): number {
+  if (xs.length === 0) throw new Error('no samples');
+  return xs.reduce((a, b) => a + b, 0) / xs.length;
+}
+
 /** Nearest-rank percentile of unsorted samples. */
 export function percentile(xs: readonly number[], p: number): number {
   if (xs.length === 0) throw new Error('no samples');
   const sorted = [...xs].sort((a, b) => a - b);
   const rank = Math.ceil((p / 100) * sorted.length);
   return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]!;
+}
+
+/** The middle of the differences `a[i] - b[i]` of measurements paired by round: their median and middle half. */
+export interface Paired {
+  median: number;
+  p25: number;
+  p75: number;
+}
+
+/**
+ * What `a` costs above `b` where each round measured both, one just after the
+ * other: the median of the rounds' differences, not the difference of the two
+ * medians, so a round that ran while the machine was busy is compared with its
+ * own baseline, measured in the same moments, and not with another round's.
+ */
+export function pairedDifference(a: readonly number[], b: readonly number[]): Paired {
+  if (a.length !== b.length) throw new Error(`paired rounds of unequal counts: ${a.length} and ${b.length}`);
+  const diffs = a.map((x, i) => x - b[i]!);
+  return { median: median(diffs), p25: percentile(diffs, 25), p75: percentile(diffs, 75) };
+}
+
+/**
+ * A row's figure against bare start-up: "115 ms above bare start-up (middle
+ * half of the rounds 108 ms to 124 ms; CPU 190 ms above bare's)", the CPU
+ * figure the difference of the two sides' mean CPU times, where measured.
+ */
+export function aboveBare(p: Paired, cpu: { subject: readonly number[]; bare: readonly number[]; what?: string } | null = null): string {
+  const cpuAbove = cpu === null || cpu.subject.length === 0 || cpu.bare.length === 0 ? '' : `; ${cpu.what ?? 'CPU'} ${signedMs(mean(cpu.subject) - mean(cpu.bare))} above bare's`;
+  return `${signedMs(p.median)} above bare start-up (middle half of the rounds ${signedMs(p.p25)} to ${signedMs(p.p75)}${cpuAbove})`;
 }
 
 /** Milliseconds since an arbitrary origin, sub-microsecond resolution. */
