@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { benchA2AHttp } from './a2a-http.js';
 import { benchAppend } from './append.js';
 import { benchCompaction } from './compaction.js';
-import { cpuBetween, sampleCpu } from './lib/cpu.js';
+import { childrenReaped, cpuBetween, sampleCpu } from './lib/cpu.js';
 import { ROOT, machine, removeTempDirs, settleDisk, type BenchOptions } from './lib/env.js';
 import { busySections, report, writeDocs, type Section } from './lib/report.js';
 import { benchFold } from './fold.js';
@@ -92,8 +92,9 @@ async function main(): Promise<void> {
       process.stderr.write(`bench: ${name}...`);
       const before = sampleCpu();
       const section = await BENCHES[name]!(opts);
+      if (!(await childrenReaped())) process.stderr.write(` (a process it started was still running 5 s after it ended)`);
       const load = cpuBetween(before, sampleCpu());
-      sections.push({ ...section, name, load });
+      sections.push({ ...section, name, load: section.loadUnknown === undefined ? load : null });
       process.stderr.write(` ${ms(now() - t)}\n`);
       removeTempDirs();
     }

@@ -15,7 +15,7 @@ import { BIN, tempDir, type BenchOptions } from './lib/env.js';
 import { anthropicConfig, API_ENV, MessagesApi } from './lib/messages-api.js';
 import { spawnTimed, type Spawned } from './lib/proc.js';
 import type { Section } from './lib/report.js';
-import { aboveBare, mean, median, ms, pairedDifference, percentile, signedMs } from './lib/stats.js';
+import { aboveBare, mean, median, ms, pairedDifference, percentile } from './lib/stats.js';
 
 const TARGET_MS = { request: 120, exit: 30 };
 
@@ -118,7 +118,7 @@ export async function benchRun(opts: BenchOptions): Promise<Section> {
         what: 'the same run, from the last byte of its answer to the process exit (median)',
         measured: ms(tail),
         baseline: `a bare Node client's: ${ms(median(toExitBare))}`,
-        figure: `${ms(tail)} (p90 ${ms(percentile(toExit, 90))}); ${signedMs(tailAbove.median)} above the bare client's (middle half of the rounds ${signedMs(tailAbove.p25)} to ${signedMs(tailAbove.p75)})`,
+        figure: `${ms(tail)} (p90 ${ms(percentile(toExit, 90))}); ${ms(tailAbove.median)} above the bare client's (middle half of the rounds ${ms(tailAbove.p25)} to ${ms(tailAbove.p75)})`,
         target: `≤ ${TARGET_MS.exit} ms`,
         verdict: tail <= TARGET_MS.exit ? 'met' : 'missed',
         growth: '—',

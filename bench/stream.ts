@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BIN, tempDir, type BenchOptions } from './lib/env.js';
 import { skipped, type Section } from './lib/report.js';
-import { median, num, percentile, signedMs as ms } from './lib/stats.js';
+import { median, num, percentile, ms } from './lib/stats.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SERVER = join(HERE, 'stream', 'sse-server.js');

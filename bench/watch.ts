@@ -16,7 +16,7 @@ import { connect } from '@nats-io/transport-node';
 import { BIN, tempDir, type BenchOptions } from './lib/env.js';
 import { natsServers, serverName, startNats } from './lib/nats.js';
 import { skipped, type Row, type Section } from './lib/report.js';
-import { percentile, signedMs as ms } from './lib/stats.js';
+import { percentile, ms } from './lib/stats.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const WRITER = join(HERE, 'watch', 'writer.js');

@@ -6,7 +6,8 @@
  * CPUs is slower for it; these say how much of the machine they held. Off Linux
  * every figure is null.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { now } from './stats.js';
 
 /** /proc's unit (USER_HZ): 100 a second on every Linux this runs on. */
@@ -76,4 +77,36 @@ export function cpuBetween(a: CpuSample | null, b: CpuSample | null): CpuSpent |
     othersMs: Math.max(0, (b.busy - a.busy) * TICK_MS - self - children),
     stealMs: (b.steal - a.steal) * TICK_MS,
   };
+}
+
+/** This process's children still in the process table (running, or exited and not yet waited for). */
+function childrenLeft(): number {
+  let left = 0;
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const text = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // The parent's pid is the second field after the command's closing parenthesis.
+      if (Number(text.slice(text.lastIndexOf(')') + 2).split(' ', 2)[1]) === process.pid) left++;
+    } catch {
+      // gone since the directory was read
+    }
+  }
+  return left;
+}
+
+/**
+ * Waits (at most `boundMs`) until every child this process started has been
+ * waited for, so that their CPU time is this process's children's by the next
+ * sample: a server killed as a benchmark ends is reaped a moment later, and
+ * counted till then with everything else on the machine. True once none is left.
+ */
+export async function childrenReaped(boundMs = 5_000): Promise<boolean> {
+  if (process.platform !== 'linux') return true;
+  const until = now() + boundMs;
+  for (;;) {
+    if (childrenLeft() === 0) return true;
+    if (now() >= until) return false;
+    await sleep(10);
+  }
 }

@@ -24,6 +24,8 @@ export interface Section {
   /** The benchmark's name and where the machine's CPU went while it ran (set by the suite's runner). */
   name?: string;
   load?: CpuSpent | null;
+  /** Why the machine's load while it ran cannot be told (its own processes' time is counted as others'): then none is given. */
+  loadUnknown?: string;
 }
 
 /** Above this share of the CPUs held by other processes, a benchmark's wall times are called out as slowed. */
@@ -46,10 +48,14 @@ function verdictOf(row: Row, load: CpuSpent | null | undefined): string {
 }
 
 function loadSentence(sections: readonly Section[]): string {
-  const known = sections.filter((s): s is Section & { load: CpuSpent } => !!s.load && s.load.capacityMs > 0);
+  const known = sections.filter((s) => s.loadUnknown !== undefined || (!!s.load && s.load.capacityMs > 0));
   if (known.length === 0) return '';
   const pct = (x: number, l: CpuSpent): string => percent(x / l.capacityMs);
-  const each = known.map((s) => `${s.name ?? '?'} ${pct(s.load.othersMs, s.load)}${s.load.stealMs >= s.load.capacityMs / 200 ? ` (steal ${pct(s.load.stealMs, s.load)})` : ''}`).join(', ');
+  const one = (s: Section): string =>
+    s.loadUnknown !== undefined || !s.load
+      ? `${s.name ?? '?'} not known (${s.loadUnknown})`
+      : `${s.name ?? '?'} ${pct(s.load.othersMs, s.load)}${s.load.stealMs >= s.load.capacityMs / 200 ? ` (steal ${pct(s.load.stealMs, s.load)})` : ''}`;
+  const each = known.map(one).join(', ');
   return ` While each benchmark ran, processes other than the benchmark and those it started held this share of the machine's CPUs (from /proc/stat; steal is time the hypervisor gave them to other machines): ${each}. Wall times, and their differences from a baseline, grow with it; the CPU times the start-up, run and resume rows give much less.`;
 }
 

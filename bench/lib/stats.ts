@@ -42,8 +42,8 @@ export function pairedDifference(a: readonly number[], b: readonly number[]): Pa
  * figure the difference of the two sides' mean CPU times, where measured.
  */
 export function aboveBare(p: Paired, cpu: { subject: readonly number[]; bare: readonly number[]; what?: string } | null = null): string {
-  const cpuAbove = cpu === null || cpu.subject.length === 0 || cpu.bare.length === 0 ? '' : `; ${cpu.what ?? 'CPU'} ${signedMs(mean(cpu.subject) - mean(cpu.bare))} above bare's`;
-  return `${signedMs(p.median)} above bare start-up (middle half of the rounds ${signedMs(p.p25)} to ${signedMs(p.p75)}${cpuAbove})`;
+  const cpuAbove = cpu === null || cpu.subject.length === 0 || cpu.bare.length === 0 ? '' : `; ${cpu.what ?? 'CPU'} ${ms(mean(cpu.subject) - mean(cpu.bare))} above bare's`;
+  return `${ms(p.median)} above bare start-up (middle half of the rounds ${ms(p.p25)} to ${ms(p.p75)}${cpuAbove})`;
 }
 
 /** Milliseconds since an arbitrary origin, sub-microsecond resolution. */
@@ -112,15 +112,11 @@ export function count(n: number): string {
 
 /** Milliseconds with a unit that suits them: µs below 1 ms, ms below 10 s, else s. */
 export function ms(x: number): string {
+  if (x < 0) return `\u2212${ms(-x)}`; // a minus sign, as the table's other signed figures
   if (x < 1) return `${(x * 1000).toFixed(x < 0.1 ? 1 : 0)} µs`;
   if (x < 10) return `${x.toFixed(2)} ms`;
   if (x < 10_000) return `${x.toFixed(0)} ms`;
   return `${(x / 1000).toFixed(1)} s`;
-}
-
-/** ms() with a sign: "−1.95 ms" for a figure below zero. */
-export function signedMs(x: number): string {
-  return x < 0 ? `\u2212${ms(-x)}` : ms(x);
 }
 
 export function ratio(x: number): string {
