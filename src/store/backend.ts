@@ -152,10 +152,11 @@ export interface Backend {
    * Reads a run as `read` does, but hands its lines to `each` a bounded batch at
    * a time (what one read brings) instead of keeping them: the result's `lines`
    * is empty. A reader that decodes as it goes (a load) then never holds the
-   * run's text whole. What `each` throws ends the read and is thrown. A backend
-   * without it is read with `read`.
+   * run's text whole. What `each` throws ends the read and is thrown; a promise
+   * it returns is awaited before the next batch is read (a reader that writes as
+   * it goes lets its output drain). A backend without it is read with `read`.
    */
-  readEach?(id: string, each: (lines: string[], source: string) => void): Promise<StoredRun | null>;
+  readEach?(id: string, each: (lines: string[], source: string) => void | Promise<void>): Promise<StoredRun | null>;
   /**
    * Streams run `id`'s stored lines in order, from the first, a bounded batch at
    * a time (what one read brings: a chunk of a file, a fetch from a stream): it

@@ -434,7 +434,7 @@ export class JournalStore implements Store {
   }
 
   async loadFolded(id: string, options: LoadFoldedOptions = {}): Promise<FoldedRun> {
-    const { onRecord, onFolded } = options;
+    const { onRecord, onFolded, pace } = options;
     let first: JournalRecord | undefined;
     let state: RunState | undefined;
     // A load decodes every line before it folds: a line that does not decode is its error even after a record that does not fold.
@@ -452,7 +452,7 @@ export class JournalStore implements Store {
       } catch (error) {
         refused = { error };
       }
-    });
+    }, pace);
     if (refused !== undefined) throw refused.error;
     return this.folded(id, run, metaLine, state!, first!); // readRecords gives one record at least
   }
@@ -542,13 +542,18 @@ export class JournalStore implements Store {
    * else as the whole run's lines are decoded: the run's text and its records
    * are never all held here (`take` decides what of them is kept).
    */
-  private async readRecords(id: string, take: (record: JournalRecord, line?: string) => void): Promise<{ run: StoredRun; metaLine: string }> {
+  private async readRecords(
+    id: string,
+    take: (record: JournalRecord, line?: string) => void,
+    pace?: () => Promise<void> | undefined,
+  ): Promise<{ run: StoredRun; metaLine: string }> {
     validateId(id);
     let taken = 0;
     let metaLine: string | undefined;
-    const each = (lines: string[], source: string): void => {
+    const each = (lines: string[], source: string): Promise<void> | undefined => {
       metaLine ??= lines[0];
       for (const line of lines) take(decodeLineOf(line, source, ++taken), line);
+      return pace?.();
     };
     const read = this.backendImpl.readEach;
     if (read === undefined) {

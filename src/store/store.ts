@@ -105,6 +105,12 @@ export interface LoadFoldedOptions {
    * has written leaves them out of the result).
    */
   onFolded?: (state: RunState) => void;
+  /**
+   * Asked between the batches a backend reads a run's lines in (Backend.readEach):
+   * a promise it returns is awaited before the next is read, so a caller that
+   * writes as the run folds lets its output drain instead of piling it up.
+   */
+  pace?: () => Promise<void> | undefined;
 }
 
 /** A loaded run without its records: its state and what is known beside them. */

@@ -232,7 +232,7 @@ describe('session errors: one clear line, non-zero, no stack', () => {
     }
   });
 
-  it('--json of a run damaged after messages it would print prints nothing of it (its text is held until the run is read whole)', async () => {
+  it('--json of a run damaged after messages it printed stops short: exit 1, its error, and a prefix no JSON reader takes', async () => {
     const s = fixtureState([]);
     const lines = readFileSync(join(FIXTURES_DIR, 'runs', 'completed.jsonl'), 'utf8').trimEnd().split('\n').slice(0, 5);
     const damage = {
@@ -243,7 +243,9 @@ describe('session errors: one clear line, non-zero, no stack', () => {
       writeFileSync(join(s, 'runs', 'completed.jsonl'), `${[...lines, line].join('\n')}\n`);
       const r = await cli(['session', 'show', 'completed', '--json', '--state-dir', s]);
       expect(r.code, what).toBe(1);
-      expect(r.stdout, what).toBe('');
+      // The messages before the damage are written as they are made; the object is never closed.
+      expect(r.stdout, what).toMatch(/^\{"run_id":"completed",.*"messages":\[\{"role":"user"/);
+      expect(() => JSON.parse(r.stdout), what).toThrow(SyntaxError);
       expect(oneLine(r)).toMatch(what === 'does not fold' ? /^logbook: seq 6: tool result for nope/ : /completed\.jsonl line 6 is corrupt/);
     }
   });

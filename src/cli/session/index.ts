@@ -23,7 +23,7 @@ import { registerCopyCommand } from './cp-command.js';
 import { registerExportCommand } from './export-command.js';
 import { registerForkCommand } from './fork-command.js';
 import type { Removal } from './remove.js';
-import { HeldOutput } from './streaming.js';
+import { BatchedOutput } from './streaming.js';
 import { registerSearchCommand } from './search-command.js';
 import { registerWatchCommand } from './watch-command.js';
 import { registerWorkspaceCommands } from './workspace-command.js';
@@ -167,34 +167,39 @@ async function jsonExtra(run: FoldedRun, origin: ForkOrigin | null, facts: RunFa
  * `session show --json`: the folded state as one JSON object (stateToJson),
  * its text made as the run is read (StateJsonStream: each message as soon as
  * no later record can change it, then dropped), its model calls tallied on
- * the way for its spend. The text is held, as bytes, until the
- * whole run has been read and folded: a run refused part way prints nothing.
- * Its records are never all held, nor its conversation, as nothing printed
- * needs them.
+ * the way for its spend. The text is written as it is made, a batch at a
+ * time: its records, its conversation and its text are never held whole. A
+ * run refused part way has printed a prefix of the object, never closed (no
+ * JSON reader takes it), and the command fails with its error.
  */
 async function showJson(environment: Environment, given: string, flags: ShowFlags): Promise<void> {
   const config = findConfig(flags.config, environment, flags.stateDir);
-  const out = new HeldOutput();
+  const out = new BatchedOutput();
   const json = new StateJsonStream((part) => out.add(part));
-  const { run, origin, facts } = await withStore(environment, flags, async (store) => {
-    const id = await resolveRunId(store, given);
-    const [{ CallTally }, { pricesAtHand, runFacts }] = await Promise.all([import('../../agent/spend.js'), import('../../api/long-run-facts.js')]);
-    const calls = new CallTally();
-    const run = await store.loadFolded(id, {
-      onRecord: (record, line) => {
-        calls.add(record);
-        if (line !== undefined) json.read(record, line);
-      },
-      onFolded: (state) => json.folded(state),
+  try {
+    const { run, origin, facts } = await withStore(environment, flags, async (store) => {
+      const id = await resolveRunId(store, given);
+      const [{ CallTally }, { pricesAtHand, runFacts }] = await Promise.all([import('../../agent/spend.js'), import('../../api/long-run-facts.js')]);
+      const calls = new CallTally();
+      const run = await store.loadFolded(id, {
+        onRecord: (record, line) => {
+          calls.add(record);
+          if (line !== undefined) json.read(record, line);
+        },
+        onFolded: (state) => json.folded(state),
+        pace: () => out.pace(),
+      });
+      const origin = await store.forkOrigin(id).catch(() => null);
+      // What it spent and the compactions it took part in, priced by the config at hand (its prices:) and the price table.
+      const facts = await runFacts(store, id, { state: run.state, records: calls }, origin, await pricesAtHand(config, environment.env));
+      return { run, origin, facts };
     });
-    const origin = await store.forkOrigin(id).catch(() => null);
-    // What it spent and the compactions it took part in, priced by the config at hand (its prices:) and the price table.
-    const facts = await runFacts(store, id, { state: run.state, records: calls }, origin, await pricesAtHand(config, environment.env));
-    return { run, origin, facts };
-  });
-  json.end(run.state, await jsonExtra(run, origin, facts));
-  out.add('\n');
-  await out.writeOut();
+    json.end(run.state, await jsonExtra(run, origin, facts));
+    out.add('\n');
+  } finally {
+    // What was made is written, the whole text or a prefix where the run was refused.
+    await out.end();
+  }
 }
 
 /** What `session show` reads beside the run: its origin, where it was started, how it failed, which agents its remote calls went to. */

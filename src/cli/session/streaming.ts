@@ -7,9 +7,15 @@ import { outputGone } from '../stdio.js';
  * and nothing waits: the command sees outputGone('stdout') and stops reading.
  */
 export async function writeOut(text: string | Uint8Array): Promise<void> {
+  if (text.length === 0 || outputGone('stdout').aborted || process.stdout.write(text)) return;
+  await untilDrained();
+}
+
+/** Resolves once stdout has written what it queued (its 'drain'), or at once when its reader has left. */
+function untilDrained(): Promise<void> {
   const gone = outputGone('stdout');
-  if (text.length === 0 || gone.aborted || process.stdout.write(text)) return;
-  await new Promise<void>((resolve) => {
+  if (gone.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) => {
     const done = (): void => {
       process.stdout.off('drain', done);
       gone.removeEventListener('abort', done);
@@ -20,53 +26,69 @@ export async function writeOut(text: string | Uint8Array): Promise<void> {
   });
 }
 
-/** How many bytes of held text a batch holds. */
-const HELD_BATCH = 1024 * 1024;
+/** How many bytes of output a batch holds before it is written. */
+const BATCH = 1024 * 1024;
+/** How many bytes stdout may queue before what makes them waits (BatchedOutput.pace). */
+const QUEUED_MAX = 8 * BATCH;
 
 /**
- * Output held until a command knows it is whole (one that prints nothing when
- * it fails part way), as UTF-8 in batches: bytes lie outside the JS heap,
- * where a long run's text would be copied and marked by collections. Each
- * part is encoded into the batch as it is added, never joined with others
- * first (a join copies every part once more); a part is whole text (it never
- * ends inside a surrogate pair), so its bytes are those of the parts joined.
+ * Output written to stdout a batch at a time as it is made, so a long run's
+ * text is never held whole. Each part is encoded into the batch as it is
+ * added, never joined with others first (a join copies every part once more);
+ * a batch the stream took at once is filled again, one it still queues is
+ * left to it. A command that fails part way has printed a prefix and exits
+ * non-zero with its error; it never ends what it printed (`session show
+ * --json`'s object is never closed), so no JSON reader takes it for whole.
  */
-export class HeldOutput {
-  private batch = Buffer.allocUnsafe(HELD_BATCH);
+export class BatchedOutput {
+  private batch = Buffer.allocUnsafe(BATCH);
   private used = 0;
-  private readonly batches: Buffer[] = [];
 
   add(text: string): void {
     // UTF-8 takes at most 3 bytes per UTF-16 unit; counted exactly only where that bound does not fit.
     if (this.used + text.length * 3 > this.batch.length) {
       const size = Buffer.byteLength(text, 'utf8');
       if (this.used + size > this.batch.length) {
-        this.seal();
-        this.batch = Buffer.allocUnsafe(Math.max(HELD_BATCH, size));
+        this.flush();
+        if (size > this.batch.length) {
+          this.write(Buffer.from(text, 'utf8'));
+          return;
+        }
       }
     }
     this.used += this.batch.write(text, this.used, 'utf8');
   }
 
-  /** The batch's bytes kept: copied out when more than a quarter of its buffer is unused (as before a long part), else in place. */
-  private seal(): void {
-    const kept = this.batch.subarray(0, this.used);
-    if (this.used > 0) this.batches.push(this.batch.length - this.used > this.batch.length / 4 ? Buffer.from(kept) : kept);
-    this.batch = EMPTY;
-    this.used = 0;
+  /**
+   * Between batches of what is read (LoadFoldedOptions.pace): while stdout
+   * queues bytes, a turn of the event loop lets it write what its reader
+   * takes; past QUEUED_MAX, the read waits for the queue to drain, so a slow
+   * reader holds the command up rather than its output piling up.
+   */
+  pace(): Promise<void> | undefined {
+    const queued = process.stdout.writableLength;
+    if (queued === 0 || outputGone('stdout').aborted) return undefined;
+    if (queued > QUEUED_MAX && process.stdout.writableNeedDrain) return untilDrained();
+    return new Promise((resolve) => setImmediate(resolve));
   }
 
-  /** Writes all of it to stdout, a batch at a time, each let go once written (writeOut). */
-  async writeOut(): Promise<void> {
-    this.seal();
-    const { batches } = this;
-    for (let i = 0; i < batches.length; i++) {
-      const batch = batches[i]!;
-      batches[i] = EMPTY;
-      await writeOut(batch);
-    }
-    batches.length = 0;
+  /** Writes what is left and waits until stdout has taken all of it (or its reader has left). */
+  async end(): Promise<void> {
+    this.flush();
+    if (process.stdout.writableNeedDrain) await untilDrained();
+  }
+
+  private flush(): void {
+    if (this.used === 0) return;
+    const taken = this.write(this.batch.subarray(0, this.used));
+    this.used = 0;
+    if (!taken) this.batch = Buffer.allocUnsafe(BATCH);
+  }
+
+  /** Whether stdout wrote `bytes` at once (so their buffer is free again). */
+  private write(bytes: Buffer): boolean {
+    if (outputGone('stdout').aborted) return true;
+    process.stdout.write(bytes);
+    return process.stdout.writableLength === 0;
   }
 }
-
-const EMPTY = Buffer.alloc(0);

@@ -396,7 +396,7 @@ export class FileBackend implements Backend {
     return run === null ? null : { ...run, lines };
   }
 
-  async readEach(id: string, each: (lines: string[], source: string) => void): Promise<StoredRun | null> {
+  async readEach(id: string, each: (lines: string[], source: string) => void | Promise<void>): Promise<StoredRun | null> {
     const path = this.journalPath(id);
     const batches = journalLineReader(path);
     if (batches === null) return null;
@@ -404,7 +404,10 @@ export class FileBackend implements Backend {
     const locks = lockTableSoon();
     let updated: Date;
     try {
-      for (const batch of batches) each(batch, path);
+      for (const batch of batches) {
+        const paced = each(batch, path);
+        if (paced !== undefined) await paced;
+      }
       updated = lstatSync(path).mtime;
     } catch (err) {
       if (errno(err) === 'ENOENT') return null;
