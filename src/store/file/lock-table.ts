@@ -5,6 +5,13 @@
  * one and even for an instant, would make a writer starting at that moment
  * fail with `locked`. Where there is no such table, nobody can tell, and the
  * answer is unknown rather than a guess.
+ *
+ * The kernel gives the table a page or so a read and resumes the next read by
+ * position, so a lock released between two reads shifts the locks after it
+ * back and one of them can fall between the reads, listed by neither. A live
+ * run's lock missed so would make its run look interrupted; so a table of
+ * more than one read is read again until two readings agree, and a lock no
+ * reading lists is not held only then (tableRead).
  */
 import { closeSync, lstatSync, openSync, read, readSync } from 'node:fs';
 import { errno } from './fs.js';
@@ -60,12 +67,23 @@ export function lockTableSoon(source = '/proc/locks'): Promise<LockTable | null>
   if (fd === null) return Promise.resolve(null);
   const first = Buffer.allocUnsafe(TABLE_READ);
   return new Promise((done) => {
-    read(fd, first, 0, first.length, null, (err, n) => done(tableRead(fd, err === null ? [first.subarray(0, n)] : null)));
+    read(fd, first, 0, first.length, 0, (err, n) => done(tableRead(fd, err === null ? [first.subarray(0, n)] : null)));
   });
 }
 
 /** How much of the table one read asks for. */
 const TABLE_READ = 64 * 1024;
+
+/** What the kernel gives of the table a read, at most, whatever the read asks for: a page (4 KiB on most machines). */
+const KERNEL_READ = 4096;
+
+/**
+ * How many times, at most, a table longer than one read is read for two
+ * readings in a row to agree. Each follows the last at once, while the
+ * kernel's lock on the table is quick to take (the first read's wait is not
+ * paid again): some microseconds a page.
+ */
+const READINGS = 4;
 
 /** The lock table at `source`, open to read; null where the system keeps none, or it cannot be opened. */
 function openTable(source: string): number | null {
@@ -78,19 +96,33 @@ function openTable(source: string): number | null {
 }
 
 /**
- * The table open at `fd`, read on from what `parts` holds (what reads of it
- * gave so far, if any) to its end, and closed; null where a read failed
- * (`parts` null: one already has). Its size is unknown beforehand (/proc
- * files have none), so it is read until a read gives nothing.
+ * The table open at `fd`, read from its start, on from what `parts` holds
+ * (what reads of it gave so far, if any), and closed; null where a read failed
+ * (`parts` null: one already has).
+ *
+ * A table the kernel gave in one read is a snapshot, taken as it is. A longer
+ * one is read again, each reading's first read asking for less than the last's
+ * so that their edges fall elsewhere, until two readings in a row give the
+ * same text: a lock held throughout that both missed would need the same locks
+ * to go at different edges and leave the same lines. A lock any reading listed
+ * is held; one none listed is not held where two agreed, and where none did
+ * (the table kept changing as it was read) nobody can tell.
  */
 function tableRead(fd: number, parts: Buffer[] | null): LockTable | null {
   try {
     if (parts === null) return null;
-    while (parts.length === 0 || parts.at(-1)!.length > 0) {
-      const next = Buffer.allocUnsafe(TABLE_READ);
-      parts.push(next.subarray(0, readSync(fd, next, 0, next.length, null)));
+    const first = readPass(fd, parts);
+    const listed = parseLockTable(first.text);
+    if (first.whole) return lockTable(listed, true);
+    let last = first.text;
+    for (let reading = 1; reading < READINGS; reading++) {
+      const start = Buffer.allocUnsafe(KERNEL_READ - Math.round((KERNEL_READ * reading) / READINGS));
+      const { text } = readPass(fd, [start.subarray(0, readSync(fd, start, 0, start.length, 0))]);
+      for (const k of parseLockTable(text)) listed.add(k);
+      if (text === last) return lockTable(listed, true);
+      last = text;
     }
-    return lockTable(parseLockTable(Buffer.concat(parts).toString('utf8')));
+    return lockTable(listed, false);
   } catch {
     return null;
   } finally {
@@ -98,11 +130,31 @@ function tableRead(fd: number, parts: Buffer[] | null): LockTable | null {
   }
 }
 
-/** The table of the locks `held` lists. */
-function lockTable(held: Set<string>): LockTable {
+/**
+ * One reading of the table from its start, on from what `parts` holds: its
+ * text, and whether it came whole in one read (a snapshot: one read that
+ * stopped short of filling the kernel's page ended at the table's end). Its
+ * size is unknown beforehand (/proc files have none), so it is read until a
+ * read gives nothing; each read names its offset, so a reading starts over at
+ * the table's start.
+ */
+function readPass(fd: number, parts: Buffer[]): { text: string; whole: boolean } {
+  let offset = parts.reduce((sum, part) => sum + part.length, 0);
+  while (parts.length === 0 || parts.at(-1)!.length > 0) {
+    const next = Buffer.allocUnsafe(TABLE_READ);
+    const n = readSync(fd, next, 0, next.length, offset);
+    parts.push(next.subarray(0, n));
+    offset += n;
+  }
+  const whole = parts.length === 1 || (parts.length === 2 && parts[0]!.length <= KERNEL_READ / 2);
+  return { text: Buffer.concat(parts).toString('utf8'), whole };
+}
+
+/** The table of the locks `held` lists; `settled`: one it does not list is not held (else: not known). */
+function lockTable(held: Set<string>, settled: boolean): LockTable {
   return {
     holds(path: string): boolean | undefined {
-      if (held.size === 0) return false;
+      if (held.size === 0 && settled) return false;
       let stat;
       try {
         stat = lstatSync(path, { bigint: true });
@@ -110,7 +162,7 @@ function lockTable(held: Set<string>): LockTable {
         return errno(err) === 'ENOENT' ? false : undefined;
       }
       const [major, minor] = deviceNumbers(stat.dev);
-      return held.has(key(major, minor, stat.ino));
+      return held.has(key(major, minor, stat.ino)) || (settled ? false : undefined);
     },
   };
 }
