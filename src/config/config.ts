@@ -18,6 +18,7 @@ import { EXPOSE_DEFAULTS, type ExposeSettings } from '../agent/exposure.js';
 import { TASK_DEFAULTS, askToolName, type RemoteAgent } from '../agent/tasks/spec.js';
 import { LogbookError, redactUrlCredentials } from '../core/index.js';
 import { CONFIG_AJV_OPTIONS, CONFIG_SCHEMA, UPPER_BOUNDS } from './schema.js';
+import { cachedConfig, type ConfigCache } from './config-cache.js';
 import { WORKSPACE_DEFAULTS, type WorkspaceSettings } from '../store/workspace/repo.js';
 
 /** The config file's name: agent.yaml. */
@@ -206,10 +207,18 @@ function resolveFrom(dir: string, p: string): string {
 
 /** Reads and checks a config file; every problem is one line naming the file. */
 export function loadConfig(file: string): LogbookConfig {
+  return loadConfigCached(file, undefined);
+}
+
+/**
+ * loadConfig, the checked config taken from `cache` when it holds the file's
+ * (config-cache.ts), and kept there when it does not: the command's.
+ */
+export function loadConfigCached(file: string, cache: ConfigCache | undefined): LogbookConfig {
   const path = resolve(file);
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(path, 'utf8');
+    bytes = readFileSync(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') {
@@ -217,7 +226,8 @@ export function loadConfig(file: string): LogbookConfig {
     }
     throw new LogbookError('config', `cannot read config file ${file}: ${(err as Error).message}`);
   }
-  return parseConfig(text, path);
+  const check = (): LogbookConfig => parseConfig(bytes.toString('utf8'), path);
+  return cache === undefined ? check() : cachedConfig(cache, bytes, path, check);
 }
 
 /** The longest part of a config line a YAML error quotes. */

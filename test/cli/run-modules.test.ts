@@ -7,7 +7,8 @@
  * compaction before its request, reads the price table's context window and
  * nothing else of those. That window is kept in the state directory
  * (context-windows.json): a resume of a run that weighed a compaction takes it
- * from there and loads no price table.
+ * from there and loads no price table. A start whose config is unchanged
+ * since the last takes it, checked, from the config cache: it loads no YAML.
  */
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -75,6 +76,8 @@ describe('the modules a run loads', () => {
     expect(again).toMatch(/src\/agent\/providers\/anthropic\.ts/);
     expect(again.split('\n').filter((l) => UNUSED_MODULES.test(l))).toEqual([]);
     expect(again).not.toMatch(AJV);
+    // Its config, unchanged since the run checked it, is taken as checked from the config cache: neither YAML nor the config's validator loads.
+    expect(again).not.toMatch(/dist\/vendor\/yaml\.cjs|dist\/validators\/config\.cjs/);
     expect(again).not.toMatch(/dist\/vendor\/otel-sdk\.mjs|node_modules\/(@opentelemetry|@nats-io|@modelcontextprotocol|ink|react|markdown-it|string-width|wrap-ansi|openai)\//);
   });
 
@@ -97,6 +100,13 @@ describe('the modules a run loads', () => {
     const resumed = await runCli(['run', '--config', config, '--state-dir', state, '--resume', 'w1'], { cwd: dir, env: { ...env, ...loadProbe(resumeLog) } });
     expect(resumed).toMatchObject({ code: 0, stdout: 'Hi.\n' });
     expect(loadedSources(resumeLog).split('\n').filter((l) => UNUSED_PACKAGES.test(l))).toEqual([]);
+
+    // With the config cache turned off, the same config is parsed and checked anew.
+    anthropic.reply({ message: { content: [{ type: 'text', text: 'Again.' }] } });
+    const uncachedLog = join(dir, 'uncached.txt');
+    const uncached = await runCli(['run', '--config', config, '--state-dir', state, '--resume', 'w1', 'again'], { cwd: dir, env: { ...env, ...loadProbe(uncachedLog), LOGBOOK_CONFIG_CACHE: '0' } });
+    expect(uncached).toMatchObject({ code: 0, stdout: 'Again.\n' });
+    expect(loadedSources(uncachedLog)).toMatch(/dist\/vendor\/yaml\.cjs/);
   });
 });
 
