@@ -76,6 +76,8 @@ describe('the modules a run loads', () => {
     expect(again).toMatch(/src\/agent\/providers\/anthropic\.ts/);
     expect(again.split('\n').filter((l) => UNUSED_MODULES.test(l))).toEqual([]);
     expect(again).not.toMatch(AJV);
+    // The same files as the run: nothing of the tasks' code (a run that is no task's has no task note to check).
+    expect(esModuleFiles(again)).toEqual(['cli/main.js', 'common.js', 'command.js', 'agent.js', 'run.js', 'anthropic.js', 'vendor/anthropic-sdk.mjs'].sort());
     // Its config, unchanged since the run checked it, is taken as checked from the config cache: neither YAML nor the config's validator loads.
     expect(again).not.toMatch(/dist\/vendor\/yaml\.cjs|dist\/validators\/config\.cjs/);
     expect(again).not.toMatch(/dist\/vendor\/otel-sdk\.mjs|node_modules\/(@opentelemetry|@nats-io|@modelcontextprotocol|ink|react|markdown-it|string-width|wrap-ansi|openai)\//);
