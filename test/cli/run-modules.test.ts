@@ -10,7 +10,7 @@
  * from there and loads no price table. A start whose config is unchanged
  * since the last takes it, checked, from the config cache: it loads no YAML.
  */
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -109,6 +109,15 @@ describe('the modules a run loads', () => {
     const uncached = await runCli(['run', '--config', config, '--state-dir', state, '--resume', 'w1', 'again'], { cwd: dir, env: { ...env, ...loadProbe(uncachedLog), LOGBOOK_CONFIG_CACHE: '0' } });
     expect(uncached).toMatchObject({ code: 0, stdout: 'Again.\n' });
     expect(loadedSources(uncachedLog)).toMatch(/dist\/vendor\/yaml\.cjs/);
+  });
+});
+
+describe('the ES modules of the build', () => {
+  it('are ASCII, so each decodes to a string of one byte a character, quicker to parse', () => {
+    const dist = resolve(import.meta.dirname, '../../dist');
+    const modules = readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((p) => /\.m?js$/.test(p));
+    expect(modules).toContain('vendor/anthropic-sdk.mjs');
+    expect(modules.filter((p) => /[^\x00-\x7f]/.test(readFileSync(join(dist, p), 'utf8')))).toEqual([]);
   });
 });
 
