@@ -103,7 +103,7 @@ function write(cache: ConfigCache, file: string, key: string, config: unknown): 
   try {
     mkdirSync(cache.dir, { recursive: true, mode: 0o700 });
     if (!trustedDir(cache)) return;
-    const temp = `${file}.${process.pid}.tmp`;
+    const temp = `${file}.${process.pid}-${Date.now()}.tmp`; // a name of its own: a crashed writer's leftover is never in the way
     writeFileSync(temp, text, { mode: 0o600, flag: 'wx' });
     renameSync(temp, file);
     prune(cache);
@@ -112,9 +112,9 @@ function write(cache: ConfigCache, file: string, key: string, config: unknown): 
   }
 }
 
-/** Removes the oldest entries past MAX_ENTRIES. */
+/** Removes the oldest files past MAX_ENTRIES (entries, and what a writer that crashed left). */
 function prune(cache: ConfigCache): void {
-  const names = readdirSync(cache.dir).filter((n) => n.endsWith('.json'));
+  const names = readdirSync(cache.dir);
   if (names.length <= MAX_ENTRIES) return;
   const dated = names.map((n) => ({ path: join(cache.dir, n), at: statSync(join(cache.dir, n)).mtimeMs })).sort((a, b) => a.at - b.at);
   for (const { path } of dated.slice(0, names.length - MAX_ENTRIES)) unlinkSync(path);

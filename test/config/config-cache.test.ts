@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -22,9 +23,11 @@ function entryOf(cache: ConfigCache): string {
   return join(cache.dir, names[0]!);
 }
 
+/** The entry file of the config at `path` (named by the SHA-256 of the path). */
+const entryFileOf = (cache: ConfigCache, path: string): string => join(cache.dir, `${createHash('sha256').update(path).digest('hex')}.json`);
+
 /** Changes the system prompt the cache's entry holds, leaving its key: what a load then gives says whether the entry was taken. */
-function markEntry(cache: ConfigCache): void {
-  const file = entryOf(cache);
+function markEntry(cache: ConfigCache, file = entryOf(cache)): void {
   const entry = JSON.parse(readFileSync(file, 'utf8')) as { config: { system: string } };
   entry.config.system = 'from the cache';
   writeFileSync(file, JSON.stringify(entry));
@@ -93,6 +96,20 @@ describe.skipIf(process.getuid === undefined)('the config cache', () => {
     const bad = setUp('provider: script\n');
     expect(() => loadConfigCached(bad.file, bad.cache)).toThrow(/missing key "script"/);
     expect(existsSync(bad.cache.dir)).toBe(false);
+  });
+
+  it('keeps at most 200 entries, one a config file, the newest', () => {
+    const { file, cache } = setUp();
+    const files = Array.from({ length: 201 }, (_, i) => {
+      const path = join(file, '..', `agent-${i}.yaml`);
+      writeFileSync(path, CONFIG);
+      loadConfigCached(path, cache);
+      return path;
+    });
+    loadConfigCached(files[200]!, cache); // again: its entry is replaced, not added
+    expect(readdirSync(cache.dir)).toHaveLength(200);
+    markEntry(cache, entryFileOf(cache, files[200]!));
+    expect(loadConfigCached(files[200]!, cache).system).toBe('from the cache');
   });
 
   it('lives in the XDG cache home, and is off with LOGBOOK_CONFIG_CACHE=0', () => {
