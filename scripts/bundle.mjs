@@ -320,6 +320,21 @@ function nodeBinary(path) {
 }
 
 /**
+ * Node's builtins that a vendored ES module imports, taken from
+ * process.getBuiltinModule (as the bundle's own modules take them:
+ * builtinModule) where an `import` made Node build each one's ES module facade
+ * at every start, reading every export. As a CommonJS module of the bundle,
+ * each export is read where the code reads it.
+ */
+const builtinsOfTheBundle = {
+  name: 'builtins',
+  setup(b) {
+    b.onResolve({ filter: /^[\w:/]+$/ }, (args) => (isBuiltin(args.path) && args.kind === 'import-statement' ? { path: args.path.startsWith('node:') ? args.path : `node:${args.path}`, namespace: 'builtin' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => ({ contents: `module.exports = process.getBuiltinModule(${JSON.stringify(args.path)});`, loader: 'js' }));
+  },
+};
+
+/**
  * The provider SDKs and OpenTelemetry's (the bundle above points the
  * imports of VENDORED_ESM's modules here): each module an ES module of its
  * own with the packages it imports, as they are (not minified), with their licenses kept. Running from
@@ -341,6 +356,7 @@ for (const module of Object.keys(VENDORED_ESM)) {
     },
     legalComments: 'inline',
     logLevel: 'warning',
+    plugins: [builtinsOfTheBundle],
   });
 }
 
