@@ -31,7 +31,10 @@
  *   start.
  * - Node's builtins are modules of the bundle (builtinModule): each export a
  *   module imports is taken from process.getBuiltinModule, where an `import`
- *   of a builtin made Node build its ES module facade at every start.
+ *   of a builtin made Node build its ES module facade at every start; the
+ *   vendored ES modules take them from there too (builtinsOfTheBundle).
+ * - Every ES module written is ASCII (other characters as escapes, proved to
+ *   print the same code): Node decodes each to a one-byte string.
  * - Each module keeps the import.meta.url it had unbundled (its place under
  *   dist/), so what it finds by a relative URL (package.json, the native
  *   addons in build/Release, dist/validators) it still finds.
