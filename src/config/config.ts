@@ -5,13 +5,14 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import type * as Yaml from 'yaml';
 import type { CommandToolSpec } from '../agent/tools/command-tool.js';
 import { AGENT_DEFAULTS } from '../agent/agent.js';
 import { ajvClass, precompiled, vendored, type YamlParser } from '../schema/precompiled.js';
 import { COMMAND_TOOL_DEFAULTS, commandToolSpec, type CommandToolInput } from '../agent/tools/command-tool.js';
 import { checkEnvRefs, envRefProblem } from '../agent/tools/env-refs.js';
+import { checkInputSchema, inputSchemaCompiler } from '../agent/tools/input-schema.js';
 import { MCP_DEFAULTS, mcpServerSpec, type McpServerInput, type McpServerSpec } from '../agent/tools/mcp/spec.js';
 import { REMOTE_DEFAULTS, type RemoteToolHost } from '../agent/tools/remote/spec.js';
 import { EXPOSE_DEFAULTS, type ExposeSettings } from '../agent/exposure.js';
@@ -276,11 +277,18 @@ export function parseConfig(text: string, path: string): LogbookConfig {
     throw new LogbookError('config', `${path}: missing key "script" (provider script reads its model turns from that file)`);
   }
   const names = new Set<string>();
+  let compiler: Ajv | undefined;
   const tools: CommandToolConfig[] = (c.tools ?? []).map((t: Record<string, any>, i: number) => {
     if (names.has(t.name)) throw new LogbookError('config', `${path}: tools[${i}]: a second tool named "${t.name}"`);
     names.add(t.name);
     checkEnvRefs(t.env, `${path}: tools[${i}] (${t.name}): env`);
-    return commandToolSpec(t as CommandToolInput, dir);
+    const spec = commandToolSpec(t as CommandToolInput, dir);
+    try {
+      checkInputSchema(spec.name, spec.input_schema, () => (compiler ??= inputSchemaCompiler()));
+    } catch (err) {
+      throw new LogbookError('config', `${path}: ${(err as Error).message}`);
+    }
+    return spec;
   });
   const mcp = mcpServers(c.mcp ?? [], path, dir);
   const config: LogbookConfig = {

@@ -82,6 +82,9 @@ describe('the modules a run loads', () => {
     expect(esModuleFiles(again)).toEqual(['cli/main.js', 'common.js', 'command.js', 'agent.js', 'run.js', 'anthropic.js', 'vendor/anthropic-sdk.mjs'].sort());
     // Its config, unchanged since the run checked it, is taken as checked from the config cache: neither YAML nor the config's validator loads.
     expect(again).not.toMatch(/dist\/vendor\/yaml\.cjs|dist\/validators\/config\.cjs/);
+    // Nor is its tool's schema checked against draft-07 again: that is part of the config's check.
+    expect(loaded).toMatch(/dist\/validators\/json-schema-draft-07\.cjs/);
+    expect(again).not.toMatch(/dist\/validators\/json-schema-draft-07\.cjs/);
     expect(again).not.toMatch(/dist\/vendor\/otel-sdk\.mjs|node_modules\/(@opentelemetry|@nats-io|@modelcontextprotocol|ink|react|markdown-it|string-width|wrap-ansi|openai)\//);
   });
 

@@ -90,8 +90,8 @@ describe.skipIf(process.getuid === undefined)('the config cache', () => {
   });
 
   it('keeps no config JSON cannot carry exactly, and no config that does not pass', () => {
-    const inf = setUp(`${CONFIG}tools:\n  - name: t\n    command: [ls]\n    input_schema: { type: object, maximum: .inf }\n`);
-    expect(loadConfigCached(inf.file, inf.cache).tools[0]!.input_schema).toEqual({ type: 'object', maximum: Infinity });
+    const inf = setUp(`${CONFIG}session: { backend: file, options: { limit: .inf } }\n`);
+    expect(loadConfigCached(inf.file, inf.cache).session.options).toEqual({ limit: Infinity });
     expect(existsSync(inf.cache.dir)).toBe(false);
     const bad = setUp('provider: script\n');
     expect(() => loadConfigCached(bad.file, bad.cache)).toThrow(/missing key "script"/);
