@@ -30,6 +30,9 @@ const UNUSED_MODULES =
 /** Ajv, bundled or not (its small runtime helpers, which the build's standalone validators require, aside): only a tool's first call (or a schema whose compile may fail, checked at start) loads it. */
 const AJV = /dist\/vendor\/ajv\.cjs|node_modules\/ajv\/(?!dist\/runtime\/)/;
 
+/** WebCrypto, which node:crypto (loaded by every run: hashes) spares a run: a temporary file's random name is node:crypto's too. */
+const WEBCRYPTO = /^builtin:internal\/crypto\/web(crypto|idl)$/m;
+
 /** The ES module files of dist/ that a probe's log names, each chunk by its name without the build's hash. */
 function esModuleFiles(loaded: string): string[] {
   const dist = `${pathToFileURL(resolve(import.meta.dirname, '../../dist')).href}/`;
@@ -64,6 +67,8 @@ describe('the modules a run loads', () => {
     expect(loaded.split('\n').filter((l) => UNUSED_PACKAGES.test(l))).toEqual([]);
     expect(loaded.split('\n').filter((l) => UNUSED_MODULES.test(l))).toEqual([]);
     expect(loaded).not.toMatch(AJV);
+    expect(loaded).toMatch(/^builtin:internal\/crypto\/random$/m); // the probe sees Node's internal modules
+    expect(loaded).not.toMatch(WEBCRYPTO);
     // Node's builtins are taken with process.getBuiltinModule, the vendored SDK's too: no ES module facade is built for one (but node:module, which gives the SDK its require).
     expect(loaded.split('\n').filter((l) => l.startsWith('node:') && l !== 'node:module')).toEqual([]);
     // Few files: the entry, the start's two chunks, the run's two (what the API shares of it, and the command line's), the provider's and its SDK (each file is resolved, read and linked on its own).
@@ -78,6 +83,7 @@ describe('the modules a run loads', () => {
     expect(again).toMatch(/src\/agent\/providers\/anthropic\.ts/);
     expect(again.split('\n').filter((l) => UNUSED_MODULES.test(l))).toEqual([]);
     expect(again).not.toMatch(AJV);
+    expect(again).not.toMatch(WEBCRYPTO);
     // The same files as the run: nothing of the tasks' code (a run that is no task's has no task note to check).
     expect(esModuleFiles(again)).toEqual(['cli/main.js', 'common.js', 'command.js', 'agent.js', 'run.js', 'anthropic.js', 'vendor/anthropic-sdk.mjs'].sort());
     // Its config, unchanged since the run checked it, is taken as checked from the config cache: neither YAML nor the config's validator loads.
