@@ -54,7 +54,7 @@ export interface ConfiguredAgent {
  * so not again here: `config` is one parseConfig or loadConfig gave.
  */
 export function toolsFromConfig(config: LogbookConfig, env: AgentEnvironment['env']): ToolRegistry {
-  return new ToolRegistry(config.tools.map((t) => new CommandTool(t, { env })), { schemaChecked: true });
+  return ToolRegistry.ofCheckedConfig(config.tools.map((t) => new CommandTool(t, { env })));
 }
 
 /** The tools this agent runs itself: its command tools and its MCP servers' (started here), and what stops those servers. */

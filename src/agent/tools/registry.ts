@@ -26,12 +26,6 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal, name: string): P
   });
 }
 
-/** How a tool is registered. */
-export interface RegisterOptions {
-  /** Its input_schema passed checkInputSchema when its config was checked (parseConfig): not checked again at each start. */
-  schemaChecked?: boolean;
-}
-
 /**
  * The tools of a run, by name. Input is checked against each tool's JSON Schema
  * before the tool sees it; a mismatch is a tool error result, not a crash.
@@ -45,19 +39,31 @@ export class ToolRegistry {
 
   private readonly ajv = (): Ajv => (this.compiler ??= inputSchemaCompiler());
 
-  constructor(tools: readonly Tool[] = [], options: RegisterOptions = {}) {
-    for (const t of tools) this.register(t, options);
+  constructor(tools: readonly Tool[] = []) {
+    for (const t of tools) this.register(t);
   }
 
   /**
-   * Adds a tool; refused (`config`) for a name already taken or an input_schema
-   * that is not a valid JSON Schema (checkInputSchema), unless `schemaChecked`
-   * says its config's check already applied that rule.
+   * The registry of a checked config's command tools (toolsFromConfig): their
+   * schemas passed checkInputSchema in the config's check (parseConfig), so
+   * they are not checked again at each start. @internal
    */
-  register(tool: Tool, options: RegisterOptions = {}): this {
+  static ofCheckedConfig(tools: readonly Tool[]): ToolRegistry {
+    const registry = new ToolRegistry();
+    for (const t of tools) registry.add(t, false);
+    return registry;
+  }
+
+  /** Adds a tool; refused (`config`) for a name already taken or an input_schema that is not a valid JSON Schema. */
+  register(tool: Tool): this {
+    return this.add(tool, true);
+  }
+
+  /** Adds `tool`, its schema checked (checkInputSchema) when `check`. */
+  private add(tool: Tool, check: boolean): this {
     const name = tool.definition.name;
     if (this.tools.has(name)) throw new LogbookError('config', `a second tool named "${name}"`);
-    const validate = options.schemaChecked === true ? undefined : checkInputSchema(name, tool.definition.input_schema, this.ajv);
+    const validate = check ? checkInputSchema(name, tool.definition.input_schema, this.ajv) : undefined;
     this.tools.set(name, { tool, validate });
     return this;
   }
