@@ -69,6 +69,7 @@ describe('the modules a run loads', () => {
     expect(loaded).not.toMatch(AJV);
     expect(loaded).toMatch(/^builtin:internal\/crypto\/random$/m); // the probe sees Node's internal modules
     expect(loaded).not.toMatch(WEBCRYPTO);
+    expect(loaded).not.toMatch(/^builtin:readline$/m); // it asks nothing and reads no typed turn
     // Node's builtins are taken with process.getBuiltinModule, the vendored SDK's too: no ES module facade is built for one (but node:module, which gives the SDK its require).
     expect(loaded.split('\n').filter((l) => l.startsWith('node:') && l !== 'node:module')).toEqual([]);
     // Few files: the entry, the start's two chunks, the run's two (what the API shares of it, and the command line's), the provider's and its SDK (each file is resolved, read and linked on its own).
@@ -84,6 +85,7 @@ describe('the modules a run loads', () => {
     expect(again.split('\n').filter((l) => UNUSED_MODULES.test(l))).toEqual([]);
     expect(again).not.toMatch(AJV);
     expect(again).not.toMatch(WEBCRYPTO);
+    expect(again).not.toMatch(/^builtin:readline$/m);
     // The same files as the run: nothing of the tasks' code (a run that is no task's has no task note to check).
     expect(esModuleFiles(again)).toEqual(['cli/main.js', 'common.js', 'command.js', 'agent.js', 'run.js', 'anthropic.js', 'vendor/anthropic-sdk.mjs'].sort());
     // Its config, unchanged since the run checked it, is taken as checked from the config cache: neither YAML nor the config's validator loads.
