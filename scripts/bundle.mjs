@@ -31,7 +31,10 @@
  *   start.
  * - Node's builtins are modules of the bundle (builtinModule): each export a
  *   module imports is taken from process.getBuiltinModule, where an `import`
- *   of a builtin made Node build its ES module facade at every start.
+ *   of a builtin made Node build its ES module facade at every start; the
+ *   vendored ES modules take them from there too (builtinsOfTheBundle).
+ * - Every ES module written is ASCII (other characters as escapes, proved to
+ *   print the same code): Node decodes each to a one-byte string.
  * - Each module keeps the import.meta.url it had unbundled (its place under
  *   dist/), so what it finds by a relative URL (package.json, the native
  *   addons in build/Release, dist/validators) it still finds.
@@ -48,7 +51,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire, isBuiltin } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, transformSync } from 'esbuild';
 import { rollup } from 'rollup';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -320,6 +323,21 @@ function nodeBinary(path) {
 }
 
 /**
+ * Node's builtins that a vendored ES module imports, taken from
+ * process.getBuiltinModule (as the bundle's own modules take them:
+ * builtinModule) where an `import` made Node build each one's ES module facade
+ * at every start, reading every export. As a CommonJS module of the bundle,
+ * each export is read where the code reads it.
+ */
+const builtinsOfTheBundle = {
+  name: 'builtins',
+  setup(b) {
+    b.onResolve({ filter: /^[\w:/]+$/ }, (args) => (isBuiltin(args.path) && args.kind === 'import-statement' ? { path: args.path.startsWith('node:') ? args.path : `node:${args.path}`, namespace: 'builtin' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => ({ contents: `module.exports = process.getBuiltinModule(${JSON.stringify(args.path)});`, loader: 'js' }));
+  },
+};
+
+/**
  * The provider SDKs and OpenTelemetry's (the bundle above points the
  * imports of VENDORED_ESM's modules here): each module an ES module of its
  * own with the packages it imports, as they are (not minified), with their licenses kept. Running from
@@ -341,7 +359,29 @@ for (const module of Object.keys(VENDORED_ESM)) {
     },
     legalComments: 'inline',
     logLevel: 'warning',
+    plugins: [builtinsOfTheBundle],
   });
+}
+
+/**
+ * Every ES module written is ASCII: each other character (in a comment, most
+ * of them, or a string) is written as its \uXXXX escape. Node decodes a
+ * module's UTF-8 into a string that V8 then parses, and one character past
+ * Latin-1 makes the whole string two bytes a character: slower to decode and
+ * to scan, in a start that reads some megabyte and a half of modules. The
+ * escapes are proved to change nothing: esbuild prints each module, with and
+ * without them, to the same code (comments left out), or the build fails.
+ */
+for (const path of readdirSync(DIST, { recursive: true, encoding: 'utf8' }).filter((p) => /\.(?:js|mjs)$/.test(p))) {
+  const file = join(DIST, path);
+  const code = readFileSync(file, 'utf8');
+  const ascii = code.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  if (ascii === code) continue;
+  const printed = (text) => transformSync(text, { format: 'esm', minifyWhitespace: true, charset: 'ascii', legalComments: 'none', logLevel: 'silent' }).code;
+  if (printed(ascii) !== printed(code)) {
+    throw new Error(`dist/${path}: its non-ASCII characters written as escapes print as other code (in a regular expression, or a tagged template's raw text, esbuild keeps the text as written): write them as escapes in its source`);
+  }
+  writeFileSync(file, ascii);
 }
 
 /**

@@ -31,7 +31,7 @@ function write(name, source, options, compile, AjvClass = Ajv) {
 
 write('config', 'CONFIG_SCHEMA (src/config/schema.ts)', CONFIG_AJV_OPTIONS, (ajv) => ajv.compile(CONFIG_SCHEMA));
 write('script', 'SCRIPT_SCHEMA (src/agent/providers/script.ts)', SCRIPT_AJV_OPTIONS, (ajv) => ajv.compile(SCRIPT_SCHEMA));
-write('json-schema-draft-07', "Ajv's draft-07 meta-schema, for tool input schemas (src/agent/tools/registry.ts)", ToolRegistry.AJV_OPTIONS, (ajv) =>
+write('json-schema-draft-07', "Ajv's draft-07 meta-schema, for tool input schemas (src/agent/tools/input-schema.ts)", ToolRegistry.AJV_OPTIONS, (ajv) =>
   ajv.getSchema('http://json-schema.org/draft-07/schema'),
 );
 

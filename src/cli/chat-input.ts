@@ -4,7 +4,8 @@
  * one, one line per turn (so a chat can be scripted through a pipe). A line
  * starting with "/" is a chat command (chat-commands.ts).
  */
-import { createInterface, type Interface } from 'node:readline';
+import type { Interface } from 'node:readline';
+import { readline } from './readline.js';
 import type { AnswerControl, ChatInput, ChatTurn } from '../agent/runner.js';
 import type { ChatHistory } from './chat-history.js';
 import { COMMAND_NAMES, readTyped, type ChatContext, type RewindChoice } from './chat-commands.js';
@@ -140,7 +141,7 @@ export function chatInput(options: ChatInputOptions): ClosableChatInput {
  */
 function readlineLines(input: NodeJS.ReadStream): Lines {
   const tty = input.isTTY === true;
-  const rl: Interface = createInterface({ input, output: tty ? process.stderr : undefined, terminal: tty });
+  const rl: Interface = readline().createInterface({ input, output: tty ? process.stderr : undefined, terminal: tty });
   // A terminal that hangs up stops the chat as SIGHUP does (exit 130), heard before its end of input ends the chat.
   if (tty) watchTerminalInput(rl, 'close');
   rl.setPrompt(PROMPT);

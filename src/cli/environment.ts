@@ -5,13 +5,16 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { OtelEnvironment } from '../otel/settings.js';
+import { defaultConfigCacheDir, type ConfigCache } from '../config/config-cache.js';
 import { defaultStateDir } from '../store/file/paths.js';
+import { builtCodeIdentity } from '../store/package-version.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
 /** The variables, for `--help`: name and meaning. */
 export const ENVIRONMENT_HELP: readonly [string, string][] = [
   ['LOGBOOK_CONFIG', 'the config file when --config is not given (before ./agent.yaml and $XDG_CONFIG_HOME/logbook/agent.yaml)'],
+  ['LOGBOOK_CONFIG_CACHE=0', 'check the config anew at each start, not taken as checked from $XDG_CACHE_HOME/logbook/config (default ~/.cache/logbook/config)'],
   ['LOGBOOK_DEBUG=1', 'print where an error came from (as --verbose does)'],
   ['LOGBOOK_PROVIDER_MAX_RETRIES', 'retries of a failed model call, 0 to 20 (default 4)'],
   ['ANTHROPIC_API_KEY, OPENAI_API_KEY', 'the API key (or the variable api_key_env names in the config)'],
@@ -36,8 +39,18 @@ export interface Environment {
   config: string | undefined;
   /** $XDG_CONFIG_HOME/logbook/agent.yaml (else ~/.config/logbook/agent.yaml): the last place a config is looked for. */
   userConfig: string;
+  /** The per-user cache of checked configs (config/config-cache.ts); none when turned off, or running from source. */
+  configCache: ConfigCache | undefined;
   /** The standard OTEL_* variables of the OTLP exporter. */
   otel: OtelEnvironment;
+}
+
+/** The config cache of this user, for this build; none where there is no user id (Windows) or no build (source). */
+function configCacheOf(env: Env, home: string): ConfigCache | undefined {
+  const dir = defaultConfigCacheDir(env, home);
+  const uid = process.getuid?.();
+  const build = builtCodeIdentity();
+  return dir === undefined || uid === undefined || build === undefined ? undefined : { dir, uid, build };
 }
 
 export function readEnvironment(env: Env = process.env): Environment {
@@ -50,6 +63,7 @@ export function readEnvironment(env: Env = process.env): Environment {
     defaultStateDir: defaultStateDir(env, homedir()),
     config: nonEmpty('LOGBOOK_CONFIG'),
     userConfig: join(env.XDG_CONFIG_HOME?.startsWith('/') ? env.XDG_CONFIG_HOME : join(homedir(), '.config'), 'logbook', 'agent.yaml'),
+    configCache: configCacheOf(env, homedir()),
     otel: {
       endpoint: nonEmpty('OTEL_EXPORTER_OTLP_ENDPOINT'),
       tracesEndpoint: nonEmpty('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'),

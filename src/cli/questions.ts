@@ -5,7 +5,8 @@
  * the rest of the run leaves the terminal (and Ctrl-C) alone. A terminal that
  * hangs up while a question waits stops the run as SIGHUP does (stdio.ts).
  */
-import { createInterface, emitKeypressEvents, type Interface, type Key } from 'node:readline';
+import type { Interface, Key } from 'node:readline';
+import { readline } from './readline.js';
 import { sanitizeLine } from '../render/index.js';
 import { hangUp, watchTerminalInput } from './stdio.js';
 
@@ -57,7 +58,7 @@ export function keyShown(pressed: string, quoted = false): string {
  */
 export function readKeys(input: NodeJS.ReadStream): void {
   // The parser reads only escapeCodeTimeout of the interface it is given.
-  emitKeypressEvents(input, { escapeCodeTimeout: ESCAPE_WAIT_MS } as unknown as Interface);
+  readline().emitKeypressEvents(input, { escapeCodeTimeout: ESCAPE_WAIT_MS } as unknown as Interface);
 }
 
 /** How long a lone Esc waits for the rest of an escape sequence before it is an Esc. */
@@ -68,7 +69,7 @@ export function terminalQuestions(input: NodeJS.ReadableStream = process.stdin, 
     ask(prompt, signal) {
       if (signal.aborted) return Promise.resolve(null);
       return new Promise((resolve) => {
-        const rl = createInterface({ input, output, terminal: true });
+        const rl = readline().createInterface({ input, output, terminal: true });
         watchTerminalInput(rl, 'close'); // a hang-up is heard before the question settles
         let settled = false;
         const settle = (answer: string | null): void => {

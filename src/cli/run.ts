@@ -22,7 +22,7 @@ import { agentFromConfig, agentWithModel, type AgentEnvironment } from '../confi
 import { LogbookError, RawJson, answerShortfall, encodeRecord, endedOnRefusal, shortfallText, isLogbookError, isValidId, shellQuote, validateId } from '../core/index.js';
 import { resumeNarration, sanitizeLine } from '../render/index.js';
 import { lastAlong } from '../store/lineage.js';
-import { encodeFailure, failureNoteKey, typedText } from '../store/run-notes.js';
+import { TASK_NOTE, encodeFailure, failureNoteKey, typedText } from '../store/run-notes.js';
 import type { RunPlace, Store } from '../store/store.js';
 import {
   applyInterruptionFlags,
@@ -628,8 +628,10 @@ async function continueRun(store: Store, flags: RunFlags, words: string[], p: Pr
  * and the resume would run it again unasked.
  */
 async function refuseOtherAgentsTask(store: Store, id: string, p: Presentation): Promise<void> {
-  const { parseTaskOrigin, TASK_NOTE } = await import('../agent/tasks/origin.js');
-  const origin = parseTaskOrigin(await store.getNote(id, TASK_NOTE));
+  const note = await store.getNote(id, TASK_NOTE);
+  if (note === null) return; // no task's run: the tasks' code is not loaded
+  const { parseTaskOrigin } = await import('../agent/tasks/origin.js');
+  const origin = parseTaskOrigin(note);
   if (origin === null || origin.agent === p.identity) return;
   const whose = p.identity === undefined ? 'names no a2a.identity' : `is agent ${p.identity}'s`;
   throw new LogbookError(

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { DEFAULT_CONFIG_FILE, loadConfig, type LogbookConfig } from '../config/config.js';
+import { DEFAULT_CONFIG_FILE, loadConfigCached, type LogbookConfig } from '../config/config.js';
 import { LogbookError, isLogbookError } from '../core/index.js';
 import { messageLine } from './errors.js';
 import { storeFromConfig } from '../config/store.js';
@@ -53,9 +53,9 @@ export function configSource(given: string | undefined, environment: Environment
 }
 
 /** Loads a config; one found rather than named says so when it cannot be loaded, since nobody asked for it. */
-function load(source: ConfigSource): LogbookConfig {
+function load(source: ConfigSource, environment: Environment): LogbookConfig {
   try {
-    return loadConfig(source.path);
+    return loadConfigCached(source.path, environment.configCache);
   } catch (err) {
     if (!isLogbookError(err)) throw err;
     if (!source.found && (err.cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') {
@@ -75,7 +75,7 @@ export const NO_CONFIG = `no config: pass --config FILE, set LOGBOOK_CONFIG, or 
 export function requireConfig(given: string | undefined, environment: Environment): LogbookConfig {
   const source = configSource(given, environment);
   if (source === undefined) throw new LogbookError('config', NO_CONFIG);
-  return load(source);
+  return load(source, environment);
 }
 
 /**
@@ -86,7 +86,7 @@ export function requireConfig(given: string | undefined, environment: Environmen
 export function findConfig(given: string | undefined, environment: Environment, stateDir?: string): LogbookConfig | undefined {
   if (given === undefined && stateDir !== undefined) return undefined;
   const source = configSource(given, environment);
-  return source === undefined ? undefined : load(source);
+  return source === undefined ? undefined : load(source, environment);
 }
 
 /** What a store warned of in this command, each said once on stderr however often a store is opened. */

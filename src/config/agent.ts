@@ -48,9 +48,13 @@ export interface ConfiguredAgent {
   notes: string[];
 }
 
-/** The command tools; `env` is logbook's environment, where each tool's variables come from. */
+/**
+ * The command tools; `env` is logbook's environment, where each tool's
+ * variables come from. Their schemas were checked with the config (parseConfig),
+ * so not again here: `config` is one parseConfig or loadConfig gave.
+ */
 export function toolsFromConfig(config: LogbookConfig, env: AgentEnvironment['env']): ToolRegistry {
-  return new ToolRegistry(config.tools.map((t) => new CommandTool(t, { env })));
+  return ToolRegistry.ofCheckedConfig(config.tools.map((t) => new CommandTool(t, { env })));
 }
 
 /** The tools this agent runs itself: its command tools and its MCP servers' (started here), and what stops those servers. */
@@ -77,7 +81,8 @@ export async function localTools(config: LogbookConfig, environment: Pick<AgentE
  * servers, started here (all at once; the module loads only when there are any)
  * and listed, and the tools of the agents of remote_tools, imported here (each
  * agent asked at once), so all their definitions are in the fingerprint a
- * resume is checked against.
+ * resume is checked against. `config` is one parseConfig or loadConfig gave
+ * (its command tools' schemas are not checked again).
  */
 export async function agentFromConfig(config: LogbookConfig, environment: AgentEnvironment): Promise<ConfiguredAgent> {
   const provider = await providerFromConfig(config, environment);

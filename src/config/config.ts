@@ -5,19 +5,21 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import type * as Yaml from 'yaml';
 import type { CommandToolSpec } from '../agent/tools/command-tool.js';
 import { AGENT_DEFAULTS } from '../agent/agent.js';
 import { ajvClass, precompiled, vendored, type YamlParser } from '../schema/precompiled.js';
 import { COMMAND_TOOL_DEFAULTS, commandToolSpec, type CommandToolInput } from '../agent/tools/command-tool.js';
 import { checkEnvRefs, envRefProblem } from '../agent/tools/env-refs.js';
+import { checkInputSchema, inputSchemaCompiler } from '../agent/tools/input-schema.js';
 import { MCP_DEFAULTS, mcpServerSpec, type McpServerInput, type McpServerSpec } from '../agent/tools/mcp/spec.js';
 import { REMOTE_DEFAULTS, type RemoteToolHost } from '../agent/tools/remote/spec.js';
 import { EXPOSE_DEFAULTS, type ExposeSettings } from '../agent/exposure.js';
 import { TASK_DEFAULTS, askToolName, type RemoteAgent } from '../agent/tasks/spec.js';
 import { LogbookError, redactUrlCredentials } from '../core/index.js';
 import { CONFIG_AJV_OPTIONS, CONFIG_SCHEMA, UPPER_BOUNDS } from './schema.js';
+import { cachedConfig, type ConfigCache } from './config-cache.js';
 import { WORKSPACE_DEFAULTS, type WorkspaceSettings } from '../store/workspace/repo.js';
 
 /** The config file's name: agent.yaml. */
@@ -206,10 +208,18 @@ function resolveFrom(dir: string, p: string): string {
 
 /** Reads and checks a config file; every problem is one line naming the file. */
 export function loadConfig(file: string): LogbookConfig {
+  return loadConfigCached(file, undefined);
+}
+
+/**
+ * loadConfig, the checked config taken from `cache` when it holds the file's
+ * (config-cache.ts), and kept there when it does not: the command's.
+ */
+export function loadConfigCached(file: string, cache: ConfigCache | undefined): LogbookConfig {
   const path = resolve(file);
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(path, 'utf8');
+    bytes = readFileSync(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') {
@@ -217,7 +227,8 @@ export function loadConfig(file: string): LogbookConfig {
     }
     throw new LogbookError('config', `cannot read config file ${file}: ${(err as Error).message}`);
   }
-  return parseConfig(text, path);
+  const check = (): LogbookConfig => parseConfig(bytes.toString('utf8'), path);
+  return cache === undefined ? check() : cachedConfig(cache, bytes, path, check);
 }
 
 /** The longest part of a config line a YAML error quotes. */
@@ -266,11 +277,18 @@ export function parseConfig(text: string, path: string): LogbookConfig {
     throw new LogbookError('config', `${path}: missing key "script" (provider script reads its model turns from that file)`);
   }
   const names = new Set<string>();
+  let compiler: Ajv | undefined;
   const tools: CommandToolConfig[] = (c.tools ?? []).map((t: Record<string, any>, i: number) => {
     if (names.has(t.name)) throw new LogbookError('config', `${path}: tools[${i}]: a second tool named "${t.name}"`);
     names.add(t.name);
     checkEnvRefs(t.env, `${path}: tools[${i}] (${t.name}): env`);
-    return commandToolSpec(t as CommandToolInput, dir);
+    const spec = commandToolSpec(t as CommandToolInput, dir);
+    try {
+      checkInputSchema(spec.name, spec.input_schema, () => (compiler ??= inputSchemaCompiler()));
+    } catch (err) {
+      throw new LogbookError('config', `${path}: ${(err as Error).message}`);
+    }
+    return spec;
   });
   const mcp = mcpServers(c.mcp ?? [], path, dir);
   const config: LogbookConfig = {

@@ -32,6 +32,11 @@ export function buildIdentity(): string {
   return identity;
 }
 
+/** The identity the build wrote (buildIdentity), or undefined for code run from source, which has none. */
+export function builtCodeIdentity(): string | undefined {
+  return built;
+}
+
 function builtIdentity(): string | undefined {
   try {
     const { build } = JSON.parse(readFileSync(new URL('../build.json', import.meta.url), 'utf8')) as { build?: unknown };

@@ -7,9 +7,10 @@
  * compaction before its request, reads the price table's context window and
  * nothing else of those. That window is kept in the state directory
  * (context-windows.json): a resume of a run that weighed a compaction takes it
- * from there and loads no price table.
+ * from there and loads no price table. A start whose config is unchanged
+ * since the last takes it, checked, from the config cache: it loads no YAML.
  */
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -28,6 +29,9 @@ const UNUSED_MODULES =
 
 /** Ajv, bundled or not (its small runtime helpers, which the build's standalone validators require, aside): only a tool's first call (or a schema whose compile may fail, checked at start) loads it. */
 const AJV = /dist\/vendor\/ajv\.cjs|node_modules\/ajv\/(?!dist\/runtime\/)/;
+
+/** WebCrypto, which node:crypto (loaded by every run: hashes) spares a run: a temporary file's random name is node:crypto's too. */
+const WEBCRYPTO = /^builtin:internal\/crypto\/web(crypto|idl)$/m;
 
 /** The ES module files of dist/ that a probe's log names, each chunk by its name without the build's hash. */
 function esModuleFiles(loaded: string): string[] {
@@ -63,6 +67,11 @@ describe('the modules a run loads', () => {
     expect(loaded.split('\n').filter((l) => UNUSED_PACKAGES.test(l))).toEqual([]);
     expect(loaded.split('\n').filter((l) => UNUSED_MODULES.test(l))).toEqual([]);
     expect(loaded).not.toMatch(AJV);
+    expect(loaded).toMatch(/^builtin:internal\/crypto\/random$/m); // the probe sees Node's internal modules
+    expect(loaded).not.toMatch(WEBCRYPTO);
+    expect(loaded).not.toMatch(/^builtin:readline$/m); // it asks nothing and reads no typed turn
+    // Node's builtins are taken with process.getBuiltinModule, the vendored SDK's too: no ES module facade is built for one (but node:module, which gives the SDK its require).
+    expect(loaded.split('\n').filter((l) => l.startsWith('node:') && l !== 'node:module')).toEqual([]);
     // Few files: the entry, the start's two chunks, the run's two (what the API shares of it, and the command line's), the provider's and its SDK (each file is resolved, read and linked on its own).
     expect(esModuleFiles(loaded)).toEqual(['cli/main.js', 'common.js', 'command.js', 'agent.js', 'run.js', 'anthropic.js', 'vendor/anthropic-sdk.mjs'].sort());
 
@@ -75,6 +84,15 @@ describe('the modules a run loads', () => {
     expect(again).toMatch(/src\/agent\/providers\/anthropic\.ts/);
     expect(again.split('\n').filter((l) => UNUSED_MODULES.test(l))).toEqual([]);
     expect(again).not.toMatch(AJV);
+    expect(again).not.toMatch(WEBCRYPTO);
+    expect(again).not.toMatch(/^builtin:readline$/m);
+    // The same files as the run: nothing of the tasks' code (a run that is no task's has no task note to check).
+    expect(esModuleFiles(again)).toEqual(['cli/main.js', 'common.js', 'command.js', 'agent.js', 'run.js', 'anthropic.js', 'vendor/anthropic-sdk.mjs'].sort());
+    // Its config, unchanged since the run checked it, is taken as checked from the config cache: neither YAML nor the config's validator loads.
+    expect(again).not.toMatch(/dist\/vendor\/yaml\.cjs|dist\/validators\/config\.cjs/);
+    // Nor is its tool's schema checked against draft-07 again: that is part of the config's check.
+    expect(loaded).toMatch(/dist\/validators\/json-schema-draft-07\.cjs/);
+    expect(again).not.toMatch(/dist\/validators\/json-schema-draft-07\.cjs/);
     expect(again).not.toMatch(/dist\/vendor\/otel-sdk\.mjs|node_modules\/(@opentelemetry|@nats-io|@modelcontextprotocol|ink|react|markdown-it|string-width|wrap-ansi|openai)\//);
   });
 
@@ -97,6 +115,22 @@ describe('the modules a run loads', () => {
     const resumed = await runCli(['run', '--config', config, '--state-dir', state, '--resume', 'w1'], { cwd: dir, env: { ...env, ...loadProbe(resumeLog) } });
     expect(resumed).toMatchObject({ code: 0, stdout: 'Hi.\n' });
     expect(loadedSources(resumeLog).split('\n').filter((l) => UNUSED_PACKAGES.test(l))).toEqual([]);
+
+    // With the config cache turned off, the same config is parsed and checked anew.
+    anthropic.reply({ message: { content: [{ type: 'text', text: 'Again.' }] } });
+    const uncachedLog = join(dir, 'uncached.txt');
+    const uncached = await runCli(['run', '--config', config, '--state-dir', state, '--resume', 'w1', 'again'], { cwd: dir, env: { ...env, ...loadProbe(uncachedLog), LOGBOOK_CONFIG_CACHE: '0' } });
+    expect(uncached).toMatchObject({ code: 0, stdout: 'Again.\n' });
+    expect(loadedSources(uncachedLog)).toMatch(/dist\/vendor\/yaml\.cjs/);
+  });
+});
+
+describe('the ES modules of the build', () => {
+  it('are ASCII, so each decodes to a string of one byte a character, quicker to parse', () => {
+    const dist = resolve(import.meta.dirname, '../../dist');
+    const modules = readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((p) => /\.m?js$/.test(p));
+    expect(modules).toContain('vendor/anthropic-sdk.mjs');
+    expect(modules.filter((p) => /[^\x00-\x7f]/.test(readFileSync(join(dist, p), 'utf8')))).toEqual([]);
   });
 });
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/config.js';
-import { toolsFromConfig } from '../../src/config/agent.js';
 
 function refusal(yaml: string): string {
   try {
@@ -87,8 +86,18 @@ describe('agent.yaml', () => {
   });
 
   it('refuses a tool whose input_schema holds what JSON cannot carry, naming where', () => {
-    const c = parseConfig('provider: script\nscript: s\ntools: [{name: a, command: [ls], input_schema: {properties: {n: {maximum: .inf}}}}]\n', '/cfg/agent.yaml');
-    expect(() => toolsFromConfig(c, {})).toThrow('tool "a": input_schema.properties.n.maximum is Infinity, which is not a JSON value');
+    expect(refusal('provider: script\nscript: s\ntools: [{name: a, command: [ls], input_schema: {properties: {n: {maximum: .inf}}}}]\n')).toBe(
+      '/cfg/agent.yaml: tool "a": input_schema.properties.n.maximum is Infinity, which is not a JSON value',
+    );
+  });
+
+  it("refuses a tool's input_schema with the config, where its meta-schema refuses it or Ajv cannot compile it, so a config taken as checked is not checked again", () => {
+    expect(refusal('provider: script\nscript: s\ntools: [{name: a, command: [ls], input_schema: {type: object, properties: {n: {type: 12}}}}]\n')).toMatch(
+      /^\/cfg\/agent\.yaml: tool "a" has an invalid input_schema: schema is invalid: data\/properties\/n\/type must be/,
+    );
+    expect(refusal('provider: script\nscript: s\ntools: [{name: a, command: [ls], input_schema: {type: object, properties: {n: {$ref: "#/nowhere"}}}}]\n')).toMatch(
+      /^\/cfg\/agent\.yaml: tool "a" has an invalid input_schema: can't resolve reference #\/nowhere/,
+    );
   });
 
   it('reads the otel: block: an http(s) endpoint, a protocol logbook sends, headers that may name variables, content off unless asked', () => {

@@ -30,7 +30,7 @@ export interface CliResult {
 
 export interface CliOptions {
   cwd?: string;
-  /** Added to a minimal environment (PATH, HOME, NO_COLOR=1, temporary XDG state and config homes); undefined removes a variable. */
+  /** Added to a minimal environment (PATH, HOME, NO_COLOR=1, temporary XDG state, config and cache homes); undefined removes a variable. */
   env?: Record<string, string | undefined>;
   /** Written to stdin, which is then closed. */
   input?: string;
@@ -42,17 +42,18 @@ export interface CliOptions {
   bin?: string;
 }
 
-/** The state and config homes a spawned command gets unless a test names its own: never the real ones. */
-let homes: { state: string; config: string } | undefined;
+/** The state, config and cache homes a spawned command gets unless a test names its own: never the real ones. */
+let homes: { state: string; config: string; cache: string } | undefined;
 
 export function spawnCli(args: string[], options: CliOptions = {}): ChildProcess {
-  homes ??= { state: tempDir('logbook-state-home-'), config: tempDir('logbook-config-home-') };
+  homes ??= { state: tempDir('logbook-state-home-'), config: tempDir('logbook-config-home-'), cache: tempDir('logbook-cache-home-') };
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '/tmp',
     NO_COLOR: '1',
     XDG_STATE_HOME: homes.state,
     XDG_CONFIG_HOME: homes.config,
+    XDG_CACHE_HOME: homes.cache,
   };
   for (const [k, v] of Object.entries(options.env ?? {})) {
     if (v === undefined) delete env[k];

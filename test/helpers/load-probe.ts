@@ -3,7 +3,7 @@
  * `node --import` registers hooks that append every resolved module URL to
  * $LOADED_LOG (a Node builtin imported as an ES module as `node:NAME`), and at
  * exit the CommonJS modules required (their cache) and the builtins loaded
- * however they were (`builtin:NAME`).
+ * however they were (`builtin:NAME`, Node's internal ones `builtin:internal/NAME`).
  *
  *   const r = await runCli([...], { env: loadProbe(log) });
  *   expect(loadedSources(log)).not.toMatch(/node_modules\/ink\//);
@@ -25,7 +25,7 @@ import { appendFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOKS)}`)});
 const cache = createRequire(pathToFileURL(process.execPath).href).cache;
-const builtins = () => process.moduleLoadList.filter((m) => /^NativeModule (?!internal\\/)/.test(m)).map((m) => 'builtin:' + m.slice('NativeModule '.length) + '\\n');
+const builtins = () => process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => 'builtin:' + m.slice('NativeModule '.length) + '\\n');
 process.on('exit', () => appendFileSync(process.env.LOADED_LOG, [...Object.keys(cache).map((f) => pathToFileURL(f).href + '\\n'), ...builtins()].join('')));`;
 
 /** The environment that makes a command log what it loads to `log`. */

@@ -10,15 +10,16 @@ import { LONGEST_TIMER_MS, LONGEST_TIMER_TEXT } from '../../core/index.js';
 import type { Agent } from '../agent.js';
 import type { ExecutionLimits } from '../runner.js';
 
-const UNITS_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, μs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+/** Go's units; its microseconds also as `µs` (U+00B5) and `μs` (U+03BC), escaped: a regular expression's text is kept as written, and the build writes ASCII. */
+const UNITS_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, '\u00b5s': 1e-3, '\u03bcs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /** Milliseconds of a Go duration (`90s`, `1m30s`, `1.5h`, `250ms`), or null when it is not one. */
 export function parseGoDuration(text: string): number | null {
-  const m = /^([-+]?)((?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+$/.exec(text);
+  const m = /^([-+]?)((?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|\u00b5s|\u03bcs|ms|s|m|h))+$/.exec(text);
   if (text === '0') return 0;
   if (m === null) return null;
   let total = 0;
-  for (const part of text.replace(/^[-+]/, '').matchAll(/(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g)) total += Number(part[1]) * UNITS_MS[part[2]!]!;
+  for (const part of text.replace(/^[-+]/, '').matchAll(/(\d+(?:\.\d*)?|\.\d+)(ns|us|\u00b5s|\u03bcs|ms|s|m|h)/g)) total += Number(part[1]) * UNITS_MS[part[2]!]!;
   return m[1] === '-' ? -total : total;
 }
 

@@ -1,6 +1,6 @@
 import type { Ajv, ValidateFunction } from 'ajv';
-import { ajvClass, precompiled } from '../../schema/precompiled.js';
-import { isLogbookError, LogbookError, nonJsonPart, type RawJson, type ToolDefinition } from '../../core/index.js';
+import { isLogbookError, LogbookError, type RawJson, type ToolDefinition } from '../../core/index.js';
+import { checkInputSchema, compileInputSchema, inputSchemaCompiler, INPUT_SCHEMA_AJV_OPTIONS } from './input-schema.js';
 import { AwaitingApproval, type Tool, type ToolContext, type ToolOutcome } from './tool.js';
 
 /**
@@ -26,20 +26,6 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal, name: string): P
   });
 }
 
-/** The meta-schema Ajv checks a schema without `$schema` against. */
-const DRAFT_07 = 'http://json-schema.org/draft-07/schema';
-
-/**
- * Keys with which a schema its meta-schema accepts can still fail Ajv's compile
- * (a reference that does not resolve, a pattern that is no regular expression,
- * an unknown format, an id taken twice), or asks an option it lacks. A schema
- * naming any of them (anywhere, property names included) is compiled when the
- * tool is registered, so its fault is the config's at start; any other is
- * compiled when the tool is first called, so a run that does not call it never
- * loads Ajv.
- */
-const COMPILE_MAY_FAIL = /"(?:\$ref|\$dynamicRef|\$recursiveRef|\$id|id|\$schema|\$data|\$async|pattern|patternProperties|format|discriminator)"/;
-
 /**
  * The tools of a run, by name. Input is checked against each tool's JSON Schema
  * before the tool sees it; a mismatch is a tool error result, not a crash.
@@ -48,60 +34,43 @@ export class ToolRegistry {
   private readonly tools = new Map<string, { tool: Tool; validate: ValidateFunction | undefined }>();
   private compiler: Ajv | undefined;
 
-  /** Tool schemas are compiled with these; checked against their meta-schema first (checkSchema). */
-  static readonly AJV_OPTIONS = { allErrors: true, strict: false } as const;
+  /** Tool schemas are compiled with these; checked against their meta-schema first (checkInputSchema). */
+  static readonly AJV_OPTIONS = INPUT_SCHEMA_AJV_OPTIONS;
 
-  private get ajv(): Ajv {
-    this.compiler ??= new (ajvClass())({ ...ToolRegistry.AJV_OPTIONS, validateSchema: false });
-    return this.compiler;
-  }
-
-  /**
-   * Refuses a schema its meta-schema refuses, with Ajv's own message. The
-   * default meta-schema (draft-07) is checked by the build's compiled validator
-   * (precompiled.ts), which spares each start compiling it; a schema naming
-   * another is checked by Ajv.
-   */
-  private checkSchema(schema: unknown): void {
-    if (typeof schema !== 'object' || schema === null || '$schema' in schema) {
-      this.ajv.validateSchema(schema as object, true);
-      return;
-    }
-    const meta = precompiled('json-schema-draft-07', () => new (ajvClass())(ToolRegistry.AJV_OPTIONS).getSchema(DRAFT_07)!);
-    if (!meta(schema)) throw new Error(`schema is invalid: ${this.ajv.errorsText(meta.errors)}`);
-  }
+  private readonly ajv = (): Ajv => (this.compiler ??= inputSchemaCompiler());
 
   constructor(tools: readonly Tool[] = []) {
     for (const t of tools) this.register(t);
   }
 
+  /**
+   * The registry of a checked config's command tools (toolsFromConfig): their
+   * schemas passed checkInputSchema in the config's check (parseConfig), so
+   * they are not checked again at each start. @internal
+   */
+  static ofCheckedConfig(tools: readonly Tool[]): ToolRegistry {
+    const registry = new ToolRegistry();
+    for (const t of tools) registry.add(t, false);
+    return registry;
+  }
+
   /** Adds a tool; refused (`config`) for a name already taken or an input_schema that is not a valid JSON Schema. */
   register(tool: Tool): this {
+    return this.add(tool, true);
+  }
+
+  /** Adds `tool`, its schema checked (checkInputSchema) when `check`. */
+  private add(tool: Tool, check: boolean): this {
     const name = tool.definition.name;
     if (this.tools.has(name)) throw new LogbookError('config', `a second tool named "${name}"`);
-    // The schema is sent to the model as JSON and hashed into the fingerprint as JSON.
-    const notJson = nonJsonPart(tool.definition.input_schema);
-    if (notJson !== null) {
-      throw new LogbookError('config', `tool "${name}": input_schema${notJson.path} is ${notJson.what}, which is not a JSON value`);
-    }
-    try {
-      this.checkSchema(tool.definition.input_schema);
-    } catch (err) {
-      throw new LogbookError('config', `tool "${name}" has an invalid input_schema: ${(err as Error).message}`);
-    }
-    const entry = { tool, validate: undefined as ValidateFunction | undefined };
-    if (COMPILE_MAY_FAIL.test(JSON.stringify(tool.definition.input_schema))) entry.validate = this.compile(tool);
-    this.tools.set(name, entry);
+    const validate = check ? checkInputSchema(name, tool.definition.input_schema, this.ajv) : undefined;
+    this.tools.set(name, { tool, validate });
     return this;
   }
 
   /** The validator of `tool`'s input_schema; refused (`config`) where Ajv cannot compile it. */
   private compile(tool: Tool): ValidateFunction {
-    try {
-      return this.ajv.compile(tool.definition.input_schema as object);
-    } catch (err) {
-      throw new LogbookError('config', `tool "${tool.definition.name}" has an invalid input_schema: ${(err as Error).message}`);
-    }
+    return compileInputSchema(this.ajv(), tool.definition.name, tool.definition.input_schema);
   }
 
   /** The tool of that name, if any. */

@@ -15,7 +15,7 @@
 import { closeSync, constants, fstatSync, fsync, fsyncSync, lstatSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { LogbookError } from '../../core/index.js';
+import { LogbookError, nodeCrypto } from '../../core/index.js';
 
 export function errno(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException | undefined)?.code;
@@ -78,9 +78,14 @@ export function createOwnFile(path: string, flags: number, mode = 0o600): number
   return openSync(path, flags | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
 }
 
-/** A temporary name beside `path` that nobody can guess, hidden from listings (a leading dot, a `.tmp` end). */
+/**
+ * A temporary name beside `path` that nobody can guess, hidden from listings (a
+ * leading dot, a `.tmp` end): 96 bits of node:crypto's random bytes, which the
+ * start has loaded already (WebCrypto's getRandomValues would load its own
+ * modules for it).
+ */
 export function tempPath(path: string): string {
-  const random = Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(12))).toString('hex');
+  const random = nodeCrypto().randomBytes(12).toString('hex');
   return join(dirname(path), `.${basename(path)}.${random}.tmp`);
 }
 

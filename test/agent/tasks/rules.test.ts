@@ -31,6 +31,8 @@ describe('a request budget', () => {
     expect(parseGoDuration('250ms')).toBe(250);
     expect(parseGoDuration('0')).toBe(0);
     expect(parseGoDuration('-2s')).toBe(-2000);
+    // Go's microseconds, in its three spellings (U+00B5 and U+03BC).
+    for (const us of ['1500us', '1500\u00b5s', '1500\u03bcs']) expect(parseGoDuration(us)).toBe(1.5);
     for (const bad of ['', '90', 's', '1d', '1 m', '1m x']) expect(parseGoDuration(bad)).toBeNull();
   });
 
