@@ -66,7 +66,7 @@ describe('session search', () => {
     for (const flag of ['--json', '--status <status>', '--since <when>', '--regex', '--regex-timeout <duration>', '--limit <n>', '--config <file>', '--state-dir <dir>', '--no-color', '--verbose']) {
       expect(r.stdout).toContain(flag);
     }
-    expect(r.stdout).toMatch(/Environment:\n  LOGBOOK_CONFIG .*\n  LOGBOOK_DEBUG=1 .*\n  XDG_STATE_HOME .*\n  NO_COLOR/);
+    expect(r.stdout).toMatch(/Environment:\n  LOGBOOK_CONFIG .*\n  LOGBOOK_CONFIG_CACHE=0 .*\n  LOGBOOK_DEBUG=1 .*\n  XDG_STATE_HOME .*\n  NO_COLOR/);
     expect(r.stdout).toMatch(/Exit codes:\n  0 +done\n  1 +an error.*\n  2 +a usage error.*\n  130 +stopped by Ctrl-C/);
   });
 

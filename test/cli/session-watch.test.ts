@@ -188,7 +188,7 @@ describe('session watch on the file store', () => {
     const r = await cli(['session', 'watch', '--help']);
     expect(r.code).toBe(0);
     for (const flag of ['--wait', '--json', '--from-seq <n>', '--tool-output', '--config <file>', '--state-dir <dir>', '--no-color', '--verbose']) expect(r.stdout).toContain(flag);
-    expect(r.stdout).toMatch(/Environment:\n  LOGBOOK_CONFIG .*\n  LOGBOOK_DEBUG=1 .*\n  XDG_STATE_HOME .*\n  NO_COLOR/);
+    expect(r.stdout).toMatch(/Environment:\n  LOGBOOK_CONFIG .*\n  LOGBOOK_CONFIG_CACHE=0 .*\n  LOGBOOK_DEBUG=1 .*\n  XDG_STATE_HOME .*\n  NO_COLOR/);
     expect(r.stdout).toMatch(/Exit codes:\n  0 +done\n  1 +an error.*\n  2 +a usage error.*\n  130 +stopped by Ctrl-C/);
   });
 
