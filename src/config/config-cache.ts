@@ -18,7 +18,7 @@
  * or foreign entry, another key) is a miss: the file is checked as without a
  * cache, and its entry written again.
  */
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { nodeCrypto } from '../core/index.js';
@@ -105,7 +105,12 @@ function write(cache: ConfigCache, file: string, key: string, config: unknown): 
     if (!trustedDir(cache)) return;
     const temp = `${file}.${process.pid}-${Date.now()}.tmp`; // a name of its own: a crashed writer's leftover is never in the way
     writeFileSync(temp, text, { mode: 0o600, flag: 'wx' });
-    renameSync(temp, file);
+    try {
+      renameSync(temp, file);
+    } catch (err) {
+      rmSync(temp, { force: true }); // one left at each start would fill the directory up to MAX_ENTRIES
+      throw err;
+    }
     prune(cache);
   } catch {
     // A cache is never needed: what it would have saved is done again next time.

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultConfigCacheDir, type ConfigCache } from '../../src/config/config-cache.js';
 import { loadConfigCached } from '../../src/config/config.js';
@@ -110,6 +110,17 @@ describe.skipIf(process.getuid === undefined)('the config cache', () => {
     expect(readdirSync(cache.dir)).toHaveLength(200);
     markEntry(cache, entryFileOf(cache, files[200]!));
     expect(loadConfigCached(files[200]!, cache).system).toBe('from the cache');
+  });
+
+  it('leaves no temporary file behind when its entry cannot be replaced', () => {
+    const { file, cache } = setUp();
+    loadConfigCached(file, cache);
+    const entry = entryOf(cache);
+    rmSync(entry);
+    mkdirSync(entry); // something not a file in the entry's place: the rename onto it fails
+    expect(loadConfigCached(file, cache).system).toBe('as written');
+    expect(loadConfigCached(file, cache).system).toBe('as written');
+    expect(readdirSync(cache.dir)).toEqual([basename(entry)]);
   });
 
   it('lives in the XDG cache home, and is off with LOGBOOK_CONFIG_CACHE=0', () => {
