@@ -5,7 +5,8 @@
 import { copyFileSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { BIN, runCli, type CliResult } from '../helpers/cli.js';
+import { Tmux } from '../helpers/tmux.js';
 import { killLockHolders, startLockHolder } from '../helpers/lock-holders.js';
 import { FIXTURES_DIR, fixtures } from '../helpers/fixtures.js';
 import { call, hostileRun, HOSTILE, result, runOf, text, turn, UNSAFE_CHARS, writeRun } from '../helpers/runs.js';
@@ -247,6 +248,23 @@ describe('session errors: one clear line, non-zero, no stack', () => {
       expect(r.stdout, what).toMatch(/^\{"run_id":"completed",.*"messages":\[\{"role":"user"/);
       expect(() => JSON.parse(r.stdout), what).toThrow(SyntaxError);
       expect(oneLine(r)).toMatch(what === 'does not fold' ? /^logbook: seq 6: tool result for nope/ : /completed\.jsonl line 6 is corrupt/);
+    }
+  });
+
+  it('--json cut short on a terminal ends its prefix\'s line, so its error reads on a line of its own', async () => {
+    const s = fixtureState([]);
+    const lines = readFileSync(join(FIXTURES_DIR, 'runs', 'completed.jsonl'), 'utf8').trimEnd().split('\n').slice(0, 5);
+    writeFileSync(join(s, 'runs', 'completed.jsonl'), `${[...lines, '{"seq":6,"protocol":"io.choria.fisk-ai.v1.session.bogus","bogus":{}}'].join('\n')}\n`);
+    const t = Tmux.start([process.execPath, BIN, 'session', 'show', 'completed', '--json', '--state-dir', s], {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: s, TERM: 'xterm-256color' },
+      width: 400,
+      height: 20,
+    });
+    try {
+      expect(await t.exitStatus()).toBe(1);
+      await t.waitFor(/^logbook: \S*completed\.jsonl line 6 is corrupt/m, 'the error at the start of a line');
+    } finally {
+      t.kill();
     }
   });
 

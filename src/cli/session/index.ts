@@ -175,7 +175,12 @@ async function jsonExtra(run: FoldedRun, origin: ForkOrigin | null, facts: RunFa
 async function showJson(environment: Environment, given: string, flags: ShowFlags): Promise<void> {
   const config = findConfig(flags.config, environment, flags.stateDir);
   const out = new BatchedOutput();
-  const json = new StateJsonStream((part) => out.add(part));
+  let printed = false;
+  let whole = false;
+  const json = new StateJsonStream((part) => {
+    printed = true;
+    out.add(part);
+  });
   try {
     const { run, origin, facts } = await withStore(environment, flags, async (store) => {
       const id = await resolveRunId(store, given);
@@ -196,7 +201,10 @@ async function showJson(environment: Environment, given: string, flags: ShowFlag
     });
     json.end(run.state, await jsonExtra(run, origin, facts));
     out.add('\n');
+    whole = true;
   } finally {
+    // On a terminal a prefix ends its line, so the error on stderr reads on a line of its own; a pipe or a file gets the prefix alone.
+    if (printed && !whole && process.stdout.isTTY === true) out.add('\n');
     // What was made is written, the whole text or a prefix where the run was refused.
     await out.end();
   }
