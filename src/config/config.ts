@@ -286,7 +286,7 @@ export function parseConfig(text: string, path: string): LogbookConfig {
     try {
       checkInputSchema(spec.name, spec.input_schema, () => (compiler ??= inputSchemaCompiler()));
     } catch (err) {
-      throw new LogbookError('config', `${path}: ${(err as Error).message}`);
+      throw new LogbookError('config', `${path}: ${(err as Error).message}`, { cause: err });
     }
     return spec;
   });

@@ -35,7 +35,7 @@ export function compileInputSchema(ajv: Ajv, name: string, schema: unknown): Val
   try {
     return ajv.compile(schema as object);
   } catch (err) {
-    throw new LogbookError('config', `tool "${name}" has an invalid input_schema: ${(err as Error).message}`);
+    throw new LogbookError('config', `tool "${name}" has an invalid input_schema: ${(err as Error).message}`, { cause: err });
   }
 }
 
@@ -69,7 +69,7 @@ export function checkInputSchema(name: string, schema: unknown, ajv: () => Ajv):
   try {
     checkMetaSchema(ajv, schema);
   } catch (err) {
-    throw new LogbookError('config', `tool "${name}" has an invalid input_schema: ${(err as Error).message}`);
+    throw new LogbookError('config', `tool "${name}" has an invalid input_schema: ${(err as Error).message}`, { cause: err });
   }
   return COMPILE_MAY_FAIL.test(JSON.stringify(schema)) ? compileInputSchema(ajv(), name, schema) : undefined;
 }
