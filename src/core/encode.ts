@@ -9,6 +9,7 @@
  */
 import { LogbookError } from './errors.js';
 import { quote } from './json-text.js';
+import { LiteralOutput } from './output-literal.js';
 import {
   PROTOCOL_IDS,
   VERSION,
@@ -56,11 +57,14 @@ export function encodeMessage(m: Message): string {
   return encodeMessageAs(m, JOURNAL);
 }
 
-/** encodeToolResultBody, its strings in `spelling`. */
+/** encodeToolResultBody, its strings in `spelling`; an output read as its literal is written as that literal, every spelling's (output-literal.ts). */
 export function encodeToolResultBodyAs(r: ToolResultBody, spelling: Spelling): string {
-  const q = spelling.quote;
-  return `{"tool_use_id":${q(r.tool_use_id)},"content":${q(r.content)}${r.is_error ? ',"is_error":true' : ''}}`;
+  return `${resultHead(r, spelling)}${r instanceof LiteralOutput ? r.literal : spelling.quote(r.content)}${resultTail(r)}`;
 }
+
+/** A tool result body's text before its output, and after it. */
+const resultHead = (r: ToolResultBody, spelling: Spelling): string => `{"tool_use_id":${spelling.quote(r.tool_use_id)},"content":`;
+const resultTail = (r: ToolResultBody): string => (r.is_error ? ',"is_error":true}' : '}');
 
 /** encodeBlock, its strings and raw values in `spelling`. */
 export function encodeBlockAs(b: Block, spelling: Spelling): string {
@@ -84,13 +88,34 @@ export function encodeBlockAs(b: Block, spelling: Spelling): string {
 
 /** encodeMessage, its strings and raw values in `spelling`. */
 export function encodeMessageAs(m: Message, spelling: Spelling): string {
-  let content = 'null';
-  if (m.content.length > 0) {
-    content = `[${encodeBlockAs(m.content[0]!, spelling)}`;
-    for (let i = 1; i < m.content.length; i++) content += `,${encodeBlockAs(m.content[i]!, spelling)}`;
-    content += ']';
+  let text = '';
+  putMessageAs(m, spelling, (piece) => {
+    text += piece;
+  });
+  return text;
+}
+
+/**
+ * encodeMessageAs's text after `before`, handed to `put` in order: each output
+ * read as its literal as a piece of its own (a slice of its journal line,
+ * never copied into a joined string), the text between them joined. A caller
+ * writing a long run's outputs out again copies each once, not twice.
+ */
+export function putMessageAs(m: Message, spelling: Spelling, put: (piece: string) => void, before = ''): void {
+  let text = `${before}{"role":${spelling.quote(m.role)},"content":`;
+  if (m.content.length === 0) text += 'null';
+  for (let i = 0; i < m.content.length; i++) {
+    const b = m.content[i]!;
+    text += i === 0 ? '[' : ',';
+    if ('tool_result' in b && b.tool_result instanceof LiteralOutput) {
+      put(`${text}{"tool_result":${resultHead(b.tool_result, spelling)}`);
+      put(b.tool_result.literal);
+      text = `${resultTail(b.tool_result)}}`;
+    } else {
+      text += encodeBlockAs(b, spelling);
+    }
   }
-  return `{"role":${spelling.quote(m.role)},"content":${content}}`;
+  put(m.content.length === 0 ? `${text}}` : `${text}]}`);
 }
 
 export function encodeFingerprint(f: Fingerprint): string {

@@ -115,9 +115,13 @@ export function appendUserMessage(messages: Message[], message: Message): void {
   }
 }
 
-/** The user turn that answers a tool batch: its results in the given order. */
+/**
+ * The user turn that answers a tool batch: its results in the given order,
+ * each body itself (never changed once made), so an output kept as its
+ * literal stays one (output-literal.ts).
+ */
 export function toolResultsMessage(results: readonly ToolResultBody[]): Message {
-  return { role: 'user', content: results.map((r) => ({ tool_result: { ...r } })) };
+  return { role: 'user', content: results.map((r) => ({ tool_result: r })) };
 }
 
 function corrupt(message: string): never {

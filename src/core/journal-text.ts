@@ -8,6 +8,7 @@
  */
 import { decodeRecord } from './decode.js';
 import { LogbookError, isLogbookError } from './errors.js';
+import { decodeResultLine } from './output-literal.js';
 import type { JournalRecord } from './records.js';
 
 export interface JournalLines {
@@ -76,10 +77,10 @@ export function decodeLines(lines: readonly string[], source: string): JournalRe
  * `lines` once it is decoded (the array is left empty): a load of a large run
  * then never holds all of its text and all of its records at once.
  */
-export function takeRecords(lines: string[], source: string): JournalRecord[] {
+export function takeRecords(lines: string[], source: string, decode: LineDecoder = decodeLineOf): JournalRecord[] {
   const records: JournalRecord[] = new Array(lines.length);
   for (let i = 0; i < records.length; i++) {
-    records[i] = decodeLineOf(lines[i]!, source, i + 1);
+    records[i] = decode(lines[i]!, source, i + 1);
     lines[i] = '';
   }
   lines.length = 0;
@@ -102,6 +103,14 @@ export function decodeLineOf(line: string, source: string, n: number): JournalRe
   } catch (err) {
     throw lineRefused(err, `${source} line ${n}`);
   }
+}
+
+/** How line `n` of `source` is decoded: decodeLineOf, or decodeLineKeepingOutput. */
+export type LineDecoder = (line: string, source: string, n: number) => JournalRecord;
+
+/** decodeLineOf, a tool result line in the encoder's exact text read with its output kept as its literal (output-literal.ts). */
+export function decodeLineKeepingOutput(line: string, source: string, n: number): JournalRecord {
+  return decodeResultLine(line) ?? decodeLineOf(line, source, n);
 }
 
 function lineRefused(err: unknown, where: string): unknown {

@@ -115,35 +115,6 @@ export function terminalQuote(s: string): string {
   return escapeTerminalControls(quote(s));
 }
 
-/** The \u escapes quote writes (C0 controls without a short escape, `<`, `>`, `&`, U+2028, U+2029), as the four hex digits, lowercase. */
-const QUOTED_ESCAPE = /^(?:00(?:0[0-7bef]|1[0-9a-f])|003c|003e|0026|202[89])$/;
-
-/**
- * Whether a string literal from JSON text (quotes included; the text
- * JSON.parse accepted) is exactly terminalQuote of the string it holds, so it
- * can be written as it is: ASCII but DEL, `<`, `>` and `&` (a terminal
- * control, or a character quote escapes, is then never raw), with only the
- * escapes quote writes (JSON.stringify's short ones; \u for the other C0
- * controls and for what the format escapes besides, lowercase). A literal of
- * printable ASCII has nothing for escapeTerminalControls to escape. Native
- * searches, then one step per escape: cheaper than spelling the string again.
- */
-export function isTerminalLiteral(literal: string): boolean {
-  if (literal.includes('<') || literal.includes('>') || literal.includes('&') || beyondAscii(literal)) return false;
-  for (let i = literal.indexOf('\\'); i >= 0; i = literal.indexOf('\\', i)) {
-    const c = literal.charCodeAt(i + 1);
-    if (c === 0x75 /* u */) {
-      if (!QUOTED_ESCAPE.test(literal.slice(i + 2, i + 6))) return false;
-      i += 6;
-    } else if (c === 0x22 /* " */ || c === 0x5c /* \ */ || c === 0x62 /* b */ || c === 0x66 /* f */ || c === 0x6e /* n */ || c === 0x72 /* r */ || c === 0x74 /* t */) {
-      i += 2;
-    } else {
-      return false; // `\/`: valid JSON, never written by quote
-    }
-  }
-  return true;
-}
-
 const MAYBE_NOT_CANONICAL = /[ \t\n\r<>&\u2028\u2029]/;
 
 /**

@@ -4,11 +4,10 @@
  * `session show --json`, printed where a terminal may show it: terminal controls
  * are \u escapes.
  */
-import { encodeFingerprint, encodeMessage, encodeMessageAs, encodeTerminal, encodeToolResultBody, type Spelling } from './encode.js';
+import { encodeFingerprint, encodeMessage, encodeMessageAs, encodeTerminal, encodeToolResultBody, putMessageAs, type Spelling } from './encode.js';
 import type { RunState } from './fold.js';
-import { PROTOCOL_IDS, type JournalRecord, type Message } from './records.js';
-import { escapeTerminalControls, isTerminalLiteral, quote, terminalQuote } from './json-text.js';
-import { stringEnd } from './json-scan.js';
+import type { Message } from './records.js';
+import { escapeTerminalControls, quote, terminalQuote } from './json-text.js';
 import type { RunTimes } from './timing.js';
 
 /** What a caller knows of a run beside its records, written after the fold's keys. */
@@ -55,6 +54,9 @@ function stateJsonHead(state: RunState): string {
 /** Message `i` of the conversation, in `spelling`, with the comma before it. */
 const messageJson = (m: Message, i: number, spelling: Spelling): string => `${i === 0 ? '' : ','}${encodeMessageAs(m, spelling)}`;
 
+/** messageJson's text, handed to `write` in pieces (putMessageAs). */
+const writeMessage = (m: Message, i: number, write: (piece: string) => void): void => putMessageAs(m, TERMINAL, write, i === 0 ? '' : ',');
+
 /** The fields after the conversation: what stands after the last record, and what the caller knows beside the run. */
 function stateJsonTail(state: RunState, extra: StateJsonExtra): string {
   const p = state.pending;
@@ -85,55 +87,6 @@ function stateJsonTail(state: RunState, extra: StateJsonExtra): string {
   return escapeTerminalControls(`${out}}`);
 }
 
-/** The encoder's text between a tool result line's seq and its call's id, between that id and its result's, and before its output. */
-const RESULT_HEAD = `,"protocol":"${PROTOCOL_IDS.tool_result}","tool_result":{"tool_use_id":`;
-const RESULT_ID = ',"result":{"tool_use_id":';
-const RESULT_CONTENT = ',"content":';
-/** The encoder's text after a tool result's output, by whether it is an error and whether it is remote. */
-const RESULT_TAILS = [
-  ['}}}', '},"remote":true}}'],
-  [',"is_error":true}}}', ',"is_error":true},"remote":true}}'],
-] as const;
-
-/**
- * The literal of a tool result's output in its journal line (`line`, which
- * decoded to `record`), when the line has the encoder's members, in its order
- * and spelling, around it, and the literal is the output's terminal spelling
- * (isTerminalLiteral): the line's own text is then what the stream would
- * spell; else undefined. The members are compared in constant pieces (each
- * string member's literal passed over whole), so no other member (a repeated
- * key, a field this build does not know) can have given the record its output.
- */
-export function outputLiteral(record: JournalRecord, line: string): string | undefined {
-  if (!('tool_result' in record) || !line.startsWith('{"seq":')) return undefined;
-  let i = 7;
-  while (isDigit(line.charCodeAt(i))) i++;
-  i = pastString(line, i, RESULT_HEAD);
-  if (i < 0) return undefined;
-  i = pastString(line, i, RESULT_ID);
-  if (i < 0 || !line.startsWith(RESULT_CONTENT, i)) return undefined;
-  const start = i + RESULT_CONTENT.length;
-  if (line.charCodeAt(start) !== 0x22 /* " */) return undefined;
-  const end = stringEnd(line, start);
-  const t = record.tool_result;
-  const tail = RESULT_TAILS[t.result.is_error ? 1 : 0][t.remote ? 1 : 0];
-  if (line.length !== end + tail.length || !line.endsWith(tail)) return undefined;
-  const literal = line.slice(start, end);
-  return isTerminalLiteral(literal) ? literal : undefined;
-}
-
-const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
-
-/** Where the string literal after `before` (at `i`) ends, or -1 when `before` is not at `i` or no string follows it. */
-function pastString(line: string, i: number, before: string): number {
-  if (!line.startsWith(before, i)) return -1;
-  const at = i + before.length;
-  return line.charCodeAt(at) === 0x22 /* " */ ? stringEnd(line, at) : -1;
-}
-
-/** How many outputs read ahead the stream looks among for the string it spells. */
-const OUTPUTS_AHEAD = 8;
-
 /**
  * stateToJson's text written while the run folds, for a caller that needs
  * nothing else of its conversation: after each record (`folded`), the parts no
@@ -144,8 +97,7 @@ const OUTPUTS_AHEAD = 8;
  * Joined, the parts are stateToJson of the run's whole fold; its state is no
  * longer that fold once the first message is written, so nothing else may
  * read its `messages`. A long run's conversation is never held whole.
- * A tool output whose journal line holds it spelled as the stream spells it
- * (`read`) is written as that text rather than spelled again.
+ * An output read as its literal (output-literal.ts) is written as that literal.
  */
 export class StateJsonStream {
   private started = false;
@@ -153,47 +105,7 @@ export class StateJsonStream {
   private written = 0;
   /** The index in state.messages of the first not yet written. */
   private next = 0;
-  /** Tool outputs read and not yet written, in journal order (the order they are written in), with their lines' literals. */
-  private readonly outputs: string[] = [];
-  private readonly literals: string[] = [];
-  /** Strings spelled for a terminal, an output by its line's literal when it is one read ahead. */
-  private readonly spelling: Spelling = {
-    quote: (s) => this.literalOf(s) ?? terminalQuote(s),
-    raw: escapeTerminalControls,
-  };
-
   constructor(private readonly write: (part: string) => void) {}
-
-  /** A record before it is folded, with the line it was decoded from. */
-  read(record: JournalRecord, line: string): void {
-    if (!('tool_result' in record)) return;
-    const literal = outputLiteral(record, line);
-    if (literal === undefined) return;
-    if (this.outputs.length === OUTPUTS_AHEAD) {
-      this.outputs.shift();
-      this.literals.shift();
-    }
-    this.outputs.push(record.tool_result.result.content);
-    this.literals.push(literal);
-  }
-
-  /**
-   * The literal of an output read ahead that holds `s`, taken with those read
-   * before it (outputs are written in the order they were read; one passed
-   * over is never written, as of a turn left in flight). Any string equal to
-   * the output has that spelling, so a match is never wrong, only early.
-   */
-  private literalOf(s: string): string | undefined {
-    const { outputs } = this;
-    for (let i = 0; i < outputs.length; i++) {
-      if (outputs[i] !== s) continue;
-      const literal = this.literals[i]!;
-      outputs.splice(0, i + 1);
-      this.literals.splice(0, i + 1);
-      return literal;
-    }
-    return undefined;
-  }
 
   private head(state: RunState): void {
     if (this.started) return;
@@ -205,7 +117,7 @@ export class StateJsonStream {
   folded(state: RunState): void {
     this.head(state);
     const { messages } = state;
-    while (this.next < messages.length - 1) this.write(messageJson(messages[this.next++]!, this.written++, this.spelling));
+    while (this.next < messages.length - 1) writeMessage(messages[this.next++]!, this.written++, this.write);
     const drop = Math.min(this.next, messages.length - 2);
     if (drop > 0) {
       messages.splice(0, drop);
@@ -217,7 +129,7 @@ export class StateJsonStream {
   end(state: RunState, extra: StateJsonExtra = {}): void {
     this.head(state);
     const { messages } = state;
-    while (this.next < messages.length) this.write(messageJson(messages[this.next++]!, this.written++, this.spelling));
+    while (this.next < messages.length) writeMessage(messages[this.next++]!, this.written++, this.write);
     this.write(stateJsonTail(state, extra));
   }
 }

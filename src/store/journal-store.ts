@@ -12,6 +12,7 @@ import {
   checkSeqOrder,
   decodeLine,
   decodeLineOf,
+  decodeLineKeepingOutput,
   takeRecords,
   encodeRecord,
   fold,
@@ -27,6 +28,7 @@ import {
   timesAfter,
   validateId,
   type JournalRecord,
+  type LineDecoder,
   type MetaPayload,
   type RunState,
   type RunTimes,
@@ -434,7 +436,7 @@ export class JournalStore implements Store {
   }
 
   async loadFolded(id: string, options: LoadFoldedOptions = {}): Promise<FoldedRun> {
-    const { onRecord, onFolded, pace } = options;
+    const { onRecord, onFolded, pace, outputsAsLiterals } = options;
     let first: JournalRecord | undefined;
     let state: RunState | undefined;
     // A load decodes every line before it folds: a line that does not decode is its error even after a record that does not fold.
@@ -452,7 +454,7 @@ export class JournalStore implements Store {
       } catch (error) {
         refused = { error };
       }
-    }, pace);
+    }, pace, outputsAsLiterals === true ? decodeLineKeepingOutput : decodeLineOf);
     if (refused !== undefined) throw refused.error;
     return this.folded(id, run, metaLine, state!, first!); // readRecords gives one record at least
   }
@@ -546,20 +548,21 @@ export class JournalStore implements Store {
     id: string,
     take: (record: JournalRecord, line?: string) => void,
     pace?: () => Promise<void> | undefined,
+    decode: LineDecoder = decodeLineOf,
   ): Promise<{ run: StoredRun; metaLine: string }> {
     validateId(id);
     let taken = 0;
     let metaLine: string | undefined;
     const each = (lines: string[], source: string): Promise<void> | undefined => {
       metaLine ??= lines[0];
-      for (const line of lines) take(decodeLineOf(line, source, ++taken), line);
+      for (const line of lines) take(decode(line, source, ++taken), line);
       return pace?.();
     };
     const read = this.backendImpl.readEach;
     if (read === undefined) {
       const { run, lines } = await this.readLines(id);
       const metaLine = lines[0]!;
-      for (const record of takeRecords(lines, run.source)) take(record); // the lines read are this load's own
+      for (const record of takeRecords(lines, run.source, decode)) take(record); // the lines read are this load's own
       return { run, metaLine };
     }
     const run = await read.call(this.backendImpl, id, each);

@@ -111,6 +111,12 @@ export interface LoadFoldedOptions {
    * writes as the run folds lets its output drain instead of piling it up.
    */
   pace?: () => Promise<void> | undefined;
+  /**
+   * Each tool output whose line is in the journal's own spelling is kept as
+   * its JSON string literal and decoded the first time it is read: for a
+   * caller that writes the outputs out again as JSON rather than reading them.
+   */
+  outputsAsLiterals?: boolean;
 }
 
 /** A loaded run without its records: its state and what is known beside them. */

@@ -187,12 +187,10 @@ async function showJson(environment: Environment, given: string, flags: ShowFlag
       const [{ CallTally }, { pricesAtHand, runFacts }] = await Promise.all([import('../../agent/spend.js'), import('../../api/long-run-facts.js')]);
       const calls = new CallTally();
       const run = await store.loadFolded(id, {
-        onRecord: (record, line) => {
-          calls.add(record);
-          if (line !== undefined) json.read(record, line);
-        },
+        onRecord: (record) => calls.add(record),
         onFolded: (state) => json.folded(state),
         pace: () => out.pace(),
+        outputsAsLiterals: true,
       });
       const origin = await store.forkOrigin(id).catch(() => null);
       // What it spent and the compactions it took part in, priced by the config at hand (its prices:) and the price table.
