@@ -82,15 +82,22 @@ function literalEnd(line: string, start: number): number {
 /** The string a literal in that spelling holds: its text between the quotes when it has no escape. */
 const stringOf = (literal: string): string => (literal.includes('\\') ? (JSON.parse(literal) as string) : literal.slice(1, -1));
 
-/** Where the line's seq ends, and the seq, when it is spelled as JSON spells a non-negative safe integer. */
-function seqOf(line: string): { seq: number; end: number } | undefined {
-  let i = SEQ_HEAD.length;
-  while (i < line.length && line.charCodeAt(i) >= 0x30 && line.charCodeAt(i) <= 0x39) i++;
-  const digits = line.slice(SEQ_HEAD.length, i);
-  if (digits.length === 0 || (digits.length > 1 && digits.charCodeAt(0) === 0x30)) return undefined;
-  const seq = Number(digits);
-  return Number.isSafeInteger(seq) ? { seq, end: i } : undefined;
+/** Where the line's seq ends, when it is spelled as JSON spells a non-negative safe integer (its value in `seen.seq`); else -1. */
+function seqEnd(line: string): number {
+  const start = SEQ_HEAD.length;
+  let seq = 0;
+  let i = start;
+  for (let c = line.charCodeAt(i); c >= 0x30 && c <= 0x39; c = line.charCodeAt(++i)) seq = seq * 10 + (c - 0x30);
+  if (i === start || (i > start + 1 && line.charCodeAt(start) === 0x30) || !Number.isSafeInteger(seq)) return -1;
+  seen.seq = seq;
+  return i;
 }
+
+/** What seqEnd read: one scratch value, as decoding is never re-entered. */
+const seen = { seq: 0 };
+
+/** Whether `line` ends with `tail` just after `at`. */
+const endsAt = (line: string, at: number, tail: string): boolean => line.length - at === tail.length && line.startsWith(tail, at);
 
 /**
  * The record of a tool result line in the encoder's exact text, its output a
@@ -99,9 +106,9 @@ function seqOf(line: string): { seq: number; end: number } | undefined {
  */
 export function decodeResultLine(line: string): JournalRecord | undefined {
   if (line.length > LONGEST_LINE || !line.startsWith(SEQ_HEAD)) return undefined;
-  const at = seqOf(line);
-  if (at === undefined || !line.startsWith(RESULT_HEAD, at.end)) return undefined;
-  const callStart = at.end + RESULT_HEAD.length;
+  const seqAt = seqEnd(line);
+  if (seqAt < 0 || !line.startsWith(RESULT_HEAD, seqAt)) return undefined;
+  const callStart = seqAt + RESULT_HEAD.length;
   const callEnd = literalEnd(line, callStart);
   if (callEnd < 0 || !line.startsWith(RESULT_ID, callEnd)) return undefined;
   const idStart = callEnd + RESULT_ID.length;
@@ -110,11 +117,12 @@ export function decodeResultLine(line: string): JournalRecord | undefined {
   const outputStart = idEnd + RESULT_CONTENT.length;
   const outputEnd = literalEnd(line, outputStart);
   if (outputEnd < 0) return undefined;
-  const tail = line.slice(outputEnd);
-  const error = tail === RESULT_TAILS[1][0] || tail === RESULT_TAILS[1][1];
-  const remote = tail === RESULT_TAILS[0][1] || tail === RESULT_TAILS[1][1];
-  if (!error && !remote && tail !== RESULT_TAILS[0][0]) return undefined;
+  const ends = (tail: string): boolean => endsAt(line, outputEnd, tail);
+  const [[plain, remoteOnly], [errorOnly, both]] = RESULT_TAILS;
+  const error = ends(errorOnly) || ends(both);
+  const remote = !error ? ends(remoteOnly) : ends(both);
+  if (!error && !remote && !ends(plain)) return undefined;
   const result = new LiteralOutput(stringOf(line.slice(idStart, idEnd)), line.slice(outputStart, outputEnd), error);
   const payload = { tool_use_id: stringOf(line.slice(callStart, callEnd)), result };
-  return { seq: at.seq, tool_result: remote ? { ...payload, remote: true } : payload };
+  return { seq: seen.seq, tool_result: remote ? { ...payload, remote: true } : payload };
 }
