@@ -186,15 +186,18 @@ async function showJson(environment: Environment, given: string, flags: ShowFlag
       const id = await resolveRunId(store, given);
       const [{ CallTally }, { pricesAtHand, runFacts }] = await Promise.all([import('../../agent/spend.js'), import('../../api/long-run-facts.js')]);
       const calls = new CallTally();
+      // What is read beside the run is read while it is: its origin, and the prices its spend is priced by (the config's prices:, the price table).
+      const beside = Promise.all([store.forkOrigin(id).catch(() => null), pricesAtHand(config, environment.env)]);
+      beside.catch(() => undefined); // awaited below; a read refused first leaves it unawaited
       const run = await store.loadFolded(id, {
         onRecord: (record) => calls.add(record),
         onFolded: (state) => json.folded(state),
         pace: () => out.pace(),
         outputsAsLiterals: true,
       });
-      const origin = await store.forkOrigin(id).catch(() => null);
-      // What it spent and the compactions it took part in, priced by the config at hand (its prices:) and the price table.
-      const facts = await runFacts(store, id, { state: run.state, records: calls }, origin, await pricesAtHand(config, environment.env));
+      const [origin, prices] = await beside;
+      // What it spent and the compactions it took part in.
+      const facts = await runFacts(store, id, { state: run.state, records: calls }, origin, prices);
       return { run, origin, facts };
     });
     json.end(run.state, await jsonExtra(run, origin, facts));
