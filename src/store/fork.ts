@@ -87,8 +87,8 @@ function beforeTypedTurns(records: readonly JournalRecord[]): number {
 
 /** The lines a fork of `from` cut at `options` holds, its meta its own, and the last seq it takes. */
 async function forkLines(store: Store, from: string, options: ForkOptions): Promise<{ lines: string[]; lastSeq: number }> {
-  const lines = await store.lines(from);
-  const records = foldingRecords(lines, from, `run ${from}`); // only a run that folds is forked
+  const { lines, source } = await store.storedLines(from);
+  const records = foldingRecords(lines, from, source); // only a run that folds is forked
   let keep = forkLength(records, options);
   const last = records[keep - 1]!;
   if (keep > 1 && 'terminal' in last && last.terminal.reason === 'completed') keep--;

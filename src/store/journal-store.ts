@@ -92,6 +92,8 @@ function metaOf(record: JournalRecord, id: string, where: string): MetaPayload {
 class StreamChecks {
   constructor(
     private readonly id: string,
+    /** Where the lines are read from (JournalStore.sourceOf): what a refusal names. */
+    private readonly source: string,
     /** Lines already read and checked before this one's first (a checkpoint's), and the last seq among them. */
     private lineNo = 0,
     private lastSeq = 0,
@@ -100,15 +102,14 @@ class StreamChecks {
   /** The record `line` holds, checked against those before it. */
   check(line: string): JournalRecord {
     const n = ++this.lineNo;
-    const source = `run ${this.id}`;
     let record: JournalRecord;
     try {
-      record = decodeLine(line, `${source} line ${n}`);
+      record = decodeLine(line, `${this.source} line ${n}`);
     } catch (err) {
       throw ofRun(err, this.id);
     }
-    if (n === 1) metaOf(record, this.id, source);
-    checkFollows(this.lastSeq, record, this.id, source, n); // meta as seq 1, of this format version; then seqs in order
+    if (n === 1) metaOf(record, this.id, this.source);
+    checkFollows(this.lastSeq, record, this.id, this.source, n); // meta as seq 1, of this format version; then seqs in order
     this.lastSeq = record.seq;
     return record;
   }
@@ -499,7 +500,8 @@ export class JournalStore implements Store {
     const { onRecord, calls: tally, forWriting, ...read } = options;
     const start = onRecord === undefined && read.outline !== true ? await fromCheckpoint(this.backendImpl, id) : null;
     const checkpoint = start?.checkpoint;
-    const checks = checkpoint === undefined ? new StreamChecks(id) : new StreamChecks(id, checkpoint.lines, checkpoint.state.last_seq);
+    const source = this.sourceOf(id);
+    const checks = checkpoint === undefined ? new StreamChecks(id, source) : new StreamChecks(id, source, checkpoint.lines, checkpoint.state.last_seq);
     let state = checkpoint?.state;
     let metaLine = checkpoint?.metaLine ?? '';
     const calls: ModelCall[] = checkpoint !== undefined ? [...checkpoint.calls] : [];
@@ -516,7 +518,7 @@ export class JournalStore implements Store {
           if (call !== null) calls.push(call);
         }
         if (state === undefined) metaLine = line;
-        state = foldIn(state, record, id, `run ${id}`, checks.line);
+        state = foldIn(state, record, id, source, checks.line);
       }
     }
     if (state === undefined) throw new LogbookError('empty', `run ${id} has no records`);
@@ -533,7 +535,12 @@ export class JournalStore implements Store {
 
   async storedLines(id: string): Promise<StoredLines> {
     const { run, lines } = await this.readLines(id);
-    return run.held === undefined ? { lines } : { lines, held: run.held };
+    return run.held === undefined ? { lines, source: run.source } : { lines, source: run.source, held: run.held };
+  }
+
+  /** Where run `id` is read from, as a read names it (StoredRun.source), for a line of it that is streamed; its id where the backend cannot say. */
+  private sourceOf(id: string): string {
+    return this.backendImpl.sourceOf?.(id) ?? `run ${id}`;
   }
 
   /**
@@ -602,7 +609,7 @@ export class JournalStore implements Store {
   /** A run's stored lines, streamed, each checked (StreamChecks) unless `select` passes it over; `empty` when it has none. */
   private async *checkedStream(id: string, options: StreamOptions, select?: (line: string) => boolean): AsyncGenerator<StreamedRecord> {
     validateId(id);
-    const checks = new StreamChecks(id);
+    const checks = new StreamChecks(id, this.sourceOf(id));
     for await (const step of this.backendImpl.stream(id, options)) {
       if (!('lines' in step)) continue;
       for (const line of step.lines) {
@@ -616,7 +623,7 @@ export class JournalStore implements Store {
   async *watch(id: string, options: WatchOptions = {}): AsyncGenerator<StreamedRecord> {
     validateId(id);
     const { signal, onAbsent } = options;
-    const checks = new StreamChecks(id);
+    const checks = new StreamChecks(id, this.sourceOf(id));
     let last: JournalRecord | undefined;
     let told = false;
     const stream: AsyncIterable<Streamed> = this.backendImpl.stream(id, { follow: true, ...(signal ? { signal } : {}) });

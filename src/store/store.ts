@@ -162,6 +162,8 @@ export function listedStatus(status: RunStatus, held: boolean | undefined, fork?
 export interface StoredLines {
   /** Every whole line, exactly as stored; the first is the meta record. */
   lines: string[];
+  /** Where they were read from, for people (StoredRun.source): what an error about one of them names. */
+  source: string;
   /** Whether a writer held the run as it was read: its lines are then what is durable so far; absent where the backend cannot tell. */
   held?: boolean;
 }

@@ -587,7 +587,7 @@ export function storeContract(name: string, makeBackend: () => Promise<Backend>)
       await held.release();
       const err = (await collect(store.records('backwards')).catch((e: unknown) => e)) as Error & { code: string };
       expect(err.code).toBe('corrupt');
-      expect(err.message).toBe('run backwards line 3 is corrupt: seq 2 does not increase after seq 3');
+      expect(err.message).toBe(`${(await backend.read('backwards'))!.source} line 3 is corrupt: seq 2 does not increase after seq 3`);
       await store.close();
     });
 
@@ -610,12 +610,16 @@ export function storeContract(name: string, makeBackend: () => Promise<Backend>)
       await broken.write(3, encodeRecord(at(3, assistant(0))));
       await broken.release();
       const err = (await store.loadState('broken').catch((e: unknown) => e)) as Error & { code: string };
-      expect(err).toMatchObject({ code: 'corrupt', message: expect.stringMatching(/run broken line 2 is corrupt/) });
+      expect(err).toMatchObject({ code: 'corrupt', message: expect.stringMatching(/ line 2 is corrupt: /) });
+      expect(err.message.startsWith(`${(await backend.read('broken'))!.source} line 2`), err.message).toBe(true);
       const backwards = await backend.create('backwards', lines[0]!.replace('"state"', '"backwards"'));
       await backwards.write(3, encodeRecord(at(3, assistant(0))));
       await backwards.write(2, encodeRecord(at(2, assistant(1))));
       await backwards.release();
-      expect(await store.loadState('backwards').catch((e: unknown) => e)).toMatchObject({ code: 'corrupt', message: 'run backwards line 3 is corrupt: seq 2 does not increase after seq 3' });
+      expect(await store.loadState('backwards').catch((e: unknown) => e)).toMatchObject({
+        code: 'corrupt',
+        message: `${(await backend.read('backwards'))!.source} line 3 is corrupt: seq 2 does not increase after seq 3`,
+      });
       await store.close();
     });
 
@@ -672,8 +676,8 @@ export function storeContract(name: string, makeBackend: () => Promise<Backend>)
       const paths: [string, () => Promise<unknown>, string][] = [
         ['load', () => store.load('misfold'), source],
         ['loadFolded', () => store.loadFolded('misfold'), source],
-        ['loadState', () => store.loadState('misfold'), 'run misfold'],
-        ['forkRun', () => forkRun(store, 'misfold', { id: 'misfold-fork' }), 'run misfold'],
+        ['loadState', () => store.loadState('misfold'), source],
+        ['forkRun', () => forkRun(store, 'misfold', { id: 'misfold-fork' }), source],
         ['copyRun', () => copyRun(store, new MemoryStore(), 'misfold'), `run misfold in the ${store.location}`],
       ];
       for (const [path, refused, named] of paths) {
