@@ -495,12 +495,11 @@ export class JournalStore implements Store {
    * them are read, checked and folded), unless every record is to be seen
    * (`onRecord`) or only outlines are read.
    */
-  private async foldStream(id: string, options: LoadStateOptions & { outline?: boolean }): Promise<LoadedState> {
+  private async foldStream(id: string, options: LoadStateOptions & { outline?: boolean; source?: string }): Promise<LoadedState> {
     validateId(id);
-    const { onRecord, calls: tally, forWriting, ...read } = options;
+    const { onRecord, calls: tally, forWriting, source = this.sourceOf(id), ...read } = options;
     const start = onRecord === undefined && read.outline !== true ? await fromCheckpoint(this.backendImpl, id) : null;
     const checkpoint = start?.checkpoint;
-    const source = this.sourceOf(id);
     const checks = checkpoint === undefined ? new StreamChecks(id, source) : new StreamChecks(id, source, checkpoint.lines, checkpoint.state.last_seq);
     let state = checkpoint?.state;
     let metaLine = checkpoint?.metaLine ?? '';
@@ -761,12 +760,14 @@ export class JournalStore implements Store {
    * Reads a run whole, checked as a load checks it (every line decoded, seqs in
    * order, the fold), in bounded memory: damage anywhere, not only at its ends,
    * is then listed as it would be shown (the problem is set on `summary`, and
-   * false returned). A run found whole is marked checked at the version listed,
-   * so the next listing takes it from its ends.
+   * false returned), naming the run by its id, as its row does (its journal's
+   * path would crowd the reason out of a listing's column). A run found whole
+   * is marked checked at the version listed, so the next listing takes it from
+   * its ends.
    */
   private async checkWhole(summary: RunSummary): Promise<boolean> {
     try {
-      await this.foldStream(summary.id, { outline: true });
+      await this.foldStream(summary.id, { outline: true, source: `run ${summary.id}` });
     } catch (err) {
       if (isLogbookError(err, 'not_found')) return true; // removed since it was listed
       summary.problem = err instanceof Error ? err.message : String(err);
