@@ -622,7 +622,10 @@ export class JournalStore implements Store {
   async *watch(id: string, options: WatchOptions = {}): AsyncGenerator<StreamedRecord> {
     validateId(id);
     const { signal, onAbsent } = options;
-    const checks = new StreamChecks(id, this.sourceOf(id));
+    const source = this.sourceOf(id);
+    const checks = new StreamChecks(id, source);
+    // Folded as it comes, so a record the fold refuses is named by its line here, before a watcher's own fold meets it.
+    let state: RunState | undefined;
     let last: JournalRecord | undefined;
     let told = false;
     const stream: AsyncIterable<Streamed> = this.backendImpl.stream(id, { follow: true, ...(signal ? { signal } : {}) });
@@ -632,6 +635,7 @@ export class JournalStore implements Store {
         for (let i = 0; i < step.lines.length; i++) {
           const line = step.lines[i]!;
           last = checks.check(line);
+          state = foldIn(state, last, id, source, checks.line);
           const kept = step.times?.[i];
           if (copied === undefined && kept !== undefined) {
             const through = await this.copiedThrough(id);

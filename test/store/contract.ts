@@ -678,6 +678,7 @@ export function storeContract(name: string, makeBackend: () => Promise<Backend>)
         ['loadFolded', () => store.loadFolded('misfold'), source],
         ['loadState', () => store.loadState('misfold'), source],
         ['forkRun', () => forkRun(store, 'misfold', { id: 'misfold-fork' }), source],
+        ['watch', () => collect(store.watch('misfold', { signal: AbortSignal.timeout(STEP_MS) })), source],
         ['copyRun', () => copyRun(store, new MemoryStore(), 'misfold'), `run misfold in the ${store.location}`],
       ];
       for (const [path, refused, named] of paths) {
