@@ -79,6 +79,9 @@ function codeAdvice(err: LogbookError, context: AdviceContext): string | null {
     case 'provider_auth':
       // A key missing before any run: the command's config names its variable.
       return context.ended === undefined ? 'api_key_env in the config names the variable the key is read from' : null;
+    case 'corrupt':
+      // Whether a line does not decode or its record does not fold: the stored lines are still there to read.
+      return runId !== undefined ? `the journal is damaged; \`logbook session export ${runId} --format jsonl\` still prints its lines as they are stored` : null;
     case 'interrupted_call':
       return callId !== undefined ? `resume with --rerun ${callId} to run it again, or --skip ${callId} to tell the model it was not re-run` : null;
     default:

@@ -47,10 +47,10 @@ export interface Environment {
 
 /** The config cache of this user, for this build; none where there is no user id (Windows) or no build (source). */
 function configCacheOf(env: Env, home: string): ConfigCache | undefined {
-  const dir = defaultConfigCacheDir(env, home);
+  const place = defaultConfigCacheDir(env, home);
   const uid = process.getuid?.();
   const build = builtCodeIdentity();
-  return dir === undefined || uid === undefined || build === undefined ? undefined : { dir, uid, build };
+  return place === undefined || uid === undefined || build === undefined ? undefined : { ...place, uid, build };
 }
 
 export function readEnvironment(env: Env = process.env): Environment {

@@ -19,7 +19,7 @@
  * cache, and its entry written again.
  */
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { nodeCrypto } from '../core/index.js';
 
@@ -27,6 +27,11 @@ import { nodeCrypto } from '../core/index.js';
 export interface ConfigCache {
   /** The directory of its entries. */
   dir: string;
+  /**
+   * The directory `dir` is made under, which the cache never makes: `dir`'s
+   * missing directories below it are made one at a time (makeOwnDirs).
+   */
+  root: string;
   /** The user it belongs to: an entry, and its directory, must be that user's alone. */
   uid: number;
   /** The code that checks a config: the build's identity (dist/build.json). */
@@ -40,13 +45,35 @@ const LAYOUT = 1;
 const MAX_ENTRIES = 200;
 
 /**
- * The cache directory when caching is not turned off (LOGBOOK_CONFIG_CACHE=0):
- * `$XDG_CACHE_HOME/logbook/config`, else `~/.cache/logbook/config`.
+ * Where the cache is when caching is not turned off (LOGBOOK_CONFIG_CACHE=0):
+ * `$XDG_CACHE_HOME/logbook/config` made under `$XDG_CACHE_HOME`, else
+ * `~/.cache/logbook/config` made under the home directory.
  */
-export function defaultConfigCacheDir(env: Readonly<Record<string, string | undefined>>, home: string): string | undefined {
+export function defaultConfigCacheDir(env: Readonly<Record<string, string | undefined>>, home: string): Pick<ConfigCache, 'dir' | 'root'> | undefined {
   if (env.LOGBOOK_CONFIG_CACHE === '0') return undefined;
   const xdg = env.XDG_CACHE_HOME;
-  return join(xdg && xdg.startsWith('/') ? xdg : join(home, '.cache'), 'logbook', 'config');
+  return xdg && xdg.startsWith('/') ? { dir: join(xdg, 'logbook', 'config'), root: xdg } : { dir: join(home, '.cache', 'logbook', 'config'), root: home };
+}
+
+/**
+ * Makes the cache's directories that are missing below its root (`logbook`
+ * and `logbook/config`, and `.cache` under a home), each alone with mkdir,
+ * never a recursive one: Node 20's recursive mkdirSync spins forever under a
+ * root such as /proc/self. A root that does not exist, or a directory that
+ * cannot be made, fails it, and the cache is not written.
+ */
+function makeOwnDirs(cache: ConfigCache): void {
+  const own = relative(cache.root, cache.dir);
+  if (own === '' || own.startsWith('..') || isAbsolute(own)) throw new Error(`${cache.dir} is not below ${cache.root}`);
+  let dir = cache.root;
+  for (const name of own.split(sep)) {
+    dir = join(dir, name);
+    try {
+      mkdirSync(dir, { mode: 0o700 });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
 }
 
 /** The one rule of what the cache trusts: a thing owned by `uid` that no group or other user may write. */
@@ -101,7 +128,7 @@ function write(cache: ConfigCache, file: string, key: string, config: unknown): 
   const text = JSON.stringify({ layout: LAYOUT, key, config });
   if (!isDeepStrictEqual((JSON.parse(text) as { config: unknown }).config, config)) return;
   try {
-    mkdirSync(cache.dir, { recursive: true, mode: 0o700 });
+    makeOwnDirs(cache);
     if (!trustedDir(cache)) return;
     const temp = `${file}.${process.pid}-${Date.now()}.tmp`; // a name of its own: a crashed writer's leftover is never in the way
     writeFileSync(temp, text, { mode: 0o600, flag: 'wx' });

@@ -210,8 +210,8 @@ export function committedTurns(state: RunState): number {
 }
 
 /** Seqs strictly increase through a journal: `corrupt` when `seq` does not come after `previous`. */
-export function checkSeqOrder(previous: number, seq: number, where = ''): void {
-  if (seq <= previous) corrupt(`${where}seq ${seq} does not increase after seq ${previous}`);
+export function checkSeqOrder(previous: number, seq: number): void {
+  if (seq <= previous) corrupt(`seq ${seq} does not increase after seq ${previous}`);
 }
 
 /**

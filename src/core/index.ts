@@ -8,7 +8,7 @@ export { rawMembers, memberSpans, elementSpans, skipSpace, type Span } from './j
 export { encodeRecord, encodeMessage, encodeBlock } from './encode.js';
 export { decodeRecord } from './decode.js';
 export { toByteField, fromByteField } from './byte-field.js';
-export { parseJournal, journalLines, decodeLines, takeRecords, decodeLine, decodeLineOf, decodeLineKeepingOutput, isUnparsable, type JournalLines, type LineDecoder } from './journal-text.js';
+export { parseJournal, journalLines, decodeLines, takeRecords, decodeLine, decodeLineOf, decodeLineKeepingOutput, recordRefused, isUnparsable, type JournalLines, type LineDecoder } from './journal-text.js';
 export { LiteralOutput, decodeResultLine } from './output-literal.js';
 export * from './fold.js';
 export { requestInputTokens, tokenParts, type TokenParts, type UsageCounts } from './usage.js';

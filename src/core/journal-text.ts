@@ -7,7 +7,7 @@
  * reader and the repair before an append apply this one rule.
  */
 import { decodeRecord } from './decode.js';
-import { LogbookError, isLogbookError } from './errors.js';
+import { LogbookError, isLogbookError, type ErrorDetails } from './errors.js';
 import { decodeResultLine } from './output-literal.js';
 import type { JournalRecord } from './records.js';
 
@@ -113,10 +113,20 @@ export function decodeLineKeepingOutput(line: string, source: string, n: number)
   return decodeResultLine(line) ?? decodeLineOf(line, source, n);
 }
 
-function lineRefused(err: unknown, where: string): unknown {
+function lineRefused(err: unknown, where: string, details?: ErrorDetails): unknown {
   if (isLogbookError(err, 'version')) return err;
   const reason = err instanceof Error ? err.message : String(err);
-  return new LogbookError('corrupt', `${where} is corrupt: ${reason}`, { cause: err });
+  return new LogbookError('corrupt', `${where} is corrupt: ${reason}`, details !== undefined ? { cause: err, details } : { cause: err });
+}
+
+/**
+ * A record read from line `n` of `source` that the fold refused (its
+ * `corrupt`), named as a line that does not decode is: `<source> line <n> is
+ * corrupt: <the fold's reason>`, with `details`, the refusal its cause. Any
+ * other error (`no_meta`, `version`) is given back as it is.
+ */
+export function recordRefused(err: unknown, source: string, n: number, details?: ErrorDetails): unknown {
+  return isLogbookError(err, 'corrupt') ? lineRefused(err, `${source} line ${n}`, details) : err;
 }
 
 /** Every record of journal text, by the torn-tail rule. */

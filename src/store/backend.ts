@@ -149,6 +149,12 @@ export interface Backend {
   /** Reads a run without holding it, so a reader never waits for a writer; null when absent. */
   read(id: string): Promise<StoredRun | null>;
   /**
+   * Where run `id` is read from, as its StoredRun.source names it, without
+   * reading it: what an error about a line of it that was streamed names. A
+   * backend without it has such a line named by its run's id alone.
+   */
+  sourceOf?(id: string): string;
+  /**
    * Reads a run as `read` does, but hands its lines to `each` a bounded batch at
    * a time (what one read brings) instead of keeping them: the result's `lines`
    * is empty. A reader that decodes as it goes (a load) then never holds the

@@ -9,7 +9,8 @@
  * or notes saying why they were not copied); what the source's store derived
  * from its records the target derives again.
  */
-import { LogbookError, decodeLines, fold, runStatus, type MetaPayload } from '../core/index.js';
+import { LogbookError, runStatus, type MetaPayload } from '../core/index.js';
+import { foldingRecords } from './read-fold.js';
 import { carriedNoteKeys, carriedNotePrefixes } from './run-notes.js';
 import { carrySnapshots } from './workspace/carry.js';
 import type { Store } from './store.js';
@@ -49,8 +50,7 @@ export interface CopiedRun {
  */
 export async function copyRun(from: Store, to: Store, id: string, options: CopyOptions = {}): Promise<CopiedRun> {
   const { lines, held } = await from.storedLines(id);
-  const records = decodeLines(lines, `run ${id} in the ${from.location}`);
-  fold(records);
+  const records = foldingRecords(lines, id, `run ${id} in the ${from.location}`);
   const lastSeq = records[records.length - 1]!.seq;
   if (held === true && options.force !== true) {
     throw new LogbookError(

@@ -6,8 +6,9 @@
  * The fork's origin is kept beside it (its lineage, lineage.ts), and where it
  * was started: where its origin was, unless it is started elsewhere.
  */
-import { LogbookError, VERSION, isLogbookError, decodeLines, encodeRecord, fold, formatTimestamp, type Fingerprint, type JournalRecord, type MetaPayload } from '../core/index.js';
+import { LogbookError, VERSION, isLogbookError, encodeRecord, formatTimestamp, type Fingerprint, type JournalRecord, type MetaPayload } from '../core/index.js';
 import type { RunTimes } from '../core/index.js';
+import { foldingRecords } from './read-fold.js';
 import type { RunPlace, Store } from './store.js';
 
 /** Where a fork is cut: at a seq, or after a number of model turns; the whole run when neither. */
@@ -86,9 +87,8 @@ function beforeTypedTurns(records: readonly JournalRecord[]): number {
 
 /** The lines a fork of `from` cut at `options` holds, its meta its own, and the last seq it takes. */
 async function forkLines(store: Store, from: string, options: ForkOptions): Promise<{ lines: string[]; lastSeq: number }> {
-  const lines = await store.lines(from);
-  const records = decodeLines(lines, `run ${from}`);
-  fold(records); // only a run that folds is forked
+  const { lines, source } = await store.storedLines(from);
+  const records = foldingRecords(lines, from, source); // only a run that folds is forked
   let keep = forkLength(records, options);
   const last = records[keep - 1]!;
   if (keep > 1 && 'terminal' in last && last.terminal.reason === 'completed') keep--;

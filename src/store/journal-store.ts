@@ -9,14 +9,11 @@ import {
   LogbookError,
   NO_TIMES,
   checkAppend,
-  checkSeqOrder,
   decodeLine,
   decodeLineOf,
   decodeLineKeepingOutput,
   takeRecords,
   encodeRecord,
-  fold,
-  initialState,
   isLogbookError,
   LinesDigest,
   encodeFoldCheckpoint,
@@ -24,7 +21,6 @@ import {
   type ModelCall,
   isValidId,
   runStatus,
-  step,
   timesAfter,
   validateId,
   type JournalRecord,
@@ -75,14 +71,15 @@ import { LiveTextWriter, parseLiveText, type LiveText } from './live-text.js';
 import { CheckpointTrail, fromCheckpoint, keepsCheckpoints } from './checkpoint.js';
 import { lineageOf, lineageReach } from './lineage.js';
 import { buildIdentity } from './package-version.js';
+import { checkFollows, foldIn, foldRead, ofRun } from './read-fold.js';
 
 /** The meta record a run starts with; `corrupt` when it is not one, or names another run. */
 function metaOf(record: JournalRecord, id: string, where: string): MetaPayload {
   if (!('meta' in record)) {
-    throw new LogbookError('no_meta', `${where} does not start with a meta record (seq ${record.seq} is not one)`);
+    throw new LogbookError('no_meta', `${where} does not start with a meta record (seq ${record.seq} is not one)`, { details: { runId: id } });
   }
   if (record.meta.run_id !== id) {
-    throw new LogbookError('corrupt', `${where} holds run ${record.meta.run_id}, not run ${id}: its meta names another run`);
+    throw new LogbookError('corrupt', `${where} holds run ${record.meta.run_id}, not run ${id}: its meta names another run`, { details: { runId: id } });
   }
   return record.meta;
 }
@@ -95,6 +92,8 @@ function metaOf(record: JournalRecord, id: string, where: string): MetaPayload {
 class StreamChecks {
   constructor(
     private readonly id: string,
+    /** Where the lines are read from (JournalStore.sourceOf): what a refusal names. */
+    private readonly source: string,
     /** Lines already read and checked before this one's first (a checkpoint's), and the last seq among them. */
     private lineNo = 0,
     private lastSeq = 0,
@@ -103,15 +102,21 @@ class StreamChecks {
   /** The record `line` holds, checked against those before it. */
   check(line: string): JournalRecord {
     const n = ++this.lineNo;
-    const record = decodeLine(line, `run ${this.id} line ${n}`);
-    if (n === 1) {
-      metaOf(record, this.id, `run ${this.id}`);
-      initialState(record); // meta as seq 1, of this format version
-    } else {
-      checkSeqOrder(this.lastSeq, record.seq, `run ${this.id} line ${n}: `);
+    let record: JournalRecord;
+    try {
+      record = decodeLine(line, `${this.source} line ${n}`);
+    } catch (err) {
+      throw ofRun(err, this.id);
     }
+    if (n === 1) metaOf(record, this.id, this.source);
+    checkFollows(this.lastSeq, record, this.id, this.source, n); // meta as seq 1, of this format version; then seqs in order
     this.lastSeq = record.seq;
     return record;
+  }
+
+  /** The number of the line last checked (or passed over). */
+  get line(): number {
+    return this.lineNo;
   }
 
   /** Counts a line passed over without decoding it. */
@@ -432,7 +437,7 @@ export class JournalStore implements Store {
   async load(id: string): Promise<LoadedRun> {
     const records: JournalRecord[] = [];
     const { run, metaLine } = await this.readRecords(id, (record) => records.push(record));
-    return { ...(await this.folded(id, run, metaLine, fold(records), records[0]!)), records };
+    return { ...(await this.folded(id, run, metaLine, foldRead(records, id, run.source), records[0]!)), records };
   }
 
   async loadFolded(id: string, options: LoadFoldedOptions = {}): Promise<FoldedRun> {
@@ -441,15 +446,12 @@ export class JournalStore implements Store {
     let state: RunState | undefined;
     // A load decodes every line before it folds: a line that does not decode is its error even after a record that does not fold.
     let refused: { error: unknown } | undefined;
-    const { run, metaLine } = await this.readRecords(id, (record, line) => {
+    const { run, metaLine } = await this.readRecords(id, (record, line, source, n) => {
       if (refused !== undefined) return;
       try {
         onRecord?.(record, line);
-        if (state !== undefined) step(state, record);
-        else {
-          state = initialState(record); // as fold begins: the first record is this format's meta, seq 1
-          first = record;
-        }
+        state = foldIn(state, record, id, source, n); // as fold begins: the first record is this format's meta, seq 1
+        first ??= record;
         onFolded?.(state);
       } catch (error) {
         refused = { error };
@@ -493,12 +495,12 @@ export class JournalStore implements Store {
    * them are read, checked and folded), unless every record is to be seen
    * (`onRecord`) or only outlines are read.
    */
-  private async foldStream(id: string, options: LoadStateOptions & { outline?: boolean }): Promise<LoadedState> {
+  private async foldStream(id: string, options: LoadStateOptions & { outline?: boolean; source?: string }): Promise<LoadedState> {
     validateId(id);
-    const { onRecord, calls: tally, forWriting, ...read } = options;
+    const { onRecord, calls: tally, forWriting, source = this.sourceOf(id), ...read } = options;
     const start = onRecord === undefined && read.outline !== true ? await fromCheckpoint(this.backendImpl, id) : null;
     const checkpoint = start?.checkpoint;
-    const checks = checkpoint === undefined ? new StreamChecks(id) : new StreamChecks(id, checkpoint.lines, checkpoint.state.last_seq);
+    const checks = checkpoint === undefined ? new StreamChecks(id, source) : new StreamChecks(id, source, checkpoint.lines, checkpoint.state.last_seq);
     let state = checkpoint?.state;
     let metaLine = checkpoint?.metaLine ?? '';
     const calls: ModelCall[] = checkpoint !== undefined ? [...checkpoint.calls] : [];
@@ -514,11 +516,8 @@ export class JournalStore implements Store {
           const call = modelCallOf(record);
           if (call !== null) calls.push(call);
         }
-        if (state !== undefined) step(state, record);
-        else {
-          state = initialState(record);
-          metaLine = line;
-        }
+        if (state === undefined) metaLine = line;
+        state = foldIn(state, record, id, source, checks.line);
       }
     }
     if (state === undefined) throw new LogbookError('empty', `run ${id} has no records`);
@@ -535,18 +534,26 @@ export class JournalStore implements Store {
 
   async storedLines(id: string): Promise<StoredLines> {
     const { run, lines } = await this.readLines(id);
-    return run.held === undefined ? { lines } : { lines, held: run.held };
+    return run.held === undefined ? { lines, source: run.source } : { lines, source: run.source, held: run.held };
+  }
+
+  /** Where run `id` is read from, as a read names it (StoredRun.source), for a line of it that is streamed; its id where the backend cannot say. */
+  private sourceOf(id: string): string {
+    return this.backendImpl.sourceOf?.(id) ?? `run ${id}`;
   }
 
   /**
    * Run `id`'s records, each line decoded as its batch is read and handed to
-   * `take` (with the line), then dropped where the backend reads in batches (Backend.readEach),
-   * else as the whole run's lines are decoded: the run's text and its records
-   * are never all held here (`take` decides what of them is kept).
+   * `take` (with the line where it is still held, and where it was read: the
+   * source and line number a refusal names), then dropped where the backend
+   * reads in batches (Backend.readEach), else as the whole run's lines are
+   * decoded: the run's text and its records are never all held here (`take`
+   * decides what of them is kept). A line that does not decode names the run
+   * in its details (read-fold.ts ofRun).
    */
   private async readRecords(
     id: string,
-    take: (record: JournalRecord, line?: string) => void,
+    take: (record: JournalRecord, line: string | undefined, source: string, n: number) => void,
     pace?: () => Promise<void> | undefined,
     decode: LineDecoder = decodeLineOf,
   ): Promise<{ run: StoredRun; metaLine: string }> {
@@ -555,17 +562,31 @@ export class JournalStore implements Store {
     let metaLine: string | undefined;
     const each = (lines: string[], source: string): Promise<void> | undefined => {
       metaLine ??= lines[0];
-      for (const line of lines) take(decode(line, source, ++taken), line);
+      for (const line of lines) {
+        const n = ++taken;
+        take(decode(line, source, n), line, source, n);
+      }
       return pace?.();
     };
     const read = this.backendImpl.readEach;
     if (read === undefined) {
       const { run, lines } = await this.readLines(id);
       const metaLine = lines[0]!;
-      for (const record of takeRecords(lines, run.source, decode)) take(record); // the lines read are this load's own
+      let records: JournalRecord[];
+      try {
+        records = takeRecords(lines, run.source, decode); // the lines read are this load's own
+      } catch (err) {
+        throw ofRun(err, id);
+      }
+      for (let i = 0; i < records.length; i++) take(records[i]!, undefined, run.source, i + 1);
       return { run, metaLine };
     }
-    const run = await read.call(this.backendImpl, id, each);
+    let run: StoredRun | null;
+    try {
+      run = await read.call(this.backendImpl, id, each);
+    } catch (err) {
+      throw ofRun(err, id);
+    }
     if (run === null) throw runNotFound(id);
     if (metaLine === undefined) throw new LogbookError('empty', `${run.source} has no records`);
     return { run, metaLine };
@@ -587,7 +608,7 @@ export class JournalStore implements Store {
   /** A run's stored lines, streamed, each checked (StreamChecks) unless `select` passes it over; `empty` when it has none. */
   private async *checkedStream(id: string, options: StreamOptions, select?: (line: string) => boolean): AsyncGenerator<StreamedRecord> {
     validateId(id);
-    const checks = new StreamChecks(id);
+    const checks = new StreamChecks(id, this.sourceOf(id));
     for await (const step of this.backendImpl.stream(id, options)) {
       if (!('lines' in step)) continue;
       for (const line of step.lines) {
@@ -601,7 +622,10 @@ export class JournalStore implements Store {
   async *watch(id: string, options: WatchOptions = {}): AsyncGenerator<StreamedRecord> {
     validateId(id);
     const { signal, onAbsent } = options;
-    const checks = new StreamChecks(id);
+    const source = this.sourceOf(id);
+    const checks = new StreamChecks(id, source);
+    // Folded as it comes, so a record the fold refuses is named by its line here, before a watcher's own fold meets it.
+    let state: RunState | undefined;
     let last: JournalRecord | undefined;
     let told = false;
     const stream: AsyncIterable<Streamed> = this.backendImpl.stream(id, { follow: true, ...(signal ? { signal } : {}) });
@@ -611,6 +635,7 @@ export class JournalStore implements Store {
         for (let i = 0; i < step.lines.length; i++) {
           const line = step.lines[i]!;
           last = checks.check(line);
+          state = foldIn(state, last, id, source, checks.line);
           const kept = step.times?.[i];
           if (copied === undefined && kept !== undefined) {
             const through = await this.copiedThrough(id);
@@ -739,12 +764,14 @@ export class JournalStore implements Store {
    * Reads a run whole, checked as a load checks it (every line decoded, seqs in
    * order, the fold), in bounded memory: damage anywhere, not only at its ends,
    * is then listed as it would be shown (the problem is set on `summary`, and
-   * false returned). A run found whole is marked checked at the version listed,
-   * so the next listing takes it from its ends.
+   * false returned), naming the run by its id, as its row does (its journal's
+   * path would crowd the reason out of a listing's column). A run found whole
+   * is marked checked at the version listed, so the next listing takes it from
+   * its ends.
    */
   private async checkWhole(summary: RunSummary): Promise<boolean> {
     try {
-      await this.foldStream(summary.id, { outline: true });
+      await this.foldStream(summary.id, { outline: true, source: `run ${summary.id}` });
     } catch (err) {
       if (isLogbookError(err, 'not_found')) return true; // removed since it was listed
       summary.problem = err instanceof Error ? err.message : String(err);

@@ -162,6 +162,8 @@ export function listedStatus(status: RunStatus, held: boolean | undefined, fork?
 export interface StoredLines {
   /** Every whole line, exactly as stored; the first is the meta record. */
   lines: string[];
+  /** Where they were read from, for people (StoredRun.source): what an error about one of them names. */
+  source: string;
   /** Whether a writer held the run as it was read: its lines are then what is durable so far; absent where the backend cannot tell. */
   held?: boolean;
 }
@@ -343,7 +345,8 @@ export interface Store {
   records(id: string, options?: RecordsOptions): AsyncIterable<StreamedRecord>;
   /**
    * Follows a run as it grows: every stored record, then each new one as it
-   * becomes stored, checked as `records` checks them. It ends when the run ends
+   * becomes stored, checked as `records` checks them and folded as a load
+   * folds them (a record the fold refuses is refused naming its line). It ends when the run ends
    * on a terminal record with nothing after it (a run resumed later can be
    * watched again), or when `signal` aborts; it waits for a run that does not
    * exist yet. A watcher never holds the run, so it never blocks a writer.

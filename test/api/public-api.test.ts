@@ -50,7 +50,7 @@ describe('the public API', () => {
     const reads: string[] = [];
     const counted = new Proxy(store, {
       get(target, key, receiver) {
-        if (key === 'records' || key === 'loadState' || key === 'lines' || key === 'load') {
+        if (key === 'records' || key === 'loadState' || key === 'lines' || key === 'storedLines' || key === 'load') {
           return (id: string, ...rest: unknown[]) => {
             reads.push(id);
             return (Reflect.get(target, key, receiver) as (...args: unknown[]) => unknown).call(target, id, ...rest);

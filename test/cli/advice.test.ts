@@ -32,6 +32,14 @@ describe('advice', () => {
     expect(advisedMessage(new LogbookError('exists', 'run x already exists in the other store; session cp never overwrites a run'))).toMatch(/overwrites a run$/);
   });
 
+  it('says how to still read a damaged journal, for a line that does not decode or a record that does not fold alike', () => {
+    const advice = '; the journal is damaged; `logbook session export x --format jsonl` still prints its lines as they are stored';
+    for (const message of ['/runs/x.jsonl line 2 is corrupt: not a JSON record: Unexpected end', '/runs/x.jsonl line 4 is corrupt: seq 4: a second meta record']) {
+      expect(advisedMessage(new LogbookError('corrupt', message, { details: { runId: 'x' } }))).toBe(`${message}${advice}`);
+    }
+    expect(advisedMessage(new LogbookError('corrupt', 'not valid JSON: Unexpected end'))).toBe('not valid JSON: Unexpected end');
+  });
+
   it('follows how the command was asked to go on', () => {
     const mismatch = new LogbookError('interactivity_mismatch', 'run x is a one-shot run', { details: { runId: 'x' } });
     expect((withAdvice(mismatch, { chat: true }) as Error).message).toBe('run x is a one-shot run; resume it without --chat');

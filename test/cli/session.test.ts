@@ -247,7 +247,11 @@ describe('session errors: one clear line, non-zero, no stack', () => {
       // The messages before the damage are written as they are made; the object is never closed.
       expect(r.stdout, what).toMatch(/^\{"run_id":"completed",.*"messages":\[\{"role":"user"/);
       expect(() => JSON.parse(r.stdout), what).toThrow(SyntaxError);
-      expect(oneLine(r)).toMatch(what === 'does not fold' ? /^logbook: seq 6: tool result for nope/ : /completed\.jsonl line 6 is corrupt/);
+      const reason = what === 'does not fold' ? 'seq 6: tool result for nope outside an assistant turn' : 'invalid record: ';
+      const advice = '; the journal is damaged; `logbook session export completed --format jsonl` still prints its lines as they are stored';
+      // Named alike, with the same advice: the file and its line, then how to still read the run.
+      expect(oneLine(r).startsWith(`logbook: ${join(s, 'runs', 'completed.jsonl')} line 6 is corrupt: ${reason}`), oneLine(r)).toBe(true);
+      expect(oneLine(r).endsWith(advice), oneLine(r)).toBe(true);
     }
   });
 

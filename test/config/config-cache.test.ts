@@ -4,6 +4,7 @@ import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultConfigCacheDir, type ConfigCache } from '../../src/config/config-cache.js';
 import { loadConfigCached } from '../../src/config/config.js';
+import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const CONFIG = 'provider: script\nscript: turns.yaml\nsystem: as written\n';
@@ -13,7 +14,7 @@ function setUp(text = CONFIG): { file: string; cache: ConfigCache } {
   const dir = tempDir('logbook-config-cache-');
   const file = join(dir, 'agent.yaml');
   writeFileSync(file, text);
-  return { file, cache: { dir: join(dir, 'cache', 'logbook', 'config'), uid: process.getuid!(), build: 'test-build' } };
+  return { file, cache: { dir: join(dir, 'cache', 'logbook', 'config'), root: dir, uid: process.getuid!(), build: 'test-build' } };
 }
 
 /** The cache's one entry file. */
@@ -123,10 +124,33 @@ describe.skipIf(process.getuid === undefined)('the config cache', () => {
     expect(readdirSync(cache.dir)).toEqual([basename(entry)]);
   });
 
-  it('lives in the XDG cache home, and is off with LOGBOOK_CONFIG_CACHE=0', () => {
-    expect(defaultConfigCacheDir({ XDG_CACHE_HOME: '/x/cache' }, '/home/u')).toBe('/x/cache/logbook/config');
-    expect(defaultConfigCacheDir({ XDG_CACHE_HOME: 'relative' }, '/home/u')).toBe('/home/u/.cache/logbook/config');
-    expect(defaultConfigCacheDir({}, '/home/u')).toBe('/home/u/.cache/logbook/config');
+  it('lives in the XDG cache home, made under it (else under the home directory), and is off with LOGBOOK_CONFIG_CACHE=0', () => {
+    expect(defaultConfigCacheDir({ XDG_CACHE_HOME: '/x/cache' }, '/home/u')).toEqual({ dir: '/x/cache/logbook/config', root: '/x/cache' });
+    expect(defaultConfigCacheDir({ XDG_CACHE_HOME: 'relative' }, '/home/u')).toEqual({ dir: '/home/u/.cache/logbook/config', root: '/home/u' });
+    expect(defaultConfigCacheDir({}, '/home/u')).toEqual({ dir: '/home/u/.cache/logbook/config', root: '/home/u' });
     expect(defaultConfigCacheDir({ LOGBOOK_CONFIG_CACHE: '0' }, '/home/u')).toBeUndefined();
   });
+
+  it('makes only its own directories below its root: under a root that does not exist there is no cache, and nothing is made', () => {
+    const { file, cache } = setUp();
+    const root = join(cache.root, 'no-such-cache-home');
+    const under = { ...cache, root, dir: join(root, 'logbook', 'config') };
+    expect(loadConfigCached(file, under).system).toBe('as written');
+    expect(existsSync(root)).toBe(false);
+    // Its own directories, each made alone, the user's alone.
+    mkdirSync(root);
+    loadConfigCached(file, under);
+    for (const dir of [join(root, 'logbook'), under.dir]) expect(statSync(dir).mode & 0o777, dir).toBe(0o700);
+    markEntry(under);
+    expect(loadConfigCached(file, under).system).toBe('from the cache');
+  });
+
+  it.skipIf(!existsSync('/proc/self/status'))('never holds up a run: with XDG_CACHE_HOME=/proc/self (where a recursive mkdir spins forever) the run finishes, without a cache', async () => {
+    const dir = tempDir('logbook-config-cache-proc-');
+    writeFileSync(join(dir, 'turns.yaml'), 'turns:\n  - text: Done.\n');
+    writeFileSync(join(dir, 'agent.yaml'), 'provider: script\nscript: turns.yaml\n');
+    // Bounded: a run that hangs is killed and fails the test rather than stalling it.
+    const r = await runCli(['run', '--config', join(dir, 'agent.yaml'), '--state-dir', dir, 'hello'], { env: { XDG_CACHE_HOME: '/proc/self' }, timeoutMs: 20_000 });
+    expect(r, r.stderr).toMatchObject({ code: 0, signal: null, stdout: 'Done.\n' });
+  }, 30_000);
 });

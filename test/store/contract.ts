@@ -3,7 +3,7 @@
  * backend, wrapped in the journal rules, must behave the same.
  */
 import { describe, expect, it } from 'vitest';
-import { JournalStore, encodeRecord, lineageOf, type Backend, type Store, type RunState, type StreamedRecord } from '../../src/index.js';
+import { JournalStore, MemoryStore, copyRun, encodeRecord, lineageOf, type Backend, type Store, type RunState, type StreamedRecord } from '../../src/index.js';
 import { forkRun } from '../../src/store/fork.js';
 import { resolveRunId } from '../../src/store/resolve.js';
 import { newerWriterLines } from '../helpers/newer-writer.js';
@@ -587,7 +587,7 @@ export function storeContract(name: string, makeBackend: () => Promise<Backend>)
       await held.release();
       const err = (await collect(store.records('backwards')).catch((e: unknown) => e)) as Error & { code: string };
       expect(err.code).toBe('corrupt');
-      expect(err.message).toMatch(/line 3.*seq 2 does not increase after seq 3/);
+      expect(err.message).toBe(`${(await backend.read('backwards'))!.source} line 3 is corrupt: seq 2 does not increase after seq 3`);
       await store.close();
     });
 
@@ -610,12 +610,16 @@ export function storeContract(name: string, makeBackend: () => Promise<Backend>)
       await broken.write(3, encodeRecord(at(3, assistant(0))));
       await broken.release();
       const err = (await store.loadState('broken').catch((e: unknown) => e)) as Error & { code: string };
-      expect(err).toMatchObject({ code: 'corrupt', message: expect.stringMatching(/run broken line 2 is corrupt/) });
+      expect(err).toMatchObject({ code: 'corrupt', message: expect.stringMatching(/ line 2 is corrupt: /) });
+      expect(err.message.startsWith(`${(await backend.read('broken'))!.source} line 2`), err.message).toBe(true);
       const backwards = await backend.create('backwards', lines[0]!.replace('"state"', '"backwards"'));
       await backwards.write(3, encodeRecord(at(3, assistant(0))));
       await backwards.write(2, encodeRecord(at(2, assistant(1))));
       await backwards.release();
-      expect(await store.loadState('backwards').catch((e: unknown) => e)).toMatchObject({ code: 'corrupt', message: expect.stringMatching(/seq 2 does not increase after seq 3/) });
+      expect(await store.loadState('backwards').catch((e: unknown) => e)).toMatchObject({
+        code: 'corrupt',
+        message: `${(await backend.read('backwards'))!.source} line 3 is corrupt: seq 2 does not increase after seq 3`,
+      });
       await store.close();
     });
 
@@ -655,6 +659,41 @@ export function storeContract(name: string, makeBackend: () => Promise<Backend>)
         const [byLoad, folded] = await refusal(id);
         expect(folded).toMatchObject({ code: 'corrupt', message: (byLoad as Error).message });
       }
+      await store.close();
+    });
+
+    it('names the line of a record the fold refuses, as a line that does not decode is, on every path that folds what it read', async () => {
+      const backend = await makeBackend();
+      const store = new JournalStore(backend);
+      // Every line decodes; line 3 answers a call the assistant turn did not make.
+      const lines = [at(1, { meta: meta('misfold') }), at(2, assistant(0, ['t1'])), at(3, toolResult('nope')), at(4, toolResult('t1'))].map(encodeRecord);
+      const held = await backend.create('misfold', lines[0]!);
+      for (let i = 1; i < lines.length; i++) await held.write(i + 1, lines[i]!);
+      await held.release();
+      const reason = 'seq 3: tool result for nope, which the assistant turn did not call';
+      const source = (await backend.read('misfold'))!.source;
+      const refusal = async (p: () => Promise<unknown>) => (await p().then(() => new Error('no error'), (e: unknown) => e)) as Error & { code: string; details: object; cause: unknown };
+      const paths: [string, () => Promise<unknown>, string][] = [
+        ['load', () => store.load('misfold'), source],
+        ['loadFolded', () => store.loadFolded('misfold'), source],
+        ['loadState', () => store.loadState('misfold'), source],
+        ['forkRun', () => forkRun(store, 'misfold', { id: 'misfold-fork' }), source],
+        ['watch', () => collect(store.watch('misfold', { signal: AbortSignal.timeout(STEP_MS) })), source],
+        ['copyRun', () => copyRun(store, new MemoryStore(), 'misfold'), `run misfold in the ${store.location}`],
+      ];
+      for (const [path, refused, named] of paths) {
+        const err = await refusal(refused);
+        expect.soft(err, path).toMatchObject({ code: 'corrupt', message: `${named} line 3 is corrupt: ${reason}`, details: { runId: 'misfold' } });
+        expect.soft(err.cause, path).toMatchObject({ code: 'corrupt', message: reason });
+      }
+      // A line that does not decode names the run too (the command's advice names it).
+      const broken = await backend.create('undecoded', encodeRecord(at(1, { meta: meta('undecoded') })));
+      await broken.write(2, '{"seq":2,"protocol":"nonsense"}');
+      await broken.release();
+      for (const [i, refused] of [() => store.load('undecoded'), () => store.loadFolded('undecoded'), () => store.loadState('undecoded'), () => collect(store.records('undecoded'))].entries()) {
+        expect.soft(await refusal(refused), `path ${i}`).toMatchObject({ code: 'corrupt', message: expect.stringMatching(/ line 2 is corrupt: /), details: { runId: 'undecoded' } });
+      }
+      expect(await store.has('misfold-fork')).toBe(false);
       await store.close();
     });
 

@@ -213,7 +213,7 @@ describe('file store', () => {
     const fd = openSync(path, 'r+');
     writeSync(fd, `\n${lines[2]}\n`, 3 * 2 ** 30);
     closeSync(fd);
-    expect((await store.list(WHOLE))[0]).toMatchObject({ status: 'unreadable', problem: expect.stringMatching(/run holed line 3 is corrupt/) });
+    expect((await store.list(WHOLE))[0]).toMatchObject({ status: 'unreadable', problem: expect.stringMatching(/^run holed line 3 is corrupt/) });
   });
 
   it('lists damage anywhere in a run as loading it would, and a missing meta', async () => {
@@ -225,7 +225,7 @@ describe('file store', () => {
     writeFileSync(join(store.directory, 'empty.jsonl'), '');
     const byId = Object.fromEntries((await store.list(WHOLE)).map((r) => [r.runId, r]));
     expect(Object.keys(byId).sort()).toEqual(['damaged', 'empty']);
-    expect(byId.damaged).toMatchObject({ status: 'unreadable', problem: expect.stringMatching(/damaged\.jsonl line 2 is corrupt|run damaged line 2/) });
+    expect(byId.damaged).toMatchObject({ status: 'unreadable', problem: expect.stringMatching(/^run damaged line 2 is corrupt/) });
     expect(byId.empty!.status).toBe('unreadable');
     // Mended, it is listed by its last record again.
     writeFileSync(path, `${lines.join('\n')}\n${encodeRecord({ seq: 4, ...completed })}\n`);

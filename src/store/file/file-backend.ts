@@ -230,6 +230,11 @@ export class FileBackend implements Backend {
     return this.inDirectory(id + JOURNAL_EXT);
   }
 
+  /** Its journal's path, as read names it. */
+  sourceOf(id: string): string {
+    return this.journalPath(id);
+  }
+
   private lockPath(id: string): string {
     return this.inDirectory(id + LOCK_EXT);
   }

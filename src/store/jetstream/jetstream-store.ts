@@ -200,7 +200,11 @@ export class JetStreamBackend implements Backend {
       if (seq !== undefined) records.set(Number(seq), read.times[i]!);
     });
     const times = { records, resumed: await resumeMarks(this.link, this.binding, id) };
-    return { lines: read.lines, updated: read.updated, source: `stream ${this.binding.stream} run ${id}`, times };
+    return { lines: read.lines, updated: read.updated, source: this.sourceOf(id), times };
+  }
+
+  sourceOf(id: string): string {
+    return `stream ${this.binding.stream} run ${id}`;
   }
 
   /** Each record's message timestamp (read from headers alone) and the resume marks (reads.ts runTimes). */

@@ -77,7 +77,11 @@ export class MemoryBackend implements Backend {
 
   async read(id: string): Promise<StoredRun | null> {
     const run = this.runs.get(id);
-    return run === undefined ? null : { lines: [...run.lines], updated: run.updated, source: `memory run ${id}`, held: run.held, times: timesOf(run) };
+    return run === undefined ? null : { lines: [...run.lines], updated: run.updated, source: this.sourceOf(id), held: run.held, times: timesOf(run) };
+  }
+
+  sourceOf(id: string): string {
+    return `memory run ${id}`;
   }
 
   async times(id: string): Promise<RunTimes> {
