@@ -35,14 +35,16 @@ const QUEUED_MAX = 8 * BATCH;
  * Output written to stdout a batch at a time as it is made, so a long run's
  * text is never held whole. Each part is encoded into the batch as it is
  * added, never joined with others first (a join copies every part once more);
- * a batch the stream took at once is filled again, one it still queues is
- * left to it. A command that fails part way has printed a prefix and exits
+ * a batch stdout has written out is filled again (its fresh pages, touched
+ * once, are what a new one would cost), one it still queues is left to it. A command that fails part way has printed a prefix and exits
  * non-zero with its error; it never ends what it printed (`session show
  * --json`'s object is never closed), so no JSON reader takes it for whole.
  */
 export class BatchedOutput {
-  private batch = Buffer.allocUnsafe(BATCH);
+  private batch: Buffer = Buffer.allocUnsafe(BATCH);
   private used = 0;
+  /** Batches stdout has written out, to be filled again: at most what it may queue, and one more. */
+  private readonly spare: Buffer[] = [];
 
   add(text: string): void {
     // UTF-8 takes at most 3 bytes per UTF-16 unit; counted exactly only where that bound does not fit.
@@ -80,15 +82,17 @@ export class BatchedOutput {
 
   private flush(): void {
     if (this.used === 0) return;
-    const taken = this.write(this.batch.subarray(0, this.used));
+    const full = this.batch;
+    this.batch = this.spare.pop() ?? Buffer.allocUnsafe(BATCH);
+    this.write(full.subarray(0, this.used), () => {
+      if (this.spare.length <= QUEUED_MAX / BATCH) this.spare.push(full);
+    });
     this.used = 0;
-    if (!taken) this.batch = Buffer.allocUnsafe(BATCH);
   }
 
-  /** Whether stdout wrote `bytes` at once (so their buffer is free again). */
-  private write(bytes: Buffer): boolean {
-    if (outputGone('stdout').aborted) return true;
-    process.stdout.write(bytes);
-    return process.stdout.writableLength === 0;
+  /** Writes `bytes` to stdout; `written` once it has written them out (at once where its reader has left). */
+  private write(bytes: Buffer, written?: () => void): void {
+    if (outputGone('stdout').aborted) written?.();
+    else process.stdout.write(bytes, written);
   }
 }
