@@ -36,8 +36,9 @@ const QUEUED_MAX = 8 * BATCH;
  * text is never held whole. Each part is encoded into the batch as it is
  * added, never joined with others first (a join copies every part once more);
  * a batch stdout has written out is filled again (its fresh pages, touched
- * once, are what a new one would cost), one it still queues is left to it. A command that fails part way has printed a prefix and exits
- * non-zero with its error; it never ends what it printed (`session show
+ * once, are what a new one would cost), one it still queues is left to it. A
+ * command that fails part way has printed a prefix and exits non-zero with
+ * its error; it never ends what it printed (`session show
  * --json`'s object is never closed), so no JSON reader takes it for whole.
  */
 export class BatchedOutput {
