@@ -47,8 +47,10 @@ describe('stopping the tools of a chat', () => {
       });
       expect(seen).toEqual([['mcp__fx__slow', 'mcp__fx__echo']]);
       // The server hears of the cancellation once the request is dropped: it says so when it does.
-      for (const end = Date.now() + 10_000; !existsSync(log) && Date.now() < end; ) await sleep(20);
-      expect(readFileSync(log, 'utf8')).toBe('cancelled slow\n');
+      // The file exists a moment before its line is written in it, so the wait is for the line.
+      const logged = () => (existsSync(log) ? readFileSync(log, 'utf8') : '');
+      for (const end = Date.now() + 10_000; !logged().endsWith('\n') && Date.now() < end; ) await sleep(20);
+      expect(logged()).toBe('cancelled slow\n');
       const { records } = await store.load('stop');
       expect(records.map(payloadKind)).toEqual(['meta', 'assistant', 'tool_result', 'tool_result', 'user', 'assistant', 'terminal']);
       expect(result.state.messages[2]!.content).toEqual([
