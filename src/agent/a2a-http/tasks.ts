@@ -68,6 +68,8 @@ interface Active {
   done: Promise<void>;
   /** The projection of the task's run, pushed each record as it is durable: what a load answers while it runs here. */
   projection: TaskJournalProjection;
+  /** Settles once every record made durable so far is pushed to `projection` (each waits for its kept time). */
+  published: () => Promise<void>;
 }
 
 /** The executor, the task store and the resumption of interrupted tasks, over one store and agent. */
@@ -121,10 +123,19 @@ export class HttpTasks {
     return { taskId: origin.request, contextId: origin.conversation, ownFrom: ownFrom(origin) };
   }
 
-  /** The task as the journal says, or undefined when there is none. */
+  /**
+   * The task as the journal says, or undefined when there is none. While it
+   * runs here, its live projection once every record durable so far is pushed
+   * to it: a reader who saw a record in the store (a watch, another
+   * instance's follow) never reads the task from before it.
+   */
   async load(taskId: string): Promise<Task | undefined> {
-    const live = this.active.get(taskId)?.projection.task;
-    if (live) return live;
+    const active = this.active.get(taskId);
+    if (active !== undefined) {
+      await active.published().catch(() => {});
+      const live = active.projection.task;
+      if (live) return live;
+    }
     return (await this.read(taskId))?.task ?? undefined;
   }
 
@@ -356,9 +367,9 @@ export class HttpTasks {
     const controller = new AbortController();
     let finish = (): void => {};
     const done = new Promise<void>((r) => (finish = r));
-    this.active.set(taskId, { controller, done, projection });
     // The time kept beside the journal for each record, so what is published equals what a later load reads.
     const publish = this.publisher(runId, projection, bus);
+    this.active.set(taskId, { controller, done, projection, published: publish.published });
     try {
       if (how.started) publish.record(decodeRecord(run.metaLine), (await store.times(runId)).records.get(1));
       else {

@@ -7,8 +7,11 @@
  */
 import { Role } from '@a2a-js/sdk';
 import { DefaultExecutionEventBus, RequestContext, ServerCallContext, type AgentExecutionEvent } from '@a2a-js/sdk/server';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { TaskState } from '@a2a-js/sdk';
 import { HttpTasks } from '../../../src/agent/a2a-http/tasks.js';
+import { taskRunId } from '../../../src/agent/tasks/origin.js';
 import { ScriptProvider } from '../../../src/agent/providers/script.js';
 import { FileStore, MemoryStore, ToolRegistry, type Agent, type Store } from '../../../src/index.js';
 import { tempDir } from '../../helpers/tmp.js';
@@ -65,6 +68,31 @@ describeEachNatsServer('an HTTP task published live on JetStream', (binary) => {
       await publishesWhatIsRead(store);
     } finally {
       vi.restoreAllMocks();
+      await store.close();
+    }
+  });
+
+  it('reads a running task no older than its journal: once a watcher sees the final record, a load says COMPLETED, though the live projection still waits for its time', async () => {
+    const store = await freshJetStreamStore(nats.server().url);
+    let slow = false;
+    // The same store, its time reads held back once the answer is stored: the live projection lags the journal meanwhile.
+    const lagging = new Proxy(store, {
+      get(target, key) {
+        if (key === 'recordTime') return async (id: string, seq: number) => (slow && (await sleep(300)), target.recordTime(id, seq));
+        const value = Reflect.get(target, key) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    }) as Store;
+    try {
+      const tasks = new HttpTasks({ identity: 'agent', store: lagging, agent: agent() });
+      const running = tasks.executor.execute(request('t1', 'what is it?'), new DefaultExecutionEventBus());
+      for await (const { record } of store.watch(taskRunId('agent', 't1'))) {
+        if ('assistant' in record) slow = true;
+        if ('terminal' in record) break;
+      }
+      expect((await tasks.taskStore.load('t1'))?.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      await running;
+    } finally {
       await store.close();
     }
   });
