@@ -202,9 +202,9 @@ export class FileBackend implements Backend {
   /** A run's writer holds its lock (flock) from open to release. */
   readonly exclusiveOpen = true;
 
-  /** Whether a process holds the run's lock now, as the kernel's lock table says (never taking the lock). */
+  /** Whether a process holds the run's lock now, as the kernel's lock table says (never taking the lock); its first read waits off the event loop (lockTableSoon). */
   async holder(id: string): Promise<boolean | undefined> {
-    return readLockTable()?.holds(this.lockPath(id));
+    return (await lockTableSoon())?.holds(this.lockPath(id));
   }
   /** The check marks the last listing found, by run id: where markChecked finds a run's mark. */
   private listedMarks: Map<string, string> | null = null;
