@@ -90,7 +90,7 @@ describeEachNatsServer('an HTTP task published live on JetStream', (binary) => {
         if ('assistant' in record) slow = true;
         if ('terminal' in record) break;
       }
-      expect((await tasks.taskStore.load('t1'))?.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect((await tasks.taskStore.load('t1', new ServerCallContext()))?.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
       await running;
     } finally {
       await store.close();
