@@ -9,9 +9,11 @@
  * The kernel gives the table a page or so a read and resumes the next read by
  * position, so a lock released between two reads shifts the locks after it
  * back and one of them can fall between the reads, listed by neither. A live
- * run's lock missed so would make its run look interrupted; so a table of
- * more than one read is read again until two readings agree, and a lock no
- * reading lists is not held only then (tableRead).
+ * run's lock missed so would make its run look interrupted; so each read
+ * after the first starts again at the last line the read before it gave, and
+ * a reading is whole only where every such line came back the same: then no
+ * lock moved across an edge (readTable). A lock no whole reading lists is not
+ * held; where no reading came whole, nobody can tell (tableRead).
  */
 import { closeSync, lstatSync, openSync, read, readSync } from 'node:fs';
 import { errno } from './fs.js';
@@ -50,7 +52,7 @@ function deviceNumbers(dev: bigint): [bigint, bigint] {
 /** The flock locks held now, from `source`; null where the system keeps no such table (the answer is then unknown). */
 export function readLockTable(source = '/proc/locks'): LockTable | null {
   const fd = openTable(source);
-  return fd === null ? null : tableRead(fd, []);
+  return fd === null ? null : tableRead(fd, undefined);
 }
 
 /**
@@ -67,7 +69,7 @@ export function lockTableSoon(source = '/proc/locks'): Promise<LockTable | null>
   if (fd === null) return Promise.resolve(null);
   const first = Buffer.allocUnsafe(TABLE_READ);
   return new Promise((done) => {
-    read(fd, first, 0, first.length, 0, (err, n) => done(tableRead(fd, err === null ? [first.subarray(0, n)] : null)));
+    read(fd, first, 0, first.length, 0, (err, n) => done(tableRead(fd, err === null ? first.subarray(0, n) : null)));
   });
 }
 
@@ -78,12 +80,12 @@ const TABLE_READ = 64 * 1024;
 const KERNEL_READ = 4096;
 
 /**
- * How many times, at most, a table longer than one read is read for two
- * readings in a row to agree. Each follows the last at once, while the
- * kernel's lock on the table is quick to take (the first read's wait is not
- * paid again): some microseconds a page.
+ * How many times, at most, the table is read for a whole reading (readTable).
+ * Each follows the last at once, while the kernel's lock on the table is
+ * quick to take (the first read's wait is not paid again): some microseconds
+ * a page.
  */
-const READINGS = 4;
+const READINGS = 8;
 
 /** The lock table at `source`, open to read; null where the system keeps none, or it cannot be opened. */
 function openTable(source: string): number | null {
@@ -96,31 +98,21 @@ function openTable(source: string): number | null {
 }
 
 /**
- * The table open at `fd`, read from its start, on from what `parts` holds
- * (what reads of it gave so far, if any), and closed; null where a read failed
- * (`parts` null: one already has).
- *
- * A table the kernel gave in one read is a snapshot, taken as it is. A longer
- * one is read again, each reading's first read asking for less than the last's
- * so that their edges fall elsewhere, until two readings in a row give the
- * same text: a lock held throughout that both missed would need the same locks
- * to go at different edges and leave the same lines. A lock any reading listed
- * is held; one none listed is not held where two agreed, and where none did
- * (the table kept changing as it was read) nobody can tell.
+ * The table open at `fd`, read from its start (the first read's bytes in
+ * `first`, when one was made: null when it failed), and closed; null where a
+ * read failed. Read until a reading is whole (readTable), at most READINGS
+ * times. A lock any reading listed is held; one none listed is not held where
+ * a reading was whole, and where none was (the table kept changing as it was
+ * read) nobody can tell.
  */
-function tableRead(fd: number, parts: Buffer[] | null): LockTable | null {
+function tableRead(fd: number, first: Buffer | null | undefined): LockTable | null {
   try {
-    if (parts === null) return null;
-    const first = readPass(fd, parts);
-    const listed = parseLockTable(first.text);
-    if (first.whole) return lockTable(listed, true);
-    let last = first.text;
-    for (let reading = 1; reading < READINGS; reading++) {
-      const start = Buffer.allocUnsafe(KERNEL_READ - Math.round((KERNEL_READ * reading) / READINGS));
-      const { text } = readPass(fd, [start.subarray(0, readSync(fd, start, 0, start.length, 0))]);
+    if (first === null) return null;
+    const listed = new Set<string>();
+    for (let reading = 0; reading < READINGS; reading++) {
+      const { text, whole } = readTable((offset) => readAt(fd, offset), reading === 0 ? first : undefined);
       for (const k of parseLockTable(text)) listed.add(k);
-      if (text === last) return lockTable(listed, true);
-      last = text;
+      if (whole) return lockTable(listed, true);
     }
     return lockTable(listed, false);
   } catch {
@@ -131,23 +123,44 @@ function tableRead(fd: number, parts: Buffer[] | null): LockTable | null {
 }
 
 /**
- * One reading of the table from its start, on from what `parts` holds: its
- * text, and whether it came whole in one read (a snapshot: one read that
- * stopped short of filling the kernel's page ended at the table's end). Its
- * size is unknown beforehand (/proc files have none), so it is read until a
- * read gives nothing; each read names its offset, so a reading starts over at
- * the table's start.
+ * One reading of a lock table from its start through `readAt` (one read at a
+ * byte offset; `first`: its first read, when made), and whether it is whole.
+ * Its size is unknown beforehand (/proc files have none), so it is read until
+ * a read gives nothing new. A first read that stopped well short of the
+ * kernel's page ended at the table's end: a snapshot, whole. Each read after
+ * the first starts at the last line the read before it ended with (a read
+ * names its offset; the kernel finds it again from the table's start), and
+ * the reading is whole only where each such line came back the same: a lock
+ * released or taken before an edge meanwhile moves the lines there, each of
+ * which names its place in the table, so the line would differ. A reading
+ * whose every edge held still missed no lock held throughout; any other is not
+ * whole, and is read to its end all the same (a line cut where an edge moved
+ * has lost its start: it lists no lock, or the one it was cut from).
  */
-function readPass(fd: number, parts: Buffer[]): { text: string; whole: boolean } {
-  let offset = parts.reduce((sum, part) => sum + part.length, 0);
-  while (parts.length === 0 || parts.at(-1)!.length > 0) {
-    const next = Buffer.allocUnsafe(TABLE_READ);
-    const n = readSync(fd, next, 0, next.length, offset);
-    parts.push(next.subarray(0, n));
-    offset += n;
+export function readTable(readAt: (offset: number) => Buffer, first?: Buffer): { text: string; whole: boolean } {
+  const parts: Buffer[] = [first ?? readAt(0)];
+  let end = parts[0]!.length;
+  if (end <= KERNEL_READ / 2) return { text: parts[0]!.toString('utf8'), whole: true };
+  let whole = true;
+  for (;;) {
+    const last = parts.at(-1)!;
+    // The last line the read before gave, whole: it ends the read, as the kernel gives whole lines.
+    const overlap = last.length - (last.lastIndexOf(0x0a, last.length - 2) + 1);
+    const next = readAt(end - overlap);
+    const held = next.length >= overlap && next.subarray(0, overlap).equals(last.subarray(last.length - overlap));
+    // An edge that moved: read on all the same, so that every lock still listed is seen held.
+    if (!held) whole = false;
+    if (next.length <= overlap) break;
+    parts.push(held ? next.subarray(overlap) : next);
+    end += next.length - overlap;
   }
-  const whole = parts.length === 1 || (parts.length === 2 && parts[0]!.length <= KERNEL_READ / 2);
   return { text: Buffer.concat(parts).toString('utf8'), whole };
+}
+
+/** What one read of the table at byte `offset` gives. */
+function readAt(fd: number, offset: number): Buffer {
+  const buf = Buffer.allocUnsafe(TABLE_READ);
+  return buf.subarray(0, readSync(fd, buf, 0, buf.length, offset));
 }
 
 /** The table of the locks `held` lists; `settled`: one it does not list is not held (else: not known). */

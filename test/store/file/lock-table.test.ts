@@ -3,10 +3,62 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileStore } from '../../../src/index.js';
 import { acquireLock } from '../../../src/store/file/flock.js';
-import { lockTableSoon, parseLockTable, readLockTable, type LockTable } from '../../../src/store/file/lock-table.js';
+import { lockTableSoon, parseLockTable, readLockTable, readTable, type LockTable } from '../../../src/store/file/lock-table.js';
 import { killLockHolders, startLockChurner } from '../../helpers/lock-holders.js';
 import { meta } from '../../helpers/records.js';
 import { tempDir } from '../../helpers/tmp.js';
+
+/**
+ * A lock table as the kernel gives it: each line numbered by its place, a
+ * read at a byte offset giving the table from there (found again from its
+ * start), whole lines up to a page. `between(n)` runs before read n (0 first):
+ * locks taken or released meanwhile.
+ */
+function kernelTable(inodes: number[], between: (read: number, inodes: number[]) => void = () => {}): (offset: number) => Buffer {
+  let reads = 0;
+  return (offset) => {
+    between(reads++, inodes);
+    const lines = inodes.map((inode, i) => `${i + 1}: FLOCK  ADVISORY  WRITE ${900 + i} fe:00:${inode} 0 EOF\n`);
+    let at = 0;
+    let i = 0;
+    while (i < lines.length && at + lines[i]!.length <= offset) at += lines[i++]!.length;
+    let out = lines.slice(i).join('').slice(offset - at);
+    if (out.length > 4096) out = out.slice(0, out.lastIndexOf('\n', 4096) + 1);
+    return Buffer.from(out);
+  };
+}
+
+const inodesOf = (text: string): number[] => [...parseLockTable(text)].map((k) => Number(k.split(':')[2])).sort((a, b) => a - b);
+
+describe('one reading of the lock table', () => {
+  const locks = Array.from({ length: 300 }, (_, i) => 100_000 + i); // some 14 KiB: four reads and the one finding the end
+
+  it('is whole, every lock listed, when nothing changes as it is read', () => {
+    const { text, whole } = readTable(kernelTable([...locks]));
+    expect(whole).toBe(true);
+    expect(inodesOf(text)).toEqual(locks);
+  });
+
+  it('is not whole where a lock released before an edge moves the lines there, and still lists the lock past that edge', () => {
+    // Released after the first read: every later line moves back one place, the first past the edge to before it.
+    const { text, whole } = readTable(kernelTable([...locks], (read, table) => void (read === 1 && table.splice(10, 1))));
+    expect(whole).toBe(false);
+    const listed = inodesOf(text);
+    for (const inode of locks.filter((_, i) => i !== 10)) expect(listed).toContain(inode);
+  });
+
+  it('is not whole where a lock taken before an edge moves the lines there', () => {
+    const { whole } = readTable(kernelTable([...locks], (read, table) => void (read === 2 && table.unshift(7))));
+    expect(whole).toBe(false);
+  });
+
+  it('is whole where locks change only past the edges still to come', () => {
+    // The last lines change after the first read: no edge read so far moved.
+    const { text, whole } = readTable(kernelTable([...locks], (read, table) => void (read === 1 && table.splice(295, 5))));
+    expect(whole).toBe(true);
+    expect(inodesOf(text)).toEqual(locks.slice(0, 295));
+  });
+});
 
 describe('the lock table', () => {
   afterAll(killLockHolders);
