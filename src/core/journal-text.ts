@@ -8,7 +8,7 @@
  */
 import { decodeRecord } from './decode.js';
 import { LogbookError, isLogbookError, type ErrorDetails } from './errors.js';
-import { decodeResultLine } from './output-literal.js';
+import { decodeResultLine } from './result-line.js';
 import type { JournalRecord } from './records.js';
 
 export interface JournalLines {
