@@ -52,7 +52,7 @@ function deviceNumbers(dev: bigint): [bigint, bigint] {
 /** The flock locks held now, from `source`; null where the system keeps no such table (the answer is then unknown). */
 export function readLockTable(source = '/proc/locks'): LockTable | null {
   const fd = openTable(source);
-  return fd === null ? null : tableRead(fd, undefined);
+  return fd === null ? null : tableRead(fd);
 }
 
 /**
@@ -69,7 +69,11 @@ export function lockTableSoon(source = '/proc/locks'): Promise<LockTable | null>
   if (fd === null) return Promise.resolve(null);
   const first = Buffer.allocUnsafe(TABLE_READ);
   return new Promise((done) => {
-    read(fd, first, 0, first.length, 0, (err, n) => done(tableRead(fd, err === null ? first.subarray(0, n) : null)));
+    read(fd, first, 0, first.length, 0, (err, n) => {
+      if (err === null) return done(tableRead(fd, first.subarray(0, n)));
+      closeSync(fd);
+      done(null);
+    });
   });
 }
 
@@ -98,16 +102,14 @@ function openTable(source: string): number | null {
 }
 
 /**
- * The table open at `fd`, read from its start (the first read's bytes in
- * `first`, when one was made: null when it failed), and closed; null where a
- * read failed. Read until a reading is whole (readTable), at most READINGS
+ * The table open at `fd`, read from its start (`first`: its first read's
+ * bytes, when one was made), and closed; null where a read failed. Read until a reading is whole (readTable), at most READINGS
  * times. A lock any reading listed is held; one none listed is not held where
  * a reading was whole, and where none was (the table kept changing as it was
  * read) nobody can tell.
  */
-function tableRead(fd: number, first: Buffer | null | undefined): LockTable | null {
+function tableRead(fd: number, first?: Buffer): LockTable | null {
   try {
-    if (first === null) return null;
     const listed = new Set<string>();
     for (let reading = 0; reading < READINGS; reading++) {
       const { text, whole } = readTable((offset) => readAt(fd, offset), reading === 0 ? first : undefined);
