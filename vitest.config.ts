@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/** Tests that keep what every process on the machine shares busy (the kernel's lock table): run alone, after the rest. */
+const ALONE = ['test/store/file/lock-churn.test.ts'];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
     setupFiles: ['test/setup.ts'],
     // Forks, not threads: tests kill processes, hold flocks and load a native addon.
     pool: 'forks',
@@ -11,5 +13,9 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    projects: [
+      { extends: true, test: { name: 'suite', include: ['test/**/*.test.ts', 'test/**/*.test.tsx'], exclude: [...configDefaults.exclude, ...ALONE], sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'churn', include: ALONE, sequence: { groupOrder: 1 } } },
+    ],
   },
 });
